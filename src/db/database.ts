@@ -1,0 +1,92 @@
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
+import type { Database } from './tables.ts';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+/** An open database: the Kysely handle plus what is needed to close it. */
+export interface Db {
+  readonly kind: DatabaseKind;
+  readonly kysely: Kysely<Database>;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+/** bigint columns hold minor units and counters far below 2^53: read them as JS numbers. */
+function parseInt8(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 value ${value} exceeds the safe integer range`);
+  return n;
+}
+
+export interface OpenOptions {
+  databaseUrl: string | null;
+  dataDir: string;
+  poolSize?: number;
+  /** Name written into the embedded data-dir lock, shown to a second process that is refused. */
+  command?: string;
+  /** An already-open PGlite (tests pass an in-memory clone). */
+  pglite?: PGlite;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<Db> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  if (options.pglite) return wrapPglite(options.pglite, null);
+  const lock = acquireDataDirLock(options.dataDir, options.command ?? 'storefront');
+  try {
+    const pglite = await PGlite.create({ dataDir: options.dataDir, parsers: pgliteParsers });
+    return wrapPglite(pglite, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+export const pgliteParsers = { [INT8_OID]: parseInt8 };
+
+function wrapPglite(pglite: PGlite, lock: DataDirLock | null): Db {
+  const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  let closed = false;
+  return {
+    kind: 'pglite',
+    kysely,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await kysely.destroy();
+      if (!pglite.closed) await pglite.close();
+      lock?.release();
+    },
+  };
+}
+
+function postgresTypeParser(oid: number): (value: string) => unknown {
+  if (oid === INT8_OID) return parseInt8;
+  if (oid === NUMERIC_OID) return (value: string) => value;
+  return pg.types.getTypeParser(oid, 'text') as (value: string) => unknown;
+}
+
+function openPostgres(connectionString: string, max: number): Db {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    types: { getTypeParser: postgresTypeParser as typeof pg.types.getTypeParser },
+  });
+  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  let closed = false;
+  return {
+    kind: 'postgres',
+    kysely,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await kysely.destroy();
+    },
+  };
+}

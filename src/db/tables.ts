@@ -1,0 +1,107 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Database table types. Column names are snake_case; mappers in each feature turn rows into
+ * wire shapes, so snake_case never reaches an API response.
+ *
+ * Tenant tables have composite primary keys (store_id, id) and every index leads with store_id.
+ * Global tables: stores, credentials (hash → store lookup for keys and sessions), platform_secrets.
+ */
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface StoreTable {
+  id: Generated<string>;
+  name: string;
+  slug: string;
+  currency: string;
+  reply_to_email: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type StoreRow = Selectable<StoreTable>;
+export type NewStore = Insertable<StoreTable>;
+export type StoreUpdate = Updateable<StoreTable>;
+
+export type StaffRole = 'owner' | 'admin' | 'staff';
+
+export interface StaffMemberTable {
+  store_id: string;
+  id: Generated<string>;
+  email: string;
+  role: StaffRole;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type StaffMemberRow = Selectable<StaffMemberTable>;
+
+export interface StaffSessionTable {
+  store_id: string;
+  id: Generated<string>;
+  staff_id: string;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  last_used_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  revoked_at: ColumnType<Date | null, never, Date | string | null>;
+  created_at: CreatedAt;
+}
+export type StaffSessionRow = Selectable<StaffSessionTable>;
+
+export interface StorefrontKeyTable {
+  store_id: string;
+  id: Generated<string>;
+  label: string;
+  key_prefix: string;
+  allowed_origins: Json<string[]>;
+  /** Per-key rate-limit overrides, requests per window; null means the configured default. */
+  rate_limit_read: number | null;
+  rate_limit_write: number | null;
+  revoked_at: ColumnType<Date | null, never, Date | string | null>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type StorefrontKeyRow = Selectable<StorefrontKeyTable>;
+
+export type CredentialKind = 'publishable_key' | 'staff_session';
+
+/** Global: SHA-256 of a secret (publishable key or session token) → the store and row it belongs to. */
+export interface CredentialTable {
+  hash: string;
+  kind: CredentialKind;
+  store_id: string;
+  subject_id: string;
+  created_at: CreatedAt;
+}
+
+export interface EventTable {
+  store_id: string;
+  id: Generated<string>;
+  /** Commit-independent tiebreaker for ordering within a store. */
+  seq: Generated<number>;
+  type: string;
+  data: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+  /** Set when the relay has fanned the event out to delivery rows. */
+  dispatched_at: ColumnType<Date | null, never, Date | string | null>;
+  /** Lease: a relay that claimed the row owns it until then. */
+  locked_until: ColumnType<Date | null, never, Date | string | null>;
+  claim_count: Generated<number>;
+}
+export type EventRow = Selectable<EventTable>;
+
+export interface PlatformSecretTable {
+  name: string;
+  value: string;
+  created_at: CreatedAt;
+}
+
+export interface Database {
+  stores: StoreTable;
+  staff_members: StaffMemberTable;
+  staff_sessions: StaffSessionTable;
+  storefront_keys: StorefrontKeyTable;
+  credentials: CredentialTable;
+  events: EventTable;
+  platform_secrets: PlatformSecretTable;
+}

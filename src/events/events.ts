@@ -1,0 +1,74 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/tables.ts';
+
+/** The ten domain event types of the specification (section 6.1): a closed union. */
+export const EVENT_TYPES = [
+  'order.created',
+  'order.paid',
+  'order.refunded',
+  'inventory.updated',
+  'product.created',
+  'product.updated',
+  'product.deleted',
+  'content.updated',
+  'theme.published',
+  'app.installed',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export interface NewEvent {
+  storeId: string;
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+export interface RecordedEvent {
+  id: string;
+  storeId: string;
+  type: EventType;
+  createdAt: Date;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Writes a domain event into the outbox inside the caller's transaction, so the event exists if
+ * and only if the change commits. This is the only way events are created; no module sends
+ * webhooks directly. `data` always carries `storeId`.
+ */
+export async function recordEvent(trx: Transaction<Database>, event: NewEvent): Promise<RecordedEvent> {
+  const data = { ...event.data, storeId: event.storeId };
+  const row = await trx
+    .insertInto('events')
+    .values({ store_id: event.storeId, type: event.type, data: JSON.stringify(data) })
+    .returning(['id', 'created_at'])
+    .executeTakeFirstOrThrow();
+  return { id: row.id, storeId: event.storeId, type: event.type, createdAt: row.created_at, data };
+}
+
+/** Events of one store, oldest first (admin inspection and tests). */
+export async function listEvents(
+  db: Kysely<Database>,
+  storeId: string,
+  options: { type?: EventType; limit?: number } = {},
+): Promise<RecordedEvent[]> {
+  let query = db
+    .selectFrom('events')
+    .select(['id', 'store_id', 'type', 'data', 'created_at'])
+    .where('store_id', '=', storeId)
+    .orderBy('seq')
+    .limit(options.limit ?? 1000);
+  if (options.type) query = query.where('type', '=', options.type);
+  const rows = await query.execute();
+  return rows.map((row) => ({
+    id: row.id,
+    storeId: row.store_id,
+    type: row.type as EventType,
+    createdAt: row.created_at,
+    data: row.data,
+  }));
+}

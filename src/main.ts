@@ -1,0 +1,270 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { pino, type Logger } from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openDatabase, type Db } from './db/database.ts';
+import { DataDirLockedError } from './db/data-dir-lock.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { AppError } from './http/errors.ts';
+import { systemClock } from './http/context.ts';
+import { createStorefrontKey } from './keys/keys.service.ts';
+import { seedDemo } from './seed/demo.ts';
+import { startServer } from './server.ts';
+import { openStaffSession } from './staff/staff.service.ts';
+import { findStoreBySlug } from './stores/stores.repository.ts';
+import { createStore } from './stores/stores.service.ts';
+import { backgroundLoops } from './workers/loops.ts';
+import { startWorkers } from './workers/runner.ts';
+
+const HELP = `storefront: multi-tenant online-store service
+
+Usage: storefront <command> [options]
+
+Commands:
+  serve                                   Start the HTTP service (and the worker loops)
+  worker                                  Run only the background worker loops
+  migrate                                 Apply pending database migrations
+  stores create --name N --slug S --currency C --owner-email E
+                                          Create a store and its owner
+  staff token --store SLUG --email E      Open a staff session; prints the st_ token last
+  keys create --store SLUG --label L [--origin O]...
+                                          Create a publishable key; prints the pk_ key last
+  seed demo                               Create the demo store (slug "demo") if missing
+
+Configuration comes from environment variables (see README.md). Without DATABASE_URL the
+embedded database in DATA_DIR (./data) is used; only one process may open it at a time.
+`;
+
+class UsageError extends Error {}
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`storefront: ${message}\n`);
+  process.exit(code);
+}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+async function withDatabase<T>(
+  config: Readonly<Config>,
+  command: string,
+  fn: (db: Db) => Promise<T>,
+): Promise<T> {
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    command,
+  });
+  try {
+    await migrateToLatest(db.kysely);
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function storeIdOf(db: Db, slug: string): Promise<string> {
+  const store = await findStoreBySlug(db.kysely, slug.trim().toLowerCase());
+  if (!store) throw new UsageError(`no store with slug "${slug}"`);
+  return store.id;
+}
+
+function logger(config: Readonly<Config>): Logger {
+  return pino({ level: config.logLevel, base: { pid: process.pid } });
+}
+
+async function serve(config: Readonly<Config>): Promise<void> {
+  const log = logger(config);
+  const started = performance.now();
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    command: 'storefront serve',
+  });
+  const applied = await migrateToLatest(db.kysely);
+  if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
+  const server = await startServer(config, db, log);
+  const base = config.publicBaseUrl;
+
+  const lines = [
+    '',
+    `  Storefront is running at ${server.url}  (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
+    `  API reference:   ${base}/docs`,
+    `  OpenAPI:         ${base}/openapi.json`,
+  ];
+  if (server.demo) {
+    lines.push(
+      '',
+      '  Demo store created (slug "demo"). Save these; they are shown only once:',
+      `  Publishable key: ${server.demo.publishableKey}`,
+      `  Staff token:     ${server.demo.staffToken}`,
+      '',
+      `  Try: curl -H "X-Publishable-Key: ${server.demo.publishableKey}" ${base}/storefront/v1/store`,
+    );
+  } else if (config.seedDemo) {
+    lines.push(
+      '',
+      '  New credentials: stop the server, then `npx storefront keys create --store demo --label dev`.',
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+  log.info({ url: server.url, startupMs: Math.round(performance.now() - started) }, 'listening');
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    void server
+      .close()
+      .then(() => db.close())
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function worker(config: Readonly<Config>): Promise<void> {
+  const log = logger(config);
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    command: 'storefront worker',
+  });
+  await migrateToLatest(db.kysely);
+  const workers = startWorkers(backgroundLoops(db.kysely, systemClock), log);
+  log.info('worker started');
+  const shutdown = (): void => {
+    void workers
+      .stop()
+      .then(() => db.close())
+      .then(() => process.exit(0));
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      name: { type: 'string' },
+      slug: { type: 'string' },
+      currency: { type: 'string' },
+      'owner-email': { type: 'string' },
+      store: { type: 'string' },
+      email: { type: 'string' },
+      label: { type: 'string' },
+      origin: { type: 'string', multiple: true },
+    },
+  });
+  const command = positionals.join(' ');
+  if (values.help || command === '' || command === 'help') {
+    process.stdout.write(HELP);
+    return;
+  }
+
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      return serve(config);
+    case 'worker':
+      return worker(config);
+    case 'migrate': {
+      const applied = await withDatabase(config, 'storefront migrate', (db) => migrateToLatest(db.kysely));
+      process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
+      return;
+    }
+    case 'stores create': {
+      const input = {
+        name: required(values, 'name'),
+        slug: required(values, 'slug'),
+        currency: required(values, 'currency'),
+        ownerEmail: required(values, 'owner-email'),
+      };
+      const created = await withDatabase(config, 'storefront stores create', (db) =>
+        createStore(db.kysely, input),
+      );
+      process.stdout.write(
+        `Created store ${created.store.slug} (${created.store.id}) owned by ${created.owner.email}\n`,
+      );
+      return;
+    }
+    case 'staff token': {
+      const slug = required(values, 'store');
+      const email = required(values, 'email');
+      const session = await withDatabase(config, 'storefront staff token', async (db) =>
+        openStaffSession(db.kysely, await storeIdOf(db, slug), email, config.staffSessionTtlMs),
+      );
+      process.stdout.write(
+        `Staff session for ${session.staff.email} (${session.staff.role}), expires ${session.expiresAt.toISOString()}\n${session.token}\n`,
+      );
+      return;
+    }
+    case 'keys create': {
+      const slug = required(values, 'store');
+      const label = required(values, 'label');
+      const key = await withDatabase(config, 'storefront keys create', async (db) =>
+        createStorefrontKey(db.kysely, await storeIdOf(db, slug), {
+          label,
+          allowedOrigins: values.origin ?? [],
+        }),
+      );
+      process.stdout.write(`Publishable key ${key.keyPrefix}… (${key.id}) for store ${slug}\n${key.key}\n`);
+      return;
+    }
+    case 'seed demo': {
+      const demo = await withDatabase(config, 'storefront seed demo', (db) =>
+        seedDemo(db.kysely, config.staffSessionTtlMs),
+      );
+      process.stdout.write(
+        demo
+          ? `Demo store created.\nStaff token: ${demo.staffToken}\nPublishable key:\n${demo.publishableKey}\n`
+          : 'The demo store exists already.\n',
+      );
+      return;
+    }
+    default:
+      throw new UsageError(`unknown command "${command}" (see storefront --help)`);
+  }
+}
+
+run(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError) fail(error.message, 2);
+  if (error instanceof UsageError) fail(error.message, 2);
+  if (error instanceof DataDirLockedError) fail(error.message, 1);
+  if (error instanceof AppError) {
+    const fields = error.errors?.map((e) => `  ${e.pointer}: ${e.detail}`).join('\n');
+    fail(`${error.detail}${fields ? `\n${fields}` : ''}`, 1);
+  }
+  if (
+    error instanceof Error &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    error.code.startsWith('ERR_PARSE_ARGS')
+  ) {
+    fail(`${error.message} (see storefront --help)`, 2);
+  }
+  process.stderr.write(
+    `storefront: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,32 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.ts';
+import { createStorefrontKey } from '../keys/keys.service.ts';
+import { openStaffSession } from '../staff/staff.service.ts';
+import { createStore } from '../stores/stores.service.ts';
+import { findStoreBySlug } from '../stores/stores.repository.ts';
+
+export const DEMO_SLUG = 'demo';
+export const DEMO_OWNER_EMAIL = 'owner@demo.storefront.test';
+
+export interface DemoCredentials {
+  storeId: string;
+  publishableKey: string;
+  staffToken: string;
+}
+
+/** Creates the demo store with a publishable key and an owner session; null when it exists already. */
+export async function seedDemo(db: Kysely<Database>, sessionTtlMs: number): Promise<DemoCredentials | null> {
+  if (await findStoreBySlug(db, DEMO_SLUG)) return null;
+  const { store } = await createStore(db, {
+    name: 'Demo Store',
+    slug: DEMO_SLUG,
+    currency: 'USD',
+    ownerEmail: DEMO_OWNER_EMAIL,
+  });
+  const key = await createStorefrontKey(db, store.id, {
+    label: 'Demo storefront',
+    allowedOrigins: ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://localhost:5173'],
+  });
+  const session = await openStaffSession(db, store.id, DEMO_OWNER_EMAIL, sessionTtlMs);
+  return { storeId: store.id, publishableKey: key.key, staffToken: session.token };
+}

@@ -1,0 +1,14 @@
+import type { Kysely } from 'kysely';
+import type { Database, NewStore, StoreRow } from '../db/tables.ts';
+
+export function findStoreById(db: Kysely<Database>, storeId: string): Promise<StoreRow | undefined> {
+  return db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirst();
+}
+
+export function findStoreBySlug(db: Kysely<Database>, slug: string): Promise<StoreRow | undefined> {
+  return db.selectFrom('stores').selectAll().where('slug', '=', slug).executeTakeFirst();
+}
+
+export function insertStore(db: Kysely<Database>, store: NewStore): Promise<StoreRow> {
+  return db.insertInto('stores').values(store).returningAll().executeTakeFirstOrThrow();
+}
