@@ -14,6 +14,27 @@ import { registerPreflight, storefrontAuth } from './http/storefront-auth.ts';
 import { KeyResolver } from './keys/key-resolver.ts';
 import { deriveKey, loadRootSecret } from './lib/secrets.ts';
 import { storeStorefrontRoutes } from './stores/stores.storefront-routes.ts';
+import { settingsAdminRoutes } from './stores/settings.admin-routes.ts';
+import { authAdminRoutes } from './staff/auth.admin-routes.ts';
+import { staffAuth } from './staff/staff-auth.ts';
+import { staffAdminRoutes } from './staff/staff.admin-routes.ts';
+import { keysAdminRoutes } from './keys/keys.admin-routes.ts';
+import { noStoreOnSend } from './http/caching.ts';
+import { catalogAdminRoutes } from './catalog/catalog.admin-routes.ts';
+import { catalogStorefrontRoutes } from './catalog/catalog.storefront-routes.ts';
+import { contentAdminRoutes } from './content/content.admin-routes.ts';
+import { contentStorefrontRoutes } from './content/content.storefront-routes.ts';
+import { emailAdminRoutes } from './email/email.admin-routes.ts';
+import { webhooksAdminRoutes } from './webhooks/webhooks.admin-routes.ts';
+import { cartsStorefrontRoutes } from './carts/carts.storefront-routes.ts';
+import { ordersAdminRoutes } from './orders/orders.admin-routes.ts';
+import { ordersStorefrontRoutes } from './orders/orders.storefront-routes.ts';
+import { createPaymentProvider } from './payments/factory.ts';
+import { paymentsRoutes } from './payments/payments.routes.ts';
+import { SandboxProvider } from './payments/sandbox.provider.ts';
+import { createRateLimiter } from './ratelimit/ratelimit.limiter.ts';
+import { storefrontRateLimit } from './ratelimit/ratelimit.hook.ts';
+import { WorkerSignals } from './workers/runner.ts';
 
 export const STOREFRONT_PREFIX = '/storefront/v1';
 export const ADMIN_PREFIX = '/admin/v1';
@@ -24,9 +45,18 @@ export interface AppDeps {
   clock?: Clock;
   /** Fastify logger options (tests pass a stream to read the logs). */
   logger?: FastifyServerOptions['logger'];
+  /** Worker signals of the process (server.ts attaches its workers); a detached one by default. */
+  signals?: WorkerSignals;
 }
 
 export type App = FastifyInstance;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The application context (server.ts hands it to the worker loops it runs in-process). */
+    storefront: AppContext;
+  }
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -49,8 +79,12 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(createValidatorCompiler());
+  // JSON only: any other body type is 415 (routes that need a raw body, e.g. provider webhooks,
+  // register their own parser in their own scope).
+  app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
   app.decorateRequest('storefront', null);
+  app.decorateRequest('staff', null);
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     done();
@@ -64,7 +98,28 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
     clock: deps.clock ?? systemClock,
     cursors: new CursorCodec(deriveKey(rootSecret, 'cursor')),
     keys: new KeyResolver(deps.db.kysely, config.keyCacheTtlMs),
+    signals: deps.signals ?? new WorkerSignals(),
+    signInCodeKey: deriveKey(rootSecret, 'sign-in-code'),
+    payments: createPaymentProvider(config, deps.db.kysely, rootSecret, app.log),
+    rateLimiter: createRateLimiter(config.rateLimits, config.redisUrl, deps.clock ?? systemClock, app.log),
   };
+  app.decorate('storefront', ctx);
+  app.addHook('onReady', () => ctx.rateLimiter.start());
+  app.addHook('onClose', () => ctx.rateLimiter.close());
+  if (ctx.payments instanceof SandboxProvider) {
+    const sandbox = ctx.payments;
+    // Until server.ts points it at the listening URL, the sandbox delivers its webhooks in-process.
+    sandbox.setDelivery(async (body, headers) => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/payments/webhooks/sandbox',
+        headers,
+        payload: body,
+      });
+      return response.statusCode;
+    });
+    app.addHook('onClose', () => sandbox.close());
+  }
 
   await app.register(swagger, {
     openapi: {
@@ -89,17 +144,45 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
   await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json' } });
 
   await app.register(healthRoutes, { ctx });
+  await app.register(paymentsRoutes, { ctx });
 
   await app.register(
     async (storefront) => {
       registerPreflight(storefront, '');
       storefront.addHook('onRequest', storefrontAuth(ctx.keys));
+      storefront.addHook('onRequest', storefrontRateLimit(ctx.rateLimiter));
       storefront.addHook('onRoute', (route) => {
         route.schema = { ...route.schema, security: [{ publishableKey: [] }] };
       });
       await storefront.register(storeStorefrontRoutes, { ctx });
+      await storefront.register(catalogStorefrontRoutes, { ctx });
+      await storefront.register(contentStorefrontRoutes, { ctx });
+      await storefront.register(cartsStorefrontRoutes, { ctx });
+      await storefront.register(ordersStorefrontRoutes, { ctx });
     },
     { prefix: STOREFRONT_PREFIX },
+  );
+
+  await app.register(
+    async (admin) => {
+      admin.addHook('onRequest', staffAuth(ctx));
+      admin.addHook('onRoute', (route) => {
+        if (route.config?.public !== true) {
+          route.schema = { ...route.schema, security: [{ staffSession: [] }] };
+        }
+      });
+      admin.addHook('onSend', noStoreOnSend);
+      await admin.register(authAdminRoutes, { ctx });
+      await admin.register(staffAdminRoutes, { ctx });
+      await admin.register(settingsAdminRoutes, { ctx });
+      await admin.register(keysAdminRoutes, { ctx });
+      await admin.register(catalogAdminRoutes, { ctx });
+      await admin.register(contentAdminRoutes, { ctx });
+      await admin.register(webhooksAdminRoutes, { ctx });
+      await admin.register(emailAdminRoutes, { ctx });
+      await admin.register(ordersAdminRoutes, { ctx });
+    },
+    { prefix: ADMIN_PREFIX },
   );
 
   return app;

@@ -1,5 +1,11 @@
 import path from 'node:path';
-import { parseDuration } from './lib/duration.ts';
+import { boolean, ConfigError, duration, durationList, integer, read, url, type Env } from './lib/env.ts';
+
+import { loadEmailIdentityConfig, type EmailIdentityConfig } from './email/email.config.ts';
+import { loadPaymentsConfig, type PaymentsConfig } from './payments/payments.config.ts';
+import { loadWebhookConfig, type WebhookConfig } from './webhooks/webhooks.config.ts';
+
+export { ConfigError } from './lib/env.ts';
 
 /**
  * Every environment variable the service reads is parsed and validated here, once, at boot.
@@ -29,67 +35,25 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   readonly platformMailDomain: string;
   readonly staffSessionTtlMs: number;
+  /** Where mail goes: a directory of .eml files, or an SMTP server. */
+  readonly emailTransport: EmailTransportConfig;
+  /** Delays between attempts to send one mail; after the last one it is marked failed (kept, retryable). */
+  readonly mailRetryScheduleMs: readonly number[];
+  readonly rateLimits: RateLimitConfig;
+  readonly payments: PaymentsConfig;
+  readonly webhooks: WebhookConfig;
+  readonly emailIdentity: EmailIdentityConfig;
 }
 
-export class ConfigError extends Error {
-  readonly variable: string;
-  constructor(variable: string, accepts: string, value: string) {
-    super(`Invalid ${variable}=${JSON.stringify(value)}: expected ${accepts}.`);
-    this.name = 'ConfigError';
-    this.variable = variable;
-  }
-}
+export type EmailTransportConfig = { kind: 'file'; dir: string } | { kind: 'smtp'; url: string };
 
-type Env = Record<string, string | undefined>;
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min || value > max) {
-    throw new ConfigError(name, `an integer from ${min} to ${max}`, raw);
-  }
-  return value;
-}
-
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
-  throw new ConfigError(name, '1/true/yes/on or 0/false/no/off', raw);
-}
-
-function duration(env: Env, name: string, fallback: string): number {
-  const raw = read(env, name) ?? fallback;
-  const ms = parseDuration(raw);
-  if (ms === null || ms <= 0) throw new ConfigError(name, 'a duration such as 500ms, 30s, 5m, 1h or 3d', raw);
-  return ms;
-}
-
-function url(env: Env, name: string, protocols: string[]): string | null {
-  const raw = read(env, name);
-  if (raw === undefined) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(name, `a URL starting with ${protocols.join(' or ')}`, redact(raw));
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `a URL starting with ${protocols.join(' or ')}`, redact(raw));
-  }
-  return raw;
-}
-
-/** Hides a password in a connection string before it is shown in an error message. */
-function redact(raw: string): string {
-  return raw.replace(/\/\/([^:/@]+):([^@]+)@/, '//$1:***@');
+/** Fixed-window request budgets (D12): per publishable key and tier, and per client IP under a key. */
+export interface RateLimitConfig {
+  readonly windowMs: number;
+  readonly publicRead: number;
+  readonly publicWrite: number;
+  readonly ipRead: number;
+  readonly ipWrite: number;
 }
 
 /** Revoked keys must stop working within 1 s on every process, so the cache may not hold longer. */
@@ -98,6 +62,19 @@ function keyCacheTtl(env: Env): number {
   if (ms > 1000)
     throw new ConfigError('KEY_CACHE_TTL', 'a duration of at most 1s', read(env, 'KEY_CACHE_TTL') ?? '');
   return ms;
+}
+
+function emailTransport(env: Env, cwd: string, dataDir: string): EmailTransportConfig {
+  const raw = read(env, 'EMAIL_TRANSPORT');
+  if (raw === undefined) return { kind: 'file', dir: path.join(dataDir, 'mail') };
+  if (raw.startsWith('file:')) {
+    const dir = raw.slice('file:'.length);
+    if (dir === '') throw new ConfigError('EMAIL_TRANSPORT', 'file:<directory> or smtp(s)://host:port', raw);
+    return { kind: 'file', dir: path.resolve(cwd, dir) };
+  }
+  const smtp = url(env, 'EMAIL_TRANSPORT', ['smtp:', 'smtps:']);
+  if (smtp === null) throw new ConfigError('EMAIL_TRANSPORT', 'file:<directory> or smtp(s)://host:port', raw);
+  return { kind: 'smtp', url: smtp };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -129,6 +106,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']);
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
 
+  const dataDir = path.resolve(cwd, read(env, 'DATA_DIR') ?? './data');
+
   return Object.freeze({
     host,
     port,
@@ -136,7 +115,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       /\/$/,
       '',
     ),
-    dataDir: path.resolve(cwd, read(env, 'DATA_DIR') ?? './data'),
+    dataDir,
     databaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
@@ -149,5 +128,19 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     shutdownTimeoutMs: duration(env, 'SHUTDOWN_TIMEOUT', '10s'),
     platformMailDomain,
     staffSessionTtlMs: duration(env, 'STAFF_SESSION_TTL', '12h'),
+    emailTransport: emailTransport(env, cwd, dataDir),
+    mailRetryScheduleMs: Object.freeze(
+      durationList(env, 'MAIL_RETRY_SCHEDULE', '30s,2m,10m,30m,1h,3h,6h,12h,24h'),
+    ),
+    rateLimits: Object.freeze({
+      windowMs: duration(env, 'RATE_LIMIT_WINDOW', '60s'),
+      publicRead: integer(env, 'RATE_LIMIT_READ', 6000, 1, 10_000_000),
+      publicWrite: integer(env, 'RATE_LIMIT_WRITE', 600, 1, 10_000_000),
+      ipRead: integer(env, 'RATE_LIMIT_IP_READ', 1200, 1, 10_000_000),
+      ipWrite: integer(env, 'RATE_LIMIT_IP_WRITE', 300, 1, 10_000_000),
+    }),
+    payments: loadPaymentsConfig(env),
+    webhooks: loadWebhookConfig(env),
+    emailIdentity: loadEmailIdentityConfig(env),
   });
 }

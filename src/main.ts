@@ -8,12 +8,17 @@ import { migrateToLatest } from './db/migrate.ts';
 import { AppError } from './http/errors.ts';
 import { systemClock } from './http/context.ts';
 import { createStorefrontKey } from './keys/keys.service.ts';
+import { seedBench } from './seed/bench.ts';
 import { seedDemo } from './seed/demo.ts';
 import { startServer } from './server.ts';
 import { openStaffSession } from './staff/staff.service.ts';
 import { findStoreBySlug } from './stores/stores.repository.ts';
 import { createStore } from './stores/stores.service.ts';
 import { backgroundLoops } from './workers/loops.ts';
+import { createMailTransport } from './mail/transport.ts';
+import { loadRootSecret } from './lib/secrets.ts';
+import { createPaymentProvider } from './payments/factory.ts';
+import { platformDkimRecords, zoneFileLines } from './email/email.dkim.ts';
 import { startWorkers } from './workers/runner.ts';
 
 const HELP = `storefront: multi-tenant online-store service
@@ -30,6 +35,10 @@ Commands:
   keys create --store SLUG --label L [--origin O]...
                                           Create a publishable key; prints the pk_ key last
   seed demo                               Create the demo store (slug "demo") if missing
+  seed bench --products N [--store SLUG]  Add N products to a benchmark store (default slug "bench");
+                                          prints its publishable key last
+  dkim records                            Print the DKIM TXT records the zone of PLATFORM_MAIL_DOMAIN
+                                          must publish (zone-file syntax, one per sending-domain token)
 
 Configuration comes from environment variables (see README.md). Without DATABASE_URL the
 embedded database in DATA_DIR (./data) is used; only one process may open it at a time.
@@ -147,16 +156,40 @@ async function worker(config: Readonly<Config>): Promise<void> {
     command: 'storefront worker',
   });
   await migrateToLatest(db.kysely);
-  const workers = startWorkers(backgroundLoops(db.kysely, systemClock), log);
+  const mailTransport = createMailTransport(config.emailTransport);
+  const payments = createPaymentProvider(
+    config,
+    db.kysely,
+    await loadRootSecret(db.kysely, config.secretKey),
+    log,
+  );
+  const workers = startWorkers(
+    backgroundLoops({ db: db.kysely, config, clock: systemClock, log, mailTransport, payments }),
+    log,
+  );
   log.info('worker started');
-  const shutdown = (): void => {
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'worker shutting down');
+    const force = setTimeout(() => {
+      log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
     void workers
       .stop()
+      .then(() => mailTransport.close())
       .then(() => db.close())
-      .then(() => process.exit(0));
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
   };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -174,6 +207,7 @@ async function run(argv: string[]): Promise<void> {
       email: { type: 'string' },
       label: { type: 'string' },
       origin: { type: 'string', multiple: true },
+      products: { type: 'string' },
     },
   });
   const command = positionals.join(' ');
@@ -240,6 +274,39 @@ async function run(argv: string[]): Promise<void> {
           ? `Demo store created.\nStaff token: ${demo.staffToken}\nPublishable key:\n${demo.publishableKey}\n`
           : 'The demo store exists already.\n',
       );
+      return;
+    }
+    case 'seed bench': {
+      const count = Number(values.products ?? '');
+      if (!Number.isSafeInteger(count) || count < 1 || count > 10_000_000) {
+        throw new UsageError('--products must be an integer from 1 to 10000000');
+      }
+      const slug = values.store ?? 'bench';
+      const progress = (done: number, total: number): void => {
+        if (!process.stderr.isTTY) return;
+        const width = 30;
+        const filled = Math.round((done / total) * width);
+        process.stderr.write(`\r  [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${done}/${total}`);
+        if (done === total) process.stderr.write('\n');
+      };
+      const seeded = await withDatabase(config, 'storefront seed bench', (db) =>
+        seedBench(db.kysely, {
+          products: count,
+          slug,
+          sessionTtlMs: config.staffSessionTtlMs,
+          onProgress: progress,
+        }),
+      );
+      process.stdout.write(
+        `Added ${seeded.products} products to store ${slug} (${seeded.storeId}).\nStaff token: ${seeded.staffToken}\nPublishable key:\n${seeded.publishableKey}\n`,
+      );
+      return;
+    }
+    case 'dkim records': {
+      const records = await withDatabase(config, 'storefront dkim records', (db) =>
+        platformDkimRecords(db.kysely, config),
+      );
+      process.stdout.write(`${zoneFileLines(records, config.platformMailDomain).join('\n')}\n`);
       return;
     }
     default:

@@ -5,7 +5,9 @@ import type { Db } from './db/database.ts';
 import { systemClock } from './http/context.ts';
 import { seedDemo, type DemoCredentials } from './seed/demo.ts';
 import { backgroundLoops } from './workers/loops.ts';
-import { startWorkers, type RunningWorkers } from './workers/runner.ts';
+import { startWorkers, WorkerSignals, type RunningWorkers } from './workers/runner.ts';
+import { createMailTransport } from './mail/transport.ts';
+import { SandboxProvider } from './payments/sandbox.provider.ts';
 
 export interface RunningServer {
   app: App;
@@ -20,15 +22,45 @@ export interface RunningServer {
  */
 export async function startServer(config: Readonly<Config>, db: Db, log: Logger): Promise<RunningServer> {
   const demo = config.seedDemo ? await seedDemo(db.kysely, config.staffSessionTtlMs) : null;
-  const app = await buildApp(config, { db });
+  const signals = new WorkerSignals();
+  const app = await buildApp(config, { db, signals });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
+  const payments = app.storefront.payments;
+  if (payments instanceof SandboxProvider) {
+    // Real HTTP, like an external provider: the webhook goes through the listening socket.
+    payments.setDelivery(async (body, headers) => {
+      const response = await fetch(`${url}/payments/webhooks/sandbox`, {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    });
+  }
+
   let workers: RunningWorkers | null = null;
+  const mailTransport = createMailTransport(config.emailTransport);
   if (config.runWorkers || db.kind === 'pglite') {
-    workers = startWorkers(backgroundLoops(db.kysely, systemClock), log.child({ component: 'workers' }));
+    const workerLog = log.child({ component: 'workers' });
+    workers = startWorkers(
+      backgroundLoops({
+        db: db.kysely,
+        config,
+        clock: systemClock,
+        log: workerLog,
+        mailTransport,
+        payments: app.storefront.payments,
+        signals,
+      }),
+      workerLog,
+    );
+    signals.attach(workers);
   }
 
   let closing: Promise<void> | null = null;
@@ -40,6 +72,7 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
       closing ??= (async () => {
         await app.close();
         await workers?.stop();
+        mailTransport.close();
       })();
       return closing;
     },

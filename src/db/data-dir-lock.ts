@@ -77,8 +77,26 @@ export function acquireDataDirLock(dataDir: string, command: string): DataDirLoc
     if (holder && holder.pid !== process.pid && isAlive(holder.pid)) {
       throw new DataDirLockedError(dataDir, holder.pid, holder.command);
     }
-    // Stale (holder is gone) or unreadable: remove it and try again.
-    fs.rmSync(file, { force: true });
+    // Stale (holder is gone) or unreadable. Move it aside atomically rather than deleting it: of
+    // two processes clearing the same stale lock only one rename succeeds, and if what was moved
+    // turns out to be a live process's fresh lock, it is put back and that process wins.
+    const aside = `${file}.stale-${process.pid}-${attempt}`;
+    try {
+      fs.renameSync(file, aside);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    const moved = readLock(aside);
+    if (moved && moved.pid !== process.pid && isAlive(moved.pid)) {
+      try {
+        fs.linkSync(aside, file);
+      } finally {
+        fs.rmSync(aside, { force: true });
+      }
+      throw new DataDirLockedError(dataDir, moved.pid, moved.command);
+    }
+    fs.rmSync(aside, { force: true });
   }
   throw new Error(`Could not take the lock ${file}; remove it if no storefront process is running.`);
 }

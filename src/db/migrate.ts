@@ -1,10 +1,22 @@
 import type { Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationResultSet } from 'kysely/migration';
 import * as foundation from './migrations/0001_foundation.ts';
+import * as adminAccess from './migrations/0002_admin_access.ts';
+import * as catalog from './migrations/0003_catalog.ts';
+import * as content from './migrations/0004_content.ts';
+import * as orders from './migrations/0005_orders.ts';
+import * as webhooks from './migrations/0006_webhooks.ts';
+import * as emailIdentity from './migrations/0007_email_identity.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0002_admin_access': adminAccess,
+  '0003_catalog': catalog,
+  '0004_content': content,
+  '0005_orders': orders,
+  '0006_webhooks': webhooks,
+  '0007_email_identity': emailIdentity,
 };
 
 export class MigrationError extends Error {

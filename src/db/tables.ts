@@ -1,3 +1,8 @@
+import type { CatalogTables } from '../catalog/catalog.tables.ts';
+import type { ContentTables } from '../content/content.tables.ts';
+import type { EmailIdentityTables } from '../email/email.tables.ts';
+import type { OrderTables } from '../orders/orders.tables.ts';
+import type { WebhookTables } from '../webhooks/webhooks.tables.ts';
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /**
@@ -96,7 +101,45 @@ export interface PlatformSecretTable {
   created_at: CreatedAt;
 }
 
-export interface Database {
+export interface SignInCodeTable {
+  store_id: string;
+  id: Generated<string>;
+  staff_id: string;
+  /** HMAC of the 6-digit code; the code itself is only ever in the email. */
+  code_hash: string;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  attempts: Generated<number>;
+  used_at: ColumnType<Date | null, never, Date | string | null>;
+  voided_at: ColumnType<Date | null, never, Date | string | null>;
+  created_at: CreatedAt;
+}
+
+export type MailTier = 'platform' | 'store';
+export type MailStatus = 'pending' | 'sent' | 'failed';
+
+export interface MailOutboxTable {
+  store_id: string;
+  id: Generated<string>;
+  tier: MailTier;
+  /** What the mail is (sign_in_code, order_confirmation, …), for inspection. */
+  kind: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  status: ColumnType<MailStatus, MailStatus | undefined, MailStatus>;
+  attempts: Generated<number>;
+  next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  locked_until: ColumnType<Date | null, never, Date | string | null>;
+  last_error: ColumnType<string | null, never, string | null>;
+  message_id: ColumnType<string | null, never, string | null>;
+  sent_at: ColumnType<Date | null, never, Date | string | null>;
+  created_at: CreatedAt;
+}
+
+export interface Database
+  extends CatalogTables, ContentTables, OrderTables, WebhookTables, EmailIdentityTables {
+  sign_in_codes: SignInCodeTable;
+  mail_outbox: MailOutboxTable;
   stores: StoreTable;
   staff_members: StaffMemberTable;
   staff_sessions: StaffSessionTable;

@@ -1,3 +1,4 @@
+import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { hmacSha256, safeEqual } from '../lib/crypto.ts';
 import { validationFailed } from './errors.ts';
 
@@ -72,4 +73,65 @@ export class CursorCodec {
       nextCursor: rows.length > size && last !== undefined ? this.encode(scope, position(last)) : null,
     };
   }
+}
+
+/**
+ * The keyset condition "row comes after this position" as a row-value comparison, e.g.
+ * `(created_at, id) > ($1, $2)`, which PostgreSQL answers from an index on those columns.
+ */
+export function after(columns: readonly string[], position: readonly unknown[]): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${sql.join(columns.map((c) => sql.ref(c)))}) > (${sql.join(position)})`;
+}
+
+/**
+ * Runs a keyset-paginated list query ordered by `columns` (ascending; the last column must be
+ * unique, e.g. `id`): decodes the cursor, fetches one row more than the page to know whether there
+ * is a next one, and builds the envelope. `position` reads the same columns from a row.
+ */
+export async function keysetPage<DB, TB extends keyof DB, O, Item>(options: {
+  cursors: CursorCodec;
+  scope: string;
+  query: SelectQueryBuilder<DB, TB, O>;
+  columns: readonly string[];
+  position: (row: O) => (string | number)[];
+  page: { limit?: number | undefined; cursor?: string | undefined };
+  toItem: (row: O) => Item;
+  /** Turns decoded cursor values back into column values (e.g. ISO strings into Dates). */
+  revive?: (values: (string | number)[]) => unknown[];
+}): Promise<ListPage<Item>> {
+  const size = pageSize(options.page.limit);
+  let query = options.query;
+  for (const column of options.columns) query = query.orderBy(sql.ref(column));
+  if (options.page.cursor) {
+    const values = options.cursors.decode(options.scope, options.page.cursor);
+    if (values.length !== options.columns.length) {
+      throw validationFailed('The cursor is invalid; pass back nextCursor exactly as received.', [
+        { pointer: '/cursor', detail: 'is not a valid cursor', in: 'query' },
+      ]);
+    }
+    query = query.where(after(options.columns, options.revive ? options.revive(values) : values));
+  }
+  const rows = await query.limit(size + 1).execute();
+  return options.cursors.page(options.scope, rows, size, options.position, options.toItem);
+}
+
+/** The common case: newest-last lists ordered by `(created_at, id)`. */
+export function byCreated<DB, TB extends keyof DB, O extends { created_at: Date; id: string }, Item>(
+  cursors: CursorCodec,
+  scope: string,
+  query: SelectQueryBuilder<DB, TB, O>,
+  page: { limit?: number | undefined; cursor?: string | undefined },
+  toItem: (row: O) => Item,
+  prefix = '',
+): Promise<ListPage<Item>> {
+  return keysetPage({
+    cursors,
+    scope,
+    query,
+    columns: [`${prefix}created_at`, `${prefix}id`],
+    position: (row) => [row.created_at.toISOString(), row.id],
+    page,
+    toItem,
+    revive: ([createdAt, id]) => [new Date(String(createdAt)), id],
+  });
 }

@@ -1,4 +1,4 @@
-import Type, { type TSchema } from 'typebox';
+import Type, { type TProperties, type TSchema } from 'typebox';
 
 /** Shared wire schemas. Every route's request and response is described with these. */
 
@@ -25,11 +25,14 @@ export const ProblemSchema = Type.Object(
     detail: Type.String(),
     errors: Type.Optional(
       Type.Array(
-        Type.Object({
-          pointer: Type.String({ description: 'JSON Pointer into the request part named by `in`.' }),
-          detail: Type.String(),
-          in: Type.Optional(Type.String()),
-        }),
+        Type.Object(
+          {
+            pointer: Type.String({ description: 'JSON Pointer into the request part named by `in`.' }),
+            detail: Type.String(),
+            in: Type.Optional(Type.String()),
+          },
+          { additionalProperties: true },
+        ),
       ),
     ),
   },
@@ -65,4 +68,9 @@ export function Page<T extends TSchema>(item: T) {
       description: 'Pass as `cursor` for the next page; null on the last page.',
     }),
   });
+}
+
+/** PageQuery plus list-specific filters (one closed object, so unknown parameters stay 400). */
+export function PageQueryWith<T extends TProperties>(filters: T) {
+  return Type.Object({ ...PageQuery.properties, ...filters }, { additionalProperties: false });
 }

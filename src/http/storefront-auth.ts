@@ -31,6 +31,13 @@ export function publishableKeyOf(request: FastifyRequest): string | null {
 export function storefrontAuth(resolver: KeyResolver) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.method === 'OPTIONS') return;
+    const origin = request.headers.origin;
+    void reply.header('vary', 'Origin');
+    if (typeof origin === 'string' && origin !== '') {
+      // Let browser code read a 401's problem body; an allowed origin is confirmed below once the
+      // key is known (a 403 for other origins carries no CORS header).
+      void reply.header('access-control-allow-origin', origin);
+    }
     const key = publishableKeyOf(request);
     if (key === null) {
       throw unauthorized(
@@ -40,10 +47,9 @@ export function storefrontAuth(resolver: KeyResolver) {
     const resolved = await resolver.resolve(key);
     if (!resolved) throw unauthorized('The publishable key is unknown or has been revoked.');
 
-    const origin = request.headers.origin;
-    void reply.header('vary', 'Origin');
     if (typeof origin === 'string' && origin !== '') {
       if (!resolved.allowedOrigins.includes(origin)) {
+        reply.removeHeader('access-control-allow-origin');
         throw forbidden(`The origin ${origin} is not in this key's allowedOrigins.`);
       }
       void reply.header('access-control-allow-origin', origin);

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database, StorefrontKeyRow } from '../db/tables.ts';
+import { sql, type Kysely, type Updateable } from 'kysely';
+import type { Database, StorefrontKeyRow, StorefrontKeyTable } from '../db/tables.ts';
 import { notFound, validationFailed, type FieldError } from '../http/errors.ts';
 import { randomBase62, sha256Hex } from '../lib/crypto.ts';
 import { normalizeOrigin } from '../lib/validate.ts';
@@ -86,7 +86,10 @@ export async function createStorefrontKey(
   return { ...keyRowToKey(row), key };
 }
 
-/** Revokes a key: the credential is deleted and the row marked, in one transaction. */
+/**
+ * Revokes a key: the credential is deleted and the row marked, in one transaction. Revoking a
+ * revoked key is a no-op; an unknown id is 404.
+ */
 export async function revokeStorefrontKey(
   db: Kysely<Database>,
   storeId: string,
@@ -95,10 +98,9 @@ export async function revokeStorefrontKey(
   const revoked = await db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable('storefront_keys')
-      .set({ revoked_at: new Date(), updated_at: new Date() })
+      .set({ revoked_at: sql<Date>`coalesce(revoked_at, now())`, updated_at: new Date() })
       .where('store_id', '=', storeId)
       .where('id', '=', keyId)
-      .where('revoked_at', 'is', null)
       .returning('id')
       .executeTakeFirst();
     await trx
@@ -109,5 +111,44 @@ export async function revokeStorefrontKey(
       .execute();
     return row;
   });
-  if (!revoked) throw notFound('No active storefront key with that id in this store.');
+  if (!revoked) throw notFound('No storefront key with that id in this store.');
+}
+
+export interface StorefrontKeyPatch {
+  label?: string | undefined;
+  allowedOrigins?: readonly string[] | undefined;
+  rateLimits?:
+    { publicRead?: number | null | undefined; publicWrite?: number | null | undefined } | undefined;
+}
+
+/** Changes a key's label, origins or rate-limit overrides (null restores the default budget). */
+export async function updateStorefrontKey(
+  db: Kysely<Database>,
+  storeId: string,
+  keyId: string,
+  patch: StorefrontKeyPatch,
+): Promise<StorefrontKey> {
+  const set: Updateable<StorefrontKeyTable> = { updated_at: new Date() };
+  if (patch.label !== undefined) {
+    const label = patch.label.trim();
+    if (label.length < 1 || label.length > 200) {
+      throw validationFailed('The label must be 1 to 200 characters.', [
+        { pointer: '/label', detail: 'must be 1 to 200 characters' },
+      ]);
+    }
+    set.label = label;
+  }
+  if (patch.allowedOrigins !== undefined)
+    set.allowed_origins = JSON.stringify(normalizeOrigins(patch.allowedOrigins));
+  if (patch.rateLimits?.publicRead !== undefined) set.rate_limit_read = patch.rateLimits.publicRead;
+  if (patch.rateLimits?.publicWrite !== undefined) set.rate_limit_write = patch.rateLimits.publicWrite;
+  const row = await db
+    .updateTable('storefront_keys')
+    .set(set)
+    .where('store_id', '=', storeId)
+    .where('id', '=', keyId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw notFound('No storefront key with that id in this store.');
+  return keyRowToKey(row);
 }

@@ -4,6 +4,7 @@ import { createStorefrontKey } from '../keys/keys.service.ts';
 import { openStaffSession } from '../staff/staff.service.ts';
 import { createStore } from '../stores/stores.service.ts';
 import { findStoreBySlug } from '../stores/stores.repository.ts';
+import { seedDemoCatalog } from './demo-catalog.ts';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_OWNER_EMAIL = 'owner@demo.storefront.test';
@@ -14,7 +15,10 @@ export interface DemoCredentials {
   staffToken: string;
 }
 
-/** Creates the demo store with a publishable key and an owner session; null when it exists already. */
+/**
+ * Creates the demo store (catalog included) with a publishable key and an owner session; null when
+ * it exists already.
+ */
 export async function seedDemo(db: Kysely<Database>, sessionTtlMs: number): Promise<DemoCredentials | null> {
   if (await findStoreBySlug(db, DEMO_SLUG)) return null;
   const { store } = await createStore(db, {
@@ -27,6 +31,7 @@ export async function seedDemo(db: Kysely<Database>, sessionTtlMs: number): Prom
     label: 'Demo storefront',
     allowedOrigins: ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://localhost:5173'],
   });
+  await seedDemoCatalog(db, store.id);
   const session = await openStaffSession(db, store.id, DEMO_OWNER_EMAIL, sessionTtlMs);
   return { storeId: store.id, publishableKey: key.key, staffToken: session.token };
 }

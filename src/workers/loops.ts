@@ -1,10 +1,40 @@
 import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
 import type { Clock } from '../http/context.ts';
+import { emailIdentityLoops } from '../email/email.loops.ts';
+import { webhookLoops } from '../webhooks/webhooks.loops.ts';
+import { mailWorkerLoop } from '../mail/mail-worker.loop.ts';
+import type { MailTransport } from '../mail/transport.ts';
 import { sessionCleanupLoop } from '../staff/session-cleanup.loop.ts';
-import type { WorkerLoop } from './runner.ts';
+import { orderLoops } from '../orders/orders.loops.ts';
+import type { PaymentProvider } from '../payments/provider.ts';
+import type { WorkerLoop, WorkerSignals } from './runner.ts';
+
+export interface LoopDeps {
+  db: Kysely<Database>;
+  config: Readonly<Config>;
+  clock: Clock;
+  log: Logger;
+  mailTransport: MailTransport;
+  payments: PaymentProvider;
+  signals?: WorkerSignals;
+}
 
 /** Every background loop of the service. `serve` runs them in-process; `storefront worker` runs them alone. */
-export function backgroundLoops(db: Kysely<Database>, clock: Clock): WorkerLoop[] {
-  return [sessionCleanupLoop(db, clock)];
+export function backgroundLoops(deps: LoopDeps): WorkerLoop[] {
+  return [
+    sessionCleanupLoop(deps.db, deps.clock),
+    ...orderLoops(deps),
+    ...webhookLoops(deps),
+    ...emailIdentityLoops(deps),
+    mailWorkerLoop({
+      db: deps.db,
+      config: deps.config,
+      transport: deps.mailTransport,
+      clock: deps.clock,
+      log: deps.log,
+    }),
+  ];
 }

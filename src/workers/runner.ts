@@ -70,3 +70,20 @@ export function startWorkers(loops: WorkerLoop[], log: Logger): RunningWorkers {
     },
   };
 }
+
+/**
+ * How request handlers nudge the worker loops of their own process after a commit (e.g. "mail was
+ * queued"). Without attached workers (a pure API process) it does nothing; workers elsewhere pick
+ * the work up on their next poll.
+ */
+export class WorkerSignals {
+  #workers: Pick<RunningWorkers, 'wake'> | null = null;
+
+  attach(workers: Pick<RunningWorkers, 'wake'> | null): void {
+    this.#workers = workers;
+  }
+
+  wake(name: string): void {
+    this.#workers?.wake(name);
+  }
+}

@@ -3,6 +3,9 @@ import { sql, type Kysely } from 'kysely';
 /**
  * Foundation schema: stores, staff, sessions, storefront keys, the global credential lookup,
  * the events outbox and platform secrets.
+ *
+ * Times are timestamptz(3): millisecond precision, exactly what a JavaScript Date holds, so a
+ * keyset cursor built from a row's time matches the stored value.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -12,8 +15,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       slug text NOT NULL UNIQUE CHECK (slug ~ '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$'),
       currency char(3) NOT NULL CHECK (currency ~ '^[A-Z]{3}$'),
       reply_to_email text,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      updated_at timestamptz NOT NULL DEFAULT now()
+      created_at timestamptz(3) NOT NULL DEFAULT now(),
+      updated_at timestamptz(3) NOT NULL DEFAULT now()
     )`.execute(db);
 
   await sql`
@@ -22,8 +25,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       id uuid NOT NULL DEFAULT gen_random_uuid(),
       email text NOT NULL CHECK (email = lower(email)),
       role text NOT NULL CHECK (role IN ('owner', 'admin', 'staff')),
-      created_at timestamptz NOT NULL DEFAULT now(),
-      updated_at timestamptz NOT NULL DEFAULT now(),
+      created_at timestamptz(3) NOT NULL DEFAULT now(),
+      updated_at timestamptz(3) NOT NULL DEFAULT now(),
       PRIMARY KEY (store_id, id),
       UNIQUE (store_id, email)
     )`.execute(db);
@@ -33,10 +36,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       store_id uuid NOT NULL,
       id uuid NOT NULL DEFAULT gen_random_uuid(),
       staff_id uuid NOT NULL,
-      expires_at timestamptz NOT NULL,
-      last_used_at timestamptz NOT NULL DEFAULT now(),
-      revoked_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
+      expires_at timestamptz(3) NOT NULL,
+      last_used_at timestamptz(3) NOT NULL DEFAULT now(),
+      revoked_at timestamptz(3),
+      created_at timestamptz(3) NOT NULL DEFAULT now(),
       PRIMARY KEY (store_id, id),
       FOREIGN KEY (store_id, staff_id) REFERENCES staff_members (store_id, id) ON DELETE CASCADE
     )`.execute(db);
@@ -52,9 +55,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       allowed_origins jsonb NOT NULL DEFAULT '[]'::jsonb,
       rate_limit_read integer CHECK (rate_limit_read > 0),
       rate_limit_write integer CHECK (rate_limit_write > 0),
-      revoked_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      updated_at timestamptz NOT NULL DEFAULT now(),
+      revoked_at timestamptz(3),
+      created_at timestamptz(3) NOT NULL DEFAULT now(),
+      updated_at timestamptz(3) NOT NULL DEFAULT now(),
       PRIMARY KEY (store_id, id)
     )`.execute(db);
   await sql`CREATE INDEX storefront_keys_created_idx ON storefront_keys (store_id, created_at, id)`.execute(
@@ -69,7 +72,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       kind text NOT NULL CHECK (kind IN ('publishable_key', 'staff_session')),
       store_id uuid NOT NULL REFERENCES stores (id) ON DELETE CASCADE,
       subject_id uuid NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now()
+      created_at timestamptz(3) NOT NULL DEFAULT now()
     )`.execute(db);
   await sql`CREATE INDEX credentials_subject_idx ON credentials (store_id, subject_id)`.execute(db);
 
@@ -82,9 +85,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       seq bigint GENERATED ALWAYS AS IDENTITY,
       type text NOT NULL,
       data jsonb NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      dispatched_at timestamptz,
-      locked_until timestamptz,
+      created_at timestamptz(3) NOT NULL DEFAULT now(),
+      dispatched_at timestamptz(3),
+      locked_until timestamptz(3),
       claim_count integer NOT NULL DEFAULT 0,
       PRIMARY KEY (store_id, id)
     )`.execute(db);
@@ -97,7 +100,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE TABLE platform_secrets (
       name text PRIMARY KEY,
       value text NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now()
+      created_at timestamptz(3) NOT NULL DEFAULT now()
     )`.execute(db);
 }
 

@@ -1,0 +1,1011 @@
+/**
+ * `npm run bench`: load benchmark of the Storefront API with autocannon.
+ *
+ * Seeds a benchmark catalog into a fresh temporary data directory (or into DATABASE_URL when set),
+ * starts `storefront serve` as a child process on a free port, runs one autocannon scenario per
+ * endpoint for a fixed duration, measures the server's memory, and puts a section with the machine,
+ * the date and the numbers on top of bench/RESULTS.md. See bench/README.md.
+ *
+ *   npm run bench -- [--products 10000] [--duration 10] [--connections 32] [--warmup 1] [--rounds 1]
+ *                    [--store SLUG] [--output bench/RESULTS.md] [--no-write]
+ */
+import autocannon from 'autocannon';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import * as prettier from 'prettier';
+
+const root = path.resolve(import.meta.dirname, '..');
+const mainTs = path.join(root, 'src', 'main.ts');
+
+/** The configuration's upper bound for RATE_LIMIT_* (src/config.ts): budgets nothing here can reach. */
+const UNLIMITED = '10000000';
+
+const HELP = `Usage: npm run bench -- [options]
+
+  --products N      catalog size to seed (default 10000)
+  --duration S      seconds per scenario (default 10)
+  --connections C   concurrent connections (default 32)
+  --warmup S        unrecorded seconds before each scenario (default 1; 0 disables)
+  --rounds R        run the whole list of scenarios R times, interleaved; report the
+                    median requests/s (default 1)
+  --store SLUG      store slug to seed (default: a new "bench-…" slug per run)
+  --output FILE     results file (default bench/RESULTS.md)
+  --no-write        print the section, do not write the results file
+
+Without DATABASE_URL the embedded database runs in a fresh temporary DATA_DIR; with it, that
+PostgreSQL database is used (and keeps the seeded store afterwards).
+`;
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+interface Options {
+  products: number;
+  duration: number;
+  connections: number;
+  warmup: number;
+  rounds: number;
+  store: string;
+  output: string;
+  write: boolean;
+  databaseUrl: string | null;
+}
+
+function positiveInteger(name: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+class UsageError extends Error {}
+
+function parseOptions(argv: string[]): Options | null {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      products: { type: 'string', default: '10000' },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '32' },
+      warmup: { type: 'string', default: '1' },
+      rounds: { type: 'string', default: '1' },
+      store: { type: 'string' },
+      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
+      'no-write': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return null;
+  const store = values.store ?? `bench-${Date.now().toString(36)}`;
+  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(store)) {
+    throw new UsageError('--store must be lower-case letters, digits and hyphens');
+  }
+  const databaseUrl = process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null;
+  return {
+    products: positiveInteger('products', values.products, 1, 10_000_000),
+    duration: positiveInteger('duration', values.duration, 1, 3600),
+    connections: positiveInteger('connections', values.connections, 1, 10_000),
+    warmup: positiveInteger('warmup', values.warmup, 0, 600),
+    rounds: positiveInteger('rounds', values.rounds, 1, 100),
+    store,
+    output: path.resolve(values.output),
+    write: !values['no-write'],
+    databaseUrl,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes and cleanup
+
+/** Last lines a child printed (for error messages), and how many pino warnings/errors it logged. */
+class OutputTail {
+  readonly lines: string[] = [];
+  problems = 0;
+  firstProblem: string | null = null;
+  #partial = '';
+
+  attach(child: ChildProcess): void {
+    const take = (chunk: Buffer): void => {
+      const text = this.#partial + chunk.toString('utf8');
+      const lines = text.split('\n');
+      this.#partial = lines.pop() ?? '';
+      for (const line of lines) this.#line(line);
+    };
+    child.stdout?.on('data', take);
+    child.stderr?.on('data', take);
+  }
+
+  #line(line: string): void {
+    if (line.trim() === '') return;
+    this.lines.push(line);
+    if (this.lines.length > 200) this.lines.shift();
+    // pino: 40 warn, 50 error, 60 fatal. Anything else on stderr counts too.
+    const level = /"level":(\d+)/.exec(line)?.[1];
+    if (level !== undefined ? Number(level) >= 40 : false) {
+      this.problems += 1;
+      this.firstProblem ??= line;
+    }
+  }
+
+  text(last = 40): string {
+    return this.lines.slice(-last).join('\n');
+  }
+}
+
+const children = new Set<ChildProcess>();
+let tempDir: string | null = null;
+let running: autocannon.Instance | null = null;
+let cleaning: Promise<void> | null = null;
+
+function alive(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (!alive(child)) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+function startChild(args: string[], env: NodeJS.ProcessEnv, tail: OutputTail): ChildProcess {
+  // process.execPath is the Node 24 running this script (npm run puts node_modules/.bin first).
+  const child = spawn(process.execPath, [mainTs, ...args], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  tail.attach(child);
+  return child;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (!alive(child)) return;
+  child.kill('SIGTERM');
+  const done = await Promise.race([exited(child).then(() => true), sleep(15_000).then(() => false)]);
+  if (!done && alive(child)) {
+    child.kill('SIGKILL');
+    await exited(child);
+  }
+}
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    running?.stop();
+    await Promise.all([...children].map(stopChild));
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    tempDir = null;
+  })();
+  return cleaning;
+}
+
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\nbench: ${signal}, stopping the server and removing the data directory…\n`);
+    void cleanup().finally(() => process.exit(code));
+  });
+}
+
+// Last resort if something exits without awaiting cleanup(): no orphaned server, no temp dir left.
+process.once('exit', () => {
+  for (const child of children) if (alive(child)) child.kill('SIGKILL');
+  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Seeding and serving
+
+async function seed(options: Options, env: NodeJS.ProcessEnv): Promise<{ key: string; seconds: number }> {
+  const started = performance.now();
+  const tail = new OutputTail();
+  const child = startChild(
+    ['seed', 'bench', '--products', String(options.products), '--store', options.store],
+    env,
+    tail,
+  );
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  if (code !== 0) throw new Error(`seed bench failed (exit ${String(code)}):\n${tail.text()}`);
+  const key = tail.lines.at(-1)?.trim() ?? '';
+  if (!key.startsWith('pk_')) throw new Error(`seed bench printed no publishable key:\n${tail.text()}`);
+  return { key, seconds: (performance.now() - started) / 1000 };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+interface RunningServer {
+  child: ChildProcess;
+  pid: number;
+  url: string;
+  tail: OutputTail;
+  startupSeconds: number;
+}
+
+async function serve(env: NodeJS.ProcessEnv, port: number): Promise<RunningServer> {
+  const started = performance.now();
+  const tail = new OutputTail();
+  const child = startChild(['serve'], { ...env, PORT: String(port) }, tail);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (!alive(child)) throw new Error(`the server exited during start-up:\n${tail.text()}`);
+    try {
+      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+      await response.arrayBuffer();
+      if (response.ok && child.pid !== undefined) {
+        return { child, pid: child.pid, url, tail, startupSeconds: (performance.now() - started) / 1000 };
+      }
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`the server did not answer /healthz within 120 s:\n${tail.text()}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// /proc readings
+
+interface Memory {
+  rssMiB: number;
+  peakMiB: number;
+}
+
+function kibToMiB(kib: number): number {
+  return kib / 1024;
+}
+
+function memoryOf(pid: number): Memory {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string): number => {
+    const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match?.[1] ? Number(match[1]) : Number.NaN;
+  };
+  return { rssMiB: kibToMiB(field('VmRSS')), peakMiB: kibToMiB(field('VmHWM')) };
+}
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User + system CPU seconds the process has used so far. */
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the "(comm)" part: state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+function run(command: string, args: string[]): string {
+  try {
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+interface Machine {
+  date: string;
+  nproc: string;
+  cpu: string;
+  memory: string;
+  node: string;
+  os: string;
+  load: string;
+  commit: string;
+}
+
+function machine(): Machine {
+  let cpu = 'unknown';
+  let memory = 'unknown';
+  try {
+    cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? cpu;
+  } catch {
+    // not Linux
+  }
+  try {
+    const kib = /^MemTotal:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1];
+    if (kib) memory = `${(Number(kib) / 1024 / 1024).toFixed(1)} GiB`;
+  } catch {
+    // not Linux
+  }
+  return {
+    date: run('date', ['-u']),
+    nproc: run('nproc', []),
+    cpu,
+    memory,
+    node: process.version,
+    os: `${os.type()} ${os.release()}`,
+    load: os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' '),
+    commit: run('git', ['-C', root, 'describe', '--always', '--dirty']),
+  };
+}
+
+async function databaseKind(databaseUrl: string | null): Promise<string> {
+  if (databaseUrl === null) return 'PGlite (embedded, fresh temporary DATA_DIR)';
+  const shown = new URL(databaseUrl);
+  shown.password = '';
+  const client = new pg.Client({ connectionString: databaseUrl });
+  try {
+    await client.connect();
+    const result = await client.query<{ server_version: string }>('SHOW server_version');
+    return `PostgreSQL ${result.rows[0]?.server_version ?? '?'} (${shown.host}${shown.pathname})`;
+  } catch {
+    return `PostgreSQL (${shown.host}${shown.pathname})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Preparing the requests
+
+interface Fetched {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+async function request(
+  url: string,
+  headers: Record<string, string>,
+  init: { method?: string; body?: string } = {},
+): Promise<Fetched> {
+  const response = await fetch(url, { ...init, headers, signal: AbortSignal.timeout(30_000) });
+  const text = await response.text();
+  let body: unknown = null;
+  if (text !== '') {
+    try {
+      body = JSON.parse(text) as unknown;
+    } catch {
+      body = text;
+    }
+  }
+  return { status: response.status, headers: response.headers, body };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function ids(value: unknown, what: string): string[] {
+  if (!Array.isArray(value)) throw new Error(`${what}: expected an array`);
+  return value.map((item) => {
+    if (!isRecord(item) || typeof item.id !== 'string') throw new Error(`${what}: an item has no id`);
+    return item.id;
+  });
+}
+
+function expectStatus(fetched: Fetched, status: number, what: string): void {
+  if (fetched.status !== status) {
+    throw new Error(`${what}: expected ${status}, got ${fetched.status}: ${JSON.stringify(fetched.body)}`);
+  }
+}
+
+type KeyHeaders = Record<string, string>;
+
+interface Page {
+  items: string[];
+  nextCursor: string | null;
+}
+
+async function productPage(
+  api: string,
+  key: KeyHeaders,
+  limit: number,
+  cursor: string | null,
+): Promise<Page> {
+  const query = `limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+  const fetched = await request(`${api}/products?${query}`, key);
+  expectStatus(fetched, 200, 'GET /products');
+  const body = fetched.body;
+  if (!isRecord(body)) throw new Error('GET /products: not an object');
+  const nextCursor = body.nextCursor;
+  if (nextCursor !== null && typeof nextCursor !== 'string') throw new Error('GET /products: bad nextCursor');
+  return { items: ids(body.items, 'GET /products'), nextCursor };
+}
+
+interface Walk {
+  cursor: string;
+  depth: number;
+  pages: number;
+  pageSize: number;
+  firstPagesMs: number;
+  lastPagesMs: number;
+}
+
+/**
+ * Walks the product list with 100-item pages until about 90 % of the catalog is behind the cursor.
+ * Also times the walk (one connection, no load): keyset pages should cost the same at any depth.
+ */
+async function walkDeep(api: string, key: KeyHeaders, products: number): Promise<Walk> {
+  const pageSize = 100;
+  const target = Math.max(20, Math.floor(products * 0.9));
+  let cursor: string | null = null;
+  let depth = 0;
+  const times: number[] = [];
+  while (depth < target) {
+    const started = performance.now();
+    const page: Page = await productPage(api, key, pageSize, cursor);
+    times.push(performance.now() - started);
+    if (page.nextCursor === null) break;
+    depth += page.items.length;
+    cursor = page.nextCursor;
+  }
+  if (cursor === null) throw new Error('the catalog has fewer than two pages: seed more products');
+  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const edge = Math.max(1, Math.min(10, Math.floor(times.length / 2)));
+  return {
+    cursor,
+    depth,
+    pages: times.length,
+    pageSize,
+    firstPagesMs: mean(times.slice(0, edge)),
+    lastPagesMs: mean(times.slice(-edge)),
+  };
+}
+
+interface Prepared {
+  productId: string;
+  etag: string;
+  variantId: string;
+  /** The first page's nextCursor: a cursor request at no depth. */
+  secondPageCursor: string;
+  walk: Walk;
+}
+
+async function prepare(base: string, key: KeyHeaders, products: number): Promise<Prepared> {
+  const api = `${base}/storefront/v1`;
+  expectStatus(await request(`${api}/store`, key), 200, 'GET /store');
+  const first = await productPage(api, key, 20, null);
+  const productId = first.items[0];
+  if (productId === undefined) throw new Error('the benchmark store has no products');
+  if (first.nextCursor === null) throw new Error('the catalog has one page only: seed more products');
+  const secondPageCursor = first.nextCursor;
+
+  const detail = await request(`${api}/products/${productId}`, key);
+  expectStatus(detail, 200, 'GET /products/:id');
+  const etag = detail.headers.get('etag');
+  if (!etag) throw new Error('GET /products/:id sent no ETag');
+  const body = detail.body;
+  const variantId = isRecord(body) ? ids(body.variants, 'GET /products/:id variants')[0] : undefined;
+  if (variantId === undefined) throw new Error('the product has no variants');
+
+  expectStatus(
+    await request(`${api}/products/${productId}`, { ...key, 'if-none-match': etag }),
+    304,
+    'GET /products/:id with If-None-Match',
+  );
+  expectStatus(
+    await request(
+      `${api}/carts`,
+      { ...key, 'content-type': 'application/json' },
+      {
+        method: 'POST',
+        body: cartBody(variantId),
+      },
+    ),
+    201,
+    'POST /carts',
+  );
+  return { productId, etag, variantId, secondPageCursor, walk: await walkDeep(api, key, products) };
+}
+
+function cartBody(variantId: string): string {
+  return JSON.stringify({ items: [{ variantId, quantity: 1 }] });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+type ScenarioId = 'healthz' | 'store' | 'first' | 'second' | 'deep' | 'product' | 'product304' | 'cart';
+
+interface Scenario {
+  id: ScenarioId;
+  name: string;
+  method: 'GET' | 'POST';
+  /** Path shown in the results (long cursors shortened). */
+  shown: string;
+  path: string;
+  headers: KeyHeaders;
+  body?: string;
+  expect: number;
+}
+
+function scenarios(key: KeyHeaders, prepared: Prepared): Scenario[] {
+  const api = '/storefront/v1';
+  const { productId, etag, variantId, secondPageCursor, walk } = prepared;
+  return [
+    {
+      id: 'healthz',
+      name: 'Baseline',
+      method: 'GET',
+      shown: '/healthz',
+      path: '/healthz',
+      headers: {},
+      expect: 200,
+    },
+    {
+      id: 'store',
+      name: 'Store',
+      method: 'GET',
+      shown: `${api}/store`,
+      path: `${api}/store`,
+      headers: key,
+      expect: 200,
+    },
+    {
+      id: 'first',
+      name: 'Products, first page',
+      method: 'GET',
+      shown: `${api}/products?limit=20`,
+      path: `${api}/products?limit=20`,
+      headers: key,
+      expect: 200,
+    },
+    {
+      id: 'second',
+      name: 'Products, page 2 (after item 20)',
+      method: 'GET',
+      shown: `${api}/products?limit=20&cursor=…`,
+      path: `${api}/products?limit=20&cursor=${encodeURIComponent(secondPageCursor)}`,
+      headers: key,
+      expect: 200,
+    },
+    {
+      id: 'deep',
+      name: `Products, deep page (after item ${walk.depth.toLocaleString('en-US')})`,
+      method: 'GET',
+      shown: `${api}/products?limit=20&cursor=…`,
+      path: `${api}/products?limit=20&cursor=${encodeURIComponent(walk.cursor)}`,
+      headers: key,
+      expect: 200,
+    },
+    {
+      id: 'product',
+      name: 'Product detail',
+      method: 'GET',
+      shown: `${api}/products/:id`,
+      path: `${api}/products/${productId}`,
+      headers: key,
+      expect: 200,
+    },
+    {
+      id: 'product304',
+      name: 'Product detail, If-None-Match',
+      method: 'GET',
+      shown: `${api}/products/:id (If-None-Match)`,
+      path: `${api}/products/${productId}`,
+      headers: { ...key, 'if-none-match': etag },
+      expect: 304,
+    },
+    {
+      id: 'cart',
+      name: 'Create cart',
+      method: 'POST',
+      shown: `${api}/carts`,
+      path: `${api}/carts`,
+      headers: { ...key, 'content-type': 'application/json' },
+      body: cartBody(variantId),
+      expect: 201,
+    },
+  ];
+}
+
+interface Measured {
+  scenario: Scenario;
+  /** Median over the rounds of autocannon's mean requests/s. */
+  requestsPerSecond: number;
+  /** Each round's mean requests/s. */
+  rounds: number[];
+  p50: number;
+  p99: number;
+  responses: number;
+  statuses: Record<string, number>;
+  /** 1xx, 4xx and 5xx responses. */
+  failed: number;
+  /** Responses with another status than the scenario expects (e.g. 200 where 304 was expected). */
+  unexpected: number;
+  errors: number;
+  timeouts: number;
+  serverCpuMicrosPerRequest: number;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] ?? Number.NaN;
+}
+
+function cannon(
+  base: string,
+  scenario: Scenario,
+  connections: number,
+  duration: number,
+): autocannon.Instance {
+  const instance = autocannon({
+    url: `${base}${scenario.path}`,
+    method: scenario.method,
+    headers: scenario.headers,
+    connections,
+    duration,
+    timeout: 10,
+    ...(scenario.body === undefined ? {} : { body: scenario.body }),
+  });
+  running = instance;
+  return instance;
+}
+
+interface Round {
+  requestsPerSecond: number;
+  times: number[];
+  statuses: Record<string, number>;
+  failed: number;
+  errors: number;
+  timeouts: number;
+  cpuSeconds: number;
+}
+
+async function measureRound(base: string, pid: number, scenario: Scenario, options: Options): Promise<Round> {
+  if (options.warmup > 0) {
+    await cannon(base, scenario, options.connections, options.warmup);
+  }
+  // autocannon's histogram keeps whole milliseconds; keep exact response times for p50/p99.
+  const times: number[] = [];
+  const cpuBefore = cpuSecondsOf(pid);
+  const instance = cannon(base, scenario, options.connections, options.duration);
+  instance.on('response', (_client, _status, _bytes, ms) => {
+    times.push(ms);
+  });
+  const result = await instance;
+  running = null;
+  const statuses: Record<string, number> = {};
+  for (const [code, { count }] of Object.entries(result.statusCodeStats)) statuses[code] = count;
+  return {
+    requestsPerSecond: result.requests.average,
+    times,
+    statuses,
+    failed: result['1xx'] + result['4xx'] + result['5xx'],
+    errors: result.errors,
+    timeouts: result.timeouts,
+    cpuSeconds: cpuSecondsOf(pid) - cpuBefore,
+  };
+}
+
+/**
+ * The order of round `round` (1-based): the reads rotate by one place per round, so that no read
+ * always follows the same neighbour (a scenario's position then cannot bias the ratios); the writes
+ * stay last, so that the rows they add cannot affect the reads.
+ */
+function roundOrder(list: Scenario[], round: number): Scenario[] {
+  const reads = list.filter((s) => s.method === 'GET');
+  const writes = list.filter((s) => s.method !== 'GET');
+  const shift = (round - 1) % Math.max(1, reads.length);
+  return [...reads.slice(shift), ...reads.slice(0, shift), ...writes];
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? Number.NaN)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** One scenario over all rounds: median requests/s, latency percentiles over every response. */
+function combine(scenario: Scenario, rounds: Round[]): Measured {
+  const sorted = Float64Array.from(rounds.flatMap((r) => r.times)).sort();
+  const statuses: Record<string, number> = {};
+  for (const round of rounds) {
+    for (const [code, count] of Object.entries(round.statuses))
+      statuses[code] = (statuses[code] ?? 0) + count;
+  }
+  const responses = Object.values(statuses).reduce((a, b) => a + b, 0);
+  const sum = (pick: (r: Round) => number): number => rounds.reduce((a, r) => a + pick(r), 0);
+  return {
+    scenario,
+    requestsPerSecond: median(rounds.map((r) => r.requestsPerSecond)),
+    rounds: rounds.map((r) => r.requestsPerSecond),
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    responses,
+    statuses,
+    failed: sum((r) => r.failed),
+    unexpected: responses - (statuses[String(scenario.expect)] ?? 0),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    serverCpuMicrosPerRequest: responses > 0 ? (sum((r) => r.cpuSeconds) * 1e6) / responses : Number.NaN,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+const int = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
+const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '–');
+const ratio = (a: number, b: number): string =>
+  b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : '–';
+const mib = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(0)} MiB` : '–');
+
+interface Report {
+  options: Options;
+  machine: Machine;
+  database: string;
+  autocannonVersion: string;
+  seedSeconds: number;
+  startupSeconds: number;
+  idle: Memory;
+  loaded: Memory;
+  walk: Walk;
+  results: Measured[];
+  serverProblems: number;
+  firstServerProblem: string | null;
+}
+
+function section(report: Report): string {
+  const { options, machine: m, results, walk } = report;
+  const by = (id: ScenarioId): Measured | undefined => results.find((r) => r.scenario.id === id);
+  const baseline = by('healthz')?.requestsPerSecond ?? Number.NaN;
+  const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const kind = options.databaseUrl ? 'PostgreSQL' : 'PGlite';
+
+  const roundsNote =
+    options.rounds > 1
+      ? `, ${options.rounds} rounds of the whole list (reads rotated one place per round), median req/s shown`
+      : '';
+  const rpsHeading = options.rounds > 1 ? 'req/s (median of means)' : 'req/s (mean)';
+  const rows = results.map((r) => {
+    const statuses = Object.entries(r.statuses)
+      .map(([code, count]) => `${code}: ${int(count)}`)
+      .join(', ');
+    return `| ${r.scenario.name} | \`${r.scenario.method} ${r.scenario.shown}\` | ${int(r.requestsPerSecond)} | ${ratio(
+      r.requestsPerSecond,
+      baseline,
+    )} | ${ms(r.p50)} | ${ms(r.p99)} | ${statuses || '–'} | ${int(r.failed)} | ${int(r.unexpected)} | ${int(
+      r.errors,
+    )} | ${int(r.serverCpuMicrosPerRequest)} |`;
+  });
+
+  const first = by('first');
+  const second = by('second');
+  const deep = by('deep');
+  const product = by('product');
+  const notModified = by('product304');
+  const ratios: string[] = [];
+  if (first && deep) {
+    ratios.push(
+      `- Deep page vs first page: ${ratio(deep.requestsPerSecond, first.requestsPerSecond)} the requests/s, ` +
+        `${ratio(deep.p50, first.p50)} the p50 latency (flat keyset cost means ≈ 1×).`,
+    );
+  }
+  if (second && deep) {
+    ratios.push(
+      `- Deep page vs page 2 (both with a cursor; depth alone): ${ratio(deep.requestsPerSecond, second.requestsPerSecond)} ` +
+        `the requests/s, ${ratio(deep.serverCpuMicrosPerRequest, second.serverCpuMicrosPerRequest)} the server CPU per request.`,
+    );
+  }
+  if (first && second) {
+    ratios.push(
+      `- Page 2 vs first page (the cost of a cursor): ${ratio(second.requestsPerSecond, first.requestsPerSecond)} ` +
+        `the requests/s, ${ratio(second.serverCpuMicrosPerRequest, first.serverCpuMicrosPerRequest)} the server CPU per request.`,
+    );
+  }
+  ratios.push(
+    `- Sequential walk to the deep cursor (${walk.pages} pages of ${walk.pageSize}, one connection, no load): ` +
+      `first pages ${ms(walk.firstPagesMs)} ms, last pages ${ms(walk.lastPagesMs)} ms each ` +
+      `(${ratio(walk.lastPagesMs, walk.firstPagesMs)}).`,
+  );
+  if (product && notModified) {
+    ratios.push(
+      `- Product detail 304 vs 200: ${ratio(notModified.requestsPerSecond, product.requestsPerSecond)} the requests/s.`,
+    );
+  }
+  if (options.rounds > 1) {
+    ratios.push(
+      `- Requests/s per round: ${results.map((r) => `${r.scenario.id} ${r.rounds.map(int).join(' / ')}`).join('; ')}.`,
+    );
+  }
+  const trouble = results.filter((r) => r.failed + r.unexpected + r.errors + r.timeouts > 0);
+  const notes: string[] = [];
+  for (const r of trouble) {
+    notes.push(
+      `- **${r.scenario.name}**: ${int(r.unexpected)} responses other than ${r.scenario.expect}, ` +
+        `${int(r.errors)} connection errors (${int(r.timeouts)} timeouts).`,
+    );
+  }
+  if (report.serverProblems > 0) {
+    notes.push(
+      `- The server logged ${int(report.serverProblems)} warnings or errors; the first: \`${(
+        report.firstServerProblem ?? ''
+      )
+        .slice(0, 300)
+        .replace(/`/g, "'")}\``,
+    );
+  }
+
+  return [
+    `## ${stamp}: ${kind}, ${int(options.products)} products`,
+    '',
+    `- Date: ${m.date}`,
+    `- Machine: ${m.nproc} CPUs (${m.cpu}), ${m.memory} memory, ${m.os}; load average at start ${m.load}`,
+    `- Node ${m.node}, autocannon ${report.autocannonVersion}, commit ${m.commit}`,
+    `- Database: ${report.database}`,
+    `- Catalog: ${int(options.products)} active products (2 variants each) in store \`${options.store}\`, ` +
+      `seeded in ${report.seedSeconds.toFixed(1)} s; server ready in ${report.startupSeconds.toFixed(1)} s`,
+    `- Load: ${options.connections} connections, ${options.duration} s per scenario after ${options.warmup} s ` +
+      `of warm-up${roundsNote}, client and server on the same machine; rate limits set to ${UNLIMITED} ` +
+      `per window (REDIS_URL ${process.env.REDIS_URL ? 'set' : 'unset'})`,
+    `- Server memory: idle RSS ${mib(report.idle.rssMiB)} (start-up peak ${mib(report.idle.peakMiB)}); ` +
+      `after the load RSS ${mib(report.loaded.rssMiB)}, peak ${mib(report.loaded.peakMiB)}` +
+      (options.databaseUrl ? ' (the Node process only, not PostgreSQL)' : ''),
+    '',
+    `| Scenario | Request | ${rpsHeading} | × /healthz | p50 ms | p99 ms | Statuses | Non-2xx/3xx | Unexpected status | Socket errors | Server CPU µs/req |`,
+    '| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+    ...ratios,
+    ...(notes.length > 0 ? ['', 'Problems:', '', ...notes] : []),
+    '',
+  ].join('\n');
+}
+
+const HEADER = `# Benchmark results
+
+Produced by \`npm run bench\` (bench/run.ts); newest first. bench/README.md explains each scenario
+and the caveats. These are shared 2-core machines on which autocannon and the server compete for
+the CPU, so compare the ratios within one section rather than absolute numbers across sections.
+`;
+
+async function writeResults(file: string, text: string): Promise<void> {
+  const existing = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  let content: string;
+  const at = existing.search(/^## /m);
+  if (existing === '') content = `${HEADER}\n${text}`;
+  else if (at === -1) content = `${existing.trimEnd()}\n\n${text}`;
+  else content = `${existing.slice(0, at)}${text}\n${existing.slice(at)}`;
+  try {
+    const config = await prettier.resolveConfig(file);
+    content = await prettier.format(content, { ...config, filepath: file });
+  } catch {
+    // unformatted is still correct Markdown
+  }
+  writeFileSync(file, content);
+}
+
+function autocannonVersion(): string {
+  try {
+    const json: unknown = JSON.parse(
+      readFileSync(path.join(root, 'node_modules', 'autocannon', 'package.json'), 'utf8'),
+    );
+    return isRecord(json) && typeof json.version === 'string' ? json.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (options === null) {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (Number(process.versions.node.split('.')[0]) < 24) {
+    throw new UsageError(`run it with Node 24 (npm run bench), not ${process.version}`);
+  }
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const host = machine();
+
+  tempDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST: '127.0.0.1',
+    DATA_DIR: tempDir,
+    LOG_LEVEL: 'warn',
+    SEED_DEMO: '0',
+    EMAIL_TRANSPORT: `file:${path.join(tempDir, 'mail')}`,
+    RATE_LIMIT_READ: UNLIMITED,
+    RATE_LIMIT_WRITE: UNLIMITED,
+    RATE_LIMIT_IP_READ: UNLIMITED,
+    RATE_LIMIT_IP_WRITE: UNLIMITED,
+  };
+  const database = await databaseKind(options.databaseUrl);
+  log(`bench: ${database}; seeding ${int(options.products)} products into store "${options.store}"…`);
+  const seeded = await seed(options, env);
+  log(`bench: seeded in ${seeded.seconds.toFixed(1)} s; starting the server…`);
+
+  const server = await serve(env, await freePort());
+  log(`bench: server pid ${server.pid} ready at ${server.url} in ${server.startupSeconds.toFixed(1)} s`);
+  const key = { 'x-publishable-key': seeded.key };
+  const prepared = await prepare(server.url, key, options.products);
+  log(
+    `bench: deep cursor after item ${int(prepared.walk.depth)} (${prepared.walk.pages} pages walked); ` +
+      'measuring idle memory…',
+  );
+  await sleep(1000);
+  const idle = memoryOf(server.pid);
+  if (server.tail.problems > 0) log(`bench: the server logged at start-up:\n${server.tail.text(10)}`);
+  server.tail.problems = 0;
+  server.tail.firstProblem = null;
+
+  const list = scenarios(key, prepared);
+  const rounds = new Map<ScenarioId, Round[]>(list.map((scenario) => [scenario.id, []]));
+  for (let round = 1; round <= options.rounds; round += 1) {
+    for (const scenario of roundOrder(list, round)) {
+      const of = options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : '';
+      log(`bench: ${scenario.name}${of}: ${scenario.method} ${scenario.shown} for ${options.duration} s…`);
+      const measured = await measureRound(server.url, server.pid, scenario, options);
+      rounds.get(scenario.id)?.push(measured);
+      const sorted = Float64Array.from(measured.times).sort();
+      log(
+        `       ${int(measured.requestsPerSecond)} req/s, p50 ${ms(percentile(sorted, 50))} ms, ` +
+          `p99 ${ms(percentile(sorted, 99))} ms, statuses ${JSON.stringify(measured.statuses)}, ` +
+          `errors ${measured.errors}`,
+      );
+      if (!alive(server.child)) {
+        throw new Error(`the server died during "${scenario.name}":\n${server.tail.text()}`);
+      }
+    }
+  }
+  const results = list.map((scenario) => combine(scenario, rounds.get(scenario.id) ?? []));
+  const loaded = memoryOf(server.pid);
+
+  const text = section({
+    options,
+    machine: host,
+    database,
+    autocannonVersion: autocannonVersion(),
+    seedSeconds: seeded.seconds,
+    startupSeconds: server.startupSeconds,
+    idle,
+    loaded,
+    walk: prepared.walk,
+    results,
+    serverProblems: server.tail.problems,
+    firstServerProblem: server.tail.firstProblem,
+  });
+  process.stdout.write(`\n${text}\n`);
+  if (options.write) {
+    await writeResults(options.output, text);
+    log(`bench: results written to ${path.relative(process.cwd(), options.output) || options.output}`);
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  process.exitCode = error instanceof UsageError ? 2 : 1;
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+} finally {
+  await cleanup();
+}

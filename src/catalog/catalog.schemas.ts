@@ -1,0 +1,213 @@
+import Type from 'typebox';
+
+const Amount = Type.Integer({
+  minimum: 0,
+  maximum: 1_000_000_000_00,
+  description: 'Minor units (e.g. cents).',
+});
+const Timestamp = Type.String({ format: 'date-time' });
+export const ProductStatusSchema = Type.Union([
+  Type.Literal('draft'),
+  Type.Literal('active'),
+  Type.Literal('archived'),
+]);
+const Image = Type.Union([Type.String({ maxLength: 2048, description: 'An https URL.' }), Type.Null()]);
+const Tags = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 });
+const Sku = Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()]);
+
+// ---- Storefront shapes (spec 2.3–2.6) ----
+
+export const ProductCard = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    title: Type.String(),
+    image: Type.Union([Type.String(), Type.Null()]),
+    priceAmount: Type.Integer({ description: 'The lowest variant price, minor units.' }),
+    currency: Type.String(),
+  },
+  { title: 'ProductCard' },
+);
+
+export const StorefrontVariant = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    sku: Type.Union([Type.String(), Type.Null()]),
+    label: Type.String(),
+    priceAmount: Type.Integer(),
+    compareAtAmount: Type.Union([Type.Integer(), Type.Null()]),
+    available: Type.Integer({
+      minimum: 0,
+      description: 'Live sellable stock; display data, not a reservation.',
+    }),
+  },
+  { title: 'Variant' },
+);
+
+export const ProductDetail = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    title: Type.String(),
+    image: Type.Union([Type.String(), Type.Null()]),
+    priceAmount: Type.Integer(),
+    currency: Type.String(),
+    description: Type.String(),
+    variants: Type.Array(StorefrontVariant),
+  },
+  { title: 'ProductDetail' },
+);
+
+export const CollectionCard = Type.Object(
+  { id: Type.String({ format: 'uuid' }), title: Type.String(), slug: Type.String() },
+  { title: 'Collection' },
+);
+
+// ---- Admin shapes (D20) ----
+
+export const VariantInputSchema = Type.Object(
+  {
+    sku: Type.Optional(Sku),
+    label: Type.String({ minLength: 1, maxLength: 200 }),
+    priceAmount: Amount,
+    compareAtAmount: Type.Optional(Type.Union([Amount, Type.Null()])),
+    onHand: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
+  },
+  { additionalProperties: false },
+);
+
+export const VariantPatchSchema = Type.Object(
+  {
+    sku: Type.Optional(Sku),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    priceAmount: Type.Optional(Amount),
+    compareAtAmount: Type.Optional(Type.Union([Amount, Type.Null()])),
+    onHand: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const AdminVariantSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    productId: Type.String({ format: 'uuid' }),
+    sku: Type.Union([Type.String(), Type.Null()]),
+    label: Type.String(),
+    priceAmount: Type.Integer(),
+    compareAtAmount: Type.Union([Type.Integer(), Type.Null()]),
+    onHand: Type.Integer(),
+    reserved: Type.Integer({ description: 'Units held by pending orders.' }),
+    available: Type.Integer({ description: 'max(0, onHand − reserved)' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'AdminVariant' },
+);
+
+export const ProductInputSchema = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 500 }),
+    description: Type.Optional(Type.String({ maxLength: 100_000 })),
+    status: ProductStatusSchema,
+    image: Type.Optional(Image),
+    tags: Type.Optional(Tags),
+    variants: Type.Array(VariantInputSchema, { maxItems: 100 }),
+  },
+  { additionalProperties: false },
+);
+
+export const ProductPatchSchema = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    description: Type.Optional(Type.String({ maxLength: 100_000 })),
+    status: Type.Optional(ProductStatusSchema),
+    image: Type.Optional(Image),
+    tags: Type.Optional(Tags),
+  },
+  { additionalProperties: false },
+);
+
+export const AdminProductSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    title: Type.String(),
+    description: Type.String(),
+    status: ProductStatusSchema,
+    image: Type.Union([Type.String(), Type.Null()]),
+    tags: Type.Array(Type.String()),
+    priceAmount: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Card price; null without variants.',
+    }),
+    currency: Type.String(),
+    variants: Type.Array(AdminVariantSchema),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'AdminProduct' },
+);
+
+const Condition = Type.Object(
+  {
+    field: Type.Union([Type.Literal('tag'), Type.Literal('title'), Type.Literal('priceAmount')]),
+    op: Type.Union([Type.Literal('eq'), Type.Literal('contains'), Type.Literal('gt'), Type.Literal('lt')]),
+    value: Type.Union([Type.String({ maxLength: 200 }), Type.Integer({ minimum: 0 })]),
+  },
+  { additionalProperties: false },
+);
+
+export const RulesSchema = Type.Object(
+  {
+    match: Type.Union([Type.Literal('all'), Type.Literal('any')]),
+    conditions: Type.Array(Condition, { minItems: 1, maxItems: 20 }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'tag: eq|contains; title: eq|contains (case-insensitive); priceAmount: eq|gt|lt on the card price.',
+  },
+);
+
+export const CollectionSlug = Type.String({
+  pattern: '^[a-z0-9]([a-z0-9-]{0,98}[a-z0-9])?$',
+  maxLength: 100,
+});
+
+export const CollectionInputSchema = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    slug: CollectionSlug,
+    kind: Type.Union([Type.Literal('manual'), Type.Literal('smart')]),
+    productIds: Type.Optional(Type.Array(Type.String({ format: 'uuid' }), { maxItems: 1000 })),
+    rules: Type.Optional(RulesSchema),
+  },
+  { additionalProperties: false },
+);
+
+export const CollectionPatchSchema = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    slug: Type.Optional(CollectionSlug),
+    productIds: Type.Optional(
+      Type.Array(Type.String({ format: 'uuid' }), {
+        maxItems: 1000,
+        description: 'Manual: the full ordered list (reorder by sending a new order).',
+      }),
+    ),
+    rules: Type.Optional(RulesSchema),
+  },
+  { additionalProperties: false },
+);
+
+export const AdminCollectionSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    title: Type.String(),
+    slug: Type.String(),
+    kind: Type.Union([Type.Literal('manual'), Type.Literal('smart')]),
+    productIds: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: 'Manual collections: the ordered products. Null for smart.',
+    }),
+    rules: Type.Union([RulesSchema, Type.Null()]),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'AdminCollection' },
+);

@@ -1,0 +1,77 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export type ProductStatus = 'draft' | 'active' | 'archived';
+
+export interface ProductTable {
+  store_id: string;
+  id: Generated<string>;
+  title: string;
+  description: ColumnType<string, string | undefined, string>;
+  status: ProductStatus;
+  image: string | null;
+  tags: ColumnType<string[], string[] | undefined, string[]>;
+  /** Card price: the lowest variant price; null only while the product has no variants. */
+  price_amount: number | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type ProductRow = Selectable<ProductTable>;
+
+export interface VariantTable {
+  store_id: string;
+  id: Generated<string>;
+  product_id: string;
+  position: number;
+  sku: string | null;
+  label: string;
+  price_amount: number;
+  compare_at_amount: number | null;
+  on_hand: number;
+  /** Units held by pending orders; sellable stock is max(0, on_hand − reserved). */
+  reserved: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type VariantRow = Selectable<VariantTable>;
+
+export type CollectionKind = 'manual' | 'smart';
+
+export interface SmartRules {
+  match: 'all' | 'any';
+  conditions: {
+    field: 'tag' | 'title' | 'priceAmount';
+    op: 'eq' | 'contains' | 'gt' | 'lt';
+    value: string | number;
+  }[];
+}
+
+export interface CollectionTable {
+  store_id: string;
+  id: Generated<string>;
+  title: string;
+  slug: string;
+  kind: CollectionKind;
+  rules: ColumnType<SmartRules | null, string | null, string | null>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type CollectionRow = Selectable<CollectionTable>;
+
+export interface CollectionProductTable {
+  store_id: string;
+  collection_id: string;
+  product_id: string;
+  /** Manual: the merchant's order (0, 1, 2, …). Smart: the product's creation time in ms. */
+  position: number;
+}
+
+/** Table types of the catalog module (products, variants, collections). Merged into `Database`. */
+export interface CatalogTables {
+  products: ProductTable;
+  variants: VariantTable;
+  collections: CollectionTable;
+  collection_products: CollectionProductTable;
+}

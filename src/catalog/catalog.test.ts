@@ -1,0 +1,600 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { listEvents } from '../events/events.ts';
+import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+
+let t: TestApp;
+before(async () => {
+  t = await startTestApp();
+});
+after(() => t.close());
+
+interface AdminProduct {
+  id: string;
+  title: string;
+  status: string;
+  priceAmount: number | null;
+  currency: string;
+  tags: string[];
+  variants: {
+    id: string;
+    sku: string | null;
+    onHand: number;
+    reserved: number;
+    available: number;
+    priceAmount: number;
+  }[];
+}
+
+const admin = (
+  shop: TestStore,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT',
+  url: string,
+  payload?: unknown,
+) =>
+  t.app.inject({
+    method,
+    url: `/admin/v1${url}`,
+    headers: { authorization: `Bearer ${shop.staffToken}` },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+
+const storefront = (shop: TestStore, url: string, headers: Record<string, string> = {}) =>
+  t.app.inject({
+    method: 'GET',
+    url: `/storefront/v1${url}`,
+    headers: { 'x-publishable-key': shop.publishableKey, ...headers },
+  });
+
+let counter = 0;
+async function product(shop: TestStore, overrides: Record<string, unknown> = {}): Promise<AdminProduct> {
+  counter++;
+  const response = await admin(shop, 'POST', '/products', {
+    title: `Product ${counter}`,
+    description: 'A fine thing.',
+    status: 'active',
+    image: 'https://cdn.example/p.jpg',
+    tags: ['new'],
+    variants: [
+      { sku: `SKU-${counter}-S`, label: 'Small', priceAmount: 1500, compareAtAmount: 2000, onHand: 5 },
+      { sku: null, label: 'Large', priceAmount: 1200, onHand: 0 },
+    ],
+    ...overrides,
+  });
+  assert.equal(response.statusCode, 201, response.body);
+  return response.json<AdminProduct>();
+}
+
+async function events(shop: TestStore) {
+  return (await listEvents(t.db.kysely, shop.store.id)).map((e) => ({ type: e.type, data: e.data }));
+}
+
+async function walk(shop: TestStore, url: string, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 100; page++) {
+    const response = await storefront(
+      shop,
+      `${url}?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    assert.equal(response.statusCode, 200, response.body);
+    const body = response.json<{ items: { id: string }[]; nextCursor: string | null }>();
+    assert.ok(body.items.length <= limit);
+    ids.push(...body.items.map((item) => item.id));
+    cursor = body.nextCursor;
+    if (cursor === null) return ids;
+  }
+  throw new Error('pagination did not end');
+}
+
+describe('admin products', () => {
+  test('create returns the admin shape; the storefront shows the card and detail', async () => {
+    const shop = await createTestStore(t);
+    const created = await product(shop, { title: 'Linen Shirt' });
+    assert.equal(created.status, 'active');
+    assert.equal(created.priceAmount, 1200, 'card price is the lowest variant price');
+    assert.equal(created.currency, 'USD');
+    assert.deepEqual(
+      created.variants.map((v) => [v.onHand, v.reserved, v.available]),
+      [
+        [5, 0, 5],
+        [0, 0, 0],
+      ],
+    );
+
+    const list = await storefront(shop, '/products');
+    assert.equal(list.statusCode, 200);
+    assert.deepEqual(list.json(), {
+      items: [
+        {
+          id: created.id,
+          title: 'Linen Shirt',
+          image: 'https://cdn.example/p.jpg',
+          priceAmount: 1200,
+          currency: 'USD',
+        },
+      ],
+      nextCursor: null,
+    });
+
+    const detail = await storefront(shop, `/products/${created.id}`);
+    assert.deepEqual(detail.json(), {
+      id: created.id,
+      title: 'Linen Shirt',
+      image: 'https://cdn.example/p.jpg',
+      priceAmount: 1200,
+      currency: 'USD',
+      description: 'A fine thing.',
+      variants: [
+        {
+          id: created.variants[0]!.id,
+          sku: created.variants[0]!.sku,
+          label: 'Small',
+          priceAmount: 1500,
+          compareAtAmount: 2000,
+          available: 5,
+        },
+        {
+          id: created.variants[1]!.id,
+          sku: null,
+          label: 'Large',
+          priceAmount: 1200,
+          compareAtAmount: null,
+          available: 0,
+        },
+      ],
+    });
+  });
+
+  test('available is max(0, onHand − reserved)', async () => {
+    const shop = await createTestStore(t);
+    const created = await product(shop);
+    const variantId = created.variants[0]!.id;
+    await t.db.kysely.updateTable('variants').set({ reserved: 7 }).where('id', '=', variantId).execute();
+    const detail = (await storefront(shop, `/products/${created.id}`)).json<{
+      variants: { id: string; available: number }[];
+    }>();
+    assert.equal(detail.variants.find((v) => v.id === variantId)?.available, 0);
+  });
+
+  test('invalid products are 400 with pointers and write nothing', async () => {
+    const shop = await createTestStore(t);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ image: 'http://cdn.example/p.jpg' }, '/image'],
+      [{ image: 'javascript:alert(1)' }, '/image'],
+      [{ status: 'active', variants: [] }, '/variants'],
+      [{ variants: [{ label: 'x', priceAmount: -1, onHand: 1 }] }, '/variants/0/priceAmount'],
+      [{ variants: [{ label: 'x', priceAmount: 1.5, onHand: 1 }] }, '/variants/0/priceAmount'],
+      [{ variants: [{ label: 'x', priceAmount: '100', onHand: 1 }] }, '/variants/0/priceAmount'],
+      [{ variants: [{ label: 'x', priceAmount: 100, onHand: -2 }] }, '/variants/0/onHand'],
+      [{ status: 'published' }, '/status'],
+      [{ title: '' }, '/title'],
+      [
+        {
+          variants: [
+            { sku: 'DUP', label: 'a', priceAmount: 1, onHand: 1 },
+            { sku: 'DUP', label: 'b', priceAmount: 1, onHand: 1 },
+          ],
+        },
+        '/variants/1/sku',
+      ],
+    ];
+    for (const [overrides, pointer] of cases) {
+      const response = await admin(shop, 'POST', '/products', {
+        title: 'T',
+        status: 'draft',
+        variants: [{ label: 'x', priceAmount: 1, onHand: 1 }],
+        ...overrides,
+      });
+      assert.equal(response.statusCode, 400, `${JSON.stringify(overrides)}: ${response.body}`);
+      const problem = response.json<{ title: string; errors: { pointer: string }[] }>();
+      assert.equal(problem.title, 'validation_failed');
+      assert.ok(
+        problem.errors.some((e) => e.pointer === pointer),
+        `${pointer} in ${JSON.stringify(problem.errors)}`,
+      );
+    }
+    const stored = await t.db.kysely
+      .selectFrom('products')
+      .select('id')
+      .where('store_id', '=', shop.store.id)
+      .execute();
+    assert.equal(stored.length, 0);
+    assert.deepEqual(await events(shop), []);
+  });
+
+  test('a SKU is unique per store, not across stores', async () => {
+    const a = await createTestStore(t);
+    const b = await createTestStore(t);
+    await product(a, { variants: [{ sku: 'TEE-1', label: 'x', priceAmount: 1, onHand: 1 }] });
+    const clash = await admin(a, 'POST', '/products', {
+      title: 'x',
+      status: 'draft',
+      variants: [{ sku: 'TEE-1', label: 'y', priceAmount: 1, onHand: 1 }],
+    });
+    assert.equal(clash.statusCode, 409);
+    assert.equal(clash.json<{ title: string }>().title, 'sku_unavailable');
+    await product(b, { variants: [{ sku: 'TEE-1', label: 'x', priceAmount: 1, onHand: 1 }] });
+  });
+
+  test('variants: add, patch price and stock, delete; the card price follows', async () => {
+    const shop = await createTestStore(t);
+    const created = await product(shop);
+    const added = await admin(shop, 'POST', `/products/${created.id}/variants`, {
+      label: 'XL',
+      priceAmount: 900,
+      onHand: 3,
+      sku: 'XL-1',
+    });
+    assert.equal(added.statusCode, 201, added.body);
+    const xl = added.json<{ id: string; available: number }>();
+    assert.equal(xl.available, 3);
+    assert.equal((await admin(shop, 'GET', `/products/${created.id}`)).json<AdminProduct>().priceAmount, 900);
+
+    const patched = await admin(shop, 'PATCH', `/variants/${xl.id}`, { priceAmount: 2500, onHand: 10 });
+    assert.equal(patched.statusCode, 200);
+    assert.equal(patched.json<{ available: number }>().available, 10);
+    assert.equal(
+      (await admin(shop, 'GET', `/products/${created.id}`)).json<AdminProduct>().priceAmount,
+      1200,
+    );
+
+    assert.equal((await admin(shop, 'DELETE', `/variants/${created.variants[1]!.id}`)).statusCode, 204);
+    assert.equal(
+      (await storefront(shop, `/products/${created.id}`)).json<{ priceAmount: number }>().priceAmount,
+      1500,
+    );
+  });
+
+  test('the last variant of an active product cannot be deleted', async () => {
+    const shop = await createTestStore(t);
+    const created = await product(shop, { variants: [{ label: 'only', priceAmount: 100, onHand: 1 }] });
+    const response = await admin(shop, 'DELETE', `/variants/${created.variants[0]!.id}`);
+    assert.equal(response.statusCode, 400);
+    assert.equal(
+      (await admin(shop, 'GET', `/products/${created.id}`)).json<AdminProduct>().variants.length,
+      1,
+    );
+  });
+
+  test('admin list filters by status and paginates', async () => {
+    const shop = await createTestStore(t);
+    await product(shop, { status: 'draft' });
+    await product(shop);
+    const drafts = (await admin(shop, 'GET', '/products?status=draft')).json<{ items: AdminProduct[] }>();
+    assert.deepEqual(
+      drafts.items.map((p) => p.status),
+      ['draft'],
+    );
+    const all = (await admin(shop, 'GET', '/products?limit=1')).json<{
+      items: AdminProduct[];
+      nextCursor: string;
+    }>();
+    assert.equal(all.items.length, 1);
+    assert.ok(all.nextCursor);
+  });
+});
+
+describe('storefront visibility', () => {
+  test('draft and archived products are invisible everywhere', async () => {
+    const shop = await createTestStore(t);
+    const draft = await product(shop, { status: 'draft' });
+    const archived = await product(shop, { status: 'archived' });
+    const active = await product(shop);
+    const collection = await admin(shop, 'POST', '/collections', {
+      title: 'All',
+      slug: 'all',
+      kind: 'manual',
+      productIds: [draft.id, archived.id, active.id],
+    });
+    assert.equal(collection.statusCode, 201, collection.body);
+    assert.deepEqual(await walk(shop, '/products', 10), [active.id]);
+    assert.deepEqual(await walk(shop, '/collections/all/products', 10), [active.id]);
+    for (const hidden of [draft, archived]) {
+      const response = await storefront(shop, `/products/${hidden.id}`);
+      assert.equal(response.statusCode, 404);
+      assert.equal(response.json<{ title: string }>().title, 'not_found');
+    }
+  });
+
+  test("a store's key never sees another store's catalog", async () => {
+    const a = await createTestStore(t);
+    const b = await createTestStore(t);
+    const mine = await product(a);
+    await admin(a, 'POST', '/collections', {
+      title: 'Mine',
+      slug: 'mine',
+      kind: 'manual',
+      productIds: [mine.id],
+    });
+    assert.equal((await storefront(b, `/products/${mine.id}`)).statusCode, 404);
+    assert.deepEqual(await walk(b, '/products', 10), []);
+    assert.equal((await storefront(b, '/collections/mine')).statusCode, 404);
+    assert.equal((await storefront(b, '/collections/mine/products')).statusCode, 404);
+    assert.deepEqual((await storefront(b, '/collections')).json(), { items: [], nextCursor: null });
+    assert.equal((await admin(b, 'GET', `/products/${mine.id}`)).statusCode, 404);
+    assert.equal((await admin(b, 'PATCH', `/products/${mine.id}`, { title: 'stolen' })).statusCode, 404);
+    assert.equal(
+      (await admin(b, 'PATCH', `/variants/${mine.variants[0]!.id}`, { onHand: 0 })).statusCode,
+      404,
+    );
+    assert.equal((await admin(b, 'DELETE', `/products/${mine.id}`)).statusCode, 404);
+    assert.equal(
+      (
+        await admin(b, 'POST', '/collections', {
+          title: 'x',
+          slug: 'x',
+          kind: 'manual',
+          productIds: [mine.id],
+        })
+      ).statusCode,
+      400,
+    );
+  });
+
+  test('a malformed product id is 400 validation_failed', async () => {
+    const shop = await createTestStore(t);
+    const response = await storefront(shop, '/products/not-a-uuid');
+    assert.equal(response.statusCode, 400);
+    assert.equal(response.json<{ title: string }>().title, 'validation_failed');
+  });
+});
+
+describe('pagination', () => {
+  test('a walk sees every product once, in order, and new products appear at the end', async () => {
+    const shop = await createTestStore(t);
+    const ids: string[] = [];
+    for (let i = 0; i < 23; i++) ids.push((await product(shop)).id);
+    assert.deepEqual(await walk(shop, '/products', 5), ids);
+
+    // Stable under inserts: start a walk, insert, finish it.
+    const first = (await storefront(shop, '/products?limit=10')).json<{
+      items: { id: string }[];
+      nextCursor: string;
+    }>();
+    const late = await product(shop);
+    const rest: string[] = [];
+    let cursor: string | null = first.nextCursor;
+    while (cursor) {
+      const response = await storefront(shop, `/products?limit=10&cursor=${encodeURIComponent(cursor)}`);
+      const page: { items: { id: string }[]; nextCursor: string | null } = response.json();
+      rest.push(...page.items.map((p) => p.id));
+      cursor = page.nextCursor;
+    }
+    assert.deepEqual([...first.items.map((p) => p.id), ...rest], [...ids, late.id]);
+  });
+
+  test('limit is clamped to 100; 0, negative and non-integer limits are 400; a tampered cursor is 400', async () => {
+    const shop = await createTestStore(t);
+    await product(shop);
+    assert.equal((await storefront(shop, '/products?limit=1000')).statusCode, 200);
+    for (const limit of ['0', '-1', '2.5', 'ten']) {
+      const response = await storefront(shop, `/products?limit=${limit}`);
+      assert.equal(response.statusCode, 400, limit);
+      assert.equal(response.json<{ title: string }>().title, 'validation_failed');
+    }
+    await product(shop);
+    const page = (await storefront(shop, '/products?limit=1')).json<{ nextCursor: string }>();
+    const [body, signature] = page.nextCursor.split('.') as [string, string];
+    const tampered = `${body.slice(0, -2)}${body.endsWith('A') ? 'BB' : 'AA'}.${signature}`;
+    const response = await storefront(shop, `/products?cursor=${encodeURIComponent(tampered)}`);
+    assert.equal(response.statusCode, 400);
+    const otherList = await storefront(shop, `/collections?cursor=${encodeURIComponent(page.nextCursor)}`);
+    assert.equal(otherList.statusCode, 400, 'a products cursor is not a collections cursor');
+  });
+
+  test('100 is the largest page', async () => {
+    const shop = await createTestStore(t);
+    const rows = Array.from({ length: 105 }, (_, i) => ({
+      store_id: shop.store.id,
+      title: `Bulk ${i}`,
+      status: 'active' as const,
+      price_amount: 100,
+    }));
+    await t.db.kysely.insertInto('products').values(rows).execute();
+    const page = (await storefront(shop, '/products?limit=1000')).json<{
+      items: unknown[];
+      nextCursor: string | null;
+    }>();
+    assert.equal(page.items.length, 100);
+    assert.ok(page.nextCursor);
+    assert.equal(
+      (await storefront(shop, '/products')).json<{ items: unknown[] }>().items.length,
+      20,
+      'default 20',
+    );
+  });
+});
+
+describe('collections', () => {
+  test('manual collections keep and change the merchant order', async () => {
+    const shop = await createTestStore(t);
+    const [p1, p2, p3] = [await product(shop), await product(shop), await product(shop)];
+    const created = await admin(shop, 'POST', '/collections', {
+      title: 'Picks',
+      slug: 'picks',
+      kind: 'manual',
+      productIds: [p3.id, p1.id, p2.id],
+    });
+    const collection = created.json<{ id: string; productIds: string[]; kind: string; rules: null }>();
+    assert.deepEqual(collection.productIds, [p3.id, p1.id, p2.id]);
+    assert.equal(collection.rules, null);
+    assert.deepEqual(await walk(shop, '/collections/picks/products', 2), [p3.id, p1.id, p2.id]);
+    await admin(shop, 'PATCH', `/collections/${collection.id}`, { productIds: [p2.id, p3.id] });
+    assert.deepEqual(await walk(shop, '/collections/picks/products', 2), [p2.id, p3.id]);
+
+    assert.deepEqual((await storefront(shop, '/collections/picks')).json(), {
+      id: collection.id,
+      title: 'Picks',
+      slug: 'picks',
+    });
+    assert.deepEqual((await storefront(shop, '/collections')).json(), {
+      items: [{ id: collection.id, title: 'Picks', slug: 'picks' }],
+      nextCursor: null,
+    });
+    assert.equal((await storefront(shop, '/collections/nope')).statusCode, 404);
+
+    const dup = await admin(shop, 'POST', '/collections', { title: 'Again', slug: 'picks', kind: 'manual' });
+    assert.equal(dup.statusCode, 409);
+    const repeated = await admin(shop, 'PATCH', `/collections/${collection.id}`, {
+      productIds: [p1.id, p1.id],
+    });
+    assert.equal(repeated.statusCode, 400);
+  });
+
+  test('smart collections follow product edits (tag, title, price; all and any)', async () => {
+    const shop = await createTestStore(t);
+    const shirt = await product(shop, { title: 'Summer Shirt', tags: ['Summer'] });
+    const coat = await product(shop, {
+      title: 'Winter Coat',
+      tags: ['winter'],
+      variants: [{ label: 'M', priceAmount: 20000, onHand: 2 }],
+    });
+    const smart = await admin(shop, 'POST', '/collections', {
+      title: 'Summer',
+      slug: 'summer',
+      kind: 'smart',
+      rules: { match: 'all', conditions: [{ field: 'tag', op: 'eq', value: 'summer' }] },
+    });
+    assert.equal(smart.statusCode, 201, smart.body);
+    const smartId = smart.json<{ id: string }>().id;
+    assert.deepEqual(await walk(shop, '/collections/summer/products', 10), [shirt.id]);
+
+    await admin(shop, 'PATCH', `/products/${coat.id}`, { tags: ['winter', 'SUMMER'] });
+    assert.deepEqual(await walk(shop, '/collections/summer/products', 10), [shirt.id, coat.id]);
+    await admin(shop, 'PATCH', `/products/${shirt.id}`, { tags: [] });
+    assert.deepEqual(await walk(shop, '/collections/summer/products', 10), [coat.id]);
+    await admin(shop, 'PATCH', `/products/${coat.id}`, { status: 'draft' });
+    assert.deepEqual(await walk(shop, '/collections/summer/products', 10), [], 'drafts never show');
+
+    const premium = await admin(shop, 'POST', '/collections', {
+      title: 'Premium or shirts',
+      slug: 'premium',
+      kind: 'smart',
+      rules: {
+        match: 'any',
+        conditions: [
+          { field: 'priceAmount', op: 'gt', value: 10000 },
+          { field: 'title', op: 'contains', value: 'shirt' },
+        ],
+      },
+    });
+    assert.equal(premium.statusCode, 201);
+    await admin(shop, 'PATCH', `/products/${coat.id}`, { status: 'active' });
+    assert.deepEqual(await walk(shop, '/collections/premium/products', 10), [shirt.id, coat.id]);
+    await admin(shop, 'PATCH', `/variants/${coat.variants[0]!.id}`, { priceAmount: 5000 });
+    assert.deepEqual(await walk(shop, '/collections/premium/products', 10), [shirt.id]);
+
+    // Changing the rules recomputes membership.
+    await admin(shop, 'PATCH', `/collections/${smartId}`, {
+      rules: { match: 'all', conditions: [{ field: 'title', op: 'eq', value: 'winter coat' }] },
+    });
+    assert.deepEqual(await walk(shop, '/collections/summer/products', 10), [coat.id]);
+  });
+
+  test('invalid collections are 400', async () => {
+    const shop = await createTestStore(t);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ kind: 'smart' }, '/rules'],
+      [
+        { kind: 'manual', rules: { match: 'all', conditions: [{ field: 'tag', op: 'eq', value: 'x' }] } },
+        '/rules',
+      ],
+      [
+        {
+          kind: 'smart',
+          rules: { match: 'all', conditions: [{ field: 'priceAmount', op: 'contains', value: 5 }] },
+        },
+        '/rules/conditions/0/op',
+      ],
+      [
+        {
+          kind: 'smart',
+          rules: { match: 'all', conditions: [{ field: 'priceAmount', op: 'gt', value: 'cheap' }] },
+        },
+        '/rules/conditions/0/value',
+      ],
+      [
+        { kind: 'smart', rules: { match: 'all', conditions: [{ field: 'tag', op: 'gt', value: 'x' }] } },
+        '/rules/conditions/0/op',
+      ],
+      [{ kind: 'manual', slug: 'Bad Slug' }, '/slug'],
+      [{ kind: 'manual', productIds: ['2b1e0b9e-7b36-4a57-9b8e-3f5a0e6f4c11'] }, '/productIds/0'],
+    ];
+    for (const [overrides, pointer] of cases) {
+      const response = await admin(shop, 'POST', '/collections', { title: 'C', slug: 'c', ...overrides });
+      assert.equal(response.statusCode, 400, `${JSON.stringify(overrides)}: ${response.body}`);
+      const errors = response.json<{ errors?: { pointer: string }[] }>().errors ?? [];
+      assert.ok(
+        errors.some((e) => e.pointer === pointer),
+        `${pointer} in ${JSON.stringify(errors)}`,
+      );
+    }
+  });
+});
+
+describe('catalog events', () => {
+  test('each visible change emits exactly one event; invisible changes emit none', async () => {
+    const shop = await createTestStore(t);
+    const draft = await product(shop, { status: 'draft' });
+    assert.deepEqual(await events(shop), [], 'a draft is not visible');
+
+    await admin(shop, 'PATCH', `/products/${draft.id}`, { status: 'active' });
+    await admin(shop, 'PATCH', `/products/${draft.id}`, { title: 'Renamed' });
+    await admin(shop, 'PATCH', `/products/${draft.id}`, { title: 'Renamed' });
+    await admin(shop, 'PATCH', `/variants/${draft.variants[0]!.id}`, { priceAmount: 999 });
+    await admin(shop, 'PATCH', `/variants/${draft.variants[0]!.id}`, { onHand: 9 });
+    await admin(shop, 'PATCH', `/products/${draft.id}`, { status: 'archived' });
+    await admin(shop, 'PATCH', `/products/${draft.id}`, { title: 'Archived rename' });
+    const id = draft.id;
+    const variantId = draft.variants[0]!.id;
+    assert.deepEqual(await events(shop), [
+      { type: 'product.created', data: { productId: id, storeId: shop.store.id } },
+      { type: 'product.updated', data: { productId: id, storeId: shop.store.id } },
+      { type: 'product.updated', data: { productId: id, storeId: shop.store.id } },
+      { type: 'product.updated', data: { productId: id, storeId: shop.store.id } },
+      { type: 'inventory.updated', data: { variantId, productId: id, available: 9, storeId: shop.store.id } },
+      { type: 'product.deleted', data: { productId: id, reason: 'archived', storeId: shop.store.id } },
+    ]);
+  });
+
+  test('created active, deleted: created then deleted; a failed change records nothing', async () => {
+    const shop = await createTestStore(t);
+    const created = await product(shop);
+    const bad = await admin(shop, 'PATCH', `/products/${created.id}`, { image: 'ftp://x' });
+    assert.equal(bad.statusCode, 400);
+    const lastVariant = await admin(shop, 'POST', '/products', {
+      title: 'x',
+      status: 'active',
+      variants: [],
+    });
+    assert.equal(lastVariant.statusCode, 400);
+    assert.equal((await admin(shop, 'DELETE', `/products/${created.id}`)).statusCode, 204);
+    assert.deepEqual(
+      (await events(shop)).map((e) => e.type),
+      ['product.created', 'product.deleted'],
+    );
+    const draft = await product(shop, { status: 'draft' });
+    await admin(shop, 'DELETE', `/products/${draft.id}`);
+    assert.equal((await events(shop)).length, 2, 'deleting a draft is invisible to the storefront');
+  });
+});
+
+describe('caching', () => {
+  test('catalog reads carry a strong ETag and honour If-None-Match', async () => {
+    const shop = await createTestStore(t);
+    const created = await product(shop);
+    for (const url of ['/products', `/products/${created.id}`, '/collections']) {
+      const first = await storefront(shop, url);
+      const etag = String(first.headers.etag);
+      assert.match(etag, /^"[^"]+"$/, url);
+      assert.equal(first.headers['cache-control'], 'public, max-age=30, stale-while-revalidate=300');
+      assert.equal(first.headers.vary, 'X-Publishable-Key, Authorization, Origin');
+      assert.equal((await storefront(shop, url, { 'if-none-match': etag })).statusCode, 304, url);
+    }
+    const before = String((await storefront(shop, `/products/${created.id}`)).headers.etag);
+    await admin(shop, 'PATCH', `/products/${created.id}`, { title: 'Changed' });
+    const changed = await storefront(shop, `/products/${created.id}`, { 'if-none-match': before });
+    assert.equal(changed.statusCode, 200, 'a change produces a new ETag');
+  });
+});

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  test('defaults describe the embedded quick start', () => {
+    const config = loadConfig({}, '/srv/app');
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 3000);
+    assert.equal(config.publicBaseUrl, 'http://127.0.0.1:3000');
+    assert.equal(config.dataDir, path.resolve('/srv/app', 'data'));
+    assert.equal(config.databaseUrl, null);
+    assert.equal(config.seedDemo, true);
+    assert.equal(config.keyCacheTtlMs, 500);
+    assert.equal(config.staffSessionTtlMs, 12 * 3600 * 1000);
+    assert.equal(config.platformMailDomain, 'storefront.test');
+  });
+
+  test('PostgreSQL turns the demo seed off unless asked for', () => {
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@db/x' }).seedDemo, false);
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@db/x', SEED_DEMO: '1' }).seedDemo, true);
+    assert.equal(loadConfig({ SEED_DEMO: '0' }).seedDemo, false);
+  });
+
+  test('parses durations and booleans', () => {
+    const config = loadConfig({
+      STAFF_SESSION_TTL: '30m',
+      SHUTDOWN_TIMEOUT: '2s',
+      TRUST_PROXY: 'yes',
+      KEY_CACHE_TTL: '1s',
+    });
+    assert.equal(config.staffSessionTtlMs, 30 * 60 * 1000);
+    assert.equal(config.shutdownTimeoutMs, 2000);
+    assert.equal(config.trustProxy, true);
+    assert.equal(config.keyCacheTtlMs, 1000);
+  });
+
+  const bad: [Record<string, string>, string, RegExp][] = [
+    [{ PORT: 'http' }, 'PORT', /integer from 0 to 65535/],
+    [{ PORT: '70000' }, 'PORT', /integer/],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL', /postgres:/],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL', /postgres:/],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL', /redis:/],
+    [{ SEED_DEMO: 'maybe' }, 'SEED_DEMO', /1\/true/],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],
+    [{ SECRET_KEY: 'short' }, 'SECRET_KEY', /32 characters/],
+    [{ KEY_CACHE_TTL: '5s' }, 'KEY_CACHE_TTL', /at most 1s/],
+    [{ STAFF_SESSION_TTL: 'soon' }, 'STAFF_SESSION_TTL', /duration/],
+    [{ PLATFORM_MAIL_DOMAIN: 'not a domain' }, 'PLATFORM_MAIL_DOMAIN', /domain name/],
+    [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE', /integer from 1/],
+  ];
+  for (const [env, variable, accepts] of bad) {
+    test(`rejects ${variable}=${Object.values(env)[0]} naming the variable and what it accepts`, () => {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.variable === variable &&
+          error.message.includes(variable) &&
+          accepts.test(error.message),
+      );
+    });
+  }
+
+  test('never echoes a database password or a secret key', () => {
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db/x' }),
+      (error: Error) => !error.message.includes('hunter2'),
+    );
+    assert.throws(
+      () => loadConfig({ SECRET_KEY: 'tooshort-secret' }),
+      (error: Error) => !error.message.includes('tooshort-secret'),
+    );
+  });
+});

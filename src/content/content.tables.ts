@@ -1,0 +1,50 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Block, MenuItem } from './content.types.ts';
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+/** jsonb: read as the parsed value, written as a JSON string. */
+type Json<T> = ColumnType<T, string, string>;
+
+export interface MenuTable {
+  store_id: string;
+  id: Generated<string>;
+  handle: string;
+  items: Json<MenuItem[]>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type MenuRow = Selectable<MenuTable>;
+
+export interface PageTable {
+  store_id: string;
+  id: Generated<string>;
+  slug: string;
+  title: string;
+  /** Plain text, never HTML; paragraphs are separated by blank lines. */
+  body: string;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type PageRow = Selectable<PageTable>;
+
+export interface RegionTable {
+  store_id: string;
+  id: Generated<string>;
+  key: string;
+  /** The tree the admin builder edits; never served to the storefront. */
+  draft_blocks: Json<Block[]>;
+  draft_updated_at: UpdatedAt;
+  /** The tree the storefront serves; null until the region is first published. */
+  published_blocks: ColumnType<Block[] | null, string | null | undefined, string | null>;
+  published_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  created_at: CreatedAt;
+}
+export type RegionRow = Selectable<RegionTable>;
+
+/** Table types of the content module (menus, pages, regions). Merged into `Database` in db/tables.ts. */
+export interface ContentTables {
+  menus: MenuTable;
+  pages: PageTable;
+  regions: RegionTable;
+}

@@ -1,0 +1,91 @@
+/** Helpers shared by the content tests: calls through HTTP as a store's staff or storefront. */
+import assert from 'node:assert/strict';
+import { listEvents } from '../events/events.ts';
+import type { TestApp, TestStore } from '../test/harness.ts';
+
+export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: { pointer: string; detail: string; in?: string }[];
+}
+
+export interface Envelope<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export function clients(t: TestApp) {
+  const admin = (shop: TestStore | string, method: Method, url: string, payload?: unknown) =>
+    t.app.inject({
+      method,
+      url: `/admin/v1${url}`,
+      headers: { authorization: `Bearer ${typeof shop === 'string' ? shop : shop.staffToken}` },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+
+  const storefront = (shop: TestStore, url: string, headers: Record<string, string> = {}) =>
+    t.app.inject({
+      method: 'GET',
+      url: `/storefront/v1${url}`,
+      headers: { 'x-publishable-key': shop.publishableKey, ...headers },
+    });
+
+  /** content.updated events of a store, oldest first, as their data. */
+  const contentEvents = async (shop: TestStore) =>
+    (await listEvents(t.db.kysely, shop.store.id, { type: 'content.updated' })).map((event) => event.data);
+
+  /** Walks a storefront list to its end with `limit`, checking the envelope of every page. */
+  const walk = async <T>(shop: TestStore, url: string, limit: number): Promise<T[]> => {
+    const items: T[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 200; page++) {
+      const query = `limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const response = await storefront(shop, `${url}?${query}`);
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json<Envelope<T>>();
+      assert.deepEqual(Object.keys(body).sort(), ['items', 'nextCursor']);
+      assert.ok(body.items.length <= limit);
+      if (body.nextCursor !== null) assert.equal(body.items.length, limit, 'only the last page is short');
+      items.push(...body.items);
+      cursor = body.nextCursor;
+      if (cursor === null) return items;
+    }
+    throw new Error('pagination did not end');
+  };
+
+  return { admin, storefront, contentEvents, walk };
+}
+
+/** Asserts a 400 validation_failed problem and returns its pointers in order. */
+export function pointersOf(response: {
+  statusCode: number;
+  body: string;
+  headers: Record<string, unknown>;
+}): string[] {
+  assert.equal(response.statusCode, 400, response.body);
+  assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+  const problem = JSON.parse(response.body) as Problem;
+  assert.equal(problem.type, 'about:blank');
+  assert.equal(problem.title, 'validation_failed');
+  assert.equal(problem.status, 400);
+  assert.ok(problem.detail.length > 0);
+  return (problem.errors ?? []).map((error) => error.pointer);
+}
+
+/** Asserts a 404 not_found problem+json. */
+export function assertNotFound(response: {
+  statusCode: number;
+  body: string;
+  headers: Record<string, unknown>;
+}): void {
+  assert.equal(response.statusCode, 404, response.body);
+  assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+  const problem = JSON.parse(response.body) as Problem;
+  assert.equal(problem.title, 'not_found');
+  assert.equal(problem.status, 404);
+  assert.equal(problem.type, 'about:blank');
+}

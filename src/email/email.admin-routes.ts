@@ -1,0 +1,119 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import type { AppContext } from '../http/context.ts';
+import { notFound } from '../http/errors.ts';
+import { problemResponses } from '../http/schemas.ts';
+import { requireStaff } from '../staff/staff-auth.ts';
+import { loadDkimEncryptionKey } from './email.dkim.ts';
+import { RegisterDomainBody, SenderStateSchema, SendingDomainSchema } from './email.schemas.ts';
+import {
+  getSendingDomain,
+  registerSendingDomain,
+  removeSendingDomain,
+  senderState,
+  verifySendingDomainNow,
+} from './email.service.ts';
+
+const tags = ['Admin: email sender'];
+const DOMAIN_PATH = '/email/sending-domain';
+
+/** The store's email sender identity (spec 2.14, 2.15, 4.3; DESIGN D17, D18): owners and admins. */
+export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const dkimKey = await loadDkimEncryptionKey(ctx.db, ctx.config.secretKey);
+
+  app.get(
+    '/email/sender',
+    {
+      schema: {
+        tags,
+        summary: 'Who store mail is sent from',
+        description:
+          'platform-fallback: the platform no-reply address with the store name; custom-domain: <fromLocalPart>@<domain> once the domain is verified. Reply-To is the store reply-to in both modes.',
+        response: { 200: SenderStateSchema, ...problemResponses },
+      },
+    },
+    async (request) => {
+      const { storeId } = requireStaff(request, 'owner', 'admin');
+      return senderState(ctx.db, ctx.config, storeId);
+    },
+  );
+
+  app.post(
+    DOMAIN_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'Register the sending domain',
+        description:
+          'Returns the five DNS records to publish. One domain per store (409 sending_domain_exists); a domain belongs to one store only (409 domain_unavailable).',
+        body: RegisterDomainBody,
+        response: { 201: SendingDomainSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const domain = await registerSendingDomain(
+        { db: ctx.db, config: ctx.config, clock: ctx.clock, dkimKey },
+        storeId,
+        request.body,
+      );
+      request.log.info({ storeId, domain: domain.domain }, 'sending domain registered');
+      return reply.code(201).send(domain);
+    },
+  );
+
+  app.get(
+    DOMAIN_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'The sending domain and the status of each DNS record',
+        response: { 200: SendingDomainSchema, ...problemResponses },
+      },
+    },
+    async (request) => {
+      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const domain = await getSendingDomain(ctx.db, storeId);
+      if (!domain) throw notFound('This store has no sending domain. Register one first.');
+      return domain;
+    },
+  );
+
+  app.post(
+    `${DOMAIN_PATH}/verify`,
+    {
+      schema: {
+        tags,
+        summary: 'Check the DNS records now',
+        description:
+          'Runs the periodic check at once and returns the domain with the status of each record. From pending or failed it starts a new verification window.',
+        response: { 200: SendingDomainSchema, ...problemResponses },
+      },
+    },
+    async (request) => {
+      const { storeId } = requireStaff(request, 'owner', 'admin');
+      return verifySendingDomainNow(
+        { db: ctx.db, config: ctx.config, clock: ctx.clock, log: request.log, signals: ctx.signals },
+        storeId,
+      );
+    },
+  );
+
+  app.delete(
+    DOMAIN_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'Remove the sending domain',
+        description: 'Store mail not yet sent goes out from the platform fallback sender.',
+        response: { 204: Type.Null(), ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const domain = await removeSendingDomain(ctx.db, storeId);
+      request.log.info({ storeId, domain }, 'sending domain deleted');
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,152 @@
+import { createCipheriv, createDecipheriv, generateKeyPair, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/tables.ts';
+import { deriveKey, loadRootSecret } from '../lib/secrets.ts';
+
+/**
+ * DKIM keys of sending domains. Each domain gets three tokens; the merchant publishes
+ * `<token>._domainkey.<domain> CNAME <token>.dkim.<PLATFORM_MAIL_DOMAIN>` and the platform's own
+ * zone publishes the public key at `<token>.dkim.<PLATFORM_MAIL_DOMAIN>` (`storefront dkim records`
+ * prints those TXT records). Store mail is signed with d=<domain>, s=<token of position 0>; the
+ * other two keys are published so a key can be rotated without a DNS change by the merchant.
+ *
+ * Private keys are stored only encrypted: AES-256-GCM under a key derived from the root secret
+ * (SECRET_KEY), with the store and token as associated data, so a ciphertext moved to another row
+ * does not decrypt.
+ */
+
+export const DKIM_TOKENS_PER_DOMAIN = 3;
+export const DKIM_KEY_BITS = 2048;
+const VERSION = 'v1';
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+
+/** A DNS label of 32 random lower-case hex characters (128 bits): unique across all stores. */
+export function newDkimToken(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export interface DkimKeyMaterial {
+  token: string;
+  /** Base64 DER SubjectPublicKeyInfo: the `p=` value. */
+  publicKey: string;
+  /** PKCS #8 PEM, as nodemailer's DKIM option takes it. */
+  privateKeyPem: string;
+}
+
+/** A 2048-bit RSA key pair (generated off the main thread: it takes tens to hundreds of ms). */
+export async function generateDkimKey(token: string): Promise<DkimKeyMaterial> {
+  const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
+    modulusLength: DKIM_KEY_BITS,
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return { token, publicKey: publicKey.toString('base64'), privateKeyPem: privateKey };
+}
+
+/** The key that encrypts DKIM private keys, derived from the deployment's root secret. */
+export async function loadDkimEncryptionKey(
+  db: Kysely<Database>,
+  configuredRoot: string | null,
+): Promise<Buffer> {
+  return deriveKey(await loadRootSecret(db, configuredRoot), 'dkim-private-keys');
+}
+
+function associatedData(storeId: string, token: string): Buffer {
+  return Buffer.from(`dkim-key:${storeId}:${token}`, 'utf8');
+}
+
+export function encryptPrivateKey(key: Buffer, storeId: string, token: string, pem: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(associatedData(storeId, token));
+  const ciphertext = Buffer.concat([cipher.update(pem, 'utf8'), cipher.final()]);
+  return [
+    VERSION,
+    iv.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+    ciphertext.toString('base64url'),
+  ].join('.');
+}
+
+export function decryptPrivateKey(key: Buffer, storeId: string, token: string, stored: string): string {
+  const [version, iv, tag, ciphertext, extra] = stored.split('.');
+  if (version !== VERSION || !iv || !tag || !ciphertext || extra !== undefined) {
+    throw new Error('Unreadable DKIM private key ciphertext.');
+  }
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  decipher.setAAD(associatedData(storeId, token));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString(
+    'utf8',
+  );
+}
+
+/** Where the platform publishes a token's public key. */
+export function dkimKeyHost(token: string, platformMailDomain: string): string {
+  return `${token}.dkim.${platformMailDomain}`;
+}
+
+/** The TXT value of a DKIM key record (RFC 6376 section 3.6.1). */
+export function dkimTxtValue(publicKey: string): string {
+  return `v=DKIM1; k=rsa; p=${publicKey}`;
+}
+
+/** A TXT value as zone-file character-strings of at most 255 bytes each. */
+export function quotedTxtStrings(value: string): string {
+  const parts: string[] = [];
+  for (let i = 0; i < value.length; i += 255) parts.push(`"${value.slice(i, i + 255)}"`);
+  return parts.join(' ');
+}
+
+export interface PlatformDkimRecord {
+  /** Fully qualified, without the trailing dot. */
+  name: string;
+  value: string;
+  domain: string;
+  storeSlug: string;
+  status: string;
+}
+
+/** Every DKIM TXT record the platform's zone must publish, one per token of every sending domain. */
+export async function platformDkimRecords(
+  db: Kysely<Database>,
+  config: Pick<Config, 'platformMailDomain'>,
+): Promise<PlatformDkimRecord[]> {
+  const rows = await db
+    .selectFrom('dkim_keys as k')
+    .innerJoin('sending_domains as d', (join) =>
+      join.onRef('d.store_id', '=', 'k.store_id').onRef('d.id', '=', 'k.domain_id'),
+    )
+    .innerJoin('stores as s', 's.id', 'k.store_id')
+    .select(['k.token', 'k.public_key', 'd.domain', 'd.status', 's.slug'])
+    .orderBy('d.domain')
+    .orderBy('k.position')
+    .execute();
+  return rows.map((row) => ({
+    name: dkimKeyHost(row.token, config.platformMailDomain),
+    value: dkimTxtValue(row.public_key),
+    domain: row.domain,
+    storeSlug: row.slug,
+    status: row.status,
+  }));
+}
+
+/** The records in zone-file syntax (what `storefront dkim records` prints). */
+export function zoneFileLines(records: readonly PlatformDkimRecord[], platformMailDomain: string): string[] {
+  const lines = [
+    `; DKIM public keys to publish in the zone of ${platformMailDomain}: ${records.length} TXT record(s).`,
+    '; Each merchant CNAMEs <token>._domainkey.<their domain> to the name on the left.',
+  ];
+  let domain: string | null = null;
+  for (const record of records) {
+    if (record.domain !== domain) {
+      domain = record.domain;
+      lines.push(`; ${record.domain} (store ${record.storeSlug}, ${record.status})`);
+    }
+    lines.push(`${record.name}. 3600 IN TXT ${quotedTxtStrings(record.value)}`);
+  }
+  return lines;
+}

@@ -1,0 +1,240 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/tables.ts';
+import type { ExpectedRecord } from './email.records.ts';
+import type {
+  DomainStatus,
+  SendingDomainRecordRow,
+  SendingDomainRow,
+  SendingDomainTable,
+} from './email.tables.ts';
+
+/** All SQL of sending domains. Every query is scoped by store, except the global claim. */
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Claims a domain for a store; false when another store (or this one) holds it already. */
+export async function insertClaim(trx: Db, storeId: string, domain: string): Promise<boolean> {
+  const row = await trx
+    .insertInto('sending_domain_claims')
+    .values({ domain, store_id: storeId })
+    .onConflict((oc) => oc.column('domain').doNothing())
+    .returning('domain')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertSendingDomain(
+  trx: Db,
+  values: { storeId: string; domain: string; fromLocalPart: string; now: Date; nextCheckAt: Date },
+): Promise<SendingDomainRow> {
+  return trx
+    .insertInto('sending_domains')
+    .values({
+      store_id: values.storeId,
+      domain: values.domain,
+      from_local_part: values.fromLocalPart,
+      window_started_at: values.now,
+      next_check_at: values.nextCheckAt,
+      created_at: values.now,
+      updated_at: values.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function insertRecords(
+  trx: Db,
+  storeId: string,
+  domainId: string,
+  records: readonly ExpectedRecord[],
+): Promise<SendingDomainRecordRow[]> {
+  return trx
+    .insertInto('sending_domain_records')
+    .values(
+      records.map((record) => ({
+        store_id: storeId,
+        domain_id: domainId,
+        position: record.position,
+        type: record.type,
+        name: record.name,
+        value: record.value,
+        priority: record.priority,
+      })),
+    )
+    .returningAll()
+    .execute()
+    .then((rows) => rows.sort((a, b) => a.position - b.position));
+}
+
+export async function insertDkimKeys(
+  trx: Db,
+  storeId: string,
+  domainId: string,
+  keys: readonly { token: string; publicKey: string; ciphertext: string }[],
+): Promise<void> {
+  await trx
+    .insertInto('dkim_keys')
+    .values(
+      keys.map((key, position) => ({
+        store_id: storeId,
+        domain_id: domainId,
+        token: key.token,
+        position,
+        public_key: key.publicKey,
+        private_key_ciphertext: key.ciphertext,
+      })),
+    )
+    .execute();
+}
+
+export function findSendingDomain(db: Db, storeId: string): Promise<SendingDomainRow | undefined> {
+  return db.selectFrom('sending_domains').selectAll().where('store_id', '=', storeId).executeTakeFirst();
+}
+
+/** The domain row, locked until the transaction ends (checks and verify-now serialise on it). */
+export function lockSendingDomain(
+  trx: Transaction<Database>,
+  storeId: string,
+  domainId: string,
+): Promise<SendingDomainRow | undefined> {
+  return trx
+    .selectFrom('sending_domains')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('id', '=', domainId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export function findRecords(db: Db, storeId: string, domainId: string): Promise<SendingDomainRecordRow[]> {
+  return db
+    .selectFrom('sending_domain_records')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('domain_id', '=', domainId)
+    .orderBy('position')
+    .execute();
+}
+
+export async function updateSendingDomain(
+  trx: Db,
+  storeId: string,
+  domainId: string,
+  changes: Partial<{
+    [K in Exclude<keyof SendingDomainTable, 'store_id' | 'id' | 'created_at'>]: SendingDomainRow[K];
+  }>,
+): Promise<SendingDomainRow> {
+  return trx
+    .updateTable('sending_domains')
+    .set(changes)
+    .where('store_id', '=', storeId)
+    .where('id', '=', domainId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateRecord(
+  trx: Db,
+  storeId: string,
+  domainId: string,
+  position: number,
+  changes: { status: DomainStatus; detail?: string; checked_at?: Date },
+): Promise<void> {
+  await trx
+    .updateTable('sending_domain_records')
+    .set(changes)
+    .where('store_id', '=', storeId)
+    .where('domain_id', '=', domainId)
+    .where('position', '=', position)
+    .execute();
+}
+
+/** Deletes the store's domain (through its claim: records and keys go with it). */
+export async function deleteSendingDomain(db: Db, storeId: string): Promise<string | null> {
+  const row = await db
+    .deleteFrom('sending_domain_claims')
+    .where('store_id', '=', storeId)
+    .returning('domain')
+    .executeTakeFirst();
+  return row?.domain ?? null;
+}
+
+/**
+ * Takes up to `limit` domains whose check is due, leasing each (next_check_at moves to `leaseUntil`)
+ * so that other workers skip them while this one looks them up.
+ */
+export async function claimDueDomains(
+  db: Kysely<Database>,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<{ store_id: string; id: string }[]> {
+  return db.transaction().execute(async (trx) => {
+    const due = await trx
+      .selectFrom('sending_domains')
+      .select(['store_id', 'id'])
+      .where('next_check_at', '<=', now)
+      .orderBy('next_check_at')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    for (const row of due) {
+      await trx
+        .updateTable('sending_domains')
+        .set({ next_check_at: leaseUntil })
+        .where('store_id', '=', row.store_id)
+        .where('id', '=', row.id)
+        .execute();
+    }
+    return due;
+  });
+}
+
+export async function storeOwners(db: Db, storeId: string): Promise<{ name: string; owners: string[] }> {
+  const store = await db
+    .selectFrom('stores')
+    .select('name')
+    .where('id', '=', storeId)
+    .executeTakeFirstOrThrow();
+  const owners = await db
+    .selectFrom('staff_members')
+    .select('email')
+    .where('store_id', '=', storeId)
+    .where('role', '=', 'owner')
+    .orderBy('email')
+    .execute();
+  return { name: store.name, owners: owners.map((o) => o.email) };
+}
+
+/** What the sender needs at send time: the store, and its domain with the signing key if verified. */
+export async function senderIdentityOf(
+  db: Db,
+  storeId: string,
+): Promise<{
+  name: string;
+  reply_to_email: string | null;
+  domain: string | null;
+  from_local_part: string | null;
+  token: string | null;
+  private_key_ciphertext: string | null;
+}> {
+  return db
+    .selectFrom('stores as s')
+    .leftJoin('sending_domains as d', (join) =>
+      join.onRef('d.store_id', '=', 's.id').on('d.status', '=', 'verified'),
+    )
+    .leftJoin('dkim_keys as k', (join) =>
+      join.onRef('k.store_id', '=', 'd.store_id').onRef('k.domain_id', '=', 'd.id').on('k.position', '=', 0),
+    )
+    .select([
+      's.name',
+      's.reply_to_email',
+      'd.domain',
+      'd.from_local_part',
+      'k.token',
+      'k.private_key_ciphertext',
+    ])
+    .where('s.id', '=', storeId)
+    .executeTakeFirstOrThrow();
+}

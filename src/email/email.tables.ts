@@ -1,0 +1,88 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+
+/** Table types of sending domains and DKIM keys. Merged into `Database` in db/tables.ts. */
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+type Time = ColumnType<Date, Date | string, Date | string>;
+type NullableTime = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+/** Verification state of a domain and of each of its DNS records (spec 3.1, DESIGN D18). */
+export type DomainStatus = 'pending' | 'verified' | 'failed';
+export type DnsRecordType = 'CNAME' | 'MX' | 'TXT';
+
+/**
+ * Global: which store a domain name belongs to. The primary key on the normalised name is the
+ * database constraint behind "a domain authorizes exactly one store": of two concurrent
+ * registrations of one name, the second insert waits for the first and then finds it taken.
+ */
+export interface SendingDomainClaimTable {
+  domain: string;
+  store_id: string;
+  created_at: CreatedAt;
+}
+
+/** A store's sending domain (at most one per store). Deleting its claim deletes it. */
+export interface SendingDomainTable {
+  store_id: string;
+  id: Generated<string>;
+  domain: string;
+  from_local_part: string;
+  status: ColumnType<DomainStatus, DomainStatus | undefined, DomainStatus>;
+  /** Start of the current verification window (registration or the last verify-now). */
+  window_started_at: Time;
+  /** When the periodic checker looks next (also its lease while a check runs); null once failed. */
+  next_check_at: NullableTime;
+  last_checked_at: NullableTime;
+  /** Set while verified: when the domain became verified. */
+  verified_at: NullableTime;
+  /** Set while failed: when verification gave up. */
+  failed_at: NullableTime;
+  /** A verified domain whose records vanished: when that was first seen (the admin notice went out then). */
+  records_missing_since: NullableTime;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type SendingDomainRow = Selectable<SendingDomainTable>;
+
+/** The five DNS records of a domain (positions 0–2 the DKIM CNAMEs, 3 the MX, 4 the SPF TXT). */
+export interface SendingDomainRecordTable {
+  store_id: string;
+  domain_id: string;
+  position: number;
+  type: DnsRecordType;
+  name: string;
+  value: string;
+  /** MX only. */
+  priority: number | null;
+  status: ColumnType<DomainStatus, DomainStatus | undefined, DomainStatus>;
+  /** What the last conclusive lookup found, in words (for logs and support). */
+  detail: ColumnType<string | null, string | null | undefined, string | null>;
+  checked_at: NullableTime;
+}
+export type SendingDomainRecordRow = Selectable<SendingDomainRecordTable>;
+
+/**
+ * One 2048-bit RSA key per DKIM token. `<token>._domainkey.<domain>` is a CNAME to
+ * `<token>.dkim.<PLATFORM_MAIL_DOMAIN>`, where the platform publishes the public key; mail is
+ * signed with the private key, which is stored only encrypted (AES-256-GCM, see email.dkim.ts).
+ */
+export interface DkimKeyTable {
+  store_id: string;
+  domain_id: string;
+  token: string;
+  /** 0 signs; 1 and 2 are published for rotation. */
+  position: number;
+  /** Base64 DER (SubjectPublicKeyInfo): the `p=` value of the DKIM TXT record. */
+  public_key: string;
+  private_key_ciphertext: string;
+  created_at: CreatedAt;
+}
+export type DkimKeyRow = Selectable<DkimKeyTable>;
+
+export interface EmailIdentityTables {
+  sending_domain_claims: SendingDomainClaimTable;
+  sending_domains: SendingDomainTable;
+  sending_domain_records: SendingDomainRecordTable;
+  dkim_keys: DkimKeyTable;
+}

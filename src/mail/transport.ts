@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { EmailTransportConfig } from '../config.ts';
+
+/** A fully addressed message, ready for a transport. Built by the mail worker from an outbox row. */
+export interface OutgoingMail {
+  from: { name: string; address: string };
+  to: string;
+  replyTo?: string | undefined;
+  subject: string;
+  text: string;
+  /** Envelope sender (Return-Path); defaults to the From address. */
+  envelopeFrom?: string | undefined;
+  /** DKIM signature parameters (store mail from a verified domain). */
+  dkim?: { domainName: string; keySelector: string; privateKey: string } | undefined;
+  /** Extra headers, e.g. X-Storefront-Mail-Id for tracing. */
+  headers?: Record<string, string> | undefined;
+}
+
+export interface MailTransport {
+  send(mail: OutgoingMail): Promise<{ messageId: string }>;
+  close(): void;
+}
+
+function nodemailerMessage(mail: OutgoingMail) {
+  return {
+    from: { name: mail.from.name, address: mail.from.address },
+    to: mail.to,
+    ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
+    subject: mail.subject,
+    text: mail.text,
+    envelope: { from: mail.envelopeFrom ?? mail.from.address, to: mail.to },
+    ...(mail.dkim ? { dkim: mail.dkim } : {}),
+    headers: mail.headers ?? {},
+  };
+}
+
+/**
+ * Writes each message as one RFC 5322 `.eml` file: built by nodemailer (same headers, encoding and
+ * DKIM signature as SMTP would carry), written to a temporary name and renamed into place, so a
+ * reader never sees half a file.
+ */
+export function fileTransport(dir: string): MailTransport {
+  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(mail) {
+      const info = await composer.sendMail(nodemailerMessage(mail));
+      const message = info.message as Buffer;
+      await fs.mkdir(dir, { recursive: true });
+      const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`;
+      const temp = path.join(dir, `.${name}.tmp`);
+      await fs.writeFile(temp, message);
+      await fs.rename(temp, path.join(dir, name));
+      return { messageId: info.messageId };
+    },
+    close() {
+      composer.close();
+    },
+  };
+}
+
+/** SMTP (or SMTPS) through nodemailer, e.g. smtp://user:pass@smtp.example.com:587. */
+export function smtpTransport(url: string): MailTransport {
+  const transporter = nodemailer.createTransport(url);
+  return {
+    async send(mail) {
+      const info = await transporter.sendMail(nodemailerMessage(mail));
+      return { messageId: info.messageId };
+    },
+    close() {
+      transporter.close();
+    },
+  };
+}
+
+export function createMailTransport(config: EmailTransportConfig): MailTransport {
+  return config.kind === 'file' ? fileTransport(config.dir) : smtpTransport(config.url);
+}

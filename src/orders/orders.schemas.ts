@@ -1,0 +1,132 @@
+import Type from 'typebox';
+import { MoneySchema } from '../http/schemas.ts';
+
+const Timestamp = Type.String({ format: 'date-time' });
+export const OrderStatusSchema = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('paid'),
+  Type.Literal('expired'),
+]);
+const PaymentStatusSchema = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('succeeded'),
+  Type.Literal('failed'),
+  Type.Literal('canceled'),
+]);
+
+export const OrderLineSchema = Type.Object({
+  variantId: Type.String({ format: 'uuid' }),
+  productId: Type.String({ format: 'uuid' }),
+  title: Type.String(),
+  variantLabel: Type.String(),
+  sku: Type.Union([Type.String(), Type.Null()]),
+  quantity: Type.Integer(),
+  unitPrice: MoneySchema,
+  lineTotal: MoneySchema,
+});
+
+const orderFields = {
+  id: Type.String({ format: 'uuid' }),
+  number: Type.Integer({ description: 'Sequential per store, from 1001.' }),
+  status: OrderStatusSchema,
+  email: Type.String(),
+  country: Type.Union([Type.String(), Type.Null()]),
+  lines: Type.Array(OrderLineSchema),
+  subtotal: MoneySchema,
+  discount: MoneySchema,
+  discountCode: Type.Union([Type.String(), Type.Null()]),
+  tax: MoneySchema,
+  shipping: MoneySchema,
+  total: MoneySchema,
+  refunded: MoneySchema,
+  createdAt: Timestamp,
+  expiresAt: Type.String({
+    format: 'date-time',
+    description: 'An unpaid order expires then and its stock is released.',
+  }),
+  paidAt: Type.Union([Timestamp, Type.Null()]),
+};
+
+export const OrderSchema = Type.Object(orderFields, { title: 'Order' });
+
+export const CheckoutResponse = Type.Object(
+  {
+    order: OrderSchema,
+    payment: Type.Object({
+      provider: Type.String(),
+      ref: Type.String(),
+      status: Type.Literal('pending'),
+      clientSecret: Type.String({
+        description: "Confirm the payment with the provider's hosted fields using this.",
+      }),
+      amount: MoneySchema,
+    }),
+  },
+  { title: 'CheckoutResult' },
+);
+
+export const StorefrontOrderSchema = Type.Object(
+  {
+    ...orderFields,
+    payment: Type.Union([
+      Type.Object({ provider: Type.String(), ref: Type.String(), status: PaymentStatusSchema }),
+      Type.Null(),
+    ]),
+  },
+  { title: 'StorefrontOrder' },
+);
+
+export const RefundSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    amount: MoneySchema,
+    status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+    providerRef: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Timestamp,
+    settledAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: 'Refund' },
+);
+
+export const AdminOrderSchema = Type.Object(
+  {
+    ...orderFields,
+    payments: Type.Array(
+      Type.Object({
+        id: Type.String({ format: 'uuid' }),
+        provider: Type.String(),
+        ref: Type.String(),
+        status: PaymentStatusSchema,
+        amount: MoneySchema,
+        createdAt: Timestamp,
+      }),
+    ),
+    refunds: Type.Array(RefundSchema),
+  },
+  { title: 'AdminOrder' },
+);
+
+export const DiscountSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    code: Type.String(),
+    kind: Type.Union([Type.Literal('percent'), Type.Literal('fixed')]),
+    value: Type.Integer({ description: 'percent: 1–100; fixed: minor units.' }),
+    startsAt: Type.Union([Timestamp, Type.Null()]),
+    endsAt: Type.Union([Timestamp, Type.Null()]),
+    usageLimit: Type.Union([Type.Integer(), Type.Null()]),
+    usedCount: Type.Integer(),
+    createdAt: Timestamp,
+  },
+  { title: 'Discount' },
+);
+
+export const TaxRateSchema = Type.Object(
+  {
+    country: Type.String(),
+    taxRateBps: Type.Integer({ description: 'Basis points: 2000 = 20 %.' }),
+    shippingAmount: Type.Integer({ description: 'Flat shipping in minor units.' }),
+    updatedAt: Timestamp,
+  },
+  { title: 'TaxRate' },
+);

@@ -1,0 +1,193 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+type Time = ColumnType<Date, Date | string, Date | string>;
+type NullableTime = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface CartItem {
+  variantId: string;
+  quantity: number;
+}
+
+export interface CartTable {
+  store_id: string;
+  id: Generated<string>;
+  /** Bumped on every write; the cart's ETag (If-Match on PUT). */
+  version: ColumnType<number, number | undefined, number>;
+  completed_at: NullableTime;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface CartLineTable {
+  store_id: string;
+  cart_id: string;
+  variant_id: string;
+  position: number;
+  quantity: number;
+}
+
+/** A cart row with its lines, in the order they were added. */
+export type CartRow = Selectable<CartTable> & { items: CartItem[] };
+
+export type DiscountKind = 'percent' | 'fixed';
+
+export interface DiscountTable {
+  store_id: string;
+  id: Generated<string>;
+  code: string;
+  kind: DiscountKind;
+  /** percent: 1–100; fixed: minor units of the store currency. */
+  value: number;
+  starts_at: NullableTime;
+  ends_at: NullableTime;
+  usage_limit: number | null;
+  used_count: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type DiscountRow = Selectable<DiscountTable>;
+
+export interface TaxRateTable {
+  store_id: string;
+  country: string;
+  /** Tax in basis points (1/100 of a percent): 2000 = 20 %. */
+  tax_rate_bps: number;
+  shipping_amount: number;
+  updated_at: UpdatedAt;
+}
+
+export interface IdempotencyKeyTable {
+  store_id: string;
+  route: string;
+  key: string;
+  request_hash: string;
+  status: 'in_progress' | 'done';
+  locked_until: NullableTime;
+  response_status: number | null;
+  response_type: string | null;
+  response_body: string | null;
+  created_at: CreatedAt;
+}
+
+export interface OrderCounterTable {
+  store_id: string;
+  last_number: number;
+}
+
+export type OrderStatus = 'pending' | 'paid' | 'expired';
+
+export interface OrderTable {
+  store_id: string;
+  id: string;
+  number: number;
+  status: OrderStatus;
+  cart_id: string;
+  email: string;
+  country: string | null;
+  currency: string;
+  subtotal_amount: number;
+  discount_amount: number;
+  tax_amount: number;
+  shipping_amount: number;
+  total_amount: number;
+  refunded_amount: Generated<number>;
+  discount_code: string | null;
+  expires_at: Time;
+  paid_at: NullableTime;
+  expired_at: NullableTime;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type OrderRow = Selectable<OrderTable>;
+
+export interface OrderLineTable {
+  store_id: string;
+  order_id: string;
+  position: number;
+  variant_id: string;
+  product_id: string;
+  title: string;
+  variant_label: string;
+  sku: string | null;
+  quantity: number;
+  unit_price_amount: number;
+  line_total_amount: number;
+}
+export type OrderLineRow = Selectable<OrderLineTable>;
+
+export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
+
+export interface PaymentTable {
+  store_id: string;
+  id: Generated<string>;
+  order_id: string;
+  provider: string;
+  ref: string;
+  client_secret: string;
+  status: PaymentStatus;
+  amount: number;
+  currency: string;
+  last_error: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type PaymentRow = Selectable<PaymentTable>;
+
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface RefundTable {
+  store_id: string;
+  id: Generated<string>;
+  order_id: string;
+  payment_id: string;
+  amount: number;
+  status: RefundStatus;
+  provider_ref: string | null;
+  reason: string | null;
+  created_at: CreatedAt;
+  settled_at: NullableTime;
+}
+export type RefundRow = Selectable<RefundTable>;
+
+export interface ProviderEventTable {
+  store_id: string;
+  provider: string;
+  event_id: string;
+  type: string;
+  received_at: CreatedAt;
+}
+
+export type SandboxIntentStatus =
+  'requires_payment_method' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+
+export interface SandboxIntentTable {
+  ref: string;
+  client_secret_hash: string;
+  amount: number;
+  currency: string;
+  status: SandboxIntentStatus;
+  refunded_amount: Generated<number>;
+  metadata: Json<Record<string, string>>;
+  idempotency_key: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+/** Table types of carts, orders, payments, discounts and idempotency keys. Merged into `Database`. */
+export interface OrderTables {
+  carts: CartTable;
+  cart_lines: CartLineTable;
+  discounts: DiscountTable;
+  tax_rates: TaxRateTable;
+  idempotency_keys: IdempotencyKeyTable;
+  order_counters: OrderCounterTable;
+  orders: OrderTable;
+  order_lines: OrderLineTable;
+  payments: PaymentTable;
+  refunds: RefundTable;
+  provider_events: ProviderEventTable;
+  sandbox_intents: SandboxIntentTable;
+}

@@ -1,0 +1,89 @@
+import { AppError } from '../http/errors.ts';
+
+/**
+ * The seam between checkout and a payment provider (DESIGN D16). Card data never reaches the
+ * service: the provider hands out a client secret that the buyer's browser confirms with the
+ * provider's own hosted fields, and the provider reports the outcome in a signed webhook.
+ */
+export type IntentStatus = 'pending' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+
+export interface IntentMetadata {
+  storeId: string;
+  orderId: string;
+  [key: string]: string;
+}
+
+export interface CreateIntentInput {
+  amount: number;
+  currency: string;
+  metadata: IntentMetadata;
+  /** Retries with the same key return the same intent (no duplicate intents at the provider). */
+  idempotencyKey: string;
+}
+
+export interface Intent {
+  ref: string;
+  clientSecret: string;
+  status: IntentStatus;
+}
+
+export interface RefundInput {
+  ref: string;
+  amount: number;
+  currency: string;
+  metadata: IntentMetadata & { refundId: string };
+  idempotencyKey: string;
+}
+
+/** A verified provider webhook, reduced to what the service acts on. */
+export type ProviderEvent =
+  | { id: string; kind: 'payment.succeeded'; ref: string; amount: number; metadata: Partial<IntentMetadata> }
+  | { id: string; kind: 'payment.failed'; ref: string; reason: string; metadata: Partial<IntentMetadata> }
+  | {
+      id: string;
+      kind: 'refund.succeeded';
+      ref: string;
+      refundRef: string;
+      amount: number;
+      metadata: Partial<IntentMetadata> & { refundId?: string };
+    }
+  | {
+      id: string;
+      kind: 'refund.failed';
+      ref: string;
+      refundRef: string;
+      metadata: Partial<IntentMetadata> & { refundId?: string };
+    }
+  | { id: string; kind: 'ignored'; type: string };
+
+export interface PaymentProvider {
+  readonly name: string;
+  createIntent(input: CreateIntentInput): Promise<Intent>;
+  retrieveIntent(ref: string): Promise<{ status: IntentStatus; amount: number }>;
+  cancelIntent(ref: string): Promise<void>;
+  refund(input: RefundInput): Promise<{ refundRef: string }>;
+  /** Verifies the signature over the exact raw body; throws WebhookSignatureError otherwise. */
+  verifyWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): ProviderEvent;
+}
+
+export class WebhookSignatureError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookSignatureError';
+  }
+}
+
+/** The provider did not answer or refused: nothing was reserved or charged. */
+export class ProviderError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ProviderError';
+  }
+}
+
+export const providerUnavailable = (): AppError =>
+  new AppError(
+    'provider_unavailable',
+    502,
+    'The payment provider could not be reached. Nothing was charged or reserved; retry with the same Idempotency-Key.',
+  );

@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Log } from '../lib/log.ts';
+import type { Database } from '../db/tables.ts';
+import { hmacSha256, randomBase62, safeEqual, sha256Hex } from '../lib/crypto.ts';
+import type { SandboxIntentStatus } from '../orders/orders.tables.ts';
+import {
+  ProviderError,
+  WebhookSignatureError,
+  type CreateIntentInput,
+  type Intent,
+  type IntentStatus,
+  type PaymentProvider,
+  type ProviderEvent,
+  type RefundInput,
+} from './provider.ts';
+
+export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
+const TOLERANCE_S = 300;
+const RETRY_DELAYS_MS = [200, 1000, 5000, 15_000, 60_000];
+
+/** Where the sandbox posts its webhooks: an HTTP URL, or in-process (tests, single process). */
+export type WebhookDelivery = (body: string, headers: Record<string, string>) => Promise<number>;
+
+export type PaymentMethod = 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delayed';
+
+interface SandboxWebhookBody {
+  id: string;
+  type: 'payment_intent.succeeded' | 'payment_intent.payment_failed' | 'refund.succeeded';
+  created: number;
+  data: {
+    ref: string;
+    amount: number;
+    currency: string;
+    metadata: Record<string, string>;
+    refundRef?: string;
+    reason?: string;
+  };
+}
+
+function toIntentStatus(status: SandboxIntentStatus): IntentStatus {
+  switch (status) {
+    case 'requires_payment_method':
+      return 'pending';
+    case 'processing':
+    case 'succeeded':
+    case 'failed':
+    case 'canceled':
+      return status;
+  }
+}
+
+/**
+ * The built-in payment provider for development and tests. It behaves like a real one from the
+ * service's point of view: intents with a ref and a client secret, confirmation by the buyer's
+ * client with a test payment method, and the outcome reported only through an HMAC-signed webhook
+ * (`sandbox-signature: t=<unix seconds>,v1=<hex HMAC-SHA-256 of "<t>.<raw body>">`).
+ */
+export class SandboxProvider implements PaymentProvider {
+  readonly name = 'sandbox';
+  readonly #db: Kysely<Database>;
+  readonly #secret: string;
+  readonly #delayMs: number;
+  readonly #log: Log;
+  #deliver: WebhookDelivery | null = null;
+  readonly #timers = new Set<NodeJS.Timeout>();
+
+  constructor(db: Kysely<Database>, options: { secret: string; delayMs: number; log: Log }) {
+    this.#db = db;
+    this.#secret = options.secret;
+    this.#delayMs = options.delayMs;
+    this.#log = options.log;
+  }
+
+  /** Sets where webhooks go (server.ts: the service's own URL; tests: in-process inject). */
+  setDelivery(deliver: WebhookDelivery): void {
+    this.#deliver = deliver;
+  }
+
+  close(): void {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+  }
+
+  async createIntent(input: CreateIntentInput): Promise<Intent> {
+    const existing = await this.#db
+      .selectFrom('sandbox_intents')
+      .select(['ref', 'status'])
+      .where('idempotency_key', '=', input.idempotencyKey)
+      .executeTakeFirst();
+    const clientSecret = (ref: string) =>
+      `${ref}_secret_${hmacSha256(this.#secret, `client-secret:${ref}`).toString('hex').slice(0, 24)}`;
+    if (existing)
+      return {
+        ref: existing.ref,
+        clientSecret: clientSecret(existing.ref),
+        status: toIntentStatus(existing.status),
+      };
+    const ref = `pi_sbx_${randomBase62(24)}`;
+    await this.#db
+      .insertInto('sandbox_intents')
+      .values({
+        ref,
+        client_secret_hash: sha256Hex(clientSecret(ref)),
+        amount: input.amount,
+        currency: input.currency,
+        status: 'requires_payment_method',
+        metadata: JSON.stringify(input.metadata),
+        idempotency_key: input.idempotencyKey,
+      })
+      .onConflict((oc) => oc.column('idempotency_key').doNothing())
+      .execute();
+    // A concurrent call with the same key may have won: return whatever is stored.
+    const row = await this.#db
+      .selectFrom('sandbox_intents')
+      .select(['ref', 'status'])
+      .where('idempotency_key', '=', input.idempotencyKey)
+      .executeTakeFirstOrThrow();
+    return { ref: row.ref, clientSecret: clientSecret(row.ref), status: toIntentStatus(row.status) };
+  }
+
+  async retrieveIntent(ref: string): Promise<{ status: IntentStatus; amount: number }> {
+    const row = await this.#db
+      .selectFrom('sandbox_intents')
+      .select(['status', 'amount'])
+      .where('ref', '=', ref)
+      .executeTakeFirst();
+    if (!row) throw new ProviderError(`No sandbox intent ${ref}`);
+    return { status: toIntentStatus(row.status), amount: row.amount };
+  }
+
+  async cancelIntent(ref: string): Promise<void> {
+    await this.#db
+      .updateTable('sandbox_intents')
+      .set({ status: 'canceled', updated_at: new Date() })
+      .where('ref', '=', ref)
+      .where('status', 'in', ['requires_payment_method', 'failed'])
+      .execute();
+  }
+
+  async refund(input: RefundInput): Promise<{ refundRef: string }> {
+    const intent = await this.#db
+      .updateTable('sandbox_intents')
+      .set((eb) => ({ refunded_amount: eb('refunded_amount', '+', input.amount), updated_at: new Date() }))
+      .where('ref', '=', input.ref)
+      .where('status', '=', 'succeeded')
+      .where((eb) => eb(eb('refunded_amount', '+', input.amount), '<=', eb.ref('amount')))
+      .returning(['amount', 'currency'])
+      .executeTakeFirst();
+    if (!intent) throw new ProviderError(`The sandbox cannot refund ${input.amount} on ${input.ref}`);
+    const refundRef = `re_sbx_${randomBase62(20)}`;
+    this.#send({
+      id: `evt_sbx_${randomUUID()}`,
+      type: 'refund.succeeded',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        ref: input.ref,
+        amount: input.amount,
+        currency: intent.currency,
+        metadata: input.metadata,
+        refundRef,
+      },
+    });
+    return { refundRef };
+  }
+
+  /**
+   * The buyer's client confirms an intent with its client secret and a test payment method:
+   * `pm_card_visa` succeeds, `pm_card_declined` fails (the intent may be confirmed again),
+   * `pm_card_delayed` is processing and succeeds after SANDBOX_DELAY.
+   */
+  async confirm(
+    ref: string,
+    clientSecret: string,
+    method: PaymentMethod,
+  ): Promise<{ status: IntentStatus } | null> {
+    const row = await this.#db
+      .selectFrom('sandbox_intents')
+      .selectAll()
+      .where('ref', '=', ref)
+      .executeTakeFirst();
+    if (!row || !safeEqual(row.client_secret_hash, sha256Hex(clientSecret))) return null;
+    if (row.status !== 'requires_payment_method' && row.status !== 'failed') {
+      throw new ProviderError(`The intent is ${row.status} and cannot be confirmed.`);
+    }
+    const next: SandboxIntentStatus =
+      method === 'pm_card_visa' ? 'succeeded' : method === 'pm_card_declined' ? 'failed' : 'processing';
+    const updated = await this.#db
+      .updateTable('sandbox_intents')
+      .set({ status: next, updated_at: new Date() })
+      .where('ref', '=', ref)
+      .where('status', 'in', ['requires_payment_method', 'failed'])
+      .returning('status')
+      .executeTakeFirst();
+    if (!updated) throw new ProviderError('The intent changed while confirming it.');
+    const data = { ref, amount: row.amount, currency: row.currency, metadata: row.metadata };
+    const created = Math.floor(Date.now() / 1000);
+    if (next === 'succeeded')
+      this.#send({ id: `evt_sbx_${randomUUID()}`, type: 'payment_intent.succeeded', created, data });
+    if (next === 'failed') {
+      this.#send({
+        id: `evt_sbx_${randomUUID()}`,
+        type: 'payment_intent.payment_failed',
+        created,
+        data: { ...data, reason: 'card_declined' },
+      });
+    }
+    if (next === 'processing') {
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer);
+        void this.#db
+          .updateTable('sandbox_intents')
+          .set({ status: 'succeeded', updated_at: new Date() })
+          .where('ref', '=', ref)
+          .where('status', '=', 'processing')
+          .returning('ref')
+          .executeTakeFirst()
+          .then((done) => {
+            if (done)
+              this.#send({
+                id: `evt_sbx_${randomUUID()}`,
+                type: 'payment_intent.succeeded',
+                created: Math.floor(Date.now() / 1000),
+                data,
+              });
+          })
+          .catch((error: unknown) => this.#log.error({ err: error, ref }, 'sandbox: delayed payment failed'));
+      }, this.#delayMs);
+      timer.unref();
+      this.#timers.add(timer);
+    }
+    return { status: toIntentStatus(next) };
+  }
+
+  /** Signs a body the way the sandbox's webhooks are signed (tests use it to forge and tamper). */
+  sign(body: string, timestamp = Math.floor(Date.now() / 1000)): string {
+    return `t=${timestamp},v1=${hmacSha256(this.#secret, `${timestamp}.${body}`).toString('hex')}`;
+  }
+
+  #send(event: SandboxWebhookBody, attempt = 0): void {
+    const body = JSON.stringify(event);
+    const deliver = this.#deliver;
+    if (!deliver) {
+      this.#log.warn({ event: event.id }, 'sandbox: no webhook delivery configured; event dropped');
+      return;
+    }
+    const run = async () => {
+      let status = 0;
+      try {
+        status = await deliver(body, {
+          'content-type': 'application/json',
+          [SANDBOX_SIGNATURE_HEADER]: this.sign(body),
+        });
+      } catch (error) {
+        this.#log.warn({ err: error, event: event.id, attempt }, 'sandbox: webhook delivery failed');
+      }
+      if (status >= 200 && status < 300) return;
+      const delay = RETRY_DELAYS_MS[attempt];
+      if (delay === undefined) {
+        this.#log.error({ event: event.id }, 'sandbox: webhook not delivered; giving up');
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer);
+        this.#send(event, attempt + 1);
+      }, delay);
+      timer.unref();
+      this.#timers.add(timer);
+    };
+    setImmediate(() => void run());
+  }
+
+  verifyWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): ProviderEvent {
+    const header = headers[SANDBOX_SIGNATURE_HEADER];
+    if (typeof header !== 'string')
+      throw new WebhookSignatureError(`Missing ${SANDBOX_SIGNATURE_HEADER} header.`);
+    const parts = Object.fromEntries(
+      header.split(',').map((part) => part.trim().split('=', 2) as [string, string]),
+    );
+    const timestamp = Number(parts.t);
+    if (!Number.isInteger(timestamp) || typeof parts.v1 !== 'string')
+      throw new WebhookSignatureError('Malformed signature header.');
+    if (Math.abs(Date.now() / 1000 - timestamp) > TOLERANCE_S)
+      throw new WebhookSignatureError('The signature timestamp is too old.');
+    const expected = hmacSha256(this.#secret, `${timestamp}.${rawBody.toString('utf8')}`).toString('hex');
+    if (!safeEqual(parts.v1, expected))
+      throw new WebhookSignatureError('The signature does not match the body.');
+
+    const event = JSON.parse(rawBody.toString('utf8')) as SandboxWebhookBody;
+    const { ref, amount, metadata } = event.data;
+    switch (event.type) {
+      case 'payment_intent.succeeded':
+        return { id: event.id, kind: 'payment.succeeded', ref, amount, metadata };
+      case 'payment_intent.payment_failed':
+        return { id: event.id, kind: 'payment.failed', ref, reason: event.data.reason ?? 'failed', metadata };
+      case 'refund.succeeded':
+        return {
+          id: event.id,
+          kind: 'refund.succeeded',
+          ref,
+          refundRef: event.data.refundRef ?? '',
+          amount,
+          metadata,
+        };
+      default:
+        return { id: event.id, kind: 'ignored', type: String((event as { type: unknown }).type) };
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../http/errors.ts';
+import { tierOf, type RateLimiter } from './ratelimit.limiter.ts';
+
+/**
+ * onRequest hook for the storefront scope, after `storefrontAuth`: counts the request against its
+ * key's budget and sets the RateLimit-* headers (set here, they are kept on every answer, error
+ * answers included); over budget it is 429 `rate_limited` with Retry-After.
+ */
+export function storefrontRateLimit(limiter: RateLimiter) {
+  return async function rateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const tier = tierOf(request.method);
+    const key = request.storefront;
+    if (tier === null || key === null) return;
+    const decision = await limiter.hit({
+      keyId: key.keyId,
+      tier,
+      keyLimit: tier === 'public-read' ? key.rateLimitRead : key.rateLimitWrite,
+      ip: request.ip,
+    });
+    void reply.header('ratelimit-limit', String(decision.limit));
+    void reply.header('ratelimit-remaining', String(decision.remaining));
+    void reply.header('ratelimit-reset', String(decision.resetSeconds));
+    if (!decision.allowed) {
+      const whose = decision.scope === 'key' ? "This publishable key's" : "This client's";
+      throw new AppError(
+        'rate_limited',
+        429,
+        `${whose} ${tier} budget of ${decision.limit} requests per window is used up; retry in ${decision.resetSeconds} s.`,
+        { headers: { 'retry-after': String(decision.resetSeconds) } },
+      );
+    }
+  };
+}

@@ -1,0 +1,111 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import type { AppContext } from '../http/context.ts';
+import { problemResponses } from '../http/schemas.ts';
+import { requestSignInCode, revokeStaffSession, verifySignInCode } from './sign-in.service.ts';
+import { requireStaff } from './staff-auth.ts';
+import { StaffRoleSchema } from './staff.schemas.ts';
+
+const Email = Type.String({ format: 'email', maxLength: 254 });
+const StoreSlug = Type.String({ minLength: 1, maxLength: 63, description: 'The store slug.' });
+
+const Session = Type.Object(
+  {
+    token: Type.String({ description: 'st_… token; send it as Authorization: Bearer. Shown only here.' }),
+    expiresAt: Type.String({ format: 'date-time' }),
+    staff: Type.Object({ id: Type.String(), email: Type.String(), role: StaffRoleSchema }),
+  },
+  { title: 'StaffSession' },
+);
+
+const CurrentSession = Type.Object(
+  {
+    expiresAt: Type.String({ format: 'date-time' }),
+    storeId: Type.String(),
+    staff: Type.Object({ id: Type.String(), email: Type.String(), role: StaffRoleSchema }),
+  },
+  { title: 'CurrentStaffSession' },
+);
+
+export const authAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.post(
+    '/auth/sign-in',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['Admin: authentication'],
+        summary: 'Email a one-time sign-in code',
+        description:
+          'Always 202, whether or not the address belongs to a staff member of the store. A real staff member receives a 6-digit code, valid 10 minutes, from the platform sender.',
+        security: [],
+        body: Type.Object({ storeSlug: StoreSlug, email: Email }, { additionalProperties: false }),
+        response: { 202: Type.Object({ status: Type.Literal('sent') }), ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      await requestSignInCode(ctx, request.body.storeSlug, request.body.email);
+      return reply.code(202).send({ status: 'sent' as const });
+    },
+  );
+
+  app.post(
+    '/auth/verify',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['Admin: authentication'],
+        summary: 'Exchange an emailed code for a staff session token',
+        security: [],
+        body: Type.Object(
+          { storeSlug: StoreSlug, email: Email, code: Type.String({ pattern: '^[0-9]{6}$' }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Session, ...problemResponses },
+      },
+    },
+    async (request) => {
+      const session = await verifySignInCode(
+        ctx,
+        request.body.storeSlug,
+        request.body.email,
+        request.body.code,
+      );
+      return { token: session.token, expiresAt: session.expiresAt.toISOString(), staff: session.staff };
+    },
+  );
+
+  app.get(
+    '/auth/session',
+    {
+      schema: {
+        tags: ['Admin: authentication'],
+        summary: 'The current staff session',
+        response: { 200: CurrentSession, ...problemResponses },
+      },
+    },
+    async (request) => {
+      const staff = requireStaff(request);
+      return {
+        expiresAt: staff.expiresAt.toISOString(),
+        storeId: staff.storeId,
+        staff: { id: staff.staffId, email: staff.email, role: staff.role },
+      };
+    },
+  );
+
+  app.post(
+    '/auth/sign-out',
+    {
+      schema: {
+        tags: ['Admin: authentication'],
+        summary: 'End the current staff session',
+        response: { 204: Type.Null(), ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const staff = requireStaff(request);
+      await revokeStaffSession(ctx, staff.storeId, staff.sessionId);
+      return reply.code(204).send(null);
+    },
+  );
+};

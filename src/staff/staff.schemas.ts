@@ -1,0 +1,18 @@
+import Type from 'typebox';
+
+export const StaffRoleSchema = Type.Union([
+  Type.Literal('owner'),
+  Type.Literal('admin'),
+  Type.Literal('staff'),
+]);
+
+export const StaffMemberSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    email: Type.String(),
+    role: StaffRoleSchema,
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'StaffMember' },
+);

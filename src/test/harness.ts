@@ -1,0 +1,261 @@
+/**
+ * Test harness: a real app on a real database. Embedded by default (an in-memory PGlite loaded from
+ * the migrated template); with DATABASE_URL, a fresh PostgreSQL database cloned from the migrated
+ * one with CREATE DATABASE … TEMPLATE, dropped when the test file ends.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { pino } from 'pino';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { buildApp, type App } from '../app.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { openDatabase, type Db } from '../db/database.ts';
+import type { Clock } from '../http/context.ts';
+import { createStorefrontKey } from '../keys/keys.service.ts';
+import { openStaffSession } from '../staff/staff.service.ts';
+import { createStore, type Store } from '../stores/stores.service.ts';
+import { createMailTransport } from '../mail/transport.ts';
+import { backgroundLoops } from '../workers/loops.ts';
+import { startWorkers, WorkerSignals, type RunningWorkers } from '../workers/runner.ts';
+import { pgliteFromTemplate } from './template.ts';
+
+/** The configuration tests run with: the process environment (DATABASE_URL, REDIS_URL) plus overrides. */
+export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {
+  const base = loadConfig({ ...process.env, SEED_DEMO: '0', LOG_LEVEL: 'silent', PORT: '0' });
+  return {
+    ...base,
+    secretKey: 'test-secret-key-test-secret-key-0123456789',
+    emailTransport: { kind: 'file', dir: fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-mail-')) },
+    mailRetryScheduleMs: [50, 50, 50],
+    ...overrides,
+  };
+}
+
+/** A clock tests can move. */
+export class TestClock implements Clock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+/** A database for one test file. */
+export async function openTestDatabase(): Promise<Db> {
+  const databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl)
+    return openDatabase({ databaseUrl: null, dataDir: '', pglite: await pgliteFromTemplate() });
+
+  const template = new URL(databaseUrl).pathname.slice(1);
+  const name = `${template}_t${process.pid}_${randomUUID().slice(0, 8)}`.slice(0, 63);
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  await withAdmin(admin.href, (client) => createFromTemplate(client, name, template));
+  const url = new URL(databaseUrl);
+  url.pathname = `/${name}`;
+  const db = await openDatabase({ databaseUrl: url.href, dataDir: '', poolSize: 8 });
+  return {
+    kind: db.kind,
+    kysely: db.kysely,
+    async close() {
+      await db.close();
+      await withAdmin(admin.href, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    },
+  };
+}
+
+/** An empty (unmigrated) database, for migration tests. Returns null on the embedded database. */
+export async function openBlankPostgres(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) return null;
+  const name = `sf_blank_${process.pid}_${randomUUID().slice(0, 8)}`;
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  await withAdmin(admin.href, (client) => client.query(`CREATE DATABASE "${name}"`));
+  const url = new URL(databaseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    drop: async () => {
+      await withAdmin(admin.href, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    },
+  };
+}
+
+async function createFromTemplate(client: pg.Client, name: string, template: string): Promise<void> {
+  // Concurrent clones of one template can collide ("source database is being accessed"): retry.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+      return;
+    } catch (error) {
+      if (attempt >= 50 || (error as { code?: string }).code !== '55006') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+    }
+  }
+}
+
+async function withAdmin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestApp {
+  app: App;
+  db: Db;
+  config: Readonly<Config>;
+  clock: TestClock;
+  /** Every log line the app wrote, parsed. */
+  logs: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  config?: Partial<Config>;
+  /** Use this database instead of opening a new one (it is not closed with the app). */
+  db?: Db;
+  /** Registers extra routes before the app is ready (e.g. one that fails on purpose). */
+  routes?: (app: App) => void;
+  /** Run the background worker loops (mail, …) in this process, as `serve` does. */
+  workers?: boolean;
+}
+
+/** Builds the app on a fresh test database. Close it in `after()`. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const db = options.db ?? (await openTestDatabase());
+  const config = testConfig(options.config);
+  const overridesMail = options.config?.emailTransport !== undefined;
+  const clock = new TestClock();
+  const logs: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (line.trim() !== '') logs.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      callback();
+    },
+  });
+  const signals = new WorkerSignals();
+  const app = await buildApp(config, { db, clock, logger: { level: 'info', stream }, signals });
+  options.routes?.(app);
+  await app.ready();
+  let workers: RunningWorkers | null = null;
+  const mailTransport = createMailTransport(config.emailTransport);
+  if (options.workers) {
+    const log = pino({ level: 'info' }, stream);
+    workers = startWorkers(
+      backgroundLoops({
+        db: db.kysely,
+        config,
+        clock,
+        log,
+        mailTransport,
+        payments: app.storefront.payments,
+        signals,
+      }),
+      log,
+    );
+    signals.attach(workers);
+  }
+  return {
+    app,
+    db,
+    config,
+    clock,
+    logs,
+    async close() {
+      await app.close();
+      await workers?.stop();
+      mailTransport.close();
+      if (!options.db) await db.close();
+      if (config.emailTransport.kind === 'file' && !overridesMail) {
+        fs.rmSync(config.emailTransport.dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+export interface TestStore {
+  store: Store;
+  ownerEmail: string;
+  publishableKey: string;
+  keyId: string;
+  staffToken: string;
+}
+
+/** A fresh store with an owner, a publishable key (allowing https://shop.example) and a staff token. */
+export async function createTestStore(
+  t: Pick<TestApp, 'db' | 'config'>,
+  input: { currency?: string; allowedOrigins?: string[] } = {},
+): Promise<TestStore> {
+  const suffix = randomUUID().slice(0, 8);
+  const ownerEmail = `owner-${suffix}@example.com`;
+  const { store } = await createStore(t.db.kysely, {
+    name: `Test Store ${suffix}`,
+    slug: `test-${suffix}`,
+    currency: input.currency ?? 'USD',
+    ownerEmail,
+  });
+  const key = await createStorefrontKey(t.db.kysely, store.id, {
+    label: 'test',
+    allowedOrigins: input.allowedOrigins ?? ['https://shop.example'],
+  });
+  const session = await openStaffSession(t.db.kysely, store.id, ownerEmail, t.config.staffSessionTtlMs);
+  return { store, ownerEmail, publishableKey: key.key, keyId: key.id, staffToken: session.token };
+}
+
+/** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** Every .eml file the file transport wrote to `dir`, parsed, oldest first. */
+export async function readMailDir(dir: string): Promise<ParsedMail[]> {
+  if (!fs.existsSync(dir)) return [];
+  const files = fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.eml'))
+    .sort();
+  return Promise.all(files.map((name) => simpleParser(fs.readFileSync(path.join(dir, name)))));
+}
+
+/** Waits for a mail to `to` in the test app's mail directory and returns the newest one. */
+export async function waitForMail(t: Pick<TestApp, 'config'>, to: string, count = 1): Promise<ParsedMail> {
+  const { emailTransport } = t.config;
+  if (emailTransport.kind !== 'file') throw new Error('waitForMail reads the file transport');
+  return waitFor(
+    async () => {
+      const mails = (await readMailDir(emailTransport.dir)).filter((mail) => addressesOf(mail).includes(to));
+      return mails.length >= count ? mails.at(-1) : undefined;
+    },
+    5000,
+    `mail to ${to}`,
+  );
+}
+
+export function addressesOf(mail: ParsedMail): string[] {
+  const to = Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : [];
+  return to.flatMap((entry) => entry.value.map((address) => address.address ?? ''));
+}

@@ -1,0 +1,240 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { EVENT_TYPES, listEvents, type EventType } from '../events/events.ts';
+import { createTestStore, startTestApp, type TestApp } from '../test/harness.ts';
+import {
+  as,
+  emit,
+  hmacHex,
+  registerEndpoint,
+  startReceiver,
+  webhookTestConfig,
+  type Receiver,
+} from './webhooks.test-support.ts';
+
+let t: TestApp;
+let hook: Receiver;
+before(async () => {
+  t = await startTestApp({ workers: true, config: webhookTestConfig() });
+  hook = await startReceiver();
+});
+after(async () => {
+  await hook.close();
+  await t.close();
+});
+
+interface ThemeBody {
+  id: string;
+  name: string;
+  settings: Record<string, unknown>;
+  live: boolean;
+  publishedAt: string | null;
+}
+
+describe('themes and apps', () => {
+  test('create, list and publish themes; exactly one is live; publishing emits theme.published', async () => {
+    const shop = await createTestStore(t);
+    const headers = as(shop.staffToken);
+    const create = (name: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/themes',
+        headers,
+        payload: { name, settings: { colors: { primary: '#000' }, fontSize: 16 } },
+      });
+    const dawn = await create('Dawn');
+    assert.equal(dawn.statusCode, 201, dawn.body);
+    const first = dawn.json<ThemeBody>();
+    assert.deepEqual(first.settings, { colors: { primary: '#000' }, fontSize: 16 });
+    assert.equal(first.live, false);
+    const second = (await create('Sense')).json<ThemeBody>();
+
+    const published = await t.app.inject({
+      method: 'POST',
+      url: `/admin/v1/themes/${first.id}/publish`,
+      headers,
+    });
+    assert.equal(published.statusCode, 200, published.body);
+    assert.equal(published.json<ThemeBody>().live, true);
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/admin/v1/themes/${first.id}/publish`,
+      headers,
+    });
+    assert.equal(again.statusCode, 200);
+    await t.app.inject({ method: 'POST', url: `/admin/v1/themes/${second.id}/publish`, headers });
+
+    const list = await t.app.inject({ method: 'GET', url: '/admin/v1/themes', headers });
+    const themes = list.json<{ items: ThemeBody[]; nextCursor: null }>().items;
+    assert.deepEqual(
+      themes.map((theme) => [theme.name, theme.live]),
+      [
+        ['Dawn', false],
+        ['Sense', true],
+      ],
+    );
+    const one = await t.app.inject({ method: 'GET', url: `/admin/v1/themes/${second.id}`, headers });
+    assert.equal(one.json<ThemeBody>().live, true);
+
+    const events = await listEvents(t.db.kysely, shop.store.id, { type: 'theme.published' });
+    assert.deepEqual(
+      events.map((event) => event.data),
+      [
+        { themeId: first.id, name: 'Dawn', previousThemeId: null, storeId: shop.store.id },
+        { themeId: second.id, name: 'Sense', previousThemeId: first.id, storeId: shop.store.id },
+      ],
+      'republishing the live theme records nothing',
+    );
+  });
+
+  test('concurrent publishes leave exactly one live theme', async () => {
+    const shop = await createTestStore(t);
+    const headers = as(shop.staffToken);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/themes',
+        headers,
+        payload: { name: `T${i}` },
+      });
+      ids.push(response.json<ThemeBody>().id);
+    }
+    const responses = await Promise.all(
+      ids.map((id) => t.app.inject({ method: 'POST', url: `/admin/v1/themes/${id}/publish`, headers })),
+    );
+    assert.deepEqual(
+      responses.map((r) => r.statusCode),
+      [200, 200, 200, 200, 200],
+    );
+    const live = await t.db.kysely
+      .selectFrom('themes')
+      .select('id')
+      .where('store_id', '=', shop.store.id)
+      .where('live', '=', true)
+      .execute();
+    assert.equal(live.length, 1);
+    assert.equal((await listEvents(t.db.kysely, shop.store.id, { type: 'theme.published' })).length, 5);
+  });
+
+  test('theme input is validated', async () => {
+    const shop = await createTestStore(t);
+    for (const payload of [
+      {},
+      { name: '' },
+      { name: 'x', settings: [] },
+      { name: 'x', settings: 'dark' },
+      { name: 'x', extra: true },
+      { name: 'x', settings: { big: 'x'.repeat(70_000) } },
+    ]) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/themes',
+        headers: as(shop.staffToken),
+        payload,
+      });
+      assert.equal(response.statusCode, 400, JSON.stringify(payload).slice(0, 80));
+    }
+    const missing = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/themes/6b0e7c4e-8f0a-4b8e-9d59-3a2f1e0c9b11/publish',
+      headers: as(shop.staffToken),
+    });
+    assert.equal(missing.statusCode, 404);
+  });
+
+  test('installing an app emits app.installed; a second install of the same name is 409', async () => {
+    const shop = await createTestStore(t);
+    const headers = as(shop.staffToken);
+    const installed = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/apps',
+      headers,
+      payload: { name: 'Reviews', scopes: ['read_products', 'write_content'] },
+    });
+    assert.equal(installed.statusCode, 201, installed.body);
+    const app = installed.json<{ id: string; name: string; scopes: string[]; installedAt: string }>();
+    assert.deepEqual(app.scopes, ['read_products', 'write_content']);
+    const duplicate = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/apps',
+      headers,
+      payload: { name: 'Reviews', scopes: [] },
+    });
+    assert.equal(duplicate.statusCode, 409);
+    assert.equal(duplicate.json<{ title: string }>().title, 'app_already_installed');
+    for (const scopes of [['admin'], ['read_products', 'read_products'], ['READ_PRODUCTS']]) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/apps',
+        headers,
+        payload: { name: 'Other', scopes },
+      });
+      assert.equal(response.statusCode, 400, JSON.stringify(scopes));
+    }
+    const list = await t.app.inject({ method: 'GET', url: '/admin/v1/apps', headers });
+    assert.deepEqual(
+      list.json<{ items: { id: string }[] }>().items.map((item) => item.id),
+      [app.id],
+    );
+    const events = await listEvents(t.db.kysely, shop.store.id, { type: 'app.installed' });
+    assert.deepEqual(
+      events.map((event) => event.data),
+      [
+        {
+          appId: app.id,
+          name: 'Reviews',
+          scopes: ['read_products', 'write_content'],
+          storeId: shop.store.id,
+        },
+      ],
+    );
+  });
+
+  test('every one of the ten event types reaches a registered endpoint, signed', async () => {
+    const shop = await createTestStore(t);
+    const endpoint = await registerEndpoint(t, shop, hook.url, ['*']);
+    const headers = as(shop.staffToken);
+    // theme.published and app.installed through their admin routes…
+    const theme = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/themes',
+      headers,
+      payload: { name: 'Dawn' },
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: `/admin/v1/themes/${theme.json<ThemeBody>().id}/publish`,
+      headers,
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/apps',
+      headers,
+      payload: { name: 'Mail', scopes: [] },
+    });
+    // …the other eight as their modules record them (recordEvent in the change's transaction).
+    const others: [EventType, Record<string, unknown>][] = [
+      ['order.created', { orderId: 'o-1', number: 1001 }],
+      ['order.paid', { orderId: 'o-1' }],
+      ['order.refunded', { orderId: 'o-1', amount: { amount: 500, currency: 'USD' } }],
+      ['inventory.updated', { variantId: 'v-1', productId: 'p-1', available: 4 }],
+      ['product.created', { productId: 'p-1' }],
+      ['product.updated', { productId: 'p-1' }],
+      ['product.deleted', { productId: 'p-1' }],
+      ['content.updated', { kind: 'region', key: 'home-hero' }],
+    ];
+    for (const [type, data] of others) await emit(t, shop.store.id, type, data);
+
+    const storeRequests = await hook.waitForRequests(10, (r) => r.body.data.storeId === shop.store.id);
+    assert.deepEqual(new Set(storeRequests.map((r) => r.body.event)), new Set(EVENT_TYPES));
+    for (const request of storeRequests) {
+      assert.equal(request.headers['x-webhook-signature'], hmacHex(endpoint.secret, request.rawBody));
+      assert.equal(request.headers['x-webhook-event'], request.body.event);
+    }
+    const orderEvents = storeRequests
+      .filter((r) => r.body.event.startsWith('order.'))
+      .map((r) => r.body.event);
+    assert.deepEqual(orderEvents, ['order.created', 'order.paid', 'order.refunded'], 'one order, in order');
+  });
+});

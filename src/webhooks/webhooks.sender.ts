@@ -1,0 +1,181 @@
+import net from 'node:net';
+import { Agent, request } from 'undici';
+import { guardedLookup, refusalFor, RefusedAddressError, type AddressPolicy } from './webhooks.url-guard.ts';
+
+/** One HTTP attempt of a webhook delivery. */
+export interface WebhookRequest {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+export type SendResult =
+  | { ok: true; status: number }
+  | {
+      ok: false;
+      /** The response status, or null when no response came (timeout, connection error, refusal). */
+      status: number | null;
+      error: string;
+      /** From a `Retry-After` response header, when present and valid. */
+      retryAfterMs: number | null;
+      /** The attempt was cut short because the worker is stopping (not the receiver's fault). */
+      interrupted: boolean;
+    };
+
+const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+const EXCERPT_CHARS = 200;
+
+/** Parses `Retry-After` (delay-seconds or an HTTP date) into milliseconds from `now`, capped at 24 h. */
+export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | null {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined) return null;
+  const trimmed = text.trim();
+  let ms: number;
+  if (/^\d+$/.test(trimmed)) ms = Number(trimmed) * 1000;
+  else {
+    const at = Date.parse(trimmed);
+    if (Number.isNaN(at)) return null;
+    ms = at - now.getTime();
+  }
+  return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
+}
+
+function describeError(error: unknown, timeoutMs: number, timedOut: boolean): string {
+  if (timedOut) return `timed out after ${timeoutMs} ms`;
+  if (error instanceof RefusedAddressError) return error.message;
+  const { code, message, cause } = error as { code?: string; message?: string; cause?: unknown };
+  if (cause instanceof RefusedAddressError) return cause.message;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset before a response';
+    case 'ENOTFOUND':
+      return 'host name not found';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `timed out after ${timeoutMs} ms`;
+    case undefined:
+    default:
+      return `${code ? `${code}: ` : ''}${message ?? String(error)}`.slice(0, 300);
+  }
+}
+
+/**
+ * Sends webhook requests with undici: POST, the exact body, a per-attempt timeout, no redirects
+ * (undici's `request` does not follow them: a 3xx is a failed attempt), and the SSRF guard at
+ * connect time (https agent: public addresses, plus loopback when ALLOW_HTTP_WEBHOOKS is on; http
+ * agent: loopback only).
+ */
+export class WebhookSender {
+  readonly #timeoutMs: number;
+  readonly #allowHttp: boolean;
+  readonly #https: Agent;
+  readonly #http: Agent;
+
+  constructor(options: { timeoutMs: number; allowHttp: boolean }) {
+    this.#timeoutMs = options.timeoutMs;
+    this.#allowHttp = options.allowHttp;
+    const agent = (policy: AddressPolicy): Agent =>
+      new Agent({
+        connect: { lookup: guardedLookup(policy), timeout: Math.min(options.timeoutMs, 10_000) },
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        keepAliveTimeout: 4000,
+      });
+    this.#https = agent({ allowLoopback: options.allowHttp, loopbackOnly: false });
+    this.#http = agent({ allowLoopback: true, loopbackOnly: true });
+  }
+
+  /** Where the request may not go, checked before any connection (scheme and literal addresses). */
+  #precheck(url: URL): string | null {
+    if (url.protocol === 'http:' && !this.#allowHttp)
+      return 'refused: plain http is not allowed (ALLOW_HTTP_WEBHOOKS is off)';
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return `refused: ${url.protocol} is not https`;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (net.isIP(host) !== 0) {
+      const refusal = refusalFor(host, {
+        allowLoopback: this.#allowHttp,
+        loopbackOnly: url.protocol === 'http:',
+      });
+      if (refusal) return `refused to connect: ${refusal}`;
+    }
+    return null;
+  }
+
+  async send(
+    input: WebhookRequest,
+    stop?: AbortSignal,
+    now: () => Date = () => new Date(),
+  ): Promise<SendResult> {
+    let url: URL;
+    try {
+      url = new URL(input.url);
+    } catch {
+      return { ok: false, status: null, error: 'invalid URL', retryAfterMs: null, interrupted: false };
+    }
+    const refusal = this.#precheck(url);
+    if (refusal) return { ok: false, status: null, error: refusal, retryAfterMs: null, interrupted: false };
+
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.#timeoutMs);
+    const onStop = (): void => controller.abort();
+    stop?.addEventListener('abort', onStop, { once: true });
+    try {
+      const response = await request(url, {
+        dispatcher: url.protocol === 'http:' ? this.#http : this.#https,
+        method: 'POST',
+        headers: input.headers,
+        body: input.body,
+        signal: controller.signal,
+      });
+      const status = response.statusCode;
+      if (status >= 200 && status < 300) {
+        // Delivered once the status line says so, whatever happens to the rest of the body.
+        await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+        return { ok: true, status };
+      }
+      let excerpt = '';
+      try {
+        for await (const chunk of response.body) {
+          excerpt += (chunk as Buffer).toString('utf8');
+          if (excerpt.length >= EXCERPT_CHARS) break;
+        }
+      } catch {
+        // The status is what counts; a body cut short only shortens the excerpt.
+      }
+      const text = excerpt.replace(/\s+/g, ' ').trim().slice(0, EXCERPT_CHARS);
+      return {
+        ok: false,
+        status,
+        error: `HTTP ${status}${text ? `: ${text}` : ''}`,
+        retryAfterMs: parseRetryAfter(response.headers['retry-after'], now()),
+        interrupted: false,
+      };
+    } catch (error) {
+      const interrupted = !timedOut && stop?.aborted === true;
+      return {
+        ok: false,
+        status: null,
+        error: interrupted
+          ? 'interrupted: the worker stopped'
+          : describeError(error, this.#timeoutMs, timedOut),
+        retryAfterMs: null,
+        interrupted,
+      };
+    } finally {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.#https.close(), this.#http.close()]);
+  }
+}

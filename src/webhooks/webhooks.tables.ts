@@ -1,0 +1,90 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+
+/** Table types of webhook endpoints, deliveries, themes and apps. Merged into `Database` in db/tables.ts. */
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTime = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T> = ColumnType<T, string, string>;
+
+/** Why an endpoint is disabled: by a staff member, or because it answered 410 Gone. */
+export type DisabledReason = 'manual' | 'gone';
+
+export interface WebhookEndpointTable {
+  store_id: string;
+  /** Chosen by the service before insert: it is part of the secrets' associated data. */
+  id: string;
+  url: string;
+  description: string | null;
+  /** Subscribed event types, or `["*"]` for all. */
+  events: Json<string[]>;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  disabled_reason: DisabledReason | null;
+  /** AES-256-GCM ciphertext of the signing secret (see webhooks.secrets.ts); never returned. */
+  secret_ciphertext: string;
+  /** The secret replaced by the last rotation; it keeps signing until `previous_secret_expires_at`. */
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: NullableTime;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type WebhookEndpointRow = Selectable<WebhookEndpointTable>;
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+/** `event`: fanned out from the outbox; `replay`: re-sent by hand; `test`: a test ping. */
+export type DeliveryKind = 'event' | 'replay' | 'test';
+
+export interface WebhookDeliveryTable {
+  store_id: string;
+  id: Generated<string>;
+  endpoint_id: string;
+  event_id: string;
+  /** The event's `seq`: the order of deliveries within one endpoint and resource. */
+  event_seq: number;
+  /** The resource the event is about (e.g. `product:<id>`), see resourceKeyOf. */
+  resource_key: string;
+  kind: DeliveryKind;
+  status: ColumnType<DeliveryStatus, DeliveryStatus | undefined, DeliveryStatus>;
+  /** Attempts started so far; the number sent as `x-webhook-attempt`. */
+  attempts: Generated<number>;
+  next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** Lease: the relay that claimed the row owns the attempt until then. */
+  locked_until: NullableTime;
+  last_attempt_at: NullableTime;
+  last_status_code: ColumnType<number | null, number | null | undefined, number | null>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  delivered_at: NullableTime;
+  failed_at: NullableTime;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>;
+
+export interface ThemeTable {
+  store_id: string;
+  id: Generated<string>;
+  name: string;
+  settings: Json<Record<string, unknown>>;
+  /** At most one live theme per store (a partial unique index). */
+  live: ColumnType<boolean, boolean | undefined, boolean>;
+  published_at: NullableTime;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type ThemeRow = Selectable<ThemeTable>;
+
+export interface AppTable {
+  store_id: string;
+  id: Generated<string>;
+  name: string;
+  scopes: Json<string[]>;
+  created_at: CreatedAt;
+}
+export type AppRow = Selectable<AppTable>;
+
+export interface WebhookTables {
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  themes: ThemeTable;
+  apps: AppTable;
+}
