@@ -266,6 +266,23 @@ describe('storefront CLI', () => {
         await fetch(`${server.url}/storefront/v1/collections`, { headers: { 'x-publishable-key': key } })
       ).json()) as { items: { slug: string }[] };
       assert.deepEqual(collections.items.map((c) => c.slug).sort(), ['new-arrivals', 'summer', 'under-50']);
+      const read = async (route: string): Promise<unknown> => {
+        const answer = await fetch(`${server.url}/storefront/v1${route}`, {
+          headers: { 'x-publishable-key': key },
+        });
+        assert.equal(answer.status, 200, route);
+        return answer.json();
+      };
+      const menus = (await read('/menus')) as { items: { handle: string }[] };
+      assert.deepEqual(menus.items.map((m) => m.handle).sort(), ['footer', 'main']);
+      const pages = (await read('/pages')) as { items: { slug: string }[] };
+      assert.deepEqual(pages.items.map((p) => p.slug).sort(), ['about', 'shipping-returns']);
+      const hero = (await read('/regions/home-hero')) as { blocks: { type: string }[] };
+      assert.deepEqual(
+        hero.blocks.map((b) => b.type),
+        ['heading', 'text', 'columns', 'spacer'],
+        'the demo home-hero region is published',
+      );
     } finally {
       server.child.kill('SIGINT');
       assert.equal(await exited(server.child), 0);

@@ -5,6 +5,7 @@ import { openStaffSession } from '../staff/staff.service.ts';
 import { createStore } from '../stores/stores.service.ts';
 import { findStoreBySlug } from '../stores/stores.repository.ts';
 import { seedDemoCatalog } from './demo-catalog.ts';
+import { seedDemoContent } from './demo-content.ts';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_OWNER_EMAIL = 'owner@demo.storefront.test';
@@ -16,7 +17,7 @@ export interface DemoCredentials {
 }
 
 /**
- * Creates the demo store (catalog included) with a publishable key and an owner session; null when
+ * Creates the demo store (catalog and content included) with a publishable key and an owner session; null when
  * it exists already.
  */
 export async function seedDemo(db: Kysely<Database>, sessionTtlMs: number): Promise<DemoCredentials | null> {
@@ -32,6 +33,7 @@ export async function seedDemo(db: Kysely<Database>, sessionTtlMs: number): Prom
     allowedOrigins: ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://localhost:5173'],
   });
   await seedDemoCatalog(db, store.id);
+  await seedDemoContent(db, store.id);
   const session = await openStaffSession(db, store.id, DEMO_OWNER_EMAIL, sessionTtlMs);
   return { storeId: store.id, publishableKey: key.key, staffToken: session.token };
 }
