@@ -124,19 +124,30 @@ async function serve(config: Readonly<Config>): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n\n`);
   log.info({ url: server.url, startupMs: Math.round(performance.now() - started) }, 'listening');
 
+  onShutdownSignal(log, config, 'shutting down', () => server.close().then(() => db.close()));
+}
+
+/**
+ * On SIGTERM or SIGINT runs `close` once and exits 0, or exits 1 when closing fails or takes longer
+ * than SHUTDOWN_TIMEOUT.
+ */
+function onShutdownSignal(
+  log: Logger,
+  config: Readonly<Config>,
+  message: string,
+  close: () => Promise<unknown>,
+): void {
   let stopping = false;
   const shutdown = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
+    log.info({ signal }, message);
     const force = setTimeout(() => {
       log.error('shutdown timed out; exiting');
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
-    void server
-      .close()
-      .then(() => db.close())
+    close()
       .then(() => process.exit(0))
       .catch((error: unknown) => {
         log.error({ err: error }, 'shutdown failed');
@@ -168,28 +179,12 @@ async function worker(config: Readonly<Config>): Promise<void> {
     log,
   );
   log.info('worker started');
-  let stopping = false;
-  const shutdown = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'worker shutting down');
-    const force = setTimeout(() => {
-      log.error('shutdown timed out; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs);
-    force.unref();
-    void workers
+  onShutdownSignal(log, config, 'worker shutting down', () =>
+    workers
       .stop()
       .then(() => mailTransport.close())
-      .then(() => db.close())
-      .then(() => process.exit(0))
-      .catch((error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+      .then(() => db.close()),
+  );
 }
 
 async function run(argv: string[]): Promise<void> {
