@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import { createValidatorCompiler } from './http/ajv.ts';
 import { systemClock, type AppContext, type Clock } from './http/context.ts';
-import { installErrorHandling } from './http/errors.ts';
+import { AppError, installErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health-routes.ts';
 import { CursorCodec } from './http/pagination.ts';
 import { registerPreflight, storefrontAuth } from './http/storefront-auth.ts';
@@ -74,7 +74,8 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
-    return503OnClosing: true,
+    // While closing, new requests get our own 503 problem+json (the hook below), not Fastify's body.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -85,8 +86,18 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
   installErrorHandling(app);
   app.decorateRequest('storefront', null);
   app.decorateRequest('staff', null);
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
+    if (closing) {
+      void reply.header('connection', 'close');
+      done(new AppError('service_unavailable', 503, 'The service is shutting down; retry the request.'));
+      return;
+    }
     done();
   });
 

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import Type from 'typebox';
@@ -217,6 +219,45 @@ describe('readiness', () => {
       assert.equal((await broken.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
     } finally {
       await broken.close();
+    }
+  });
+});
+
+describe('shutdown', () => {
+  test('a request that arrives while the server closes is 503 problem+json; the one in flight finishes', async () => {
+    const closing = await startTestApp({
+      routes(app) {
+        app.get('/test/slow', async () => {
+          await sleep(400);
+          return { done: true };
+        });
+      },
+    });
+    try {
+      const address = await closing.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = new URL(address);
+      const socket = net.connect(Number(port), '127.0.0.1');
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (received += chunk));
+      const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+      socket.write('GET /test/slow HTTP/1.1\r\nHost: x\r\n\r\n');
+      await sleep(100);
+      const closed = closing.app.close();
+      await sleep(50);
+      // Same connection (it is busy, so the server keeps it open while the first request runs).
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await closed;
+      await ended;
+      const responses = received.split(/(?=HTTP\/1\.1 )/);
+      assert.equal(responses.length, 2, received);
+      assert.match(responses[0]!, /^HTTP\/1\.1 200 /);
+      assert.match(responses[0]!, /"done":true/);
+      assert.match(responses[1]!, /^HTTP\/1\.1 503 /);
+      assert.match(responses[1]!, /content-type: application\/problem\+json/i);
+      assert.match(responses[1]!, /"title":"service_unavailable"/);
+    } finally {
+      await closing.close();
     }
   });
 });
