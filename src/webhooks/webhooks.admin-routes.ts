@@ -13,9 +13,12 @@ import {
   EndpointWithSecretSchema,
   ReplayBody,
   ReplayResponse,
+  TestSendBody,
+  TestSendResponse,
   UpdateEndpointBody,
 } from './webhooks.schemas.ts';
 import { loadSecretsKey } from './webhooks.secrets.ts';
+import { WebhookSender } from './webhooks.sender.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -27,6 +30,7 @@ import {
   replayEvents,
   retryDelivery,
   rotateEndpointSecret,
+  sendTestEvent,
   updateEndpoint,
   type WebhookServiceDeps,
 } from './webhooks.service.ts';
@@ -46,6 +50,10 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
     allowHttp: ctx.config.webhooks.allowHttp,
     now: () => ctx.clock.now(),
   };
+
+  // Test sends go out from the API process itself, through the same SSRF-guarded agents as the relay.
+  const sender = new WebhookSender(ctx.config.webhooks);
+  app.addHook('onClose', () => sender.close());
 
   await app.register(themesAppsAdminRoutes, { ctx });
 
@@ -156,6 +164,30 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
       const { storeId } = requireStaff(request, 'owner', 'admin');
       const endpoint = await rotateEndpointSecret(deps, storeId, request.params.id);
       return reply.header('cache-control', 'no-store').send(endpoint);
+    },
+  );
+
+  app.post(
+    `${ENDPOINTS}/:id/test`,
+    {
+      schema: {
+        tags,
+        summary: 'Send a signed test event now',
+        description:
+          'Sends one event envelope with data {storeId, test: true} and a fresh id, signed like a real delivery, and answers with what the endpoint answered. Not stored, not retried; works on disabled endpoints too.',
+        params: IdParams,
+        body: TestSendBody,
+        response: { 200: TestSendResponse, ...problemResponses },
+      },
+      // The body is optional: a bare POST sends the default event type.
+      preValidation: (request, _reply, done) => {
+        request.body ??= {};
+        done();
+      },
+    },
+    async (request) => {
+      const { storeId } = requireStaff(request, 'owner', 'admin');
+      return sendTestEvent({ ...deps, sender }, storeId, request.params.id, request.body);
     },
   );
 

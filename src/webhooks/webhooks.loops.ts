@@ -18,8 +18,8 @@ import {
   WEBHOOK_CHANNEL,
   type ClaimedDelivery,
 } from './webhooks.relay.ts';
-import { decryptSecret, loadSecretsKey, signatureHeader } from './webhooks.secrets.ts';
-import { WebhookSender } from './webhooks.sender.ts';
+import { loadSecretsKey, signingSecrets } from './webhooks.secrets.ts';
+import { WebhookSender, webhookHeaders } from './webhooks.sender.ts';
 
 export const WEBHOOK_RELAY_LOOP = 'webhook-relay';
 export const WEBHOOK_PURGE_LOOP = 'webhook-purge';
@@ -183,31 +183,21 @@ export class WebhookRelay {
     };
     try {
       const now = clock.now();
-      const secrets = [decryptSecret(key, delivery.storeId, delivery.endpointId, delivery.secretCiphertext)];
-      if (
-        delivery.previousSecretCiphertext !== null &&
-        delivery.previousSecretExpiresAt !== null &&
-        delivery.previousSecretExpiresAt > now
-      ) {
-        secrets.push(
-          decryptSecret(key, delivery.storeId, delivery.endpointId, delivery.previousSecretCiphertext),
-        );
-      }
+      const secrets = signingSecrets(key, delivery, now);
       const body = envelopeOf(delivery);
       const result = await sender.send(
         {
           url: delivery.url,
           body,
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'Storefront-Webhooks/1.0',
-            'x-webhook-event': delivery.event.type,
-            'x-webhook-signature': signatureHeader(secrets, body),
-            'x-webhook-attempt': String(delivery.attempt),
-            'x-webhook-id': delivery.event.id,
-            'x-webhook-delivery': delivery.id,
-            'x-webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-          },
+          headers: webhookHeaders({
+            secrets,
+            body,
+            eventType: delivery.event.type,
+            eventId: delivery.event.id,
+            attempt: delivery.attempt,
+            now,
+            deliveryId: delivery.id,
+          }),
         },
         signal,
         () => clock.now(),

@@ -151,3 +151,29 @@ export const InstallAppBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const TestSendBody = Type.Object(
+  {
+    event: Type.Optional(
+      Type.Union(
+        EVENT_TYPES.map((type) => Type.Literal(type)),
+        {
+          description:
+            "The event type to send (default: the endpoint's first subscribed type, or product.updated for *).",
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const TestSendResponse = Type.Object({
+  eventId: Type.String({ format: 'uuid', description: 'The envelope id (x-webhook-id) of the test event.' }),
+  event: Type.String(),
+  ok: Type.Boolean({ description: 'The endpoint answered 2xx.' }),
+  statusCode: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The HTTP status of the answer; null when none came.',
+  }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why the send failed, when it did.' }),
+  durationMs: Type.Integer({ minimum: 0 }),
+});

@@ -67,3 +67,27 @@ export function signBody(secret: string, rawBody: string | Buffer): string {
 export function signatureHeader(secrets: readonly string[], rawBody: string): string {
   return secrets.map((secret) => signBody(secret, rawBody)).join(', ');
 }
+
+/** The encrypted secrets of one endpoint, as the relay and the test send read them. */
+export interface EndpointSecrets {
+  storeId: string;
+  endpointId: string;
+  secretCiphertext: string;
+  previousSecretCiphertext: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+/** The secrets that sign a request now: the current one, and the previous one until it expires. */
+export function signingSecrets(key: Buffer, endpoint: EndpointSecrets, now: Date): string[] {
+  const secrets = [decryptSecret(key, endpoint.storeId, endpoint.endpointId, endpoint.secretCiphertext)];
+  if (
+    endpoint.previousSecretCiphertext !== null &&
+    endpoint.previousSecretExpiresAt !== null &&
+    endpoint.previousSecretExpiresAt > now
+  ) {
+    secrets.push(
+      decryptSecret(key, endpoint.storeId, endpoint.endpointId, endpoint.previousSecretCiphertext),
+    );
+  }
+  return secrets;
+}

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { Agent, request } from 'undici';
+import { signatureHeader } from './webhooks.secrets.ts';
 import { guardedLookup, refusalFor, RefusedAddressError, type AddressPolicy } from './webhooks.url-guard.ts';
 
 /** One HTTP attempt of a webhook delivery. */
@@ -21,6 +22,29 @@ export type SendResult =
       /** The attempt was cut short because the worker is stopping (not the receiver's fault). */
       interrupted: boolean;
     };
+
+/** The headers of one signed webhook request (spec 2.16, DESIGN D15). */
+export function webhookHeaders(input: {
+  secrets: readonly string[];
+  body: string;
+  eventType: string;
+  eventId: string;
+  attempt: number;
+  now: Date;
+  /** The delivery row's id (`x-webhook-delivery`); absent for a test send. */
+  deliveryId?: string;
+}): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'Storefront-Webhooks/1.0',
+    'x-webhook-event': input.eventType,
+    'x-webhook-signature': signatureHeader(input.secrets, input.body),
+    'x-webhook-attempt': String(input.attempt),
+    'x-webhook-id': input.eventId,
+    ...(input.deliveryId === undefined ? {} : { 'x-webhook-delivery': input.deliveryId }),
+    'x-webhook-timestamp': String(Math.floor(input.now.getTime() / 1000)),
+  };
+}
 
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 const EXCERPT_CHARS = 200;

@@ -3,7 +3,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { AppError, notFound, validationFailed } from '../http/errors.ts';
 import { notifyRelays, resourceKeyOf } from './webhooks.relay.ts';
-import { encryptSecret, generateEndpointSecret } from './webhooks.secrets.ts';
+import { isEventType, type EventType } from '../events/events.ts';
+import { encryptSecret, generateEndpointSecret, signingSecrets } from './webhooks.secrets.ts';
+import { webhookHeaders, type WebhookSender } from './webhooks.sender.ts';
 import type { DeliveryStatus, WebhookDeliveryRow, WebhookEndpointRow } from './webhooks.tables.ts';
 import { checkEndpointUrl } from './webhooks.url-guard.ts';
 
@@ -349,4 +351,64 @@ export async function retryDelivery(
     await notifyRelays(trx);
   });
   return getDelivery(deps.db, storeId, id);
+}
+
+export interface TestSendResult {
+  eventId: string;
+  event: EventType;
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/**
+ * Sends one signed test event to an endpoint now and reports the answer (like Stripe's "send test
+ * webhook"). The envelope has the usual shape with `data: {storeId, test: true}` and a fresh id;
+ * it is signed exactly like a real delivery (both secrets during a rotation), goes through the
+ * same SSRF guard, and is neither stored nor retried. Disabled endpoints can be tested too, so a
+ * merchant can check a fix before re-enabling.
+ */
+export async function sendTestEvent(
+  deps: WebhookServiceDeps & { sender: WebhookSender },
+  storeId: string,
+  endpointId: string,
+  input: { event?: EventType | undefined },
+): Promise<TestSendResult> {
+  const row = await getEndpointRow(deps.db, storeId, endpointId);
+  const subscribed = row.events.find((name): name is EventType => isEventType(name));
+  const event = input.event ?? subscribed ?? 'product.updated';
+  const now = deps.now();
+  const eventId = randomUUID();
+  const body = JSON.stringify({
+    id: eventId,
+    event,
+    createdAt: now.toISOString(),
+    data: { storeId, test: true },
+  });
+  const secrets = signingSecrets(
+    deps.secretsKey,
+    {
+      storeId,
+      endpointId,
+      secretCiphertext: row.secret_ciphertext,
+      previousSecretCiphertext: row.previous_secret_ciphertext,
+      previousSecretExpiresAt: row.previous_secret_expires_at,
+    },
+    now,
+  );
+  const started = performance.now();
+  const result = await deps.sender.send({
+    url: row.url,
+    body,
+    headers: webhookHeaders({ secrets, body, eventType: event, eventId, attempt: 1, now }),
+  });
+  return {
+    eventId,
+    event,
+    ok: result.ok,
+    statusCode: result.status,
+    error: result.ok ? null : result.error,
+    durationMs: Math.round(performance.now() - started),
+  };
 }
