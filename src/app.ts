@@ -68,7 +68,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
       redact: ['req.headers.authorization', 'req.headers["x-publishable-key"]'],
     },
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy,
+    trustProxy: typeof config.trustProxy === 'boolean' ? config.trustProxy : [...config.trustProxy],
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();

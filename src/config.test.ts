@@ -36,6 +36,18 @@ describe('loadConfig', () => {
     assert.equal(config.keyCacheTtlMs, 1000);
   });
 
+  test('TRUST_PROXY takes a list of proxy addresses, CIDR ranges and presets', () => {
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1, fd00::/8,Loopback' }).trustProxy, [
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
+    assert.equal(loadConfig({ TRUST_PROXY: 'off' }).trustProxy, false);
+    assert.equal(loadConfig({}).trustProxy, false);
+  });
+
   const bad: [Record<string, string>, string, RegExp][] = [
     [{ PORT: 'http' }, 'PORT', /integer from 0 to 65535/],
     [{ PORT: '70000' }, 'PORT', /integer/],
@@ -49,6 +61,9 @@ describe('loadConfig', () => {
     [{ STAFF_SESSION_TTL: 'soon' }, 'STAFF_SESSION_TTL', /duration/],
     [{ PLATFORM_MAIL_DOMAIN: 'not a domain' }, 'PLATFORM_MAIL_DOMAIN', /domain name/],
     [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE', /integer from 1/],
+    [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY', /CIDR/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY', /CIDR/],
+    [{ TRUST_PROXY: '10.0.0.1,proxy.internal' }, 'TRUST_PROXY', /CIDR/],
   ];
   for (const [env, variable, accepts] of bad) {
     test(`rejects ${variable}=${Object.values(env)[0]} naming the variable and what it accepts`, () => {

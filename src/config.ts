@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isIP } from 'node:net';
 import { boolean, ConfigError, duration, durationList, integer, read, url, type Env } from './lib/env.ts';
 
 import { loadEmailIdentityConfig, type EmailIdentityConfig } from './email/email.config.ts';
@@ -29,7 +30,11 @@ export interface Config {
   readonly secretKey: string | null;
   /** Run the background worker loops inside `serve` (always true on the embedded database). */
   readonly runWorkers: boolean;
-  readonly trustProxy: boolean;
+  /**
+   * Whose `X-Forwarded-For` to believe: nobody (false), every hop (true), or the proxies at these
+   * addresses or CIDR ranges (Fastify's trustProxy; `loopback`, `linklocal`, `uniquelocal` allowed).
+   */
+  readonly trustProxy: boolean | readonly string[];
   /** How long a storefront key lookup may be served from process memory. */
   readonly keyCacheTtlMs: number;
   readonly shutdownTimeoutMs: number;
@@ -123,7 +128,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: logLevel as Config['logLevel'],
     secretKey,
     runWorkers: boolean(env, 'RUN_WORKERS', true),
-    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     keyCacheTtlMs: keyCacheTtl(env),
     shutdownTimeoutMs: duration(env, 'SHUTDOWN_TIMEOUT', '10s'),
     platformMailDomain,
@@ -143,4 +148,31 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhooks: loadWebhookConfig(env),
     emailIdentity: loadEmailIdentityConfig(env),
   });
+}
+
+const PROXY_PRESETS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY: a boolean, or a comma-separated list of proxy addresses, CIDR ranges and presets. */
+function trustProxy(env: Env): boolean | readonly string[] {
+  const raw = read(env, 'TRUST_PROXY');
+  if (raw === undefined || /^(1|true|yes|on|0|false|no|off)$/i.test(raw)) {
+    return boolean(env, 'TRUST_PROXY', false);
+  }
+  const entries = raw.split(',').map((entry) => entry.trim().toLowerCase());
+  const valid = entries.every((entry) => {
+    if (PROXY_PRESETS.includes(entry)) return true;
+    const [address = '', bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    if (family === 0 || rest.length > 0) return false;
+    if (bits === undefined) return true;
+    return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+  });
+  if (!valid) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      'a boolean, or a comma-separated list of proxy IP addresses, CIDR ranges (10.0.0.0/8) and loopback, linklocal, uniquelocal',
+      raw,
+    );
+  }
+  return Object.freeze(entries);
 }

@@ -242,6 +242,37 @@ describe('storefront rate limits over HTTP', () => {
     });
   });
 
+  test('behind trusted proxies (TRUST_PROXY list) the client is the forwarded address, not the proxy', async () => {
+    const t = await startTestApp({
+      db,
+      config: { rateLimits: { ...ROOMY, ipRead: 2 }, trustProxy: ['10.0.0.0/8'] },
+    });
+    try {
+      t.clock.advance(60_000 - (t.clock.now().getTime() % 60_000));
+      const shop = await createTestStore(t);
+      const key = shop.publishableKey;
+      const viaProxy = (client: string, proxy = '10.1.2.3') =>
+        call(t, { key, ip: proxy, headers: { 'x-forwarded-for': client } });
+      await exhaust(t, { key, ip: '10.1.2.3', headers: { 'x-forwarded-for': '198.51.100.7' } }, 2);
+      assert.equal((await viaProxy('198.51.100.7')).statusCode, 429, 'that client is out of budget');
+      assert.equal(
+        (await viaProxy('198.51.100.8')).statusCode,
+        200,
+        'another client behind the proxy is not',
+      );
+      // A peer outside the trusted ranges cannot pick its sub-limit with X-Forwarded-For.
+      await exhaust(t, { key, ip: '203.0.113.9', headers: { 'x-forwarded-for': '198.51.100.20' } }, 2);
+      const spoofed = await call(t, {
+        key,
+        ip: '203.0.113.9',
+        headers: { 'x-forwarded-for': '198.51.100.21' },
+      });
+      assert.equal(spoofed.statusCode, 429, 'counted as 203.0.113.9 whatever it forwards');
+    } finally {
+      await t.close();
+    }
+  });
+
   test('two keys have independent budgets', async () => {
     await withApp({ publicRead: 2 }, async (t) => {
       const shop = await createTestStore(t);
