@@ -17,8 +17,8 @@ export interface DemoCredentials {
 }
 
 /**
- * Creates the demo store (catalog and content included) with a publishable key and an owner session; null when
- * it exists already.
+ * Creates the demo store (catalog and content included) with a publishable key and an owner
+ * session; null when it exists already. All or nothing: a failure removes the half-made store.
  */
 export async function seedDemo(db: Kysely<Database>, sessionTtlMs: number): Promise<DemoCredentials | null> {
   if (await findStoreBySlug(db, DEMO_SLUG)) return null;
@@ -28,12 +28,19 @@ export async function seedDemo(db: Kysely<Database>, sessionTtlMs: number): Prom
     currency: 'USD',
     ownerEmail: DEMO_OWNER_EMAIL,
   });
-  const key = await createStorefrontKey(db, store.id, {
-    label: 'Demo storefront',
-    allowedOrigins: ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://localhost:5173'],
-  });
-  await seedDemoCatalog(db, store.id);
-  await seedDemoContent(db, store.id);
-  const session = await openStaffSession(db, store.id, DEMO_OWNER_EMAIL, sessionTtlMs);
-  return { storeId: store.id, publishableKey: key.key, staffToken: session.token };
+  try {
+    const key = await createStorefrontKey(db, store.id, {
+      label: 'Demo storefront',
+      allowedOrigins: ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://localhost:5173'],
+    });
+    await seedDemoCatalog(db, store.id);
+    await seedDemoContent(db, store.id);
+    const session = await openStaffSession(db, store.id, DEMO_OWNER_EMAIL, sessionTtlMs);
+    return { storeId: store.id, publishableKey: key.key, staffToken: session.token };
+  } catch (error) {
+    // The services commit one by one; remove the half-made store (every tenant row cascades) so
+    // the next start seeds it again instead of finding a store without its catalog.
+    await db.deleteFrom('stores').where('id', '=', store.id).execute();
+    throw error;
+  }
 }
