@@ -17,21 +17,32 @@
  *   npm run bench:webhooks -- [--events 3000] [--rate 20] [--duration 10] [--connections 16]
  *                             [--products 200] [--output bench/RESULTS.md] [--no-write]
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import * as prettier from 'prettier';
-
-const root = path.resolve(import.meta.dirname, '..');
-const mainTs = path.join(root, 'src', 'main.ts');
+import {
+  alive,
+  cli,
+  cpuSecondsOf,
+  freePort,
+  isRecord,
+  machine,
+  onCleanup,
+  percentile,
+  positiveInteger,
+  root,
+  serve,
+  temporaryDirectory,
+  UsageError,
+  publish,
+  runMain,
+  type Machine,
+  type RunningServer,
+} from './lib.ts';
 
 const STORE = 'webhook-bench';
 /** Seconds of idle server CPU measured before the first scenario. */
@@ -67,16 +78,6 @@ interface Options {
   databaseUrl: string | null;
 }
 
-class UsageError extends Error {}
-
-function positiveInteger(name: string, raw: string, min: number, max: number): number {
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min || value > max) {
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
 function parseOptions(argv: string[]): Options | null {
   const { values } = parseArgs({
     args: argv,
@@ -107,91 +108,20 @@ function parseOptions(argv: string[]): Options | null {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Child processes, the benchmark database and cleanup
+// The benchmark database and cleanup
 
-/** Last lines a child printed (for error messages), and how many pino warnings/errors it logged. */
-class OutputTail {
-  readonly lines: string[] = [];
-  problems = 0;
-  firstProblem: string | null = null;
-  #partial = '';
-
-  attach(child: ChildProcess): void {
-    const take = (chunk: Buffer): void => {
-      const text = this.#partial + chunk.toString('utf8');
-      const lines = text.split('\n');
-      this.#partial = lines.pop() ?? '';
-      for (const line of lines) this.#line(line);
-    };
-    child.stdout?.on('data', take);
-    child.stderr?.on('data', take);
-  }
-
-  #line(line: string): void {
-    if (line.trim() === '') return;
-    this.lines.push(line);
-    if (this.lines.length > 200) this.lines.shift();
-    // pino: 40 warn, 50 error, 60 fatal.
-    const level = /"level":(\d+)/.exec(line)?.[1];
-    if (level !== undefined && Number(level) >= 40) {
-      this.problems += 1;
-      this.firstProblem ??= line;
-    }
-  }
-
-  text(last = 40): string {
-    return this.lines.slice(-last).join('\n');
-  }
-}
-
-const children = new Set<ChildProcess>();
-let tempDir: string | null = null;
 let receiverServer: http.Server | null = null;
 /** The PostgreSQL database this run created (dropped by cleanup). */
 let createdDatabase: { adminUrl: string; name: string } | null = null;
-let cleaning: Promise<void> | null = null;
 
-function alive(child: ChildProcess): boolean {
-  return child.exitCode === null && child.signalCode === null;
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (!alive(child)) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-function startChild(args: string[], env: NodeJS.ProcessEnv, tail: OutputTail): ChildProcess {
-  // process.execPath is the Node 24 running this script (npm run puts node_modules/.bin first).
-  const child = spawn(process.execPath, [mainTs, ...args], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  tail.attach(child);
-  return child;
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (!alive(child)) return;
-  child.kill('SIGTERM');
-  const done = await Promise.race([exited(child).then(() => true), sleep(15_000).then(() => false)]);
-  if (!done && alive(child)) {
-    child.kill('SIGKILL');
-    await exited(child);
+onCleanup(async () => {
+  if (receiverServer) {
+    receiverServer.closeAllConnections();
+    await new Promise<void>((resolve) => receiverServer?.close(() => resolve()));
+    receiverServer = null;
   }
-}
-
-/** Runs one CLI command to completion; returns what it printed. */
-async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<OutputTail> {
-  const tail = new OutputTail();
-  const child = startChild(args, env, tail);
-  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-  if (code !== 0)
-    throw new Error(`storefront ${args.join(' ')} failed (exit ${String(code)}):\n${tail.text()}`);
-  return tail;
-}
+  await dropBenchDatabase();
+});
 
 function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
@@ -238,156 +168,8 @@ async function dropBenchDatabase(): Promise<void> {
   }
 }
 
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await Promise.all([...children].map(stopChild));
-    if (receiverServer) {
-      receiverServer.closeAllConnections();
-      await new Promise<void>((resolve) => receiverServer?.close(() => resolve()));
-      receiverServer = null;
-    }
-    await dropBenchDatabase();
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-    tempDir = null;
-  })();
-  return cleaning;
-}
-
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const) {
-  process.once(signal, () => {
-    process.stderr.write(`\nbench: ${signal}, stopping the server and removing the benchmark data…\n`);
-    void cleanup().finally(() => process.exit(code));
-  });
-}
-
-// Last resort if something exits without awaiting cleanup(): no orphaned server, no temp dir left.
-process.once('exit', () => {
-  for (const child of children) if (alive(child)) child.kill('SIGKILL');
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-});
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no free port'))));
-    });
-  });
-}
-
-interface RunningServer {
-  child: ChildProcess;
-  pid: number;
-  url: string;
-  tail: OutputTail;
-  startupSeconds: number;
-}
-
-async function serve(env: NodeJS.ProcessEnv, port: number): Promise<RunningServer> {
-  const started = performance.now();
-  const tail = new OutputTail();
-  const child = startChild(['serve'], { ...env, PORT: String(port) }, tail);
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (!alive(child)) throw new Error(`the server exited during start-up:\n${tail.text()}`);
-    try {
-      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
-      await response.arrayBuffer();
-      if (response.ok && child.pid !== undefined) {
-        return { child, pid: child.pid, url, tail, startupSeconds: (performance.now() - started) / 1000 };
-      }
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`the server did not answer /healthz within 120 s:\n${tail.text()}`);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Machine and /proc readings
-
-function run(command: string, args: string[]): string {
-  try {
-    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return 'unknown';
-  }
-}
-
-interface Machine {
-  date: string;
-  nproc: string;
-  cpu: string;
-  memory: string;
-  node: string;
-  os: string;
-  load: string;
-  commit: string;
-}
-
-function commit(): string {
-  const head = run('git', ['-C', root, 'rev-parse', '--short', 'HEAD']);
-  // Like `git describe --dirty`: changes to tracked files make the tree dirty, untracked files do not.
-  const changes = run('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no']);
-  return changes !== '' && changes !== 'unknown' ? `${head}-dirty` : head;
-}
-
-function machine(): Machine {
-  let cpu = 'unknown';
-  let memory = 'unknown';
-  try {
-    cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? cpu;
-  } catch {
-    // not Linux
-  }
-  try {
-    const kib = /^MemTotal:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1];
-    if (kib) memory = `${(Number(kib) / 1024 / 1024).toFixed(1)} GiB`;
-  } catch {
-    // not Linux
-  }
-  return {
-    date: run('date', ['-u']),
-    nproc: String(os.availableParallelism()),
-    cpu,
-    memory,
-    node: process.version,
-    os: `${os.type()} ${os.release()}`,
-    load: os
-      .loadavg()
-      .map((n) => n.toFixed(2))
-      .join(' '),
-    commit: commit(),
-  };
-}
-
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** User + system CPU seconds the process has used so far (NaN where /proc is missing). */
-function cpuSecondsOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the "(comm)" part: state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The receiver
@@ -418,10 +200,6 @@ interface Receiver {
   malformed: number;
   /** Set once the endpoint is registered; requests before that count as bad signatures. */
   secret: string | null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function verifySignature(secret: string | null, raw: Buffer, header: string | string[] | undefined): boolean {
@@ -628,12 +406,6 @@ interface Phase {
   serverCpuSeconds: number;
   /** From the phase's trigger (first write, or the replay request) to the last delivery. */
   totalSeconds: number;
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index] ?? Number.NaN;
 }
 
 function sortedOf(values: number[]): Float64Array {
@@ -952,30 +724,6 @@ function section(report: Report): string {
   ].join('\n');
 }
 
-const HEADER = `# Benchmark results
-
-Produced by \`npm run bench\` (bench/run.ts, HTTP load) and \`npm run bench:webhooks\`
-(bench/webhooks.ts, webhook delivery); newest first. bench/README.md explains each scenario and the
-caveats. These are shared 2-core machines on which the load generator and the server compete for
-the CPU, so compare the ratios within one section rather than absolute numbers across sections.
-`;
-
-async function writeResults(file: string, text: string): Promise<void> {
-  const existing = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  let content: string;
-  const at = existing.search(/^## /m);
-  if (existing === '') content = `${HEADER}\n${text}`;
-  else if (at === -1) content = `${existing.trimEnd()}\n\n${text}`;
-  else content = `${existing.slice(0, at)}${text}\n${existing.slice(at)}`;
-  try {
-    const config = await prettier.resolveConfig(file);
-    content = await prettier.format(content, { ...config, filepath: file });
-  } catch {
-    // unformatted is still correct Markdown
-  }
-  writeFileSync(file, content);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Main
 
@@ -1009,7 +757,7 @@ async function main(): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const host = machine();
 
-  tempDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-webhooks-'));
+  const tempDir = temporaryDirectory('storefront-bench-webhooks-');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: '127.0.0.1',
@@ -1114,18 +862,7 @@ async function main(): Promise<void> {
     serverProblems: server.tail.problems,
     firstServerProblem: server.tail.firstProblem,
   });
-  process.stdout.write(`\n${text}\n`);
-  if (options.write) {
-    await writeResults(options.output, text);
-    log(`bench: results written to ${path.relative(process.cwd(), options.output) || options.output}`);
-  }
+  await publish(text, options, log);
 }
 
-try {
-  await main();
-} catch (error) {
-  process.exitCode = error instanceof UsageError ? 2 : 1;
-  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
-} finally {
-  await cleanup();
-}
+await runMain(main);
