@@ -9,6 +9,7 @@ import { migrateToLatest, migrationNames } from './migrate.ts';
 /** Tables that are global by design (no store scope): the store itself, the hash lookup, secrets. */
 const GLOBAL_TABLES = new Set([
   'sandbox_intents',
+  'sandbox_refunds',
   'stores',
   'credentials',
   'platform_secrets',

@@ -7,6 +7,7 @@ import * as content from './migrations/0004_content.ts';
 import * as orders from './migrations/0005_orders.ts';
 import * as webhooks from './migrations/0006_webhooks.ts';
 import * as emailIdentity from './migrations/0007_email_identity.ts';
+import * as refundReconciliation from './migrations/0008_refund_reconciliation.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0005_orders': orders,
   '0006_webhooks': webhooks,
   '0007_email_identity': emailIdentity,
+  '0008_refund_reconciliation': refundReconciliation,
 };
 
 export class MigrationError extends Error {

@@ -3,10 +3,14 @@ import type { LoopDeps } from '../workers/loops.ts';
 import { WorkerSignals, type WorkerLoop } from '../workers/runner.ts';
 import { purgeIdempotencyKeys } from './idempotency.ts';
 import { expireOrders } from './payment-events.ts';
+import { reconcileRefunds } from './refund-reconciliation.ts';
 
 export const ORDER_EXPIRY_LOOP = 'order-expiry';
 
-/** Expires unpaid orders (D5) and purges idempotency keys past their retention (D7). */
+/**
+ * Expires unpaid orders (D5), settles refunds whose webhook never came, and purges idempotency keys
+ * past their retention (D7).
+ */
 export function orderLoops(
   deps: LoopDeps & { payments: PaymentProvider; signals?: WorkerSignals },
 ): WorkerLoop[] {
@@ -25,6 +29,13 @@ export function orderLoops(
         while (!signal.aborted && (await expireOrders(paymentDeps)) === 50) {
           /* next batch */
         }
+      },
+    },
+    {
+      name: 'refund-reconcile',
+      intervalMs: 5 * 60 * 1000,
+      async run() {
+        await reconcileRefunds(paymentDeps);
       },
     },
     {

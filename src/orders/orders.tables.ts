@@ -176,6 +176,16 @@ export interface SandboxIntentTable {
   updated_at: UpdatedAt;
 }
 
+/** Refunds the sandbox provider made (global, like its intents): what `retrieveRefund` reads. */
+export interface SandboxRefundTable {
+  ref: string;
+  intent_ref: string;
+  amount: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  idempotency_key: string | null;
+  created_at: CreatedAt;
+}
+
 /** Table types of carts, orders, payments, discounts and idempotency keys. Merged into `Database`. */
 export interface OrderTables {
   carts: CartTable;
@@ -190,4 +200,5 @@ export interface OrderTables {
   refunds: RefundTable;
   provider_events: ProviderEventTable;
   sandbox_intents: SandboxIntentTable;
+  sandbox_refunds: SandboxRefundTable;
 }

@@ -10,6 +10,7 @@ import {
   providerUnavailable,
   type PaymentProvider,
   type ProviderEvent,
+  type RefundInput,
 } from '../payments/provider.ts';
 import type { WorkerSignals } from '../workers/runner.ts';
 import { queueOrderConfirmation, queueRefundNotice } from './order-mail.ts';
@@ -298,16 +299,25 @@ export async function applyProviderEvent(deps: PaymentDeps, event: ProviderEvent
   return result;
 }
 
+/** The provider request for one refund; its idempotency key makes every retry the same refund. */
+export function refundRequest(
+  refund: { store_id: string; order_id: string; id: string; amount: number },
+  paymentRef: string,
+  currency: string,
+): RefundInput {
+  return {
+    ref: paymentRef,
+    amount: refund.amount,
+    currency: currency.trim(),
+    metadata: { storeId: refund.store_id, orderId: refund.order_id, refundId: refund.id },
+    idempotencyKey: `refund:${refund.id}`,
+  };
+}
+
 /** Asks the provider to refund; a provider refusal marks the refund failed. */
 async function sendRefund(deps: PaymentDeps, order: OrderRow, ref: string, refund: RefundRow): Promise<void> {
   try {
-    const { refundRef } = await deps.provider.refund({
-      ref,
-      amount: refund.amount,
-      currency: order.currency.trim(),
-      metadata: { storeId: order.store_id, orderId: order.id, refundId: refund.id },
-      idempotencyKey: `refund:${refund.id}`,
-    });
+    const { refundRef } = await deps.provider.refund(refundRequest(refund, ref, order.currency));
     await deps.db
       .updateTable('refunds')
       .set({ provider_ref: refundRef })

@@ -5,6 +5,8 @@ import { AppError } from '../http/errors.ts';
  * service: the provider hands out a client secret that the buyer's browser confirms with the
  * provider's own hosted fields, and the provider reports the outcome in a signed webhook.
  */
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
 export type IntentStatus = 'pending' | 'processing' | 'succeeded' | 'failed' | 'canceled';
 
 export interface IntentMetadata {
@@ -61,7 +63,10 @@ export interface PaymentProvider {
   createIntent(input: CreateIntentInput): Promise<Intent>;
   retrieveIntent(ref: string): Promise<{ status: IntentStatus; amount: number }>;
   cancelIntent(ref: string): Promise<void>;
+  /** Requests a refund; the same idempotency key returns the same refund, never a second one. */
   refund(input: RefundInput): Promise<{ refundRef: string }>;
+  /** Where a refund stands at the provider (reconciliation when its webhook never came). */
+  retrieveRefund(refundRef: string): Promise<{ status: RefundStatus; amount: number }>;
   /** Verifies the signature over the exact raw body; throws WebhookSignatureError otherwise. */
   verifyWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): ProviderEvent;
 }

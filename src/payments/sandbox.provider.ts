@@ -13,6 +13,7 @@ import {
   type PaymentProvider,
   type ProviderEvent,
   type RefundInput,
+  type RefundStatus,
 } from './provider.ts';
 
 export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
@@ -138,17 +139,43 @@ export class SandboxProvider implements PaymentProvider {
       .execute();
   }
 
+  /**
+   * Refunds part or all of a succeeded intent, once per idempotency key (a retry returns the same
+   * refund and moves no money), and reports it by webhook like a real provider.
+   */
   async refund(input: RefundInput): Promise<{ refundRef: string }> {
-    const intent = await this.#db
-      .updateTable('sandbox_intents')
-      .set((eb) => ({ refunded_amount: eb('refunded_amount', '+', input.amount), updated_at: new Date() }))
-      .where('ref', '=', input.ref)
-      .where('status', '=', 'succeeded')
-      .where((eb) => eb(eb('refunded_amount', '+', input.amount), '<=', eb.ref('amount')))
-      .returning(['amount', 'currency'])
-      .executeTakeFirst();
-    if (!intent) throw new ProviderError(`The sandbox cannot refund ${input.amount} on ${input.ref}`);
     const refundRef = `re_sbx_${randomBase62(20)}`;
+    const outcome = await this.#db.transaction().execute(async (trx) => {
+      const existing = await trx
+        .selectFrom('sandbox_refunds')
+        .select('ref')
+        .where('idempotency_key', '=', input.idempotencyKey)
+        .executeTakeFirst();
+      if (existing) return { ref: existing.ref, currency: null };
+      const intent = await trx
+        .updateTable('sandbox_intents')
+        .set((eb) => ({ refunded_amount: eb('refunded_amount', '+', input.amount), updated_at: new Date() }))
+        .where('ref', '=', input.ref)
+        .where('status', '=', 'succeeded')
+        .where((eb) => eb(eb('refunded_amount', '+', input.amount), '<=', eb.ref('amount')))
+        .returning(['currency'])
+        .executeTakeFirst();
+      if (!intent) return null;
+      await trx
+        .insertInto('sandbox_refunds')
+        .values({
+          ref: refundRef,
+          intent_ref: input.ref,
+          amount: input.amount,
+          status: 'succeeded',
+          idempotency_key: input.idempotencyKey,
+        })
+        .execute();
+      return { ref: refundRef, currency: intent.currency };
+    });
+    if (!outcome) throw new ProviderError(`The sandbox cannot refund ${input.amount} on ${input.ref}`);
+    if (outcome.currency === null) return { refundRef: outcome.ref };
+    const intent = { currency: outcome.currency };
     this.#send({
       id: `evt_sbx_${randomUUID()}`,
       type: 'refund.succeeded',
@@ -162,6 +189,16 @@ export class SandboxProvider implements PaymentProvider {
       },
     });
     return { refundRef };
+  }
+
+  async retrieveRefund(refundRef: string): Promise<{ status: RefundStatus; amount: number }> {
+    const row = await this.#db
+      .selectFrom('sandbox_refunds')
+      .select(['status', 'amount'])
+      .where('ref', '=', refundRef)
+      .executeTakeFirst();
+    if (!row) throw new ProviderError(`No sandbox refund ${refundRef}`);
+    return { status: row.status, amount: row.amount };
   }
 
   /**

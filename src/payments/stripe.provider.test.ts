@@ -207,6 +207,19 @@ class StripeStub {
       this.intents.set(id, intent);
       return [200, intent];
     }
+    const refundPath = /^\/v1\/refunds\/([^/]+)$/.exec(path);
+    if (method === 'GET' && refundPath) {
+      const refund = this.refunds.get(decodeURIComponent(refundPath[1]!));
+      return refund
+        ? [200, refund]
+        : [
+            404,
+            apiError('invalid_request_error', `No such refund: '${refundPath[1]!}'`, {
+              code: 'resource_missing',
+              param: 'id',
+            }),
+          ];
+    }
     const intentPath = /^\/v1\/payment_intents\/([^/]+)(\/cancel)?$/.exec(path);
     if (intentPath) {
       const intent = this.intents.get(decodeURIComponent(intentPath[1]!));
@@ -497,6 +510,21 @@ describe('StripeProvider: PaymentIntents and refunds against a local Stripe stub
 
     assert.deepEqual(await stripe.refund(input), { refundRef });
     assert.equal([...stub.refunds.values()].filter((r) => r.payment_intent === ref).length, 1);
+
+    // Reconciliation reads a refund back; every Stripe refund status maps onto ours.
+    assert.deepEqual(await stripe.retrieveRefund(refundRef), { status: 'succeeded', amount: 1500 });
+    assert.equal(stub.requests.at(-1)!.path, `/v1/refunds/${refundRef}`);
+    for (const [stripeStatus, ours] of [
+      ['pending', 'pending'],
+      ['requires_action', 'pending'],
+      ['failed', 'failed'],
+      ['canceled', 'failed'],
+    ] as const) {
+      Object.assign(stub.refunds.get(refundRef)!, { status: stripeStatus });
+      assert.equal((await stripe.retrieveRefund(refundRef)).status, ours, stripeStatus);
+    }
+    Object.assign(stub.refunds.get(refundRef)!, { status: 'succeeded' });
+    assert.match((await providerFailure(stripe.retrieveRefund('re_missing'))).message, /resource_missing/);
 
     const tooMuch = await providerFailure(
       stripe.refund({ ...input, amount: 4000, idempotencyKey: 'refund:2' }),

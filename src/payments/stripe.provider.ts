@@ -9,6 +9,7 @@ import {
   type PaymentProvider,
   type ProviderEvent,
   type RefundInput,
+  type RefundStatus,
 } from './provider.ts';
 
 /**
@@ -169,6 +170,18 @@ export class StripeProvider implements PaymentProvider {
       ),
     );
     return { refundRef: refund.id };
+  }
+
+  async retrieveRefund(refundRef: string): Promise<{ status: RefundStatus; amount: number }> {
+    const refund = await this.#call('retrieve a refund', () => this.#stripe.refunds.retrieve(refundRef));
+    // pending and requires_action are still open; failed and canceled will not pay out.
+    const status: RefundStatus =
+      refund.status === 'succeeded'
+        ? 'succeeded'
+        : refund.status === 'failed' || refund.status === 'canceled'
+          ? 'failed'
+          : 'pending';
+    return { status, amount: refund.amount };
   }
 
   verifyWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): ProviderEvent {
