@@ -32,6 +32,8 @@ before(async () => {
       app.get('/test/sql', async () => sql`SELECT * FROM no_such_table_xyz`.execute(t.db.kysely));
     },
   });
+  // The two test routes above fail on purpose; any other error-level line still fails this file.
+  t.expectErrorLogs(/^request failed: (secret internal detail|relation "no_such_table_xyz")/);
   shop = await createTestStore(t);
 });
 after(() => t.close());

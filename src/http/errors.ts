@@ -195,8 +195,12 @@ export function installErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) {
+    if (appError.status >= 500 && !(error instanceof AppError)) {
+      // A fault of ours: the stack goes to the log, never to the client.
       request.log.error({ err: error }, 'request failed');
+    } else if (appError.status >= 500) {
+      // A deliberate 5xx (shutting down, database or provider down): a condition, not a bug.
+      request.log.warn({ title: appError.title, status: appError.status }, appError.detail);
     } else if (!(error instanceof AppError)) {
       request.log.info({ code: (error as FastifyError).code, status: appError.status }, appError.detail);
     }

@@ -119,7 +119,29 @@ export interface TestApp {
   clock: TestClock;
   /** Every log line the app wrote, parsed. */
   logs: Record<string, unknown>[];
+  /**
+   * Declares error-level log lines this test provokes on purpose (matched against `msg: err.message`). Any
+   * other error-level line makes `close()` fail, so an unexpected error never passes silently.
+   */
+  expectErrorLogs(pattern: RegExp): void;
   close(): Promise<void>;
+}
+
+/** Pino's `error` level; `fatal` is 60. */
+const ERROR_LEVEL = 50;
+
+/** Error-level lines not matched by an expected pattern, as short descriptions. */
+export function unexpectedErrorLogs(
+  logs: readonly Record<string, unknown>[],
+  expected: readonly RegExp[],
+): string[] {
+  return logs
+    .filter((line) => typeof line.level === 'number' && line.level >= ERROR_LEVEL)
+    .map((line) => {
+      const message = (line.err as { message?: unknown } | undefined)?.message;
+      return `${String(line.msg)}${typeof message === 'string' ? `: ${message}` : ''}`;
+    })
+    .filter((text) => !expected.some((pattern) => pattern.test(text)));
 }
 
 export interface TestAppOptions {
@@ -147,6 +169,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       callback();
     },
   });
+  const expectedErrors: RegExp[] = [];
   const signals = new WorkerSignals();
   const app = await buildApp(config, { db, clock, logger: { level: 'info', stream }, signals });
   options.routes?.(app);
@@ -175,6 +198,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     config,
     clock,
     logs,
+    expectErrorLogs(pattern) {
+      expectedErrors.push(pattern);
+    },
     async close() {
       await app.close();
       await workers?.stop();
@@ -182,6 +208,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (!options.db) await db.close();
       if (config.emailTransport.kind === 'file' && !overridesMail) {
         fs.rmSync(config.emailTransport.dir, { recursive: true, force: true });
+      }
+      const unexpected = unexpectedErrorLogs(logs, expectedErrors);
+      if (unexpected.length > 0) {
+        throw new Error(
+          `The app logged ${unexpected.length} unexpected error(s):\n  ${unexpected.join('\n  ')}`,
+        );
       }
     },
   };

@@ -409,9 +409,22 @@ describe('webhook relay', () => {
         await t.db.kysely.selectFrom('events').select('id').where('store_id', '=', shop.store.id).execute()
       ).map((row) => row.id);
 
-    const early = await purgeWebhookData(t.db.kysely, t.clock.now(), t.config.webhooks.eventRetentionMs);
-    assert.equal((await eventsOf()).length, 4, 'nothing is younger than the retention');
-    assert.ok(early.deliveries >= 0);
+    const deliveriesOf = async () =>
+      (
+        await t.db.kysely
+          .selectFrom('webhook_deliveries')
+          .select(['event_id', 'status'])
+          .where('store_id', '=', shop.store.id)
+          .execute()
+      )
+        .map((row) => `${row.event_id}:${row.status}`)
+        .sort();
+    const before = await deliveriesOf();
+    assert.equal(before.length, 3);
+
+    await purgeWebhookData(t.db.kysely, t.clock.now(), t.config.webhooks.eventRetentionMs);
+    assert.equal((await eventsOf()).length, 4, 'no event is older than the retention yet');
+    assert.deepEqual(await deliveriesOf(), before, 'no delivery is older than the retention yet');
 
     const later = new Date(t.clock.now().getTime() + t.config.webhooks.eventRetentionMs + 60_000);
     await purgeWebhookData(t.db.kysely, later, t.config.webhooks.eventRetentionMs);
