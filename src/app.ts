@@ -8,6 +8,7 @@ import type { Db } from './db/database.ts';
 import { createValidatorCompiler } from './http/ajv.ts';
 import { systemClock, type AppContext, type Clock } from './http/context.ts';
 import { AppError, installErrorHandling } from './http/errors.ts';
+import { installInputHygiene, problemOnClientError, problemOnFrameworkError } from './http/input-hygiene.ts';
 import { healthRoutes } from './http/health-routes.ts';
 import { CursorCodec } from './http/pagination.ts';
 import { registerPreflight, storefrontAuth } from './http/storefront-auth.ts';
@@ -77,6 +78,9 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
     // While closing, new requests get our own 503 problem+json (the hook below), not Fastify's body.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // Errors raised before a route runs are problem+json too (D26).
+    frameworkErrors: problemOnFrameworkError,
+    clientErrorHandler: problemOnClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(createValidatorCompiler());
@@ -84,6 +88,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
   // register their own parser in their own scope).
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
+  installInputHygiene(app);
   app.decorateRequest('storefront', null);
   app.decorateRequest('staff', null);
   let closing = false;

@@ -11,13 +11,6 @@ export function charLength(value: string): number {
   return count;
 }
 
-/** Characters PostgreSQL cannot store (NUL) or that are not Unicode text (unpaired surrogates). */
-export function textProblem(value: string): string | null {
-  if (value.includes('\u0000')) return 'must not contain NUL characters';
-  if (!value.isWellFormed()) return 'must not contain unpaired surrogate code units';
-  return null;
-}
-
 /** Where a URL is used: an image source, a link (button href) or a menu entry. */
 export type UrlUse = 'image' | 'link' | 'menu';
 

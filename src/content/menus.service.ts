@@ -3,7 +3,7 @@ import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import { notFound, validationFailed, type FieldError } from '../http/errors.ts';
 import type { MenuRow } from './content.tables.ts';
-import { textProblem, urlProblem } from './content.text.ts';
+import { urlProblem } from './content.text.ts';
 import type { MenuItem } from './content.types.ts';
 
 export interface AdminMenu {
@@ -36,9 +36,8 @@ function checkItems(items: MenuItem[]): MenuItem[] {
   const errors: FieldError[] = [];
   const checked = items.map((item, i) => {
     const label = item.label.trim();
-    const labelProblem = textProblem(item.label) ?? (label === '' ? 'must not be blank' : null);
-    if (labelProblem) errors.push({ pointer: `/items/${i}/label`, detail: labelProblem, in: 'body' });
-    const urlIssue = urlProblem(item.url, 'menu') ?? textProblem(item.url);
+    if (label === '') errors.push({ pointer: `/items/${i}/label`, detail: 'must not be blank', in: 'body' });
+    const urlIssue = urlProblem(item.url, 'menu');
     if (urlIssue) errors.push({ pointer: `/items/${i}/url`, detail: urlIssue, in: 'body' });
     return { label, url: item.url };
   });

@@ -1,5 +1,5 @@
 import { validationFailed, type FieldError } from '../http/errors.ts';
-import { charLength, textProblem, urlProblem, type UrlUse } from './content.text.ts';
+import { charLength, urlProblem, type UrlUse } from './content.text.ts';
 import { BLOCK_TYPES, SPACER_SIZES, type Block, type BlockType } from './content.types.ts';
 
 /** Limits of a region tree (spec section 8 and DESIGN D9); docs/content.md lists them. */
@@ -28,8 +28,6 @@ interface SettingRule {
 
 function stringProblem(value: unknown, minLength: number): string | null {
   if (typeof value !== 'string') return 'must be a string';
-  const problem = textProblem(value);
-  if (problem) return problem;
   const length = charLength(value);
   if (length < minLength) return 'must not be empty';
   if (length > REGION_LIMITS.maxStringLength)
@@ -158,8 +156,6 @@ class TreeCheck {
   id(value: unknown, at: string): void {
     if (value === undefined) return this.problems.add(at, 'is required');
     if (typeof value !== 'string') return this.problems.add(at, 'must be a string');
-    const problem = textProblem(value);
-    if (problem) return this.problems.add(at, problem);
     if (value === '') return this.problems.add(at, 'must not be empty');
     if (charLength(value) > REGION_LIMITS.maxIdLength)
       return this.problems.add(at, `must be at most ${REGION_LIMITS.maxIdLength} characters`);

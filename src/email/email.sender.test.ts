@@ -172,19 +172,22 @@ describe('store mail headers over SMTP', () => {
     assert.ok(!mail.raw.toString('latin1').includes(`d=${domain}`));
   });
 
-  test('a store without a reply-to address sends store mail without Reply-To', async () => {
+  test('the reply-to address cannot be cleared: null and "" are 400 and store mail keeps its Reply-To (D33)', async () => {
     const { shop } = await verifiedStore();
-    const put = await api.app.inject({
-      method: 'PUT',
-      url: '/admin/v1/settings',
-      headers: { authorization: `Bearer ${shop.staffToken}` },
-      payload: { replyToEmail: null },
-    });
-    assert.equal(put.statusCode, 200);
+    for (const replyToEmail of [null, '', '   ']) {
+      const put = await api.app.inject({
+        method: 'PUT',
+        url: '/admin/v1/settings',
+        headers: { authorization: `Bearer ${shop.staffToken}` },
+        payload: { replyToEmail },
+      });
+      assert.equal(put.statusCode, 400, put.body);
+      assert.equal(put.json<{ errors: { pointer: string }[] }>().errors[0]?.pointer, '/replyToEmail');
+    }
     const to = await sendStoreMail(shop.store.id);
     const mail = await smtp.waitFor(to);
-    assert.equal(mail.parsed.replyTo, undefined);
-    assert.equal((await emailApi(api, shop.staffToken).sender()).body.replyTo, null);
+    assert.equal(mail.parsed.replyTo?.value[0]?.address, shop.ownerEmail);
+    assert.equal((await emailApi(api, shop.staffToken).sender()).body.replyTo, shop.ownerEmail);
   });
 
   test('each store signs only as its own domain', async () => {

@@ -44,7 +44,16 @@ export class AppError extends Error {
 
 export const validationFailed = (detail: string, errors?: FieldError[]): AppError =>
   new AppError('validation_failed', 400, detail, errors ? { errors } : {});
-export const unauthorized = (detail: string): AppError => new AppError('unauthorized', 401, detail);
+/**
+ * 401 with its `WWW-Authenticate` challenge (RFC 9110 requires one): `Bearer realm="<realm>"`, plus
+ * `error="invalid_token"` (RFC 6750) when a credential was sent but is not valid.
+ */
+export const unauthorized = (detail: string, realm: 'storefront' | 'admin', invalidToken = false): AppError =>
+  new AppError('unauthorized', 401, detail, {
+    headers: {
+      'www-authenticate': `Bearer realm="${realm}"${invalidToken ? ', error="invalid_token"' : ''}`,
+    },
+  });
 export const forbidden = (detail: string): AppError => new AppError('forbidden', 403, detail);
 export const notFound = (detail: string): AppError => new AppError('not_found', 404, detail);
 

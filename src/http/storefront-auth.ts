@@ -42,10 +42,12 @@ export function storefrontAuth(resolver: KeyResolver) {
     if (key === null) {
       throw unauthorized(
         'Send a publishable key in the X-Publishable-Key header or as Authorization: Bearer pk_….',
+        'storefront',
       );
     }
     const resolved = await resolver.resolve(key);
-    if (!resolved) throw unauthorized('The publishable key is unknown or has been revoked.');
+    if (!resolved)
+      throw unauthorized('The publishable key is unknown or has been revoked.', 'storefront', true);
 
     if (typeof origin === 'string' && origin !== '') {
       if (!resolved.allowedOrigins.includes(origin)) {
@@ -79,6 +81,6 @@ export function registerPreflight(app: FastifyInstance, prefix: string): void {
 }
 
 export function requireStorefront(request: FastifyRequest): ResolvedKey {
-  if (!request.storefront) throw unauthorized('A publishable key is required.');
+  if (!request.storefront) throw unauthorized('A publishable key is required.', 'storefront');
   return request.storefront;
 }

@@ -324,7 +324,13 @@ describe('settings', () => {
       headers: as(shop.staffToken),
       payload: { replyToEmail: null },
     });
-    assert.equal(cleared.json<{ replyToEmail: null }>().replyToEmail, null);
+    assert.equal(cleared.statusCode, 400, 'the reply-to address is never emptied (D33)');
+    const kept = await t.app.inject({
+      method: 'GET',
+      url: '/admin/v1/settings',
+      headers: as(shop.staffToken),
+    });
+    assert.equal(kept.json<{ replyToEmail: string }>().replyToEmail, 'help@shop.example');
     const slug = await t.app.inject({
       method: 'PUT',
       url: '/admin/v1/settings',

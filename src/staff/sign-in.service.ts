@@ -106,7 +106,7 @@ export async function verifySignInCode(
   code: string,
 ): Promise<StaffSession> {
   const staff = await findStaff(ctx, storeSlug, email);
-  if (!staff) throw unauthorized(WRONG_CODE);
+  if (!staff) throw unauthorized(WRONG_CODE, 'admin');
   const now = ctx.clock.now();
   const pending = await ctx.db
     .selectFrom('sign_in_codes')
@@ -120,7 +120,7 @@ export async function verifySignInCode(
     .orderBy('created_at', 'desc')
     .limit(1)
     .executeTakeFirst();
-  if (!pending) throw unauthorized(WRONG_CODE);
+  if (!pending) throw unauthorized(WRONG_CODE, 'admin');
 
   if (!safeEqual(pending.code_hash, hashCode(ctx, staff.staff_id, code))) {
     await ctx.db
@@ -133,7 +133,7 @@ export async function verifySignInCode(
       .where('id', '=', pending.id)
       .where('voided_at', 'is', null)
       .execute();
-    throw unauthorized(WRONG_CODE);
+    throw unauthorized(WRONG_CODE, 'admin');
   }
 
   const used = await ctx.db
@@ -146,7 +146,7 @@ export async function verifySignInCode(
     .where('attempts', '<', MAX_CODE_ATTEMPTS)
     .returning('id')
     .executeTakeFirst();
-  if (!used) throw unauthorized(WRONG_CODE);
+  if (!used) throw unauthorized(WRONG_CODE, 'admin');
   return openStaffSession(ctx.db, staff.store_id, staff.email, ctx.config.staffSessionTtlMs, now);
 }
 

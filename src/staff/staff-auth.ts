@@ -44,9 +44,10 @@ export function staffAuth(ctx: AppContext) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     if (request.routeOptions.config.public === true) return;
     const token = bearerToken(request);
-    if (token === null) throw unauthorized('Send a staff session token as Authorization: Bearer st_….');
+    if (token === null)
+      throw unauthorized('Send a staff session token as Authorization: Bearer st_….', 'admin');
     if (!STAFF_TOKEN_PATTERN.test(token))
-      throw unauthorized('The staff session token is invalid or has expired.');
+      throw unauthorized('The staff session token is invalid or has expired.', 'admin', true);
 
     const now = ctx.clock.now();
     const row = await ctx.db
@@ -71,7 +72,7 @@ export function staffAuth(ctx: AppContext) {
       .where('s.revoked_at', 'is', null)
       .where('s.expires_at', '>', now)
       .executeTakeFirst();
-    if (!row) throw unauthorized('The staff session token is invalid or has expired.');
+    if (!row) throw unauthorized('The staff session token is invalid or has expired.', 'admin', true);
 
     let expiresAt = row.expires_at;
     if (now.getTime() - row.last_used_at.getTime() >= SLIDE_EVERY_MS) {
@@ -97,7 +98,7 @@ export function staffAuth(ctx: AppContext) {
 /** The signed-in staff member, or 403 when their role is not among `roles` (none = any role). */
 export function requireStaff(request: FastifyRequest, ...roles: StaffRole[]): StaffPrincipal {
   const staff = request.staff;
-  if (!staff) throw unauthorized('A staff session is required.');
+  if (!staff) throw unauthorized('A staff session is required.', 'admin');
   if (roles.length > 0 && !roles.includes(staff.role)) {
     throw forbidden(`This action needs the ${roles.join(' or ')} role; you are ${staff.role}.`);
   }

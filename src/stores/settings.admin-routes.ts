@@ -15,7 +15,7 @@ const SettingsSchema = Type.Object(
     slug: Type.String(),
     currency: Type.String(),
     replyToEmail: Type.Union([Type.String(), Type.Null()], {
-      description: 'Reply-To of every store mail; null sends store mail without a Reply-To.',
+      description: "Reply-To of every store mail (D33: always an address; the owner's by default).",
     }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
@@ -58,7 +58,11 @@ export const settingsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
           {
             name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
             replyToEmail: Type.Optional(
-              Type.Union([Type.String({ format: 'email', maxLength: 254 }), Type.Null()]),
+              Type.String({
+                format: 'email',
+                maxLength: 254,
+                description: 'Reply-To of every store mail. Always an address: null or "" is 400.',
+              }),
             ),
           },
           { additionalProperties: false },
@@ -74,9 +78,7 @@ export const settingsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
         .set({
           updated_at: ctx.clock.now(),
           ...(name !== undefined ? { name: name.trim() } : {}),
-          ...(replyToEmail !== undefined
-            ? { reply_to_email: replyToEmail?.trim().toLowerCase() ?? null }
-            : {}),
+          ...(replyToEmail !== undefined ? { reply_to_email: replyToEmail.trim().toLowerCase() } : {}),
         })
         .where('id', '=', storeId)
         .returningAll()
