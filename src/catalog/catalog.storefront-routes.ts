@@ -7,7 +7,7 @@ import { byCreated, keysetPage } from '../http/pagination.ts';
 import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
 import { requireStorefront } from '../http/storefront-auth.ts';
 import { CollectionCard, ProductCard, ProductDetail } from './catalog.schemas.ts';
-import { available } from './products.service.ts';
+import { available } from './inventory.ts';
 
 const tags = ['Storefront: catalog'];
 const SlugParams = Type.Object(

@@ -1,9 +1,11 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../http/errors.ts';
 import type { ProductRow, ProductStatus, VariantRow } from './catalog.tables.ts';
 import { refreshSmartMembership } from './collections.service.ts';
+import { available, setOnHand } from './inventory.ts';
 
 export const MAX_VARIANTS = 100;
 export const MAX_TAGS = 50;
@@ -69,9 +71,6 @@ export interface AdminProduct {
   updatedAt: string;
 }
 
-export const available = (variant: Pick<VariantRow, 'on_hand' | 'reserved'>): number =>
-  Math.max(0, variant.on_hand - variant.reserved);
-
 export function toAdminVariant(row: VariantRow): AdminVariant {
   return {
     id: row.id,
@@ -129,10 +128,6 @@ const skuTaken = (sku: string, pointer: string): AppError =>
   new AppError('sku_unavailable', 409, `The SKU "${sku}" is already used by another variant of this store.`, {
     errors: [{ pointer, detail: 'is already used in this store' }],
   });
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
-}
 
 async function assertSkusFree(
   trx: Transaction<Database>,
@@ -488,15 +483,15 @@ export async function updateVariant(
         .forUpdate()
         .executeTakeFirstOrThrow();
       if (sku) await assertSkusFree(trx, storeId, [{ sku, pointer: '/sku' }], variantId);
+      const now = new Date();
       const row = await trx
         .updateTable('variants')
         .set({
-          updated_at: new Date(),
+          updated_at: now,
           ...(sku !== undefined ? { sku } : {}),
           ...(patch.label !== undefined ? { label: patch.label.trim() } : {}),
           ...(patch.priceAmount !== undefined ? { price_amount: patch.priceAmount } : {}),
           ...(patch.compareAtAmount !== undefined ? { compare_at_amount: patch.compareAtAmount } : {}),
-          ...(patch.onHand !== undefined ? { on_hand: patch.onHand } : {}),
         })
         .where('store_id', '=', storeId)
         .where('id', '=', variantId)
@@ -507,7 +502,9 @@ export async function updateVariant(
         row.label !== current.label ||
         row.price_amount !== current.price_amount ||
         row.compare_at_amount !== current.compare_at_amount;
-      const stockChanged = available(row) !== available(current);
+      const stockChanged =
+        patch.onHand !== undefined &&
+        available({ on_hand: patch.onHand, reserved: current.reserved }) !== available(current);
       if (row.price_amount !== current.price_amount) {
         await refreshCardPrice(trx, storeId, product.id);
         await refreshSmartMembership(trx, storeId, { productIds: [product.id] });
@@ -515,14 +512,11 @@ export async function updateVariant(
       if (fieldsChanged || stockChanged) {
         await recordVisibilityChange(trx, storeId, product.id, product.status, product.status, true);
       }
-      if (stockChanged) {
-        await recordEvent(trx, {
-          storeId,
-          type: 'inventory.updated',
-          data: { variantId, productId: product.id, available: available(row) },
-        });
-      }
-      return toAdminVariant(row);
+      // Stock goes through the inventory module: 409 stock_reserved below what pending orders hold,
+      // inventory.updated when the sellable count changed.
+      const stocked =
+        patch.onHand === undefined ? row : await setOnHand(trx, storeId, variantId, patch.onHand, now);
+      return toAdminVariant(stocked ?? row);
     });
   } catch (error) {
     if (isUniqueViolation(error) && sku) throw skuTaken(sku, '/sku');

@@ -8,6 +8,7 @@ import * as orders from './migrations/0005_orders.ts';
 import * as webhooks from './migrations/0006_webhooks.ts';
 import * as emailIdentity from './migrations/0007_email_identity.ts';
 import * as refundReconciliation from './migrations/0008_refund_reconciliation.ts';
+import * as moneyPath from './migrations/0009_money_path.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0006_webhooks': webhooks,
   '0007_email_identity': emailIdentity,
   '0008_refund_reconciliation': refundReconciliation,
+  '0009_money_path': moneyPath,
 };
 
 export class MigrationError extends Error {

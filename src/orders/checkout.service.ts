@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Log } from '../lib/log.ts';
 import { cartCompleted, findCart, sellableVariants } from '../carts/carts.service.ts';
+import { findShortfalls, insufficientStock, reserveStock } from '../catalog/inventory.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import type { Clock } from '../http/context.ts';
@@ -12,8 +14,8 @@ import {
   type Intent,
   type PaymentProvider,
 } from '../payments/provider.ts';
-import type { DiscountRow } from './orders.tables.ts';
-import { orderView, type OrderView } from './orders.service.ts';
+import type { DiscountRow, OrderLineRow, OrderRow, PaymentRow, PaymentStatus } from './orders.tables.ts';
+import { loadOrder, orderView, type OrderView } from './orders.service.ts';
 import { computeTotals, type Totals } from './pricing.ts';
 
 export const FIRST_ORDER_NUMBER = 1001;
@@ -38,7 +40,7 @@ export interface CheckoutResult {
   payment: {
     provider: string;
     ref: string;
-    status: 'pending';
+    status: PaymentStatus;
     clientSecret: string;
     amount: { amount: number; currency: string };
   };
@@ -148,28 +150,66 @@ const sameTotals = (a: Totals, b: Totals): boolean =>
   a.total === b.total;
 
 /**
- * Checkout (spec 4.2, DESIGN D7/D8).
+ * The answer of a checkout that already happened: the order made with this Idempotency-Key (D25),
+ * as it stands now, with its payment. Null when no order carries the key.
+ */
+export async function checkoutOfKey(
+  db: Kysely<Database>,
+  storeId: string,
+  idempotencyKey: string,
+): Promise<CheckoutResult | null> {
+  const order = await db
+    .selectFrom('orders')
+    .select('id')
+    .where('store_id', '=', storeId)
+    .where('idempotency_key', '=', idempotencyKey)
+    .executeTakeFirst();
+  if (!order) return null;
+  const { order: row, lines, payments } = await loadOrder(db, storeId, order.id);
+  const payment = payments.at(-1);
+  if (!payment) return null;
+  return checkoutResult(row, lines, payment);
+}
+
+function checkoutResult(order: OrderRow, lines: OrderLineRow[], payment: PaymentRow): CheckoutResult {
+  return {
+    order: orderView(order, lines),
+    payment: {
+      provider: payment.provider,
+      ref: payment.ref,
+      status: payment.status,
+      clientSecret: payment.client_secret,
+      amount: { amount: payment.amount, currency: payment.currency.trim() },
+    },
+  };
+}
+
+/**
+ * Checkout (spec 4.2, DESIGN D7, D8, D25).
  *
  * Order of operations, chosen so that no failure can leave reserved stock, a half order, or a
  * charge without an order:
  *
- * 1. Quote the cart from the database (read only).
- * 2. Create the payment intent at the provider for that amount (with a provider idempotency key
+ * 1. An order that already carries this Idempotency-Key is the answer (a retry after a crash).
+ * 2. Quote the cart from the database and pre-check its stock, both without locks: a checkout
+ *    that cannot succeed is refused before the provider is called (D25).
+ * 3. Create the payment intent at the provider for that amount (with a provider idempotency key
  *    per order id, so the SDK's network retries never create a second intent). A provider failure
  *    ends the checkout here: 502, nothing written, nothing reserved.
- * 3. One transaction: lock the cart, reserve every line with a conditional UPDATE in variant-id
- *    order (no deadlocks; any short line aborts everything), count the discount use, take the next
- *    order number, write the order, its lines and the payment, mark the cart completed, record
- *    order.created and inventory.updated. If the prices changed since step 1, the transaction is
- *    abandoned and the checkout starts over with a new quote.
- * 4. If step 3 fails, the intent is cancelled. Its client secret was never given out, so it could
+ * 4. One transaction (placeOrder): lock the cart, reserve every line, check the quote still holds,
+ *    count the discount use, take the next order number, write the order (with its key), its lines
+ *    and the payment, complete the cart, record order.created. The atomic reservation decides.
+ * 5. If step 4 fails, the intent is cancelled. Its client secret was never given out, so it could
  *    not have been confirmed: no charge without an order.
  */
 export async function checkout(
   deps: CheckoutDeps,
   storeId: string,
   input: CheckoutInput,
+  idempotencyKey: string,
 ): Promise<CheckoutResult> {
+  const made = await checkoutOfKey(deps.db, storeId, idempotencyKey);
+  if (made) return made;
   const store = await deps.db
     .selectFrom('stores')
     .select('currency')
@@ -185,30 +225,24 @@ export async function checkout(
     const quoted = await quote(deps.db, storeId, input, cart.items, now);
     if (quoted.missing.length > 0)
       throw insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
+    const short = await findShortfalls(deps.db, storeId, cart.items);
+    if (short.length > 0) throw insufficientStock(short);
 
     const orderId = randomUUID();
-    let intent: Intent;
-    try {
-      intent = await deps.provider.createIntent({
-        amount: quoted.totals.total,
-        currency,
-        metadata: { storeId, orderId, cartId: cart.id },
-        idempotencyKey: `checkout:${storeId}:${orderId}`,
-      });
-    } catch (error) {
-      deps.log.warn(
-        { err: error instanceof ProviderError ? error.message : error, storeId },
-        'payment provider failed at checkout',
-      );
-      throw providerUnavailable();
-    }
-
+    const intent = await createIntent(deps, {
+      storeId,
+      orderId,
+      cartId: cart.id,
+      currency,
+      total: quoted.totals.total,
+    });
     try {
       return await deps.db.transaction().execute((trx) =>
         placeOrder(trx, deps, {
           storeId,
           currency,
           orderId,
+          idempotencyKey,
           input,
           intent,
           quoted,
@@ -220,6 +254,11 @@ export async function checkout(
       await deps.provider.cancelIntent(intent.ref).catch((cancelError: unknown) => {
         deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
       });
+      // Another attempt with this key won the race (its lease had been taken over): its order is the answer.
+      if (isUniqueViolation(error) || (error instanceof AppError && error.title === 'cart_completed')) {
+        const winner = await checkoutOfKey(deps.db, storeId, idempotencyKey);
+        if (winner) return winner;
+      }
       if (error instanceof QuoteChanged && attempt < 3) continue;
       if (error instanceof QuoteChanged)
         throw new AppError(
@@ -232,10 +271,31 @@ export async function checkout(
   }
 }
 
+async function createIntent(
+  deps: CheckoutDeps,
+  order: { storeId: string; orderId: string; cartId: string; currency: string; total: number },
+): Promise<Intent> {
+  try {
+    return await deps.provider.createIntent({
+      amount: order.total,
+      currency: order.currency,
+      metadata: { storeId: order.storeId, orderId: order.orderId, cartId: order.cartId },
+      idempotencyKey: `checkout:${order.storeId}:${order.orderId}`,
+    });
+  } catch (error) {
+    deps.log.warn(
+      { err: error instanceof ProviderError ? error.message : error, storeId: order.storeId },
+      'payment provider failed at checkout',
+    );
+    throw providerUnavailable();
+  }
+}
+
 interface PlaceOrder {
   storeId: string;
   currency: string;
   orderId: string;
+  idempotencyKey: string;
   input: CheckoutInput;
   intent: Intent;
   quoted: Awaited<ReturnType<typeof quote>>;
@@ -243,109 +303,38 @@ interface PlaceOrder {
   now: Date;
 }
 
+/** Step 4 of checkout, in its transaction. */
 async function placeOrder(
   trx: Transaction<Database>,
   deps: CheckoutDeps,
   p: PlaceOrder,
 ): Promise<CheckoutResult> {
-  const { storeId, currency, orderId, input, intent, now } = p;
+  const { storeId, input, now } = p;
   const cart = await findCart(trx, storeId, input.cartId, { forUpdate: true });
   if (cart.completed_at !== null) throw cartCompleted();
   if (cart.version !== p.cartVersion) throw new QuoteChanged();
 
-  // Reserve in variant-id order so concurrent checkouts lock rows in the same order.
-  const lines = [...p.quoted.lines].sort((a, b) =>
-    a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0,
-  );
-  const short: { variantId: string; requested: number; available: number }[] = [];
-  const reserved: { variantId: string; productId: string; available: number }[] = [];
-  for (const line of lines) {
-    const row = await trx
-      .updateTable('variants')
-      .set((eb) => ({ reserved: eb('reserved', '+', line.quantity), updated_at: now }))
-      .where('store_id', '=', storeId)
-      .where('id', '=', line.variantId)
-      .where(sql<boolean>`on_hand - reserved >= ${line.quantity}`)
-      .returning(['on_hand', 'reserved', 'price_amount'])
-      .executeTakeFirst();
-    if (!row) {
-      const current = await trx
-        .selectFrom('variants')
-        .select(['on_hand', 'reserved'])
-        .where('store_id', '=', storeId)
-        .where('id', '=', line.variantId)
-        .executeTakeFirst();
-      short.push({
-        variantId: line.variantId,
-        requested: line.quantity,
-        available: current ? Math.max(0, current.on_hand - current.reserved) : 0,
-      });
-      continue;
-    }
-    if (row.price_amount !== line.unitPrice) throw new QuoteChanged();
-    reserved.push({
-      variantId: line.variantId,
-      productId: line.productId,
-      available: Math.max(0, row.on_hand - row.reserved),
-    });
-  }
-  if (short.length > 0) throw insufficientStock(short);
-
-  // The quote's discount, tax rate and prices must still hold inside the transaction.
+  // The atomic reservation decides (D8); afterwards the variant rows are locked, so the prices
+  // checked next cannot change before commit.
+  await reserveStock(trx, storeId, p.quoted.lines, now);
   const requote = await quote(trx, storeId, input, cart.items, now);
   if (requote.missing.length > 0 || !sameTotals(requote.totals, p.quoted.totals)) throw new QuoteChanged();
-  if (requote.discount) {
-    const used = await trx
-      .updateTable('discounts')
-      .set((eb) => ({ used_count: eb('used_count', '+', 1), updated_at: now }))
-      .where('store_id', '=', storeId)
-      .where('id', '=', requote.discount.id)
-      .where((eb) => eb.or([eb('usage_limit', 'is', null), eb('used_count', '<', eb.ref('usage_limit'))]))
-      .returning('id')
-      .executeTakeFirst();
-    if (!used) throw discountInvalid(input.discountCode ?? '');
-  }
+  if (requote.discount) await useDiscount(trx, storeId, requote.discount.id, input.discountCode ?? '', now);
 
-  // The counter row is locked only from here to commit: order numbers are strictly increasing.
-  const counter = await trx
-    .insertInto('order_counters')
-    .values({ store_id: storeId, last_number: FIRST_ORDER_NUMBER })
-    .onConflict((oc) =>
-      oc.column('store_id').doUpdateSet((eb) => ({ last_number: eb('order_counters.last_number', '+', 1) })),
-    )
-    .returning('last_number')
-    .executeTakeFirstOrThrow();
-
-  const totals = p.quoted.totals;
-  const order = await trx
-    .insertInto('orders')
-    .values({
-      store_id: storeId,
-      id: orderId,
-      number: counter.last_number,
-      status: 'pending',
-      cart_id: cart.id,
-      email: input.email.trim().toLowerCase(),
-      country: input.country ?? null,
-      currency,
-      subtotal_amount: totals.subtotal,
-      discount_amount: totals.discount,
-      tax_amount: totals.tax,
-      shipping_amount: totals.shipping,
-      total_amount: totals.total,
-      discount_code: requote.discount?.code ?? null,
-      expires_at: new Date(now.getTime() + deps.orderTtlMs),
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const orderLines = await trx
+  const order = await insertOrder(
+    trx,
+    deps,
+    p,
+    cart.id,
+    await nextOrderNumber(trx, storeId),
+    requote.discount,
+  );
+  const lines = await trx
     .insertInto('order_lines')
     .values(
       p.quoted.lines.map((line, position) => ({
         store_id: storeId,
-        order_id: orderId,
+        order_id: p.orderId,
         position,
         variant_id: line.variantId,
         product_id: line.productId,
@@ -359,66 +348,104 @@ async function placeOrder(
     )
     .returningAll()
     .execute();
-  await trx
+  const payment = await trx
     .insertInto('payments')
     .values({
       store_id: storeId,
-      order_id: orderId,
+      order_id: p.orderId,
       provider: deps.provider.name,
-      ref: intent.ref,
-      client_secret: intent.clientSecret,
+      ref: p.intent.ref,
+      client_secret: p.intent.clientSecret,
       status: 'pending',
-      amount: totals.total,
-      currency,
+      amount: order.total_amount,
+      currency: p.currency,
       last_error: null,
     })
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
   await trx
     .updateTable('carts')
     .set({ completed_at: now, updated_at: now })
     .where('store_id', '=', storeId)
     .where('id', '=', cart.id)
     .execute();
-
   await recordEvent(trx, {
     storeId,
     type: 'order.created',
-    data: { orderId, number: order.number, status: 'pending', total: { amount: totals.total, currency } },
-  });
-  for (const item of reserved) {
-    await recordEvent(trx, {
-      storeId,
-      type: 'inventory.updated',
-      data: { variantId: item.variantId, productId: item.productId, available: item.available },
-    });
-  }
-  return {
-    order: orderView(order, orderLines),
-    payment: {
-      provider: deps.provider.name,
-      ref: intent.ref,
+    data: {
+      orderId: p.orderId,
+      number: order.number,
       status: 'pending',
-      clientSecret: intent.clientSecret,
-      amount: { amount: totals.total, currency },
+      total: { amount: order.total_amount, currency: p.currency },
     },
-  };
+  });
+  return checkoutResult(order, lines, payment);
 }
 
-export function insufficientStock(
-  lines: { variantId: string; requested: number; available: number }[],
-): AppError {
-  return new AppError(
-    'insufficient_stock',
-    409,
-    'Some items are not available in the quantity requested. Nothing was reserved.',
-    {
-      errors: lines.map((line) => ({
-        pointer: '/cartId',
-        detail: `variant ${line.variantId}: ${line.requested} requested, ${line.available} available`,
-        variantId: line.variantId,
-        requested: line.requested,
-        available: line.available,
-      })),
-    },
-  );
+async function useDiscount(
+  trx: Transaction<Database>,
+  storeId: string,
+  discountId: string,
+  code: string,
+  now: Date,
+): Promise<void> {
+  const used = await trx
+    .updateTable('discounts')
+    .set((eb) => ({ used_count: eb('used_count', '+', 1), updated_at: now }))
+    .where('store_id', '=', storeId)
+    .where('id', '=', discountId)
+    .where((eb) => eb.or([eb('usage_limit', 'is', null), eb('used_count', '<', eb.ref('usage_limit'))]))
+    .returning('id')
+    .executeTakeFirst();
+  if (!used) throw discountInvalid(code);
+}
+
+/** The store's next order number (D6). Its counter row stays locked until commit: strictly increasing. */
+async function nextOrderNumber(trx: Transaction<Database>, storeId: string): Promise<number> {
+  const counter = await trx
+    .insertInto('order_counters')
+    .values({ store_id: storeId, last_number: FIRST_ORDER_NUMBER })
+    .onConflict((oc) =>
+      oc.column('store_id').doUpdateSet((eb) => ({ last_number: eb('order_counters.last_number', '+', 1) })),
+    )
+    .returning('last_number')
+    .executeTakeFirstOrThrow();
+  return counter.last_number;
+}
+
+async function insertOrder(
+  trx: Transaction<Database>,
+  deps: CheckoutDeps,
+  p: PlaceOrder,
+  cartId: string,
+  number: number,
+  discount: DiscountRow | null,
+): Promise<OrderRow> {
+  const totals = p.quoted.totals;
+  const expiresAt = new Date(p.now.getTime() + deps.orderTtlMs);
+  return trx
+    .insertInto('orders')
+    .values({
+      store_id: p.storeId,
+      id: p.orderId,
+      number,
+      status: 'pending',
+      cart_id: cartId,
+      email: p.input.email.trim().toLowerCase(),
+      country: p.input.country ?? null,
+      currency: p.currency,
+      subtotal_amount: totals.subtotal,
+      discount_amount: totals.discount,
+      tax_amount: totals.tax,
+      shipping_amount: totals.shipping,
+      total_amount: totals.total,
+      discount_code: discount?.code ?? null,
+      idempotency_key: p.idempotencyKey,
+      expires_at: expiresAt,
+      next_sweep_at: expiresAt,
+      created_at: p.now,
+      updated_at: p.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

@@ -1,12 +1,10 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { Clock } from '../http/context.ts';
 import { AppError, problemOf, validationFailed } from '../http/errors.ts';
 
-/** How long a request may hold its key before another attempt may take it over (crash recovery). */
-const LEASE_MS = 60_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The Idempotency-Key header: a UUID, bare or as a quoted structured-field string (D7). */
@@ -53,22 +51,49 @@ export interface StoredResponse {
   body: string;
 }
 
+/** A handler's answer, before serialisation. */
+export interface HandlerAnswer {
+  status: number;
+  body: unknown;
+}
+
 export interface IdempotencyScope {
   db: Kysely<Database>;
   clock: Clock;
   ttlMs: number;
+  /** How long the holder of an in-progress key keeps it before a retry may take it over. */
+  leaseMs: number;
   storeId: string;
   route: string;
   key: string;
   hash: string;
+  /**
+   * Finds the resource a previous attempt with this key already created (the resource carries its
+   * key, D25), so a retry answers with it even when that attempt never stored its answer (a crash
+   * between its commit and the write of the answer). Null when there is none.
+   */
+  recover?: () => Promise<HandlerAnswer | null>;
 }
 
-type Claim = { kind: 'run' } | { kind: 'replay'; response: StoredResponse };
+type Claim =
+  | { kind: 'run'; leaseToken: string }
+  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'recovered'; answer: HandlerAnswer };
+
+const inProgress = (): AppError =>
+  new AppError(
+    'idempotency_in_progress',
+    409,
+    'A request with this Idempotency-Key is still being processed. Retry shortly.',
+    { headers: { 'retry-after': '1' } },
+  );
 
 async function claim(scope: IdempotencyScope): Promise<Claim> {
   const { db, storeId, route, key, hash } = scope;
   const now = scope.clock.now();
+  const leaseUntil = new Date(now.getTime() + scope.leaseMs);
   for (let attempt = 0; attempt < 3; attempt++) {
+    const leaseToken = randomUUID();
     const inserted = await db
       .insertInto('idempotency_keys')
       .values({
@@ -77,13 +102,14 @@ async function claim(scope: IdempotencyScope): Promise<Claim> {
         key,
         request_hash: hash,
         status: 'in_progress',
-        locked_until: new Date(now.getTime() + LEASE_MS),
+        locked_until: leaseUntil,
+        lease_token: leaseToken,
         created_at: now,
       })
       .onConflict((oc) => oc.columns(['store_id', 'route', 'key']).doNothing())
       .returning('key')
       .executeTakeFirst();
-    if (inserted) return { kind: 'run' };
+    if (inserted) return { kind: 'run', leaseToken };
 
     const row = await db
       .selectFrom('idempotency_keys')
@@ -117,37 +143,24 @@ async function claim(scope: IdempotencyScope): Promise<Claim> {
         response: { status: row.response_status!, type: row.response_type!, body: row.response_body! },
       };
     }
-    if (row.locked_until && row.locked_until > now) {
-      throw new AppError(
-        'idempotency_in_progress',
-        409,
-        'A request with this Idempotency-Key is still being processed. Retry shortly.',
-        {
-          headers: { 'retry-after': '1' },
-        },
-      );
-    }
-    // The first attempt died mid-way (its lease ran out): take the key over.
+    // In progress: if the first attempt already made its resource, that is the answer.
+    const recovered = await scope.recover?.();
+    if (recovered) return { kind: 'recovered', answer: recovered };
+    if (row.locked_until && row.locked_until > now) throw inProgress();
+    // The first attempt died mid-way (its lease ran out): take the key over with a new token.
     const taken = await db
       .updateTable('idempotency_keys')
-      .set({ locked_until: new Date(now.getTime() + LEASE_MS) })
+      .set({ locked_until: leaseUntil, lease_token: leaseToken })
       .where('store_id', '=', storeId)
       .where('route', '=', route)
       .where('key', '=', key)
       .where('status', '=', 'in_progress')
-      .where('locked_until', '=', row.locked_until)
+      .where('lease_token', 'is not distinct from', row.lease_token)
       .returning('key')
       .executeTakeFirst();
-    if (taken) return { kind: 'run' };
+    if (taken) return { kind: 'run', leaseToken };
   }
-  throw new AppError(
-    'idempotency_in_progress',
-    409,
-    'A request with this Idempotency-Key is still being processed. Retry shortly.',
-    {
-      headers: { 'retry-after': '1' },
-    },
-  );
+  throw inProgress();
 }
 
 /** Only definitive answers are kept: success and business refusals, not input errors or failures. */
@@ -155,14 +168,22 @@ function isStorable(error: AppError): boolean {
   return error.status < 500 && error.title !== 'validation_failed' && error.status !== 429;
 }
 
+const serialise = (answer: HandlerAnswer): StoredResponse => ({
+  status: answer.status,
+  type: 'application/json; charset=utf-8',
+  body: JSON.stringify(answer.body),
+});
+
 /**
  * Runs `handler` at most once per (store, route, key) and replays its answer byte-for-byte on
- * retries (DESIGN D7). The response body is serialised here, once, and stored as the exact text sent.
+ * retries (DESIGN D7). The response body is serialised here, once, and stored as the exact text
+ * sent, by the current holder of the key only (its lease token fences a holder whose lease ran
+ * out and was taken over, D25).
  */
 export async function withIdempotency(
   scope: IdempotencyScope,
   reply: FastifyReply,
-  handler: () => Promise<{ status: number; body: unknown }>,
+  handler: () => Promise<HandlerAnswer>,
 ): Promise<FastifyReply> {
   const claimed = await claim(scope);
   if (claimed.kind === 'replay') {
@@ -172,14 +193,17 @@ export async function withIdempotency(
       .type(claimed.response.type)
       .send(claimed.response.body);
   }
+  if (claimed.kind === 'recovered') {
+    const response = serialise(claimed.answer);
+    return reply
+      .code(response.status)
+      .header('idempotent-replayed', 'true')
+      .type(response.type)
+      .send(response.body);
+  }
   let response: StoredResponse;
   try {
-    const result = await handler();
-    response = {
-      status: result.status,
-      type: 'application/json; charset=utf-8',
-      body: JSON.stringify(result.body),
-    };
+    response = serialise(await handler());
   } catch (error) {
     if (error instanceof AppError && isStorable(error)) {
       response = {
@@ -195,6 +219,7 @@ export async function withIdempotency(
         .where('route', '=', scope.route)
         .where('key', '=', scope.key)
         .where('status', '=', 'in_progress')
+        .where('lease_token', '=', claimed.leaseToken)
         .execute();
       throw error;
     }
@@ -204,6 +229,7 @@ export async function withIdempotency(
     .set({
       status: 'done',
       locked_until: null,
+      lease_token: null,
       response_status: response.status,
       response_type: response.type,
       response_body: response.body,
@@ -211,6 +237,8 @@ export async function withIdempotency(
     .where('store_id', '=', scope.storeId)
     .where('route', '=', scope.route)
     .where('key', '=', scope.key)
+    .where('status', '=', 'in_progress')
+    .where('lease_token', '=', claimed.leaseToken)
     .execute();
   return reply.code(response.status).type(response.type).send(response.body);
 }

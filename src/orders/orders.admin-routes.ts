@@ -16,7 +16,7 @@ import {
 } from './orders.schemas.ts';
 import { adminOrder, orderView, refundView } from './orders.service.ts';
 import type { DiscountRow } from './orders.tables.ts';
-import { requestRefund } from './payment-events.ts';
+import { requestRefund } from './refunds.service.ts';
 
 const orderTags = ['Admin: orders'];
 const pricingTags = ['Admin: discounts, tax and shipping'];

@@ -2,7 +2,7 @@ import type { PaymentProvider } from '../payments/provider.ts';
 import type { LoopDeps } from '../workers/loops.ts';
 import { WorkerSignals, type WorkerLoop } from '../workers/runner.ts';
 import { purgeIdempotencyKeys } from './idempotency.ts';
-import { expireOrders } from './payment-events.ts';
+import { EXPIRY_BATCH, expireOrders } from './expiry.ts';
 import { reconcileRefunds } from './refund-reconciliation.ts';
 
 export const ORDER_EXPIRY_LOOP = 'order-expiry';
@@ -26,7 +26,7 @@ export function orderLoops(
       name: ORDER_EXPIRY_LOOP,
       intervalMs: Math.min(15_000, Math.max(1000, Math.floor(deps.config.payments.orderTtlMs / 4))),
       async run(signal) {
-        while (!signal.aborted && (await expireOrders(paymentDeps)) === 50) {
+        while (!signal.aborted && (await expireOrders(paymentDeps)).examined === EXPIRY_BATCH) {
           /* next batch */
         }
       },

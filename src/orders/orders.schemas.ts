@@ -9,6 +9,7 @@ export const OrderStatusSchema = Type.Union([
 ]);
 const PaymentStatusSchema = Type.Union([
   Type.Literal('pending'),
+  Type.Literal('processing'),
   Type.Literal('succeeded'),
   Type.Literal('failed'),
   Type.Literal('canceled'),
@@ -55,7 +56,11 @@ export const CheckoutResponse = Type.Object(
     payment: Type.Object({
       provider: Type.String(),
       ref: Type.String(),
-      status: Type.Literal('pending'),
+      status: {
+        ...PaymentStatusSchema,
+        description:
+          'pending in a first answer; a retry with the same Idempotency-Key shows where the payment stands now.',
+      },
       clientSecret: Type.String({
         description: "Confirm the payment with the provider's hosted fields using this.",
       }),
@@ -82,6 +87,13 @@ export const RefundSchema = Type.Object(
     amount: MoneySchema,
     status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
     providerRef: Type.Union([Type.String(), Type.Null()]),
+    reason: Type.Union([Type.String(), Type.Null()], {
+      description:
+        '`merchant` (staff refund) or `expired_out_of_stock` (automatic: paid after expiry, sold out).',
+    }),
+    lastError: Type.Union([Type.String(), Type.Null()], {
+      description: "The provider's last answer when it refused or could not be reached.",
+    }),
     createdAt: Timestamp,
     settledAt: Type.Union([Timestamp, Type.Null()]),
   },
@@ -91,6 +103,10 @@ export const RefundSchema = Type.Object(
 export const AdminOrderSchema = Type.Object(
   {
     ...orderFields,
+    oversold: Type.Boolean({
+      description:
+        'The payment arrived when the stock of a line was short: the order is paid anyway (money is never kept without an order) and needs the merchant (restock or refund).',
+    }),
     payments: Type.Array(
       Type.Object({
         id: Type.String({ format: 'uuid' }),

@@ -80,6 +80,8 @@ export interface RefundView {
   amount: Money;
   status: RefundRow['status'];
   providerRef: string | null;
+  reason: string | null;
+  lastError: string | null;
   createdAt: string;
   settledAt: string | null;
 }
@@ -89,6 +91,8 @@ export const refundView = (row: RefundRow, currency: string): RefundView => ({
   amount: money(row.amount, currency),
   status: row.status,
   providerRef: row.provider_ref,
+  reason: row.reason,
+  lastError: row.last_error,
   createdAt: row.created_at.toISOString(),
   settledAt: row.settled_at?.toISOString() ?? null,
 });
@@ -143,6 +147,7 @@ export async function adminOrder(db: Db, storeId: string, orderId: string) {
   const { order, lines, payments, refunds } = await loadOrder(db, storeId, orderId);
   return {
     ...orderView(order, lines),
+    oversold: order.oversold,
     payments: payments.map(paymentView),
     refunds: refunds.map((r) => refundView(r, order.currency)),
   };

@@ -6,7 +6,7 @@ import { IdParams, problemResponses } from '../http/schemas.ts';
 import { requireStorefront } from '../http/storefront-auth.ts';
 import { isCountryCode } from '../lib/country.ts';
 import { isEmail } from '../lib/validate.ts';
-import { checkout } from './checkout.service.ts';
+import { checkout, checkoutOfKey } from './checkout.service.ts';
 import { idempotencyKeyOf, requestHash, withIdempotency } from './idempotency.ts';
 import { CheckoutResponse, StorefrontOrderSchema } from './orders.schemas.ts';
 import { storefrontOrder } from './orders.service.ts';
@@ -68,10 +68,16 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext
           db: ctx.db,
           clock: ctx.clock,
           ttlMs: ctx.config.payments.idempotencyTtlMs,
+          leaseMs: ctx.config.payments.idempotencyLeaseMs,
           storeId,
           route: 'checkout',
           key,
           hash: requestHash(body),
+          // The order carries its key: a retry after a crash answers with it (D25).
+          recover: async () => {
+            const made = await checkoutOfKey(ctx.db, storeId, key);
+            return made ? { status: 201, body: made } : null;
+          },
         },
         reply,
         async () => {
@@ -85,6 +91,7 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext
             },
             storeId,
             { cartId: body.cartId, email, country, discountCode: body.discountCode },
+            key,
           );
           return { status: 201, body: result };
         },

@@ -66,6 +66,8 @@ export interface IdempotencyKeyTable {
   request_hash: string;
   status: 'in_progress' | 'done';
   locked_until: NullableTime;
+  /** Fences the current holder of an in-progress key: only it may store the answer (D25). */
+  lease_token: string | null;
   response_status: number | null;
   response_type: string | null;
   response_body: string | null;
@@ -96,6 +98,13 @@ export interface OrderTable {
   refunded_amount: Generated<number>;
   discount_code: string | null;
   expires_at: Time;
+  /** The stock of a line was short when its payment arrived: paid anyway, flagged for the merchant (D22). */
+  oversold: Generated<boolean>;
+  /** The Idempotency-Key of the checkout that made the order (D25). */
+  idempotency_key: string | null;
+  /** When the expiry sweep looks at this pending order next (expires_at, then backoff, D23). */
+  next_sweep_at: Time;
+  sweep_attempts: Generated<number>;
   paid_at: NullableTime;
   expired_at: NullableTime;
   created_at: CreatedAt;
@@ -118,7 +127,7 @@ export interface OrderLineTable {
 }
 export type OrderLineRow = Selectable<OrderLineTable>;
 
-export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
+export type PaymentStatus = 'pending' | 'processing' | 'succeeded' | 'failed' | 'canceled';
 
 export interface PaymentTable {
   store_id: string;
@@ -149,6 +158,10 @@ export interface RefundTable {
   reason: string | null;
   created_at: CreatedAt;
   settled_at: NullableTime;
+  /** When reconciliation asks the provider about this pending refund next (D24); default: now. */
+  next_check_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  attempts: Generated<number>;
+  last_error: string | null;
 }
 export type RefundRow = Selectable<RefundTable>;
 

@@ -1,63 +1,36 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Log } from '../lib/log.ts';
+import type { Transaction } from 'kysely';
+import { sellReserved, takeStock, type Shortfall } from '../catalog/inventory.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
-import type { Clock } from '../http/context.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { formatMoney } from '../lib/money.ts';
 import { MAIL_LOOP } from '../mail/mail-worker.loop.ts';
-import {
-  ProviderError,
-  providerUnavailable,
-  type PaymentProvider,
-  type ProviderEvent,
-  type RefundInput,
-} from '../payments/provider.ts';
-import type { WorkerSignals } from '../workers/runner.ts';
+import type { ProviderEvent } from '../payments/provider.ts';
+import { notifyOwners } from '../staff/owner-notices.ts';
 import { queueOrderConfirmation, queueRefundNotice } from './order-mail.ts';
-import type { OrderLineRow, OrderRow, RefundRow } from './orders.tables.ts';
+import { lockPaymentAndOrder, orderLines, stockLinesOf, storeName } from './orders.repository.ts';
+import type { OrderLineRow, OrderRow } from './orders.tables.ts';
+import type { PaymentDeps } from './payment-deps.ts';
+import { openAutomaticRefund, refundFailedNotice, sendRefund, type OpenedRefund } from './refunds.service.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface PaymentDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-  provider: PaymentProvider;
-  log: Log;
-  signals: WorkerSignals;
-}
+export type { PaymentDeps } from './payment-deps.ts';
 
 export type ApplyResult = 'applied' | 'duplicate' | 'ignored';
 
 /** Work to do once the transaction has committed (provider calls never run inside one). */
-type AfterCommit = (() => Promise<void>)[];
-
-const byVariant = (a: OrderLineRow, b: OrderLineRow): number =>
-  a.variant_id < b.variant_id ? -1 : a.variant_id > b.variant_id ? 1 : 0;
-
-async function storeName(trx: Transaction<Database>, storeId: string): Promise<string> {
-  return (await trx.selectFrom('stores').select('name').where('id', '=', storeId).executeTakeFirstOrThrow())
-    .name;
-}
-
-async function orderLines(trx: Transaction<Database>, order: OrderRow): Promise<OrderLineRow[]> {
-  return trx
-    .selectFrom('order_lines')
-    .selectAll()
-    .where('store_id', '=', order.store_id)
-    .where('order_id', '=', order.id)
-    .orderBy('position')
-    .execute();
-}
+type AfterCommit = OpenedRefund[];
 
 async function markPaid(
   trx: Transaction<Database>,
   order: OrderRow,
   lines: OrderLineRow[],
+  oversold: Shortfall[],
   now: Date,
-): Promise<OrderRow> {
+): Promise<void> {
   const paid = await trx
     .updateTable('orders')
-    .set({ status: 'paid', paid_at: now, updated_at: now })
+    .set({ status: 'paid', paid_at: now, updated_at: now, oversold: oversold.length > 0 })
     .where('store_id', '=', order.store_id)
     .where('id', '=', order.id)
     .returningAll()
@@ -72,14 +45,30 @@ async function markPaid(
     },
   });
   await queueOrderConfirmation(trx, await storeName(trx, order.store_id), paid, lines);
-  return paid;
+  if (oversold.length > 0) {
+    const titles = new Map(lines.map((line) => [line.variant_id, `${line.title} (${line.variant_label})`]));
+    await notifyOwners(trx, order.store_id, {
+      kind: 'order_oversold',
+      subject: `Order #${order.number} was paid but its stock was short`,
+      text: [
+        `Order #${order.number} (${formatMoney({ amount: order.total_amount, currency: order.currency.trim() })}) was paid, but these items were short when the payment arrived:`,
+        '',
+        ...oversold.map(
+          (line) =>
+            `  ${titles.get(line.variantId) ?? line.variantId}: ${line.requested} ordered, ${line.available} on hand`,
+        ),
+        '',
+        'The order is paid and marked "oversold" in the admin. Restock and fulfil it, or refund it there.',
+      ].join('\n'),
+    });
+  }
 }
 
 /**
- * A payment succeeded. A pending order becomes paid and its reservation becomes a sale (on_hand and
- * reserved both drop, so available stock does not change). An order that had expired is revived if
- * its goods are still in stock, otherwise the payment is refunded in full: money is never kept
- * without goods.
+ * A payment succeeded. A pending order becomes paid and its reservation becomes a sale; this never
+ * fails for lack of stock (D22): a short line is sold down to zero and the order is flagged
+ * `oversold`, with an admin notice. An expired order is revived when its goods are still in stock;
+ * otherwise the captured money is refunded in full, automatically (D5, D24).
  */
 async function paymentSucceeded(
   trx: Transaction<Database>,
@@ -89,22 +78,9 @@ async function paymentSucceeded(
   after: AfterCommit,
 ): Promise<ApplyResult> {
   const now = deps.clock.now();
-  const payment = await trx
-    .selectFrom('payments')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('provider', '=', deps.provider.name)
-    .where('ref', '=', ref)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!payment) return 'ignored';
-  const order = await trx
-    .selectFrom('orders')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('id', '=', payment.order_id)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
+  const locked = await lockPaymentAndOrder(trx, storeId, { provider: deps.provider.name, ref });
+  if (!locked) return 'ignored';
+  const { payment, order } = locked;
   await trx
     .updateTable('payments')
     .set({ status: 'succeeded', last_error: null, updated_at: now })
@@ -112,81 +88,49 @@ async function paymentSucceeded(
     .where('id', '=', payment.id)
     .execute();
   if (order.status === 'paid') return 'applied';
-  const lines = (await orderLines(trx, order)).sort(byVariant);
+  const lines = await orderLines(trx, order);
 
   if (order.status === 'pending') {
-    for (const line of lines) {
-      await trx
-        .updateTable('variants')
-        .set((eb) => ({
-          on_hand: eb('on_hand', '-', line.quantity),
-          reserved: eb('reserved', '-', line.quantity),
-          updated_at: now,
-        }))
-        .where('store_id', '=', storeId)
-        .where('id', '=', line.variant_id)
-        .execute();
-    }
-    await markPaid(trx, order, lines, now);
+    const oversold = await sellReserved(trx, storeId, stockLinesOf(lines), now);
+    await markPaid(trx, order, lines, oversold, now);
+    if (oversold.length > 0) deps.log.warn({ orderId: order.id, oversold }, 'order paid with short stock');
     return 'applied';
   }
 
   // Expired: take the goods again if every line is still available, else refund everything.
-  const stock = await trx
-    .selectFrom('variants')
-    .select(['id', 'product_id', 'on_hand', 'reserved'])
-    .where('store_id', '=', storeId)
-    .where(
-      'id',
-      'in',
-      lines.map((l) => l.variant_id),
-    )
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-  const available = new Map(stock.map((v) => [v.id, v.on_hand - v.reserved]));
-  if (lines.every((line) => (available.get(line.variant_id) ?? 0) >= line.quantity)) {
-    for (const line of lines) {
-      const row = await trx
-        .updateTable('variants')
-        .set((eb) => ({ on_hand: eb('on_hand', '-', line.quantity), updated_at: now }))
-        .where('store_id', '=', storeId)
-        .where('id', '=', line.variant_id)
-        .returning(['on_hand', 'reserved', 'product_id'])
-        .executeTakeFirstOrThrow();
-      await recordEvent(trx, {
-        storeId,
-        type: 'inventory.updated',
-        data: {
-          variantId: line.variant_id,
-          productId: row.product_id,
-          available: Math.max(0, row.on_hand - row.reserved),
-        },
-      });
-    }
-    await markPaid(trx, order, lines, now);
+  if (await takeStock(trx, storeId, stockLinesOf(lines), now)) {
+    await markPaid(trx, order, lines, [], now);
     deps.log.info({ orderId: order.id }, 'late payment for an expired order: stock taken again, order paid');
     return 'applied';
   }
-  const refund = await trx
-    .insertInto('refunds')
-    .values({
-      store_id: storeId,
-      order_id: order.id,
-      payment_id: payment.id,
-      amount: order.total_amount,
-      status: 'pending',
-      provider_ref: null,
-      reason: 'expired_out_of_stock',
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  deps.log.warn(
-    { orderId: order.id },
-    'late payment for an expired order whose stock is gone: refunding in full',
-  );
-  after.push(() => sendRefund(deps, order, payment.ref, refund));
+  const opened = await openAutomaticRefund(trx, { ...payment, status: 'succeeded' }, order, now);
+  if (opened) {
+    deps.log.warn(
+      { orderId: order.id },
+      'late payment for an expired order whose stock is gone: refunding in full',
+    );
+    after.push(opened);
+  }
   return 'applied';
+}
+
+/** The provider is still working on the payment (a bank transfer, a delayed card): mirror it. */
+async function paymentProcessing(
+  trx: Transaction<Database>,
+  deps: PaymentDeps,
+  storeId: string,
+  ref: string,
+): Promise<ApplyResult> {
+  const updated = await trx
+    .updateTable('payments')
+    .set({ status: 'processing', updated_at: deps.clock.now() })
+    .where('store_id', '=', storeId)
+    .where('provider', '=', deps.provider.name)
+    .where('ref', '=', ref)
+    .where('status', '=', 'pending')
+    .returning('id')
+    .executeTakeFirst();
+  return updated ? 'applied' : 'ignored';
 }
 
 async function paymentFailed(
@@ -202,12 +146,17 @@ async function paymentFailed(
     .where('store_id', '=', storeId)
     .where('provider', '=', deps.provider.name)
     .where('ref', '=', ref)
-    .where('status', '=', 'pending')
+    .where('status', 'in', ['pending', 'processing'])
     .returning('id')
     .executeTakeFirst();
   return updated ? 'applied' : 'ignored';
 }
 
+/**
+ * A refund settled at the provider. `refund.succeeded` settles the refund whatever its local state
+ * (D24: a refund marked failed after a timeout may still have been made); `refund.failed` fails only
+ * a pending one. Locks payment, order, then refund (the order every money path uses).
+ */
 async function refundSettled(
   trx: Transaction<Database>,
   deps: PaymentDeps,
@@ -215,34 +164,62 @@ async function refundSettled(
   event: Extract<ProviderEvent, { kind: 'refund.succeeded' | 'refund.failed' }>,
 ): Promise<ApplyResult> {
   const now = deps.clock.now();
-  let query = trx.selectFrom('refunds').selectAll().where('store_id', '=', storeId);
   const refundId = event.metadata.refundId;
+  let query = trx.selectFrom('refunds').select(['id', 'payment_id']).where('store_id', '=', storeId);
   query =
     refundId && UUID.test(refundId)
       ? query.where('id', '=', refundId)
       : query.where('provider_ref', '=', event.refundRef);
-  const refund = await query.forUpdate().executeTakeFirst();
-  if (!refund || refund.status !== 'pending') return 'ignored';
+  const found = await query.executeTakeFirst();
+  if (!found) return 'ignored';
+  const payment = await trx
+    .selectFrom('payments')
+    .select('order_id')
+    .where('store_id', '=', storeId)
+    .where('id', '=', found.payment_id)
+    .executeTakeFirstOrThrow();
+  const locked = await lockPaymentAndOrder(trx, storeId, { orderId: payment.order_id });
+  const refund = await trx
+    .selectFrom('refunds')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('id', '=', found.id)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  if (!locked || refund.status === 'succeeded') return 'ignored';
+
   if (event.kind === 'refund.failed') {
+    if (refund.status !== 'pending') return 'ignored';
     await trx
       .updateTable('refunds')
-      .set({ status: 'failed', settled_at: now, provider_ref: event.refundRef })
+      .set({ status: 'failed', settled_at: now, provider_ref: event.refundRef, next_check_at: null })
       .where('store_id', '=', storeId)
       .where('id', '=', refund.id)
       .execute();
+    if (refund.reason === 'expired_out_of_stock') await refundFailedNotice(trx, locked, refund.amount);
     return 'applied';
   }
   await trx
     .updateTable('refunds')
-    .set({ status: 'succeeded', settled_at: now, provider_ref: event.refundRef })
+    .set({
+      status: 'succeeded',
+      settled_at: now,
+      provider_ref: event.refundRef,
+      next_check_at: null,
+      last_error: null,
+    })
     .where('store_id', '=', storeId)
     .where('id', '=', refund.id)
     .execute();
   const order = await trx
     .updateTable('orders')
-    .set((eb) => ({ refunded_amount: eb('refunded_amount', '+', refund.amount), updated_at: now }))
+    .set((eb) => ({
+      // Never past the total, whatever the provider reports (the CHECK would refuse it).
+      refunded_amount: eb.fn('least', [eb('refunded_amount', '+', refund.amount), eb.ref('total_amount')]),
+      updated_at: now,
+    }))
     .where('store_id', '=', storeId)
-    .where('id', '=', refund.order_id)
+    .where('id', '=', locked.order.id)
     .returningAll()
     .executeTakeFirstOrThrow();
   const currency = order.currency.trim();
@@ -285,6 +262,8 @@ export async function applyProviderEvent(deps: PaymentDeps, event: ProviderEvent
       .executeTakeFirst();
     if (!fresh) return 'duplicate' as const;
     switch (event.kind) {
+      case 'payment.processing':
+        return paymentProcessing(trx, deps, storeId, event.ref);
       case 'payment.succeeded':
         return paymentSucceeded(trx, deps, storeId, event.ref, after);
       case 'payment.failed':
@@ -295,231 +274,7 @@ export async function applyProviderEvent(deps: PaymentDeps, event: ProviderEvent
     }
   });
   if (result === 'applied') deps.signals.wake(MAIL_LOOP);
-  for (const task of after) await task();
+  // The refund row is committed; whatever the provider answers now, it is never lost (D24).
+  for (const opened of after) await sendRefund(deps, opened);
   return result;
-}
-
-/** The provider request for one refund; its idempotency key makes every retry the same refund. */
-export function refundRequest(
-  refund: { store_id: string; order_id: string; id: string; amount: number },
-  paymentRef: string,
-  currency: string,
-): RefundInput {
-  return {
-    ref: paymentRef,
-    amount: refund.amount,
-    currency: currency.trim(),
-    metadata: { storeId: refund.store_id, orderId: refund.order_id, refundId: refund.id },
-    idempotencyKey: `refund:${refund.id}`,
-  };
-}
-
-/** Asks the provider to refund; a provider refusal marks the refund failed. */
-async function sendRefund(deps: PaymentDeps, order: OrderRow, ref: string, refund: RefundRow): Promise<void> {
-  try {
-    const { refundRef } = await deps.provider.refund(refundRequest(refund, ref, order.currency));
-    await deps.db
-      .updateTable('refunds')
-      .set({ provider_ref: refundRef })
-      .where('store_id', '=', order.store_id)
-      .where('id', '=', refund.id)
-      .where('provider_ref', 'is', null)
-      .execute();
-  } catch (error) {
-    deps.log.error(
-      { err: error instanceof Error ? error.message : error, refundId: refund.id },
-      'refund request failed at the provider',
-    );
-    await deps.db
-      .updateTable('refunds')
-      .set({ status: 'failed', settled_at: deps.clock.now() })
-      .where('store_id', '=', order.store_id)
-      .where('id', '=', refund.id)
-      .where('status', '=', 'pending')
-      .execute();
-    throw error;
-  }
-}
-
-/**
- * Starts a refund (admin): at most what was paid and not yet refunded or being refunded. It settles
- * when the provider's webhook confirms it (order.refunded, refund notice mail).
- */
-export async function requestRefund(
-  deps: PaymentDeps,
-  storeId: string,
-  orderId: string,
-  amount: number,
-): Promise<{ refund: RefundRow; order: OrderRow }> {
-  const { refund, order, ref } = await deps.db.transaction().execute(async (trx) => {
-    const order = await trx
-      .selectFrom('orders')
-      .selectAll()
-      .where('store_id', '=', storeId)
-      .where('id', '=', orderId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!order) throw notFound('No order with that id in this store.');
-    if (order.status !== 'paid')
-      throw new AppError(
-        'order_not_paid',
-        409,
-        `Only paid orders can be refunded; this order is ${order.status}.`,
-      );
-    const payment = await trx
-      .selectFrom('payments')
-      .select(['id', 'ref'])
-      .where('store_id', '=', storeId)
-      .where('order_id', '=', orderId)
-      .where('status', '=', 'succeeded')
-      .executeTakeFirstOrThrow();
-    const pending = await trx
-      .selectFrom('refunds')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('sum'))
-      .where('store_id', '=', storeId)
-      .where('order_id', '=', orderId)
-      .where('status', '=', 'pending')
-      .executeTakeFirstOrThrow();
-    const refundable = order.total_amount - order.refunded_amount - Number(pending.sum);
-    if (amount > refundable) {
-      throw new AppError(
-        'refund_too_large',
-        409,
-        `At most ${refundable} can be refunded on this order now.`,
-        {
-          errors: [{ pointer: '/amount', detail: `must be at most ${refundable}` }],
-        },
-      );
-    }
-    const refund = await trx
-      .insertInto('refunds')
-      .values({
-        store_id: storeId,
-        order_id: orderId,
-        payment_id: payment.id,
-        amount,
-        status: 'pending',
-        provider_ref: null,
-        reason: 'merchant',
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return { refund, order, ref: payment.ref };
-  });
-  try {
-    await sendRefund(deps, order, ref, refund);
-  } catch (error) {
-    if (error instanceof ProviderError) throw providerUnavailable();
-    throw error;
-  }
-  const current = await deps.db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('id', '=', refund.id)
-    .executeTakeFirstOrThrow();
-  return { refund: current, order };
-}
-
-/**
- * Expires unpaid orders past their time (D5). The provider is asked first: an intent that already
- * succeeded is the payment (its webhook may just be late). Otherwise the reservation is released in
- * the same transaction that marks the order expired, and the intent is cancelled.
- */
-export async function expireOrders(deps: PaymentDeps, batch = 50): Promise<number> {
-  const now = deps.clock.now();
-  const due = await deps.db
-    .selectFrom('orders as o')
-    .innerJoin('payments as p', (join) =>
-      join.onRef('p.store_id', '=', 'o.store_id').onRef('p.order_id', '=', 'o.id'),
-    )
-    .select(['o.store_id', 'o.id', 'p.ref', 'p.provider'])
-    .where('o.status', '=', 'pending')
-    .where('o.expires_at', '<', now)
-    .orderBy('o.expires_at')
-    .limit(batch)
-    .execute();
-  let expired = 0;
-  for (const candidate of due) {
-    if (candidate.provider !== deps.provider.name) continue;
-    let status: string;
-    try {
-      status = (await deps.provider.retrieveIntent(candidate.ref)).status;
-    } catch (error) {
-      deps.log.warn(
-        { err: error instanceof Error ? error.message : error, orderId: candidate.id },
-        'cannot ask the provider about an expiring order; will retry',
-      );
-      continue;
-    }
-    if (status === 'succeeded') {
-      await applyProviderEvent(deps, {
-        id: `reconcile:${candidate.ref}`,
-        kind: 'payment.succeeded',
-        ref: candidate.ref,
-        amount: 0,
-        metadata: { storeId: candidate.store_id, orderId: candidate.id },
-      });
-      continue;
-    }
-    if (status === 'processing') continue; // the outcome is on its way
-    const done = await deps.db.transaction().execute(async (trx) => {
-      const order = await trx
-        .selectFrom('orders')
-        .selectAll()
-        .where('store_id', '=', candidate.store_id)
-        .where('id', '=', candidate.id)
-        .where('status', '=', 'pending')
-        .forUpdate()
-        .executeTakeFirst();
-      if (!order) return false;
-      const lines = (await orderLines(trx, order)).sort(byVariant);
-      for (const line of lines) {
-        const row = await trx
-          .updateTable('variants')
-          .set((eb) => ({
-            reserved: eb.fn('greatest', [eb.lit(0), eb('reserved', '-', line.quantity)]),
-            updated_at: now,
-          }))
-          .where('store_id', '=', order.store_id)
-          .where('id', '=', line.variant_id)
-          .returning(['on_hand', 'reserved', 'product_id'])
-          .executeTakeFirst();
-        if (row) {
-          await recordEvent(trx, {
-            storeId: order.store_id,
-            type: 'inventory.updated',
-            data: {
-              variantId: line.variant_id,
-              productId: row.product_id,
-              available: Math.max(0, row.on_hand - row.reserved),
-            },
-          });
-        }
-      }
-      await trx
-        .updateTable('orders')
-        .set({ status: 'expired', expired_at: now, updated_at: now })
-        .where('store_id', '=', order.store_id)
-        .where('id', '=', order.id)
-        .execute();
-      await trx
-        .updateTable('payments')
-        .set({ status: 'canceled', updated_at: now })
-        .where('store_id', '=', order.store_id)
-        .where('order_id', '=', order.id)
-        .where('status', 'in', ['pending', 'failed'])
-        .execute();
-      return true;
-    });
-    if (!done) continue;
-    expired++;
-    await deps.provider.cancelIntent(candidate.ref).catch((error: unknown) => {
-      deps.log.warn(
-        { err: error instanceof Error ? error.message : error, ref: candidate.ref },
-        'could not cancel the intent of an expired order',
-      );
-    });
-  }
-  return expired;
 }

@@ -15,6 +15,12 @@ export interface PaymentsConfig {
   readonly orderTtlMs: number;
   /** How long idempotency keys are kept. */
   readonly idempotencyTtlMs: number;
+  /**
+   * How long a request holds its idempotency key before a retry may take it over (the first attempt
+   * is presumed dead). Overlap is harmless (the order carries its key, D25); this bounds how long a
+   * retry after a crash waits with 409 idempotency_in_progress.
+   */
+  readonly idempotencyLeaseMs: number;
 }
 
 export function loadPaymentsConfig(env: Env): PaymentsConfig {
@@ -51,5 +57,6 @@ export function loadPaymentsConfig(env: Env): PaymentsConfig {
     sandboxDelayMs: duration(env, 'SANDBOX_DELAY', '3s'),
     orderTtlMs: duration(env, 'ORDER_TTL', '30m'),
     idempotencyTtlMs: duration(env, 'IDEMPOTENCY_TTL', '24h'),
+    idempotencyLeaseMs: duration(env, 'IDEMPOTENCY_LEASE', '30s'),
   });
 }

@@ -39,6 +39,7 @@ export interface RefundInput {
 
 /** A verified provider webhook, reduced to what the service acts on. */
 export type ProviderEvent =
+  | { id: string; kind: 'payment.processing'; ref: string; metadata: Partial<IntentMetadata> }
   | { id: string; kind: 'payment.succeeded'; ref: string; amount: number; metadata: Partial<IntentMetadata> }
   | { id: string; kind: 'payment.failed'; ref: string; reason: string; metadata: Partial<IntentMetadata> }
   | {
@@ -78,11 +79,18 @@ export class WebhookSignatureError extends Error {
   }
 }
 
-/** The provider did not answer or refused: nothing was reserved or charged. */
+/**
+ * A provider call that did not succeed. `definitive` is true only when the provider answered and
+ * refused for good (an invalid request, a declined or impossible refund): retrying the same request
+ * cannot succeed. Timeouts, network errors, rate limits and 5xx are not definitive: the provider
+ * may or may not have acted, so the caller keeps the operation open and asks again (D24).
+ */
 export class ProviderError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  readonly definitive: boolean;
+  constructor(message: string, options?: ErrorOptions & { definitive?: boolean }) {
     super(message, options);
     this.name = 'ProviderError';
+    this.definitive = options?.definitive ?? false;
   }
 }
 

@@ -27,7 +27,11 @@ export type PaymentMethod = 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delay
 
 interface SandboxWebhookBody {
   id: string;
-  type: 'payment_intent.succeeded' | 'payment_intent.payment_failed' | 'refund.succeeded';
+  type:
+    | 'payment_intent.processing'
+    | 'payment_intent.succeeded'
+    | 'payment_intent.payment_failed'
+    | 'refund.succeeded';
   created: number;
   data: {
     ref: string;
@@ -126,7 +130,7 @@ export class SandboxProvider implements PaymentProvider {
       .select(['status', 'amount'])
       .where('ref', '=', ref)
       .executeTakeFirst();
-    if (!row) throw new ProviderError(`No sandbox intent ${ref}`);
+    if (!row) throw new ProviderError(`No sandbox intent ${ref}`, { definitive: true });
     return { status: toIntentStatus(row.status), amount: row.amount };
   }
 
@@ -173,7 +177,10 @@ export class SandboxProvider implements PaymentProvider {
         .execute();
       return { ref: refundRef, currency: intent.currency };
     });
-    if (!outcome) throw new ProviderError(`The sandbox cannot refund ${input.amount} on ${input.ref}`);
+    if (!outcome)
+      throw new ProviderError(`The sandbox cannot refund ${input.amount} on ${input.ref}`, {
+        definitive: true,
+      });
     if (outcome.currency === null) return { refundRef: outcome.ref };
     const intent = { currency: outcome.currency };
     this.#send({
@@ -197,7 +204,7 @@ export class SandboxProvider implements PaymentProvider {
       .select(['status', 'amount'])
       .where('ref', '=', refundRef)
       .executeTakeFirst();
-    if (!row) throw new ProviderError(`No sandbox refund ${refundRef}`);
+    if (!row) throw new ProviderError(`No sandbox refund ${refundRef}`, { definitive: true });
     return { status: row.status, amount: row.amount };
   }
 
@@ -243,6 +250,8 @@ export class SandboxProvider implements PaymentProvider {
       });
     }
     if (next === 'processing') {
+      // Like Stripe: the provider says at once that the payment is processing, then how it ended.
+      this.#send({ id: `evt_sbx_${randomUUID()}`, type: 'payment_intent.processing', created, data });
       const timer = setTimeout(() => {
         this.#timers.delete(timer);
         void this.#db
@@ -326,6 +335,8 @@ export class SandboxProvider implements PaymentProvider {
     const event = JSON.parse(rawBody.toString('utf8')) as SandboxWebhookBody;
     const { ref, amount, metadata } = event.data;
     switch (event.type) {
+      case 'payment_intent.processing':
+        return { id: event.id, kind: 'payment.processing', ref, metadata };
       case 'payment_intent.succeeded':
         return { id: event.id, kind: 'payment.succeeded', ref, amount, metadata };
       case 'payment_intent.payment_failed':

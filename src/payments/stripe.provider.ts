@@ -65,6 +65,21 @@ function toIntentStatus(status: StripeIntentStatus): IntentStatus | null {
   }
 }
 
+/**
+ * Stripe refused the request for good: a card error, or an invalid request (400, 402, 404) such as
+ * a refund larger than what is left. Rate limits, 409 conflicts, 5xx, connection errors and
+ * authentication problems (a wrong key is fixed by the operator, then the same request works) are
+ * not: the request may be retried, and may even have been carried out.
+ */
+function isDefinitive(error: unknown): boolean {
+  if (error instanceof Stripe.errors.StripeCardError) return true;
+  if (error instanceof Stripe.errors.StripeIdempotencyError) return true;
+  if (error instanceof Stripe.errors.StripeInvalidRequestError) {
+    return error.statusCode === 400 || error.statusCode === 402 || error.statusCode === 404;
+  }
+  return false;
+}
+
 function apiBaseConfig(apiBase: string | null): Pick<Stripe.StripeConfig, 'host' | 'port' | 'protocol'> {
   if (apiBase === null) return {};
   const url = new URL(apiBase);
@@ -208,6 +223,10 @@ export class StripeProvider implements PaymentProvider {
         metadata: { ...intent.metadata },
       };
     }
+    if (event.type === 'payment_intent.processing') {
+      const intent = event.data.object;
+      return { id: event.id, kind: 'payment.processing', ref: intent.id, metadata: { ...intent.metadata } };
+    }
     if (event.type === 'payment_intent.payment_failed') {
       const intent = event.data.object;
       return {
@@ -277,6 +296,7 @@ export class StripeProvider implements PaymentProvider {
     const message = error instanceof Error ? this.#redact(error.message) : 'unknown error';
     return new ProviderError(`Stripe could not ${operation} (${parts.join(', ') || 'error'}): ${message}`, {
       cause: error,
+      definitive: isDefinitive(error),
     });
   }
 

@@ -1,0 +1,314 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../db/tables.ts';
+import { recordEvent } from '../events/events.ts';
+import { AppError } from '../http/errors.ts';
+import type { VariantRow } from './catalog.tables.ts';
+
+/**
+ * Stock (DESIGN D8, D22). The catalog owns `on_hand` and `reserved` of every variant, and this
+ * module is the only code that changes them after a variant exists: reserve, sell, release, take
+ * and set on hand. Each runs inside the caller's transaction, touches rows in variant-id order (so
+ * concurrent writers never deadlock), and records `inventory.updated` in that transaction whenever
+ * a variant's sellable stock (`available = on_hand − reserved`) changed.
+ */
+
+export interface StockLine {
+  variantId: string;
+  quantity: number;
+}
+
+export interface Shortfall {
+  variantId: string;
+  requested: number;
+  available: number;
+}
+
+export const available = (variant: Pick<VariantRow, 'on_hand' | 'reserved'>): number =>
+  Math.max(0, variant.on_hand - variant.reserved);
+
+/** Lines merged per variant and sorted by variant id: the one lock order of every stock write. */
+function inLockOrder(lines: readonly StockLine[]): StockLine[] {
+  const merged = new Map<string, number>();
+  for (const line of lines) merged.set(line.variantId, (merged.get(line.variantId) ?? 0) + line.quantity);
+  return [...merged]
+    .map(([variantId, quantity]) => ({ variantId, quantity }))
+    .sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
+}
+
+interface Level {
+  product_id: string;
+  on_hand: number;
+  reserved: number;
+}
+
+async function recordIfChanged(
+  trx: Transaction<Database>,
+  storeId: string,
+  variantId: string,
+  before: Pick<Level, 'on_hand' | 'reserved'>,
+  after: Level,
+): Promise<void> {
+  if (available(before) === available(after)) return;
+  await recordEvent(trx, {
+    storeId,
+    type: 'inventory.updated',
+    data: { variantId, productId: after.product_id, available: available(after) },
+  });
+}
+
+export function insufficientStock(lines: readonly Shortfall[]): AppError {
+  return new AppError(
+    'insufficient_stock',
+    409,
+    'Some items are not available in the quantity requested. Nothing was reserved.',
+    {
+      errors: lines.map((line) => ({
+        pointer: '/cartId',
+        detail: `variant ${line.variantId}: ${line.requested} requested, ${line.available} available`,
+        variantId: line.variantId,
+        requested: line.requested,
+        available: line.available,
+      })),
+    },
+  );
+}
+
+/**
+ * What is short right now, read without locks (checkout's pre-check, D25: a checkout that cannot
+ * succeed is refused before the payment provider is called). Only a hint: `reserveStock` decides.
+ */
+export async function findShortfalls(
+  db: Kysely<Database> | Transaction<Database>,
+  storeId: string,
+  lines: readonly StockLine[],
+): Promise<Shortfall[]> {
+  const wanted = inLockOrder(lines);
+  if (wanted.length === 0) return [];
+  const rows = await db
+    .selectFrom('variants')
+    .select(['id', 'on_hand', 'reserved'])
+    .where('store_id', '=', storeId)
+    .where(
+      'id',
+      'in',
+      wanted.map((line) => line.variantId),
+    )
+    .execute();
+  const levels = new Map(rows.map((row) => [row.id, available(row)]));
+  return wanted
+    .filter((line) => (levels.get(line.variantId) ?? 0) < line.quantity)
+    .map((line) => ({
+      variantId: line.variantId,
+      requested: line.quantity,
+      available: levels.get(line.variantId) ?? 0,
+    }));
+}
+
+/**
+ * Reserves every line or none (D8): one conditional UPDATE per variant (`on_hand − reserved >=
+ * quantity`), so the last unit is never sold twice. When any line is short it throws 409
+ * `insufficient_stock` listing every short line; the caller's transaction then rolls back.
+ */
+export async function reserveStock(
+  trx: Transaction<Database>,
+  storeId: string,
+  lines: readonly StockLine[],
+  now: Date,
+): Promise<void> {
+  const short: Shortfall[] = [];
+  for (const line of inLockOrder(lines)) {
+    const row = await trx
+      .updateTable('variants')
+      .set((eb) => ({ reserved: eb('reserved', '+', line.quantity), updated_at: now }))
+      .where('store_id', '=', storeId)
+      .where('id', '=', line.variantId)
+      .where(sql<boolean>`on_hand - reserved >= ${line.quantity}`)
+      .returning(['product_id', 'on_hand', 'reserved'])
+      .executeTakeFirst();
+    if (row) {
+      await recordIfChanged(
+        trx,
+        storeId,
+        line.variantId,
+        { ...row, reserved: row.reserved - line.quantity },
+        row,
+      );
+      continue;
+    }
+    const current = await trx
+      .selectFrom('variants')
+      .select(['on_hand', 'reserved'])
+      .where('store_id', '=', storeId)
+      .where('id', '=', line.variantId)
+      .executeTakeFirst();
+    short.push({
+      variantId: line.variantId,
+      requested: line.quantity,
+      available: current ? available(current) : 0,
+    });
+  }
+  if (short.length > 0) throw insufficientStock(short);
+}
+
+/**
+ * Turns a reservation into a sale: `on_hand` and `reserved` both drop by the quantity (available
+ * stays). It never fails (D22): a confirmed payment must always make its order paid. Should a row
+ * hold less than the quantity (stock changed by hand, a variant deleted), it stops at zero and the
+ * line is returned as oversold, so the order can be flagged for the merchant.
+ */
+export async function sellReserved(
+  trx: Transaction<Database>,
+  storeId: string,
+  lines: readonly StockLine[],
+  now: Date,
+): Promise<Shortfall[]> {
+  const oversold: Shortfall[] = [];
+  for (const line of inLockOrder(lines)) {
+    const { rows } = await sql<Level & { old_on_hand: number; old_reserved: number }>`
+      WITH old AS (
+        SELECT id, on_hand, reserved FROM variants
+        WHERE store_id = ${storeId} AND id = ${line.variantId}
+        FOR UPDATE
+      )
+      UPDATE variants v
+      SET on_hand = greatest(v.on_hand - ${line.quantity}, 0),
+          reserved = greatest(v.reserved - ${line.quantity}, 0),
+          updated_at = ${now}
+      FROM old
+      WHERE v.store_id = ${storeId} AND v.id = old.id
+      RETURNING v.product_id, v.on_hand, v.reserved, old.on_hand AS old_on_hand, old.reserved AS old_reserved`.execute(
+      trx,
+    );
+    const row = rows[0];
+    if (!row) {
+      oversold.push({ variantId: line.variantId, requested: line.quantity, available: 0 });
+      continue;
+    }
+    if (row.old_on_hand < line.quantity) {
+      oversold.push({ variantId: line.variantId, requested: line.quantity, available: row.old_on_hand });
+    }
+    await recordIfChanged(
+      trx,
+      storeId,
+      line.variantId,
+      { on_hand: row.old_on_hand, reserved: row.old_reserved },
+      row,
+    );
+  }
+  return oversold;
+}
+
+/** Gives a reservation back (an unpaid order expired): `reserved` drops, never below zero. */
+export async function releaseReserved(
+  trx: Transaction<Database>,
+  storeId: string,
+  lines: readonly StockLine[],
+  now: Date,
+): Promise<void> {
+  for (const line of inLockOrder(lines)) {
+    const { rows } = await sql<Level & { old_reserved: number }>`
+      WITH old AS (
+        SELECT id, reserved FROM variants
+        WHERE store_id = ${storeId} AND id = ${line.variantId}
+        FOR UPDATE
+      )
+      UPDATE variants v
+      SET reserved = greatest(v.reserved - ${line.quantity}, 0), updated_at = ${now}
+      FROM old
+      WHERE v.store_id = ${storeId} AND v.id = old.id
+      RETURNING v.product_id, v.on_hand, v.reserved, old.reserved AS old_reserved`.execute(trx);
+    const row = rows[0];
+    if (row) await recordIfChanged(trx, storeId, line.variantId, { ...row, reserved: row.old_reserved }, row);
+  }
+}
+
+/**
+ * Sells stock that is not reserved (a late payment revives an expired order): all lines or none.
+ * Returns false, changing nothing, when any line is short.
+ */
+export async function takeStock(
+  trx: Transaction<Database>,
+  storeId: string,
+  lines: readonly StockLine[],
+  now: Date,
+): Promise<boolean> {
+  const wanted = inLockOrder(lines);
+  const rows = await trx
+    .selectFrom('variants')
+    .select(['id', 'product_id', 'on_hand', 'reserved'])
+    .where('store_id', '=', storeId)
+    .where(
+      'id',
+      'in',
+      wanted.map((line) => line.variantId),
+    )
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  if (
+    !wanted.every(
+      (line) => available(byId.get(line.variantId) ?? { on_hand: 0, reserved: 0 }) >= line.quantity,
+    )
+  )
+    return false;
+  for (const line of wanted) {
+    const row = await trx
+      .updateTable('variants')
+      .set((eb) => ({ on_hand: eb('on_hand', '-', line.quantity), updated_at: now }))
+      .where('store_id', '=', storeId)
+      .where('id', '=', line.variantId)
+      .returning(['product_id', 'on_hand', 'reserved'])
+      .executeTakeFirstOrThrow();
+    await recordIfChanged(trx, storeId, line.variantId, byId.get(line.variantId)!, row);
+  }
+  return true;
+}
+
+/**
+ * Sets a variant's on-hand count (a stock recount). It may not go below what pending orders hold
+ * (D22): that is 409 `stock_reserved`, decided in the same UPDATE, so a checkout committing at the
+ * same moment cannot slip under it. Returns the variant row, or null when it does not exist.
+ */
+export async function setOnHand(
+  trx: Transaction<Database>,
+  storeId: string,
+  variantId: string,
+  onHand: number,
+  now: Date,
+): Promise<VariantRow | null> {
+  const before = await trx
+    .selectFrom('variants')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('id', '=', variantId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!before) return null;
+  if (before.on_hand === onHand) return before;
+  if (onHand < before.reserved) {
+    throw new AppError(
+      'stock_reserved',
+      409,
+      `${before.reserved} unit${before.reserved === 1 ? ' is' : 's are'} reserved by pending orders, so on hand cannot go below ${before.reserved}. Wait for those orders to be paid or to expire.`,
+      {
+        errors: [
+          {
+            pointer: '/onHand',
+            detail: `must be at least ${before.reserved} (reserved by pending orders)`,
+            in: 'body',
+          },
+        ],
+      },
+    );
+  }
+  const row = await trx
+    .updateTable('variants')
+    .set({ on_hand: onHand, updated_at: now })
+    .where('store_id', '=', storeId)
+    .where('id', '=', variantId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordIfChanged(trx, storeId, variantId, before, row);
+  return row;
+}

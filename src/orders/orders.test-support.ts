@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import type { PaymentDeps } from './payment-deps.ts';
+import { createTestStore, waitFor, type TestApp, type TestStore } from '../test/harness.ts';
+
+/** What a checkout answers. */
+export interface CheckoutBody {
+  order: { id: string; number: number; status: string; total: { amount: number } };
+  payment: { provider: string; ref: string; status: string; clientSecret: string };
+}
+
+/** A store of a test app, driven through its HTTP API like a shop and its staff would. */
+export class ShopDriver {
+  readonly t: TestApp;
+  readonly shop: TestStore;
+
+  private constructor(t: TestApp, shop: TestStore) {
+    this.t = t;
+    this.shop = shop;
+  }
+
+  static async open(t: TestApp): Promise<ShopDriver> {
+    return new ShopDriver(t, await createTestStore(t));
+  }
+
+  get storeId(): string {
+    return this.shop.store.id;
+  }
+
+  admin(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, payload?: object) {
+    return this.t.app.inject({
+      method,
+      url: `/admin/v1${url}`,
+      headers: { authorization: `Bearer ${this.shop.staffToken}` },
+      ...(payload ? { payload } : {}),
+    });
+  }
+
+  storefront(
+    method: 'GET' | 'POST' | 'PUT',
+    url: string,
+    payload?: object,
+    headers: Record<string, string> = {},
+  ) {
+    return this.t.app.inject({
+      method,
+      url: `/storefront/v1${url}`,
+      headers: { 'x-publishable-key': this.shop.publishableKey, ...headers },
+      ...(payload ? { payload } : {}),
+    });
+  }
+
+  /** An active product with one variant; returns the variant id. */
+  async variant(onHand: number, priceAmount = 1000): Promise<string> {
+    const response = await this.admin('POST', '/products', {
+      title: 'Thing',
+      status: 'active',
+      variants: [{ label: 'One', priceAmount, onHand }],
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json<{ variants: { id: string }[] }>().variants[0]!.id;
+  }
+
+  async cart(items: { variantId: string; quantity: number }[]): Promise<string> {
+    const response = await this.storefront('POST', '/carts', { items });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json<{ id: string }>().id;
+  }
+
+  checkout(body: object, key: string = randomUUID()) {
+    return this.storefront('POST', '/checkout', body, { 'idempotency-key': key });
+  }
+
+  /** Cart and checkout of `quantity` units of a variant; the order must be created. */
+  async buy(variantId: string, quantity = 1): Promise<CheckoutBody> {
+    const response = await this.checkout({
+      cartId: await this.cart([{ variantId, quantity }]),
+      email: 'buyer@example.com',
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json<CheckoutBody>();
+  }
+
+  /** The sandbox's hosted confirmation, as the buyer's browser would call it. */
+  async confirm(body: CheckoutBody, paymentMethod = 'pm_card_visa'): Promise<void> {
+    const response = await this.t.app.inject({
+      method: 'POST',
+      url: `/sandbox/v1/payments/${body.payment.ref}/confirm`,
+      payload: { clientSecret: body.payment.clientSecret, paymentMethod },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+  }
+
+  async order(orderId: string) {
+    const response = await this.storefront('GET', `/orders/${orderId}`);
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json<{ status: string; refunded: { amount: number }; payment: { status: string } }>();
+  }
+
+  async adminOrder(orderId: string) {
+    const response = await this.admin('GET', `/orders/${orderId}`);
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json<{
+      status: string;
+      oversold: boolean;
+      refunded: { amount: number };
+      payments: { status: string }[];
+      refunds: {
+        id: string;
+        status: string;
+        amount: { amount: number };
+        reason: string;
+        lastError: string | null;
+      }[];
+    }>();
+  }
+
+  async waitForStatus(orderId: string, status: string): Promise<void> {
+    await waitFor(async () => (await this.order(orderId)).status === status, 5000, `order ${status}`);
+  }
+
+  async stock(variantId: string): Promise<{ on_hand: number; reserved: number }> {
+    return this.t.db.kysely
+      .selectFrom('variants')
+      .select(['on_hand', 'reserved'])
+      .where('store_id', '=', this.storeId)
+      .where('id', '=', variantId)
+      .executeTakeFirstOrThrow();
+  }
+}
+
+/** The money path's dependencies, as the worker loops get them, for calling sweeps directly. */
+export const paymentDeps = (
+  t: TestApp,
+  log: PaymentDeps['log'] = pino({ level: 'silent' }),
+): PaymentDeps => ({
+  db: t.db.kysely,
+  clock: t.clock,
+  provider: t.app.storefront.payments,
+  log,
+  signals: t.app.storefront.signals,
+});
+
+/** A logger that keeps every line it writes, parsed. */
+export function capturingLog(): { log: PaymentDeps['log']; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const log = pino(
+    { level: 'debug' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  return { log, lines };
+}
