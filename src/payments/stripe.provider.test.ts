@@ -23,6 +23,8 @@ import {
   WEBHOOK_SECRET,
   apiError,
   now,
+  signStripe,
+  stripeEvent,
   stripeId,
   type JsonObject,
 } from './stripe.test-support.ts';
@@ -395,35 +397,8 @@ describe('StripeProvider: API and network failures become ProviderError without 
 // Webhooks
 // ---------------------------------------------------------------------------------------------
 
-function event(type: string, object: JsonObject): WithId {
-  return {
-    id: stripeId('evt'),
-    object: 'event',
-    api_version: STRIPE_API_VERSION,
-    created: now(),
-    data: { object },
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: `req_${randomBytes(7).toString('hex')}`, idempotency_key: null },
-    type,
-  };
-}
-
-function signed(
-  body: JsonObject | string,
-  options: { secret?: string; timestamp?: number } = {},
-): { body: Buffer; headers: Record<string, string> } {
-  const payload = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
-  const header = Stripe.webhooks.generateTestHeaderString({
-    payload,
-    secret: options.secret ?? WEBHOOK_SECRET,
-    ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
-  });
-  return {
-    body: Buffer.from(payload),
-    headers: { 'content-type': 'application/json', 'stripe-signature': header },
-  };
-}
+const event = stripeEvent;
+const signed = signStripe;
 
 function intentObject(status: string, extra: JsonObject = {}): WithId {
   return {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
 import { STRIPE_API_VERSION } from './stripe.provider.ts';
 
 export const SECRET_KEY = `sk_test_${randomBytes(18).toString('hex')}`;
@@ -292,4 +293,36 @@ export class StripeStub {
     }
     return [404, apiError('invalid_request_error', `Unrecognized request URL (${method}: ${path}).`)];
   }
+}
+
+/** A Stripe event envelope around an API object. */
+export function stripeEvent(type: string, object: JsonObject): JsonObject & { id: string } {
+  return {
+    id: stripeId('evt'),
+    object: 'event',
+    api_version: STRIPE_API_VERSION,
+    created: now(),
+    data: { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: `req_${randomBytes(7).toString('hex')}`, idempotency_key: null },
+    type,
+  };
+}
+
+/** A webhook request as Stripe sends it: the body and its `stripe-signature` (the SDK's own signer). */
+export function signStripe(
+  body: JsonObject | string,
+  options: { secret?: string; timestamp?: number } = {},
+): { body: Buffer; headers: Record<string, string> } {
+  const payload = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
+  const header = Stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: options.secret ?? WEBHOOK_SECRET,
+    ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
+  });
+  return {
+    body: Buffer.from(payload),
+    headers: { 'content-type': 'application/json', 'stripe-signature': header },
+  };
 }

@@ -47,11 +47,18 @@ export class TestClock implements Clock {
   }
 }
 
+/** A database for one test file; on PostgreSQL with the URL of its own clone (for child processes). */
+export interface TestDb extends Db {
+  readonly url: string | null;
+}
+
 /** A database for one test file. */
-export async function openTestDatabase(): Promise<Db> {
+export async function openTestDatabase(): Promise<TestDb> {
   const databaseUrl = process.env.DATABASE_URL;
-  if (!databaseUrl)
-    return openDatabase({ databaseUrl: null, dataDir: '', pglite: await pgliteFromTemplate() });
+  if (!databaseUrl) {
+    const db = await openDatabase({ databaseUrl: null, dataDir: '', pglite: await pgliteFromTemplate() });
+    return { kind: db.kind, kysely: db.kysely, close: () => db.close(), url: null };
+  }
 
   const template = new URL(databaseUrl).pathname.slice(1);
   const name = `${template}_t${process.pid}_${randomUUID().slice(0, 8)}`.slice(0, 63);
@@ -64,6 +71,7 @@ export async function openTestDatabase(): Promise<Db> {
   return {
     kind: db.kind,
     kysely: db.kysely,
+    url: url.href,
     async close() {
       await db.close();
       await withAdmin(admin.href, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));

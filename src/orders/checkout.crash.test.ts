@@ -1,0 +1,174 @@
+/**
+ * A crash during concurrent checkouts, on PostgreSQL (D25): a real `storefront serve` process is
+ * killed with SIGKILL while 120 checkouts are in flight, started again, and every key is retried
+ * with its body. Every key ends with exactly one order (the same one it was first answered with),
+ * never `cart_completed`, and the stock reserved is exactly the stock of the orders that exist.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, test } from 'node:test';
+import { openTestDatabase, startTestApp, type TestApp, type TestDb } from '../test/harness.ts';
+import { ShopDriver } from './orders.test-support.ts';
+
+const MAIN = path.resolve(import.meta.dirname, '..', 'main.ts');
+const BUYERS = 120;
+const onPostgres = process.env.DATABASE_URL ? false : 'needs PostgreSQL (DATABASE_URL); runs under .ci/run';
+
+let db: TestDb;
+let t: TestApp;
+
+before(async () => {
+  if (onPostgres) return;
+  db = await openTestDatabase();
+  t = await startTestApp({ db });
+});
+after(async () => {
+  if (onPostgres) return;
+  await t.close();
+  await db.close();
+});
+
+/** `storefront serve` on the test's database; resolves with its URL once it listens. */
+function serve(): Promise<{ child: ChildProcess; url: string }> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: db.url!,
+    PORT: '0',
+    SEED_DEMO: '0',
+    LOG_LEVEL: 'error',
+    SECRET_KEY: t.config.secretKey!,
+    IDEMPOTENCY_LEASE: '2s',
+    DATABASE_POOL_SIZE: '20',
+  };
+  delete env.REDIS_URL;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = /running at (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ child, url: match[1]! });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before listening:\n${output}`)));
+  });
+}
+
+interface Attempt {
+  key: string;
+  body: { cartId: string; email: string };
+}
+
+async function checkout(url: string, publishableKey: string, attempt: Attempt) {
+  const response = await fetch(`${url}/storefront/v1/checkout`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-publishable-key': publishableKey,
+      'idempotency-key': attempt.key,
+    },
+    body: JSON.stringify(attempt.body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+test(
+  `SIGKILL during ${BUYERS} concurrent checkouts: every retried key gets its one order`,
+  { skip: onPostgres },
+  async () => {
+    const shop = await ShopDriver.open(t);
+    const variantId = await shop.variant(BUYERS * 2);
+    const attempts: Attempt[] = [];
+    for (let i = 0; i < BUYERS; i++) {
+      attempts.push({
+        key: randomUUID(),
+        body: { cartId: await shop.cart([{ variantId, quantity: 1 }]), email: `b${i}@example.com` },
+      });
+    }
+
+    const first = await serve();
+    const answered = new Map<string, string>();
+    const inFlight = attempts.map((attempt) =>
+      checkout(first.url, shop.shop.publishableKey, attempt)
+        .then((result) => {
+          if (result.status === 201) answered.set(attempt.key, (result.body.order as { id: string }).id);
+        })
+        .catch(() => undefined),
+    );
+    // Kill it while checkouts are committing: after the first answers, before the last.
+    const deadline = Date.now() + 20_000;
+    while (answered.size < 10 && Date.now() < deadline) await sleep(2);
+    first.child.kill('SIGKILL');
+    await Promise.all(inFlight);
+    assert.ok(
+      answered.size < BUYERS,
+      `the kill came while checkouts were in flight (${answered.size} answered)`,
+    );
+    const committed = (
+      await db.kysely.selectFrom('orders').select('id').where('store_id', '=', shop.storeId).execute()
+    ).length;
+    const unanswered = (
+      await db.kysely
+        .selectFrom('idempotency_keys')
+        .select('key')
+        .where('store_id', '=', shop.storeId)
+        .where('status', '=', 'in_progress')
+        .execute()
+    ).length;
+
+    const second = await serve();
+    try {
+      const outcomes = new Map<string, { status: number; title?: string; orderId?: string }>();
+      for (const attempt of attempts) {
+        for (let tries = 0; ; tries++) {
+          const result = await checkout(second.url, shop.shop.publishableKey, attempt);
+          if (result.status === 409 && result.body.title === 'idempotency_in_progress' && tries < 50) {
+            await sleep(200); // a key whose holder died: free once its lease ends
+            continue;
+          }
+          outcomes.set(attempt.key, {
+            status: result.status,
+            title: result.body.title as string | undefined,
+            orderId: (result.body.order as { id?: string } | undefined)?.id,
+          });
+          break;
+        }
+      }
+      const statuses = [...outcomes.values()].map((o) => `${o.status} ${o.title ?? ''}`.trim());
+      assert.deepEqual(
+        [...new Set(statuses)],
+        ['201'],
+        `every key has its order, none is cart_completed: ${JSON.stringify(statuses.filter((s) => s !== '201'))}`,
+      );
+      for (const [key, orderId] of answered) {
+        assert.equal(outcomes.get(key)?.orderId, orderId, 'a key keeps the order it was first answered with');
+      }
+
+      const orders = await db.kysely
+        .selectFrom('orders')
+        .select(['id', 'idempotency_key', 'status'])
+        .where('store_id', '=', shop.storeId)
+        .execute();
+      assert.equal(orders.length, BUYERS, 'one order per key');
+      assert.deepEqual(
+        new Set(orders.map((o) => o.idempotency_key)),
+        new Set(attempts.map((a) => a.key)),
+        'every order carries its key',
+      );
+      const stock = await shop.stock(variantId);
+      const pending = orders.filter((o) => o.status === 'pending').length;
+      assert.equal(stock.reserved, pending, 'reserved units are exactly those of the pending orders');
+      assert.equal(stock.on_hand, BUYERS * 2);
+      process.stdout.write(
+        `# crash test: ${answered.size} of ${BUYERS} answered before SIGKILL, ${committed} orders committed, ${unanswered} keys left in progress; after retries ${orders.length} orders, ${stock.reserved} units reserved\n`,
+      );
+    } finally {
+      second.child.kill('SIGTERM');
+      await new Promise((resolve) => second.child.once('exit', resolve));
+    }
+  },
+);
