@@ -13,7 +13,7 @@ import { healthRoutes } from './http/health-routes.ts';
 import { CursorCodec } from './http/pagination.ts';
 import { registerPreflight, storefrontAuth } from './http/storefront-auth.ts';
 import { KeyResolver } from './keys/key-resolver.ts';
-import { deriveKey, loadRootSecret } from './lib/secrets.ts';
+import { loadKeyring } from './secrets/keyring.loader.ts';
 import { storeStorefrontRoutes } from './stores/stores.storefront-routes.ts';
 import { settingsAdminRoutes } from './stores/settings.admin-routes.ts';
 import { authAdminRoutes } from './staff/auth.admin-routes.ts';
@@ -106,17 +106,18 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
     done();
   });
 
-  const rootSecret = await loadRootSecret(deps.db.kysely, config.secretKey);
+  const keyring = await loadKeyring(deps.db.kysely, config);
   const ctx: AppContext = {
     config,
     db: deps.db.kysely,
     dbKind: deps.db.kind,
     clock: deps.clock ?? systemClock,
-    cursors: new CursorCodec(deriveKey(rootSecret, 'cursor')),
+    cursors: new CursorCodec(keyring.key('cursor')),
     keys: new KeyResolver(deps.db.kysely, config.keyCacheTtlMs),
     signals: deps.signals ?? new WorkerSignals(),
-    signInCodeKey: deriveKey(rootSecret, 'sign-in-code'),
-    payments: createPaymentProvider(config, deps.db.kysely, rootSecret, app.log),
+    keyring,
+    signInCodeKey: keyring.key('sign-in-code'),
+    payments: createPaymentProvider(config, deps.db.kysely, keyring, app.log),
     rateLimiter: createRateLimiter(config.rateLimits, config.redisUrl, deps.clock ?? systemClock, app.log),
   };
   app.decorate('storefront', ctx);

@@ -224,6 +224,21 @@ describe('storefront CLI', () => {
     assert.equal(result.code, 0, result.stderr);
   });
 
+  test('secrets check reports each kind of sealed value; secrets rotate re-encrypts under SECRET_KEY', async () => {
+    const check = await run(['secrets', 'check']);
+    assert.equal(check.code, 0, check.stderr);
+    assert.match(
+      check.stdout,
+      /webhook endpoint signing secrets: \d+ to re-encrypt, \d+ current, 0 unreadable/,
+    );
+    assert.match(check.stdout, /DKIM private keys: /);
+    const rotate = await run(['secrets', 'rotate'], {
+      SECRET_KEY: 'a-new-root-secret-for-the-cli-test-0123456789',
+    });
+    assert.equal(rotate.code, 0, rotate.stderr);
+    assert.match(rotate.stdout, /payment client secrets: \d+ re-encrypted/);
+  });
+
   test('seed demo creates the demo store once', async () => {
     const first = await run(['seed', 'demo']);
     assert.equal(first.code, 0, first.stderr);

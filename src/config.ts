@@ -26,8 +26,13 @@ export interface Config {
   /** Create the demo store on an empty database (default: on for the embedded database only). */
   readonly seedDemo: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** Secret used to sign opaque values (pagination cursors). Null: generated and kept in the database. */
+  /**
+   * Root secret (D28): encrypts stored secrets and signs opaque values. Null: one is generated and
+   * kept in the database.
+   */
   readonly secretKey: string | null;
+  /** Earlier root secrets, still used to decrypt (SECRET_KEY_PREVIOUS) until `secrets rotate`. */
+  readonly secretKeyPrevious: readonly string[];
   /** Run the background worker loops inside `serve` (always true on the embedded database). */
   readonly runWorkers: boolean;
   /**
@@ -98,6 +103,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (secretKey !== null && secretKey.length < 32) {
     throw new ConfigError('SECRET_KEY', 'at least 32 characters of random text', '<hidden>');
   }
+  const secretKeyPrevious = (read(env, 'SECRET_KEY_PREVIOUS') ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
+  if (secretKeyPrevious.some((key) => key.length < 32)) {
+    throw new ConfigError(
+      'SECRET_KEY_PREVIOUS',
+      'a comma-separated list of earlier SECRET_KEY values (each at least 32 characters)',
+      '<hidden>',
+    );
+  }
 
   const platformMailDomain = (read(env, 'PLATFORM_MAIL_DOMAIN') ?? 'storefront.test').toLowerCase();
   if (!HOSTNAME.test(platformMailDomain)) {
@@ -127,6 +143,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     seedDemo: boolean(env, 'SEED_DEMO', databaseUrl === null),
     logLevel: logLevel as Config['logLevel'],
     secretKey,
+    secretKeyPrevious: Object.freeze(secretKeyPrevious),
     runWorkers: boolean(env, 'RUN_WORKERS', true),
     trustProxy: trustProxy(env),
     keyCacheTtlMs: keyCacheTtl(env),

@@ -16,7 +16,8 @@ import { findStoreBySlug } from './stores/stores.repository.ts';
 import { createStore } from './stores/stores.service.ts';
 import { backgroundLoops } from './workers/loops.ts';
 import { createMailTransport } from './mail/transport.ts';
-import { loadRootSecret } from './lib/secrets.ts';
+import { loadKeyring } from './secrets/keyring.loader.ts';
+import { reportUnreadableSecrets, rotateSecrets } from './secrets/rotate.ts';
 import { createPaymentProvider } from './payments/factory.ts';
 import { platformDkimRecords, zoneFileLines } from './email/email.dkim.ts';
 import { startWorkers } from './workers/runner.ts';
@@ -39,6 +40,10 @@ Commands:
                                           prints its publishable key last
   dkim records                            Print the DKIM TXT records the zone of PLATFORM_MAIL_DOMAIN
                                           must publish (zone-file syntax, one per sending-domain token)
+  secrets check                           Report stored secrets the configured SECRET_KEY (and
+                                          SECRET_KEY_PREVIOUS) cannot decrypt; exit 1 if any
+  secrets rotate                          Re-encrypt every stored secret under SECRET_KEY, so the
+                                          keys in SECRET_KEY_PREVIOUS can be retired
 
 Configuration comes from environment variables (see README.md). Without DATABASE_URL the
 embedded database in DATA_DIR (./data) is used; only one process may open it at a time.
@@ -168,14 +173,11 @@ async function worker(config: Readonly<Config>): Promise<void> {
   });
   await migrateToLatest(db.kysely);
   const mailTransport = createMailTransport(config.emailTransport);
-  const payments = createPaymentProvider(
-    config,
-    db.kysely,
-    await loadRootSecret(db.kysely, config.secretKey),
-    log,
-  );
+  const keyring = await loadKeyring(db.kysely, config);
+  await reportUnreadableSecrets(db.kysely, keyring, log);
+  const payments = createPaymentProvider(config, db.kysely, keyring, log);
   const workers = startWorkers(
-    backgroundLoops({ db: db.kysely, config, clock: systemClock, log, mailTransport, payments }),
+    backgroundLoops({ db: db.kysely, config, keyring, clock: systemClock, log, mailTransport, payments }),
     log,
   );
   log.info('worker started');
@@ -302,6 +304,33 @@ async function run(argv: string[]): Promise<void> {
         platformDkimRecords(db.kysely, config),
       );
       process.stdout.write(`${zoneFileLines(records, config.platformMailDomain).join('\n')}\n`);
+      return;
+    }
+    case 'secrets check':
+    case 'secrets rotate': {
+      const dryRun = command === 'secrets check';
+      const result = await withDatabase(config, `storefront ${command}`, async (db) =>
+        rotateSecrets(db.kysely, await loadKeyring(db.kysely, config), config, dryRun),
+      );
+      for (const report of result.reports) {
+        const changed = dryRun ? `${report.resealed} to re-encrypt` : `${report.resealed} re-encrypted`;
+        process.stdout.write(
+          `${report.what}: ${changed}, ${report.current} current, ${report.unreadable} unreadable\n`,
+        );
+        for (const problem of report.problems) process.stdout.write(`  ${problem}\n`);
+      }
+      if (result.droppedGeneratedRoot) {
+        process.stdout.write(
+          'The root secret generated before SECRET_KEY was set is no longer needed: deleted.\n',
+        );
+      }
+      const unreadable = result.reports.reduce((sum, report) => sum + report.unreadable, 0);
+      if (unreadable > 0) {
+        fail(
+          `${unreadable} stored secrets cannot be decrypted: set SECRET_KEY_PREVIOUS to the SECRET_KEY they were made with (comma-separated if several), then run this again.`,
+          1,
+        );
+      }
       return;
     }
     default:

@@ -8,6 +8,7 @@ import { backgroundLoops } from './workers/loops.ts';
 import { startWorkers, WorkerSignals, type RunningWorkers } from './workers/runner.ts';
 import { createMailTransport } from './mail/transport.ts';
 import { SandboxProvider } from './payments/sandbox.provider.ts';
+import { reportUnreadableSecrets } from './secrets/rotate.ts';
 
 export interface RunningServer {
   app: App;
@@ -24,6 +25,7 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
   const demo = config.seedDemo ? await seedDemo(db.kysely, config.staffSessionTtlMs) : null;
   const signals = new WorkerSignals();
   const app = await buildApp(config, { db, signals });
+  await reportUnreadableSecrets(db.kysely, app.storefront.keyring, log);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -52,6 +54,7 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
       backgroundLoops({
         db: db.kysely,
         config,
+        keyring: app.storefront.keyring,
         clock: systemClock,
         log: workerLog,
         mailTransport,

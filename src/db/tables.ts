@@ -124,8 +124,10 @@ export interface MailOutboxTable {
   /** What the mail is (sign_in_code, order_confirmation, …), for inspection. */
   kind: string;
   to_address: string;
+  /** Sealed by the keyring when `sealed` (sign-in codes); erased once sent. */
   subject: string;
   text_body: string;
+  sealed: Generated<boolean>;
   status: ColumnType<MailStatus, MailStatus | undefined, MailStatus>;
   attempts: Generated<number>;
   next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;

@@ -4,7 +4,6 @@ import type { AppContext } from '../http/context.ts';
 import { notFound } from '../http/errors.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { requireStaff } from '../staff/staff-auth.ts';
-import { loadDkimEncryptionKey } from './email.dkim.ts';
 import { RegisterDomainBody, SenderStateSchema, SendingDomainSchema } from './email.schemas.ts';
 import {
   getSendingDomain,
@@ -19,8 +18,6 @@ const DOMAIN_PATH = '/email/sending-domain';
 
 /** The store's email sender identity (spec 2.14, 2.15, 4.3; DESIGN D17, D18): owners and admins. */
 export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const dkimKey = await loadDkimEncryptionKey(ctx.db, ctx.config.secretKey);
-
   app.get(
     '/email/sender',
     {
@@ -53,7 +50,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
     async (request, reply) => {
       const { storeId } = requireStaff(request, 'owner', 'admin');
       const domain = await registerSendingDomain(
-        { db: ctx.db, config: ctx.config, clock: ctx.clock, dkimKey },
+        { db: ctx.db, config: ctx.config, clock: ctx.clock, keyring: ctx.keyring },
         storeId,
         request.body,
       );

@@ -11,7 +11,8 @@ import { systemClock } from '../http/context.ts';
 import { createStore } from '../stores/stores.service.ts';
 import { createTestStore, startTestApp, testConfig, type TestApp } from '../test/harness.ts';
 import { dataDirFromTemplate } from '../test/template.ts';
-import { loadDkimEncryptionKey, platformDkimRecords, zoneFileLines } from './email.dkim.ts';
+import { platformDkimRecords, zoneFileLines } from './email.dkim.ts';
+import { loadKeyring } from '../secrets/keyring.loader.ts';
 import { registerSendingDomain } from './email.service.ts';
 import { emailApi, uniqueDomain } from './email.test-support.ts';
 
@@ -101,7 +102,7 @@ describe('platform DKIM records', () => {
             db: db.kysely,
             config,
             clock: systemClock,
-            dkimKey: await loadDkimEncryptionKey(db.kysely, config.secretKey),
+            keyring: await loadKeyring(db.kysely, config),
           },
           store.id,
           { domain, fromLocalPart: 'orders' },

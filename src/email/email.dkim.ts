@@ -1,9 +1,9 @@
-import { createCipheriv, createDecipheriv, generateKeyPair, randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
+import { generateKeyPair, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
-import { deriveKey, loadRootSecret } from '../lib/secrets.ts';
+import { promisify } from 'node:util';
+import type { Keyring, SealedValues } from '../lib/keyring.ts';
 
 /**
  * DKIM keys of sending domains. Each domain gets three tokens; the merchant publishes
@@ -12,14 +12,13 @@ import { deriveKey, loadRootSecret } from '../lib/secrets.ts';
  * prints those TXT records). Store mail is signed with d=<domain>, s=<token of position 0>; the
  * other two keys are published so a key can be rotated without a DNS change by the merchant.
  *
- * Private keys are stored only encrypted: AES-256-GCM under a key derived from the root secret
- * (SECRET_KEY), with the store and token as associated data, so a ciphertext moved to another row
+ * Private keys are stored only sealed by the keyring (AES-256-GCM under a key derived from the root
+ * secret, D28), with the store and token as associated data, so a ciphertext moved to another row
  * does not decrypt.
  */
 
 export const DKIM_TOKENS_PER_DOMAIN = 3;
 export const DKIM_KEY_BITS = 2048;
-const VERSION = 'v1';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -46,42 +45,33 @@ export async function generateDkimKey(token: string): Promise<DkimKeyMaterial> {
   return { token, publicKey: publicKey.toString('base64'), privateKeyPem: privateKey };
 }
 
-/** The key that encrypts DKIM private keys, derived from the deployment's root secret. */
-export async function loadDkimEncryptionKey(
-  db: Kysely<Database>,
-  configuredRoot: string | null,
-): Promise<Buffer> {
-  return deriveKey(await loadRootSecret(db, configuredRoot), 'dkim-private-keys');
+const PURPOSE = 'dkim-private-keys';
+const context = (storeId: string, token: string): string => `${storeId}:${token}`;
+
+export function encryptPrivateKey(keyring: Keyring, storeId: string, token: string, pem: string): string {
+  return keyring.seal(PURPOSE, pem, context(storeId, token));
 }
 
-function associatedData(storeId: string, token: string): Buffer {
-  return Buffer.from(`dkim-key:${storeId}:${token}`, 'utf8');
-}
-
-export function encryptPrivateKey(key: Buffer, storeId: string, token: string, pem: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(associatedData(storeId, token));
-  const ciphertext = Buffer.concat([cipher.update(pem, 'utf8'), cipher.final()]);
-  return [
-    VERSION,
-    iv.toString('base64url'),
-    cipher.getAuthTag().toString('base64url'),
-    ciphertext.toString('base64url'),
-  ].join('.');
-}
-
-export function decryptPrivateKey(key: Buffer, storeId: string, token: string, stored: string): string {
-  const [version, iv, tag, ciphertext, extra] = stored.split('.');
-  if (version !== VERSION || !iv || !tag || !ciphertext || extra !== undefined) {
-    throw new Error('Unreadable DKIM private key ciphertext.');
-  }
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  decipher.setAAD(associatedData(storeId, token));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString(
-    'utf8',
+/** Throws SecretUnreadableError when no configured root secret opens it. */
+export function decryptPrivateKey(keyring: Keyring, storeId: string, token: string, stored: string): string {
+  return keyring.open(
+    PURPOSE,
+    stored,
+    context(storeId, token),
+    `The DKIM key ${token} of store ${storeId}`,
+    `dkim-key:${storeId}:${token}`,
   );
+}
+
+/** Re-encrypts a stored key under the current root; null when it already is. */
+export function resealPrivateKey(
+  keyring: Keyring,
+  storeId: string,
+  token: string,
+  stored: string,
+): string | null {
+  if (keyring.isCurrent(PURPOSE, stored)) return null;
+  return encryptPrivateKey(keyring, storeId, token, decryptPrivateKey(keyring, storeId, token, stored));
 }
 
 /** Where the platform publishes a token's public key. */
@@ -149,4 +139,43 @@ export function zoneFileLines(records: readonly PlatformDkimRecord[], platformMa
     lines.push(`${record.name}. 3600 IN TXT ${quotedTxtStrings(record.value)}`);
   }
   return lines;
+}
+
+interface DkimKeyRef {
+  store_id: string;
+  token: string;
+  private_key_ciphertext: string;
+}
+
+/** Every DKIM private key, for `storefront secrets rotate`. */
+export function dkimPrivateKeys(db: Kysely<Database>, keyring: Keyring): SealedValues<DkimKeyRef> {
+  return {
+    what: 'DKIM private keys',
+    batch: (after, limit) =>
+      db
+        .selectFrom('dkim_keys')
+        .select(['store_id', 'token', 'private_key_ciphertext'])
+        .$if(after !== undefined, (qb) =>
+          qb.where((eb) =>
+            eb(eb.refTuple('store_id', 'token'), '>', eb.tuple(after!.store_id, after!.token)),
+          ),
+        )
+        .orderBy('store_id')
+        .orderBy('token')
+        .limit(limit)
+        .execute(),
+    async reseal(row, dryRun) {
+      const resealed = resealPrivateKey(keyring, row.store_id, row.token, row.private_key_ciphertext);
+      if (resealed === null) return false;
+      if (!dryRun) {
+        await db
+          .updateTable('dkim_keys')
+          .set({ private_key_ciphertext: resealed })
+          .where('store_id', '=', row.store_id)
+          .where('token', '=', row.token)
+          .execute();
+      }
+      return true;
+    },
+  };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createTestStore, startTestApp, type TestApp } from '../test/harness.ts';
-import { decryptPrivateKey, loadDkimEncryptionKey } from './email.dkim.ts';
+import { decryptPrivateKey } from './email.dkim.ts';
 import { emailApi, memberToken, uniqueDomain } from './email.test-support.ts';
 
 let t: TestApp;
@@ -80,7 +80,7 @@ describe('POST /admin/v1/email/sending-domain', () => {
       keys.map((k) => k.token),
       tokens,
     );
-    const encryptionKey = await loadDkimEncryptionKey(t.db.kysely, t.config.secretKey);
+    const encryptionKey = t.app.storefront.keyring;
     for (const key of keys) {
       assert.doesNotMatch(key.private_key_ciphertext, /PRIVATE KEY/);
       const pem = decryptPrivateKey(encryptionKey, shop.store.id, key.token, key.private_key_ciphertext);

@@ -1,3 +1,4 @@
+import type { Keyring } from '../lib/keyring.ts';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
@@ -89,8 +90,8 @@ export interface RegisterDeps {
   db: Kysely<Database>;
   config: Pick<Config, 'platformMailDomain' | 'emailIdentity'>;
   clock: Clock;
-  /** Encrypts the DKIM private keys (see loadDkimEncryptionKey). */
-  dkimKey: Buffer;
+  /** Seals the DKIM private keys. */
+  keyring: Keyring;
 }
 
 /**
@@ -171,7 +172,7 @@ export async function registerSendingDomain(
       keys.map((key) => ({
         token: key.token,
         publicKey: key.publicKey,
-        ciphertext: encryptPrivateKey(deps.dkimKey, storeId, key.token, key.privateKeyPem),
+        ciphertext: encryptPrivateKey(deps.keyring, storeId, key.token, key.privateKeyPem),
       })),
     );
     return { row, records };

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
 import type { DatabaseKind } from '../db/database.ts';
 import type { KeyResolver } from '../keys/key-resolver.ts';
+import type { Keyring } from '../lib/keyring.ts';
 import type { PaymentProvider } from '../payments/provider.ts';
 import type { RateLimiter } from '../ratelimit/ratelimit.limiter.ts';
 import type { WorkerSignals } from '../workers/runner.ts';
@@ -25,6 +26,8 @@ export interface AppContext {
   keys: KeyResolver;
   /** Wakes this process's worker loops after a commit (mail queued, events recorded). */
   signals: WorkerSignals;
+  /** The root secrets (D28): seals stored secrets (webhook signing secrets, DKIM keys, client secrets, …). */
+  keyring: Keyring;
   /** Key for hashing one-time sign-in codes (HMAC; a 6-digit code is too small for a plain hash). */
   signInCodeKey: Buffer;
   /** The payment provider checkout, refunds and webhooks use (sandbox or stripe). */

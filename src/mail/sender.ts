@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
-import { decryptPrivateKey, loadDkimEncryptionKey } from '../email/email.dkim.ts';
+import { decryptPrivateKey } from '../email/email.dkim.ts';
+import type { Keyring } from '../lib/keyring.ts';
 import { bounceAddress } from '../email/email.records.ts';
 import { senderIdentityOf } from '../email/email.repository.ts';
 import type { OutgoingMail } from './transport.ts';
@@ -56,12 +57,13 @@ export function effectiveStoreSender(
  * failed or deleted by any process applies to every mail not yet sent, with no restart.
  *
  * From a verified domain the mail is DKIM-signed (d=<domain>, s=<token>) and its envelope sender
- * is `bounce@mail.<domain>` (SPF and the feedback MX live on `mail.<domain>`). `config` must be the
- * service configuration: `secretKey` decrypts the DKIM key.
+ * is `bounce@mail.<domain>` (SPF and the feedback MX live on `mail.<domain>`); the keyring opens
+ * the DKIM key (SecretUnreadableError when it cannot).
  */
 export async function storeSender(
   db: Kysely<Database>,
-  config: Pick<Config, 'platformMailDomain'> & { readonly secretKey?: string | null },
+  config: Pick<Config, 'platformMailDomain'>,
+  keyring: Keyring,
   storeId: string,
 ): Promise<Sender> {
   const identity = await senderIdentityOf(db, storeId);
@@ -85,10 +87,6 @@ export async function storeSender(
   const replyTo = sender.replyTo ?? undefined;
   if (!verified) return { from: sender.from, replyTo };
 
-  if (config.secretKey === undefined) {
-    throw new Error('storeSender needs the service configuration (secretKey) to sign with DKIM.');
-  }
-  const key = await loadDkimEncryptionKey(db, config.secretKey);
   return {
     from: sender.from,
     replyTo,
@@ -96,7 +94,7 @@ export async function storeSender(
     dkim: {
       domainName: verified.domain,
       keySelector: verified.token,
-      privateKey: decryptPrivateKey(key, storeId, verified.token, verified.ciphertext),
+      privateKey: decryptPrivateKey(keyring, storeId, verified.token, verified.ciphertext),
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Log } from '../lib/log.ts';
 import { cartCompleted, findCart, sellableVariants } from '../carts/carts.service.ts';
 import { findShortfalls, insufficientStock, reserveStock } from '../catalog/inventory.ts';
 import { isUniqueViolation } from '../db/errors.ts';
+import { Keyring, type SealedValues } from '../lib/keyring.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import type { Clock } from '../http/context.ts';
@@ -29,6 +30,8 @@ export interface CheckoutInput {
 
 export interface CheckoutDeps {
   db: Kysely<Database>;
+  /** Seals the payment's client secret (D28: it never rests in plaintext). */
+  keyring: Keyring;
   clock: Clock;
   provider: PaymentProvider;
   orderTtlMs: number;
@@ -154,7 +157,7 @@ const sameTotals = (a: Totals, b: Totals): boolean =>
  * as it stands now, with its payment. Null when no order carries the key.
  */
 export async function checkoutOfKey(
-  db: Kysely<Database>,
+  { db, keyring }: Pick<CheckoutDeps, 'db' | 'keyring'>,
   storeId: string,
   idempotencyKey: string,
 ): Promise<CheckoutResult | null> {
@@ -168,17 +171,38 @@ export async function checkoutOfKey(
   const { order: row, lines, payments } = await loadOrder(db, storeId, order.id);
   const payment = payments.at(-1);
   if (!payment) return null;
-  return checkoutResult(row, lines, payment);
+  return checkoutResult(row, lines, payment, keyring);
 }
 
-function checkoutResult(order: OrderRow, lines: OrderLineRow[], payment: PaymentRow): CheckoutResult {
+const CLIENT_SECRET_PURPOSE = 'payment-client-secrets';
+const clientSecretContext = (payment: Pick<PaymentRow, 'store_id' | 'provider' | 'ref'>): string =>
+  `${payment.store_id}:${payment.provider}:${payment.ref}`;
+
+/** The stored client secret, opened (a value stored before sealing is read as it is). */
+function openClientSecret(keyring: Keyring, payment: PaymentRow): string {
+  return Keyring.isSealed(payment.client_secret)
+    ? keyring.open(
+        CLIENT_SECRET_PURPOSE,
+        payment.client_secret,
+        clientSecretContext(payment),
+        `The client secret of payment ${payment.ref}`,
+      )
+    : payment.client_secret;
+}
+
+function checkoutResult(
+  order: OrderRow,
+  lines: OrderLineRow[],
+  payment: PaymentRow,
+  keyring: Keyring,
+): CheckoutResult {
   return {
     order: orderView(order, lines),
     payment: {
       provider: payment.provider,
       ref: payment.ref,
       status: payment.status,
-      clientSecret: payment.client_secret,
+      clientSecret: openClientSecret(keyring, payment),
       amount: { amount: payment.amount, currency: payment.currency.trim() },
     },
   };
@@ -208,7 +232,7 @@ export async function checkout(
   input: CheckoutInput,
   idempotencyKey: string,
 ): Promise<CheckoutResult> {
-  const made = await checkoutOfKey(deps.db, storeId, idempotencyKey);
+  const made = await checkoutOfKey(deps, storeId, idempotencyKey);
   if (made) return made;
   const store = await deps.db
     .selectFrom('stores')
@@ -256,7 +280,7 @@ export async function checkout(
       });
       // Another attempt with this key won the race (its lease had been taken over): its order is the answer.
       if (isUniqueViolation(error) || (error instanceof AppError && error.title === 'cart_completed')) {
-        const winner = await checkoutOfKey(deps.db, storeId, idempotencyKey);
+        const winner = await checkoutOfKey(deps, storeId, idempotencyKey);
         if (winner) return winner;
       }
       if (error instanceof QuoteChanged && attempt < 3) continue;
@@ -355,7 +379,11 @@ async function placeOrder(
       order_id: p.orderId,
       provider: deps.provider.name,
       ref: p.intent.ref,
-      client_secret: p.intent.clientSecret,
+      client_secret: deps.keyring.seal(
+        CLIENT_SECRET_PURPOSE,
+        p.intent.clientSecret,
+        clientSecretContext({ store_id: storeId, provider: deps.provider.name, ref: p.intent.ref }),
+      ),
       status: 'pending',
       amount: order.total_amount,
       currency: p.currency,
@@ -379,7 +407,7 @@ async function placeOrder(
       total: { amount: order.total_amount, currency: p.currency },
     },
   });
-  return checkoutResult(order, lines, payment);
+  return checkoutResult(order, lines, payment, deps.keyring);
 }
 
 async function useDiscount(
@@ -448,4 +476,44 @@ async function insertOrder(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+type PaymentSecretRow = Pick<PaymentRow, 'store_id' | 'id' | 'provider' | 'ref' | 'client_secret'>;
+
+/** Every payment's client secret (plaintext ones from before sealing included), for `secrets rotate`. */
+export function paymentClientSecrets(db: Kysely<Database>, keyring: Keyring): SealedValues<PaymentSecretRow> {
+  return {
+    what: 'payment client secrets',
+    batch: (after, limit) =>
+      db
+        .selectFrom('payments')
+        .select(['store_id', 'id', 'provider', 'ref', 'client_secret'])
+        .$if(after !== undefined, (qb) =>
+          qb.where((eb) => eb(eb.refTuple('store_id', 'id'), '>', eb.tuple(after!.store_id, after!.id))),
+        )
+        .orderBy('store_id')
+        .orderBy('id')
+        .limit(limit)
+        .execute(),
+    async reseal(row, dryRun) {
+      if (keyring.isCurrent(CLIENT_SECRET_PURPOSE, row.client_secret)) return false;
+      const plain = Keyring.isSealed(row.client_secret)
+        ? keyring.open(
+            CLIENT_SECRET_PURPOSE,
+            row.client_secret,
+            clientSecretContext(row),
+            `The client secret of payment ${row.ref}`,
+          )
+        : row.client_secret;
+      if (!dryRun) {
+        await db
+          .updateTable('payments')
+          .set({ client_secret: keyring.seal(CLIENT_SECRET_PURPOSE, plain, clientSecretContext(row)) })
+          .where('store_id', '=', row.store_id)
+          .where('id', '=', row.id)
+          .execute();
+      }
+      return true;
+    },
+  };
 }

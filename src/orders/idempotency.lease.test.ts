@@ -23,6 +23,7 @@ before(async () => {
         return withIdempotency(
           {
             db: t.db.kysely,
+            keyring: t.app.storefront.keyring,
             clock: t.clock,
             ttlMs: 60_000,
             leaseMs: LEASE_MS,

@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { Clock } from '../http/context.ts';
 import { AppError, problemOf, validationFailed } from '../http/errors.ts';
+import { Keyring, type SealedValues } from '../lib/keyring.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -59,6 +60,8 @@ export interface HandlerAnswer {
 
 export interface IdempotencyScope {
   db: Kysely<Database>;
+  /** Seals stored answers (D28: a checkout answer holds the payment's client secret). */
+  keyring: Keyring;
   clock: Clock;
   ttlMs: number;
   /** How long the holder of an in-progress key keeps it before a retry may take it over. */
@@ -140,7 +143,11 @@ async function claim(scope: IdempotencyScope): Promise<Claim> {
     if (row.status === 'done') {
       return {
         kind: 'replay',
-        response: { status: row.response_status!, type: row.response_type!, body: row.response_body! },
+        response: {
+          status: row.response_status!,
+          type: row.response_type!,
+          body: openAnswer(scope, row.response_body!),
+        },
       };
     }
     // In progress: if the first attempt already made its resource, that is the answer.
@@ -161,6 +168,25 @@ async function claim(scope: IdempotencyScope): Promise<Claim> {
     if (taken) return { kind: 'run', leaseToken };
   }
   throw inProgress();
+}
+
+const ANSWER_PURPOSE = 'idempotent-answers';
+const answerContext = (scope: Pick<IdempotencyScope, 'storeId' | 'route' | 'key'>): string =>
+  `${scope.storeId}:${scope.route}:${scope.key}`;
+
+/** A stored answer, opened (one stored before sealing is read as it is). */
+function openAnswer(
+  scope: Pick<IdempotencyScope, 'keyring' | 'storeId' | 'route' | 'key'>,
+  stored: string,
+): string {
+  return Keyring.isSealed(stored)
+    ? scope.keyring.open(
+        ANSWER_PURPOSE,
+        stored,
+        answerContext(scope),
+        `The stored answer of Idempotency-Key ${scope.key}`,
+      )
+    : stored;
 }
 
 /** Only definitive answers are kept: success and business refusals, not input errors or failures. */
@@ -232,7 +258,7 @@ export async function withIdempotency(
       lease_token: null,
       response_status: response.status,
       response_type: response.type,
-      response_body: response.body,
+      response_body: scope.keyring.seal(ANSWER_PURPOSE, response.body, answerContext(scope)),
     })
     .where('store_id', '=', scope.storeId)
     .where('route', '=', scope.route)
@@ -268,4 +294,52 @@ export async function purgeIdempotencyKeys(db: Kysely<Database>, now: Date, ttlM
     total += deleted;
     if (deleted === 0) return total;
   }
+}
+
+interface StoredAnswerRow {
+  store_id: string;
+  route: string;
+  key: string;
+  response_body: string | null;
+}
+
+/** Every stored answer (plaintext ones from before sealing included), for `secrets rotate`. */
+export function storedAnswers(db: Kysely<Database>, keyring: Keyring): SealedValues<StoredAnswerRow> {
+  return {
+    what: 'stored idempotent answers',
+    batch: (after, limit) =>
+      db
+        .selectFrom('idempotency_keys')
+        .select(['store_id', 'route', 'key', 'response_body'])
+        .where('status', '=', 'done')
+        .$if(after !== undefined, (qb) =>
+          qb.where((eb) =>
+            eb(
+              eb.refTuple('store_id', 'route', 'key'),
+              '>',
+              eb.tuple(after!.store_id, after!.route, after!.key),
+            ),
+          ),
+        )
+        .orderBy('store_id')
+        .orderBy('route')
+        .orderBy('key')
+        .limit(limit)
+        .execute(),
+    async reseal(row, dryRun) {
+      if (row.response_body === null || keyring.isCurrent(ANSWER_PURPOSE, row.response_body)) return false;
+      const scope = { keyring, storeId: row.store_id, route: row.route, key: row.key };
+      const plain = openAnswer(scope, row.response_body);
+      if (!dryRun) {
+        await db
+          .updateTable('idempotency_keys')
+          .set({ response_body: keyring.seal(ANSWER_PURPOSE, plain, answerContext(scope)) })
+          .where('store_id', '=', row.store_id)
+          .where('route', '=', row.route)
+          .where('key', '=', row.key)
+          .execute();
+      }
+      return true;
+    },
+  };
 }

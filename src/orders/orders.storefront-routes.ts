@@ -66,6 +66,7 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext
       return withIdempotency(
         {
           db: ctx.db,
+          keyring: ctx.keyring,
           clock: ctx.clock,
           ttlMs: ctx.config.payments.idempotencyTtlMs,
           leaseMs: ctx.config.payments.idempotencyLeaseMs,
@@ -75,7 +76,7 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext
           hash: requestHash(body),
           // The order carries its key: a retry after a crash answers with it (D25).
           recover: async () => {
-            const made = await checkoutOfKey(ctx.db, storeId, key);
+            const made = await checkoutOfKey(ctx, storeId, key);
             return made ? { status: 201, body: made } : null;
           },
         },
@@ -84,6 +85,7 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext
           const result = await checkout(
             {
               db: ctx.db,
+              keyring: ctx.keyring,
               clock: ctx.clock,
               provider: ctx.payments,
               orderTtlMs: ctx.config.payments.orderTtlMs,

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Log } from '../lib/log.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
-import { deriveKey } from '../lib/secrets.ts';
+import type { Keyring } from '../lib/keyring.ts';
 import type { PaymentProvider } from './provider.ts';
 import { SandboxProvider } from './sandbox.provider.ts';
 import { StripeProvider } from './stripe.provider.ts';
@@ -11,14 +11,13 @@ import { StripeProvider } from './stripe.provider.ts';
 export function createPaymentProvider(
   config: Readonly<Config>,
   db: Kysely<Database>,
-  rootSecret: Buffer,
+  keyring: Keyring,
   log: Log,
 ): PaymentProvider {
   switch (config.payments.provider) {
     case 'sandbox':
       return new SandboxProvider(db, {
-        secret:
-          config.payments.sandboxWebhookSecret ?? deriveKey(rootSecret, 'sandbox-webhook').toString('hex'),
+        secret: config.payments.sandboxWebhookSecret ?? keyring.key('sandbox-webhook').toString('hex'),
         delayMs: config.payments.sandboxDelayMs,
         log,
       });

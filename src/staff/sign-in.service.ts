@@ -72,21 +72,25 @@ export async function requestSignInCode(ctx: AppContext, storeSlug: string, emai
         created_at: now,
       })
       .execute();
-    await enqueueMail(trx, {
-      storeId: staff.store_id,
-      tier: 'platform',
-      kind: 'sign_in_code',
-      to: staff.email,
-      subject: `${code} is your sign-in code for ${staff.store_name}`,
-      text: [
-        `Your code to sign in to ${staff.store_name} is:`,
-        '',
-        `    ${code}`,
-        '',
-        'It works once and expires in 10 minutes.',
-        'If you did not try to sign in, you can ignore this email: nobody can sign in without the code.',
-      ].join('\n'),
-    });
+    await enqueueMail(
+      trx,
+      {
+        storeId: staff.store_id,
+        tier: 'platform',
+        kind: 'sign_in_code',
+        to: staff.email,
+        subject: `${code} is your sign-in code for ${staff.store_name}`,
+        text: [
+          `Your code to sign in to ${staff.store_name} is:`,
+          '',
+          `    ${code}`,
+          '',
+          'It works once and expires in 10 minutes.',
+          'If you did not try to sign in, you can ignore this email: nobody can sign in without the code.',
+        ].join('\n'),
+      },
+      ctx.keyring,
+    );
     return true;
   });
   if (queued) ctx.signals.wake(MAIL_LOOP);

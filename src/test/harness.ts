@@ -190,6 +190,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       backgroundLoops({
         db: db.kysely,
         config,
+        keyring: app.storefront.keyring,
         clock,
         log,
         mailTransport,

@@ -17,7 +17,6 @@ import {
   TestSendResponse,
   UpdateEndpointBody,
 } from './webhooks.schemas.ts';
-import { loadSecretsKey } from './webhooks.secrets.ts';
 import { WebhookSender } from './webhooks.sender.ts';
 import {
   createEndpoint,
@@ -46,7 +45,7 @@ const DELIVERIES = '/webhooks/deliveries';
 export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const deps: WebhookServiceDeps = {
     db: ctx.db,
-    secretsKey: await loadSecretsKey(ctx.db, ctx.config.secretKey),
+    keyring: ctx.keyring,
     allowHttp: ctx.config.webhooks.allowHttp,
     now: () => ctx.clock.now(),
   };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { addStaffMember, openStaffSession } from '../staff/staff.service.ts';
 import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
-import { decryptSecret, loadSecretsKey } from './webhooks.secrets.ts';
+import { decryptSecret } from './webhooks.secrets.ts';
 import { as, webhookTestConfig } from './webhooks.test-support.ts';
 
 const ENDPOINTS = '/admin/v1/webhooks/endpoints';
@@ -80,7 +80,7 @@ describe('webhook endpoints', () => {
       .where('id', '=', endpoint.id)
       .executeTakeFirstOrThrow();
     assert.ok(!JSON.stringify(row).includes(endpoint.secret!.slice(6)), 'the secret is not stored in clear');
-    const key = await loadSecretsKey(t.db.kysely, t.config.secretKey);
+    const key = t.app.storefront.keyring;
     assert.equal(decryptSecret(key, shop.store.id, endpoint.id, row.secret_ciphertext), endpoint.secret);
     assert.throws(
       () => decryptSecret(key, shop.store.id, shop.keyId, row.secret_ciphertext),

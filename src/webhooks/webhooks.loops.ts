@@ -9,6 +9,7 @@ import { NotificationListener, Waker } from './webhooks.listener.ts';
 import {
   claimDeliveries,
   envelopeOf,
+  failUnsignable,
   fanOutEvents,
   FANOUT_BATCH,
   hasUndispatchedEvents,
@@ -18,7 +19,8 @@ import {
   WEBHOOK_CHANNEL,
   type ClaimedDelivery,
 } from './webhooks.relay.ts';
-import { loadSecretsKey, signingSecrets } from './webhooks.secrets.ts';
+import { signingSecrets } from './webhooks.secrets.ts';
+import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
 import { WebhookSender, webhookHeaders } from './webhooks.sender.ts';
 
 export const WEBHOOK_RELAY_LOOP = 'webhook-relay';
@@ -33,7 +35,8 @@ const LEASE_MARGIN_MS = 30_000;
 
 export interface RelayDeps {
   db: Kysely<Database>;
-  config: Pick<Config, 'webhooks' | 'databaseUrl' | 'secretKey'>;
+  keyring: Keyring;
+  config: Pick<Config, 'webhooks' | 'databaseUrl'>;
   clock: Clock;
   log: Logger;
 }
@@ -79,8 +82,7 @@ export class WebhookRelay {
   }
 
   async run(signal: AbortSignal): Promise<void> {
-    const { db, config, log } = this.#deps;
-    const key = await loadSecretsKey(db, config.secretKey);
+    const { db, config, log, keyring } = this.#deps;
     const sender = new WebhookSender(config.webhooks);
     const listener = config.databaseUrl
       ? new NotificationListener({
@@ -101,7 +103,7 @@ export class WebhookRelay {
         let sleepMs: number = timing.pollMs;
         try {
           await listener?.ensure();
-          sleepMs = await this.#cycle(key, sender, signal, timing, woken);
+          sleepMs = await this.#cycle(keyring, sender, signal, timing, woken);
         } catch (error) {
           if (signal.aborted) break;
           log.error({ err: error }, 'webhook relay cycle failed');
@@ -123,7 +125,7 @@ export class WebhookRelay {
    * the last scan), claims due deliveries and starts sending them.
    */
   async #cycle(
-    key: Buffer,
+    keyring: Keyring,
     sender: WebhookSender,
     signal: AbortSignal,
     timing: { pollMs: number; scanMs: number },
@@ -150,7 +152,7 @@ export class WebhookRelay {
     if (free > 0 && !signal.aborted) {
       const claimed = await claimDeliveries(db, clock.now(), leaseMs(config), free);
       for (const delivery of claimed) {
-        const sending: Promise<void> = this.#deliver(delivery, key, sender, signal).finally(() => {
+        const sending: Promise<void> = this.#deliver(delivery, keyring, sender, signal).finally(() => {
           this.#inflight.delete(sending);
           // Claim again once half the slots are free (a claim scans the pending rows, so not after
           // every single send under load); when idle, at once.
@@ -170,7 +172,7 @@ export class WebhookRelay {
 
   async #deliver(
     delivery: ClaimedDelivery,
-    key: Buffer,
+    keyring: Keyring,
     sender: WebhookSender,
     signal: AbortSignal,
   ): Promise<void> {
@@ -183,7 +185,19 @@ export class WebhookRelay {
     };
     try {
       const now = clock.now();
-      const secrets = signingSecrets(key, delivery, now);
+      let secrets: string[];
+      try {
+        secrets = signingSecrets(keyring, delivery, now);
+      } catch (error) {
+        if (!(error instanceof SecretUnreadableError)) throw error;
+        // Loud, once: the delivery fails with the reason and the endpoint is disabled (D28).
+        await failUnsignable(db, delivery, error.message, now);
+        log.error(
+          { ...context, reason: error.message },
+          'webhook endpoint disabled: its signing secret cannot be decrypted',
+        );
+        return;
+      }
       const body = envelopeOf(delivery);
       const result = await sender.send(
         {

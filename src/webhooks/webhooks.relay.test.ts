@@ -37,7 +37,13 @@ after(() => t.close());
 /** Runs an in-process relay until the returned stop() is called. */
 function startRelay(): { relay: WebhookRelay; stop(): Promise<void> } {
   const controller = new AbortController();
-  const relay = new WebhookRelay({ db: t.db.kysely, config: t.config, clock: t.clock, log: silent });
+  const relay = new WebhookRelay({
+    db: t.db.kysely,
+    keyring: t.app.storefront.keyring,
+    config: t.config,
+    clock: t.clock,
+    log: silent,
+  });
   const running = relay.run(controller.signal);
   return {
     relay,

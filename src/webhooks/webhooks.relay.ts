@@ -92,7 +92,9 @@ export async function fanOutEvents(db: Kysely<Database>, now: Date, batch = FANO
       .selectFrom('webhook_endpoints')
       .select(['store_id', 'id', 'events'])
       .where('store_id', 'in', storeIds)
-      .where('enabled', '=', true)
+      // An endpoint disabled only because its secret cannot be decrypted still collects its
+      // deliveries (they wait until the keys are fixed and it is enabled again): no event is lost.
+      .where((eb) => eb.or([eb('enabled', '=', true), eb('disabled_reason', '=', 'secret_unreadable')]))
       .execute();
     const rows = events.flatMap((event) =>
       endpoints
@@ -343,6 +345,44 @@ export async function recordOutcome(
   const unblocked = status !== 'pending' && updated.waiting === true;
   if (unblocked) await notifyRelays(db);
   return { status, nextAttemptAt, disabled, unblocked };
+}
+
+/**
+ * A delivery that cannot be signed because the endpoint's secret cannot be decrypted (D28): the
+ * delivery fails now with the reason (a dead letter, retried by hand once the keys are fixed), and
+ * the endpoint is disabled with `secret_unreadable`, so its other deliveries wait instead of
+ * failing one by one. Fenced by the attempt number like every outcome.
+ */
+export async function failUnsignable(
+  db: Kysely<Database>,
+  delivery: Pick<ClaimedDelivery, 'storeId' | 'id' | 'endpointId' | 'attempt'>,
+  reason: string,
+  now: Date,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status: 'failed',
+        locked_until: null,
+        last_status_code: null,
+        last_error: reason.slice(0, 1000),
+        failed_at: now,
+        updated_at: now,
+      })
+      .where('store_id', '=', delivery.storeId)
+      .where('id', '=', delivery.id)
+      .where('attempts', '=', delivery.attempt)
+      .where('status', '=', 'pending')
+      .execute();
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({ enabled: false, disabled_reason: 'secret_unreadable', updated_at: now })
+      .where('store_id', '=', delivery.storeId)
+      .where('id', '=', delivery.endpointId)
+      .where('enabled', '=', true)
+      .execute();
+  });
 }
 
 /**

@@ -25,9 +25,13 @@ export const EndpointSchema = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     events: Type.Array(Type.String()),
     enabled: Type.Boolean(),
-    disabledReason: Type.Union([Type.Literal('manual'), Type.Literal('gone'), Type.Null()], {
-      description: '`gone`: the receiver answered 410 and the endpoint was disabled; `manual`: by staff.',
-    }),
+    disabledReason: Type.Union(
+      [Type.Literal('manual'), Type.Literal('gone'), Type.Literal('secret_unreadable'), Type.Null()],
+      {
+        description:
+          '`gone`: the receiver answered 410 and the endpoint was disabled; `manual`: by staff; `secret_unreadable`: the service cannot decrypt the signing secret (SECRET_KEY changed without SECRET_KEY_PREVIOUS): deliveries wait until an operator fixes the keys and the endpoint is enabled again.',
+      },
+    ),
     previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], {
       description: 'After a rotation, until when the previous secret still signs (a second signature).',
     }),

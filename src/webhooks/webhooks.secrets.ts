@@ -1,57 +1,52 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { deriveKey, loadRootSecret } from '../lib/secrets.ts';
+import type { Keyring, SealedValues } from '../lib/keyring.ts';
 
 /**
  * Endpoint signing secrets. The service must sign with them, so they cannot be kept only as a
- * hash: they are stored encrypted with AES-256-GCM under a key derived from the root secret, with
- * the endpoint's (store, id) as associated data, so a ciphertext copied onto another row does not
- * decrypt. The plain secret leaves the service only in the create and rotate responses.
+ * hash: they are sealed by the keyring (AES-256-GCM under a key derived from the root secret, D28),
+ * with the endpoint's (store, id) as associated data, so a ciphertext copied onto another row does
+ * not decrypt. The plain secret leaves the service only in the create and rotate responses.
  */
 
 export const SECRET_PREFIX = 'whsec_';
-const VERSION = 'v1';
 
 /** `whsec_` + 32 random bytes in base64url (43 characters). */
 export function generateEndpointSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64url');
 }
 
-/** The key that encrypts endpoint secrets, derived from the deployment's root secret. */
-export async function loadSecretsKey(db: Kysely<Database>, configuredRoot: string | null): Promise<Buffer> {
-  return deriveKey(await loadRootSecret(db, configuredRoot), 'webhook-endpoint-secrets');
+const PURPOSE = 'webhook-endpoint-secrets';
+const context = (storeId: string, endpointId: string): string => `${storeId}:${endpointId}`;
+/** The associated data of the format written before the keyring (v1). */
+const legacyContext = (storeId: string, endpointId: string): string =>
+  `webhook-endpoint:${storeId}:${endpointId}`;
+
+export function encryptSecret(keyring: Keyring, storeId: string, endpointId: string, secret: string): string {
+  return keyring.seal(PURPOSE, secret, context(storeId, endpointId));
 }
 
-function associatedData(storeId: string, endpointId: string): Buffer {
-  return Buffer.from(`webhook-endpoint:${storeId}:${endpointId}`, 'utf8');
-}
-
-export function encryptSecret(key: Buffer, storeId: string, endpointId: string, secret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(associatedData(storeId, endpointId));
-  const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-  const tag = cipher.getAuthTag();
-  return [
-    VERSION,
-    iv.toString('base64url'),
-    tag.toString('base64url'),
-    ciphertext.toString('base64url'),
-  ].join('.');
-}
-
-export function decryptSecret(key: Buffer, storeId: string, endpointId: string, stored: string): string {
-  const [version, iv, tag, ciphertext, extra] = stored.split('.');
-  if (version !== VERSION || !iv || !tag || !ciphertext || extra !== undefined) {
-    throw new Error('Unreadable webhook secret ciphertext.');
-  }
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  decipher.setAAD(associatedData(storeId, endpointId));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString(
-    'utf8',
+/** Throws SecretUnreadableError when no configured root secret opens it. */
+export function decryptSecret(keyring: Keyring, storeId: string, endpointId: string, stored: string): string {
+  return keyring.open(
+    PURPOSE,
+    stored,
+    context(storeId, endpointId),
+    `The signing secret of webhook endpoint ${endpointId}`,
+    legacyContext(storeId, endpointId),
   );
+}
+
+/** Re-encrypts a stored secret under the current root; null when it already is (or cannot be opened). */
+export function resealSecret(
+  keyring: Keyring,
+  storeId: string,
+  endpointId: string,
+  stored: string,
+): string | null {
+  if (keyring.isCurrent(PURPOSE, stored)) return null;
+  return encryptSecret(keyring, storeId, endpointId, decryptSecret(keyring, storeId, endpointId, stored));
 }
 
 /** Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the whole secret string (`whsec_…`). */
@@ -78,16 +73,62 @@ export interface EndpointSecrets {
 }
 
 /** The secrets that sign a request now: the current one, and the previous one until it expires. */
-export function signingSecrets(key: Buffer, endpoint: EndpointSecrets, now: Date): string[] {
-  const secrets = [decryptSecret(key, endpoint.storeId, endpoint.endpointId, endpoint.secretCiphertext)];
+export function signingSecrets(keyring: Keyring, endpoint: EndpointSecrets, now: Date): string[] {
+  const secrets = [decryptSecret(keyring, endpoint.storeId, endpoint.endpointId, endpoint.secretCiphertext)];
   if (
     endpoint.previousSecretCiphertext !== null &&
     endpoint.previousSecretExpiresAt !== null &&
     endpoint.previousSecretExpiresAt > now
   ) {
     secrets.push(
-      decryptSecret(key, endpoint.storeId, endpoint.endpointId, endpoint.previousSecretCiphertext),
+      decryptSecret(keyring, endpoint.storeId, endpoint.endpointId, endpoint.previousSecretCiphertext),
     );
   }
   return secrets;
+}
+
+interface EndpointSecretRow {
+  store_id: string;
+  id: string;
+  secret_ciphertext: string;
+  previous_secret_ciphertext: string | null;
+}
+
+/** Every endpoint's signing secrets (current and previous), for `storefront secrets rotate`. */
+export function endpointSecrets(db: Kysely<Database>, keyring: Keyring): SealedValues<EndpointSecretRow> {
+  return {
+    what: 'webhook endpoint signing secrets',
+    batch: (after, limit) =>
+      db
+        .selectFrom('webhook_endpoints')
+        .select(['store_id', 'id', 'secret_ciphertext', 'previous_secret_ciphertext'])
+        .$if(after !== undefined, (qb) =>
+          qb.where((eb) => eb(eb.refTuple('store_id', 'id'), '>', eb.tuple(after!.store_id, after!.id))),
+        )
+        .orderBy('store_id')
+        .orderBy('id')
+        .limit(limit)
+        .execute(),
+    async reseal(row, dryRun) {
+      const secret = resealSecret(keyring, row.store_id, row.id, row.secret_ciphertext);
+      const previous =
+        row.previous_secret_ciphertext === null
+          ? null
+          : resealSecret(keyring, row.store_id, row.id, row.previous_secret_ciphertext);
+      if (secret === null && previous === null) return false;
+      if (!dryRun) {
+        await db
+          .updateTable('webhook_endpoints')
+          .set({
+            ...(secret === null ? {} : { secret_ciphertext: secret }),
+            ...(previous === null ? {} : { previous_secret_ciphertext: previous }),
+          })
+          .where('store_id', '=', row.store_id)
+          .where('id', '=', row.id)
+          .where('secret_ciphertext', '=', row.secret_ciphertext)
+          .execute();
+      }
+      return true;
+    },
+  };
 }

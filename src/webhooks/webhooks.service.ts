@@ -1,3 +1,5 @@
+import type { DisabledReason } from './webhooks.tables.ts';
+import type { Keyring } from '../lib/keyring.ts';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
@@ -15,7 +17,7 @@ export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 export interface WebhookServiceDeps {
   db: Kysely<Database>;
   /** Key that encrypts endpoint secrets (webhooks.secrets.ts). */
-  secretsKey: Buffer;
+  keyring: Keyring;
   allowHttp: boolean;
   now: () => Date;
 }
@@ -26,7 +28,7 @@ export interface Endpoint {
   description: string | null;
   events: string[];
   enabled: boolean;
-  disabledReason: 'manual' | 'gone' | null;
+  disabledReason: DisabledReason | null;
   previousSecretExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
@@ -74,7 +76,7 @@ export async function createEndpoint(
       url,
       description: input.description ?? null,
       events: JSON.stringify(input.events),
-      secret_ciphertext: encryptSecret(deps.secretsKey, storeId, id, secret),
+      secret_ciphertext: encryptSecret(deps.keyring, storeId, id, secret),
       created_at: now,
       updated_at: now,
     })
@@ -163,7 +165,7 @@ export async function rotateEndpointSecret(
     return trx
       .updateTable('webhook_endpoints')
       .set({
-        secret_ciphertext: encryptSecret(deps.secretsKey, storeId, id, secret),
+        secret_ciphertext: encryptSecret(deps.keyring, storeId, id, secret),
         previous_secret_ciphertext: current.secret_ciphertext,
         previous_secret_expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS),
         updated_at: now,
@@ -387,7 +389,7 @@ export async function sendTestEvent(
     data: { storeId, test: true },
   });
   const secrets = signingSecrets(
-    deps.secretsKey,
+    deps.keyring,
     {
       storeId,
       endpointId,

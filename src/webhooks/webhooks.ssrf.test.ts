@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestStore, startTestApp, waitFor, type TestApp } from '../test/harness.ts';
-import { encryptSecret, generateEndpointSecret, loadSecretsKey } from './webhooks.secrets.ts';
+import { encryptSecret, generateEndpointSecret } from './webhooks.secrets.ts';
 import { WebhookSender } from './webhooks.sender.ts';
 import { emit, startReceiver, webhookTestConfig } from './webhooks.test-support.ts';
 import { classifyAddress } from './webhooks.url-guard.ts';
@@ -122,7 +122,7 @@ describe('SSRF guard in the relay', () => {
       // Registration would refuse this URL; insert it as if the name had resolved to a public
       // address when it was registered and points at 127.0.0.1 now.
       const id = crypto.randomUUID();
-      const key = await loadSecretsKey(t.db.kysely, t.config.secretKey);
+      const key = t.app.storefront.keyring;
       await t.db.kysely
         .insertInto('webhook_endpoints')
         .values({

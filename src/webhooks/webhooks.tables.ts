@@ -8,7 +8,7 @@ type NullableTime = ColumnType<Date | null, Date | string | null | undefined, Da
 type Json<T> = ColumnType<T, string, string>;
 
 /** Why an endpoint is disabled: by a staff member, or because it answered 410 Gone. */
-export type DisabledReason = 'manual' | 'gone';
+export type DisabledReason = 'manual' | 'gone' | 'secret_unreadable';
 
 export interface WebhookEndpointTable {
   store_id: string;

@@ -10,11 +10,13 @@ import type { MailTransport } from '../mail/transport.ts';
 import { sessionCleanupLoop } from '../staff/session-cleanup.loop.ts';
 import { orderLoops } from '../orders/orders.loops.ts';
 import type { PaymentProvider } from '../payments/provider.ts';
+import type { Keyring } from '../lib/keyring.ts';
 import type { WorkerLoop, WorkerSignals } from './runner.ts';
 
 export interface LoopDeps {
   db: Kysely<Database>;
   config: Readonly<Config>;
+  keyring: Keyring;
   clock: Clock;
   log: Logger;
   mailTransport: MailTransport;
@@ -32,6 +34,7 @@ export function backgroundLoops(deps: LoopDeps): WorkerLoop[] {
     mailWorkerLoop({
       db: deps.db,
       config: deps.config,
+      keyring: deps.keyring,
       transport: deps.mailTransport,
       clock: deps.clock,
       log: deps.log,

@@ -1,0 +1,76 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/tables.ts';
+import { dkimPrivateKeys } from '../email/email.dkim.ts';
+import { resealAll, type Keyring, type ResealReport, type SealedValues } from '../lib/keyring.ts';
+import { sealedMail } from '../mail/outbox.ts';
+import { paymentClientSecrets } from '../orders/checkout.service.ts';
+import { storedAnswers } from '../orders/idempotency.ts';
+import { endpointSecrets } from '../webhooks/webhooks.secrets.ts';
+import { dropGeneratedRoot } from './keyring.loader.ts';
+
+type Reseal = (dryRun: boolean) => Promise<ResealReport>;
+
+/** Every kind of value the keyring seals (D28). The first two are checked at every start. */
+function sealedKinds(db: Kysely<Database>, keyring: Keyring): Reseal[] {
+  const each =
+    <Row>(values: SealedValues<Row>): Reseal =>
+    (dryRun) =>
+      resealAll(values, dryRun);
+  return [
+    each(endpointSecrets(db, keyring)),
+    each(dkimPrivateKeys(db, keyring)),
+    each(paymentClientSecrets(db, keyring)),
+    each(storedAnswers(db, keyring)),
+    each(sealedMail(db, keyring)),
+  ];
+}
+
+export interface RotateResult {
+  reports: ResealReport[];
+  /** The root generated before SECRET_KEY was set was deleted (nothing needs it any more). */
+  droppedGeneratedRoot: boolean;
+}
+
+/**
+ * `storefront secrets rotate`: re-encrypts every sealed value under the current root (SECRET_KEY),
+ * so the roots in SECRET_KEY_PREVIOUS can be retired. When SECRET_KEY is set and everything was
+ * re-encrypted, the root generated before it is deleted from the database. With `dryRun`
+ * (`storefront secrets check`) nothing is written: it reports what would change and what cannot
+ * be decrypted.
+ */
+export async function rotateSecrets(
+  db: Kysely<Database>,
+  keyring: Keyring,
+  config: Pick<Config, 'secretKey'>,
+  dryRun: boolean,
+): Promise<RotateResult> {
+  const reports: ResealReport[] = [];
+  for (const reseal of sealedKinds(db, keyring)) reports.push(await reseal(dryRun));
+  const clean = reports.every((report) => report.unreadable === 0);
+  const droppedGeneratedRoot = !dryRun && clean && config.secretKey !== null && (await dropGeneratedRoot(db));
+  return { reports, droppedGeneratedRoot };
+}
+
+/**
+ * At start-up: says loudly (an error line per kind) when webhook signing secrets or DKIM keys
+ * cannot be decrypted with the configured roots, before the first delivery or mail fails.
+ */
+export async function reportUnreadableSecrets(
+  db: Kysely<Database>,
+  keyring: Keyring,
+  log: Logger,
+): Promise<number> {
+  let unreadable = 0;
+  for (const reseal of sealedKinds(db, keyring).slice(0, 2)) {
+    const report = await reseal(true);
+    if (report.unreadable === 0) continue;
+    unreadable += report.unreadable;
+    log.error(
+      { unreadable: report.unreadable, roots: keyring.rootNames, example: report.problems[0] },
+      `${report.unreadable} ${report.what} cannot be decrypted with the configured root secrets: set SECRET_KEY_PREVIOUS to the SECRET_KEY they were made with, then run \`storefront secrets rotate\``,
+    );
+  }
+  return unreadable;
+}
