@@ -1,6 +1,7 @@
+import { lockScope } from '../db/advisory-lock.ts';
 import { sql, type Kysely, type Updateable } from 'kysely';
 import type { Database, StorefrontKeyRow, StorefrontKeyTable } from '../db/tables.ts';
-import { notFound, validationFailed, type FieldError } from '../http/errors.ts';
+import { AppError, notFound, validationFailed, type FieldError } from '../http/errors.ts';
 import { randomBase62, sha256Hex } from '../lib/crypto.ts';
 import { normalizeOrigin } from '../lib/validate.ts';
 
@@ -51,6 +52,9 @@ export function normalizeOrigins(origins: readonly string[], pointerBase = '/all
 }
 
 /** Creates a publishable key. The full key is returned only here; the database keeps its SHA-256. */
+/** Active (not revoked) publishable keys a store may have (D31). */
+export const MAX_KEYS_PER_STORE = 50;
+
 export async function createStorefrontKey(
   db: Kysely<Database>,
   storeId: string,
@@ -65,6 +69,20 @@ export async function createStorefrontKey(
   const allowedOrigins = normalizeOrigins(input.allowedOrigins);
   const key = `pk_${randomBase62(32)}`;
   const row = await db.transaction().execute(async (trx) => {
+    await lockScope(trx, 'storefront-keys', storeId);
+    const active = await trx
+      .selectFrom('storefront_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('store_id', '=', storeId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    if (Number(active.n) >= MAX_KEYS_PER_STORE) {
+      throw new AppError(
+        'limit_reached',
+        409,
+        `A store can have at most ${MAX_KEYS_PER_STORE} publishable keys; revoke one you no longer use first.`,
+      );
+    }
     const inserted = await trx
       .insertInto('storefront_keys')
       .values({

@@ -14,6 +14,7 @@ export function storefrontRateLimit(limiter: RateLimiter) {
     if (tier === null || key === null) return;
     const decision = await limiter.hit({
       keyId: key.keyId,
+      storeId: key.storeId,
       tier,
       keyLimit: tier === 'public-read' ? key.rateLimitRead : key.rateLimitWrite,
       ip: request.ip,

@@ -25,6 +25,8 @@ export function tierOf(method: string): Tier | null {
 /** Who is asking: a publishable key (with its own budget override, null = default) and a client IP. */
 export interface RateLimitSubject {
   keyId: string;
+  /** The key's store: the per-client sub-limit is counted per store, whichever of its keys is used (D31). */
+  storeId: string;
   tier: Tier;
   /** The key's budget for this tier, or null for the configured default. */
   keyLimit: number | null;
@@ -45,8 +47,8 @@ export interface RateLimitDecision {
 const TIER_NAMES: Record<Tier, string> = { 'public-read': 'read', 'public-write': 'write' };
 
 /**
- * Fixed-window budgets per publishable key and tier, plus a per-client sub-limit under each key
- * that is never larger than the key's own budget. Counting happens in a CounterStore; this class
+ * Fixed-window budgets per publishable key and tier, plus a per-client sub-limit counted per store
+ * (D31: whichever of the store's keys the client uses). Counting happens in a CounterStore; this class
  * only names the counters and turns counts into decisions. Requests never wait on each other.
  */
 export class RateLimiter {
@@ -67,11 +69,11 @@ export class RateLimiter {
     this.#namespace = namespace;
   }
 
-  /** The key's and the client's budgets for a subject. */
+  /** The key's budget (counted per key) and the client's (counted per store) for a subject. */
   budgetsOf(subject: Pick<RateLimitSubject, 'tier' | 'keyLimit'>): { key: number; client: number } {
     const read = subject.tier === 'public-read';
     const key = subject.keyLimit ?? (read ? this.#config.publicRead : this.#config.publicWrite);
-    const client = Math.min(read ? this.#config.ipRead : this.#config.ipWrite, key);
+    const client = read ? this.#config.ipRead : this.#config.ipWrite;
     return { key, client };
   }
 
@@ -82,10 +84,12 @@ export class RateLimiter {
     const windowStart = Math.floor(now / windowMs) * windowMs;
     const windowEndsAt = windowStart + windowMs;
     const budgets = this.budgetsOf(subject);
-    // `{keyId}` is a Redis Cluster hash tag: both counters of one request live on one node.
-    const base = `${this.#namespace}:{${subject.keyId}}:${TIER_NAMES[subject.tier]}`;
+    // `{storeId}` is a Redis Cluster hash tag: both counters of one request live on one node. The
+    // key's budget is counted per key; the client's per store, so a client cannot multiply its
+    // budget by spreading requests over a store's many keys.
+    const base = `${this.#namespace}:{${subject.storeId}}:${TIER_NAMES[subject.tier]}`;
     const counts = await this.#store.hit({
-      keyCounter: `${base}:${windowStart}`,
+      keyCounter: `${base}:key:${subject.keyId}:${windowStart}`,
       ipCounter: `${base}:ip:${clientBucketOf(subject.ip)}:${windowStart}`,
       ipLimit: budgets.client,
       windowEndsAt,
@@ -99,8 +103,7 @@ export class RateLimiter {
     const binding = over ?? (remaining(client) < remaining(key) ? client : key);
     return {
       allowed: over === undefined,
-      // A sub-limit capped at the key's budget is the key's budget, as far as the client can tell.
-      scope: budgets.client < budgets.key ? binding.scope : 'key',
+      scope: binding.scope,
       limit: binding.limit,
       remaining: remaining(binding),
       resetSeconds,

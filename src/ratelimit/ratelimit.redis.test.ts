@@ -324,7 +324,9 @@ describe(`rate-limit counters (${redisUrl ? `Redis at ${new URL(redisUrl).host}`
       try {
         const shop = await createTestStore(t);
         const counter = async () => {
-          const [name, ...others] = await inspect.keys(`storefront:rl:{${shop.keyId}}:read:[0-9]*`);
+          const [name, ...others] = await inspect.keys(
+            `storefront:rl:{${shop.store.id}}:read:key:${shop.keyId}:[0-9]*`,
+          );
           assert.deepEqual(others, []);
           return name === undefined ? null : await inspect.get(name);
         };

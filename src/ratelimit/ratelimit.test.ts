@@ -323,7 +323,22 @@ describe('the limiter', () => {
       key: 20_000,
       client: 1200,
     });
-    assert.deepEqual(limiter.budgetsOf({ tier: 'public-write', keyLimit: 100 }), { key: 100, client: 100 });
+    assert.deepEqual(limiter.budgetsOf({ tier: 'public-write', keyLimit: 100 }), { key: 100, client: 300 });
+  });
+
+  test("a client's budget is per store: rotating over a store's many keys does not multiply it (D31)", async () => {
+    const limiter = new RateLimiter(
+      { windowMs: 60_000, publicRead: 100, publicWrite: 100, ipRead: 3, ipWrite: 3 },
+      new MemoryCounterStore(),
+      () => Date.parse('2030-01-01T00:00:00.000Z'),
+    );
+    const hit = (keyId: string, storeId: string) =>
+      limiter.hit({ keyId, storeId, keyLimit: null, ip: '198.51.100.9', tier: 'public-read' });
+    for (const keyId of ['k1', 'k2', 'k3']) assert.equal((await hit(keyId, 's1')).allowed, true);
+    const fourth = await hit('k4', 's1');
+    assert.equal(fourth.allowed, false, 'a fourth key of the same store does not help');
+    assert.equal(fourth.scope, 'client');
+    assert.equal((await hit('other', 's2')).allowed, true, 'another store counts apart');
   });
 
   test('counts reads and writes apart, reports the binding budget and resets with the window', async () => {
@@ -333,7 +348,7 @@ describe('the limiter', () => {
       new MemoryCounterStore(),
       () => now,
     );
-    const subject = { keyId: 'k1', keyLimit: null, ip: '198.51.100.7' };
+    const subject = { keyId: 'k1', storeId: 's1', keyLimit: null, ip: '198.51.100.7' };
     const read = () => limiter.hit({ ...subject, tier: 'public-read' });
     const write = () => limiter.hit({ ...subject, tier: 'public-write' });
 

@@ -168,12 +168,15 @@ interface ClaimRow {
 }
 
 /**
- * Claims up to `limit` due deliveries of enabled endpoints with FOR UPDATE SKIP LOCKED, takes a
- * lease on them (`locked_until`) and counts the attempt, in one statement. A delivery is not
- * claimed unless it is the head of its queue: the oldest (by event seq) pending delivery of its
- * endpoint and resource, so a newer one waits while an older one is in flight or waiting for a
- * retry (the head is found through webhook_deliveries_resource_idx, one index probe per candidate). A relay that dies mid-attempt loses its lease; the row is claimed again,
- * as the next attempt, when the lease ends.
+ * Claims up to `limit` due deliveries of enabled endpoints, takes a lease on them (`locked_until`)
+ * and counts the attempt, in one statement. Fair across stores (D31): each store's due deliveries
+ * are ranked and every store's first comes before any store's second, so one store's backlog never
+ * delays another's (the stores with pending deliveries are found by skipping through the pending
+ * index, one probe per store). A delivery is not claimed unless it is the head of its queue: the
+ * oldest (by event seq) pending delivery of its endpoint and resource, so a newer one waits while
+ * an older one is in flight or waiting for a retry. The UPDATE re-checks every condition on the
+ * row it locks, so two relays that picked the same row cannot both claim it. A relay that dies
+ * mid-attempt loses its lease; the row is claimed again, as the next attempt, when the lease ends.
  */
 export async function claimDeliveries(
   db: Kysely<Database>,
@@ -183,33 +186,54 @@ export async function claimDeliveries(
 ): Promise<ClaimedDelivery[]> {
   const lease = new Date(now.getTime() + leaseMs);
   const result = await sql<ClaimRow>`
-    WITH picked AS (
-      SELECT d.store_id, d.id
-      FROM webhook_deliveries d
-      JOIN webhook_endpoints e ON e.store_id = d.store_id AND e.id = d.endpoint_id
-      WHERE d.status = 'pending'
-        AND d.next_attempt_at <= ${now}
-        AND (d.locked_until IS NULL OR d.locked_until <= ${now})
-        AND e.enabled
-        AND d.id = (
-          SELECT o.id FROM webhook_deliveries o
-          WHERE o.store_id = d.store_id
-            AND o.endpoint_id = d.endpoint_id
-            AND o.resource_key = d.resource_key
-            AND o.status = 'pending'
-          ORDER BY o.event_seq, o.id
-          LIMIT 1
-        )
-      ORDER BY d.next_attempt_at, d.event_seq
+    WITH RECURSIVE stores_with_work(store_id) AS (
+      (SELECT store_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY store_id LIMIT 1)
+      UNION ALL
+      SELECT (
+        SELECT d.store_id FROM webhook_deliveries d
+        WHERE d.status = 'pending' AND d.store_id > s.store_id
+        ORDER BY d.store_id LIMIT 1
+      )
+      FROM stores_with_work s
+      WHERE s.store_id IS NOT NULL
+    ),
+    picked AS (
+      SELECT c.store_id, c.id FROM stores_with_work s
+      CROSS JOIN LATERAL (
+        SELECT d.store_id, d.id, d.next_attempt_at, d.event_seq,
+          row_number() OVER (ORDER BY d.next_attempt_at, d.event_seq) AS fair_rank
+        FROM webhook_deliveries d
+        JOIN webhook_endpoints e ON e.store_id = d.store_id AND e.id = d.endpoint_id
+        WHERE d.store_id = s.store_id
+          AND d.status = 'pending'
+          AND d.next_attempt_at <= ${now}
+          AND (d.locked_until IS NULL OR d.locked_until <= ${now})
+          AND e.enabled
+          AND d.id = (
+            SELECT o.id FROM webhook_deliveries o
+            WHERE o.store_id = d.store_id
+              AND o.endpoint_id = d.endpoint_id
+              AND o.resource_key = d.resource_key
+              AND o.status = 'pending'
+            ORDER BY o.event_seq, o.id
+            LIMIT 1
+          )
+        ORDER BY d.next_attempt_at, d.event_seq
+        LIMIT ${limit}
+      ) c
+      WHERE s.store_id IS NOT NULL
+      ORDER BY c.fair_rank, c.next_attempt_at, c.event_seq
       LIMIT ${limit}
-      FOR UPDATE OF d SKIP LOCKED
     )
     UPDATE webhook_deliveries w
     SET locked_until = ${lease}, attempts = w.attempts + 1, last_attempt_at = ${now}, updated_at = ${now}
     FROM picked, events ev, webhook_endpoints e
     WHERE w.store_id = picked.store_id AND w.id = picked.id
+      AND w.status = 'pending'
+      AND w.next_attempt_at <= ${now}
+      AND (w.locked_until IS NULL OR w.locked_until <= ${now})
       AND ev.store_id = w.store_id AND ev.id = w.event_id
-      AND e.store_id = w.store_id AND e.id = w.endpoint_id
+      AND e.store_id = w.store_id AND e.id = w.endpoint_id AND e.enabled
     RETURNING w.store_id, w.id, w.endpoint_id, w.kind, w.attempts,
       e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at,
       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.data AS event_data`.execute(

@@ -12,9 +12,12 @@ import type { Keyring, SealedValues } from '../lib/keyring.ts';
 
 export const SECRET_PREFIX = 'whsec_';
 
-/** `whsec_` + 32 random bytes in base64url (43 characters). */
+/**
+ * `whsec_` + 32 random bytes in standard base64 (44 characters): the format of Standard Webhooks,
+ * so its official verifiers read the secret as it is shown.
+ */
 export function generateEndpointSecret(): string {
-  return SECRET_PREFIX + randomBytes(32).toString('base64url');
+  return SECRET_PREFIX + randomBytes(32).toString('base64');
 }
 
 const PURPOSE = 'webhook-endpoint-secrets';
@@ -55,12 +58,24 @@ export function signBody(secret: string, rawBody: string | Buffer): string {
 }
 
 /**
- * The `x-webhook-signature` value: the signature with the current secret, then (during the 24 h
- * after a rotation) the one with the previous secret, separated by ", ". Outside a rotation it is
- * exactly one hex string, as in the specification.
+ * The Standard Webhooks signature (https://www.standardwebhooks.com): `v1,<base64 HMAC-SHA-256>`
+ * of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the secret's base64 part decoded
+ * (`whsec_<base64>`), one per secret, space-separated (both during a rotation).
  */
-export function signatureHeader(secrets: readonly string[], rawBody: string): string {
-  return secrets.map((secret) => signBody(secret, rawBody)).join(', ');
+export function standardSignature(
+  secrets: readonly string[],
+  messageId: string,
+  timestamp: number,
+  rawBody: string,
+): string {
+  return secrets
+    .map((secret) => {
+      // Node's base64 decoder also reads the URL-safe alphabet of secrets made before D27.
+      const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+      const mac = createHmac('sha256', key).update(`${messageId}.${timestamp}.${rawBody}`).digest('base64');
+      return `v1,${mac}`;
+    })
+    .join(' ');
 }
 
 /** The encrypted secrets of one endpoint, as the relay and the test send read them. */

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { Agent, request } from 'undici';
-import { signatureHeader } from './webhooks.secrets.ts';
+import { signBody, standardSignature } from './webhooks.secrets.ts';
 import { guardedLookup, refusalFor, RefusedAddressError, type AddressPolicy } from './webhooks.url-guard.ts';
 
 /** One HTTP attempt of a webhook delivery. */
@@ -23,8 +23,15 @@ export type SendResult =
       interrupted: boolean;
     };
 
-/** The headers of one signed webhook request (spec 2.16, DESIGN D15). */
+/**
+ * The headers of one signed webhook request (spec 6.2, DESIGN D15, D27). `x-webhook-signature` is
+ * always exactly one lowercase hex HMAC-SHA-256 of the raw body with the current secret; during the
+ * 24 h after a rotation the previous secret's goes in `x-webhook-signature-previous`. The Standard
+ * Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`, both secrets during a
+ * rotation) let receivers use ready-made verifiers and reject replays by timestamp.
+ */
 export function webhookHeaders(input: {
+  /** The current secret first, then the previous one during a rotation. */
   secrets: readonly string[];
   body: string;
   eventType: string;
@@ -34,15 +41,22 @@ export function webhookHeaders(input: {
   /** The delivery row's id (`x-webhook-delivery`); absent for a test send. */
   deliveryId?: string;
 }): Record<string, string> {
+  const [current, previous] = input.secrets;
+  if (current === undefined) throw new Error('A webhook needs a signing secret.');
+  const timestamp = Math.floor(input.now.getTime() / 1000);
   return {
     'content-type': 'application/json',
     'user-agent': 'Storefront-Webhooks/1.0',
     'x-webhook-event': input.eventType,
-    'x-webhook-signature': signatureHeader(input.secrets, input.body),
+    'x-webhook-signature': signBody(current, input.body),
+    ...(previous === undefined ? {} : { 'x-webhook-signature-previous': signBody(previous, input.body) }),
     'x-webhook-attempt': String(input.attempt),
     'x-webhook-id': input.eventId,
     ...(input.deliveryId === undefined ? {} : { 'x-webhook-delivery': input.deliveryId }),
-    'x-webhook-timestamp': String(Math.floor(input.now.getTime() / 1000)),
+    'x-webhook-timestamp': String(timestamp),
+    'webhook-id': input.eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': standardSignature(input.secrets, input.eventId, timestamp, input.body),
   };
 }
 

@@ -1,3 +1,4 @@
+import { lockScope } from '../db/advisory-lock.ts';
 import type { DisabledReason } from './webhooks.tables.ts';
 import type { Keyring } from '../lib/keyring.ts';
 import { randomUUID } from 'node:crypto';
@@ -59,6 +60,9 @@ async function validUrl(deps: WebhookServiceDeps, raw: string): Promise<string> 
   return checked.url;
 }
 
+/** Webhook endpoints a store may have (D31). */
+export const MAX_ENDPOINTS_PER_STORE = 20;
+
 export async function createEndpoint(
   deps: WebhookServiceDeps,
   storeId: string,
@@ -68,20 +72,35 @@ export async function createEndpoint(
   const id = randomUUID();
   const secret = generateEndpointSecret();
   const now = deps.now();
-  const row = await deps.db
-    .insertInto('webhook_endpoints')
-    .values({
-      store_id: storeId,
-      id,
-      url,
-      description: input.description ?? null,
-      events: JSON.stringify(input.events),
-      secret_ciphertext: encryptSecret(deps.keyring, storeId, id, secret),
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await deps.db.transaction().execute(async (trx) => {
+    await lockScope(trx, 'webhook-endpoints', storeId);
+    const existing = await trx
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('store_id', '=', storeId)
+      .executeTakeFirstOrThrow();
+    if (Number(existing.n) >= MAX_ENDPOINTS_PER_STORE) {
+      throw new AppError(
+        'limit_reached',
+        409,
+        `A store can have at most ${MAX_ENDPOINTS_PER_STORE} webhook endpoints; delete one first (one endpoint can subscribe to many events).`,
+      );
+    }
+    return trx
+      .insertInto('webhook_endpoints')
+      .values({
+        store_id: storeId,
+        id,
+        url,
+        description: input.description ?? null,
+        events: JSON.stringify(input.events),
+        secret_ciphertext: encryptSecret(deps.keyring, storeId, id, secret),
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
   return { ...endpointRowToEndpoint(row, now), secret };
 }
 
@@ -214,6 +233,24 @@ export async function replayEvents(
       .executeTakeFirst();
     if (!endpoint) throw notFound('No webhook endpoint with that id in this store.');
     if (!endpoint.enabled) throw endpointDisabled();
+    // One replay in flight per endpoint (D31): a second waits until the first has been delivered.
+    await lockScope(trx, 'webhook-replay', `${storeId}:${endpointId}`);
+    const inFlight = await trx
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('store_id', '=', storeId)
+      .where('endpoint_id', '=', endpointId)
+      .where('kind', '=', 'replay')
+      .where('status', '=', 'pending')
+      .limit(1)
+      .executeTakeFirst();
+    if (inFlight) {
+      throw new AppError(
+        'replay_in_progress',
+        409,
+        'A replay of this endpoint is still being delivered; start another when it has finished (see the deliveries log).',
+      );
+    }
     let after = -1;
     let total = 0;
     for (;;) {

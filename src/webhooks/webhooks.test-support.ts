@@ -166,11 +166,9 @@ export function hmacHex(secret: string, raw: Buffer | string): string {
   return createHmac('sha256', secret).update(raw).digest('hex');
 }
 
-/** The signature values of a request (one, or two during a rotation). */
+/** The signature values of a request: the current secret's, then the previous one's during a rotation. */
 export function signaturesOf(request: ReceivedRequest): string[] {
-  const header = request.headers['x-webhook-signature'];
-  return String(header ?? '')
-    .split(',')
-    .map((value) => value.trim())
-    .filter((value) => value !== '');
+  return [request.headers['x-webhook-signature'], request.headers['x-webhook-signature-previous']].filter(
+    (value): value is string => typeof value === 'string',
+  );
 }
