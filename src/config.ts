@@ -44,7 +44,10 @@ export interface Config {
   readonly keyCacheTtlMs: number;
   readonly shutdownTimeoutMs: number;
   readonly platformMailDomain: string;
+  /** A staff session slides by this much on use… */
   readonly staffSessionTtlMs: number;
+  /** …within this absolute lifetime from sign-in (D30). */
+  readonly staffSessionMaxAgeMs: number;
   /** Where mail goes: a directory of .eml files, or an SMTP server. */
   readonly emailTransport: EmailTransportConfig;
   /** Delays between attempts to send one mail; after the last one it is marked failed (kept, retryable). */
@@ -64,6 +67,8 @@ export interface RateLimitConfig {
   readonly publicWrite: number;
   readonly ipRead: number;
   readonly ipWrite: number;
+  /** Admin sign-in and code checks per client IP and window (D30). */
+  readonly signIn: number;
 }
 
 /** Revoked keys must stop working within 1 s on every process, so the cache may not hold longer. */
@@ -150,6 +155,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     shutdownTimeoutMs: duration(env, 'SHUTDOWN_TIMEOUT', '10s'),
     platformMailDomain,
     staffSessionTtlMs: duration(env, 'STAFF_SESSION_TTL', '12h'),
+    staffSessionMaxAgeMs: duration(env, 'STAFF_SESSION_MAX_AGE', '7d'),
     emailTransport: emailTransport(env, cwd, dataDir),
     mailRetryScheduleMs: Object.freeze(
       durationList(env, 'MAIL_RETRY_SCHEDULE', '30s,2m,10m,30m,1h,3h,6h,12h,24h'),
@@ -160,6 +166,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       publicWrite: integer(env, 'RATE_LIMIT_WRITE', 600, 1, 10_000_000),
       ipRead: integer(env, 'RATE_LIMIT_IP_READ', 1200, 1, 10_000_000),
       ipWrite: integer(env, 'RATE_LIMIT_IP_WRITE', 300, 1, 10_000_000),
+      signIn: integer(env, 'RATE_LIMIT_SIGN_IN', 20, 1, 10_000_000),
     }),
     payments: loadPaymentsConfig(env),
     webhooks: loadWebhookConfig(env),

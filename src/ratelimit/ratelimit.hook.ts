@@ -33,3 +33,30 @@ export function storefrontRateLimit(limiter: RateLimiter) {
     }
   };
 }
+
+/**
+ * preHandler for the admin sign-in routes (D30): at most RATE_LIMIT_SIGN_IN requests per client IP
+ * and window across sign-in and verify, whatever store or address they name, so nobody can try
+ * codes or probe addresses at speed. 429 `rate_limited` with Retry-After.
+ */
+export function signInRateLimit(limiter: RateLimiter, perWindow: number) {
+  return async function limitSignIn(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const decision = await limiter.hit({
+      keyId: 'sign-in',
+      storeId: 'admin-auth',
+      tier: 'public-write',
+      keyLimit: Number.MAX_SAFE_INTEGER,
+      clientLimit: perWindow,
+      ip: request.ip,
+    });
+    if (!decision.allowed) {
+      throw new AppError(
+        'rate_limited',
+        429,
+        `Too many sign-in attempts from this address; retry in ${decision.resetSeconds} s.`,
+        { headers: { 'retry-after': String(decision.resetSeconds) } },
+      );
+    }
+  };
+}
+

@@ -30,6 +30,8 @@ export interface RateLimitSubject {
   tier: Tier;
   /** The key's budget for this tier, or null for the configured default. */
   keyLimit: number | null;
+  /** The client's budget, when not the tier's default (the admin sign-in routes). */
+  clientLimit?: number;
   ip: string;
 }
 
@@ -70,10 +72,10 @@ export class RateLimiter {
   }
 
   /** The key's budget (counted per key) and the client's (counted per store) for a subject. */
-  budgetsOf(subject: Pick<RateLimitSubject, 'tier' | 'keyLimit'>): { key: number; client: number } {
+  budgetsOf(subject: Pick<RateLimitSubject, 'tier' | 'keyLimit' | 'clientLimit'>): { key: number; client: number } {
     const read = subject.tier === 'public-read';
     const key = subject.keyLimit ?? (read ? this.#config.publicRead : this.#config.publicWrite);
-    const client = read ? this.#config.ipRead : this.#config.ipWrite;
+    const client = subject.clientLimit ?? (read ? this.#config.ipRead : this.#config.ipWrite);
     return { key, client };
   }
 

@@ -58,6 +58,7 @@ async function startApp(redis: string | null, rateLimits: Partial<RateLimitConfi
       publicWrite: 1000,
       ipRead: 1000,
       ipWrite: 1000,
+      signIn: 1000,
       ...rateLimits,
     },
   };

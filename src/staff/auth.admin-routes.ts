@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
 import { problemResponses } from '../http/schemas.ts';
+import { signInRateLimit } from '../ratelimit/ratelimit.hook.ts';
 import { requestSignInCode, revokeStaffSession, verifySignInCode } from './sign-in.service.ts';
 import { requireStaff } from './staff-auth.ts';
 import { StaffRoleSchema } from './staff.schemas.ts';
@@ -28,22 +29,34 @@ const CurrentSession = Type.Object(
 );
 
 export const authAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const limitSignIn = signInRateLimit(ctx.rateLimiter, ctx.config.rateLimits.signIn);
+  // Sign-in codes are made after the answer: known and unknown addresses answer alike (D30).
+  const codeRequests = new Set<Promise<void>>();
+  app.addHook('onClose', async () => {
+    await Promise.allSettled([...codeRequests]);
+  });
+
   app.post(
     '/auth/sign-in',
     {
       config: { public: true },
+      preHandler: limitSignIn,
       schema: {
         tags: ['Admin: authentication'],
         summary: 'Email a one-time sign-in code',
         description:
-          'Always 202, whether or not the address belongs to a staff member of the store. A real staff member receives a 6-digit code, valid 10 minutes, from the platform sender.',
+          'Always 202, at once, whether or not the address belongs to a staff member of the store. A real staff member receives a 6-digit code, valid 10 minutes, from the platform sender. At most RATE_LIMIT_SIGN_IN requests (sign-in and verify together) per client IP and minute (429).',
         security: [],
         body: Type.Object({ storeSlug: StoreSlug, email: Email }, { additionalProperties: false }),
         response: { 202: Type.Object({ status: Type.Literal('sent') }), ...problemResponses },
       },
     },
     async (request, reply) => {
-      await requestSignInCode(ctx, request.body.storeSlug, request.body.email);
+      const { storeSlug, email } = request.body;
+      const pending: Promise<void> = requestSignInCode(ctx, storeSlug, email)
+        .catch((error: unknown) => request.log.error({ err: error }, 'could not issue a sign-in code'))
+        .finally(() => codeRequests.delete(pending));
+      codeRequests.add(pending);
       return reply.code(202).send({ status: 'sent' as const });
     },
   );
@@ -52,6 +65,7 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     '/auth/verify',
     {
       config: { public: true },
+      preHandler: limitSignIn,
       schema: {
         tags: ['Admin: authentication'],
         summary: 'Exchange an emailed code for a staff session token',

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { AppContext } from '../http/context.ts';
 import { unauthorized } from '../http/errors.ts';
@@ -97,11 +97,15 @@ export async function requestSignInCode(ctx: AppContext, storeSlug: string, emai
 }
 
 const WRONG_CODE = 'The code is wrong or has expired. Request a new code and try again.';
+/** Compared against when there is no code, so a miss costs what a wrong guess costs. */
+const NO_CODE = '0'.repeat(64);
 
 /**
  * Exchanges a code for a session. The code works once; each wrong guess counts, and the fifth
  * voids the pending code. Both transitions are single conditional UPDATEs, so concurrent guesses
- * cannot use a code twice or exceed the attempt limit.
+ * cannot use a code twice or exceed the attempt limit. An unknown store or address goes through the
+ * same queries, hash and comparison (matching nothing), so the answer's timing does not tell which
+ * addresses are staff (D30).
  */
 export async function verifySignInCode(
   ctx: AppContext,
@@ -110,13 +114,14 @@ export async function verifySignInCode(
   code: string,
 ): Promise<StaffSession> {
   const staff = await findStaff(ctx, storeSlug, email);
-  if (!staff) throw unauthorized(WRONG_CODE, 'admin');
+  const storeId = staff?.store_id ?? randomUUID();
+  const staffId = staff?.staff_id ?? randomUUID();
   const now = ctx.clock.now();
   const pending = await ctx.db
     .selectFrom('sign_in_codes')
     .select(['id', 'code_hash'])
-    .where('store_id', '=', staff.store_id)
-    .where('staff_id', '=', staff.staff_id)
+    .where('store_id', '=', storeId)
+    .where('staff_id', '=', staffId)
     .where('used_at', 'is', null)
     .where('voided_at', 'is', null)
     .where('expires_at', '>', now)
@@ -124,17 +129,17 @@ export async function verifySignInCode(
     .orderBy('created_at', 'desc')
     .limit(1)
     .executeTakeFirst();
-  if (!pending) throw unauthorized(WRONG_CODE, 'admin');
+  const matches = safeEqual(pending?.code_hash ?? NO_CODE, hashCode(ctx, staffId, code));
 
-  if (!safeEqual(pending.code_hash, hashCode(ctx, staff.staff_id, code))) {
+  if (!staff || !pending || !matches) {
     await ctx.db
       .updateTable('sign_in_codes')
       .set({
         attempts: sql<number>`attempts + 1`,
         voided_at: sql<Date | null>`CASE WHEN attempts + 1 >= ${MAX_CODE_ATTEMPTS} THEN ${now}::timestamptz ELSE NULL END`,
       })
-      .where('store_id', '=', staff.store_id)
-      .where('id', '=', pending.id)
+      .where('store_id', '=', storeId)
+      .where('id', '=', pending?.id ?? randomUUID())
       .where('voided_at', 'is', null)
       .execute();
     throw unauthorized(WRONG_CODE, 'admin');

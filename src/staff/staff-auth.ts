@@ -38,7 +38,8 @@ function bearerToken(request: FastifyRequest): string | null {
 
 /**
  * Admin authentication: `Authorization: Bearer st_…`. The token's SHA-256 is looked up (never the
- * token), the session must be live, and its expiry slides forward by STAFF_SESSION_TTL on use.
+ * token), the session must be live, and its expiry slides forward by STAFF_SESSION_TTL on use,
+ * within STAFF_SESSION_MAX_AGE from sign-in (D30): a stolen token does not live forever.
  */
 export function staffAuth(ctx: AppContext) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
@@ -63,6 +64,7 @@ export function staffAuth(ctx: AppContext) {
         's.id as session_id',
         's.expires_at',
         's.last_used_at',
+        's.created_at',
         'm.id as staff_id',
         'm.email',
         'm.role',
@@ -71,12 +73,19 @@ export function staffAuth(ctx: AppContext) {
       .where('c.kind', '=', 'staff_session')
       .where('s.revoked_at', 'is', null)
       .where('s.expires_at', '>', now)
+      .where('s.created_at', '>', new Date(now.getTime() - ctx.config.staffSessionMaxAgeMs))
       .executeTakeFirst();
     if (!row) throw unauthorized('The staff session token is invalid or has expired.', 'admin', true);
 
     let expiresAt = row.expires_at;
     if (now.getTime() - row.last_used_at.getTime() >= SLIDE_EVERY_MS) {
-      expiresAt = new Date(now.getTime() + ctx.config.staffSessionTtlMs);
+      // Slides by STAFF_SESSION_TTL, never past STAFF_SESSION_MAX_AGE from sign-in (D30).
+      expiresAt = new Date(
+        Math.min(
+          now.getTime() + ctx.config.staffSessionTtlMs,
+          row.created_at.getTime() + ctx.config.staffSessionMaxAgeMs,
+        ),
+      );
       await ctx.db
         .updateTable('staff_sessions')
         .set({ expires_at: expiresAt, last_used_at: now })

@@ -36,7 +36,13 @@ export async function openStaffSession(
   await db.transaction().execute(async (trx) => {
     const session = await trx
       .insertInto('staff_sessions')
-      .values({ store_id: storeId, staff_id: staff.id, expires_at: expiresAt, last_used_at: now })
+      .values({
+        store_id: storeId,
+        staff_id: staff.id,
+        expires_at: expiresAt,
+        last_used_at: now,
+        created_at: now,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     await trx
