@@ -59,4 +59,3 @@ export function signInRateLimit(limiter: RateLimiter, perWindow: number) {
     }
   };
 }
-

@@ -72,7 +72,10 @@ export class RateLimiter {
   }
 
   /** The key's budget (counted per key) and the client's (counted per store) for a subject. */
-  budgetsOf(subject: Pick<RateLimitSubject, 'tier' | 'keyLimit' | 'clientLimit'>): { key: number; client: number } {
+  budgetsOf(subject: Pick<RateLimitSubject, 'tier' | 'keyLimit' | 'clientLimit'>): {
+    key: number;
+    client: number;
+  } {
     const read = subject.tier === 'public-read';
     const key = subject.keyLimit ?? (read ? this.#config.publicRead : this.#config.publicWrite);
     const client = subject.clientLimit ?? (read ? this.#config.ipRead : this.#config.ipWrite);
