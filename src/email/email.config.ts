@@ -12,6 +12,8 @@ export interface EmailIdentityConfig {
   readonly recheckIntervalMs: number;
   /** Time allowed for one DNS answer before a lookup is retried (once); a timeout is "not yet". */
   readonly dnsTimeoutMs: number;
+  /** A domain `failed` this long is released, so its real owner can register it (D32). */
+  readonly releaseAfterMs: number;
 }
 
 const SERVER = /^(\[[0-9a-fA-F:]+\]|[0-9a-fA-F:.]+)(:\d{1,5})?$/;
@@ -38,5 +40,6 @@ export function loadEmailIdentityConfig(env: Env): EmailIdentityConfig {
     verifyWindowMs: duration(env, 'DOMAIN_VERIFY_WINDOW', '72h'),
     recheckIntervalMs: duration(env, 'DOMAIN_RECHECK_INTERVAL', '24h'),
     dnsTimeoutMs: duration(env, 'DNS_TIMEOUT', '3s'),
+    releaseAfterMs: duration(env, 'DOMAIN_RELEASE_AFTER', '30d'),
   });
 }

@@ -1,6 +1,6 @@
 import type { LoopDeps } from '../workers/loops.ts';
 import type { WorkerLoop } from '../workers/runner.ts';
-import { checkDueDomains } from './email.verifier.ts';
+import { checkDueDomains, releaseAbandonedDomains } from './email.verifier.ts';
 
 export const DOMAIN_CHECK_LOOP = 'sending-domains';
 
@@ -19,10 +19,15 @@ export function emailIdentityLoops(deps: LoopDeps): WorkerLoop[] {
       name: DOMAIN_CHECK_LOOP,
       intervalMs: Math.min(verifyIntervalMs, recheckIntervalMs, MAX_TICK_MS),
       async run(signal) {
-        await checkDueDomains(
-          { db: deps.db, config: deps.config, clock: deps.clock, log: deps.log, signals: deps.signals },
-          signal,
-        );
+        const verifier = {
+          db: deps.db,
+          config: deps.config,
+          clock: deps.clock,
+          log: deps.log,
+          signals: deps.signals,
+        };
+        await checkDueDomains(verifier, signal);
+        await releaseAbandonedDomains(verifier);
       },
     },
   ];

@@ -17,7 +17,7 @@ export function formatDuration(ms: number): string {
   return plural(Math.round(ms / 1000), 'second');
 }
 
-export type NoticeKind = 'records_missing' | 'reverted';
+export type NoticeKind = 'records_missing' | 'reverted' | 'released';
 
 function describe(record: SendingDomainRecordRow): string {
   const priority = record.priority === null ? '' : ` (priority ${record.priority})`;
@@ -35,6 +35,9 @@ export async function queueDomainNotice(
   const { name, owners } = await storeOwners(trx, domain.store_id);
   const broken = records.filter((record) => record.status !== 'verified').map(describe);
   const from = `${domain.from_local_part}@${domain.domain}`;
+  if (kind === 'released') {
+    return queueReleaseNotice(trx, domain, name, owners, windowMs);
+  }
   const subject =
     kind === 'records_missing'
       ? `Action needed: DNS records of ${domain.domain} are missing`
@@ -67,6 +70,34 @@ export async function queueDomainNotice(
       to,
       subject,
       text,
+    });
+  }
+  return owners.length;
+}
+
+/** The domain was failed for DOMAIN_RELEASE_AFTER and has been released (D32). */
+async function queueReleaseNotice(
+  trx: Transaction<Database>,
+  domain: SendingDomainRow,
+  name: string,
+  owners: string[],
+  releaseAfterMs: number,
+): Promise<number> {
+  for (const to of owners) {
+    await enqueueMail(trx, {
+      storeId: domain.store_id,
+      tier: 'platform',
+      kind: 'sending_domain_released',
+      to,
+      subject: `${domain.domain} was released as the sending domain of ${name}`,
+      text: [
+        `${domain.domain} could not be verified as the sending domain of your store ${name}, and it has now`,
+        `been failed for ${formatDuration(releaseAfterMs)}. So that a domain cannot be held by a store that`,
+        "never proves it owns it, it has been released: your store's mail keeps going out from the platform's",
+        'no-reply sender (replies still reach your reply-to address).',
+        '',
+        'To send from your own domain, register it again in the admin and publish the DNS records shown there.',
+      ].join('\n'),
     });
   }
   return owners.length;

@@ -159,6 +159,22 @@ export async function deleteSendingDomain(db: Db, storeId: string): Promise<stri
   return row?.domain ?? null;
 }
 
+/** Domains failed before `cutoff` (never verified again since): what D32 releases. */
+export async function findAbandonedDomains(
+  db: Db,
+  cutoff: Date,
+  limit: number,
+): Promise<{ store_id: string; id: string }[]> {
+  return db
+    .selectFrom('sending_domains')
+    .select(['store_id', 'id'])
+    .where('status', '=', 'failed')
+    .where('failed_at', '<', cutoff)
+    .orderBy('failed_at')
+    .limit(limit)
+    .execute();
+}
+
 /**
  * Takes up to `limit` domains whose check is due, leasing each (next_check_at moves to `leaseUntil`)
  * so that other workers skip them while this one looks them up.

@@ -7,7 +7,7 @@ import { loadEmailIdentityConfig } from './email.config.ts';
 import type { SendingDomainView } from './email.service.ts';
 import { TestDnsServer } from './email.test-dns.ts';
 import { emailApi, tokenFor, uniqueDomain } from './email.test-support.ts';
-import { checkDueDomains } from './email.verifier.ts';
+import { checkDueDomains, releaseAbandonedDomains } from './email.verifier.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -191,6 +191,37 @@ describe('verification against a real DNS server', () => {
     advance(HOUR);
     await runChecker();
     assert.equal((await api.get()).body.lastCheckedAt, failed.lastCheckedAt);
+  });
+
+  test('a domain failed for DOMAIN_RELEASE_AFTER is released, with a notice, and its real owner can claim it (D32)', async () => {
+    const squatter = await registered();
+    advance(73 * HOUR);
+    await runChecker();
+    assert.equal((await squatter.api.get()).body.status, 'failed');
+    const release = () =>
+      releaseAbandonedDomains({
+        db: t.db.kysely,
+        config: t.config,
+        clock: t.clock,
+        log: pino({ level: 'silent' }),
+      });
+
+    advance(29 * 24 * HOUR);
+    assert.equal(await release(), 0, 'kept before the release time');
+    const owner = await createTestStore(t);
+    const ownerApi = emailApi(t, () => tokenFor(t, owner));
+    assert.equal((await ownerApi.register(squatter.domain)).statusCode, 409, 'still held');
+
+    advance(2 * 24 * HOUR);
+    assert.ok((await release()) >= 1);
+    assert.equal((await squatter.api.get()).statusCode, 404, 'the squatter has no domain any more');
+    assert.equal((await squatter.api.sender()).body.mode, 'platform-fallback');
+    const notices = await noticesTo(squatter.shop.store.id);
+    assert.deepEqual(
+      notices.filter((n) => n.kind === 'sending_domain_released').map((n) => [n.to_address, n.tier]),
+      [[squatter.shop.ownerEmail, 'platform']],
+    );
+    assert.equal((await ownerApi.register(squatter.domain)).statusCode, 201, 'the real owner registers it');
   });
 
   test('a pending domain is not failed before the window ends', async () => {

@@ -8,6 +8,8 @@ import { lookUpRecords, type LookupResult } from './email.dns.ts';
 import { queueDomainNotice, type NoticeKind } from './email.notices.ts';
 import {
   claimDueDomains,
+  deleteSendingDomain,
+  findAbandonedDomains,
   findRecords,
   lockSendingDomain,
   updateRecord,
@@ -245,4 +247,33 @@ export async function checkDueDomains(deps: VerifierDeps, signal?: AbortSignal):
     total += due.length;
     if (due.length < BATCH || signal?.aborted) return total;
   }
+}
+
+/**
+ * Releases sending domains that have been `failed` for DOMAIN_RELEASE_AFTER (D32): the domain and
+ * its claim are deleted, and the store's owners get an admin notice, in one transaction per
+ * domain, so a domain cannot be held forever by a store that never proves it owns it.
+ */
+export async function releaseAbandonedDomains(deps: VerifierDeps): Promise<number> {
+  const releaseAfterMs = deps.config.emailIdentity.releaseAfterMs;
+  const cutoff = new Date(deps.clock.now().getTime() - releaseAfterMs);
+  let released = 0;
+  for (const { store_id: storeId, id } of await findAbandonedDomains(deps.db, cutoff, 100)) {
+    try {
+      const domain = await deps.db.transaction().execute(async (trx) => {
+        const row = await lockSendingDomain(trx, storeId, id);
+        if (!row || row.status !== 'failed' || row.failed_at === null || row.failed_at >= cutoff) return null;
+        await queueDomainNotice(trx, 'released', row, [], releaseAfterMs);
+        await deleteSendingDomain(trx, storeId);
+        return row.domain;
+      });
+      if (domain === null) continue;
+      released += 1;
+      deps.log.info({ storeId, domain }, 'sending domain released after staying failed');
+    } catch (error) {
+      deps.log.warn({ err: error, storeId, domainId: id }, 'could not release a failed sending domain');
+    }
+  }
+  if (released > 0) deps.signals?.wake(MAIL_LOOP);
+  return released;
 }
