@@ -53,12 +53,25 @@ export interface Config {
   /** Delays between attempts to send one mail; after the last one it is marked failed (kept, retryable). */
   readonly mailRetryScheduleMs: readonly number[];
   readonly rateLimits: RateLimitConfig;
+  /** How long finished data is kept before the purge loop removes it (D29). */
+  readonly retention: RetentionConfig;
   readonly payments: PaymentsConfig;
   readonly webhooks: WebhookConfig;
   readonly emailIdentity: EmailIdentityConfig;
 }
 
 export type EmailTransportConfig = { kind: 'file'; dir: string } | { kind: 'smtp'; url: string };
+
+export interface RetentionConfig {
+  /** Carts untouched this long (abandoned, or long checked out). */
+  readonly cartsMs: number;
+  /** Mail sent this long ago (failed mail is kept for inspection). */
+  readonly sentMailMs: number;
+  /** Processed payment-provider events (the dedupe record) this old. */
+  readonly providerEventsMs: number;
+  /** Records of the built-in sandbox provider untouched this long (a refundable payment is kept). */
+  readonly sandboxMs: number;
+}
 
 /** Fixed-window request budgets (D12): per publishable key and tier, and per client IP under a key. */
 export interface RateLimitConfig {
@@ -167,6 +180,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       ipRead: integer(env, 'RATE_LIMIT_IP_READ', 1200, 1, 10_000_000),
       ipWrite: integer(env, 'RATE_LIMIT_IP_WRITE', 300, 1, 10_000_000),
       signIn: integer(env, 'RATE_LIMIT_SIGN_IN', 20, 1, 10_000_000),
+    }),
+    retention: Object.freeze({
+      cartsMs: duration(env, 'CART_RETENTION', '30d'),
+      sentMailMs: duration(env, 'SENT_MAIL_RETENTION', '7d'),
+      providerEventsMs: duration(env, 'PROVIDER_EVENT_RETENTION', '90d'),
+      sandboxMs: duration(env, 'SANDBOX_RETENTION', '30d'),
     }),
     payments: loadPaymentsConfig(env),
     webhooks: loadWebhookConfig(env),

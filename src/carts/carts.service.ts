@@ -1,3 +1,4 @@
+import { purgeOlderThan } from '../db/purge.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../http/errors.ts';
@@ -278,3 +279,8 @@ const preconditionFailed = (): AppError =>
     412,
     'The cart changed since you read it (If-Match does not match its ETag). Read it again and retry.',
   );
+
+/** Removes carts untouched since `cutoff` (abandoned, or checked out long ago: orders copy their lines). */
+export async function purgeStaleCarts(db: Kysely<Database>, cutoff: Date): Promise<number> {
+  return purgeOlderThan(db, { table: 'carts', keyColumns: ['id'], timeColumn: 'updated_at', cutoff });
+}

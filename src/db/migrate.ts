@@ -10,6 +10,7 @@ import * as emailIdentity from './migrations/0007_email_identity.ts';
 import * as refundReconciliation from './migrations/0008_refund_reconciliation.ts';
 import * as moneyPath from './migrations/0009_money_path.ts';
 import * as secretsAtRest from './migrations/0010_secrets_at_rest.ts';
+import * as retention from './migrations/0011_retention.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0008_refund_reconciliation': refundReconciliation,
   '0009_money_path': moneyPath,
   '0010_secrets_at_rest': secretsAtRest,
+  '0011_retention': retention,
 };
 
 export class MigrationError extends Error {

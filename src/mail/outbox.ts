@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { purgeOlderThan } from '../db/purge.ts';
 import type { Database, MailTier } from '../db/tables.ts';
 import type { Keyring, SealedValues } from '../lib/keyring.ts';
 
@@ -91,4 +92,15 @@ export function sealedMail(db: Kysely<Database>, keyring: Keyring): SealedValues
       return true;
     },
   };
+}
+
+/** Removes mail sent before `cutoff`; failed mail stays for inspection and re-queueing. */
+export async function purgeSentMail(db: Kysely<Database>, cutoff: Date): Promise<number> {
+  return purgeOlderThan(db, {
+    table: 'mail_outbox',
+    keyColumns: ['id'],
+    timeColumn: 'created_at',
+    cutoff,
+    where: sql`i.status = 'sent'`,
+  });
 }

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
 import type { Clock } from '../http/context.ts';
 import { AppError, problemOf, validationFailed } from '../http/errors.ts';
@@ -269,31 +270,14 @@ export async function withIdempotency(
   return reply.code(response.status).type(response.type).send(response.body);
 }
 
-const PURGE_BATCH_PER_STORE = 1000;
-
-/**
- * Deletes keys older than the retention (24 h by default). Each statement walks the stores and,
- * per store, the (store_id, created_at) index up to the cutoff, so a purge reads only what it
- * deletes, never the whole table; it repeats in batches until nothing old is left.
- */
+/** Deletes keys older than the retention (24 h by default), store by store, in batches. */
 export async function purgeIdempotencyKeys(db: Kysely<Database>, now: Date, ttlMs: number): Promise<number> {
-  const cutoff = new Date(now.getTime() - ttlMs);
-  let total = 0;
-  for (;;) {
-    const result = await sql`
-      DELETE FROM idempotency_keys k
-      USING stores s
-      CROSS JOIN LATERAL (
-        SELECT i.route, i.key FROM idempotency_keys i
-        WHERE i.store_id = s.id AND i.created_at < ${cutoff}
-        ORDER BY i.created_at
-        LIMIT ${PURGE_BATCH_PER_STORE}
-      ) old
-      WHERE k.store_id = s.id AND k.route = old.route AND k.key = old.key`.execute(db);
-    const deleted = Number(result.numAffectedRows ?? 0n);
-    total += deleted;
-    if (deleted === 0) return total;
-  }
+  return purgeOlderThan(db, {
+    table: 'idempotency_keys',
+    keyColumns: ['route', 'key'],
+    timeColumn: 'created_at',
+    cutoff: new Date(now.getTime() - ttlMs),
+  });
 }
 
 interface StoredAnswerRow {

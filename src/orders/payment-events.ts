@@ -1,4 +1,5 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { purgeOlderThan } from '../db/purge.ts';
 import { sellReserved, takeStock, type Shortfall } from '../catalog/inventory.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
@@ -277,4 +278,14 @@ export async function applyProviderEvent(deps: PaymentDeps, event: ProviderEvent
   // The refund row is committed; whatever the provider answers now, it is never lost (D24).
   for (const opened of after) await sendRefund(deps, opened);
   return result;
+}
+
+/** Removes the dedupe records of provider events received before `cutoff` (providers retry for days, not months). */
+export async function purgeProviderEvents(db: Kysely<Database>, cutoff: Date): Promise<number> {
+  return purgeOlderThan(db, {
+    table: 'provider_events',
+    keyColumns: ['provider', 'event_id'],
+    timeColumn: 'received_at',
+    cutoff,
+  });
 }

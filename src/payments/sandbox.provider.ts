@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Log } from '../lib/log.ts';
 import type { Database } from '../db/tables.ts';
 import { hmacSha256, randomBase62, safeEqual, sha256Hex } from '../lib/crypto.ts';
@@ -276,6 +276,25 @@ export class SandboxProvider implements PaymentProvider {
       this.#timers.add(timer);
     }
     return { status: toIntentStatus(next) };
+  }
+
+  /**
+   * Forgets intents untouched since `cutoff` (D29), with their refunds, except a succeeded payment
+   * that can still be refunded: a live order may need it. Batched; returns how many went.
+   */
+  async purge(cutoff: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const result = await sql`
+        DELETE FROM sandbox_intents WHERE ref IN (
+          SELECT ref FROM sandbox_intents
+          WHERE updated_at < ${cutoff} AND NOT (status = 'succeeded' AND refunded_amount < amount)
+          ORDER BY updated_at LIMIT 1000
+        )`.execute(this.#db);
+      const deleted = Number(result.numAffectedRows ?? 0n);
+      total += deleted;
+      if (deleted < 1000) return total;
+    }
   }
 
   /** Signs a body the way the sandbox's webhooks are signed (tests use it to forge and tamper). */

@@ -11,6 +11,7 @@ import { sessionCleanupLoop } from '../staff/session-cleanup.loop.ts';
 import { orderLoops } from '../orders/orders.loops.ts';
 import type { PaymentProvider } from '../payments/provider.ts';
 import type { Keyring } from '../lib/keyring.ts';
+import { retentionLoop } from './retention.loop.ts';
 import type { WorkerLoop, WorkerSignals } from './runner.ts';
 
 export interface LoopDeps {
@@ -28,6 +29,7 @@ export interface LoopDeps {
 export function backgroundLoops(deps: LoopDeps): WorkerLoop[] {
   return [
     sessionCleanupLoop(deps.db, deps.clock),
+    retentionLoop(deps),
     ...orderLoops(deps),
     ...webhookLoops(deps),
     ...emailIdentityLoops(deps),
