@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
@@ -29,8 +30,21 @@ export interface Cart {
   updatedAt: string;
 }
 
-/** The cart's version as an entity tag (strong, quoted). */
-export const cartEtag = (row: Pick<CartRow, 'version'>): string => `"v${row.version}"`;
+/**
+ * The cart's entity tag: `"<version>-<digest of the representation>"`. It changes whenever the
+ * body does, also when the cart was not written (a price changed, an archived product's line
+ * dropped out); `If-Match` compares the version part only, so it guards writes, not prices.
+ */
+export function cartEtag(row: Pick<CartRow, 'version'>, cart: Cart): string {
+  const digest = createHash('sha256').update(JSON.stringify(cart)).digest('base64url').slice(0, 16);
+  return `"${row.version}-${digest}"`;
+}
+
+/** The version an entity tag names (`"7-…"`, or the `"v7"` of earlier answers); null when none. */
+function versionOf(tag: string): number | null {
+  const match = /^"(?:v)?(\d{1,9})(?:-[A-Za-z0-9_-]*)?"$/.exec(tag.trim());
+  return match ? Number(match[1]) : null;
+}
 
 /**
  * Merges lines of the same variant (quantities add up, first position kept) and checks the limits:
@@ -230,10 +244,10 @@ export const cartCompleted = (): AppError =>
     'This cart was checked out and can no longer change. Create a new cart.',
   );
 
-/** Does an If-Match header value match this entity tag? (`*` matches any existing cart.) */
-export function ifMatchMatches(header: string, etag: string): boolean {
+/** Does an If-Match header name this version of the cart? (`*` matches any existing cart.) */
+export function ifMatchMatches(header: string, version: number): boolean {
   if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim() === etag);
+  return header.split(',').some((candidate) => versionOf(candidate) === version);
 }
 
 /**
@@ -251,7 +265,7 @@ export async function replaceCart(
   const items = mergeItems(raw);
   const current = await findCart(db, storeId, cartId);
   if (current.completed_at !== null) throw cartCompleted();
-  if (ifMatch !== undefined && !ifMatchMatches(ifMatch, cartEtag(current))) throw preconditionFailed();
+  if (ifMatch !== undefined && !ifMatchMatches(ifMatch, current.version)) throw preconditionFailed();
   await assertSellable(db, storeId, items, raw);
   const row = await db.transaction().execute(async (trx) => {
     const updated = await trx

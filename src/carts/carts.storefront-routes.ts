@@ -64,11 +64,12 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
     async (request, reply) => {
       const { storeId } = requireStorefront(request);
       const row = await createCart(ctx.db, storeId, request.body.items);
+      const cart = await priceCart(ctx.db, row);
       return reply
         .code(201)
-        .header('etag', cartEtag(row))
+        .header('etag', cartEtag(row, cart))
         .header('location', `/storefront/v1/carts/${row.id}`)
-        .send(await priceCart(ctx.db, row));
+        .send(cart);
     },
   );
 
@@ -85,7 +86,8 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
     async (request, reply) => {
       const { storeId } = requireStorefront(request);
       const row = await findCart(ctx.db, storeId, request.params.id);
-      return reply.header('etag', cartEtag(row)).send(await priceCart(ctx.db, row));
+      const cart = await priceCart(ctx.db, row);
+      return reply.header('etag', cartEtag(row, cart)).send(cart);
     },
   );
 
@@ -112,7 +114,8 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
         request.body.items,
         request.headers['if-match'],
       );
-      return reply.header('etag', cartEtag(row)).send(await priceCart(ctx.db, row));
+      const cart = await priceCart(ctx.db, row);
+      return reply.header('etag', cartEtag(row, cart)).send(cart);
     },
   );
 };

@@ -13,7 +13,7 @@ export const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, OPTIONS';
 export const CORS_ALLOW_HEADERS =
   'X-Publishable-Key, Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match';
 export const CORS_EXPOSE_HEADERS =
-  'ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, X-Request-Id';
+  'ETag, Location, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, X-Request-Id';
 
 /** The key from `X-Publishable-Key`, or from `Authorization: Bearer pk_…`. */
 export function publishableKeyOf(request: FastifyRequest): string | null {

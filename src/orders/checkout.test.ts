@@ -177,6 +177,57 @@ describe('carts', () => {
     assert.equal(lastWriteWins.statusCode, 200);
   });
 
+  test('the ETag changes whenever the body does (a price change too); If-Match still guards the version', async () => {
+    const shop = await createTestStore(t);
+    const p = await product(shop, 10, 1500);
+    const variantId = p.variants[0]!.id;
+    const created = await sf(shop, 'POST', '/carts', { items: [{ variantId, quantity: 2 }] });
+    const before = String(created.headers.etag);
+    const cartId = created.json<{ id: string }>().id;
+    assert.equal(
+      String((await sf(shop, 'GET', `/carts/${cartId}`)).headers.etag),
+      before,
+      'stable while nothing changes',
+    );
+
+    const repriced = await admin(shop, 'PATCH', `/variants/${variantId}`, { priceAmount: 900 });
+    assert.equal(repriced.statusCode, 200);
+    const read = await sf(shop, 'GET', `/carts/${cartId}`);
+    assert.equal(read.json<{ subtotal: { amount: number } }>().subtotal.amount, 1800);
+    const after = String(read.headers.etag);
+    assert.notEqual(after, before, 'a new body, a new ETag');
+
+    // Nobody wrote the cart: both tags name its version, so either guards a write.
+    const write = await sf(
+      shop,
+      'PUT',
+      `/carts/${cartId}`,
+      { items: [{ variantId, quantity: 1 }] },
+      { 'if-match': before },
+    );
+    assert.equal(write.statusCode, 200, write.body);
+    const stale = await sf(shop, 'PUT', `/carts/${cartId}`, { items: [] }, { 'if-match': after });
+    assert.equal(stale.statusCode, 412, 'the write moved the version on');
+  });
+
+  test('browser code can read the new cart’s Location (it is an exposed header)', async () => {
+    const shop = await createTestStore(t);
+    const p = await product(shop, 10, 100);
+    const created = await sf(
+      shop,
+      'POST',
+      '/carts',
+      { items: [{ variantId: p.variants[0]!.id, quantity: 1 }] },
+      { origin: 'https://shop.example' },
+    );
+    assert.equal(created.statusCode, 201);
+    const exposed = String(created.headers['access-control-expose-headers'])
+      .split(',')
+      .map((h) => h.trim().toLowerCase());
+    assert.ok(exposed.includes('location'), exposed.join(', '));
+    assert.equal(created.headers.location, `/storefront/v1/carts/${created.json<{ id: string }>().id}`);
+  });
+
   test('bad lines are 400 with pointers; stock is not checked', async () => {
     const shop = await createTestStore(t);
     const p = await product(shop, 1);
