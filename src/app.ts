@@ -6,8 +6,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import { createValidatorCompiler } from './http/ajv.ts';
-import { systemClock, type AppContext, type Clock } from './http/context.ts';
-import { AppError, installErrorHandling } from './http/errors.ts';
+import { type AppContext } from './http/context.ts';
+import { installErrorHandling } from './http/errors.ts';
 import { installInputHygiene, problemOnClientError, problemOnFrameworkError } from './http/input-hygiene.ts';
 import { healthRoutes } from './http/health-routes.ts';
 import { CursorCodec } from './http/pagination.ts';
@@ -36,6 +36,8 @@ import { SandboxProvider } from './payments/sandbox.provider.ts';
 import { createRateLimiter } from './ratelimit/ratelimit.limiter.ts';
 import { storefrontRateLimit } from './ratelimit/ratelimit.hook.ts';
 import { WorkerSignals } from './workers/runner.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { AppError } from './lib/errors.ts';
 
 export const STOREFRONT_PREFIX = '/storefront/v1';
 export const ADMIN_PREFIX = '/admin/v1';

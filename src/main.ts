@@ -5,8 +5,6 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { AppError } from './http/errors.ts';
-import { systemClock } from './http/context.ts';
 import { createStorefrontKey } from './keys/keys.service.ts';
 import { seedBench } from './seed/bench.ts';
 import { seedDemo } from './seed/demo.ts';
@@ -21,6 +19,8 @@ import { reportUnreadableSecrets, rotateSecrets } from './secrets/rotate.ts';
 import { createPaymentProvider } from './payments/factory.ts';
 import { platformDkimRecords, zoneFileLines } from './email/email.dkim.ts';
 import { startWorkers } from './workers/runner.ts';
+import { systemClock } from './lib/clock.ts';
+import { AppError } from './lib/errors.ts';
 
 const HELP = `storefront: multi-tenant online-store service
 

@@ -2,13 +2,13 @@ import type { Logger } from 'pino';
 import { buildApp, type App } from './app.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
-import { systemClock } from './http/context.ts';
 import { seedDemo, type DemoCredentials } from './seed/demo.ts';
 import { backgroundLoops } from './workers/loops.ts';
 import { startWorkers, WorkerSignals, type RunningWorkers } from './workers/runner.ts';
 import { createMailTransport } from './mail/transport.ts';
 import { SandboxProvider } from './payments/sandbox.provider.ts';
 import { reportUnreadableSecrets } from './secrets/rotate.ts';
+import { systemClock } from './lib/clock.ts';
 
 export interface RunningServer {
   app: App;

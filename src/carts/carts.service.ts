@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { AppError, notFound, validationFailed, type FieldError } from '../http/errors.ts';
 import type { Money } from '../lib/money.ts';
 import type { CartItem, CartRow } from '../orders/orders.tables.ts';
+import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 
 export const MAX_CART_LINES = 100;
 export const MAX_QUANTITY = 999;

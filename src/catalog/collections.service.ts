@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { AppError, notFound, validationFailed, type FieldError } from '../http/errors.ts';
 import { recordEvent } from '../events/events.ts';
 import type { CollectionKind, CollectionRow, SmartRules } from './catalog.tables.ts';
+import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 
 export const MAX_MANUAL_PRODUCTS = 1000;
 export const MAX_CONDITIONS = 20;

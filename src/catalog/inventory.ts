@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
-import { AppError } from '../http/errors.ts';
 import type { VariantRow } from './catalog.tables.ts';
+import { AppError } from '../lib/errors.ts';
 
 /**
  * Stock (DESIGN D8, D22). The catalog owns `on_hand` and `reserved` of every variant, and this

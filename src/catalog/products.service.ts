@@ -2,10 +2,10 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
-import { AppError, notFound, validationFailed, type FieldError } from '../http/errors.ts';
 import type { ProductRow, ProductStatus, VariantRow } from './catalog.tables.ts';
 import { refreshSmartMembership } from './collections.service.ts';
 import { available, setOnHand } from './inventory.ts';
+import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 
 export const MAX_VARIANTS = 100;
 export const MAX_TAGS = 50;

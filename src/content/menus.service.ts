@@ -1,10 +1,10 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
-import { notFound, validationFailed, type FieldError } from '../http/errors.ts';
 import type { MenuRow } from './content.tables.ts';
 import { urlProblem } from './content.text.ts';
 import type { MenuItem } from './content.types.ts';
+import { notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 
 export interface AdminMenu {
   id: string;

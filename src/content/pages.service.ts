@@ -1,8 +1,8 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
-import { notFound, validationFailed, type FieldError } from '../http/errors.ts';
 import type { PageRow } from './content.tables.ts';
+import { notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 
 export interface AdminPage {
   id: string;

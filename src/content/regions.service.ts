@@ -1,10 +1,10 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
-import { notFound } from '../http/errors.ts';
 import type { RegionRow } from './content.tables.ts';
 import type { Block, PublishedRegion } from './content.types.ts';
 import { validateRegionBody } from './regions.validator.ts';
+import { notFound } from '../lib/errors.ts';
 
 export interface AdminRegion {
   id: string;

@@ -1,6 +1,6 @@
-import { validationFailed, type FieldError } from '../http/errors.ts';
 import { charLength, urlProblem, type UrlUse } from './content.text.ts';
 import { BLOCK_TYPES, SPACER_SIZES, type Block, type BlockType } from './content.types.ts';
+import { validationFailed, type FieldError } from '../lib/errors.ts';
 
 /** Limits of a region tree (spec section 8 and DESIGN D9); docs/content.md lists them. */
 export const REGION_LIMITS = {

@@ -3,7 +3,7 @@ import type { ContentTables } from '../content/content.tables.ts';
 import type { EmailIdentityTables } from '../email/email.tables.ts';
 import type { OrderTables } from '../orders/orders.tables.ts';
 import type { WebhookTables } from '../webhooks/webhooks.tables.ts';
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /**
  * Database table types. Column names are snake_case; mappers in each feature turn rows into
@@ -27,8 +27,6 @@ export interface StoreTable {
   updated_at: UpdatedAt;
 }
 export type StoreRow = Selectable<StoreTable>;
-export type NewStore = Insertable<StoreTable>;
-export type StoreUpdate = Updateable<StoreTable>;
 
 export type StaffRole = 'owner' | 'admin' | 'staff';
 
@@ -51,7 +49,6 @@ export interface StaffSessionTable {
   revoked_at: ColumnType<Date | null, never, Date | string | null>;
   created_at: CreatedAt;
 }
-export type StaffSessionRow = Selectable<StaffSessionTable>;
 
 export interface StorefrontKeyTable {
   store_id: string;
@@ -93,7 +90,6 @@ export interface EventTable {
   locked_until: ColumnType<Date | null, never, Date | string | null>;
   claim_count: Generated<number>;
 }
-export type EventRow = Selectable<EventTable>;
 
 export interface PlatformSecretTable {
   name: string;

@@ -7,7 +7,6 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../db/database.ts';
-import { systemClock } from '../http/context.ts';
 import { createStore } from '../stores/stores.service.ts';
 import { createTestStore, startTestApp, testConfig, type TestApp } from '../test/harness.ts';
 import { dataDirFromTemplate } from '../test/template.ts';
@@ -15,6 +14,7 @@ import { platformDkimRecords, zoneFileLines } from './email.dkim.ts';
 import { loadKeyring } from '../secrets/keyring.loader.ts';
 import { registerSendingDomain } from './email.service.ts';
 import { emailApi, uniqueDomain } from './email.test-support.ts';
+import { systemClock } from '../lib/clock.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../main.ts');
 

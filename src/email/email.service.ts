@@ -2,8 +2,6 @@ import type { Keyring } from '../lib/keyring.ts';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
-import type { Clock } from '../http/context.ts';
-import { AppError, notFound, validationFailed, type FieldError } from '../http/errors.ts';
 import { effectiveStoreSender, type SenderMode } from '../mail/sender.ts';
 import { DKIM_TOKENS_PER_DOMAIN, encryptPrivateKey, generateDkimKey, newDkimToken } from './email.dkim.ts';
 import { isWithin, localPartError, normalizeDomain } from './email.names.ts';
@@ -24,6 +22,8 @@ import type {
   SendingDomainRow,
 } from './email.tables.ts';
 import { checkSendingDomain, type VerifierDeps } from './email.verifier.ts';
+import type { Clock } from '../lib/clock.ts';
+import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 
 export interface DnsRecordView {
   type: DnsRecordType;

@@ -78,7 +78,6 @@ export interface DkimKeyTable {
   private_key_ciphertext: string;
   created_at: CreatedAt;
 }
-export type DkimKeyRow = Selectable<DkimKeyTable>;
 
 export interface EmailIdentityTables {
   sending_domain_claims: SendingDomainClaimTable;

@@ -8,13 +8,7 @@ import type { PaymentProvider } from '../payments/provider.ts';
 import type { RateLimiter } from '../ratelimit/ratelimit.limiter.ts';
 import type { WorkerSignals } from '../workers/runner.ts';
 import type { CursorCodec } from './pagination.ts';
-
-/** Clock is injectable so tests can move time (expiry, TTLs) deterministically. */
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
+import type { Clock } from '../lib/clock.ts';
 
 /** Everything a route plugin needs, passed explicitly (no globals). */
 export interface AppContext {

@@ -1,61 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
-
-/** One field-level problem: a JSON Pointer (RFC 6901) into the part of the request named by `in`. */
-export interface FieldError {
-  pointer: string;
-  detail: string;
-  in?: 'body' | 'query' | 'path' | 'header';
-}
-
-/**
- * The one error family of the service. Domain code throws these; the error handler turns them into
- * `application/problem+json` (RFC 9457) with `title` as the stable machine-readable code.
- */
-export class AppError extends Error {
-  readonly title: string;
-  readonly status: number;
-  readonly detail: string;
-  readonly errors: FieldError[] | undefined;
-  readonly headers: Record<string, string>;
-  /** Extra members added to the problem document (e.g. insufficient_stock lines). */
-  readonly extensions: Record<string, unknown>;
-
-  constructor(
-    title: string,
-    status: number,
-    detail: string,
-    options: {
-      errors?: FieldError[];
-      headers?: Record<string, string>;
-      extensions?: Record<string, unknown>;
-    } = {},
-  ) {
-    super(detail);
-    this.name = 'AppError';
-    this.title = title;
-    this.status = status;
-    this.detail = detail;
-    this.errors = options.errors;
-    this.headers = options.headers ?? {};
-    this.extensions = options.extensions ?? {};
-  }
-}
-
-export const validationFailed = (detail: string, errors?: FieldError[]): AppError =>
-  new AppError('validation_failed', 400, detail, errors ? { errors } : {});
-/**
- * 401 with its `WWW-Authenticate` challenge (RFC 9110 requires one): `Bearer realm="<realm>"`, plus
- * `error="invalid_token"` (RFC 6750) when a credential was sent but is not valid.
- */
-export const unauthorized = (detail: string, realm: 'storefront' | 'admin', invalidToken = false): AppError =>
-  new AppError('unauthorized', 401, detail, {
-    headers: {
-      'www-authenticate': `Bearer realm="${realm}"${invalidToken ? ', error="invalid_token"' : ''}`,
-    },
-  });
-export const forbidden = (detail: string): AppError => new AppError('forbidden', 403, detail);
-export const notFound = (detail: string): AppError => new AppError('not_found', 404, detail);
+import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 
 export interface Problem {
   type: string;
@@ -68,7 +13,6 @@ export interface Problem {
 
 export function problemOf(error: AppError): Problem {
   return {
-    ...error.extensions,
     type: 'about:blank',
     title: error.title,
     status: error.status,

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
 import Type from 'typebox';
 import type { AppContext } from './context.ts';
-import { AppError } from './errors.ts';
 import { ProblemSchema } from './schemas.ts';
+import { AppError } from '../lib/errors.ts';
 
 const Health = Type.Object({ status: Type.String() });
 

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, sendProblem, validationFailed, type FieldError } from './errors.ts';
+import { sendProblem } from './errors.ts';
+import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
 
 /**
  * Input hygiene (DESIGN D26), in one place for every route: no client string may carry U+0000 or a

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { hmacSha256, safeEqual } from '../lib/crypto.ts';
-import { validationFailed } from './errors.ts';
+import { validationFailed } from '../lib/errors.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyResolver, ResolvedKey } from '../keys/key-resolver.ts';
-import { forbidden, unauthorized } from './errors.ts';
+import { forbidden, unauthorized } from '../lib/errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
-import { notFound } from '../http/errors.ts';
 import { byCreated } from '../http/pagination.ts';
 import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
 import { requireStaff } from '../staff/staff-auth.ts';
@@ -11,6 +10,7 @@ import {
   revokeStorefrontKey,
   updateStorefrontKey,
 } from './keys.service.ts';
+import { notFound } from '../lib/errors.ts';
 
 const tags = ['Admin: storefront keys'];
 const PREFIX = '/integrations/storefront-keys';

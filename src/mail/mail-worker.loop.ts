@@ -3,12 +3,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { fairBatch } from '../db/fair-batch.ts';
 import type { Database } from '../db/tables.ts';
-import type { Clock } from '../http/context.ts';
 import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
 import type { WorkerLoop } from '../workers/runner.ts';
 import { MAIL_PURPOSE, mailContext } from './outbox.ts';
 import { platformSender, storeSender } from './sender.ts';
 import type { MailTransport } from './transport.ts';
+import type { Clock } from '../lib/clock.ts';
 
 const BATCH = 20;
 const LEASE_MS = 2 * 60 * 1000;

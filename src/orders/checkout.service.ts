@@ -7,8 +7,6 @@ import { isUniqueViolation } from '../db/errors.ts';
 import { Keyring, type SealedValues } from '../lib/keyring.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
-import type { Clock } from '../http/context.ts';
-import { AppError } from '../http/errors.ts';
 import {
   ProviderError,
   providerUnavailable,
@@ -18,6 +16,8 @@ import {
 import type { DiscountRow, OrderLineRow, OrderRow, PaymentRow, PaymentStatus } from './orders.tables.ts';
 import { loadOrder, orderView, type OrderView } from './orders.service.ts';
 import { computeTotals, type Totals } from './pricing.ts';
+import type { Clock } from '../lib/clock.ts';
+import { AppError } from '../lib/errors.ts';
 
 export const FIRST_ORDER_NUMBER = 1001;
 

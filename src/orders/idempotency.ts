@@ -3,9 +3,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
-import type { Clock } from '../http/context.ts';
-import { AppError, problemOf, validationFailed } from '../http/errors.ts';
+import { problemOf } from '../http/errors.ts';
 import { Keyring, type SealedValues } from '../lib/keyring.ts';
+import type { Clock } from '../lib/clock.ts';
+import { AppError, validationFailed } from '../lib/errors.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
-import { AppError, notFound, validationFailed } from '../http/errors.ts';
 import { byCreated, pageSize } from '../http/pagination.ts';
 import { IdParams, Page, PageQuery, PageQueryWith, problemResponses } from '../http/schemas.ts';
 import { isCountryCode } from '../lib/country.ts';
@@ -17,6 +16,7 @@ import {
 import { adminOrder, orderView, refundView } from './orders.service.ts';
 import type { DiscountRow } from './orders.tables.ts';
 import { requestRefund } from './refunds.service.ts';
+import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 
 const orderTags = ['Admin: orders'];
 const pricingTags = ['Admin: discounts, tax and shipping'];

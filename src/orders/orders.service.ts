@@ -1,9 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { notFound } from '../http/errors.ts';
 import type { CartLine } from '../carts/carts.service.ts';
 import type { Money } from '../lib/money.ts';
 import type { OrderLineRow, OrderRow, PaymentRow, RefundRow } from './orders.tables.ts';
+import { notFound } from '../lib/errors.ts';
 
 const money = (amount: number, currency: string): Money => ({ amount, currency: currency.trim() });
 

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
-import { validationFailed } from '../http/errors.ts';
 import { IdParams, problemResponses } from '../http/schemas.ts';
 import { requireStorefront } from '../http/storefront-auth.ts';
 import { isCountryCode } from '../lib/country.ts';
@@ -10,6 +9,7 @@ import { checkout, checkoutOfKey } from './checkout.service.ts';
 import { idempotencyKeyOf, requestHash, withIdempotency } from './idempotency.ts';
 import { CheckoutResponse, StorefrontOrderSchema } from './orders.schemas.ts';
 import { storefrontOrder } from './orders.service.ts';
+import { validationFailed } from '../lib/errors.ts';
 
 const CheckoutBody = Type.Object(
   {

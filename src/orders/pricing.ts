@@ -1,5 +1,5 @@
-import { AppError } from '../http/errors.ts';
 import type { DiscountKind } from './orders.tables.ts';
+import { AppError } from '../lib/errors.ts';
 
 export interface PricingInput {
   lines: readonly { unitPrice: number; quantity: number }[];

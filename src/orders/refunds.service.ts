@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { AppError, notFound } from '../http/errors.ts';
 import { backoffMs } from '../lib/backoff.ts';
 import { ProviderError, type RefundInput } from '../payments/provider.ts';
 import { formatMoney } from '../lib/money.ts';
@@ -8,6 +7,7 @@ import { notifyOwners } from '../staff/owner-notices.ts';
 import type { PaymentDeps } from './payment-deps.ts';
 import { lockPaymentAndOrder, refundsHeld } from './orders.repository.ts';
 import type { OrderRow, PaymentRow, RefundRow } from './orders.tables.ts';
+import { AppError, notFound } from '../lib/errors.ts';
 
 /**
  * Refunds (DESIGN D24). A refund row is committed before the provider is asked, and stays

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
-import { AppError, notFound } from '../http/errors.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { applyProviderEvent } from '../orders/payment-events.ts';
 import { ProviderError, WebhookSignatureError } from './provider.ts';
 import { SandboxProvider } from './sandbox.provider.ts';
+import { AppError, notFound } from '../lib/errors.ts';
 
 /**
  * Provider-facing routes: the payment webhook receiver, and the sandbox provider's own confirm

@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../lib/errors.ts';
 
 /**
  * The seam between checkout and a payment provider (DESIGN D16). Card data never reaches the

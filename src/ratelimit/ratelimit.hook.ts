@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../http/errors.ts';
 import { tierOf, type RateLimiter } from './ratelimit.limiter.ts';
+import { AppError } from '../lib/errors.ts';
 
 /**
  * onRequest hook for the storefront scope, after `storefrontAuth`: counts the request against its

@@ -1,10 +1,10 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { RateLimitConfig } from '../config.ts';
-import type { Clock } from '../http/context.ts';
 import type { Log } from '../lib/log.ts';
 import { MemoryCounterStore } from './ratelimit.memory-store.ts';
 import { RedisCounterStore } from './ratelimit.redis-store.ts';
 import type { CounterStore } from './ratelimit.store.ts';
+import type { Clock } from '../lib/clock.ts';
 
 /** Budget tiers (D12): reads (catalog, content, cart reads) and writes (carts, checkout). */
 export type Tier = 'public-read' | 'public-write';

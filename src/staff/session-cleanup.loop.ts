@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import type { Clock } from '../http/context.ts';
 import type { WorkerLoop } from '../workers/runner.ts';
+import type { Clock } from '../lib/clock.ts';
 
 /** Deletes staff sessions (and their credentials) that expired or were revoked over a day ago. */
 export async function purgeStaleSessions(db: Kysely<Database>, now: Date, batch = 500): Promise<number> {

@@ -1,11 +1,11 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { AppContext } from '../http/context.ts';
-import { unauthorized } from '../http/errors.ts';
 import { hmacSha256, safeEqual } from '../lib/crypto.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { MAIL_LOOP } from '../mail/mail-worker.loop.ts';
 import { openStaffSession, type StaffSession } from './staff.service.ts';
+import { unauthorized } from '../lib/errors.ts';
 
 export const SIGN_IN_CODE_TTL_MS = 10 * 60 * 1000;
 export const MAX_CODE_ATTEMPTS = 5;

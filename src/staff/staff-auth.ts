@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { StaffRole } from '../db/tables.ts';
 import type { AppContext } from '../http/context.ts';
-import { forbidden, unauthorized } from '../http/errors.ts';
 import { sha256Hex } from '../lib/crypto.ts';
+import { forbidden, unauthorized } from '../lib/errors.ts';
 
 export const STAFF_TOKEN_PATTERN = /^st_[0-9A-Za-z]{40}$/;
 

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
-import { notFound } from '../http/errors.ts';
 import { byCreated } from '../http/pagination.ts';
 import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
 import { StaffMemberSchema, StaffRoleSchema } from './staff.schemas.ts';
 import { requireStaff } from './staff-auth.ts';
 import { addStaffMember, changeStaffRole, removeStaffMember, staffRowToMember } from './staff.service.ts';
+import { notFound } from '../lib/errors.ts';
 
 const tags = ['Admin: staff'];
 

@@ -1,8 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, StaffMemberRow, StaffRole } from '../db/tables.ts';
-import { AppError, notFound, validationFailed } from '../http/errors.ts';
 import { isEmail } from '../lib/validate.ts';
 import { randomBase62, sha256Hex } from '../lib/crypto.ts';
+import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 
 export const STAFF_TOKEN_PREFIX = 'st_';
 

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { StoreRow } from '../db/tables.ts';
 import type { AppContext } from '../http/context.ts';
-import { notFound } from '../http/errors.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { requireStaff } from '../staff/staff-auth.ts';
+import { notFound } from '../lib/errors.ts';
 
 const tags = ['Admin: settings'];
 

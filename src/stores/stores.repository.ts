@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, NewStore, StoreRow } from '../db/tables.ts';
+import type { Database, StoreRow } from '../db/tables.ts';
 
 export function findStoreById(db: Kysely<Database>, storeId: string): Promise<StoreRow | undefined> {
   return db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirst();
@@ -7,8 +7,4 @@ export function findStoreById(db: Kysely<Database>, storeId: string): Promise<St
 
 export function findStoreBySlug(db: Kysely<Database>, slug: string): Promise<StoreRow | undefined> {
   return db.selectFrom('stores').selectAll().where('slug', '=', slug).executeTakeFirst();
-}
-
-export function insertStore(db: Kysely<Database>, store: NewStore): Promise<StoreRow> {
-  return db.insertInto('stores').values(store).returningAll().executeTakeFirstOrThrow();
 }

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database, StoreRow } from '../db/tables.ts';
-import { AppError, validationFailed, type FieldError } from '../http/errors.ts';
 import { isCurrency, isEmail, isSlug } from '../lib/validate.ts';
 import { findStoreBySlug } from './stores.repository.ts';
+import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
 
 export interface Store {
   id: string;

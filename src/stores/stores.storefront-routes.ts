@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { cacheableOnSend } from '../http/caching.ts';
 import type { AppContext } from '../http/context.ts';
-import { notFound } from '../http/errors.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { requireStorefront } from '../http/storefront-auth.ts';
 import { findStoreById } from './stores.repository.ts';
+import { notFound } from '../lib/errors.ts';
 
 export const StorefrontStore = Type.Object(
   {

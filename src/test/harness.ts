@@ -15,7 +15,6 @@ import pg from 'pg';
 import { buildApp, type App } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/database.ts';
-import type { Clock } from '../http/context.ts';
 import { createStorefrontKey } from '../keys/keys.service.ts';
 import { openStaffSession } from '../staff/staff.service.ts';
 import { createStore, type Store } from '../stores/stores.service.ts';
@@ -23,6 +22,7 @@ import { createMailTransport } from '../mail/transport.ts';
 import { backgroundLoops } from '../workers/loops.ts';
 import { startWorkers, WorkerSignals, type RunningWorkers } from '../workers/runner.ts';
 import { pgliteFromTemplate } from './template.ts';
+import type { Clock } from '../lib/clock.ts';
 
 /** The configuration tests run with: the process environment (DATABASE_URL, REDIS_URL) plus overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {

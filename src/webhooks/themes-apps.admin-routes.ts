@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../http/context.ts';
-import { notFound } from '../http/errors.ts';
 import { byCreated } from '../http/pagination.ts';
 import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
 import { requireStaff } from '../staff/staff-auth.ts';
@@ -12,6 +11,7 @@ import {
   themeRowToTheme,
 } from './themes-apps.service.ts';
 import { AppSchema, CreateThemeBody, InstallAppBody, ThemeSchema } from './webhooks.schemas.ts';
+import { notFound } from '../lib/errors.ts';
 
 /** Themes and apps (DESIGN D19): owners and admins. */
 export const themesAppsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
-import { AppError, notFound, validationFailed } from '../http/errors.ts';
 import type { AppRow, ThemeRow } from './webhooks.tables.ts';
+import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 
 /**
  * Themes and apps (DESIGN D19): minimal admin resources, so that `theme.published` and

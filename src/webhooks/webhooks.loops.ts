@@ -2,7 +2,6 @@ import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
-import type { Clock } from '../http/context.ts';
 import type { LoopDeps } from '../workers/loops.ts';
 import type { WorkerLoop } from '../workers/runner.ts';
 import { NotificationListener, Waker } from './webhooks.listener.ts';
@@ -22,6 +21,7 @@ import {
 import { signingSecrets } from './webhooks.secrets.ts';
 import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
 import { WebhookSender, webhookHeaders } from './webhooks.sender.ts';
+import type { Clock } from '../lib/clock.ts';
 
 export const WEBHOOK_RELAY_LOOP = 'webhook-relay';
 export const WEBHOOK_PURGE_LOOP = 'webhook-purge';

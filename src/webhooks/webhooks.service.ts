@@ -4,13 +4,13 @@ import type { Keyring } from '../lib/keyring.ts';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { AppError, notFound, validationFailed } from '../http/errors.ts';
 import { notifyRelays, resourceKeyOf } from './webhooks.relay.ts';
 import { isEventType, type EventType } from '../events/events.ts';
 import { encryptSecret, generateEndpointSecret, signingSecrets } from './webhooks.secrets.ts';
 import { webhookHeaders, type WebhookSender } from './webhooks.sender.ts';
 import type { DeliveryStatus, WebhookDeliveryRow, WebhookEndpointRow } from './webhooks.tables.ts';
 import { checkEndpointUrl } from './webhooks.url-guard.ts';
+import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 
 /** How long the previous secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;

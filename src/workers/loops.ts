@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
-import type { Clock } from '../http/context.ts';
 import { emailIdentityLoops } from '../email/email.loops.ts';
 import { webhookLoops } from '../webhooks/webhooks.loops.ts';
 import { mailWorkerLoop } from '../mail/mail-worker.loop.ts';
@@ -13,6 +12,7 @@ import type { PaymentProvider } from '../payments/provider.ts';
 import type { Keyring } from '../lib/keyring.ts';
 import { retentionLoop } from './retention.loop.ts';
 import type { WorkerLoop, WorkerSignals } from './runner.ts';
+import type { Clock } from '../lib/clock.ts';
 
 export interface LoopDeps {
   db: Kysely<Database>;
