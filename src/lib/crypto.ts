@@ -27,4 +27,3 @@ export function safeEqual(a: string, b: string): boolean {
   }
   return timingSafeEqual(left, right);
 }
-
