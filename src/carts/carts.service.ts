@@ -3,8 +3,8 @@ import { purgeOlderThan } from '../db/purge.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { Money } from '../lib/money.ts';
-import type { CartItem, CartRow } from '../orders/orders.tables.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
+import type { CartItem, CartRow } from './carts.tables.ts';
 
 export const MAX_CART_LINES = 100;
 export const MAX_QUANTITY = 999;

@@ -1,7 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
-
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+import type { CreatedAt, UpdatedAt } from '../db/tables.ts';
 
 export type ProductStatus = 'draft' | 'active' | 'archived';
 
@@ -74,4 +72,8 @@ export interface CatalogTables {
   variants: VariantTable;
   collections: CollectionTable;
   collection_products: CollectionProductTable;
+}
+
+declare module '../db/tables.ts' {
+  interface Database extends CatalogTables {}
 }

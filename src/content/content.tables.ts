@@ -1,10 +1,8 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Block, MenuItem } from './content.types.ts';
+import type { CreatedAt, UpdatedAt, Json } from '../db/tables.ts';
 
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 /** jsonb: read as the parsed value, written as a JSON string. */
-type Json<T> = ColumnType<T, string, string>;
 
 export interface MenuTable {
   store_id: string;
@@ -47,4 +45,8 @@ export interface ContentTables {
   menus: MenuTable;
   pages: PageTable;
   regions: RegionTable;
+}
+
+declare module '../db/tables.ts' {
+  interface Database extends ContentTables {}
 }

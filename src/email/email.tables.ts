@@ -1,11 +1,7 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { CreatedAt, UpdatedAt, Time, NullableTime } from '../db/tables.ts';
 
 /** Table types of sending domains and DKIM keys. Merged into `Database` in db/tables.ts. */
-
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
-type Time = ColumnType<Date, Date | string, Date | string>;
-type NullableTime = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 
 /** Verification state of a domain and of each of its DNS records (spec 3.1, DESIGN D18). */
 export type DomainStatus = 'pending' | 'verified' | 'failed';
@@ -84,4 +80,8 @@ export interface EmailIdentityTables {
   sending_domains: SendingDomainTable;
   sending_domain_records: SendingDomainRecordTable;
   dkim_keys: DkimKeyTable;
+}
+
+declare module '../db/tables.ts' {
+  interface Database extends EmailIdentityTables {}
 }

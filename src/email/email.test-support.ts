@@ -10,10 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import type { StaffRole } from '../db/tables.ts';
 import { addStaffMember, openStaffSession } from '../staff/staff.service.ts';
 import { waitFor, type TestApp, type TestStore } from '../test/harness.ts';
 import type { SenderStateView, SendingDomainView } from './email.service.ts';
+import type { StaffRole } from '../staff/staff.tables.ts';
 
 export interface ReceivedMail {
   /** SMTP MAIL FROM: the envelope sender, which the receiver records as Return-Path. */

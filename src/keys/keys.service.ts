@@ -1,9 +1,10 @@
 import { lockScope } from '../db/advisory-lock.ts';
 import { sql, type Kysely, type Updateable } from 'kysely';
-import type { Database, StorefrontKeyRow, StorefrontKeyTable } from '../db/tables.ts';
+import type { Database } from '../db/tables.ts';
 import { randomBase62, sha256Hex } from '../lib/crypto.ts';
 import { normalizeOrigin } from '../lib/validate.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
+import type { StorefrontKeyRow, StorefrontKeyTable } from './keys.tables.ts';
 
 export const PUBLISHABLE_KEY_PATTERN = /^pk_[0-9A-Za-z]{32}$/;
 export const KEY_PREFIX_LENGTH = 12;

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { purgeOlderThan } from '../db/purge.ts';
-import type { Database, MailTier } from '../db/tables.ts';
+import type { Database } from '../db/tables.ts';
 import type { Keyring, SealedValues } from '../lib/keyring.ts';
+import type { MailTier } from './mail.tables.ts';
 
 export interface QueuedMail {
   storeId: string;

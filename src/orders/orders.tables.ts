@@ -1,36 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
-
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
-type Time = ColumnType<Date, Date | string, Date | string>;
-type NullableTime = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Json<T> = ColumnType<T, string, string>;
-
-export interface CartItem {
-  variantId: string;
-  quantity: number;
-}
-
-export interface CartTable {
-  store_id: string;
-  id: Generated<string>;
-  /** Bumped on every write; the cart's ETag (If-Match on PUT). */
-  version: ColumnType<number, number | undefined, number>;
-  completed_at: NullableTime;
-  created_at: CreatedAt;
-  updated_at: UpdatedAt;
-}
-
-export interface CartLineTable {
-  store_id: string;
-  cart_id: string;
-  variant_id: string;
-  position: number;
-  quantity: number;
-}
-
-/** A cart row with its lines, in the order they were added. */
-export type CartRow = Selectable<CartTable> & { items: CartItem[] };
+import type { CreatedAt, UpdatedAt, Time, NullableTime } from '../db/tables.ts';
 
 export type DiscountKind = 'percent' | 'fixed';
 
@@ -173,36 +142,8 @@ export interface ProviderEventTable {
   received_at: CreatedAt;
 }
 
-export type SandboxIntentStatus =
-  'requires_payment_method' | 'processing' | 'succeeded' | 'failed' | 'canceled';
-
-export interface SandboxIntentTable {
-  ref: string;
-  client_secret_hash: string;
-  amount: number;
-  currency: string;
-  status: SandboxIntentStatus;
-  refunded_amount: Generated<number>;
-  metadata: Json<Record<string, string>>;
-  idempotency_key: string | null;
-  created_at: CreatedAt;
-  updated_at: UpdatedAt;
-}
-
-/** Refunds the sandbox provider made (global, like its intents): what `retrieveRefund` reads. */
-export interface SandboxRefundTable {
-  ref: string;
-  intent_ref: string;
-  amount: number;
-  status: 'pending' | 'succeeded' | 'failed';
-  idempotency_key: string | null;
-  created_at: CreatedAt;
-}
-
-/** Table types of carts, orders, payments, discounts and idempotency keys. Merged into `Database`. */
+/** Table types of orders, their payments and refunds, discounts, tax rates and idempotency keys. */
 export interface OrderTables {
-  carts: CartTable;
-  cart_lines: CartLineTable;
   discounts: DiscountTable;
   tax_rates: TaxRateTable;
   idempotency_keys: IdempotencyKeyTable;
@@ -212,6 +153,8 @@ export interface OrderTables {
   payments: PaymentTable;
   refunds: RefundTable;
   provider_events: ProviderEventTable;
-  sandbox_intents: SandboxIntentTable;
-  sandbox_refunds: SandboxRefundTable;
+}
+
+declare module '../db/tables.ts' {
+  interface Database extends OrderTables {}
 }

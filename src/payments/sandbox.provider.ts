@@ -3,7 +3,6 @@ import { sql, type Kysely } from 'kysely';
 import type { Log } from '../lib/log.ts';
 import type { Database } from '../db/tables.ts';
 import { hmacSha256, randomBase62, safeEqual, sha256Hex } from '../lib/crypto.ts';
-import type { SandboxIntentStatus } from '../orders/orders.tables.ts';
 import {
   ProviderError,
   WebhookSignatureError,
@@ -15,6 +14,7 @@ import {
   type RefundInput,
   type RefundStatus,
 } from './provider.ts';
+import type { SandboxIntentStatus } from './payments.tables.ts';
 
 export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
 const TOLERANCE_S = 300;

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { StaffRole } from '../db/tables.ts';
 import type { AppContext } from '../http/context.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { forbidden, unauthorized } from '../lib/errors.ts';
+import type { StaffRole } from './staff.tables.ts';
 
 export const STAFF_TOKEN_PATTERN = /^st_[0-9A-Za-z]{40}$/;
 

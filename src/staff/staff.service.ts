@@ -1,8 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Database, StaffMemberRow, StaffRole } from '../db/tables.ts';
+import type { Database } from '../db/tables.ts';
 import { isEmail } from '../lib/validate.ts';
 import { randomBase62, sha256Hex } from '../lib/crypto.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
+import type { StaffMemberRow, StaffRole } from './staff.tables.ts';
 
 export const STAFF_TOKEN_PREFIX = 'st_';
 

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { StoreRow } from '../db/tables.ts';
 import type { AppContext } from '../http/context.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { requireStaff } from '../staff/staff-auth.ts';
 import { notFound } from '../lib/errors.ts';
+import type { StoreRow } from './stores.tables.ts';
 
 const tags = ['Admin: settings'];
 

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Database, StoreRow } from '../db/tables.ts';
+import type { Database } from '../db/tables.ts';
 import { isCurrency, isEmail, isSlug } from '../lib/validate.ts';
 import { findStoreBySlug } from './stores.repository.ts';
 import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
+import type { StoreRow } from './stores.tables.ts';
 
 export interface Store {
   id: string;

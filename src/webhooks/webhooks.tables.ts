@@ -1,11 +1,7 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { CreatedAt, UpdatedAt, NullableTime, Json } from '../db/tables.ts';
 
 /** Table types of webhook endpoints, deliveries, themes and apps. Merged into `Database` in db/tables.ts. */
-
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTime = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Json<T> = ColumnType<T, string, string>;
 
 /** Why an endpoint is disabled: by a staff member, or because it answered 410 Gone. */
 export type DisabledReason = 'manual' | 'gone' | 'secret_unreadable';
@@ -87,4 +83,8 @@ export interface WebhookTables {
   webhook_deliveries: WebhookDeliveryTable;
   themes: ThemeTable;
   apps: AppTable;
+}
+
+declare module '../db/tables.ts' {
+  interface Database extends WebhookTables {}
 }

@@ -1,0 +1,38 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { CreatedAt, UpdatedAt, NullableTime } from '../db/tables.ts';
+
+export interface CartItem {
+  variantId: string;
+  quantity: number;
+}
+
+export interface CartTable {
+  store_id: string;
+  id: Generated<string>;
+  /** Bumped on every write; the cart's ETag (If-Match on PUT). */
+  version: ColumnType<number, number | undefined, number>;
+  completed_at: NullableTime;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface CartLineTable {
+  store_id: string;
+  cart_id: string;
+  variant_id: string;
+  position: number;
+  quantity: number;
+}
+
+/** A cart row with its lines, in the order they were added. */
+export type CartRow = Selectable<CartTable> & { items: CartItem[] };
+
+/** Server-side carts and their lines. */
+export interface CartTables {
+  carts: CartTable;
+  cart_lines: CartLineTable;
+}
+
+declare module '../db/tables.ts' {
+  interface Database extends CartTables {}
+}
