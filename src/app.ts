@@ -10,14 +10,14 @@ import { type AppContext } from './http/context.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installInputHygiene, problemOnClientError, problemOnFrameworkError } from './http/input-hygiene.ts';
 import { healthRoutes } from './http/health-routes.ts';
-import { CursorCodec } from './http/pagination.ts';
-import { registerPreflight, storefrontAuth } from './http/storefront-auth.ts';
+import { registerPreflight } from './http/cors.ts';
+import { storefrontAuth } from './keys/keys.auth.ts';
 import { KeyResolver } from './keys/key-resolver.ts';
 import { loadKeyring } from './secrets/keyring.loader.ts';
 import { storeStorefrontRoutes } from './stores/stores.storefront-routes.ts';
 import { settingsAdminRoutes } from './stores/settings.admin-routes.ts';
 import { authAdminRoutes } from './staff/auth.admin-routes.ts';
-import { staffAuth } from './staff/staff-auth.ts';
+import { staffAuth } from './staff/staff.auth.ts';
 import { staffAdminRoutes } from './staff/staff.admin-routes.ts';
 import { keysAdminRoutes } from './keys/keys.admin-routes.ts';
 import { noStoreOnSend } from './http/caching.ts';
@@ -38,6 +38,7 @@ import { storefrontRateLimit } from './ratelimit/ratelimit.hook.ts';
 import { WorkerSignals } from './workers/runner.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
+import { CursorCodec } from './lib/cursors.ts';
 
 export const STOREFRONT_PREFIX = '/storefront/v1';
 export const ADMIN_PREFIX = '/admin/v1';
@@ -123,6 +124,20 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
     rateLimiter: createRateLimiter(config.rateLimits, config.redisUrl, deps.clock ?? systemClock, app.log),
   };
   app.decorate('storefront', ctx);
+  const base = { db: ctx.db, clock: ctx.clock };
+  const sessions = { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs };
+  const storesDeps = base;
+  const staffDeps = { ...base, cursors: ctx.cursors };
+  const keysDeps = { ...base, cursors: ctx.cursors, resolver: ctx.keys };
+  const authDeps = {
+    ...base,
+    keyring,
+    signInCodeKey: ctx.signInCodeKey,
+    sessions,
+    signals: ctx.signals,
+    rateLimiter: ctx.rateLimiter,
+    signInLimit: config.rateLimits.signIn,
+  };
   app.addHook('onReady', () => ctx.rateLimiter.start());
   app.addHook('onClose', () => ctx.rateLimiter.close());
   if (ctx.payments instanceof SandboxProvider) {
@@ -173,7 +188,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
       storefront.addHook('onRoute', (route) => {
         route.schema = { ...route.schema, security: [{ publishableKey: [] }] };
       });
-      await storefront.register(storeStorefrontRoutes, { ctx });
+      await storefront.register(storeStorefrontRoutes, { deps: storesDeps });
       await storefront.register(catalogStorefrontRoutes, { ctx });
       await storefront.register(contentStorefrontRoutes, { ctx });
       await storefront.register(cartsStorefrontRoutes, { ctx });
@@ -184,17 +199,17 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
 
   await app.register(
     async (admin) => {
-      admin.addHook('onRequest', staffAuth(ctx));
+      admin.addHook('onRequest', staffAuth({ ...base, sessions }));
       admin.addHook('onRoute', (route) => {
         if (route.config?.public !== true) {
           route.schema = { ...route.schema, security: [{ staffSession: [] }] };
         }
       });
       admin.addHook('onSend', noStoreOnSend);
-      await admin.register(authAdminRoutes, { ctx });
-      await admin.register(staffAdminRoutes, { ctx });
-      await admin.register(settingsAdminRoutes, { ctx });
-      await admin.register(keysAdminRoutes, { ctx });
+      await admin.register(authAdminRoutes, { deps: authDeps });
+      await admin.register(staffAdminRoutes, { deps: staffDeps });
+      await admin.register(settingsAdminRoutes, { deps: storesDeps });
+      await admin.register(keysAdminRoutes, { deps: keysDeps });
       await admin.register(catalogAdminRoutes, { ctx });
       await admin.register(contentAdminRoutes, { ctx });
       await admin.register(webhooksAdminRoutes, { ctx });

@@ -10,8 +10,8 @@ import { seedBench } from './seed/bench.ts';
 import { seedDemo } from './seed/demo.ts';
 import { startServer } from './server.ts';
 import { openStaffSession } from './staff/staff.service.ts';
-import { findStoreBySlug } from './stores/stores.repository.ts';
-import { createStore } from './stores/stores.service.ts';
+import { findStoreWithSlug } from './stores/stores.service.ts';
+import { createStore } from './onboarding/onboarding.service.ts';
 import { backgroundLoops } from './workers/loops.ts';
 import { createMailTransport } from './mail/transport.ts';
 import { loadKeyring } from './secrets/keyring.loader.ts';
@@ -82,7 +82,7 @@ async function withDatabase<T>(
 }
 
 async function storeIdOf(db: Db, slug: string): Promise<string> {
-  const store = await findStoreBySlug(db.kysely, slug.trim().toLowerCase());
+  const store = await findStoreWithSlug({ db: db.kysely }, slug);
   if (!store) throw new UsageError(`no store with slug "${slug}"`);
   return store.id;
 }
@@ -214,6 +214,12 @@ async function run(argv: string[]): Promise<void> {
   }
 
   const config = loadConfig();
+  /** What the one-shot commands' service calls need. */
+  const deps = (db: Db) => ({
+    db: db.kysely,
+    clock: systemClock,
+    sessions: { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs },
+  });
   switch (command) {
     case 'serve':
       return serve(config);
@@ -232,7 +238,7 @@ async function run(argv: string[]): Promise<void> {
         ownerEmail: required(values, 'owner-email'),
       };
       const created = await withDatabase(config, 'storefront stores create', (db) =>
-        createStore(db.kysely, input),
+        createStore(deps(db), input),
       );
       process.stdout.write(
         `Created store ${created.store.slug} (${created.store.id}) owned by ${created.owner.email}\n`,
@@ -243,7 +249,7 @@ async function run(argv: string[]): Promise<void> {
       const slug = required(values, 'store');
       const email = required(values, 'email');
       const session = await withDatabase(config, 'storefront staff token', async (db) =>
-        openStaffSession(db.kysely, await storeIdOf(db, slug), email, config.staffSessionTtlMs),
+        openStaffSession(deps(db), await storeIdOf(db, slug), email),
       );
       process.stdout.write(
         `Staff session for ${session.staff.email} (${session.staff.role}), expires ${session.expiresAt.toISOString()}\n${session.token}\n`,
@@ -254,7 +260,7 @@ async function run(argv: string[]): Promise<void> {
       const slug = required(values, 'store');
       const label = required(values, 'label');
       const key = await withDatabase(config, 'storefront keys create', async (db) =>
-        createStorefrontKey(db.kysely, await storeIdOf(db, slug), {
+        createStorefrontKey(deps(db), await storeIdOf(db, slug), {
           label,
           allowedOrigins: values.origin ?? [],
         }),
@@ -263,9 +269,7 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'seed demo': {
-      const demo = await withDatabase(config, 'storefront seed demo', (db) =>
-        seedDemo(db.kysely, config.staffSessionTtlMs),
-      );
+      const demo = await withDatabase(config, 'storefront seed demo', (db) => seedDemo(deps(db)));
       process.stdout.write(
         demo
           ? `Demo store created.\nStaff token: ${demo.staffToken}\nPublishable key:\n${demo.publishableKey}\n`
@@ -287,12 +291,7 @@ async function run(argv: string[]): Promise<void> {
         if (done === total) process.stderr.write('\n');
       };
       const seeded = await withDatabase(config, 'storefront seed bench', (db) =>
-        seedBench(db.kysely, {
-          products: count,
-          slug,
-          sessionTtlMs: config.staffSessionTtlMs,
-          onProgress: progress,
-        }),
+        seedBench(deps(db), { products: count, slug, onProgress: progress }),
       );
       process.stdout.write(
         `Added ${seeded.products} products to store ${slug} (${seeded.storeId}).\nStaff token: ${seeded.staffToken}\nPublishable key:\n${seeded.publishableKey}\n`,

@@ -22,7 +22,8 @@ export interface RunningServer {
  * (always on the embedded database, which only one process may open).
  */
 export async function startServer(config: Readonly<Config>, db: Db, log: Logger): Promise<RunningServer> {
-  const demo = config.seedDemo ? await seedDemo(db.kysely, config.staffSessionTtlMs) : null;
+  const sessions = { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs };
+  const demo = config.seedDemo ? await seedDemo({ db: db.kysely, clock: systemClock, sessions }) : null;
   const signals = new WorkerSignals();
   const app = await buildApp(config, { db, signals });
   await reportUnreadableSecrets(db.kysely, app.storefront.keyring, log);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
 import { IdParams, MoneySchema, problemResponses } from '../http/schemas.ts';
-import { requireStorefront } from '../http/storefront-auth.ts';
+import { requireStorefront } from '../http/principals.ts';
 import { OrderLineSchema } from '../orders/orders.schemas.ts';
 import { cartEtag, createCart, findCart, priceCart, replaceCart } from './carts.service.ts';
 

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
-import { byCreated } from '../http/pagination.ts';
 import { IdParams, Page, PageQuery, PageQueryWith, problemResponses } from '../http/schemas.ts';
-import { requireStaff } from '../staff/staff-auth.ts';
 import {
   AdminCollectionSchema,
   AdminProductSchema,
@@ -33,6 +31,8 @@ import {
   updateProduct,
   updateVariant,
 } from './products.service.ts';
+import { byCreated } from '../db/keyset.ts';
+import { requireStaff } from '../http/principals.ts';
 
 const productTags = ['Admin: catalog'];
 const NoContent = { 204: Type.Null(), ...problemResponses };

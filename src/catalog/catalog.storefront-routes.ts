@@ -2,12 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { cacheableOnSend } from '../http/caching.ts';
 import type { AppContext } from '../http/context.ts';
-import { byCreated, keysetPage } from '../http/pagination.ts';
 import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
-import { requireStorefront } from '../http/storefront-auth.ts';
+import { requireStorefront } from '../http/principals.ts';
 import { CollectionCard, ProductCard, ProductDetail } from './catalog.schemas.ts';
 import { available } from './inventory.ts';
 import { notFound } from '../lib/errors.ts';
+import { byCreated, keysetPage } from '../db/keyset.ts';
 
 const tags = ['Storefront: catalog'];
 const SlugParams = Type.Object(

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
@@ -547,5 +548,62 @@ export async function deleteVariant(db: Kysely<Database>, storeId: string, varia
     await refreshCardPrice(trx, storeId, product.id);
     await refreshSmartMembership(trx, storeId, { productIds: [product.id] });
     await recordVisibilityChange(trx, storeId, product.id, product.status, product.status, true);
+  });
+}
+
+export interface BulkProduct {
+  title: string;
+  description: string;
+  image: string | null;
+  tags: string[];
+  createdAt: Date;
+  variants: { label: string; sku: string; priceAmount: number; onHand: number }[];
+}
+
+/**
+ * Inserts active products with their variants in one statement each, without events (the bench
+ * seed: a benchmark store is not a merchant's, and its catalog is far too large for one event
+ * per product). Card prices are the lowest variant price, as always.
+ */
+export async function importProducts(
+  deps: { db: Kysely<Database> },
+  storeId: string,
+  products: readonly BulkProduct[],
+): Promise<void> {
+  const rows = products.map((product) => ({ product, id: randomUUID() }));
+  await deps.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('products')
+      .values(
+        rows.map(({ product, id }) => ({
+          store_id: storeId,
+          id,
+          title: product.title,
+          description: product.description,
+          status: 'active' as const,
+          image: product.image,
+          tags: product.tags,
+          price_amount: Math.min(...product.variants.map((v) => v.priceAmount)),
+          created_at: product.createdAt,
+        })),
+      )
+      .execute();
+    await trx
+      .insertInto('variants')
+      .values(
+        rows.flatMap(({ product, id }) =>
+          product.variants.map((variant, position) => ({
+            store_id: storeId,
+            product_id: id,
+            position,
+            sku: variant.sku,
+            label: variant.label,
+            price_amount: variant.priceAmount,
+            compare_at_amount: null,
+            on_hand: variant.onHand,
+          })),
+        ),
+      )
+      .execute();
   });
 }

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
-import { keysetPage } from '../http/pagination.ts';
 import { Page, PageQuery, problemResponses } from '../http/schemas.ts';
-import { requireStaff } from '../staff/staff-auth.ts';
 import {
   AdminMenuSchema,
   AdminPageSchema,
@@ -29,6 +27,8 @@ import {
   unpublishedChanges,
 } from './regions.service.ts';
 import { validateRegionBody } from './regions.validator.ts';
+import { keysetPage } from '../db/keyset.ts';
+import { requireStaff } from '../http/principals.ts';
 
 const tags = ['Admin: content'];
 const NoContent = { 204: Type.Null(), ...problemResponses };

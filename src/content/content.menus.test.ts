@@ -375,8 +375,8 @@ describe('menus: tenancy and roles', () => {
     const shop = await createTestStore(t);
     for (const role of ['admin', 'staff'] as const) {
       const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
-      await addStaffMember(t.db.kysely, shop.store.id, { email, role });
-      const { token } = await openStaffSession(t.db.kysely, shop.store.id, email, t.config.staffSessionTtlMs);
+      await addStaffMember(t.deps, shop.store.id, { email, role });
+      const { token } = await openStaffSession(t.deps, shop.store.id, email);
       assert.equal((await api.admin(token, 'PUT', `/menus/${role}`, { items: MAIN })).statusCode, 200);
       assert.equal((await api.admin(token, 'GET', `/menus/${role}`)).statusCode, 200);
       assert.equal((await api.admin(token, 'DELETE', `/menus/${role}`)).statusCode, 204);

@@ -240,8 +240,8 @@ describe('pages: tenancy and roles', () => {
     const shop = await createTestStore(t);
     for (const role of ['admin', 'staff'] as const) {
       const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
-      await addStaffMember(t.db.kysely, shop.store.id, { email, role });
-      const { token } = await openStaffSession(t.db.kysely, shop.store.id, email, t.config.staffSessionTtlMs);
+      await addStaffMember(t.deps, shop.store.id, { email, role });
+      const { token } = await openStaffSession(t.deps, shop.store.id, email);
       assert.equal(
         (await api.admin(token, 'PUT', `/pages/${role}`, { title: 'T', body: 'B' })).statusCode,
         200,

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { cacheableOnSend } from '../http/caching.ts';
 import type { AppContext } from '../http/context.ts';
-import { keysetPage } from '../http/pagination.ts';
 import { Page, PageQuery, problemResponses } from '../http/schemas.ts';
-import { requireStorefront } from '../http/storefront-auth.ts';
+import { requireStorefront } from '../http/principals.ts';
 import {
   StorefrontHandleParams,
   StorefrontKeyParams,
@@ -16,6 +15,7 @@ import {
 import { findMenu, menuRowToStorefront } from './menus.service.ts';
 import { findPage, pageRowToStorefront } from './pages.service.ts';
 import { findPublishedRegion } from './regions.service.ts';
+import { keysetPage } from '../db/keyset.ts';
 
 const tags = ['Storefront: content'];
 

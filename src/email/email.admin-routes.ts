@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
 import { problemResponses } from '../http/schemas.ts';
-import { requireStaff } from '../staff/staff-auth.ts';
 import { RegisterDomainBody, SenderStateSchema, SendingDomainSchema } from './email.schemas.ts';
 import {
   getSendingDomain,
@@ -12,6 +11,7 @@ import {
   verifySendingDomainNow,
 } from './email.service.ts';
 import { notFound } from '../lib/errors.ts';
+import { requireStaff } from '../http/principals.ts';
 
 const tags = ['Admin: email sender'];
 const DOMAIN_PATH = '/email/sending-domain';

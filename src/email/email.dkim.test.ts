@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../db/database.ts';
-import { createStore } from '../stores/stores.service.ts';
+import { createStore } from '../onboarding/onboarding.service.ts';
 import { createTestStore, startTestApp, testConfig, type TestApp } from '../test/harness.ts';
 import { dataDirFromTemplate } from '../test/template.ts';
 import { platformDkimRecords, zoneFileLines } from './email.dkim.ts';
@@ -90,12 +90,15 @@ describe('platform DKIM records', () => {
       const db = await openDatabase({ databaseUrl: null, dataDir });
       try {
         const config = testConfig();
-        const { store } = await createStore(db.kysely, {
-          name: 'Zone Shop',
-          slug: 'zone-shop',
-          currency: 'USD',
-          ownerEmail: 'owner@zone.example',
-        });
+        const { store } = await createStore(
+          { db: db.kysely, clock: systemClock },
+          {
+            name: 'Zone Shop',
+            slug: 'zone-shop',
+            currency: 'USD',
+            ownerEmail: 'owner@zone.example',
+          },
+        );
         domain = uniqueDomain();
         const registered = await registerSendingDomain(
           {

@@ -13,7 +13,7 @@ import { SMTPServer } from 'smtp-server';
 import { addStaffMember, openStaffSession } from '../staff/staff.service.ts';
 import { waitFor, type TestApp, type TestStore } from '../test/harness.ts';
 import type { SenderStateView, SendingDomainView } from './email.service.ts';
-import type { StaffRole } from '../staff/staff.tables.ts';
+import type { StaffRole } from '../http/principals.ts';
 
 export interface ReceivedMail {
   /** SMTP MAIL FROM: the envelope sender, which the receiver records as Return-Path. */
@@ -178,20 +178,14 @@ export function uniqueDomain(label = 'shop'): string {
 
 /** A staff session opened at the app clock's time (so it is valid after the clock moved). */
 export async function tokenFor(t: TestApp, shop: TestStore, email = shop.ownerEmail): Promise<string> {
-  const session = await openStaffSession(
-    t.db.kysely,
-    shop.store.id,
-    email,
-    t.config.staffSessionTtlMs,
-    t.clock.now(),
-  );
+  const session = await openStaffSession(t.deps, shop.store.id, email);
   return session.token;
 }
 
 /** A new staff member with `role` and a session token for them. */
 export async function memberToken(t: TestApp, shop: TestStore, role: StaffRole): Promise<string> {
   const email = `${role}-${randomUUID().slice(0, 8)}@example.com`;
-  await addStaffMember(t.db.kysely, shop.store.id, { email, role });
+  await addStaffMember(t.deps, shop.store.id, { email, role });
   return tokenFor(t, shop, email);
 }
 

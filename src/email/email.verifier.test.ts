@@ -259,8 +259,8 @@ describe('verification against a real DNS server', () => {
 
   test('a verified domain is rechecked: a vanished record sends one admin notice to the owners, then reverts after the window', async () => {
     const { shop, api, domain, records } = await registered('hello');
-    await addStaffMember(t.db.kysely, shop.store.id, { email: 'second-owner@example.com', role: 'owner' });
-    await addStaffMember(t.db.kysely, shop.store.id, { email: 'an-admin@example.com', role: 'admin' });
+    await addStaffMember(t.deps, shop.store.id, { email: 'second-owner@example.com', role: 'owner' });
+    await addStaffMember(t.deps, shop.store.id, { email: 'an-admin@example.com', role: 'admin' });
     dns.publish(records);
     assert.equal((await api.verify()).body.status, 'verified');
 

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
-import { MAIL_LOOP } from '../mail/mail-worker.loop.ts';
 import type { WorkerSignals } from '../workers/runner.ts';
 import { lookUpRecords, type LookupResult } from './email.dns.ts';
 import { queueDomainNotice, type NoticeKind } from './email.notices.ts';
@@ -16,6 +15,7 @@ import {
 } from './email.repository.ts';
 import type { DomainStatus, SendingDomainRecordRow, SendingDomainRow } from './email.tables.ts';
 import type { Clock } from '../lib/clock.ts';
+import { MAIL_LOOP } from '../mail/outbox.ts';
 
 /**
  * The sending-domain verifier (DESIGN D18). One check looks up the five records, then decides in

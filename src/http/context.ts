@@ -7,8 +7,8 @@ import type { Keyring } from '../lib/keyring.ts';
 import type { PaymentProvider } from '../payments/provider.ts';
 import type { RateLimiter } from '../ratelimit/ratelimit.limiter.ts';
 import type { WorkerSignals } from '../workers/runner.ts';
-import type { CursorCodec } from './pagination.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { CursorCodec } from '../lib/cursors.ts';
 
 /** Everything a route plugin needs, passed explicitly (no globals). */
 export interface AppContext {

@@ -324,8 +324,7 @@ before(async () => {
   const shop = await createTestStore(t);
   creds = {
     shop,
-    spareToken: async () =>
-      (await openStaffSession(t.db.kysely, shop.store.id, shop.ownerEmail, t.config.staffSessionTtlMs)).token,
+    spareToken: async () => (await openStaffSession(t.deps, shop.store.id, shop.ownerEmail)).token,
   };
   const admin = async (method: string, url: string, body?: unknown) => {
     const response = await fetch(`${base}/admin/v1${url}`, {

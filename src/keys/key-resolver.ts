@@ -1,19 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
+import type { StorefrontPrincipal } from '../http/principals.ts';
 import { sha256Hex } from '../lib/crypto.ts';
+import { resolveCredential } from '../credentials/credentials.service.ts';
+import { findActiveKey } from './keys.repository.ts';
 import { PUBLISHABLE_KEY_PATTERN } from './keys.service.ts';
 
-/** What a valid publishable key grants: its store, and the key's own settings. */
-export interface ResolvedKey {
-  storeId: string;
-  keyId: string;
-  allowedOrigins: readonly string[];
-  rateLimitRead: number | null;
-  rateLimitWrite: number | null;
-}
-
 interface CacheEntry {
-  value: ResolvedKey | null;
+  value: StorefrontPrincipal | null;
   expiresAt: number;
 }
 
@@ -30,7 +24,7 @@ export class KeyResolver {
   readonly #ttlMs: number;
   readonly #now: () => number;
   readonly #cache = new Map<string, CacheEntry>();
-  readonly #inflight = new Map<string, Promise<ResolvedKey | null>>();
+  readonly #inflight = new Map<string, Promise<StorefrontPrincipal | null>>();
 
   constructor(db: Kysely<Database>, ttlMs: number, now: () => number = Date.now) {
     this.#db = db;
@@ -38,7 +32,7 @@ export class KeyResolver {
     this.#now = now;
   }
 
-  async resolve(key: string): Promise<ResolvedKey | null> {
+  async resolve(key: string): Promise<StorefrontPrincipal | null> {
     if (!PUBLISHABLE_KEY_PATTERN.test(key)) return null;
     const hash = sha256Hex(key);
     const cached = this.#cache.get(hash);
@@ -46,7 +40,7 @@ export class KeyResolver {
 
     let pending = this.#inflight.get(hash);
     if (!pending) {
-      pending = this.#lookup(hash).finally(() => this.#inflight.delete(hash));
+      pending = this.#lookup(key).finally(() => this.#inflight.delete(hash));
       this.#inflight.set(hash, pending);
     }
     const value = await pending;
@@ -62,17 +56,10 @@ export class KeyResolver {
     }
   }
 
-  async #lookup(hash: string): Promise<ResolvedKey | null> {
-    const row = await this.#db
-      .selectFrom('credentials as c')
-      .innerJoin('storefront_keys as k', (join) =>
-        join.onRef('k.store_id', '=', 'c.store_id').onRef('k.id', '=', 'c.subject_id'),
-      )
-      .select(['k.store_id', 'k.id', 'k.allowed_origins', 'k.rate_limit_read', 'k.rate_limit_write'])
-      .where('c.hash', '=', hash)
-      .where('c.kind', '=', 'publishable_key')
-      .where('k.revoked_at', 'is', null)
-      .executeTakeFirst();
+  async #lookup(key: string): Promise<StorefrontPrincipal | null> {
+    const credential = await resolveCredential({ db: this.#db }, key, 'publishable_key');
+    if (!credential) return null;
+    const row = await findActiveKey(this.#db, credential.storeId, credential.subjectId);
     if (!row) return null;
     return {
       storeId: row.store_id,

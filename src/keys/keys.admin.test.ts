@@ -14,8 +14,8 @@ const as = (token: string) => ({ authorization: `Bearer ${token}` });
 
 async function tokenFor(shop: TestStore, role: 'admin' | 'staff'): Promise<string> {
   const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
-  await addStaffMember(t.db.kysely, shop.store.id, { email, role });
-  return (await openStaffSession(t.db.kysely, shop.store.id, email, t.config.staffSessionTtlMs)).token;
+  await addStaffMember(t.deps, shop.store.id, { email, role });
+  return (await openStaffSession(t.deps, shop.store.id, email)).token;
 }
 
 describe('storefront keys', () => {

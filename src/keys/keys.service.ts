@@ -1,23 +1,30 @@
+import type { Kysely, Updateable } from 'kysely';
+import { revokeCredentials, storeCredential } from '../credentials/credentials.service.ts';
 import { lockScope } from '../db/advisory-lock.ts';
-import { sql, type Kysely, type Updateable } from 'kysely';
+import { byCreated } from '../db/keyset.ts';
 import type { Database } from '../db/tables.ts';
-import { randomBase62, sha256Hex } from '../lib/crypto.ts';
-import { normalizeOrigin } from '../lib/validate.ts';
+import type { Clock } from '../lib/clock.ts';
+import { randomBase62 } from '../lib/crypto.ts';
+import type { CursorCodec, ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
+import { normalizeOrigin } from '../lib/validate.ts';
+import type { KeyResolver } from './key-resolver.ts';
+import { countActiveKeys, findKey, insertKey, keysQuery, markRevoked, updateKey } from './keys.repository.ts';
+import type { CreatedKey, KeyPatch, NewKey, StorefrontKey } from './keys.schemas.ts';
 import type { StorefrontKeyRow, StorefrontKeyTable } from './keys.tables.ts';
 
 export const PUBLISHABLE_KEY_PATTERN = /^pk_[0-9A-Za-z]{32}$/;
 export const KEY_PREFIX_LENGTH = 12;
 export const MAX_ALLOWED_ORIGINS = 50;
+/** Active (not revoked) publishable keys a store may have (D31). */
+export const MAX_KEYS_PER_STORE = 50;
 
-export interface StorefrontKey {
-  id: string;
-  label: string;
-  keyPrefix: string;
-  allowedOrigins: string[];
-  rateLimits: { publicRead: number | null; publicWrite: number | null };
-  createdAt: string;
-  revokedAt: string | null;
+export interface KeysDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  cursors: CursorCodec;
+  /** Forgets a store's cached keys once one changes (this process at once, others within the TTL). */
+  resolver: Pick<KeyResolver, 'forgetStore'>;
 }
 
 export function keyRowToKey(row: StorefrontKeyRow): StorefrontKey {
@@ -52,57 +59,74 @@ export function normalizeOrigins(origins: readonly string[], pointerBase = '/all
   return [...new Set(normalized)];
 }
 
-/** Creates a publishable key. The full key is returned only here; the database keeps its SHA-256. */
-/** Active (not revoked) publishable keys a store may have (D31). */
-export const MAX_KEYS_PER_STORE = 50;
-
-export async function createStorefrontKey(
-  db: Kysely<Database>,
-  storeId: string,
-  input: { label: string; allowedOrigins: readonly string[] },
-): Promise<StorefrontKey & { key: string }> {
-  const label = input.label.trim();
-  if (label.length < 1 || label.length > 200) {
+function checkLabel(label: string): string {
+  const trimmed = label.trim();
+  if (trimmed.length < 1 || trimmed.length > 200) {
     throw validationFailed('The label must be 1 to 200 characters.', [
       { pointer: '/label', detail: 'must be 1 to 200 characters' },
     ]);
   }
-  const allowedOrigins = normalizeOrigins(input.allowedOrigins);
+  return trimmed;
+}
+
+const noKey = () => notFound('No storefront key with that id in this store.');
+
+/** Creates a publishable key. The full key is returned only here; the database keeps its SHA-256. */
+export async function createStorefrontKey(
+  deps: Pick<KeysDeps, 'db' | 'clock'>,
+  storeId: string,
+  input: NewKey,
+): Promise<CreatedKey> {
+  const label = checkLabel(input.label);
+  const allowedOrigins = normalizeOrigins(input.allowedOrigins ?? []);
   const key = `pk_${randomBase62(32)}`;
-  const row = await db.transaction().execute(async (trx) => {
+  const row = await deps.db.transaction().execute(async (trx) => {
     await lockScope(trx, 'storefront-keys', storeId);
-    const active = await trx
-      .selectFrom('storefront_keys')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('store_id', '=', storeId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    if (Number(active.n) >= MAX_KEYS_PER_STORE) {
+    if ((await countActiveKeys(trx, storeId)) >= MAX_KEYS_PER_STORE) {
       throw new AppError(
         'limit_reached',
         409,
         `A store can have at most ${MAX_KEYS_PER_STORE} publishable keys; revoke one you no longer use first.`,
       );
     }
-    const inserted = await trx
-      .insertInto('storefront_keys')
-      .values({
-        store_id: storeId,
-        label,
-        key_prefix: key.slice(0, KEY_PREFIX_LENGTH),
-        allowed_origins: JSON.stringify(allowedOrigins),
-        rate_limit_read: null,
-        rate_limit_write: null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('credentials')
-      .values({ hash: sha256Hex(key), kind: 'publishable_key', store_id: storeId, subject_id: inserted.id })
-      .execute();
+    const inserted = await insertKey(trx, {
+      storeId,
+      label,
+      keyPrefix: key.slice(0, KEY_PREFIX_LENGTH),
+      allowedOrigins,
+      now: deps.clock.now(),
+    });
+    await storeCredential(
+      { db: trx },
+      { secret: key, kind: 'publishable_key', storeId, subjectId: inserted.id },
+    );
     return inserted;
   });
   return { ...keyRowToKey(row), key };
+}
+
+export function listStorefrontKeys(
+  deps: KeysDeps,
+  storeId: string,
+  page: { limit?: number | undefined; cursor?: string | undefined },
+): Promise<ListPage<StorefrontKey>> {
+  return byCreated(
+    deps.cursors,
+    `${storeId}:storefront-keys`,
+    keysQuery(deps.db, storeId),
+    page,
+    keyRowToKey,
+  );
+}
+
+export async function getStorefrontKey(
+  deps: Pick<KeysDeps, 'db'>,
+  storeId: string,
+  keyId: string,
+): Promise<StorefrontKey> {
+  const row = await findKey(deps.db, storeId, keyId);
+  if (!row) throw noKey();
+  return keyRowToKey(row);
 }
 
 /**
@@ -110,64 +134,34 @@ export async function createStorefrontKey(
  * revoked key is a no-op; an unknown id is 404.
  */
 export async function revokeStorefrontKey(
-  db: Kysely<Database>,
+  deps: Pick<KeysDeps, 'db' | 'clock'> & Partial<Pick<KeysDeps, 'resolver'>>,
   storeId: string,
   keyId: string,
 ): Promise<void> {
-  const revoked = await db.transaction().execute(async (trx) => {
-    const row = await trx
-      .updateTable('storefront_keys')
-      .set({ revoked_at: sql<Date>`coalesce(revoked_at, now())`, updated_at: new Date() })
-      .where('store_id', '=', storeId)
-      .where('id', '=', keyId)
-      .returning('id')
-      .executeTakeFirst();
-    await trx
-      .deleteFrom('credentials')
-      .where('store_id', '=', storeId)
-      .where('subject_id', '=', keyId)
-      .where('kind', '=', 'publishable_key')
-      .execute();
+  const revoked = await deps.db.transaction().execute(async (trx) => {
+    const row = await markRevoked(trx, storeId, keyId, deps.clock.now());
+    await revokeCredentials({ db: trx }, storeId, keyId, 'publishable_key');
     return row;
   });
-  if (!revoked) throw notFound('No storefront key with that id in this store.');
-}
-
-export interface StorefrontKeyPatch {
-  label?: string | undefined;
-  allowedOrigins?: readonly string[] | undefined;
-  rateLimits?:
-    { publicRead?: number | null | undefined; publicWrite?: number | null | undefined } | undefined;
+  if (!revoked) throw noKey();
+  deps.resolver?.forgetStore(storeId);
 }
 
 /** Changes a key's label, origins or rate-limit overrides (null restores the default budget). */
 export async function updateStorefrontKey(
-  db: Kysely<Database>,
+  deps: KeysDeps,
   storeId: string,
   keyId: string,
-  patch: StorefrontKeyPatch,
+  patch: KeyPatch,
 ): Promise<StorefrontKey> {
-  const set: Updateable<StorefrontKeyTable> = { updated_at: new Date() };
-  if (patch.label !== undefined) {
-    const label = patch.label.trim();
-    if (label.length < 1 || label.length > 200) {
-      throw validationFailed('The label must be 1 to 200 characters.', [
-        { pointer: '/label', detail: 'must be 1 to 200 characters' },
-      ]);
-    }
-    set.label = label;
-  }
+  const set: Updateable<StorefrontKeyTable> = { updated_at: deps.clock.now() };
+  if (patch.label !== undefined) set.label = checkLabel(patch.label);
   if (patch.allowedOrigins !== undefined)
     set.allowed_origins = JSON.stringify(normalizeOrigins(patch.allowedOrigins));
   if (patch.rateLimits?.publicRead !== undefined) set.rate_limit_read = patch.rateLimits.publicRead;
   if (patch.rateLimits?.publicWrite !== undefined) set.rate_limit_write = patch.rateLimits.publicWrite;
-  const row = await db
-    .updateTable('storefront_keys')
-    .set(set)
-    .where('store_id', '=', storeId)
-    .where('id', '=', keyId)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw notFound('No storefront key with that id in this store.');
+  const row = await updateKey(deps.db, storeId, keyId, set);
+  if (!row) throw noKey();
+  deps.resolver.forgetStore(storeId);
   return keyRowToKey(row);
 }

@@ -5,7 +5,7 @@ import { fairBatch } from '../db/fair-batch.ts';
 import type { Database } from '../db/tables.ts';
 import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
 import type { WorkerLoop } from '../workers/runner.ts';
-import { MAIL_PURPOSE, mailContext } from './outbox.ts';
+import { MAIL_LOOP, MAIL_PURPOSE, mailContext } from './outbox.ts';
 import { platformSender, storeSender } from './sender.ts';
 import type { MailTransport } from './transport.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -129,8 +129,6 @@ export async function sendDueMail(deps: MailWorkerDeps): Promise<number> {
   }
   return claimed.length;
 }
-
-export const MAIL_LOOP = 'mail';
 
 export function mailWorkerLoop(deps: MailWorkerDeps): WorkerLoop {
   return {

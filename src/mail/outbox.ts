@@ -15,6 +15,9 @@ export interface QueuedMail {
   text: string;
 }
 
+/** The mail worker loop's name: wake it after queueing mail. */
+export const MAIL_LOOP = 'mail';
+
 /** What seals mail that must not rest in plaintext (sign-in codes, D28). */
 export const MAIL_PURPOSE = 'mail-outbox';
 export const mailContext = (storeId: string, id: string): string => `${storeId}:${id}`;

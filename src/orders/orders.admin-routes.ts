@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
-import { byCreated, pageSize } from '../http/pagination.ts';
 import { IdParams, Page, PageQuery, PageQueryWith, problemResponses } from '../http/schemas.ts';
 import { isCountryCode } from '../lib/country.ts';
-import { requireStaff } from '../staff/staff-auth.ts';
 import { normalizeDiscountCode } from './checkout.service.ts';
 import {
   AdminOrderSchema,
@@ -17,6 +15,9 @@ import { adminOrder, orderView, refundView } from './orders.service.ts';
 import type { DiscountRow } from './orders.tables.ts';
 import { requestRefund } from './refunds.service.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
+import { pageSize } from '../lib/cursors.ts';
+import { byCreated } from '../db/keyset.ts';
+import { requireStaff } from '../http/principals.ts';
 
 const orderTags = ['Admin: orders'];
 const pricingTags = ['Admin: discounts, tax and shipping'];

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
 import { IdParams, problemResponses } from '../http/schemas.ts';
-import { requireStorefront } from '../http/storefront-auth.ts';
+import { requireStorefront } from '../http/principals.ts';
 import { isCountryCode } from '../lib/country.ts';
 import { isEmail } from '../lib/validate.ts';
 import { checkout, checkoutOfKey } from './checkout.service.ts';

@@ -4,7 +4,6 @@ import { sellReserved, takeStock, type Shortfall } from '../catalog/inventory.ts
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import { formatMoney } from '../lib/money.ts';
-import { MAIL_LOOP } from '../mail/mail-worker.loop.ts';
 import type { ProviderEvent } from '../payments/provider.ts';
 import { notifyOwners } from '../staff/owner-notices.ts';
 import { queueOrderConfirmation, queueRefundNotice } from './order-mail.ts';
@@ -12,6 +11,7 @@ import { lockPaymentAndOrder, orderLines, stockLinesOf, storeName } from './orde
 import type { OrderLineRow, OrderRow } from './orders.tables.ts';
 import type { PaymentDeps } from './payment-deps.ts';
 import { openAutomaticRefund, refundFailedNotice, sendRefund, type OpenedRefund } from './refunds.service.ts';
+import { MAIL_LOOP } from '../mail/outbox.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -48,7 +48,7 @@ async function markPaid(
   await queueOrderConfirmation(trx, await storeName(trx, order.store_id), paid, lines);
   if (oversold.length > 0) {
     const titles = new Map(lines.map((line) => [line.variant_id, `${line.title} (${line.variant_label})`]));
-    await notifyOwners(trx, order.store_id, {
+    await notifyOwners({ db: trx }, order.store_id, {
       kind: 'order_oversold',
       subject: `Order #${order.number} was paid but its stock was short`,
       text: [

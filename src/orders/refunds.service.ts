@@ -106,7 +106,7 @@ export async function refundFailedNotice(
   reason?: string,
 ): Promise<void> {
   const money = formatMoney({ amount, currency: order.currency.trim() });
-  await notifyOwners(trx, order.store_id, {
+  await notifyOwners({ db: trx }, order.store_id, {
     kind: 'refund_failed',
     subject: `Action needed: the automatic refund of order #${order.number} failed`,
     text: [

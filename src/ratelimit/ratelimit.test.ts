@@ -186,7 +186,7 @@ describe('storefront rate limits over HTTP', () => {
   test("a key's own budget (rate_limit_read / rate_limit_write) overrides the default", async () => {
     await withApp({ publicRead: 100, publicWrite: 100 }, async (t) => {
       const shop = await createTestStore(t);
-      const key = await createStorefrontKey(t.db.kysely, shop.store.id, {
+      const key = await createStorefrontKey(t.deps, shop.store.id, {
         label: 'small',
         allowedOrigins: [],
       });
@@ -277,7 +277,7 @@ describe('storefront rate limits over HTTP', () => {
   test('two keys have independent budgets', async () => {
     await withApp({ publicRead: 2 }, async (t) => {
       const shop = await createTestStore(t);
-      const second = await createStorefrontKey(t.db.kysely, shop.store.id, {
+      const second = await createStorefrontKey(t.deps, shop.store.id, {
         label: 'second',
         allowedOrigins: [],
       });

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/tables.ts';
+import { importProducts } from '../catalog/products.service.ts';
 import { createStorefrontKey } from '../keys/keys.service.ts';
+import { createStore } from '../onboarding/onboarding.service.ts';
+import { ownerEmails } from '../staff/owner-notices.ts';
 import { openStaffSession } from '../staff/staff.service.ts';
-import { findStoreBySlug } from '../stores/stores.repository.ts';
-import { createStore } from '../stores/stores.service.ts';
+import { findStoreWithSlug } from '../stores/stores.service.ts';
+import type { SeedDeps } from './demo.ts';
 
 const BATCH = 500;
 
@@ -17,80 +17,57 @@ export interface BenchSeed {
 
 /**
  * A large catalog for load benchmarks: N active products with two variants each, inserted in
- * batches straight into the tables (no events: a benchmark store is not a merchant's). Progress is
+ * batches through the catalog's bulk import (no events: a benchmark store is not a merchant's). Progress is
  * reported through `onProgress` (the CLI draws a bar on a TTY).
  */
 export async function seedBench(
-  db: Kysely<Database>,
+  deps: SeedDeps,
   options: {
     products: number;
     slug: string;
-    sessionTtlMs: number;
     onProgress?: (done: number, total: number) => void;
   },
 ): Promise<BenchSeed> {
-  const existing = await findStoreBySlug(db, options.slug);
+  const existing = await findStoreWithSlug(deps, options.slug);
   const storeId =
     existing?.id ??
     (
-      await createStore(db, {
+      await createStore(deps, {
         name: 'Benchmark Store',
         slug: options.slug,
         currency: 'USD',
         ownerEmail: `owner@${options.slug}.storefront.test`,
       })
     ).store.id;
-  const ownerEmail = existing
-    ? (
-        await db
-          .selectFrom('staff_members')
-          .select('email')
-          .where('store_id', '=', storeId)
-          .where('role', '=', 'owner')
-          .executeTakeFirstOrThrow()
-      ).email
-    : `owner@${options.slug}.storefront.test`;
+  const [ownerEmail] = await ownerEmails(deps, storeId);
 
-  const base = Date.now() - options.products * 1000;
+  const base = deps.clock.now().getTime() - options.products * 1000;
   for (let done = 0; done < options.products; done += BATCH) {
     const size = Math.min(BATCH, options.products - done);
-    const products = Array.from({ length: size }, (_, i) => {
-      const n = done + i;
-      return {
-        store_id: storeId,
-        id: randomUUID(),
-        title: `Bench Product ${n}`,
-        description: `Benchmark product number ${n}.`,
-        status: 'active' as const,
-        image: `https://images.storefront.test/bench/${n % 50}.jpg`,
-        tags: [`group-${n % 10}`],
-        price_amount: 1000 + (n % 100) * 10,
-        created_at: new Date(base + n * 1000),
-      };
-    });
-    await db.transaction().execute(async (trx) => {
-      await trx.insertInto('products').values(products).execute();
-      await trx
-        .insertInto('variants')
-        .values(
-          products.flatMap((p, i) =>
-            ['S', 'L'].map((label, position) => ({
-              store_id: storeId,
-              product_id: p.id,
-              position,
-              sku: `B-${done + i}-${label}`,
-              label,
-              price_amount: p.price_amount + position * 500,
-              compare_at_amount: null,
-              on_hand: 1_000_000,
-            })),
-          ),
-        )
-        .execute();
-    });
+    await importProducts(
+      deps,
+      storeId,
+      Array.from({ length: size }, (_, i) => {
+        const n = done + i;
+        const price = 1000 + (n % 100) * 10;
+        return {
+          title: `Bench Product ${n}`,
+          description: `Benchmark product number ${n}.`,
+          image: `https://images.storefront.test/bench/${n % 50}.jpg`,
+          tags: [`group-${n % 10}`],
+          createdAt: new Date(base + n * 1000),
+          variants: ['S', 'L'].map((label, position) => ({
+            label,
+            sku: `B-${n}-${label}`,
+            priceAmount: price + position * 500,
+            onHand: 1_000_000,
+          })),
+        };
+      }),
+    );
     options.onProgress?.(done + size, options.products);
   }
-  const key = await createStorefrontKey(db, storeId, { label: 'Benchmark', allowedOrigins: [] });
-  const session = await openStaffSession(db, storeId, ownerEmail, options.sessionTtlMs);
+  const key = await createStorefrontKey(deps, storeId, { label: 'Benchmark', allowedOrigins: [] });
+  const session = await openStaffSession(deps, storeId, ownerEmail!);
   return { storeId, publishableKey: key.key, staffToken: session.token, products: options.products };
 }

@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { createStorefrontKey } from '../keys/keys.service.ts';
-import { openStaffSession } from '../staff/staff.service.ts';
-import { createStore } from '../stores/stores.service.ts';
-import { findStoreBySlug } from '../stores/stores.repository.ts';
+import type { Clock } from '../lib/clock.ts';
+import { createStore } from '../onboarding/onboarding.service.ts';
+import { openStaffSession, type SessionLifetime } from '../staff/staff.service.ts';
+import { deleteStore, findStoreWithSlug } from '../stores/stores.service.ts';
 import { seedDemoCatalog } from './demo-catalog.ts';
 import { seedDemoContent } from './demo-content.ts';
 
@@ -20,27 +21,34 @@ export interface DemoCredentials {
  * Creates the demo store (catalog and content included) with a publishable key and an owner
  * session; null when it exists already. All or nothing: a failure removes the half-made store.
  */
-export async function seedDemo(db: Kysely<Database>, sessionTtlMs: number): Promise<DemoCredentials | null> {
-  if (await findStoreBySlug(db, DEMO_SLUG)) return null;
-  const { store } = await createStore(db, {
+export interface SeedDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  sessions: SessionLifetime;
+}
+
+export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> {
+  const { db } = deps;
+  if (await findStoreWithSlug(deps, DEMO_SLUG)) return null;
+  const { store } = await createStore(deps, {
     name: 'Demo Store',
     slug: DEMO_SLUG,
     currency: 'USD',
     ownerEmail: DEMO_OWNER_EMAIL,
   });
   try {
-    const key = await createStorefrontKey(db, store.id, {
+    const key = await createStorefrontKey(deps, store.id, {
       label: 'Demo storefront',
       allowedOrigins: ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://localhost:5173'],
     });
     await seedDemoCatalog(db, store.id);
     await seedDemoContent(db, store.id);
-    const session = await openStaffSession(db, store.id, DEMO_OWNER_EMAIL, sessionTtlMs);
+    const session = await openStaffSession(deps, store.id, DEMO_OWNER_EMAIL);
     return { storeId: store.id, publishableKey: key.key, staffToken: session.token };
   } catch (error) {
     // The services commit one by one; remove the half-made store (every tenant row cascades) so
     // the next start seeds it again instead of finding a store without its catalog.
-    await db.deleteFrom('stores').where('id', '=', store.id).execute();
+    await deleteStore(deps, store.id);
     throw error;
   }
 }

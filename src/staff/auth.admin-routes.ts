@@ -1,11 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { AppContext } from '../http/context.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { signInRateLimit } from '../ratelimit/ratelimit.hook.ts';
-import { requestSignInCode, revokeStaffSession, verifySignInCode } from './sign-in.service.ts';
-import { requireStaff } from './staff-auth.ts';
+import type { RateLimiter } from '../ratelimit/ratelimit.limiter.ts';
+import {
+  requestSignInCode,
+  revokeStaffSession,
+  verifySignInCode,
+  type SignInDeps,
+} from './sign-in.service.ts';
 import { StaffRoleSchema } from './staff.schemas.ts';
+import { requireStaff } from '../http/principals.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const StoreSlug = Type.String({ minLength: 1, maxLength: 63, description: 'The store slug.' });
@@ -28,8 +33,14 @@ const CurrentSession = Type.Object(
   { title: 'CurrentStaffSession' },
 );
 
-export const authAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const limitSignIn = signInRateLimit(ctx.rateLimiter, ctx.config.rateLimits.signIn);
+export interface AuthRouteDeps extends SignInDeps {
+  rateLimiter: RateLimiter;
+  /** Sign-in and verify requests per client IP and window (D30). */
+  signInLimit: number;
+}
+
+export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }> = async (app, { deps }) => {
+  const limitSignIn = signInRateLimit(deps.rateLimiter, deps.signInLimit);
   // Sign-in codes are made after the answer: known and unknown addresses answer alike (D30).
   const codeRequests = new Set<Promise<void>>();
   app.addHook('onClose', async () => {
@@ -53,7 +64,7 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     },
     async (request, reply) => {
       const { storeSlug, email } = request.body;
-      const pending: Promise<void> = requestSignInCode(ctx, storeSlug, email)
+      const pending: Promise<void> = requestSignInCode(deps, storeSlug, email)
         .catch((error: unknown) => request.log.error({ err: error }, 'could not issue a sign-in code'))
         .finally(() => codeRequests.delete(pending));
       codeRequests.add(pending);
@@ -79,7 +90,7 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     },
     async (request) => {
       const session = await verifySignInCode(
-        ctx,
+        deps,
         request.body.storeSlug,
         request.body.email,
         request.body.code,
@@ -118,7 +129,7 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     },
     async (request, reply) => {
       const staff = requireStaff(request);
-      await revokeStaffSession(ctx, staff.storeId, staff.sessionId);
+      await revokeStaffSession(deps, staff.storeId, staff.sessionId);
       return reply.code(204).send(null);
     },
   );

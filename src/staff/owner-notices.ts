@@ -1,6 +1,7 @@
-import type { Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { enqueueMail } from '../mail/outbox.ts';
+import { ownerAddresses } from './staff.repository.ts';
 
 export interface OwnerNotice {
   /** The mail's kind in the outbox, e.g. `order_oversold`. */
@@ -9,25 +10,22 @@ export interface OwnerNotice {
   text: string;
 }
 
+/** The addresses of a store's owners, for notices built elsewhere. */
+export function ownerEmails(deps: { db: Kysely<Database> }, storeId: string): Promise<string[]> {
+  return ownerAddresses(deps.db, storeId);
+}
+
 /**
  * An admin notice: platform mail (never from the store's own domain) to every owner of the store,
  * queued in the caller's transaction, so it goes out exactly when the change it reports commits.
  * Returns how many owners it was queued for.
  */
 export async function notifyOwners(
-  trx: Transaction<Database>,
+  deps: { db: Kysely<Database> },
   storeId: string,
   notice: OwnerNotice,
 ): Promise<number> {
-  const owners = await trx
-    .selectFrom('staff_members')
-    .select('email')
-    .where('store_id', '=', storeId)
-    .where('role', '=', 'owner')
-    .orderBy('email')
-    .execute();
-  for (const owner of owners) {
-    await enqueueMail(trx, { storeId, tier: 'platform', to: owner.email, ...notice });
-  }
+  const owners = await ownerAddresses(deps.db, storeId);
+  for (const to of owners) await enqueueMail(deps.db, { storeId, tier: 'platform', to, ...notice });
   return owners.length;
 }

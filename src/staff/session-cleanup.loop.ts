@@ -1,41 +1,33 @@
 import type { Kysely } from 'kysely';
+import { revokeCredentials } from '../credentials/credentials.service.ts';
 import type { Database } from '../db/tables.ts';
-import type { WorkerLoop } from '../workers/runner.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { WorkerLoop } from '../workers/runner.ts';
+import { deleteSession, staleSessions } from './staff.repository.ts';
 
 /** Deletes staff sessions (and their credentials) that expired or were revoked over a day ago. */
-export async function purgeStaleSessions(db: Kysely<Database>, now: Date, batch = 500): Promise<number> {
-  const cutoff = new Date(now.getTime() - 24 * 3600 * 1000);
-  return db.transaction().execute(async (trx) => {
-    const stale = await trx
-      .selectFrom('staff_sessions')
-      .select(['store_id', 'id'])
-      .where((eb) => eb.or([eb('expires_at', '<', now), eb('revoked_at', '<', cutoff)]))
-      .limit(batch)
-      .execute();
+export async function purgeStaleSessions(
+  deps: { db: Kysely<Database> },
+  now: Date,
+  batch = 500,
+): Promise<number> {
+  const revokedBefore = new Date(now.getTime() - 24 * 3600 * 1000);
+  return deps.db.transaction().execute(async (trx) => {
+    const stale = await staleSessions(trx, now, revokedBefore, batch);
     for (const session of stale) {
-      await trx
-        .deleteFrom('credentials')
-        .where('store_id', '=', session.store_id)
-        .where('subject_id', '=', session.id)
-        .where('kind', '=', 'staff_session')
-        .execute();
-      await trx
-        .deleteFrom('staff_sessions')
-        .where('store_id', '=', session.store_id)
-        .where('id', '=', session.id)
-        .execute();
+      await revokeCredentials({ db: trx }, session.store_id, session.id, 'staff_session');
+      await deleteSession(trx, session.store_id, session.id);
     }
     return stale.length;
   });
 }
 
-export function sessionCleanupLoop(db: Kysely<Database>, clock: Clock): WorkerLoop {
+export function sessionCleanupLoop(deps: { db: Kysely<Database>; clock: Clock }): WorkerLoop {
   return {
     name: 'session-cleanup',
     intervalMs: 10 * 60 * 1000,
     async run() {
-      await purgeStaleSessions(db, clock.now());
+      await purgeStaleSessions(deps, deps.clock.now());
     },
   };
 }

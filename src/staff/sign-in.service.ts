@@ -1,87 +1,102 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
-import type { AppContext } from '../http/context.ts';
+import type { Kysely } from 'kysely';
+import { revokeCredentials } from '../credentials/credentials.service.ts';
+import type { Database } from '../db/tables.ts';
+import type { Clock } from '../lib/clock.ts';
 import { hmacSha256, safeEqual } from '../lib/crypto.ts';
-import { enqueueMail } from '../mail/outbox.ts';
-import { MAIL_LOOP } from '../mail/mail-worker.loop.ts';
-import { openStaffSession, type StaffSession } from './staff.service.ts';
 import { unauthorized } from '../lib/errors.ts';
+import type { Keyring } from '../lib/keyring.ts';
+import { enqueueMail, MAIL_LOOP } from '../mail/outbox.ts';
+import { findStoreWithSlug } from '../stores/stores.service.ts';
+import type { WorkerSignals } from '../workers/runner.ts';
+import {
+  countCodesSince,
+  countWrongGuess,
+  findMemberByEmail,
+  findPendingCode,
+  insertCode,
+  lockMember,
+  markSessionRevoked,
+  useCode,
+  voidPendingCodes,
+} from './staff.repository.ts';
+import { openStaffSession, type SessionLifetime, type StaffSession } from './staff.service.ts';
 
 export const SIGN_IN_CODE_TTL_MS = 10 * 60 * 1000;
 export const MAX_CODE_ATTEMPTS = 5;
 /** At most this many codes per staff member per hour (the rest are silently not sent). */
 export const MAX_CODES_PER_HOUR = 5;
 
-function hashCode(ctx: AppContext, staffId: string, code: string): string {
-  return hmacSha256(ctx.signInCodeKey, `${staffId}:${code}`).toString('hex');
+export interface SignInDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  /** Seals the mail carrying the code (D28). */
+  keyring: Keyring;
+  /** Keys the HMAC of codes (a 6-digit code is too small for a plain hash). */
+  signInCodeKey: Buffer;
+  sessions: SessionLifetime;
+  /** Wakes this process's mail loop once a code is queued. */
+  signals: WorkerSignals;
 }
 
-async function findStaff(ctx: AppContext, storeSlug: string, email: string) {
-  return ctx.db
-    .selectFrom('stores as st')
-    .innerJoin('staff_members as m', 'm.store_id', 'st.id')
-    .select(['st.id as store_id', 'st.name as store_name', 'm.id as staff_id', 'm.email'])
-    .where('st.slug', '=', storeSlug.trim().toLowerCase())
-    .where('m.email', '=', email.trim().toLowerCase())
-    .executeTakeFirst();
+function hashCode(deps: SignInDeps, staffId: string, code: string): string {
+  return hmacSha256(deps.signInCodeKey, `${staffId}:${code}`).toString('hex');
+}
+
+/**
+ * The staff member an address names in a store, or a stand-in that matches nothing: an unknown
+ * store or address runs the same lookups as a known one (D30).
+ */
+async function findStaff(deps: SignInDeps, storeSlug: string, email: string) {
+  const store = await findStoreWithSlug(deps, storeSlug);
+  const storeId = store?.id ?? randomUUID();
+  const member = await findMemberByEmail(deps.db, storeId, email.trim().toLowerCase());
+  return {
+    storeId,
+    staffId: member?.id ?? randomUUID(),
+    found: store !== null && member !== undefined ? { storeName: store.name, email: member.email } : null,
+  };
 }
 
 /**
  * Starts a sign-in: for a real staff member, a fresh 6-digit code (replacing any earlier one) is
- * stored as an HMAC and mailed from the platform sender. The caller always answers 202, so the
- * response never tells whether the address belongs to anyone.
+ * stored as an HMAC and mailed from the platform sender, sealed in the outbox. The caller answers
+ * 202 before this runs, so the response never tells whether the address belongs to anyone.
  */
-export async function requestSignInCode(ctx: AppContext, storeSlug: string, email: string): Promise<void> {
-  const staff = await findStaff(ctx, storeSlug, email);
-  if (!staff) return;
-  const now = ctx.clock.now();
-  const queued = await ctx.db.transaction().execute(async (trx) => {
+export async function requestSignInCode(deps: SignInDeps, storeSlug: string, email: string): Promise<void> {
+  const staff = await findStaff(deps, storeSlug, email);
+  const found = staff.found;
+  if (!found) return;
+  const now = deps.clock.now();
+  const queued = await deps.db.transaction().execute(async (trx) => {
     // Serialise concurrent requests for one staff member (the row lock), then apply the hourly cap.
-    await trx
-      .selectFrom('staff_members')
-      .select('id')
-      .where('store_id', '=', staff.store_id)
-      .where('id', '=', staff.staff_id)
-      .forUpdate()
-      .execute();
-    const recent = await trx
-      .selectFrom('sign_in_codes')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('store_id', '=', staff.store_id)
-      .where('staff_id', '=', staff.staff_id)
-      .where('created_at', '>', new Date(now.getTime() - 3600_000))
-      .executeTakeFirstOrThrow();
-    if (Number(recent.n) >= MAX_CODES_PER_HOUR) return false;
-
-    await trx
-      .updateTable('sign_in_codes')
-      .set({ voided_at: now })
-      .where('store_id', '=', staff.store_id)
-      .where('staff_id', '=', staff.staff_id)
-      .where('used_at', 'is', null)
-      .where('voided_at', 'is', null)
-      .execute();
+    await lockMember(trx, staff.storeId, staff.staffId);
+    const recent = await countCodesSince(
+      trx,
+      staff.storeId,
+      staff.staffId,
+      new Date(now.getTime() - 3600_000),
+    );
+    if (recent >= MAX_CODES_PER_HOUR) return false;
+    await voidPendingCodes(trx, staff.storeId, staff.staffId, now);
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    await trx
-      .insertInto('sign_in_codes')
-      .values({
-        store_id: staff.store_id,
-        staff_id: staff.staff_id,
-        code_hash: hashCode(ctx, staff.staff_id, code),
-        expires_at: new Date(now.getTime() + SIGN_IN_CODE_TTL_MS),
-        created_at: now,
-      })
-      .execute();
+    await insertCode(trx, {
+      storeId: staff.storeId,
+      staffId: staff.staffId,
+      hash: hashCode(deps, staff.staffId, code),
+      expiresAt: new Date(now.getTime() + SIGN_IN_CODE_TTL_MS),
+      now,
+    });
     await enqueueMail(
       trx,
       {
-        storeId: staff.store_id,
+        storeId: staff.storeId,
         tier: 'platform',
         kind: 'sign_in_code',
-        to: staff.email,
-        subject: `${code} is your sign-in code for ${staff.store_name}`,
+        to: found.email,
+        subject: `${code} is your sign-in code for ${found.storeName}`,
         text: [
-          `Your code to sign in to ${staff.store_name} is:`,
+          `Your code to sign in to ${found.storeName} is:`,
           '',
           `    ${code}`,
           '',
@@ -89,11 +104,11 @@ export async function requestSignInCode(ctx: AppContext, storeSlug: string, emai
           'If you did not try to sign in, you can ignore this email: nobody can sign in without the code.',
         ].join('\n'),
       },
-      ctx.keyring,
+      deps.keyring,
     );
     return true;
   });
-  if (queued) ctx.signals.wake(MAIL_LOOP);
+  if (queued) deps.signals.wake(MAIL_LOOP);
 }
 
 const WRONG_CODE = 'The code is wrong or has expired. Request a new code and try again.';
@@ -108,71 +123,32 @@ const NO_CODE = '0'.repeat(64);
  * addresses are staff (D30).
  */
 export async function verifySignInCode(
-  ctx: AppContext,
+  deps: SignInDeps,
   storeSlug: string,
   email: string,
   code: string,
 ): Promise<StaffSession> {
-  const staff = await findStaff(ctx, storeSlug, email);
-  const storeId = staff?.store_id ?? randomUUID();
-  const staffId = staff?.staff_id ?? randomUUID();
-  const now = ctx.clock.now();
-  const pending = await ctx.db
-    .selectFrom('sign_in_codes')
-    .select(['id', 'code_hash'])
-    .where('store_id', '=', storeId)
-    .where('staff_id', '=', staffId)
-    .where('used_at', 'is', null)
-    .where('voided_at', 'is', null)
-    .where('expires_at', '>', now)
-    .where('attempts', '<', MAX_CODE_ATTEMPTS)
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  const matches = safeEqual(pending?.code_hash ?? NO_CODE, hashCode(ctx, staffId, code));
-
-  if (!staff || !pending || !matches) {
-    await ctx.db
-      .updateTable('sign_in_codes')
-      .set({
-        attempts: sql<number>`attempts + 1`,
-        voided_at: sql<Date | null>`CASE WHEN attempts + 1 >= ${MAX_CODE_ATTEMPTS} THEN ${now}::timestamptz ELSE NULL END`,
-      })
-      .where('store_id', '=', storeId)
-      .where('id', '=', pending?.id ?? randomUUID())
-      .where('voided_at', 'is', null)
-      .execute();
+  const staff = await findStaff(deps, storeSlug, email);
+  const now = deps.clock.now();
+  const pending = await findPendingCode(deps.db, staff.storeId, staff.staffId, now, MAX_CODE_ATTEMPTS);
+  const matches = safeEqual(pending?.code_hash ?? NO_CODE, hashCode(deps, staff.staffId, code));
+  if (!staff.found || !pending || !matches) {
+    await countWrongGuess(deps.db, staff.storeId, pending?.id ?? randomUUID(), now, MAX_CODE_ATTEMPTS);
     throw unauthorized(WRONG_CODE, 'admin');
   }
-
-  const used = await ctx.db
-    .updateTable('sign_in_codes')
-    .set({ used_at: now })
-    .where('store_id', '=', staff.store_id)
-    .where('id', '=', pending.id)
-    .where('used_at', 'is', null)
-    .where('voided_at', 'is', null)
-    .where('attempts', '<', MAX_CODE_ATTEMPTS)
-    .returning('id')
-    .executeTakeFirst();
-  if (!used) throw unauthorized(WRONG_CODE, 'admin');
-  return openStaffSession(ctx.db, staff.store_id, staff.email, ctx.config.staffSessionTtlMs, now);
+  if (!(await useCode(deps.db, staff.storeId, pending.id, now, MAX_CODE_ATTEMPTS)))
+    throw unauthorized(WRONG_CODE, 'admin');
+  return openStaffSession(deps, staff.storeId, staff.found.email);
 }
 
 /** Ends a session: the credential is deleted and the session marked revoked. */
-export async function revokeStaffSession(ctx: AppContext, storeId: string, sessionId: string): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('staff_sessions')
-      .set({ revoked_at: ctx.clock.now() })
-      .where('store_id', '=', storeId)
-      .where('id', '=', sessionId)
-      .execute();
-    await trx
-      .deleteFrom('credentials')
-      .where('store_id', '=', storeId)
-      .where('subject_id', '=', sessionId)
-      .where('kind', '=', 'staff_session')
-      .execute();
+export async function revokeStaffSession(
+  deps: Pick<SignInDeps, 'db' | 'clock'>,
+  storeId: string,
+  sessionId: string,
+): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    await markSessionRevoked(trx, storeId, sessionId, deps.clock.now());
+    await revokeCredentials({ db: trx }, storeId, sessionId, 'staff_session');
   });
 }

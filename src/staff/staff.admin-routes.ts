@@ -1,17 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { AppContext } from '../http/context.ts';
-import { byCreated } from '../http/pagination.ts';
+import { requireStaff } from '../http/principals.ts';
 import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
-import { StaffMemberSchema, StaffRoleSchema } from './staff.schemas.ts';
-import { requireStaff } from './staff-auth.ts';
-import { addStaffMember, changeStaffRole, removeStaffMember, staffRowToMember } from './staff.service.ts';
-import { notFound } from '../lib/errors.ts';
+import { NewStaffMemberSchema, StaffMemberSchema, StaffRoleSchema } from './staff.schemas.ts';
+import {
+  addStaffMember,
+  changeStaffRole,
+  getStaffMember,
+  listStaff,
+  removeStaffMember,
+  type StaffDeps,
+} from './staff.service.ts';
 
 const tags = ['Admin: staff'];
 
 /** Staff management: owners only. */
-export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = async (app, { deps }) => {
   app.get(
     '/staff',
     {
@@ -22,11 +26,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         response: { 200: Page(StaffMemberSchema), ...problemResponses },
       },
     },
-    async (request) => {
-      const { storeId } = requireStaff(request, 'owner');
-      const query = ctx.db.selectFrom('staff_members').selectAll().where('store_id', '=', storeId);
-      return byCreated(ctx.cursors, `${storeId}:staff`, query, request.query, staffRowToMember);
-    },
+    async (request) => listStaff(deps, requireStaff(request, 'owner').storeId, request.query),
   );
 
   app.post(
@@ -36,16 +36,13 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         tags,
         summary: 'Add a staff member',
         description: 'They sign in with an emailed code (POST /admin/v1/auth/sign-in).',
-        body: Type.Object(
-          { email: Type.String({ format: 'email', maxLength: 254 }), role: StaffRoleSchema },
-          { additionalProperties: false },
-        ),
+        body: NewStaffMemberSchema,
         response: { 201: StaffMemberSchema, ...problemResponses },
       },
     },
     async (request, reply) => {
       const { storeId } = requireStaff(request, 'owner');
-      return reply.code(201).send(await addStaffMember(ctx.db, storeId, request.body));
+      return reply.code(201).send(await addStaffMember(deps, storeId, request.body));
     },
   );
 
@@ -59,17 +56,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         response: { 200: StaffMemberSchema, ...problemResponses },
       },
     },
-    async (request) => {
-      const { storeId } = requireStaff(request, 'owner');
-      const row = await ctx.db
-        .selectFrom('staff_members')
-        .selectAll()
-        .where('store_id', '=', storeId)
-        .where('id', '=', request.params.id)
-        .executeTakeFirst();
-      if (!row) throw notFound('No staff member with that id in this store.');
-      return staffRowToMember(row);
-    },
+    async (request) => getStaffMember(deps, requireStaff(request, 'owner').storeId, request.params.id),
   );
 
   app.patch(
@@ -84,10 +71,8 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         response: { 200: StaffMemberSchema, ...problemResponses },
       },
     },
-    async (request) => {
-      const { storeId } = requireStaff(request, 'owner');
-      return changeStaffRole(ctx.db, storeId, request.params.id, request.body.role);
-    },
+    async (request) =>
+      changeStaffRole(deps, requireStaff(request, 'owner').storeId, request.params.id, request.body.role),
   );
 
   app.delete(
@@ -102,8 +87,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner');
-      await removeStaffMember(ctx.db, storeId, request.params.id);
+      await removeStaffMember(deps, requireStaff(request, 'owner').storeId, request.params.id);
       return reply.code(204).send(null);
     },
   );

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 
 export const StaffRoleSchema = Type.Union([
   Type.Literal('owner'),
@@ -15,4 +15,10 @@ export const StaffMemberSchema = Type.Object(
     updatedAt: Type.String({ format: 'date-time' }),
   },
   { title: 'StaffMember' },
+);
+export type StaffMember = Static<typeof StaffMemberSchema>;
+
+export const NewStaffMemberSchema = Type.Object(
+  { email: Type.String({ format: 'email', maxLength: 254 }), role: StaffRoleSchema },
+  { additionalProperties: false },
 );

@@ -1,65 +1,47 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
+import { revokeCredentials, storeCredential } from '../credentials/credentials.service.ts';
+import { byCreated } from '../db/keyset.ts';
 import type { Database } from '../db/tables.ts';
-import { isEmail } from '../lib/validate.ts';
-import { randomBase62, sha256Hex } from '../lib/crypto.ts';
+import type { StaffRole } from '../http/principals.ts';
+import type { Clock } from '../lib/clock.ts';
+import { randomBase62 } from '../lib/crypto.ts';
+import type { CursorCodec, ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
-import type { StaffMemberRow, StaffRole } from './staff.tables.ts';
+import { isEmail } from '../lib/validate.ts';
+import {
+  deleteMember,
+  findMember,
+  findMemberByEmail,
+  insertMember,
+  insertSession,
+  lockOwners,
+  membersQuery,
+  sessionIdsOf,
+  updateMemberRole,
+} from './staff.repository.ts';
+import type { StaffMember } from './staff.schemas.ts';
+import type { StaffMemberRow } from './staff.tables.ts';
 
 export const STAFF_TOKEN_PREFIX = 'st_';
+
+export interface StaffDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  cursors: CursorCodec;
+}
+
+/** How long staff sessions live (D30). */
+export interface SessionLifetime {
+  /** A session slides by this much on use … */
+  ttlMs: number;
+  /** … within this absolute lifetime from sign-in. */
+  maxAgeMs: number;
+}
 
 export interface StaffSession {
   token: string;
   expiresAt: Date;
   staff: { id: string; email: string; role: StaffRole };
-}
-
-/**
- * Opens a staff session: an opaque `st_` token whose SHA-256 is the only thing stored.
- * The CLI (`storefront staff token`) and the emailed-code sign-in both end here.
- */
-export async function openStaffSession(
-  db: Kysely<Database>,
-  storeId: string,
-  email: string,
-  ttlMs: number,
-  now: Date = new Date(),
-): Promise<StaffSession> {
-  const staff = await db
-    .selectFrom('staff_members')
-    .select(['id', 'email', 'role'])
-    .where('store_id', '=', storeId)
-    .where('email', '=', email.trim().toLowerCase())
-    .executeTakeFirst();
-  if (!staff) throw notFound(`No staff member ${email} in this store.`);
-
-  const token = `${STAFF_TOKEN_PREFIX}${randomBase62(40)}`;
-  const expiresAt = new Date(now.getTime() + ttlMs);
-  await db.transaction().execute(async (trx) => {
-    const session = await trx
-      .insertInto('staff_sessions')
-      .values({
-        store_id: storeId,
-        staff_id: staff.id,
-        expires_at: expiresAt,
-        last_used_at: now,
-        created_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('credentials')
-      .values({ hash: sha256Hex(token), kind: 'staff_session', store_id: storeId, subject_id: session.id })
-      .execute();
-  });
-  return { token, expiresAt, staff };
-}
-
-export interface StaffMember {
-  id: string;
-  email: string;
-  role: StaffRole;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export function staffRowToMember(row: StaffMemberRow): StaffMember {
@@ -72,30 +54,53 @@ export function staffRowToMember(row: StaffMemberRow): StaffMember {
   };
 }
 
-const lastOwner = (): AppError =>
-  new AppError('last_owner', 409, 'A store needs at least one owner: make someone else owner first.');
+const noMember = () => notFound('No staff member with that id in this store.');
 
 /**
- * Locks the store's owner rows and fails if the change would leave none. Taking the lock first
- * means two owners removing each other at the same moment cannot both succeed.
+ * Opens a staff session: an opaque `st_` token whose SHA-256 is the only thing stored.
+ * The CLI (`storefront staff token`) and the emailed-code sign-in both end here.
  */
-async function assertAnotherOwner(
-  trx: Transaction<Database>,
+export async function openStaffSession(
+  deps: Pick<StaffDeps, 'db' | 'clock'> & { sessions: SessionLifetime },
   storeId: string,
-  staffId: string,
-): Promise<void> {
-  const owners = await trx
-    .selectFrom('staff_members')
-    .select('id')
-    .where('store_id', '=', storeId)
-    .where('role', '=', 'owner')
-    .forUpdate()
-    .execute();
-  if (!owners.some((owner) => owner.id !== staffId)) throw lastOwner();
+  email: string,
+): Promise<StaffSession> {
+  const staff = await findMemberByEmail(deps.db, storeId, email.trim().toLowerCase());
+  if (!staff) throw notFound(`No staff member ${email} in this store.`);
+  const now = deps.clock.now();
+  const token = `${STAFF_TOKEN_PREFIX}${randomBase62(40)}`;
+  const expiresAt = new Date(now.getTime() + Math.min(deps.sessions.ttlMs, deps.sessions.maxAgeMs));
+  await deps.db.transaction().execute(async (trx) => {
+    const sessionId = await insertSession(trx, { storeId, staffId: staff.id, expiresAt, now });
+    await storeCredential(
+      { db: trx },
+      { secret: token, kind: 'staff_session', storeId, subjectId: sessionId },
+    );
+  });
+  return { token, expiresAt, staff: { id: staff.id, email: staff.email, role: staff.role } };
 }
 
+export function listStaff(
+  deps: StaffDeps,
+  storeId: string,
+  page: { limit?: number | undefined; cursor?: string | undefined },
+): Promise<ListPage<StaffMember>> {
+  return byCreated(deps.cursors, `${storeId}:staff`, membersQuery(deps.db, storeId), page, staffRowToMember);
+}
+
+export async function getStaffMember(
+  deps: Pick<StaffDeps, 'db'>,
+  storeId: string,
+  staffId: string,
+): Promise<StaffMember> {
+  const row = await findMember(deps.db, storeId, staffId);
+  if (!row) throw noMember();
+  return staffRowToMember(row);
+}
+
+/** Adds a staff member (in the caller's transaction when `deps.db` is one). */
 export async function addStaffMember(
-  db: Kysely<Database>,
+  deps: Pick<StaffDeps, 'db' | 'clock'>,
   storeId: string,
   input: { email: string; role: StaffRole },
 ): Promise<StaffMember> {
@@ -105,68 +110,50 @@ export async function addStaffMember(
       { pointer: '/email', detail: 'must be an email address' },
     ]);
   }
-  const row = await db
-    .insertInto('staff_members')
-    .values({ store_id: storeId, email, role: input.role })
-    .onConflict((oc) => oc.columns(['store_id', 'email']).doNothing())
-    .returningAll()
-    .executeTakeFirst();
+  const row = await insertMember(deps.db, { storeId, email, role: input.role, now: deps.clock.now() });
   if (!row) throw new AppError('staff_exists', 409, `${email} is already a staff member of this store.`);
   return staffRowToMember(row);
 }
 
+const lastOwner = (): AppError =>
+  new AppError('last_owner', 409, 'A store needs at least one owner: make someone else owner first.');
+
+/**
+ * Locks the store's owner rows and fails if the change would leave none. Taking the lock first
+ * means two owners removing each other at the same moment cannot both succeed.
+ */
+async function assertAnotherOwner(db: Kysely<Database>, storeId: string, staffId: string): Promise<void> {
+  const owners = await lockOwners(db, storeId);
+  if (!owners.some((id) => id !== staffId)) throw lastOwner();
+}
+
 export async function changeStaffRole(
-  db: Kysely<Database>,
+  deps: Pick<StaffDeps, 'db' | 'clock'>,
   storeId: string,
   staffId: string,
   role: StaffRole,
 ): Promise<StaffMember> {
-  return db.transaction().execute(async (trx) => {
-    const current = await trx
-      .selectFrom('staff_members')
-      .select('role')
-      .where('store_id', '=', storeId)
-      .where('id', '=', staffId)
-      .executeTakeFirst();
-    if (!current) throw notFound('No staff member with that id in this store.');
+  return deps.db.transaction().execute(async (trx) => {
+    const current = await findMember(trx, storeId, staffId);
+    if (!current) throw noMember();
     if (current.role === 'owner' && role !== 'owner') await assertAnotherOwner(trx, storeId, staffId);
-    const row = await trx
-      .updateTable('staff_members')
-      .set({ role, updated_at: new Date() })
-      .where('store_id', '=', storeId)
-      .where('id', '=', staffId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return staffRowToMember(row);
+    return staffRowToMember(await updateMemberRole(trx, storeId, staffId, role, deps.clock.now()));
   });
 }
 
 /** Removes a staff member and ends every session they hold (credentials included). */
 export async function removeStaffMember(
-  db: Kysely<Database>,
+  deps: Pick<StaffDeps, 'db'>,
   storeId: string,
   staffId: string,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const current = await trx
-      .selectFrom('staff_members')
-      .select('role')
-      .where('store_id', '=', storeId)
-      .where('id', '=', staffId)
-      .executeTakeFirst();
-    if (!current) throw notFound('No staff member with that id in this store.');
+  await deps.db.transaction().execute(async (trx) => {
+    const current = await findMember(trx, storeId, staffId);
+    if (!current) throw noMember();
     if (current.role === 'owner') await assertAnotherOwner(trx, storeId, staffId);
-    const sessions = trx
-      .selectFrom('staff_sessions')
-      .select('id')
-      .where('store_id', '=', storeId)
-      .where('staff_id', '=', staffId);
-    await trx
-      .deleteFrom('credentials')
-      .where('store_id', '=', storeId)
-      .where('kind', '=', 'staff_session')
-      .where('subject_id', 'in', sessions)
-      .execute();
-    await trx.deleteFrom('staff_members').where('store_id', '=', storeId).where('id', '=', staffId).execute();
+    for (const sessionId of await sessionIdsOf(trx, storeId, staffId)) {
+      await revokeCredentials({ db: trx }, storeId, sessionId, 'staff_session');
+    }
+    await deleteMember(trx, storeId, staffId);
   });
 }

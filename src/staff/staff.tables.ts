@@ -1,7 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { CreatedAt, UpdatedAt } from '../db/tables.ts';
-
-export type StaffRole = 'owner' | 'admin' | 'staff';
+import type { StaffRole } from '../http/principals.ts';
 
 export interface StaffMemberTable {
   store_id: string;

@@ -1,10 +1,28 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
+import type { Clock } from '../lib/clock.ts';
+import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import { isCurrency, isEmail, isSlug } from '../lib/validate.ts';
-import { findStoreBySlug } from './stores.repository.ts';
-import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
+import {
+  deleteStoreRow,
+  findStoreById,
+  findStoreBySlug,
+  insertStore,
+  updateStore,
+} from './stores.repository.ts';
+import type { StoreSettings, StoreSettingsPatch, StorefrontStore } from './stores.schemas.ts';
 import type { StoreRow } from './stores.tables.ts';
 
+/**
+ * Stores: the tenants. This feature is the only reader and writer of the `stores` table; every
+ * other feature asks it through these functions (`deps.db` may be a transaction).
+ */
+export interface StoresDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+}
+
+/** A store as the rest of the service sees it. */
 export interface Store {
   id: string;
   name: string;
@@ -13,7 +31,7 @@ export interface Store {
   replyToEmail: string | null;
 }
 
-export function storeRowToStore(row: StoreRow): Store {
+function toStore(row: StoreRow): Store {
   return {
     id: row.id,
     name: row.name,
@@ -23,24 +41,73 @@ export function storeRowToStore(row: StoreRow): Store {
   };
 }
 
-export interface CreateStoreInput {
+function toSettings(row: StoreRow): StoreSettings {
+  return {
+    ...toStore(row),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+const gone = () => notFound('The store no longer exists.');
+
+export async function getStore(deps: Pick<StoresDeps, 'db'>, storeId: string): Promise<Store> {
+  const row = await findStoreById(deps.db, storeId);
+  if (!row) throw gone();
+  return toStore(row);
+}
+
+export async function findStoreWithSlug(deps: Pick<StoresDeps, 'db'>, slug: string): Promise<Store | null> {
+  const row = await findStoreBySlug(deps.db, slug.trim().toLowerCase());
+  return row ? toStore(row) : null;
+}
+
+export async function storefrontStore(
+  deps: Pick<StoresDeps, 'db'>,
+  storeId: string,
+): Promise<StorefrontStore> {
+  const { name, slug, currency } = await getStore(deps, storeId);
+  return { name, slug, currency };
+}
+
+export async function storeSettings(deps: Pick<StoresDeps, 'db'>, storeId: string): Promise<StoreSettings> {
+  const row = await findStoreById(deps.db, storeId);
+  if (!row) throw gone();
+  return toSettings(row);
+}
+
+/** Changes the name or the reply-to address; slug and currency never change. */
+export async function changeStoreSettings(
+  deps: StoresDeps,
+  storeId: string,
+  patch: StoreSettingsPatch,
+): Promise<StoreSettings> {
+  const row = await updateStore(deps.db, storeId, {
+    updated_at: deps.clock.now(),
+    ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
+    ...(patch.replyToEmail !== undefined ? { reply_to_email: patch.replyToEmail.trim().toLowerCase() } : {}),
+  });
+  if (!row) throw gone();
+  return toSettings(row);
+}
+
+export interface NewStore {
   name: string;
   slug: string;
   currency: string;
-  ownerEmail: string;
+  /** The first reply-to address (the owner's). */
+  replyToEmail: string;
 }
 
-export interface CreatedStore {
-  store: Store;
-  owner: { id: string; email: string; role: 'owner' };
-}
+const slugTaken = (slug: string) =>
+  new AppError('slug_unavailable', 409, `The store slug "${slug}" is already taken.`);
 
-/** Creates a store and its owner; the owner's address is the store's initial reply-to. */
-export async function createStore(db: Kysely<Database>, input: CreateStoreInput): Promise<CreatedStore> {
+/** Validates and inserts a store (in the caller's transaction): 400 for bad input, 409 for a taken slug. */
+export async function insertNewStore(deps: StoresDeps, input: NewStore): Promise<Store> {
   const name = input.name.trim();
   const slug = input.slug.trim().toLowerCase();
   const currency = input.currency.trim().toUpperCase();
-  const ownerEmail = input.ownerEmail.trim().toLowerCase();
+  const replyToEmail = input.replyToEmail.trim().toLowerCase();
   const errors: FieldError[] = [];
   if (name.length < 1 || name.length > 200)
     errors.push({ pointer: '/name', detail: 'must be 1 to 200 characters' });
@@ -48,28 +115,15 @@ export async function createStore(db: Kysely<Database>, input: CreateStoreInput)
     errors.push({ pointer: '/slug', detail: 'must be lower-case letters, digits and hyphens' });
   if (!isCurrency(currency))
     errors.push({ pointer: '/currency', detail: 'must be an ISO 4217 code such as USD' });
-  if (!isEmail(ownerEmail)) errors.push({ pointer: '/ownerEmail', detail: 'must be an email address' });
+  if (!isEmail(replyToEmail)) errors.push({ pointer: '/ownerEmail', detail: 'must be an email address' });
   if (errors.length > 0) throw validationFailed('The store could not be created.', errors);
+  if (await findStoreBySlug(deps.db, slug)) throw slugTaken(slug);
+  const row = await insertStore(deps.db, { name, slug, currency, replyToEmail, now: deps.clock.now() });
+  if (!row) throw slugTaken(slug);
+  return toStore(row);
+}
 
-  if (await findStoreBySlug(db, slug)) {
-    throw new AppError('slug_unavailable', 409, `The store slug "${slug}" is already taken.`);
-  }
-  return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .insertInto('stores')
-      .values({ name, slug, currency, reply_to_email: ownerEmail })
-      .onConflict((oc) => oc.column('slug').doNothing())
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw new AppError('slug_unavailable', 409, `The store slug "${slug}" is already taken.`);
-    const owner = await trx
-      .insertInto('staff_members')
-      .values({ store_id: row.id, email: ownerEmail, role: 'owner' })
-      .returning(['id', 'email'])
-      .executeTakeFirstOrThrow();
-    return {
-      store: storeRowToStore(row),
-      owner: { id: owner.id, email: owner.email, role: 'owner' as const },
-    };
-  });
+/** Deletes a store with everything it owns (every tenant row cascades). */
+export async function deleteStore(deps: Pick<StoresDeps, 'db'>, storeId: string): Promise<void> {
+  await deleteStoreRow(deps.db, storeId);
 }

@@ -17,7 +17,11 @@ import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/database.ts';
 import { createStorefrontKey } from '../keys/keys.service.ts';
 import { openStaffSession } from '../staff/staff.service.ts';
-import { createStore, type Store } from '../stores/stores.service.ts';
+import { createStore } from '../onboarding/onboarding.service.ts';
+import type { Store } from '../stores/stores.service.ts';
+import type { SessionLifetime } from '../staff/staff.service.ts';
+import type { Database } from '../db/tables.ts';
+import type { Kysely } from 'kysely';
 import { createMailTransport } from '../mail/transport.ts';
 import { backgroundLoops } from '../workers/loops.ts';
 import { startWorkers, WorkerSignals, type RunningWorkers } from '../workers/runner.ts';
@@ -126,6 +130,8 @@ async function withAdmin<T>(url: string, fn: (client: pg.Client) => Promise<T>):
 export interface TestApp {
   app: App;
   db: Db;
+  /** What service functions called directly by tests need: the database, the clock, session lifetimes. */
+  deps: { db: Kysely<Database>; clock: TestClock; sessions: SessionLifetime };
   config: Readonly<Config>;
   clock: TestClock;
   /** Every log line the app wrote, parsed. */
@@ -207,6 +213,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   return {
     app,
     db,
+    deps: {
+      db: db.kysely,
+      clock,
+      sessions: { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs },
+    },
     config,
     clock,
     logs,
@@ -241,22 +252,22 @@ export interface TestStore {
 
 /** A fresh store with an owner, a publishable key (allowing https://shop.example) and a staff token. */
 export async function createTestStore(
-  t: Pick<TestApp, 'db' | 'config'>,
+  t: Pick<TestApp, 'deps'>,
   input: { currency?: string; allowedOrigins?: string[] } = {},
 ): Promise<TestStore> {
   const suffix = randomUUID().slice(0, 8);
   const ownerEmail = `owner-${suffix}@example.com`;
-  const { store } = await createStore(t.db.kysely, {
+  const { store } = await createStore(t.deps, {
     name: `Test Store ${suffix}`,
     slug: `test-${suffix}`,
     currency: input.currency ?? 'USD',
     ownerEmail,
   });
-  const key = await createStorefrontKey(t.db.kysely, store.id, {
+  const key = await createStorefrontKey(t.deps, store.id, {
     label: 'test',
     allowedOrigins: input.allowedOrigins ?? ['https://shop.example'],
   });
-  const session = await openStaffSession(t.db.kysely, store.id, ownerEmail, t.config.staffSessionTtlMs);
+  const session = await openStaffSession(t.deps, store.id, ownerEmail);
   return { store, ownerEmail, publishableKey: key.key, keyId: key.id, staffToken: session.token };
 }
 

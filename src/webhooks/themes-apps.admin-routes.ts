@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../http/context.ts';
-import { byCreated } from '../http/pagination.ts';
 import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
-import { requireStaff } from '../staff/staff-auth.ts';
 import {
   appRowToApp,
   createTheme,
@@ -12,6 +10,8 @@ import {
 } from './themes-apps.service.ts';
 import { AppSchema, CreateThemeBody, InstallAppBody, ThemeSchema } from './webhooks.schemas.ts';
 import { notFound } from '../lib/errors.ts';
+import { byCreated } from '../db/keyset.ts';
+import { requireStaff } from '../http/principals.ts';
 
 /** Themes and apps (DESIGN D19): owners and admins. */
 export const themesAppsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {

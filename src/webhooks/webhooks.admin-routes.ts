@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { AppContext } from '../http/context.ts';
-import { byCreated } from '../http/pagination.ts';
 import { IdParams, Page, PageQueryWith, problemResponses, Uuid } from '../http/schemas.ts';
-import { requireStaff } from '../staff/staff-auth.ts';
 import { themesAppsAdminRoutes } from './themes-apps.admin-routes.ts';
 import {
   CreateEndpointBody,
@@ -33,6 +31,8 @@ import {
   updateEndpoint,
   type WebhookServiceDeps,
 } from './webhooks.service.ts';
+import { byCreated } from '../db/keyset.ts';
+import { requireStaff } from '../http/principals.ts';
 
 const tags = ['Admin: webhooks'];
 const ENDPOINTS = '/webhooks/endpoints';

@@ -36,8 +36,8 @@ async function create(app: TestApp, shop: TestStore, payload: Record<string, unk
 
 async function tokenFor(app: TestApp, shop: TestStore, role: 'admin' | 'staff'): Promise<string> {
   const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
-  await addStaffMember(app.db.kysely, shop.store.id, { email, role });
-  return (await openStaffSession(app.db.kysely, shop.store.id, email, app.config.staffSessionTtlMs)).token;
+  await addStaffMember(app.deps, shop.store.id, { email, role });
+  return (await openStaffSession(app.deps, shop.store.id, email)).token;
 }
 
 describe('webhook endpoints', () => {

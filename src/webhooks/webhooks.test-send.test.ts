@@ -155,8 +155,8 @@ describe('POST /admin/v1/webhooks/endpoints/:id/test', () => {
     assert.equal((await sendTest(t, other, endpoint.id)).statusCode, 404);
     assert.equal((await sendTest(t, shop, 'not-a-uuid')).statusCode, 400);
     const email = `staff-${Math.random().toString(36).slice(2)}@example.com`;
-    await addStaffMember(t.db.kysely, shop.store.id, { email, role: 'staff' });
-    const staff = await openStaffSession(t.db.kysely, shop.store.id, email, t.config.staffSessionTtlMs);
+    await addStaffMember(t.deps, shop.store.id, { email, role: 'staff' });
+    const staff = await openStaffSession(t.deps, shop.store.id, email);
     assert.equal((await sendTest(t, shop, endpoint.id, undefined, staff.token)).statusCode, 403);
   });
 });

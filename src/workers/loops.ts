@@ -28,7 +28,7 @@ export interface LoopDeps {
 /** Every background loop of the service. `serve` runs them in-process; `storefront worker` runs them alone. */
 export function backgroundLoops(deps: LoopDeps): WorkerLoop[] {
   return [
-    sessionCleanupLoop(deps.db, deps.clock),
+    sessionCleanupLoop(deps),
     retentionLoop(deps),
     ...orderLoops(deps),
     ...webhookLoops(deps),

@@ -1,19 +1,7 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyResolver, ResolvedKey } from '../keys/key-resolver.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CORS_EXPOSE_HEADERS } from '../http/cors.ts';
 import { forbidden, unauthorized } from '../lib/errors.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The authenticated publishable key on storefront routes (null elsewhere). */
-    storefront: ResolvedKey | null;
-  }
-}
-
-export const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, OPTIONS';
-export const CORS_ALLOW_HEADERS =
-  'X-Publishable-Key, Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match';
-export const CORS_EXPOSE_HEADERS =
-  'ETag, Location, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, X-Request-Id';
+import type { KeyResolver } from './key-resolver.ts';
 
 /** The key from `X-Publishable-Key`, or from `Authorization: Bearer pk_…`. */
 export function publishableKeyOf(request: FastifyRequest): string | null {
@@ -59,28 +47,4 @@ export function storefrontAuth(resolver: KeyResolver) {
     }
     request.storefront = resolved;
   };
-}
-
-/**
- * Preflight: browsers cannot send the key on OPTIONS, so it is answered without one; the origin is
- * checked against the key on the real request.
- */
-export function registerPreflight(app: FastifyInstance, prefix: string): void {
-  app.options(`${prefix}/*`, { schema: { hide: true } }, (request, reply) => {
-    const origin = request.headers.origin;
-    if (typeof origin === 'string' && origin !== '') void reply.header('access-control-allow-origin', origin);
-    return reply
-      .code(204)
-      .header('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers')
-      .header('access-control-allow-methods', CORS_ALLOW_METHODS)
-      .header('access-control-allow-headers', CORS_ALLOW_HEADERS)
-      .header('access-control-expose-headers', CORS_EXPOSE_HEADERS)
-      .header('access-control-max-age', '600')
-      .send();
-  });
-}
-
-export function requireStorefront(request: FastifyRequest): ResolvedKey {
-  if (!request.storefront) throw unauthorized('A publishable key is required.', 'storefront');
-  return request.storefront;
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { CursorCodec, pageSize } from './pagination.ts';
-import { AppError } from '../lib/errors.ts';
+import { AppError } from './errors.ts';
+import { CursorCodec, pageSize } from './cursors.ts';
 
 const codec = new CursorCodec(randomBytes(32));
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createStorefrontKey, revokeStorefrontKey } from '../keys/keys.service.ts';
+import { createStorefrontKey, revokeStorefrontKey } from './keys.service.ts';
 import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
 
 let t: TestApp;
@@ -56,7 +56,7 @@ describe('publishable-key authentication', () => {
   });
 
   test('a revoked key is 401 on every process within 1 second', async () => {
-    const key = await createStorefrontKey(t.db.kysely, shop.store.id, {
+    const key = await createStorefrontKey(t.deps, shop.store.id, {
       label: 'to revoke',
       allowedOrigins: [],
     });
@@ -73,7 +73,7 @@ describe('publishable-key authentication', () => {
         ).statusCode,
         200,
       );
-      await revokeStorefrontKey(t.db.kysely, shop.store.id, key.id);
+      await revokeStorefrontKey(t.deps, shop.store.id, key.id);
       await sleep(1000);
       const response = await other.app.inject({
         method: 'GET',

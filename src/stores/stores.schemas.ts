@@ -1,0 +1,42 @@
+import Type, { type Static } from 'typebox';
+
+export const StorefrontStoreSchema = Type.Object(
+  {
+    name: Type.String(),
+    slug: Type.String(),
+    currency: Type.String({ description: 'ISO 4217 code; every price of the store is in it.' }),
+  },
+  { title: 'StorefrontStore' },
+);
+export type StorefrontStore = Static<typeof StorefrontStoreSchema>;
+
+export const StoreSettingsSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    slug: Type.String(),
+    currency: Type.String(),
+    replyToEmail: Type.Union([Type.String(), Type.Null()], {
+      description: "Reply-To of every store mail (D33: always an address; the owner's by default).",
+    }),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'StoreSettings' },
+);
+export type StoreSettings = Static<typeof StoreSettingsSchema>;
+
+export const StoreSettingsPatchSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
+    replyToEmail: Type.Optional(
+      Type.String({
+        format: 'email',
+        maxLength: 254,
+        description: 'Reply-To of every store mail. Always an address: null or "" is 400.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type StoreSettingsPatch = Static<typeof StoreSettingsPatchSchema>;
