@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
+import { sellableVariants } from '../catalog/sellable.ts';
 import type { Money } from '../lib/money.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import type { CartItem, CartRow } from './carts.tables.ts';
@@ -73,35 +74,6 @@ export function mergeItems(items: readonly CartItem[]): CartItem[] {
   return [...merged.values()];
 }
 
-interface PricedVariant {
-  variant_id: string;
-  product_id: string;
-  title: string;
-  label: string;
-  sku: string | null;
-  price_amount: number;
-}
-
-/** Current prices of the store's sellable variants (active products only), by variant id. */
-export async function sellableVariants(
-  db: Kysely<Database> | Transaction<Database>,
-  storeId: string,
-  variantIds: readonly string[],
-): Promise<Map<string, PricedVariant>> {
-  if (variantIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('variants as v')
-    .innerJoin('products as p', (join) =>
-      join.onRef('p.store_id', '=', 'v.store_id').onRef('p.id', '=', 'v.product_id'),
-    )
-    .select(['v.id as variant_id', 'v.product_id', 'p.title', 'v.label', 'v.sku', 'v.price_amount'])
-    .where('v.store_id', '=', storeId)
-    .where('v.id', 'in', [...variantIds])
-    .where('p.status', '=', 'active')
-    .execute();
-  return new Map(rows.map((row) => [row.variant_id, row]));
-}
-
 async function storeCurrency(db: Kysely<Database> | Transaction<Database>, storeId: string): Promise<string> {
   const store = await db
     .selectFrom('stores')
@@ -119,7 +91,7 @@ async function assertSellable(
   raw: readonly CartItem[],
 ): Promise<void> {
   const found = await sellableVariants(
-    db,
+    { db },
     storeId,
     items.map((i) => i.variantId),
   );
@@ -143,7 +115,7 @@ async function assertSellable(
 export async function priceCart(db: Kysely<Database> | Transaction<Database>, row: CartRow): Promise<Cart> {
   const [variants, currency] = await Promise.all([
     sellableVariants(
-      db,
+      { db },
       row.store_id,
       row.items.map((i) => i.variantId),
     ),
@@ -154,16 +126,16 @@ export async function priceCart(db: Kysely<Database> | Transaction<Database>, ro
   for (const item of row.items) {
     const variant = variants.get(item.variantId);
     if (!variant) continue;
-    const lineTotal = variant.price_amount * item.quantity;
+    const lineTotal = variant.priceAmount * item.quantity;
     subtotal += lineTotal;
     items.push({
       variantId: item.variantId,
-      productId: variant.product_id,
+      productId: variant.productId,
       title: variant.title,
       variantLabel: variant.label,
       sku: variant.sku,
       quantity: item.quantity,
-      unitPrice: { amount: variant.price_amount, currency },
+      unitPrice: { amount: variant.priceAmount, currency },
       lineTotal: { amount: lineTotal, currency },
     });
   }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Log } from '../lib/log.ts';
-import { cartCompleted, findCart, sellableVariants } from '../carts/carts.service.ts';
+import { cartCompleted, findCart } from '../carts/carts.service.ts';
 import { findShortfalls, insufficientStock, reserveStock } from '../catalog/inventory.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { Keyring, type SealedValues } from '../lib/keyring.ts';
 import type { Database } from '../db/tables.ts';
+import { sellableVariants } from '../catalog/sellable.ts';
 import { recordEvent } from '../events/events.ts';
 import {
   ProviderError,
@@ -94,7 +95,7 @@ async function quote(
   now: Date,
 ) {
   const variants = await sellableVariants(
-    db,
+    { db },
     storeId,
     items.map((i) => i.variantId),
   );
@@ -108,12 +109,12 @@ async function quote(
     }
     lines.push({
       variantId: item.variantId,
-      productId: variant.product_id,
+      productId: variant.productId,
       title: variant.title,
       label: variant.label,
       sku: variant.sku,
       quantity: item.quantity,
-      unitPrice: variant.price_amount,
+      unitPrice: variant.priceAmount,
     });
   }
   let discount: DiscountRow | null = null;

@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.ts';
+
+/**
+ * What carts and checkout may sell: the current price and titles of a store's variants whose
+ * product is active. The catalog answers; carts and orders never read its tables.
+ */
+export interface PricedVariant {
+  variantId: string;
+  productId: string;
+  /** The product's title. */
+  title: string;
+  label: string;
+  sku: string | null;
+  priceAmount: number;
+}
+
+/** Current prices of the store's sellable variants (active products only), by variant id. */
+export async function sellableVariants(
+  deps: { db: Kysely<Database> },
+  storeId: string,
+  variantIds: readonly string[],
+): Promise<Map<string, PricedVariant>> {
+  if (variantIds.length === 0) return new Map();
+  const rows = await deps.db
+    .selectFrom('variants as v')
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.store_id', '=', 'v.store_id').onRef('p.id', '=', 'v.product_id'),
+    )
+    .select([
+      'v.id as variantId',
+      'v.product_id as productId',
+      'p.title',
+      'v.label',
+      'v.sku',
+      'v.price_amount as priceAmount',
+    ])
+    .where('v.store_id', '=', storeId)
+    .where('v.id', 'in', [...variantIds])
+    .where('p.status', '=', 'active')
+    .execute();
+  return new Map(rows.map((row) => [row.variantId, row]));
+}
