@@ -191,7 +191,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
       await storefront.register(storeStorefrontRoutes, { deps: storesDeps });
       await storefront.register(catalogStorefrontRoutes, { ctx });
       await storefront.register(contentStorefrontRoutes, { ctx });
-      await storefront.register(cartsStorefrontRoutes, { ctx });
+      await storefront.register(cartsStorefrontRoutes, { deps: base });
       await storefront.register(ordersStorefrontRoutes, { ctx });
     },
     { prefix: STOREFRONT_PREFIX },

@@ -1,34 +1,33 @@
 import { createHash } from 'node:crypto';
-import { purgeOlderThan } from '../db/purge.ts';
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/tables.ts';
+import type { Kysely } from 'kysely';
 import { sellableVariants } from '../catalog/sellable.ts';
-import type { Money } from '../lib/money.ts';
+import type { Database } from '../db/tables.ts';
+import type { Clock } from '../lib/clock.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
+import { getStore } from '../stores/stores.service.ts';
+import {
+  bumpVersion,
+  deleteCartsUntouchedSince,
+  findCartRow,
+  insertCart,
+  markCompleted,
+  writeLines,
+} from './carts.repository.ts';
+import type { Cart, Line } from './carts.schemas.ts';
 import type { CartItem, CartRow } from './carts.tables.ts';
 
 export const MAX_CART_LINES = 100;
 export const MAX_QUANTITY = 999;
 
-/** A priced line: the same shape as an order line. */
-export interface CartLine {
-  variantId: string;
-  productId: string;
-  title: string;
-  variantLabel: string;
-  sku: string | null;
-  quantity: number;
-  unitPrice: Money;
-  lineTotal: Money;
+export interface CartsDeps {
+  db: Kysely<Database>;
+  clock: Clock;
 }
 
-export interface Cart {
-  id: string;
-  items: CartLine[];
-  subtotal: Money;
-  completed: boolean;
-  createdAt: string;
-  updatedAt: string;
+/** A priced cart and its entity tag. */
+export interface PricedCart {
+  cart: Cart;
+  etag: string;
 }
 
 /**
@@ -36,7 +35,7 @@ export interface Cart {
  * body does, also when the cart was not written (a price changed, an archived product's line
  * dropped out); `If-Match` compares the version part only, so it guards writes, not prices.
  */
-export function cartEtag(row: Pick<CartRow, 'version'>, cart: Cart): string {
+function cartEtag(row: Pick<CartRow, 'version'>, cart: Cart): string {
   const digest = createHash('sha256').update(JSON.stringify(cart)).digest('base64url').slice(0, 16);
   return `"${row.version}-${digest}"`;
 }
@@ -45,6 +44,12 @@ export function cartEtag(row: Pick<CartRow, 'version'>, cart: Cart): string {
 function versionOf(tag: string): number | null {
   const match = /^"(?:v)?(\d{1,9})(?:-[A-Za-z0-9_-]*)?"$/.exec(tag.trim());
   return match ? Number(match[1]) : null;
+}
+
+/** Does an If-Match header name this version of the cart? (`*` matches any existing cart.) */
+export function ifMatchMatches(header: string, version: number): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((candidate) => versionOf(candidate) === version);
 }
 
 /**
@@ -74,24 +79,15 @@ export function mergeItems(items: readonly CartItem[]): CartItem[] {
   return [...merged.values()];
 }
 
-async function storeCurrency(db: Kysely<Database> | Transaction<Database>, storeId: string): Promise<string> {
-  const store = await db
-    .selectFrom('stores')
-    .select('currency')
-    .where('id', '=', storeId)
-    .executeTakeFirstOrThrow();
-  return store.currency.trim();
-}
-
 /** 400 for any line whose variant is not sellable in this store (unknown, other store, inactive product). */
 async function assertSellable(
-  db: Kysely<Database>,
+  deps: Pick<CartsDeps, 'db'>,
   storeId: string,
   items: readonly CartItem[],
   raw: readonly CartItem[],
 ): Promise<void> {
   const found = await sellableVariants(
-    { db },
+    deps,
     storeId,
     items.map((i) => i.variantId),
   );
@@ -109,19 +105,20 @@ async function assertSellable(
 }
 
 /**
- * Prices a cart from the database (never from the client). Lines whose variant is no longer
+ * Prices a cart from the catalog (never from the client). Lines whose variant is no longer
  * sellable are left out of the priced cart (checkout reports them as insufficient stock).
  */
-export async function priceCart(db: Kysely<Database> | Transaction<Database>, row: CartRow): Promise<Cart> {
-  const [variants, currency] = await Promise.all([
+async function priceCart(deps: Pick<CartsDeps, 'db'>, row: CartRow): Promise<PricedCart> {
+  const [variants, store] = await Promise.all([
     sellableVariants(
-      { db },
+      deps,
       row.store_id,
       row.items.map((i) => i.variantId),
     ),
-    storeCurrency(db, row.store_id),
+    getStore(deps, row.store_id),
   ]);
-  const items: CartLine[] = [];
+  const currency = store.currency;
+  const items: Line[] = [];
   let subtotal = 0;
   for (const item of row.items) {
     const variant = variants.get(item.variantId);
@@ -139,7 +136,7 @@ export async function priceCart(db: Kysely<Database> | Transaction<Database>, ro
       lineTotal: { amount: lineTotal, currency },
     });
   }
-  return {
+  const cart: Cart = {
     id: row.id,
     items,
     subtotal: { amount: subtotal, currency },
@@ -147,66 +144,42 @@ export async function priceCart(db: Kysely<Database> | Transaction<Database>, ro
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
-}
-
-async function writeLines(
-  trx: Transaction<Database>,
-  storeId: string,
-  cartId: string,
-  items: readonly CartItem[],
-) {
-  await trx.deleteFrom('cart_lines').where('store_id', '=', storeId).where('cart_id', '=', cartId).execute();
-  if (items.length === 0) return;
-  await trx
-    .insertInto('cart_lines')
-    .values(
-      items.map((item, position) => ({
-        store_id: storeId,
-        cart_id: cartId,
-        variant_id: item.variantId,
-        position,
-        quantity: item.quantity,
-      })),
-    )
-    .execute();
+  return { cart, etag: cartEtag(row, cart) };
 }
 
 export async function createCart(
-  db: Kysely<Database>,
+  deps: CartsDeps,
   storeId: string,
   raw: readonly CartItem[],
-): Promise<CartRow> {
+): Promise<PricedCart> {
   const items = mergeItems(raw);
-  await assertSellable(db, storeId, items, raw);
-  return db.transaction().execute(async (trx) => {
-    const cart = await trx
-      .insertInto('carts')
-      .values({ store_id: storeId })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+  await assertSellable(deps, storeId, items, raw);
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const cart = await insertCart(trx, storeId, deps.clock.now());
     await writeLines(trx, storeId, cart.id, items);
     return { ...cart, items };
   });
+  return priceCart(deps, row);
 }
 
-/** The cart with its lines; `forUpdate` locks the cart row (checkout). */
+/** The cart with its lines; `forUpdate` locks the cart row (checkout, in its transaction). */
 export async function findCart(
-  db: Kysely<Database> | Transaction<Database>,
+  deps: Pick<CartsDeps, 'db'>,
   storeId: string,
   cartId: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<CartRow> {
-  const query = db.selectFrom('carts').selectAll().where('store_id', '=', storeId).where('id', '=', cartId);
-  const row = await (options.forUpdate ? query.forUpdate() : query).executeTakeFirst();
+  const row = await findCartRow(deps.db, storeId, cartId, options.forUpdate);
   if (!row) throw notFound('No cart with that id in this store.');
-  const lines = await db
-    .selectFrom('cart_lines')
-    .select(['variant_id', 'quantity'])
-    .where('store_id', '=', storeId)
-    .where('cart_id', '=', cartId)
-    .orderBy('position')
-    .execute();
-  return { ...row, items: lines.map((line) => ({ variantId: line.variant_id, quantity: line.quantity })) };
+  return row;
+}
+
+export async function readCart(
+  deps: Pick<CartsDeps, 'db'>,
+  storeId: string,
+  cartId: string,
+): Promise<PricedCart> {
+  return priceCart(deps, await findCart(deps, storeId, cartId));
 }
 
 export const cartCompleted = (): AppError =>
@@ -216,49 +189,6 @@ export const cartCompleted = (): AppError =>
     'This cart was checked out and can no longer change. Create a new cart.',
   );
 
-/** Does an If-Match header name this version of the cart? (`*` matches any existing cart.) */
-export function ifMatchMatches(header: string, version: number): boolean {
-  if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => versionOf(candidate) === version);
-}
-
-/**
- * Replaces every line of a cart (the client sends the complete desired state). With `ifMatch`, the
- * write only happens if the cart is still at that version (412 otherwise), checked in the same
- * UPDATE so two tabs cannot both win.
- */
-export async function replaceCart(
-  db: Kysely<Database>,
-  storeId: string,
-  cartId: string,
-  raw: readonly CartItem[],
-  ifMatch: string | undefined,
-): Promise<CartRow> {
-  const items = mergeItems(raw);
-  const current = await findCart(db, storeId, cartId);
-  if (current.completed_at !== null) throw cartCompleted();
-  if (ifMatch !== undefined && !ifMatchMatches(ifMatch, current.version)) throw preconditionFailed();
-  await assertSellable(db, storeId, items, raw);
-  const row = await db.transaction().execute(async (trx) => {
-    const updated = await trx
-      .updateTable('carts')
-      .set((eb) => ({ version: eb('version', '+', 1), updated_at: new Date() }))
-      .where('store_id', '=', storeId)
-      .where('id', '=', cartId)
-      .where('completed_at', 'is', null)
-      .$if(ifMatch !== undefined && ifMatch.trim() !== '*', (qb) => qb.where('version', '=', current.version))
-      .returningAll()
-      .executeTakeFirst();
-    if (!updated) return null;
-    await writeLines(trx, storeId, cartId, items);
-    return { ...updated, items };
-  });
-  if (row) return row;
-  const now = await findCart(db, storeId, cartId);
-  if (now.completed_at !== null) throw cartCompleted();
-  throw preconditionFailed();
-}
-
 const preconditionFailed = (): AppError =>
   new AppError(
     'precondition_failed',
@@ -266,7 +196,47 @@ const preconditionFailed = (): AppError =>
     'The cart changed since you read it (If-Match does not match its ETag). Read it again and retry.',
   );
 
+/**
+ * Replaces every line of a cart (the client sends the complete desired state). With `ifMatch`, the
+ * write only happens if the cart is still at that version (412 otherwise), checked in the same
+ * UPDATE so two tabs cannot both win.
+ */
+export async function replaceCart(
+  deps: CartsDeps,
+  storeId: string,
+  cartId: string,
+  raw: readonly CartItem[],
+  ifMatch: string | undefined,
+): Promise<PricedCart> {
+  const items = mergeItems(raw);
+  const current = await findCart(deps, storeId, cartId);
+  if (current.completed_at !== null) throw cartCompleted();
+  if (ifMatch !== undefined && !ifMatchMatches(ifMatch, current.version)) throw preconditionFailed();
+  await assertSellable(deps, storeId, items, raw);
+  const guarded = ifMatch !== undefined && ifMatch.trim() !== '*' ? current.version : null;
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const updated = await bumpVersion(trx, storeId, cartId, deps.clock.now(), guarded);
+    if (!updated) return null;
+    await writeLines(trx, storeId, cartId, items);
+    return { ...updated, items };
+  });
+  if (row) return priceCart(deps, row);
+  const now = await findCart(deps, storeId, cartId);
+  if (now.completed_at !== null) throw cartCompleted();
+  throw preconditionFailed();
+}
+
+/** Marks a cart checked out (in the checkout's transaction): it is read-only from then on. */
+export async function completeCart(
+  deps: Pick<CartsDeps, 'db'>,
+  storeId: string,
+  cartId: string,
+  at: Date,
+): Promise<void> {
+  await markCompleted(deps.db, storeId, cartId, at);
+}
+
 /** Removes carts untouched since `cutoff` (abandoned, or checked out long ago: orders copy their lines). */
-export async function purgeStaleCarts(db: Kysely<Database>, cutoff: Date): Promise<number> {
-  return purgeOlderThan(db, { table: 'carts', keyColumns: ['id'], timeColumn: 'updated_at', cutoff });
+export function purgeStaleCarts(deps: Pick<CartsDeps, 'db'>, cutoff: Date): Promise<number> {
+  return deleteCartsUntouchedSince(deps.db, cutoff);
 }

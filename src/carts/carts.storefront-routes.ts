@@ -1,51 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import Type from 'typebox';
-import type { AppContext } from '../http/context.ts';
-import { IdParams, MoneySchema, problemResponses } from '../http/schemas.ts';
 import { requireStorefront } from '../http/principals.ts';
-import { OrderLineSchema } from '../orders/orders.schemas.ts';
-import { cartEtag, createCart, findCart, priceCart, replaceCart } from './carts.service.ts';
+import { IdParams, problemResponses } from '../http/schemas.ts';
+import { CartBodySchema, CartSchema, IfMatchHeaders } from './carts.schemas.ts';
+import { createCart, readCart, replaceCart, type CartsDeps } from './carts.service.ts';
 
 const tags = ['Storefront: carts'];
 
-const CartItemInput = Type.Object(
-  {
-    variantId: Type.String({ format: 'uuid' }),
-    quantity: Type.Integer({ minimum: 1, maximum: 999 }),
-  },
-  { additionalProperties: false },
-);
-
-const CartBody = Type.Object(
-  {
-    items: Type.Array(CartItemInput, {
-      maxItems: 1000,
-      description: 'Lines of the same variant are merged.',
-    }),
-  },
-  { additionalProperties: false },
-);
-
-export const CartSchema = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    items: Type.Array(OrderLineSchema, { description: 'Priced lines (the same shape as order lines).' }),
-    subtotal: MoneySchema,
-    completed: Type.Boolean({ description: 'True once checked out; the cart is then read-only.' }),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
-  },
-  { title: 'Cart' },
-);
-
-const IfMatchHeaders = Type.Object({
-  'if-match': Type.Optional(
-    Type.String({ maxLength: 200, description: "The cart's ETag from a previous response." }),
-  ),
-});
-
 /** Server-side carts (DESIGN D3). Stock is not checked here; checkout reserves it. */
-export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps }> = async (
+  app,
+  { deps },
+) => {
   app.addHook('onSend', async (_request, reply, payload) => {
     void reply.header('cache-control', 'no-store');
     return payload;
@@ -57,18 +22,16 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
       schema: {
         tags,
         summary: 'Create a cart',
-        body: CartBody,
+        body: CartBodySchema,
         response: { 201: CartSchema, ...problemResponses },
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStorefront(request);
-      const row = await createCart(ctx.db, storeId, request.body.items);
-      const cart = await priceCart(ctx.db, row);
+      const { cart, etag } = await createCart(deps, requireStorefront(request).storeId, request.body.items);
       return reply
         .code(201)
-        .header('etag', cartEtag(row, cart))
-        .header('location', `/storefront/v1/carts/${row.id}`)
+        .header('etag', etag)
+        .header('location', `/storefront/v1/carts/${cart.id}`)
         .send(cart);
     },
   );
@@ -84,10 +47,8 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStorefront(request);
-      const row = await findCart(ctx.db, storeId, request.params.id);
-      const cart = await priceCart(ctx.db, row);
-      return reply.header('etag', cartEtag(row, cart)).send(cart);
+      const { cart, etag } = await readCart(deps, requireStorefront(request).storeId, request.params.id);
+      return reply.header('etag', etag).send(cart);
     },
   );
 
@@ -101,21 +62,19 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
           'Send the complete desired set of lines, not a delta. With If-Match (the ETag of your last read) the write fails with 412 if another tab changed the cart meanwhile.',
         params: IdParams,
         headers: IfMatchHeaders,
-        body: CartBody,
+        body: CartBodySchema,
         response: { 200: CartSchema, ...problemResponses },
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStorefront(request);
-      const row = await replaceCart(
-        ctx.db,
-        storeId,
+      const { cart, etag } = await replaceCart(
+        deps,
+        requireStorefront(request).storeId,
         request.params.id,
         request.body.items,
         request.headers['if-match'],
       );
-      const cart = await priceCart(ctx.db, row);
-      return reply.header('etag', cartEtag(row, cart)).send(cart);
+      return reply.header('etag', etag).send(cart);
     },
   );
 };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Log } from '../lib/log.ts';
-import { cartCompleted, findCart } from '../carts/carts.service.ts';
+import { cartCompleted, completeCart, findCart } from '../carts/carts.service.ts';
 import { findShortfalls, insufficientStock, reserveStock } from '../catalog/inventory.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { Keyring, type SealedValues } from '../lib/keyring.ts';
@@ -243,7 +243,7 @@ export async function checkout(
   const currency = store.currency.trim();
 
   for (let attempt = 1; ; attempt++) {
-    const cart = await findCart(deps.db, storeId, input.cartId);
+    const cart = await findCart(deps, storeId, input.cartId);
     if (cart.completed_at !== null) throw cartCompleted();
     if (cart.items.length === 0) throw cartEmpty();
     const now = deps.clock.now();
@@ -335,7 +335,7 @@ async function placeOrder(
   p: PlaceOrder,
 ): Promise<CheckoutResult> {
   const { storeId, input, now } = p;
-  const cart = await findCart(trx, storeId, input.cartId, { forUpdate: true });
+  const cart = await findCart({ db: trx }, storeId, input.cartId, { forUpdate: true });
   if (cart.completed_at !== null) throw cartCompleted();
   if (cart.version !== p.cartVersion) throw new QuoteChanged();
 
@@ -392,12 +392,7 @@ async function placeOrder(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  await trx
-    .updateTable('carts')
-    .set({ completed_at: now, updated_at: now })
-    .where('store_id', '=', storeId)
-    .where('id', '=', cart.id)
-    .execute();
+  await completeCart({ db: trx }, storeId, cart.id, now);
   await recordEvent(trx, {
     storeId,
     type: 'order.created',

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { LineSchema } from '../carts/carts.schemas.ts';
 import { MoneySchema } from '../http/schemas.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -15,16 +16,8 @@ const PaymentStatusSchema = Type.Union([
   Type.Literal('canceled'),
 ]);
 
-export const OrderLineSchema = Type.Object({
-  variantId: Type.String({ format: 'uuid' }),
-  productId: Type.String({ format: 'uuid' }),
-  title: Type.String(),
-  variantLabel: Type.String(),
-  sku: Type.Union([Type.String(), Type.Null()]),
-  quantity: Type.Integer(),
-  unitPrice: MoneySchema,
-  lineTotal: MoneySchema,
-});
+/** Order lines have the shape of cart lines (copied at checkout). */
+export const OrderLineSchema = LineSchema;
 
 const orderFields = {
   id: Type.String({ format: 'uuid' }),

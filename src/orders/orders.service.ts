@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import type { CartLine } from '../carts/carts.service.ts';
+import type { Line } from '../carts/carts.schemas.ts';
 import type { Money } from '../lib/money.ts';
 import type { OrderLineRow, OrderRow, PaymentRow, RefundRow } from './orders.tables.ts';
 import { notFound } from '../lib/errors.ts';
@@ -13,7 +13,7 @@ export interface OrderView {
   status: OrderRow['status'];
   email: string;
   country: string | null;
-  lines: CartLine[];
+  lines: Line[];
   subtotal: Money;
   discount: Money;
   discountCode: string | null;

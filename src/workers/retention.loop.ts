@@ -21,7 +21,7 @@ export function retentionLoop(deps: LoopDeps): WorkerLoop {
       const now = deps.clock.now().getTime();
       const before = (ms: number) => new Date(now - ms);
       const purged = {
-        carts: await purgeStaleCarts(deps.db, before(retention.cartsMs)),
+        carts: await purgeStaleCarts(deps, before(retention.cartsMs)),
         sentMail: await purgeSentMail(deps.db, before(retention.sentMailMs)),
         providerEvents: await purgeProviderEvents(deps.db, before(retention.providerEventsMs)),
         sandbox: (await deps.payments.purge?.(before(retention.sandboxMs))) ?? 0,
