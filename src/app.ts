@@ -129,6 +129,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
   const storesDeps = base;
   const staffDeps = { ...base, cursors: ctx.cursors };
   const keysDeps = { ...base, cursors: ctx.cursors, resolver: ctx.keys };
+  const catalogDeps = { ...base, cursors: ctx.cursors };
   const authDeps = {
     ...base,
     keyring,
@@ -189,7 +190,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
         route.schema = { ...route.schema, security: [{ publishableKey: [] }] };
       });
       await storefront.register(storeStorefrontRoutes, { deps: storesDeps });
-      await storefront.register(catalogStorefrontRoutes, { ctx });
+      await storefront.register(catalogStorefrontRoutes, { deps: catalogDeps });
       await storefront.register(contentStorefrontRoutes, { ctx });
       await storefront.register(cartsStorefrontRoutes, { deps: base });
       await storefront.register(ordersStorefrontRoutes, { ctx });
@@ -210,7 +211,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
       await admin.register(staffAdminRoutes, { deps: staffDeps });
       await admin.register(settingsAdminRoutes, { deps: storesDeps });
       await admin.register(keysAdminRoutes, { deps: keysDeps });
-      await admin.register(catalogAdminRoutes, { ctx });
+      await admin.register(catalogAdminRoutes, { deps: catalogDeps });
       await admin.register(contentAdminRoutes, { ctx });
       await admin.register(webhooksAdminRoutes, { ctx });
       await admin.register(emailAdminRoutes, { ctx });

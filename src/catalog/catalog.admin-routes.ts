@@ -1,24 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { AppContext } from '../http/context.ts';
-import { IdParams, Page, PageQuery, PageQueryWith, problemResponses } from '../http/schemas.ts';
+import { requireStaff } from '../http/principals.ts';
+import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
 import {
   AdminCollectionSchema,
   AdminProductSchema,
+  AdminProductsQuerySchema,
   AdminVariantSchema,
   CollectionInputSchema,
   CollectionPatchSchema,
   ProductInputSchema,
   ProductPatchSchema,
-  ProductStatusSchema,
   VariantInputSchema,
   VariantPatchSchema,
 } from './catalog.schemas.ts';
+import type { CatalogDeps } from './catalog.service.ts';
 import {
   createCollection,
   deleteCollection,
-  loadAdminCollection,
-  toAdminCollection,
+  getCollection,
+  listCollections,
   updateCollection,
 } from './collections.service.ts';
 import {
@@ -26,19 +27,17 @@ import {
   createProduct,
   deleteProduct,
   deleteVariant,
-  loadAdminProduct,
-  loadAdminProducts,
+  getProduct,
+  listProducts,
   updateProduct,
   updateVariant,
 } from './products.service.ts';
-import { byCreated } from '../db/keyset.ts';
-import { requireStaff } from '../http/principals.ts';
 
 const productTags = ['Admin: catalog'];
 const NoContent = { 204: Type.Null(), ...problemResponses };
 
 /** Catalog management. Every staff role may edit the catalog. */
-export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }> = async (app, { deps }) => {
   app.post(
     '/products',
     {
@@ -53,7 +52,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     },
     async (request, reply) => {
       const { storeId } = requireStaff(request);
-      return reply.code(201).send(await createProduct(ctx.db, storeId, request.body));
+      return reply.code(201).send(await createProduct(deps, storeId, request.body));
     },
   );
 
@@ -63,18 +62,11 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
       schema: {
         tags: productTags,
         summary: 'All products (any status)',
-        querystring: PageQueryWith({ status: Type.Optional(ProductStatusSchema) }),
+        querystring: AdminProductsQuerySchema,
         response: { 200: Page(AdminProductSchema), ...problemResponses },
       },
     },
-    async (request) => {
-      const { storeId } = requireStaff(request);
-      const scope = `${storeId}:admin-products:${request.query.status ?? '*'}`;
-      let query = ctx.db.selectFrom('products').selectAll().where('store_id', '=', storeId);
-      if (request.query.status) query = query.where('status', '=', request.query.status);
-      const page = await byCreated(ctx.cursors, scope, query, request.query, (row) => row);
-      return { items: await loadAdminProducts(ctx.db, storeId, page.items), nextCursor: page.nextCursor };
-    },
+    async (request) => listProducts(deps, requireStaff(request).storeId, request.query),
   );
 
   app.get(
@@ -87,7 +79,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: AdminProductSchema, ...problemResponses },
       },
     },
-    async (request) => loadAdminProduct(ctx.db, requireStaff(request).storeId, request.params.id),
+    async (request) => getProduct(deps, requireStaff(request).storeId, request.params.id),
   );
 
   app.patch(
@@ -103,7 +95,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: AdminProductSchema, ...problemResponses },
       },
     },
-    async (request) => updateProduct(ctx.db, requireStaff(request).storeId, request.params.id, request.body),
+    async (request) => updateProduct(deps, requireStaff(request).storeId, request.params.id, request.body),
   );
 
   app.delete(
@@ -112,7 +104,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
       schema: { tags: productTags, summary: 'Delete a product', params: IdParams, response: NoContent },
     },
     async (request, reply) => {
-      await deleteProduct(ctx.db, requireStaff(request).storeId, request.params.id);
+      await deleteProduct(deps, requireStaff(request).storeId, request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -130,7 +122,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     },
     async (request, reply) => {
       const { storeId } = requireStaff(request);
-      return reply.code(201).send(await addVariant(ctx.db, storeId, request.params.id, request.body));
+      return reply.code(201).send(await addVariant(deps, storeId, request.params.id, request.body));
     },
   );
 
@@ -146,7 +138,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: AdminVariantSchema, ...problemResponses },
       },
     },
-    async (request) => updateVariant(ctx.db, requireStaff(request).storeId, request.params.id, request.body),
+    async (request) => updateVariant(deps, requireStaff(request).storeId, request.params.id, request.body),
   );
 
   app.delete(
@@ -155,7 +147,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
       schema: { tags: productTags, summary: 'Delete a variant', params: IdParams, response: NoContent },
     },
     async (request, reply) => {
-      await deleteVariant(ctx.db, requireStaff(request).storeId, request.params.id);
+      await deleteVariant(deps, requireStaff(request).storeId, request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -172,7 +164,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     },
     async (request, reply) => {
       const { storeId } = requireStaff(request);
-      return reply.code(201).send(await createCollection(ctx.db, storeId, request.body));
+      return reply.code(201).send(await createCollection(deps, storeId, request.body));
     },
   );
 
@@ -186,21 +178,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: Page(AdminCollectionSchema), ...problemResponses },
       },
     },
-    async (request) => {
-      const { storeId } = requireStaff(request);
-      const query = ctx.db.selectFrom('collections').selectAll().where('store_id', '=', storeId);
-      const page = await byCreated(
-        ctx.cursors,
-        `${storeId}:admin-collections`,
-        query,
-        request.query,
-        (row) => row,
-      );
-      return {
-        items: await Promise.all(page.items.map((row) => toAdminCollection(ctx.db, row))),
-        nextCursor: page.nextCursor,
-      };
-    },
+    async (request) => listCollections(deps, requireStaff(request).storeId, request.query),
   );
 
   app.get(
@@ -213,7 +191,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: AdminCollectionSchema, ...problemResponses },
       },
     },
-    async (request) => loadAdminCollection(ctx.db, requireStaff(request).storeId, request.params.id),
+    async (request) => getCollection(deps, requireStaff(request).storeId, request.params.id),
   );
 
   app.patch(
@@ -227,8 +205,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: AdminCollectionSchema, ...problemResponses },
       },
     },
-    async (request) =>
-      updateCollection(ctx.db, requireStaff(request).storeId, request.params.id, request.body),
+    async (request) => updateCollection(deps, requireStaff(request).storeId, request.params.id, request.body),
   );
 
   app.delete(
@@ -237,7 +214,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
       schema: { tags: productTags, summary: 'Delete a collection', params: IdParams, response: NoContent },
     },
     async (request, reply) => {
-      await deleteCollection(ctx.db, requireStaff(request).storeId, request.params.id);
+      await deleteCollection(deps, requireStaff(request).storeId, request.params.id);
       return reply.code(204).send(null);
     },
   );

@@ -1,4 +1,5 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
+import { PageQueryWith } from '../http/schemas.ts';
 
 const Amount = Type.Integer({
   minimum: 0,
@@ -17,7 +18,7 @@ const Sku = Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null
 
 // ---- Storefront shapes (spec 2.3–2.6) ----
 
-export const ProductCard = Type.Object(
+export const ProductCardSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     title: Type.String(),
@@ -27,8 +28,9 @@ export const ProductCard = Type.Object(
   },
   { title: 'ProductCard' },
 );
+export type ProductCard = Static<typeof ProductCardSchema>;
 
-export const StorefrontVariant = Type.Object(
+export const StorefrontVariantSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     sku: Type.Union([Type.String(), Type.Null()]),
@@ -42,8 +44,9 @@ export const StorefrontVariant = Type.Object(
   },
   { title: 'Variant' },
 );
+export type StorefrontVariant = Static<typeof StorefrontVariantSchema>;
 
-export const ProductDetail = Type.Object(
+export const ProductDetailSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     title: Type.String(),
@@ -51,15 +54,17 @@ export const ProductDetail = Type.Object(
     priceAmount: Type.Integer(),
     currency: Type.String(),
     description: Type.String(),
-    variants: Type.Array(StorefrontVariant),
+    variants: Type.Array(StorefrontVariantSchema),
   },
   { title: 'ProductDetail' },
 );
+export type ProductDetail = Static<typeof ProductDetailSchema>;
 
-export const CollectionCard = Type.Object(
+export const CollectionCardSchema = Type.Object(
   { id: Type.String({ format: 'uuid' }), title: Type.String(), slug: Type.String() },
   { title: 'Collection' },
 );
+export type CollectionCard = Static<typeof CollectionCardSchema>;
 
 // ---- Admin shapes (D20) ----
 
@@ -73,6 +78,7 @@ export const VariantInputSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export type VariantInput = Static<typeof VariantInputSchema>;
 
 export const VariantPatchSchema = Type.Object(
   {
@@ -84,6 +90,7 @@ export const VariantPatchSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export type VariantPatch = Static<typeof VariantPatchSchema>;
 
 export const AdminVariantSchema = Type.Object(
   {
@@ -101,6 +108,7 @@ export const AdminVariantSchema = Type.Object(
   },
   { title: 'AdminVariant' },
 );
+export type AdminVariant = Static<typeof AdminVariantSchema>;
 
 export const ProductInputSchema = Type.Object(
   {
@@ -113,6 +121,7 @@ export const ProductInputSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export type ProductInput = Static<typeof ProductInputSchema>;
 
 export const ProductPatchSchema = Type.Object(
   {
@@ -124,6 +133,7 @@ export const ProductPatchSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export type ProductPatch = Static<typeof ProductPatchSchema>;
 
 export const AdminProductSchema = Type.Object(
   {
@@ -143,6 +153,10 @@ export const AdminProductSchema = Type.Object(
   },
   { title: 'AdminProduct' },
 );
+export type AdminProduct = Static<typeof AdminProductSchema>;
+
+export const AdminProductsQuerySchema = PageQueryWith({ status: Type.Optional(ProductStatusSchema) });
+export type AdminProductsQuery = Static<typeof AdminProductsQuerySchema>;
 
 const Condition = Type.Object(
   {
@@ -164,6 +178,7 @@ export const RulesSchema = Type.Object(
       'tag: eq|contains; title: eq|contains (case-insensitive); priceAmount: eq|gt|lt on the card price.',
   },
 );
+export type Rules = Static<typeof RulesSchema>;
 
 export const CollectionSlug = Type.String({
   pattern: '^[a-z0-9]([a-z0-9-]{0,98}[a-z0-9])?$',
@@ -180,6 +195,7 @@ export const CollectionInputSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export type CollectionInput = Static<typeof CollectionInputSchema>;
 
 export const CollectionPatchSchema = Type.Object(
   {
@@ -195,6 +211,7 @@ export const CollectionPatchSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export type CollectionPatch = Static<typeof CollectionPatchSchema>;
 
 export const AdminCollectionSchema = Type.Object(
   {
@@ -211,3 +228,4 @@ export const AdminCollectionSchema = Type.Object(
   },
   { title: 'AdminCollection' },
 );
+export type AdminCollection = Static<typeof AdminCollectionSchema>;

@@ -1,13 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { cacheableOnSend } from '../http/caching.ts';
-import type { AppContext } from '../http/context.ts';
-import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
 import { requireStorefront } from '../http/principals.ts';
-import { CollectionCard, ProductCard, ProductDetail } from './catalog.schemas.ts';
-import { available } from './inventory.ts';
-import { notFound } from '../lib/errors.ts';
-import { byCreated, keysetPage } from '../db/keyset.ts';
+import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
+import { CollectionCardSchema, ProductCardSchema, ProductDetailSchema } from './catalog.schemas.ts';
+import {
+  getCollectionCard,
+  getProductDetail,
+  listCollectionCards,
+  listCollectionProductCards,
+  listProductCards,
+  type CatalogDeps,
+} from './catalog.service.ts';
 
 const tags = ['Storefront: catalog'];
 const SlugParams = Type.Object(
@@ -15,26 +19,10 @@ const SlugParams = Type.Object(
   { additionalProperties: false },
 );
 
-interface CardRow {
-  id: string;
-  title: string;
-  image: string | null;
-  price_amount: number | null;
-  currency: string;
-}
-
-const toCard = (row: CardRow) => ({
-  id: row.id,
-  title: row.title,
-  image: row.image,
-  priceAmount: row.price_amount ?? 0,
-  currency: row.currency.trim(),
-});
-
 /** Read-only catalog. Only active products appear, anywhere on the storefront (spec 1, 4.1). */
-export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
+export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }> = async (
   app,
-  { ctx },
+  { deps },
 ) => {
   app.get(
     '/products',
@@ -44,20 +32,11 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
         summary: 'Active products as cards',
         description: 'Ordered by creation time. Cursor-paginated.',
         querystring: PageQuery,
-        response: { 200: Page(ProductCard), ...problemResponses },
+        response: { 200: Page(ProductCardSchema), ...problemResponses },
       },
       onSend: cacheableOnSend,
     },
-    async (request) => {
-      const { storeId } = requireStorefront(request);
-      const query = ctx.db
-        .selectFrom('products as p')
-        .innerJoin('stores as s', 's.id', 'p.store_id')
-        .select(['p.id', 'p.title', 'p.image', 'p.price_amount', 'p.created_at', 's.currency'])
-        .where('p.store_id', '=', storeId)
-        .where('p.status', '=', 'active');
-      return byCreated(ctx.cursors, `${storeId}:products`, query, request.query, toCard, 'p.');
-    },
+    async (request) => listProductCards(deps, requireStorefront(request).storeId, request.query),
   );
 
   app.get(
@@ -67,43 +46,11 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
         tags,
         summary: 'One active product with its variants',
         params: IdParams,
-        response: { 200: ProductDetail, ...problemResponses },
+        response: { 200: ProductDetailSchema, ...problemResponses },
       },
       onSend: cacheableOnSend,
     },
-    async (request) => {
-      const { storeId } = requireStorefront(request);
-      const [product, variants] = await Promise.all([
-        ctx.db
-          .selectFrom('products as p')
-          .innerJoin('stores as s', 's.id', 'p.store_id')
-          .select(['p.id', 'p.title', 'p.image', 'p.price_amount', 'p.description', 's.currency'])
-          .where('p.store_id', '=', storeId)
-          .where('p.id', '=', request.params.id)
-          .where('p.status', '=', 'active')
-          .executeTakeFirst(),
-        ctx.db
-          .selectFrom('variants')
-          .select(['id', 'sku', 'label', 'price_amount', 'compare_at_amount', 'on_hand', 'reserved'])
-          .where('store_id', '=', storeId)
-          .where('product_id', '=', request.params.id)
-          .orderBy('position')
-          .execute(),
-      ]);
-      if (!product) throw notFound('No active product with that id in this store.');
-      return {
-        ...toCard(product),
-        description: product.description,
-        variants: variants.map((v) => ({
-          id: v.id,
-          sku: v.sku,
-          label: v.label,
-          priceAmount: v.price_amount,
-          compareAtAmount: v.compare_at_amount,
-          available: available(v),
-        })),
-      };
-    },
+    async (request) => getProductDetail(deps, requireStorefront(request).storeId, request.params.id),
   );
 
   app.get(
@@ -113,34 +60,12 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
         tags,
         summary: 'Collections',
         querystring: PageQuery,
-        response: { 200: Page(CollectionCard), ...problemResponses },
+        response: { 200: Page(CollectionCardSchema), ...problemResponses },
       },
       onSend: cacheableOnSend,
     },
-    async (request) => {
-      const { storeId } = requireStorefront(request);
-      const query = ctx.db
-        .selectFrom('collections')
-        .select(['id', 'title', 'slug', 'created_at'])
-        .where('store_id', '=', storeId);
-      return byCreated(ctx.cursors, `${storeId}:collections`, query, request.query, (row) => ({
-        id: row.id,
-        title: row.title,
-        slug: row.slug,
-      }));
-    },
+    async (request) => listCollectionCards(deps, requireStorefront(request).storeId, request.query),
   );
-
-  const findCollection = async (storeId: string, slug: string) => {
-    const row = await ctx.db
-      .selectFrom('collections')
-      .select(['id', 'title', 'slug'])
-      .where('store_id', '=', storeId)
-      .where('slug', '=', slug)
-      .executeTakeFirst();
-    if (!row) throw notFound(`No collection with the slug "${slug}".`);
-    return row;
-  };
 
   app.get(
     '/collections/:slug',
@@ -149,11 +74,11 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
         tags,
         summary: 'One collection by slug',
         params: SlugParams,
-        response: { 200: CollectionCard, ...problemResponses },
+        response: { 200: CollectionCardSchema, ...problemResponses },
       },
       onSend: cacheableOnSend,
     },
-    async (request) => findCollection(requireStorefront(request).storeId, request.params.slug),
+    async (request) => getCollectionCard(deps, requireStorefront(request).storeId, request.params.slug),
   );
 
   app.get(
@@ -166,32 +91,16 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
           'Manual collections in the merchant’s order; smart collections by product creation time.',
         params: SlugParams,
         querystring: PageQuery,
-        response: { 200: Page(ProductCard), ...problemResponses },
+        response: { 200: Page(ProductCardSchema), ...problemResponses },
       },
       onSend: cacheableOnSend,
     },
-    async (request) => {
-      const { storeId } = requireStorefront(request);
-      const collection = await findCollection(storeId, request.params.slug);
-      const query = ctx.db
-        .selectFrom('collection_products as cp')
-        .innerJoin('products as p', (join) =>
-          join.onRef('p.store_id', '=', 'cp.store_id').onRef('p.id', '=', 'cp.product_id'),
-        )
-        .innerJoin('stores as s', 's.id', 'p.store_id')
-        .select(['p.id', 'p.title', 'p.image', 'p.price_amount', 's.currency', 'cp.position'])
-        .where('cp.store_id', '=', storeId)
-        .where('cp.collection_id', '=', collection.id)
-        .where('p.status', '=', 'active');
-      return keysetPage({
-        cursors: ctx.cursors,
-        scope: `${storeId}:collection:${collection.id}`,
-        query,
-        columns: ['cp.position', 'cp.product_id'],
-        position: (row) => [row.position, row.id],
-        page: request.query,
-        toItem: toCard,
-      });
-    },
+    async (request) =>
+      listCollectionProductCards(
+        deps,
+        requireStorefront(request).storeId,
+        request.params.slug,
+        request.query,
+      ),
   );
 };

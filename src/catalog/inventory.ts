@@ -1,8 +1,20 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import type { VariantRow } from './catalog.tables.ts';
 import { AppError } from '../lib/errors.ts';
+import {
+  lockStockLevels,
+  lockVariant,
+  releaseFromReserved,
+  reserveIfAvailable,
+  sellFromReserved,
+  stockLevel,
+  stockLevels,
+  takeFromOnHand,
+  updateVariantRow,
+  type StockLevel,
+} from './products.repository.ts';
 
 /**
  * Stock (DESIGN D8, D22). The catalog owns `on_hand` and `reserved` of every variant, and this
@@ -35,18 +47,12 @@ function inLockOrder(lines: readonly StockLine[]): StockLine[] {
     .sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
 }
 
-interface Level {
-  product_id: string;
-  on_hand: number;
-  reserved: number;
-}
-
 async function recordIfChanged(
   trx: Transaction<Database>,
   storeId: string,
   variantId: string,
-  before: Pick<Level, 'on_hand' | 'reserved'>,
-  after: Level,
+  before: Pick<StockLevel, 'on_hand' | 'reserved'>,
+  after: StockLevel,
 ): Promise<void> {
   if (available(before) === available(after)) return;
   await recordEvent(trx, {
@@ -84,16 +90,11 @@ export async function findShortfalls(
 ): Promise<Shortfall[]> {
   const wanted = inLockOrder(lines);
   if (wanted.length === 0) return [];
-  const rows = await db
-    .selectFrom('variants')
-    .select(['id', 'on_hand', 'reserved'])
-    .where('store_id', '=', storeId)
-    .where(
-      'id',
-      'in',
-      wanted.map((line) => line.variantId),
-    )
-    .execute();
+  const rows = await stockLevels(
+    db,
+    storeId,
+    wanted.map((line) => line.variantId),
+  );
   const levels = new Map(rows.map((row) => [row.id, available(row)]));
   return wanted
     .filter((line) => (levels.get(line.variantId) ?? 0) < line.quantity)
@@ -117,14 +118,7 @@ export async function reserveStock(
 ): Promise<void> {
   const short: Shortfall[] = [];
   for (const line of inLockOrder(lines)) {
-    const row = await trx
-      .updateTable('variants')
-      .set((eb) => ({ reserved: eb('reserved', '+', line.quantity), updated_at: now }))
-      .where('store_id', '=', storeId)
-      .where('id', '=', line.variantId)
-      .where(sql<boolean>`on_hand - reserved >= ${line.quantity}`)
-      .returning(['product_id', 'on_hand', 'reserved'])
-      .executeTakeFirst();
+    const row = await reserveIfAvailable(trx, storeId, line.variantId, line.quantity, now);
     if (row) {
       await recordIfChanged(
         trx,
@@ -135,12 +129,7 @@ export async function reserveStock(
       );
       continue;
     }
-    const current = await trx
-      .selectFrom('variants')
-      .select(['on_hand', 'reserved'])
-      .where('store_id', '=', storeId)
-      .where('id', '=', line.variantId)
-      .executeTakeFirst();
+    const current = await stockLevel(trx, storeId, line.variantId);
     short.push({
       variantId: line.variantId,
       requested: line.quantity,
@@ -164,22 +153,7 @@ export async function sellReserved(
 ): Promise<Shortfall[]> {
   const oversold: Shortfall[] = [];
   for (const line of inLockOrder(lines)) {
-    const { rows } = await sql<Level & { old_on_hand: number; old_reserved: number }>`
-      WITH old AS (
-        SELECT id, on_hand, reserved FROM variants
-        WHERE store_id = ${storeId} AND id = ${line.variantId}
-        FOR UPDATE
-      )
-      UPDATE variants v
-      SET on_hand = greatest(v.on_hand - ${line.quantity}, 0),
-          reserved = greatest(v.reserved - ${line.quantity}, 0),
-          updated_at = ${now}
-      FROM old
-      WHERE v.store_id = ${storeId} AND v.id = old.id
-      RETURNING v.product_id, v.on_hand, v.reserved, old.on_hand AS old_on_hand, old.reserved AS old_reserved`.execute(
-      trx,
-    );
-    const row = rows[0];
+    const row = await sellFromReserved(trx, storeId, line.variantId, line.quantity, now);
     if (!row) {
       oversold.push({ variantId: line.variantId, requested: line.quantity, available: 0 });
       continue;
@@ -206,18 +180,7 @@ export async function releaseReserved(
   now: Date,
 ): Promise<void> {
   for (const line of inLockOrder(lines)) {
-    const { rows } = await sql<Level & { old_reserved: number }>`
-      WITH old AS (
-        SELECT id, reserved FROM variants
-        WHERE store_id = ${storeId} AND id = ${line.variantId}
-        FOR UPDATE
-      )
-      UPDATE variants v
-      SET reserved = greatest(v.reserved - ${line.quantity}, 0), updated_at = ${now}
-      FROM old
-      WHERE v.store_id = ${storeId} AND v.id = old.id
-      RETURNING v.product_id, v.on_hand, v.reserved, old.reserved AS old_reserved`.execute(trx);
-    const row = rows[0];
+    const row = await releaseFromReserved(trx, storeId, line.variantId, line.quantity, now);
     if (row) await recordIfChanged(trx, storeId, line.variantId, { ...row, reserved: row.old_reserved }, row);
   }
 }
@@ -233,18 +196,11 @@ export async function takeStock(
   now: Date,
 ): Promise<boolean> {
   const wanted = inLockOrder(lines);
-  const rows = await trx
-    .selectFrom('variants')
-    .select(['id', 'product_id', 'on_hand', 'reserved'])
-    .where('store_id', '=', storeId)
-    .where(
-      'id',
-      'in',
-      wanted.map((line) => line.variantId),
-    )
-    .orderBy('id')
-    .forUpdate()
-    .execute();
+  const rows = await lockStockLevels(
+    trx,
+    storeId,
+    wanted.map((line) => line.variantId),
+  );
   const byId = new Map(rows.map((row) => [row.id, row]));
   if (
     !wanted.every(
@@ -253,13 +209,7 @@ export async function takeStock(
   )
     return false;
   for (const line of wanted) {
-    const row = await trx
-      .updateTable('variants')
-      .set((eb) => ({ on_hand: eb('on_hand', '-', line.quantity), updated_at: now }))
-      .where('store_id', '=', storeId)
-      .where('id', '=', line.variantId)
-      .returning(['product_id', 'on_hand', 'reserved'])
-      .executeTakeFirstOrThrow();
+    const row = await takeFromOnHand(trx, storeId, line.variantId, line.quantity, now);
     await recordIfChanged(trx, storeId, line.variantId, byId.get(line.variantId)!, row);
   }
   return true;
@@ -277,13 +227,7 @@ export async function setOnHand(
   onHand: number,
   now: Date,
 ): Promise<VariantRow | null> {
-  const before = await trx
-    .selectFrom('variants')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('id', '=', variantId)
-    .forUpdate()
-    .executeTakeFirst();
+  const before = await lockVariant(trx, storeId, variantId);
   if (!before) return null;
   if (before.on_hand === onHand) return before;
   if (onHand < before.reserved) {
@@ -302,13 +246,7 @@ export async function setOnHand(
       },
     );
   }
-  const row = await trx
-    .updateTable('variants')
-    .set({ on_hand: onHand, updated_at: now })
-    .where('store_id', '=', storeId)
-    .where('id', '=', variantId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await updateVariantRow(trx, storeId, variantId, { on_hand: onHand, updated_at: now });
   await recordIfChanged(trx, storeId, variantId, before, row);
   return row;
 }

@@ -1,76 +1,47 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { byCreated } from '../db/keyset.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
-import type { ProductRow, ProductStatus, VariantRow } from './catalog.tables.ts';
-import { refreshSmartMembership } from './collections.service.ts';
-import { available, setOnHand } from './inventory.ts';
+import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
+import type {
+  AdminProduct,
+  AdminProductsQuery,
+  AdminVariant,
+  ProductInput,
+  ProductPatch,
+  VariantInput,
+  VariantPatch,
+} from './catalog.schemas.ts';
+import { storeCurrency, type CatalogDeps } from './catalog.service.ts';
+import type { ProductRow, ProductStatus, VariantRow } from './catalog.tables.ts';
+import { refreshSmartMembership } from './collections.repository.ts';
+import { available, setOnHand } from './inventory.ts';
+import {
+  deleteProductRow,
+  deleteVariantRow,
+  findProduct,
+  findTakenSku,
+  findVariant,
+  insertProduct,
+  insertProducts,
+  insertVariant,
+  insertVariants,
+  lockProduct,
+  lockVariant,
+  productsQuery,
+  refreshCardPrice,
+  updateProductRow,
+  updateVariantRow,
+  variantCountAndLastPosition,
+  variantIdsOfProduct,
+  variantsOfProducts,
+} from './products.repository.ts';
 
 export const MAX_VARIANTS = 100;
 export const MAX_TAGS = 50;
-
-export interface VariantInput {
-  sku?: string | null | undefined;
-  label: string;
-  priceAmount: number;
-  compareAtAmount?: number | null | undefined;
-  onHand: number;
-}
-
-export interface ProductInput {
-  title: string;
-  description?: string | undefined;
-  status: ProductStatus;
-  image?: string | null | undefined;
-  tags?: string[] | undefined;
-  variants: VariantInput[];
-}
-
-export interface ProductPatch {
-  title?: string | undefined;
-  description?: string | undefined;
-  status?: ProductStatus | undefined;
-  image?: string | null | undefined;
-  tags?: string[] | undefined;
-}
-
-export interface VariantPatch {
-  sku?: string | null | undefined;
-  label?: string | undefined;
-  priceAmount?: number | undefined;
-  compareAtAmount?: number | null | undefined;
-  onHand?: number | undefined;
-}
-
-export interface AdminVariant {
-  id: string;
-  productId: string;
-  sku: string | null;
-  label: string;
-  priceAmount: number;
-  compareAtAmount: number | null;
-  onHand: number;
-  reserved: number;
-  available: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface AdminProduct {
-  id: string;
-  title: string;
-  description: string;
-  status: ProductStatus;
-  image: string | null;
-  tags: string[];
-  priceAmount: number | null;
-  currency: string;
-  variants: AdminVariant[];
-  createdAt: string;
-  updatedAt: string;
-}
 
 export function toAdminVariant(row: VariantRow): AdminVariant {
   return {
@@ -130,69 +101,40 @@ const skuTaken = (sku: string, pointer: string): AppError =>
     errors: [{ pointer, detail: 'is already used in this store' }],
   });
 
+const noProduct = () => notFound('No product with that id in this store.');
+const noVariant = () => notFound('No variant with that id in this store.');
+
 async function assertSkusFree(
-  trx: Transaction<Database>,
+  db: Kysely<Database>,
   storeId: string,
   skus: { sku: string; pointer: string }[],
   exceptVariantId?: string,
 ) {
   if (skus.length === 0) return;
-  let query = trx
-    .selectFrom('variants')
-    .select('sku')
-    .where('store_id', '=', storeId)
-    .where(
-      'sku',
-      'in',
-      skus.map((s) => s.sku),
-    );
-  if (exceptVariantId) query = query.where('id', '<>', exceptVariantId);
-  const taken = await query.executeTakeFirst();
-  if (taken?.sku) throw skuTaken(taken.sku, skus.find((s) => s.sku === taken.sku)!.pointer);
+  const taken = await findTakenSku(
+    db,
+    storeId,
+    skus.map((s) => s.sku),
+    exceptVariantId,
+  );
+  if (taken) throw skuTaken(taken, skus.find((s) => s.sku === taken)!.pointer);
 }
 
 const isVisible = (status: ProductStatus): boolean => status === 'active';
 
-/** Recomputes the card price (lowest variant price) after variants changed. */
-async function refreshCardPrice(
-  trx: Transaction<Database>,
-  storeId: string,
-  productId: string,
-): Promise<number | null> {
-  const row = await trx
-    .updateTable('products')
-    .set({
-      price_amount: sql<
-        number | null
-      >`(SELECT min(v.price_amount) FROM variants v WHERE v.store_id = ${storeId}::uuid AND v.product_id = ${productId}::uuid)`,
-    })
-    .where('store_id', '=', storeId)
-    .where('id', '=', productId)
-    .returning('price_amount')
-    .executeTakeFirstOrThrow();
-  return row.price_amount;
-}
-
-export async function loadAdminProducts(
-  db: Kysely<Database>,
+async function toAdminProducts(
+  deps: Pick<CatalogDeps, 'db'>,
   storeId: string,
   rows: ProductRow[],
 ): Promise<AdminProduct[]> {
   if (rows.length === 0) return [];
-  const [variants, store] = await Promise.all([
-    db
-      .selectFrom('variants')
-      .selectAll()
-      .where('store_id', '=', storeId)
-      .where(
-        'product_id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .orderBy('product_id')
-      .orderBy('position')
-      .execute(),
-    db.selectFrom('stores').select('currency').where('id', '=', storeId).executeTakeFirstOrThrow(),
+  const [variants, currency] = await Promise.all([
+    variantsOfProducts(
+      deps.db,
+      storeId,
+      rows.map((r) => r.id),
+    ),
+    storeCurrency(deps, storeId),
   ]);
   const byProduct = new Map<string, AdminVariant[]>();
   for (const variant of variants) {
@@ -208,26 +150,38 @@ export async function loadAdminProducts(
     image: row.image,
     tags: row.tags,
     priceAmount: row.price_amount,
-    currency: store.currency.trim(),
+    currency,
     variants: byProduct.get(row.id) ?? [],
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   }));
 }
 
-export async function loadAdminProduct(
-  db: Kysely<Database>,
+/** All products of the store (any status, or one), by creation time. */
+export async function listProducts(
+  deps: Pick<CatalogDeps, 'db' | 'cursors'>,
   storeId: string,
-  id: string,
+  query: AdminProductsQuery,
+): Promise<ListPage<AdminProduct>> {
+  const scope = `${storeId}:admin-products:${query.status ?? '*'}`;
+  const page = await byCreated(
+    deps.cursors,
+    scope,
+    productsQuery(deps.db, storeId, { status: query.status }),
+    query,
+    (row) => row,
+  );
+  return { items: await toAdminProducts(deps, storeId, page.items), nextCursor: page.nextCursor };
+}
+
+export async function getProduct(
+  deps: Pick<CatalogDeps, 'db'>,
+  storeId: string,
+  productId: string,
 ): Promise<AdminProduct> {
-  const row = await db
-    .selectFrom('products')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!row) throw notFound('No product with that id in this store.');
-  return (await loadAdminProducts(db, storeId, [row]))[0]!;
+  const row = await findProduct(deps.db, storeId, productId);
+  if (!row) throw noProduct();
+  return (await toAdminProducts(deps, storeId, [row]))[0]!;
 }
 
 /**
@@ -235,7 +189,7 @@ export async function loadAdminProduct(
  * is active, and an active product needs at least one variant (D21).
  */
 export async function createProduct(
-  db: Kysely<Database>,
+  deps: Pick<CatalogDeps, 'db' | 'clock'>,
   storeId: string,
   input: ProductInput,
 ): Promise<AdminProduct> {
@@ -259,39 +213,36 @@ export async function createProduct(
   });
   if (errors.length > 0) throw validationFailed('The product is invalid.', errors);
 
+  const now = deps.clock.now();
   try {
-    const id = await db.transaction().execute(async (trx) => {
+    const id = await deps.db.transaction().execute(async (trx) => {
       await assertSkusFree(trx, storeId, skus);
-      const product = await trx
-        .insertInto('products')
-        .values({
-          store_id: storeId,
-          title: input.title.trim(),
-          description: input.description ?? '',
-          status: input.status,
-          image: input.image ?? null,
-          tags,
-          price_amount:
-            input.variants.length > 0 ? Math.min(...input.variants.map((v) => v.priceAmount)) : null,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const product = await insertProduct(trx, {
+        storeId,
+        title: input.title.trim(),
+        description: input.description ?? '',
+        status: input.status,
+        image: input.image ?? null,
+        tags,
+        priceAmount: input.variants.length > 0 ? Math.min(...input.variants.map((v) => v.priceAmount)) : null,
+        now,
+      });
       if (input.variants.length > 0) {
-        await trx
-          .insertInto('variants')
-          .values(
-            input.variants.map((variant, position) => ({
-              store_id: storeId,
-              product_id: product.id,
-              position,
-              sku: variant.sku?.trim() || null,
-              label: variant.label.trim(),
-              price_amount: variant.priceAmount,
-              compare_at_amount: variant.compareAtAmount ?? null,
-              on_hand: variant.onHand,
-            })),
-          )
-          .execute();
+        await insertVariants(
+          trx,
+          input.variants.map((variant, position) => ({
+            store_id: storeId,
+            product_id: product.id,
+            position,
+            sku: variant.sku?.trim() || null,
+            label: variant.label.trim(),
+            price_amount: variant.priceAmount,
+            compare_at_amount: variant.compareAtAmount ?? null,
+            on_hand: variant.onHand,
+            created_at: now,
+            updated_at: now,
+          })),
+        );
       }
       await refreshSmartMembership(trx, storeId, { productIds: [product.id] });
       if (isVisible(input.status)) {
@@ -299,26 +250,20 @@ export async function createProduct(
       }
       return product.id;
     });
-    return await loadAdminProduct(db, storeId, id);
+    return await getProduct(deps, storeId, id);
   } catch (error) {
     if (isUniqueViolation(error)) throw skuTaken(skus[0]?.sku ?? '', skus[0]?.pointer ?? '/variants');
     throw error;
   }
 }
 
-async function lockProduct(
-  trx: Transaction<Database>,
+async function lockExistingProduct(
+  db: Kysely<Database>,
   storeId: string,
   productId: string,
 ): Promise<ProductRow> {
-  const row = await trx
-    .selectFrom('products')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('id', '=', productId)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!row) throw notFound('No product with that id in this store.');
+  const row = await lockProduct(db, storeId, productId);
+  if (!row) throw noProduct();
   return row;
 }
 
@@ -341,7 +286,7 @@ async function recordVisibilityChange(
 }
 
 export async function updateProduct(
-  db: Kysely<Database>,
+  deps: Pick<CatalogDeps, 'db' | 'clock'>,
   storeId: string,
   productId: string,
   patch: ProductPatch,
@@ -352,8 +297,8 @@ export async function updateProduct(
     errors.push({ pointer: '/title', detail: 'must not be blank' });
   if (errors.length > 0) throw validationFailed('The product change is invalid.', errors);
 
-  await db.transaction().execute(async (trx) => {
-    const current = await lockProduct(trx, storeId, productId);
+  await deps.db.transaction().execute(async (trx) => {
+    const current = await lockExistingProduct(trx, storeId, productId);
     const status = patch.status ?? current.status;
     if (status === 'active' && current.price_amount === null) {
       throw validationFailed('An active product needs at least one variant.', [
@@ -373,45 +318,39 @@ export async function updateProduct(
       next.image !== current.image ||
       JSON.stringify(next.tags) !== JSON.stringify(current.tags);
     if (!changed && status === current.status) return;
-    await trx
-      .updateTable('products')
-      .set({ ...next, updated_at: new Date() })
-      .where('store_id', '=', storeId)
-      .where('id', '=', productId)
-      .execute();
+    await updateProductRow(trx, storeId, productId, { ...next, updated_at: deps.clock.now() });
     await refreshSmartMembership(trx, storeId, { productIds: [productId] });
     await recordVisibilityChange(trx, storeId, productId, current.status, status, changed);
   });
-  return loadAdminProduct(db, storeId, productId);
+  return getProduct(deps, storeId, productId);
 }
 
-export async function deleteProduct(db: Kysely<Database>, storeId: string, productId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const current = await lockProduct(trx, storeId, productId);
-    await trx.deleteFrom('products').where('store_id', '=', storeId).where('id', '=', productId).execute();
+export async function deleteProduct(
+  deps: Pick<CatalogDeps, 'db'>,
+  storeId: string,
+  productId: string,
+): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const current = await lockExistingProduct(trx, storeId, productId);
+    await deleteProductRow(trx, storeId, productId);
     if (isVisible(current.status)) {
       await recordEvent(trx, { storeId, type: 'product.deleted', data: { productId, reason: 'deleted' } });
     }
   });
 }
 
-async function findVariant(
-  trx: Transaction<Database>,
+async function findExistingVariant(
+  db: Kysely<Database>,
   storeId: string,
   variantId: string,
 ): Promise<VariantRow> {
-  const row = await trx
-    .selectFrom('variants')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('id', '=', variantId)
-    .executeTakeFirst();
-  if (!row) throw notFound('No variant with that id in this store.');
+  const row = await findVariant(db, storeId, variantId);
+  if (!row) throw noVariant();
   return row;
 }
 
 export async function addVariant(
-  db: Kysely<Database>,
+  deps: Pick<CatalogDeps, 'db' | 'clock'>,
   storeId: string,
   productId: string,
   input: VariantInput,
@@ -421,32 +360,26 @@ export async function addVariant(
   if (errors.length > 0) throw validationFailed('The variant is invalid.', errors);
   const sku = input.sku?.trim() || null;
   try {
-    return await db.transaction().execute(async (trx) => {
-      const product = await lockProduct(trx, storeId, productId);
+    return await deps.db.transaction().execute(async (trx) => {
+      const product = await lockExistingProduct(trx, storeId, productId);
       if (sku) await assertSkusFree(trx, storeId, [{ sku, pointer: '/sku' }]);
-      const last = await trx
-        .selectFrom('variants')
-        .select((eb) => [eb.fn.max<number>('position').as('position'), eb.fn.countAll<number>().as('n')])
-        .where('store_id', '=', storeId)
-        .where('product_id', '=', productId)
-        .executeTakeFirstOrThrow();
-      if (Number(last.n) >= MAX_VARIANTS) {
+      const last = await variantCountAndLastPosition(trx, storeId, productId);
+      if (last.count >= MAX_VARIANTS) {
         throw new AppError('limit_reached', 409, `A product can have at most ${MAX_VARIANTS} variants.`);
       }
-      const row = await trx
-        .insertInto('variants')
-        .values({
-          store_id: storeId,
-          product_id: productId,
-          position: last.position === null ? 0 : Number(last.position) + 1,
-          sku,
-          label: input.label.trim(),
-          price_amount: input.priceAmount,
-          compare_at_amount: input.compareAtAmount ?? null,
-          on_hand: input.onHand,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const now = deps.clock.now();
+      const row = await insertVariant(trx, {
+        store_id: storeId,
+        product_id: productId,
+        position: last.lastPosition === null ? 0 : last.lastPosition + 1,
+        sku,
+        label: input.label.trim(),
+        price_amount: input.priceAmount,
+        compare_at_amount: input.compareAtAmount ?? null,
+        on_hand: input.onHand,
+        created_at: now,
+        updated_at: now,
+      });
       await refreshCardPrice(trx, storeId, productId);
       await refreshSmartMembership(trx, storeId, { productIds: [productId] });
       await recordVisibilityChange(trx, storeId, productId, product.status, product.status, true);
@@ -463,7 +396,7 @@ export async function addVariant(
  * inventory.updated whenever the variant's sellable stock changed.
  */
 export async function updateVariant(
-  db: Kysely<Database>,
+  deps: Pick<CatalogDeps, 'db' | 'clock'>,
   storeId: string,
   variantId: string,
   patch: VariantPatch,
@@ -473,31 +406,20 @@ export async function updateVariant(
   if (errors.length > 0) throw validationFailed('The variant change is invalid.', errors);
   const sku = patch.sku === undefined ? undefined : patch.sku?.trim() || null;
   try {
-    return await db.transaction().execute(async (trx) => {
-      const found = await findVariant(trx, storeId, variantId);
-      const product = await lockProduct(trx, storeId, found.product_id);
-      const current = await trx
-        .selectFrom('variants')
-        .selectAll()
-        .where('store_id', '=', storeId)
-        .where('id', '=', variantId)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
+    return await deps.db.transaction().execute(async (trx) => {
+      const found = await findExistingVariant(trx, storeId, variantId);
+      const product = await lockExistingProduct(trx, storeId, found.product_id);
+      const current = await lockVariant(trx, storeId, variantId);
+      if (!current) throw noVariant();
       if (sku) await assertSkusFree(trx, storeId, [{ sku, pointer: '/sku' }], variantId);
-      const now = new Date();
-      const row = await trx
-        .updateTable('variants')
-        .set({
-          updated_at: now,
-          ...(sku !== undefined ? { sku } : {}),
-          ...(patch.label !== undefined ? { label: patch.label.trim() } : {}),
-          ...(patch.priceAmount !== undefined ? { price_amount: patch.priceAmount } : {}),
-          ...(patch.compareAtAmount !== undefined ? { compare_at_amount: patch.compareAtAmount } : {}),
-        })
-        .where('store_id', '=', storeId)
-        .where('id', '=', variantId)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const now = deps.clock.now();
+      const row = await updateVariantRow(trx, storeId, variantId, {
+        updated_at: now,
+        ...(sku !== undefined ? { sku } : {}),
+        ...(patch.label !== undefined ? { label: patch.label.trim() } : {}),
+        ...(patch.priceAmount !== undefined ? { price_amount: patch.priceAmount } : {}),
+        ...(patch.compareAtAmount !== undefined ? { compare_at_amount: patch.compareAtAmount } : {}),
+      });
       const fieldsChanged =
         row.sku !== current.sku ||
         row.label !== current.label ||
@@ -525,18 +447,16 @@ export async function updateVariant(
   }
 }
 
-export async function deleteVariant(db: Kysely<Database>, storeId: string, variantId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const found = await findVariant(trx, storeId, variantId);
-    const product = await lockProduct(trx, storeId, found.product_id);
+export async function deleteVariant(
+  deps: Pick<CatalogDeps, 'db'>,
+  storeId: string,
+  variantId: string,
+): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const found = await findExistingVariant(trx, storeId, variantId);
+    const product = await lockExistingProduct(trx, storeId, found.product_id);
     if (product.status === 'active') {
-      const siblings = await trx
-        .selectFrom('variants')
-        .select('id')
-        .where('store_id', '=', storeId)
-        .where('product_id', '=', product.id)
-        .limit(2)
-        .execute();
+      const siblings = await variantIdsOfProduct(trx, storeId, product.id, 2);
       if (siblings.length < 2) {
         throw validationFailed(
           'An active product needs at least one variant; archive the product or add a variant first.',
@@ -544,7 +464,7 @@ export async function deleteVariant(db: Kysely<Database>, storeId: string, varia
         );
       }
     }
-    await trx.deleteFrom('variants').where('store_id', '=', storeId).where('id', '=', variantId).execute();
+    await deleteVariantRow(trx, storeId, variantId);
     await refreshCardPrice(trx, storeId, product.id);
     await refreshSmartMembership(trx, storeId, { productIds: [product.id] });
     await recordVisibilityChange(trx, storeId, product.id, product.status, product.status, true);
@@ -572,38 +492,34 @@ export async function importProducts(
 ): Promise<void> {
   const rows = products.map((product) => ({ product, id: randomUUID() }));
   await deps.db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('products')
-      .values(
-        rows.map(({ product, id }) => ({
+    await insertProducts(
+      trx,
+      rows.map(({ product, id }) => ({
+        store_id: storeId,
+        id,
+        title: product.title,
+        description: product.description,
+        status: 'active' as const,
+        image: product.image,
+        tags: product.tags,
+        price_amount: Math.min(...product.variants.map((v) => v.priceAmount)),
+        created_at: product.createdAt,
+      })),
+    );
+    await insertVariants(
+      trx,
+      rows.flatMap(({ product, id }) =>
+        product.variants.map((variant, position) => ({
           store_id: storeId,
-          id,
-          title: product.title,
-          description: product.description,
-          status: 'active' as const,
-          image: product.image,
-          tags: product.tags,
-          price_amount: Math.min(...product.variants.map((v) => v.priceAmount)),
-          created_at: product.createdAt,
+          product_id: id,
+          position,
+          sku: variant.sku,
+          label: variant.label,
+          price_amount: variant.priceAmount,
+          compare_at_amount: null,
+          on_hand: variant.onHand,
         })),
-      )
-      .execute();
-    await trx
-      .insertInto('variants')
-      .values(
-        rows.flatMap(({ product, id }) =>
-          product.variants.map((variant, position) => ({
-            store_id: storeId,
-            product_id: id,
-            position,
-            sku: variant.sku,
-            label: variant.label,
-            price_amount: variant.priceAmount,
-            compare_at_amount: null,
-            on_hand: variant.onHand,
-          })),
-        ),
-      )
-      .execute();
+      ),
+    );
   });
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
+import { findSellableVariants } from './products.repository.ts';
 
 /**
  * What carts and checkout may sell: the current price and titles of a store's variants whose
@@ -22,22 +23,6 @@ export async function sellableVariants(
   variantIds: readonly string[],
 ): Promise<Map<string, PricedVariant>> {
   if (variantIds.length === 0) return new Map();
-  const rows = await deps.db
-    .selectFrom('variants as v')
-    .innerJoin('products as p', (join) =>
-      join.onRef('p.store_id', '=', 'v.store_id').onRef('p.id', '=', 'v.product_id'),
-    )
-    .select([
-      'v.id as variantId',
-      'v.product_id as productId',
-      'p.title',
-      'v.label',
-      'v.sku',
-      'v.price_amount as priceAmount',
-    ])
-    .where('v.store_id', '=', storeId)
-    .where('v.id', 'in', [...variantIds])
-    .where('p.status', '=', 'active')
-    .execute();
+  const rows = await findSellableVariants(deps.db, storeId, variantIds);
   return new Map(rows.map((row) => [row.variantId, row]));
 }

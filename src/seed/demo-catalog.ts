@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { ProductInput } from '../catalog/catalog.schemas.ts';
+import type { CatalogDeps } from '../catalog/catalog.service.ts';
 import { createCollection } from '../catalog/collections.service.ts';
-import { createProduct, type ProductInput } from '../catalog/products.service.ts';
-import type { Database } from '../db/tables.ts';
+import { createProduct } from '../catalog/products.service.ts';
 
 const IMAGE = (name: string) => `https://images.storefront.test/demo/${name}.jpg`;
 
@@ -79,7 +79,10 @@ const ITEMS: Item[] = [
 ];
 
 /** A small, real-looking catalog for the demo store: 20 products, 3 collections (one smart). */
-export async function seedDemoCatalog(db: Kysely<Database>, storeId: string): Promise<void> {
+export async function seedDemoCatalog(
+  deps: Pick<CatalogDeps, 'db' | 'clock'>,
+  storeId: string,
+): Promise<void> {
   const ids: Record<string, string> = {};
   for (const [index, [title, tags, price, sizes, description]] of ITEMS.entries()) {
     const slug = title
@@ -100,9 +103,9 @@ export async function seedDemoCatalog(db: Kysely<Database>, storeId: string): Pr
         onHand: (index * 7 + i * 3) % 4 === 0 ? 0 : 3 + ((index + i) % 9),
       })),
     };
-    ids[title] = (await createProduct(db, storeId, input)).id;
+    ids[title] = (await createProduct(deps, storeId, input)).id;
   }
-  await createCollection(db, storeId, {
+  await createCollection(deps, storeId, {
     title: 'New Arrivals',
     slug: 'new-arrivals',
     kind: 'manual',
@@ -114,13 +117,13 @@ export async function seedDemoCatalog(db: Kysely<Database>, storeId: string): Pr
       'Merino Crew Sweater',
     ].map((t) => ids[t]!),
   });
-  await createCollection(db, storeId, {
+  await createCollection(deps, storeId, {
     title: 'Summer Edit',
     slug: 'summer',
     kind: 'smart',
     rules: { match: 'all', conditions: [{ field: 'tag', op: 'eq', value: 'summer' }] },
   });
-  await createCollection(db, storeId, {
+  await createCollection(deps, storeId, {
     title: 'Under $50',
     slug: 'under-50',
     kind: 'smart',

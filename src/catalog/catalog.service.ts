@@ -1,0 +1,140 @@
+import type { Kysely } from 'kysely';
+import { byCreated, keysetPage } from '../db/keyset.ts';
+import type { Database } from '../db/tables.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { CursorCodec, ListPage } from '../lib/cursors.ts';
+import { notFound } from '../lib/errors.ts';
+import { getStore } from '../stores/stores.service.ts';
+import type { CollectionCard, ProductCard, ProductDetail } from './catalog.schemas.ts';
+import type { ProductRow } from './catalog.tables.ts';
+import { activeMemberCardsQuery, collectionsQuery, findCollectionBySlug } from './collections.repository.ts';
+import { available } from './inventory.ts';
+import { activeCardsQuery, findActiveProduct, variantsOfProduct } from './products.repository.ts';
+
+/**
+ * The catalog: products with their variants and stock, and collections. `deps.db` may be a
+ * transaction. The storefront's read-only catalog is here; admin use cases are in
+ * products.service.ts and collections.service.ts.
+ */
+export interface CatalogDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  cursors: CursorCodec;
+}
+
+type Page = { limit?: number | undefined; cursor?: string | undefined };
+
+/** The store's currency: every price of the store is in it. */
+export async function storeCurrency(deps: Pick<CatalogDeps, 'db'>, storeId: string): Promise<string> {
+  return (await getStore(deps, storeId)).currency;
+}
+
+function toCard(
+  row: Pick<ProductRow, 'id' | 'title' | 'image' | 'price_amount'>,
+  currency: string,
+): ProductCard {
+  return {
+    id: row.id,
+    title: row.title,
+    image: row.image,
+    priceAmount: row.price_amount ?? 0,
+    currency,
+  };
+}
+
+/** Active products as cards, by creation time. Only active products appear on the storefront. */
+export async function listProductCards(
+  deps: Pick<CatalogDeps, 'db' | 'cursors'>,
+  storeId: string,
+  page: Page,
+): Promise<ListPage<ProductCard>> {
+  const [currency, rows] = await Promise.all([
+    storeCurrency(deps, storeId),
+    byCreated(
+      deps.cursors,
+      `${storeId}:products`,
+      activeCardsQuery(deps.db, storeId),
+      page,
+      (row) => row,
+      'p.',
+    ),
+  ]);
+  return { items: rows.items.map((row) => toCard(row, currency)), nextCursor: rows.nextCursor };
+}
+
+/** One active product with its variants and their live stock. */
+export async function getProductDetail(
+  deps: Pick<CatalogDeps, 'db'>,
+  storeId: string,
+  productId: string,
+): Promise<ProductDetail> {
+  const [product, variants, currency] = await Promise.all([
+    findActiveProduct(deps.db, storeId, productId),
+    variantsOfProduct(deps.db, storeId, productId),
+    storeCurrency(deps, storeId),
+  ]);
+  if (!product) throw notFound('No active product with that id in this store.');
+  return {
+    ...toCard(product, currency),
+    description: product.description,
+    variants: variants.map((v) => ({
+      id: v.id,
+      sku: v.sku,
+      label: v.label,
+      priceAmount: v.price_amount,
+      compareAtAmount: v.compare_at_amount,
+      available: available(v),
+    })),
+  };
+}
+
+export function listCollectionCards(
+  deps: Pick<CatalogDeps, 'db' | 'cursors'>,
+  storeId: string,
+  page: Page,
+): Promise<ListPage<CollectionCard>> {
+  return byCreated(
+    deps.cursors,
+    `${storeId}:collections`,
+    collectionsQuery(deps.db, storeId),
+    page,
+    (row) => ({
+      id: row.id,
+      title: row.title,
+      slug: row.slug,
+    }),
+  );
+}
+
+export async function getCollectionCard(
+  deps: Pick<CatalogDeps, 'db'>,
+  storeId: string,
+  slug: string,
+): Promise<CollectionCard> {
+  const row = await findCollectionBySlug(deps.db, storeId, slug);
+  if (!row) throw notFound(`No collection with the slug "${slug}".`);
+  return { id: row.id, title: row.title, slug: row.slug };
+}
+
+/** A collection's active products: manual ones in the merchant's order, smart ones by creation time. */
+export async function listCollectionProductCards(
+  deps: Pick<CatalogDeps, 'db' | 'cursors'>,
+  storeId: string,
+  slug: string,
+  page: Page,
+): Promise<ListPage<ProductCard>> {
+  const collection = await getCollectionCard(deps, storeId, slug);
+  const [currency, rows] = await Promise.all([
+    storeCurrency(deps, storeId),
+    keysetPage({
+      cursors: deps.cursors,
+      scope: `${storeId}:collection:${collection.id}`,
+      query: activeMemberCardsQuery(deps.db, storeId, collection.id),
+      columns: ['cp.position', 'cp.product_id'],
+      position: (row) => [row.position, row.id],
+      page,
+      toItem: (row) => row,
+    }),
+  ]);
+  return { items: rows.items.map((row) => toCard(row, currency)), nextCursor: rows.nextCursor };
+}

@@ -1,0 +1,245 @@
+import {
+  sql,
+  type Kysely,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+  type Updateable,
+} from 'kysely';
+import type { Database } from '../db/tables.ts';
+import type { CollectionKind, CollectionRow, CollectionTable, SmartRules } from './catalog.tables.ts';
+
+/** All SQL on collections and their membership (collection_products). */
+
+type Condition = SmartRules['conditions'][number];
+
+export function collectionsQuery(
+  db: Kysely<Database>,
+  storeId: string,
+): SelectQueryBuilder<Database, 'collections', CollectionRow> {
+  return db.selectFrom('collections').selectAll().where('store_id', '=', storeId);
+}
+
+export function findCollection(
+  db: Kysely<Database>,
+  storeId: string,
+  collectionId: string,
+): Promise<CollectionRow | undefined> {
+  return collectionsQuery(db, storeId).where('id', '=', collectionId).executeTakeFirst();
+}
+
+/** The collection row, locked for the rest of the transaction; undefined when unknown. */
+export function lockCollection(
+  db: Kysely<Database>,
+  storeId: string,
+  collectionId: string,
+): Promise<CollectionRow | undefined> {
+  return collectionsQuery(db, storeId).where('id', '=', collectionId).forUpdate().executeTakeFirst();
+}
+
+export function findCollectionBySlug(
+  db: Kysely<Database>,
+  storeId: string,
+  slug: string,
+): Promise<Pick<CollectionRow, 'id' | 'title' | 'slug'> | undefined> {
+  return db
+    .selectFrom('collections')
+    .select(['id', 'title', 'slug'])
+    .where('store_id', '=', storeId)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
+}
+
+export async function countSmartCollections(db: Kysely<Database>, storeId: string): Promise<number> {
+  const row = await db
+    .selectFrom('collections')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('store_id', '=', storeId)
+    .where('kind', '=', 'smart')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Inserts a collection unless its slug is taken in the store (then undefined). */
+export function insertCollection(
+  db: Kysely<Database>,
+  collection: {
+    storeId: string;
+    title: string;
+    slug: string;
+    kind: CollectionKind;
+    rules: SmartRules | null;
+    now: Date;
+  },
+): Promise<CollectionRow | undefined> {
+  return db
+    .insertInto('collections')
+    .values({
+      store_id: collection.storeId,
+      title: collection.title,
+      slug: collection.slug,
+      kind: collection.kind,
+      rules: collection.rules === null ? null : JSON.stringify(collection.rules),
+      created_at: collection.now,
+      updated_at: collection.now,
+    })
+    .onConflict((oc) => oc.columns(['store_id', 'slug']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function updateCollectionRow(
+  db: Kysely<Database>,
+  storeId: string,
+  collectionId: string,
+  changes: Omit<Updateable<CollectionTable>, 'rules'> & { rules?: SmartRules },
+): Promise<void> {
+  const { rules, ...rest } = changes;
+  await db
+    .updateTable('collections')
+    .set({ ...rest, ...(rules !== undefined ? { rules: JSON.stringify(rules) } : {}) })
+    .where('store_id', '=', storeId)
+    .where('id', '=', collectionId)
+    .execute();
+}
+
+/** Deletes a collection (its membership cascades); its slug, or undefined when unknown. */
+export async function deleteCollectionRow(
+  db: Kysely<Database>,
+  storeId: string,
+  collectionId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .deleteFrom('collections')
+    .where('store_id', '=', storeId)
+    .where('id', '=', collectionId)
+    .returning('slug')
+    .executeTakeFirst();
+  return row?.slug;
+}
+
+// Membership
+
+/** The products of a collection in its order. */
+export async function memberIds(
+  db: Kysely<Database>,
+  storeId: string,
+  collectionId: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('collection_products')
+    .select('product_id')
+    .where('store_id', '=', storeId)
+    .where('collection_id', '=', collectionId)
+    .orderBy('position')
+    .orderBy('product_id')
+    .execute();
+  return rows.map((row) => row.product_id);
+}
+
+/** Replaces a manual collection's products with `productIds`, in that order. */
+export async function replaceMembers(
+  db: Kysely<Database>,
+  storeId: string,
+  collectionId: string,
+  productIds: readonly string[],
+): Promise<void> {
+  await db
+    .deleteFrom('collection_products')
+    .where('store_id', '=', storeId)
+    .where('collection_id', '=', collectionId)
+    .execute();
+  if (productIds.length > 0) {
+    await db
+      .insertInto('collection_products')
+      .values(
+        productIds.map((productId, position) => ({
+          store_id: storeId,
+          collection_id: collectionId,
+          product_id: productId,
+          position,
+        })),
+      )
+      .execute();
+  }
+}
+
+/** A collection's active products as cards, for keyset pagination on (cp.position, cp.product_id). */
+export function activeMemberCardsQuery(db: Kysely<Database>, storeId: string, collectionId: string) {
+  return db
+    .selectFrom('collection_products as cp')
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.store_id', '=', 'cp.store_id').onRef('p.id', '=', 'cp.product_id'),
+    )
+    .select(['p.id', 'p.title', 'p.image', 'p.price_amount', 'cp.position'])
+    .where('cp.store_id', '=', storeId)
+    .where('cp.collection_id', '=', collectionId)
+    .where('p.status', '=', 'active');
+}
+
+// Smart collections: the rules as SQL, and their materialised membership
+
+function conditionSql(condition: Condition): RawBuilder<SqlBool> {
+  const value = condition.value;
+  switch (condition.field) {
+    case 'tag':
+      return condition.op === 'eq'
+        ? sql<SqlBool>`EXISTS (SELECT 1 FROM unnest(p.tags) AS t(tag) WHERE lower(t.tag) = lower(${String(value)}::text))`
+        : sql<SqlBool>`EXISTS (SELECT 1 FROM unnest(p.tags) AS t(tag) WHERE strpos(lower(t.tag), lower(${String(value)}::text)) > 0)`;
+    case 'title':
+      return condition.op === 'eq'
+        ? sql<SqlBool>`lower(p.title) = lower(${String(value)}::text)`
+        : sql<SqlBool>`strpos(lower(p.title), lower(${String(value)}::text)) > 0`;
+    case 'priceAmount': {
+      const amount = sql`${Number(value)}::bigint`;
+      if (condition.op === 'gt') return sql<SqlBool>`p.price_amount > ${amount}`;
+      if (condition.op === 'lt') return sql<SqlBool>`p.price_amount < ${amount}`;
+      return sql<SqlBool>`p.price_amount = ${amount}`;
+    }
+  }
+}
+
+/** The rules as one SQL predicate over `products p`. */
+export function rulesSql(rules: SmartRules): RawBuilder<SqlBool> {
+  const parts = rules.conditions.map(conditionSql);
+  return sql<SqlBool>`(${sql.join(parts, rules.match === 'all' ? sql` AND ` : sql` OR `)})`;
+}
+
+/**
+ * Recomputes smart-collection membership, for the given products (after a product or its variants
+ * changed) or for every product (after the rules changed). Runs in the caller's transaction.
+ */
+export async function refreshSmartMembership(
+  db: Kysely<Database>,
+  storeId: string,
+  scope: { productIds: string[] } | { collectionId: string },
+): Promise<void> {
+  let collections = db
+    .selectFrom('collections')
+    .select(['id', 'rules'])
+    .where('store_id', '=', storeId)
+    .where('kind', '=', 'smart');
+  if ('collectionId' in scope) collections = collections.where('id', '=', scope.collectionId);
+  const smart = await collections.execute();
+  if (smart.length === 0) return;
+  const productIds = 'productIds' in scope ? scope.productIds : null;
+  if (productIds !== null && productIds.length === 0) return;
+
+  for (const collection of smart) {
+    let removal = db
+      .deleteFrom('collection_products')
+      .where('store_id', '=', storeId)
+      .where('collection_id', '=', collection.id);
+    if (productIds) removal = removal.where('product_id', 'in', productIds);
+    await removal.execute();
+    const productFilter = productIds
+      ? sql<SqlBool>`p.id IN (${sql.join(productIds.map((id) => sql`${id}::uuid`))})`
+      : sql<SqlBool>`TRUE`;
+    await sql`
+      INSERT INTO collection_products (store_id, collection_id, product_id, position)
+      SELECT p.store_id, ${collection.id}::uuid, p.id, (extract(epoch FROM p.created_at) * 1000)::bigint
+      FROM products p
+      WHERE p.store_id = ${storeId}::uuid AND ${productFilter} AND ${rulesSql(collection.rules!)}
+      ON CONFLICT DO NOTHING`.execute(db);
+  }
+}

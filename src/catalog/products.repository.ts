@@ -1,0 +1,458 @@
+import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely';
+import type { Database } from '../db/tables.ts';
+import type { ProductRow, ProductStatus, ProductTable, VariantRow, VariantTable } from './catalog.tables.ts';
+
+/** All SQL on products and variants (stock included: inventory.ts and sellable.ts call it too). */
+
+// Products
+
+export function productsQuery(
+  db: Kysely<Database>,
+  storeId: string,
+  filter: { status?: ProductStatus | undefined } = {},
+): SelectQueryBuilder<Database, 'products', ProductRow> {
+  let query = db.selectFrom('products').selectAll().where('store_id', '=', storeId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  return query;
+}
+
+export function findProduct(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+): Promise<ProductRow | undefined> {
+  return productsQuery(db, storeId).where('id', '=', productId).executeTakeFirst();
+}
+
+/** The product row, locked for the rest of the transaction; undefined when unknown. */
+export function lockProduct(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+): Promise<ProductRow | undefined> {
+  return productsQuery(db, storeId).where('id', '=', productId).forUpdate().executeTakeFirst();
+}
+
+/** The ids among `productIds` that are products of the store. */
+export async function existingProductIds(
+  db: Kysely<Database>,
+  storeId: string,
+  productIds: readonly string[],
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('products')
+    .select('id')
+    .where('store_id', '=', storeId)
+    .where('id', 'in', [...productIds])
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+export function insertProduct(
+  db: Kysely<Database>,
+  product: {
+    storeId: string;
+    title: string;
+    description: string;
+    status: ProductStatus;
+    image: string | null;
+    tags: string[];
+    priceAmount: number | null;
+    now: Date;
+  },
+): Promise<ProductRow> {
+  return db
+    .insertInto('products')
+    .values({
+      store_id: product.storeId,
+      title: product.title,
+      description: product.description,
+      status: product.status,
+      image: product.image,
+      tags: product.tags,
+      price_amount: product.priceAmount,
+      created_at: product.now,
+      updated_at: product.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Inserts many products in one statement (the bulk import). */
+export async function insertProducts(
+  db: Kysely<Database>,
+  products: readonly Insertable<ProductTable>[],
+): Promise<void> {
+  await db
+    .insertInto('products')
+    .values([...products])
+    .execute();
+}
+
+export async function updateProductRow(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+  changes: Updateable<ProductTable>,
+): Promise<void> {
+  await db
+    .updateTable('products')
+    .set(changes)
+    .where('store_id', '=', storeId)
+    .where('id', '=', productId)
+    .execute();
+}
+
+/** Recomputes the card price (the lowest variant price, null without variants) and returns it. */
+export async function refreshCardPrice(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+): Promise<number | null> {
+  const row = await db
+    .updateTable('products')
+    .set({
+      price_amount: sql<
+        number | null
+      >`(SELECT min(v.price_amount) FROM variants v WHERE v.store_id = ${storeId}::uuid AND v.product_id = ${productId}::uuid)`,
+    })
+    .where('store_id', '=', storeId)
+    .where('id', '=', productId)
+    .returning('price_amount')
+    .executeTakeFirstOrThrow();
+  return row.price_amount;
+}
+
+export async function deleteProductRow(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+): Promise<void> {
+  await db.deleteFrom('products').where('store_id', '=', storeId).where('id', '=', productId).execute();
+}
+
+// Storefront reads (active products only)
+
+export function activeCardsQuery(db: Kysely<Database>, storeId: string) {
+  return db
+    .selectFrom('products as p')
+    .select(['p.id', 'p.title', 'p.image', 'p.price_amount', 'p.created_at'])
+    .where('p.store_id', '=', storeId)
+    .where('p.status', '=', 'active');
+}
+
+export function findActiveProduct(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+): Promise<Pick<ProductRow, 'id' | 'title' | 'image' | 'price_amount' | 'description'> | undefined> {
+  return db
+    .selectFrom('products as p')
+    .select(['p.id', 'p.title', 'p.image', 'p.price_amount', 'p.description'])
+    .where('p.store_id', '=', storeId)
+    .where('p.id', '=', productId)
+    .where('p.status', '=', 'active')
+    .executeTakeFirst();
+}
+
+// Variants
+
+/** The variants of the given products, by product and position. */
+export function variantsOfProducts(
+  db: Kysely<Database>,
+  storeId: string,
+  productIds: readonly string[],
+): Promise<VariantRow[]> {
+  return db
+    .selectFrom('variants')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('product_id', 'in', [...productIds])
+    .orderBy('product_id')
+    .orderBy('position')
+    .execute();
+}
+
+/** The variants of one product, by position. */
+export function variantsOfProduct(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+): Promise<VariantRow[]> {
+  return db
+    .selectFrom('variants')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('product_id', '=', productId)
+    .orderBy('position')
+    .execute();
+}
+
+/** Up to `limit` variant ids of a product. */
+export async function variantIdsOfProduct(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('variants')
+    .select('id')
+    .where('store_id', '=', storeId)
+    .where('product_id', '=', productId)
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+export function findVariant(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+): Promise<VariantRow | undefined> {
+  return db
+    .selectFrom('variants')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('id', '=', variantId)
+    .executeTakeFirst();
+}
+
+/** The variant row, locked for the rest of the transaction; undefined when unknown. */
+export function lockVariant(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+): Promise<VariantRow | undefined> {
+  return db
+    .selectFrom('variants')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('id', '=', variantId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** One of `skus` that a variant of the store (other than `exceptVariantId`) uses, or undefined. */
+export async function findTakenSku(
+  db: Kysely<Database>,
+  storeId: string,
+  skus: readonly string[],
+  exceptVariantId?: string,
+): Promise<string | undefined> {
+  let query = db
+    .selectFrom('variants')
+    .select('sku')
+    .where('store_id', '=', storeId)
+    .where('sku', 'in', [...skus]);
+  if (exceptVariantId) query = query.where('id', '<>', exceptVariantId);
+  const taken = await query.executeTakeFirst();
+  return taken?.sku ?? undefined;
+}
+
+/** How many variants a product has, and the highest position among them (null without any). */
+export async function variantCountAndLastPosition(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+): Promise<{ count: number; lastPosition: number | null }> {
+  const row = await db
+    .selectFrom('variants')
+    .select((eb) => [eb.fn.max<number>('position').as('position'), eb.fn.countAll<number>().as('n')])
+    .where('store_id', '=', storeId)
+    .where('product_id', '=', productId)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.n), lastPosition: row.position === null ? null : Number(row.position) };
+}
+
+export type NewVariant = Omit<Insertable<VariantTable>, 'id' | 'reserved'>;
+
+export function insertVariant(db: Kysely<Database>, variant: NewVariant): Promise<VariantRow> {
+  return db.insertInto('variants').values(variant).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Inserts many variants in one statement. */
+export async function insertVariants(db: Kysely<Database>, variants: readonly NewVariant[]): Promise<void> {
+  await db
+    .insertInto('variants')
+    .values([...variants])
+    .execute();
+}
+
+export function updateVariantRow(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+  changes: Updateable<VariantTable>,
+): Promise<VariantRow> {
+  return db
+    .updateTable('variants')
+    .set(changes)
+    .where('store_id', '=', storeId)
+    .where('id', '=', variantId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteVariantRow(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+): Promise<void> {
+  await db.deleteFrom('variants').where('store_id', '=', storeId).where('id', '=', variantId).execute();
+}
+
+/** Current price and titles of the store's variants whose product is active. */
+export function findSellableVariants(db: Kysely<Database>, storeId: string, variantIds: readonly string[]) {
+  return db
+    .selectFrom('variants as v')
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.store_id', '=', 'v.store_id').onRef('p.id', '=', 'v.product_id'),
+    )
+    .select([
+      'v.id as variantId',
+      'v.product_id as productId',
+      'p.title',
+      'v.label',
+      'v.sku',
+      'v.price_amount as priceAmount',
+    ])
+    .where('v.store_id', '=', storeId)
+    .where('v.id', 'in', [...variantIds])
+    .where('p.status', '=', 'active')
+    .execute();
+}
+
+// Stock (the SQL of inventory.ts)
+
+export interface StockLevel {
+  product_id: string;
+  on_hand: number;
+  reserved: number;
+}
+
+/** On hand and reserved of the given variants, read without locks. */
+export function stockLevels(
+  db: Kysely<Database>,
+  storeId: string,
+  variantIds: readonly string[],
+): Promise<Pick<VariantRow, 'id' | 'on_hand' | 'reserved'>[]> {
+  return db
+    .selectFrom('variants')
+    .select(['id', 'on_hand', 'reserved'])
+    .where('store_id', '=', storeId)
+    .where('id', 'in', [...variantIds])
+    .execute();
+}
+
+export function stockLevel(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+): Promise<Pick<VariantRow, 'on_hand' | 'reserved'> | undefined> {
+  return db
+    .selectFrom('variants')
+    .select(['on_hand', 'reserved'])
+    .where('store_id', '=', storeId)
+    .where('id', '=', variantId)
+    .executeTakeFirst();
+}
+
+/** The given variants' stock, locked in id order. */
+export function lockStockLevels(
+  db: Kysely<Database>,
+  storeId: string,
+  variantIds: readonly string[],
+): Promise<(StockLevel & { id: string })[]> {
+  return db
+    .selectFrom('variants')
+    .select(['id', 'product_id', 'on_hand', 'reserved'])
+    .where('store_id', '=', storeId)
+    .where('id', 'in', [...variantIds])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/** Adds to `reserved` only while `on_hand − reserved >= quantity`; undefined when short or unknown. */
+export function reserveIfAvailable(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+  quantity: number,
+  now: Date,
+): Promise<StockLevel | undefined> {
+  return db
+    .updateTable('variants')
+    .set((eb) => ({ reserved: eb('reserved', '+', quantity), updated_at: now }))
+    .where('store_id', '=', storeId)
+    .where('id', '=', variantId)
+    .where(sql<boolean>`on_hand - reserved >= ${quantity}`)
+    .returning(['product_id', 'on_hand', 'reserved'])
+    .executeTakeFirst();
+}
+
+/** Lowers on hand and reserved by `quantity` (stopping at zero); the levels after and before. */
+export async function sellFromReserved(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+  quantity: number,
+  now: Date,
+): Promise<(StockLevel & { old_on_hand: number; old_reserved: number }) | undefined> {
+  const { rows } = await sql<StockLevel & { old_on_hand: number; old_reserved: number }>`
+      WITH old AS (
+        SELECT id, on_hand, reserved FROM variants
+        WHERE store_id = ${storeId} AND id = ${variantId}
+        FOR UPDATE
+      )
+      UPDATE variants v
+      SET on_hand = greatest(v.on_hand - ${quantity}, 0),
+          reserved = greatest(v.reserved - ${quantity}, 0),
+          updated_at = ${now}
+      FROM old
+      WHERE v.store_id = ${storeId} AND v.id = old.id
+      RETURNING v.product_id, v.on_hand, v.reserved, old.on_hand AS old_on_hand, old.reserved AS old_reserved`.execute(
+    db,
+  );
+  return rows[0];
+}
+
+/** Lowers reserved by `quantity` (stopping at zero); the levels after, and reserved before. */
+export async function releaseFromReserved(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+  quantity: number,
+  now: Date,
+): Promise<(StockLevel & { old_reserved: number }) | undefined> {
+  const { rows } = await sql<StockLevel & { old_reserved: number }>`
+      WITH old AS (
+        SELECT id, reserved FROM variants
+        WHERE store_id = ${storeId} AND id = ${variantId}
+        FOR UPDATE
+      )
+      UPDATE variants v
+      SET reserved = greatest(v.reserved - ${quantity}, 0), updated_at = ${now}
+      FROM old
+      WHERE v.store_id = ${storeId} AND v.id = old.id
+      RETURNING v.product_id, v.on_hand, v.reserved, old.reserved AS old_reserved`.execute(db);
+  return rows[0];
+}
+
+/** Lowers on hand by `quantity` (the caller checked and locked the row). */
+export function takeFromOnHand(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+  quantity: number,
+  now: Date,
+): Promise<StockLevel> {
+  return db
+    .updateTable('variants')
+    .set((eb) => ({ on_hand: eb('on_hand', '-', quantity), updated_at: now }))
+    .where('store_id', '=', storeId)
+    .where('id', '=', variantId)
+    .returning(['product_id', 'on_hand', 'reserved'])
+    .executeTakeFirstOrThrow();
+}
