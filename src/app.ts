@@ -27,6 +27,9 @@ import { contentAdminRoutes } from './content/content.admin-routes.ts';
 import { contentStorefrontRoutes } from './content/content.storefront-routes.ts';
 import { emailAdminRoutes } from './email/email.admin-routes.ts';
 import { webhooksAdminRoutes } from './webhooks/webhooks.admin-routes.ts';
+import { WebhookSender } from './webhooks/webhooks.sender.ts';
+import { themesAdminRoutes } from './themes/themes.admin-routes.ts';
+import { appsAdminRoutes } from './apps/apps.admin-routes.ts';
 import { cartsStorefrontRoutes } from './carts/carts.storefront-routes.ts';
 import { ordersAdminRoutes } from './orders/orders.admin-routes.ts';
 import { ordersStorefrontRoutes } from './orders/orders.storefront-routes.ts';
@@ -130,6 +133,17 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
   const staffDeps = { ...base, cursors: ctx.cursors };
   const keysDeps = { ...base, cursors: ctx.cursors, resolver: ctx.keys };
   const catalogDeps = { ...base, cursors: ctx.cursors };
+  const themesDeps = { ...base, cursors: ctx.cursors };
+  const appsDeps = { ...base, cursors: ctx.cursors };
+  // Test sends go out from the API process itself, through the same SSRF-guarded agents as the relay.
+  const webhookSender = new WebhookSender(config.webhooks);
+  const webhookDeps = {
+    ...base,
+    cursors: ctx.cursors,
+    keyring,
+    allowHttp: config.webhooks.allowHttp,
+    sender: webhookSender,
+  };
   const authDeps = {
     ...base,
     keyring,
@@ -141,6 +155,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
   };
   app.addHook('onReady', () => ctx.rateLimiter.start());
   app.addHook('onClose', () => ctx.rateLimiter.close());
+  app.addHook('onClose', () => webhookSender.close());
   if (ctx.payments instanceof SandboxProvider) {
     const sandbox = ctx.payments;
     // Until server.ts points it at the listening URL, the sandbox delivers its webhooks in-process.
@@ -213,7 +228,9 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
       await admin.register(keysAdminRoutes, { deps: keysDeps });
       await admin.register(catalogAdminRoutes, { deps: catalogDeps });
       await admin.register(contentAdminRoutes, { ctx });
-      await admin.register(webhooksAdminRoutes, { ctx });
+      await admin.register(themesAdminRoutes, { deps: themesDeps });
+      await admin.register(appsAdminRoutes, { deps: appsDeps });
+      await admin.register(webhooksAdminRoutes, { deps: webhookDeps });
       await admin.register(emailAdminRoutes, { ctx });
       await admin.register(ordersAdminRoutes, { ctx });
     },

@@ -1,38 +1,33 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { AppContext } from '../http/context.ts';
-import { IdParams, Page, PageQueryWith, problemResponses, Uuid } from '../http/schemas.ts';
-import { themesAppsAdminRoutes } from './themes-apps.admin-routes.ts';
+import { requireStaff } from '../http/principals.ts';
+import { IdParams, Page, PageQueryWith, problemResponses } from '../http/schemas.ts';
 import {
-  CreateEndpointBody,
+  DeliveryListQuerySchema,
   DeliverySchema,
-  DeliveryStatusSchema,
+  EndpointPatchSchema,
   EndpointSchema,
   EndpointWithSecretSchema,
-  ReplayBody,
-  ReplayResponse,
-  TestSendBody,
-  TestSendResponse,
-  UpdateEndpointBody,
+  NewEndpointSchema,
+  ReplayResultSchema,
+  ReplaySchema,
+  TestSendResultSchema,
+  TestSendSchema,
 } from './webhooks.schemas.ts';
-import { WebhookSender } from './webhooks.sender.ts';
 import {
   createEndpoint,
   deleteEndpoint,
-  deliveriesQuery,
-  deliveryRowToDelivery,
-  endpointRowToEndpoint,
   getDelivery,
-  getEndpointRow,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
   replayEvents,
   retryDelivery,
   rotateEndpointSecret,
   sendTestEvent,
   updateEndpoint,
-  type WebhookServiceDeps,
+  type WebhookDeps,
 } from './webhooks.service.ts';
-import { byCreated } from '../db/keyset.ts';
-import { requireStaff } from '../http/principals.ts';
 
 const tags = ['Admin: webhooks'];
 const ENDPOINTS = '/webhooks/endpoints';
@@ -42,20 +37,10 @@ const DELIVERIES = '/webhooks/deliveries';
  * Webhook endpoints and deliveries (DESIGN D14, D15): owners and admins. Secrets appear only in the
  * create and rotate responses (with `cache-control: no-store`).
  */
-export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const deps: WebhookServiceDeps = {
-    db: ctx.db,
-    keyring: ctx.keyring,
-    allowHttp: ctx.config.webhooks.allowHttp,
-    now: () => ctx.clock.now(),
-  };
-
-  // Test sends go out from the API process itself, through the same SSRF-guarded agents as the relay.
-  const sender = new WebhookSender(ctx.config.webhooks);
-  app.addHook('onClose', () => sender.close());
-
-  await app.register(themesAppsAdminRoutes, { ctx });
-
+export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps }> = async (
+  app,
+  { deps },
+) => {
   app.post(
     ENDPOINTS,
     {
@@ -64,7 +49,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
         summary: 'Register a webhook endpoint',
         description:
           'Returns the signing secret (whsec_…) once. https only (plain http to loopback only with ALLOW_HTTP_WEBHOOKS=1); private, loopback, link-local, multicast and metadata addresses are refused.',
-        body: CreateEndpointBody,
+        body: NewEndpointSchema,
         response: { 201: EndpointWithSecretSchema, ...problemResponses },
       },
     },
@@ -85,14 +70,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
         response: { 200: Page(EndpointSchema), ...problemResponses },
       },
     },
-    async (request) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
-      const now = ctx.clock.now();
-      const query = ctx.db.selectFrom('webhook_endpoints').selectAll().where('store_id', '=', storeId);
-      return byCreated(ctx.cursors, `${storeId}:webhook-endpoints`, query, request.query, (row) =>
-        endpointRowToEndpoint(row, now),
-      );
-    },
+    async (request) => listEndpoints(deps, requireStaff(request, 'owner', 'admin').storeId, request.query),
   );
 
   app.get(
@@ -105,10 +83,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
         response: { 200: EndpointSchema, ...problemResponses },
       },
     },
-    async (request) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
-      return endpointRowToEndpoint(await getEndpointRow(ctx.db, storeId, request.params.id), ctx.clock.now());
-    },
+    async (request) => getEndpoint(deps, requireStaff(request, 'owner', 'admin').storeId, request.params.id),
   );
 
   app.patch(
@@ -120,7 +95,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
         description:
           'A disabled endpoint gets no new deliveries; its pending ones wait and go once it is enabled again.',
         params: IdParams,
-        body: UpdateEndpointBody,
+        body: EndpointPatchSchema,
         response: { 200: EndpointSchema, ...problemResponses },
       },
     },
@@ -142,7 +117,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
     },
     async (request, reply) => {
       const { storeId } = requireStaff(request, 'owner', 'admin');
-      await deleteEndpoint(ctx.db, storeId, request.params.id);
+      await deleteEndpoint(deps, storeId, request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -175,8 +150,8 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
         description:
           'Sends one event envelope with data {storeId, test: true} and a fresh id, signed like a real delivery, and answers with what the endpoint answered. Not stored, not retried; works on disabled endpoints too.',
         params: IdParams,
-        body: TestSendBody,
-        response: { 200: TestSendResponse, ...problemResponses },
+        body: TestSendSchema,
+        response: { 200: TestSendResultSchema, ...problemResponses },
       },
       // The body is optional: a bare POST sends the default event type.
       preValidation: (request, _reply, done) => {
@@ -186,7 +161,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
     },
     async (request) => {
       const { storeId } = requireStaff(request, 'owner', 'admin');
-      return sendTestEvent({ ...deps, sender }, storeId, request.params.id, request.body);
+      return sendTestEvent(deps, storeId, request.params.id, request.body);
     },
   );
 
@@ -199,17 +174,13 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
         description:
           'Queues every matching event created at or after `since` (and before `until`) again, with the same event ids. Events older than EVENT_RETENTION are gone.',
         params: IdParams,
-        body: ReplayBody,
-        response: { 202: ReplayResponse, ...problemResponses },
+        body: ReplaySchema,
+        response: { 202: ReplayResultSchema, ...problemResponses },
       },
     },
     async (request, reply) => {
       const { storeId } = requireStaff(request, 'owner', 'admin');
-      const replayed = await replayEvents(deps, storeId, request.params.id, {
-        since: new Date(request.body.since),
-        until: request.body.until === undefined ? undefined : new Date(request.body.until),
-      });
-      return reply.code(202).send({ replayed });
+      return reply.code(202).send(await replayEvents(deps, storeId, request.params.id, request.body));
     },
   );
 
@@ -219,28 +190,11 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
       schema: {
         tags,
         summary: 'List deliveries with attempts, last status code, last error and next attempt time',
-        querystring: PageQueryWith({
-          endpointId: Type.Optional(Uuid),
-          status: Type.Optional(DeliveryStatusSchema),
-        }),
+        querystring: DeliveryListQuerySchema,
         response: { 200: Page(DeliverySchema), ...problemResponses },
       },
     },
-    async (request) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
-      const { endpointId, status } = request.query;
-      let query = deliveriesQuery(ctx.db, storeId);
-      if (endpointId !== undefined) query = query.where('d.endpoint_id', '=', endpointId);
-      if (status !== undefined) query = query.where('d.status', '=', status);
-      return byCreated(
-        ctx.cursors,
-        `${storeId}:webhook-deliveries:${endpointId ?? ''}:${status ?? ''}`,
-        query,
-        request.query,
-        deliveryRowToDelivery,
-        'd.',
-      );
-    },
+    async (request) => listDeliveries(deps, requireStaff(request, 'owner', 'admin').storeId, request.query),
   );
 
   app.get(
@@ -253,10 +207,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
         response: { 200: DeliverySchema, ...problemResponses },
       },
     },
-    async (request) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
-      return getDelivery(ctx.db, storeId, request.params.id);
-    },
+    async (request) => getDelivery(deps, requireStaff(request, 'owner', 'admin').storeId, request.params.id),
   );
 
   app.post(

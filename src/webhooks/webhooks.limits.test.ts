@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { recordEvent } from '../events/events.ts';
 import { MAX_KEYS_PER_STORE } from '../keys/keys.service.ts';
 import { createTestStore, startTestApp, type TestApp } from '../test/harness.ts';
-import { claimDeliveries, fanOutEvents } from './webhooks.relay.ts';
+import { claimDeliveries, fanOutEvents } from './webhooks.relay.repository.ts';
 import { MAX_ENDPOINTS_PER_STORE } from './webhooks.service.ts';
 import { as, emit, registerEndpoint, webhookTestConfig } from './webhooks.test-support.ts';
 

@@ -1,242 +1,30 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
-import type { LoopDeps } from '../workers/loops.ts';
-import type { WorkerLoop } from '../workers/runner.ts';
-import { NotificationListener, Waker } from './webhooks.listener.ts';
-import {
-  claimDeliveries,
-  envelopeOf,
-  failUnsignable,
-  fanOutEvents,
-  FANOUT_BATCH,
-  hasUndispatchedEvents,
-  nextDueAt,
-  purgeWebhookData,
-  recordOutcome,
-  WEBHOOK_CHANNEL,
-  type ClaimedDelivery,
-} from './webhooks.relay.ts';
-import { signingSecrets } from './webhooks.secrets.ts';
-import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
-import { WebhookSender, webhookHeaders } from './webhooks.sender.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { Keyring } from '../lib/keyring.ts';
+import type { WorkerLoop } from '../workers/runner.ts';
+import type { WebhookConfig } from './webhooks.config.ts';
+import { WebhookRelay } from './webhooks.relay.ts';
+import { purgeWebhookData } from './webhooks.relay.repository.ts';
 
 export const WEBHOOK_RELAY_LOOP = 'webhook-relay';
 export const WEBHOOK_PURGE_LOOP = 'webhook-purge';
 
-/** How often the relay looks for new events without a notification (one small indexed query). */
-export const POLL_MS = { postgres: 2000, pglite: 100 } as const;
-/** How often it scans for due deliveries without a reason to (new events, a wake-up, a due retry). */
-export const SCAN_MS = { postgres: 2000, pglite: 500 } as const;
-/** A claimed delivery belongs to its relay for the attempt's timeout plus this margin. */
-const LEASE_MARGIN_MS = 30_000;
-
-export interface RelayDeps {
+/** What the webhook loops need. */
+export interface WebhookLoopDeps {
   db: Kysely<Database>;
+  /** Opens endpoint signing secrets. */
   keyring: Keyring;
-  config: Pick<Config, 'webhooks' | 'databaseUrl'>;
   clock: Clock;
   log: Logger;
-}
-
-/** The lease a relay takes on a delivery for one attempt. */
-export function leaseMs(config: Pick<Config, 'webhooks'>): number {
-  return config.webhooks.timeoutMs + LEASE_MARGIN_MS;
-}
-
-/** The same database the Kysely pool is on (tests clone databases, so not always DATABASE_URL's). */
-async function listenUrl(db: Kysely<Database>, databaseUrl: string): Promise<string> {
-  const { rows } = await sql<{ name: string }>`SELECT current_database() AS name`.execute(db);
-  const url = new URL(databaseUrl);
-  url.pathname = `/${encodeURIComponent(rows[0]!.name)}`;
-  return url.href;
-}
-
-/**
- * The outbox relay as one long-running worker loop. Each cycle fans new events out to delivery
- * rows, claims as many due deliveries as it has free sending slots and starts sending them (at most
- * WEBHOOK_CONCURRENCY at once per process), then sleeps until:
- *   - a notification arrives: on PostgreSQL a dedicated connection LISTENs on `storefront_webhooks`,
- *     which a trigger on `events` signals at every commit that inserted events (and the admin API
- *     on retries, replays and re-enabled endpoints), so delivery starts milliseconds after a commit;
- *   - its own sends finish (half its slots are free, and newer deliveries of those resources may go);
- *   - the next retry or lease expiry is due;
- *   - or the poll interval passes (2 s on PostgreSQL as a fallback; 100 ms on the embedded PGlite,
- *     where there is no second connection to LISTEN on: an idle poll there is one indexed query,
- *     and due deliveries are scanned for at least every 500 ms).
- * It returns only when the worker stops, after the attempts in flight have ended and been recorded
- * (an attempt cut short by the stop is retried at once by whichever relay claims it next).
- */
-export class WebhookRelay {
-  readonly #deps: RelayDeps;
-  readonly #waker = new Waker();
-  readonly #inflight = new Set<Promise<void>>();
-  /** When the next retry or lease expiry is due (from the last scan), ms since the epoch. */
-  #dueAt: number | null = null;
-  #lastScan = 0;
-
-  constructor(deps: RelayDeps) {
-    this.#deps = deps;
-  }
-
-  async run(signal: AbortSignal): Promise<void> {
-    const { db, config, log, keyring } = this.#deps;
-    const sender = new WebhookSender(config.webhooks);
-    const listener = config.databaseUrl
-      ? new NotificationListener({
-          connectionString: await listenUrl(db, config.databaseUrl),
-          channel: WEBHOOK_CHANNEL,
-          onNotify: () => this.#waker.notify(),
-          log,
-        })
-      : null;
-    const timing = {
-      pollMs: listener ? POLL_MS.postgres : POLL_MS.pglite,
-      scanMs: listener ? SCAN_MS.postgres : SCAN_MS.pglite,
-    };
-    let woken = true;
-    try {
-      while (!signal.aborted) {
-        this.#waker.clear();
-        let sleepMs: number = timing.pollMs;
-        try {
-          await listener?.ensure();
-          sleepMs = await this.#cycle(keyring, sender, signal, timing, woken);
-        } catch (error) {
-          if (signal.aborted) break;
-          log.error({ err: error }, 'webhook relay cycle failed');
-          this.#lastScan = 0;
-          sleepMs = 1000;
-        }
-        woken = await this.#waker.wait(sleepMs, signal);
-      }
-    } finally {
-      await Promise.allSettled([...this.#inflight]);
-      await listener?.close();
-      await sender.close();
-    }
-  }
-
-  /**
-   * One pass; returns how long to sleep before the next one (unless woken). Fans out new events,
-   * then, if there is a reason to (woken, events fanned out, a retry or lease due, or SCAN_MS since
-   * the last scan), claims due deliveries and starts sending them.
-   */
-  async #cycle(
-    keyring: Keyring,
-    sender: WebhookSender,
-    signal: AbortSignal,
-    timing: { pollMs: number; scanMs: number },
-    woken: boolean,
-  ): Promise<number> {
-    const { db, config, clock } = this.#deps;
-    let fanned = 0;
-    if (await hasUndispatchedEvents(db)) {
-      let batch: number;
-      do {
-        batch = await fanOutEvents(db, clock.now());
-        fanned += batch;
-      } while (!signal.aborted && batch === FANOUT_BATCH);
-    }
-    const now = clock.now().getTime();
-    const scan =
-      woken ||
-      fanned > 0 ||
-      (this.#dueAt !== null && this.#dueAt <= now) ||
-      now - this.#lastScan >= timing.scanMs;
-    if (!scan) return this.#sleepFor(now, timing.pollMs);
-    this.#lastScan = now;
-    const free = config.webhooks.concurrency - this.#inflight.size;
-    if (free > 0 && !signal.aborted) {
-      const claimed = await claimDeliveries(db, clock.now(), leaseMs(config), free);
-      for (const delivery of claimed) {
-        const sending: Promise<void> = this.#deliver(delivery, keyring, sender, signal).finally(() => {
-          this.#inflight.delete(sending);
-          // Claim again once half the slots are free (a claim scans the pending rows, so not after
-          // every single send under load); when idle, at once.
-          if (this.#inflight.size <= Math.floor(config.webhooks.concurrency / 2)) this.#waker.notify();
-        });
-        this.#inflight.add(sending);
-      }
-    }
-    const next = await nextDueAt(db, clock.now());
-    this.#dueAt = next?.getTime() ?? null;
-    return this.#sleepFor(clock.now().getTime(), timing.pollMs);
-  }
-
-  #sleepFor(now: number, pollMs: number): number {
-    return this.#dueAt === null ? pollMs : Math.min(pollMs, Math.max(0, this.#dueAt - now));
-  }
-
-  async #deliver(
-    delivery: ClaimedDelivery,
-    keyring: Keyring,
-    sender: WebhookSender,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const { db, config, clock, log } = this.#deps;
-    const context = {
-      deliveryId: delivery.id,
-      endpointId: delivery.endpointId,
-      eventId: delivery.event.id,
-      attempt: delivery.attempt,
-    };
-    try {
-      const now = clock.now();
-      let secrets: string[];
-      try {
-        secrets = signingSecrets(keyring, delivery, now);
-      } catch (error) {
-        if (!(error instanceof SecretUnreadableError)) throw error;
-        // Loud, once: the delivery fails with the reason and the endpoint is disabled (D28).
-        await failUnsignable(db, delivery, error.message, now);
-        log.error(
-          { ...context, reason: error.message },
-          'webhook endpoint disabled: its signing secret cannot be decrypted',
-        );
-        return;
-      }
-      const body = envelopeOf(delivery);
-      const result = await sender.send(
-        {
-          url: delivery.url,
-          body,
-          headers: webhookHeaders({
-            secrets,
-            body,
-            eventType: delivery.event.type,
-            eventId: delivery.event.id,
-            attempt: delivery.attempt,
-            now,
-            deliveryId: delivery.id,
-          }),
-        },
-        signal,
-        () => clock.now(),
-      );
-      const outcome = await recordOutcome(db, delivery, result, {
-        retryScheduleMs: config.webhooks.retryScheduleMs,
-        now: clock.now(),
-      });
-      if (!result.ok) {
-        log.warn(
-          { ...context, error: result.error, status: result.status, outcome: outcome.status },
-          outcome.status === 'failed' ? 'webhook delivery failed for good' : 'webhook attempt failed',
-        );
-      }
-      if (outcome.disabled) log.warn(context, 'webhook endpoint answered 410 Gone and was disabled');
-      if (outcome.status === 'lost') log.warn(context, 'webhook attempt outlived its lease; result dropped');
-    } catch (error) {
-      // The lease ends and another attempt follows; the row is never lost.
-      log.error({ ...context, err: error }, 'webhook delivery could not be recorded');
-    }
-  }
+  webhooks: WebhookConfig;
+  /** The PostgreSQL URL the relay LISTENs on; null on the embedded PGlite (it polls). */
+  databaseUrl: string | null;
 }
 
 /** The outbox relay and the purge of old deliveries and events. */
-export function webhookLoops(deps: LoopDeps): WorkerLoop[] {
+export function webhookLoops(deps: WebhookLoopDeps): WorkerLoop[] {
   const relay = new WebhookRelay(deps);
   return [
     {
@@ -249,11 +37,7 @@ export function webhookLoops(deps: LoopDeps): WorkerLoop[] {
       name: WEBHOOK_PURGE_LOOP,
       intervalMs: 10 * 60 * 1000,
       async run() {
-        const purged = await purgeWebhookData(
-          deps.db,
-          deps.clock.now(),
-          deps.config.webhooks.eventRetentionMs,
-        );
+        const purged = await purgeWebhookData(deps.db, deps.clock.now(), deps.webhooks.eventRetentionMs);
         if (purged.deliveries + purged.events > 0)
           deps.log.info(purged, 'purged old webhook deliveries and events');
       },

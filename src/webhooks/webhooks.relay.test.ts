@@ -8,14 +8,14 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { recordEvent } from '../events/events.ts';
 import { createTestStore, startTestApp, waitFor, type TestApp } from '../test/harness.ts';
-import { leaseMs, WebhookRelay } from './webhooks.loops.ts';
+import { resourceKeyOf } from './webhooks.ordering.ts';
+import { leaseMs, WebhookRelay } from './webhooks.relay.ts';
 import {
   claimDeliveries,
   fanOutEvents,
   purgeWebhookData,
   recordOutcome,
-  resourceKeyOf,
-} from './webhooks.relay.ts';
+} from './webhooks.relay.repository.ts';
 import { emit, registerEndpoint, startReceiver, webhookTestConfig } from './webhooks.test-support.ts';
 
 /**
@@ -40,7 +40,8 @@ function startRelay(): { relay: WebhookRelay; stop(): Promise<void> } {
   const relay = new WebhookRelay({
     db: t.db.kysely,
     keyring: t.app.storefront.keyring,
-    config: t.config,
+    webhooks: t.config.webhooks,
+    databaseUrl: t.config.databaseUrl,
     clock: t.clock,
     log: silent,
   });

@@ -1,261 +1,52 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
 import type { Database } from '../db/tables.ts';
-import type { SendResult } from './webhooks.sender.ts';
-import type { DeliveryKind } from './webhooks.tables.ts';
+import type { Clock } from '../lib/clock.ts';
+import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
+import type { WebhookConfig } from './webhooks.config.ts';
+import { NotificationListener, Waker } from './webhooks.listener.ts';
+import {
+  claimDeliveries,
+  currentDatabaseName,
+  failUnsignable,
+  fanOutEvents,
+  FANOUT_BATCH,
+  hasUndispatchedEvents,
+  nextDueAt,
+  recordOutcome,
+  type ClaimedDelivery,
+} from './webhooks.relay.repository.ts';
+import { WEBHOOK_CHANNEL } from './webhooks.repository.ts';
+import { signingSecrets } from './webhooks.secrets.ts';
+import { WebhookSender, webhookHeaders } from './webhooks.sender.ts';
 
-/**
- * The relay's SQL: fan events out to delivery rows, claim due deliveries, record each attempt's
- * outcome, and purge old rows. Every step coordinates through the database only, so any number of
- * relay processes can run against one PostgreSQL.
- */
+/** How often the relay looks for new events without a notification (one small indexed query). */
+export const POLL_MS = { postgres: 2000, pglite: 100 } as const;
+/** How often it scans for due deliveries without a reason to (new events, a wake-up, a due retry). */
+export const SCAN_MS = { postgres: 2000, pglite: 500 } as const;
+/** A claimed delivery belongs to its relay for the attempt's timeout plus this margin. */
+const LEASE_MARGIN_MS = 30_000;
 
-/** The NOTIFY channel that wakes relays (events trigger, manual retries, replays, re-enabled endpoints). */
-export const WEBHOOK_CHANNEL = 'storefront_webhooks';
-export const FANOUT_BATCH = 500;
-
-/** Wakes relays in other processes (a no-op without listeners; delivered at commit). */
-export async function notifyRelays(db: Kysely<Database>): Promise<void> {
-  await sql`SELECT pg_notify(${WEBHOOK_CHANNEL}, '')`.execute(db);
+export interface RelayDeps {
+  db: Kysely<Database>;
+  keyring: Keyring;
+  clock: Clock;
+  log: Logger;
+  webhooks: WebhookConfig;
+  /** The PostgreSQL URL to LISTEN on (another connection); null on the embedded PGlite. */
+  databaseUrl: string | null;
 }
 
-// Fields that name the resource an event is about, per event type, in order of preference.
-const RESOURCE_FIELDS: Record<string, [prefix: string, fields: string[]]> = {
-  'order.created': ['order', ['orderId']],
-  'order.paid': ['order', ['orderId']],
-  'order.refunded': ['order', ['orderId']],
-  'inventory.updated': ['variant', ['variantId', 'productId']],
-  'product.created': ['product', ['productId']],
-  'product.updated': ['product', ['productId']],
-  'product.deleted': ['product', ['productId']],
-  'content.updated': [
-    'content',
-    ['collectionId', 'pageId', 'menuId', 'regionId', 'key', 'handle', 'slug', 'id'],
-  ],
-  'app.installed': ['app', ['appId']],
-};
-
-/**
- * The resource an event is about: deliveries of one endpoint and resource are sent in event order.
- * `product.*` → `product:<productId>`, `order.*` → `order:<orderId>`, `inventory.updated` →
- * `variant:<variantId>`, `content.updated` → `content:<kind>:<collectionId|pageId|…|key|handle|slug>`,
- * `app.installed` → `app:<appId>`, `theme.published` → `theme` (one live theme per store, so every
- * publish of a store is ordered). An event without such a field is its own resource (unordered).
- */
-export function resourceKeyOf(type: string, data: Record<string, unknown>, eventId: string): string {
-  if (type === 'theme.published') return 'theme';
-  const rule = RESOURCE_FIELDS[type];
-  if (rule) {
-    const [prefix, fields] = rule;
-    for (const field of fields) {
-      const value = data[field];
-      if (typeof value === 'string' || typeof value === 'number') {
-        const kind = prefix === 'content' && typeof data.kind === 'string' ? `content:${data.kind}` : prefix;
-        return `${kind}:${String(value)}`.slice(0, 300);
-      }
-    }
-  }
-  return `event:${eventId}`;
+/** The lease a relay takes on a delivery for one attempt. */
+export function leaseMs(config: { webhooks: Pick<WebhookConfig, 'timeoutMs'> }): number {
+  return config.webhooks.timeoutMs + LEASE_MARGIN_MS;
 }
 
-function subscribes(events: readonly string[], type: string): boolean {
-  return events.includes('*') || events.includes(type);
-}
-
-/**
- * Fans undispatched events out to one delivery row per matching enabled endpoint and marks them
- * dispatched, in one transaction: an event is dispatched exactly when its rows exist. Events are
- * claimed with FOR UPDATE SKIP LOCKED, and fan-out itself is serialized by a transaction-level
- * advisory lock (it is a few milliseconds of SQL), so delivery rows of one resource are always
- * created in event order, whichever relay creates them; sending stays parallel. Returns the number
- * of events dispatched (0 when another relay holds the fan-out lock).
- */
-export async function fanOutEvents(db: Kysely<Database>, now: Date, batch = FANOUT_BATCH): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const lock = await sql<{ locked: boolean }>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended('storefront:webhook-fanout', 0)) AS locked`.execute(
-      trx,
-    );
-    if (lock.rows[0]?.locked !== true) return 0;
-    const events = await trx
-      .selectFrom('events')
-      .select(['store_id', 'id', 'seq', 'type', 'data'])
-      .where('dispatched_at', 'is', null)
-      .orderBy('seq')
-      .limit(batch)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (events.length === 0) return 0;
-
-    const storeIds = [...new Set(events.map((event) => event.store_id))];
-    const endpoints = await trx
-      .selectFrom('webhook_endpoints')
-      .select(['store_id', 'id', 'events'])
-      .where('store_id', 'in', storeIds)
-      // An endpoint disabled only because its secret cannot be decrypted still collects its
-      // deliveries (they wait until the keys are fixed and it is enabled again): no event is lost.
-      .where((eb) => eb.or([eb('enabled', '=', true), eb('disabled_reason', '=', 'secret_unreadable')]))
-      .execute();
-    const rows = events.flatMap((event) =>
-      endpoints
-        .filter((endpoint) => endpoint.store_id === event.store_id && subscribes(endpoint.events, event.type))
-        .map((endpoint) => ({
-          store_id: event.store_id,
-          endpoint_id: endpoint.id,
-          event_id: event.id,
-          event_seq: event.seq,
-          resource_key: resourceKeyOf(event.type, event.data, event.id),
-          kind: 'event' as const,
-          next_attempt_at: now,
-          created_at: now,
-          updated_at: now,
-        })),
-    );
-    for (let i = 0; i < rows.length; i += 500) {
-      await trx
-        .insertInto('webhook_deliveries')
-        .values(rows.slice(i, i + 500))
-        .onConflict((oc) =>
-          oc.columns(['store_id', 'endpoint_id', 'event_id']).where('kind', '=', 'event').doNothing(),
-        )
-        .execute();
-    }
-    // Relays in other processes claim the new rows too, not only at their next poll.
-    if (rows.length > 0) await notifyRelays(trx);
-    await trx
-      .updateTable('events')
-      .set({ dispatched_at: now, claim_count: sql<number>`claim_count + 1` })
-      .where('store_id', 'in', storeIds)
-      .where(
-        'id',
-        'in',
-        events.map((event) => event.id),
-      )
-      .execute();
-    return events.length;
-  });
-}
-
-/** A delivery claimed for one attempt, with what is needed to send it. */
-export interface ClaimedDelivery {
-  storeId: string;
-  id: string;
-  endpointId: string;
-  kind: DeliveryKind;
-  /** This attempt's number (1, 2, …); also the fencing token for recording the outcome. */
-  attempt: number;
-  url: string;
-  secretCiphertext: string;
-  previousSecretCiphertext: string | null;
-  previousSecretExpiresAt: Date | null;
-  event: { id: string; type: string; createdAt: Date; data: Record<string, unknown> };
-}
-
-interface ClaimRow {
-  store_id: string;
-  id: string;
-  endpoint_id: string;
-  kind: DeliveryKind;
-  attempts: number;
-  url: string;
-  secret_ciphertext: string;
-  previous_secret_ciphertext: string | null;
-  previous_secret_expires_at: Date | null;
-  event_id: string;
-  event_type: string;
-  event_created_at: Date;
-  event_data: Record<string, unknown>;
-}
-
-/**
- * Claims up to `limit` due deliveries of enabled endpoints, takes a lease on them (`locked_until`)
- * and counts the attempt, in one statement. Fair across stores (D31): each store's due deliveries
- * are ranked and every store's first comes before any store's second, so one store's backlog never
- * delays another's (the stores with pending deliveries are found by skipping through the pending
- * index, one probe per store). A delivery is not claimed unless it is the head of its queue: the
- * oldest (by event seq) pending delivery of its endpoint and resource, so a newer one waits while
- * an older one is in flight or waiting for a retry. The UPDATE re-checks every condition on the
- * row it locks, so two relays that picked the same row cannot both claim it. A relay that dies
- * mid-attempt loses its lease; the row is claimed again, as the next attempt, when the lease ends.
- */
-export async function claimDeliveries(
-  db: Kysely<Database>,
-  now: Date,
-  leaseMs: number,
-  limit: number,
-): Promise<ClaimedDelivery[]> {
-  const lease = new Date(now.getTime() + leaseMs);
-  const result = await sql<ClaimRow>`
-    WITH RECURSIVE stores_with_work(store_id) AS (
-      (SELECT store_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY store_id LIMIT 1)
-      UNION ALL
-      SELECT (
-        SELECT d.store_id FROM webhook_deliveries d
-        WHERE d.status = 'pending' AND d.store_id > s.store_id
-        ORDER BY d.store_id LIMIT 1
-      )
-      FROM stores_with_work s
-      WHERE s.store_id IS NOT NULL
-    ),
-    picked AS (
-      SELECT c.store_id, c.id FROM stores_with_work s
-      CROSS JOIN LATERAL (
-        SELECT d.store_id, d.id, d.next_attempt_at, d.event_seq,
-          row_number() OVER (ORDER BY d.next_attempt_at, d.event_seq) AS fair_rank
-        FROM webhook_deliveries d
-        JOIN webhook_endpoints e ON e.store_id = d.store_id AND e.id = d.endpoint_id
-        WHERE d.store_id = s.store_id
-          AND d.status = 'pending'
-          AND d.next_attempt_at <= ${now}
-          AND (d.locked_until IS NULL OR d.locked_until <= ${now})
-          AND e.enabled
-          AND d.id = (
-            SELECT o.id FROM webhook_deliveries o
-            WHERE o.store_id = d.store_id
-              AND o.endpoint_id = d.endpoint_id
-              AND o.resource_key = d.resource_key
-              AND o.status = 'pending'
-            ORDER BY o.event_seq, o.id
-            LIMIT 1
-          )
-        ORDER BY d.next_attempt_at, d.event_seq
-        LIMIT ${limit}
-      ) c
-      WHERE s.store_id IS NOT NULL
-      ORDER BY c.fair_rank, c.next_attempt_at, c.event_seq
-      LIMIT ${limit}
-    )
-    UPDATE webhook_deliveries w
-    SET locked_until = ${lease}, attempts = w.attempts + 1, last_attempt_at = ${now}, updated_at = ${now}
-    FROM picked, events ev, webhook_endpoints e
-    WHERE w.store_id = picked.store_id AND w.id = picked.id
-      AND w.status = 'pending'
-      AND w.next_attempt_at <= ${now}
-      AND (w.locked_until IS NULL OR w.locked_until <= ${now})
-      AND ev.store_id = w.store_id AND ev.id = w.event_id
-      AND e.store_id = w.store_id AND e.id = w.endpoint_id AND e.enabled
-    RETURNING w.store_id, w.id, w.endpoint_id, w.kind, w.attempts,
-      e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at,
-      ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.data AS event_data`.execute(
-    db,
-  );
-  return result.rows.map((row) => ({
-    storeId: row.store_id,
-    id: row.id,
-    endpointId: row.endpoint_id,
-    kind: row.kind,
-    attempt: row.attempts,
-    url: row.url,
-    secretCiphertext: row.secret_ciphertext,
-    previousSecretCiphertext: row.previous_secret_ciphertext,
-    previousSecretExpiresAt: row.previous_secret_expires_at,
-    event: {
-      id: row.event_id,
-      type: row.event_type,
-      createdAt: row.event_created_at,
-      data: row.event_data,
-    },
-  }));
+/** The same database the Kysely pool is on (tests clone databases, so not always DATABASE_URL's). */
+async function listenUrl(db: Kysely<Database>, databaseUrl: string): Promise<string> {
+  const url = new URL(databaseUrl);
+  url.pathname = `/${encodeURIComponent(await currentDatabaseName(db))}`;
+  return url.href;
 }
 
 /** The exact raw body: the envelope `{id, event, createdAt, data}` (spec 2.16); `id` is the event id. */
@@ -269,213 +60,183 @@ export function envelopeOf(delivery: Pick<ClaimedDelivery, 'event'>): string {
   });
 }
 
-export interface OutcomeOptions {
-  /** Delays between attempts (WEBHOOK_RETRY_SCHEDULE). */
-  retryScheduleMs: readonly number[];
-  now: Date;
-  /** Random number in [0, 1) for jitter (injectable for tests). */
-  random?: () => number;
-}
-
-export interface Outcome {
-  status: 'delivered' | 'pending' | 'failed' | 'lost';
-  /** When the next attempt is due (pending only). */
-  nextAttemptAt: Date | null;
-  /** The endpoint answered 410 Gone and was disabled. */
-  disabled: boolean;
-  /** Newer deliveries of the same endpoint and resource were waiting for this one. */
-  unblocked: boolean;
-}
-
 /**
- * Records an attempt's result, fenced by the attempt number: if the lease ran out and another
- * relay started a later attempt, this one's result is dropped (`lost`). Failures are retried on
- * the schedule with ±20 % jitter, and never earlier than a `Retry-After` asks; after the last
- * attempt the delivery is `failed`. 410 Gone fails the delivery and disables the endpoint. An
- * attempt interrupted by a stopping worker is retried at once and never fails the delivery.
+ * The outbox relay as one long-running worker loop. Each cycle fans new events out to delivery
+ * rows, claims as many due deliveries as it has free sending slots and starts sending them (at most
+ * WEBHOOK_CONCURRENCY at once per process), then sleeps until:
+ *   - a notification arrives: on PostgreSQL a dedicated connection LISTENs on `storefront_webhooks`,
+ *     which a trigger on `events` signals at every commit that inserted events (and the admin API
+ *     on retries, replays and re-enabled endpoints), so delivery starts milliseconds after a commit;
+ *   - its own sends finish (half its slots are free, and newer deliveries of those resources may go);
+ *   - the next retry or lease expiry is due;
+ *   - or the poll interval passes (2 s on PostgreSQL as a fallback; 100 ms on the embedded PGlite,
+ *     where there is no second connection to LISTEN on: an idle poll there is one indexed query,
+ *     and due deliveries are scanned for at least every 500 ms).
+ * It returns only when the worker stops, after the attempts in flight have ended and been recorded
+ * (an attempt cut short by the stop is retried at once by whichever relay claims it next).
  */
-export async function recordOutcome(
-  db: Kysely<Database>,
-  delivery: Pick<ClaimedDelivery, 'storeId' | 'id' | 'endpointId' | 'attempt'>,
-  result: SendResult,
-  options: OutcomeOptions,
-): Promise<Outcome> {
-  const { now } = options;
-  const random = options.random ?? Math.random;
-  let status: Outcome['status'];
-  let nextAttemptAt: Date | null = null;
-  const gone = !result.ok && result.status === 410;
-  if (result.ok) status = 'delivered';
-  else if (gone) status = 'failed';
-  else if (result.interrupted) {
-    status = 'pending';
-    nextAttemptAt = now;
-  } else {
-    const delay = options.retryScheduleMs[delivery.attempt - 1];
-    if (delay === undefined) status = 'failed';
-    else {
-      status = 'pending';
-      const jittered = Math.round(delay * (0.8 + 0.4 * random()));
-      nextAttemptAt = new Date(now.getTime() + Math.max(jittered, result.retryAfterMs ?? 0));
+export class WebhookRelay {
+  readonly #deps: RelayDeps;
+  readonly #waker = new Waker();
+  readonly #inflight = new Set<Promise<void>>();
+  /** When the next retry or lease expiry is due (from the last scan), ms since the epoch. */
+  #dueAt: number | null = null;
+  #lastScan = 0;
+
+  constructor(deps: RelayDeps) {
+    this.#deps = deps;
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    const { db, webhooks, databaseUrl, log, keyring } = this.#deps;
+    const sender = new WebhookSender(webhooks);
+    const listener = databaseUrl
+      ? new NotificationListener({
+          connectionString: await listenUrl(db, databaseUrl),
+          channel: WEBHOOK_CHANNEL,
+          onNotify: () => this.#waker.notify(),
+          log,
+        })
+      : null;
+    const timing = {
+      pollMs: listener ? POLL_MS.postgres : POLL_MS.pglite,
+      scanMs: listener ? SCAN_MS.postgres : SCAN_MS.pglite,
+    };
+    let woken = true;
+    try {
+      while (!signal.aborted) {
+        this.#waker.clear();
+        let sleepMs: number = timing.pollMs;
+        try {
+          await listener?.ensure();
+          sleepMs = await this.#cycle(keyring, sender, signal, timing, woken);
+        } catch (error) {
+          if (signal.aborted) break;
+          log.error({ err: error }, 'webhook relay cycle failed');
+          this.#lastScan = 0;
+          sleepMs = 1000;
+        }
+        woken = await this.#waker.wait(sleepMs, signal);
+      }
+    } finally {
+      await Promise.allSettled([...this.#inflight]);
+      await listener?.close();
+      await sender.close();
     }
   }
 
-  // One statement in the common case: the update, fenced by the attempt number, also tells whether
-  // newer deliveries of the same endpoint and resource are waiting behind this one.
-  const updated = await db
-    .updateTable('webhook_deliveries as w')
-    .set({
-      status,
-      locked_until: null,
-      next_attempt_at: nextAttemptAt ?? now,
-      last_status_code: result.status,
-      last_error: result.ok ? null : result.error.slice(0, 1000),
-      delivered_at: status === 'delivered' ? now : null,
-      failed_at: status === 'failed' ? now : null,
-      updated_at: now,
-    })
-    .where('w.store_id', '=', delivery.storeId)
-    .where('w.id', '=', delivery.id)
-    .where('w.attempts', '=', delivery.attempt)
-    .where('w.status', '=', 'pending')
-    .returning((eb) => [
-      eb
-        .exists(
-          eb
-            .selectFrom('webhook_deliveries as o')
-            .select('o.id')
-            .whereRef('o.store_id', '=', 'w.store_id')
-            .whereRef('o.endpoint_id', '=', 'w.endpoint_id')
-            .whereRef('o.resource_key', '=', 'w.resource_key')
-            .whereRef('o.id', '<>', 'w.id')
-            .where('o.status', '=', 'pending'),
-        )
-        .as('waiting'),
-    ])
-    .executeTakeFirst();
-  if (!updated) return { status: 'lost', nextAttemptAt: null, disabled: false, unblocked: false };
-
-  let disabled = false;
-  if (gone) {
-    const endpoint = await db
-      .updateTable('webhook_endpoints')
-      .set({ enabled: false, disabled_reason: 'gone', updated_at: now })
-      .where('store_id', '=', delivery.storeId)
-      .where('id', '=', delivery.endpointId)
-      .where('enabled', '=', true)
-      .executeTakeFirst();
-    disabled = endpoint.numUpdatedRows > 0n;
+  /**
+   * One pass; returns how long to sleep before the next one (unless woken). Fans out new events,
+   * then, if there is a reason to (woken, events fanned out, a retry or lease due, or SCAN_MS since
+   * the last scan), claims due deliveries and starts sending them.
+   */
+  async #cycle(
+    keyring: Keyring,
+    sender: WebhookSender,
+    signal: AbortSignal,
+    timing: { pollMs: number; scanMs: number },
+    woken: boolean,
+  ): Promise<number> {
+    const { db, webhooks, clock } = this.#deps;
+    let fanned = 0;
+    if (await hasUndispatchedEvents(db)) {
+      let batch: number;
+      do {
+        batch = await fanOutEvents(db, clock.now());
+        fanned += batch;
+      } while (!signal.aborted && batch === FANOUT_BATCH);
+    }
+    const now = clock.now().getTime();
+    const scan =
+      woken ||
+      fanned > 0 ||
+      (this.#dueAt !== null && this.#dueAt <= now) ||
+      now - this.#lastScan >= timing.scanMs;
+    if (!scan) return this.#sleepFor(now, timing.pollMs);
+    this.#lastScan = now;
+    const free = webhooks.concurrency - this.#inflight.size;
+    if (free > 0 && !signal.aborted) {
+      const claimed = await claimDeliveries(db, clock.now(), leaseMs(this.#deps), free);
+      for (const delivery of claimed) {
+        const sending: Promise<void> = this.#deliver(delivery, keyring, sender, signal).finally(() => {
+          this.#inflight.delete(sending);
+          // Claim again once half the slots are free (a claim scans the pending rows, so not after
+          // every single send under load); when idle, at once.
+          if (this.#inflight.size <= Math.floor(webhooks.concurrency / 2)) this.#waker.notify();
+        });
+        this.#inflight.add(sending);
+      }
+    }
+    const next = await nextDueAt(db, clock.now());
+    this.#dueAt = next?.getTime() ?? null;
+    return this.#sleepFor(clock.now().getTime(), timing.pollMs);
   }
-  const unblocked = status !== 'pending' && updated.waiting === true;
-  if (unblocked) await notifyRelays(db);
-  return { status, nextAttemptAt, disabled, unblocked };
-}
 
-/**
- * A delivery that cannot be signed because the endpoint's secret cannot be decrypted (D28): the
- * delivery fails now with the reason (a dead letter, retried by hand once the keys are fixed), and
- * the endpoint is disabled with `secret_unreadable`, so its other deliveries wait instead of
- * failing one by one. Fenced by the attempt number like every outcome.
- */
-export async function failUnsignable(
-  db: Kysely<Database>,
-  delivery: Pick<ClaimedDelivery, 'storeId' | 'id' | 'endpointId' | 'attempt'>,
-  reason: string,
-  now: Date,
-): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status: 'failed',
-        locked_until: null,
-        last_status_code: null,
-        last_error: reason.slice(0, 1000),
-        failed_at: now,
-        updated_at: now,
-      })
-      .where('store_id', '=', delivery.storeId)
-      .where('id', '=', delivery.id)
-      .where('attempts', '=', delivery.attempt)
-      .where('status', '=', 'pending')
-      .execute();
-    await trx
-      .updateTable('webhook_endpoints')
-      .set({ enabled: false, disabled_reason: 'secret_unreadable', updated_at: now })
-      .where('store_id', '=', delivery.storeId)
-      .where('id', '=', delivery.endpointId)
-      .where('enabled', '=', true)
-      .execute();
-  });
-}
-
-/**
- * When the relay should look again: the earliest future moment a pending delivery becomes due or
- * a lease ends (a relay that died mid-attempt). Null when nothing is scheduled.
- */
-export async function nextDueAt(db: Kysely<Database>, now: Date): Promise<Date | null> {
-  const result = await sql<{ at: Date | null }>`
-    SELECT min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) AS at
-    FROM webhook_deliveries
-    WHERE status = 'pending' AND GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at)) > ${now}`.execute(
-    db,
-  );
-  return result.rows[0]?.at ?? null;
-}
-
-/** Quick check whether any event waits for fan-out (saves a transaction on an idle poll). */
-export async function hasUndispatchedEvents(db: Kysely<Database>): Promise<boolean> {
-  const row = await db
-    .selectFrom('events')
-    .select('id')
-    .where('dispatched_at', 'is', null)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-const PURGE_BATCH = 1000;
-
-/**
- * Deletes deliveries that were delivered (or failed for good) more than `retentionMs` ago, then
- * dispatched events older than that which no delivery row references any more (a dead letter
- * keeps its event until it is purged itself). Batched, so a large backlog never holds long locks.
- */
-export async function purgeWebhookData(
-  db: Kysely<Database>,
-  now: Date,
-  retentionMs: number,
-): Promise<{ deliveries: number; events: number }> {
-  const cutoff = new Date(now.getTime() - retentionMs);
-  let deliveries = 0;
-  for (;;) {
-    const result = await sql`
-      DELETE FROM webhook_deliveries
-      WHERE (store_id, id) IN (
-        SELECT store_id, id FROM webhook_deliveries
-        WHERE (status = 'delivered' AND delivered_at < ${cutoff})
-           OR (status = 'failed' AND failed_at < ${cutoff})
-        LIMIT ${PURGE_BATCH}
-      )`.execute(db);
-    const count = Number(result.numAffectedRows ?? 0n);
-    deliveries += count;
-    if (count < PURGE_BATCH) break;
+  #sleepFor(now: number, pollMs: number): number {
+    return this.#dueAt === null ? pollMs : Math.min(pollMs, Math.max(0, this.#dueAt - now));
   }
-  let events = 0;
-  for (;;) {
-    const result = await sql`
-      DELETE FROM events
-      WHERE (store_id, id) IN (
-        SELECT ev.store_id, ev.id FROM events ev
-        WHERE ev.dispatched_at IS NOT NULL AND ev.created_at < ${cutoff}
-          AND NOT EXISTS (
-            SELECT 1 FROM webhook_deliveries d WHERE d.store_id = ev.store_id AND d.event_id = ev.id
-          )
-        LIMIT ${PURGE_BATCH}
-      )`.execute(db);
-    const count = Number(result.numAffectedRows ?? 0n);
-    events += count;
-    if (count < PURGE_BATCH) break;
+
+  async #deliver(
+    delivery: ClaimedDelivery,
+    keyring: Keyring,
+    sender: WebhookSender,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { db, webhooks, clock, log } = this.#deps;
+    const context = {
+      deliveryId: delivery.id,
+      endpointId: delivery.endpointId,
+      eventId: delivery.event.id,
+      attempt: delivery.attempt,
+    };
+    try {
+      const now = clock.now();
+      let secrets: string[];
+      try {
+        secrets = signingSecrets(keyring, delivery, now);
+      } catch (error) {
+        if (!(error instanceof SecretUnreadableError)) throw error;
+        // Loud, once: the delivery fails with the reason and the endpoint is disabled (D28).
+        await failUnsignable(db, delivery, error.message, now);
+        log.error(
+          { ...context, reason: error.message },
+          'webhook endpoint disabled: its signing secret cannot be decrypted',
+        );
+        return;
+      }
+      const body = envelopeOf(delivery);
+      const result = await sender.send(
+        {
+          url: delivery.url,
+          body,
+          headers: webhookHeaders({
+            secrets,
+            body,
+            eventType: delivery.event.type,
+            eventId: delivery.event.id,
+            attempt: delivery.attempt,
+            now,
+            deliveryId: delivery.id,
+          }),
+        },
+        signal,
+        () => clock.now(),
+      );
+      const outcome = await recordOutcome(db, delivery, result, {
+        retryScheduleMs: webhooks.retryScheduleMs,
+        now: clock.now(),
+      });
+      if (!result.ok) {
+        log.warn(
+          { ...context, error: result.error, status: result.status, outcome: outcome.status },
+          outcome.status === 'failed' ? 'webhook delivery failed for good' : 'webhook attempt failed',
+        );
+      }
+      if (outcome.disabled) log.warn(context, 'webhook endpoint answered 410 Gone and was disabled');
+      if (outcome.status === 'lost') log.warn(context, 'webhook attempt outlived its lease; result dropped');
+    } catch (error) {
+      // The lease ends and another attempt follows; the row is never lost.
+      log.error({ ...context, err: error }, 'webhook delivery could not be recorded');
+    }
   }
-  return { deliveries, events };
 }

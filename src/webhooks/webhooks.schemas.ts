@@ -1,5 +1,6 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { EVENT_TYPES } from '../events/events.ts';
+import { PageQueryWith, Uuid } from '../http/schemas.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
@@ -40,6 +41,7 @@ export const EndpointSchema = Type.Object(
   },
   { title: 'WebhookEndpoint' },
 );
+export type Endpoint = Static<typeof EndpointSchema>;
 
 export const EndpointWithSecretSchema = Type.Intersect([
   EndpointSchema,
@@ -49,8 +51,9 @@ export const EndpointWithSecretSchema = Type.Intersect([
     }),
   }),
 ]);
+export type EndpointWithSecret = Static<typeof EndpointWithSecretSchema>;
 
-export const CreateEndpointBody = Type.Object(
+export const NewEndpointSchema = Type.Object(
   {
     url: Url,
     events: EventList,
@@ -58,8 +61,9 @@ export const CreateEndpointBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type NewEndpoint = Static<typeof NewEndpointSchema>;
 
-export const UpdateEndpointBody = Type.Object(
+export const EndpointPatchSchema = Type.Object(
   {
     url: Type.Optional(Url),
     events: Type.Optional(EventList),
@@ -68,8 +72,9 @@ export const UpdateEndpointBody = Type.Object(
   },
   { additionalProperties: false, minProperties: 1 },
 );
+export type EndpointPatch = Static<typeof EndpointPatchSchema>;
 
-export const ReplayBody = Type.Object(
+export const ReplaySchema = Type.Object(
   {
     since: Type.String({ format: 'date-time', description: 'Re-send events created at or after this time.' }),
     until: Type.Optional(
@@ -78,10 +83,12 @@ export const ReplayBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type Replay = Static<typeof ReplaySchema>;
 
-export const ReplayResponse = Type.Object({
+export const ReplayResultSchema = Type.Object({
   replayed: Type.Integer({ description: 'Delivery rows queued (one per matching event).' }),
 });
+export type ReplayResult = Static<typeof ReplayResultSchema>;
 
 export const DeliveryStatusSchema = Type.Union([
   Type.Literal('pending'),
@@ -108,55 +115,9 @@ export const DeliverySchema = Type.Object(
   },
   { title: 'WebhookDelivery' },
 );
+export type Delivery = Static<typeof DeliverySchema>;
 
-export const ThemeSchema = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    name: Type.String(),
-    settings: Type.Record(Type.String(), Type.Unknown()),
-    live: Type.Boolean({ description: 'The published theme; at most one per store.' }),
-    publishedAt: NullableTimestamp,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { title: 'Theme' },
-);
-
-export const CreateThemeBody = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    settings: Type.Optional(
-      Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), {
-        description: 'Free-form theme settings (at most 64 KiB of JSON).',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export const AppSchema = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    name: Type.String(),
-    scopes: Type.Array(Type.String()),
-    installedAt: Timestamp,
-  },
-  { title: 'App' },
-);
-
-export const InstallAppBody = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    scopes: Type.Array(Type.String({ pattern: '^(read|write)_[a-z]+(_[a-z]+)*$', maxLength: 64 }), {
-      maxItems: 50,
-      uniqueItems: true,
-      description: 'Access scopes such as read_products or write_orders.',
-    }),
-  },
-  { additionalProperties: false },
-);
-
-export const TestSendBody = Type.Object(
+export const TestSendSchema = Type.Object(
   {
     event: Type.Optional(
       Type.Union(
@@ -170,8 +131,9 @@ export const TestSendBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type TestSend = Static<typeof TestSendSchema>;
 
-export const TestSendResponse = Type.Object({
+export const TestSendResultSchema = Type.Object({
   eventId: Type.String({ format: 'uuid', description: 'The envelope id (x-webhook-id) of the test event.' }),
   event: Type.String(),
   ok: Type.Boolean({ description: 'The endpoint answered 2xx.' }),
@@ -181,3 +143,10 @@ export const TestSendResponse = Type.Object({
   error: Type.Union([Type.String(), Type.Null()], { description: 'Why the send failed, when it did.' }),
   durationMs: Type.Integer({ minimum: 0 }),
 });
+export type TestSendResult = Static<typeof TestSendResultSchema>;
+
+export const DeliveryListQuerySchema = PageQueryWith({
+  endpointId: Type.Optional(Uuid),
+  status: Type.Optional(DeliveryStatusSchema),
+});
+export type DeliveryListQuery = Static<typeof DeliveryListQuerySchema>;

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { Keyring, SealedValues } from '../lib/keyring.ts';
+import { endpointSecretsAfter, writeEndpointSecrets } from './webhooks.repository.ts';
 
 /**
  * Endpoint signing secrets. The service must sign with them, so they cannot be kept only as a
@@ -113,17 +114,7 @@ interface EndpointSecretRow {
 export function endpointSecrets(db: Kysely<Database>, keyring: Keyring): SealedValues<EndpointSecretRow> {
   return {
     what: 'webhook endpoint signing secrets',
-    batch: (after, limit) =>
-      db
-        .selectFrom('webhook_endpoints')
-        .select(['store_id', 'id', 'secret_ciphertext', 'previous_secret_ciphertext'])
-        .$if(after !== undefined, (qb) =>
-          qb.where((eb) => eb(eb.refTuple('store_id', 'id'), '>', eb.tuple(after!.store_id, after!.id))),
-        )
-        .orderBy('store_id')
-        .orderBy('id')
-        .limit(limit)
-        .execute(),
+    batch: (after, limit) => endpointSecretsAfter(db, after, limit),
     async reseal(row, dryRun) {
       const secret = resealSecret(keyring, row.store_id, row.id, row.secret_ciphertext);
       const previous =
@@ -132,16 +123,10 @@ export function endpointSecrets(db: Kysely<Database>, keyring: Keyring): SealedV
           : resealSecret(keyring, row.store_id, row.id, row.previous_secret_ciphertext);
       if (secret === null && previous === null) return false;
       if (!dryRun) {
-        await db
-          .updateTable('webhook_endpoints')
-          .set({
-            ...(secret === null ? {} : { secret_ciphertext: secret }),
-            ...(previous === null ? {} : { previous_secret_ciphertext: previous }),
-          })
-          .where('store_id', '=', row.store_id)
-          .where('id', '=', row.id)
-          .where('secret_ciphertext', '=', row.secret_ciphertext)
-          .execute();
+        await writeEndpointSecrets(db, row, {
+          ...(secret === null ? {} : { secret_ciphertext: secret }),
+          ...(previous === null ? {} : { previous_secret_ciphertext: previous }),
+        });
       }
       return true;
     },

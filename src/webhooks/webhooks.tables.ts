@@ -1,7 +1,7 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
-import type { CreatedAt, UpdatedAt, NullableTime, Json } from '../db/tables.ts';
+import type { CreatedAt, Json, NullableTime, UpdatedAt } from '../db/tables.ts';
 
-/** Table types of webhook endpoints, deliveries, themes and apps. Merged into `Database` in db/tables.ts. */
+/** Table types of webhook endpoints and deliveries. Merged into `Database` in db/tables.ts. */
 
 /** Why an endpoint is disabled: by a staff member, or because it answered 410 Gone. */
 export type DisabledReason = 'manual' | 'gone' | 'secret_unreadable';
@@ -56,33 +56,9 @@ export interface WebhookDeliveryTable {
 }
 export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>;
 
-export interface ThemeTable {
-  store_id: string;
-  id: Generated<string>;
-  name: string;
-  settings: Json<Record<string, unknown>>;
-  /** At most one live theme per store (a partial unique index). */
-  live: ColumnType<boolean, boolean | undefined, boolean>;
-  published_at: NullableTime;
-  created_at: CreatedAt;
-  updated_at: UpdatedAt;
-}
-export type ThemeRow = Selectable<ThemeTable>;
-
-export interface AppTable {
-  store_id: string;
-  id: Generated<string>;
-  name: string;
-  scopes: Json<string[]>;
-  created_at: CreatedAt;
-}
-export type AppRow = Selectable<AppTable>;
-
 export interface WebhookTables {
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
-  themes: ThemeTable;
-  apps: AppTable;
 }
 
 declare module '../db/tables.ts' {

@@ -5,10 +5,9 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from '../config.ts';
 import { recordEvent, type EventType, type RecordedEvent } from '../events/events.ts';
 import { waitFor, type TestApp, type TestStore } from '../test/harness.ts';
-import { loadWebhookConfig } from './webhooks.config.ts';
+import { loadWebhookConfig, type WebhookConfig } from './webhooks.config.ts';
 
 export interface ReceivedRequest {
   method: string;
@@ -114,7 +113,7 @@ export async function startReceiver(
 }
 
 /** The test configuration for webhook tests: loopback http allowed, a compressed retry schedule. */
-export function webhookTestConfig(overrides: Partial<Config['webhooks']> = {}): Partial<Config> {
+export function webhookTestConfig(overrides: Partial<WebhookConfig> = {}): { webhooks: WebhookConfig } {
   return {
     webhooks: {
       ...loadWebhookConfig({}),

@@ -31,7 +31,14 @@ export function backgroundLoops(deps: LoopDeps): WorkerLoop[] {
     sessionCleanupLoop(deps),
     retentionLoop(deps),
     ...orderLoops(deps),
-    ...webhookLoops(deps),
+    ...webhookLoops({
+      db: deps.db,
+      keyring: deps.keyring,
+      clock: deps.clock,
+      log: deps.log,
+      webhooks: deps.config.webhooks,
+      databaseUrl: deps.config.databaseUrl,
+    }),
     ...emailIdentityLoops(deps),
     mailWorkerLoop({
       db: deps.db,

@@ -1,0 +1,39 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requireStaff } from '../http/principals.ts';
+import { Page, PageQuery, problemResponses } from '../http/schemas.ts';
+import { AppSchema, NewAppSchema } from './apps.schemas.ts';
+import { installApp, listApps, type AppsDeps } from './apps.service.ts';
+
+const tags = ['Admin: apps'];
+
+/** Installed apps (DESIGN D19): owners and admins. */
+export const appsAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppsDeps }> = async (app, { deps }) => {
+  app.post(
+    '/apps',
+    {
+      schema: {
+        tags,
+        summary: 'Install an app (emits app.installed)',
+        body: NewAppSchema,
+        response: { 201: AppSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { storeId } = requireStaff(request, 'owner', 'admin');
+      return reply.code(201).send(await installApp(deps, storeId, request.body));
+    },
+  );
+
+  app.get(
+    '/apps',
+    {
+      schema: {
+        tags,
+        summary: 'List installed apps',
+        querystring: PageQuery,
+        response: { 200: Page(AppSchema), ...problemResponses },
+      },
+    },
+    async (request) => listApps(deps, requireStaff(request, 'owner', 'admin').storeId, request.query),
+  );
+};

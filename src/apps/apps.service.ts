@@ -1,0 +1,54 @@
+import type { Kysely } from 'kysely';
+import { byCreated } from '../db/keyset.ts';
+import type { Database } from '../db/tables.ts';
+import { recordEvent } from '../events/events.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { CursorCodec, ListPage } from '../lib/cursors.ts';
+import { AppError } from '../lib/errors.ts';
+import { appsQuery, insertApp } from './apps.repository.ts';
+import type { InstalledApp, NewApp } from './apps.schemas.ts';
+import type { AppRow } from './apps.tables.ts';
+
+/**
+ * Apps (DESIGN D19): a minimal admin resource, so that `app.installed` has a real source.
+ * Installing records its event in the same transaction.
+ */
+
+export interface AppsDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  cursors: CursorCodec;
+}
+
+export function appRowToApp(row: AppRow): InstalledApp {
+  return { id: row.id, name: row.name, scopes: row.scopes, installedAt: row.created_at.toISOString() };
+}
+
+/** Installs an app (names are unique per store: 409 app_already_installed) and records `app.installed`. */
+export async function installApp(
+  deps: Pick<AppsDeps, 'db' | 'clock'>,
+  storeId: string,
+  input: NewApp,
+): Promise<InstalledApp> {
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (trx) => {
+    const row = await insertApp(trx, { storeId, name: input.name, scopes: input.scopes, now });
+    if (!row) {
+      throw new AppError('app_already_installed', 409, `An app named "${input.name}" is already installed.`);
+    }
+    await recordEvent(trx, {
+      storeId,
+      type: 'app.installed',
+      data: { appId: row.id, name: row.name, scopes: row.scopes },
+    });
+    return appRowToApp(row);
+  });
+}
+
+export function listApps(
+  deps: Pick<AppsDeps, 'db' | 'cursors'>,
+  storeId: string,
+  page: { limit?: number | undefined; cursor?: string | undefined },
+): Promise<ListPage<InstalledApp>> {
+  return byCreated(deps.cursors, `${storeId}:apps`, appsQuery(deps.db, storeId), page, appRowToApp);
+}

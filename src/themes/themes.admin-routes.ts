@@ -1,0 +1,66 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requireStaff } from '../http/principals.ts';
+import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
+import { NewThemeSchema, ThemeSchema } from './themes.schemas.ts';
+import { createTheme, getTheme, listThemes, publishTheme, type ThemesDeps } from './themes.service.ts';
+
+const tags = ['Admin: themes'];
+
+/** Themes (DESIGN D19): owners and admins. */
+export const themesAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ThemesDeps }> = async (app, { deps }) => {
+  app.post(
+    '/themes',
+    {
+      schema: {
+        tags,
+        summary: 'Create a theme (not live until published)',
+        body: NewThemeSchema,
+        response: { 201: ThemeSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { storeId } = requireStaff(request, 'owner', 'admin');
+      return reply.code(201).send(await createTheme(deps, storeId, request.body));
+    },
+  );
+
+  app.get(
+    '/themes',
+    {
+      schema: {
+        tags,
+        summary: 'List themes',
+        querystring: PageQuery,
+        response: { 200: Page(ThemeSchema), ...problemResponses },
+      },
+    },
+    async (request) => listThemes(deps, requireStaff(request, 'owner', 'admin').storeId, request.query),
+  );
+
+  app.get(
+    '/themes/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One theme',
+        params: IdParams,
+        response: { 200: ThemeSchema, ...problemResponses },
+      },
+    },
+    async (request) => getTheme(deps, requireStaff(request, 'owner', 'admin').storeId, request.params.id),
+  );
+
+  app.post(
+    '/themes/:id/publish',
+    {
+      schema: {
+        tags,
+        summary: 'Make a theme the live theme (emits theme.published)',
+        description: 'The previously live theme is unpublished. Publishing the live theme again is a no-op.',
+        params: IdParams,
+        response: { 200: ThemeSchema, ...problemResponses },
+      },
+    },
+    async (request) => publishTheme(deps, requireStaff(request, 'owner', 'admin').storeId, request.params.id),
+  );
+};

@@ -1,0 +1,432 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/tables.ts';
+import { resourceKeyOf } from './webhooks.ordering.ts';
+import { notifyRelays } from './webhooks.repository.ts';
+import type { SendResult } from './webhooks.sender.ts';
+import type { DeliveryKind } from './webhooks.tables.ts';
+
+/**
+ * The relay's SQL: fan events out to delivery rows, claim due deliveries, record each attempt's
+ * outcome, and purge old rows. Every step coordinates through the database only, so any number of
+ * relay processes can run against one PostgreSQL.
+ */
+
+export const FANOUT_BATCH = 500;
+
+function subscribes(events: readonly string[], type: string): boolean {
+  return events.includes('*') || events.includes(type);
+}
+
+/**
+ * Fans undispatched events out to one delivery row per matching enabled endpoint and marks them
+ * dispatched, in one transaction: an event is dispatched exactly when its rows exist. Events are
+ * claimed with FOR UPDATE SKIP LOCKED, and fan-out itself is serialized by a transaction-level
+ * advisory lock (it is a few milliseconds of SQL), so delivery rows of one resource are always
+ * created in event order, whichever relay creates them; sending stays parallel. Returns the number
+ * of events dispatched (0 when another relay holds the fan-out lock).
+ */
+export async function fanOutEvents(db: Kysely<Database>, now: Date, batch = FANOUT_BATCH): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const lock = await sql<{ locked: boolean }>`
+      SELECT pg_try_advisory_xact_lock(hashtextextended('storefront:webhook-fanout', 0)) AS locked`.execute(
+      trx,
+    );
+    if (lock.rows[0]?.locked !== true) return 0;
+    const events = await trx
+      .selectFrom('events')
+      .select(['store_id', 'id', 'seq', 'type', 'data'])
+      .where('dispatched_at', 'is', null)
+      .orderBy('seq')
+      .limit(batch)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (events.length === 0) return 0;
+
+    const storeIds = [...new Set(events.map((event) => event.store_id))];
+    const endpoints = await trx
+      .selectFrom('webhook_endpoints')
+      .select(['store_id', 'id', 'events'])
+      .where('store_id', 'in', storeIds)
+      // An endpoint disabled only because its secret cannot be decrypted still collects its
+      // deliveries (they wait until the keys are fixed and it is enabled again): no event is lost.
+      .where((eb) => eb.or([eb('enabled', '=', true), eb('disabled_reason', '=', 'secret_unreadable')]))
+      .execute();
+    const rows = events.flatMap((event) =>
+      endpoints
+        .filter((endpoint) => endpoint.store_id === event.store_id && subscribes(endpoint.events, event.type))
+        .map((endpoint) => ({
+          store_id: event.store_id,
+          endpoint_id: endpoint.id,
+          event_id: event.id,
+          event_seq: event.seq,
+          resource_key: resourceKeyOf(event.type, event.data, event.id),
+          kind: 'event' as const,
+          next_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+        })),
+    );
+    for (let i = 0; i < rows.length; i += 500) {
+      await trx
+        .insertInto('webhook_deliveries')
+        .values(rows.slice(i, i + 500))
+        .onConflict((oc) =>
+          oc.columns(['store_id', 'endpoint_id', 'event_id']).where('kind', '=', 'event').doNothing(),
+        )
+        .execute();
+    }
+    // Relays in other processes claim the new rows too, not only at their next poll.
+    if (rows.length > 0) await notifyRelays(trx);
+    await trx
+      .updateTable('events')
+      .set({ dispatched_at: now, claim_count: sql<number>`claim_count + 1` })
+      .where('store_id', 'in', storeIds)
+      .where(
+        'id',
+        'in',
+        events.map((event) => event.id),
+      )
+      .execute();
+    return events.length;
+  });
+}
+
+/** A delivery claimed for one attempt, with what is needed to send it. */
+export interface ClaimedDelivery {
+  storeId: string;
+  id: string;
+  endpointId: string;
+  kind: DeliveryKind;
+  /** This attempt's number (1, 2, …); also the fencing token for recording the outcome. */
+  attempt: number;
+  url: string;
+  secretCiphertext: string;
+  previousSecretCiphertext: string | null;
+  previousSecretExpiresAt: Date | null;
+  event: { id: string; type: string; createdAt: Date; data: Record<string, unknown> };
+}
+
+interface ClaimRow {
+  store_id: string;
+  id: string;
+  endpoint_id: string;
+  kind: DeliveryKind;
+  attempts: number;
+  url: string;
+  secret_ciphertext: string;
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: Date | null;
+  event_id: string;
+  event_type: string;
+  event_created_at: Date;
+  event_data: Record<string, unknown>;
+}
+
+/**
+ * Claims up to `limit` due deliveries of enabled endpoints, takes a lease on them (`locked_until`)
+ * and counts the attempt, in one statement. Fair across stores (D31): each store's due deliveries
+ * are ranked and every store's first comes before any store's second, so one store's backlog never
+ * delays another's (the stores with pending deliveries are found by skipping through the pending
+ * index, one probe per store). A delivery is not claimed unless it is the head of its queue: the
+ * oldest (by event seq) pending delivery of its endpoint and resource, so a newer one waits while
+ * an older one is in flight or waiting for a retry. The UPDATE re-checks every condition on the
+ * row it locks, so two relays that picked the same row cannot both claim it. A relay that dies
+ * mid-attempt loses its lease; the row is claimed again, as the next attempt, when the lease ends.
+ */
+export async function claimDeliveries(
+  db: Kysely<Database>,
+  now: Date,
+  leaseMs: number,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
+  const lease = new Date(now.getTime() + leaseMs);
+  const result = await sql<ClaimRow>`
+    WITH RECURSIVE stores_with_work(store_id) AS (
+      (SELECT store_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY store_id LIMIT 1)
+      UNION ALL
+      SELECT (
+        SELECT d.store_id FROM webhook_deliveries d
+        WHERE d.status = 'pending' AND d.store_id > s.store_id
+        ORDER BY d.store_id LIMIT 1
+      )
+      FROM stores_with_work s
+      WHERE s.store_id IS NOT NULL
+    ),
+    picked AS (
+      SELECT c.store_id, c.id FROM stores_with_work s
+      CROSS JOIN LATERAL (
+        SELECT d.store_id, d.id, d.next_attempt_at, d.event_seq,
+          row_number() OVER (ORDER BY d.next_attempt_at, d.event_seq) AS fair_rank
+        FROM webhook_deliveries d
+        JOIN webhook_endpoints e ON e.store_id = d.store_id AND e.id = d.endpoint_id
+        WHERE d.store_id = s.store_id
+          AND d.status = 'pending'
+          AND d.next_attempt_at <= ${now}
+          AND (d.locked_until IS NULL OR d.locked_until <= ${now})
+          AND e.enabled
+          AND d.id = (
+            SELECT o.id FROM webhook_deliveries o
+            WHERE o.store_id = d.store_id
+              AND o.endpoint_id = d.endpoint_id
+              AND o.resource_key = d.resource_key
+              AND o.status = 'pending'
+            ORDER BY o.event_seq, o.id
+            LIMIT 1
+          )
+        ORDER BY d.next_attempt_at, d.event_seq
+        LIMIT ${limit}
+      ) c
+      WHERE s.store_id IS NOT NULL
+      ORDER BY c.fair_rank, c.next_attempt_at, c.event_seq
+      LIMIT ${limit}
+    )
+    UPDATE webhook_deliveries w
+    SET locked_until = ${lease}, attempts = w.attempts + 1, last_attempt_at = ${now}, updated_at = ${now}
+    FROM picked, events ev, webhook_endpoints e
+    WHERE w.store_id = picked.store_id AND w.id = picked.id
+      AND w.status = 'pending'
+      AND w.next_attempt_at <= ${now}
+      AND (w.locked_until IS NULL OR w.locked_until <= ${now})
+      AND ev.store_id = w.store_id AND ev.id = w.event_id
+      AND e.store_id = w.store_id AND e.id = w.endpoint_id AND e.enabled
+    RETURNING w.store_id, w.id, w.endpoint_id, w.kind, w.attempts,
+      e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at,
+      ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.data AS event_data`.execute(
+    db,
+  );
+  return result.rows.map((row) => ({
+    storeId: row.store_id,
+    id: row.id,
+    endpointId: row.endpoint_id,
+    kind: row.kind,
+    attempt: row.attempts,
+    url: row.url,
+    secretCiphertext: row.secret_ciphertext,
+    previousSecretCiphertext: row.previous_secret_ciphertext,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    event: {
+      id: row.event_id,
+      type: row.event_type,
+      createdAt: row.event_created_at,
+      data: row.event_data,
+    },
+  }));
+}
+
+export interface OutcomeOptions {
+  /** Delays between attempts (WEBHOOK_RETRY_SCHEDULE). */
+  retryScheduleMs: readonly number[];
+  now: Date;
+  /** Random number in [0, 1) for jitter (injectable for tests). */
+  random?: () => number;
+}
+
+export interface Outcome {
+  status: 'delivered' | 'pending' | 'failed' | 'lost';
+  /** When the next attempt is due (pending only). */
+  nextAttemptAt: Date | null;
+  /** The endpoint answered 410 Gone and was disabled. */
+  disabled: boolean;
+  /** Newer deliveries of the same endpoint and resource were waiting for this one. */
+  unblocked: boolean;
+}
+
+/**
+ * Records an attempt's result, fenced by the attempt number: if the lease ran out and another
+ * relay started a later attempt, this one's result is dropped (`lost`). Failures are retried on
+ * the schedule with ±20 % jitter, and never earlier than a `Retry-After` asks; after the last
+ * attempt the delivery is `failed`. 410 Gone fails the delivery and disables the endpoint. An
+ * attempt interrupted by a stopping worker is retried at once and never fails the delivery.
+ */
+export async function recordOutcome(
+  db: Kysely<Database>,
+  delivery: Pick<ClaimedDelivery, 'storeId' | 'id' | 'endpointId' | 'attempt'>,
+  result: SendResult,
+  options: OutcomeOptions,
+): Promise<Outcome> {
+  const { now } = options;
+  const random = options.random ?? Math.random;
+  let status: Outcome['status'];
+  let nextAttemptAt: Date | null = null;
+  const gone = !result.ok && result.status === 410;
+  if (result.ok) status = 'delivered';
+  else if (gone) status = 'failed';
+  else if (result.interrupted) {
+    status = 'pending';
+    nextAttemptAt = now;
+  } else {
+    const delay = options.retryScheduleMs[delivery.attempt - 1];
+    if (delay === undefined) status = 'failed';
+    else {
+      status = 'pending';
+      const jittered = Math.round(delay * (0.8 + 0.4 * random()));
+      nextAttemptAt = new Date(now.getTime() + Math.max(jittered, result.retryAfterMs ?? 0));
+    }
+  }
+
+  // One statement in the common case: the update, fenced by the attempt number, also tells whether
+  // newer deliveries of the same endpoint and resource are waiting behind this one.
+  const updated = await db
+    .updateTable('webhook_deliveries as w')
+    .set({
+      status,
+      locked_until: null,
+      next_attempt_at: nextAttemptAt ?? now,
+      last_status_code: result.status,
+      last_error: result.ok ? null : result.error.slice(0, 1000),
+      delivered_at: status === 'delivered' ? now : null,
+      failed_at: status === 'failed' ? now : null,
+      updated_at: now,
+    })
+    .where('w.store_id', '=', delivery.storeId)
+    .where('w.id', '=', delivery.id)
+    .where('w.attempts', '=', delivery.attempt)
+    .where('w.status', '=', 'pending')
+    .returning((eb) => [
+      eb
+        .exists(
+          eb
+            .selectFrom('webhook_deliveries as o')
+            .select('o.id')
+            .whereRef('o.store_id', '=', 'w.store_id')
+            .whereRef('o.endpoint_id', '=', 'w.endpoint_id')
+            .whereRef('o.resource_key', '=', 'w.resource_key')
+            .whereRef('o.id', '<>', 'w.id')
+            .where('o.status', '=', 'pending'),
+        )
+        .as('waiting'),
+    ])
+    .executeTakeFirst();
+  if (!updated) return { status: 'lost', nextAttemptAt: null, disabled: false, unblocked: false };
+
+  let disabled = false;
+  if (gone) {
+    const endpoint = await db
+      .updateTable('webhook_endpoints')
+      .set({ enabled: false, disabled_reason: 'gone', updated_at: now })
+      .where('store_id', '=', delivery.storeId)
+      .where('id', '=', delivery.endpointId)
+      .where('enabled', '=', true)
+      .executeTakeFirst();
+    disabled = endpoint.numUpdatedRows > 0n;
+  }
+  const unblocked = status !== 'pending' && updated.waiting === true;
+  if (unblocked) await notifyRelays(db);
+  return { status, nextAttemptAt, disabled, unblocked };
+}
+
+/**
+ * A delivery that cannot be signed because the endpoint's secret cannot be decrypted (D28): the
+ * delivery fails now with the reason (a dead letter, retried by hand once the keys are fixed), and
+ * the endpoint is disabled with `secret_unreadable`, so its other deliveries wait instead of
+ * failing one by one. Fenced by the attempt number like every outcome.
+ */
+export async function failUnsignable(
+  db: Kysely<Database>,
+  delivery: Pick<ClaimedDelivery, 'storeId' | 'id' | 'endpointId' | 'attempt'>,
+  reason: string,
+  now: Date,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status: 'failed',
+        locked_until: null,
+        last_status_code: null,
+        last_error: reason.slice(0, 1000),
+        failed_at: now,
+        updated_at: now,
+      })
+      .where('store_id', '=', delivery.storeId)
+      .where('id', '=', delivery.id)
+      .where('attempts', '=', delivery.attempt)
+      .where('status', '=', 'pending')
+      .execute();
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({ enabled: false, disabled_reason: 'secret_unreadable', updated_at: now })
+      .where('store_id', '=', delivery.storeId)
+      .where('id', '=', delivery.endpointId)
+      .where('enabled', '=', true)
+      .execute();
+  });
+}
+
+/**
+ * When the relay should look again: the earliest future moment a pending delivery becomes due or
+ * a lease ends (a relay that died mid-attempt). Null when nothing is scheduled.
+ */
+export async function nextDueAt(db: Kysely<Database>, now: Date): Promise<Date | null> {
+  const result = await sql<{ at: Date | null }>`
+    SELECT min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) AS at
+    FROM webhook_deliveries
+    WHERE status = 'pending' AND GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at)) > ${now}`.execute(
+    db,
+  );
+  return result.rows[0]?.at ?? null;
+}
+
+/** Quick check whether any event waits for fan-out (saves a transaction on an idle poll). */
+export async function hasUndispatchedEvents(db: Kysely<Database>): Promise<boolean> {
+  const row = await db
+    .selectFrom('events')
+    .select('id')
+    .where('dispatched_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+const PURGE_BATCH = 1000;
+
+/**
+ * Deletes deliveries that were delivered (or failed for good) more than `retentionMs` ago, then
+ * dispatched events older than that which no delivery row references any more (a dead letter
+ * keeps its event until it is purged itself). Batched, so a large backlog never holds long locks.
+ */
+export async function purgeWebhookData(
+  db: Kysely<Database>,
+  now: Date,
+  retentionMs: number,
+): Promise<{ deliveries: number; events: number }> {
+  const cutoff = new Date(now.getTime() - retentionMs);
+  let deliveries = 0;
+  for (;;) {
+    const result = await sql`
+      DELETE FROM webhook_deliveries
+      WHERE (store_id, id) IN (
+        SELECT store_id, id FROM webhook_deliveries
+        WHERE (status = 'delivered' AND delivered_at < ${cutoff})
+           OR (status = 'failed' AND failed_at < ${cutoff})
+        LIMIT ${PURGE_BATCH}
+      )`.execute(db);
+    const count = Number(result.numAffectedRows ?? 0n);
+    deliveries += count;
+    if (count < PURGE_BATCH) break;
+  }
+  let events = 0;
+  for (;;) {
+    const result = await sql`
+      DELETE FROM events
+      WHERE (store_id, id) IN (
+        SELECT ev.store_id, ev.id FROM events ev
+        WHERE ev.dispatched_at IS NOT NULL AND ev.created_at < ${cutoff}
+          AND NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries d WHERE d.store_id = ev.store_id AND d.event_id = ev.id
+          )
+        LIMIT ${PURGE_BATCH}
+      )`.execute(db);
+    const count = Number(result.numAffectedRows ?? 0n);
+    events += count;
+    if (count < PURGE_BATCH) break;
+  }
+  return { deliveries, events };
+}
+
+/** The name of the database `db` is connected to. */
+export async function currentDatabaseName(db: Kysely<Database>): Promise<string> {
+  const { rows } = await sql<{ name: string }>`SELECT current_database() AS name`.execute(db);
+  return rows[0]!.name;
+}
