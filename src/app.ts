@@ -129,6 +129,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
   const storesDeps = base;
   const staffDeps = { ...base, cursors: ctx.cursors };
   const keysDeps = { ...base, cursors: ctx.cursors, resolver: ctx.keys };
+  const contentDeps = { ...base, cursors: ctx.cursors };
   const authDeps = {
     ...base,
     keyring,
@@ -190,7 +191,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
       });
       await storefront.register(storeStorefrontRoutes, { deps: storesDeps });
       await storefront.register(catalogStorefrontRoutes, { ctx });
-      await storefront.register(contentStorefrontRoutes, { ctx });
+      await storefront.register(contentStorefrontRoutes, { deps: contentDeps });
       await storefront.register(cartsStorefrontRoutes, { ctx });
       await storefront.register(ordersStorefrontRoutes, { ctx });
     },
@@ -211,7 +212,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
       await admin.register(settingsAdminRoutes, { deps: storesDeps });
       await admin.register(keysAdminRoutes, { deps: keysDeps });
       await admin.register(catalogAdminRoutes, { ctx });
-      await admin.register(contentAdminRoutes, { ctx });
+      await admin.register(contentAdminRoutes, { deps: contentDeps });
       await admin.register(webhooksAdminRoutes, { ctx });
       await admin.register(emailAdminRoutes, { ctx });
       await admin.register(ordersAdminRoutes, { ctx });
