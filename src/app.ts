@@ -133,6 +133,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
   const staffDeps = { ...base, cursors: ctx.cursors };
   const keysDeps = { ...base, cursors: ctx.cursors, resolver: ctx.keys };
   const catalogDeps = { ...base, cursors: ctx.cursors };
+  const contentDeps = { ...base, cursors: ctx.cursors };
   const themesDeps = { ...base, cursors: ctx.cursors };
   const appsDeps = { ...base, cursors: ctx.cursors };
   // Test sends go out from the API process itself, through the same SSRF-guarded agents as the relay.
@@ -206,7 +207,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
       });
       await storefront.register(storeStorefrontRoutes, { deps: storesDeps });
       await storefront.register(catalogStorefrontRoutes, { deps: catalogDeps });
-      await storefront.register(contentStorefrontRoutes, { ctx });
+      await storefront.register(contentStorefrontRoutes, { deps: contentDeps });
       await storefront.register(cartsStorefrontRoutes, { deps: base });
       await storefront.register(ordersStorefrontRoutes, { ctx });
     },
@@ -227,7 +228,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
       await admin.register(settingsAdminRoutes, { deps: storesDeps });
       await admin.register(keysAdminRoutes, { deps: keysDeps });
       await admin.register(catalogAdminRoutes, { deps: catalogDeps });
-      await admin.register(contentAdminRoutes, { ctx });
+      await admin.register(contentAdminRoutes, { deps: contentDeps });
       await admin.register(themesAdminRoutes, { deps: themesDeps });
       await admin.register(appsAdminRoutes, { deps: appsDeps });
       await admin.register(webhooksAdminRoutes, { deps: webhookDeps });

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { AppContext } from '../http/context.ts';
+import { requireStaff } from '../http/principals.ts';
 import { Page, PageQuery, problemResponses } from '../http/schemas.ts';
+import type { ContentDeps } from './content.deps.ts';
 import {
   AdminMenuSchema,
   AdminPageSchema,
@@ -13,28 +14,25 @@ import {
   PageSlugParams,
   RegionDraftInputSchema,
   RegionKeyParams,
-  StorefrontRegion,
+  StorefrontRegionSchema,
   treeSerializer,
 } from './content.schemas.ts';
-import { deleteMenu, findMenu, menuRowToAdmin, putMenu } from './menus.service.ts';
-import { deletePage, findPage, pageRowToAdmin, putPage } from './pages.service.ts';
+import { deleteMenu, getAdminMenu, listAdminMenus, putMenu } from './menus.service.ts';
+import { deletePage, getAdminPage, listAdminPages, putPage } from './pages.service.ts';
 import {
   deleteRegion,
-  loadAdminRegion,
+  getAdminRegion,
+  listRegionSummaries,
   publishRegion,
-  regionRowToSummary,
   saveRegionDraft,
-  unpublishedChanges,
 } from './regions.service.ts';
 import { validateRegionBody } from './regions.validator.ts';
-import { keysetPage } from '../db/keyset.ts';
-import { requireStaff } from '../http/principals.ts';
 
 const tags = ['Admin: content'];
 const NoContent = { 204: Type.Null(), ...problemResponses };
 
 /** Menus, pages and regions. Every staff role (owner, admin, staff) may edit content. */
-export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }> = async (app, { deps }) => {
   // ---- Menus ----
 
   app.get(
@@ -47,18 +45,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: Page(AdminMenuSchema), ...problemResponses },
       },
     },
-    async (request) => {
-      const { storeId } = requireStaff(request);
-      return keysetPage({
-        cursors: ctx.cursors,
-        scope: `${storeId}:admin-menus`,
-        query: ctx.db.selectFrom('menus').selectAll().where('store_id', '=', storeId),
-        columns: ['handle'],
-        position: (row) => [row.handle],
-        page: request.query,
-        toItem: menuRowToAdmin,
-      });
-    },
+    async (request) => listAdminMenus(deps, requireStaff(request).storeId, request.query),
   );
 
   app.get(
@@ -71,8 +58,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: AdminMenuSchema, ...problemResponses },
       },
     },
-    async (request) =>
-      menuRowToAdmin(await findMenu(ctx.db, requireStaff(request).storeId, request.params.handle)),
+    async (request) => getAdminMenu(deps, requireStaff(request).storeId, request.params.handle),
   );
 
   app.put(
@@ -88,7 +74,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: AdminMenuSchema, ...problemResponses },
       },
     },
-    async (request) => putMenu(ctx.db, requireStaff(request).storeId, request.params.handle, request.body),
+    async (request) => putMenu(deps, requireStaff(request).storeId, request.params.handle, request.body),
   );
 
   app.delete(
@@ -103,7 +89,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
       },
     },
     async (request, reply) => {
-      await deleteMenu(ctx.db, requireStaff(request).storeId, request.params.handle);
+      await deleteMenu(deps, requireStaff(request).storeId, request.params.handle);
       return reply.code(204).send(null);
     },
   );
@@ -120,18 +106,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: Page(AdminPageSchema), ...problemResponses },
       },
     },
-    async (request) => {
-      const { storeId } = requireStaff(request);
-      return keysetPage({
-        cursors: ctx.cursors,
-        scope: `${storeId}:admin-pages`,
-        query: ctx.db.selectFrom('pages').selectAll().where('store_id', '=', storeId),
-        columns: ['slug'],
-        position: (row) => [row.slug],
-        page: request.query,
-        toItem: pageRowToAdmin,
-      });
-    },
+    async (request) => listAdminPages(deps, requireStaff(request).storeId, request.query),
   );
 
   app.get(
@@ -144,8 +119,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: AdminPageSchema, ...problemResponses },
       },
     },
-    async (request) =>
-      pageRowToAdmin(await findPage(ctx.db, requireStaff(request).storeId, request.params.slug)),
+    async (request) => getAdminPage(deps, requireStaff(request).storeId, request.params.slug),
   );
 
   app.put(
@@ -161,7 +135,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: AdminPageSchema, ...problemResponses },
       },
     },
-    async (request) => putPage(ctx.db, requireStaff(request).storeId, request.params.slug, request.body),
+    async (request) => putPage(deps, requireStaff(request).storeId, request.params.slug, request.body),
   );
 
   app.delete(
@@ -176,7 +150,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
       },
     },
     async (request, reply) => {
-      await deletePage(ctx.db, requireStaff(request).storeId, request.params.slug);
+      await deletePage(deps, requireStaff(request).storeId, request.params.slug);
       return reply.code(204).send(null);
     },
   );
@@ -193,22 +167,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: Page(AdminRegionSummarySchema), ...problemResponses },
       },
     },
-    async (request) => {
-      const { storeId } = requireStaff(request);
-      return keysetPage({
-        cursors: ctx.cursors,
-        scope: `${storeId}:admin-regions`,
-        query: ctx.db
-          .selectFrom('regions')
-          .select(['id', 'key', 'draft_updated_at', 'published_at', 'created_at'])
-          .select(unpublishedChanges.as('changed'))
-          .where('store_id', '=', storeId),
-        columns: ['key'],
-        position: (row) => [row.key],
-        page: request.query,
-        toItem: regionRowToSummary,
-      });
-    },
+    async (request) => listRegionSummaries(deps, requireStaff(request).storeId, request.query),
   );
 
   for (const path of ['/regions/:key', '/regions/:key/draft']) {
@@ -225,7 +184,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         },
         ...treeSerializer,
       },
-      async (request) => loadAdminRegion(ctx.db, requireStaff(request).storeId, request.params.key),
+      async (request) => getAdminRegion(deps, requireStaff(request).storeId, request.params.key),
     );
   }
 
@@ -248,8 +207,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         validateRegionBody(request.body);
       },
     },
-    async (request) =>
-      saveRegionDraft(ctx.db, requireStaff(request).storeId, request.params.key, request.body),
+    async (request) => saveRegionDraft(deps, requireStaff(request).storeId, request.params.key, request.body),
   );
 
   app.post(
@@ -261,11 +219,11 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         description:
           'Copies the draft over the published tree; the storefront serves it from now on. Emits content.updated {kind: "region", key}. Publishing an unchanged draft returns the published region as it is, without an event. 404 when the region has no draft.',
         params: RegionKeyParams,
-        response: { 200: StorefrontRegion, ...problemResponses },
+        response: { 200: StorefrontRegionSchema, ...problemResponses },
       },
       ...treeSerializer,
     },
-    async (request) => publishRegion(ctx.db, requireStaff(request).storeId, request.params.key),
+    async (request) => publishRegion(deps, requireStaff(request).storeId, request.params.key),
   );
 
   app.delete(
@@ -281,7 +239,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
       },
     },
     async (request, reply) => {
-      await deleteRegion(ctx.db, requireStaff(request).storeId, request.params.key);
+      await deleteRegion(deps, requireStaff(request).storeId, request.params.key);
       return reply.code(204).send(null);
     },
   );

@@ -1,4 +1,5 @@
-import Type, { type TSchema } from 'typebox';
+import Type, { type Static, type TSchema, type TUnsafe } from 'typebox';
+import type { Block } from './content.types.ts';
 import { REGION_LIMITS } from './regions.validator.ts';
 
 /** Wire schemas of the content module: request validation, serialization and /openapi.json. */
@@ -46,11 +47,13 @@ export const MenuInputSchema = Type.Object(
   { items: Type.Array(MenuItemSchema, { maxItems: MAX_MENU_ITEMS }) },
   { additionalProperties: false },
 );
+export type MenuInput = Static<typeof MenuInputSchema>;
 
-export const StorefrontMenu = Type.Object(
+export const StorefrontMenuSchema = Type.Object(
   { handle: Type.String(), items: Type.Array(MenuItemSchema) },
   { title: 'Menu' },
 );
+export type StorefrontMenu = Static<typeof StorefrontMenuSchema>;
 
 export const AdminMenuSchema = Type.Object(
   {
@@ -62,6 +65,7 @@ export const AdminMenuSchema = Type.Object(
   },
   { title: 'AdminMenu' },
 );
+export type AdminMenu = Static<typeof AdminMenuSchema>;
 
 // ---- Pages (spec 2.8) ----
 
@@ -77,8 +81,9 @@ export const PageInputSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export type PageInput = Static<typeof PageInputSchema>;
 
-export const StorefrontPage = Type.Object(
+export const StorefrontPageSchema = Type.Object(
   {
     slug: Type.String(),
     title: Type.String(),
@@ -87,6 +92,7 @@ export const StorefrontPage = Type.Object(
   },
   { title: 'Page' },
 );
+export type StorefrontPage = Static<typeof StorefrontPageSchema>;
 
 export const AdminPageSchema = Type.Object(
   {
@@ -99,6 +105,7 @@ export const AdminPageSchema = Type.Object(
   },
   { title: 'AdminPage' },
 );
+export type AdminPage = Static<typeof AdminPageSchema>;
 
 // ---- Regions (spec 2.9) ----
 
@@ -189,15 +196,20 @@ function blockAt(depth: number): TSchema {
   return Type.Union([...LEAF_BLOCKS, columns]);
 }
 
-export const BlocksSchema = Type.Array(blockAt(1), {
+/**
+ * The tree as `Block[]` for TypeScript: blockAt builds the schema level by level, so its type is only
+ * TSchema; the cast names what it describes (content.types.ts) and changes nothing at run time.
+ */
+export const BlocksSchema = Type.Array(blockAt(1) as TUnsafe<Block>, {
   maxItems: REGION_LIMITS.maxNodes,
   description:
     'Block tree: depth ≤ 4, ≤ 50 blocks in all, ≤ 12 children per block, ids unique in the tree, strings ≤ 5000 characters, ≤ 64 KiB as JSON. See docs/content.md.',
 });
 
 export const RegionDraftInputSchema = Type.Object({ blocks: BlocksSchema }, { additionalProperties: false });
+export type RegionDraftInput = Static<typeof RegionDraftInputSchema>;
 
-export const StorefrontRegion = Type.Object(
+export const StorefrontRegionSchema = Type.Object(
   {
     key: Type.String(),
     updatedAt: Type.String({ format: 'date-time', description: 'When this tree was published.' }),
@@ -205,6 +217,8 @@ export const StorefrontRegion = Type.Object(
   },
   { title: 'Region' },
 );
+/** The published tree as the storefront receives it. */
+export type StorefrontRegion = Static<typeof StorefrontRegionSchema>;
 
 const Tree = Type.Object({ blocks: BlocksSchema, updatedAt: Timestamp });
 
@@ -225,6 +239,7 @@ export const AdminRegionSchema = Type.Object(
   },
   { title: 'AdminRegion' },
 );
+export type AdminRegion = Static<typeof AdminRegionSchema>;
 
 export const AdminRegionSummarySchema = Type.Object(
   {
@@ -237,6 +252,7 @@ export const AdminRegionSummarySchema = Type.Object(
   },
   { title: 'AdminRegionSummary' },
 );
+export type AdminRegionSummary = Static<typeof AdminRegionSummarySchema>;
 
 /**
  * Route option for responses that carry block trees: serialise with JSON.stringify. The trees were

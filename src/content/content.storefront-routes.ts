@@ -1,28 +1,27 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { cacheableOnSend } from '../http/caching.ts';
-import type { AppContext } from '../http/context.ts';
-import { Page, PageQuery, problemResponses } from '../http/schemas.ts';
 import { requireStorefront } from '../http/principals.ts';
+import { Page, PageQuery, problemResponses } from '../http/schemas.ts';
+import type { ContentDeps } from './content.deps.ts';
 import {
   StorefrontHandleParams,
   StorefrontKeyParams,
-  StorefrontMenu,
-  StorefrontPage,
-  StorefrontRegion,
+  StorefrontMenuSchema,
+  StorefrontPageSchema,
+  StorefrontRegionSchema,
   StorefrontSlugParams,
   treeSerializer,
 } from './content.schemas.ts';
-import { findMenu, menuRowToStorefront } from './menus.service.ts';
-import { findPage, pageRowToStorefront } from './pages.service.ts';
-import { findPublishedRegion } from './regions.service.ts';
-import { keysetPage } from '../db/keyset.ts';
+import { getStorefrontMenu, listStorefrontMenus } from './menus.service.ts';
+import { getStorefrontPage, listStorefrontPages } from './pages.service.ts';
+import { getPublishedRegion } from './regions.service.ts';
 
 const tags = ['Storefront: content'];
 
 /** Read-only content: menus, pages and published regions. Cacheable (ETag, D13). */
-export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
+export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }> = async (
   app,
-  { ctx },
+  { deps },
 ) => {
   app.get(
     '/menus',
@@ -32,22 +31,11 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
         summary: 'Menus, ordered by handle',
         description: 'Cursor-paginated list envelope of menus `{handle, items}`.',
         querystring: PageQuery,
-        response: { 200: Page(StorefrontMenu), ...problemResponses },
+        response: { 200: Page(StorefrontMenuSchema), ...problemResponses },
       },
       onSend: cacheableOnSend,
     },
-    async (request) => {
-      const { storeId } = requireStorefront(request);
-      return keysetPage({
-        cursors: ctx.cursors,
-        scope: `${storeId}:menus`,
-        query: ctx.db.selectFrom('menus').select(['handle', 'items']).where('store_id', '=', storeId),
-        columns: ['handle'],
-        position: (row) => [row.handle],
-        page: request.query,
-        toItem: menuRowToStorefront,
-      });
-    },
+    async (request) => listStorefrontMenus(deps, requireStorefront(request).storeId, request.query),
   );
 
   app.get(
@@ -57,12 +45,11 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
         tags,
         summary: 'One menu by handle',
         params: StorefrontHandleParams,
-        response: { 200: StorefrontMenu, ...problemResponses },
+        response: { 200: StorefrontMenuSchema, ...problemResponses },
       },
       onSend: cacheableOnSend,
     },
-    async (request) =>
-      menuRowToStorefront(await findMenu(ctx.db, requireStorefront(request).storeId, request.params.handle)),
+    async (request) => getStorefrontMenu(deps, requireStorefront(request).storeId, request.params.handle),
   );
 
   app.get(
@@ -73,25 +60,11 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
         summary: 'Pages, ordered by slug',
         description: 'Cursor-paginated list envelope of pages `{slug, title, body, updatedAt}`.',
         querystring: PageQuery,
-        response: { 200: Page(StorefrontPage), ...problemResponses },
+        response: { 200: Page(StorefrontPageSchema), ...problemResponses },
       },
       onSend: cacheableOnSend,
     },
-    async (request) => {
-      const { storeId } = requireStorefront(request);
-      return keysetPage({
-        cursors: ctx.cursors,
-        scope: `${storeId}:pages`,
-        query: ctx.db
-          .selectFrom('pages')
-          .select(['slug', 'title', 'body', 'updated_at'])
-          .where('store_id', '=', storeId),
-        columns: ['slug'],
-        position: (row) => [row.slug],
-        page: request.query,
-        toItem: pageRowToStorefront,
-      });
-    },
+    async (request) => listStorefrontPages(deps, requireStorefront(request).storeId, request.query),
   );
 
   app.get(
@@ -102,12 +75,11 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
         summary: 'One page by slug',
         description: 'The body is plain text, never HTML: render it as text.',
         params: StorefrontSlugParams,
-        response: { 200: StorefrontPage, ...problemResponses },
+        response: { 200: StorefrontPageSchema, ...problemResponses },
       },
       onSend: cacheableOnSend,
     },
-    async (request) =>
-      pageRowToStorefront(await findPage(ctx.db, requireStorefront(request).storeId, request.params.slug)),
+    async (request) => getStorefrontPage(deps, requireStorefront(request).storeId, request.params.slug),
   );
 
   app.get(
@@ -118,11 +90,11 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
         summary: "A region's published block tree",
         description: 'Always the published tree, never the draft. 404 for a region that was never published.',
         params: StorefrontKeyParams,
-        response: { 200: StorefrontRegion, ...problemResponses },
+        response: { 200: StorefrontRegionSchema, ...problemResponses },
       },
       ...treeSerializer,
       onSend: cacheableOnSend,
     },
-    async (request) => findPublishedRegion(ctx.db, requireStorefront(request).storeId, request.params.key),
+    async (request) => getPublishedRegion(deps, requireStorefront(request).storeId, request.params.key),
   );
 };

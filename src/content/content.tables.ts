@@ -13,6 +13,7 @@ export interface MenuTable {
   updated_at: UpdatedAt;
 }
 export type MenuRow = Selectable<MenuTable>;
+export type StorefrontMenuRow = Pick<MenuRow, 'handle' | 'items'>;
 
 export interface PageTable {
   store_id: string;
@@ -25,6 +26,7 @@ export interface PageTable {
   updated_at: UpdatedAt;
 }
 export type PageRow = Selectable<PageTable>;
+export type StorefrontPageRow = Pick<PageRow, 'slug' | 'title' | 'body' | 'updated_at'>;
 
 export interface RegionTable {
   store_id: string;
@@ -39,6 +41,15 @@ export interface RegionTable {
   created_at: CreatedAt;
 }
 export type RegionRow = Selectable<RegionTable>;
+/** A region with `changed`: its draft is not exactly its published tree (computed in SQL). */
+export type RegionStateRow = RegionRow & { changed: boolean };
+export type RegionSummaryRow = Pick<
+  RegionRow,
+  'id' | 'key' | 'draft_updated_at' | 'published_at' | 'created_at'
+> & {
+  changed: boolean;
+};
+export type RegionPublicationRow = Pick<RegionRow, 'key' | 'published_blocks' | 'published_at'>;
 
 /** Table types of the content module (menus, pages, regions). Merged into `Database` in db/tables.ts. */
 export interface ContentTables {

@@ -1,4 +1,4 @@
-/** Wire and storage shapes of the content module (menus, pages, regions). */
+/** Storage shapes of the content module: menu items and region block trees (the wire shapes are in content.schemas.ts). */
 
 export interface MenuItem {
   label: string;
@@ -19,10 +19,3 @@ export type Block =
   | { id: string; type: 'button'; settings: { text: string; href: string } }
   | { id: string; type: 'spacer'; settings: { size?: SpacerSize } }
   | { id: string; type: 'columns'; settings: { columns: number }; children?: Block[] };
-
-/** The published tree as the storefront receives it. */
-export interface PublishedRegion {
-  key: string;
-  updatedAt: string;
-  blocks: Block[];
-}

@@ -1,18 +1,19 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
-import type { Database } from '../db/tables.ts';
+import { keysetPage } from '../db/keyset.ts';
 import { recordEvent } from '../events/events.ts';
-import type { MenuRow } from './content.tables.ts';
+import type { ListPage } from '../lib/cursors.ts';
+import { notFound, validationFailed, type FieldError } from '../lib/errors.ts';
+import type { ContentDeps } from './content.deps.ts';
+import {
+  deleteMenuByHandle,
+  findMenu,
+  menusQuery,
+  storefrontMenusQuery,
+  upsertMenu,
+} from './content.repository.ts';
+import type { AdminMenu, MenuInput, StorefrontMenu } from './content.schemas.ts';
+import type { MenuRow, StorefrontMenuRow } from './content.tables.ts';
 import { urlProblem } from './content.text.ts';
 import type { MenuItem } from './content.types.ts';
-import { notFound, validationFailed, type FieldError } from '../lib/errors.ts';
-
-export interface AdminMenu {
-  id: string;
-  handle: string;
-  items: MenuItem[];
-  createdAt: string;
-  updatedAt: string;
-}
 
 export function menuRowToAdmin(row: MenuRow): AdminMenu {
   return {
@@ -24,12 +25,11 @@ export function menuRowToAdmin(row: MenuRow): AdminMenu {
   };
 }
 
-export function menuRowToStorefront(row: Pick<MenuRow, 'handle' | 'items'>): {
-  handle: string;
-  items: MenuItem[];
-} {
+export function menuRowToStorefront(row: StorefrontMenuRow): StorefrontMenu {
   return { handle: row.handle, items: row.items };
 }
+
+const noMenu = (handle: string) => notFound(`No menu with the handle "${handle}".`);
 
 /** Labels are trimmed; URLs follow the menu rules of content.text.ts. 400 with a pointer per problem. */
 function checkItems(items: MenuItem[]): MenuItem[] {
@@ -52,64 +52,95 @@ function checkItems(items: MenuItem[]): MenuItem[] {
   return checked;
 }
 
+/** The admin list, ordered by handle. */
+export function listAdminMenus(
+  deps: ContentDeps,
+  storeId: string,
+  page: { limit?: number | undefined; cursor?: string | undefined },
+): Promise<ListPage<AdminMenu>> {
+  return keysetPage({
+    cursors: deps.cursors,
+    scope: `${storeId}:admin-menus`,
+    query: menusQuery(deps.db, storeId),
+    columns: ['handle'],
+    position: (row) => [row.handle],
+    page,
+    toItem: menuRowToAdmin,
+  });
+}
+
+/** The storefront list, ordered by handle. */
+export function listStorefrontMenus(
+  deps: ContentDeps,
+  storeId: string,
+  page: { limit?: number | undefined; cursor?: string | undefined },
+): Promise<ListPage<StorefrontMenu>> {
+  return keysetPage({
+    cursors: deps.cursors,
+    scope: `${storeId}:menus`,
+    query: storefrontMenusQuery(deps.db, storeId),
+    columns: ['handle'],
+    position: (row) => [row.handle],
+    page,
+    toItem: menuRowToStorefront,
+  });
+}
+
+async function menuRow(deps: Pick<ContentDeps, 'db'>, storeId: string, handle: string): Promise<MenuRow> {
+  const row = await findMenu(deps.db, storeId, handle);
+  if (!row) throw noMenu(handle);
+  return row;
+}
+
+export async function getAdminMenu(
+  deps: Pick<ContentDeps, 'db'>,
+  storeId: string,
+  handle: string,
+): Promise<AdminMenu> {
+  return menuRowToAdmin(await menuRow(deps, storeId, handle));
+}
+
+export async function getStorefrontMenu(
+  deps: Pick<ContentDeps, 'db'>,
+  storeId: string,
+  handle: string,
+): Promise<StorefrontMenu> {
+  return menuRowToStorefront(await menuRow(deps, storeId, handle));
+}
+
 /**
  * Creates the menu or replaces its items. A write that changes nothing (same items) is not a
  * change: no update, no event. Otherwise content.updated {kind: 'menu', handle} in the same
  * transaction.
  */
 export async function putMenu(
-  db: Kysely<Database>,
+  deps: Pick<ContentDeps, 'db' | 'clock'>,
   storeId: string,
   handle: string,
-  input: { items: MenuItem[] },
+  input: MenuInput,
 ): Promise<AdminMenu> {
   const items = checkItems(input.items);
-  return db.transaction().execute(async (trx) => {
-    const written = await trx
-      .insertInto('menus')
-      .values({ store_id: storeId, handle, items: JSON.stringify(items) })
-      .onConflict((conflict) =>
-        conflict
-          .columns(['store_id', 'handle'])
-          .doUpdateSet({ items: (eb) => eb.ref('excluded.items'), updated_at: sql`now()` })
-          .where(sql<SqlBool>`menus.items IS DISTINCT FROM excluded.items`),
-      )
-      .returningAll()
-      .executeTakeFirst();
+  return deps.db.transaction().execute(async (trx) => {
+    const written = await upsertMenu(trx, { storeId, handle, items, now: deps.clock.now() });
     if (written) {
       await recordEvent(trx, { storeId, type: 'content.updated', data: { kind: 'menu', handle } });
       return menuRowToAdmin(written);
     }
-    const current = await trx
-      .selectFrom('menus')
-      .selectAll()
-      .where('store_id', '=', storeId)
-      .where('handle', '=', handle)
-      .executeTakeFirstOrThrow();
+    const current = await findMenu(trx, storeId, handle);
+    if (!current) throw new Error(`menu "${handle}" vanished during its own upsert`);
     return menuRowToAdmin(current);
   });
 }
 
-export async function findMenu(db: Kysely<Database>, storeId: string, handle: string): Promise<MenuRow> {
-  const row = await db
-    .selectFrom('menus')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('handle', '=', handle)
-    .executeTakeFirst();
-  if (!row) throw notFound(`No menu with the handle "${handle}".`);
-  return row;
-}
-
-export async function deleteMenu(db: Kysely<Database>, storeId: string, handle: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const row = await trx
-      .deleteFrom('menus')
-      .where('store_id', '=', storeId)
-      .where('handle', '=', handle)
-      .returning('id')
-      .executeTakeFirst();
-    if (!row) throw notFound(`No menu with the handle "${handle}".`);
+/** Deletes the menu and records content.updated {kind: 'menu', handle, deleted: true}; 404 when unknown. */
+export async function deleteMenu(
+  deps: Pick<ContentDeps, 'db'>,
+  storeId: string,
+  handle: string,
+): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const row = await deleteMenuByHandle(trx, storeId, handle);
+    if (!row) throw noMenu(handle);
     await recordEvent(trx, {
       storeId,
       type: 'content.updated',

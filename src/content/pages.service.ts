@@ -1,24 +1,17 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
-import type { Database } from '../db/tables.ts';
+import { keysetPage } from '../db/keyset.ts';
 import { recordEvent } from '../events/events.ts';
-import type { PageRow } from './content.tables.ts';
+import type { ListPage } from '../lib/cursors.ts';
 import { notFound, validationFailed, type FieldError } from '../lib/errors.ts';
-
-export interface AdminPage {
-  id: string;
-  slug: string;
-  title: string;
-  body: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface StorefrontPage {
-  slug: string;
-  title: string;
-  body: string;
-  updatedAt: string;
-}
+import type { ContentDeps } from './content.deps.ts';
+import {
+  deletePageBySlug,
+  findPage,
+  pagesQuery,
+  storefrontPagesQuery,
+  upsertPage,
+} from './content.repository.ts';
+import type { AdminPage, PageInput, StorefrontPage } from './content.schemas.ts';
+import type { PageRow, StorefrontPageRow } from './content.tables.ts';
 
 export function pageRowToAdmin(row: PageRow): AdminPage {
   return {
@@ -31,10 +24,66 @@ export function pageRowToAdmin(row: PageRow): AdminPage {
   };
 }
 
-export function pageRowToStorefront(
-  row: Pick<PageRow, 'slug' | 'title' | 'body' | 'updated_at'>,
-): StorefrontPage {
+export function pageRowToStorefront(row: StorefrontPageRow): StorefrontPage {
   return { slug: row.slug, title: row.title, body: row.body, updatedAt: row.updated_at.toISOString() };
+}
+
+const noPage = (slug: string) => notFound(`No page with the slug "${slug}".`);
+
+/** The admin list, ordered by slug. */
+export function listAdminPages(
+  deps: ContentDeps,
+  storeId: string,
+  page: { limit?: number | undefined; cursor?: string | undefined },
+): Promise<ListPage<AdminPage>> {
+  return keysetPage({
+    cursors: deps.cursors,
+    scope: `${storeId}:admin-pages`,
+    query: pagesQuery(deps.db, storeId),
+    columns: ['slug'],
+    position: (row) => [row.slug],
+    page,
+    toItem: pageRowToAdmin,
+  });
+}
+
+/** The storefront list, ordered by slug. */
+export function listStorefrontPages(
+  deps: ContentDeps,
+  storeId: string,
+  page: { limit?: number | undefined; cursor?: string | undefined },
+): Promise<ListPage<StorefrontPage>> {
+  return keysetPage({
+    cursors: deps.cursors,
+    scope: `${storeId}:pages`,
+    query: storefrontPagesQuery(deps.db, storeId),
+    columns: ['slug'],
+    position: (row) => [row.slug],
+    page,
+    toItem: pageRowToStorefront,
+  });
+}
+
+async function pageRow(deps: Pick<ContentDeps, 'db'>, storeId: string, slug: string): Promise<PageRow> {
+  const row = await findPage(deps.db, storeId, slug);
+  if (!row) throw noPage(slug);
+  return row;
+}
+
+export async function getAdminPage(
+  deps: Pick<ContentDeps, 'db'>,
+  storeId: string,
+  slug: string,
+): Promise<AdminPage> {
+  return pageRowToAdmin(await pageRow(deps, storeId, slug));
+}
+
+export async function getStorefrontPage(
+  deps: Pick<ContentDeps, 'db'>,
+  storeId: string,
+  slug: string,
+): Promise<StorefrontPage> {
+  return pageRowToStorefront(await pageRow(deps, storeId, slug));
 }
 
 /**
@@ -44,10 +93,10 @@ export function pageRowToStorefront(
  * {kind: 'page', slug} in the same transaction.
  */
 export async function putPage(
-  db: Kysely<Database>,
+  deps: Pick<ContentDeps, 'db' | 'clock'>,
   storeId: string,
   slug: string,
-  input: { title: string; body: string },
+  input: PageInput,
 ): Promise<AdminPage> {
   const errors: FieldError[] = [];
   const title = input.title.trim();
@@ -58,56 +107,27 @@ export async function putPage(
     throw validationFailed(`The page is invalid: ${first.pointer.slice(1)} ${first.detail}${more}.`, errors);
   }
 
-  return db.transaction().execute(async (trx) => {
-    const written = await trx
-      .insertInto('pages')
-      .values({ store_id: storeId, slug, title, body: input.body })
-      .onConflict((conflict) =>
-        conflict
-          .columns(['store_id', 'slug'])
-          .doUpdateSet({
-            title: (eb) => eb.ref('excluded.title'),
-            body: (eb) => eb.ref('excluded.body'),
-            updated_at: sql`now()`,
-          })
-          .where(sql<SqlBool>`(pages.title, pages.body) IS DISTINCT FROM (excluded.title, excluded.body)`),
-      )
-      .returningAll()
-      .executeTakeFirst();
+  return deps.db.transaction().execute(async (trx) => {
+    const written = await upsertPage(trx, { storeId, slug, title, body: input.body, now: deps.clock.now() });
     if (written) {
       await recordEvent(trx, { storeId, type: 'content.updated', data: { kind: 'page', slug } });
       return pageRowToAdmin(written);
     }
-    const current = await trx
-      .selectFrom('pages')
-      .selectAll()
-      .where('store_id', '=', storeId)
-      .where('slug', '=', slug)
-      .executeTakeFirstOrThrow();
+    const current = await findPage(trx, storeId, slug);
+    if (!current) throw new Error(`page "${slug}" vanished during its own upsert`);
     return pageRowToAdmin(current);
   });
 }
 
-export async function findPage(db: Kysely<Database>, storeId: string, slug: string): Promise<PageRow> {
-  const row = await db
-    .selectFrom('pages')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('slug', '=', slug)
-    .executeTakeFirst();
-  if (!row) throw notFound(`No page with the slug "${slug}".`);
-  return row;
-}
-
-export async function deletePage(db: Kysely<Database>, storeId: string, slug: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const row = await trx
-      .deleteFrom('pages')
-      .where('store_id', '=', storeId)
-      .where('slug', '=', slug)
-      .returning('id')
-      .executeTakeFirst();
-    if (!row) throw notFound(`No page with the slug "${slug}".`);
+/** Deletes the page and records content.updated {kind: 'page', slug, deleted: true}; 404 when unknown. */
+export async function deletePage(
+  deps: Pick<ContentDeps, 'db'>,
+  storeId: string,
+  slug: string,
+): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const row = await deletePageBySlug(trx, storeId, slug);
+    if (!row) throw noPage(slug);
     await recordEvent(trx, {
       storeId,
       type: 'content.updated',

@@ -1,15 +1,17 @@
-import type { Kysely } from 'kysely';
+import type { ContentDeps } from '../content/content.deps.ts';
 import { putMenu } from '../content/menus.service.ts';
 import { putPage } from '../content/pages.service.ts';
 import { publishRegion, saveRegionDraft } from '../content/regions.service.ts';
-import type { Database } from '../db/tables.ts';
 
 /**
  * The demo store's content: a main and a footer menu, two pages, and a published `home-hero`
  * region, so every storefront content read answers something real on a fresh start.
  */
-export async function seedDemoContent(db: Kysely<Database>, storeId: string): Promise<void> {
-  await putMenu(db, storeId, 'main', {
+export async function seedDemoContent(
+  deps: Pick<ContentDeps, 'db' | 'clock'>,
+  storeId: string,
+): Promise<void> {
+  await putMenu(deps, storeId, 'main', {
     items: [
       { label: 'New Arrivals', url: '/collections/new-arrivals' },
       { label: 'Summer Edit', url: '/collections/summer' },
@@ -17,21 +19,21 @@ export async function seedDemoContent(db: Kysely<Database>, storeId: string): Pr
       { label: 'About', url: '/pages/about' },
     ],
   });
-  await putMenu(db, storeId, 'footer', {
+  await putMenu(deps, storeId, 'footer', {
     items: [
       { label: 'Shipping & returns', url: '/pages/shipping-returns' },
       { label: 'About', url: '/pages/about' },
     ],
   });
-  await putPage(db, storeId, 'about', {
+  await putPage(deps, storeId, 'about', {
     title: 'About us',
     body: 'Demo Store makes durable everyday clothing in small batches.\n\nEvery piece is designed to be worn for years and repaired rather than replaced.',
   });
-  await putPage(db, storeId, 'shipping-returns', {
+  await putPage(deps, storeId, 'shipping-returns', {
     title: 'Shipping & returns',
     body: 'Orders ship within two business days.\n\nUnworn items can be returned within 30 days for a full refund.',
   });
-  await saveRegionDraft(db, storeId, 'home-hero', {
+  await saveRegionDraft(deps, storeId, 'home-hero', {
     blocks: [
       { id: 'hero-heading', type: 'heading', settings: { text: 'Made to last', level: 1 } },
       {
@@ -59,5 +61,5 @@ export async function seedDemoContent(db: Kysely<Database>, storeId: string): Pr
       { id: 'hero-spacer', type: 'spacer', settings: { size: 'md' } },
     ],
   });
-  await publishRegion(db, storeId, 'home-hero');
+  await publishRegion(deps, storeId, 'home-hero');
 }

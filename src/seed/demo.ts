@@ -28,7 +28,6 @@ export interface SeedDeps {
 }
 
 export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> {
-  const { db } = deps;
   if (await findStoreWithSlug(deps, DEMO_SLUG)) return null;
   const { store } = await createStore(deps, {
     name: 'Demo Store',
@@ -42,7 +41,7 @@ export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> 
       allowedOrigins: ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://localhost:5173'],
     });
     await seedDemoCatalog(deps, store.id);
-    await seedDemoContent(db, store.id);
+    await seedDemoContent(deps, store.id);
     const session = await openStaffSession(deps, store.id, DEMO_OWNER_EMAIL);
     return { storeId: store.id, publishableKey: key.key, staffToken: session.token };
   } catch (error) {
