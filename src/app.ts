@@ -3,17 +3,14 @@ import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { Config } from './config.ts';
-import type { Db } from './db/database.ts';
 import { createValidatorCompiler } from './http/ajv.ts';
-import { type AppContext } from './http/context.ts';
+import { ping } from './db/database.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installInputHygiene, problemOnClientError, problemOnFrameworkError } from './http/input-hygiene.ts';
 import { healthRoutes } from './http/health-routes.ts';
 import { registerPreflight } from './http/cors.ts';
 import { storefrontAuth } from './keys/keys.auth.ts';
 import { KeyResolver } from './keys/key-resolver.ts';
-import { loadKeyring } from './secrets/keyring.loader.ts';
 import { storeStorefrontRoutes } from './stores/stores.storefront-routes.ts';
 import { settingsAdminRoutes } from './stores/settings.admin-routes.ts';
 import { authAdminRoutes } from './staff/auth.admin-routes.ts';
@@ -33,44 +30,36 @@ import { appsAdminRoutes } from './apps/apps.admin-routes.ts';
 import { cartsStorefrontRoutes } from './carts/carts.storefront-routes.ts';
 import { ordersAdminRoutes } from './orders/orders.admin-routes.ts';
 import { ordersStorefrontRoutes } from './orders/orders.storefront-routes.ts';
-import { createPaymentProvider } from './payments/factory.ts';
+import { pricingAdminRoutes } from './orders/pricing.admin-routes.ts';
+import { applyProviderEvent } from './orders/provider-events.service.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
-import { SandboxProvider } from './payments/sandbox.provider.ts';
 import { createRateLimiter } from './ratelimit/ratelimit.limiter.ts';
 import { storefrontRateLimit } from './ratelimit/ratelimit.hook.ts';
-import { WorkerSignals } from './workers/runner.ts';
-import { systemClock, type Clock } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
-import { CursorCodec } from './lib/cursors.ts';
+import { ordersDeps, type Runtime } from './runtime.ts';
 
 export const STOREFRONT_PREFIX = '/storefront/v1';
 export const ADMIN_PREFIX = '/admin/v1';
 export const BODY_LIMIT = 1024 * 1024;
 
-export interface AppDeps {
-  db: Db;
-  clock?: Clock;
+export interface AppOptions {
   /** Fastify logger options (tests pass a stream to read the logs). */
   logger?: FastifyServerOptions['logger'];
-  /** Worker signals of the process (server.ts attaches its workers); a detached one by default. */
-  signals?: WorkerSignals;
 }
 
 export type App = FastifyInstance;
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The application context (server.ts hands it to the worker loops it runs in-process). */
-    storefront: AppContext;
-  }
-}
-
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Builds the HTTP application without listening (server.ts listens; tests use inject or listen on port 0). */
-export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise<App> {
+/**
+ * Builds the HTTP application on a runtime (database, clock, keyring, payment provider, …) without
+ * listening (server.ts listens; tests use inject or listen on port 0). Each feature's routes get
+ * that feature's deps, built here.
+ */
+export async function buildApp(runtime: Runtime, options: AppOptions = {}): Promise<App> {
+  const { config } = runtime;
   const app = Fastify({
-    logger: deps.logger ?? {
+    logger: options.logger ?? {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers["x-publishable-key"]'],
     },
@@ -112,35 +101,23 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
     done();
   });
 
-  const keyring = await loadKeyring(deps.db.kysely, config);
-  const ctx: AppContext = {
-    config,
-    db: deps.db.kysely,
-    dbKind: deps.db.kind,
-    clock: deps.clock ?? systemClock,
-    cursors: new CursorCodec(keyring.key('cursor')),
-    keys: new KeyResolver(deps.db.kysely, config.keyCacheTtlMs),
-    signals: deps.signals ?? new WorkerSignals(),
-    keyring,
-    signInCodeKey: keyring.key('sign-in-code'),
-    payments: createPaymentProvider(config, deps.db.kysely, keyring, app.log),
-    rateLimiter: createRateLimiter(config.rateLimits, config.redisUrl, deps.clock ?? systemClock, app.log),
-  };
-  app.decorate('storefront', ctx);
-  const base = { db: ctx.db, clock: ctx.clock };
+  const { keyring, payments } = runtime;
+  const rateLimiter = createRateLimiter(config.rateLimits, config.redisUrl, runtime.clock, app.log);
+  const keys = new KeyResolver(runtime.db.kysely, config.keyCacheTtlMs);
+  const base = { db: runtime.db.kysely, clock: runtime.clock };
   const sessions = { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs };
   const storesDeps = base;
-  const staffDeps = { ...base, cursors: ctx.cursors };
-  const keysDeps = { ...base, cursors: ctx.cursors, resolver: ctx.keys };
-  const catalogDeps = { ...base, cursors: ctx.cursors };
-  const contentDeps = { ...base, cursors: ctx.cursors };
-  const themesDeps = { ...base, cursors: ctx.cursors };
-  const appsDeps = { ...base, cursors: ctx.cursors };
+  const staffDeps = { ...base, cursors: runtime.cursors };
+  const keysDeps = { ...base, cursors: runtime.cursors, resolver: keys };
+  const catalogDeps = { ...base, cursors: runtime.cursors };
+  const contentDeps = { ...base, cursors: runtime.cursors };
+  const themesDeps = { ...base, cursors: runtime.cursors };
+  const appsDeps = { ...base, cursors: runtime.cursors };
   // Test sends go out from the API process itself, through the same SSRF-guarded agents as the relay.
   const webhookSender = new WebhookSender(config.webhooks);
   const webhookDeps = {
     ...base,
-    cursors: ctx.cursors,
+    cursors: runtime.cursors,
     keyring,
     allowHttp: config.webhooks.allowHttp,
     sender: webhookSender,
@@ -148,17 +125,18 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
   const authDeps = {
     ...base,
     keyring,
-    signInCodeKey: ctx.signInCodeKey,
+    signInCodeKey: keyring.key('sign-in-code'),
     sessions,
-    signals: ctx.signals,
-    rateLimiter: ctx.rateLimiter,
+    signals: runtime.signals,
+    rateLimiter,
     signInLimit: config.rateLimits.signIn,
   };
-  app.addHook('onReady', () => ctx.rateLimiter.start());
-  app.addHook('onClose', () => ctx.rateLimiter.close());
+  const orders = ordersDeps(runtime, app.log);
+  app.addHook('onReady', () => rateLimiter.start());
+  app.addHook('onClose', () => rateLimiter.close());
   app.addHook('onClose', () => webhookSender.close());
-  if (ctx.payments instanceof SandboxProvider) {
-    const sandbox = ctx.payments;
+  const { sandbox } = payments;
+  if (sandbox) {
     // Until server.ts points it at the listening URL, the sandbox delivers its webhooks in-process.
     sandbox.setDelivery(async (body, headers) => {
       const response = await app.inject({
@@ -194,14 +172,16 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json' } });
 
-  await app.register(healthRoutes, { ctx });
-  await app.register(paymentsRoutes, { ctx });
+  await app.register(healthRoutes, { deps: { ping: () => ping(runtime.db.kysely) } });
+  await app.register(paymentsRoutes, {
+    deps: { payments, onEvent: (event, log) => applyProviderEvent({ ...orders, log }, event) },
+  });
 
   await app.register(
     async (storefront) => {
       registerPreflight(storefront, '');
-      storefront.addHook('onRequest', storefrontAuth(ctx.keys));
-      storefront.addHook('onRequest', storefrontRateLimit(ctx.rateLimiter));
+      storefront.addHook('onRequest', storefrontAuth(keys));
+      storefront.addHook('onRequest', storefrontRateLimit(rateLimiter));
       storefront.addHook('onRoute', (route) => {
         route.schema = { ...route.schema, security: [{ publishableKey: [] }] };
       });
@@ -209,7 +189,7 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
       await storefront.register(catalogStorefrontRoutes, { deps: catalogDeps });
       await storefront.register(contentStorefrontRoutes, { deps: contentDeps });
       await storefront.register(cartsStorefrontRoutes, { deps: base });
-      await storefront.register(ordersStorefrontRoutes, { ctx });
+      await storefront.register(ordersStorefrontRoutes, { deps: orders });
     },
     { prefix: STOREFRONT_PREFIX },
   );
@@ -232,8 +212,11 @@ export async function buildApp(config: Readonly<Config>, deps: AppDeps): Promise
       await admin.register(themesAdminRoutes, { deps: themesDeps });
       await admin.register(appsAdminRoutes, { deps: appsDeps });
       await admin.register(webhooksAdminRoutes, { deps: webhookDeps });
-      await admin.register(emailAdminRoutes, { ctx });
-      await admin.register(ordersAdminRoutes, { ctx });
+      await admin.register(emailAdminRoutes, {
+        deps: { ...base, config, keyring, signals: runtime.signals },
+      });
+      await admin.register(ordersAdminRoutes, { deps: orders });
+      await admin.register(pricingAdminRoutes, { deps: orders });
     },
     { prefix: ADMIN_PREFIX },
   );

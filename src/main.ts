@@ -12,11 +12,11 @@ import { startServer } from './server.ts';
 import { openStaffSession } from './staff/staff.service.ts';
 import { findStoreWithSlug } from './stores/stores.service.ts';
 import { createStore } from './onboarding/onboarding.service.ts';
-import { backgroundLoops } from './workers/loops.ts';
+import { backgroundLoops } from './loops.ts';
 import { createMailTransport } from './mail/transport.ts';
 import { loadKeyring } from './secrets/keyring.loader.ts';
 import { reportUnreadableSecrets, rotateSecrets } from './secrets/rotate.ts';
-import { createPaymentProvider } from './payments/factory.ts';
+import { createRuntime } from './runtime.ts';
 import { platformDkimRecords, zoneFileLines } from './email/email.dkim.ts';
 import { startWorkers } from './workers/runner.ts';
 import { systemClock } from './lib/clock.ts';
@@ -173,13 +173,9 @@ async function worker(config: Readonly<Config>): Promise<void> {
   });
   await migrateToLatest(db.kysely);
   const mailTransport = createMailTransport(config.emailTransport);
-  const keyring = await loadKeyring(db.kysely, config);
-  await reportUnreadableSecrets(db.kysely, keyring, log);
-  const payments = createPaymentProvider(config, db.kysely, keyring, log);
-  const workers = startWorkers(
-    backgroundLoops({ db: db.kysely, config, keyring, clock: systemClock, log, mailTransport, payments }),
-    log,
-  );
+  const runtime = await createRuntime(config, db, { log });
+  await reportUnreadableSecrets(db.kysely, runtime.keyring, log);
+  const workers = startWorkers(backgroundLoops(runtime, { log, mailTransport }), log);
   log.info('worker started');
   onShutdownSignal(log, config, 'worker shutting down', () =>
     workers

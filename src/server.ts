@@ -3,12 +3,11 @@ import { buildApp, type App } from './app.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import { seedDemo, type DemoCredentials } from './seed/demo.ts';
-import { backgroundLoops } from './workers/loops.ts';
-import { startWorkers, WorkerSignals, type RunningWorkers } from './workers/runner.ts';
+import { backgroundLoops } from './loops.ts';
+import { startWorkers, type RunningWorkers } from './workers/runner.ts';
 import { createMailTransport } from './mail/transport.ts';
-import { SandboxProvider } from './payments/sandbox.provider.ts';
 import { reportUnreadableSecrets } from './secrets/rotate.ts';
-import { systemClock } from './lib/clock.ts';
+import { createRuntime } from './runtime.ts';
 
 export interface RunningServer {
   app: App;
@@ -22,20 +21,20 @@ export interface RunningServer {
  * (always on the embedded database, which only one process may open).
  */
 export async function startServer(config: Readonly<Config>, db: Db, log: Logger): Promise<RunningServer> {
+  const runtime = await createRuntime(config, db, { log });
   const sessions = { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs };
-  const demo = config.seedDemo ? await seedDemo({ db: db.kysely, clock: systemClock, sessions }) : null;
-  const signals = new WorkerSignals();
-  const app = await buildApp(config, { db, signals });
-  await reportUnreadableSecrets(db.kysely, app.storefront.keyring, log);
+  const demo = config.seedDemo ? await seedDemo({ db: db.kysely, clock: runtime.clock, sessions }) : null;
+  const app = await buildApp(runtime);
+  await reportUnreadableSecrets(db.kysely, runtime.keyring, log);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
-  const payments = app.storefront.payments;
-  if (payments instanceof SandboxProvider) {
+  const { sandbox } = runtime.payments;
+  if (sandbox) {
     // Real HTTP, like an external provider: the webhook goes through the listening socket.
-    payments.setDelivery(async (body, headers) => {
+    sandbox.setDelivery(async (body, headers) => {
       const response = await fetch(`${url}/payments/webhooks/sandbox`, {
         method: 'POST',
         headers,
@@ -51,20 +50,8 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
   const mailTransport = createMailTransport(config.emailTransport);
   if (config.runWorkers || db.kind === 'pglite') {
     const workerLog = log.child({ component: 'workers' });
-    workers = startWorkers(
-      backgroundLoops({
-        db: db.kysely,
-        config,
-        keyring: app.storefront.keyring,
-        clock: systemClock,
-        log: workerLog,
-        mailTransport,
-        payments: app.storefront.payments,
-        signals,
-      }),
-      workerLog,
-    );
-    signals.attach(workers);
+    workers = startWorkers(backgroundLoops(runtime, { log: workerLog, mailTransport }), workerLog);
+    runtime.signals.attach(workers);
   }
 
   let closing: Promise<void> | null = null;

@@ -16,6 +16,8 @@ import {
 import type { Cart, Line } from './carts.schemas.ts';
 import type { CartItem, CartRow } from './carts.tables.ts';
 
+export type { CartRow } from './carts.tables.ts';
+
 export const MAX_CART_LINES = 100;
 export const MAX_QUANTITY = 999;
 

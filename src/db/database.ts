@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import type { Database } from './tables.ts';
@@ -11,6 +11,11 @@ export interface Db {
   readonly kind: DatabaseKind;
   readonly kysely: Kysely<Database>;
   close(): Promise<void>;
+}
+
+/** Resolves when the database answers a trivial query (readiness). */
+export async function ping(db: Kysely<Database>): Promise<void> {
+  await sql`SELECT 1`.execute(db);
 }
 
 const INT8_OID = 20;

@@ -10,9 +10,14 @@ export function after(columns: readonly string[], position: readonly unknown[]):
   return sql<SqlBool>`(${sql.join(columns.map((c) => sql.ref(c)))}) > (${sql.join(position)})`;
 }
 
+/** The keyset condition "row comes before this position" (descending lists). */
+export function before(columns: readonly string[], position: readonly unknown[]): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${sql.join(columns.map((c) => sql.ref(c)))}) < (${sql.join(position)})`;
+}
+
 /**
- * Runs a keyset-paginated list query ordered by `columns` (ascending; the last column must be
- * unique, e.g. `id`): decodes the cursor, fetches one row more than the page to know whether there
+ * Runs a keyset-paginated list query ordered by `columns` (ascending, or all descending with
+ * `descending`; the last column must be unique, e.g. `id`): decodes the cursor, fetches one row more than the page to know whether there
  * is a next one, and builds the envelope. `position` reads the same columns from a row.
  */
 export async function keysetPage<DB, TB extends keyof DB, O, Item>(options: {
@@ -25,10 +30,13 @@ export async function keysetPage<DB, TB extends keyof DB, O, Item>(options: {
   toItem: (row: O) => Item;
   /** Turns decoded cursor values back into column values (e.g. ISO strings into Dates). */
   revive?: (values: (string | number)[]) => unknown[];
+  /** Newest first: every column descending. */
+  descending?: boolean;
 }): Promise<ListPage<Item>> {
   const size = pageSize(options.page.limit);
+  const direction = options.descending ? 'desc' : 'asc';
   let query = options.query;
-  for (const column of options.columns) query = query.orderBy(sql.ref(column));
+  for (const column of options.columns) query = query.orderBy(sql.ref(column), direction);
   if (options.page.cursor) {
     const values = options.cursors.decode(options.scope, options.page.cursor);
     if (values.length !== options.columns.length) {
@@ -36,13 +44,14 @@ export async function keysetPage<DB, TB extends keyof DB, O, Item>(options: {
         { pointer: '/cursor', detail: 'is not a valid cursor', in: 'query' },
       ]);
     }
-    query = query.where(after(options.columns, options.revive ? options.revive(values) : values));
+    const position = options.revive ? options.revive(values) : values;
+    query = query.where((options.descending ? before : after)(options.columns, position));
   }
   const rows = await query.limit(size + 1).execute();
   return options.cursors.page(options.scope, rows, size, options.position, options.toItem);
 }
 
-/** The common case: newest-last lists ordered by `(created_at, id)`. */
+/** The common case: lists ordered by `(created_at, id)`, newest last (or first, with `descending`). */
 export function byCreated<DB, TB extends keyof DB, O extends { created_at: Date; id: string }, Item>(
   cursors: CursorCodec,
   scope: string,
@@ -50,6 +59,7 @@ export function byCreated<DB, TB extends keyof DB, O extends { created_at: Date;
   page: { limit?: number | undefined; cursor?: string | undefined },
   toItem: (row: O) => Item,
   prefix = '',
+  descending = false,
 ): Promise<ListPage<Item>> {
   return keysetPage({
     cursors,
@@ -60,5 +70,6 @@ export function byCreated<DB, TB extends keyof DB, O extends { created_at: Date;
     page,
     toItem,
     revive: ([createdAt, id]) => [new Date(String(createdAt)), id],
+    descending,
   });
 }

@@ -1,6 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { AppContext } from '../http/context.ts';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/tables.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Keyring } from '../lib/keyring.ts';
+import type { WorkerSignals } from '../workers/runner.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { RegisterDomainBody, SenderStateSchema, SendingDomainSchema } from './email.schemas.ts';
 import {
@@ -17,7 +22,19 @@ const tags = ['Admin: email sender'];
 const DOMAIN_PATH = '/email/sending-domain';
 
 /** The store's email sender identity (spec 2.14, 2.15, 4.3; DESIGN D17, D18): owners and admins. */
-export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+export interface EmailAdminDeps {
+  db: Kysely<Database>;
+  config: Pick<Config, 'platformMailDomain' | 'emailIdentity'>;
+  clock: Clock;
+  keyring: Keyring;
+  signals: WorkerSignals;
+}
+
+export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailAdminDeps }> = async (
+  app,
+  { deps },
+) => {
+  const ctx = deps;
   app.get(
     '/email/sender',
     {

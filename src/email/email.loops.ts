@@ -1,6 +1,5 @@
-import type { LoopDeps } from '../workers/loops.ts';
 import type { WorkerLoop } from '../workers/runner.ts';
-import { checkDueDomains, releaseAbandonedDomains } from './email.verifier.ts';
+import { checkDueDomains, releaseAbandonedDomains, type VerifierDeps } from './email.verifier.ts';
 
 export const DOMAIN_CHECK_LOOP = 'sending-domains';
 
@@ -12,22 +11,15 @@ const MAX_TICK_MS = 60_000;
  * DOMAIN_VERIFY_WINDOW has passed; verified ones every DOMAIN_RECHECK_INTERVAL. Any number of
  * processes may run it: due domains are claimed with FOR UPDATE SKIP LOCKED and a lease.
  */
-export function emailIdentityLoops(deps: LoopDeps): WorkerLoop[] {
+export function emailIdentityLoops(deps: VerifierDeps): WorkerLoop[] {
   const { verifyIntervalMs, recheckIntervalMs } = deps.config.emailIdentity;
   return [
     {
       name: DOMAIN_CHECK_LOOP,
       intervalMs: Math.min(verifyIntervalMs, recheckIntervalMs, MAX_TICK_MS),
       async run(signal) {
-        const verifier = {
-          db: deps.db,
-          config: deps.config,
-          clock: deps.clock,
-          log: deps.log,
-          signals: deps.signals,
-        };
-        await checkDueDomains(verifier, signal);
-        await releaseAbandonedDomains(verifier);
+        await checkDueDomains(deps, signal);
+        await releaseAbandonedDomains(deps);
       },
     },
   ];

@@ -45,7 +45,7 @@ async function sendStoreMail(storeId: string): Promise<string> {
     subject: 'Order #1001 confirmed',
     text: 'Thank you for your order.\n\n  1 × Mug  $12.00\n',
   });
-  worker.app.storefront.signals.wake(MAIL_LOOP);
+  worker.runtime.signals.wake(MAIL_LOOP);
   return to;
 }
 
@@ -117,7 +117,7 @@ describe('store mail headers over SMTP', () => {
       payload: { storeSlug: shop.store.slug, email: shop.ownerEmail },
     });
     assert.equal(signIn.statusCode, 202);
-    worker.app.storefront.signals.wake(MAIL_LOOP);
+    worker.runtime.signals.wake(MAIL_LOOP);
     const code = await smtp.waitFor(shop.ownerEmail);
     assert.equal(fromOf(code.parsed)?.address, 'no-reply@storefront.test');
     assert.equal(code.mailFrom, 'no-reply@storefront.test');
@@ -131,7 +131,7 @@ describe('store mail headers over SMTP', () => {
     try {
       const checked = await admin.verify();
       assert.equal(checked.body.status, 'verified');
-      worker.app.storefront.signals.wake(MAIL_LOOP);
+      worker.runtime.signals.wake(MAIL_LOOP);
       const notice = await smtp.waitFor(shop.ownerEmail);
       assert.equal(fromOf(notice.parsed)?.address, 'no-reply@storefront.test');
       assert.equal(notice.mailFrom, 'no-reply@storefront.test');

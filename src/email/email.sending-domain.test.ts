@@ -80,7 +80,7 @@ describe('POST /admin/v1/email/sending-domain', () => {
       keys.map((k) => k.token),
       tokens,
     );
-    const encryptionKey = t.app.storefront.keyring;
+    const encryptionKey = t.runtime.keyring;
     for (const key of keys) {
       assert.doesNotMatch(key.private_key_ciphertext, /PRIVATE KEY/);
       const pem = decryptPrivateKey(encryptionKey, shop.store.id, key.token, key.private_key_ciphertext);

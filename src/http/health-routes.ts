@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { sql } from 'kysely';
 import Type from 'typebox';
-import type { AppContext } from './context.ts';
 import { ProblemSchema } from './schemas.ts';
 import { AppError } from '../lib/errors.ts';
 
 const Health = Type.Object({ status: Type.String() });
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+/** Liveness and readiness; `ping` answers when the database does. */
+export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: { ping: () => Promise<void> } }> = async (
+  app,
+  { deps },
+) => {
   app.get(
     '/healthz',
     {
@@ -29,7 +31,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     },
     async (request) => {
       try {
-        await sql`SELECT 1`.execute(ctx.db);
+        await deps.ping();
       } catch (error) {
         request.log.warn({ err: error }, 'readiness check failed');
         throw new AppError('service_unavailable', 503, 'The database does not answer.');

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Logger } from 'pino';
+import type { Log } from '../lib/log.ts';
 import type { Config } from '../config.ts';
 import { fairBatch } from '../db/fair-batch.ts';
 import type { Database } from '../db/tables.ts';
@@ -19,7 +19,7 @@ export interface MailWorkerDeps {
   keyring: Keyring;
   transport: MailTransport;
   clock: Clock;
-  log: Logger;
+  log: Log;
 }
 
 interface ClaimedMail {

@@ -1,201 +1,65 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
-import type { Log } from '../lib/log.ts';
-import { cartCompleted, completeCart, findCart } from '../carts/carts.service.ts';
+import type { Transaction } from 'kysely';
+import { cartCompleted, completeCart, findCart, type CartRow } from '../carts/carts.service.ts';
 import { findShortfalls, insufficientStock, reserveStock } from '../catalog/inventory.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { Keyring, type SealedValues } from '../lib/keyring.ts';
 import type { Database } from '../db/tables.ts';
-import { sellableVariants } from '../catalog/sellable.ts';
 import { recordEvent } from '../events/events.ts';
+import { isCountryCode } from '../lib/country.ts';
+import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
+import { isEmail } from '../lib/validate.ts';
+import { ProviderError, providerUnavailable, type Intent } from '../payments/provider.ts';
+import { getStore } from '../stores/stores.service.ts';
+import { insertPayment, latestPayment } from './order-payments.repository.ts';
+import type { OrdersDeps } from './orders.deps.ts';
 import {
-  ProviderError,
-  providerUnavailable,
-  type Intent,
-  type PaymentProvider,
-} from '../payments/provider.ts';
-import type { DiscountRow, OrderLineRow, OrderRow, PaymentRow, PaymentStatus } from './orders.tables.ts';
-import { loadOrder, orderView, type OrderView } from './orders.service.ts';
-import { computeTotals, type Totals } from './pricing.ts';
-import type { Clock } from '../lib/clock.ts';
-import { AppError } from '../lib/errors.ts';
+  findOrder,
+  findOrderIdByKey,
+  insertOrder,
+  insertOrderLines,
+  nextOrderNumber,
+  orderLines,
+} from './orders.repository.ts';
+import type { CheckoutBody, CheckoutResult } from './orders.schemas.ts';
+import type { DiscountRow, OrderLineRow, OrderRow, PaymentRow } from './orders.tables.ts';
+import { orderView } from './orders.views.ts';
+import { openClientSecret, sealClientSecret } from './payment-secrets.ts';
+import { useDiscount } from './pricing.service.ts';
+import { quote, sameTotals, type Quote, type QuoteInput } from './quote.ts';
 
-export const FIRST_ORDER_NUMBER = 1001;
-
-export interface CheckoutInput {
+export interface CheckoutInput extends QuoteInput {
   cartId: string;
   email: string;
-  country?: string | undefined;
-  discountCode?: string | undefined;
 }
 
-export interface CheckoutDeps {
-  db: Kysely<Database>;
-  /** Seals the payment's client secret (D28: it never rests in plaintext). */
-  keyring: Keyring;
-  clock: Clock;
-  provider: PaymentProvider;
-  orderTtlMs: number;
-  log: Log;
-}
+export type CheckoutDeps = Pick<OrdersDeps, 'db' | 'keyring' | 'clock' | 'provider' | 'log' | 'settings'>;
 
-export interface CheckoutResult {
-  order: OrderView;
-  payment: {
-    provider: string;
-    ref: string;
-    status: PaymentStatus;
-    clientSecret: string;
-    amount: { amount: number; currency: string };
-  };
+/** The checkout request, checked beyond its schema and normalized (email trimmed, country upper case). */
+export function checkoutInput(body: CheckoutBody): CheckoutInput {
+  const email = body.email.trim();
+  const country = body.country?.toUpperCase();
+  const errors: FieldError[] = [];
+  if (!isEmail(email)) errors.push({ pointer: '/email', detail: 'must be an email address' });
+  if (country !== undefined && !isCountryCode(country))
+    errors.push({ pointer: '/country', detail: 'must be an ISO 3166-1 alpha-2 country code' });
+  if (errors.length > 0) throw validationFailed('The checkout request is invalid.', errors);
+  return { cartId: body.cartId, email, country, discountCode: body.discountCode };
 }
-
-interface Line {
-  variantId: string;
-  productId: string;
-  title: string;
-  label: string;
-  sku: string | null;
-  quantity: number;
-  unitPrice: number;
-}
-
-const discountInvalid = (code: string): AppError =>
-  new AppError(
-    'discount_invalid',
-    409,
-    `The discount code "${code}" is unknown, not active at this time, or used up.`,
-    {
-      errors: [{ pointer: '/discountCode', detail: 'is not valid now' }],
-    },
-  );
 
 const cartEmpty = (): AppError =>
   new AppError('cart_empty', 409, 'The cart has no items that can be bought.');
 
+const cartChanged = (): AppError =>
+  new AppError('cart_changed', 409, 'Prices changed while checking out. Review the cart and try again.');
+
 /** Why a checkout must be priced again: the catalog changed between quoting and reserving. */
 class QuoteChanged extends Error {}
 
-export function normalizeDiscountCode(code: string): string {
-  return code.trim().toUpperCase();
-}
-
-function discountUsable(row: DiscountRow, now: Date): boolean {
-  if (row.starts_at && row.starts_at > now) return false;
-  if (row.ends_at && row.ends_at <= now) return false;
-  return row.usage_limit === null || row.used_count < row.usage_limit;
-}
-
-/** Prices the cart and order from the database (never from the client). */
-async function quote(
-  db: Kysely<Database> | Transaction<Database>,
-  storeId: string,
-  input: CheckoutInput,
-  items: { variantId: string; quantity: number }[],
-  now: Date,
-) {
-  const variants = await sellableVariants(
-    { db },
-    storeId,
-    items.map((i) => i.variantId),
-  );
-  const lines: Line[] = [];
-  const missing: { variantId: string; requested: number }[] = [];
-  for (const item of items) {
-    const variant = variants.get(item.variantId);
-    if (!variant) {
-      missing.push({ variantId: item.variantId, requested: item.quantity });
-      continue;
-    }
-    lines.push({
-      variantId: item.variantId,
-      productId: variant.productId,
-      title: variant.title,
-      label: variant.label,
-      sku: variant.sku,
-      quantity: item.quantity,
-      unitPrice: variant.priceAmount,
-    });
-  }
-  let discount: DiscountRow | null = null;
-  if (input.discountCode !== undefined) {
-    const code = normalizeDiscountCode(input.discountCode);
-    discount =
-      (await db
-        .selectFrom('discounts')
-        .selectAll()
-        .where('store_id', '=', storeId)
-        .where('code', '=', code)
-        .executeTakeFirst()) ?? null;
-    if (!discount || !discountUsable(discount, now)) throw discountInvalid(input.discountCode);
-  }
-  const rate = input.country
-    ? await db
-        .selectFrom('tax_rates')
-        .select(['tax_rate_bps', 'shipping_amount'])
-        .where('store_id', '=', storeId)
-        .where('country', '=', input.country)
-        .executeTakeFirst()
-    : undefined;
-  const totals = computeTotals({
-    lines,
-    discount: discount ? { kind: discount.kind, value: discount.value } : null,
-    taxRateBps: rate?.tax_rate_bps ?? 0,
-    shippingAmount: rate?.shipping_amount ?? 0,
-  });
-  return { lines, missing, discount, totals };
-}
-
-const sameTotals = (a: Totals, b: Totals): boolean =>
-  a.subtotal === b.subtotal &&
-  a.discount === b.discount &&
-  a.tax === b.tax &&
-  a.shipping === b.shipping &&
-  a.total === b.total;
-
-/**
- * The answer of a checkout that already happened: the order made with this Idempotency-Key (D25),
- * as it stands now, with its payment. Null when no order carries the key.
- */
-export async function checkoutOfKey(
-  { db, keyring }: Pick<CheckoutDeps, 'db' | 'keyring'>,
-  storeId: string,
-  idempotencyKey: string,
-): Promise<CheckoutResult | null> {
-  const order = await db
-    .selectFrom('orders')
-    .select('id')
-    .where('store_id', '=', storeId)
-    .where('idempotency_key', '=', idempotencyKey)
-    .executeTakeFirst();
-  if (!order) return null;
-  const { order: row, lines, payments } = await loadOrder(db, storeId, order.id);
-  const payment = payments.at(-1);
-  if (!payment) return null;
-  return checkoutResult(row, lines, payment, keyring);
-}
-
-const CLIENT_SECRET_PURPOSE = 'payment-client-secrets';
-const clientSecretContext = (payment: Pick<PaymentRow, 'store_id' | 'provider' | 'ref'>): string =>
-  `${payment.store_id}:${payment.provider}:${payment.ref}`;
-
-/** The stored client secret, opened (a value stored before sealing is read as it is). */
-function openClientSecret(keyring: Keyring, payment: PaymentRow): string {
-  return Keyring.isSealed(payment.client_secret)
-    ? keyring.open(
-        CLIENT_SECRET_PURPOSE,
-        payment.client_secret,
-        clientSecretContext(payment),
-        `The client secret of payment ${payment.ref}`,
-      )
-    : payment.client_secret;
-}
-
 function checkoutResult(
+  keyring: OrdersDeps['keyring'],
   order: OrderRow,
-  lines: OrderLineRow[],
+  lines: readonly OrderLineRow[],
   payment: PaymentRow,
-  keyring: Keyring,
 ): CheckoutResult {
   return {
     order: orderView(order, lines),
@@ -210,6 +74,25 @@ function checkoutResult(
 }
 
 /**
+ * The answer of a checkout that already happened: the order made with this Idempotency-Key (D25),
+ * as it stands now, with its payment. Null when no order carries the key.
+ */
+export async function checkoutOfKey(
+  deps: Pick<OrdersDeps, 'db' | 'keyring'>,
+  storeId: string,
+  idempotencyKey: string,
+): Promise<CheckoutResult | null> {
+  const orderId = await findOrderIdByKey(deps.db, storeId, idempotencyKey);
+  const order = orderId ? await findOrder(deps.db, storeId, orderId) : undefined;
+  if (!order) return null;
+  const [lines, payment] = await Promise.all([
+    orderLines(deps.db, order),
+    latestPayment(deps.db, storeId, order.id),
+  ]);
+  return payment ? checkoutResult(deps.keyring, order, lines, payment) : null;
+}
+
+/**
  * Checkout (spec 4.2, DESIGN D7, D8, D25).
  *
  * Order of operations, chosen so that no failure can leave reserved stock, a half order, or a
@@ -221,9 +104,9 @@ function checkoutResult(
  * 3. Create the payment intent at the provider for that amount (with a provider idempotency key
  *    per order id, so the SDK's network retries never create a second intent). A provider failure
  *    ends the checkout here: 502, nothing written, nothing reserved.
- * 4. One transaction (placeOrder): lock the cart, reserve every line, check the quote still holds,
- *    count the discount use, take the next order number, write the order (with its key), its lines
- *    and the payment, complete the cart, record order.created. The atomic reservation decides.
+ * 4. One transaction (placeOrder, in named steps): lock the cart unchanged, reserve every line at
+ *    the quoted prices, count the discount use, write the order (with its number and key), its
+ *    lines and the payment, complete the cart, record order.created. The atomic reservation decides.
  * 5. If step 4 fails, the intent is cancelled. Its client secret was never given out, so it could
  *    not have been confirmed: no charge without an order.
  */
@@ -235,19 +118,14 @@ export async function checkout(
 ): Promise<CheckoutResult> {
   const made = await checkoutOfKey(deps, storeId, idempotencyKey);
   if (made) return made;
-  const store = await deps.db
-    .selectFrom('stores')
-    .select('currency')
-    .where('id', '=', storeId)
-    .executeTakeFirstOrThrow();
-  const currency = store.currency.trim();
+  const { currency } = await getStore(deps, storeId);
 
   for (let attempt = 1; ; attempt++) {
     const cart = await findCart(deps, storeId, input.cartId);
     if (cart.completed_at !== null) throw cartCompleted();
     if (cart.items.length === 0) throw cartEmpty();
     const now = deps.clock.now();
-    const quoted = await quote(deps.db, storeId, input, cart.items, now);
+    const quoted = await quote(deps, storeId, input, cart.items, now);
     if (quoted.missing.length > 0)
       throw insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
     const short = await findShortfalls(deps.db, storeId, cart.items);
@@ -261,20 +139,19 @@ export async function checkout(
       currency,
       total: quoted.totals.total,
     });
+    const order: PlaceOrder = {
+      storeId,
+      currency,
+      orderId,
+      idempotencyKey,
+      input,
+      intent,
+      quoted,
+      cartVersion: cart.version,
+      now,
+    };
     try {
-      return await deps.db.transaction().execute((trx) =>
-        placeOrder(trx, deps, {
-          storeId,
-          currency,
-          orderId,
-          idempotencyKey,
-          input,
-          intent,
-          quoted,
-          cartVersion: cart.version,
-          now,
-        }),
-      );
+      return await deps.db.transaction().execute((trx) => placeOrder({ ...deps, db: trx }, order));
     } catch (error) {
       await deps.provider.cancelIntent(intent.ref).catch((cancelError: unknown) => {
         deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
@@ -285,19 +162,14 @@ export async function checkout(
         if (winner) return winner;
       }
       if (error instanceof QuoteChanged && attempt < 3) continue;
-      if (error instanceof QuoteChanged)
-        throw new AppError(
-          'cart_changed',
-          409,
-          'Prices changed while checking out. Review the cart and try again.',
-        );
+      if (error instanceof QuoteChanged) throw cartChanged();
       throw error;
     }
   }
 }
 
 async function createIntent(
-  deps: CheckoutDeps,
+  deps: Pick<CheckoutDeps, 'provider' | 'log'>,
   order: { storeId: string; orderId: string; cartId: string; currency: string; total: number },
 ): Promise<Intent> {
   try {
@@ -316,6 +188,7 @@ async function createIntent(
   }
 }
 
+/** What step 4 works on: the quote and intent of steps 2 and 3. */
 interface PlaceOrder {
   storeId: string;
   currency: string;
@@ -323,193 +196,119 @@ interface PlaceOrder {
   idempotencyKey: string;
   input: CheckoutInput;
   intent: Intent;
-  quoted: Awaited<ReturnType<typeof quote>>;
+  quoted: Quote;
   cartVersion: number;
   now: Date;
 }
 
-/** Step 4 of checkout, in its transaction. */
-async function placeOrder(
-  trx: Transaction<Database>,
-  deps: CheckoutDeps,
-  p: PlaceOrder,
-): Promise<CheckoutResult> {
-  const { storeId, input, now } = p;
-  const cart = await findCart({ db: trx }, storeId, input.cartId, { forUpdate: true });
-  if (cart.completed_at !== null) throw cartCompleted();
-  if (cart.version !== p.cartVersion) throw new QuoteChanged();
+type InTransaction = Omit<CheckoutDeps, 'db'> & { db: Transaction<Database> };
 
-  // The atomic reservation decides (D8); afterwards the variant rows are locked, so the prices
-  // checked next cannot change before commit.
-  await reserveStock(trx, storeId, p.quoted.lines, now);
-  const requote = await quote(trx, storeId, input, cart.items, now);
-  if (requote.missing.length > 0 || !sameTotals(requote.totals, p.quoted.totals)) throw new QuoteChanged();
-  if (requote.discount) await useDiscount(trx, storeId, requote.discount.id, input.discountCode ?? '', now);
-
-  const order = await insertOrder(
-    trx,
-    deps,
-    p,
-    cart.id,
-    await nextOrderNumber(trx, storeId),
-    requote.discount,
-  );
-  const lines = await trx
-    .insertInto('order_lines')
-    .values(
-      p.quoted.lines.map((line, position) => ({
-        store_id: storeId,
-        order_id: p.orderId,
-        position,
-        variant_id: line.variantId,
-        product_id: line.productId,
-        title: line.title,
-        variant_label: line.label,
-        sku: line.sku,
-        quantity: line.quantity,
-        unit_price_amount: line.unitPrice,
-        line_total_amount: line.unitPrice * line.quantity,
-      })),
-    )
-    .returningAll()
-    .execute();
-  const payment = await trx
-    .insertInto('payments')
-    .values({
-      store_id: storeId,
-      order_id: p.orderId,
-      provider: deps.provider.name,
-      ref: p.intent.ref,
-      client_secret: deps.keyring.seal(
-        CLIENT_SECRET_PURPOSE,
-        p.intent.clientSecret,
-        clientSecretContext({ store_id: storeId, provider: deps.provider.name, ref: p.intent.ref }),
-      ),
-      status: 'pending',
-      amount: order.total_amount,
-      currency: p.currency,
-      last_error: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await completeCart({ db: trx }, storeId, cart.id, now);
-  await recordEvent(trx, {
-    storeId,
+/** Step 4 of checkout, in its transaction: each step below is one thing the commit makes true. */
+async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutResult> {
+  const cart = await lockUnchangedCart(tx, p);
+  const discount = await reserveAtQuotedPrices(tx, p, cart);
+  if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
+  const { order, lines } = await writeOrder(tx, p, cart.id, discount);
+  const payment = await writePayment(tx, p, order);
+  await completeCart(tx, p.storeId, cart.id, p.now);
+  await recordEvent(tx.db, {
+    storeId: p.storeId,
     type: 'order.created',
     data: {
-      orderId: p.orderId,
+      orderId: order.id,
       number: order.number,
       status: 'pending',
       total: { amount: order.total_amount, currency: p.currency },
     },
   });
-  return checkoutResult(order, lines, payment, deps.keyring);
+  return checkoutResult(tx.keyring, order, lines, payment);
 }
 
-async function useDiscount(
-  trx: Transaction<Database>,
-  storeId: string,
-  discountId: string,
-  code: string,
-  now: Date,
-): Promise<void> {
-  const used = await trx
-    .updateTable('discounts')
-    .set((eb) => ({ used_count: eb('used_count', '+', 1), updated_at: now }))
-    .where('store_id', '=', storeId)
-    .where('id', '=', discountId)
-    .where((eb) => eb.or([eb('usage_limit', 'is', null), eb('used_count', '<', eb.ref('usage_limit'))]))
-    .returning('id')
-    .executeTakeFirst();
-  if (!used) throw discountInvalid(code);
+/** The cart, locked; it must still be the version that was quoted. */
+async function lockUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<CartRow> {
+  const cart = await findCart(tx, p.storeId, p.input.cartId, { forUpdate: true });
+  if (cart.completed_at !== null) throw cartCompleted();
+  if (cart.version !== p.cartVersion) throw new QuoteChanged();
+  return cart;
 }
 
-/** The store's next order number (D6). Its counter row stays locked until commit: strictly increasing. */
-async function nextOrderNumber(trx: Transaction<Database>, storeId: string): Promise<number> {
-  const counter = await trx
-    .insertInto('order_counters')
-    .values({ store_id: storeId, last_number: FIRST_ORDER_NUMBER })
-    .onConflict((oc) =>
-      oc.column('store_id').doUpdateSet((eb) => ({ last_number: eb('order_counters.last_number', '+', 1) })),
-    )
-    .returning('last_number')
-    .executeTakeFirstOrThrow();
-  return counter.last_number;
+/**
+ * Reserves every line (the atomic reservation decides, D8); the variant rows are then locked, so a
+ * quote made now holds until commit, and it must equal the one the intent was created for.
+ * Returns the discount to count.
+ */
+async function reserveAtQuotedPrices(
+  tx: InTransaction,
+  p: PlaceOrder,
+  cart: CartRow,
+): Promise<DiscountRow | null> {
+  await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);
+  const requote = await quote(tx, p.storeId, p.input, cart.items, p.now);
+  if (requote.missing.length > 0 || !sameTotals(requote.totals, p.quoted.totals)) throw new QuoteChanged();
+  return requote.discount;
 }
 
-async function insertOrder(
-  trx: Transaction<Database>,
-  deps: CheckoutDeps,
+/** The order with the store's next number and the checkout's Idempotency-Key, and its lines. */
+async function writeOrder(
+  tx: InTransaction,
   p: PlaceOrder,
   cartId: string,
-  number: number,
   discount: DiscountRow | null,
-): Promise<OrderRow> {
+): Promise<{ order: OrderRow; lines: OrderLineRow[] }> {
   const totals = p.quoted.totals;
-  const expiresAt = new Date(p.now.getTime() + deps.orderTtlMs);
-  return trx
-    .insertInto('orders')
-    .values({
+  const expiresAt = new Date(p.now.getTime() + tx.settings.orderTtlMs);
+  const order = await insertOrder(tx.db, {
+    store_id: p.storeId,
+    id: p.orderId,
+    number: await nextOrderNumber(tx.db, p.storeId),
+    status: 'pending',
+    cart_id: cartId,
+    email: p.input.email.trim().toLowerCase(),
+    country: p.input.country ?? null,
+    currency: p.currency,
+    subtotal_amount: totals.subtotal,
+    discount_amount: totals.discount,
+    tax_amount: totals.tax,
+    shipping_amount: totals.shipping,
+    total_amount: totals.total,
+    discount_code: discount?.code ?? null,
+    idempotency_key: p.idempotencyKey,
+    expires_at: expiresAt,
+    next_sweep_at: expiresAt,
+    created_at: p.now,
+    updated_at: p.now,
+  });
+  const lines = await insertOrderLines(
+    tx.db,
+    p.quoted.lines.map((line, position) => ({
       store_id: p.storeId,
-      id: p.orderId,
-      number,
-      status: 'pending',
-      cart_id: cartId,
-      email: p.input.email.trim().toLowerCase(),
-      country: p.input.country ?? null,
-      currency: p.currency,
-      subtotal_amount: totals.subtotal,
-      discount_amount: totals.discount,
-      tax_amount: totals.tax,
-      shipping_amount: totals.shipping,
-      total_amount: totals.total,
-      discount_code: discount?.code ?? null,
-      idempotency_key: p.idempotencyKey,
-      expires_at: expiresAt,
-      next_sweep_at: expiresAt,
-      created_at: p.now,
-      updated_at: p.now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+      order_id: p.orderId,
+      position,
+      variant_id: line.variantId,
+      product_id: line.productId,
+      title: line.title,
+      variant_label: line.label,
+      sku: line.sku,
+      quantity: line.quantity,
+      unit_price_amount: line.unitPrice,
+      line_total_amount: line.unitPrice * line.quantity,
+    })),
+  );
+  return { order, lines };
 }
 
-type PaymentSecretRow = Pick<PaymentRow, 'store_id' | 'id' | 'provider' | 'ref' | 'client_secret'>;
-
-/** Every payment's client secret (plaintext ones from before sealing included), for `secrets rotate`. */
-export function paymentClientSecrets(db: Kysely<Database>, keyring: Keyring): SealedValues<PaymentSecretRow> {
-  return {
-    what: 'payment client secrets',
-    batch: (after, limit) =>
-      db
-        .selectFrom('payments')
-        .select(['store_id', 'id', 'provider', 'ref', 'client_secret'])
-        .$if(after !== undefined, (qb) =>
-          qb.where((eb) => eb(eb.refTuple('store_id', 'id'), '>', eb.tuple(after!.store_id, after!.id))),
-        )
-        .orderBy('store_id')
-        .orderBy('id')
-        .limit(limit)
-        .execute(),
-    async reseal(row, dryRun) {
-      if (keyring.isCurrent(CLIENT_SECRET_PURPOSE, row.client_secret)) return false;
-      const plain = Keyring.isSealed(row.client_secret)
-        ? keyring.open(
-            CLIENT_SECRET_PURPOSE,
-            row.client_secret,
-            clientSecretContext(row),
-            `The client secret of payment ${row.ref}`,
-          )
-        : row.client_secret;
-      if (!dryRun) {
-        await db
-          .updateTable('payments')
-          .set({ client_secret: keyring.seal(CLIENT_SECRET_PURPOSE, plain, clientSecretContext(row)) })
-          .where('store_id', '=', row.store_id)
-          .where('id', '=', row.id)
-          .execute();
-      }
-      return true;
-    },
-  };
+/** The order's payment, pending, with the intent's client secret sealed (D28). */
+function writePayment(tx: InTransaction, p: PlaceOrder, order: OrderRow): Promise<PaymentRow> {
+  const named = { store_id: p.storeId, provider: tx.provider.name, ref: p.intent.ref };
+  return insertPayment(tx.db, {
+    ...named,
+    order_id: order.id,
+    client_secret: sealClientSecret(tx.keyring, named, p.intent.clientSecret),
+    status: 'pending',
+    amount: order.total_amount,
+    currency: p.currency,
+    last_error: null,
+    created_at: p.now,
+    updated_at: p.now,
+  });
 }

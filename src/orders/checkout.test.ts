@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { listEvents } from '../events/events.ts';
-import type { SandboxProvider } from '../payments/sandbox.provider.ts';
+import { ordersDeps } from '../runtime.ts';
 import {
   createTestStore,
   startTestApp,
@@ -12,7 +12,7 @@ import {
   type TestApp,
   type TestStore,
 } from '../test/harness.ts';
-import { expireOrders } from './expiry.ts';
+import { expireOrders } from './expiry.service.ts';
 
 let t: TestApp;
 before(async () => {
@@ -107,13 +107,7 @@ const confirm = (ref: string, clientSecret: string, paymentMethod = 'pm_card_vis
     payload: { clientSecret, paymentMethod },
   });
 
-const paymentDeps = () => ({
-  db: t.db.kysely,
-  clock: t.clock,
-  provider: t.app.storefront.payments,
-  log: pino({ level: 'silent' }),
-  signals: t.app.storefront.signals,
-});
+const paymentDeps = () => ordersDeps(t.runtime, pino({ level: 'silent' }));
 
 describe('carts', () => {
   test('create, read and replace a cart; lines are priced from the catalog', async () => {
@@ -624,7 +618,7 @@ describe('payment', () => {
     const body = (
       await checkout(shop, { cartId: await cart(shop, [{ variantId, quantity: 1 }]), email: 'c@example.com' })
     ).json<CheckoutBody>();
-    const sandbox = t.app.storefront.payments as SandboxProvider;
+    const sandbox = t.runtime.payments.sandbox!;
     const event = JSON.stringify({
       id: `evt_test_${randomUUID()}`,
       type: 'payment_intent.succeeded',
@@ -706,7 +700,7 @@ describe('expiry', () => {
       .set({ status: 'succeeded' })
       .where('ref', '=', body.payment.ref)
       .execute();
-    const sandbox = t.app.storefront.payments as SandboxProvider;
+    const sandbox = t.runtime.payments.sandbox!;
     const event = JSON.stringify({
       id: `evt_late_${randomUUID()}`,
       type: 'payment_intent.succeeded',

@@ -23,7 +23,7 @@ before(async () => {
         return withIdempotency(
           {
             db: t.db.kysely,
-            keyring: t.app.storefront.keyring,
+            keyring: t.runtime.keyring,
             clock: t.clock,
             ttlMs: 60_000,
             leaseMs: LEASE_MS,

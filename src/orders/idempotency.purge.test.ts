@@ -49,9 +49,9 @@ test('the purge deletes keys past the retention in every store, in batches, and 
   await insertKeys(b.store.id, 4, new Date(now.getTime() - 48 * HOUR));
   await insertKeys(b.store.id, 2, new Date(now.getTime() - HOUR));
 
-  const deleted = await purgeIdempotencyKeys(t.db.kysely, now, 24 * HOUR);
+  const deleted = await purgeIdempotencyKeys(t.deps, now, 24 * HOUR);
   assert.equal(deleted, 2304);
   assert.equal(await countKeys(a.store.id), 3);
   assert.equal(await countKeys(b.store.id), 2);
-  assert.equal(await purgeIdempotencyKeys(t.db.kysely, now, 24 * HOUR), 0, 'a second run finds nothing');
+  assert.equal(await purgeIdempotencyKeys(t.deps, now, 24 * HOUR), 0, 'a second run finds nothing');
 });

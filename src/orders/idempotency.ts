@@ -1,12 +1,24 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
 import { problemOf } from '../http/errors.ts';
 import { Keyring, type SealedValues } from '../lib/keyring.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, validationFailed } from '../lib/errors.ts';
+import {
+  completeKey,
+  deleteExpiredKey,
+  deleteKeysBefore,
+  findKey,
+  insertKey,
+  releaseKey,
+  setStoredAnswer,
+  storedAnswersAfter,
+  takeOverKey,
+  type StoredAnswer,
+  type StoredAnswerRow,
+} from './idempotency.repository.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -48,12 +60,6 @@ export function requestHash(body: unknown): string {
     .digest('hex');
 }
 
-export interface StoredResponse {
-  status: number;
-  type: string;
-  body: string;
-}
-
 /** A handler's answer, before serialisation. */
 export interface HandlerAnswer {
   status: number;
@@ -82,7 +88,7 @@ export interface IdempotencyScope {
 
 type Claim =
   | { kind: 'run'; leaseToken: string }
-  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'replay'; response: StoredAnswer }
   | { kind: 'recovered'; answer: HandlerAnswer };
 
 const inProgress = (): AppError =>
@@ -94,45 +100,19 @@ const inProgress = (): AppError =>
   );
 
 async function claim(scope: IdempotencyScope): Promise<Claim> {
-  const { db, storeId, route, key, hash } = scope;
+  const { db, hash } = scope;
   const now = scope.clock.now();
-  const leaseUntil = new Date(now.getTime() + scope.leaseMs);
+  const lockedUntil = new Date(now.getTime() + scope.leaseMs);
   for (let attempt = 0; attempt < 3; attempt++) {
     const leaseToken = randomUUID();
-    const inserted = await db
-      .insertInto('idempotency_keys')
-      .values({
-        store_id: storeId,
-        route,
-        key,
-        request_hash: hash,
-        status: 'in_progress',
-        locked_until: leaseUntil,
-        lease_token: leaseToken,
-        created_at: now,
-      })
-      .onConflict((oc) => oc.columns(['store_id', 'route', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst();
-    if (inserted) return { kind: 'run', leaseToken };
+    if (await insertKey(db, scope, { hash, leaseToken, lockedUntil, now }))
+      return { kind: 'run', leaseToken };
 
-    const row = await db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('store_id', '=', storeId)
-      .where('route', '=', route)
-      .where('key', '=', key)
-      .executeTakeFirst();
+    const row = await findKey(db, scope);
     if (!row) continue; // deleted meanwhile (a failed first attempt): try to insert again
     if (row.created_at.getTime() + scope.ttlMs < now.getTime()) {
       // Expired but not yet purged: it no longer counts.
-      await db
-        .deleteFrom('idempotency_keys')
-        .where('store_id', '=', storeId)
-        .where('route', '=', route)
-        .where('key', '=', key)
-        .where('created_at', '=', row.created_at)
-        .execute();
+      await deleteExpiredKey(db, scope, row.created_at);
       continue;
     }
     if (row.request_hash !== hash) {
@@ -157,17 +137,8 @@ async function claim(scope: IdempotencyScope): Promise<Claim> {
     if (recovered) return { kind: 'recovered', answer: recovered };
     if (row.locked_until && row.locked_until > now) throw inProgress();
     // The first attempt died mid-way (its lease ran out): take the key over with a new token.
-    const taken = await db
-      .updateTable('idempotency_keys')
-      .set({ locked_until: leaseUntil, lease_token: leaseToken })
-      .where('store_id', '=', storeId)
-      .where('route', '=', route)
-      .where('key', '=', key)
-      .where('status', '=', 'in_progress')
-      .where('lease_token', 'is not distinct from', row.lease_token)
-      .returning('key')
-      .executeTakeFirst();
-    if (taken) return { kind: 'run', leaseToken };
+    if (await takeOverKey(db, scope, row.lease_token, leaseToken, lockedUntil))
+      return { kind: 'run', leaseToken };
   }
   throw inProgress();
 }
@@ -196,7 +167,7 @@ function isStorable(error: AppError): boolean {
   return error.status < 500 && error.title !== 'validation_failed' && error.status !== 429;
 }
 
-const serialise = (answer: HandlerAnswer): StoredResponse => ({
+const serialise = (answer: HandlerAnswer): StoredAnswer => ({
   status: answer.status,
   type: 'application/json; charset=utf-8',
   body: JSON.stringify(answer.body),
@@ -229,7 +200,7 @@ export async function withIdempotency(
       .type(response.type)
       .send(response.body);
   }
-  let response: StoredResponse;
+  let response: StoredAnswer;
   try {
     response = serialise(await handler());
   } catch (error) {
@@ -241,89 +212,37 @@ export async function withIdempotency(
       };
       for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
     } else {
-      await scope.db
-        .deleteFrom('idempotency_keys')
-        .where('store_id', '=', scope.storeId)
-        .where('route', '=', scope.route)
-        .where('key', '=', scope.key)
-        .where('status', '=', 'in_progress')
-        .where('lease_token', '=', claimed.leaseToken)
-        .execute();
+      await releaseKey(scope.db, scope, claimed.leaseToken);
       throw error;
     }
   }
-  await scope.db
-    .updateTable('idempotency_keys')
-    .set({
-      status: 'done',
-      locked_until: null,
-      lease_token: null,
-      response_status: response.status,
-      response_type: response.type,
-      response_body: scope.keyring.seal(ANSWER_PURPOSE, response.body, answerContext(scope)),
-    })
-    .where('store_id', '=', scope.storeId)
-    .where('route', '=', scope.route)
-    .where('key', '=', scope.key)
-    .where('status', '=', 'in_progress')
-    .where('lease_token', '=', claimed.leaseToken)
-    .execute();
+  await completeKey(scope.db, scope, claimed.leaseToken, {
+    ...response,
+    body: scope.keyring.seal(ANSWER_PURPOSE, response.body, answerContext(scope)),
+  });
   return reply.code(response.status).type(response.type).send(response.body);
 }
 
 /** Deletes keys older than the retention (24 h by default), store by store, in batches. */
-export async function purgeIdempotencyKeys(db: Kysely<Database>, now: Date, ttlMs: number): Promise<number> {
-  return purgeOlderThan(db, {
-    table: 'idempotency_keys',
-    keyColumns: ['route', 'key'],
-    timeColumn: 'created_at',
-    cutoff: new Date(now.getTime() - ttlMs),
-  });
-}
-
-interface StoredAnswerRow {
-  store_id: string;
-  route: string;
-  key: string;
-  response_body: string | null;
+export function purgeIdempotencyKeys(
+  deps: { db: Kysely<Database> },
+  now: Date,
+  ttlMs: number,
+): Promise<number> {
+  return deleteKeysBefore(deps.db, new Date(now.getTime() - ttlMs));
 }
 
 /** Every stored answer (plaintext ones from before sealing included), for `secrets rotate`. */
 export function storedAnswers(db: Kysely<Database>, keyring: Keyring): SealedValues<StoredAnswerRow> {
   return {
     what: 'stored idempotent answers',
-    batch: (after, limit) =>
-      db
-        .selectFrom('idempotency_keys')
-        .select(['store_id', 'route', 'key', 'response_body'])
-        .where('status', '=', 'done')
-        .$if(after !== undefined, (qb) =>
-          qb.where((eb) =>
-            eb(
-              eb.refTuple('store_id', 'route', 'key'),
-              '>',
-              eb.tuple(after!.store_id, after!.route, after!.key),
-            ),
-          ),
-        )
-        .orderBy('store_id')
-        .orderBy('route')
-        .orderBy('key')
-        .limit(limit)
-        .execute(),
+    batch: (after, limit) => storedAnswersAfter(db, after, limit),
     async reseal(row, dryRun) {
       if (row.response_body === null || keyring.isCurrent(ANSWER_PURPOSE, row.response_body)) return false;
       const scope = { keyring, storeId: row.store_id, route: row.route, key: row.key };
       const plain = openAnswer(scope, row.response_body);
-      if (!dryRun) {
-        await db
-          .updateTable('idempotency_keys')
-          .set({ response_body: keyring.seal(ANSWER_PURPOSE, plain, answerContext(scope)) })
-          .where('store_id', '=', row.store_id)
-          .where('route', '=', row.route)
-          .where('key', '=', row.key)
-          .execute();
-      }
+      if (!dryRun)
+        await setStoredAnswer(db, scope, keyring.seal(ANSWER_PURPOSE, plain, answerContext(scope)));
       return true;
     },
   };

@@ -14,9 +14,9 @@ import {
   type JsonObject,
 } from '../payments/stripe.test-support.ts';
 import { startTestApp, testConfig, type TestApp } from '../test/harness.ts';
-import { expireOrders } from './expiry.ts';
+import { expireOrders } from './expiry.service.ts';
 import { paymentDeps, ShopDriver } from './orders.test-support.ts';
-import { reconcileRefunds } from './refund-reconciliation.ts';
+import { reconcileRefunds } from './refund-reconciliation.service.ts';
 
 const stub = new StripeStub();
 let t: TestApp;

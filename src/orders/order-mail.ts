@@ -1,14 +1,18 @@
-import type { Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Shortfall } from '../catalog/inventory.ts';
 import type { Database } from '../db/tables.ts';
 import { formatMoney } from '../lib/money.ts';
 import { enqueueMail } from '../mail/outbox.ts';
+import { notifyOwners } from '../staff/owner-notices.ts';
 import type { OrderLineRow, OrderRow } from './orders.tables.ts';
+
+/** The mail orders send: to the buyer from the store, and notices to the store's owners. */
 
 const m = (amount: number, currency: string) => formatMoney({ amount, currency: currency.trim() });
 
 /** Store mail to the buyer when an order is paid (sent from the store's sender, Reply-To the store). */
 export async function queueOrderConfirmation(
-  trx: Transaction<Database>,
+  deps: { db: Kysely<Database> },
   storeName: string,
   order: OrderRow,
   lines: OrderLineRow[],
@@ -35,7 +39,7 @@ export async function queueOrderConfirmation(
     '',
     'Reply to this email if you have any questions.',
   ].join('\n');
-  await enqueueMail(trx, {
+  await enqueueMail(deps.db, {
     storeId: order.store_id,
     tier: 'store',
     kind: 'order_confirmation',
@@ -47,13 +51,13 @@ export async function queueOrderConfirmation(
 
 /** Store mail to the buyer when a refund has settled. */
 export async function queueRefundNotice(
-  trx: Transaction<Database>,
+  deps: { db: Kysely<Database> },
   storeName: string,
   order: OrderRow,
   amount: number,
 ): Promise<void> {
   const c = order.currency;
-  await enqueueMail(trx, {
+  await enqueueMail(deps.db, {
     storeId: order.store_id,
     tier: 'store',
     kind: 'refund_notice',
@@ -64,6 +68,49 @@ export async function queueRefundNotice(
       `Refunded so far: ${m(order.refunded_amount, c)} of ${m(order.total_amount, c)}.`,
       '',
       'It can take a few days to appear on your statement. Reply to this email if you have any questions.',
+    ].join('\n'),
+  });
+}
+
+/** Owners are told when an order was paid with short stock (D22): it needs a restock or a refund. */
+export async function queueOversoldNotice(
+  deps: { db: Kysely<Database> },
+  order: OrderRow,
+  lines: readonly OrderLineRow[],
+  oversold: readonly Shortfall[],
+): Promise<void> {
+  const titles = new Map(lines.map((line) => [line.variant_id, `${line.title} (${line.variant_label})`]));
+  await notifyOwners(deps, order.store_id, {
+    kind: 'order_oversold',
+    subject: `Order #${order.number} was paid but its stock was short`,
+    text: [
+      `Order #${order.number} (${m(order.total_amount, order.currency)}) was paid, but these items were short when the payment arrived:`,
+      '',
+      ...oversold.map(
+        (line) =>
+          `  ${titles.get(line.variantId) ?? line.variantId}: ${line.requested} ordered, ${line.available} on hand`,
+      ),
+      '',
+      'The order is paid and marked "oversold" in the admin. Restock and fulfil it, or refund it there.',
+    ].join('\n'),
+  });
+}
+
+/** An automatic refund the provider refused for good: the merchant must act (D24). */
+export async function queueRefundFailedNotice(
+  deps: { db: Kysely<Database> },
+  order: OrderRow,
+  amount: number,
+  reason?: string,
+): Promise<void> {
+  await notifyOwners(deps, order.store_id, {
+    kind: 'refund_failed',
+    subject: `Action needed: the automatic refund of order #${order.number} failed`,
+    text: [
+      `Order #${order.number} was paid after it had expired and its items were sold out, so ${m(amount, order.currency)} was to be`,
+      `refunded to ${order.email} automatically. The payment provider refused the refund${reason ? `: ${reason}` : '.'}`,
+      '',
+      'The money is still captured. Refund it from the order in the admin, or at the payment provider.',
     ].join('\n'),
   });
 }

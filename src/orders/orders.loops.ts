@@ -1,9 +1,8 @@
-import type { PaymentProvider } from '../payments/provider.ts';
-import type { LoopDeps } from '../workers/loops.ts';
-import { WorkerSignals, type WorkerLoop } from '../workers/runner.ts';
+import type { WorkerLoop } from '../workers/runner.ts';
+import { EXPIRY_BATCH, expireOrders } from './expiry.service.ts';
 import { purgeIdempotencyKeys } from './idempotency.ts';
-import { EXPIRY_BATCH, expireOrders } from './expiry.ts';
-import { reconcileRefunds } from './refund-reconciliation.ts';
+import type { OrdersDeps } from './orders.deps.ts';
+import { reconcileRefunds } from './refund-reconciliation.service.ts';
 
 export const ORDER_EXPIRY_LOOP = 'order-expiry';
 
@@ -11,22 +10,14 @@ export const ORDER_EXPIRY_LOOP = 'order-expiry';
  * Expires unpaid orders (D5), settles refunds whose webhook never came, and purges idempotency keys
  * past their retention (D7).
  */
-export function orderLoops(
-  deps: LoopDeps & { payments: PaymentProvider; signals?: WorkerSignals },
-): WorkerLoop[] {
-  const paymentDeps = {
-    db: deps.db,
-    clock: deps.clock,
-    provider: deps.payments,
-    log: deps.log,
-    signals: deps.signals ?? new WorkerSignals(),
-  };
+export function orderLoops(deps: OrdersDeps): WorkerLoop[] {
+  const { orderTtlMs, idempotencyTtlMs } = deps.settings;
   return [
     {
       name: ORDER_EXPIRY_LOOP,
-      intervalMs: Math.min(15_000, Math.max(1000, Math.floor(deps.config.payments.orderTtlMs / 4))),
+      intervalMs: Math.min(15_000, Math.max(1000, Math.floor(orderTtlMs / 4))),
       async run(signal) {
-        while (!signal.aborted && (await expireOrders(paymentDeps)).examined === EXPIRY_BATCH) {
+        while (!signal.aborted && (await expireOrders(deps)).examined === EXPIRY_BATCH) {
           /* next batch */
         }
       },
@@ -35,14 +26,14 @@ export function orderLoops(
       name: 'refund-reconcile',
       intervalMs: 5 * 60 * 1000,
       async run() {
-        await reconcileRefunds(paymentDeps);
+        await reconcileRefunds(deps);
       },
     },
     {
       name: 'idempotency-purge',
       intervalMs: 10 * 60 * 1000,
       async run() {
-        await purgeIdempotencyKeys(deps.db, deps.clock.now(), deps.config.payments.idempotencyTtlMs);
+        await purgeIdempotencyKeys(deps, deps.clock.now(), idempotencyTtlMs);
       },
     },
   ];

@@ -1,45 +1,45 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { StockLine } from '../catalog/inventory.ts';
+import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { fairBatch } from '../db/fair-batch.ts';
 import type { Database } from '../db/tables.ts';
-import type { OrderLineRow, OrderRow, PaymentRow } from './orders.tables.ts';
+import type { OrderLineRow, OrderLineTable, OrderRow, OrderStatus, OrderTable } from './orders.tables.ts';
 
 /**
- * SQL on orders, payments and refunds shared by the payment events, refunds and expiry. Every
- * write path that needs both a payment and its order locks them in one order, payment first and
- * then order (D24), through `lockPaymentAndOrder`, so no two of them can deadlock.
+ * All SQL on orders, their lines and the per-store order counter. Payments and refunds have their
+ * own repositories beside this one; `lockPaymentAndOrder` (payments.repository.ts) is the one lock
+ * order of every money path (D24).
  */
 
-type Db = Kysely<Database> | Transaction<Database>;
+type Db = Kysely<Database>;
 
-export interface Locked {
-  payment: PaymentRow;
-  order: OrderRow;
-}
+export const FIRST_ORDER_NUMBER = 1001;
 
-/** Locks a payment (found by provider and ref, or by order) and then its order. */
-export async function lockPaymentAndOrder(
-  trx: Transaction<Database>,
+export function findOrder(
+  db: Db,
   storeId: string,
-  by: { provider: string; ref: string } | { orderId: string },
-): Promise<Locked | null> {
-  let query = trx.selectFrom('payments').selectAll().where('store_id', '=', storeId);
-  query =
-    'ref' in by
-      ? query.where('provider', '=', by.provider).where('ref', '=', by.ref)
-      : query.where('order_id', '=', by.orderId).orderBy('created_at', 'desc').limit(1);
-  const payment = await query.forUpdate().executeTakeFirst();
-  if (!payment) return null;
-  const order = await trx
+  orderId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<OrderRow | undefined> {
+  return db
     .selectFrom('orders')
     .selectAll()
     .where('store_id', '=', storeId)
-    .where('id', '=', payment.order_id)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
-  return { payment, order };
+    .where('id', '=', orderId)
+    .$if(options.forUpdate === true, (qb) => qb.forUpdate())
+    .executeTakeFirst();
 }
 
-export async function orderLines(db: Db, order: Pick<OrderRow, 'store_id' | 'id'>): Promise<OrderLineRow[]> {
+/** The order a checkout with this Idempotency-Key made (D25). */
+export async function findOrderIdByKey(db: Db, storeId: string, key: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('orders')
+    .select('id')
+    .where('store_id', '=', storeId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export function orderLines(db: Db, order: Pick<OrderRow, 'store_id' | 'id'>): Promise<OrderLineRow[]> {
   return db
     .selectFrom('order_lines')
     .selectAll()
@@ -49,22 +49,112 @@ export async function orderLines(db: Db, order: Pick<OrderRow, 'store_id' | 'id'
     .execute();
 }
 
-export const stockLinesOf = (lines: readonly OrderLineRow[]): StockLine[] =>
-  lines.map((line) => ({ variantId: line.variant_id, quantity: line.quantity }));
-
-export async function storeName(db: Db, storeId: string): Promise<string> {
-  return (await db.selectFrom('stores').select('name').where('id', '=', storeId).executeTakeFirstOrThrow())
-    .name;
+/** The admin list's query (newest first is applied by the keyset pagination). */
+export function ordersQuery(
+  db: Db,
+  storeId: string,
+  status: OrderStatus | undefined,
+): SelectQueryBuilder<Database, 'orders', OrderRow> {
+  return db
+    .selectFrom('orders')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .$if(status !== undefined, (qb) => qb.where('status', '=', status!));
 }
 
-/** What refunds already hold of a payment: settled plus still pending (failed ones hold nothing). */
-export async function refundsHeld(db: Db, storeId: string, paymentId: string): Promise<number> {
-  const row = await db
-    .selectFrom('refunds')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('sum'))
-    .where('store_id', '=', storeId)
-    .where('payment_id', '=', paymentId)
-    .where('status', 'in', ['pending', 'succeeded'])
+/** The store's next order number (D6). Its counter row stays locked until commit: strictly increasing. */
+export async function nextOrderNumber(trx: Transaction<Database>, storeId: string): Promise<number> {
+  const counter = await trx
+    .insertInto('order_counters')
+    .values({ store_id: storeId, last_number: FIRST_ORDER_NUMBER })
+    .onConflict((oc) =>
+      oc.column('store_id').doUpdateSet((eb) => ({ last_number: eb('order_counters.last_number', '+', 1) })),
+    )
+    .returning('last_number')
     .executeTakeFirstOrThrow();
-  return Number(row.sum);
+  return counter.last_number;
+}
+
+export function insertOrder(trx: Transaction<Database>, values: Insertable<OrderTable>): Promise<OrderRow> {
+  return trx.insertInto('orders').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function insertOrderLines(
+  trx: Transaction<Database>,
+  lines: Insertable<OrderLineTable>[],
+): Promise<OrderLineRow[]> {
+  return trx.insertInto('order_lines').values(lines).returningAll().execute();
+}
+
+export function markOrderPaid(
+  trx: Transaction<Database>,
+  order: Pick<OrderRow, 'store_id' | 'id'>,
+  oversold: boolean,
+  now: Date,
+): Promise<OrderRow> {
+  return trx
+    .updateTable('orders')
+    .set({ status: 'paid', paid_at: now, updated_at: now, oversold })
+    .where('store_id', '=', order.store_id)
+    .where('id', '=', order.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function markOrderExpired(
+  trx: Transaction<Database>,
+  order: Pick<OrderRow, 'store_id' | 'id'>,
+  now: Date,
+): Promise<void> {
+  await trx
+    .updateTable('orders')
+    .set({ status: 'expired', expired_at: now, updated_at: now })
+    .where('store_id', '=', order.store_id)
+    .where('id', '=', order.id)
+    .execute();
+}
+
+/** Adds a settled refund to the order's refunded amount, never past its total (the CHECK would refuse it). */
+export function addRefunded(
+  trx: Transaction<Database>,
+  order: Pick<OrderRow, 'store_id' | 'id'>,
+  amount: number,
+  now: Date,
+): Promise<OrderRow> {
+  return trx
+    .updateTable('orders')
+    .set((eb) => ({
+      refunded_amount: eb.fn('least', [eb('refunded_amount', '+', amount), eb.ref('total_amount')]),
+      updated_at: now,
+    }))
+    .where('store_id', '=', order.store_id)
+    .where('id', '=', order.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export type DueOrder = Pick<OrderRow, 'store_id' | 'id' | 'sweep_attempts'>;
+
+/** Pending orders whose sweep time has come, fairly across stores (D23). */
+export async function dueOrders(db: Db, now: Date, limit: number): Promise<DueOrder[]> {
+  const { rows } = await fairBatch<DueOrder>({
+    table: 'orders',
+    open: sql`t.status = 'pending'`,
+    due: sql`t.next_sweep_at <= ${now}`,
+    orderBy: sql`t.next_sweep_at, t.id`,
+    columns: sql`t.store_id, t.id, t.sweep_attempts`,
+    limit,
+  }).execute(db);
+  return rows;
+}
+
+/** A pending order the sweep could not settle is looked at again at `at`. */
+export async function postponeSweep(db: Db, order: DueOrder, attempts: number, at: Date): Promise<void> {
+  await db
+    .updateTable('orders')
+    .set({ sweep_attempts: attempts, next_sweep_at: at })
+    .where('store_id', '=', order.store_id)
+    .where('id', '=', order.id)
+    .where('status', '=', 'pending')
+    .execute();
 }

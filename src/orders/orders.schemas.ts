@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { LineSchema } from '../carts/carts.schemas.ts';
 import { MoneySchema } from '../http/schemas.ts';
 
@@ -42,8 +42,9 @@ const orderFields = {
 };
 
 export const OrderSchema = Type.Object(orderFields, { title: 'Order' });
+export type Order = Static<typeof OrderSchema>;
 
-export const CheckoutResponse = Type.Object(
+export const CheckoutResultSchema = Type.Object(
   {
     order: OrderSchema,
     payment: Type.Object({
@@ -62,6 +63,24 @@ export const CheckoutResponse = Type.Object(
   },
   { title: 'CheckoutResult' },
 );
+export type CheckoutResult = Static<typeof CheckoutResultSchema>;
+
+export const CheckoutBodySchema = Type.Object(
+  {
+    cartId: Type.String({ format: 'uuid' }),
+    email: Type.String({
+      minLength: 3,
+      maxLength: 254,
+      description: "The buyer's address; receives order mail.",
+    }),
+    country: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2; drives tax and shipping.' }),
+    ),
+    discountCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+export type CheckoutBody = Static<typeof CheckoutBodySchema>;
 
 export const StorefrontOrderSchema = Type.Object(
   {
@@ -73,6 +92,7 @@ export const StorefrontOrderSchema = Type.Object(
   },
   { title: 'StorefrontOrder' },
 );
+export type StorefrontOrder = Static<typeof StorefrontOrderSchema>;
 
 export const RefundSchema = Type.Object(
   {
@@ -92,6 +112,34 @@ export const RefundSchema = Type.Object(
   },
   { title: 'Refund' },
 );
+export type Refund = Static<typeof RefundSchema>;
+
+export const RefundBodySchema = Type.Object(
+  {
+    amount: Type.Integer({ minimum: 1, description: 'Minor units.' }),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+export const RefundStartedSchema = Type.Object({
+  refund: RefundSchema,
+  order: Type.Object({ id: Type.String(), number: Type.Integer(), status: OrderStatusSchema }),
+});
+export type RefundStarted = Static<typeof RefundStartedSchema>;
+
+export const PaymentSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    provider: Type.String(),
+    ref: Type.String(),
+    status: PaymentStatusSchema,
+    amount: MoneySchema,
+    createdAt: Timestamp,
+  },
+  { title: 'Payment' },
+);
+export type Payment = Static<typeof PaymentSchema>;
 
 export const AdminOrderSchema = Type.Object(
   {
@@ -100,20 +148,12 @@ export const AdminOrderSchema = Type.Object(
       description:
         'The payment arrived when the stock of a line was short: the order is paid anyway (money is never kept without an order) and needs the merchant (restock or refund).',
     }),
-    payments: Type.Array(
-      Type.Object({
-        id: Type.String({ format: 'uuid' }),
-        provider: Type.String(),
-        ref: Type.String(),
-        status: PaymentStatusSchema,
-        amount: MoneySchema,
-        createdAt: Timestamp,
-      }),
-    ),
+    payments: Type.Array(PaymentSchema),
     refunds: Type.Array(RefundSchema),
   },
   { title: 'AdminOrder' },
 );
+export type AdminOrder = Static<typeof AdminOrderSchema>;
 
 export const DiscountSchema = Type.Object(
   {
@@ -129,6 +169,23 @@ export const DiscountSchema = Type.Object(
   },
   { title: 'Discount' },
 );
+export type Discount = Static<typeof DiscountSchema>;
+
+export const DiscountBodySchema = Type.Object(
+  {
+    code: Type.String({
+      pattern: '^[A-Za-z0-9_-]{1,64}$',
+      description: 'Case-insensitive; stored upper case.',
+    }),
+    kind: Type.Union([Type.Literal('percent'), Type.Literal('fixed')]),
+    value: Type.Integer({ minimum: 1, maximum: 1_000_000_000_00 }),
+    startsAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+    endsAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+    usageLimit: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export type DiscountBody = Static<typeof DiscountBodySchema>;
 
 export const TaxRateSchema = Type.Object(
   {
@@ -139,3 +196,15 @@ export const TaxRateSchema = Type.Object(
   },
   { title: 'TaxRate' },
 );
+export type TaxRate = Static<typeof TaxRateSchema>;
+
+export const TaxRateBodySchema = Type.Object(
+  {
+    taxRateBps: Type.Integer({ minimum: 0, maximum: 10_000 }),
+    shippingAmount: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
+  },
+  { additionalProperties: false },
+);
+export type TaxRateBody = Static<typeof TaxRateBodySchema>;
+
+export const CountryParams = Type.Object({ country: Type.String({ pattern: '^[A-Za-z]{2}$' }) });

@@ -27,6 +27,7 @@ export interface TaxRateTable {
   shipping_amount: number;
   updated_at: UpdatedAt;
 }
+export type TaxRateRow = Selectable<TaxRateTable>;
 
 export interface IdempotencyKeyTable {
   store_id: string;
@@ -42,6 +43,7 @@ export interface IdempotencyKeyTable {
   response_body: string | null;
   created_at: CreatedAt;
 }
+export type IdempotencyKeyRow = Selectable<IdempotencyKeyTable>;
 
 export interface OrderCounterTable {
   store_id: string;

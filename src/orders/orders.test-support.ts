@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import type { PaymentDeps } from './payment-deps.ts';
+import type { Log } from '../lib/log.ts';
+import { ordersDeps } from '../runtime.ts';
+import type { OrdersDeps } from './orders.deps.ts';
 import { createTestStore, waitFor, type TestApp, type TestStore } from '../test/harness.ts';
 
 /** What a checkout answers. */
@@ -130,20 +132,12 @@ export class ShopDriver {
   }
 }
 
-/** The money path's dependencies, as the worker loops get them, for calling sweeps directly. */
-export const paymentDeps = (
-  t: TestApp,
-  log: PaymentDeps['log'] = pino({ level: 'silent' }),
-): PaymentDeps => ({
-  db: t.db.kysely,
-  clock: t.clock,
-  provider: t.app.storefront.payments,
-  log,
-  signals: t.app.storefront.signals,
-});
+/** Orders' deps, as the worker loops get them, for calling sweeps and the money path directly. */
+export const paymentDeps = (t: TestApp, log: Log = pino({ level: 'silent' })): OrdersDeps =>
+  ordersDeps(t.runtime, log);
 
 /** A logger that keeps every line it writes, parsed. */
-export function capturingLog(): { log: PaymentDeps['log']; lines: Record<string, unknown>[] } {
+export function capturingLog(): { log: Log; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
   const log = pino(
     { level: 'debug' },

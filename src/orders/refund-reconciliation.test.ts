@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { listEvents } from '../events/events.ts';
-import type { SandboxProvider } from '../payments/sandbox.provider.ts';
+import { ordersDeps } from '../runtime.ts';
 import { createTestStore, startTestApp, waitFor, type TestApp, type TestStore } from '../test/harness.ts';
-import { RECONCILE_AFTER_MS, reconcileRefunds } from './refund-reconciliation.ts';
+import { RECONCILE_AFTER_MS, reconcileRefunds } from './refund-reconciliation.service.ts';
 
 // No worker loops: reconciliation runs only when the test calls it.
 let t: TestApp;
@@ -13,13 +13,7 @@ before(async () => {
 });
 after(() => t.close());
 
-const deps = () => ({
-  db: t.db.kysely,
-  clock: t.clock,
-  provider: t.app.storefront.payments,
-  log: pino({ level: 'silent' }),
-  signals: t.app.storefront.signals,
-});
+const deps = () => ordersDeps(t.runtime, pino({ level: 'silent' }));
 
 const admin = (shop: TestStore, method: 'GET' | 'POST', url: string, payload?: object) =>
   t.app.inject({
@@ -77,7 +71,7 @@ async function paidOrder(): Promise<{ shop: TestStore; orderId: string; ref: str
 
 test('a refund whose webhook was lost settles by reconciliation, once, and the late webhook changes nothing', async () => {
   const { shop, orderId, ref } = await paidOrder();
-  const sandbox = t.app.storefront.payments as SandboxProvider;
+  const sandbox = t.runtime.payments.sandbox!;
   // From now on the sandbox's webhooks are "lost": it believes them delivered, we keep them.
   const held: { body: string; headers: Record<string, string> }[] = [];
   sandbox.setDelivery((body, headers) => {
@@ -159,7 +153,7 @@ test('a refund cut off before the provider answered is requested again with its 
   assert.match(String(row.provider_ref), /^re_sbx_/);
 
   // The same idempotency key again (a second reconciler, a retry) returns that refund: no money moves twice.
-  const again = await t.app.storefront.payments.refund({
+  const again = await t.runtime.payments.provider.refund({
     ref,
     amount: 300,
     currency: 'USD',

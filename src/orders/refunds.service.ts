@@ -1,21 +1,26 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { backoffMs } from '../lib/backoff.ts';
-import { ProviderError, type RefundInput } from '../payments/provider.ts';
-import { formatMoney } from '../lib/money.ts';
-import { notifyOwners } from '../staff/owner-notices.ts';
-import type { PaymentDeps } from './payment-deps.ts';
-import { lockPaymentAndOrder, refundsHeld } from './orders.repository.ts';
-import type { OrderRow, PaymentRow, RefundRow } from './orders.tables.ts';
 import { AppError, notFound } from '../lib/errors.ts';
+import { ProviderError, type RefundInput } from '../payments/provider.ts';
+import { queueRefundFailedNotice } from './order-mail.ts';
+import { lockPaymentAndOrder } from './order-payments.repository.ts';
+import type { OrdersDeps } from './orders.deps.ts';
+import { findOrder } from './orders.repository.ts';
+import type { RefundStarted } from './orders.schemas.ts';
+import type { OrderRow, PaymentRow, RefundRow } from './orders.tables.ts';
+import { refundView } from './orders.views.ts';
+import { findRefund, hasLiveRefund, insertRefund, refundsHeld, updateRefund } from './refunds.repository.ts';
 
 /**
  * Refunds (DESIGN D24). A refund row is committed before the provider is asked, and stays
  * `pending` until the provider answers definitively: a timeout, a 5xx or a network error keeps it
- * pending, and reconciliation (refund-reconciliation.ts) asks again with the same idempotency key,
- * which returns the refund the provider may already have made. Only a definitive refusal is
- * `failed`. Captured money is what can be refunded, whatever the order's state.
+ * pending, and reconciliation (refund-reconciliation.service.ts) asks again with the same
+ * idempotency key, which returns the refund the provider may already have made. Only a definitive
+ * refusal is `failed`. Captured money is what can be refunded, whatever the order's state.
  */
+
+export type RefundDeps = Pick<OrdersDeps, 'db' | 'clock' | 'provider' | 'log'>;
 
 /** A pending refund has its settlement webhook this long before reconciliation asks the provider. */
 export const RECONCILE_AFTER_MS = 10 * 60 * 1000;
@@ -47,29 +52,25 @@ export function refundRequest(
   };
 }
 
-async function insertRefund(
+function openRefund(
   trx: Transaction<Database>,
   payment: PaymentRow,
   amount: number,
   reason: string,
   now: Date,
 ): Promise<RefundRow> {
-  return trx
-    .insertInto('refunds')
-    .values({
-      store_id: payment.store_id,
-      order_id: payment.order_id,
-      payment_id: payment.id,
-      amount,
-      status: 'pending',
-      provider_ref: null,
-      reason,
-      created_at: now,
-      // Should the process stop before the provider is asked, reconciliation asks soon.
-      next_check_at: new Date(now.getTime() + RETRY_BASE_MS),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return insertRefund(trx, {
+    store_id: payment.store_id,
+    order_id: payment.order_id,
+    payment_id: payment.id,
+    amount,
+    status: 'pending',
+    provider_ref: null,
+    reason,
+    created_at: now,
+    // Should the process stop before the provider is asked, reconciliation asks soon.
+    next_check_at: new Date(now.getTime() + RETRY_BASE_MS),
+  });
 }
 
 /**
@@ -78,44 +79,16 @@ async function insertRefund(
  * nothing is left to refund. The caller sends it once the transaction has committed.
  */
 export async function openAutomaticRefund(
-  trx: Transaction<Database>,
+  deps: { db: Transaction<Database> },
   payment: PaymentRow,
   order: OrderRow,
   now: Date,
 ): Promise<OpenedRefund | null> {
-  const existing = await trx
-    .selectFrom('refunds')
-    .select('id')
-    .where('store_id', '=', payment.store_id)
-    .where('payment_id', '=', payment.id)
-    .where('reason', '=', AUTOMATIC_REFUND_REASON)
-    .where('status', 'in', ['pending', 'succeeded'])
-    .executeTakeFirst();
-  if (existing) return null;
-  const amount = payment.amount - (await refundsHeld(trx, payment.store_id, payment.id));
+  if (await hasLiveRefund(deps.db, payment, AUTOMATIC_REFUND_REASON)) return null;
+  const amount = payment.amount - (await refundsHeld(deps.db, payment));
   if (amount <= 0) return null;
-  const refund = await insertRefund(trx, payment, amount, AUTOMATIC_REFUND_REASON, now);
+  const refund = await openRefund(deps.db, payment, amount, AUTOMATIC_REFUND_REASON, now);
   return { refund, payment, order };
-}
-
-/** An automatic refund the provider refused for good: the merchant must act (D24). */
-export async function refundFailedNotice(
-  trx: Transaction<Database>,
-  { order }: { payment: PaymentRow; order: OrderRow },
-  amount: number,
-  reason?: string,
-): Promise<void> {
-  const money = formatMoney({ amount, currency: order.currency.trim() });
-  await notifyOwners({ db: trx }, order.store_id, {
-    kind: 'refund_failed',
-    subject: `Action needed: the automatic refund of order #${order.number} failed`,
-    text: [
-      `Order #${order.number} was paid after it had expired and its items were sold out, so ${money} was to be`,
-      `refunded to ${order.email} automatically. The payment provider refused the refund${reason ? `: ${reason}` : '.'}`,
-      '',
-      'The money is still captured. Refund it from the order in the admin, or at the payment provider.',
-    ].join('\n'),
-  });
 }
 
 export type SendOutcome = 'requested' | 'deferred' | 'rejected';
@@ -126,21 +99,20 @@ export type SendOutcome = 'requested' | 'deferred' | 'rejected';
  * 5xx, network): it stays pending and is asked again with backoff. Refused for good: `failed`, and
  * for an automatic refund the owners get an admin notice. Never throws for a provider answer.
  */
-export async function sendRefund(deps: PaymentDeps, opened: OpenedRefund): Promise<SendOutcome> {
+export async function sendRefund(deps: RefundDeps, opened: OpenedRefund): Promise<SendOutcome> {
   const { refund, payment, order } = opened;
   try {
     const { refundRef } = await deps.provider.refund(refundRequest(refund, payment.ref, payment.currency));
-    await deps.db
-      .updateTable('refunds')
-      .set({
+    await updateRefund(
+      deps.db,
+      refund,
+      {
         provider_ref: refundRef,
         last_error: null,
         next_check_at: new Date(deps.clock.now().getTime() + RECONCILE_AFTER_MS),
-      })
-      .where('store_id', '=', refund.store_id)
-      .where('id', '=', refund.id)
-      .where('status', '=', 'pending')
-      .execute();
+      },
+      { whilePending: true },
+    );
     return 'requested';
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
@@ -152,31 +124,28 @@ export async function sendRefund(deps: PaymentDeps, opened: OpenedRefund): Promi
         { refundId: refund.id, attempts, err: message },
         'refund not confirmed by the provider; will ask again',
       );
-      await deps.db
-        .updateTable('refunds')
-        .set({
+      await updateRefund(
+        deps.db,
+        refund,
+        {
           attempts,
           last_error: message,
           next_check_at: new Date(now.getTime() + backoffMs(attempts, RETRY_BASE_MS, RETRY_MAX_MS)),
-        })
-        .where('store_id', '=', refund.store_id)
-        .where('id', '=', refund.id)
-        .where('status', '=', 'pending')
-        .execute();
+        },
+        { whilePending: true },
+      );
       return 'deferred';
     }
     deps.log.warn({ refundId: refund.id, err: message }, 'the provider refused the refund');
     await deps.db.transaction().execute(async (trx) => {
-      const failed = await trx
-        .updateTable('refunds')
-        .set({ status: 'failed', settled_at: now, last_error: message, next_check_at: null })
-        .where('store_id', '=', refund.store_id)
-        .where('id', '=', refund.id)
-        .where('status', '=', 'pending')
-        .returning('id')
-        .executeTakeFirst();
+      const failed = await updateRefund(
+        trx,
+        refund,
+        { status: 'failed', settled_at: now, last_error: message, next_check_at: null },
+        { whilePending: true },
+      );
       if (failed && refund.reason === AUTOMATIC_REFUND_REASON) {
-        await refundFailedNotice(trx, { payment: payment as PaymentRow, order }, refund.amount, message);
+        await queueRefundFailedNotice({ db: trx }, order, refund.amount, message);
       }
     });
     return 'rejected';
@@ -189,19 +158,14 @@ export async function sendRefund(deps: PaymentDeps, opened: OpenedRefund): Promi
  * provider answers unless it refuses for good (409 `refund_rejected`, the refund recorded failed).
  */
 export async function requestRefund(
-  deps: PaymentDeps,
+  deps: RefundDeps,
   storeId: string,
   orderId: string,
   amount: number,
-): Promise<{ refund: RefundRow; order: OrderRow }> {
+): Promise<RefundStarted> {
   const now = deps.clock.now();
   const opened = await deps.db.transaction().execute(async (trx) => {
-    const exists = await trx
-      .selectFrom('orders')
-      .select('status')
-      .where('store_id', '=', storeId)
-      .where('id', '=', orderId)
-      .executeTakeFirst();
+    const exists = await findOrder(trx, storeId, orderId);
     if (!exists) throw notFound('No order with that id in this store.');
     const locked = await lockPaymentAndOrder(trx, storeId, { orderId });
     if (!locked || locked.payment.status !== 'succeeded') {
@@ -212,7 +176,7 @@ export async function requestRefund(
       );
     }
     const { payment, order } = locked;
-    const refundable = payment.amount - (await refundsHeld(trx, storeId, payment.id));
+    const refundable = payment.amount - (await refundsHeld(trx, payment));
     if (amount > refundable) {
       throw new AppError(
         'refund_too_large',
@@ -223,16 +187,11 @@ export async function requestRefund(
         },
       );
     }
-    const refund = await insertRefund(trx, payment, amount, 'merchant', now);
+    const refund = await openRefund(trx, payment, amount, 'merchant', now);
     return { refund, payment, order };
   });
   const outcome = await sendRefund(deps, opened);
-  const current = await deps.db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('id', '=', opened.refund.id)
-    .executeTakeFirstOrThrow();
+  const current = (await findRefund(deps.db, storeId, opened.refund.id)) ?? opened.refund;
   if (outcome === 'rejected') {
     throw new AppError(
       'refund_rejected',
@@ -240,5 +199,9 @@ export async function requestRefund(
       `The payment provider refused the refund: ${current.last_error ?? 'no reason given'}`,
     );
   }
-  return { refund: current, order: opened.order };
+  const { order } = opened;
+  return {
+    refund: refundView(current, order.currency),
+    order: { id: order.id, number: order.number, status: order.status },
+  };
 }

@@ -1,17 +1,29 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { AppContext } from '../http/context.ts';
 import { problemResponses } from '../http/schemas.ts';
-import { applyProviderEvent } from '../orders/payment-events.ts';
-import { ProviderError, WebhookSignatureError } from './provider.ts';
-import { SandboxProvider } from './sandbox.provider.ts';
 import { AppError, notFound } from '../lib/errors.ts';
+import type { Log } from '../lib/log.ts';
+import type { Payments } from './payments.setup.ts';
+import { ProviderError, WebhookSignatureError, type ProviderEvent } from './provider.ts';
+
+export interface PaymentRoutesDeps {
+  payments: Payments;
+  /**
+   * What a verified provider event does (orders registers it at the composition, so payments never
+   * imports orders). Returns how it was applied, e.g. `applied`, `duplicate`, `ignored`.
+   */
+  onEvent: (event: ProviderEvent, log: Log) => Promise<string>;
+}
 
 /**
  * Provider-facing routes: the payment webhook receiver, and the sandbox provider's own confirm
  * endpoint (which stands in for the provider's hosted fields during development and tests).
  */
-export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+export const paymentsRoutes: FastifyPluginAsyncTypebox<{ deps: PaymentRoutesDeps }> = async (
+  app,
+  { deps },
+) => {
+  const { provider, sandbox } = deps.payments;
   await app.register(async (scope) => {
     const webhooks = scope.withTypeProvider<TypeBoxTypeProvider>();
     // The signature covers the exact bytes: keep the raw body, parse nothing before verifying.
@@ -36,12 +48,12 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         },
       },
       async (request) => {
-        if (request.params.provider !== ctx.payments.name)
+        if (request.params.provider !== provider.name)
           throw notFound(`No payment provider "${request.params.provider}" is configured.`);
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         let event;
         try {
-          event = ctx.payments.verifyWebhook(raw, request.headers);
+          event = provider.verifyWebhook(raw, request.headers);
         } catch (error) {
           if (error instanceof WebhookSignatureError || error instanceof SyntaxError) {
             request.log.warn({ reason: error.message }, 'rejected a payment webhook');
@@ -53,17 +65,12 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
           }
           throw error;
         }
-        const result = await applyProviderEvent(
-          { db: ctx.db, clock: ctx.clock, provider: ctx.payments, log: request.log, signals: ctx.signals },
-          event,
-        );
-        return { received: true, result };
+        return { received: true, result: await deps.onEvent(event, request.log) };
       },
     );
   });
 
-  if (!(ctx.payments instanceof SandboxProvider)) return;
-  const sandbox = ctx.payments;
+  if (!sandbox) return;
 
   app.post(
     '/sandbox/v1/payments/:ref/confirm',

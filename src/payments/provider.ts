@@ -68,8 +68,6 @@ export interface PaymentProvider {
   refund(input: RefundInput): Promise<{ refundRef: string }>;
   /** Where a refund stands at the provider (reconciliation when its webhook never came). */
   retrieveRefund(refundRef: string): Promise<{ status: RefundStatus; amount: number }>;
-  /** Forgets records the provider keeps in our database (the sandbox) untouched since `cutoff`. */
-  purge?(cutoff: Date): Promise<number>;
   /** Verifies the signature over the exact raw body; throws WebhookSignatureError otherwise. */
   verifyWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): ProviderEvent;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Log } from '../lib/log.ts';
 import type { Database } from '../db/tables.ts';
 import { hmacSha256, randomBase62, safeEqual, sha256Hex } from '../lib/crypto.ts';
@@ -14,7 +14,18 @@ import {
   type RefundInput,
   type RefundStatus,
 } from './provider.ts';
-import type { SandboxIntentStatus } from './payments.tables.ts';
+import {
+  addIntentRefund,
+  deleteIntentsBefore,
+  findIntent,
+  findIntentByKey,
+  findRefund,
+  findRefundByKey,
+  insertIntent,
+  insertRefund,
+  moveIntent,
+} from './sandbox.repository.ts';
+import type { SandboxIntentStatus } from './sandbox.tables.ts';
 
 export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
 const TOLERANCE_S = 300;
@@ -59,7 +70,8 @@ function toIntentStatus(status: SandboxIntentStatus): IntentStatus {
  * The built-in payment provider for development and tests. It behaves like a real one from the
  * service's point of view: intents with a ref and a client secret, confirmation by the buyer's
  * client with a test payment method, and the outcome reported only through an HMAC-signed webhook
- * (`sandbox-signature: t=<unix seconds>,v1=<hex HMAC-SHA-256 of "<t>.<raw body>">`).
+ * (`sandbox-signature: t=<unix seconds>,v1=<hex HMAC-SHA-256 of "<t>.<raw body>">`). It stands in
+ * for a system outside the service, so it keeps the wall clock, as Stripe does, not the service's.
  */
 export class SandboxProvider implements PaymentProvider {
   readonly name = 'sandbox';
@@ -88,11 +100,7 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   async createIntent(input: CreateIntentInput): Promise<Intent> {
-    const existing = await this.#db
-      .selectFrom('sandbox_intents')
-      .select(['ref', 'status'])
-      .where('idempotency_key', '=', input.idempotencyKey)
-      .executeTakeFirst();
+    const existing = await findIntentByKey(this.#db, input.idempotencyKey);
     const clientSecret = (ref: string) =>
       `${ref}_secret_${hmacSha256(this.#secret, `client-secret:${ref}`).toString('hex').slice(0, 24)}`;
     if (existing)
@@ -102,45 +110,29 @@ export class SandboxProvider implements PaymentProvider {
         status: toIntentStatus(existing.status),
       };
     const ref = `pi_sbx_${randomBase62(24)}`;
-    await this.#db
-      .insertInto('sandbox_intents')
-      .values({
-        ref,
-        client_secret_hash: sha256Hex(clientSecret(ref)),
-        amount: input.amount,
-        currency: input.currency,
-        status: 'requires_payment_method',
-        metadata: JSON.stringify(input.metadata),
-        idempotency_key: input.idempotencyKey,
-      })
-      .onConflict((oc) => oc.column('idempotency_key').doNothing())
-      .execute();
+    await insertIntent(this.#db, {
+      ref,
+      client_secret_hash: sha256Hex(clientSecret(ref)),
+      amount: input.amount,
+      currency: input.currency,
+      status: 'requires_payment_method',
+      metadata: JSON.stringify(input.metadata),
+      idempotency_key: input.idempotencyKey,
+    });
     // A concurrent call with the same key may have won: return whatever is stored.
-    const row = await this.#db
-      .selectFrom('sandbox_intents')
-      .select(['ref', 'status'])
-      .where('idempotency_key', '=', input.idempotencyKey)
-      .executeTakeFirstOrThrow();
+    const row = await findIntentByKey(this.#db, input.idempotencyKey);
+    if (!row) throw new ProviderError('The sandbox lost an intent it just made.');
     return { ref: row.ref, clientSecret: clientSecret(row.ref), status: toIntentStatus(row.status) };
   }
 
   async retrieveIntent(ref: string): Promise<{ status: IntentStatus; amount: number }> {
-    const row = await this.#db
-      .selectFrom('sandbox_intents')
-      .select(['status', 'amount'])
-      .where('ref', '=', ref)
-      .executeTakeFirst();
+    const row = await findIntent(this.#db, ref);
     if (!row) throw new ProviderError(`No sandbox intent ${ref}`, { definitive: true });
     return { status: toIntentStatus(row.status), amount: row.amount };
   }
 
   async cancelIntent(ref: string): Promise<void> {
-    await this.#db
-      .updateTable('sandbox_intents')
-      .set({ status: 'canceled', updated_at: new Date() })
-      .where('ref', '=', ref)
-      .where('status', 'in', ['requires_payment_method', 'failed'])
-      .execute();
+    await moveIntent(this.#db, ref, ['requires_payment_method', 'failed'], 'canceled', new Date());
   }
 
   /**
@@ -150,32 +142,18 @@ export class SandboxProvider implements PaymentProvider {
   async refund(input: RefundInput): Promise<{ refundRef: string }> {
     const refundRef = `re_sbx_${randomBase62(20)}`;
     const outcome = await this.#db.transaction().execute(async (trx) => {
-      const existing = await trx
-        .selectFrom('sandbox_refunds')
-        .select('ref')
-        .where('idempotency_key', '=', input.idempotencyKey)
-        .executeTakeFirst();
+      const existing = await findRefundByKey(trx, input.idempotencyKey);
       if (existing) return { ref: existing.ref, currency: null };
-      const intent = await trx
-        .updateTable('sandbox_intents')
-        .set((eb) => ({ refunded_amount: eb('refunded_amount', '+', input.amount), updated_at: new Date() }))
-        .where('ref', '=', input.ref)
-        .where('status', '=', 'succeeded')
-        .where((eb) => eb(eb('refunded_amount', '+', input.amount), '<=', eb.ref('amount')))
-        .returning(['currency'])
-        .executeTakeFirst();
-      if (!intent) return null;
-      await trx
-        .insertInto('sandbox_refunds')
-        .values({
-          ref: refundRef,
-          intent_ref: input.ref,
-          amount: input.amount,
-          status: 'succeeded',
-          idempotency_key: input.idempotencyKey,
-        })
-        .execute();
-      return { ref: refundRef, currency: intent.currency };
+      const currency = await addIntentRefund(trx, input.ref, input.amount, new Date());
+      if (currency === undefined) return null;
+      await insertRefund(trx, {
+        ref: refundRef,
+        intent_ref: input.ref,
+        amount: input.amount,
+        status: 'succeeded',
+        idempotency_key: input.idempotencyKey,
+      });
+      return { ref: refundRef, currency };
     });
     if (!outcome)
       throw new ProviderError(`The sandbox cannot refund ${input.amount} on ${input.ref}`, {
@@ -199,11 +177,7 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   async retrieveRefund(refundRef: string): Promise<{ status: RefundStatus; amount: number }> {
-    const row = await this.#db
-      .selectFrom('sandbox_refunds')
-      .select(['status', 'amount'])
-      .where('ref', '=', refundRef)
-      .executeTakeFirst();
+    const row = await findRefund(this.#db, refundRef);
     if (!row) throw new ProviderError(`No sandbox refund ${refundRef}`, { definitive: true });
     return { status: row.status, amount: row.amount };
   }
@@ -218,24 +192,14 @@ export class SandboxProvider implements PaymentProvider {
     clientSecret: string,
     method: PaymentMethod,
   ): Promise<{ status: IntentStatus } | null> {
-    const row = await this.#db
-      .selectFrom('sandbox_intents')
-      .selectAll()
-      .where('ref', '=', ref)
-      .executeTakeFirst();
+    const row = await findIntent(this.#db, ref);
     if (!row || !safeEqual(row.client_secret_hash, sha256Hex(clientSecret))) return null;
     if (row.status !== 'requires_payment_method' && row.status !== 'failed') {
       throw new ProviderError(`The intent is ${row.status} and cannot be confirmed.`);
     }
     const next: SandboxIntentStatus =
       method === 'pm_card_visa' ? 'succeeded' : method === 'pm_card_declined' ? 'failed' : 'processing';
-    const updated = await this.#db
-      .updateTable('sandbox_intents')
-      .set({ status: next, updated_at: new Date() })
-      .where('ref', '=', ref)
-      .where('status', 'in', ['requires_payment_method', 'failed'])
-      .returning('status')
-      .executeTakeFirst();
+    const updated = await moveIntent(this.#db, ref, ['requires_payment_method', 'failed'], next, new Date());
     if (!updated) throw new ProviderError('The intent changed while confirming it.');
     const data = { ref, amount: row.amount, currency: row.currency, metadata: row.metadata };
     const created = Math.floor(Date.now() / 1000);
@@ -254,13 +218,7 @@ export class SandboxProvider implements PaymentProvider {
       this.#send({ id: `evt_sbx_${randomUUID()}`, type: 'payment_intent.processing', created, data });
       const timer = setTimeout(() => {
         this.#timers.delete(timer);
-        void this.#db
-          .updateTable('sandbox_intents')
-          .set({ status: 'succeeded', updated_at: new Date() })
-          .where('ref', '=', ref)
-          .where('status', '=', 'processing')
-          .returning('ref')
-          .executeTakeFirst()
+        void moveIntent(this.#db, ref, ['processing'], 'succeeded', new Date())
           .then((done) => {
             if (done)
               this.#send({
@@ -285,13 +243,7 @@ export class SandboxProvider implements PaymentProvider {
   async purge(cutoff: Date): Promise<number> {
     let total = 0;
     for (;;) {
-      const result = await sql`
-        DELETE FROM sandbox_intents WHERE ref IN (
-          SELECT ref FROM sandbox_intents
-          WHERE updated_at < ${cutoff} AND NOT (status = 'succeeded' AND refunded_amount < amount)
-          ORDER BY updated_at LIMIT 1000
-        )`.execute(this.#db);
-      const deleted = Number(result.numAffectedRows ?? 0n);
+      const deleted = await deleteIntentsBefore(this.#db, cutoff, 1000);
       total += deleted;
       if (deleted < 1000) return total;
     }

@@ -5,7 +5,7 @@ import type { Database } from '../db/tables.ts';
 import { dkimPrivateKeys } from '../email/email.dkim.ts';
 import { resealAll, type Keyring, type ResealReport, type SealedValues } from '../lib/keyring.ts';
 import { sealedMail } from '../mail/outbox.ts';
-import { paymentClientSecrets } from '../orders/checkout.service.ts';
+import { paymentClientSecrets } from '../orders/payment-secrets.ts';
 import { storedAnswers } from '../orders/idempotency.ts';
 import { endpointSecrets } from '../webhooks/webhooks.secrets.ts';
 import { dropGeneratedRoot } from './keyring.loader.ts';

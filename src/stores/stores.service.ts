@@ -57,6 +57,12 @@ export async function getStore(deps: Pick<StoresDeps, 'db'>, storeId: string): P
   return toStore(row);
 }
 
+/** The store, or null when there is none with that id (callers that may meet a deleted store). */
+export async function findStore(deps: Pick<StoresDeps, 'db'>, storeId: string): Promise<Store | null> {
+  const row = await findStoreById(deps.db, storeId);
+  return row ? toStore(row) : null;
+}
+
 export async function findStoreWithSlug(deps: Pick<StoresDeps, 'db'>, slug: string): Promise<Store | null> {
   const row = await findStoreBySlug(deps.db, slug.trim().toLowerCase());
   return row ? toStore(row) : null;

@@ -23,8 +23,9 @@ import type { SessionLifetime } from '../staff/staff.service.ts';
 import type { Database } from '../db/tables.ts';
 import type { Kysely } from 'kysely';
 import { createMailTransport } from '../mail/transport.ts';
-import { backgroundLoops } from '../workers/loops.ts';
-import { startWorkers, WorkerSignals, type RunningWorkers } from '../workers/runner.ts';
+import { backgroundLoops } from '../loops.ts';
+import { createRuntime, type Runtime } from '../runtime.ts';
+import { startWorkers, type RunningWorkers } from '../workers/runner.ts';
 import { pgliteFromTemplate } from './template.ts';
 import type { Clock } from '../lib/clock.ts';
 
@@ -132,6 +133,8 @@ export interface TestApp {
   db: Db;
   /** What service functions called directly by tests need: the database, the clock, session lifetimes. */
   deps: { db: Kysely<Database>; clock: TestClock; sessions: SessionLifetime };
+  /** The runtime the app and its workers were built on (keyring, payment provider, signals, …). */
+  runtime: Runtime;
   config: Readonly<Config>;
   clock: TestClock;
   /** Every log line the app wrote, parsed. */
@@ -187,28 +190,16 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const expectedErrors: RegExp[] = [];
-  const signals = new WorkerSignals();
-  const app = await buildApp(config, { db, clock, logger: { level: 'info', stream }, signals });
+  const runtime = await createRuntime(config, db, { log: pino({ level: 'info' }, stream), clock });
+  const app = await buildApp(runtime, { logger: { level: 'info', stream } });
   options.routes?.(app);
   await app.ready();
   let workers: RunningWorkers | null = null;
   const mailTransport = createMailTransport(config.emailTransport);
   if (options.workers) {
     const log = pino({ level: 'info' }, stream);
-    workers = startWorkers(
-      backgroundLoops({
-        db: db.kysely,
-        config,
-        keyring: app.storefront.keyring,
-        clock,
-        log,
-        mailTransport,
-        payments: app.storefront.payments,
-        signals,
-      }),
-      log,
-    );
-    signals.attach(workers);
+    workers = startWorkers(backgroundLoops(runtime, { log, mailTransport }), log);
+    runtime.signals.attach(workers);
   }
   return {
     app,
@@ -218,6 +209,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       clock,
       sessions: { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs },
     },
+    runtime,
     config,
     clock,
     logs,

@@ -80,7 +80,7 @@ describe('webhook endpoints', () => {
       .where('id', '=', endpoint.id)
       .executeTakeFirstOrThrow();
     assert.ok(!JSON.stringify(row).includes(endpoint.secret!.slice(6)), 'the secret is not stored in clear');
-    const key = t.app.storefront.keyring;
+    const key = t.runtime.keyring;
     assert.equal(decryptSecret(key, shop.store.id, endpoint.id, row.secret_ciphertext), endpoint.secret);
     assert.throws(
       () => decryptSecret(key, shop.store.id, shop.keyId, row.secret_ciphertext),

@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { Log } from '../lib/log.ts';
 import pg from 'pg';
 
 /**
@@ -49,12 +49,12 @@ export class NotificationListener {
   readonly #connectionString: string;
   readonly #channel: string;
   readonly #onNotify: () => void;
-  readonly #log: Logger;
+  readonly #log: Log;
   #client: pg.Client | null = null;
   #lastAttempt = 0;
   #closed = false;
 
-  constructor(options: { connectionString: string; channel: string; onNotify: () => void; log: Logger }) {
+  constructor(options: { connectionString: string; channel: string; onNotify: () => void; log: Log }) {
     this.#connectionString = options.connectionString;
     this.#channel = options.channel;
     this.#onNotify = options.onNotify;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
+import type { Log } from '../lib/log.ts';
 import type { Database } from '../db/tables.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Keyring } from '../lib/keyring.ts';
@@ -17,7 +17,7 @@ export interface WebhookLoopDeps {
   /** Opens endpoint signing secrets. */
   keyring: Keyring;
   clock: Clock;
-  log: Logger;
+  log: Log;
   webhooks: WebhookConfig;
   /** The PostgreSQL URL the relay LISTENs on; null on the embedded PGlite (it polls). */
   databaseUrl: string | null;

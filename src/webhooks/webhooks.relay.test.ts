@@ -39,7 +39,7 @@ function startRelay(): { relay: WebhookRelay; stop(): Promise<void> } {
   const controller = new AbortController();
   const relay = new WebhookRelay({
     db: t.db.kysely,
-    keyring: t.app.storefront.keyring,
+    keyring: t.runtime.keyring,
     webhooks: t.config.webhooks,
     databaseUrl: t.config.databaseUrl,
     clock: t.clock,

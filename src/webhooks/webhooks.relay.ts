@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
+import type { Log } from '../lib/log.ts';
 import type { Database } from '../db/tables.ts';
 import type { Clock } from '../lib/clock.ts';
 import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
@@ -31,7 +31,7 @@ export interface RelayDeps {
   db: Kysely<Database>;
   keyring: Keyring;
   clock: Clock;
-  log: Logger;
+  log: Log;
   webhooks: WebhookConfig;
   /** The PostgreSQL URL to LISTEN on (another connection); null on the embedded PGlite. */
   databaseUrl: string | null;

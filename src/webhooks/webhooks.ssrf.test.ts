@@ -122,7 +122,7 @@ describe('SSRF guard in the relay', () => {
       // Registration would refuse this URL; insert it as if the name had resolved to a public
       // address when it was registered and points at 127.0.0.1 now.
       const id = crypto.randomUUID();
-      const key = t.app.storefront.keyring;
+      const key = t.runtime.keyring;
       await t.db.kysely
         .insertInto('webhook_endpoints')
         .values({

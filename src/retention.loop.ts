@@ -1,8 +1,9 @@
-import { purgeStaleCarts } from '../carts/carts.service.ts';
-import { purgeSentMail } from '../mail/outbox.ts';
-import { purgeProviderEvents } from '../orders/payment-events.ts';
-import type { LoopDeps } from './loops.ts';
-import type { WorkerLoop } from './runner.ts';
+import { purgeStaleCarts } from './carts/carts.service.ts';
+import type { Log } from './lib/log.ts';
+import { purgeSentMail } from './mail/outbox.ts';
+import { purgeProviderEvents } from './orders/provider-events.service.ts';
+import type { Runtime } from './runtime.ts';
+import type { WorkerLoop } from './workers/runner.ts';
 
 export const RETENTION_LOOP = 'retention';
 
@@ -12,22 +13,23 @@ export const RETENTION_LOOP = 'retention';
  * along an index, in batches; nothing a live order needs is removed (orders copy their cart lines,
  * and a refundable sandbox payment is kept).
  */
-export function retentionLoop(deps: LoopDeps): WorkerLoop {
-  const { retention } = deps.config;
+export function retentionLoop(runtime: Runtime, log: Log): WorkerLoop {
+  const { retention } = runtime.config;
+  const deps = { db: runtime.db.kysely };
   return {
     name: RETENTION_LOOP,
     intervalMs: 60 * 60 * 1000,
     async run() {
-      const now = deps.clock.now().getTime();
+      const now = runtime.clock.now().getTime();
       const before = (ms: number) => new Date(now - ms);
       const purged = {
         carts: await purgeStaleCarts(deps, before(retention.cartsMs)),
         sentMail: await purgeSentMail(deps.db, before(retention.sentMailMs)),
-        providerEvents: await purgeProviderEvents(deps.db, before(retention.providerEventsMs)),
-        sandbox: (await deps.payments.purge?.(before(retention.sandboxMs))) ?? 0,
+        providerEvents: await purgeProviderEvents(deps, before(retention.providerEventsMs)),
+        sandbox: (await runtime.payments.sandbox?.purge(before(retention.sandboxMs))) ?? 0,
       };
       if (Object.values(purged).some((count) => count > 0))
-        deps.log.info(purged, 'purged data past its retention');
+        log.info(purged, 'purged data past its retention');
     },
   };
 }

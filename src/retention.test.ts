@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
-import { enqueueMail } from '../mail/outbox.ts';
-import { ShopDriver } from '../orders/orders.test-support.ts';
-import { startTestApp, waitFor, type TestApp } from '../test/harness.ts';
+import { enqueueMail } from './mail/outbox.ts';
+import { ShopDriver } from './orders/orders.test-support.ts';
+import { startTestApp, waitFor, type TestApp } from './test/harness.ts';
 import { retentionLoop } from './retention.loop.ts';
-import { createMailTransport } from '../mail/transport.ts';
 
 let t: TestApp;
 before(async () => {
@@ -21,20 +20,7 @@ const DAY = 24 * 60 * 60 * 1000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY);
 
 async function runPurge(): Promise<void> {
-  const mailTransport = createMailTransport(t.config.emailTransport);
-  try {
-    await retentionLoop({
-      db: t.db.kysely,
-      config: t.config,
-      keyring: t.app.storefront.keyring,
-      clock: t.clock,
-      log: pino({ level: 'silent' }),
-      mailTransport,
-      payments: t.app.storefront.payments,
-    }).run(new AbortController().signal);
-  } finally {
-    mailTransport.close();
-  }
+  await retentionLoop(t.runtime, pino({ level: 'silent' })).run(new AbortController().signal);
 }
 
 test('carts, sent mail, provider events and sandbox records go after their retention; the rest stays', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { computeTotals } from './pricing.ts';
+import { computeTotals } from './totals.ts';
 
 const line = fc.record({
   unitPrice: fc.integer({ min: 0, max: 10_000_000 }),

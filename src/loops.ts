@@ -1,0 +1,31 @@
+import { emailIdentityLoops } from './email/email.loops.ts';
+import type { Log } from './lib/log.ts';
+import { mailWorkerLoop } from './mail/mail-worker.loop.ts';
+import type { MailTransport } from './mail/transport.ts';
+import { orderLoops } from './orders/orders.loops.ts';
+import { retentionLoop } from './retention.loop.ts';
+import { ordersDeps, type Runtime } from './runtime.ts';
+import { sessionCleanupLoop } from './staff/session-cleanup.loop.ts';
+import { webhookLoops } from './webhooks/webhooks.loops.ts';
+import type { WorkerLoop } from './workers/runner.ts';
+
+/**
+ * Every background loop of the service, each given its feature's deps. `serve` runs them
+ * in-process; `storefront worker` runs them alone.
+ */
+export function backgroundLoops(
+  runtime: Runtime,
+  io: { log: Log; mailTransport: MailTransport },
+): WorkerLoop[] {
+  const { config, clock, keyring, signals } = runtime;
+  const db = runtime.db.kysely;
+  const { log } = io;
+  return [
+    sessionCleanupLoop({ db, clock }),
+    retentionLoop(runtime, log),
+    ...orderLoops(ordersDeps(runtime, log)),
+    ...webhookLoops({ db, keyring, clock, log, webhooks: config.webhooks, databaseUrl: config.databaseUrl }),
+    ...emailIdentityLoops({ db, config, clock, log, signals }),
+    mailWorkerLoop({ db, config, keyring, transport: io.mailTransport, clock, log }),
+  ];
+}

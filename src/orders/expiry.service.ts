@@ -1,0 +1,130 @@
+import { releaseReserved } from '../catalog/inventory.ts';
+import { backoffMs } from '../lib/backoff.ts';
+import type { IntentStatus } from '../payments/provider.ts';
+import { cancelOpenPayments, latestPayment, lockPaymentAndOrder } from './order-payments.repository.ts';
+import { dueOrders, findOrder, markOrderExpired, orderLines, postponeSweep } from './orders.repository.ts';
+import { stockLinesOf } from './orders.views.ts';
+import { applyProviderEvent, type ProviderEventDeps } from './provider-events.service.ts';
+
+export const EXPIRY_BATCH = 50;
+/** An order the sweep could not settle is looked at again after this, doubling up to the maximum. */
+const RETRY_BASE_MS = 15_000;
+const RETRY_MAX_MS = 10 * 60 * 1000;
+
+export interface SweepResult {
+  /** Orders looked at (a full batch means more may be due). */
+  examined: number;
+  expired: number;
+}
+
+type Outcome = 'expired' | 'paid' | 'postponed' | 'settled';
+
+/**
+ * Expires unpaid orders past their time (D5), fairly across stores and each order on its own (D23):
+ * an order that cannot be settled now (the provider does not answer, the payment is still
+ * processing) gets a later `next_sweep_at` with backoff and never holds up the orders behind it; an
+ * error in one order is logged once and contained.
+ *
+ * The provider is asked first: an intent that already succeeded is the payment (its webhook may be
+ * late), one still processing is waited for. Otherwise the reservation is released in the same
+ * transaction that marks the order expired (payment, then order locked, as everywhere), and the
+ * intent is cancelled after the commit.
+ */
+export async function expireOrders(deps: ProviderEventDeps, batch = EXPIRY_BATCH): Promise<SweepResult> {
+  const rows = await dueOrders(deps.db, deps.clock.now(), batch);
+  let expired = 0;
+  for (const order of rows) {
+    let outcome: Outcome;
+    try {
+      outcome = await sweepOne(deps, order.store_id, order.id);
+    } catch (error) {
+      deps.log.warn(
+        {
+          err: error instanceof Error ? error.message : error,
+          orderId: order.id,
+          attempt: order.sweep_attempts + 1,
+        },
+        'could not settle an overdue order; trying it again later',
+      );
+      outcome = 'postponed';
+    }
+    if (outcome === 'expired') expired += 1;
+    if (outcome === 'postponed') {
+      const attempts = order.sweep_attempts + 1;
+      const at = new Date(deps.clock.now().getTime() + backoffMs(attempts, RETRY_BASE_MS, RETRY_MAX_MS));
+      await postponeSweep(deps.db, order, attempts, at);
+    }
+  }
+  return { examined: rows.length, expired };
+}
+
+/** Asks the provider about the order's payment; an answer that settles the order is applied. */
+async function askProvider(
+  deps: ProviderEventDeps,
+  storeId: string,
+  orderId: string,
+  ref: string,
+): Promise<Outcome | null> {
+  const status: IntentStatus = (await deps.provider.retrieveIntent(ref)).status;
+  const metadata = { storeId, orderId };
+  if (status === 'succeeded') {
+    await applyProviderEvent(deps, {
+      id: `reconcile:${ref}`,
+      kind: 'payment.succeeded',
+      ref,
+      amount: 0,
+      metadata,
+    });
+    return 'paid';
+  }
+  if (status === 'processing') {
+    // The outcome is on its way (its webhook will settle the order); mirror the status meanwhile.
+    await applyProviderEvent(deps, {
+      id: `reconcile-processing:${ref}`,
+      kind: 'payment.processing',
+      ref,
+      metadata,
+    });
+    return 'postponed';
+  }
+  return null;
+}
+
+/** Releases the reservation and marks the order expired, in one transaction; false when it was settled meanwhile. */
+async function expire(deps: ProviderEventDeps, storeId: string, orderId: string): Promise<boolean> {
+  return deps.db.transaction().execute(async (trx) => {
+    const locked = await lockPaymentAndOrder(trx, storeId, { orderId });
+    const order = locked?.order ?? (await findOrder(trx, storeId, orderId, { forUpdate: true }));
+    if (!order || order.status !== 'pending') return false;
+    const now = deps.clock.now();
+    await releaseReserved(trx, storeId, stockLinesOf(await orderLines(trx, order)), now);
+    await markOrderExpired(trx, order, now);
+    await cancelOpenPayments(trx, order, now);
+    return true;
+  });
+}
+
+async function sweepOne(deps: ProviderEventDeps, storeId: string, orderId: string): Promise<Outcome> {
+  const payment = await latestPayment(deps.db, storeId, orderId);
+  const ours = payment !== undefined && payment.provider === deps.provider.name;
+  if (payment && ours) {
+    const settled = await askProvider(deps, storeId, orderId, payment.ref);
+    if (settled) return settled;
+  } else if (payment) {
+    deps.log.warn(
+      { orderId, provider: payment.provider },
+      'an overdue order was paid through a provider that is not configured any more: expiring it without asking',
+    );
+  }
+  if (!(await expire(deps, storeId, orderId))) return 'settled';
+  if (payment && ours) {
+    await deps.provider.cancelIntent(payment.ref).catch((error: unknown) => {
+      // Not cancelable: the buyer paid at the last moment; its webhook revives or refunds the order.
+      deps.log.warn(
+        { err: error instanceof Error ? error.message : error, ref: payment.ref },
+        'could not cancel the intent of an expired order',
+      );
+    });
+  }
+  return 'expired';
+}

@@ -1,0 +1,36 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { CursorCodec } from '../lib/cursors.ts';
+import type { Keyring } from '../lib/keyring.ts';
+import type { Log } from '../lib/log.ts';
+import type { PaymentProvider } from '../payments/provider.ts';
+import type { WorkerSignals } from '../workers/runner.ts';
+
+/** Checkout and order settings (PaymentsConfig's ORDER_TTL, IDEMPOTENCY_TTL, IDEMPOTENCY_LEASE). */
+export interface OrderSettings {
+  /** Unpaid orders expire after this long. */
+  readonly orderTtlMs: number;
+  /** How long idempotency keys are kept. */
+  readonly idempotencyTtlMs: number;
+  /** How long a request holds its idempotency key before a retry may take it over. */
+  readonly idempotencyLeaseMs: number;
+}
+
+/**
+ * What orders work with: checkout, the money path (provider events, refunds, expiry) and the admin
+ * views. Every function takes these first, or the part of them it uses (`db` may be a transaction).
+ */
+export interface OrdersDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  log: Log;
+  /** Seals payment client secrets and stored idempotent answers (D28). */
+  keyring: Keyring;
+  /** The payment provider (sandbox or stripe). */
+  provider: PaymentProvider;
+  /** Wakes this process's mail loop after a commit that queued mail. */
+  signals: WorkerSignals;
+  cursors: CursorCodec;
+  settings: OrderSettings;
+}

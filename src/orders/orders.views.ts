@@ -1,0 +1,89 @@
+import type { StockLine } from '../catalog/inventory.ts';
+import type { Money } from '../lib/money.ts';
+import type { Discount, Order, Payment, Refund, TaxRate } from './orders.schemas.ts';
+import type {
+  DiscountRow,
+  OrderLineRow,
+  OrderRow,
+  PaymentRow,
+  RefundRow,
+  TaxRateRow,
+} from './orders.tables.ts';
+
+/** Rows as the API shows them (the shapes are the schemas', Static<…>): snake_case never leaves orders/. */
+
+const money = (amount: number, currency: string): Money => ({ amount, currency: currency.trim() });
+
+export function orderView(order: OrderRow, lines: readonly OrderLineRow[]): Order {
+  const c = order.currency;
+  return {
+    id: order.id,
+    number: order.number,
+    status: order.status,
+    email: order.email,
+    country: order.country?.trim() ?? null,
+    lines: lines.map((line) => ({
+      variantId: line.variant_id,
+      productId: line.product_id,
+      title: line.title,
+      variantLabel: line.variant_label,
+      sku: line.sku,
+      quantity: line.quantity,
+      unitPrice: money(line.unit_price_amount, c),
+      lineTotal: money(line.line_total_amount, c),
+    })),
+    subtotal: money(order.subtotal_amount, c),
+    discount: money(order.discount_amount, c),
+    discountCode: order.discount_code,
+    tax: money(order.tax_amount, c),
+    shipping: money(order.shipping_amount, c),
+    total: money(order.total_amount, c),
+    refunded: money(order.refunded_amount, c),
+    createdAt: order.created_at.toISOString(),
+    expiresAt: order.expires_at.toISOString(),
+    paidAt: order.paid_at?.toISOString() ?? null,
+  };
+}
+
+export const paymentView = (row: PaymentRow): Payment => ({
+  id: row.id,
+  provider: row.provider,
+  ref: row.ref,
+  status: row.status,
+  amount: money(row.amount, row.currency),
+  createdAt: row.created_at.toISOString(),
+});
+
+export const refundView = (row: RefundRow, currency: string): Refund => ({
+  id: row.id,
+  amount: money(row.amount, currency),
+  status: row.status,
+  providerRef: row.provider_ref,
+  reason: row.reason,
+  lastError: row.last_error,
+  createdAt: row.created_at.toISOString(),
+  settledAt: row.settled_at?.toISOString() ?? null,
+});
+
+export const discountView = (row: DiscountRow): Discount => ({
+  id: row.id,
+  code: row.code,
+  kind: row.kind,
+  value: row.value,
+  startsAt: row.starts_at?.toISOString() ?? null,
+  endsAt: row.ends_at?.toISOString() ?? null,
+  usageLimit: row.usage_limit,
+  usedCount: row.used_count,
+  createdAt: row.created_at.toISOString(),
+});
+
+export const taxRateView = (row: TaxRateRow): TaxRate => ({
+  country: row.country.trim(),
+  taxRateBps: row.tax_rate_bps,
+  shippingAmount: row.shipping_amount,
+  updatedAt: row.updated_at.toISOString(),
+});
+
+/** Order lines as the catalog's inventory takes them. */
+export const stockLinesOf = (lines: readonly OrderLineRow[]): StockLine[] =>
+  lines.map((line) => ({ variantId: line.variant_id, quantity: line.quantity }));

@@ -1,0 +1,121 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
+import { requireStaff } from '../http/principals.ts';
+import type { OrdersDeps } from './orders.deps.ts';
+import {
+  CountryParams,
+  DiscountBodySchema,
+  DiscountSchema,
+  TaxRateBodySchema,
+  TaxRateSchema,
+} from './orders.schemas.ts';
+import {
+  createDiscount,
+  listDiscounts,
+  listTaxRates,
+  removeDiscount,
+  removeTaxRate,
+  setTaxRate,
+} from './pricing.service.ts';
+
+const tags = ['Admin: discounts, tax and shipping'];
+
+/** Discount codes, and tax and flat shipping per country. */
+export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> = async (app, { deps }) => {
+  app.post(
+    '/discounts',
+    {
+      schema: {
+        tags,
+        summary: 'Create a discount code',
+        body: DiscountBodySchema,
+        response: { 201: DiscountSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { storeId } = requireStaff(request, 'owner', 'admin');
+      return reply.code(201).send(await createDiscount(deps, storeId, request.body));
+    },
+  );
+
+  app.get(
+    '/discounts',
+    {
+      schema: {
+        tags,
+        summary: 'Discount codes',
+        querystring: PageQuery,
+        response: { 200: Page(DiscountSchema), ...problemResponses },
+      },
+    },
+    async (request) => listDiscounts(deps, requireStaff(request).storeId, request.query),
+  );
+
+  app.delete(
+    '/discounts/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a discount code',
+        params: IdParams,
+        response: { 204: Type.Null(), ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { storeId } = requireStaff(request, 'owner', 'admin');
+      await removeDiscount(deps, storeId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/tax-rates/:country',
+    {
+      schema: {
+        tags,
+        summary: 'Set the tax rate and flat shipping for buyers in a country',
+        description: 'Countries without a row pay no tax and no shipping.',
+        params: CountryParams,
+        body: TaxRateBodySchema,
+        response: { 200: TaxRateSchema, ...problemResponses },
+      },
+    },
+    async (request) => {
+      const { storeId } = requireStaff(request, 'owner', 'admin');
+      return setTaxRate(deps, storeId, request.params.country, request.body);
+    },
+  );
+
+  app.get(
+    '/tax-rates',
+    {
+      schema: {
+        tags,
+        summary: 'Tax and shipping rates by country',
+        response: {
+          200: Type.Object({ items: Type.Array(TaxRateSchema), nextCursor: Type.Null() }),
+          ...problemResponses,
+        },
+      },
+    },
+    async (request) => ({ items: await listTaxRates(deps, requireStaff(request).storeId), nextCursor: null }),
+  );
+
+  app.delete(
+    '/tax-rates/:country',
+    {
+      schema: {
+        tags,
+        summary: 'Remove a country rate',
+        params: CountryParams,
+        response: { 204: Type.Null(), ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { storeId } = requireStaff(request, 'owner', 'admin');
+      await removeTaxRate(deps, storeId, request.params.country);
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,158 @@
+import type { Transaction } from 'kysely';
+import { byCreated } from '../db/keyset.ts';
+import type { Database } from '../db/tables.ts';
+import { isCountryCode } from '../lib/country.ts';
+import type { ListPage } from '../lib/cursors.ts';
+import { AppError, notFound, validationFailed } from '../lib/errors.ts';
+import type { OrdersDeps } from './orders.deps.ts';
+import type { Discount, DiscountBody, TaxRate, TaxRateBody } from './orders.schemas.ts';
+import type { DiscountRow } from './orders.tables.ts';
+import { discountView, taxRateView } from './orders.views.ts';
+import {
+  countDiscountUse,
+  deleteDiscount,
+  deleteTaxRate,
+  discountsQuery,
+  findDiscountByCode,
+  findTaxRate,
+  insertDiscount,
+  taxRates,
+  upsertTaxRate,
+} from './pricing.repository.ts';
+
+/** Discount codes and per-country tax and flat shipping: what checkout prices an order with. */
+
+type Deps = Pick<OrdersDeps, 'db' | 'clock'>;
+
+export function normalizeDiscountCode(code: string): string {
+  return code.trim().toUpperCase();
+}
+
+export const discountInvalid = (code: string): AppError =>
+  new AppError(
+    'discount_invalid',
+    409,
+    `The discount code "${code}" is unknown, not active at this time, or used up.`,
+    { errors: [{ pointer: '/discountCode', detail: 'is not valid now' }] },
+  );
+
+function discountUsable(row: DiscountRow, now: Date): boolean {
+  if (row.starts_at && row.starts_at > now) return false;
+  if (row.ends_at && row.ends_at <= now) return false;
+  return row.usage_limit === null || row.used_count < row.usage_limit;
+}
+
+/** The discount a buyer's code names, if it can be used at `now`; 409 discount_invalid otherwise. */
+export async function usableDiscount(
+  deps: Pick<OrdersDeps, 'db'>,
+  storeId: string,
+  code: string,
+  now: Date,
+): Promise<DiscountRow> {
+  const discount = await findDiscountByCode(deps.db, storeId, normalizeDiscountCode(code));
+  if (!discount || !discountUsable(discount, now)) throw discountInvalid(code);
+  return discount;
+}
+
+/** Counts one use of the discount in the checkout's transaction; 409 when it was used up meanwhile. */
+export async function useDiscount(
+  deps: { db: Transaction<Database> },
+  storeId: string,
+  discount: Pick<DiscountRow, 'id'>,
+  code: string,
+  now: Date,
+): Promise<void> {
+  if (!(await countDiscountUse(deps.db, storeId, discount.id, now))) throw discountInvalid(code);
+}
+
+/** Tax (basis points) and flat shipping for buyers in a country; none without a row. */
+export async function rateFor(
+  deps: Pick<OrdersDeps, 'db'>,
+  storeId: string,
+  country: string | undefined,
+): Promise<{ taxRateBps: number; shippingAmount: number }> {
+  const rate = country ? await findTaxRate(deps.db, storeId, country) : undefined;
+  return { taxRateBps: rate?.tax_rate_bps ?? 0, shippingAmount: rate?.shipping_amount ?? 0 };
+}
+
+export async function createDiscount(deps: Deps, storeId: string, body: DiscountBody): Promise<Discount> {
+  if (body.kind === 'percent' && body.value > 100)
+    throw validationFailed('A percent discount is 1 to 100.', [
+      { pointer: '/value', detail: 'must be 1 to 100 for a percent discount' },
+    ]);
+  if (body.startsAt && body.endsAt && Date.parse(body.endsAt) <= Date.parse(body.startsAt)) {
+    throw validationFailed('endsAt must be after startsAt.', [
+      { pointer: '/endsAt', detail: 'must be after startsAt' },
+    ]);
+  }
+  const now = deps.clock.now();
+  const code = normalizeDiscountCode(body.code);
+  const row = await insertDiscount(deps.db, {
+    store_id: storeId,
+    code,
+    kind: body.kind,
+    value: body.value,
+    starts_at: body.startsAt ?? null,
+    ends_at: body.endsAt ?? null,
+    usage_limit: body.usageLimit ?? null,
+    created_at: now,
+    updated_at: now,
+  });
+  if (!row) throw new AppError('discount_exists', 409, `The code ${code} exists already.`);
+  return discountView(row);
+}
+
+export function listDiscounts(
+  deps: Pick<OrdersDeps, 'db' | 'cursors'>,
+  storeId: string,
+  page: { limit?: number | undefined; cursor?: string | undefined },
+): Promise<ListPage<Discount>> {
+  return byCreated(
+    deps.cursors,
+    `${storeId}:discounts`,
+    discountsQuery(deps.db, storeId),
+    page,
+    discountView,
+  );
+}
+
+export async function removeDiscount(
+  deps: Pick<OrdersDeps, 'db'>,
+  storeId: string,
+  discountId: string,
+): Promise<void> {
+  if (!(await deleteDiscount(deps.db, storeId, discountId)))
+    throw notFound('No discount with that id in this store.');
+}
+
+export async function setTaxRate(
+  deps: Deps,
+  storeId: string,
+  country: string,
+  body: TaxRateBody,
+): Promise<TaxRate> {
+  const code = country.toUpperCase();
+  if (!isCountryCode(code))
+    throw validationFailed('Unknown country code.', [
+      { pointer: '/country', detail: 'must be an ISO 3166-1 alpha-2 code', in: 'path' },
+    ]);
+  const row = await upsertTaxRate(deps.db, storeId, code, {
+    tax_rate_bps: body.taxRateBps,
+    shipping_amount: body.shippingAmount,
+    updated_at: deps.clock.now(),
+  });
+  return taxRateView(row);
+}
+
+export async function listTaxRates(deps: Pick<OrdersDeps, 'db'>, storeId: string): Promise<TaxRate[]> {
+  return (await taxRates(deps.db, storeId)).map(taxRateView);
+}
+
+export async function removeTaxRate(
+  deps: Pick<OrdersDeps, 'db'>,
+  storeId: string,
+  country: string,
+): Promise<void> {
+  if (!(await deleteTaxRate(deps.db, storeId, country.toUpperCase())))
+    throw notFound('No rate for that country.');
+}

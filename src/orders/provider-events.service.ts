@@ -1,0 +1,247 @@
+import type { Transaction } from 'kysely';
+import { sellReserved, takeStock } from '../catalog/inventory.ts';
+import type { Database } from '../db/tables.ts';
+import { recordEvent } from '../events/events.ts';
+import { MAIL_LOOP } from '../mail/outbox.ts';
+import type { ProviderEvent } from '../payments/provider.ts';
+import { findStore, getStore } from '../stores/stores.service.ts';
+import {
+  deleteProviderEventsBefore,
+  lockPaymentAndOrder,
+  markPaymentSucceeded,
+  movePayment,
+  paymentOrderId,
+  recordProviderEvent,
+} from './order-payments.repository.ts';
+import {
+  queueOrderConfirmation,
+  queueOversoldNotice,
+  queueRefundNotice,
+  queueRefundFailedNotice,
+} from './order-mail.ts';
+import type { OrdersDeps } from './orders.deps.ts';
+import { addRefunded, markOrderPaid, orderLines } from './orders.repository.ts';
+import { stockLinesOf } from './orders.views.ts';
+import type { OrderLineRow, OrderRow } from './orders.tables.ts';
+import {
+  AUTOMATIC_REFUND_REASON,
+  openAutomaticRefund,
+  sendRefund,
+  type OpenedRefund,
+} from './refunds.service.ts';
+import { findRefund, findRefundBy, updateRefund } from './refunds.repository.ts';
+
+/**
+ * Provider events (D4, D5, D22, D24): what a verified payment or refund event does to an order.
+ * payments/ verifies the webhook and hands the event to `applyProviderEvent`, which the composition
+ * registers; expiry and refund reconciliation apply what they learn from the provider through the
+ * same function, so a late webhook changes nothing.
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type ApplyResult = 'applied' | 'duplicate' | 'ignored';
+
+export type ProviderEventDeps = Pick<OrdersDeps, 'db' | 'clock' | 'provider' | 'log' | 'signals'>;
+
+type InTransaction = Omit<ProviderEventDeps, 'db'> & { db: Transaction<Database> };
+
+/** Work to do once the transaction has committed (provider calls never run inside one). */
+type AfterCommit = OpenedRefund[];
+
+/** The order becomes paid: order.paid, the buyer's confirmation, and a notice when stock was short. */
+async function markPaid(
+  tx: InTransaction,
+  order: OrderRow,
+  lines: OrderLineRow[],
+  oversold: Parameters<typeof queueOversoldNotice>[3],
+  now: Date,
+): Promise<void> {
+  const paid = await markOrderPaid(tx.db, order, oversold.length > 0, now);
+  await recordEvent(tx.db, {
+    storeId: order.store_id,
+    type: 'order.paid',
+    data: {
+      orderId: order.id,
+      number: order.number,
+      total: { amount: order.total_amount, currency: order.currency.trim() },
+    },
+  });
+  const store = await getStore(tx, order.store_id);
+  await queueOrderConfirmation(tx, store.name, paid, lines);
+  if (oversold.length > 0) await queueOversoldNotice(tx, order, lines, oversold);
+}
+
+/**
+ * A payment succeeded. A pending order becomes paid and its reservation becomes a sale; this never
+ * fails for lack of stock (D22): a short line is sold down to zero and the order is flagged
+ * `oversold`, with an admin notice. An expired order is revived when its goods are still in stock;
+ * otherwise the captured money is refunded in full, automatically (D5, D24).
+ */
+async function paymentSucceeded(
+  tx: InTransaction,
+  storeId: string,
+  ref: string,
+  after: AfterCommit,
+): Promise<ApplyResult> {
+  const now = tx.clock.now();
+  const locked = await lockPaymentAndOrder(tx.db, storeId, { provider: tx.provider.name, ref });
+  if (!locked) return 'ignored';
+  const { payment, order } = locked;
+  await markPaymentSucceeded(tx.db, payment, now);
+  if (order.status === 'paid') return 'applied';
+  const lines = await orderLines(tx.db, order);
+
+  if (order.status === 'pending') {
+    const oversold = await sellReserved(tx.db, storeId, stockLinesOf(lines), now);
+    await markPaid(tx, order, lines, oversold, now);
+    if (oversold.length > 0) tx.log.warn({ orderId: order.id, oversold }, 'order paid with short stock');
+    return 'applied';
+  }
+
+  // Expired: take the goods again if every line is still available, else refund everything.
+  if (await takeStock(tx.db, storeId, stockLinesOf(lines), now)) {
+    await markPaid(tx, order, lines, [], now);
+    tx.log.info({ orderId: order.id }, 'late payment for an expired order: stock taken again, order paid');
+    return 'applied';
+  }
+  const opened = await openAutomaticRefund(tx, { ...payment, status: 'succeeded' }, order, now);
+  if (opened) {
+    tx.log.warn(
+      { orderId: order.id },
+      'late payment for an expired order whose stock is gone: refunding in full',
+    );
+    after.push(opened);
+  }
+  return 'applied';
+}
+
+/**
+ * A refund settled at the provider. `refund.succeeded` settles the refund whatever its local state
+ * (D24: a refund marked failed after a timeout may still have been made); `refund.failed` fails only
+ * a pending one. Locks payment, order, then refund (the order every money path uses).
+ */
+async function refundSettled(
+  tx: InTransaction,
+  storeId: string,
+  event: Extract<ProviderEvent, { kind: 'refund.succeeded' | 'refund.failed' }>,
+): Promise<ApplyResult> {
+  const now = tx.clock.now();
+  const refundId = event.metadata.refundId;
+  const found = await findRefundBy(
+    tx.db,
+    storeId,
+    refundId && UUID.test(refundId) ? { id: refundId } : { providerRef: event.refundRef },
+  );
+  if (!found) return 'ignored';
+  const orderId = await paymentOrderId(tx.db, storeId, found.payment_id);
+  const locked = await lockPaymentAndOrder(tx.db, storeId, { orderId });
+  const refund = (await findRefund(tx.db, storeId, found.id, { forUpdate: true }))!;
+  if (!locked || refund.status === 'succeeded') return 'ignored';
+
+  if (event.kind === 'refund.failed') {
+    if (refund.status !== 'pending') return 'ignored';
+    await updateRefund(tx.db, refund, {
+      status: 'failed',
+      settled_at: now,
+      provider_ref: event.refundRef,
+      next_check_at: null,
+    });
+    if (refund.reason === AUTOMATIC_REFUND_REASON)
+      await queueRefundFailedNotice(tx, locked.order, refund.amount);
+    return 'applied';
+  }
+  await updateRefund(tx.db, refund, {
+    status: 'succeeded',
+    settled_at: now,
+    provider_ref: event.refundRef,
+    next_check_at: null,
+    last_error: null,
+  });
+  const order = await addRefunded(tx.db, locked.order, refund.amount, now);
+  const currency = order.currency.trim();
+  await recordEvent(tx.db, {
+    storeId,
+    type: 'order.refunded',
+    data: {
+      orderId: order.id,
+      number: order.number,
+      refundId: refund.id,
+      amount: { amount: refund.amount, currency },
+      refunded: { amount: order.refunded_amount, currency },
+    },
+  });
+  const store = await getStore(tx, storeId);
+  await queueRefundNotice(tx, store.name, order, refund.amount);
+  return 'applied';
+}
+
+/** Applies one event inside the transaction that records it as seen. */
+function apply(
+  tx: InTransaction,
+  storeId: string,
+  event: Exclude<ProviderEvent, { kind: 'ignored' }>,
+  after: AfterCommit,
+): Promise<ApplyResult> {
+  const now = tx.clock.now();
+  const by = { provider: tx.provider.name, ref: event.ref };
+  const moved = (changed: boolean): ApplyResult => (changed ? 'applied' : 'ignored');
+  switch (event.kind) {
+    case 'payment.processing':
+      // The provider is still working on it (a bank transfer, a delayed card): mirror it.
+      return movePayment(tx.db, storeId, by, ['pending'], { status: 'processing' }, now).then(moved);
+    case 'payment.succeeded':
+      return paymentSucceeded(tx, storeId, event.ref, after);
+    case 'payment.failed':
+      return movePayment(
+        tx.db,
+        storeId,
+        by,
+        ['pending', 'processing'],
+        { status: 'failed', lastError: event.reason.slice(0, 500) },
+        now,
+      ).then(moved);
+    case 'refund.succeeded':
+    case 'refund.failed':
+      return refundSettled(tx, storeId, event);
+  }
+}
+
+/**
+ * Applies one verified provider event. The dedupe row (provider event id) commits in the same
+ * transaction as the effect, so an event delivered twice has one effect, and an effect is never
+ * recorded without its dedupe row or the other way round.
+ */
+export async function applyProviderEvent(
+  deps: ProviderEventDeps,
+  event: ProviderEvent,
+): Promise<ApplyResult> {
+  if (event.kind === 'ignored') return 'ignored';
+  const storeId = event.metadata.storeId;
+  if (!storeId || !UUID.test(storeId)) {
+    deps.log.warn({ event: event.id, kind: event.kind }, 'provider event without a store: ignored');
+    return 'ignored';
+  }
+  const after: AfterCommit = [];
+  const result = await deps.db.transaction().execute(async (trx): Promise<ApplyResult> => {
+    const tx = { ...deps, db: trx };
+    if (!(await findStore(tx, storeId))) return 'ignored';
+    const fresh = await recordProviderEvent(trx, {
+      storeId,
+      provider: deps.provider.name,
+      eventId: event.id,
+      type: event.kind,
+    });
+    if (!fresh) return 'duplicate';
+    return apply(tx, storeId, event, after);
+  });
+  if (result === 'applied') deps.signals.wake(MAIL_LOOP);
+  // The refund row is committed; whatever the provider answers now, it is never lost (D24).
+  for (const opened of after) await sendRefund(deps, opened);
+  return result;
+}
+
+/** Removes the dedupe records of provider events received before `cutoff` (providers retry for days, not months). */
+export function purgeProviderEvents(deps: Pick<OrdersDeps, 'db'>, cutoff: Date): Promise<number> {
+  return deleteProviderEventsBefore(deps.db, cutoff);
+}

@@ -1,0 +1,61 @@
+import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { CursorCodec } from './lib/cursors.ts';
+import type { Keyring } from './lib/keyring.ts';
+import type { Log } from './lib/log.ts';
+import type { OrdersDeps } from './orders/orders.deps.ts';
+import { createPayments, type Payments } from './payments/payments.setup.ts';
+import { loadKeyring } from './secrets/keyring.loader.ts';
+import { WorkerSignals } from './workers/runner.ts';
+
+/**
+ * What the parts of one running service share, built once at the top (server.ts, the worker
+ * command, the test harness) and handed to the HTTP app and the worker loops, which build each
+ * feature's deps from it. Nothing below the composition sees this type: features get their own.
+ */
+export interface Runtime {
+  config: Readonly<Config>;
+  db: Db;
+  clock: Clock;
+  /** The root secrets (D28): seals stored secrets, derives keys. */
+  keyring: Keyring;
+  /** Signs pagination cursors. */
+  cursors: CursorCodec;
+  /** Wakes this process's worker loops after a commit (mail queued, events recorded). */
+  signals: WorkerSignals;
+  /** The payment provider (built here, never inside the app). */
+  payments: Payments;
+}
+
+export async function createRuntime(
+  config: Readonly<Config>,
+  db: Db,
+  options: { log: Log; clock?: Clock; signals?: WorkerSignals },
+): Promise<Runtime> {
+  const keyring = await loadKeyring(db.kysely, config);
+  return {
+    config,
+    db,
+    clock: options.clock ?? systemClock,
+    keyring,
+    cursors: new CursorCodec(keyring.key('cursor')),
+    signals: options.signals ?? new WorkerSignals(),
+    payments: createPayments(config.payments, { db: db.kysely, keyring, log: options.log }),
+  };
+}
+
+/** Orders' deps: checkout, the money path and the order loops. */
+export function ordersDeps(runtime: Runtime, log: Log): OrdersDeps {
+  const { orderTtlMs, idempotencyTtlMs, idempotencyLeaseMs } = runtime.config.payments;
+  return {
+    db: runtime.db.kysely,
+    clock: runtime.clock,
+    log,
+    keyring: runtime.keyring,
+    provider: runtime.payments.provider,
+    signals: runtime.signals,
+    cursors: runtime.cursors,
+    settings: { orderTtlMs, idempotencyTtlMs, idempotencyLeaseMs },
+  };
+}
