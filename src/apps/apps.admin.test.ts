@@ -99,17 +99,17 @@ describe('apps', () => {
       payload: { name: 'Mail', scopes: [] },
     });
     // …the other eight as their modules record them (recordEvent in the change's transaction).
-    const others: [EventType, Record<string, unknown>][] = [
-      ['order.created', { orderId: 'o-1', number: 1001 }],
-      ['order.paid', { orderId: 'o-1' }],
-      ['order.refunded', { orderId: 'o-1', amount: { amount: 500, currency: 'USD' } }],
-      ['inventory.updated', { variantId: 'v-1', productId: 'p-1', available: 4 }],
-      ['product.created', { productId: 'p-1' }],
-      ['product.updated', { productId: 'p-1' }],
-      ['product.deleted', { productId: 'p-1' }],
-      ['content.updated', { kind: 'region', key: 'home-hero' }],
+    const others: [EventType, Record<string, unknown>, string][] = [
+      ['order.created', { orderId: 'o-1', number: 1001 }, 'order:o-1'],
+      ['order.paid', { orderId: 'o-1' }, 'order:o-1'],
+      ['order.refunded', { orderId: 'o-1', amount: { amount: 500, currency: 'USD' } }, 'order:o-1'],
+      ['inventory.updated', { variantId: 'v-1', productId: 'p-1', available: 4 }, 'variant:v-1'],
+      ['product.created', { productId: 'p-1' }, 'product:p-1'],
+      ['product.updated', { productId: 'p-1' }, 'product:p-1'],
+      ['product.deleted', { productId: 'p-1' }, 'product:p-1'],
+      ['content.updated', { kind: 'region', key: 'home-hero' }, 'content:region:home-hero'],
     ];
-    for (const [type, data] of others) await emit(t, shop.store.id, type, data);
+    for (const [type, data, resource] of others) await emit(t, shop.store.id, type, data, resource);
 
     const storeRequests = await hook.waitForRequests(10, (r) => r.body.data.storeId === shop.store.id);
     assert.deepEqual(new Set(storeRequests.map((r) => r.body.event)), new Set(EVENT_TYPES));

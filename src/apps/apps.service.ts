@@ -39,6 +39,7 @@ export async function installApp(
     await recordEvent(trx, {
       storeId,
       type: 'app.installed',
+      resource: `app:${row.id}`,
       data: { appId: row.id, name: row.name, scopes: row.scopes },
     });
     return appRowToApp(row);

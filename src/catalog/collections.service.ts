@@ -194,6 +194,7 @@ export async function createCollection(
     await recordEvent(trx, {
       storeId,
       type: 'content.updated',
+      resource: `content:collection:${row.id}`,
       data: { kind: 'collection', slug: input.slug, collectionId: row.id },
     });
     return row.id;
@@ -225,6 +226,7 @@ export async function updateCollection(
     await recordEvent(trx, {
       storeId,
       type: 'content.updated',
+      resource: `content:collection:${collectionId}`,
       data: {
         kind: 'collection',
         slug: patch.slug ?? current.slug,
@@ -247,6 +249,7 @@ export async function deleteCollection(
     await recordEvent(trx, {
       storeId,
       type: 'content.updated',
+      resource: `content:collection:${collectionId}`,
       data: { kind: 'collection', slug, collectionId, deleted: true },
     });
   });

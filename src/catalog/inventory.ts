@@ -58,6 +58,7 @@ async function recordIfChanged(
   await recordEvent(trx, {
     storeId,
     type: 'inventory.updated',
+    resource: `variant:${variantId}`,
     data: { variantId, productId: after.product_id, available: available(after) },
   });
 }

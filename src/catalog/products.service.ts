@@ -246,7 +246,12 @@ export async function createProduct(
       }
       await refreshSmartMembership(trx, storeId, { productIds: [product.id] });
       if (isVisible(input.status)) {
-        await recordEvent(trx, { storeId, type: 'product.created', data: { productId: product.id } });
+        await recordEvent(trx, {
+          storeId,
+          type: 'product.created',
+          resource: `product:${product.id}`,
+          data: { productId: product.id },
+        });
       }
       return product.id;
     });
@@ -277,11 +282,26 @@ async function recordVisibilityChange(
   changed: boolean,
 ): Promise<void> {
   if (!isVisible(was) && isVisible(now)) {
-    await recordEvent(trx, { storeId, type: 'product.created', data: { productId } });
+    await recordEvent(trx, {
+      storeId,
+      type: 'product.created',
+      resource: `product:${productId}`,
+      data: { productId },
+    });
   } else if (isVisible(was) && !isVisible(now)) {
-    await recordEvent(trx, { storeId, type: 'product.deleted', data: { productId, reason: now } });
+    await recordEvent(trx, {
+      storeId,
+      type: 'product.deleted',
+      resource: `product:${productId}`,
+      data: { productId, reason: now },
+    });
   } else if (isVisible(now) && changed) {
-    await recordEvent(trx, { storeId, type: 'product.updated', data: { productId } });
+    await recordEvent(trx, {
+      storeId,
+      type: 'product.updated',
+      resource: `product:${productId}`,
+      data: { productId },
+    });
   }
 }
 
@@ -334,7 +354,12 @@ export async function deleteProduct(
     const current = await lockExistingProduct(trx, storeId, productId);
     await deleteProductRow(trx, storeId, productId);
     if (isVisible(current.status)) {
-      await recordEvent(trx, { storeId, type: 'product.deleted', data: { productId, reason: 'deleted' } });
+      await recordEvent(trx, {
+        storeId,
+        type: 'product.deleted',
+        resource: `product:${productId}`,
+        data: { productId, reason: 'deleted' },
+      });
     }
   });
 }

@@ -123,7 +123,12 @@ export async function putMenu(
   return deps.db.transaction().execute(async (trx) => {
     const written = await upsertMenu(trx, { storeId, handle, items, now: deps.clock.now() });
     if (written) {
-      await recordEvent(trx, { storeId, type: 'content.updated', data: { kind: 'menu', handle } });
+      await recordEvent(trx, {
+        storeId,
+        type: 'content.updated',
+        resource: `content:menu:${handle}`,
+        data: { kind: 'menu', handle },
+      });
       return menuRowToAdmin(written);
     }
     const current = await findMenu(trx, storeId, handle);
@@ -144,6 +149,7 @@ export async function deleteMenu(
     await recordEvent(trx, {
       storeId,
       type: 'content.updated',
+      resource: `content:menu:${handle}`,
       data: { kind: 'menu', handle, deleted: true },
     });
   });

@@ -110,7 +110,12 @@ export async function putPage(
   return deps.db.transaction().execute(async (trx) => {
     const written = await upsertPage(trx, { storeId, slug, title, body: input.body, now: deps.clock.now() });
     if (written) {
-      await recordEvent(trx, { storeId, type: 'content.updated', data: { kind: 'page', slug } });
+      await recordEvent(trx, {
+        storeId,
+        type: 'content.updated',
+        resource: `content:page:${slug}`,
+        data: { kind: 'page', slug },
+      });
       return pageRowToAdmin(written);
     }
     const current = await findPage(trx, storeId, slug);
@@ -131,6 +136,7 @@ export async function deletePage(
     await recordEvent(trx, {
       storeId,
       type: 'content.updated',
+      resource: `content:page:${slug}`,
       data: { kind: 'page', slug, deleted: true },
     });
   });

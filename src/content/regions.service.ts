@@ -110,7 +110,12 @@ export async function publishRegion(
   return deps.db.transaction().execute(async (trx) => {
     const published = await publishDraft(trx, storeId, key, deps.clock.now());
     if (published) {
-      await recordEvent(trx, { storeId, type: 'content.updated', data: { kind: 'region', key } });
+      await recordEvent(trx, {
+        storeId,
+        type: 'content.updated',
+        resource: `content:region:${key}`,
+        data: { kind: 'region', key },
+      });
       return toPublished(published)!;
     }
     const current = toPublished(await findPublication(trx, storeId, key));
@@ -148,6 +153,7 @@ export async function deleteRegion(
       await recordEvent(trx, {
         storeId,
         type: 'content.updated',
+        resource: `content:region:${key}`,
         data: { kind: 'region', key, deleted: true },
       });
     }

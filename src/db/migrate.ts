@@ -11,6 +11,7 @@ import * as refundReconciliation from './migrations/0008_refund_reconciliation.t
 import * as moneyPath from './migrations/0009_money_path.ts';
 import * as secretsAtRest from './migrations/0010_secrets_at_rest.ts';
 import * as retention from './migrations/0011_retention.ts';
+import * as eventResourceKeys from './migrations/0012_event_resource_keys.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0009_money_path': moneyPath,
   '0010_secrets_at_rest': secretsAtRest,
   '0011_retention': retention,
+  '0012_event_resource_keys': eventResourceKeys,
 };
 
 export class MigrationError extends Error {

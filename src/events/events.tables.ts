@@ -7,6 +7,8 @@ export interface EventTable {
   /** Commit-independent tiebreaker for ordering within a store. */
   seq: Generated<number>;
   type: string;
+  /** The resource the event is about (its ordering key), declared by the emitter; null on events recorded before 0012. */
+  resource_key: ColumnType<string | null, string, never>;
   data: Json<Record<string, unknown>>;
   created_at: CreatedAt;
   /** Set when the relay has fanned the event out to delivery rows. */

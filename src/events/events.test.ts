@@ -16,11 +16,14 @@ describe('recordEvent', () => {
 
   test('writes the event in the caller transaction, with storeId in data', async () => {
     const { store } = await createTestStore(t);
-    const event = await t.db.kysely
-      .transaction()
-      .execute((trx) =>
-        recordEvent(trx, { storeId: store.id, type: 'theme.published', data: { themeId: 'x' } }),
-      );
+    const event = await t.db.kysely.transaction().execute((trx) =>
+      recordEvent(trx, {
+        storeId: store.id,
+        type: 'theme.published',
+        resource: 'theme',
+        data: { themeId: 'x' },
+      }),
+    );
     assert.deepEqual(event.data, { themeId: 'x', storeId: store.id });
     const events = await listEvents(t.db.kysely, store.id);
     assert.deepEqual(
@@ -33,7 +36,7 @@ describe('recordEvent', () => {
     const { store } = await createTestStore(t);
     await assert.rejects(
       t.db.kysely.transaction().execute(async (trx) => {
-        await recordEvent(trx, { storeId: store.id, type: 'app.installed', data: {} });
+        await recordEvent(trx, { storeId: store.id, type: 'app.installed', resource: 'app:a', data: {} });
         throw new Error('rollback');
       }),
       /rollback/,
@@ -45,7 +48,12 @@ describe('recordEvent', () => {
     const { store } = await createTestStore(t);
     await t.db.kysely.transaction().execute(async (trx) => {
       for (let i = 0; i < 3; i++)
-        await recordEvent(trx, { storeId: store.id, type: 'content.updated', data: { i } });
+        await recordEvent(trx, {
+          storeId: store.id,
+          type: 'content.updated',
+          resource: `content:test:${i}`,
+          data: { i },
+        });
     });
     const claimed = await t.db.kysely.transaction().execute(async (trx) => {
       const rows = await trx

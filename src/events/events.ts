@@ -24,6 +24,13 @@ export function isEventType(value: string): value is EventType {
 export interface NewEvent {
   storeId: string;
   type: EventType;
+  /**
+   * The resource the event is about, declared by the feature that emits it (`order:<id>`,
+   * `product:<id>`, `variant:<id>`, `content:<kind>:<id>`, `theme`, `app:<id>`): each endpoint
+   * receives the events of one resource in the order they were recorded, and those of different
+   * resources in parallel (DESIGN D15).
+   */
+  resource: string;
   data: Record<string, unknown>;
 }
 
@@ -44,7 +51,12 @@ export async function recordEvent(trx: Transaction<Database>, event: NewEvent): 
   const data = { ...event.data, storeId: event.storeId };
   const row = await trx
     .insertInto('events')
-    .values({ store_id: event.storeId, type: event.type, data: JSON.stringify(data) })
+    .values({
+      store_id: event.storeId,
+      type: event.type,
+      resource_key: event.resource.slice(0, 300),
+      data: JSON.stringify(data),
+    })
     .returning(['id', 'created_at'])
     .executeTakeFirstOrThrow();
   return { id: row.id, storeId: event.storeId, type: event.type, createdAt: row.created_at, data };

@@ -214,6 +214,7 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   await recordEvent(tx.db, {
     storeId: p.storeId,
     type: 'order.created',
+    resource: `order:${order.id}`,
     data: {
       orderId: order.id,
       number: order.number,

@@ -61,6 +61,7 @@ async function markPaid(
   await recordEvent(tx.db, {
     storeId: order.store_id,
     type: 'order.paid',
+    resource: `order:${order.id}`,
     data: {
       orderId: order.id,
       number: order.number,
@@ -163,6 +164,7 @@ async function refundSettled(
   await recordEvent(tx.db, {
     storeId,
     type: 'order.refunded',
+    resource: `order:${order.id}`,
     data: {
       orderId: order.id,
       number: order.number,

@@ -87,6 +87,8 @@ export async function publishTheme(
     await recordEvent(trx, {
       storeId,
       type: 'theme.published',
+      // One live theme per store: every publish of a store is ordered.
+      resource: 'theme',
       data: { themeId: row.id, name: row.name, previousThemeId: previous?.id ?? null },
     });
     return themeRowToTheme(row);

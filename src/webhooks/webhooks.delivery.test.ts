@@ -72,7 +72,13 @@ describe('webhook delivery', () => {
     const shop = await createTestStore(t);
     const hook = await receiver();
     const endpoint = await registerEndpoint(t, shop, hook.url);
-    const event = await emit(t, shop.store.id, 'product.updated', { productId: 'p-1', title: 'Tee' });
+    const event = await emit(
+      t,
+      shop.store.id,
+      'product.updated',
+      { productId: 'p-1', title: 'Tee' },
+      'product:p-1',
+    );
 
     const [request] = await hook.waitForRequests(1);
     assert.ok(request);
@@ -121,8 +127,8 @@ describe('webhook delivery', () => {
     const otherHook = await receiver();
     await registerEndpoint(t, shop, hook.url, ['order.paid']);
     await registerEndpoint(t, other, otherHook.url, ['*']);
-    await emit(t, shop.store.id, 'product.updated', { productId: 'p' });
-    const paid = await emit(t, shop.store.id, 'order.paid', { orderId: 'o' });
+    await emit(t, shop.store.id, 'product.updated', { productId: 'p' }, 'product:p');
+    const paid = await emit(t, shop.store.id, 'order.paid', { orderId: 'o' }, 'order:o');
     const [request] = await hook.waitForRequests(1);
     assert.equal(request?.body.id, paid.id);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -140,7 +146,7 @@ describe('webhook delivery', () => {
           : { status: 200 },
     );
     await registerEndpoint(t, shop, hook.url);
-    const event = await emit(t, shop.store.id, 'order.created', { orderId: 'o-1' });
+    const event = await emit(t, shop.store.id, 'order.created', { orderId: 'o-1' }, 'order:o-1');
     const requests = await hook.waitForRequests(3);
     assert.deepEqual(
       requests.map((r) => r.headers['x-webhook-attempt']),
@@ -167,7 +173,7 @@ describe('webhook delivery', () => {
     const port = gone.port;
     await gone.close(); // nothing listens on this port now
     const endpoint = await registerEndpoint(t, shop, `http://127.0.0.1:${port}/hooks`);
-    const event = await emit(t, shop.store.id, 'order.paid', { orderId: 'o-2' });
+    const event = await emit(t, shop.store.id, 'order.paid', { orderId: 'o-2' }, 'order:o-2');
     const failed = await waitForDelivery(shop, event.id, 'failed');
     assert.equal(failed.attempts, 4, 'the first attempt and three retries');
     assert.equal(failed.lastError, 'connection refused');
@@ -200,7 +206,7 @@ describe('webhook delivery', () => {
       index === 0 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 204 },
     );
     await registerEndpoint(t, shop, hook.url);
-    await emit(t, shop.store.id, 'inventory.updated', { variantId: 'v-1', available: 3 });
+    await emit(t, shop.store.id, 'inventory.updated', { variantId: 'v-1', available: 3 }, 'variant:v-1');
     const [first, second] = await hook.waitForRequests(2);
     const gap = second!.receivedAt - first!.receivedAt;
     assert.ok(gap >= 950, `second attempt after ${gap} ms, not before Retry-After: 1`);
@@ -213,7 +219,7 @@ describe('webhook delivery', () => {
     const hook = await receiver(() => (gone ? { status: 410 } : { status: 204 }));
     const endpoint = await registerEndpoint(t, shop, hook.url);
     const since = new Date(Date.now() - 1000).toISOString();
-    const first = await emit(t, shop.store.id, 'product.created', { productId: 'p-410' });
+    const first = await emit(t, shop.store.id, 'product.created', { productId: 'p-410' }, 'product:p-410');
     const failed = await waitForDelivery(shop, first.id, 'failed');
     assert.equal(failed.attempts, 1, '410 is not retried');
     assert.equal(failed.lastStatusCode, 410);
@@ -225,7 +231,7 @@ describe('webhook delivery', () => {
     assert.equal(shown.json<{ enabled: boolean }>().enabled, false);
     assert.equal(shown.json<{ disabledReason: string }>().disabledReason, 'gone');
 
-    const missed = await emit(t, shop.store.id, 'product.updated', { productId: 'p-410' });
+    const missed = await emit(t, shop.store.id, 'product.updated', { productId: 'p-410' }, 'product:p-410');
     await waitFor(async () => {
       const row = await t.db.kysely
         .selectFrom('events')
@@ -283,7 +289,13 @@ describe('webhook delivery', () => {
       index === 0 ? { status: 302, headers: { location: target.url } } : { status: 204 },
     );
     await registerEndpoint(t, shop, hook.url);
-    const event = await emit(t, shop.store.id, 'content.updated', { kind: 'page', slug: 'about' });
+    const event = await emit(
+      t,
+      shop.store.id,
+      'content.updated',
+      { kind: 'page', slug: 'about' },
+      'content:page:about',
+    );
     await hook.waitForRequests(2);
     const delivered = await waitForDelivery(shop, event.id, 'delivered');
     assert.equal(delivered.attempts, 2);
@@ -303,9 +315,9 @@ describe('webhook delivery', () => {
       return { status: 204 };
     });
     await registerEndpoint(t, shop, hook.url);
-    const a1 = await emit(t, shop.store.id, 'product.updated', { productId: 'A', n: 1 });
-    const a2 = await emit(t, shop.store.id, 'product.updated', { productId: 'A', n: 2 });
-    const b1 = await emit(t, shop.store.id, 'product.updated', { productId: 'B', n: 1 });
+    const a1 = await emit(t, shop.store.id, 'product.updated', { productId: 'A', n: 1 }, 'product:A');
+    const a2 = await emit(t, shop.store.id, 'product.updated', { productId: 'A', n: 2 }, 'product:A');
+    const b1 = await emit(t, shop.store.id, 'product.updated', { productId: 'B', n: 1 }, 'product:B');
     await waitForDelivery(shop, a2.id, 'delivered');
     await waitForDelivery(shop, b1.id, 'delivered');
     const sequence = hook.requests.map(
@@ -329,13 +341,14 @@ describe('webhook delivery', () => {
         const event = await recordEvent(trx, {
           storeId: shop.store.id,
           type: 'order.paid',
+          resource: 'order:x',
           data: { orderId: 'x' },
         });
         rolledBackId = event.id;
         throw new Error('the change failed');
       }),
     );
-    const committed = await emit(t, shop.store.id, 'order.paid', { orderId: 'y' });
+    const committed = await emit(t, shop.store.id, 'order.paid', { orderId: 'y' }, 'order:y');
     await hook.waitForRequests(1, (r) => r.body.id === committed.id);
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.ok(rolledBackId !== '');
@@ -353,7 +366,7 @@ describe('webhook delivery', () => {
       headers: as(shop.staffToken),
     });
     const { secret } = rotated.json<{ secret: string }>();
-    const during = await emit(t, shop.store.id, 'app.installed', { appId: 'a' });
+    const during = await emit(t, shop.store.id, 'app.installed', { appId: 'a' }, 'app:a');
     const [first] = await hook.waitForRequests(1, (r) => r.body.id === during.id);
     assert.match(
       String(first!.headers['x-webhook-signature']),
@@ -366,7 +379,7 @@ describe('webhook delivery', () => {
     ]);
 
     t.clock.advance(24 * 60 * 60 * 1000 + 1000);
-    const later = await emit(t, shop.store.id, 'app.installed', { appId: 'b' });
+    const later = await emit(t, shop.store.id, 'app.installed', { appId: 'b' }, 'app:b');
     const [second] = await hook.waitForRequests(1, (r) => r.body.id === later.id);
     assert.equal(second!.headers['x-webhook-signature'], hmacHex(secret, second!.rawBody));
     assert.equal(second!.headers['x-webhook-signature-previous'], undefined);

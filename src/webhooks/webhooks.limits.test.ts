@@ -75,7 +75,7 @@ describe('per-store limits (D31)', () => {
     const shop = await createTestStore(t);
     const endpoint = await registerEndpoint(t, shop, endpointUrl(7));
     const since = new Date(t.clock.now().getTime() - 1000).toISOString();
-    await emit(t, shop.store.id, 'product.updated', { productId: 'r1' });
+    await emit(t, shop.store.id, 'product.updated', { productId: 'r1' }, 'product:r1');
     await fanOutEvents(t.db.kysely, t.clock.now());
     const replay = () =>
       t.app.inject({
@@ -103,11 +103,12 @@ describe('relay claims are fair across stores (D31)', () => {
         await recordEvent(trx, {
           storeId: busy.store.id,
           type: 'product.updated',
+          resource: `product:p${i}`,
           data: { productId: `p${i}` },
         });
       }
     });
-    const late = await emit(t, quiet.store.id, 'product.updated', { productId: 'q1' });
+    const late = await emit(t, quiet.store.id, 'product.updated', { productId: 'q1' }, 'product:q1');
     while ((await fanOutEvents(t.db.kysely, t.clock.now())) > 0) {
       /* fan out everything */
     }

@@ -88,9 +88,9 @@ describe('the receiver example in docs/webhooks.md', () => {
     });
     assert.equal(patched.statusCode, 200, patched.body);
 
-    const product = await emit(t, shop.store.id, 'product.updated', { productId: 'p-doc' });
+    const product = await emit(t, shop.store.id, 'product.updated', { productId: 'p-doc' }, 'product:p-doc');
     assert.equal((await logged('invalidate', product.id)).event, 'product.updated');
-    const order = await emit(t, shop.store.id, 'order.paid', { orderId: 'o-doc' });
+    const order = await emit(t, shop.store.id, 'order.paid', { orderId: 'o-doc' }, 'order:o-doc');
     assert.equal((await logged('handled', order.id)).event, 'order.paid');
 
     // The same event again (a manual retry): processed once, acknowledged again.
@@ -127,7 +127,7 @@ describe('the receiver example in docs/webhooks.md', () => {
       headers,
     });
     assert.equal(rotated.statusCode, 200);
-    const later = await emit(t, shop.store.id, 'app.installed', { appId: 'a-doc' });
+    const later = await emit(t, shop.store.id, 'app.installed', { appId: 'a-doc' }, 'app:a-doc');
     await logged('handled', later.id);
     const deliveries = await waitFor(async () => {
       const response = await t.app.inject({

@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { resourceKeyOf } from './webhooks.ordering.ts';
 import { notifyRelays } from './webhooks.repository.ts';
 import type { SendResult } from './webhooks.sender.ts';
 import type { DeliveryKind } from './webhooks.tables.ts';
@@ -34,7 +33,7 @@ export async function fanOutEvents(db: Kysely<Database>, now: Date, batch = FANO
     if (lock.rows[0]?.locked !== true) return 0;
     const events = await trx
       .selectFrom('events')
-      .select(['store_id', 'id', 'seq', 'type', 'data'])
+      .select(['store_id', 'id', 'seq', 'type', 'resource_key'])
       .where('dispatched_at', 'is', null)
       .orderBy('seq')
       .limit(batch)
@@ -60,7 +59,7 @@ export async function fanOutEvents(db: Kysely<Database>, now: Date, batch = FANO
           endpoint_id: endpoint.id,
           event_id: event.id,
           event_seq: event.seq,
-          resource_key: resourceKeyOf(event.type, event.data, event.id),
+          resource_key: event.resource_key ?? `event:${event.id}`,
           kind: 'event' as const,
           next_attempt_at: now,
           created_at: now,

@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { pino } from 'pino';
 import { recordEvent } from '../events/events.ts';
 import { createTestStore, startTestApp, waitFor, type TestApp } from '../test/harness.ts';
-import { resourceKeyOf } from './webhooks.ordering.ts';
+import { backfillResourceKeys } from '../db/migrations/0012_event_resource_keys.ts';
 import { leaseMs, WebhookRelay } from './webhooks.relay.ts';
 import {
   claimDeliveries,
@@ -100,34 +100,49 @@ async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
 const onPostgres = (): boolean => t.db.kind === 'postgres';
 
 describe('webhook relay', () => {
-  test('resource keys: per product, order, variant, content item; theme publishes share one', () => {
-    assert.equal(resourceKeyOf('product.updated', { productId: 'p1' }, 'e'), 'product:p1');
-    assert.equal(resourceKeyOf('product.deleted', { productId: 'p1' }, 'e'), 'product:p1');
-    assert.equal(resourceKeyOf('order.paid', { orderId: 'o1', storeId: 's' }, 'e'), 'order:o1');
-    assert.equal(resourceKeyOf('inventory.updated', { variantId: 'v1', productId: 'p1' }, 'e'), 'variant:v1');
-    assert.equal(
-      resourceKeyOf('content.updated', { kind: 'collection', slug: 'sale', collectionId: 'c1' }, 'e'),
-      'content:collection:c1',
-    );
-    assert.equal(
-      resourceKeyOf('content.updated', { kind: 'page', slug: 'about' }, 'e'),
-      'content:page:about',
-    );
-    assert.equal(
-      resourceKeyOf('content.updated', { kind: 'region', key: 'hero' }, 'e'),
-      'content:region:hero',
-    );
-    assert.equal(resourceKeyOf('theme.published', { themeId: 't1' }, 'e'), 'theme');
-    assert.equal(resourceKeyOf('app.installed', { appId: 'a1' }, 'e'), 'app:a1');
-    assert.equal(resourceKeyOf('product.updated', {}, 'e9'), 'event:e9', 'no resource field: unordered');
+  test('events recorded before emitters declared their resource get the key the relay used to derive', async () => {
+    const shop = await createTestStore(t);
+    const legacy: [string, Record<string, unknown>, string | null][] = [
+      ['product.updated', { productId: 'p1' }, 'product:p1'],
+      ['product.deleted', { productId: 'p1' }, 'product:p1'],
+      ['order.paid', { orderId: 'o1' }, 'order:o1'],
+      ['inventory.updated', { variantId: 'v1', productId: 'p1' }, 'variant:v1'],
+      ['content.updated', { kind: 'collection', slug: 'sale', collectionId: 'c1' }, 'content:collection:c1'],
+      ['content.updated', { kind: 'page', slug: 'about' }, 'content:page:about'],
+      ['content.updated', { kind: 'region', key: 'hero' }, 'content:region:hero'],
+      ['theme.published', { themeId: 't1' }, 'theme'],
+      ['app.installed', { appId: 'a1' }, 'app:a1'],
+      ['product.updated', {}, null],
+    ];
+    const ids: string[] = [];
+    for (const [type, data] of legacy) {
+      const row = await sql<{ id: string }>`
+        INSERT INTO events (store_id, type, data) VALUES (${shop.store.id}, ${type}, ${JSON.stringify(data)})
+        RETURNING id`.execute(t.db.kysely);
+      ids.push(row.rows[0]!.id);
+    }
+    await backfillResourceKeys(t.db.kysely as unknown as Kysely<unknown>);
+    const rows = await t.db.kysely
+      .selectFrom('events')
+      .select(['id', 'resource_key'])
+      .where('id', 'in', ids)
+      .execute();
+    const keyOf = new Map(rows.map((row) => [row.id, row.resource_key]));
+    legacy.forEach(([type, , expected], i) => {
+      assert.equal(
+        keyOf.get(ids[i]!),
+        expected ?? `event:${ids[i]}`,
+        `${type} ${JSON.stringify(legacy[i]![1])}`,
+      );
+    });
   });
 
   test('fan-out creates one delivery per matching endpoint once and marks the event dispatched', async () => {
     const shop = await createTestStore(t);
     const all = await registerEndpoint(t, shop, 'http://127.0.0.1:9/all', ['*']);
     const orders = await registerEndpoint(t, shop, 'http://127.0.0.1:9/orders', ['order.paid']);
-    const paid = await emit(t, shop.store.id, 'order.paid', { orderId: 'o' });
-    const product = await emit(t, shop.store.id, 'product.created', { productId: 'p' });
+    const paid = await emit(t, shop.store.id, 'order.paid', { orderId: 'o' }, 'order:o');
+    const product = await emit(t, shop.store.id, 'product.created', { productId: 'p' }, 'product:p');
     while ((await fanOutEvents(t.db.kysely, t.clock.now())) > 0) {
       /* drain */
     }
@@ -166,7 +181,7 @@ describe('webhook relay', () => {
   test('a result recorded after the lease ran out and another attempt began is dropped', async () => {
     const shop = await createTestStore(t);
     await registerEndpoint(t, shop, 'http://127.0.0.1:9/x');
-    await emit(t, shop.store.id, 'order.paid', { orderId: 'lease' });
+    await emit(t, shop.store.id, 'order.paid', { orderId: 'lease' }, 'order:lease');
     await fanOutEvents(t.db.kysely, t.clock.now());
     const lease = leaseMs(t.config);
     const start = t.clock.now();
@@ -214,7 +229,7 @@ describe('webhook relay', () => {
     );
     try {
       await registerEndpoint(t, shop, hook.url);
-      const event = await emit(t, shop.store.id, 'order.paid', { orderId: 'crash' });
+      const event = await emit(t, shop.store.id, 'order.paid', { orderId: 'crash' }, 'order:crash');
       if (onPostgres()) {
         // A real worker process takes the delivery, the receiver holds the request open, and the
         // process is killed with SIGKILL: no clean-up runs, its lease stays in the database.
@@ -277,7 +292,7 @@ describe('webhook relay', () => {
     );
     try {
       await registerEndpoint(t, shop, hook.url);
-      const event = await emit(t, shop.store.id, 'order.refunded', { orderId: 'stop' });
+      const event = await emit(t, shop.store.id, 'order.refunded', { orderId: 'stop' }, 'order:stop');
       const first = startRelay();
       await hook.waitForRequests(1);
       await first.stop();
@@ -333,6 +348,7 @@ describe('webhook relay', () => {
             const event = await recordEvent(trx, {
               storeId: shop.store.id,
               type: 'product.updated',
+              resource: `product:r${i % resources}`,
               data: { productId: `r${i % resources}`, n: i },
             });
             ids.add(event.id);
@@ -394,9 +410,9 @@ describe('webhook relay', () => {
   test('purge removes finished deliveries and dispatched events past EVENT_RETENTION, keeps the rest', async () => {
     const shop = await createTestStore(t);
     await registerEndpoint(t, shop, 'http://127.0.0.1:9/purge', ['*']);
-    const delivered = await emit(t, shop.store.id, 'product.created', { productId: 'a' });
-    const failed = await emit(t, shop.store.id, 'product.created', { productId: 'b' });
-    const pending = await emit(t, shop.store.id, 'product.created', { productId: 'c' });
+    const delivered = await emit(t, shop.store.id, 'product.created', { productId: 'a' }, 'product:a');
+    const failed = await emit(t, shop.store.id, 'product.created', { productId: 'b' }, 'product:b');
+    const pending = await emit(t, shop.store.id, 'product.created', { productId: 'c' }, 'product:c');
     await fanOutEvents(t.db.kysely, t.clock.now());
     const claimed = (await claimDeliveries(t.db.kysely, t.clock.now(), 1000, 100)).filter(
       (d) => d.storeId === shop.store.id,
@@ -410,7 +426,7 @@ describe('webhook relay', () => {
       { ok: false, status: 500, error: 'HTTP 500', retryAfterMs: null, interrupted: false },
       options,
     );
-    const undispatched = await emit(t, shop.store.id, 'product.created', { productId: 'd' });
+    const undispatched = await emit(t, shop.store.id, 'product.created', { productId: 'd' }, 'product:d');
     const eventsOf = async () =>
       (
         await t.db.kysely.selectFrom('events').select('id').where('store_id', '=', shop.store.id).execute()

@@ -183,10 +183,10 @@ export function dispatchedEventsBetween(
   db: Kysely<Database>,
   storeId: string,
   range: { since: Date; until: Date | undefined; types: string[] | null; afterSeq: number; limit: number },
-): Promise<{ id: string; seq: number; type: string; data: Record<string, unknown> }[]> {
+): Promise<{ id: string; seq: number; type: string; resource_key: string | null }[]> {
   let query = db
     .selectFrom('events')
-    .select(['id', 'seq', 'type', 'data'])
+    .select(['id', 'seq', 'type', 'resource_key'])
     .where('store_id', '=', storeId)
     .where('created_at', '>=', range.since)
     .where('dispatched_at', 'is not', null)

@@ -8,7 +8,6 @@ import type { Clock } from '../lib/clock.ts';
 import type { CursorCodec, ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 import type { Keyring } from '../lib/keyring.ts';
-import { resourceKeyOf } from './webhooks.ordering.ts';
 import {
   countEndpoints,
   deleteEndpointRow,
@@ -294,7 +293,7 @@ export async function replayEvents(
           endpoint_id: endpointId,
           event_id: event.id,
           event_seq: event.seq,
-          resource_key: resourceKeyOf(event.type, event.data, event.id),
+          resource_key: event.resource_key ?? `event:${event.id}`,
           kind: 'replay' as const,
           next_attempt_at: now,
           created_at: now,

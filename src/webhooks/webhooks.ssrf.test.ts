@@ -133,7 +133,7 @@ describe('SSRF guard in the relay', () => {
           secret_ciphertext: encryptSecret(key, shop.store.id, id, generateEndpointSecret()),
         })
         .execute();
-      const event = await emit(t, shop.store.id, 'order.paid', { orderId: 'o-ssrf' });
+      const event = await emit(t, shop.store.id, 'order.paid', { orderId: 'o-ssrf' }, 'order:o-ssrf');
       const failed = await waitFor(
         () =>
           t.db.kysely

@@ -44,7 +44,7 @@ describe('Standard Webhooks and the spec header (D27)', () => {
   test('the official verifier accepts every delivery; a spec-literal receiver too, also during a rotation', async () => {
     const shop = await createTestStore(t);
     const endpoint = await registerEndpoint(t, shop, `${hook.url}/standard`);
-    const before = await emit(t, shop.store.id, 'product.updated', { productId: 'p1' });
+    const before = await emit(t, shop.store.id, 'product.updated', { productId: 'p1' }, 'product:p1');
     const [plain] = await hook.waitForRequests(1, (r) => r.body.id === before.id);
     assert.equal(plain!.headers['webhook-id'], before.id);
     assert.equal(plain!.headers['webhook-timestamp'], plain!.headers['x-webhook-timestamp']);
@@ -62,7 +62,7 @@ describe('Standard Webhooks and the spec header (D27)', () => {
       headers: as(shop.staffToken),
     });
     const { secret } = rotated.json<{ secret: string }>();
-    const during = await emit(t, shop.store.id, 'product.updated', { productId: 'p2' });
+    const during = await emit(t, shop.store.id, 'product.updated', { productId: 'p2' }, 'product:p2');
     const [both] = await hook.waitForRequests(1, (r) => r.body.id === during.id);
     assert.match(
       String(both!.headers['webhook-signature']),
@@ -81,7 +81,7 @@ describe('Standard Webhooks and the spec header (D27)', () => {
   test('the verifier rejects a tampered body, a wrong secret and a replay outside its tolerance', async () => {
     const shop = await createTestStore(t);
     const endpoint = await registerEndpoint(t, shop, `${hook.url}/tamper`);
-    const event = await emit(t, shop.store.id, 'order.paid', { orderId: 'o1' });
+    const event = await emit(t, shop.store.id, 'order.paid', { orderId: 'o1' }, 'order:o1');
     const [request] = await hook.waitForRequests(1, (r) => r.body.id === event.id);
     const body = request!.rawBody.toString('utf8');
     const headers = standardHeaders(request!);

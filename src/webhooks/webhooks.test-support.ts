@@ -2,7 +2,7 @@
  * Test helpers for webhook tests: a real HTTP receiver on 127.0.0.1 that records every request
  * (raw body and headers) and answers as the test tells it to. Not a test file itself.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { recordEvent, type EventType, type RecordedEvent } from '../events/events.ts';
@@ -157,8 +157,9 @@ export async function emit(
   storeId: string,
   type: EventType,
   data: Record<string, unknown> = {},
+  resource = `test:${randomUUID()}`,
 ): Promise<RecordedEvent> {
-  return t.db.kysely.transaction().execute((trx) => recordEvent(trx, { storeId, type, data }));
+  return t.db.kysely.transaction().execute((trx) => recordEvent(trx, { storeId, type, resource, data }));
 }
 
 export function hmacHex(secret: string, raw: Buffer | string): string {
