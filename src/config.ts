@@ -4,9 +4,11 @@ import { boolean, ConfigError, duration, durationList, integer, read, url, type 
 
 import { loadEmailIdentityConfig, type EmailIdentityConfig } from './email/email.config.ts';
 import { loadPaymentsConfig, type PaymentsConfig } from './payments/payments.config.ts';
+import type { RateLimitConfig } from './ratelimit/ratelimit.config.ts';
 import { loadWebhookConfig, type WebhookConfig } from './webhooks/webhooks.config.ts';
 
 export { ConfigError } from './lib/env.ts';
+export type { RateLimitConfig } from './ratelimit/ratelimit.config.ts';
 
 /**
  * Every environment variable the service reads is parsed and validated here, once, at boot.
@@ -71,17 +73,6 @@ export interface RetentionConfig {
   readonly providerEventsMs: number;
   /** Records of the built-in sandbox provider untouched this long (a refundable payment is kept). */
   readonly sandboxMs: number;
-}
-
-/** Fixed-window request budgets (D12): per publishable key and tier, and per client IP under a key. */
-export interface RateLimitConfig {
-  readonly windowMs: number;
-  readonly publicRead: number;
-  readonly publicWrite: number;
-  readonly ipRead: number;
-  readonly ipWrite: number;
-  /** Admin sign-in and code checks per client IP and window (D30). */
-  readonly signIn: number;
 }
 
 /** Revoked keys must stop working within 1 s on every process, so the cache may not hold longer. */

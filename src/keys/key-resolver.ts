@@ -4,7 +4,9 @@ import type { StorefrontPrincipal } from '../http/principals.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { resolveCredential } from '../credentials/credentials.service.ts';
 import { findActiveKey } from './keys.repository.ts';
-import { PUBLISHABLE_KEY_PATTERN } from './keys.service.ts';
+
+/** The shape of a publishable key: `pk_` and 32 base62 characters. */
+export const PUBLISHABLE_KEY_PATTERN = /^pk_[0-9A-Za-z]{32}$/;
 
 interface CacheEntry {
   value: StorefrontPrincipal | null;

@@ -13,7 +13,6 @@ import { countActiveKeys, findKey, insertKey, keysQuery, markRevoked, updateKey 
 import type { CreatedKey, KeyPatch, NewKey, StorefrontKey } from './keys.schemas.ts';
 import type { StorefrontKeyRow, StorefrontKeyTable } from './keys.tables.ts';
 
-export const PUBLISHABLE_KEY_PATTERN = /^pk_[0-9A-Za-z]{32}$/;
 export const KEY_PREFIX_LENGTH = 12;
 export const MAX_ALLOWED_ORIGINS = 50;
 /** Active (not revoked) publishable keys a store may have (D31). */

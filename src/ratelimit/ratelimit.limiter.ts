@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import type { RateLimitConfig } from '../config.ts';
+import type { RateLimitConfig } from './ratelimit.config.ts';
 import type { Log } from '../lib/log.ts';
 import { MemoryCounterStore } from './ratelimit.memory-store.ts';
 import { RedisCounterStore } from './ratelimit.redis-store.ts';

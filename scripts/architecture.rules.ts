@@ -1,0 +1,115 @@
+/**
+ * The architecture of src/ as rules (STYLE.md, "Parts and arrows"; docs/architecture.md draws
+ * them). `scripts/check-architecture.ts` enforces them in `npm run check`.
+ *
+ * A part is a folder under src/ (`src/orders/`) or a file directly in it (`src/app.ts`). Each part
+ * sits in one layer, and an import may only point to a lower layer, or within its layer along an
+ * arrow drawn in docs/architecture.md (`orders --> catalog`).
+ */
+import type { IForbiddenRuleType } from 'dependency-cruiser';
+
+export type Layer = 'lib' | 'db' | 'infrastructure' | 'features' | 'composition';
+
+/** Lower layers first: a part may import from the layers before its own. */
+export const LAYER_ORDER: readonly Layer[] = ['lib', 'db', 'infrastructure', 'features', 'composition'];
+
+/** Every part of src/ and its layer; a new folder must be added here (the check says so). */
+export const LAYERS: Record<string, Layer> = {
+  lib: 'lib',
+  db: 'db',
+  http: 'infrastructure',
+  events: 'infrastructure',
+  workers: 'infrastructure',
+  mail: 'infrastructure',
+  ratelimit: 'infrastructure',
+  stores: 'features',
+  credentials: 'features',
+  keys: 'features',
+  staff: 'features',
+  onboarding: 'features',
+  catalog: 'features',
+  content: 'features',
+  carts: 'features',
+  orders: 'features',
+  payments: 'features',
+  themes: 'features',
+  apps: 'features',
+  webhooks: 'features',
+  email: 'features',
+  // The composition: builds everything and wires dependencies; nothing below imports it.
+  'app.ts': 'composition',
+  'server.ts': 'composition',
+  'main.ts': 'composition',
+  'runtime.ts': 'composition',
+  'loops.ts': 'composition',
+  'retention.loop.ts': 'composition',
+  'config.ts': 'composition',
+  secrets: 'composition',
+  seed: 'composition',
+};
+
+/** Within these layers, every arrow between two parts must be drawn in docs/architecture.md. */
+export const DRAWN_LAYERS: readonly Layer[] = ['infrastructure', 'features'];
+
+/**
+ * Tables another part may name in SQL besides their owner, and why. Each is a deliberate seam,
+ * drawn in docs/architecture.md.
+ */
+export const SHARED_TABLES: Record<string, { with: string[]; why: string }> = {
+  events: {
+    with: ['webhooks'],
+    why: 'the outbox (events/ writes it in the caller transaction) is drained by its one consumer, the webhook relay, which claims, fans out, marks dispatched and purges its rows (D15)',
+  },
+};
+
+/** Test code is not part of the architecture (a test may reach into any part it tests). */
+export const NOT_ARCHITECTURE = String.raw`(\.test\.ts|test-support\.ts|\.test-dns\.ts)$|^src/test/`;
+
+/** File rules, checked by dependency-cruiser on every import, type-only imports included. */
+export const FILE_RULES: IForbiddenRuleType[] = [
+  {
+    name: 'no-import-cycle',
+    comment: 'No module imports itself through others (types count).',
+    severity: 'error',
+    from: { path: '^src/' },
+    to: { circular: true },
+  },
+  {
+    name: 'repository-private',
+    comment: "All SQL on a part's tables is in its repositories; other parts call its services.",
+    severity: 'error',
+    from: { path: '^src/([^/]+)/' },
+    to: { path: String.raw`\.repository\.ts$`, pathNot: '^src/$1/' },
+  },
+  {
+    name: 'tables-private',
+    comment: "A part's table types are its own; others see its services' and schemas' types.",
+    severity: 'error',
+    from: { path: '^src/([^/]+)/', pathNot: '^src/db/migrations/' },
+    to: { path: String.raw`\.tables\.ts$`, pathNot: ['^src/$1/', String.raw`^src/db/tables\.ts$`] },
+  },
+  {
+    name: 'routes-without-sql',
+    comment: 'Route files parse, call one service function and reply: no repository, no query builder.',
+    severity: 'error',
+    from: { path: String.raw`routes\.ts$` },
+    to: { path: [String.raw`\.repository\.ts$`, '(^|/)node_modules/kysely/'] },
+  },
+  {
+    name: 'config-at-the-top',
+    comment: 'Only the composition reads src/config.ts; parts get the settings they need passed in.',
+    severity: 'error',
+    from: {
+      path: '^src/',
+      pathNot: String.raw`^src/(app|server|main|runtime|loops|retention\.loop)\.ts$|^src/(secrets|seed)/`,
+    },
+    to: { path: String.raw`^src/config\.ts$` },
+  },
+  {
+    name: 'front-ends-apart',
+    comment: 'Front ends and the client import nothing from src/ (shared rules live in a package).',
+    severity: 'error',
+    from: { path: '^(web|packages)/' },
+    to: { path: '^src/' },
+  },
+];
