@@ -205,16 +205,19 @@ export async function variantIdsOfProduct(
   return rows.map((row) => row.id);
 }
 
+/** The variant row; with `forUpdate`, locked for the rest of the transaction. Undefined when unknown. */
 export function findVariant(
   db: Kysely<Database>,
   storeId: string,
   variantId: string,
+  options: { forUpdate?: boolean } = {},
 ): Promise<VariantRow | undefined> {
   return db
     .selectFrom('variants')
     .selectAll()
     .where('store_id', '=', storeId)
     .where('id', '=', variantId)
+    .$if(options.forUpdate === true, (qb) => qb.forUpdate())
     .executeTakeFirst();
 }
 
@@ -224,13 +227,7 @@ export function lockVariant(
   storeId: string,
   variantId: string,
 ): Promise<VariantRow | undefined> {
-  return db
-    .selectFrom('variants')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('id', '=', variantId)
-    .forUpdate()
-    .executeTakeFirst();
+  return findVariant(db, storeId, variantId, { forUpdate: true });
 }
 
 /** One of `skus` that a variant of the store (other than `exceptVariantId`) uses, or undefined. */

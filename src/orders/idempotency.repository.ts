@@ -19,12 +19,8 @@ export interface StoredAnswer {
   body: string;
 }
 
-const named = (db: Db, name: KeyName) =>
-  db
-    .selectFrom('idempotency_keys')
-    .where('store_id', '=', name.storeId)
-    .where('route', '=', name.route)
-    .where('key', '=', name.key);
+/** The primary key of a key's row, for `.where((eb) => eb.and(keyOf(name)))`. */
+const keyOf = (name: KeyName) => ({ store_id: name.storeId, route: name.route, key: name.key });
 
 /** Claims a new key for the holder of `leaseToken`; false when the key exists already. */
 export async function insertKey(
@@ -51,16 +47,18 @@ export async function insertKey(
 }
 
 export function findKey(db: Db, name: KeyName): Promise<IdempotencyKeyRow | undefined> {
-  return named(db, name).selectAll().executeTakeFirst();
+  return db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where((eb) => eb.and(keyOf(name)))
+    .executeTakeFirst();
 }
 
 /** Deletes a key that expired but was not purged yet (only the row made at `createdAt`). */
 export async function deleteExpiredKey(db: Db, name: KeyName, createdAt: Date): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('store_id', '=', name.storeId)
-    .where('route', '=', name.route)
-    .where('key', '=', name.key)
+    .where((eb) => eb.and(keyOf(name)))
     .where('created_at', '=', createdAt)
     .execute();
 }
@@ -76,9 +74,7 @@ export async function takeOverKey(
   const taken = await db
     .updateTable('idempotency_keys')
     .set({ locked_until: lockedUntil, lease_token: leaseToken })
-    .where('store_id', '=', name.storeId)
-    .where('route', '=', name.route)
-    .where('key', '=', name.key)
+    .where((eb) => eb.and(keyOf(name)))
     .where('status', '=', 'in_progress')
     .where('lease_token', 'is not distinct from', previousToken)
     .returning('key')
@@ -90,9 +86,7 @@ export async function takeOverKey(
 export async function releaseKey(db: Db, name: KeyName, leaseToken: string): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('store_id', '=', name.storeId)
-    .where('route', '=', name.route)
-    .where('key', '=', name.key)
+    .where((eb) => eb.and(keyOf(name)))
     .where('status', '=', 'in_progress')
     .where('lease_token', '=', leaseToken)
     .execute();
@@ -115,9 +109,7 @@ export async function completeKey(
       response_type: answer.type,
       response_body: answer.body,
     })
-    .where('store_id', '=', name.storeId)
-    .where('route', '=', name.route)
-    .where('key', '=', name.key)
+    .where((eb) => eb.and(keyOf(name)))
     .where('status', '=', 'in_progress')
     .where('lease_token', '=', leaseToken)
     .execute();
@@ -160,8 +152,6 @@ export async function setStoredAnswer(db: Db, name: KeyName, sealed: string): Pr
   await db
     .updateTable('idempotency_keys')
     .set({ response_body: sealed })
-    .where('store_id', '=', name.storeId)
-    .where('route', '=', name.route)
-    .where('key', '=', name.key)
+    .where((eb) => eb.and(keyOf(name)))
     .execute();
 }

@@ -1,27 +1,12 @@
-import type { Kysely } from 'kysely';
-import type { Log } from '../lib/log.ts';
-import type { Database } from '../db/tables.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { Keyring } from '../lib/keyring.ts';
 import type { WorkerLoop } from '../workers/runner.ts';
-import type { WebhookConfig } from './webhooks.config.ts';
-import { WebhookRelay } from './webhooks.relay.ts';
+import { WebhookRelay, type RelayDeps } from './webhooks.relay.ts';
 import { purgeWebhookData } from './webhooks.relay.repository.ts';
 
 export const WEBHOOK_RELAY_LOOP = 'webhook-relay';
 export const WEBHOOK_PURGE_LOOP = 'webhook-purge';
 
-/** What the webhook loops need. */
-export interface WebhookLoopDeps {
-  db: Kysely<Database>;
-  /** Opens endpoint signing secrets. */
-  keyring: Keyring;
-  clock: Clock;
-  log: Log;
-  webhooks: WebhookConfig;
-  /** The PostgreSQL URL the relay LISTENs on; null on the embedded PGlite (it polls). */
-  databaseUrl: string | null;
-}
+/** What the webhook loops need: the relay's deps. */
+export type WebhookLoopDeps = RelayDeps;
 
 /** The outbox relay and the purge of old deliveries and events. */
 export function webhookLoops(deps: WebhookLoopDeps): WorkerLoop[] {

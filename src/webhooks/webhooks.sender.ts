@@ -145,8 +145,9 @@ export class WebhookSender {
 
   async send(
     input: WebhookRequest,
-    stop?: AbortSignal,
-    now: () => Date = () => new Date(),
+    stop: AbortSignal | undefined,
+    /** The clock `Retry-After` dates are read against. */
+    now: () => Date,
   ): Promise<SendResult> {
     let url: URL;
     try {

@@ -393,11 +393,15 @@ export async function sendTestEvent(
     now,
   );
   const started = performance.now();
-  const result = await deps.sender.send({
-    url: row.url,
-    body,
-    headers: webhookHeaders({ secrets, body, eventType: event, eventId, attempt: 1, now }),
-  });
+  const result = await deps.sender.send(
+    {
+      url: row.url,
+      body,
+      headers: webhookHeaders({ secrets, body, eventType: event, eventId, attempt: 1, now }),
+    },
+    undefined,
+    () => deps.clock.now(),
+  );
   return {
     eventId,
     event,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestStore, startTestApp, waitFor, type TestApp } from '../test/harness.ts';
+import { systemClock } from '../lib/clock.ts';
 import { encryptSecret, generateEndpointSecret } from './webhooks.secrets.ts';
 import { WebhookSender } from './webhooks.sender.ts';
 import { emit, startReceiver, webhookTestConfig } from './webhooks.test-support.ts';
@@ -65,7 +66,9 @@ describe('SSRF guard', () => {
     const counter = await connectionCounter();
     const sender = new WebhookSender({ timeoutMs: 2000, allowHttp: false });
     try {
-      const refused = await sender.send(request(`https://localhost:${counter.port}/hooks`));
+      const refused = await sender.send(request(`https://localhost:${counter.port}/hooks`), undefined, () =>
+        systemClock.now(),
+      );
       assert.equal(refused.ok, false);
       assert.match(
         !refused.ok ? refused.error : '',
@@ -77,7 +80,7 @@ describe('SSRF guard', () => {
         `http://127.0.0.1:${counter.port}/`,
         `http://localhost:${counter.port}/`,
       ]) {
-        const result = await sender.send(request(url));
+        const result = await sender.send(request(url), undefined, () => systemClock.now());
         assert.equal(result.ok, false, url);
         assert.match(!result.ok ? result.error : '', /^refused/, url);
       }
@@ -92,13 +95,15 @@ describe('SSRF guard', () => {
     const hook = await startReceiver();
     const sender = new WebhookSender({ timeoutMs: 2000, allowHttp: true });
     try {
-      const byName = await sender.send(request(`http://localhost:${hook.port}/hooks`));
+      const byName = await sender.send(request(`http://localhost:${hook.port}/hooks`), undefined, () =>
+        systemClock.now(),
+      );
       assert.deepEqual(byName, { ok: true, status: 204 });
-      const byAddress = await sender.send(request(hook.url));
+      const byAddress = await sender.send(request(hook.url), undefined, () => systemClock.now());
       assert.deepEqual(byAddress, { ok: true, status: 204 });
       assert.equal(hook.requests.length, 2);
       for (const url of ['http://10.0.0.1/', 'https://169.254.169.254/latest', 'https://[fe80::1]/']) {
-        const result = await sender.send(request(url));
+        const result = await sender.send(request(url), undefined, () => systemClock.now());
         assert.match(!result.ok ? result.error : '', /^refused to connect/, url);
       }
     } finally {
