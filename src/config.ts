@@ -4,6 +4,7 @@ import { boolean, ConfigError, duration, durationList, integer, read, url, type 
 
 import { loadEmailIdentityConfig, type EmailIdentityConfig } from './email/email.config.ts';
 import { loadPaymentsConfig, type PaymentsConfig } from './payments/payments.config.ts';
+import type { MailTransportConfig } from './mail/mail.config.ts';
 import type { RateLimitConfig } from './ratelimit/ratelimit.config.ts';
 import { loadWebhookConfig, type WebhookConfig } from './webhooks/webhooks.config.ts';
 
@@ -51,7 +52,7 @@ export interface Config {
   /** …within this absolute lifetime from sign-in (D30). */
   readonly staffSessionMaxAgeMs: number;
   /** Where mail goes: a directory of .eml files, or an SMTP server. */
-  readonly emailTransport: EmailTransportConfig;
+  readonly emailTransport: MailTransportConfig;
   /** Delays between attempts to send one mail; after the last one it is marked failed (kept, retryable). */
   readonly mailRetryScheduleMs: readonly number[];
   readonly rateLimits: RateLimitConfig;
@@ -61,8 +62,6 @@ export interface Config {
   readonly webhooks: WebhookConfig;
   readonly emailIdentity: EmailIdentityConfig;
 }
-
-export type EmailTransportConfig = { kind: 'file'; dir: string } | { kind: 'smtp'; url: string };
 
 export interface RetentionConfig {
   /** Carts untouched this long (abandoned, or long checked out). */
@@ -83,7 +82,7 @@ function keyCacheTtl(env: Env): number {
   return ms;
 }
 
-function emailTransport(env: Env, cwd: string, dataDir: string): EmailTransportConfig {
+function emailTransport(env: Env, cwd: string, dataDir: string): MailTransportConfig {
   const raw = read(env, 'EMAIL_TRANSPORT');
   if (raw === undefined) return { kind: 'file', dir: path.join(dataDir, 'mail') };
   if (raw.startsWith('file:')) {

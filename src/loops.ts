@@ -1,4 +1,5 @@
 import { emailIdentityLoops } from './email/email.loops.ts';
+import { mailSenders } from './email/email.sender.ts';
 import type { Log } from './lib/log.ts';
 import { mailWorkerLoop } from './mail/mail-worker.loop.ts';
 import type { MailTransport } from './mail/transport.ts';
@@ -26,6 +27,14 @@ export function backgroundLoops(
     ...orderLoops(ordersDeps(runtime, log)),
     ...webhookLoops({ db, keyring, clock, log, webhooks: config.webhooks, databaseUrl: config.databaseUrl }),
     ...emailIdentityLoops({ db, config, clock, log, signals }),
-    mailWorkerLoop({ db, config, keyring, transport: io.mailTransport, clock, log }),
+    mailWorkerLoop({
+      db,
+      retryScheduleMs: config.mailRetryScheduleMs,
+      keyring,
+      transport: io.mailTransport,
+      senderOf: mailSenders({ db, config, keyring }),
+      clock,
+      log,
+    }),
   ];
 }

@@ -296,7 +296,7 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'dkim records': {
       const records = await withDatabase(config, 'storefront dkim records', (db) =>
-        platformDkimRecords(db.kysely, config),
+        platformDkimRecords({ db: db.kysely, config }),
       );
       process.stdout.write(`${zoneFileLines(records, config.platformMailDomain).join('\n')}\n`);
       return;

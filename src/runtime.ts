@@ -34,14 +34,15 @@ export async function createRuntime(
   options: { log: Log; clock?: Clock; signals?: WorkerSignals },
 ): Promise<Runtime> {
   const keyring = await loadKeyring(db.kysely, config);
+  const clock = options.clock ?? systemClock;
   return {
     config,
     db,
-    clock: options.clock ?? systemClock,
+    clock,
     keyring,
     cursors: new CursorCodec(keyring.key('cursor')),
     signals: options.signals ?? new WorkerSignals(),
-    payments: createPayments(config.payments, { db: db.kysely, keyring, log: options.log }),
+    payments: createPayments(config.payments, { db: db.kysely, keyring, log: options.log, clock }),
   };
 }
 

@@ -1,11 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import type { Kysely } from 'kysely';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/tables.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { Keyring } from '../lib/keyring.ts';
-import type { WorkerSignals } from '../workers/runner.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { RegisterDomainBody, SenderStateSchema, SendingDomainSchema } from './email.schemas.ts';
 import {
@@ -15,26 +9,14 @@ import {
   senderState,
   verifySendingDomainNow,
 } from './email.service.ts';
-import { notFound } from '../lib/errors.ts';
+import type { EmailDeps } from './email.deps.ts';
 import { requireStaff } from '../http/principals.ts';
 
 const tags = ['Admin: email sender'];
 const DOMAIN_PATH = '/email/sending-domain';
 
 /** The store's email sender identity (spec 2.14, 2.15, 4.3; DESIGN D17, D18): owners and admins. */
-export interface EmailAdminDeps {
-  db: Kysely<Database>;
-  config: Pick<Config, 'platformMailDomain' | 'emailIdentity'>;
-  clock: Clock;
-  keyring: Keyring;
-  signals: WorkerSignals;
-}
-
-export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailAdminDeps }> = async (
-  app,
-  { deps },
-) => {
-  const ctx = deps;
+export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = async (app, { deps }) => {
   app.get(
     '/email/sender',
     {
@@ -48,7 +30,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailAdminDeps 
     },
     async (request) => {
       const { storeId } = requireStaff(request, 'owner', 'admin');
-      return senderState(ctx.db, ctx.config, storeId);
+      return senderState(deps, storeId);
     },
   );
 
@@ -66,11 +48,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailAdminDeps 
     },
     async (request, reply) => {
       const { storeId } = requireStaff(request, 'owner', 'admin');
-      const domain = await registerSendingDomain(
-        { db: ctx.db, config: ctx.config, clock: ctx.clock, keyring: ctx.keyring },
-        storeId,
-        request.body,
-      );
+      const domain = await registerSendingDomain(deps, storeId, request.body);
       request.log.info({ storeId, domain: domain.domain }, 'sending domain registered');
       return reply.code(201).send(domain);
     },
@@ -87,9 +65,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailAdminDeps 
     },
     async (request) => {
       const { storeId } = requireStaff(request, 'owner', 'admin');
-      const domain = await getSendingDomain(ctx.db, storeId);
-      if (!domain) throw notFound('This store has no sending domain. Register one first.');
-      return domain;
+      return getSendingDomain(deps, storeId);
     },
   );
 
@@ -106,10 +82,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailAdminDeps 
     },
     async (request) => {
       const { storeId } = requireStaff(request, 'owner', 'admin');
-      return verifySendingDomainNow(
-        { db: ctx.db, config: ctx.config, clock: ctx.clock, log: request.log, signals: ctx.signals },
-        storeId,
-      );
+      return verifySendingDomainNow({ ...deps, log: request.log }, storeId);
     },
   );
 
@@ -125,7 +98,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailAdminDeps 
     },
     async (request, reply) => {
       const { storeId } = requireStaff(request, 'owner', 'admin');
-      const domain = await removeSendingDomain(ctx.db, storeId);
+      const domain = await removeSendingDomain(deps, storeId);
       request.log.info({ storeId, domain }, 'sending domain deleted');
       return reply.code(204).send(null);
     },

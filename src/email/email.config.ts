@@ -43,3 +43,10 @@ export function loadEmailIdentityConfig(env: Env): EmailIdentityConfig {
     releaseAfterMs: duration(env, 'DOMAIN_RELEASE_AFTER', '30d'),
   });
 }
+
+/** What the email part reads of the service's configuration (the composition passes its Config). */
+export interface EmailSettings {
+  /** The platform's own mail domain: platform mail, the fallback sender, DKIM key hosts. */
+  readonly platformMailDomain: string;
+  readonly emailIdentity: EmailIdentityConfig;
+}

@@ -46,7 +46,9 @@ describe('platform DKIM records', () => {
     assert.equal(registered.statusCode, 201);
     const tokens = tokensOf(registered.body.dnsRecords);
 
-    const records = (await platformDkimRecords(t.db.kysely, t.config)).filter((r) => r.domain === domain);
+    const records = (await platformDkimRecords({ db: t.db.kysely, config: t.config })).filter(
+      (r) => r.domain === domain,
+    );
     assert.deepEqual(
       records.map((r) => r.name),
       tokens.map((token) => `${token}.dkim.storefront.test`),

@@ -1,9 +1,16 @@
 import { generateKeyPair, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/tables.ts';
 import { promisify } from 'node:util';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.ts';
 import type { Keyring, SealedValues } from '../lib/keyring.ts';
+import { findStore } from '../stores/stores.service.ts';
+import type { EmailSettings } from './email.config.ts';
+import {
+  allDkimPublicKeys,
+  dkimPrivateKeyBatch,
+  updateDkimPrivateKey,
+  type DkimKeyRef,
+} from './email.repository.ts';
 
 /**
  * DKIM keys of sending domains. Each domain gets three tokens; the merchant publishes
@@ -101,25 +108,20 @@ export interface PlatformDkimRecord {
 }
 
 /** Every DKIM TXT record the platform's zone must publish, one per token of every sending domain. */
-export async function platformDkimRecords(
-  db: Kysely<Database>,
-  config: Pick<Config, 'platformMailDomain'>,
-): Promise<PlatformDkimRecord[]> {
-  const rows = await db
-    .selectFrom('dkim_keys as k')
-    .innerJoin('sending_domains as d', (join) =>
-      join.onRef('d.store_id', '=', 'k.store_id').onRef('d.id', '=', 'k.domain_id'),
-    )
-    .innerJoin('stores as s', 's.id', 'k.store_id')
-    .select(['k.token', 'k.public_key', 'd.domain', 'd.status', 's.slug'])
-    .orderBy('d.domain')
-    .orderBy('k.position')
-    .execute();
+export async function platformDkimRecords(deps: {
+  db: Kysely<Database>;
+  config: Pick<EmailSettings, 'platformMailDomain'>;
+}): Promise<PlatformDkimRecord[]> {
+  const rows = await allDkimPublicKeys(deps.db);
+  const slugs = new Map<string, string>();
+  for (const storeId of new Set(rows.map((row) => row.store_id))) {
+    slugs.set(storeId, (await findStore(deps, storeId))?.slug ?? '(deleted)');
+  }
   return rows.map((row) => ({
-    name: dkimKeyHost(row.token, config.platformMailDomain),
+    name: dkimKeyHost(row.token, deps.config.platformMailDomain),
     value: dkimTxtValue(row.public_key),
     domain: row.domain,
-    storeSlug: row.slug,
+    storeSlug: slugs.get(row.store_id)!,
     status: row.status,
   }));
 }
@@ -141,40 +143,15 @@ export function zoneFileLines(records: readonly PlatformDkimRecord[], platformMa
   return lines;
 }
 
-interface DkimKeyRef {
-  store_id: string;
-  token: string;
-  private_key_ciphertext: string;
-}
-
 /** Every DKIM private key, for `storefront secrets rotate`. */
 export function dkimPrivateKeys(db: Kysely<Database>, keyring: Keyring): SealedValues<DkimKeyRef> {
   return {
     what: 'DKIM private keys',
-    batch: (after, limit) =>
-      db
-        .selectFrom('dkim_keys')
-        .select(['store_id', 'token', 'private_key_ciphertext'])
-        .$if(after !== undefined, (qb) =>
-          qb.where((eb) =>
-            eb(eb.refTuple('store_id', 'token'), '>', eb.tuple(after!.store_id, after!.token)),
-          ),
-        )
-        .orderBy('store_id')
-        .orderBy('token')
-        .limit(limit)
-        .execute(),
+    batch: (after, limit) => dkimPrivateKeyBatch(db, after, limit),
     async reseal(row, dryRun) {
       const resealed = resealPrivateKey(keyring, row.store_id, row.token, row.private_key_ciphertext);
       if (resealed === null) return false;
-      if (!dryRun) {
-        await db
-          .updateTable('dkim_keys')
-          .set({ private_key_ciphertext: resealed })
-          .where('store_id', '=', row.store_id)
-          .where('token', '=', row.token)
-          .execute();
-      }
+      if (!dryRun) await updateDkimPrivateKey(db, row, resealed);
       return true;
     },
   };

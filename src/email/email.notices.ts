@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { enqueueMail } from '../mail/outbox.ts';
-import { storeOwners } from './email.repository.ts';
+import { notifyOwners } from '../staff/owner-notices.ts';
+import { getStore } from '../stores/stores.service.ts';
 import type { SendingDomainRecordRow, SendingDomainRow } from './email.tables.ts';
 
 /**
@@ -32,11 +32,11 @@ export async function queueDomainNotice(
   records: readonly SendingDomainRecordRow[],
   windowMs: number,
 ): Promise<number> {
-  const { name, owners } = await storeOwners(trx, domain.store_id);
+  const { name } = await getStore({ db: trx }, domain.store_id);
   const broken = records.filter((record) => record.status !== 'verified').map(describe);
   const from = `${domain.from_local_part}@${domain.domain}`;
   if (kind === 'released') {
-    return queueReleaseNotice(trx, domain, name, owners, windowMs);
+    return queueReleaseNotice(trx, domain, name, windowMs);
   }
   const subject =
     kind === 'records_missing'
@@ -62,17 +62,7 @@ export async function queueDomainNotice(
           'your reply-to address. Publish the records again, then choose "Verify now" in the admin',
           '(POST /admin/v1/email/sending-domain/verify) to switch back.',
         ].join('\n');
-  for (const to of owners) {
-    await enqueueMail(trx, {
-      storeId: domain.store_id,
-      tier: 'platform',
-      kind: `sending_domain_${kind}`,
-      to,
-      subject,
-      text,
-    });
-  }
-  return owners.length;
+  return notifyOwners({ db: trx }, domain.store_id, { kind: `sending_domain_${kind}`, subject, text });
 }
 
 /** The domain was failed for DOMAIN_RELEASE_AFTER and has been released (D32). */
@@ -80,25 +70,18 @@ async function queueReleaseNotice(
   trx: Transaction<Database>,
   domain: SendingDomainRow,
   name: string,
-  owners: string[],
   releaseAfterMs: number,
 ): Promise<number> {
-  for (const to of owners) {
-    await enqueueMail(trx, {
-      storeId: domain.store_id,
-      tier: 'platform',
-      kind: 'sending_domain_released',
-      to,
-      subject: `${domain.domain} was released as the sending domain of ${name}`,
-      text: [
-        `${domain.domain} could not be verified as the sending domain of your store ${name}, and it has now`,
-        `been failed for ${formatDuration(releaseAfterMs)}. So that a domain cannot be held by a store that`,
-        "never proves it owns it, it has been released: your store's mail keeps going out from the platform's",
-        'no-reply sender (replies still reach your reply-to address).',
-        '',
-        'To send from your own domain, register it again in the admin and publish the DNS records shown there.',
-      ].join('\n'),
-    });
-  }
-  return owners.length;
+  return notifyOwners({ db: trx }, domain.store_id, {
+    kind: 'sending_domain_released',
+    subject: `${domain.domain} was released as the sending domain of ${name}`,
+    text: [
+      `${domain.domain} could not be verified as the sending domain of your store ${name}, and it has now`,
+      `been failed for ${formatDuration(releaseAfterMs)}. So that a domain cannot be held by a store that`,
+      "never proves it owns it, it has been released: your store's mail keeps going out from the platform's",
+      'no-reply sender (replies still reach your reply-to address).',
+      '',
+      'To send from your own domain, register it again in the admin and publish the DNS records shown there.',
+    ].join('\n'),
+  });
 }

@@ -207,50 +207,82 @@ export async function claimDueDomains(
   });
 }
 
-export async function storeOwners(db: Db, storeId: string): Promise<{ name: string; owners: string[] }> {
-  const store = await db
-    .selectFrom('stores')
-    .select('name')
-    .where('id', '=', storeId)
-    .executeTakeFirstOrThrow();
-  const owners = await db
-    .selectFrom('staff_members')
-    .select('email')
-    .where('store_id', '=', storeId)
-    .where('role', '=', 'owner')
-    .orderBy('email')
-    .execute();
-  return { name: store.name, owners: owners.map((o) => o.email) };
+/** Whether a domain is claimed, and by which store. */
+export async function claimHolder(db: Db, domain: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('sending_domain_claims')
+    .select('store_id')
+    .where('domain', '=', domain)
+    .executeTakeFirst();
+  return row?.store_id ?? null;
 }
 
-/** What the sender needs at send time: the store, and its domain with the signing key if verified. */
-export async function senderIdentityOf(
+/** The store's verified domain with its signing key (position 0), if it has one. */
+export function findVerifiedSigningKey(
   db: Db,
   storeId: string,
-): Promise<{
-  name: string;
-  reply_to_email: string | null;
-  domain: string | null;
-  from_local_part: string | null;
-  token: string | null;
-  private_key_ciphertext: string | null;
-}> {
+): Promise<
+  { domain: string; from_local_part: string; token: string; private_key_ciphertext: string } | undefined
+> {
   return db
-    .selectFrom('stores as s')
-    .leftJoin('sending_domains as d', (join) =>
-      join.onRef('d.store_id', '=', 's.id').on('d.status', '=', 'verified'),
-    )
-    .leftJoin('dkim_keys as k', (join) =>
+    .selectFrom('sending_domains as d')
+    .innerJoin('dkim_keys as k', (join) =>
       join.onRef('k.store_id', '=', 'd.store_id').onRef('k.domain_id', '=', 'd.id').on('k.position', '=', 0),
     )
-    .select([
-      's.name',
-      's.reply_to_email',
-      'd.domain',
-      'd.from_local_part',
-      'k.token',
-      'k.private_key_ciphertext',
-    ])
-    .where('s.id', '=', storeId)
-    .executeTakeFirstOrThrow();
+    .select(['d.domain', 'd.from_local_part', 'k.token', 'k.private_key_ciphertext'])
+    .where('d.store_id', '=', storeId)
+    .where('d.status', '=', 'verified')
+    .executeTakeFirst();
+}
+
+/** Every DKIM public key with its domain, in zone order (domain, then position). */
+export function allDkimPublicKeys(
+  db: Db,
+): Promise<{ store_id: string; token: string; public_key: string; domain: string; status: DomainStatus }[]> {
+  return db
+    .selectFrom('dkim_keys as k')
+    .innerJoin('sending_domains as d', (join) =>
+      join.onRef('d.store_id', '=', 'k.store_id').onRef('d.id', '=', 'k.domain_id'),
+    )
+    .select(['k.store_id', 'k.token', 'k.public_key', 'd.domain', 'd.status'])
+    .orderBy('d.domain')
+    .orderBy('k.position')
+    .execute();
+}
+
+export interface DkimKeyRef {
+  store_id: string;
+  token: string;
+  private_key_ciphertext: string;
+}
+
+/** DKIM private keys in key order after `after`. */
+export function dkimPrivateKeyBatch(
+  db: Db,
+  after: { store_id: string; token: string } | undefined,
+  limit: number,
+): Promise<DkimKeyRef[]> {
+  return db
+    .selectFrom('dkim_keys')
+    .select(['store_id', 'token', 'private_key_ciphertext'])
+    .$if(after !== undefined, (qb) =>
+      qb.where((eb) => eb(eb.refTuple('store_id', 'token'), '>', eb.tuple(after!.store_id, after!.token))),
+    )
+    .orderBy('store_id')
+    .orderBy('token')
+    .limit(limit)
+    .execute();
+}
+
+export async function updateDkimPrivateKey(
+  db: Db,
+  key: { store_id: string; token: string },
+  ciphertext: string,
+): Promise<void> {
+  await db
+    .updateTable('dkim_keys')
+    .set({ private_key_ciphertext: ciphertext })
+    .where('store_id', '=', key.store_id)
+    .where('token', '=', key.token)
+    .execute();
 }

@@ -60,7 +60,7 @@ async function verifiedStore(local = 'orders') {
   const registered = await admin.register(domain, local);
   assert.equal(registered.statusCode, 201);
   dns.publish(registered.body.dnsRecords);
-  for (const record of await platformDkimRecords(api.db.kysely, api.config)) {
+  for (const record of await platformDkimRecords({ db: api.db.kysely, config: api.config })) {
     if (record.domain === domain) dns.setTxt(record.name, [record.value]);
   }
   const verified = await admin.verify();

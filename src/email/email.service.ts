@@ -1,12 +1,12 @@
-import type { Keyring } from '../lib/keyring.ts';
-import type { Kysely } from 'kysely';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/tables.ts';
-import { effectiveStoreSender, type SenderMode } from '../mail/sender.ts';
+import type { Static } from 'typebox';
+import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
+import { getStore } from '../stores/stores.service.ts';
+import type { EmailDeps } from './email.deps.ts';
 import { DKIM_TOKENS_PER_DOMAIN, encryptPrivateKey, generateDkimKey, newDkimToken } from './email.dkim.ts';
 import { isWithin, localPartError, normalizeDomain } from './email.names.ts';
 import { expectedRecords } from './email.records.ts';
 import {
+  claimHolder,
   deleteSendingDomain,
   findRecords,
   findSendingDomain,
@@ -15,47 +15,18 @@ import {
   insertRecords,
   insertSendingDomain,
 } from './email.repository.ts';
-import type {
-  DnsRecordType,
-  DomainStatus,
-  SendingDomainRecordRow,
-  SendingDomainRow,
-} from './email.tables.ts';
+import type { SenderStateSchema, SendingDomainSchema } from './email.schemas.ts';
+import { effectiveStoreSender } from './email.sender.ts';
+import type { SendingDomainRecordRow, SendingDomainRow } from './email.tables.ts';
 import { checkSendingDomain, type VerifierDeps } from './email.verifier.ts';
-import type { Clock } from '../lib/clock.ts';
-import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 
-export interface DnsRecordView {
-  type: DnsRecordType;
-  name: string;
-  value: string;
-  priority?: number;
-  status: DomainStatus;
-}
-
-export interface SendingDomainView {
-  domain: string;
-  status: DomainStatus;
-  fromLocalPart: string;
-  dnsRecords: DnsRecordView[];
-  createdAt: string;
-  lastCheckedAt: string | null;
-  verifiedAt: string | null;
-  failedAt: string | null;
-}
-
-export interface SenderStateView {
-  mode: SenderMode;
-  effectiveFrom: string;
-  effectiveFromName: string;
-  replyTo: string | null;
-  domain?: SendingDomainView;
-}
+export type SendingDomain = Static<typeof SendingDomainSchema>;
+export type SenderState = Static<typeof SenderStateSchema>;
 
 export function sendingDomainView(
   row: SendingDomainRow,
   records: readonly SendingDomainRecordRow[],
-): SendingDomainView {
+): SendingDomain {
   return {
     domain: row.domain,
     status: row.status,
@@ -86,23 +57,15 @@ const domainExists = (domain?: string) =>
     `This store already has a sending domain${domain ? ` (${domain})` : ''}; delete it before registering another.`,
   );
 
-export interface RegisterDeps {
-  db: Kysely<Database>;
-  config: Pick<Config, 'platformMailDomain' | 'emailIdentity'>;
-  clock: Clock;
-  /** Seals the DKIM private keys. */
-  keyring: Keyring;
-}
-
 /**
  * Registers the store's sending domain: validates and normalises it, generates one DKIM key per
  * token, and claims the domain. The claim's primary key decides between concurrent registrations.
  */
 export async function registerSendingDomain(
-  deps: RegisterDeps,
+  deps: Pick<EmailDeps, 'db' | 'config' | 'clock' | 'keyring'>,
   storeId: string,
   input: { domain: string; fromLocalPart: string },
-): Promise<SendingDomainView> {
+): Promise<SendingDomain> {
   const errors: FieldError[] = [];
   const normalized = normalizeDomain(input.domain);
   if ('error' in normalized) errors.push({ pointer: '/domain', detail: normalized.error, in: 'body' });
@@ -124,24 +87,14 @@ export async function registerSendingDomain(
   // Cheap answers first (key generation takes a while); the transaction below decides races.
   const existing = await findSendingDomain(db, storeId);
   if (existing) throw domainExists(existing.domain);
-  const holder = await db
-    .selectFrom('sending_domain_claims')
-    .select('store_id')
-    .where('domain', '=', domain)
-    .executeTakeFirst();
-  if (holder) throw domainUnavailable();
+  if ((await claimHolder(db, domain)) !== null) throw domainUnavailable();
 
   const tokens = Array.from({ length: DKIM_TOKENS_PER_DOMAIN }, newDkimToken);
   const keys = await Promise.all(tokens.map(generateDkimKey));
 
   const { row, records } = await db.transaction().execute(async (trx) => {
     if (!(await insertClaim(trx, storeId, domain))) {
-      const claim = await trx
-        .selectFrom('sending_domain_claims')
-        .select('store_id')
-        .where('domain', '=', domain)
-        .executeTakeFirst();
-      if (claim?.store_id === storeId) throw domainExists(domain);
+      if ((await claimHolder(trx, domain)) === storeId) throw domainExists(domain);
       throw domainUnavailable();
     }
     const now = deps.clock.now();
@@ -180,22 +133,25 @@ export async function registerSendingDomain(
   return sendingDomainView(row, records);
 }
 
-export async function getSendingDomain(
-  db: Kysely<Database>,
+export async function findSendingDomainOf(
+  deps: Pick<EmailDeps, 'db'>,
   storeId: string,
-): Promise<SendingDomainView | null> {
-  const row = await findSendingDomain(db, storeId);
+): Promise<SendingDomain | null> {
+  const row = await findSendingDomain(deps.db, storeId);
   if (!row) return null;
-  return sendingDomainView(row, await findRecords(db, storeId, row.id));
+  return sendingDomainView(row, await findRecords(deps.db, storeId, row.id));
 }
 
 const noDomain = () => notFound('This store has no sending domain. Register one first.');
 
+export async function getSendingDomain(deps: Pick<EmailDeps, 'db'>, storeId: string): Promise<SendingDomain> {
+  const domain = await findSendingDomainOf(deps, storeId);
+  if (!domain) throw noDomain();
+  return domain;
+}
+
 /** Checks the DNS records now (restarting the window unless verified) and returns the result. */
-export async function verifySendingDomainNow(
-  deps: VerifierDeps,
-  storeId: string,
-): Promise<SendingDomainView> {
+export async function verifySendingDomainNow(deps: VerifierDeps, storeId: string): Promise<SendingDomain> {
   const row = await findSendingDomain(deps.db, storeId);
   if (!row) throw noDomain();
   const checked = await checkSendingDomain(deps, storeId, row.id, 'verify-now');
@@ -204,29 +160,23 @@ export async function verifySendingDomainNow(
 }
 
 /** Removes the store's domain: store mail uses the fallback sender from the next send on. */
-export async function removeSendingDomain(db: Kysely<Database>, storeId: string): Promise<string> {
-  const domain = await deleteSendingDomain(db, storeId);
+export async function removeSendingDomain(deps: Pick<EmailDeps, 'db'>, storeId: string): Promise<string> {
+  const domain = await deleteSendingDomain(deps.db, storeId);
   if (domain === null) throw noDomain();
   return domain;
 }
 
 /** The sender state of spec 2.15. */
 export async function senderState(
-  db: Kysely<Database>,
-  config: Pick<Config, 'platformMailDomain'>,
+  deps: Pick<EmailDeps, 'db' | 'config'>,
   storeId: string,
-): Promise<SenderStateView> {
-  const store = await db
-    .selectFrom('stores')
-    .select(['name', 'reply_to_email'])
-    .where('id', '=', storeId)
-    .executeTakeFirst();
-  if (!store) throw notFound('The store no longer exists.');
-  const domain = await getSendingDomain(db, storeId);
+): Promise<SenderState> {
+  const store = await getStore(deps, storeId);
+  const domain = await findSendingDomainOf(deps, storeId);
   const sender = effectiveStoreSender(
-    { name: store.name, replyTo: store.reply_to_email },
+    store,
     domain?.status === 'verified' ? { domain: domain.domain, fromLocalPart: domain.fromLocalPart } : null,
-    config.platformMailDomain,
+    deps.config.platformMailDomain,
   );
   return {
     mode: sender.mode,

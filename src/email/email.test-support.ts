@@ -12,7 +12,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { addStaffMember, openStaffSession } from '../staff/staff.service.ts';
 import { waitFor, type TestApp, type TestStore } from '../test/harness.ts';
-import type { SenderStateView, SendingDomainView } from './email.service.ts';
+import type { SenderState, SendingDomain } from './email.service.ts';
 import type { StaffRole } from '../http/principals.ts';
 
 export interface ReceivedMail {
@@ -193,11 +193,11 @@ export interface EmailApi {
   register(
     domain: string,
     fromLocalPart?: string,
-  ): Promise<{ statusCode: number; body: SendingDomainView & { title?: string } }>;
-  verify(): Promise<{ statusCode: number; body: SendingDomainView & { title?: string } }>;
-  get(): Promise<{ statusCode: number; body: SendingDomainView & { title?: string } }>;
+  ): Promise<{ statusCode: number; body: SendingDomain & { title?: string } }>;
+  verify(): Promise<{ statusCode: number; body: SendingDomain & { title?: string } }>;
+  get(): Promise<{ statusCode: number; body: SendingDomain & { title?: string } }>;
   remove(): Promise<{ statusCode: number; body: string }>;
-  sender(): Promise<{ statusCode: number; body: SenderStateView & { title?: string } }>;
+  sender(): Promise<{ statusCode: number; body: SenderState & { title?: string } }>;
 }
 
 /** The email Admin API as one staff member (the token is fetched per call, so clock moves are fine). */

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { addStaffMember } from '../staff/staff.service.ts';
 import { createTestStore, startTestApp, waitFor, type TestApp } from '../test/harness.ts';
 import { loadEmailIdentityConfig } from './email.config.ts';
-import type { SendingDomainView } from './email.service.ts';
+import type { SendingDomain } from './email.service.ts';
 import { TestDnsServer } from './email.test-dns.ts';
 import { emailApi, tokenFor, uniqueDomain } from './email.test-support.ts';
 import { checkDueDomains, releaseAbandonedDomains } from './email.verifier.ts';
@@ -58,7 +58,7 @@ async function registered(local = 'orders') {
   return { shop, api, domain, records: response.body.dnsRecords };
 }
 
-const statuses = (view: SendingDomainView) => view.dnsRecords.map((r) => `${r.type}:${r.status}`);
+const statuses = (view: SendingDomain) => view.dnsRecords.map((r) => `${r.type}:${r.status}`);
 
 async function noticesTo(storeId: string) {
   return t.db.kysely

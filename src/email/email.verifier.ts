@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/tables.ts';
-import type { WorkerSignals } from '../workers/runner.ts';
+import type { EmailIdentityConfig } from './email.config.ts';
+import type { EmailDeps, EmailLog } from './email.deps.ts';
 import { lookUpRecords, type LookupResult } from './email.dns.ts';
 import { queueDomainNotice, type NoticeKind } from './email.notices.ts';
 import {
@@ -14,7 +12,6 @@ import {
   updateSendingDomain,
 } from './email.repository.ts';
 import type { DomainStatus, SendingDomainRecordRow, SendingDomainRow } from './email.tables.ts';
-import type { Clock } from '../lib/clock.ts';
 import { MAIL_LOOP } from '../mail/outbox.ts';
 
 /**
@@ -37,18 +34,9 @@ import { MAIL_LOOP } from '../mail/outbox.ts';
 
 export type CheckTrigger = 'scheduled' | 'verify-now';
 
-export interface VerifierLog {
-  info(object: object, message: string): void;
-  warn(object: object, message: string): void;
-}
-
-export interface VerifierDeps {
-  db: Kysely<Database>;
-  config: Pick<Config, 'emailIdentity'>;
-  clock: Clock;
-  log: VerifierLog;
-  /** Wakes this process's mail loop after a notice was queued. */
-  signals?: WorkerSignals | undefined;
+export interface VerifierDeps extends Pick<EmailDeps, 'db' | 'clock' | 'signals'> {
+  config: Pick<EmailDeps['config'], 'emailIdentity'>;
+  log: EmailLog;
 }
 
 type DomainChanges = Pick<
@@ -77,7 +65,7 @@ export function decide(
   records: readonly SendingDomainRecordRow[],
   results: readonly LookupResult[],
   now: Date,
-  config: Pick<Config['emailIdentity'], 'verifyWindowMs' | 'verifyIntervalMs' | 'recheckIntervalMs'>,
+  config: Pick<EmailIdentityConfig, 'verifyWindowMs' | 'verifyIntervalMs' | 'recheckIntervalMs'>,
   trigger: CheckTrigger,
 ): Decision {
   const at = (ms: number) => new Date(now.getTime() + ms);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { EmailTransportConfig } from '../config.ts';
+import type { MailTransportConfig } from './mail.config.ts';
 
 /** A fully addressed message, ready for a transport. Built by the mail worker from an outbox row. */
 export interface OutgoingMail {
@@ -18,6 +18,9 @@ export interface OutgoingMail {
   /** Extra headers, e.g. X-Storefront-Mail-Id for tracing. */
   headers?: Record<string, string> | undefined;
 }
+
+/** Who a mail is from: decided per mail at send time by the part that owns senders (email/). */
+export type Sender = Pick<OutgoingMail, 'from' | 'replyTo' | 'envelopeFrom' | 'dkim'>;
 
 export interface MailTransport {
   send(mail: OutgoingMail): Promise<{ messageId: string }>;
@@ -75,6 +78,6 @@ export function smtpTransport(url: string): MailTransport {
   };
 }
 
-export function createMailTransport(config: EmailTransportConfig): MailTransport {
+export function createMailTransport(config: MailTransportConfig): MailTransport {
   return config.kind === 'file' ? fileTransport(config.dir) : smtpTransport(config.url);
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { Keyring } from '../lib/keyring.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
 import type { PaymentsConfig } from './payments.config.ts';
 import type { PaymentProvider } from './provider.ts';
@@ -19,7 +20,7 @@ export interface Payments {
 
 export function createPayments(
   settings: PaymentsConfig,
-  deps: { db: Kysely<Database>; keyring: Keyring; log: Log },
+  deps: { db: Kysely<Database>; keyring: Keyring; log: Log; clock: Clock },
 ): Payments {
   switch (settings.provider) {
     case 'sandbox': {
@@ -27,6 +28,7 @@ export function createPayments(
         secret: settings.sandboxWebhookSecret ?? deps.keyring.key('sandbox-webhook').toString('hex'),
         delayMs: settings.sandboxDelayMs,
         log: deps.log,
+        clock: deps.clock,
       });
       return { provider: sandbox, sandbox };
     }

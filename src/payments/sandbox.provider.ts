@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
 import type { Database } from '../db/tables.ts';
 import { hmacSha256, randomBase62, safeEqual, sha256Hex } from '../lib/crypto.ts';
@@ -79,11 +80,13 @@ export class SandboxProvider implements PaymentProvider {
   readonly #secret: string;
   readonly #delayMs: number;
   readonly #log: Log;
+  readonly #clock: Clock;
   #deliver: WebhookDelivery | null = null;
   readonly #timers = new Set<NodeJS.Timeout>();
 
-  constructor(db: Kysely<Database>, options: { secret: string; delayMs: number; log: Log }) {
+  constructor(db: Kysely<Database>, options: { secret: string; delayMs: number; log: Log; clock: Clock }) {
     this.#db = db;
+    this.#clock = options.clock;
     this.#secret = options.secret;
     this.#delayMs = options.delayMs;
     this.#log = options.log;
@@ -132,7 +135,7 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   async cancelIntent(ref: string): Promise<void> {
-    await moveIntent(this.#db, ref, ['requires_payment_method', 'failed'], 'canceled', new Date());
+    await moveIntent(this.#db, ref, ['requires_payment_method', 'failed'], 'canceled', this.#clock.now());
   }
 
   /**
@@ -144,7 +147,7 @@ export class SandboxProvider implements PaymentProvider {
     const outcome = await this.#db.transaction().execute(async (trx) => {
       const existing = await findRefundByKey(trx, input.idempotencyKey);
       if (existing) return { ref: existing.ref, currency: null };
-      const currency = await addIntentRefund(trx, input.ref, input.amount, new Date());
+      const currency = await addIntentRefund(trx, input.ref, input.amount, this.#clock.now());
       if (currency === undefined) return null;
       await insertRefund(trx, {
         ref: refundRef,
@@ -199,7 +202,13 @@ export class SandboxProvider implements PaymentProvider {
     }
     const next: SandboxIntentStatus =
       method === 'pm_card_visa' ? 'succeeded' : method === 'pm_card_declined' ? 'failed' : 'processing';
-    const updated = await moveIntent(this.#db, ref, ['requires_payment_method', 'failed'], next, new Date());
+    const updated = await moveIntent(
+      this.#db,
+      ref,
+      ['requires_payment_method', 'failed'],
+      next,
+      this.#clock.now(),
+    );
     if (!updated) throw new ProviderError('The intent changed while confirming it.');
     const data = { ref, amount: row.amount, currency: row.currency, metadata: row.metadata };
     const created = Math.floor(Date.now() / 1000);
@@ -218,7 +227,7 @@ export class SandboxProvider implements PaymentProvider {
       this.#send({ id: `evt_sbx_${randomUUID()}`, type: 'payment_intent.processing', created, data });
       const timer = setTimeout(() => {
         this.#timers.delete(timer);
-        void moveIntent(this.#db, ref, ['processing'], 'succeeded', new Date())
+        void moveIntent(this.#db, ref, ['processing'], 'succeeded', this.#clock.now())
           .then((done) => {
             if (done)
               this.#send({

@@ -1,0 +1,177 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { fairBatch } from '../db/fair-batch.ts';
+import { purgeOlderThan } from '../db/purge.ts';
+import type { Database } from '../db/tables.ts';
+import type { MailTier } from './mail.tables.ts';
+
+/** All SQL of the mail outbox. */
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface NewMailRow {
+  storeId: string;
+  id: string;
+  tier: MailTier;
+  kind: string;
+  to: string;
+  subject: string;
+  text: string;
+  sealed: boolean;
+}
+
+export async function insertMail(db: Db, mail: NewMailRow): Promise<void> {
+  await db
+    .insertInto('mail_outbox')
+    .values({
+      store_id: mail.storeId,
+      id: mail.id,
+      tier: mail.tier,
+      kind: mail.kind,
+      to_address: mail.to,
+      subject: mail.subject,
+      text_body: mail.text,
+      sealed: mail.sealed,
+    })
+    .execute();
+}
+
+export interface ClaimedMail {
+  store_id: string;
+  id: string;
+  tier: MailTier;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  sealed: boolean;
+  attempts: number;
+}
+
+/**
+ * Claims up to `limit` due mails fairly across stores (D23: every store's first due mail before
+ * any store's second, so one store's backlog never holds up another's sign-in code), each with a
+ * lease until `leaseUntil` taken by one conditional UPDATE, so any number of workers share the
+ * queue and a worker that dies mid-send only delays its rows until the lease ends.
+ */
+export async function claimDueMail(
+  db: Kysely<Database>,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<ClaimedMail[]> {
+  const { rows: due } = await fairBatch<{ store_id: string; id: string }>({
+    table: 'mail_outbox',
+    open: sql`t.status = 'pending'`,
+    due: sql`t.next_attempt_at <= ${now} AND (t.locked_until IS NULL OR t.locked_until < ${now})`,
+    orderBy: sql`t.next_attempt_at, t.id`,
+    columns: sql`t.store_id, t.id`,
+    limit,
+  }).execute(db);
+  if (due.length === 0) return [];
+  const { rows } = await sql<ClaimedMail>`
+    UPDATE mail_outbox m
+    SET locked_until = ${leaseUntil}, attempts = m.attempts + 1
+    FROM (SELECT * FROM unnest(${due.map((d) => d.store_id)}::uuid[], ${due.map((d) => d.id)}::uuid[]) AS c(store_id, id)) c
+    WHERE m.store_id = c.store_id AND m.id = c.id
+      AND m.status = 'pending' AND (m.locked_until IS NULL OR m.locked_until < ${now})
+    RETURNING m.store_id, m.id, m.tier, m.to_address, m.subject, m.text_body, m.sealed, m.attempts`.execute(
+    db,
+  );
+  return rows;
+}
+
+/** Marks a mail sent; a sealed one (a sign-in code) is erased. */
+export async function markMailSent(
+  db: Db,
+  mail: { store_id: string; id: string; sealed: boolean },
+  sentAt: Date,
+  messageId: string,
+): Promise<void> {
+  await db
+    .updateTable('mail_outbox')
+    .set({
+      status: 'sent',
+      sent_at: sentAt,
+      message_id: messageId,
+      locked_until: null,
+      last_error: null,
+      ...(mail.sealed ? { subject: '(erased after sending)', text_body: '' } : {}),
+    })
+    .where('store_id', '=', mail.store_id)
+    .where('id', '=', mail.id)
+    .execute();
+}
+
+/** Records a failed attempt: retried at `retryAt`, or `failed` for good when null. */
+export async function markMailAttemptFailed(
+  db: Db,
+  mail: { store_id: string; id: string },
+  error: string,
+  retryAt: Date | null,
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('mail_outbox')
+    .set({
+      status: retryAt === null ? 'failed' : 'pending',
+      next_attempt_at: retryAt ?? now,
+      locked_until: null,
+      last_error: error.slice(0, 1000),
+    })
+    .where('store_id', '=', mail.store_id)
+    .where('id', '=', mail.id)
+    .execute();
+}
+
+export interface SealedMailRow {
+  store_id: string;
+  id: string;
+  subject: string;
+  text_body: string;
+}
+
+/** Sealed mail not yet sent, in key order after `after`. */
+export function sealedPendingMail(
+  db: Db,
+  after: { store_id: string; id: string } | undefined,
+  limit: number,
+): Promise<SealedMailRow[]> {
+  return db
+    .selectFrom('mail_outbox')
+    .select(['store_id', 'id', 'subject', 'text_body'])
+    .where('sealed', '=', true)
+    .where('status', '=', 'pending')
+    .$if(after !== undefined, (qb) =>
+      qb.where((eb) => eb(eb.refTuple('store_id', 'id'), '>', eb.tuple(after!.store_id, after!.id))),
+    )
+    .orderBy('store_id')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Replaces a pending mail's sealed subject and body (re-encrypted under the current root). */
+export async function updateSealedMail(
+  db: Db,
+  mail: { store_id: string; id: string },
+  subject: string,
+  text: string,
+): Promise<void> {
+  await db
+    .updateTable('mail_outbox')
+    .set({ subject, text_body: text })
+    .where('store_id', '=', mail.store_id)
+    .where('id', '=', mail.id)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Removes mail sent before `cutoff`; failed mail stays for inspection and re-queueing. */
+export async function purgeSentMail(db: Kysely<Database>, cutoff: Date): Promise<number> {
+  return purgeOlderThan(db, {
+    table: 'mail_outbox',
+    keyColumns: ['id'],
+    timeColumn: 'created_at',
+    cutoff,
+    where: sql`i.status = 'sent'`,
+  });
+}
