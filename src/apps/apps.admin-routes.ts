@@ -12,6 +12,7 @@ export const appsAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppsDeps }> = as
     '/apps',
     {
       schema: {
+        operationId: 'adminInstallApp',
         tags,
         summary: 'Install an app (emits app.installed)',
         body: NewAppSchema,
@@ -28,6 +29,7 @@ export const appsAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppsDeps }> = as
     '/apps',
     {
       schema: {
+        operationId: 'adminListApps',
         tags,
         summary: 'List installed apps',
         querystring: PageQuery,

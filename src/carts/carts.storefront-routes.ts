@@ -20,6 +20,7 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     '/carts',
     {
       schema: {
+        operationId: 'createCart',
         tags,
         summary: 'Create a cart',
         body: CartBodySchema,
@@ -40,6 +41,7 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     '/carts/:id',
     {
       schema: {
+        operationId: 'getCart',
         tags,
         summary: 'Read a cart (prices are current)',
         params: IdParams,
@@ -56,6 +58,7 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     '/carts/:id',
     {
       schema: {
+        operationId: 'replaceCart',
         tags,
         summary: 'Replace every line of a cart',
         description:

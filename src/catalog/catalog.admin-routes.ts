@@ -42,6 +42,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     '/products',
     {
       schema: {
+        operationId: 'adminCreateProduct',
         tags: productTags,
         summary: 'Create a product with its variants',
         description:
@@ -60,6 +61,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     '/products',
     {
       schema: {
+        operationId: 'adminListProducts',
         tags: productTags,
         summary: 'All products (any status)',
         querystring: AdminProductsQuerySchema,
@@ -73,6 +75,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     '/products/:id',
     {
       schema: {
+        operationId: 'adminGetProduct',
         tags: productTags,
         summary: 'One product',
         params: IdParams,
@@ -86,6 +89,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     '/products/:id',
     {
       schema: {
+        operationId: 'adminUpdateProduct',
         tags: productTags,
         summary: 'Change a product',
         description:
@@ -101,7 +105,13 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
   app.delete(
     '/products/:id',
     {
-      schema: { tags: productTags, summary: 'Delete a product', params: IdParams, response: NoContent },
+      schema: {
+        operationId: 'adminDeleteProduct',
+        tags: productTags,
+        summary: 'Delete a product',
+        params: IdParams,
+        response: NoContent,
+      },
     },
     async (request, reply) => {
       await deleteProduct(deps, requireStaff(request).storeId, request.params.id);
@@ -113,6 +123,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     '/products/:id/variants',
     {
       schema: {
+        operationId: 'adminCreateVariant',
         tags: productTags,
         summary: 'Add a variant to a product',
         params: IdParams,
@@ -130,6 +141,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     '/variants/:id',
     {
       schema: {
+        operationId: 'adminUpdateVariant',
         tags: productTags,
         summary: 'Change a variant: price, SKU, label, stock on hand',
         description: 'A change of sellable stock emits inventory.updated.',
@@ -144,7 +156,13 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
   app.delete(
     '/variants/:id',
     {
-      schema: { tags: productTags, summary: 'Delete a variant', params: IdParams, response: NoContent },
+      schema: {
+        operationId: 'adminDeleteVariant',
+        tags: productTags,
+        summary: 'Delete a variant',
+        params: IdParams,
+        response: NoContent,
+      },
     },
     async (request, reply) => {
       await deleteVariant(deps, requireStaff(request).storeId, request.params.id);
@@ -156,6 +174,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     '/collections',
     {
       schema: {
+        operationId: 'adminCreateCollection',
         tags: productTags,
         summary: 'Create a manual or smart collection',
         body: CollectionInputSchema,
@@ -172,6 +191,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     '/collections',
     {
       schema: {
+        operationId: 'adminListCollections',
         tags: productTags,
         summary: 'Collections',
         querystring: PageQuery,
@@ -185,6 +205,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     '/collections/:id',
     {
       schema: {
+        operationId: 'adminGetCollection',
         tags: productTags,
         summary: 'One collection',
         params: IdParams,
@@ -198,6 +219,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     '/collections/:id',
     {
       schema: {
+        operationId: 'adminUpdateCollection',
         tags: productTags,
         summary: 'Change a collection (title, slug, ordered productIds for manual, rules for smart)',
         params: IdParams,
@@ -211,7 +233,13 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
   app.delete(
     '/collections/:id',
     {
-      schema: { tags: productTags, summary: 'Delete a collection', params: IdParams, response: NoContent },
+      schema: {
+        operationId: 'adminDeleteCollection',
+        tags: productTags,
+        summary: 'Delete a collection',
+        params: IdParams,
+        response: NoContent,
+      },
     },
     async (request, reply) => {
       await deleteCollection(deps, requireStaff(request).storeId, request.params.id);

@@ -28,6 +28,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogD
     '/products',
     {
       schema: {
+        operationId: 'listProducts',
         tags,
         summary: 'Active products as cards',
         description: 'Ordered by creation time. Cursor-paginated.',
@@ -43,6 +44,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogD
     '/products/:id',
     {
       schema: {
+        operationId: 'getProduct',
         tags,
         summary: 'One active product with its variants',
         params: IdParams,
@@ -57,6 +59,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogD
     '/collections',
     {
       schema: {
+        operationId: 'listCollections',
         tags,
         summary: 'Collections',
         querystring: PageQuery,
@@ -71,6 +74,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogD
     '/collections/:slug',
     {
       schema: {
+        operationId: 'getCollection',
         tags,
         summary: 'One collection by slug',
         params: SlugParams,
@@ -85,6 +89,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogD
     '/collections/:slug/products',
     {
       schema: {
+        operationId: 'listCollectionProducts',
         tags,
         summary: "A collection's active products as cards",
         description:

@@ -39,6 +39,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
     '/menus',
     {
       schema: {
+        operationId: 'adminListMenus',
         tags,
         summary: 'Menus, ordered by handle',
         querystring: PageQuery,
@@ -52,6 +53,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
     '/menus/:handle',
     {
       schema: {
+        operationId: 'adminGetMenu',
         tags,
         summary: 'One menu',
         params: MenuHandleParams,
@@ -65,6 +67,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
     '/menus/:handle',
     {
       schema: {
+        operationId: 'adminPutMenu',
         tags,
         summary: 'Create a menu or replace its items',
         description:
@@ -81,6 +84,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
     '/menus/:handle',
     {
       schema: {
+        operationId: 'adminDeleteMenu',
         tags,
         summary: 'Delete a menu',
         description: 'Emits content.updated {kind: "menu", handle, deleted: true}.',
@@ -100,6 +104,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
     '/pages',
     {
       schema: {
+        operationId: 'adminListPages',
         tags,
         summary: 'Pages, ordered by slug',
         querystring: PageQuery,
@@ -113,6 +118,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
     '/pages/:slug',
     {
       schema: {
+        operationId: 'adminGetPage',
         tags,
         summary: 'One page',
         params: PageSlugParams,
@@ -126,6 +132,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
     '/pages/:slug',
     {
       schema: {
+        operationId: 'adminPutPage',
         tags,
         summary: 'Create a page or replace its title and body',
         description:
@@ -142,6 +149,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
     '/pages/:slug',
     {
       schema: {
+        operationId: 'adminDeletePage',
         tags,
         summary: 'Delete a page',
         description: 'Emits content.updated {kind: "page", slug, deleted: true}.',
@@ -161,6 +169,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
     '/regions',
     {
       schema: {
+        operationId: 'adminListRegions',
         tags,
         summary: 'Regions, ordered by key (summaries without the trees)',
         querystring: PageQuery,
@@ -175,6 +184,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
       path,
       {
         schema: {
+          operationId: path.endsWith('/draft') ? 'adminGetRegionDraft' : 'adminGetRegion',
           tags,
           summary: path.endsWith('/draft')
             ? "A region's draft (with its published tree)"
@@ -192,6 +202,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
     '/regions/:key/draft',
     {
       schema: {
+        operationId: 'adminSaveRegionDraft',
         tags,
         summary: "Save a region's draft tree (creates the region)",
         description:
@@ -214,6 +225,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
     '/regions/:key/publish',
     {
       schema: {
+        operationId: 'adminPublishRegion',
         tags,
         summary: "Publish a region's draft",
         description:
@@ -230,6 +242,7 @@ export const contentAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }
     '/regions/:key',
     {
       schema: {
+        operationId: 'adminDeleteRegion',
         tags,
         summary: 'Delete a region (draft and published tree)',
         description:

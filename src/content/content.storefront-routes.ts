@@ -27,6 +27,7 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: ContentD
     '/menus',
     {
       schema: {
+        operationId: 'listMenus',
         tags,
         summary: 'Menus, ordered by handle',
         description: 'Cursor-paginated list envelope of menus `{handle, items}`.',
@@ -42,6 +43,7 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: ContentD
     '/menus/:handle',
     {
       schema: {
+        operationId: 'getMenu',
         tags,
         summary: 'One menu by handle',
         params: StorefrontHandleParams,
@@ -56,6 +58,7 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: ContentD
     '/pages',
     {
       schema: {
+        operationId: 'listPages',
         tags,
         summary: 'Pages, ordered by slug',
         description: 'Cursor-paginated list envelope of pages `{slug, title, body, updatedAt}`.',
@@ -71,6 +74,7 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: ContentD
     '/pages/:slug',
     {
       schema: {
+        operationId: 'getPage',
         tags,
         summary: 'One page by slug',
         description: 'The body is plain text, never HTML: render it as text.',
@@ -86,6 +90,7 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: ContentD
     '/regions/:key',
     {
       schema: {
+        operationId: 'getRegion',
         tags,
         summary: "A region's published block tree",
         description: 'Always the published tree, never the draft. 404 for a region that was never published.',

@@ -21,6 +21,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
     '/email/sender',
     {
       schema: {
+        operationId: 'adminGetSenderState',
         tags,
         summary: 'Who store mail is sent from',
         description:
@@ -38,6 +39,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
     DOMAIN_PATH,
     {
       schema: {
+        operationId: 'adminRegisterSendingDomain',
         tags,
         summary: 'Register the sending domain',
         description:
@@ -58,6 +60,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
     DOMAIN_PATH,
     {
       schema: {
+        operationId: 'adminGetSendingDomain',
         tags,
         summary: 'The sending domain and the status of each DNS record',
         response: { 200: SendingDomainSchema, ...problemResponses },
@@ -73,6 +76,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
     `${DOMAIN_PATH}/verify`,
     {
       schema: {
+        operationId: 'adminVerifySendingDomain',
         tags,
         summary: 'Check the DNS records now',
         description:
@@ -90,6 +94,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
     DOMAIN_PATH,
     {
       schema: {
+        operationId: 'adminDeleteSendingDomain',
         tags,
         summary: 'Remove the sending domain',
         description: 'Store mail not yet sent goes out from the platform fallback sender.',

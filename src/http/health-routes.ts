@@ -14,7 +14,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: { ping: () => Promi
     '/healthz',
     {
       logLevel: 'warn',
-      schema: { tags: ['Operations'], summary: 'Liveness: the process is up', response: { 200: Health } },
+      schema: {
+        operationId: 'getLiveness',
+        tags: ['Operations'],
+        summary: 'Liveness: the process is up',
+        response: { 200: Health },
+      },
     },
     () => ({ status: 'ok' }),
   );
@@ -24,6 +29,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: { ping: () => Promi
     {
       logLevel: 'warn',
       schema: {
+        operationId: 'getReadiness',
         tags: ['Operations'],
         summary: 'Readiness: the database answers',
         response: { 200: Health, 503: ProblemSchema },

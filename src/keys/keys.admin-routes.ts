@@ -21,6 +21,7 @@ export const keysAdminRoutes: FastifyPluginAsyncTypebox<{ deps: KeysDeps }> = as
     PREFIX,
     {
       schema: {
+        operationId: 'adminCreateStorefrontKey',
         tags,
         summary: 'Create a publishable key',
         body: NewKeySchema,
@@ -38,6 +39,7 @@ export const keysAdminRoutes: FastifyPluginAsyncTypebox<{ deps: KeysDeps }> = as
     PREFIX,
     {
       schema: {
+        operationId: 'adminListStorefrontKeys',
         tags,
         summary: 'List publishable keys (never the full key)',
         querystring: PageQuery,
@@ -52,6 +54,7 @@ export const keysAdminRoutes: FastifyPluginAsyncTypebox<{ deps: KeysDeps }> = as
     `${PREFIX}/:id`,
     {
       schema: {
+        operationId: 'adminGetStorefrontKey',
         tags,
         summary: 'One publishable key',
         params: IdParams,
@@ -66,6 +69,7 @@ export const keysAdminRoutes: FastifyPluginAsyncTypebox<{ deps: KeysDeps }> = as
     `${PREFIX}/:id`,
     {
       schema: {
+        operationId: 'adminUpdateStorefrontKey',
         tags,
         summary: "Change a key's label, allowed origins or rate-limit overrides",
         params: IdParams,
@@ -86,6 +90,7 @@ export const keysAdminRoutes: FastifyPluginAsyncTypebox<{ deps: KeysDeps }> = as
     `${PREFIX}/:id`,
     {
       schema: {
+        operationId: 'adminRevokeStorefrontKey',
         tags,
         summary: 'Revoke a publishable key',
         description: 'The key answers 401 on every process within 1 second.',

@@ -19,6 +19,7 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
     '/orders',
     {
       schema: {
+        operationId: 'adminListOrders',
         tags,
         summary: 'Orders, newest first',
         querystring: PageQueryWith({ status: Type.Optional(OrderStatusSchema) }),
@@ -32,6 +33,7 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
     '/orders/:id',
     {
       schema: {
+        operationId: 'adminGetOrder',
         tags,
         summary: 'One order with lines, payments and refunds',
         params: IdParams,
@@ -45,6 +47,7 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
     '/orders/:id/refunds',
     {
       schema: {
+        operationId: 'adminCreateRefund',
         tags,
         summary: 'Refund part or all of a paid order',
         description:

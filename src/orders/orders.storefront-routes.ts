@@ -21,6 +21,7 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDep
     '/checkout',
     {
       schema: {
+        operationId: 'createCheckout',
         tags: ['Storefront: checkout'],
         summary: 'Turn a cart into a pending order and a payment intent',
         description:
@@ -67,6 +68,7 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDep
     '/orders/:id',
     {
       schema: {
+        operationId: 'getOrder',
         tags: ['Storefront: checkout'],
         summary: 'An order, for polling its status after payment',
         params: IdParams,

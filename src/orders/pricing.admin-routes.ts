@@ -27,6 +27,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }>
     '/discounts',
     {
       schema: {
+        operationId: 'adminCreateDiscount',
         tags,
         summary: 'Create a discount code',
         body: DiscountBodySchema,
@@ -43,6 +44,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }>
     '/discounts',
     {
       schema: {
+        operationId: 'adminListDiscounts',
         tags,
         summary: 'Discount codes',
         querystring: PageQuery,
@@ -56,6 +58,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }>
     '/discounts/:id',
     {
       schema: {
+        operationId: 'adminDeleteDiscount',
         tags,
         summary: 'Delete a discount code',
         params: IdParams,
@@ -73,6 +76,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }>
     '/tax-rates/:country',
     {
       schema: {
+        operationId: 'adminSetTaxRate',
         tags,
         summary: 'Set the tax rate and flat shipping for buyers in a country',
         description: 'Countries without a row pay no tax and no shipping.',
@@ -91,6 +95,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }>
     '/tax-rates',
     {
       schema: {
+        operationId: 'adminListTaxRates',
         tags,
         summary: 'Tax and shipping rates by country',
         response: {
@@ -106,6 +111,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }>
     '/tax-rates/:country',
     {
       schema: {
+        operationId: 'adminDeleteTaxRate',
         tags,
         summary: 'Remove a country rate',
         params: CountryParams,

@@ -36,6 +36,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ deps: PaymentRoutesDeps
       '/payments/webhooks/:provider',
       {
         schema: {
+          operationId: 'receivePaymentWebhook',
           tags: ['Payments'],
           summary: 'Payment provider webhooks',
           description:
@@ -76,6 +77,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ deps: PaymentRoutesDeps
     '/sandbox/v1/payments/:ref/confirm',
     {
       schema: {
+        operationId: 'confirmSandboxPayment',
         tags: ['Sandbox provider'],
         summary: 'Confirm a sandbox payment (stands in for the provider’s hosted fields)',
         description:

@@ -53,6 +53,7 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
       config: { public: true },
       preHandler: limitSignIn,
       schema: {
+        operationId: 'adminRequestSignInCode',
         tags: ['Admin: authentication'],
         summary: 'Email a one-time sign-in code',
         description:
@@ -78,6 +79,7 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
       config: { public: true },
       preHandler: limitSignIn,
       schema: {
+        operationId: 'adminVerifySignInCode',
         tags: ['Admin: authentication'],
         summary: 'Exchange an emailed code for a staff session token',
         security: [],
@@ -103,6 +105,7 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
     '/auth/session',
     {
       schema: {
+        operationId: 'adminGetSession',
         tags: ['Admin: authentication'],
         summary: 'The current staff session',
         response: { 200: CurrentSession, ...problemResponses },
@@ -122,6 +125,7 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
     '/auth/sign-out',
     {
       schema: {
+        operationId: 'adminSignOut',
         tags: ['Admin: authentication'],
         summary: 'End the current staff session',
         response: { 204: Type.Null(), ...problemResponses },

@@ -20,6 +20,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
     '/staff',
     {
       schema: {
+        operationId: 'adminListStaff',
         tags,
         summary: 'List staff members',
         querystring: PageQuery,
@@ -33,6 +34,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
     '/staff',
     {
       schema: {
+        operationId: 'adminAddStaffMember',
         tags,
         summary: 'Add a staff member',
         description: 'They sign in with an emailed code (POST /admin/v1/auth/sign-in).',
@@ -50,6 +52,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
     '/staff/:id',
     {
       schema: {
+        operationId: 'adminGetStaffMember',
         tags,
         summary: 'One staff member',
         params: IdParams,
@@ -63,6 +66,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
     '/staff/:id',
     {
       schema: {
+        operationId: 'adminUpdateStaffMember',
         tags,
         summary: "Change a staff member's role",
         description: 'Demoting the last owner is 409 last_owner.',
@@ -79,6 +83,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
     '/staff/:id',
     {
       schema: {
+        operationId: 'adminRemoveStaffMember',
         tags,
         summary: 'Remove a staff member (ends their sessions)',
         description: 'Removing the last owner is 409 last_owner.',

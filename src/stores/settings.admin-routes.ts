@@ -11,6 +11,7 @@ export const settingsAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StoresDeps }
     '/settings',
     {
       schema: {
+        operationId: 'adminGetSettings',
         tags,
         summary: 'Store settings',
         response: { 200: StoreSettingsSchema, ...problemResponses },
@@ -23,6 +24,7 @@ export const settingsAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StoresDeps }
     '/settings',
     {
       schema: {
+        operationId: 'adminUpdateSettings',
         tags,
         summary: 'Change store settings (owner or admin)',
         description: 'Fields left out keep their value; slug and currency cannot change.',

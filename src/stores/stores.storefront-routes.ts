@@ -13,6 +13,7 @@ export const storeStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: StoresDeps
     '/store',
     {
       schema: {
+        operationId: 'getStore',
         tags: ['Storefront'],
         summary: 'The store summary',
         response: { 200: StorefrontStoreSchema, ...problemResponses },

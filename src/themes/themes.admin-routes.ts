@@ -12,6 +12,7 @@ export const themesAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ThemesDeps }> 
     '/themes',
     {
       schema: {
+        operationId: 'adminCreateTheme',
         tags,
         summary: 'Create a theme (not live until published)',
         body: NewThemeSchema,
@@ -28,6 +29,7 @@ export const themesAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ThemesDeps }> 
     '/themes',
     {
       schema: {
+        operationId: 'adminListThemes',
         tags,
         summary: 'List themes',
         querystring: PageQuery,
@@ -41,6 +43,7 @@ export const themesAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ThemesDeps }> 
     '/themes/:id',
     {
       schema: {
+        operationId: 'adminGetTheme',
         tags,
         summary: 'One theme',
         params: IdParams,
@@ -54,6 +57,7 @@ export const themesAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ThemesDeps }> 
     '/themes/:id/publish',
     {
       schema: {
+        operationId: 'adminPublishTheme',
         tags,
         summary: 'Make a theme the live theme (emits theme.published)',
         description: 'The previously live theme is unpublished. Publishing the live theme again is a no-op.',

@@ -45,6 +45,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     ENDPOINTS,
     {
       schema: {
+        operationId: 'adminCreateWebhookEndpoint',
         tags,
         summary: 'Register a webhook endpoint',
         description:
@@ -64,6 +65,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     ENDPOINTS,
     {
       schema: {
+        operationId: 'adminListWebhookEndpoints',
         tags,
         summary: 'List webhook endpoints (never the secret)',
         querystring: PageQueryWith({}),
@@ -77,6 +79,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     `${ENDPOINTS}/:id`,
     {
       schema: {
+        operationId: 'adminGetWebhookEndpoint',
         tags,
         summary: 'One webhook endpoint',
         params: IdParams,
@@ -90,6 +93,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     `${ENDPOINTS}/:id`,
     {
       schema: {
+        operationId: 'adminUpdateWebhookEndpoint',
         tags,
         summary: 'Change the URL, events, description, or enable/disable an endpoint',
         description:
@@ -109,6 +113,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     `${ENDPOINTS}/:id`,
     {
       schema: {
+        operationId: 'adminDeleteWebhookEndpoint',
         tags,
         summary: 'Delete an endpoint and its deliveries',
         params: IdParams,
@@ -126,6 +131,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     `${ENDPOINTS}/:id/rotate-secret`,
     {
       schema: {
+        operationId: 'adminRotateWebhookSecret',
         tags,
         summary: 'Issue a new signing secret',
         description:
@@ -145,6 +151,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     `${ENDPOINTS}/:id/test`,
     {
       schema: {
+        operationId: 'adminSendTestWebhook',
         tags,
         summary: 'Send a signed test event now',
         description:
@@ -169,6 +176,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     `${ENDPOINTS}/:id/replay`,
     {
       schema: {
+        operationId: 'adminReplayWebhooks',
         tags,
         summary: 'Re-send events since a time (after an outage)',
         description:
@@ -188,6 +196,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     DELIVERIES,
     {
       schema: {
+        operationId: 'adminListWebhookDeliveries',
         tags,
         summary: 'List deliveries with attempts, last status code, last error and next attempt time',
         querystring: DeliveryListQuerySchema,
@@ -201,6 +210,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     `${DELIVERIES}/:id`,
     {
       schema: {
+        operationId: 'adminGetWebhookDelivery',
         tags,
         summary: 'One delivery',
         params: IdParams,
@@ -214,6 +224,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     `${DELIVERIES}/:id/retry`,
     {
       schema: {
+        operationId: 'adminRetryWebhookDelivery',
         tags,
         summary: 'Send a delivery again now',
         description:
