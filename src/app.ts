@@ -37,14 +37,47 @@ import { createRateLimiter } from './ratelimit/ratelimit.limiter.ts';
 import { storefrontRateLimit } from './ratelimit/ratelimit.hook.ts';
 import { AppError } from './lib/errors.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
+import { refineDocument, SECURITY_SCHEMES, transformRoute, type OpenApiDocument } from './http/openapi.ts';
 
 export const STOREFRONT_PREFIX = '/storefront/v1';
 export const ADMIN_PREFIX = '/admin/v1';
 export const BODY_LIMIT = 1024 * 1024;
 
+const DOCS_URL = 'https://github.com/storefront/storefront/tree/main/docs';
+const API_DESCRIPTION = [
+  'The **Storefront API** (`/storefront/v1`, a publishable key) serves a shop: catalog, content, carts and checkout. The **Admin API** (`/admin/v1`, a staff session) runs the store. Every change is also a signed webhook (see *Webhooks*).',
+  '',
+  'Conventions: money is integer minor units with a currency; lists are cursor pages (`limit`, `cursor`, `nextCursor`); errors are `application/problem+json` with a stable `title`; checkout needs an `Idempotency-Key`. Guides: api-conventions, checkout, catalog, webhooks, sdk (in `docs/`).',
+].join('\n');
+
 export interface AppOptions {
   /** Fastify logger options (tests pass a stream to read the logs). */
   logger?: FastifyServerOptions['logger'];
+  /** A publishable key to prefill in /docs "Try it" (the demo key, right after it was made). */
+  docsKey?: string | undefined;
+}
+
+/**
+ * /docs: the API reference on this server's own document, its "Try it" sending to this server.
+ * Nothing of Scalar's cloud: no agent, MCP, developer toolbar, telemetry or web fonts.
+ */
+function docsConfiguration(docsKey: string | undefined) {
+  return {
+    url: '/openapi.json',
+    pageTitle: 'Storefront API reference',
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    showDeveloperTools: 'never' as const,
+    hideClientButton: true,
+    telemetry: false,
+    withDefaultFonts: false,
+    defaultOpenFirstTag: true,
+    documentDownloadType: 'json' as const,
+    authentication: {
+      preferredSecurityScheme: 'publishableKey',
+      ...(docsKey ? { securitySchemes: { publishableKey: { value: docsKey } } } : {}),
+    },
+  };
 }
 
 export type App = FastifyInstance;
@@ -156,21 +189,26 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       info: {
         title: 'Storefront API',
         version: '1.0.0',
-        description:
-          'Public Storefront API (publishable key) and Admin API (staff session). Errors are application/problem+json.',
+        summary: 'Catalog, content, carts and checkout for shops; the Admin API for their staff.',
+        description: API_DESCRIPTION,
       },
-      servers: [{ url: config.publicBaseUrl }],
-      components: {
-        securitySchemes: {
-          publishableKey: { type: 'apiKey', in: 'header', name: 'X-Publishable-Key' },
-          staffSession: { type: 'http', scheme: 'bearer', description: 'st_… staff session token' },
-        },
-      },
+      servers: [{ url: '/', description: 'This server' }],
+      externalDocs: { description: 'Guides (docs/ in the repository)', url: DOCS_URL },
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
+    transform: transformRoute,
+    transformObject: (document) =>
+      refineDocument(
+        ('openapiObject' in document ? document.openapiObject : {}) as unknown as OpenApiDocument,
+        {
+          storefrontPrefix: STOREFRONT_PREFIX,
+          adminPrefix: ADMIN_PREFIX,
+        },
+      ) as never,
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
-  await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json' } });
+  await app.register(scalar, { routePrefix: '/docs', configuration: docsConfiguration(options.docsKey) });
 
   await app.register(healthRoutes, { deps: { ping: () => ping(runtime.db.kysely) } });
   await app.register(paymentsRoutes, {
@@ -182,9 +220,6 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       registerPreflight(storefront, '');
       storefront.addHook('onRequest', storefrontAuth(keys));
       storefront.addHook('onRequest', storefrontRateLimit(rateLimiter));
-      storefront.addHook('onRoute', (route) => {
-        route.schema = { ...route.schema, security: [{ publishableKey: [] }] };
-      });
       await storefront.register(storeStorefrontRoutes, { deps: storesDeps });
       await storefront.register(catalogStorefrontRoutes, { deps: catalogDeps });
       await storefront.register(contentStorefrontRoutes, { deps: contentDeps });
@@ -198,9 +233,10 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     async (admin) => {
       admin.addHook('onRequest', staffAuth({ ...base, sessions }));
       admin.addHook('onRoute', (route) => {
-        if (route.config?.public !== true) {
-          route.schema = { ...route.schema, security: [{ staffSession: [] }] };
-        }
+        route.schema = {
+          ...route.schema,
+          security: route.config?.public === true ? [] : [{ staffSession: [] }],
+        };
       });
       admin.addHook('onSend', noStoreOnSend);
       await admin.register(authAdminRoutes, { deps: authDeps });

@@ -265,7 +265,9 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'seed demo': {
-      const demo = await withDatabase(config, 'storefront seed demo', (db) => seedDemo(deps(db)));
+      const demo = await withDatabase(config, 'storefront seed demo', (db) =>
+        seedDemo({ ...deps(db), baseUrl: config.publicBaseUrl }),
+      );
       process.stdout.write(
         demo
           ? `Demo store created.\nStaff token: ${demo.staffToken}\nPublishable key:\n${demo.publishableKey}\n`

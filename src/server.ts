@@ -23,8 +23,10 @@ export interface RunningServer {
 export async function startServer(config: Readonly<Config>, db: Db, log: Logger): Promise<RunningServer> {
   const runtime = await createRuntime(config, db, { log });
   const sessions = { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs };
-  const demo = config.seedDemo ? await seedDemo({ db: db.kysely, clock: runtime.clock, sessions }) : null;
-  const app = await buildApp(runtime);
+  const demo = config.seedDemo
+    ? await seedDemo({ db: db.kysely, clock: runtime.clock, sessions, baseUrl: config.publicBaseUrl })
+    : null;
+  const app = await buildApp(runtime, { docsKey: demo?.publishableKey });
   await reportUnreadableSecrets(db.kysely, runtime.keyring, log);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

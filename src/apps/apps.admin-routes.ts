@@ -13,6 +13,7 @@ export const appsAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppsDeps }> = as
     {
       schema: {
         operationId: 'adminInstallApp',
+        'x-problems': ['app_already_installed'],
         tags,
         summary: 'Install an app (emits app.installed)',
         body: NewAppSchema,

@@ -20,6 +20,6 @@ export const NewAppSchema = Type.Object(
       description: 'Access scopes such as read_products or write_orders.',
     }),
   },
-  { additionalProperties: false },
+  { title: 'NewApp', additionalProperties: false },
 );
 export type NewApp = Static<typeof NewAppSchema>;

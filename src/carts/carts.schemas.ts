@@ -45,7 +45,7 @@ export const CartBodySchema = Type.Object(
       description: 'Lines of the same variant are merged.',
     }),
   },
-  { additionalProperties: false },
+  { title: 'CartInput', additionalProperties: false },
 );
 export type CartBody = Static<typeof CartBodySchema>;
 

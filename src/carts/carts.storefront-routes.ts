@@ -21,6 +21,7 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     {
       schema: {
         operationId: 'createCart',
+        'x-response-headers': { 201: ['ETag', 'Location'] },
         tags,
         summary: 'Create a cart',
         body: CartBodySchema,
@@ -42,6 +43,7 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     {
       schema: {
         operationId: 'getCart',
+        'x-response-headers': { 200: ['ETag'] },
         tags,
         summary: 'Read a cart (prices are current)',
         params: IdParams,
@@ -59,6 +61,8 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     {
       schema: {
         operationId: 'replaceCart',
+        'x-problems': ['cart_completed'],
+        'x-response-headers': { 200: ['ETag'] },
         tags,
         summary: 'Replace every line of a cart',
         description:

@@ -43,6 +43,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     {
       schema: {
         operationId: 'adminCreateProduct',
+        'x-problems': ['sku_unavailable', 'limit_reached'],
         tags: productTags,
         summary: 'Create a product with its variants',
         description:
@@ -124,6 +125,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     {
       schema: {
         operationId: 'adminCreateVariant',
+        'x-problems': ['sku_unavailable', 'limit_reached'],
         tags: productTags,
         summary: 'Add a variant to a product',
         params: IdParams,
@@ -142,6 +144,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     {
       schema: {
         operationId: 'adminUpdateVariant',
+        'x-problems': ['sku_unavailable', 'stock_reserved'],
         tags: productTags,
         summary: 'Change a variant: price, SKU, label, stock on hand',
         description: 'A change of sellable stock emits inventory.updated.',
@@ -175,6 +178,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     {
       schema: {
         operationId: 'adminCreateCollection',
+        'x-problems': ['slug_unavailable', 'limit_reached'],
         tags: productTags,
         summary: 'Create a manual or smart collection',
         body: CollectionInputSchema,
@@ -220,6 +224,7 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
     {
       schema: {
         operationId: 'adminUpdateCollection',
+        'x-problems': ['slug_unavailable'],
         tags: productTags,
         summary: 'Change a collection (title, slug, ordered productIds for manual, rules for smart)',
         params: IdParams,

@@ -76,7 +76,7 @@ export const VariantInputSchema = Type.Object(
     compareAtAmount: Type.Optional(Type.Union([Amount, Type.Null()])),
     onHand: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
   },
-  { additionalProperties: false },
+  { title: 'NewVariant', additionalProperties: false },
 );
 export type VariantInput = Static<typeof VariantInputSchema>;
 
@@ -88,7 +88,7 @@ export const VariantPatchSchema = Type.Object(
     compareAtAmount: Type.Optional(Type.Union([Amount, Type.Null()])),
     onHand: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
   },
-  { additionalProperties: false },
+  { title: 'VariantChange', additionalProperties: false },
 );
 export type VariantPatch = Static<typeof VariantPatchSchema>;
 
@@ -119,7 +119,7 @@ export const ProductInputSchema = Type.Object(
     tags: Type.Optional(Tags),
     variants: Type.Array(VariantInputSchema, { maxItems: 100 }),
   },
-  { additionalProperties: false },
+  { title: 'NewProduct', additionalProperties: false },
 );
 export type ProductInput = Static<typeof ProductInputSchema>;
 
@@ -131,7 +131,7 @@ export const ProductPatchSchema = Type.Object(
     image: Type.Optional(Image),
     tags: Type.Optional(Tags),
   },
-  { additionalProperties: false },
+  { title: 'ProductChange', additionalProperties: false },
 );
 export type ProductPatch = Static<typeof ProductPatchSchema>;
 
@@ -193,7 +193,7 @@ export const CollectionInputSchema = Type.Object(
     productIds: Type.Optional(Type.Array(Type.String({ format: 'uuid' }), { maxItems: 1000 })),
     rules: Type.Optional(RulesSchema),
   },
-  { additionalProperties: false },
+  { title: 'NewCollection', additionalProperties: false },
 );
 export type CollectionInput = Static<typeof CollectionInputSchema>;
 
@@ -209,7 +209,7 @@ export const CollectionPatchSchema = Type.Object(
     ),
     rules: Type.Optional(RulesSchema),
   },
-  { additionalProperties: false },
+  { title: 'CollectionChange', additionalProperties: false },
 );
 export type CollectionPatch = Static<typeof CollectionPatchSchema>;
 

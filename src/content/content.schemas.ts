@@ -45,7 +45,7 @@ export const MenuItemSchema = Type.Object(
 
 export const MenuInputSchema = Type.Object(
   { items: Type.Array(MenuItemSchema, { maxItems: MAX_MENU_ITEMS }) },
-  { additionalProperties: false },
+  { title: 'MenuInput', additionalProperties: false },
 );
 export type MenuInput = Static<typeof MenuInputSchema>;
 
@@ -79,7 +79,7 @@ export const PageInputSchema = Type.Object(
       description: 'Plain text, never HTML; paragraphs are separated by blank lines. Render it as text.',
     }),
   },
-  { additionalProperties: false },
+  { title: 'PageInput', additionalProperties: false },
 );
 export type PageInput = Static<typeof PageInputSchema>;
 
@@ -206,7 +206,10 @@ export const BlocksSchema = Type.Array(blockAt(1) as TUnsafe<Block>, {
     'Block tree: depth ≤ 4, ≤ 50 blocks in all, ≤ 12 children per block, ids unique in the tree, strings ≤ 5000 characters, ≤ 64 KiB as JSON. See docs/content.md.',
 });
 
-export const RegionDraftInputSchema = Type.Object({ blocks: BlocksSchema }, { additionalProperties: false });
+export const RegionDraftInputSchema = Type.Object(
+  { blocks: BlocksSchema },
+  { title: 'RegionDraftInput', additionalProperties: false },
+);
 export type RegionDraftInput = Static<typeof RegionDraftInputSchema>;
 
 export const StorefrontRegionSchema = Type.Object(

@@ -40,6 +40,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
     {
       schema: {
         operationId: 'adminRegisterSendingDomain',
+        'x-problems': ['domain_unavailable', 'sending_domain_exists'],
         tags,
         summary: 'Register the sending domain',
         description:
@@ -61,6 +62,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
     {
       schema: {
         operationId: 'adminGetSendingDomain',
+        'x-problems': ['not_found'],
         tags,
         summary: 'The sending domain and the status of each DNS record',
         response: { 200: SendingDomainSchema, ...problemResponses },
@@ -77,6 +79,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
     {
       schema: {
         operationId: 'adminVerifySendingDomain',
+        'x-problems': ['not_found'],
         tags,
         summary: 'Check the DNS records now',
         description:
@@ -95,6 +98,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
     {
       schema: {
         operationId: 'adminDeleteSendingDomain',
+        'x-problems': ['not_found'],
         tags,
         summary: 'Remove the sending domain',
         description: 'Store mail not yet sent goes out from the platform fallback sender.',

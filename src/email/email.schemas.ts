@@ -63,5 +63,5 @@ export const RegisterDomainBody = Type.Object(
       description: 'Local part of the sender address, e.g. "orders" for orders@example.com.',
     }),
   },
-  { additionalProperties: false },
+  { title: 'NewSendingDomain', additionalProperties: false },
 );

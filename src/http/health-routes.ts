@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { ProblemSchema } from './schemas.ts';
 import { AppError } from '../lib/errors.ts';
 
-const Health = Type.Object({ status: Type.String() });
+const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { title: 'Health' });
 
 /** Liveness and readiness; `ping` answers when the database does. */
 export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: { ping: () => Promise<void> } }> = async (

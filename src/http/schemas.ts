@@ -17,26 +17,42 @@ export const MoneySchema = Type.Object(
   { title: 'Money' },
 );
 
-export const ProblemSchema = Type.Object(
+const FieldErrorSchema = Type.Object(
   {
-    type: Type.String(),
-    title: Type.String({ description: 'Stable machine-readable code, e.g. validation_failed.' }),
-    status: Type.Integer(),
-    detail: Type.String(),
-    errors: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            pointer: Type.String({ description: 'JSON Pointer into the request part named by `in`.' }),
-            detail: Type.String(),
-            in: Type.Optional(Type.String()),
-          },
-          { additionalProperties: true },
-        ),
-      ),
+    pointer: Type.String({
+      description: 'JSON Pointer to the offending value within the request part named by `in`.',
+    }),
+    detail: Type.String({ description: 'What is wrong with it.' }),
+    in: Type.Optional(
+      Type.String({ description: 'body, query, path or header (absent: body).', examples: ['body'] }),
     ),
   },
-  { additionalProperties: true, description: 'RFC 9457 problem details (application/problem+json).' },
+  { additionalProperties: true, title: 'FieldError' },
+);
+
+const problemFields = {
+  type: Type.String({ description: '`about:blank`: the title is the code.' }),
+  title: Type.String({ description: 'Stable machine-readable code, e.g. validation_failed.' }),
+  status: Type.Integer({ description: 'The HTTP status.' }),
+  detail: Type.String({ description: 'Human-readable explanation of this occurrence.' }),
+};
+
+export const ProblemSchema = Type.Object(
+  { ...problemFields, errors: Type.Optional(Type.Array(FieldErrorSchema)) },
+  {
+    additionalProperties: true,
+    title: 'Problem',
+    description: 'RFC 9457 problem details (application/problem+json). Clients ignore unknown fields.',
+  },
+);
+
+export const ValidationProblemSchema = Type.Object(
+  { ...problemFields, errors: Type.Array(FieldErrorSchema, { minItems: 1 }) },
+  {
+    additionalProperties: true,
+    title: 'ValidationProblem',
+    description: 'A `validation_failed` problem: `errors[]` points at each offending value (up to 20).',
+  },
 );
 
 /** Standard error responses for documentation; the error handler produces them. */
@@ -62,12 +78,17 @@ export const PageQuery = Type.Object(
 
 /** The list envelope of every list endpoint: a page of items and an opaque next cursor. */
 export function Page<T extends TSchema>(item: T) {
-  return Type.Object({
-    items: Type.Array(item),
-    nextCursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass as `cursor` for the next page; null on the last page.',
-    }),
-  });
+  const named: unknown = (item as { title?: unknown }).title;
+  const title = typeof named === 'string' ? `${named}List` : undefined;
+  return Type.Object(
+    {
+      items: Type.Array(item),
+      nextCursor: Type.Union([Type.String(), Type.Null()], {
+        description: 'Pass as `cursor` for the next page; null on the last page.',
+      }),
+    },
+    title ? { title } : {},
+  );
 }
 
 /** PageQuery plus list-specific filters (one closed object, so unknown parameters stay 400). */

@@ -22,6 +22,7 @@ export const keysAdminRoutes: FastifyPluginAsyncTypebox<{ deps: KeysDeps }> = as
     {
       schema: {
         operationId: 'adminCreateStorefrontKey',
+        'x-problems': ['limit_reached'],
         tags,
         summary: 'Create a publishable key',
         body: NewKeySchema,

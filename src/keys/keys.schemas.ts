@@ -25,15 +25,18 @@ export const StorefrontKeySchema = Type.Object(
 );
 export type StorefrontKey = Static<typeof StorefrontKeySchema>;
 
-export const CreatedKeySchema = Type.Intersect([
-  StorefrontKeySchema,
-  Type.Object({ key: Type.String({ description: 'The full pk_ key. Shown only in this response.' }) }),
-]);
+export const CreatedKeySchema = Type.Intersect(
+  [
+    StorefrontKeySchema,
+    Type.Object({ key: Type.String({ description: 'The full pk_ key. Shown only in this response.' }) }),
+  ],
+  { title: 'CreatedStorefrontKey' },
+);
 export type CreatedKey = Static<typeof CreatedKeySchema>;
 
 export const NewKeySchema = Type.Object(
   { label: Type.String({ minLength: 1, maxLength: 200 }), allowedOrigins: Type.Optional(Origins) },
-  { additionalProperties: false },
+  { title: 'NewStorefrontKey', additionalProperties: false },
 );
 export type NewKey = Static<typeof NewKeySchema>;
 
@@ -48,6 +51,6 @@ export const KeyPatchSchema = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { title: 'StorefrontKeyChange', additionalProperties: false },
 );
 export type KeyPatch = Static<typeof KeyPatchSchema>;

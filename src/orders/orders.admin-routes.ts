@@ -48,6 +48,7 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
     {
       schema: {
         operationId: 'adminCreateRefund',
+        'x-problems': ['order_not_paid', 'refund_too_large', 'refund_rejected', 'provider_unavailable'],
         tags,
         summary: 'Refund part or all of a paid order',
         description:

@@ -78,7 +78,7 @@ export const CheckoutBodySchema = Type.Object(
     ),
     discountCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
-  { additionalProperties: false },
+  { title: 'CheckoutInput', additionalProperties: false },
 );
 export type CheckoutBody = Static<typeof CheckoutBodySchema>;
 
@@ -119,13 +119,16 @@ export const RefundBodySchema = Type.Object(
     amount: Type.Integer({ minimum: 1, description: 'Minor units.' }),
     reason: Type.Optional(Type.String({ maxLength: 500 })),
   },
-  { additionalProperties: false },
+  { title: 'NewRefund', additionalProperties: false },
 );
 
-export const RefundStartedSchema = Type.Object({
-  refund: RefundSchema,
-  order: Type.Object({ id: Type.String(), number: Type.Integer(), status: OrderStatusSchema }),
-});
+export const RefundStartedSchema = Type.Object(
+  {
+    refund: RefundSchema,
+    order: Type.Object({ id: Type.String(), number: Type.Integer(), status: OrderStatusSchema }),
+  },
+  { title: 'RefundStarted' },
+);
 export type RefundStarted = Static<typeof RefundStartedSchema>;
 
 export const PaymentSchema = Type.Object(
@@ -183,7 +186,7 @@ export const DiscountBodySchema = Type.Object(
     endsAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
     usageLimit: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
   },
-  { additionalProperties: false },
+  { title: 'NewDiscount', additionalProperties: false },
 );
 export type DiscountBody = Static<typeof DiscountBodySchema>;
 
@@ -203,7 +206,7 @@ export const TaxRateBodySchema = Type.Object(
     taxRateBps: Type.Integer({ minimum: 0, maximum: 10_000 }),
     shippingAmount: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
   },
-  { additionalProperties: false },
+  { title: 'TaxRateInput', additionalProperties: false },
 );
 export type TaxRateBody = Static<typeof TaxRateBodySchema>;
 

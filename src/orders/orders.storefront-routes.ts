@@ -22,6 +22,20 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDep
     {
       schema: {
         operationId: 'createCheckout',
+        'x-problems': [
+          'not_found',
+          'idempotency_key_required',
+          'idempotency_key_reused',
+          'idempotency_in_progress',
+          'cart_empty',
+          'cart_completed',
+          'cart_changed',
+          'insufficient_stock',
+          'discount_invalid',
+          'order_too_large',
+          'provider_unavailable',
+        ],
+        'x-response-headers': { 201: ['Idempotent-Replayed'] },
         tags: ['Storefront: checkout'],
         summary: 'Turn a cart into a pending order and a payment intent',
         description:

@@ -28,6 +28,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }>
     {
       schema: {
         operationId: 'adminCreateDiscount',
+        'x-problems': ['discount_exists'],
         tags,
         summary: 'Create a discount code',
         body: DiscountBodySchema,

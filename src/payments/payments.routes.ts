@@ -37,6 +37,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ deps: PaymentRoutesDeps
       {
         schema: {
           operationId: 'receivePaymentWebhook',
+          'x-problems': ['invalid_signature', 'not_found'],
           tags: ['Payments'],
           summary: 'Payment provider webhooks',
           description:
@@ -78,6 +79,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ deps: PaymentRoutesDeps
     {
       schema: {
         operationId: 'confirmSandboxPayment',
+        'x-problems': ['validation_failed', 'not_found', 'payment_not_confirmable'],
         tags: ['Sandbox provider'],
         summary: 'Confirm a sandbox payment (stands in for the provider’s hosted fields)',
         description:

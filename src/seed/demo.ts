@@ -25,6 +25,8 @@ export interface SeedDeps {
   db: Kysely<Database>;
   clock: Clock;
   sessions: SessionLifetime;
+  /** The server's own base URL: its /docs "Try it" calls the API from that origin. */
+  baseUrl?: string | undefined;
 }
 
 export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> {
@@ -38,7 +40,14 @@ export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> 
   try {
     const key = await createStorefrontKey(deps, store.id, {
       label: 'Demo storefront',
-      allowedOrigins: ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://localhost:5173'],
+      allowedOrigins: [
+        ...new Set([
+          ...(deps.baseUrl ? [new URL(deps.baseUrl).origin] : []),
+          'http://localhost:3000',
+          'http://127.0.0.1:3000',
+          'http://localhost:5173',
+        ]),
+      ],
     });
     await seedDemoCatalog(deps, store.id);
     await seedDemoContent(deps, store.id);

@@ -54,6 +54,7 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
       preHandler: limitSignIn,
       schema: {
         operationId: 'adminRequestSignInCode',
+        'x-problems': ['rate_limited'],
         tags: ['Admin: authentication'],
         summary: 'Email a one-time sign-in code',
         description:
@@ -80,6 +81,7 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
       preHandler: limitSignIn,
       schema: {
         operationId: 'adminVerifySignInCode',
+        'x-problems': ['unauthorized', 'rate_limited'],
         tags: ['Admin: authentication'],
         summary: 'Exchange an emailed code for a staff session token',
         security: [],

@@ -35,6 +35,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
     {
       schema: {
         operationId: 'adminAddStaffMember',
+        'x-problems': ['staff_exists'],
         tags,
         summary: 'Add a staff member',
         description: 'They sign in with an emailed code (POST /admin/v1/auth/sign-in).',
@@ -67,6 +68,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
     {
       schema: {
         operationId: 'adminUpdateStaffMember',
+        'x-problems': ['last_owner'],
         tags,
         summary: "Change a staff member's role",
         description: 'Demoting the last owner is 409 last_owner.',
@@ -84,6 +86,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
     {
       schema: {
         operationId: 'adminRemoveStaffMember',
+        'x-problems': ['last_owner'],
         tags,
         summary: 'Remove a staff member (ends their sessions)',
         description: 'Removing the last owner is 409 last_owner.',

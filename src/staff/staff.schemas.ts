@@ -20,5 +20,5 @@ export type StaffMember = Static<typeof StaffMemberSchema>;
 
 export const NewStaffMemberSchema = Type.Object(
   { email: Type.String({ format: 'email', maxLength: 254 }), role: StaffRoleSchema },
-  { additionalProperties: false },
+  { title: 'NewStaffMember', additionalProperties: false },
 );

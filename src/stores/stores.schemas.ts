@@ -37,6 +37,6 @@ export const StoreSettingsPatchSchema = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'StoreSettingsChange', additionalProperties: false },
 );
 export type StoreSettingsPatch = Static<typeof StoreSettingsPatchSchema>;

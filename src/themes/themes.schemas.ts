@@ -25,6 +25,6 @@ export const NewThemeSchema = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'NewTheme', additionalProperties: false },
 );
 export type NewTheme = Static<typeof NewThemeSchema>;

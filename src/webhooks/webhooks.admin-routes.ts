@@ -46,6 +46,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     {
       schema: {
         operationId: 'adminCreateWebhookEndpoint',
+        'x-problems': ['limit_reached'],
         tags,
         summary: 'Register a webhook endpoint',
         description:
@@ -177,6 +178,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     {
       schema: {
         operationId: 'adminReplayWebhooks',
+        'x-problems': ['endpoint_disabled', 'replay_in_progress'],
         tags,
         summary: 'Re-send events since a time (after an outage)',
         description:
@@ -225,6 +227,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     {
       schema: {
         operationId: 'adminRetryWebhookDelivery',
+        'x-problems': ['endpoint_disabled'],
         tags,
         summary: 'Send a delivery again now',
         description:

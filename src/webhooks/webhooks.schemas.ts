@@ -43,14 +43,17 @@ export const EndpointSchema = Type.Object(
 );
 export type Endpoint = Static<typeof EndpointSchema>;
 
-export const EndpointWithSecretSchema = Type.Intersect([
-  EndpointSchema,
-  Type.Object({
-    secret: Type.String({
-      description: 'The signing secret (whsec_…). Shown only in this response; store it now.',
+export const EndpointWithSecretSchema = Type.Intersect(
+  [
+    EndpointSchema,
+    Type.Object({
+      secret: Type.String({
+        description: 'The signing secret (whsec_…). Shown only in this response; store it now.',
+      }),
     }),
-  }),
-]);
+  ],
+  { title: 'WebhookEndpointWithSecret' },
+);
 export type EndpointWithSecret = Static<typeof EndpointWithSecretSchema>;
 
 export const NewEndpointSchema = Type.Object(
@@ -59,7 +62,7 @@ export const NewEndpointSchema = Type.Object(
     events: EventList,
     description: Type.Optional(Description),
   },
-  { additionalProperties: false },
+  { title: 'NewWebhookEndpoint', additionalProperties: false },
 );
 export type NewEndpoint = Static<typeof NewEndpointSchema>;
 
@@ -70,7 +73,7 @@ export const EndpointPatchSchema = Type.Object(
     description: Type.Optional(Description),
     enabled: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { title: 'WebhookEndpointChange', additionalProperties: false, minProperties: 1 },
 );
 export type EndpointPatch = Static<typeof EndpointPatchSchema>;
 
@@ -81,13 +84,14 @@ export const ReplaySchema = Type.Object(
       Type.String({ format: 'date-time', description: 'Only events created before this time.' }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'WebhookReplayRequest', additionalProperties: false },
 );
 export type Replay = Static<typeof ReplaySchema>;
 
-export const ReplayResultSchema = Type.Object({
-  replayed: Type.Integer({ description: 'Delivery rows queued (one per matching event).' }),
-});
+export const ReplayResultSchema = Type.Object(
+  { replayed: Type.Integer({ description: 'Delivery rows queued (one per matching event).' }) },
+  { title: 'WebhookReplayResult' },
+);
 export type ReplayResult = Static<typeof ReplayResultSchema>;
 
 export const DeliveryStatusSchema = Type.Union([
@@ -129,20 +133,26 @@ export const TestSendSchema = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { title: 'WebhookTestRequest', additionalProperties: false },
 );
 export type TestSend = Static<typeof TestSendSchema>;
 
-export const TestSendResultSchema = Type.Object({
-  eventId: Type.String({ format: 'uuid', description: 'The envelope id (x-webhook-id) of the test event.' }),
-  event: Type.String(),
-  ok: Type.Boolean({ description: 'The endpoint answered 2xx.' }),
-  statusCode: Type.Union([Type.Integer(), Type.Null()], {
-    description: 'The HTTP status of the answer; null when none came.',
-  }),
-  error: Type.Union([Type.String(), Type.Null()], { description: 'Why the send failed, when it did.' }),
-  durationMs: Type.Integer({ minimum: 0 }),
-});
+export const TestSendResultSchema = Type.Object(
+  {
+    eventId: Type.String({
+      format: 'uuid',
+      description: 'The envelope id (x-webhook-id) of the test event.',
+    }),
+    event: Type.String(),
+    ok: Type.Boolean({ description: 'The endpoint answered 2xx.' }),
+    statusCode: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The HTTP status of the answer; null when none came.',
+    }),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'Why the send failed, when it did.' }),
+    durationMs: Type.Integer({ minimum: 0 }),
+  },
+  { title: 'WebhookTestResult' },
+);
 export type TestSendResult = Static<typeof TestSendResultSchema>;
 
 export const DeliveryListQuerySchema = PageQueryWith({

@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createTestStore, startTestApp, type TestApp } from '../test/harness.ts';
+import { PROBLEMS } from './problems.ts';
+
+interface Response {
+  description: string;
+  headers?: Record<string, { $ref?: string }>;
+  content?: Record<string, { schema?: { $ref?: string } }>;
+}
+interface Operation {
+  operationId?: string;
+  tags?: string[];
+  parameters?: { name: string; in: string; required?: boolean }[];
+  requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> };
+  responses: Record<string, Response>;
+  security?: Record<string, string[]>[];
+}
+interface Document {
+  openapi: string;
+  tags: { name: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+}
+
+let t: TestApp;
+let doc: Document;
+before(async () => {
+  t = await startTestApp();
+  doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<Document>();
+});
+after(() => t.close());
+
+const operations = (): [string, string, Operation][] =>
+  Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]): [string, string, Operation] => [method, path, op]),
+  );
+const byId = (operationId: string): Operation => {
+  const found = operations().find(([, , op]) => op.operationId === operationId);
+  assert.ok(found, `no operation ${operationId}`);
+  return found[2];
+};
+
+describe('the OpenAPI document', () => {
+  test('every operation has a unique operationId and a described success response', () => {
+    const ids = operations().map(([method, path, op]) => {
+      assert.match(op.operationId ?? '', /^[a-z][A-Za-z]+$/, `${method} ${path}`);
+      const success = Object.entries(op.responses).filter(([status]) => status.startsWith('2'));
+      assert.ok(success.length > 0, `${op.operationId} has a success response`);
+      for (const [status, response] of success) {
+        assert.notEqual(response.description, 'Default Response', `${op.operationId} ${status}`);
+      }
+      return op.operationId;
+    });
+    assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+    assert.ok(ids.length >= 94);
+  });
+
+  test('resources, request bodies and problems are named component schemas used by $ref', () => {
+    for (const name of [
+      'ProductCard',
+      'ProductDetail',
+      'Variant',
+      'Cart',
+      'CartInput',
+      'CheckoutInput',
+      'CheckoutResult',
+      'StorefrontOrder',
+      'Payment',
+      'Money',
+      'Problem',
+      'ValidationProblem',
+      'FieldError',
+    ]) {
+      assert.ok(doc.components.schemas[name], `components.schemas.${name}`);
+    }
+    const json = (op: Operation, status: string) =>
+      op.responses[status]?.content?.['application/json']?.schema;
+    assert.deepEqual(json(byId('getProduct'), '200'), { $ref: '#/components/schemas/ProductDetail' });
+    assert.deepEqual(json(byId('listProducts'), '200'), { $ref: '#/components/schemas/ProductCardList' });
+    assert.deepEqual(byId('createCheckout').requestBody?.content?.['application/json']?.schema, {
+      $ref: '#/components/schemas/CheckoutInput',
+    });
+  });
+
+  test('every error response is application/problem+json and lists the titles it can carry', () => {
+    for (const [method, path, op] of operations()) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue;
+        assert.deepEqual(
+          Object.keys(response.content ?? {}),
+          ['application/problem+json'],
+          `${method} ${path} ${status}`,
+        );
+        for (const title of response.description.matchAll(/`([a-z_]+)`/g)) {
+          assert.equal(
+            PROBLEMS[title[1] as keyof typeof PROBLEMS][0],
+            Number(status),
+            `${title[1]} is a ${status}`,
+          );
+        }
+      }
+    }
+    const checkout = byId('createCheckout');
+    for (const [status, title] of [
+      ['400', 'idempotency_key_required'],
+      ['409', 'insufficient_stock'],
+      ['409', 'idempotency_in_progress'],
+      ['422', 'idempotency_key_reused'],
+      ['429', 'rate_limited'],
+      ['502', 'provider_unavailable'],
+    ] as const) {
+      assert.match(
+        checkout.responses[status]?.description ?? '',
+        new RegExp(`\`${title}\``),
+        `${status} ${title}`,
+      );
+    }
+    assert.ok(
+      checkout.responses['409']?.headers?.['Retry-After'],
+      '409 idempotency_in_progress says Retry-After',
+    );
+  });
+
+  test('checkout requires its Idempotency-Key; the replay header is documented', () => {
+    const checkout = byId('createCheckout');
+    const key = checkout.parameters?.find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    assert.equal(key?.required, true);
+    assert.ok(checkout.responses['201']?.headers?.['Idempotent-Replayed']);
+  });
+
+  test('conditional requests: cacheable reads take If-None-Match (304), cart writes If-Match (412)', () => {
+    for (const id of ['listProducts', 'getProduct', 'getCollection', 'getPage', 'getRegion', 'getStore']) {
+      const op = byId(id);
+      assert.ok(
+        op.parameters?.some((p) => p.name === 'If-None-Match'),
+        `${id} If-None-Match`,
+      );
+      assert.ok(op.responses['304'], `${id} 304`);
+      assert.ok(op.responses['200']?.headers?.ETag, `${id} ETag`);
+    }
+    assert.ok(!byId('getCart').parameters?.some((p) => p.name === 'If-None-Match'), 'carts are not cached');
+    const replace = byId('replaceCart');
+    assert.ok(replace.parameters?.some((p) => p.name === 'If-Match'));
+    assert.match(replace.responses['412']?.description ?? '', /precondition_failed/);
+    assert.ok(byId('createCart').responses['201']?.headers?.Location);
+  });
+
+  test('security per surface: a publishable key in either header, a staff token, or nothing', () => {
+    assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), [
+      'publishableKey',
+      'publishableKeyBearer',
+      'staffSession',
+    ]);
+    for (const [method, path, op] of operations()) {
+      const expected = path.startsWith('/storefront/v1')
+        ? [{ publishableKey: [] }, { publishableKeyBearer: [] }]
+        : path.startsWith('/admin/v1/auth/sign-in') || path.startsWith('/admin/v1/auth/verify')
+          ? []
+          : path.startsWith('/admin/v1')
+            ? [{ staffSession: [] }]
+            : [];
+      assert.deepEqual(op.security, expected, `${method} ${path}`);
+    }
+  });
+
+  test('tags read storefront first, then admin, then operations', () => {
+    const names = doc.tags.map((tag) => tag.name);
+    assert.equal(names[0], 'Storefront');
+    assert.ok(names.indexOf('Admin: authentication') > names.indexOf('Storefront: checkout'));
+    assert.equal(names.at(-1), 'Operations');
+    assert.ok(Object.keys(doc.paths)[0]?.startsWith('/storefront/v1'), 'paths start with the storefront');
+  });
+
+  test('a real error answer is one the document lists for that operation', async () => {
+    const shop = await createTestStore(t);
+    const missing = await t.app.inject({
+      method: 'GET',
+      url: `/storefront/v1/products/${randomUUID()}`,
+      headers: { 'x-publishable-key': shop.publishableKey },
+    });
+    assert.equal(missing.statusCode, 404);
+    assert.match(String(missing.headers['content-type']), /^application\/problem\+json/);
+    assert.match(
+      byId('getProduct').responses['404']?.description ?? '',
+      new RegExp(`\`${missing.json<{ title: string }>().title}\``),
+    );
+
+    const noKey = await t.app.inject({
+      method: 'POST',
+      url: '/storefront/v1/checkout',
+      headers: { 'x-publishable-key': shop.publishableKey },
+      payload: { cartId: randomUUID(), email: 'a@example.com' },
+    });
+    assert.equal(noKey.statusCode, 400);
+    assert.match(
+      byId('createCheckout').responses['400']?.description ?? '',
+      new RegExp(`\`${noKey.json<{ title: string }>().title}\``),
+    );
+  });
+
+  test('every problem title the code raises is in the catalogue', () => {
+    const root = path.resolve(import.meta.dirname, '..');
+    const raised = new Set<string>();
+    for (const file of fs.globSync('**/*.ts', { cwd: root })) {
+      if (file.endsWith('.test.ts')) continue;
+      const text = fs.readFileSync(path.join(root, file), 'utf8');
+      for (const match of text.matchAll(/new AppError\(\s*'([a-z_]+)'/g)) raised.add(match[1]!);
+    }
+    assert.ok(raised.size >= 30, `${raised.size} titles found`);
+    for (const title of raised) assert.ok(title in PROBLEMS, `${title} is in src/http/problems.ts`);
+  });
+});
+
+describe('/docs', () => {
+  test('serves the reference on this server, with no third-party cloud, AI or font requests', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/docs/' });
+    assert.equal(page.statusCode, 200);
+    const html = page.body;
+    for (const src of html.matchAll(/<(?:script|link)[^>]+(?:src|href)="([^"]+)"/g)) {
+      assert.ok(!/^https?:\/\//.test(src[1]!), `loads ${src[1]} from elsewhere`);
+    }
+    const compact = html.replace(/\s+/g, '');
+    assert.match(compact, /"agent":\{"disabled":true\}/);
+    assert.match(compact, /"mcp":\{"disabled":true\}/);
+    assert.match(compact, /"showDeveloperTools":"never"/);
+    assert.match(compact, /"withDefaultFonts":false/);
+    assert.match(compact, /"telemetry":false/);
+  });
+});

@@ -1,0 +1,412 @@
+import type { FastifySchema, RouteOptions } from 'fastify';
+import { cacheableOnSend } from './caching.ts';
+import { PROBLEMS, type ProblemTitle } from './problems.ts';
+import { ProblemSchema, ValidationProblemSchema } from './schemas.ts';
+
+/**
+ * The OpenAPI document, refined from what @fastify/swagger derives of the route schemas (one
+ * source): named component schemas (every schema with a `title`), problem+json error responses
+ * listing the titles each operation can return, response headers, conditional requests, security
+ * per surface, tags in reading order, and the webhooks the composition passes in.
+ */
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Problem titles this route returns besides those every route of its surface can (problems.ts). */
+    'x-problems'?: readonly ProblemTitle[];
+    /** Headers a success response carries besides the surface's (names of components.headers). */
+    'x-response-headers'?: Readonly<Record<number, readonly HeaderName[]>>;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema?: Json;
+}
+
+interface Response {
+  description: string;
+  headers?: Record<string, Json>;
+  content?: Record<string, { schema?: Json }>;
+}
+
+interface Operation {
+  operationId?: string;
+  tags?: string[];
+  summary?: string;
+  parameters?: Parameter[];
+  requestBody?: { content?: Record<string, { schema?: Json }> };
+  responses: Record<string, Response>;
+  security?: Record<string, string[]>[];
+  'x-problems'?: ProblemTitle[];
+  'x-response-headers'?: Record<string, HeaderName[]>;
+  'x-cacheable'?: boolean;
+  [key: string]: unknown;
+}
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: Json;
+  servers?: Json[];
+  tags?: Json[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas?: Record<string, Json>; securitySchemes?: Json; headers?: Json } & Json;
+  webhooks?: Record<string, Json>;
+  [key: string]: unknown;
+}
+
+const HEADERS = {
+  'X-Request-Id': {
+    description:
+      'The request id (yours from X-Request-Id if it was valid, else a new UUID); quote it in support requests.',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Limit': {
+    description: "Requests allowed in the current window for this key's tier.",
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  ETag: {
+    description:
+      'Strong validator of this representation: send it as If-None-Match (reads) or If-Match (cart writes).',
+    schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description:
+      'Catalog and content: `public, max-age=30, stale-while-revalidate=300`; carts and orders: `no-store`.',
+    schema: { type: 'string' },
+  },
+  Location: { description: 'The URL of the created resource.', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description:
+      '`true` when this answer is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+} as const;
+
+export type HeaderName = keyof typeof HEADERS;
+
+const headerRef = (name: HeaderName): Json => ({ $ref: `#/components/headers/${name}` });
+
+/** Tags in reading order: the storefront first, then the admin, then operations. */
+export const TAGS: readonly { name: string; description: string }[] = [
+  { name: 'Storefront', description: 'The store itself: name, currency.' },
+  {
+    name: 'Storefront: catalog',
+    description: 'Active products, variants and collections. Cacheable for 30 s (ETag, If-None-Match).',
+  },
+  { name: 'Storefront: content', description: 'Menus, pages and published regions (block trees).' },
+  {
+    name: 'Storefront: carts',
+    description: 'Server-side carts: create, read with current prices, replace all lines (If-Match).',
+  },
+  {
+    name: 'Storefront: checkout',
+    description:
+      'Turn a cart into a pending order and a payment intent (Idempotency-Key), then poll the order.',
+  },
+  { name: 'Admin: authentication', description: 'Staff sign-in by emailed code; session tokens.' },
+  { name: 'Admin: staff', description: 'Staff members and their roles.' },
+  { name: 'Admin: settings', description: 'Store name, currency, reply-to address.' },
+  { name: 'Admin: storefront keys', description: 'Publishable keys, their allowed origins and rate limits.' },
+  { name: 'Admin: catalog', description: 'Products, variants (price, stock), collections.' },
+  { name: 'Admin: content', description: 'Menus, pages, regions (draft and publish).' },
+  { name: 'Admin: themes', description: 'Themes and their publishing.' },
+  { name: 'Admin: apps', description: 'Installed apps.' },
+  { name: 'Admin: orders', description: 'Orders, payments and refunds.' },
+  {
+    name: 'Admin: discounts, tax and shipping',
+    description: 'Discount codes; tax and flat shipping by country.',
+  },
+  { name: 'Admin: webhooks', description: 'Endpoints, signing secrets, deliveries, retries and replays.' },
+  { name: 'Admin: email sender', description: 'The sending domain, its DNS records and the sender state.' },
+  { name: 'Payments', description: 'Signed webhooks from the payment provider.' },
+  {
+    name: 'Sandbox provider',
+    description: 'The built-in test payment provider (PAYMENT_PROVIDER=sandbox only).',
+  },
+  { name: 'Operations', description: 'Liveness and readiness probes.' },
+];
+
+export const SECURITY_SCHEMES = {
+  publishableKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Publishable-Key',
+    description: 'A publishable key (`pk_…`); safe in browser code.',
+  },
+  publishableKeyBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The same publishable key as `Authorization: Bearer pk_…`.',
+  },
+  staffSession: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A staff session token (`st_…`) from POST /admin/v1/auth/verify.',
+  },
+} as const;
+
+type Surface = 'storefront' | 'admin' | 'other';
+
+/**
+ * Marks what the document cannot see in a route's schema but the route does: a cacheable read
+ * (its onSend is the catalog cache hook). Used as @fastify/swagger's per-route `transform`.
+ */
+export function transformRoute({
+  schema,
+  url,
+  route,
+}: {
+  schema: FastifySchema;
+  url: string;
+  route: RouteOptions;
+}): {
+  schema: FastifySchema;
+  url: string;
+} {
+  const onSend = route.onSend;
+  const hooks = Array.isArray(onSend) ? onSend : onSend ? [onSend] : [];
+  const cacheable = hooks.includes(cacheableOnSend);
+  return { schema: cacheable ? ({ ...schema, 'x-cacheable': true } as FastifySchema) : schema, url };
+}
+
+export interface RefineOptions {
+  storefrontPrefix: string;
+  adminPrefix: string;
+  /** OpenAPI 3.1 webhooks (the events sent to merchants' endpoints). */
+  webhooks?: Record<string, Json>;
+}
+
+/** The refined document (a new object; the input is not changed). */
+export function refineDocument(input: OpenApiDocument, options: RefineOptions): OpenApiDocument {
+  const doc = structuredClone(input);
+  const surfaceOf = (path: string): Surface =>
+    path.startsWith(options.storefrontPrefix)
+      ? 'storefront'
+      : path.startsWith(options.adminPrefix)
+        ? 'admin'
+        : 'other';
+
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      refineOperation(operation, method, path, surfaceOf(path));
+    }
+  }
+  doc.paths = Object.fromEntries(
+    Object.entries(doc.paths).sort(([a], [b]) => pathRank(a, options) - pathRank(b, options)),
+  );
+  doc.tags = TAGS.map((tag) => ({ ...tag }));
+  doc['x-tagGroups'] = [
+    { name: 'Storefront API', tags: TAGS.filter((t) => t.name.startsWith('Storefront')).map((t) => t.name) },
+    { name: 'Admin API', tags: TAGS.filter((t) => t.name.startsWith('Admin')).map((t) => t.name) },
+    {
+      name: 'Payments and operations',
+      tags: TAGS.filter((t) => !t.name.startsWith('Storefront') && !t.name.startsWith('Admin')).map(
+        (t) => t.name,
+      ),
+    },
+  ];
+  doc.components = {
+    ...doc.components,
+    securitySchemes: SECURITY_SCHEMES,
+    headers: HEADERS,
+    schemas: {},
+  };
+  if (options.webhooks) doc.webhooks = structuredClone(options.webhooks);
+  hoistNamedSchemas(doc, ProblemSchema as unknown as Json, ValidationProblemSchema as unknown as Json);
+  return doc;
+}
+
+function pathRank(path: string, options: RefineOptions): number {
+  if (path.startsWith(options.storefrontPrefix)) return 0;
+  if (path.startsWith(options.adminPrefix)) return 1;
+  return 2;
+}
+
+function refineOperation(operation: Operation, method: string, path: string, surface: Surface): void {
+  const hasBody = operation.requestBody !== undefined;
+  const hasPathParams = path.includes('{');
+  const parameters = operation.parameters ?? [];
+  const cacheable = operation['x-cacheable'] === true;
+
+  // Security: a storefront key in either header; the staff token on the admin surface (the
+  // routes marked public, sign-in, carry none); nothing elsewhere.
+  if (surface === 'storefront') operation.security = [{ publishableKey: [] }, { publishableKeyBearer: [] }];
+  else if (surface === 'other') operation.security = [];
+  const authenticated = (operation.security?.length ?? 0) > 0;
+
+  // Headers that are parameters in the route schema but a conditional or idempotent request.
+  for (const parameter of parameters) {
+    const name = parameter.name.toLowerCase();
+    if (parameter.in !== 'header') continue;
+    if (name === 'idempotency-key') {
+      parameter.name = 'Idempotency-Key';
+      parameter.required = true;
+      parameter.schema = { type: 'string', format: 'uuid' };
+      parameter.description =
+        'A UUID made once per checkout attempt and reused on every retry of it: a retry replays the first answer (Idempotent-Replayed: true) and never reserves stock twice.';
+    }
+    if (name === 'if-match') parameter.name = 'If-Match';
+  }
+  if (cacheable && method === 'get') {
+    parameters.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'The ETag of a representation you hold: 304 Not Modified when it is still current.',
+      schema: { type: 'string' },
+    });
+  }
+  if (parameters.length > 0) operation.parameters = parameters;
+  const conditionalWrite = parameters.some((p) => p.in === 'header' && p.name === 'If-Match');
+
+  // Problems: the route's own titles plus those every route of the surface can return.
+  const titles = new Set<ProblemTitle>(operation['x-problems'] ?? []);
+  titles.add('internal_error');
+  if (surface !== 'other') {
+    titles.add('validation_failed');
+    titles.add('service_unavailable');
+    if (authenticated) {
+      titles.add('unauthorized');
+      titles.add('forbidden');
+    }
+    if (hasPathParams) titles.add('not_found');
+  }
+  if (surface === 'storefront') titles.add('rate_limited');
+  if (hasBody) {
+    titles.add('payload_too_large');
+    titles.add('unsupported_media_type');
+  }
+  if (conditionalWrite) titles.add('precondition_failed');
+  delete operation['x-problems'];
+
+  const responses: Record<string, Response> = {};
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (/^[45]/.test(status)) continue; // replaced by the statuses the titles name
+    responses[status] = refineSuccess(response, Number(status), method);
+  }
+  const extraHeaders = operation['x-response-headers'] ?? {};
+  delete operation['x-response-headers'];
+  for (const [status, response] of Object.entries(responses)) {
+    const names: HeaderName[] = ['X-Request-Id', ...(extraHeaders[status] ?? [])];
+    if (surface === 'storefront') names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+    if (cacheable && status === '200') names.push('ETag', 'Cache-Control');
+    response.headers = {
+      ...response.headers,
+      ...Object.fromEntries([...new Set(names)].map((name) => [name, headerRef(name)])),
+    };
+  }
+  if (cacheable && method === 'get') {
+    responses['304'] = {
+      description: 'Not Modified: the representation named by If-None-Match is current; no body.',
+      headers: { ETag: headerRef('ETag'), 'X-Request-Id': headerRef('X-Request-Id') },
+    };
+  }
+  for (const [status, list] of problemsByStatus(titles)) {
+    const names: HeaderName[] = ['X-Request-Id'];
+    if (status === 429 || list.includes('idempotency_in_progress')) names.push('Retry-After');
+    if (surface === 'storefront' && status !== 401 && status !== 403) {
+      names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+    }
+    const onlyValidation = list.length === 1 && list[0] === 'validation_failed';
+    responses[String(status)] = {
+      description: list.map((title) => `\`${title}\`: ${PROBLEMS[title][1]}`).join('\n\n'),
+      headers: Object.fromEntries(names.map((name) => [name, headerRef(name)])),
+      content: {
+        'application/problem+json': {
+          schema: { $ref: `#/components/schemas/${onlyValidation ? 'ValidationProblem' : 'Problem'}` },
+        },
+      },
+    };
+  }
+  operation.responses = Object.fromEntries(
+    Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)),
+  );
+  delete operation['x-cacheable'];
+}
+
+function problemsByStatus(titles: Set<ProblemTitle>): [number, ProblemTitle[]][] {
+  const byStatus = new Map<number, ProblemTitle[]>();
+  for (const title of [...titles].sort()) {
+    const status = PROBLEMS[title][0];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), title]);
+  }
+  return [...byStatus.entries()].sort(([a], [b]) => a - b);
+}
+
+const SUCCESS: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted: the work continues in the background',
+  204: 'Done; no body',
+};
+
+function refineSuccess(response: Response, status: number, method: string): Response {
+  if (response.description !== 'Default Response') return response;
+  const schema = response.content?.['application/json']?.schema;
+  const title = typeof schema?.title === 'string' ? schema.title : null;
+  const what = title ? `: the ${title}` : '';
+  return {
+    ...response,
+    description:
+      status === 200 && method === 'get' && title?.endsWith('List')
+        ? `A page of ${title.slice(0, -'List'.length)} items and the cursor of the next page`
+        : `${SUCCESS[status] ?? 'Success'}${what}`,
+  };
+}
+
+/**
+ * Moves every schema with a `title` into components.schemas under that title and refers to it with
+ * `$ref`, children first. Two different schemas with one title are a mistake in the route schemas:
+ * building the document fails, naming the title.
+ */
+function hoistNamedSchemas(doc: OpenApiDocument, ...always: Json[]): void {
+  const components: Record<string, Json> = {};
+  const fingerprints = new Map<string, string>();
+
+  const hoist = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(hoist);
+    if (value === null || typeof value !== 'object') return value;
+    const object: Json = {};
+    for (const [key, child] of Object.entries(value as Json)) object[key] = hoist(child);
+    const title = object.title;
+    if (typeof title !== 'string' || !/^[A-Z][A-Za-z0-9]*$/.test(title)) return object;
+    const fingerprint = JSON.stringify(object);
+    const known = fingerprints.get(title);
+    if (known !== undefined && known !== fingerprint) {
+      throw new Error(`OpenAPI: two different schemas are titled ${title}; give one another title`);
+    }
+    fingerprints.set(title, fingerprint);
+    components[title] = object;
+    return { $ref: `#/components/schemas/${title}` };
+  };
+
+  for (const schema of always) hoist(schema);
+  for (const item of Object.values(doc.paths)) {
+    for (const operation of Object.values(item)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.schema) parameter.schema = hoist(parameter.schema) as Json;
+      }
+      for (const media of Object.values(operation.requestBody?.content ?? {})) {
+        if (media.schema) media.schema = hoist(media.schema) as Json;
+      }
+      for (const response of Object.values(operation.responses)) {
+        for (const media of Object.values(response.content ?? {})) {
+          if (media.schema) media.schema = hoist(media.schema) as Json;
+        }
+      }
+    }
+  }
+  if (doc.webhooks) doc.webhooks = hoist(doc.webhooks) as Record<string, Json>;
+  doc.components.schemas = Object.fromEntries(
+    Object.entries(components).sort(([a], [b]) => a.localeCompare(b)),
+  );
+}
