@@ -43,6 +43,7 @@ export const LAYERS: Record<string, Layer> = {
   'runtime.ts': 'composition',
   'loops.ts': 'composition',
   'retention.loop.ts': 'composition',
+  'webhook-events.ts': 'composition',
   'config.ts': 'composition',
   secrets: 'composition',
   seed: 'composition',

@@ -37,6 +37,7 @@ import { createRateLimiter } from './ratelimit/ratelimit.limiter.ts';
 import { storefrontRateLimit } from './ratelimit/ratelimit.hook.ts';
 import { AppError } from './lib/errors.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
+import { webhookDocuments } from './webhook-events.ts';
 import { refineDocument, SECURITY_SCHEMES, transformRoute, type OpenApiDocument } from './http/openapi.ts';
 
 export const STOREFRONT_PREFIX = '/storefront/v1';
@@ -203,6 +204,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
         {
           storefrontPrefix: STOREFRONT_PREFIX,
           adminPrefix: ADMIN_PREFIX,
+          webhooks: webhookDocuments(),
         },
       ) as never,
   });

@@ -1,3 +1,5 @@
+import type { EmittedData } from '../events/events.schemas.ts';
+import type { AppInstalledData } from './apps.events.ts';
 import type { Kysely } from 'kysely';
 import { byCreated } from '../db/keyset.ts';
 import type { Database } from '../db/tables.ts';
@@ -40,7 +42,9 @@ export async function installApp(
       storeId,
       type: 'app.installed',
       resource: `app:${row.id}`,
-      data: { appId: row.id, name: row.name, scopes: row.scopes },
+      data: { appId: row.id, name: row.name, scopes: row.scopes } satisfies EmittedData<
+        typeof AppInstalledData
+      >,
     });
     return appRowToApp(row);
   });

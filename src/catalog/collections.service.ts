@@ -1,3 +1,5 @@
+import type { EmittedData } from '../events/events.schemas.ts';
+import type { CollectionUpdatedData } from './catalog.events.ts';
 import type { Kysely } from 'kysely';
 import { byCreated } from '../db/keyset.ts';
 import type { Database } from '../db/tables.ts';
@@ -195,7 +197,9 @@ export async function createCollection(
       storeId,
       type: 'content.updated',
       resource: `content:collection:${row.id}`,
-      data: { kind: 'collection', slug: input.slug, collectionId: row.id },
+      data: { kind: 'collection', slug: input.slug, collectionId: row.id } satisfies EmittedData<
+        typeof CollectionUpdatedData
+      >,
     });
     return row.id;
   });
@@ -232,7 +236,7 @@ export async function updateCollection(
         slug: patch.slug ?? current.slug,
         collectionId,
         ...(patch.slug && patch.slug !== current.slug ? { previousSlug: current.slug } : {}),
-      },
+      } satisfies EmittedData<typeof CollectionUpdatedData>,
     });
   });
   return getCollection(deps, storeId, collectionId);
@@ -250,7 +254,9 @@ export async function deleteCollection(
       storeId,
       type: 'content.updated',
       resource: `content:collection:${collectionId}`,
-      data: { kind: 'collection', slug, collectionId, deleted: true },
+      data: { kind: 'collection', slug, collectionId, deleted: true } satisfies EmittedData<
+        typeof CollectionUpdatedData
+      >,
     });
   });
 }

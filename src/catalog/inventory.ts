@@ -1,3 +1,5 @@
+import type { EmittedData } from '../events/events.schemas.ts';
+import type { InventoryUpdatedData } from './catalog.events.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
@@ -59,7 +61,9 @@ async function recordIfChanged(
     storeId,
     type: 'inventory.updated',
     resource: `variant:${variantId}`,
-    data: { variantId, productId: after.product_id, available: available(after) },
+    data: { variantId, productId: after.product_id, available: available(after) } satisfies EmittedData<
+      typeof InventoryUpdatedData
+    >,
   });
 }
 

@@ -1,3 +1,5 @@
+import type { EmittedData } from '../events/events.schemas.ts';
+import type { ProductCreatedData, ProductDeletedData, ProductUpdatedData } from './catalog.events.ts';
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { byCreated } from '../db/keyset.ts';
@@ -250,7 +252,7 @@ export async function createProduct(
           storeId,
           type: 'product.created',
           resource: `product:${product.id}`,
-          data: { productId: product.id },
+          data: { productId: product.id } satisfies EmittedData<typeof ProductCreatedData>,
         });
       }
       return product.id;
@@ -286,21 +288,23 @@ async function recordVisibilityChange(
       storeId,
       type: 'product.created',
       resource: `product:${productId}`,
-      data: { productId },
+      data: { productId } satisfies EmittedData<typeof ProductCreatedData>,
     });
   } else if (isVisible(was) && !isVisible(now)) {
     await recordEvent(trx, {
       storeId,
       type: 'product.deleted',
       resource: `product:${productId}`,
-      data: { productId, reason: now },
+      data: { productId, reason: now as 'draft' | 'archived' } satisfies EmittedData<
+        typeof ProductDeletedData
+      >,
     });
   } else if (isVisible(now) && changed) {
     await recordEvent(trx, {
       storeId,
       type: 'product.updated',
       resource: `product:${productId}`,
-      data: { productId },
+      data: { productId } satisfies EmittedData<typeof ProductUpdatedData>,
     });
   }
 }
@@ -358,7 +362,7 @@ export async function deleteProduct(
         storeId,
         type: 'product.deleted',
         resource: `product:${productId}`,
-        data: { productId, reason: 'deleted' },
+        data: { productId, reason: 'deleted' } satisfies EmittedData<typeof ProductDeletedData>,
       });
     }
   });

@@ -1,3 +1,5 @@
+import type { EmittedData } from '../events/events.schemas.ts';
+import type { MenuUpdatedData } from './content.events.ts';
 import { keysetPage } from '../db/keyset.ts';
 import { recordEvent } from '../events/events.ts';
 import type { ListPage } from '../lib/cursors.ts';
@@ -127,7 +129,7 @@ export async function putMenu(
         storeId,
         type: 'content.updated',
         resource: `content:menu:${handle}`,
-        data: { kind: 'menu', handle },
+        data: { kind: 'menu', handle } satisfies EmittedData<typeof MenuUpdatedData>,
       });
       return menuRowToAdmin(written);
     }
@@ -150,7 +152,7 @@ export async function deleteMenu(
       storeId,
       type: 'content.updated',
       resource: `content:menu:${handle}`,
-      data: { kind: 'menu', handle, deleted: true },
+      data: { kind: 'menu', handle, deleted: true } satisfies EmittedData<typeof MenuUpdatedData>,
     });
   });
 }

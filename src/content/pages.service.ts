@@ -1,3 +1,5 @@
+import type { EmittedData } from '../events/events.schemas.ts';
+import type { PageUpdatedData } from './content.events.ts';
 import { keysetPage } from '../db/keyset.ts';
 import { recordEvent } from '../events/events.ts';
 import type { ListPage } from '../lib/cursors.ts';
@@ -114,7 +116,7 @@ export async function putPage(
         storeId,
         type: 'content.updated',
         resource: `content:page:${slug}`,
-        data: { kind: 'page', slug },
+        data: { kind: 'page', slug } satisfies EmittedData<typeof PageUpdatedData>,
       });
       return pageRowToAdmin(written);
     }
@@ -137,7 +139,7 @@ export async function deletePage(
       storeId,
       type: 'content.updated',
       resource: `content:page:${slug}`,
-      data: { kind: 'page', slug, deleted: true },
+      data: { kind: 'page', slug, deleted: true } satisfies EmittedData<typeof PageUpdatedData>,
     });
   });
 }

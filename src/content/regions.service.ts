@@ -1,3 +1,5 @@
+import type { EmittedData } from '../events/events.schemas.ts';
+import type { RegionUpdatedData } from './content.events.ts';
 import { keysetPage } from '../db/keyset.ts';
 import { recordEvent } from '../events/events.ts';
 import type { ListPage } from '../lib/cursors.ts';
@@ -114,7 +116,7 @@ export async function publishRegion(
         storeId,
         type: 'content.updated',
         resource: `content:region:${key}`,
-        data: { kind: 'region', key },
+        data: { kind: 'region', key } satisfies EmittedData<typeof RegionUpdatedData>,
       });
       return toPublished(published)!;
     }
@@ -154,7 +156,7 @@ export async function deleteRegion(
         storeId,
         type: 'content.updated',
         resource: `content:region:${key}`,
-        data: { kind: 'region', key, deleted: true },
+        data: { kind: 'region', key, deleted: true } satisfies EmittedData<typeof RegionUpdatedData>,
       });
     }
   });

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createTestStore, startTestApp, type TestApp } from '../test/harness.ts';
+import Value from 'typebox/value';
+import { EVENT_DATA } from '../webhook-events.ts';
 import { PROBLEMS } from './problems.ts';
 
 interface Response {
@@ -171,7 +173,7 @@ describe('the OpenAPI document', () => {
     const names = doc.tags.map((tag) => tag.name);
     assert.equal(names[0], 'Storefront');
     assert.ok(names.indexOf('Admin: authentication') > names.indexOf('Storefront: checkout'));
-    assert.equal(names.at(-1), 'Operations');
+    assert.deepEqual(names.slice(-2), ['Operations', 'Webhooks']);
     assert.ok(Object.keys(doc.paths)[0]?.startsWith('/storefront/v1'), 'paths start with the storefront');
   });
 
@@ -212,6 +214,57 @@ describe('the OpenAPI document', () => {
     }
     assert.ok(raised.size >= 30, `${raised.size} titles found`);
     for (const title of raised) assert.ok(title in PROBLEMS, `${title} is in src/http/problems.ts`);
+  });
+});
+
+describe('the webhooks of the document', () => {
+  test('the ten events, each with its envelope, data schema and signature headers', () => {
+    const webhooks = (doc as unknown as { webhooks: Record<string, { post: Operation }> }).webhooks;
+    assert.deepEqual(Object.keys(webhooks).sort(), Object.keys(EVENT_DATA).sort());
+    assert.equal(Object.keys(webhooks).length, 10);
+    for (const [event, item] of Object.entries(webhooks)) {
+      const schema = item.post.requestBody?.content?.['application/json']?.schema;
+      assert.match(schema?.$ref ?? '', /^#\/components\/schemas\/\w+Event$/, event);
+      const signature = item.post.parameters?.find((p) => p.name === 'x-webhook-signature');
+      assert.equal(signature?.required, true, `${event} is signed`);
+    }
+    const paid = doc.components.schemas.OrderPaidEvent as { properties: Record<string, unknown> };
+    assert.deepEqual(paid.properties.data, { $ref: '#/components/schemas/OrderPaidData' });
+  });
+
+  test('the data a feature records matches the schema it declares', async () => {
+    const shop = await createTestStore(t);
+    const auth = { authorization: `Bearer ${shop.staffToken}` };
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/products',
+      headers: auth,
+      payload: { title: 'Mug', status: 'active', variants: [{ label: 'Mug', priceAmount: 1200, onHand: 3 }] },
+    });
+    assert.equal(created.statusCode, 201);
+    const product = created.json<{ id: string; variants: { id: string }[] }>();
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/admin/v1/variants/${product.variants[0]!.id}`,
+      headers: auth,
+      payload: { onHand: 5 },
+    });
+    await t.app.inject({ method: 'PUT', url: '/admin/v1/menus/main', headers: auth, payload: { items: [] } });
+    await t.app.inject({ method: 'DELETE', url: `/admin/v1/products/${product.id}`, headers: auth });
+
+    const events = await t.db.kysely
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('store_id', '=', shop.store.id)
+      .execute();
+    const types = new Set(events.map((e) => e.type));
+    for (const type of ['product.created', 'inventory.updated', 'content.updated', 'product.deleted']) {
+      assert.ok(types.has(type), `${type} was recorded`);
+    }
+    for (const event of events) {
+      const schema = EVENT_DATA[event.type as keyof typeof EVENT_DATA];
+      assert.ok(Value.Check(schema, event.data), `${event.type} ${JSON.stringify(event.data)}`);
+    }
   });
 });
 

@@ -133,6 +133,11 @@ export const TAGS: readonly { name: string; description: string }[] = [
     description: 'The built-in test payment provider (PAYMENT_PROVIDER=sandbox only).',
   },
   { name: 'Operations', description: 'Liveness and readiness probes.' },
+  {
+    name: 'Webhooks',
+    description:
+      'Signed POSTs to your endpoints, one per event (docs/webhooks.md: verifying, retries, replay).',
+  },
 ];
 
 export const SECURITY_SCHEMES = {
@@ -209,10 +214,9 @@ export function refineDocument(input: OpenApiDocument, options: RefineOptions): 
     { name: 'Admin API', tags: TAGS.filter((t) => t.name.startsWith('Admin')).map((t) => t.name) },
     {
       name: 'Payments and operations',
-      tags: TAGS.filter((t) => !t.name.startsWith('Storefront') && !t.name.startsWith('Admin')).map(
-        (t) => t.name,
-      ),
+      tags: TAGS.filter((t) => !/^(Storefront|Admin|Webhooks)/.test(t.name)).map((t) => t.name),
     },
+    { name: 'Webhooks', tags: ['Webhooks'] },
   ];
   doc.components = {
     ...doc.components,

@@ -1,3 +1,5 @@
+import type { EmittedData } from '../events/events.schemas.ts';
+import type { OrderCreatedData } from './orders.events.ts';
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { cartCompleted, completeCart, findCart, type CartRow } from '../carts/carts.service.ts';
@@ -220,7 +222,7 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
       number: order.number,
       status: 'pending',
       total: { amount: order.total_amount, currency: p.currency },
-    },
+    } satisfies EmittedData<typeof OrderCreatedData>,
   });
   return checkoutResult(tx.keyring, order, lines, payment);
 }

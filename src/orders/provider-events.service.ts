@@ -1,3 +1,5 @@
+import type { EmittedData } from '../events/events.schemas.ts';
+import type { OrderPaidData, OrderRefundedData } from './orders.events.ts';
 import type { Transaction } from 'kysely';
 import { sellReserved, takeStock } from '../catalog/inventory.ts';
 import type { Database } from '../db/tables.ts';
@@ -66,7 +68,7 @@ async function markPaid(
       orderId: order.id,
       number: order.number,
       total: { amount: order.total_amount, currency: order.currency.trim() },
-    },
+    } satisfies EmittedData<typeof OrderPaidData>,
   });
   const store = await getStore(tx, order.store_id);
   await queueOrderConfirmation(tx, store.name, paid, lines);
@@ -171,7 +173,7 @@ async function refundSettled(
       refundId: refund.id,
       amount: { amount: refund.amount, currency },
       refunded: { amount: order.refunded_amount, currency },
-    },
+    } satisfies EmittedData<typeof OrderRefundedData>,
   });
   const store = await getStore(tx, storeId);
   await queueRefundNotice(tx, store.name, order, refund.amount);

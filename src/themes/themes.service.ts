@@ -1,3 +1,5 @@
+import type { EmittedData } from '../events/events.schemas.ts';
+import type { ThemePublishedData } from './themes.events.ts';
 import type { Kysely } from 'kysely';
 import { lockScope } from '../db/advisory-lock.ts';
 import { byCreated } from '../db/keyset.ts';
@@ -89,7 +91,9 @@ export async function publishTheme(
       type: 'theme.published',
       // One live theme per store: every publish of a store is ordered.
       resource: 'theme',
-      data: { themeId: row.id, name: row.name, previousThemeId: previous?.id ?? null },
+      data: { themeId: row.id, name: row.name, previousThemeId: previous?.id ?? null } satisfies EmittedData<
+        typeof ThemePublishedData
+      >,
     });
     return themeRowToTheme(row);
   });
