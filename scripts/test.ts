@@ -1,5 +1,6 @@
 /**
- * `npm test`: prepares the database template once, then runs every `*.test.ts` file with node:test.
+ * `npm test`: prepares the database template once, then runs every `*.test.ts` file under src/ and
+ * scripts/ with node:test.
  *
  * Embedded (default): a migrated PGlite data directory is cached as a tarball; each test file loads
  * it into memory. PostgreSQL (DATABASE_URL set): that database is migrated once and each test file
@@ -20,7 +21,10 @@ const root = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const fileArgs = args.filter((arg) => arg.endsWith('.test.ts'));
 const flagArgs = args.filter((arg) => !arg.endsWith('.test.ts'));
-const files = fileArgs.length > 0 ? fileArgs : globSync('src/**/*.test.ts', { cwd: root }).sort();
+const files =
+  fileArgs.length > 0
+    ? fileArgs
+    : globSync(['src/**/*.test.ts', 'scripts/**/*.test.ts'], { cwd: root }).sort();
 
 const config = loadConfig({ ...process.env, SEED_DEMO: '0' });
 if (config.databaseUrl) {
