@@ -7,6 +7,9 @@
  *
  * Extra arguments are passed to node --test (e.g. `npm test -- --test-name-pattern=cursor`), and
  * file paths narrow the run (`npm test -- src/http/errors.test.ts`).
+ *
+ * The typed client (packages/client) is built first: its tests import it as `@storefront/client`,
+ * the built dist its users get.
  */
 import { spawn } from 'node:child_process';
 import { globSync } from 'node:fs';
@@ -15,12 +18,17 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { ensurePgliteTemplate } from '../src/test/template.ts';
+import { buildClient } from './build-client.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const fileArgs = args.filter((arg) => arg.endsWith('.test.ts'));
 const flagArgs = args.filter((arg) => !arg.endsWith('.test.ts'));
-const files = fileArgs.length > 0 ? fileArgs : globSync('src/**/*.test.ts', { cwd: root }).sort();
+/** Every test file: the service's, next to its code, and each package's, in its test/ folder. */
+const TEST_GLOBS = ['src/**/*.test.ts', 'packages/*/test/**/*.test.ts'];
+const files = fileArgs.length > 0 ? fileArgs : globSync(TEST_GLOBS, { cwd: root }).sort();
+
+buildClient();
 
 const config = loadConfig({ ...process.env, SEED_DEMO: '0' });
 if (config.databaseUrl) {
