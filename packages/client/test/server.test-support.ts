@@ -85,14 +85,16 @@ export interface RecordedCall {
   init: RequestInit;
 }
 
+export type ScriptStep = (call: RecordedCall, real: () => Promise<Response>) => Promise<Response>;
+
 /**
  * A fetch that records every request and lets a test decide, per call, what happens: pass it on
- * (`real`), answer with a made-up Response, or throw. `script[i]` handles call i; calls past the
- * script go to the real fetch.
+ * (`real`), answer with a made-up Response, or throw. `script[i]` handles call i (set it before that
+ * call is made); calls without a step go to the real fetch.
  */
 export function scriptedFetch(
-  script: ((call: RecordedCall, real: () => Promise<Response>) => Promise<Response>)[] = [],
-): FetchLike & { calls: RecordedCall[] } {
+  script: ScriptStep[] = [],
+): FetchLike & { calls: RecordedCall[]; script: ScriptStep[] } {
   const calls: RecordedCall[] = [];
   const fetchLike = async (url: string, init: RequestInit): Promise<Response> => {
     const call: RecordedCall = {
@@ -108,7 +110,7 @@ export function scriptedFetch(
     const step = script[index];
     return step ? step(call, real) : real();
   };
-  return Object.assign(fetchLike, { calls });
+  return Object.assign(fetchLike, { calls, script });
 }
 
 /** A problem+json response, as the service would send it. */
