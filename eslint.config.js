@@ -4,7 +4,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // packages/*/dist is built output; schema.d.ts is generated (npm run client:types) and checked against the contract.
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'packages/*/dist/', 'packages/client/src/schema.d.ts'] },
+  {
+    ignores: [
+      'node_modules/',
+      'data/',
+      'coverage/',
+      '**/.tmp/',
+      'packages/*/dist/',
+      'packages/client/src/schema.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
