@@ -19,9 +19,12 @@ type AllOptional<T> = {} extends T ? true : false;
 /** The body of one response object: its content (any media type), or `undefined` without one (204). */
 type BodyOf<R> = R extends { content: infer C } ? C[keyof C] : undefined;
 
-type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 205 | 206;
-type SuccessKey<K extends OperationId> = keyof Responses<K> & SuccessStatus;
-type ErrorKey<K extends OperationId> = Exclude<keyof Responses<K>, SuccessStatus>;
+/** Response keys by class: `200`, `201`, `2XX` are successes; `4XX`, `404`, `5XX`, `default` errors (a 304 is neither). */
+type KeysOfClass<K extends OperationId, Pattern extends string> = {
+  [S in keyof Responses<K>]: `${S & (string | number)}` extends Pattern ? S : never;
+}[keyof Responses<K>];
+type SuccessKey<K extends OperationId> = KeysOfClass<K, `2${string}`>;
+type ErrorKey<K extends OperationId> = KeysOfClass<K, `4${string}` | `5${string}` | 'default'>;
 
 /** What a successful call of the operation answers (the body of its 2xx responses). */
 export type SuccessBody<K extends OperationId> = {
@@ -47,8 +50,9 @@ export interface CallOptions {
   /** Aborts the call (and its retries, and the waits between them). */
   signal?: AbortSignal;
   /**
-   * Called with every HTTP response this call receives (each attempt), before its body is read:
-   * read `ETag`, `Idempotent-Replayed`, `X-Request-Id` or `RateLimit-*` here.
+   * Called with every HTTP response this call receives (each attempt), before the client reads its
+   * body (so do not consume the body here): read `ETag`, `Idempotent-Replayed`, `X-Request-Id` or
+   * `RateLimit-*`.
    */
   onResponse?: (response: Response) => void;
 }
