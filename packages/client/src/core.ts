@@ -215,6 +215,11 @@ export function createTransport(
       attempt: number,
     ): Promise<{ body: SuccessBody<K> } | { error: StorefrontError | StorefrontNetworkError }> => {
       const timeout = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs);
+      const failed = (cause: unknown) => {
+        if (signal?.aborted) throw signal.reason as Error;
+        const timedOut = timeout?.aborted ?? false;
+        return { error: new StorefrontNetworkError(cause, { ...info(attempt), timedOut }) };
+      };
       let response: Response;
       try {
         response = await doFetch(url, {
@@ -224,9 +229,7 @@ export function createTransport(
           signal: anySignal([signal, timeout]),
         });
       } catch (cause) {
-        if (signal?.aborted) throw signal.reason as Error;
-        const timedOut = timeout?.aborted ?? false;
-        return { error: new StorefrontNetworkError(cause, { ...info(attempt), timedOut }) };
+        return failed(cause);
       }
       given.onResponse?.(response);
       const meta = {
@@ -235,7 +238,13 @@ export function createTransport(
         retryAfter: parseRetryAfter(response.headers.get('retry-after')),
       };
       if (!response.ok) return { error: new StorefrontError(await problemOf(response), meta, info(attempt)) };
-      const text = await response.text();
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (cause) {
+        // The answer broke off (reset, timeout): the request may have been processed.
+        return failed(cause);
+      }
       if (text === '') return { body: undefined as SuccessBody<K> };
       try {
         return { body: JSON.parse(text) as SuccessBody<K> };

@@ -247,6 +247,32 @@ describe('errors', () => {
     assert.ok(Date.now() - started >= 950, 'waited for Retry-After: 1');
   });
 
+  test('an answer whose body breaks off is a network error: retried for reads, thrown for writes', async () => {
+    const { shop } = await openShop(live);
+    const broken = async () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('{"name":'));
+            controller.error(new TypeError('terminated'));
+          },
+        }),
+        { status: 200, headers: { 'content-type': 'application/json' } },
+      );
+    const tracing = scriptedFetch([broken, async (_call, real) => real(), broken]);
+    const client = createStorefrontClient({
+      baseUrl: live.baseUrl,
+      publishableKey: shop.publishableKey,
+      fetch: tracing,
+    });
+    assert.equal((await client.store.get()).slug, shop.store.slug);
+    assert.equal(tracing.calls.length, 2);
+    const error = await rejection(client.carts.create({ items: [] }));
+    assert.ok(error instanceof StorefrontNetworkError, String(error));
+    assert.equal((error.cause as Error).message, 'terminated');
+    assert.equal(tracing.calls.length, 3);
+  });
+
   test('a refused connection is a StorefrontNetworkError, retried up to maxAttempts for reads', async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
