@@ -1,15 +1,28 @@
 // @ts-check
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/'] },
+  // packages/*/dist is built output; schema.d.ts is generated (npm run client:types) and checked against the contract.
+  {
+    ignores: [
+      'node_modules/',
+      'data/',
+      'coverage/',
+      '**/.tmp/',
+      'packages/*/dist/',
+      'packages/client/src/schema.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js', 'bin/storefront.js'] },
+        projectService: {
+          allowDefaultProject: ['eslint.config.js', 'bin/storefront.js', 'packages/*/vite.config.ts'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -30,6 +43,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // Each feature adds its tables to the Database type by declaration merging (src/db/tables.ts).
       '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
+    },
+  },
+  {
+    // The web front ends: the rules of hooks, and their dependency lists.
+    files: ['packages/console/src/**/*.tsx', 'packages/console/src/**/*.ts'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
     },
   },
   {

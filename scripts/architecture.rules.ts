@@ -22,6 +22,7 @@ export const LAYERS: Record<string, Layer> = {
   workers: 'infrastructure',
   mail: 'infrastructure',
   ratelimit: 'infrastructure',
+  web: 'infrastructure',
   stores: 'features',
   credentials: 'features',
   keys: 'features',
@@ -47,6 +48,8 @@ export const LAYERS: Record<string, Layer> = {
   'config.ts': 'composition',
   secrets: 'composition',
   seed: 'composition',
+  // The console's home: reads orders, catalog, webhooks and email through their services.
+  overview: 'composition',
 };
 
 /** Within these layers, every arrow between two parts must be drawn in docs/architecture.md. */

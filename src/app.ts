@@ -31,6 +31,7 @@ import { cartsStorefrontRoutes } from './carts/carts.storefront-routes.ts';
 import { ordersAdminRoutes } from './orders/orders.admin-routes.ts';
 import { ordersStorefrontRoutes } from './orders/orders.storefront-routes.ts';
 import { pricingAdminRoutes } from './orders/pricing.admin-routes.ts';
+import { overviewAdminRoutes } from './overview/overview.admin-routes.ts';
 import { applyProviderEvent } from './orders/provider-events.service.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { createRateLimiter } from './ratelimit/ratelimit.limiter.ts';
@@ -38,6 +39,9 @@ import { storefrontRateLimit } from './ratelimit/ratelimit.hook.ts';
 import { AppError } from './lib/errors.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
 import { webhookDocuments } from './webhook-events.ts';
+import { readDevMailbox } from './mail/dev-mailbox.ts';
+import { registerStaticSite } from './web/static-site.ts';
+import { CONSOLE_DIST } from './web/sites.ts';
 import { refineDocument, SECURITY_SCHEMES, transformRoute, type OpenApiDocument } from './http/openapi.ts';
 
 export const STOREFRONT_PREFIX = '/storefront/v1';
@@ -56,6 +60,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** A publishable key to prefill in /docs "Try it" (the demo key, right after it was made). */
   docsKey?: string | undefined;
+  /** The console's build directory (default: packages/console/dist); tests point it at a fixture. */
+  consoleDir?: string | undefined;
 }
 
 /**
@@ -255,9 +261,27 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       });
       await admin.register(ordersAdminRoutes, { deps: orders });
       await admin.register(pricingAdminRoutes, { deps: orders });
+      await admin.register(overviewAdminRoutes, { deps: base });
     },
     { prefix: ADMIN_PREFIX },
   );
+
+  const transport = config.emailTransport;
+  if (config.devMailbox && transport.kind === 'file') {
+    // Development only (file transport, not production): the console's dev mailbox reads sign-in codes here.
+    app.get('/admin/dev/mailbox', { schema: { hide: true } }, async (_request, reply) => {
+      void reply.header('cache-control', 'no-store');
+      return { mails: await readDevMailbox(transport.dir) };
+    });
+  }
+  if (config.adminUi) {
+    registerStaticSite(app, {
+      prefix: '/admin',
+      dir: options.consoleDir ?? CONSOLE_DIST,
+      apiPrefixes: [`${ADMIN_PREFIX}/`, '/admin/dev/'],
+      name: 'merchant console',
+    });
+  }
 
   return app;
 }

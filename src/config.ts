@@ -61,6 +61,16 @@ export interface Config {
   readonly payments: PaymentsConfig;
   readonly webhooks: WebhookConfig;
   readonly emailIdentity: EmailIdentityConfig;
+  /** NODE_ENV=production: development helpers (the dev mailbox) do not exist. */
+  readonly production: boolean;
+  /** Serve the merchant console at /admin (ADMIN_UI, default on). */
+  readonly adminUi: boolean;
+  /**
+   * The console's "dev mailbox" (GET /admin/dev/mailbox): platform mail read back from the file
+   * transport, so a developer can sign in without opening .eml files. Only with the file transport
+   * and outside production.
+   */
+  readonly devMailbox: boolean;
 }
 
 export interface RetentionConfig {
@@ -137,6 +147,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const dataDir = path.resolve(cwd, read(env, 'DATA_DIR') ?? './data');
 
+  const production = read(env, 'NODE_ENV') === 'production';
+  const transport = emailTransport(env, cwd, dataDir);
   return Object.freeze({
     host,
     port,
@@ -159,7 +171,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     platformMailDomain,
     staffSessionTtlMs: duration(env, 'STAFF_SESSION_TTL', '12h'),
     staffSessionMaxAgeMs: duration(env, 'STAFF_SESSION_MAX_AGE', '7d'),
-    emailTransport: emailTransport(env, cwd, dataDir),
+    emailTransport: transport,
     mailRetryScheduleMs: Object.freeze(
       durationList(env, 'MAIL_RETRY_SCHEDULE', '30s,2m,10m,30m,1h,3h,6h,12h,24h'),
     ),
@@ -180,6 +192,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     payments: loadPaymentsConfig(env),
     webhooks: loadWebhookConfig(env),
     emailIdentity: loadEmailIdentityConfig(env),
+    production,
+    adminUi: boolean(env, 'ADMIN_UI', true),
+    devMailbox: !production && transport.kind === 'file',
   });
 }
 

@@ -108,6 +108,9 @@ async function serve(config: Readonly<Config>): Promise<void> {
   const lines = [
     '',
     `  Storefront is running at ${server.url}  (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
+    ...(config.adminUi
+      ? [`  Console:         ${base}/admin/  (store "demo", owner@demo.storefront.test)`]
+      : []),
     `  API reference:   ${base}/docs`,
     `  OpenAPI:         ${base}/openapi.json`,
   ];

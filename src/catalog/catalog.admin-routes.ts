@@ -9,6 +9,8 @@ import {
   AdminVariantSchema,
   CollectionInputSchema,
   CollectionPatchSchema,
+  CollectionPreviewInputSchema,
+  CollectionPreviewSchema,
   ProductInputSchema,
   ProductPatchSchema,
   VariantInputSchema,
@@ -19,7 +21,9 @@ import {
   createCollection,
   deleteCollection,
   getCollection,
+  listCollectionProducts,
   listCollections,
+  previewRules,
   updateCollection,
 } from './collections.service.ts';
 import {
@@ -203,6 +207,38 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }
       },
     },
     async (request) => listCollections(deps, requireStaff(request).storeId, request.query),
+  );
+
+  app.post(
+    '/collections/preview',
+    {
+      schema: {
+        operationId: 'adminPreviewCollection',
+        tags: productTags,
+        summary: 'The products smart-collection rules would match',
+        description:
+          'Checks the rules as creating a smart collection does (400 with pointers under /rules) and answers the first `limit` matching products of any status, in the collection order, with how many match. Writes nothing.',
+        body: CollectionPreviewInputSchema,
+        response: { 200: CollectionPreviewSchema, ...problemResponses },
+      },
+    },
+    async (request) => previewRules(deps, requireStaff(request).storeId, request.body),
+  );
+
+  app.get(
+    '/collections/:id/products',
+    {
+      schema: {
+        operationId: 'adminListCollectionProducts',
+        tags: productTags,
+        summary: "A collection's products (any status), in its order",
+        params: IdParams,
+        querystring: PageQuery,
+        response: { 200: Page(AdminProductSchema), ...problemResponses },
+      },
+    },
+    async (request) =>
+      listCollectionProducts(deps, requireStaff(request).storeId, request.params.id, request.query),
   );
 
   app.get(

@@ -155,7 +155,17 @@ export const AdminProductSchema = Type.Object(
 );
 export type AdminProduct = Static<typeof AdminProductSchema>;
 
-export const AdminProductsQuerySchema = PageQueryWith({ status: Type.Optional(ProductStatusSchema) });
+export const AdminProductsQuerySchema = PageQueryWith({
+  status: Type.Optional(ProductStatusSchema),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'Search: products whose title contains it, or with a variant whose SKU contains it (case-insensitive).',
+    }),
+  ),
+});
 export type AdminProductsQuery = Static<typeof AdminProductsQuerySchema>;
 
 const Condition = Type.Object(
@@ -229,3 +239,29 @@ export const AdminCollectionSchema = Type.Object(
   { title: 'AdminCollection' },
 );
 export type AdminCollection = Static<typeof AdminCollectionSchema>;
+
+export const CollectionPreviewInputSchema = Type.Object(
+  {
+    rules: RulesSchema,
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 50,
+        description: 'How many matching products to answer, default 20.',
+      }),
+    ),
+  },
+  { title: 'CollectionPreviewRequest', additionalProperties: false },
+);
+export type CollectionPreviewInput = Static<typeof CollectionPreviewInputSchema>;
+
+export const CollectionPreviewSchema = Type.Object(
+  {
+    items: Type.Array(AdminProductSchema, {
+      description: 'The first matching products (any status), in the order of a smart collection.',
+    }),
+    total: Type.Integer({ minimum: 0, description: 'How many products of the store match.' }),
+  },
+  { title: 'CollectionPreview' },
+);
+export type CollectionPreview = Static<typeof CollectionPreviewSchema>;

@@ -177,6 +177,19 @@ export function activeMemberCardsQuery(db: Kysely<Database>, storeId: string, co
     .where('p.status', '=', 'active');
 }
 
+/** A collection's products of any status (the admin's view), for keyset pagination on (cp.position, cp.product_id). */
+export function memberProductsQuery(db: Kysely<Database>, storeId: string, collectionId: string) {
+  return db
+    .selectFrom('collection_products as cp')
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.store_id', '=', 'cp.store_id').onRef('p.id', '=', 'cp.product_id'),
+    )
+    .selectAll('p')
+    .select('cp.position')
+    .where('cp.store_id', '=', storeId)
+    .where('cp.collection_id', '=', collectionId);
+}
+
 // Smart collections: the rules as SQL, and their materialised membership
 
 function conditionSql(condition: Condition): RawBuilder<SqlBool> {
@@ -242,4 +255,28 @@ export async function refreshSmartMembership(
       WHERE p.store_id = ${storeId}::uuid AND ${productFilter} AND ${rulesSql(collection.rules!)}
       ON CONFLICT DO NOTHING`.execute(db);
   }
+}
+
+/** The store's products (any status) that the rules match, for a preview: by creation time, as a smart collection orders them. */
+export function productsMatchingQuery(db: Kysely<Database>, storeId: string, rules: SmartRules) {
+  return db
+    .selectFrom('products as p')
+    .selectAll('p')
+    .where('p.store_id', '=', storeId)
+    .where(rulesSql(rules));
+}
+
+/** How many of the store's products (any status) the rules match. */
+export async function countProductsMatching(
+  db: Kysely<Database>,
+  storeId: string,
+  rules: SmartRules,
+): Promise<number> {
+  const row = await db
+    .selectFrom('products as p')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('p.store_id', '=', storeId)
+    .where(rulesSql(rules))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -1,16 +1,25 @@
 import type { EmittedData } from '../events/events.schemas.ts';
 import type { CollectionUpdatedData } from './catalog.events.ts';
 import type { Kysely } from 'kysely';
-import { byCreated } from '../db/keyset.ts';
+import { byCreated, keysetPage } from '../db/keyset.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
-import type { AdminCollection, CollectionInput, CollectionPatch, Rules } from './catalog.schemas.ts';
+import type {
+  AdminCollection,
+  AdminProduct,
+  CollectionInput,
+  CollectionPatch,
+  CollectionPreview,
+  CollectionPreviewInput,
+  Rules,
+} from './catalog.schemas.ts';
 import type { CatalogDeps } from './catalog.service.ts';
 import type { CollectionKind, CollectionRow } from './catalog.tables.ts';
 import {
   collectionsQuery,
+  countProductsMatching,
   countSmartCollections,
   deleteCollectionRow,
   findCollection,
@@ -18,11 +27,14 @@ import {
   lockCollection,
   findCollectionBySlug,
   memberIds,
+  memberProductsQuery,
+  productsMatchingQuery,
   refreshSmartMembership,
   replaceMembers,
   updateCollectionRow,
 } from './collections.repository.ts';
 import { existingProductIds } from './products.repository.ts';
+import { toAdminProducts } from './products.service.ts';
 
 export const MAX_MANUAL_PRODUCTS = 1000;
 export const MAX_CONDITIONS = 20;
@@ -259,4 +271,51 @@ export async function deleteCollection(
       >,
     });
   });
+}
+
+/**
+ * A collection's products of any status in its order (manual: the merchant's; smart: by creation
+ * time), in the admin shape: what the console lists and reorders.
+ */
+export async function listCollectionProducts(
+  deps: Pick<CatalogDeps, 'db' | 'cursors'>,
+  storeId: string,
+  collectionId: string,
+  page: { limit?: number | undefined; cursor?: string | undefined },
+): Promise<ListPage<AdminProduct>> {
+  if (!(await findCollection(deps.db, storeId, collectionId))) throw noCollection();
+  const rows = await keysetPage({
+    cursors: deps.cursors,
+    scope: `${storeId}:admin-collection:${collectionId}`,
+    query: memberProductsQuery(deps.db, storeId, collectionId),
+    columns: ['cp.position', 'cp.product_id'],
+    position: (row) => [row.position, row.id],
+    page,
+    toItem: (row) => row,
+  });
+  return { items: await toAdminProducts(deps, storeId, rows.items), nextCursor: rows.nextCursor };
+}
+
+export const DEFAULT_PREVIEW_SIZE = 20;
+
+/**
+ * What a smart collection with these rules would hold now: the first matching products (any
+ * status, by creation time, as the collection orders them) and how many match. The rules are the
+ * ones `createCollection` accepts, checked and matched by the same code (validateRules, rulesSql).
+ */
+export async function previewRules(
+  deps: Pick<CatalogDeps, 'db'>,
+  storeId: string,
+  input: CollectionPreviewInput,
+): Promise<CollectionPreview> {
+  validateRules(input.rules);
+  const [rows, total] = await Promise.all([
+    productsMatchingQuery(deps.db, storeId, input.rules)
+      .orderBy('p.created_at')
+      .orderBy('p.id')
+      .limit(input.limit ?? DEFAULT_PREVIEW_SIZE)
+      .execute(),
+    countProductsMatching(deps.db, storeId, input.rules),
+  ]);
+  return { items: await toAdminProducts(deps, storeId, rows), total };
 }

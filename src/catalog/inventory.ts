@@ -8,6 +8,7 @@ import { AppError } from '../lib/errors.ts';
 import {
   lockStockLevels,
   lockVariant,
+  lowStockVariants,
   releaseFromReserved,
   reserveIfAvailable,
   sellFromReserved,
@@ -108,6 +109,43 @@ export async function findShortfalls(
       requested: line.quantity,
       available: levels.get(line.variantId) ?? 0,
     }));
+}
+
+export interface LowStockVariant {
+  productId: string;
+  productTitle: string;
+  variantId: string;
+  label: string;
+  sku: string | null;
+  onHand: number;
+  reserved: number;
+  available: number;
+}
+
+/**
+ * Variants of active products with at most `threshold` units available (on hand − reserved), least
+ * first: the first `limit` of them and their total count. Read without locks (a report).
+ */
+export async function lowStock(
+  db: Kysely<Database>,
+  storeId: string,
+  threshold: number,
+  limit: number,
+): Promise<{ count: number; variants: LowStockVariant[] }> {
+  const { rows, count } = await lowStockVariants(db, storeId, threshold, limit);
+  return {
+    count,
+    variants: rows.map((row) => ({
+      productId: row.product_id,
+      productTitle: row.product_title,
+      variantId: row.id,
+      label: row.label,
+      sku: row.sku,
+      onHand: row.on_hand,
+      reserved: row.reserved,
+      available: available(row),
+    })),
+  };
 }
 
 /**

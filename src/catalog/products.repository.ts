@@ -1,4 +1,12 @@
-import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely';
+import {
+  sql,
+  type Insertable,
+  type Kysely,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+  type Updateable,
+} from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { ProductRow, ProductStatus, ProductTable, VariantRow, VariantTable } from './catalog.tables.ts';
 
@@ -9,11 +17,23 @@ import type { ProductRow, ProductStatus, ProductTable, VariantRow, VariantTable 
 export function productsQuery(
   db: Kysely<Database>,
   storeId: string,
-  filter: { status?: ProductStatus | undefined } = {},
+  filter: { status?: ProductStatus | undefined; q?: string | undefined } = {},
 ): SelectQueryBuilder<Database, 'products', ProductRow> {
   let query = db.selectFrom('products').selectAll().where('store_id', '=', storeId);
   if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.q) query = query.where(matchesSearch(storeId, filter.q));
   return query;
+}
+
+/**
+ * The admin search: the title contains `q`, or a variant of the product (in the same store) has a
+ * SKU containing it; case-insensitive, and `q` is a plain string (strpos, so `%` and `_` are literal).
+ */
+function matchesSearch(storeId: string, q: string): RawBuilder<SqlBool> {
+  const needle = sql`lower(${q}::text)`;
+  return sql<SqlBool>`(strpos(lower(products.title), ${needle}) > 0 OR EXISTS (
+    SELECT 1 FROM variants v
+    WHERE v.store_id = ${storeId}::uuid AND v.product_id = products.id AND strpos(lower(v.sku), ${needle}) > 0))`;
 }
 
 export function findProduct(
@@ -353,6 +373,56 @@ export function stockLevel(
     .where('store_id', '=', storeId)
     .where('id', '=', variantId)
     .executeTakeFirst();
+}
+
+/** A variant at or below a stock level, with its product's title. */
+export interface LowStockRow {
+  product_id: string;
+  product_title: string;
+  id: string;
+  label: string;
+  sku: string | null;
+  on_hand: number;
+  reserved: number;
+}
+
+/**
+ * Variants of active products whose sellable stock (`on_hand − reserved`) is at most `threshold`:
+ * the first `limit`, least stock first, and how many there are in all.
+ */
+export async function lowStockVariants(
+  db: Kysely<Database>,
+  storeId: string,
+  threshold: number,
+  limit: number,
+): Promise<{ rows: LowStockRow[]; count: number }> {
+  const low = db
+    .selectFrom('variants as v')
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.store_id', '=', 'v.store_id').onRef('p.id', '=', 'v.product_id'),
+    )
+    .where('v.store_id', '=', storeId)
+    .where('p.status', '=', 'active')
+    .where(sql<boolean>`v.on_hand - v.reserved <= ${threshold}`);
+  const [rows, total] = await Promise.all([
+    low
+      .select([
+        'v.product_id',
+        'p.title as product_title',
+        'v.id',
+        'v.label',
+        'v.sku',
+        'v.on_hand',
+        'v.reserved',
+      ])
+      .orderBy(sql`v.on_hand - v.reserved`)
+      .orderBy('p.title')
+      .orderBy('v.position')
+      .limit(limit)
+      .execute(),
+    low.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.n) };
 }
 
 /** The given variants' stock, locked in id order. */

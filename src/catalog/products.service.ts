@@ -124,7 +124,8 @@ async function assertSkusFree(
 
 const isVisible = (status: ProductStatus): boolean => status === 'active';
 
-async function toAdminProducts(
+/** Product rows in the admin shape, with their variants (one query for all of them). */
+export async function toAdminProducts(
   deps: Pick<CatalogDeps, 'db'>,
   storeId: string,
   rows: ProductRow[],
@@ -159,17 +160,21 @@ async function toAdminProducts(
   }));
 }
 
-/** All products of the store (any status, or one), by creation time. */
+/**
+ * All products of the store (any status, or one), by creation time; with `q`, those whose title or
+ * a variant's SKU contains it. A cursor is bound to its filter and search (its scope).
+ */
 export async function listProducts(
   deps: Pick<CatalogDeps, 'db' | 'cursors'>,
   storeId: string,
   query: AdminProductsQuery,
 ): Promise<ListPage<AdminProduct>> {
-  const scope = `${storeId}:admin-products:${query.status ?? '*'}`;
+  const q = query.q?.trim() || undefined;
+  const scope = `${storeId}:admin-products:${query.status ?? '*'}${q === undefined ? '' : `:q=${JSON.stringify(q)}`}`;
   const page = await byCreated(
     deps.cursors,
     scope,
-    productsQuery(deps.db, storeId, { status: query.status }),
+    productsQuery(deps.db, storeId, { status: query.status, q }),
     query,
     (row) => row,
   );

@@ -5,17 +5,5 @@ export interface MenuItem {
   url: string;
 }
 
-export const BLOCK_TYPES = ['heading', 'text', 'image', 'button', 'spacer', 'columns'] as const;
-export type BlockType = (typeof BLOCK_TYPES)[number];
-
-export const SPACER_SIZES = ['sm', 'md', 'lg'] as const;
-export type SpacerSize = (typeof SPACER_SIZES)[number];
-
-/** One node of a region tree (spec 2.9). Only `columns` carries `children`. */
-export type Block =
-  | { id: string; type: 'heading'; settings: { text: string; level: 1 | 2 | 3 } }
-  | { id: string; type: 'text'; settings: { text: string } }
-  | { id: string; type: 'image'; settings: { src: string; alt: string } }
-  | { id: string; type: 'button'; settings: { text: string; href: string } }
-  | { id: string; type: 'spacer'; settings: { size?: SpacerSize } }
-  | { id: string; type: 'columns'; settings: { columns: number }; children?: Block[] };
+export { BLOCK_TYPES, SPACER_SIZES } from '@storefront/blocks';
+export type { Block, BlockType, SpacerSize } from '@storefront/blocks';

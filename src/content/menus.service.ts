@@ -14,7 +14,7 @@ import {
 } from './content.repository.ts';
 import type { AdminMenu, MenuInput, StorefrontMenu } from './content.schemas.ts';
 import type { MenuRow, StorefrontMenuRow } from './content.tables.ts';
-import { urlProblem } from './content.text.ts';
+import { urlProblem } from '@storefront/blocks';
 import type { MenuItem } from './content.types.ts';
 
 export function menuRowToAdmin(row: MenuRow): AdminMenu {
@@ -33,7 +33,7 @@ export function menuRowToStorefront(row: StorefrontMenuRow): StorefrontMenu {
 
 const noMenu = (handle: string) => notFound(`No menu with the handle "${handle}".`);
 
-/** Labels are trimmed; URLs follow the menu rules of content.text.ts. 400 with a pointer per problem. */
+/** Labels are trimmed; URLs follow the menu rules of @storefront/blocks (text.ts). 400 with a pointer per problem. */
 function checkItems(items: MenuItem[]): MenuItem[] {
   const errors: FieldError[] = [];
   const checked = items.map((item, i) => {

@@ -12,6 +12,7 @@ import * as moneyPath from './migrations/0009_money_path.ts';
 import * as secretsAtRest from './migrations/0010_secrets_at_rest.ts';
 import * as retention from './migrations/0011_retention.ts';
 import * as eventResourceKeys from './migrations/0012_event_resource_keys.ts';
+import * as refundNotes from './migrations/0013_refund_notes.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0010_secrets_at_rest': secretsAtRest,
   '0011_retention': retention,
   '0012_event_resource_keys': eventResourceKeys,
+  '0013_refund_notes': refundNotes,
 };
 
 export class MigrationError extends Error {

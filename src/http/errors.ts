@@ -132,7 +132,22 @@ const ROUTABLE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
  * method-aware router of their own, so an existing path called with the wrong method answers
  * 405 with an `Allow` header instead of 404.
  */
+/**
+ * Answers a GET or HEAD no route matched, or returns null to let the 404 stand: how a single-page
+ * app (the console at /admin) serves its deep links without a wildcard route that would shadow the
+ * API's 404s and 405s.
+ */
+export type NotFoundFallback = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | null;
+const fallbacks = new WeakMap<FastifyInstance, NotFoundFallback[]>();
+
+export function addNotFoundFallback(app: FastifyInstance, fallback: NotFoundFallback): void {
+  const list = fallbacks.get(app);
+  if (!list) throw new Error('installErrorHandling(app) first');
+  list.push(fallback);
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
+  fallbacks.set(app, []);
   const index = FindMyWay({ ignoreTrailingSlash: false });
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -162,6 +177,12 @@ export function installErrorHandling(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      for (const fallback of fallbacks.get(app) ?? []) {
+        const answered = fallback(request, reply);
+        if (answered) return answered;
+      }
+    }
     const allowed = ROUTABLE_METHODS.filter((method) => index.find(method, path) !== null);
     if (allowed.length > 0 && request.method !== 'OPTIONS') {
       return sendProblem(

@@ -120,6 +120,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Admin: content', description: 'Menus, pages, regions (draft and publish).' },
   { name: 'Admin: themes', description: 'Themes and their publishing.' },
   { name: 'Admin: apps', description: 'Installed apps.' },
+  {
+    name: 'Admin: overview',
+    description: "The console's home: today's orders and revenue, and what needs attention.",
+  },
   { name: 'Admin: orders', description: 'Orders, payments and refunds.' },
   {
     name: 'Admin: discounts, tax and shipping',

@@ -52,7 +52,7 @@ export async function sendDueMail(deps: MailWorkerDeps): Promise<number> {
         to: row.to_address,
         subject: open(row.subject),
         text: open(row.text_body),
-        headers: { 'X-Storefront-Mail-Id': row.id },
+        headers: { 'X-Storefront-Mail-Id': row.id, 'X-Storefront-Mail-Tier': row.tier },
       });
       await markMailSent(db, row, clock.now(), messageId);
     } catch (error) {

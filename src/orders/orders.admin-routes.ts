@@ -65,6 +65,7 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
         storeId,
         request.params.id,
         request.body.amount,
+        request.body.reason,
       );
       return reply.code(202).send(started);
     },

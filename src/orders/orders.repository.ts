@@ -62,6 +62,39 @@ export function ordersQuery(
     .$if(status !== undefined, (qb) => qb.where('status', '=', status!));
 }
 
+/** What the console's home counts, in one pass over the store's orders (tenant-scoped). */
+export interface OrderCountsRow {
+  paid: number;
+  revenue: number;
+  pending: number;
+  expired: number;
+}
+
+/**
+ * Orders paid since `since` (count and the sum of their totals), orders pending now, and orders
+ * that expired since `since`. Counted and summed by the database.
+ */
+export async function orderCounts(db: Db, storeId: string, since: Date): Promise<OrderCountsRow> {
+  const row = await db
+    .selectFrom('orders')
+    .select([
+      sql<string>`count(*) filter (where status = 'paid' and paid_at >= ${since})`.as('paid'),
+      sql<string>`coalesce(sum(total_amount) filter (where status = 'paid' and paid_at >= ${since}), 0)`.as(
+        'revenue',
+      ),
+      sql<string>`count(*) filter (where status = 'pending')`.as('pending'),
+      sql<string>`count(*) filter (where status = 'expired' and expired_at >= ${since})`.as('expired'),
+    ])
+    .where('store_id', '=', storeId)
+    .executeTakeFirstOrThrow();
+  return {
+    paid: Number(row.paid),
+    revenue: Number(row.revenue),
+    pending: Number(row.pending),
+    expired: Number(row.expired),
+  };
+}
+
 /** The store's next order number (D6). Its counter row stays locked until commit: strictly increasing. */
 export async function nextOrderNumber(trx: Transaction<Database>, storeId: string): Promise<number> {
   const counter = await trx

@@ -104,6 +104,9 @@ export const RefundSchema = Type.Object(
       description:
         '`merchant` (staff refund) or `expired_out_of_stock` (automatic: paid after expiry, sold out).',
     }),
+    note: Type.Union([Type.String(), Type.Null()], {
+      description: 'The reason staff gave when refunding (free text, staff only; never sent to the buyer).',
+    }),
     lastError: Type.Union([Type.String(), Type.Null()], {
       description: "The provider's last answer when it refused or could not be reached.",
     }),
@@ -117,7 +120,12 @@ export type Refund = Static<typeof RefundSchema>;
 export const RefundBodySchema = Type.Object(
   {
     amount: Type.Integer({ minimum: 1, description: 'Minor units.' }),
-    reason: Type.Optional(Type.String({ maxLength: 500 })),
+    reason: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description: 'Why, for staff: kept on the refund as `note` (blank is none); the buyer never sees it.',
+      }),
+    ),
   },
   { title: 'NewRefund', additionalProperties: false },
 );

@@ -127,6 +127,8 @@ export interface RefundTable {
   status: RefundStatus;
   provider_ref: string | null;
   reason: string | null;
+  /** What the staff member typed as the reason of a refund (staff only). */
+  note: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   settled_at: NullableTime;
   /** When reconciliation asks the provider about this pending refund next (D24); default: now. */

@@ -60,6 +60,7 @@ export const refundView = (row: RefundRow, currency: string): Refund => ({
   status: row.status,
   providerRef: row.provider_ref,
   reason: row.reason,
+  note: row.note,
   lastError: row.last_error,
   createdAt: row.created_at.toISOString(),
   settledAt: row.settled_at?.toISOString() ?? null,

@@ -58,6 +58,7 @@ function openRefund(
   amount: number,
   reason: string,
   now: Date,
+  note: string | null = null,
 ): Promise<RefundRow> {
   return insertRefund(trx, {
     store_id: payment.store_id,
@@ -67,6 +68,7 @@ function openRefund(
     status: 'pending',
     provider_ref: null,
     reason,
+    note,
     created_at: now,
     // Should the process stop before the provider is asked, reconciliation asks soon.
     next_check_at: new Date(now.getTime() + RETRY_BASE_MS),
@@ -162,7 +164,10 @@ export async function requestRefund(
   storeId: string,
   orderId: string,
   amount: number,
+  /** The staff member's reason, kept as the refund's note (blank: none). */
+  reason?: string,
 ): Promise<RefundStarted> {
+  const note = reason?.trim() || null;
   const now = deps.clock.now();
   const opened = await deps.db.transaction().execute(async (trx) => {
     const exists = await findOrder(trx, storeId, orderId);
@@ -187,7 +192,7 @@ export async function requestRefund(
         },
       );
     }
-    const refund = await openRefund(trx, payment, amount, 'merchant', now);
+    const refund = await openRefund(trx, payment, amount, 'merchant', now, note);
     return { refund, payment, order };
   });
   const outcome = await sendRefund(deps, opened);

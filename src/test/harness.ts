@@ -172,6 +172,8 @@ export interface TestAppOptions {
   routes?: (app: App) => void;
   /** Run the background worker loops (mail, …) in this process, as `serve` does. */
   workers?: boolean;
+  /** The console's build directory (default: packages/console/dist). */
+  consoleDir?: string;
 }
 
 /** Builds the app on a fresh test database. Close it in `after()`. */
@@ -191,7 +193,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const expectedErrors: RegExp[] = [];
   const runtime = await createRuntime(config, db, { log: pino({ level: 'info' }, stream), clock });
-  const app = await buildApp(runtime, { logger: { level: 'info', stream } });
+  const app = await buildApp(runtime, {
+    logger: { level: 'info', stream },
+    ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
+  });
   options.routes?.(app);
   await app.ready();
   let workers: RunningWorkers | null = null;

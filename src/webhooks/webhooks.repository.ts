@@ -149,6 +149,21 @@ export function deliveriesQuery(
   return query;
 }
 
+/** How many of the store's deliveries have this status. */
+export async function countDeliveries(
+  db: Kysely<Database>,
+  storeId: string,
+  status: DeliveryStatus,
+): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('store_id', '=', storeId)
+    .where('status', '=', status)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export function findDelivery(
   db: Kysely<Database>,
   storeId: string,

@@ -9,6 +9,7 @@ import type { CursorCodec, ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 import type { Keyring } from '../lib/keyring.ts';
 import {
+  countDeliveries,
   countEndpoints,
   deleteEndpointRow,
   deliveriesQuery,
@@ -324,6 +325,11 @@ export function listDeliveries(
     deliveryRowToDelivery,
     'd.',
   );
+}
+
+/** Deliveries that gave up after their last attempt and wait for a retry (the console's home). */
+export function countFailedDeliveries(deps: Pick<WebhookDeps, 'db'>, storeId: string): Promise<number> {
+  return countDeliveries(deps.db, storeId, 'failed');
 }
 
 export async function getDelivery(

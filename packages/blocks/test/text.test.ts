@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { charLength, effectiveScheme, urlProblem, type UrlUse } from './content.text.ts';
+import { charLength, effectiveScheme, urlProblem, type UrlUse } from '@storefront/blocks';
 
 const DISGUISED_JAVASCRIPT = [
   'javascript:alert(1)',

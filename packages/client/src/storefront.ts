@@ -1,0 +1,276 @@
+import {
+  createTransport,
+  paginate,
+  randomUUID,
+  retryTransient,
+  sleep,
+  type RetryOptions,
+  type RetryPredicate,
+  type TransportOptions,
+} from './core.ts';
+import { OrderNotPaidError, StorefrontError, StorefrontNetworkError, WaitTimeoutError } from './errors.ts';
+import { storefrontOperations } from './operations.ts';
+import type {
+  CallOptions,
+  Cart,
+  CartInput,
+  Checkout,
+  CheckoutInput,
+  Collection,
+  ListItem,
+  ListOperationId,
+  Menu,
+  Order,
+  Page,
+  Paginated,
+  Product,
+  ProductCard,
+  QueryParams,
+  Region,
+  RequestArgs,
+  RequestInput,
+  SandboxConfirmation,
+  SandboxPaymentMethod,
+  Store,
+  StorefrontOperationId,
+  SuccessBody,
+} from './types.ts';
+
+export interface StorefrontClientOptions extends TransportOptions {
+  /** The store's publishable key (`pk_…`), sent as `X-Publishable-Key`. Public by design. */
+  publishableKey: string;
+}
+
+export interface CheckoutOptions extends CallOptions {
+  /**
+   * The `Idempotency-Key` of this logical checkout (a UUID). Default: a new one per call. Pass your
+   * own, kept e.g. in `sessionStorage` before the first attempt, to retry safely across page reloads.
+   */
+  idempotencyKey?: string;
+  /** Retries with the same key (network errors, 409 idempotency_in_progress, 429, 502, 503, 504). Default 5 attempts. */
+  retry?: RetryOptions;
+}
+
+export interface WaitForPaidOptions {
+  /** Give up after this long (default 120 000 ms): rejects with WaitTimeoutError. */
+  timeoutMs?: number;
+  /** Time between polls (default 1000 ms). */
+  intervalMs?: number;
+  signal?: AbortSignal;
+}
+
+/** A list's query without the cursor, which `listAll` manages. */
+type ListQuery<K extends ListOperationId> = Omit<QueryParams<K>, 'cursor'>;
+
+export interface StorefrontClient {
+  /** Calls any Storefront API operation by its operationId, e.g. `request('getProduct', { path: { id } })`. */
+  request<K extends StorefrontOperationId>(id: K, ...args: RequestArgs<K>): Promise<SuccessBody<K>>;
+  /** Every item of a paginated list operation, following `nextCursor`. */
+  list<K extends ListOperationId & StorefrontOperationId>(
+    id: K,
+    input?: Omit<RequestInput<K>, 'query'> & { query?: ListQuery<K> },
+  ): AsyncGenerator<ListItem<K>, void, undefined>;
+
+  store: { get(options?: CallOptions): Promise<Store> };
+  products: {
+    /** One page of active products, as cards. */
+    list(query?: QueryParams<'listProducts'>, options?: CallOptions): Promise<Paginated<ProductCard>>;
+    /** Every active product card, page after page (`for await (const card of …)`). */
+    listAll(query?: ListQuery<'listProducts'>, options?: CallOptions): AsyncGenerator<ProductCard>;
+    get(id: string, options?: CallOptions): Promise<Product>;
+  };
+  collections: {
+    list(
+      query?: QueryParams<'listCollections'>,
+      options?: CallOptions,
+    ): Promise<SuccessBody<'listCollections'>>;
+    listAll(
+      query?: ListQuery<'listCollections'>,
+      options?: CallOptions,
+    ): AsyncGenerator<ListItem<'listCollections'>>;
+    get(slug: string, options?: CallOptions): Promise<Collection>;
+    /** One page of a collection's products. */
+    listProducts(
+      slug: string,
+      query?: QueryParams<'listCollectionProducts'>,
+      options?: CallOptions,
+    ): Promise<Paginated<ProductCard>>;
+    listAllProducts(
+      slug: string,
+      query?: ListQuery<'listCollectionProducts'>,
+      options?: CallOptions,
+    ): AsyncGenerator<ProductCard>;
+  };
+  menus: {
+    list(query?: QueryParams<'listMenus'>, options?: CallOptions): Promise<SuccessBody<'listMenus'>>;
+    listAll(query?: ListQuery<'listMenus'>, options?: CallOptions): AsyncGenerator<ListItem<'listMenus'>>;
+    get(handle: string, options?: CallOptions): Promise<Menu>;
+  };
+  pages: {
+    list(query?: QueryParams<'listPages'>, options?: CallOptions): Promise<SuccessBody<'listPages'>>;
+    listAll(query?: ListQuery<'listPages'>, options?: CallOptions): AsyncGenerator<ListItem<'listPages'>>;
+    get(slug: string, options?: CallOptions): Promise<Page>;
+  };
+  regions: { get(key: string, options?: CallOptions): Promise<Region> };
+  carts: {
+    create(body: CartInput, options?: CallOptions): Promise<Cart>;
+    get(id: string, options?: CallOptions): Promise<Cart>;
+    /**
+     * Replaces the cart's lines. With `ifMatch` (the cart's `ETag`, read through `onResponse`) the write
+     * fails with 412 precondition_failed when someone changed the cart meanwhile.
+     */
+    replace(id: string, body: CartInput, options?: CallOptions & { ifMatch?: string }): Promise<Cart>;
+  };
+  checkout: {
+    /**
+     * Turns a cart into a pending order and a payment intent. Makes one `Idempotency-Key` for this
+     * checkout and retries with that same key on network errors, 409 idempotency_in_progress, 429 and
+     * 502/503/504 (honouring `Retry-After`), so a lost answer never orders twice. Other errors
+     * (validation, insufficient_stock, …) are thrown at once; their `idempotencyKey` says which key
+     * to retry with.
+     */
+    create(body: CheckoutInput, options?: CheckoutOptions): Promise<Checkout>;
+  };
+  orders: {
+    get(id: string, options?: CallOptions): Promise<Order>;
+    /**
+     * Polls the order until its status is `paid` and resolves with it. Rejects with
+     * OrderNotPaidError when it reaches a status that will not become paid (`expired`), with
+     * WaitTimeoutError when time runs out, and with a StorefrontError the service answered that
+     * polling cannot fix (404, 401, …). Network errors, 429 and 5xx are polled through.
+     */
+    waitForPaid(id: string, options?: WaitForPaidOptions): Promise<Order>;
+  };
+  sandbox: {
+    /**
+     * The built-in sandbox payment provider's hosted confirmation (`POST /sandbox/v1/payments/{ref}/confirm`,
+     * no key needed): `pm_card_visa` succeeds, `pm_card_declined` fails, `pm_card_delayed` succeeds
+     * after a delay. Only on servers running the sandbox provider (the default).
+     */
+    confirm(
+      payment: { ref: string; clientSecret: string },
+      paymentMethod?: SandboxPaymentMethod,
+      options?: CallOptions,
+    ): Promise<SandboxConfirmation>;
+  };
+}
+
+/** Statuses from which an order never becomes paid. */
+const TERMINAL_ORDER_STATUSES: ReadonlySet<string> = new Set(['expired', 'canceled', 'cancelled']);
+
+/** Checkout retries: transient failures and a concurrent attempt with the same key; never a 4xx refusal. */
+export const retryCheckout: RetryPredicate = (error) =>
+  retryTransient(error) ||
+  (!error.isNetworkError && error.status === 409 && error.title === 'idempotency_in_progress');
+
+/** A client of the Storefront API (and the sandbox payment provider), authenticated with a publishable key. */
+export function createStorefrontClient(options: StorefrontClientOptions): StorefrontClient {
+  const { publishableKey } = options;
+  if (typeof publishableKey !== 'string' || publishableKey === '') {
+    throw new TypeError('publishableKey is required (pk_…)');
+  }
+  const transport = createTransport(options, storefrontOperations, (path): Record<string, string> =>
+    path.startsWith('/storefront/') ? { 'x-publishable-key': publishableKey } : {},
+  );
+  const call = <K extends StorefrontOperationId>(id: K, input?: RequestInput<K>) => transport.call(id, input);
+
+  function list<K extends ListOperationId & StorefrontOperationId>(
+    id: K,
+    input?: Omit<RequestInput<K>, 'query'> & { query?: ListQuery<K> },
+  ): AsyncGenerator<ListItem<K>, void, undefined> {
+    return paginate((cursor) => {
+      const query = { ...input?.query, ...(cursor === undefined ? {} : { cursor }) };
+      return call(id, { ...input, query } as RequestInput<K>) as unknown as Promise<Paginated<ListItem<K>>>;
+    });
+  }
+
+  return {
+    request: (id, ...[input]) => call(id, input),
+    list,
+    store: { get: (options) => call('getStore', options) },
+    products: {
+      list: (query, options) => call('listProducts', { ...options, query }),
+      listAll: (query, options) => list('listProducts', { ...options, query }),
+      get: (id, options) => call('getProduct', { ...options, path: { id } }),
+    },
+    collections: {
+      list: (query, options) => call('listCollections', { ...options, query }),
+      listAll: (query, options) => list('listCollections', { ...options, query }),
+      get: (slug, options) => call('getCollection', { ...options, path: { slug } }),
+      listProducts: (slug, query, options) =>
+        call('listCollectionProducts', { ...options, path: { slug }, query }),
+      listAllProducts: (slug, query, options) =>
+        list('listCollectionProducts', { ...options, path: { slug }, query }),
+    },
+    menus: {
+      list: (query, options) => call('listMenus', { ...options, query }),
+      listAll: (query, options) => list('listMenus', { ...options, query }),
+      get: (handle, options) => call('getMenu', { ...options, path: { handle } }),
+    },
+    pages: {
+      list: (query, options) => call('listPages', { ...options, query }),
+      listAll: (query, options) => list('listPages', { ...options, query }),
+      get: (slug, options) => call('getPage', { ...options, path: { slug } }),
+    },
+    regions: { get: (key, options) => call('getRegion', { ...options, path: { key } }) },
+    carts: {
+      create: (body, options) => call('createCart', { ...options, body }),
+      get: (id, options) => call('getCart', { ...options, path: { id } }),
+      replace: (id, body, { ifMatch, ...options } = {}) =>
+        call('replaceCart', {
+          ...options,
+          path: { id },
+          body,
+          ...(ifMatch === undefined ? {} : { header: { 'If-Match': ifMatch } }),
+        }),
+    },
+    checkout: {
+      create: (body, { idempotencyKey = randomUUID(), retry, ...options } = {}) =>
+        transport.call(
+          'createCheckout',
+          { ...options, body, header: { 'Idempotency-Key': idempotencyKey } },
+          {
+            idempotencyKey,
+            retryable: retryCheckout,
+            retry: { ...transport.retry, maxAttempts: 5, ...retry },
+          },
+        ),
+    },
+    orders: {
+      get: (id, options) => call('getOrder', { ...options, path: { id } }),
+      async waitForPaid(id, { timeoutMs = 120_000, intervalMs = 1000, signal } = {}) {
+        const deadline = Date.now() + timeoutMs;
+        let last: Order | null = null;
+        for (;;) {
+          /** Why this poll failed, when it did (a network error, 429, 5xx). */
+          let pollError: unknown = null;
+          try {
+            // One attempt per poll: the polling itself is the retry.
+            last = await transport.call(
+              'getOrder',
+              { path: { id }, signal },
+              { retry: { ...transport.retry, maxAttempts: 1 } },
+            );
+            if (last.status === 'paid') return last;
+            if (TERMINAL_ORDER_STATUSES.has(last.status)) throw new OrderNotPaidError(last);
+          } catch (error) {
+            const known = error instanceof StorefrontError || error instanceof StorefrontNetworkError;
+            if (!known || signal?.aborted || !retryTransient(error)) throw error;
+            pollError = error;
+          }
+          const left = deadline - Date.now();
+          if (left <= 0) throw new WaitTimeoutError(id, timeoutMs, last, pollError);
+          await sleep(Math.min(intervalMs, left), signal);
+        }
+      },
+    },
+    sandbox: {
+      confirm: (payment, paymentMethod = 'pm_card_visa', options) =>
+        call('confirmSandboxPayment', {
+          ...options,
+          path: { ref: payment.ref },
+          body: { clientSecret: payment.clientSecret, paymentMethod },
+        }),
+    },
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * The package as it is shipped: `@storefront/client` resolves to the built dist (which every other
+ * test of this folder imports), the runtime imports nothing but its own modules (no Node built-ins,
+ * no dependencies), it bundles for the browser, and it stays within its size budget.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import * as client from '@storefront/client';
+import { bundleSize } from '../../../scripts/client-size.ts';
+import { generateClientFiles } from '../../../scripts/client-types.ts';
+
+const PACKAGE = path.resolve(import.meta.dirname, '..');
+const DIST = path.join(PACKAGE, 'dist');
+
+describe('the built package', () => {
+  test('@storefront/client resolves to dist/index.js, with declarations and the generated schema next to it', () => {
+    const resolved = fileURLToPath(import.meta.resolve('@storefront/client'));
+    assert.equal(fs.realpathSync(resolved), path.join(DIST, 'index.js'));
+    const manifest = JSON.parse(fs.readFileSync(path.join(PACKAGE, 'package.json'), 'utf8')) as {
+      type: string;
+      exports: { '.': { types: string; default: string } };
+      dependencies?: Record<string, string>;
+    };
+    assert.equal(manifest.type, 'module');
+    assert.equal(manifest.dependencies, undefined, 'no runtime dependencies');
+    for (const target of Object.values(manifest.exports['.'])) {
+      assert.ok(fs.existsSync(path.join(PACKAGE, target)), `${target} exists`);
+    }
+    assert.ok(fs.existsSync(path.join(DIST, 'schema.d.ts')), 'the generated types are shipped');
+    for (const name of fs.readdirSync(DIST).filter((name) => name.endsWith('.d.ts'))) {
+      const text = fs.readFileSync(path.join(DIST, name), 'utf8');
+      assert.doesNotMatch(
+        text,
+        /from '\.[^']*\.ts'/,
+        `${name} names .js modules, as any TypeScript can resolve`,
+      );
+    }
+    assert.equal(typeof client.createStorefrontClient, 'function');
+    assert.equal(typeof client.createAdminClient, 'function');
+    assert.equal(typeof client.verifyWebhook, 'function');
+    assert.equal(typeof client.StorefrontError, 'function');
+  });
+
+  test('the runtime imports only its own modules: no Node built-ins, no packages', () => {
+    const files = fs.readdirSync(DIST).filter((name) => name.endsWith('.js'));
+    assert.ok(files.length >= 5);
+    for (const name of files) {
+      const text = fs.readFileSync(path.join(DIST, name), 'utf8');
+      const specifiers = [...text.matchAll(/\b(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map(([, s]) => s!);
+      for (const specifier of specifiers)
+        assert.match(specifier, /^\.\/[\w-]+\.js$/, `${name} imports ${specifier}`);
+      assert.doesNotMatch(text, /\brequire\(|\bprocess\.|\bBuffer\b/, `${name} uses no Node globals`);
+    }
+  });
+
+  test('it bundles for the browser within its size budget', async () => {
+    const entry = JSON.stringify(path.join(DIST, 'index.js'));
+    const everything = await bundleSize(`export * from ${entry};`);
+    const storefront = await bundleSize(`export { createStorefrontClient, verifyWebhook } from ${entry};`);
+    assert.ok(everything.minified < 25_000, `everything: ${everything.minified} bytes minified`);
+    assert.ok(everything.gzipped < 8_000, `everything: ${everything.gzipped} bytes gzipped`);
+    assert.ok(
+      storefront.minified < everything.minified - 3000,
+      'the admin operations are left out of a shop bundle',
+    );
+  });
+});
+
+/**
+ * The named types users import are the document's component schemas, and a webhook event is a union
+ * discriminated by `event`: a file using them (with `@ts-expect-error` on the misuses the types must
+ * refuse) compiles against the shipped declarations.
+ */
+describe('the named types', () => {
+  test('Product, Cart, Order, Problem and the webhook events type-check as a shop would use them', async () => {
+    const generated = await generateClientFiles(
+      fs.readFileSync(path.resolve(PACKAGE, '../../contract/openapi.json'), 'utf8'),
+    );
+    const schema = [...generated].find(([file]) => file.endsWith('schema.d.ts'))![1];
+    for (const name of ['ProductDetail', 'Cart', 'StorefrontOrder', 'Problem', 'OrderPaidEvent'])
+      assert.match(schema, new RegExp(`\\n    ${name}: \\{`), `components.schemas.${name}`);
+
+    fs.mkdirSync(path.join(PACKAGE, '.tmp'), { recursive: true });
+    const dir = fs.mkdtempSync(path.join(PACKAGE, '.tmp', 'uses-'));
+    try {
+      fs.writeFileSync(
+        path.join(dir, 'uses.ts'),
+        [
+          "import type { Cart, Order, Problem, Product, ProductCard, WebhookEvent } from '@storefront/client';",
+          'export const price = (product: Product): number => product.variants[0]!.priceAmount;',
+          'export const pointer = (problem: Problem): string | undefined => problem.errors?.[0]?.pointer;',
+          'export const total = (order: Order): number => order.total.amount;',
+          'export const lines = (cart: Cart): number => cart.items.length;',
+          'export const card = (item: ProductCard): string => item.title;',
+          'export function paidOrder(event: WebhookEvent): string | null {',
+          "  if (event.event === 'order.paid') return event.data.orderId;",
+          '  // @ts-expect-error a product event has no orderId',
+          "  if (event.event === 'product.created') return event.data.orderId;",
+          '  return null;',
+          '}',
+          "// @ts-expect-error 'order.shipped' is not an event",
+          "export type Shipped = WebhookEvent<'order.shipped'>;",
+          '// @ts-expect-error amounts are integers of minor units, not strings',
+          'export const wrong = (order: Order): string => order.total.amount;',
+        ].join('\n'),
+      );
+      fs.writeFileSync(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            target: 'es2023',
+            skipLibCheck: false,
+            types: [],
+          },
+          files: ['uses.ts'],
+        }),
+      );
+      const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+      const result = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
+      assert.equal(result.status, 0, `the uses do not type-check:\n${result.stdout}`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * Runs docs/sdk.md: every fenced code block of the guide is TypeScript, and all of them, in order,
+ * form one program that is type-checked against the built package and then run against a real
+ * server seeded with the demo store, with the guide's placeholders (`http://127.0.0.1:3000`,
+ * `pk_…`, `st_…`, port 8080) replaced by the test server's. What it prints is checked line by line,
+ * so the guide cannot rot.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import ts from 'typescript';
+import { seedDemo, type DemoCredentials } from '../../../src/seed/demo.ts';
+import { webhookTestConfig } from '../../../src/webhooks/webhooks.test-support.ts';
+import { startLiveApp, type LiveApp } from './server.test-support.ts';
+
+const GUIDE = path.resolve(import.meta.dirname, '../../../docs/sdk.md');
+const README = path.resolve(import.meta.dirname, '../../../README.md');
+/** Inside the package, so `@storefront/client` resolves as it does for users (node_modules → dist). */
+const WORK_DIR = path.resolve(import.meta.dirname, '../.tmp');
+
+let live: LiveApp;
+let demo: DemoCredentials;
+let program: string;
+let file: string;
+
+before(async () => {
+  live = await startLiveApp({ config: webhookTestConfig() });
+  const seeded = await seedDemo({ db: live.t.deps.db, clock: live.t.clock, sessions: live.t.deps.sessions });
+  assert.ok(seeded, 'the demo store is seeded');
+  demo = seeded;
+  program = programOfGuide();
+  fs.mkdirSync(WORK_DIR, { recursive: true });
+  file = path.join(WORK_DIR, `sdk-doc-${randomUUID().slice(0, 8)}.ts`);
+  fs.writeFileSync(file, program);
+});
+after(async () => {
+  fs.rmSync(file, { force: true });
+  if (fs.existsSync(WORK_DIR) && fs.readdirSync(WORK_DIR).length === 0) fs.rmdirSync(WORK_DIR);
+  await live.close();
+});
+
+/** The guide's code blocks, in order, as one module, with the placeholders filled in. */
+function programOfGuide(): string {
+  const guide = fs.readFileSync(GUIDE, 'utf8');
+  const blocks = [...guide.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)];
+  assert.ok(blocks.length >= 8, `the guide has its code blocks (found ${blocks.length})`);
+  const languages = new Set(blocks.map(([, language]) => language));
+  assert.deepEqual([...languages], ['ts'], 'every code block is TypeScript, so every one is run');
+  let code = blocks.map(([, , body]) => body).join('\n');
+  const placeholders: [string, string][] = [
+    ["'http://127.0.0.1:3000'", JSON.stringify(live.baseUrl)],
+    ["'pk_…'", JSON.stringify(demo.publishableKey)],
+    ["'st_…'", JSON.stringify(demo.staffToken)],
+    ['listen(8080,', 'listen(0,'],
+  ];
+  for (const [placeholder, value] of placeholders) {
+    assert.ok(code.includes(placeholder), `the guide uses the placeholder ${placeholder}`);
+    code = code.replaceAll(placeholder, value);
+  }
+  return code;
+}
+
+function typeErrors(fileName: string): string[] {
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    lib: ['lib.es2024.d.ts'],
+    types: ['node'],
+    noEmit: true,
+  };
+  const checked = ts.createProgram([fileName], options);
+  return ts.getPreEmitDiagnostics(checked).map((diagnostic) => {
+    const text = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+    if (!diagnostic.file || diagnostic.start === undefined) return text;
+    const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
+    return `${path.basename(diagnostic.file.fileName)}:${line + 1}: ${text}`;
+  });
+}
+
+function run(fileName: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileName], { cwd: path.dirname(fileName), stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('docs/sdk.md', () => {
+  test('its code type-checks against the built package', () => {
+    assert.deepEqual(typeErrors(file), []);
+  });
+
+  test('the client example of README.md type-checks too', () => {
+    const readme = fs.readFileSync(README, 'utf8');
+    const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(([, body]) => body);
+    assert.equal(blocks.length, 1, 'README.md has its client example');
+    const example = path.join(WORK_DIR, `readme-${randomUUID().slice(0, 8)}.ts`);
+    fs.writeFileSync(example, `${blocks.join('\n')}\nexport { order, payment };\n`);
+    try {
+      assert.deepEqual(typeErrors(example), []);
+    } finally {
+      fs.rmSync(example, { force: true });
+    }
+  });
+
+  test('its code runs, in order, against a real server and prints what the guide says', async () => {
+    const { code, stdout, stderr } = await run(file);
+    assert.equal(code, 0, `the guide's program failed:\n${stderr}\n--- stdout ---\n${stdout}`);
+    const expected = [
+      /^Shopping at Demo Store \(USD\)$/,
+      /^First page: .+, .+/,
+      /^\d+ products under 50\.00$/,
+      /^.+: .+ at \d+ USD$/,
+      /^Cart [0-9a-f-]{36}: 1 line, subtotal \d+$/,
+      /^Order 1001 is pending, total \d+$/,
+      /^400 validation_failed: \/email$/,
+      /^request id for support: \S+$/,
+      /^Sandbox payment succeeded$/,
+      /^Order 1001 is paid$/,
+      /^verified order\.paid [0-9a-f-]{36}$/,
+      /^test delivery answered 204$/,
+      /^1 paid order\(s\) on the first page$/,
+      /^key Demo storefront: active$/,
+    ];
+    const lines = stdout.trim().split('\n');
+    assert.equal(lines.length, expected.length, `one line per expectation:\n${stdout}`);
+    lines.forEach((line, index) => assert.match(line, expected[index]!, `line ${index + 1}`));
+    const underFifty = Number(/^(\d+) products under/m.exec(stdout)![1]);
+    assert.ok(
+      underFifty > 0 && underFifty < 19,
+      'listAll walked the whole demo catalog (19 active products)',
+    );
+  });
+});

@@ -1,0 +1,346 @@
+/**
+ * The storefront and admin clients against the real service: catalog reads and pagination, carts,
+ * problem errors, network errors, timeouts and retries of reads.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import {
+  createAdminClient,
+  createStorefrontClient,
+  StorefrontError,
+  StorefrontNetworkError,
+  type ProductCard,
+} from '@storefront/client';
+import { testConfig } from '../../../src/test/harness.ts';
+import {
+  createProduct,
+  openShop,
+  problemResponse,
+  rejection,
+  scriptedFetch,
+  startLiveApp,
+  type LiveApp,
+  type RecordedCall,
+} from './server.test-support.ts';
+
+let live: LiveApp;
+before(async () => {
+  live = await startLiveApp();
+});
+after(() => live.close());
+
+describe('catalog', () => {
+  test('lists products page by page, and listAll follows nextCursor across pages', async () => {
+    const { storefront, admin } = await openShop(live);
+    const created = [];
+    for (let i = 0; i < 5; i++)
+      created.push(await createProduct(admin, { title: `P${i}`, priceAmount: 100 + i }));
+
+    const first = await storefront.products.list({ limit: 2 });
+    assert.deepEqual(
+      first.items.map((card) => card.title),
+      ['P0', 'P1'],
+    );
+    assert.equal(typeof first.nextCursor, 'string');
+    const second = await storefront.products.list({ limit: 2, cursor: first.nextCursor! });
+    assert.deepEqual(
+      second.items.map((card) => card.title),
+      ['P2', 'P3'],
+    );
+
+    const tracing = scriptedFetch();
+    const traced = createStorefrontClient({
+      baseUrl: live.baseUrl,
+      publishableKey: (await admin.storefrontKeys.create({ label: 'walk', allowedOrigins: [] })).key,
+      fetch: tracing,
+    });
+    const walked: ProductCard[] = [];
+    for await (const card of traced.products.listAll({ limit: 2 })) walked.push(card);
+    assert.deepEqual(
+      walked.map((card) => card.id),
+      created.map((product) => product.id),
+      'every product once, in order',
+    );
+    assert.equal(tracing.calls.length, 3, 'three pages of 2, 2 and 1');
+    assert.equal(new URL(tracing.calls[0]!.url).searchParams.get('cursor'), null);
+    assert.equal(new URL(tracing.calls[1]!.url).searchParams.get('cursor'), first.nextCursor);
+    assert.equal(new URL(tracing.calls[2]!.url).searchParams.get('limit'), '2');
+
+    const product = await storefront.products.get(created[3]!.id);
+    assert.equal(product.title, 'P3');
+    assert.equal(product.variants[0]!.priceAmount, 103);
+    assert.equal(product.variants[0]!.available, 10);
+    assert.equal((await storefront.store.get()).currency, 'USD');
+  });
+
+  test('collections: get by slug and walk its products; the generic request and list work too', async () => {
+    const { storefront, admin } = await openShop(live);
+    const a = await createProduct(admin, { title: 'A' });
+    const b = await createProduct(admin, { title: 'B' });
+    await admin.request('adminCreateCollection', {
+      body: { title: 'Picks', slug: 'picks', kind: 'manual', productIds: [b.id, a.id] },
+    });
+    const collection = await storefront.collections.get('picks');
+    assert.equal(collection.title, 'Picks');
+    const titles: string[] = [];
+    for await (const card of storefront.collections.listAllProducts('picks', { limit: 1 }))
+      titles.push(card.title);
+    assert.deepEqual(titles, ['B', 'A'], "the merchant's order");
+    const slugs: string[] = [];
+    for await (const item of storefront.list('listCollections', { query: { limit: 1 } }))
+      slugs.push(item.slug);
+    assert.deepEqual(slugs, ['picks']);
+    const viaRequest = await storefront.request('getProduct', { path: { id: a.id } });
+    assert.equal(viaRequest.id, a.id);
+  });
+
+  test('admin lists are async iterators too', async () => {
+    const { admin } = await openShop(live);
+    const draft = await admin.products.create({ title: 'Draft', status: 'draft', variants: [] });
+    const active = [await createProduct(admin), await createProduct(admin), await createProduct(admin)];
+    const ids: string[] = [];
+    for await (const product of admin.products.listAll({ status: 'active', limit: 2 })) ids.push(product.id);
+    assert.deepEqual(ids.sort(), active.map((product) => product.id).sort());
+    const all: string[] = [];
+    for await (const product of admin.list('adminListProducts', { query: { limit: 1 } }))
+      all.push(product.id);
+    assert.equal(all.length, 4);
+    assert.ok(all.includes(draft.id));
+  });
+});
+
+describe('carts', () => {
+  test('create, get and replace a cart; If-Match guards the replace', async () => {
+    const { storefront, admin } = await openShop(live);
+    const p = await createProduct(admin, { priceAmount: 1500 });
+    const q = await createProduct(admin, { priceAmount: 250 });
+    const variant = p.variants[0]!.id;
+    const seen: { etag: string | null } = { etag: null };
+    const cart = await storefront.carts.create(
+      { items: [{ variantId: variant, quantity: 2 }] },
+      { onResponse: (response) => (seen.etag = response.headers.get('etag')) },
+    );
+    const etag = seen.etag;
+    assert.equal(cart.subtotal.amount, 3000);
+    assert.equal(cart.items[0]!.title, 'Thing');
+    assert.ok(etag, 'the ETag is readable through onResponse');
+    assert.deepEqual(await storefront.carts.get(cart.id), cart);
+
+    const replaced = await storefront.carts.replace(
+      cart.id,
+      { items: [{ variantId: q.variants[0]!.id, quantity: 3 }] },
+      { ifMatch: etag },
+    );
+    assert.equal(replaced.subtotal.amount, 750);
+    const stale = await rejection(storefront.carts.replace(cart.id, { items: [] }, { ifMatch: etag }));
+    assert.ok(stale instanceof StorefrontError);
+    assert.equal(stale.status, 412);
+    assert.equal(stale.title, 'precondition_failed');
+  });
+});
+
+describe('errors', () => {
+  test('a 400 validation_failed carries its fields: title, detail, errors[], requestId', async () => {
+    const { storefront } = await openShop(live);
+    const error = await rejection(
+      storefront.carts.create(
+        { items: [{ variantId: 'not-a-uuid', quantity: 0 }] },
+        { headers: { 'x-request-id': 'client-test-1' } },
+      ),
+    );
+    assert.ok(error instanceof StorefrontError, String(error));
+    assert.equal(error.name, 'StorefrontError');
+    assert.equal(error.isNetworkError, false);
+    assert.equal(error.status, 400);
+    assert.equal(error.title, 'validation_failed');
+    assert.equal(error.type, 'about:blank');
+    assert.match(error.detail, /variantId/);
+    assert.equal(error.requestId, 'client-test-1');
+    assert.equal(error.retryAfter, null);
+    assert.equal(error.method, 'POST');
+    assert.match(error.url, /\/storefront\/v1\/carts$/);
+    assert.deepEqual(error.errors.map((entry) => [entry.pointer, entry.in]).sort(), [
+      ['/items/0/quantity', 'body'],
+      ['/items/0/variantId', 'body'],
+    ]);
+    assert.equal(error.problem.status, 400);
+    assert.equal(error.attempts, 1);
+  });
+
+  test('404 not_found, 401 unauthorized; neither is retried', async () => {
+    const { shop } = await openShop(live);
+    const tracing = scriptedFetch();
+    const client = createStorefrontClient({
+      baseUrl: live.baseUrl,
+      publishableKey: shop.publishableKey,
+      fetch: tracing,
+    });
+    const missing = await rejection(client.products.get(randomUUID()));
+    assert.ok(missing instanceof StorefrontError);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.title, 'not_found');
+    assert.equal(tracing.calls.length, 1);
+    assert.ok(missing.requestId, 'every response has a request id');
+
+    const anonymous = createStorefrontClient({ baseUrl: live.baseUrl, publishableKey: 'pk_unknown' });
+    const refused = await rejection(anonymous.store.get());
+    assert.ok(refused instanceof StorefrontError);
+    assert.equal(refused.status, 401);
+    assert.equal(refused.title, 'unauthorized');
+  });
+
+  test('a real 429 rate_limited carries retryAfter; a Retry-After beyond the bound is not waited for', async () => {
+    const limited = await startLiveApp({
+      config: { rateLimits: { ...testConfig().rateLimits, publicRead: 2 } },
+      workers: false,
+    });
+    try {
+      const { shop } = await openShop(limited);
+      const tracing = scriptedFetch();
+      const client = createStorefrontClient({
+        baseUrl: limited.baseUrl,
+        publishableKey: shop.publishableKey,
+        fetch: tracing,
+        retry: { maxRetryAfterMs: 1000 },
+      });
+      await client.store.get();
+      await client.store.get();
+      const error = await rejection(client.store.get());
+      assert.ok(error instanceof StorefrontError);
+      assert.equal(error.status, 429);
+      assert.equal(error.title, 'rate_limited');
+      assert.ok(
+        error.retryAfter !== null && error.retryAfter >= 1 && error.retryAfter <= 60,
+        String(error.retryAfter),
+      );
+      assert.equal(tracing.calls.length, 3, 'a wait longer than maxRetryAfterMs is not attempted');
+    } finally {
+      await limited.close();
+    }
+  });
+
+  test('reads retry transient answers (503 with Retry-After) and then succeed', async () => {
+    const { shop } = await openShop(live);
+    const tracing = scriptedFetch([
+      async () => problemResponse(503, 'service_unavailable', { 'retry-after': '1' }),
+    ]);
+    const client = createStorefrontClient({
+      baseUrl: live.baseUrl,
+      publishableKey: shop.publishableKey,
+      fetch: tracing,
+    });
+    const started = Date.now();
+    const store = await client.store.get();
+    assert.equal(store.slug, shop.store.slug);
+    assert.equal(tracing.calls.length, 2);
+    assert.ok(Date.now() - started >= 950, 'waited for Retry-After: 1');
+  });
+
+  test('an answer whose body breaks off is a network error: retried for reads, thrown for writes', async () => {
+    const { shop } = await openShop(live);
+    const broken = async () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('{"name":'));
+            controller.error(new TypeError('terminated'));
+          },
+        }),
+        { status: 200, headers: { 'content-type': 'application/json' } },
+      );
+    const tracing = scriptedFetch([broken, async (_call, real) => real(), broken]);
+    const client = createStorefrontClient({
+      baseUrl: live.baseUrl,
+      publishableKey: shop.publishableKey,
+      fetch: tracing,
+    });
+    assert.equal((await client.store.get()).slug, shop.store.slug);
+    assert.equal(tracing.calls.length, 2);
+    const error = await rejection(client.carts.create({ items: [] }));
+    assert.ok(error instanceof StorefrontNetworkError, String(error));
+    assert.equal((error.cause as Error).message, 'terminated');
+    assert.equal(tracing.calls.length, 3);
+  });
+
+  test('a refused connection is a StorefrontNetworkError, retried up to maxAttempts for reads', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+
+    const tracing = scriptedFetch();
+    const client = createStorefrontClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      publishableKey: 'pk_x',
+      fetch: tracing,
+      retry: { maxAttempts: 3, baseDelayMs: 5 },
+    });
+    const error = await rejection(client.products.list());
+    assert.ok(error instanceof StorefrontNetworkError, String(error));
+    assert.equal(error.isNetworkError, true);
+    assert.equal(error.timedOut, false);
+    assert.equal(error.attempts, 3);
+    assert.equal(tracing.calls.length, 3);
+    assert.ok(error.cause instanceof Error);
+
+    const write = await rejection(client.carts.create({ items: [] }));
+    assert.ok(write instanceof StorefrontNetworkError);
+    assert.equal(tracing.calls.length, 4, 'a write that is not idempotent is sent once');
+  });
+
+  test('timeoutMs turns a hanging attempt into a timed-out network error; an abort is passed through', async () => {
+    const hanging = (_url: string, init: RequestInit) =>
+      new Promise<Response>((_resolve, reject) => {
+        init.signal?.addEventListener('abort', () => reject(init.signal!.reason as Error));
+      });
+    const hang = (call: RecordedCall) => hanging(call.url, call.init);
+    const tracing = scriptedFetch([hang, hang]);
+    const client = createStorefrontClient({
+      baseUrl: live.baseUrl,
+      publishableKey: 'pk_x',
+      fetch: tracing,
+      timeoutMs: 50,
+      retry: { maxAttempts: 2, baseDelayMs: 5 },
+    });
+    const error = await rejection(client.store.get());
+    assert.ok(error instanceof StorefrontNetworkError, String(error));
+    assert.equal(error.timedOut, true);
+    assert.equal(tracing.calls.length, 2);
+
+    const controller = new AbortController();
+    const aborting = createStorefrontClient({
+      baseUrl: live.baseUrl,
+      publishableKey: 'pk_x',
+      fetch: hanging,
+    });
+    const pending = aborting.store.get({ signal: controller.signal });
+    controller.abort(new Error('stop'));
+    const aborted = await rejection(pending);
+    assert.ok(!(aborted instanceof StorefrontNetworkError));
+    assert.equal((aborted as Error).message, 'stop');
+  });
+
+  test('the clients refuse bad options and missing path parameters before any request', async () => {
+    assert.throws(() => createStorefrontClient({ baseUrl: 'example.com', publishableKey: 'pk' }), TypeError);
+    assert.throws(() => createStorefrontClient({ baseUrl: live.baseUrl, publishableKey: '' }), TypeError);
+    assert.throws(() => createAdminClient({ baseUrl: live.baseUrl, token: '' }), TypeError);
+    const tracing = scriptedFetch();
+    const client = createStorefrontClient({
+      baseUrl: `${live.baseUrl}/`,
+      publishableKey: 'pk_x',
+      fetch: tracing,
+    });
+    await assert.rejects(client.products.get(''), TypeError);
+    assert.equal(tracing.calls.length, 0);
+    await rejection(client.store.get());
+    assert.equal(
+      tracing.calls[0]!.url,
+      `${live.baseUrl}/storefront/v1/store`,
+      'a trailing slash of baseUrl is dropped',
+    );
+    assert.equal(tracing.calls[0]!.headers.get('x-publishable-key'), 'pk_x');
+  });
+});

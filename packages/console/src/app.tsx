@@ -1,0 +1,146 @@
+/** The console's shell: sign-in gate, navigation, and one route per screen (the region builder lazy-loaded). */
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
+import { NavLink, Route, Routes, useLocation } from 'react-router';
+import { useSession } from './session.tsx';
+import { useStoreSettings } from './store.ts';
+import { Loading, PageHeader } from './ui/components.tsx';
+import { SignIn } from './screens/sign-in.tsx';
+import { Home } from './screens/home.tsx';
+import { ProductEdit, ProductsList } from './screens/products.tsx';
+import { CollectionEdit, CollectionsList } from './screens/collections.tsx';
+import { MenuEdit, Menus } from './screens/menus.tsx';
+import { PageEdit, Pages } from './screens/pages.tsx';
+import { Regions } from './screens/regions.tsx';
+import { OrderDetail, OrdersList } from './screens/orders.tsx';
+import { Pricing } from './screens/pricing.tsx';
+import { Keys } from './screens/keys.tsx';
+import { WebhookDetail, Webhooks } from './screens/webhooks.tsx';
+import { Email } from './screens/email.tsx';
+import { Staff } from './screens/staff.tsx';
+import { Settings } from './screens/settings.tsx';
+import { Apps, Themes } from './screens/themes-apps.tsx';
+
+// The builder (dnd-kit, the renderer) is its own chunk, loaded when a region is opened.
+const RegionBuilder = lazy(() => import('./builder/region-builder.tsx'));
+
+const NAV: { to: string; label: string; end?: boolean }[] = [
+  { to: '/', label: 'Home', end: true },
+  { to: '/orders', label: 'Orders' },
+  { to: '/products', label: 'Products' },
+  { to: '/collections', label: 'Collections' },
+  { to: '/content/regions', label: 'Regions' },
+  { to: '/content/menus', label: 'Menus' },
+  { to: '/content/pages', label: 'Pages' },
+  { to: '/pricing', label: 'Discounts, tax & shipping' },
+  { to: '/keys', label: 'Storefront keys' },
+  { to: '/webhooks', label: 'Webhooks' },
+  { to: '/email', label: 'Email' },
+  { to: '/staff', label: 'Staff' },
+  { to: '/themes', label: 'Themes' },
+  { to: '/apps', label: 'Apps' },
+  { to: '/settings', label: 'Settings' },
+];
+
+function Layout({ children }: { children: ReactNode }) {
+  const { session, signOut } = useSession();
+  const store = useStoreSettings();
+  const location = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const first = useRef(true);
+
+  // After navigating, focus the new page's heading (screen readers announce it) and close the menu.
+  useEffect(() => {
+    setMenuOpen(false);
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const heading = document.getElementById('page-title');
+    heading?.focus();
+  }, [location.pathname]);
+
+  return (
+    <div className="layout">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <button
+          type="button"
+          className="menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          Menu
+        </button>
+        <span className="store-name">{store.data?.name ?? session?.storeSlug}</span>
+        <span className="who muted">{session?.email}</span>
+        <button type="button" onClick={() => signOut('You signed out.')}>
+          Sign out
+        </button>
+      </header>
+      <nav id="main-nav" aria-label="Console" className={menuOpen ? 'open' : undefined}>
+        <ul>
+          {NAV.map((item) => (
+            <li key={item.to}>
+              <NavLink to={item.to} end={item.end}>
+                {item.label}
+              </NavLink>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main">{children}</main>
+    </div>
+  );
+}
+
+function NotFound() {
+  return (
+    <>
+      <PageHeader title="Page not found" />
+      <p>
+        Nothing is here. <NavLink to="/">Go to the home page</NavLink>.
+      </p>
+    </>
+  );
+}
+
+export function App() {
+  const { session } = useSession();
+  if (!session) return <SignIn />;
+  return (
+    <Layout>
+      <Suspense fallback={<Loading />}>
+        <Routes>
+          <Route path="/" element={<Home />} />
+          <Route path="/products" element={<ProductsList />} />
+          <Route path="/products/new" element={<ProductEdit />} />
+          <Route path="/products/:id" element={<ProductEdit />} />
+          <Route path="/collections" element={<CollectionsList />} />
+          <Route path="/collections/new" element={<CollectionEdit />} />
+          <Route path="/collections/:id" element={<CollectionEdit />} />
+          <Route path="/content/regions" element={<Regions />} />
+          <Route path="/content/regions/:key" element={<RegionBuilder />} />
+          <Route path="/content/menus" element={<Menus />} />
+          <Route path="/content/menus/:handle" element={<MenuEdit />} />
+          <Route path="/content/pages" element={<Pages />} />
+          <Route path="/content/pages/:slug" element={<PageEdit />} />
+          <Route path="/orders" element={<OrdersList />} />
+          <Route path="/orders/:id" element={<OrderDetail />} />
+          <Route path="/pricing" element={<Pricing />} />
+          <Route path="/keys" element={<Keys />} />
+          <Route path="/webhooks" element={<Webhooks />} />
+          <Route path="/webhooks/:id" element={<WebhookDetail />} />
+          <Route path="/email" element={<Email />} />
+          <Route path="/staff" element={<Staff />} />
+          <Route path="/themes" element={<Themes />} />
+          <Route path="/apps" element={<Apps />} />
+          <Route path="/settings" element={<Settings />} />
+          <Route path="*" element={<NotFound />} />
+        </Routes>
+      </Suspense>
+    </Layout>
+  );
+}

@@ -1,0 +1,180 @@
+/**
+ * Pieces shared by the products and collections screens: the catalog's types, a debounced value,
+ * API problems mapped to the form's own pointers, the image preview and product summaries.
+ */
+import { StorefrontError, type components, type RequestBody } from '@storefront/client';
+import { useEffect, useState } from 'react';
+import { formatMoney } from '../ui/money.ts';
+import { errorMessage } from '../ui/problems.ts';
+
+export type AdminProduct = components['schemas']['AdminProduct'];
+export type AdminVariant = components['schemas']['AdminVariant'];
+export type AdminCollection = components['schemas']['AdminCollection'];
+export type Rules = RequestBody<'adminPreviewCollection'>['rules'];
+export type Condition = Rules['conditions'][number];
+export type ProductStatus = AdminProduct['status'];
+
+export const STATUS_OPTIONS: { value: ProductStatus; label: string }[] = [
+  { value: 'draft', label: 'Draft' },
+  { value: 'active', label: 'Active' },
+  { value: 'archived', label: 'Archived' },
+];
+
+/** `value`, once it has stopped changing for `ms`. */
+export function useDebounced<T>(value: T, ms = 300): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+/**
+ * A failed save as the form shows it: one sentence for the banner and each field's message at the
+ * form's own pointer (a variant's `/onHand` answered by PATCH /variants/:id is the form's
+ * `/variants/2/onHand`).
+ */
+export interface FormProblem {
+  message: string;
+  fields: { pointer: string; detail: string }[];
+}
+
+export function toFormProblem(
+  error: unknown,
+  at: (pointer: string, where: string) => string = (pointer) => pointer,
+): FormProblem {
+  const fields =
+    error instanceof StorefrontError && error.errors
+      ? error.errors.map((field) => ({
+          pointer: at(field.pointer, typeof field.in === 'string' ? field.in : 'body'),
+          detail: field.detail,
+        }))
+      : [];
+  return { message: errorMessage(error), fields };
+}
+
+/** Problems found before sending (the same shape, so the form shows them the same way). */
+export function localProblem(message: string, fields: FormProblem['fields']): FormProblem {
+  return { message, fields };
+}
+
+/** The message for a field: its pointer exactly, or the first one under it. */
+export function problemAt(problem: FormProblem | null, pointer: string): string | undefined {
+  if (!problem) return undefined;
+  return (
+    problem.fields.find((f) => f.pointer === pointer)?.detail ??
+    problem.fields.find((f) => f.pointer.startsWith(`${pointer}/`))?.detail
+  );
+}
+
+/**
+ * The message of `pointer` as a sentence: the server words field errors as a predicate ("is already
+ * used in this store"), so they are read after the field's name; the form's own are sentences.
+ */
+export function fieldMessage(problem: FormProblem | null, pointer: string, name: string): string | undefined {
+  const detail = problemAt(problem, pointer);
+  if (detail === undefined) return undefined;
+  if (!/^[a-z]/.test(detail)) return detail;
+  return `${name} ${detail}${/[.!?)]$/.test(detail) ? '' : '.'}`;
+}
+
+/** The problem's fields that no shown field claims (listed in the banner instead). */
+export function unclaimed(problem: FormProblem, shown: (pointer: string) => boolean): FormProblem['fields'] {
+  return problem.fields.filter((field) => !shown(field.pointer));
+}
+
+export function ProblemBanner({
+  problem,
+  others = [],
+}: {
+  problem: FormProblem | null;
+  others?: FormProblem['fields'];
+}) {
+  if (!problem) return null;
+  return (
+    <div className="banner error" role="alert">
+      <p>{problem.message}</p>
+      {problem.fields.length > 0 && others.length === 0 ? (
+        <p>The fields concerned are marked below.</p>
+      ) : null}
+      {others.length > 0 ? (
+        <ul>
+          {others.map((field) => (
+            <li key={field.pointer + field.detail}>
+              <code>{field.pointer}</code> {field.detail}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+/** Whether an image address is one the shop may embed (https, no credentials): the server's rule. */
+export function imageProblem(url: string): string | null {
+  if (url.trim() === '') return null;
+  try {
+    const parsed = new URL(url.trim());
+    if (parsed.protocol !== 'https:')
+      return 'Use an https address: the shop only shows images from secure (https) addresses.';
+    if (parsed.username || parsed.password) return 'The address must not contain a user name or password.';
+    return null;
+  } catch {
+    return 'Enter a full address, like https://cdn.example.com/shirt.jpg.';
+  }
+}
+
+/** A live preview of an image address: the picture when it is https and loads, a message otherwise. */
+export function ImagePreview({ url, alt }: { url: string; alt: string }) {
+  const settled = useDebounced(url.trim(), 400);
+  const [failed, setFailed] = useState<string | null>(null);
+  const problem = imageProblem(settled);
+  if (settled === '')
+    return <p className="image-preview empty muted">No image. Add an https address to show one.</p>;
+  if (problem) {
+    return (
+      <p className="image-preview empty" role="status">
+        No preview. {problem}
+      </p>
+    );
+  }
+  return (
+    <figure className="image-preview">
+      {failed === settled ? (
+        <p role="status">The image could not be loaded from this address. Check that it is public.</p>
+      ) : (
+        <img src={settled} alt={alt} onError={() => setFailed(settled)} onLoad={() => setFailed(null)} />
+      )}
+      <figcaption className="muted">Preview</figcaption>
+    </figure>
+  );
+}
+
+/** A small thumbnail for lists (decorative: the title is next to it). */
+export function Thumb({ image }: { image: string | null }) {
+  if (!image || imageProblem(image)) return <span className="thumb placeholder" aria-hidden="true" />;
+  return <img className="thumb" src={image} alt="" loading="lazy" />;
+}
+
+/** "$12.00", or "$12.00 – $30.00" when the variants' prices differ, or "—" without variants. */
+export function priceRange(product: AdminProduct): string {
+  const prices = product.variants.map((v) => v.priceAmount);
+  if (prices.length === 0) return '—';
+  const low = Math.min(...prices);
+  const high = Math.max(...prices);
+  const lowText = formatMoney(low, product.currency);
+  return low === high ? lowText : `${lowText} – ${formatMoney(high, product.currency)}`;
+}
+
+/** "12 available · 2 variants", "Out of stock", "No variants". */
+export function stockSummary(product: AdminProduct): string {
+  const count = product.variants.length;
+  if (count === 0) return 'No variants';
+  const available = product.variants.reduce((sum, v) => sum + v.available, 0);
+  const variants = `${count} variant${count === 1 ? '' : 's'}`;
+  return available === 0 ? `Out of stock · ${variants}` : `${available} available · ${variants}`;
+}
+
+export const statusLabel = (status: string): string =>
+  STATUS_OPTIONS.find((option) => option.value === status)?.label ?? status;

@@ -1,0 +1,487 @@
+/**
+ * Storefront keys: the publishable `pk_` keys a shop's front end calls the Storefront API with.
+ * The full key exists only in the create answer: it is kept in this screen's state (never in the
+ * query cache or storage), shown once with a copy button, and gone after a reload or navigation.
+ */
+import type { StorefrontKey, StorefrontKeyWithSecret } from '@storefront/client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useAdmin } from '../session.tsx';
+import {
+  ConfirmButton,
+  Empty,
+  ErrorBanner,
+  Loading,
+  Notice,
+  PageHeader,
+  Pager,
+  SecretOnce,
+  StatusBadge,
+  TextAreaField,
+  TextField,
+  useCursorPager,
+} from '../ui/components.tsx';
+import { formatDateTime } from '../ui/dates.ts';
+import { messageAt } from '../ui/problems.ts';
+import {
+  FocusOnShow,
+  focusSoon,
+  linesMessage,
+  nonBlankLines,
+  originProblem,
+  parseBudget,
+  ScreenError,
+} from './integrations-parts.tsx';
+
+const KEYS = ['storefront-keys'] as const;
+
+interface KeyFormValues {
+  label: string;
+  origins: string;
+  read: string;
+  write: string;
+}
+
+const EMPTY_FORM: KeyFormValues = { label: '', origins: '', read: '', write: '' };
+
+function formOf(key: StorefrontKey): KeyFormValues {
+  return {
+    label: key.label,
+    origins: key.allowedOrigins.join('\n'),
+    read: key.rateLimits.publicRead === null ? '' : String(key.rateLimits.publicRead),
+    write: key.rateLimits.publicWrite === null ? '' : String(key.rateLimits.publicWrite),
+  };
+}
+
+/** The form's values checked as the server checks them; `errors` by field when something is wrong. */
+function validate(values: KeyFormValues, serverError: unknown) {
+  const entries = nonBlankLines(values.origins);
+  const originsError = linesMessage(entries, originProblem, serverError, '/allowedOrigins');
+  const read = parseBudget(values.read);
+  const write = parseBudget(values.write);
+  const budgetError = 'Leave empty for the default, or a whole number from 1 to 10,000,000.';
+  const labelError =
+    values.label.trim() === ''
+      ? 'Give the key a name, e.g. "Main shop".'
+      : values.label.trim().length > 200
+        ? 'At most 200 characters.'
+        : undefined;
+  return {
+    origins: entries.map((entry) => entry.value),
+    read,
+    write,
+    errors: {
+      label: labelError,
+      origins: originsError,
+      read: Number.isNaN(read) ? budgetError : undefined,
+      write: Number.isNaN(write) ? budgetError : undefined,
+    },
+  };
+}
+
+function KeyForm({
+  idPrefix,
+  values,
+  onChange,
+  errors,
+  serverError,
+}: {
+  idPrefix: string;
+  values: KeyFormValues;
+  onChange: (values: KeyFormValues) => void;
+  errors: ReturnType<typeof validate>['errors'] | null;
+  serverError: unknown;
+}) {
+  return (
+    <>
+      <TextField
+        label="Label"
+        name={`${idPrefix}-label`}
+        autoFocus
+        value={values.label}
+        onChange={(event) => onChange({ ...values, label: event.target.value })}
+        hint="For you: where the key is used."
+        maxLength={200}
+        required
+        error={errors?.label ?? messageAt(serverError, '/label')}
+      />
+      <TextAreaField
+        label="Allowed origins"
+        name={`${idPrefix}-origins`}
+        value={values.origins}
+        onChange={(event) => onChange({ ...values, origins: event.target.value })}
+        rows={4}
+        spellCheck={false}
+        autoCapitalize="off"
+        hint="One a line, like https://shop.example. Browsers on other sites get 403; server code (no Origin header) is not affected. Leave empty to allow no browser origin."
+        error={errors?.origins}
+      />
+      <div className="grid-2">
+        <TextField
+          label="Read budget (requests per window)"
+          name={`${idPrefix}-read`}
+          inputMode="numeric"
+          value={values.read}
+          onChange={(event) => onChange({ ...values, read: event.target.value })}
+          hint="Catalog, content and cart reads. Empty: the platform default."
+          error={errors?.read ?? messageAt(serverError, '/rateLimits/publicRead')}
+        />
+        <TextField
+          label="Write budget (requests per window)"
+          name={`${idPrefix}-write`}
+          inputMode="numeric"
+          value={values.write}
+          onChange={(event) => onChange({ ...values, write: event.target.value })}
+          hint="Cart changes and checkout. Empty: the platform default."
+          error={errors?.write ?? messageAt(serverError, '/rateLimits/publicWrite')}
+        />
+      </div>
+    </>
+  );
+}
+
+const hasErrors = (errors: Record<string, string | undefined>) => Object.values(errors).some(Boolean);
+
+function CreateKey({
+  onCreated,
+  onCancel,
+}: {
+  /** `budgetsSaved` is false when the key exists but setting its budgets failed. */
+  onCreated: (key: StorefrontKeyWithSecret, budgetsSaved: boolean) => void;
+  onCancel: () => void;
+}) {
+  const admin = useAdmin();
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState<KeyFormValues>(EMPTY_FORM);
+  const [submitted, setSubmitted] = useState(false);
+  const create = useMutation({
+    mutationFn: async (input: ReturnType<typeof validate>) => {
+      const key = await admin.storefrontKeys.create({
+        label: values.label.trim(),
+        allowedOrigins: input.origins,
+      });
+      if (input.read === null && input.write === null) return { key, budgetsSaved: true };
+      // Budgets are a change of the new key: if it fails, the key still exists and is shown.
+      try {
+        const changed = await admin.storefrontKeys.update(key.id, {
+          rateLimits: { publicRead: input.read, publicWrite: input.write },
+        });
+        return { key: { ...key, ...changed, key: key.key }, budgetsSaved: true };
+      } catch {
+        return { key, budgetsSaved: false };
+      }
+    },
+    onSuccess: ({ key, budgetsSaved }) => {
+      void queryClient.invalidateQueries({ queryKey: KEYS });
+      onCreated(key, budgetsSaved);
+    },
+  });
+  const checked = validate(values, create.error);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setSubmitted(true);
+    if (hasErrors(checked.errors)) return;
+    create.mutate(checked);
+  }
+
+  return (
+    <form className="panel" onSubmit={submit} noValidate aria-labelledby="create-key-title">
+      <h2 id="create-key-title">Create a storefront key</h2>
+      <KeyForm
+        idPrefix="new"
+        values={values}
+        onChange={setValues}
+        errors={submitted ? checked.errors : null}
+        serverError={create.error}
+      />
+      <ErrorBanner error={create.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create key'}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function EditKey({
+  storefrontKey,
+  onDone,
+}: {
+  storefrontKey: StorefrontKey;
+  onDone: (saved: boolean) => void;
+}) {
+  const admin = useAdmin();
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState<KeyFormValues>(() => formOf(storefrontKey));
+  const [submitted, setSubmitted] = useState(false);
+  const update = useMutation({
+    mutationFn: (input: ReturnType<typeof validate>) =>
+      admin.storefrontKeys.update(storefrontKey.id, {
+        label: values.label.trim(),
+        allowedOrigins: input.origins,
+        rateLimits: { publicRead: input.read, publicWrite: input.write },
+      }),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: KEYS });
+      onDone(true);
+    },
+  });
+  const checked = validate(values, update.error);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setSubmitted(true);
+    if (hasErrors(checked.errors)) return;
+    update.mutate(checked);
+  }
+
+  return (
+    <FocusOnShow>
+      <form className="panel" onSubmit={submit} noValidate aria-labelledby="edit-key-title">
+        <h2 id="edit-key-title">Edit key “{storefrontKey.label}”</h2>
+        <p className="muted">
+          Key <code>{storefrontKey.keyPrefix}…</code>: changes apply within seconds on every server.
+        </p>
+        <KeyForm
+          idPrefix="edit"
+          values={values}
+          onChange={setValues}
+          errors={submitted ? checked.errors : null}
+          serverError={update.error}
+        />
+        <ErrorBanner error={update.error} />
+        <div className="actions">
+          <button type="submit" className="primary" disabled={update.isPending}>
+            {update.isPending ? 'Saving…' : 'Save key'}
+          </button>
+          <button type="button" onClick={() => onDone(false)}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </FocusOnShow>
+  );
+}
+
+function Budgets({ storefrontKey }: { storefrontKey: StorefrontKey }) {
+  const { publicRead, publicWrite } = storefrontKey.rateLimits;
+  if (publicRead === null && publicWrite === null) return <span className="muted">Default</span>;
+  const show = (value: number | null) => (value === null ? 'default' : value.toLocaleString());
+  return (
+    <span>
+      Read {show(publicRead)}
+      <br />
+      Write {show(publicWrite)}
+    </span>
+  );
+}
+
+export function Keys() {
+  const admin = useAdmin();
+  const queryClient = useQueryClient();
+  const pager = useCursorPager();
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<StorefrontKeyWithSecret | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [warning, setWarning] = useState<string | null>(null);
+  const keys = useQuery({
+    queryKey: [...KEYS, pager.cursor],
+    queryFn: () =>
+      admin.storefrontKeys.list({ limit: 50, ...(pager.cursor ? { cursor: pager.cursor } : {}) }),
+  });
+  const revoke = useMutation({
+    mutationFn: (key: StorefrontKey) => admin.storefrontKeys.revoke(key.id),
+    onSuccess: async (_result, key) => {
+      setMessage(`The key “${key.label}” is revoked: it stops working within a second.`);
+      if (created?.id === key.id) setCreated(null);
+      await queryClient.invalidateQueries({ queryKey: KEYS });
+    },
+  });
+  const editingKey = keys.data?.items.find((key) => key.id === editing);
+
+  return (
+    <>
+      <PageHeader
+        title="Storefront keys"
+        actions={
+          creating ? null : (
+            <button
+              type="button"
+              id="create-key-button"
+              className="primary"
+              onClick={() => {
+                setCreating(true);
+                setEditing(null);
+                setMessage(null);
+                setWarning(null);
+              }}
+            >
+              Create key
+            </button>
+          )
+        }
+      >
+        <p className="muted">
+          Publishable keys (<code>pk_…</code>) let your shop’s front end read the catalog and run carts and
+          checkout through the Storefront API. They are not secret, so limit them to your shop’s origins.
+        </p>
+      </PageHeader>
+
+      {created ? (
+        <FocusOnShow>
+          <SecretOnce
+            label={`Storefront key “${created.label}”`}
+            value={created.key}
+            onDone={() => setCreated(null)}
+          />
+        </FocusOnShow>
+      ) : null}
+      {message ? <Notice tone="success">{message}</Notice> : null}
+      {warning ? <Notice tone="warning">{warning}</Notice> : null}
+
+      {creating ? (
+        <CreateKey
+          onCreated={(key, budgetsSaved) => {
+            setCreated(key);
+            setCreating(false);
+            if (!budgetsSaved)
+              setWarning('The key was created, but its budgets were not saved: edit the key to set them.');
+          }}
+          onCancel={() => {
+            setCreating(false);
+            focusSoon('#create-key-button');
+          }}
+        />
+      ) : null}
+      {editingKey ? (
+        <EditKey
+          key={editingKey.id}
+          storefrontKey={editingKey}
+          onDone={(saved) => {
+            setEditing(null);
+            focusSoon(`tr[data-key-id="${editingKey.id}"] button`);
+            if (saved) setMessage(`The key “${editingKey.label}” is saved.`);
+          }}
+        />
+      ) : null}
+      <ErrorBanner error={revoke.error} />
+
+      {keys.isPending ? (
+        <Loading label="Loading keys…" />
+      ) : keys.isError ? (
+        <ScreenError
+          error={keys.error}
+          allowed="owners and admins"
+          what="manage storefront keys"
+          onRetry={() => void keys.refetch()}
+        />
+      ) : keys.data.items.length === 0 && !pager.hasPrevious ? (
+        <Empty>
+          <p>No storefront keys yet. Create one to connect your shop’s front end.</p>
+        </Empty>
+      ) : (
+        <>
+          <div className="table-wrap contained">
+            <table>
+              <caption className="visually-hidden">Storefront keys</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Label</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Allowed origins</th>
+                  <th scope="col">Budgets</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.data.items.map((key) => (
+                  <tr key={key.id} data-key-id={key.id}>
+                    <td>{key.label}</td>
+                    <td>
+                      <code className="key-prefix">{key.keyPrefix}…</code>
+                    </td>
+                    <td>
+                      {key.allowedOrigins.length === 0 ? (
+                        <span className="muted">None</span>
+                      ) : (
+                        <ul className="plain-list">
+                          {key.allowedOrigins.map((origin) => (
+                            <li key={origin}>
+                              <code>{origin}</code>
+                            </li>
+                          ))}
+                        </ul>
+                      )}
+                    </td>
+                    <td>
+                      <Budgets storefrontKey={key} />
+                    </td>
+                    <td>{formatDateTime(key.createdAt)}</td>
+                    <td>
+                      {key.revokedAt ? (
+                        <>
+                          <StatusBadge status="revoked" />
+                          <br />
+                          <span className="muted">{formatDateTime(key.revokedAt)}</span>
+                        </>
+                      ) : (
+                        <StatusBadge status="active" />
+                      )}
+                    </td>
+                    <td>
+                      {key.revokedAt ? null : (
+                        <div className="actions nowrap">
+                          <button
+                            type="button"
+                            aria-label={`Edit ${key.label}`}
+                            aria-expanded={editing === key.id}
+                            onClick={() => {
+                              setEditing(key.id);
+                              setCreating(false);
+                              setMessage(null);
+                            }}
+                          >
+                            Edit
+                          </button>
+                          <ConfirmButton
+                            title={`Revoke “${key.label}”?`}
+                            body={
+                              <p>
+                                Every shop using <code>{key.keyPrefix}…</code> stops working within a second.
+                                This cannot be undone: you would create a new key and deploy it.
+                              </p>
+                            }
+                            confirmLabel="Revoke key"
+                            onConfirm={() => {
+                              setMessage(null);
+                              revoke.mutate(key);
+                            }}
+                            disabled={revoke.isPending}
+                          >
+                            <span aria-hidden="true">Revoke</span>
+                            <span className="visually-hidden">Revoke {key.label}</span>
+                          </ConfirmButton>
+                        </div>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager pager={pager} nextCursor={keys.data.nextCursor} />
+        </>
+      )}
+    </>
+  );
+}

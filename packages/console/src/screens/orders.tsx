@@ -1,0 +1,507 @@
+/** Orders: the list (status filter, cursor pages) and one order (lines, totals, payments, refunds, timeline, refund form). */
+import { StorefrontError, type AdminOrder } from '@storefront/client';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { useAdmin } from '../session.tsx';
+import { useStaffSession } from '../store.ts';
+import {
+  Empty,
+  ErrorBanner,
+  Loading,
+  Notice,
+  PageHeader,
+  Pager,
+  SelectField,
+  StatusBadge,
+  TextAreaField,
+  useCursorPager,
+} from '../ui/components.tsx';
+import { formatDateTime } from '../ui/dates.ts';
+import { MoneyField } from '../ui/money-field.tsx';
+import { formatMoney } from '../ui/money.ts';
+import { errorMessage, isStatus, messageAt } from '../ui/problems.ts';
+import { countryName, orderBadges, orderTimeline, refundableAmount, Timeline } from './orders-parts.tsx';
+import './orders.css';
+
+const STATUSES = ['pending', 'paid', 'expired'] as const;
+type OrderStatus = (typeof STATUSES)[number];
+
+const STATUS_OPTIONS = [
+  { value: '', label: 'All orders' },
+  { value: 'pending', label: 'Pending (awaiting payment)' },
+  { value: 'paid', label: 'Paid' },
+  { value: 'expired', label: 'Expired (unpaid)' },
+];
+
+const EMPTY_TEXT: Record<string, string> = {
+  '': 'No orders yet. Orders appear here when buyers check out.',
+  pending: 'No order is awaiting payment.',
+  paid: 'No paid order yet.',
+  expired: 'No expired order.',
+};
+
+function Badges({ order }: { order: Pick<AdminOrder, 'status' | 'oversold' | 'refunded' | 'total'> }) {
+  return (
+    <span className="order-badges">
+      {orderBadges(order).map((badge) => (
+        <StatusBadge key={badge} status={badge} />
+      ))}
+    </span>
+  );
+}
+
+export function OrdersList() {
+  const [params, setParams] = useSearchParams();
+  const raw = params.get('status') ?? '';
+  const status: OrderStatus | undefined = (STATUSES as readonly string[]).includes(raw)
+    ? (raw as OrderStatus)
+    : undefined;
+
+  return (
+    <>
+      <PageHeader title="Orders" />
+      <div className="filters">
+        <SelectField
+          label="Status"
+          options={STATUS_OPTIONS}
+          value={status ?? ''}
+          onChange={(event) => {
+            const next = new URLSearchParams(params);
+            if (event.target.value) next.set('status', event.target.value);
+            else next.delete('status');
+            setParams(next, { replace: true });
+          }}
+        />
+      </div>
+      {/* A new filter starts again at its first page (a cursor belongs to its filter). */}
+      <OrdersPages key={status ?? 'all'} status={status} />
+    </>
+  );
+}
+
+function OrdersPages({ status }: { status: OrderStatus | undefined }) {
+  const admin = useAdmin();
+  const pager = useCursorPager();
+  const orders = useQuery({
+    queryKey: ['orders', status ?? 'all', pager.cursor],
+    queryFn: () => admin.orders.list({ status, cursor: pager.cursor, limit: 20 }),
+    placeholderData: keepPreviousData,
+  });
+
+  if (orders.isPending) return <Loading label="Loading orders…" />;
+  if (!orders.data) return <ErrorBanner error={orders.error} onRetry={() => void orders.refetch()} />;
+  if (orders.data.items.length === 0) {
+    return (
+      <Empty>
+        <p>{EMPTY_TEXT[status ?? '']}</p>
+      </Empty>
+    );
+  }
+  return (
+    <>
+      {orders.isError ? <ErrorBanner error={orders.error} onRetry={() => void orders.refetch()} /> : null}
+      <div className="table-wrap orders-table-wrap" aria-busy={orders.isFetching || undefined}>
+        <table className="orders-table row-headed">
+          <caption className="visually-hidden">
+            {STATUS_OPTIONS.find((option) => option.value === (status ?? ''))?.label}, newest first
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Order</th>
+              <th scope="col">Date</th>
+              <th scope="col">Customer</th>
+              <th scope="col" className="num">
+                Total
+              </th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {orders.data.items.map((order) => (
+              <tr key={order.id}>
+                <th scope="row">
+                  <Link to={`/orders/${order.id}`}>#{order.number}</Link>
+                </th>
+                <td>
+                  <time dateTime={order.createdAt}>{formatDateTime(order.createdAt)}</time>
+                </td>
+                <td className="email">{order.email}</td>
+                <td className="num">{formatMoney(order.total.amount, order.total.currency)}</td>
+                <td>
+                  <Badges order={order} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager pager={pager} nextCursor={orders.data.nextCursor} />
+    </>
+  );
+}
+
+// ---- One order ----
+
+function Lines({ order }: { order: AdminOrder }) {
+  const currency = order.total.currency;
+  const money = (amount: number) => formatMoney(amount, currency);
+  return (
+    <section className="panel orders-panel" aria-labelledby="lines-title">
+      <h2 id="lines-title">Items</h2>
+      <div className="table-wrap orders-table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Product</th>
+              <th scope="col" className="num">
+                Quantity
+              </th>
+              <th scope="col" className="num">
+                Price
+              </th>
+              <th scope="col" className="num">
+                Total
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {order.lines.map((line) => (
+              <tr key={line.variantId}>
+                <td>
+                  <Link to={`/products/${line.productId}`}>{line.title}</Link>
+                  <div className="muted">
+                    {line.variantLabel}
+                    {line.sku ? ` · SKU ${line.sku}` : ''}
+                  </div>
+                </td>
+                <td className="num">{line.quantity}</td>
+                <td className="num">{money(line.unitPrice.amount)}</td>
+                <td className="num">{money(line.lineTotal.amount)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <dl className="totals">
+        <dt>Subtotal</dt>
+        <dd>{money(order.subtotal.amount)}</dd>
+        {order.discount.amount > 0 || order.discountCode ? (
+          <>
+            <dt>Discount{order.discountCode ? ` (${order.discountCode})` : ''}</dt>
+            <dd>−{money(order.discount.amount)}</dd>
+          </>
+        ) : null}
+        <dt>Tax</dt>
+        <dd>{money(order.tax.amount)}</dd>
+        <dt>Shipping</dt>
+        <dd>{money(order.shipping.amount)}</dd>
+        <dt className="total">Total</dt>
+        <dd className="total">{money(order.total.amount)}</dd>
+        {order.refunded.amount > 0 ? (
+          <>
+            <dt>Refunded</dt>
+            <dd>−{money(order.refunded.amount)}</dd>
+            <dt>Net</dt>
+            <dd>{money(order.total.amount - order.refunded.amount)}</dd>
+          </>
+        ) : null}
+      </dl>
+    </section>
+  );
+}
+
+function Payments({ order }: { order: AdminOrder }) {
+  return (
+    <section className="panel orders-panel" aria-labelledby="payments-title">
+      <h2 id="payments-title">Payment</h2>
+      {order.payments.length === 0 ? (
+        <p className="muted">No payment was started for this order.</p>
+      ) : (
+        <ul className="orders-plain-list">
+          {order.payments.map((payment) => (
+            <li key={payment.id}>
+              <StatusBadge status={payment.status} />{' '}
+              {formatMoney(payment.amount.amount, payment.amount.currency)} with {payment.provider}
+              <div className="muted">
+                Reference <code>{payment.ref}</code>, started{' '}
+                <time dateTime={payment.createdAt}>{formatDateTime(payment.createdAt)}</time>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Refunds({ order }: { order: AdminOrder }) {
+  if (order.refunds.length === 0) return null;
+  return (
+    <section className="panel orders-panel" aria-labelledby="refunds-title">
+      <h2 id="refunds-title">Refunds</h2>
+      <ul className="orders-plain-list refunds">
+        {order.refunds.map((refund) => (
+          <li key={refund.id}>
+            <StatusBadge status={refund.status} />{' '}
+            <strong>{formatMoney(refund.amount.amount, refund.amount.currency)}</strong>{' '}
+            <span className="muted">
+              requested <time dateTime={refund.createdAt}>{formatDateTime(refund.createdAt)}</time>
+              {refund.settledAt ? (
+                <>
+                  , {refund.status === 'succeeded' ? 'settled' : 'closed'}{' '}
+                  <time dateTime={refund.settledAt}>{formatDateTime(refund.settledAt)}</time>
+                </>
+              ) : null}
+            </span>
+            {refund.note ? <div>Reason: {refund.note}</div> : null}
+            {refund.reason === 'expired_out_of_stock' ? (
+              <div className="muted">Automatic: paid after the order expired, and the stock was gone.</div>
+            ) : null}
+            {refund.status === 'pending' ? (
+              <div className="muted">Waiting for the payment provider to confirm it.</div>
+            ) : null}
+            {refund.lastError && refund.status !== 'succeeded' ? (
+              <div className="field-error">Provider: {refund.lastError}</div>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function RefundForm({
+  order,
+  refundable,
+  done,
+  setDone,
+}: {
+  order: AdminOrder;
+  refundable: number;
+  /** The last refund made here, kept by the section (it outlives the form once nothing is left). */
+  done: string | null;
+  setDone: (text: string | null) => void;
+}) {
+  const admin = useAdmin();
+  const queryClient = useQueryClient();
+  const currency = order.total.currency;
+  const [amount, setAmount] = useState<number | null>(null);
+  const [typing, setTyping] = useState<string | null>(null);
+  const [reason, setReason] = useState('');
+  const [tried, setTried] = useState(false);
+  const amountBox = useRef<HTMLDivElement>(null);
+  const titleId = useId();
+
+  const refund = useMutation({
+    mutationFn: (body: { amount: number; reason?: string }) => admin.orders.refund(order.id, body),
+    onSuccess: (started) => {
+      setDone(
+        `Refund of ${formatMoney(started.refund.amount.amount, started.refund.amount.currency)} requested. It settles when the payment provider confirms it.`,
+      );
+      setAmount(null);
+      setReason('');
+      setTried(false);
+    },
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: ['order', order.id] });
+      void queryClient.invalidateQueries({ queryKey: ['orders'] });
+      void queryClient.invalidateQueries({ queryKey: ['overview'] });
+    },
+  });
+
+  const max = formatMoney(refundable, currency);
+  let serverProblem: string | undefined;
+  if (refund.error instanceof StorefrontError && refund.error.title === 'refund_too_large') {
+    // Someone refunded meanwhile: the order was fetched again, and `max` is what is left now.
+    serverProblem = `That is more than can be refunded now: at most ${max} is left on this order.`;
+  } else {
+    serverProblem = messageAt(refund.error, '/amount');
+  }
+  let problem: string | undefined;
+  if (typing) problem = typing;
+  else if (serverProblem) problem = serverProblem;
+  else if (amount !== null && amount > refundable)
+    problem = `That is more than can be refunded: at most ${max} is left on this order.`;
+  else if (amount === 0) problem = 'Enter an amount greater than zero.';
+  else if (amount === null && tried) problem = 'Enter the amount to refund.';
+  const reasonProblem = messageAt(refund.error, '/reason');
+  const fieldLevel = Boolean(serverProblem ?? reasonProblem);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setTried(true);
+    setDone(null);
+    if ((problem && !serverProblem) || amount === null || amount <= 0 || amount > refundable) {
+      amountBox.current?.querySelector('input')?.focus();
+      return;
+    }
+    const note = reason.trim();
+    refund.mutate({ amount, ...(note ? { reason: note } : {}) });
+  }
+
+  return (
+    <section className="panel orders-panel" aria-labelledby={titleId}>
+      <h2 id={titleId}>Refund</h2>
+      {done ? <Notice tone="success">{done}</Notice> : null}
+      <form onSubmit={submit} noValidate>
+        <div ref={amountBox}>
+          <MoneyField
+            label="Amount to refund"
+            currency={currency}
+            value={amount}
+            optional
+            name="amount"
+            hint={`At most ${max}: the amount paid minus refunds made or pending.`}
+            error={problem}
+            onChange={(next, parseProblem) => {
+              // On a typing problem the field keeps the last good amount; the problem blocks the refund.
+              setTyping(parseProblem);
+              setAmount(next);
+              if (refund.isError) refund.reset();
+            }}
+          />
+        </div>
+        <div className="actions quick-amounts">
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              setTyping(null);
+              setAmount(refundable);
+              if (refund.isError) refund.reset();
+            }}
+          >
+            Refund everything left ({max})
+          </button>
+        </div>
+        <div className="refund-reason">
+          <TextAreaField
+            label="Reason (optional)"
+            hint="Only staff see this; the buyer does not."
+            maxLength={500}
+            rows={2}
+            value={reason}
+            error={reasonProblem}
+            onChange={(event) => setReason(event.target.value)}
+          />
+        </div>
+        {refund.isError && !fieldLevel ? <ErrorBanner error={refund.error} /> : null}
+        <button type="submit" className="primary" disabled={refund.isPending}>
+          {refund.isPending
+            ? 'Refunding…'
+            : amount !== null && amount > 0 && amount <= refundable
+              ? `Refund ${formatMoney(amount, currency)}`
+              : 'Refund'}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function RefundSection({ order }: { order: AdminOrder }) {
+  const session = useStaffSession();
+  const [done, setDone] = useState<string | null>(null);
+  const refundable = refundableAmount(order);
+  const captured = order.payments.some((payment) => payment.status === 'succeeded');
+  if (!captured) return null;
+  if (session.data?.staff.role === 'staff') {
+    return (
+      <section className="panel orders-panel" aria-labelledby="refund-title">
+        <h2 id="refund-title">Refund</h2>
+        <p className="muted">Only the store&apos;s owners and admins can refund orders.</p>
+      </section>
+    );
+  }
+  if (refundable === 0) {
+    return (
+      <section className="panel orders-panel" aria-labelledby="refund-title">
+        <h2 id="refund-title">Refund</h2>
+        {done ? <Notice tone="success">{done}</Notice> : null}
+        <p className="muted">Everything paid on this order is refunded or being refunded.</p>
+      </section>
+    );
+  }
+  return <RefundForm order={order} refundable={refundable} done={done} setDone={setDone} />;
+}
+
+export function OrderDetail() {
+  const admin = useAdmin();
+  const { id = '' } = useParams();
+  const order = useQuery({
+    queryKey: ['order', id],
+    queryFn: () => admin.orders.get(id),
+    // While a refund waits for the provider, look again every few seconds.
+    refetchInterval: (query) =>
+      query.state.data?.refunds.some((refund) => refund.status === 'pending') ? 2000 : false,
+  });
+
+  if (!order.data) {
+    if (!order.isError) {
+      return (
+        <>
+          <PageHeader title="Order" />
+          <Loading label="Loading the order…" />
+        </>
+      );
+    }
+    const missing = isStatus(order.error, 404) || isStatus(order.error, 400);
+    return (
+      <>
+        <PageHeader title={missing ? 'Order not found' : 'Order'} />
+        {missing ? (
+          <p>
+            No order with this address in your store. <Link to="/orders">Back to all orders</Link>
+          </p>
+        ) : (
+          <ErrorBanner error={order.error} onRetry={() => void order.refetch()} />
+        )}
+      </>
+    );
+  }
+
+  const data = order.data;
+  return (
+    <>
+      <PageHeader title={`Order #${data.number}`} actions={<Link to="/orders">All orders</Link>}>
+        <p className="order-meta">
+          <Badges order={data} />{' '}
+          <span className="muted">
+            Placed <time dateTime={data.createdAt}>{formatDateTime(data.createdAt)}</time>
+          </span>
+        </p>
+      </PageHeader>
+      {data.oversold ? (
+        <Notice tone="warning">
+          <p>
+            <strong>Oversold.</strong> The payment arrived when the stock of an item was short. The order is
+            paid anyway: restock the item or refund the buyer.
+          </p>
+        </Notice>
+      ) : null}
+      {order.isError ? (
+        <Notice tone="warning">Could not refresh this order: {errorMessage(order.error)}</Notice>
+      ) : null}
+      <div className="order-layout">
+        <div>
+          <Lines order={data} />
+          <Payments order={data} />
+          <Refunds order={data} />
+          <RefundSection order={data} />
+        </div>
+        <div>
+          <section className="panel orders-panel" aria-labelledby="customer-title">
+            <h2 id="customer-title">Customer</h2>
+            <p>
+              <a href={`mailto:${data.email}`}>{data.email}</a>
+            </p>
+            <p className="muted">
+              {data.country ? `Ships to ${countryName(data.country)}` : 'No country given at checkout'}
+            </p>
+          </section>
+          <Timeline entries={orderTimeline(data)} />
+        </div>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,151 @@
+/**
+ * Store settings: the name customers see, the reply-to address of store mail; the handle and the
+ * currency are shown read-only (every price is in the currency, so it is fixed at creation).
+ */
+import type { SuccessBody } from '@storefront/client';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { useAdmin } from '../session.tsx';
+import { useStaffSession, useStoreSettings } from '../store.ts';
+import { ErrorBanner, Loading, Notice, PageHeader, TextField } from '../ui/components.tsx';
+import { formatDateTime } from '../ui/dates.ts';
+import { messageAt } from '../ui/problems.ts';
+import { ScreenError } from './integrations-parts.tsx';
+
+type StoreSettings = SuccessBody<'adminGetSettings'>;
+
+function SettingsForm({ settings, readOnly }: { settings: StoreSettings; readOnly: boolean }) {
+  const admin = useAdmin();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState(settings.name);
+  const [replyTo, setReplyTo] = useState(settings.replyToEmail ?? '');
+  const [submitted, setSubmitted] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const save = useMutation({
+    mutationFn: () =>
+      admin.request('adminUpdateSettings', { body: { name: name.trim(), replyToEmail: replyTo.trim() } }),
+    onSuccess: (next) => {
+      queryClient.setQueryData(['settings'], next);
+      void queryClient.invalidateQueries({ queryKey: ['email-sender'] });
+      setSaved(true);
+    },
+  });
+  const errors = {
+    name: name.trim() === '' ? 'The store needs a name.' : undefined,
+    replyTo: /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(replyTo.trim())
+      ? undefined
+      : 'Enter an email address: customers’ replies to store mail go there.',
+  };
+  const changed = name.trim() !== settings.name || replyTo.trim() !== (settings.replyToEmail ?? '');
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setSubmitted(true);
+    setSaved(false);
+    if (errors.name || errors.replyTo) return;
+    save.mutate();
+  }
+
+  return (
+    <form className="panel" onSubmit={submit} noValidate aria-labelledby="store-title">
+      <h2 id="store-title">Store</h2>
+      <TextField
+        label="Store name"
+        name="name"
+        value={name}
+        maxLength={200}
+        readOnly={readOnly}
+        className={readOnly ? 'read-only' : undefined}
+        onChange={(event) => {
+          setName(event.target.value);
+          setSaved(false);
+        }}
+        hint="Shown to customers, and the sender name of store mail."
+        required
+        error={(submitted ? errors.name : undefined) ?? messageAt(save.error, '/name')}
+      />
+      <TextField
+        label="Reply-to email"
+        name="replyToEmail"
+        type="email"
+        autoComplete="email"
+        readOnly={readOnly}
+        className={readOnly ? 'read-only' : undefined}
+        value={replyTo}
+        onChange={(event) => {
+          setReplyTo(event.target.value);
+          setSaved(false);
+        }}
+        hint={
+          <>
+            Where replies to order confirmations and refund notices go. The sender itself is on the{' '}
+            <Link to="/email">Email</Link> page.
+          </>
+        }
+        required
+        error={(submitted ? errors.replyTo : undefined) ?? messageAt(save.error, '/replyToEmail')}
+      />
+      <TextField
+        label="Store handle"
+        name="slug"
+        value={settings.slug}
+        className="read-only"
+        readOnly
+        hint="Used to sign in and in API calls; it cannot be changed."
+      />
+      <TextField
+        label="Currency"
+        name="currency"
+        value={settings.currency}
+        className="read-only"
+        readOnly
+        hint="Every price of the store is in this currency, so it cannot be changed after the store is created."
+      />
+      {messageAt(save.error, '/name') || messageAt(save.error, '/replyToEmail') ? null : (
+        <ErrorBanner error={save.error} />
+      )}
+      {saved ? <Notice tone="success">Settings saved.</Notice> : null}
+      <div className="actions">
+        <button
+          type="submit"
+          className="primary"
+          disabled={readOnly || save.isPending || (!changed && !submitted)}
+        >
+          {save.isPending ? 'Saving…' : 'Save settings'}
+        </button>
+        <span className="muted">Last changed {formatDateTime(settings.updatedAt)}</span>
+      </div>
+    </form>
+  );
+}
+
+export function Settings() {
+  const settings = useStoreSettings();
+  const session = useStaffSession();
+  const readOnly = session.data?.staff.role === 'staff';
+  return (
+    <>
+      <PageHeader title="Settings" />
+      {settings.isPending ? (
+        <Loading label="Loading settings…" />
+      ) : settings.isError ? (
+        <ScreenError
+          error={settings.error}
+          allowed="staff of this store"
+          what="see its settings"
+          onRetry={() => void settings.refetch()}
+        />
+      ) : (
+        <>
+          {readOnly ? (
+            <Notice tone="warning">
+              Only owners and admins can change the settings. You are signed in as staff.
+            </Notice>
+          ) : null}
+          <SettingsForm settings={settings.data} readOnly={readOnly} />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,453 @@
+/**
+ * Themes (list, create, publish: one live theme per store, emits theme.published) and apps
+ * (list, install with access scopes, emits app.installed).
+ */
+import type { SuccessBody } from '@storefront/client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useAdmin } from '../session.tsx';
+import {
+  ConfirmButton,
+  Empty,
+  ErrorBanner,
+  Loading,
+  Notice,
+  PageHeader,
+  Pager,
+  StatusBadge,
+  TextAreaField,
+  TextField,
+  useCursorPager,
+} from '../ui/components.tsx';
+import { formatDateTime } from '../ui/dates.ts';
+import { messageAt } from '../ui/problems.ts';
+import { FocusOnShow, focusSoon, ScreenError } from './integrations-parts.tsx';
+
+type Theme = SuccessBody<'adminListThemes'>['items'][number];
+
+const THEMES = ['themes'] as const;
+const APPS = ['apps'] as const;
+
+/** The settings textarea: empty, or a JSON object. */
+function parseSettings(text: string): { value: Record<string, unknown> | undefined; error?: string } {
+  if (text.trim() === '') return { value: undefined };
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      return { value: undefined, error: 'Settings must be a JSON object, like {"primaryColor": "#1d4ed8"}.' };
+    }
+    return { value: value as Record<string, unknown> };
+  } catch (error) {
+    return { value: undefined, error: `Not valid JSON: ${(error as Error).message}` };
+  }
+}
+
+function CreateTheme({ onCreated, onCancel }: { onCreated: (theme: Theme) => void; onCancel: () => void }) {
+  const admin = useAdmin();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [settings, setSettings] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const parsed = parseSettings(settings);
+  const nameError = name.trim() === '' ? 'Give the theme a name.' : undefined;
+  const create = useMutation({
+    mutationFn: () =>
+      admin.request('adminCreateTheme', {
+        body: { name: name.trim(), ...(parsed.value ? { settings: parsed.value } : {}) },
+      }),
+    onSuccess: async (theme) => {
+      await queryClient.invalidateQueries({ queryKey: THEMES });
+      onCreated(theme);
+    },
+  });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setSubmitted(true);
+    if (nameError || parsed.error) return;
+    create.mutate();
+  }
+
+  return (
+    <form className="panel" onSubmit={submit} noValidate aria-labelledby="create-theme-title">
+      <h2 id="create-theme-title">Create a theme</h2>
+      <TextField
+        label="Theme name"
+        name="theme-name"
+        autoFocus
+        value={name}
+        maxLength={200}
+        onChange={(event) => setName(event.target.value)}
+        required
+        error={(submitted ? nameError : undefined) ?? messageAt(create.error, '/name')}
+      />
+      <TextAreaField
+        label="Settings (JSON, optional)"
+        name="theme-settings"
+        value={settings}
+        onChange={(event) => setSettings(event.target.value)}
+        spellCheck={false}
+        rows={5}
+        placeholder={'{\n  "primaryColor": "#1d4ed8"\n}'}
+        hint="Free-form settings your shop’s front end reads from the live theme (at most 64 KiB)."
+        error={(submitted ? parsed.error : undefined) ?? messageAt(create.error, '/settings')}
+      />
+      <ErrorBanner error={create.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create theme'}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function Themes() {
+  const admin = useAdmin();
+  const queryClient = useQueryClient();
+  const pager = useCursorPager();
+  const [creating, setCreating] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const themes = useQuery({
+    queryKey: [...THEMES, pager.cursor],
+    queryFn: () =>
+      admin.request('adminListThemes', {
+        query: { limit: 50, ...(pager.cursor ? { cursor: pager.cursor } : {}) },
+      }),
+  });
+  const publish = useMutation({
+    mutationFn: (theme: Theme) => admin.request('adminPublishTheme', { path: { id: theme.id } }),
+    onSuccess: async (theme) => {
+      setMessage(`“${theme.name}” is now your live theme.`);
+      await queryClient.invalidateQueries({ queryKey: THEMES });
+    },
+  });
+  const live = themes.data?.items.find((theme) => theme.live);
+
+  return (
+    <>
+      <PageHeader
+        title="Themes"
+        actions={
+          creating || themes.isError ? null : (
+            <button
+              type="button"
+              id="create-theme-button"
+              className="primary"
+              onClick={() => {
+                setCreating(true);
+                setMessage(null);
+              }}
+            >
+              Create theme
+            </button>
+          )
+        }
+      >
+        <p className="muted">
+          The live theme’s settings are what your shop’s front end reads. Publishing one replaces the live
+          theme.
+        </p>
+      </PageHeader>
+      {message ? (
+        <FocusOnShow key={message}>
+          <Notice tone="success">{message}</Notice>
+        </FocusOnShow>
+      ) : null}
+      {creating ? (
+        <CreateTheme
+          onCreated={(theme) => {
+            setCreating(false);
+            setMessage(`“${theme.name}” is created. Publish it to make it live.`);
+          }}
+          onCancel={() => {
+            setCreating(false);
+            focusSoon('#create-theme-button');
+          }}
+        />
+      ) : null}
+      <ErrorBanner error={publish.error} />
+      {themes.isPending ? (
+        <Loading label="Loading themes…" />
+      ) : themes.isError ? (
+        <ScreenError
+          error={themes.error}
+          allowed="owners and admins"
+          what="manage themes"
+          onRetry={() => void themes.refetch()}
+        />
+      ) : themes.data.items.length === 0 && !pager.hasPrevious ? (
+        <Empty>
+          <p>No themes yet. Create one, then publish it.</p>
+        </Empty>
+      ) : (
+        <>
+          <div className="table-wrap contained">
+            <table>
+              <caption className="visually-hidden">Themes</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Settings</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {themes.data.items.map((theme) => {
+                  const keys = Object.keys(theme.settings);
+                  return (
+                    <tr key={theme.id}>
+                      <td>{theme.name}</td>
+                      <td>
+                        {theme.live ? (
+                          <>
+                            <StatusBadge status="published" />
+                            <br />
+                            <span className="muted">since {formatDateTime(theme.publishedAt)}</span>
+                          </>
+                        ) : (
+                          <StatusBadge status="draft" />
+                        )}
+                      </td>
+                      <td>
+                        {keys.length === 0 ? (
+                          <span className="muted">None</span>
+                        ) : (
+                          <details>
+                            <summary>
+                              {keys.length} {keys.length === 1 ? 'setting' : 'settings'}
+                            </summary>
+                            <pre>{JSON.stringify(theme.settings, null, 2)}</pre>
+                          </details>
+                        )}
+                      </td>
+                      <td>{formatDateTime(theme.createdAt)}</td>
+                      <td>
+                        {theme.live ? null : (
+                          <ConfirmButton
+                            danger={false}
+                            title={`Publish “${theme.name}”?`}
+                            body={
+                              <p>
+                                {live
+                                  ? `It replaces “${live.name}” as the live theme at once.`
+                                  : 'It becomes the live theme at once.'}{' '}
+                                Webhook subscribers get <code>theme.published</code>.
+                              </p>
+                            }
+                            confirmLabel="Publish theme"
+                            onConfirm={() => {
+                              setMessage(null);
+                              publish.mutate(theme);
+                            }}
+                            disabled={publish.isPending}
+                          >
+                            <span aria-hidden="true">Publish</span>
+                            <span className="visually-hidden">Publish {theme.name}</span>
+                          </ConfirmButton>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          <Pager pager={pager} nextCursor={themes.data.nextCursor} />
+        </>
+      )}
+    </>
+  );
+}
+
+const SCOPE = /^(read|write)_[a-z]+(_[a-z]+)*$/;
+
+function InstallApp({
+  onInstalled,
+  onCancel,
+}: {
+  onInstalled: (name: string) => void;
+  onCancel: () => void;
+}) {
+  const admin = useAdmin();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [scopesText, setScopesText] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const scopes = [...new Set(scopesText.split(/[\s,]+/).filter(Boolean))];
+  const bad = scopes.filter((scope) => !SCOPE.test(scope));
+  const errors = {
+    name: name.trim() === '' ? 'Enter the app’s name.' : undefined,
+    scopes:
+      bad.length > 0
+        ? `Not a scope: ${bad.join(', ')}. Scopes look like read_products or write_orders.`
+        : scopes.length > 50
+          ? 'At most 50 scopes.'
+          : undefined,
+  };
+  const install = useMutation({
+    mutationFn: () => admin.request('adminInstallApp', { body: { name: name.trim(), scopes } }),
+    onSuccess: async (app) => {
+      await queryClient.invalidateQueries({ queryKey: APPS });
+      onInstalled(app.name);
+    },
+  });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setSubmitted(true);
+    if (errors.name || errors.scopes) return;
+    install.mutate();
+  }
+
+  return (
+    <form className="panel" onSubmit={submit} noValidate aria-labelledby="install-app-title">
+      <h2 id="install-app-title">Install an app</h2>
+      <TextField
+        label="App name"
+        name="app-name"
+        autoFocus
+        value={name}
+        maxLength={200}
+        onChange={(event) => setName(event.target.value)}
+        required
+        error={(submitted ? errors.name : undefined) ?? messageAt(install.error, '/name')}
+      />
+      <TextAreaField
+        label="Access scopes"
+        name="app-scopes"
+        value={scopesText}
+        onChange={(event) => setScopesText(event.target.value)}
+        spellCheck={false}
+        autoCapitalize="off"
+        rows={3}
+        placeholder="read_products, write_orders"
+        hint="What the app may read or change, separated by commas or new lines: read_products, write_orders…"
+        error={(submitted ? errors.scopes : undefined) ?? messageAt(install.error, '/scopes')}
+      />
+      <ErrorBanner error={install.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={install.isPending}>
+          {install.isPending ? 'Installing…' : 'Install app'}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function Apps() {
+  const admin = useAdmin();
+  const pager = useCursorPager();
+  const [installing, setInstalling] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const apps = useQuery({
+    queryKey: [...APPS, pager.cursor],
+    queryFn: () =>
+      admin.request('adminListApps', {
+        query: { limit: 50, ...(pager.cursor ? { cursor: pager.cursor } : {}) },
+      }),
+  });
+
+  return (
+    <>
+      <PageHeader
+        title="Apps"
+        actions={
+          installing || apps.isError ? null : (
+            <button
+              type="button"
+              id="install-app-button"
+              className="primary"
+              onClick={() => {
+                setInstalling(true);
+                setMessage(null);
+              }}
+            >
+              Install app
+            </button>
+          )
+        }
+      >
+        <p className="muted">Apps installed in your store, with the access each was granted.</p>
+      </PageHeader>
+      {message ? (
+        <FocusOnShow key={message}>
+          <Notice tone="success">{message}</Notice>
+        </FocusOnShow>
+      ) : null}
+      {installing ? (
+        <InstallApp
+          onInstalled={(name) => {
+            setInstalling(false);
+            setMessage(`“${name}” is installed.`);
+          }}
+          onCancel={() => {
+            setInstalling(false);
+            focusSoon('#install-app-button');
+          }}
+        />
+      ) : null}
+      {apps.isPending ? (
+        <Loading label="Loading apps…" />
+      ) : apps.isError ? (
+        <ScreenError
+          error={apps.error}
+          allowed="owners and admins"
+          what="manage apps"
+          onRetry={() => void apps.refetch()}
+        />
+      ) : apps.data.items.length === 0 && !pager.hasPrevious ? (
+        <Empty>
+          <p>No apps installed.</p>
+        </Empty>
+      ) : (
+        <>
+          <div className="table-wrap contained">
+            <table>
+              <caption className="visually-hidden">Installed apps</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Access scopes</th>
+                  <th scope="col">Installed</th>
+                </tr>
+              </thead>
+              <tbody>
+                {apps.data.items.map((app) => (
+                  <tr key={app.id}>
+                    <td>{app.name}</td>
+                    <td>
+                      {app.scopes.length === 0 ? (
+                        <span className="muted">None</span>
+                      ) : (
+                        <ul className="plain-list">
+                          {app.scopes.map((scope) => (
+                            <li key={scope}>
+                              <code>{scope}</code>
+                            </li>
+                          ))}
+                        </ul>
+                      )}
+                    </td>
+                    <td>{formatDateTime(app.installedAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager pager={pager} nextCursor={apps.data.nextCursor} />
+        </>
+      )}
+    </>
+  );
+}

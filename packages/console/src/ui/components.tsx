@@ -1,0 +1,335 @@
+/**
+ * The console's building blocks: native, labelled HTML elements (dialog, details, form controls)
+ * so keyboard use and screen readers work without a widget library (docs/decisions.md).
+ */
+import {
+  useEffect,
+  useId,
+  useRef,
+  useState,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+} from 'react';
+import { errorMessage, fieldErrors } from './problems.ts';
+
+export function PageHeader({
+  title,
+  actions,
+  children,
+}: {
+  title: string;
+  actions?: ReactNode;
+  children?: ReactNode;
+}) {
+  useEffect(() => {
+    document.title = `${title} · Storefront console`;
+  }, [title]);
+  return (
+    <header className="page-header">
+      <div>
+        <h1 tabIndex={-1} id="page-title">
+          {title}
+        </h1>
+        {children}
+      </div>
+      {actions ? <div className="actions">{actions}</div> : null}
+    </header>
+  );
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p className="state loading" role="status">
+      {label}
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <div className="state empty">{children}</div>;
+}
+
+/** An error from the API as a readable alert, with its field messages listed. */
+export function ErrorBanner({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  if (!error) return null;
+  const fields = fieldErrors(error);
+  return (
+    <div className="banner error" role="alert">
+      <p>{errorMessage(error)}</p>
+      {fields.length > 1 ? (
+        <ul>
+          {fields.map((field) => (
+            <li key={field.pointer + field.detail}>
+              <code>{field.pointer}</code> {field.detail}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {onRetry ? (
+        <button type="button" onClick={onRetry}>
+          Try again
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export function Notice({
+  children,
+  tone = 'info',
+}: {
+  children: ReactNode;
+  tone?: 'info' | 'success' | 'warning';
+}) {
+  return (
+    <div className={`banner ${tone}`} role={tone === 'success' ? 'status' : undefined}>
+      {children}
+    </div>
+  );
+}
+
+interface FieldShellProps {
+  label: string;
+  hint?: ReactNode;
+  error?: string | undefined;
+  children: (ids: { id: string; describedBy: string | undefined; invalid: boolean }) => ReactNode;
+}
+
+/** A label, the control, a hint and the error message, tied together with ids and aria attributes. */
+export function FieldShell({ label, hint, error, children }: FieldShellProps) {
+  const id = useId();
+  const hintId = hint ? `${id}-hint` : undefined;
+  const errorId = error ? `${id}-error` : undefined;
+  const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field${error ? ' invalid' : ''}`}>
+      <label htmlFor={id}>{label}</label>
+      {children({ id, describedBy, invalid: Boolean(error) })}
+      {hint ? (
+        <p className="hint" id={hintId}>
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="field-error" id={errorId}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+type InputProps = InputHTMLAttributes<HTMLInputElement> & {
+  label: string;
+  hint?: ReactNode;
+  error?: string | undefined;
+};
+
+export function TextField({ label, hint, error, ...input }: InputProps) {
+  return (
+    <FieldShell label={label} hint={hint} error={error}>
+      {({ id, describedBy, invalid }) => (
+        <input id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...input} />
+      )}
+    </FieldShell>
+  );
+}
+
+type TextAreaProps = TextareaHTMLAttributes<HTMLTextAreaElement> & {
+  label: string;
+  hint?: ReactNode;
+  error?: string | undefined;
+};
+
+export function TextAreaField({ label, hint, error, ...textarea }: TextAreaProps) {
+  return (
+    <FieldShell label={label} hint={hint} error={error}>
+      {({ id, describedBy, invalid }) => (
+        <textarea id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...textarea} />
+      )}
+    </FieldShell>
+  );
+}
+
+type SelectProps = SelectHTMLAttributes<HTMLSelectElement> & {
+  label: string;
+  hint?: ReactNode;
+  error?: string | undefined;
+  options: readonly (string | { value: string; label: string })[];
+};
+
+export function SelectField({ label, hint, error, options, ...select }: SelectProps) {
+  return (
+    <FieldShell label={label} hint={hint} error={error}>
+      {({ id, describedBy, invalid }) => (
+        <select id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...select}>
+          {options.map((option) => {
+            const { value, label: text } =
+              typeof option === 'string' ? { value: option, label: option } : option;
+            return (
+              <option key={value} value={value}>
+                {text}
+              </option>
+            );
+          })}
+        </select>
+      )}
+    </FieldShell>
+  );
+}
+
+/** A confirmation in a native modal <dialog> (focus is trapped and restored by the browser). */
+export function ConfirmButton({
+  children,
+  title,
+  body,
+  confirmLabel,
+  onConfirm,
+  danger = true,
+  disabled,
+}: {
+  children: ReactNode;
+  title: string;
+  body: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  danger?: boolean;
+  disabled?: boolean;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  return (
+    <>
+      <button
+        type="button"
+        className={danger ? 'danger' : undefined}
+        onClick={() => dialog.current?.showModal()}
+        disabled={disabled}
+      >
+        {children}
+      </button>
+      <dialog ref={dialog} aria-labelledby={titleId} className="confirm">
+        <h2 id={titleId}>{title}</h2>
+        <div>{body}</div>
+        <div className="actions">
+          <button type="button" onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className={danger ? 'danger' : 'primary'}
+            onClick={() => {
+              dialog.current?.close();
+              onConfirm();
+            }}
+          >
+            {confirmLabel}
+          </button>
+        </div>
+      </dialog>
+    </>
+  );
+}
+
+/** Copies a value; says so for screen readers too. */
+export function CopyButton({ value, label = 'Copy' }: { value: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="copy"
+      onClick={() => {
+        void navigator.clipboard
+          ?.writeText(value)
+          .then(() => {
+            setCopied(true);
+            setTimeout(() => setCopied(false), 2000);
+          })
+          .catch(() => setCopied(false));
+      }}
+    >
+      {copied ? 'Copied' : label}
+      <span className="visually-hidden" aria-live="polite">
+        {copied ? ' copied to the clipboard' : ''}
+      </span>
+    </button>
+  );
+}
+
+/** A secret shown once (a key, a signing secret): selectable, copyable, with the warning. */
+export function SecretOnce({ label, value, onDone }: { label: string; value: string; onDone?: () => void }) {
+  return (
+    <div className="banner warning secret-once" role="region" aria-label={label}>
+      <p>
+        <strong>{label}</strong>: copy it now. It is shown only once; afterwards only its prefix is kept.
+      </p>
+      <p className="secret">
+        <code data-testid="secret-value">{value}</code> <CopyButton value={value} />
+      </p>
+      {onDone ? (
+        <button type="button" onClick={onDone}>
+          I have copied it
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return (
+    <span className={`badge badge-${status.replace(/[^a-z_-]/gi, '')}`}>{status.replaceAll('_', ' ')}</span>
+  );
+}
+
+/**
+ * Cursor paging: the API gives `nextCursor`; a stack of earlier cursors gives "Previous".
+ * `cursor` is what the current page was fetched with.
+ */
+export function useCursorPager() {
+  const [stack, setStack] = useState<(string | undefined)[]>([]);
+  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  return {
+    cursor,
+    page: stack.length + 1,
+    next: (nextCursor: string | null | undefined) => {
+      if (!nextCursor) return;
+      setStack((s) => [...s, cursor]);
+      setCursor(nextCursor);
+    },
+    previous: () => {
+      setStack((s) => {
+        const copy = [...s];
+        setCursor(copy.pop());
+        return copy;
+      });
+    },
+    reset: () => {
+      setStack([]);
+      setCursor(undefined);
+    },
+    hasPrevious: stack.length > 0,
+  };
+}
+
+export function Pager({
+  pager,
+  nextCursor,
+}: {
+  pager: ReturnType<typeof useCursorPager>;
+  nextCursor: string | null | undefined;
+}) {
+  if (!pager.hasPrevious && !nextCursor) return null;
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" onClick={pager.previous} disabled={!pager.hasPrevious}>
+        Previous page
+      </button>
+      <span>Page {pager.page}</span>
+      <button type="button" onClick={() => pager.next(nextCursor)} disabled={!nextCursor}>
+        Next page
+      </button>
+    </nav>
+  );
+}

@@ -1,0 +1,409 @@
+/**
+ * Products and collections in Chromium: a product with two variants whose decimal prices are stored
+ * as exact minor units, search by title and SKU, editing, API problems at their fields (a taken SKU,
+ * on hand below the reserved units), deletion; a manual collection reordered by drag, by keyboard and
+ * by the Move buttons; a smart collection's live preview. What the page shows and what the server
+ * stored are both checked.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createAdminClient, StorefrontError, type AdminClient } from '@storefront/client';
+import type { Page } from 'playwright-core';
+import type { TestStore } from '../../../src/test/harness.ts';
+import {
+  assertAccessible,
+  newPage,
+  newStore,
+  screenshot,
+  signIn,
+  startConsole,
+  type ConsoleHarness,
+} from './browser.test-support.ts';
+
+let h: ConsoleHarness;
+before(async () => {
+  h = await startConsole();
+});
+after(() => h.close());
+
+const adminOf = (store: TestStore): AdminClient =>
+  createAdminClient({ baseUrl: h.live.baseUrl, token: store.staffToken });
+
+/** A 1×1 PNG, served for the image preview's https address (nothing leaves the machine). */
+const PIXEL = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+);
+
+/** The product titles in the products table, in order. */
+async function listedTitles(page: Page): Promise<string[]> {
+  return page.locator('table tbody tr td:nth-child(2) > a').allTextContents();
+}
+
+/** Waits until the products table lists exactly `titles` (the search is debounced). */
+async function expectListed(page: Page, titles: string[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let seen: string[] = [];
+  while (Date.now() < deadline) {
+    seen = (await page.locator('table').count()) > 0 ? await listedTitles(page) : [];
+    if (JSON.stringify(seen) === JSON.stringify(titles)) return;
+    await page.waitForTimeout(100);
+  }
+  assert.deepEqual(seen, titles);
+}
+
+/** The product titles of the manual collection's ordered list, as shown. */
+async function shownOrder(page: Page): Promise<string[]> {
+  return page.locator('ol.sortable .member-title > a').allTextContents();
+}
+
+async function expectOrder(page: Page, titles: string[]): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  let seen: string[] = [];
+  while (Date.now() < deadline) {
+    seen = await shownOrder(page);
+    if (JSON.stringify(seen) === JSON.stringify(titles)) return;
+    await page.waitForTimeout(50);
+  }
+  assert.deepEqual(seen, titles);
+}
+
+describe('products in the console', () => {
+  test('create with two variants (exact minor units), search by title and SKU, edit, errors at their fields, delete', async () => {
+    const store = await newStore(h);
+    const admin = adminOf(store);
+    const coat = await admin.products.create({
+      title: 'Wool Coat',
+      status: 'active',
+      variants: [{ sku: 'WC-1', label: 'One size', priceAmount: 20000, onHand: 3 }],
+    });
+    const { context, page, problems } = await newPage(h);
+    await page.route('https://images.example/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'image/png', body: PIXEL }),
+    );
+    await signIn(page, store);
+
+    await page.getByRole('link', { name: 'Products' }).click();
+    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Add product' }).click();
+    await page.getByRole('heading', { name: 'Add product', level: 1 }).waitFor();
+
+    await page.getByLabel('Title').fill('Linen Shirt');
+    await page.getByLabel('Description').fill('Cool in summer.');
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('active');
+    await page.getByLabel('Tags').fill('summer, linen');
+    // The image preview: a message for http, the picture for https.
+    await page.getByLabel('Image URL').fill('http://images.example/shirt.png');
+    await page.getByText('Use an https address').waitFor();
+    await page.getByLabel('Image URL').fill('https://images.example/shirt.png');
+    const preview = page.getByRole('img', { name: 'Image of Linen Shirt' });
+    await preview.waitFor();
+    // The picture really loaded (the browser decoded the 1×1 PNG).
+    await page.waitForFunction("document.querySelector('.image-preview img')?.naturalWidth === 1");
+
+    const first = page.getByRole('group', { name: 'Variant 1' });
+    await first.getByLabel('Label').fill('Small');
+    await first.getByLabel('SKU').fill('LS-S');
+    await first.getByLabel('Price (USD)', { exact: true }).fill('19.99');
+    await first.getByLabel('On hand').fill('5');
+    await page.getByRole('button', { name: 'Add variant' }).click();
+    const second = page.getByRole('group', { name: 'Variant 2' });
+    await second.getByLabel('Label').fill('Large');
+    await second.getByLabel('SKU').fill('LS-L');
+    await second.getByLabel('Price (USD)', { exact: true }).fill('1,234.50');
+    await second.getByLabel('Compare-at price (USD)').fill('1500');
+    await second.getByLabel('On hand').fill('2');
+    // A price the form cannot read exactly is refused at the field, before anything is sent.
+    await first.getByLabel('Compare-at price (USD)').fill('19.9999');
+    await first.getByText('Use at most 2 decimals.').waitFor();
+    await first.getByLabel('Compare-at price (USD)').fill('');
+    await assertAccessible(page, 'new product form');
+
+    await page.getByRole('button', { name: 'Create product' }).click();
+    await page.getByRole('heading', { name: 'Linen Shirt', level: 1 }).waitFor();
+    await page.getByText('Created “Linen Shirt”.').waitFor();
+    const [stored] = (await admin.products.list({ q: 'linen' })).items;
+    assert.ok(stored);
+    assert.equal(stored.status, 'active');
+    assert.equal(stored.description, 'Cool in summer.');
+    assert.equal(stored.image, 'https://images.example/shirt.png');
+    assert.deepEqual(stored.tags, ['summer', 'linen']);
+    assert.deepEqual(
+      stored.variants.map((v) => [v.label, v.sku, v.priceAmount, v.compareAtAmount, v.onHand]),
+      [
+        ['Small', 'LS-S', 1999, null, 5],
+        ['Large', 'LS-L', 123450, 150000, 2],
+      ],
+    );
+
+    // The list: search by title, by SKU, filter by status.
+    await page.getByRole('link', { name: 'Products', exact: true }).first().click();
+    await expectListed(page, ['Wool Coat', 'Linen Shirt']);
+    await page.getByRole('searchbox', { name: 'Search' }).fill('linen');
+    await expectListed(page, ['Linen Shirt']);
+    assert.match(page.url(), /\?q=linen$/);
+    await page.getByRole('searchbox', { name: 'Search' }).fill('ls-l');
+    await expectListed(page, ['Linen Shirt']);
+    await page.getByRole('searchbox', { name: 'Search' }).fill('WC-1');
+    await expectListed(page, ['Wool Coat']);
+    await page.getByRole('searchbox', { name: 'Search' }).fill('');
+    await expectListed(page, ['Wool Coat', 'Linen Shirt']);
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('draft');
+    await page.getByText('No products match with the status draft').waitFor();
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('');
+    await expectListed(page, ['Wool Coat', 'Linen Shirt']);
+    const row = page.locator('tr', { has: page.getByRole('link', { name: 'Linen Shirt' }) });
+    assert.match((await row.textContent()) ?? '', /\$19\.99 – \$1,234\.50/);
+    assert.match((await row.textContent()) ?? '', /7 available · 2 variants/);
+    await assertAccessible(page, 'products list');
+    await screenshot(page, 'products');
+
+    // Edit: title, a price, a new variant.
+    await page.getByRole('link', { name: 'Linen Shirt' }).click();
+    await page.getByRole('heading', { name: 'Linen Shirt', level: 1 }).waitFor();
+    await page.getByLabel('Title').fill('Linen Shirt Classic');
+    await first.getByLabel('Price (USD)', { exact: true }).fill('21');
+    await page.getByRole('button', { name: 'Add variant' }).click();
+    const third = page.getByRole('group', { name: 'Variant 3' });
+    await third.getByLabel('Label').fill('Medium');
+    await third.getByLabel('Price (USD)', { exact: true }).fill('20.5');
+    await third.getByLabel('On hand').fill('4');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await page.getByText('Saved.').waitFor();
+    await page.getByRole('heading', { name: 'Linen Shirt Classic', level: 1 }).waitFor();
+    let edited = await admin.products.get(stored.id);
+    assert.equal(edited.title, 'Linen Shirt Classic');
+    assert.deepEqual(
+      edited.variants.map((v) => [v.label, v.sku, v.priceAmount]),
+      [
+        ['Small', 'LS-S', 2100],
+        ['Large', 'LS-L', 123450],
+        ['Medium', null, 2050],
+      ],
+    );
+
+    // A server validation error at its field: the SKU is the Wool Coat's.
+    await third.getByLabel('SKU').fill('WC-1');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    const skuError = third.getByText('The SKU is already used in this store.');
+    await skuError.waitFor();
+    assert.equal(await third.getByLabel('SKU').getAttribute('aria-invalid'), 'true');
+    await page.getByRole('alert').getByText('The SKU "WC-1" is already used').waitFor();
+    edited = await admin.products.get(stored.id);
+    assert.equal(edited.variants[2]!.sku, null, 'nothing stored');
+    await third.getByLabel('SKU').fill('LS-M');
+
+    // On hand below what pending orders hold: 409 stock_reserved, shown at the variant's On hand.
+    await h.live.t.db.kysely
+      .updateTable('variants')
+      .set({ reserved: 3 })
+      .where('id', '=', edited.variants[0]!.id)
+      .execute();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Linen Shirt Classic', level: 1 }).waitFor();
+    const small = page.getByRole('group', { name: 'Variant 1' });
+    assert.match((await small.locator('dl.stock').textContent()) ?? '', /Reserved3Available2/);
+    await small.getByLabel('On hand').fill('1');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await small.getByText('On hand must be at least 3 (reserved by pending orders)').waitFor();
+    assert.equal(await small.getByLabel('On hand').getAttribute('aria-invalid'), 'true');
+    assert.equal((await admin.products.get(stored.id)).variants[0]!.onHand, 5, 'on hand unchanged');
+    await small.getByLabel('On hand').fill('8');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await page.getByText('Saved.').waitFor();
+    assert.equal((await admin.products.get(stored.id)).variants[0]!.onHand, 8);
+    await assertAccessible(page, 'product edit form');
+    await page.evaluate('window.scrollTo(0, 0)');
+    await screenshot(page, 'product-edit');
+
+    // Delete, with a confirmation.
+    await page.getByRole('link', { name: 'Products', exact: true }).first().click();
+    await page.getByRole('link', { name: 'Wool Coat' }).click();
+    await page.getByRole('heading', { name: 'Wool Coat', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Delete product' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete “Wool Coat”?' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Delete product' }).click();
+    await page.getByText('Deleted “Wool Coat”.').waitFor();
+    await expectListed(page, ['Linen Shirt Classic']);
+    const gone = await admin.products.get(coat.id).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    assert.ok(gone instanceof StorefrontError && gone.status === 404, 'the product is deleted');
+
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('the product form is usable at 375 px', async () => {
+    const store = await newStore(h);
+    const admin = adminOf(store);
+    const product = await admin.products.create({
+      title: 'Small screen tee',
+      status: 'draft',
+      variants: [{ label: 'One', priceAmount: 1000, onHand: 1 }],
+    });
+    const { context, page, problems } = await newPage(h, { width: 375, height: 740 });
+    await signIn(page, store);
+    await page.goto(`/admin/products/${product.id}`);
+    await page.getByRole('heading', { name: 'Small screen tee', level: 1 }).waitFor();
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth');
+    assert.ok(overflow <= 375, `no horizontal scrolling (${overflow}px wide)`);
+    const price = page.getByRole('group', { name: 'Variant 1' }).getByLabel('Price (USD)', { exact: true });
+    const box = await price.boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 375, 'the price field fits the screen');
+    await price.fill('12.34');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await page.getByText('Saved.').waitFor();
+    assert.equal((await admin.products.get(product.id)).variants[0]!.priceAmount, 1234);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
+
+describe('collections in the console', () => {
+  test('a manual collection reordered by drag, by keyboard and by the Move buttons; the order is stored', async () => {
+    const store = await newStore(h);
+    const admin = adminOf(store);
+    const make = (title: string) =>
+      admin.products.create({
+        title,
+        status: 'active',
+        variants: [{ label: 'One', priceAmount: 1000, onHand: 1 }],
+      });
+    const alpha = await make('Alpha Mug');
+    const beta = await make('Beta Plate');
+    const gamma = await make('Gamma Lamp');
+    const { context, page, problems } = await newPage(h);
+    await signIn(page, store);
+
+    await page.getByRole('link', { name: 'Collections' }).click();
+    await page.getByText('No collections yet.').waitFor();
+    await page.getByRole('link', { name: 'Add collection' }).click();
+    await page.getByLabel('Title').fill('Front page');
+    assert.equal(await page.getByLabel('Handle').inputValue(), 'front-page');
+    const find = page.getByRole('searchbox', { name: 'Find products' });
+    for (const title of ['Alpha Mug', 'Beta Plate', 'Gamma Lamp']) {
+      await find.fill(title.split(' ')[0]!.toLowerCase());
+      await page.getByRole('button', { name: `Add ${title}` }).click();
+      await page.getByRole('button', { name: `Added (${title} is in the collection)` }).waitFor();
+    }
+    await expectOrder(page, ['Alpha Mug', 'Beta Plate', 'Gamma Lamp']);
+    await page.getByRole('button', { name: 'Create collection' }).click();
+    await page.getByText('Created “Front page”.').waitFor();
+    const collectionId = new URL(page.url()).pathname.split('/').pop()!;
+    const storedOrder = async () =>
+      (await admin.request('adminGetCollection', { path: { id: collectionId } })).productIds;
+    assert.deepEqual(await storedOrder(), [alpha.id, beta.id, gamma.id]);
+
+    // Drag Gamma to the top with the mouse.
+    const handle = (title: string) => page.getByRole('button', { name: `Drag ${title}` });
+    const from = (await handle('Gamma Lamp').boundingBox())!;
+    const to = (await handle('Alpha Mug').boundingBox())!;
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2 - 10, { steps: 4 });
+    await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 12 });
+    await page.mouse.up();
+    await expectOrder(page, ['Gamma Lamp', 'Alpha Mug', 'Beta Plate']);
+    await page.getByRole('button', { name: 'Save collection' }).click();
+    await page.getByText('Saved.').waitFor();
+    assert.deepEqual(await storedOrder(), [gamma.id, alpha.id, beta.id]);
+
+    // With the keyboard: pick Alpha up with Space, one down, drop with Space.
+    await handle('Alpha Mug').focus();
+    await page.keyboard.press('Space');
+    await page.locator('.sortable-item.dragging').waitFor();
+    await page.keyboard.press('ArrowDown');
+    await page.waitForTimeout(250);
+    await page.keyboard.press('Space');
+    await expectOrder(page, ['Gamma Lamp', 'Beta Plate', 'Alpha Mug']);
+    // And the Move buttons, which keep focus on the moved product.
+    await page.getByRole('button', { name: 'Move Beta Plate up' }).click();
+    await expectOrder(page, ['Beta Plate', 'Gamma Lamp', 'Alpha Mug']);
+    assert.equal(await page.evaluate<string>('document.activeElement?.id'), `move-down-${beta.id}`);
+    await page.getByText('Beta Plate moved to position 1 of 3.').waitFor({ state: 'attached' });
+    await page.getByRole('button', { name: 'Save collection' }).click();
+    await page.getByText('Saved.').waitFor();
+    assert.deepEqual(await storedOrder(), [beta.id, gamma.id, alpha.id]);
+    await page.reload();
+    await expectOrder(page, ['Beta Plate', 'Gamma Lamp', 'Alpha Mug']);
+    await assertAccessible(page, 'manual collection');
+
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("a smart collection's rules show a live preview of the matching products", async () => {
+    const store = await newStore(h);
+    const admin = adminOf(store);
+    const make = (title: string, tags: string[], priceAmount: number) =>
+      admin.products.create({
+        title,
+        status: 'active',
+        tags,
+        variants: [{ label: 'One', priceAmount, onHand: 1 }],
+      });
+    const mug = await make('Alpha Mug', ['Kitchen'], 1500);
+    const plate = await make('Beta Plate', ['kitchen'], 4500);
+    await make('Gamma Lamp', ['living'], 9000);
+    const { context, page, problems } = await newPage(h);
+    await signIn(page, store);
+
+    await page.goto('/admin/collections/new');
+    await page.getByLabel('Title').fill('Kitchen');
+    await page.getByLabel('Smart: products that match rules join automatically').check();
+    const preview = page.getByRole('region', { name: 'Preview' });
+    await preview.getByText('Complete every condition').waitFor();
+    const first = page.getByRole('group', { name: 'Condition 1' });
+    await first.getByLabel('Value').fill('kitchen');
+    await preview.getByText('2 products match').waitFor();
+    assert.deepEqual(await preview.locator('.preview-list .member-title > a').allTextContents(), [
+      'Alpha Mug',
+      'Beta Plate',
+    ]);
+
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    const second = page.getByRole('group', { name: 'Condition 2' });
+    await second.getByRole('combobox', { name: 'Field' }).selectOption('priceAmount');
+    await second.getByRole('combobox', { name: 'Operator' }).selectOption('lt');
+    await second.getByLabel('Amount (USD)').fill('40');
+    await preview.getByText('1 product matches').waitFor();
+    assert.deepEqual(await preview.locator('.preview-list .member-title > a').allTextContents(), [
+      'Alpha Mug',
+    ]);
+    await page.getByRole('combobox', { name: 'Products must match' }).selectOption('any');
+    await preview.getByText('2 products match').waitFor();
+    await assertAccessible(page, 'smart collection');
+    await page.evaluate('window.scrollTo(0, 0)');
+    await screenshot(page, 'collections');
+
+    await page.getByRole('button', { name: 'Create collection' }).click();
+    await page.getByText('Created “Kitchen”.').waitFor();
+    const [collection] = (await admin.request('adminListCollections')).items;
+    assert.deepEqual(collection?.rules, {
+      match: 'any',
+      conditions: [
+        { field: 'tag', op: 'eq', value: 'kitchen' },
+        { field: 'priceAmount', op: 'lt', value: 4000 },
+      ],
+    });
+    const members = await admin.request('adminListCollectionProducts', { path: { id: collection.id } });
+    assert.deepEqual(
+      members.items.map((p) => p.id),
+      [mug.id, plate.id],
+    );
+    // The saved rules are shown again, with their preview.
+    await page.getByRole('region', { name: 'Preview' }).getByText('2 products match').waitFor();
+
+    await page.getByRole('link', { name: 'Collections', exact: true }).first().click();
+    const row = page.locator('tr', { has: page.getByRole('link', { name: 'Kitchen' }) });
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? '', /Tag is equal to “kitchen” or Price is less than \$40\.00/);
+    await assertAccessible(page, 'collections list');
+
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.ts';
+import { lowStock } from '../catalog/inventory.ts';
+import { findSendingDomainOf } from '../email/email.service.ts';
+import { orderActivity } from '../orders/orders.service.ts';
+import { getStore } from '../stores/stores.service.ts';
+import { countFailedDeliveries } from '../webhooks/webhooks.service.ts';
+import {
+  DEFAULT_LOW_STOCK_THRESHOLD,
+  LOW_STOCK_LIMIT,
+  type AdminOverview,
+  type OverviewQuery,
+} from './overview.schemas.ts';
+
+/**
+ * The console's home (composition: it reads several features, each through its own service, and
+ * no feature depends on it). Every number is counted or summed by the database, in this store only.
+ */
+
+export interface OverviewDeps {
+  db: Kysely<Database>;
+}
+
+export async function storeOverview(
+  deps: OverviewDeps,
+  storeId: string,
+  query: OverviewQuery,
+): Promise<AdminOverview> {
+  const since = new Date(query.since);
+  const threshold = query.lowStockThreshold ?? DEFAULT_LOW_STOCK_THRESHOLD;
+  const [store, orders, stock, failedWebhookDeliveries, domain] = await Promise.all([
+    getStore(deps, storeId),
+    orderActivity(deps, storeId, since),
+    lowStock(deps.db, storeId, threshold, LOW_STOCK_LIMIT),
+    countFailedDeliveries(deps, storeId),
+    findSendingDomainOf(deps, storeId),
+  ]);
+  return {
+    since: since.toISOString(),
+    orders: {
+      paid: orders.paid,
+      revenue: { amount: orders.revenue, currency: store.currency },
+      pending: orders.pending,
+      expired: orders.expired,
+    },
+    lowStock: { threshold, count: stock.count, variants: stock.variants },
+    failedWebhookDeliveries,
+    sendingDomain: domain ? { domain: domain.domain, status: domain.status } : null,
+  };
+}

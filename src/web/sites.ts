@@ -1,0 +1,7 @@
+/** Where the web front ends' builds are (DESIGN D36): built by `npm ci` and `npm start`, never committed. */
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+
+/** The merchant console (packages/console), served at /admin. */
+export const CONSOLE_DIST = path.join(root, 'packages', 'console', 'dist');

@@ -1,0 +1,156 @@
+/**
+ * Serves a built single-page app (the merchant console at /admin; the shop at /shop) from its
+ * Vite output directory: every file is read once at start-up and kept in memory with its gzip and
+ * brotli forms, hashed assets are cached for a year, `index.html` is revalidated by ETag, and any
+ * other path under the prefix without a file extension answers `index.html`, so deep links work.
+ * No wildcard route: it answers only what no API route matched (a not-found fallback), so
+ * `/admin/v1/…` keeps its problem+json 404s and 405s.
+ *
+ * Every answer carries strict security headers: a Content-Security-Policy without inline scripts or
+ * styles and no third-party origin, no framing, no sniffing, no referrer.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addNotFoundFallback } from '../http/errors.ts';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.webmanifest': 'application/manifest+json',
+  '.txt': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+
+/** The Content-Security-Policy of the built apps: only this origin; images also from https (product images). */
+export const SITE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' https: data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS = {
+  'content-security-policy': SITE_CSP,
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
+};
+
+interface SiteFile {
+  body: Buffer;
+  compressible: boolean;
+  /** Made on first request and kept (start-up stays fast; tests never pay for them). */
+  gzip?: Buffer;
+  brotli?: Buffer;
+  type: string;
+  etag: string;
+  immutable: boolean;
+}
+
+function readSite(dir: string): Map<string, SiteFile> {
+  const files = new Map<string, SiteFile>();
+  for (const relative of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const full = path.join(dir, relative);
+    if (!fs.statSync(full).isFile() || path.basename(relative).startsWith('.')) continue;
+    const body = fs.readFileSync(full);
+    const type = TYPES[path.extname(relative)] ?? 'application/octet-stream';
+    const compressible = /^(text\/|application\/(json|manifest)|image\/svg)/.test(type) && body.length > 512;
+    files.set('/' + relative.split(path.sep).join('/'), {
+      body,
+      compressible,
+      type,
+      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+      immutable: relative.startsWith(`assets${path.sep}`),
+    });
+  }
+  return files;
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, file: SiteFile): FastifyReply {
+  void reply
+    .code(200)
+    .headers(SECURITY_HEADERS)
+    .header('content-type', file.type)
+    .header('etag', file.etag)
+    .header('cache-control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
+    .header('vary', 'accept-encoding');
+  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+  const accepted = String(request.headers['accept-encoding'] ?? '');
+  if (file.compressible && /\bbr\b/.test(accepted)) {
+    file.brotli ??= zlib.brotliCompressSync(file.body, {
+      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 },
+    });
+    return reply.header('content-encoding', 'br').send(file.brotli);
+  }
+  if (file.compressible && /\bgzip\b/.test(accepted)) {
+    file.gzip ??= zlib.gzipSync(file.body, { level: 9 });
+    return reply.header('content-encoding', 'gzip').send(file.gzip);
+  }
+  return reply.send(file.body);
+}
+
+export interface StaticSiteOptions {
+  /** Where the app is served, e.g. `/admin`. */
+  prefix: string;
+  /** The build output directory (with index.html). */
+  dir: string;
+  /** Paths under the prefix that belong to the API, never to the app (e.g. `/admin/v1/`). */
+  apiPrefixes: readonly string[];
+  /** What to say when the directory holds no build. */
+  name: string;
+}
+
+/** Serves the app; when it is not built, every page under the prefix is a 503 problem saying how to build it. */
+export function registerStaticSite(app: FastifyInstance, options: StaticSiteOptions): { files: number } {
+  const { prefix, dir, apiPrefixes } = options;
+  const built = fs.existsSync(path.join(dir, 'index.html'));
+  const files = built ? readSite(dir) : new Map<string, SiteFile>();
+  const index = files.get('/index.html');
+
+  addNotFoundFallback(app, (request, reply) => {
+    const url = request.url.split('?')[0] ?? '/';
+    if (url !== prefix && !url.startsWith(`${prefix}/`)) return null;
+    if (apiPrefixes.some((api) => url.startsWith(api))) return null;
+    if (url === prefix) return reply.redirect(`${prefix}/`, 308);
+    if (!index) {
+      return reply
+        .code(503)
+        .type('application/problem+json')
+        .send({
+          type: 'about:blank',
+          title: 'service_unavailable',
+          status: 503,
+          detail: `The ${options.name} is not built: run \`npm run ui:build\` (npm ci and npm start build it).`,
+        });
+    }
+    let rest: string;
+    try {
+      rest = decodeURIComponent(url.slice(prefix.length));
+    } catch {
+      return null;
+    }
+    const file = files.get(rest === '/' ? '/index.html' : rest);
+    if (file) return send(request, reply, file);
+    // A deep link (no file extension) is the app's; a missing asset is a 404.
+    if (path.posix.extname(rest) === '') return send(request, reply, index);
+    return null;
+  });
+  return { files: files.size };
+}
