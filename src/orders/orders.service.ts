@@ -1,9 +1,10 @@
 import { byCreated } from '../db/keyset.ts';
+import { readSnapshot } from '../db/snapshot.ts';
 import type { ListPage } from '../lib/cursors.ts';
 import { notFound } from '../lib/errors.ts';
 import { orderPayments } from './order-payments.repository.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import { findOrder, orderLines, ordersQuery } from './orders.repository.ts';
+import { findOrder, orderCounts, orderLines, ordersQuery, type OrderCountsRow } from './orders.repository.ts';
 import type { AdminOrder, StorefrontOrder } from './orders.schemas.ts';
 import type { OrderRow, OrderStatus } from './orders.tables.ts';
 import { orderView, paymentView, refundView } from './orders.views.ts';
@@ -25,16 +26,16 @@ export async function storefrontOrder(
   storeId: string,
   orderId: string,
 ): Promise<StorefrontOrder> {
-  const order = await loadOrder(deps, storeId, orderId);
-  const [lines, payments] = await Promise.all([
-    orderLines(deps.db, order),
-    orderPayments(deps.db, storeId, orderId),
-  ]);
-  const payment = payments.at(-1);
-  return {
-    ...orderView(order, lines),
-    payment: payment ? { provider: payment.provider, ref: payment.ref, status: payment.status } : null,
-  };
+  // One snapshot: the status and the payment agree (never `pending` with a succeeded payment).
+  return readSnapshot(deps.db, async (db) => {
+    const order = await loadOrder({ db }, storeId, orderId);
+    const [lines, payments] = await Promise.all([orderLines(db, order), orderPayments(db, storeId, orderId)]);
+    const payment = payments.at(-1);
+    return {
+      ...orderView(order, lines),
+      payment: payment ? { provider: payment.provider, ref: payment.ref, status: payment.status } : null,
+    };
+  });
 }
 
 async function adminView(deps: ReadDeps, order: OrderRow): Promise<AdminOrder> {
@@ -52,7 +53,8 @@ async function adminView(deps: ReadDeps, order: OrderRow): Promise<AdminOrder> {
 }
 
 export async function adminOrder(deps: ReadDeps, storeId: string, orderId: string): Promise<AdminOrder> {
-  return adminView(deps, await loadOrder(deps, storeId, orderId));
+  // One snapshot: the refunded amount and the refunds' statuses agree.
+  return readSnapshot(deps.db, async (db) => adminView({ db }, await loadOrder({ db }, storeId, orderId)));
 }
 
 /** Orders, newest first, optionally of one status. */
@@ -61,17 +63,27 @@ export async function listOrders(
   storeId: string,
   query: { status?: OrderStatus | undefined; limit?: number | undefined; cursor?: string | undefined },
 ): Promise<ListPage<AdminOrder>> {
-  const page = await byCreated(
-    deps.cursors,
-    `${storeId}:admin-orders:${query.status ?? '*'}`,
-    ordersQuery(deps.db, storeId, query.status),
-    query,
-    (row) => row,
-    '',
-    true,
-  );
-  return {
-    items: await Promise.all(page.items.map((order) => adminView(deps, order))),
-    nextCursor: page.nextCursor,
-  };
+  return readSnapshot(deps.db, async (db) => {
+    const page = await byCreated(
+      deps.cursors,
+      `${storeId}:admin-orders:${query.status ?? '*'}`,
+      ordersQuery(db, storeId, query.status),
+      query,
+      (row) => row,
+      '',
+      true,
+    );
+    return {
+      items: await Promise.all(page.items.map((order) => adminView({ db }, order))),
+      nextCursor: page.nextCursor,
+    };
+  });
+}
+
+/**
+ * The console's home numbers: orders paid since `since` and the sum of their totals (minor units of
+ * the store currency), orders awaiting payment now, and orders that expired since `since`.
+ */
+export function orderActivity(deps: ReadDeps, storeId: string, since: Date): Promise<OrderCountsRow> {
+  return orderCounts(deps.db, storeId, since);
 }
