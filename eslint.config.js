@@ -47,7 +47,7 @@ export default tseslint.config(
   },
   {
     // The web front ends: the rules of hooks, and their dependency lists.
-    files: ['packages/console/src/**/*.tsx', 'packages/console/src/**/*.ts'],
+    files: ['packages/{console,shop}/src/**/*.tsx', 'packages/{console,shop}/src/**/*.ts'],
     plugins: { 'react-hooks': reactHooks },
     rules: {
       'react-hooks/rules-of-hooks': 'error',

@@ -1,6 +1,6 @@
 /**
  * Builds the web front ends (DESIGN D36) with Vite: the merchant console (packages/console → its
- * dist, served at /admin). Nothing built is committed: the root `prepare` (so `npm ci`) and
+ * dist, served at /admin) and the reference shop (packages/shop → its dist, served at /shop). Nothing built is committed: the root `prepare` (so `npm ci`) and
  * `npm start` run this, and `npm test` before the browser tests.
  *
  *   node scripts/build-ui.ts             build every front end (npm run ui:build)
@@ -22,7 +22,10 @@ export interface WebApp {
   dir: string;
 }
 
-export const WEB_APPS: readonly WebApp[] = [{ name: 'console', dir: path.join(packages, 'console') }];
+export const WEB_APPS: readonly WebApp[] = [
+  { name: 'console', dir: path.join(packages, 'console') },
+  { name: 'shop', dir: path.join(packages, 'shop') },
+];
 
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];

@@ -41,7 +41,7 @@ import { ordersDeps, type Runtime } from './runtime.ts';
 import { webhookDocuments } from './webhook-events.ts';
 import { readDevMailbox } from './mail/dev-mailbox.ts';
 import { registerStaticSite } from './web/static-site.ts';
-import { CONSOLE_DIST } from './web/sites.ts';
+import { CONSOLE_DIST, SHOP_DIST } from './web/sites.ts';
 import { refineDocument, SECURITY_SCHEMES, transformRoute, type OpenApiDocument } from './http/openapi.ts';
 
 export const STOREFRONT_PREFIX = '/storefront/v1';
@@ -62,6 +62,11 @@ export interface AppOptions {
   docsKey?: string | undefined;
   /** The console's build directory (default: packages/console/dist); tests point it at a fixture. */
   consoleDir?: string | undefined;
+  /**
+   * The publishable key the reference shop at /shop uses (decision 70): SHOP_PUBLISHABLE_KEY or the
+   * demo store's. Read on each page load, so tests can set it after making their store.
+   */
+  shopKey?: () => string | null;
 }
 
 /**
@@ -280,6 +285,16 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       dir: options.consoleDir ?? CONSOLE_DIST,
       apiPrefixes: [`${ADMIN_PREFIX}/`, '/admin/dev/'],
       name: 'merchant console',
+    });
+  }
+  if (config.shopUi) {
+    const shopKey = options.shopKey ?? (() => config.shopPublishableKey);
+    registerStaticSite(app, {
+      prefix: '/shop',
+      dir: SHOP_DIST,
+      apiPrefixes: [],
+      name: 'reference shop',
+      meta: () => ({ 'storefront-publishable-key': shopKey() }),
     });
   }
 

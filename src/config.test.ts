@@ -64,6 +64,8 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY', /CIDR/],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY', /CIDR/],
     [{ TRUST_PROXY: '10.0.0.1,proxy.internal' }, 'TRUST_PROXY', /CIDR/],
+    [{ SHOP_PUBLISHABLE_KEY: 'st_secret' }, 'SHOP_PUBLISHABLE_KEY', /pk_/],
+    [{ SHOP_UI: 'maybe' }, 'SHOP_UI', /1\/true/],
   ];
   for (const [env, variable, accepts] of bad) {
     test(`rejects ${variable}=${Object.values(env)[0]} naming the variable and what it accepts`, () => {

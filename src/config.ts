@@ -65,6 +65,10 @@ export interface Config {
   readonly production: boolean;
   /** Serve the merchant console at /admin (ADMIN_UI, default on). */
   readonly adminUi: boolean;
+  /** Serve the reference shop at /shop (SHOP_UI, default on). */
+  readonly shopUi: boolean;
+  /** The publishable key the shop at /shop uses (SHOP_PUBLISHABLE_KEY); default: the demo store's. */
+  readonly shopPublishableKey: string | null;
   /**
    * The console's "dev mailbox" (GET /admin/dev/mailbox): platform mail read back from the file
    * transport, so a developer can sign in without opening .eml files. Only with the file transport
@@ -148,6 +152,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const dataDir = path.resolve(cwd, read(env, 'DATA_DIR') ?? './data');
 
   const production = read(env, 'NODE_ENV') === 'production';
+  const shopPublishableKey = read(env, 'SHOP_PUBLISHABLE_KEY') ?? null;
+  if (shopPublishableKey !== null && !/^pk_[0-9A-Za-z]{8,128}$/.test(shopPublishableKey)) {
+    throw new ConfigError('SHOP_PUBLISHABLE_KEY', 'a publishable key (pk_…)', '<hidden>');
+  }
   const transport = emailTransport(env, cwd, dataDir);
   return Object.freeze({
     host,
@@ -194,6 +202,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     emailIdentity: loadEmailIdentityConfig(env),
     production,
     adminUi: boolean(env, 'ADMIN_UI', true),
+    shopUi: boolean(env, 'SHOP_UI', true),
+    shopPublishableKey,
     devMailbox: !production && transport.kind === 'file',
   });
 }

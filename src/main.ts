@@ -111,6 +111,13 @@ async function serve(config: Readonly<Config>): Promise<void> {
     ...(config.adminUi
       ? [`  Console:         ${base}/admin/  (store "demo", owner@demo.storefront.test)`]
       : []),
+    ...(config.shopUi
+      ? [
+          server.shopKey
+            ? `  Shop:            ${base}/shop/  (${config.shopPublishableKey ? 'SHOP_PUBLISHABLE_KEY' : 'the demo store'})`
+            : `  Shop:            ${base}/shop/  (no key: set SHOP_PUBLISHABLE_KEY, see docs/shop.md)`,
+        ]
+      : []),
     `  API reference:   ${base}/docs`,
     `  OpenAPI:         ${base}/openapi.json`,
   ];
@@ -268,8 +275,12 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'seed demo': {
-      const demo = await withDatabase(config, 'storefront seed demo', (db) =>
-        seedDemo({ ...deps(db), baseUrl: config.publicBaseUrl }),
+      const demo = await withDatabase(config, 'storefront seed demo', async (db) =>
+        seedDemo({
+          ...deps(db),
+          baseUrl: config.publicBaseUrl,
+          keyring: await loadKeyring(db.kysely, config),
+        }),
       );
       process.stdout.write(
         demo

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { buildApp, type App } from './app.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
-import { seedDemo, type DemoCredentials } from './seed/demo.ts';
+import { demoStoreKey, seedDemo, type DemoCredentials } from './seed/demo.ts';
 import { backgroundLoops } from './loops.ts';
 import { startWorkers, type RunningWorkers } from './workers/runner.ts';
 import { createMailTransport } from './mail/transport.ts';
@@ -13,6 +13,8 @@ export interface RunningServer {
   app: App;
   url: string;
   demo: DemoCredentials | null;
+  /** The publishable key the reference shop at /shop uses, if any. */
+  shopKey: string | null;
   close(): Promise<void>;
 }
 
@@ -24,9 +26,23 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
   const runtime = await createRuntime(config, db, { log });
   const sessions = { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs };
   const demo = config.seedDemo
-    ? await seedDemo({ db: db.kysely, clock: runtime.clock, sessions, baseUrl: config.publicBaseUrl })
+    ? await seedDemo({
+        db: db.kysely,
+        clock: runtime.clock,
+        sessions,
+        baseUrl: config.publicBaseUrl,
+        keyring: runtime.keyring,
+      })
     : null;
-  const app = await buildApp(runtime, { docsKey: demo?.publishableKey });
+  // The key of the reference shop and of /docs "Try it" (decision 70): the configured one, else the
+  // demo store's (kept sealed since the seed, so it survives restarts until someone revokes it).
+  const shopKey =
+    config.shopPublishableKey ??
+    (await demoStoreKey({ db: db.kysely, keyring: runtime.keyring }).catch((error: unknown) => {
+      log.warn({ err: error }, 'the demo store key cannot be opened; /shop has no key');
+      return null;
+    }));
+  const app = await buildApp(runtime, { docsKey: shopKey ?? undefined, shopKey: () => shopKey });
   await reportUnreadableSecrets(db.kysely, runtime.keyring, log);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
@@ -61,6 +77,7 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
     app,
     url,
     demo,
+    shopKey,
     close() {
       closing ??= (async () => {
         await app.close();

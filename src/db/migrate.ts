@@ -13,6 +13,7 @@ import * as secretsAtRest from './migrations/0010_secrets_at_rest.ts';
 import * as retention from './migrations/0011_retention.ts';
 import * as eventResourceKeys from './migrations/0012_event_resource_keys.ts';
 import * as refundNotes from './migrations/0013_refund_notes.ts';
+import * as sealedStorefrontKeys from './migrations/0014_sealed_storefront_keys.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0011_retention': retention,
   '0012_event_resource_keys': eventResourceKeys,
   '0013_refund_notes': refundNotes,
+  '0014_sealed_storefront_keys': sealedStorefrontKeys,
 };
 
 export class MigrationError extends Error {

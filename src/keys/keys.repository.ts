@@ -88,3 +88,51 @@ export function markRevoked(
     .returning('id')
     .executeTakeFirst();
 }
+
+type SealedKeyRow = Pick<StorefrontKeyRow, 'store_id' | 'id' | 'sealed_key'>;
+
+export function setSealedKey(
+  db: Kysely<Database>,
+  row: Pick<StorefrontKeyRow, 'store_id' | 'id'>,
+  sealed: string,
+) {
+  return db
+    .updateTable('storefront_keys')
+    .set({ sealed_key: sealed })
+    .where('store_id', '=', row.store_id)
+    .where('id', '=', row.id)
+    .execute();
+}
+
+/** The newest active key of a store that the service keeps sealed to hand out again. */
+export function findHandedOutKey(db: Kysely<Database>, storeId: string): Promise<SealedKeyRow | undefined> {
+  return db
+    .selectFrom('storefront_keys')
+    .select(['store_id', 'id', 'sealed_key'])
+    .where('store_id', '=', storeId)
+    .where('revoked_at', 'is', null)
+    .where('sealed_key', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Sealed keys after `after` in (store_id, id) order, for `secrets rotate`. */
+export function sealedKeysAfter(
+  db: Kysely<Database>,
+  after: Pick<StorefrontKeyRow, 'store_id' | 'id'> | undefined,
+  limit: number,
+): Promise<SealedKeyRow[]> {
+  return db
+    .selectFrom('storefront_keys')
+    .select(['store_id', 'id', 'sealed_key'])
+    .where('sealed_key', 'is not', null)
+    .$if(after !== undefined, (qb) =>
+      qb.where((eb) => eb(eb.refTuple('store_id', 'id'), '>', eb.tuple(after!.store_id, after!.id))),
+    )
+    .orderBy('store_id')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}

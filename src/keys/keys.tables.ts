@@ -10,6 +10,11 @@ export interface StorefrontKeyTable {
   /** Per-key rate-limit overrides, requests per window; null means the configured default. */
   rate_limit_read: number | null;
   rate_limit_write: number | null;
+  /**
+   * The key itself, sealed (D28), only for a key the service hands out again (the demo store's, for
+   * the reference shop and /docs); null for every other key, which is shown once and kept hashed.
+   */
+  sealed_key: ColumnType<string | null, string | null | undefined, string | null>;
   revoked_at: ColumnType<Date | null, never, Date | string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;

@@ -65,7 +65,7 @@ describe('GET /admin/v1/orders/:id while refunds settle', () => {
     }
     // Read over and over, several at once, while the provider settles the twenty refunds.
     let reads = 0;
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 60_000;
     const reader = async (): Promise<void> => {
       for (;;) {
         const order = await shop.adminOrder(bought.order.id);
@@ -75,9 +75,12 @@ describe('GET /admin/v1/orders/:id while refunds settle', () => {
           .reduce((sum, refund) => sum + refund.amount.amount, 0);
         assert.equal(order.refunded.amount, succeeded, `read ${reads}: refunded vs the refunds listed`);
         if (succeeded === 1000 || Date.now() > deadline) return;
+        // PGlite runs one transaction at a time: leave it to the provider's webhooks too. (The race
+        // this test is about needs PostgreSQL's concurrent transactions anyway.)
+        if (t.db.kind === 'pglite') await new Promise((resolve) => setTimeout(resolve, 5));
       }
     };
-    await Promise.all([reader(), reader(), reader()]);
+    await Promise.all(Array.from({ length: 6 }, reader));
     assert.equal((await shop.adminOrder(bought.order.id)).refunded.amount, 1000, 'all twenty settled');
   });
 });

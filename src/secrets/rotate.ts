@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
 import { dkimPrivateKeys } from '../email/email.dkim.ts';
+import { sealedStorefrontKeys } from '../keys/keys.sealed.ts';
 import { resealAll, type Keyring, type ResealReport, type SealedValues } from '../lib/keyring.ts';
 import { sealedMail } from '../mail/outbox.ts';
 import { paymentClientSecrets } from '../orders/payment-secrets.ts';
@@ -24,6 +25,7 @@ function sealedKinds(db: Kysely<Database>, keyring: Keyring): Reseal[] {
     each(paymentClientSecrets(db, keyring)),
     each(storedAnswers(db, keyring)),
     each(sealedMail(db, keyring)),
+    each(sealedStorefrontKeys(db, keyring)),
   ];
 }
 

@@ -21,7 +21,7 @@ export interface BenchSeed {
  * reported through `onProgress` (the CLI draws a bar on a TTY).
  */
 export async function seedBench(
-  deps: SeedDeps,
+  deps: Omit<SeedDeps, 'keyring'>,
   options: {
     products: number;
     slug: string;

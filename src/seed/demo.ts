@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { createStorefrontKey } from '../keys/keys.service.ts';
+import { handedOutKey, keepKeySealed } from '../keys/keys.sealed.ts';
+import type { Keyring } from '../lib/keyring.ts';
 import type { Clock } from '../lib/clock.ts';
 import { createStore } from '../onboarding/onboarding.service.ts';
 import { openStaffSession, type SessionLifetime } from '../staff/staff.service.ts';
@@ -25,8 +27,10 @@ export interface SeedDeps {
   db: Kysely<Database>;
   clock: Clock;
   sessions: SessionLifetime;
-  /** The server's own base URL: its /docs "Try it" calls the API from that origin. */
+  /** The server's own base URL: its /docs "Try it" and its /shop call the API from that origin. */
   baseUrl?: string | undefined;
+  /** Seals the demo key so the reference shop and /docs can use it after a restart (decision 70). */
+  keyring: Keyring;
 }
 
 export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> {
@@ -49,6 +53,7 @@ export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> 
         ]),
       ],
     });
+    await keepKeySealed(deps.db, deps.keyring, { store_id: store.id, id: key.id }, key.key);
     await seedDemoCatalog(deps, store.id);
     await seedDemoContent(deps, store.id);
     const session = await openStaffSession(deps, store.id, DEMO_OWNER_EMAIL);
@@ -59,4 +64,13 @@ export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> 
     await deleteStore(deps, store.id);
     throw error;
   }
+}
+
+/**
+ * The demo store's publishable key, for the reference shop at /shop and /docs "Try it": the key
+ * made by the seed, kept sealed (decision 70). Null without a demo store, or once its key was revoked.
+ */
+export async function demoStoreKey(deps: Pick<SeedDeps, 'db' | 'keyring'>): Promise<string | null> {
+  const store = await findStoreWithSlug(deps, DEMO_SLUG);
+  return store ? handedOutKey(deps.db, deps.keyring, store.id) : null;
 }

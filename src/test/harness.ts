@@ -174,6 +174,8 @@ export interface TestAppOptions {
   workers?: boolean;
   /** The console's build directory (default: packages/console/dist). */
   consoleDir?: string;
+  /** The publishable key the reference shop at /shop uses, read on each page load. */
+  shopKey?: () => string | null;
 }
 
 /** Builds the app on a fresh test database. Close it in `after()`. */
@@ -196,6 +198,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app = await buildApp(runtime, {
     logger: { level: 'info', stream },
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
+    ...(options.shopKey ? { shopKey: options.shopKey } : {}),
   });
   options.routes?.(app);
   await app.ready();

@@ -5,3 +5,5 @@ const root = path.resolve(import.meta.dirname, '..', '..');
 
 /** The merchant console (packages/console), served at /admin. */
 export const CONSOLE_DIST = path.join(root, 'packages', 'console', 'dist');
+/** The reference shop (packages/shop), served at /shop. */
+export const SHOP_DIST = path.join(root, 'packages', 'shop', 'dist');

@@ -1,5 +1,5 @@
 /**
- * Serves a built single-page app (the merchant console at /admin; the shop at /shop) from its
+ * Serves a built single-page app (the merchant console at /admin; the reference shop at /shop) from its
  * Vite output directory: every file is read once at start-up and kept in memory with its gzip and
  * brotli forms, hashed assets are cached for a year, `index.html` is revalidated by ETag, and any
  * other path under the prefix without a file extension answers `index.html`, so deep links work.
@@ -64,21 +64,23 @@ interface SiteFile {
   immutable: boolean;
 }
 
+function siteFile(relative: string, body: Buffer): SiteFile {
+  const type = TYPES[path.extname(relative)] ?? 'application/octet-stream';
+  return {
+    body,
+    compressible: /^(text\/|application\/(json|manifest)|image\/svg)/.test(type) && body.length > 512,
+    type,
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+    immutable: relative.startsWith(`assets${path.sep}`),
+  };
+}
+
 function readSite(dir: string): Map<string, SiteFile> {
   const files = new Map<string, SiteFile>();
   for (const relative of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
     const full = path.join(dir, relative);
     if (!fs.statSync(full).isFile() || path.basename(relative).startsWith('.')) continue;
-    const body = fs.readFileSync(full);
-    const type = TYPES[path.extname(relative)] ?? 'application/octet-stream';
-    const compressible = /^(text\/|application\/(json|manifest)|image\/svg)/.test(type) && body.length > 512;
-    files.set('/' + relative.split(path.sep).join('/'), {
-      body,
-      compressible,
-      type,
-      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
-      immutable: relative.startsWith(`assets${path.sep}`),
-    });
+    files.set('/' + relative.split(path.sep).join('/'), siteFile(relative, fs.readFileSync(full)));
   }
   return files;
 }
@@ -115,6 +117,35 @@ export interface StaticSiteOptions {
   apiPrefixes: readonly string[];
   /** What to say when the directory holds no build. */
   name: string;
+  /**
+   * `<meta name content>` tags written into index.html's head when it is served (the shop's
+   * publishable key and API address), read on each request so a value set after start-up shows.
+   */
+  meta?: () => Record<string, string | null>;
+}
+
+const escapeAttribute = (value: string): string =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** index.html with the meta tags in its head; one SiteFile per distinct set of values. */
+function withMeta(index: SiteFile, meta: () => Record<string, string | null>): () => SiteFile {
+  const made = new Map<string, SiteFile>();
+  return () => {
+    const tags = Object.entries(meta())
+      .filter((entry): entry is [string, string] => entry[1] !== null)
+      .map(
+        ([name, content]) => `<meta name="${escapeAttribute(name)}" content="${escapeAttribute(content)}" />`,
+      )
+      .join('\n    ');
+    let file = made.get(tags);
+    if (!file) {
+      const html = index.body.toString('utf8').replace('</head>', `  ${tags}\n  </head>`);
+      file = siteFile('index.html', Buffer.from(html, 'utf8'));
+      if (made.size > 16) made.clear();
+      made.set(tags, file);
+    }
+    return file;
+  };
 }
 
 /** Serves the app; when it is not built, every page under the prefix is a 503 problem saying how to build it. */
@@ -122,7 +153,8 @@ export function registerStaticSite(app: FastifyInstance, options: StaticSiteOpti
   const { prefix, dir, apiPrefixes } = options;
   const built = fs.existsSync(path.join(dir, 'index.html'));
   const files = built ? readSite(dir) : new Map<string, SiteFile>();
-  const index = files.get('/index.html');
+  const stored = files.get('/index.html');
+  const index = stored && options.meta ? withMeta(stored, options.meta) : stored && (() => stored);
 
   addNotFoundFallback(app, (request, reply) => {
     const url = request.url.split('?')[0] ?? '/';
@@ -146,10 +178,11 @@ export function registerStaticSite(app: FastifyInstance, options: StaticSiteOpti
     } catch {
       return null;
     }
-    const file = files.get(rest === '/' ? '/index.html' : rest);
+    if (rest === '/' || rest === '/index.html') return send(request, reply, index());
+    const file = files.get(rest);
     if (file) return send(request, reply, file);
     // A deep link (no file extension) is the app's; a missing asset is a 404.
-    if (path.posix.extname(rest) === '') return send(request, reply, index);
+    if (path.posix.extname(rest) === '') return send(request, reply, index());
     return null;
   });
   return { files: files.size };

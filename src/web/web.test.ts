@@ -127,6 +127,46 @@ describe('ADMIN_UI=false', () => {
   });
 });
 
+describe('the reference shop at /shop', () => {
+  test('index.html carries the current publishable key in a meta tag, escaped; deep links too; SHOP_UI=false turns it off', async () => {
+    let key: string | null = 'pk_first0000';
+    const shop = await startTestApp({ shopKey: () => key });
+    try {
+      const first = await shop.app.inject({ method: 'GET', url: '/shop/' });
+      assert.equal(first.statusCode, 200);
+      assert.match(
+        first.body,
+        /<meta name="storefront-publishable-key" content="pk_first0000" \/>\s*<\/head>/,
+      );
+      assert.match(String(first.headers['content-security-policy']), /script-src 'self'/);
+      const deep = await shop.app.inject({ method: 'GET', url: '/shop/products/0a1b?variant=x' });
+      assert.equal(deep.statusCode, 200);
+      assert.match(deep.body, /content="pk_first0000"/);
+
+      // Read on each load: a new key shows at once, with its own ETag.
+      key = 'pk_"><script>alert(1)</script>';
+      const second = await shop.app.inject({ method: 'GET', url: '/shop/' });
+      assert.match(second.body, /content="pk_&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;"/);
+      assert.doesNotMatch(second.body, /<script>alert/);
+      assert.notEqual(second.headers.etag, first.headers.etag);
+      key = null;
+      const none = await shop.app.inject({ method: 'GET', url: '/shop/' });
+      assert.doesNotMatch(none.body, /storefront-publishable-key/);
+      assert.equal((await shop.app.inject({ method: 'GET', url: '/shop/assets/nope.js' })).statusCode, 404);
+    } finally {
+      await shop.close();
+    }
+    const off = await startTestApp({ config: { shopUi: false } });
+    try {
+      assert.equal((await off.app.inject({ method: 'GET', url: '/shop/' })).statusCode, 404);
+      assert.equal(loadConfig({ SHOP_UI: 'false' }).shopUi, false);
+      assert.equal(loadConfig({}).shopUi, true);
+    } finally {
+      await off.close();
+    }
+  });
+});
+
 describe('the dev mailbox', () => {
   test('shows platform mail (the sign-in code) read back from the file transport', async () => {
     const shop = await createTestStore(t);

@@ -12,7 +12,7 @@ export type {
 } from './storefront.ts';
 export { createAdminClient } from './admin.ts';
 export type { AdminClient, AdminClientOptions } from './admin.ts';
-export { parseRetryAfter, retryTransient } from './core.ts';
+export { parseRetryAfter, randomUUID, retryTransient } from './core.ts';
 export type { FetchLike, RetryOptions, RetryPredicate, TransportOptions } from './core.ts';
 export {
   OrderNotPaidError,
@@ -22,6 +22,7 @@ export {
   WebhookVerificationError,
 } from './errors.ts';
 export type { WebhookVerificationReason } from './errors.ts';
+export { currencyExponent, formatMoney, minorToDecimal } from './money.ts';
 export { DEFAULT_WEBHOOK_TOLERANCE_SECONDS, verifyWebhook } from './webhooks.ts';
 export type { VerifyWebhookOptions, WebhookHeaders } from './webhooks.ts';
 export type * from './types.ts';

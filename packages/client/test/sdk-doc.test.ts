@@ -28,7 +28,12 @@ let file: string;
 
 before(async () => {
   live = await startLiveApp({ config: webhookTestConfig() });
-  const seeded = await seedDemo({ db: live.t.deps.db, clock: live.t.clock, sessions: live.t.deps.sessions });
+  const seeded = await seedDemo({
+    db: live.t.deps.db,
+    clock: live.t.clock,
+    sessions: live.t.deps.sessions,
+    keyring: live.t.runtime.keyring,
+  });
   assert.ok(seeded, 'the demo store is seeded');
   demo = seeded;
   program = programOfGuide();

@@ -111,10 +111,14 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
   );
 }
 
-/** Saves a screenshot for the docs when SCREENSHOTS=1 (docs/screenshots/console-<name>.png). */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** Saves a screenshot for the docs when SCREENSHOTS=1 (docs/screenshots/<app>-<name>.png). */
+export async function screenshot(
+  page: Page,
+  name: string,
+  app: 'console' | 'shop' = 'console',
+): Promise<void> {
   if (process.env.SCREENSHOTS !== '1') return;
   const dir = path.resolve(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots');
   fs.mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `console-${name}.png`), fullPage: false });
+  await page.screenshot({ path: path.join(dir, `${app}-${name}.png`), fullPage: false });
 }

@@ -1,0 +1,37 @@
+/** The shop's one client of the Storefront API (a publishable key, exactly as a shop on another origin would use it). */
+import {
+  createStorefrontClient,
+  StorefrontError,
+  StorefrontNetworkError,
+  type StorefrontClient,
+} from '@storefront/client';
+import { readConfig } from './config.ts';
+
+export const config = readConfig();
+
+export const api: StorefrontClient | null = config.publishableKey
+  ? createStorefrontClient({ baseUrl: config.apiBaseUrl, publishableKey: config.publishableKey })
+  : null;
+
+/** The client, where a page needs it (the app shows a set-up page instead of any page when there is no key). */
+export function shopApi(): StorefrontClient {
+  if (!api) throw new Error('No publishable key is configured.');
+  return api;
+}
+
+export function isStatus(error: unknown, status: number): error is StorefrontError {
+  return error instanceof StorefrontError && error.status === status;
+}
+
+/** A sentence for a shopper from any error: the service's own detail when it gave one. */
+export function describeError(error: unknown): string {
+  if (error instanceof StorefrontNetworkError) {
+    return 'The shop cannot be reached. Check your connection and try again.';
+  }
+  if (error instanceof StorefrontError) {
+    if (error.status === 429) return 'Too many requests just now. Wait a moment and try again.';
+    if (error.status >= 500) return 'Something went wrong on our side. Try again in a moment.';
+    return error.detail || error.title;
+  }
+  return 'Something went wrong. Try again.';
+}

@@ -1,0 +1,197 @@
+/**
+ * The shopper's cart, shared by every page: its id in localStorage (so it survives a reload and is
+ * the same in every tab), the last copy read and its ETag. Every change is a full replace of the
+ * lines (the API's PUT) sent with `If-Match`: when another tab changed the cart meanwhile the API
+ * answers 412, and the cart is read again instead of overwriting what the other tab did.
+ * Changes run one after another, so this tab never races itself.
+ */
+import type { Cart, CartInput } from '@storefront/client';
+import { useEffect, useState } from 'preact/hooks';
+import { isStatus, shopApi } from './api.ts';
+
+const STORAGE_KEY = 'storefront.cart';
+
+/** The cart changed elsewhere (another tab, another device): it was read again; nothing was written. */
+export class CartChangedError extends Error {
+  override readonly name = 'CartChangedError';
+  constructor() {
+    super('This cart was changed in another tab or window. It now shows what it holds.');
+  }
+}
+
+type Items = CartInput['items'];
+
+function itemsOf(cart: Cart | null): Items {
+  return (cart?.items ?? []).map((line) => ({ variantId: line.variantId, quantity: line.quantity }));
+}
+
+function storedId(): string | null {
+  try {
+    return window.localStorage.getItem(STORAGE_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function storeId(id: string | null): void {
+  try {
+    if (id) window.localStorage.setItem(STORAGE_KEY, id);
+    else window.localStorage.removeItem(STORAGE_KEY);
+  } catch {
+    // Storage refused (private mode): the cart lives as long as the page.
+  }
+}
+
+export interface CartState {
+  cart: Cart | null;
+  /** True until the stored cart was read once. */
+  loading: boolean;
+}
+
+class CartStore {
+  #state: CartState = { cart: null, loading: true };
+  #etag: string | null = null;
+  #id: string | null = storedId();
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #listeners = new Set<(state: CartState) => void>();
+
+  constructor() {
+    window.addEventListener('storage', (event) => {
+      // Another tab made a new cart or checked this one out.
+      if (event.key === STORAGE_KEY && event.newValue !== this.#id) {
+        this.#id = event.newValue;
+        void this.load().catch(() => undefined);
+      }
+    });
+  }
+
+  get state(): CartState {
+    return this.#state;
+  }
+
+  subscribe(listener: (state: CartState) => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  #set(cart: Cart | null, etag: string | null): Cart | null {
+    this.#etag = etag;
+    if ((cart?.id ?? null) !== this.#id) {
+      this.#id = cart?.id ?? null;
+      storeId(this.#id);
+    }
+    this.#state = { cart, loading: false };
+    this.#listeners.forEach((listener) => listener(this.#state));
+    return cart;
+  }
+
+  /** One change at a time, in order; a failed one does not stop the next. */
+  #run<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(task, task);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #read(): Promise<Cart | null> {
+    const id = this.#id;
+    if (!id) return this.#set(null, null);
+    let etag: string | null = null;
+    try {
+      const cart = await shopApi().carts.get(id, { onResponse: (r) => (etag = r.headers.get('etag')) });
+      // A cart checked out (here or in another tab) is finished: the next item starts a new one.
+      return cart.completed ? this.#set(null, null) : this.#set(cart, etag);
+    } catch (error) {
+      if (isStatus(error, 404)) return this.#set(null, null);
+      this.#state = { ...this.#state, loading: false };
+      throw error;
+    }
+  }
+
+  async #replace(cart: Cart, items: Items): Promise<Cart | null> {
+    let etag: string | null = null;
+    const next = await shopApi().carts.replace(
+      cart.id,
+      { items },
+      { ...(this.#etag ? { ifMatch: this.#etag } : {}), onResponse: (r) => (etag = r.headers.get('etag')) },
+    );
+    return this.#set(next, etag);
+  }
+
+  /** Reads the cart again (on start, and when another tab changed which cart is current). */
+  load(): Promise<Cart | null> {
+    return this.#run(() => this.#read());
+  }
+
+  /**
+   * Adds units of a variant. Adding is the same wish whatever the cart holds, so when another tab
+   * changed it meanwhile (412) the cart is read again and the units added to what it holds now.
+   */
+  add(variantId: string, quantity: number): Promise<Cart | null> {
+    return this.#run(async () => {
+      for (let attempt = 0; ; attempt++) {
+        const cart = this.#state.cart;
+        if (!cart) {
+          let etag: string | null = null;
+          const created = await shopApi().carts.create(
+            { items: [{ variantId, quantity }] },
+            { onResponse: (r) => (etag = r.headers.get('etag')) },
+          );
+          return this.#set(created, etag);
+        }
+        const items = itemsOf(cart);
+        const line = items.find((item) => item.variantId === variantId);
+        if (line) line.quantity = Math.min(999, line.quantity + quantity);
+        else items.push({ variantId, quantity });
+        try {
+          return await this.#replace(cart, items);
+        } catch (error) {
+          const stale = isStatus(error, 412) || isStatus(error, 409) || isStatus(error, 404);
+          if (!stale || attempt >= 2) throw error;
+          await this.#read();
+        }
+      }
+    });
+  }
+
+  /**
+   * Sets a line's quantity (0 removes it). A quantity is a decision made looking at this cart: when
+   * another tab changed it (412), nothing is written, the cart is read again, and CartChangedError
+   * tells the shopper to look again.
+   */
+  setQuantity(variantId: string, quantity: number): Promise<Cart | null> {
+    return this.#run(async () => {
+      const cart = this.#state.cart;
+      if (!cart) return null;
+      const items = itemsOf(cart)
+        .map((item) => (item.variantId === variantId ? { ...item, quantity } : item))
+        .filter((item) => item.quantity > 0);
+      try {
+        return await this.#replace(cart, items);
+      } catch (error) {
+        if (isStatus(error, 412) || isStatus(error, 409)) {
+          await this.#read();
+          throw new CartChangedError();
+        }
+        throw error;
+      }
+    });
+  }
+
+  /** After checkout: the cart is an order now; the next item starts a new cart. */
+  forget(): void {
+    this.#set(null, null);
+  }
+}
+
+export const cartStore = new CartStore();
+
+export function useCart(): CartState {
+  const [state, setState] = useState(cartStore.state);
+  useEffect(() => cartStore.subscribe(setState), []);
+  return state;
+}
+
+/** How many items the cart holds (for the header's badge). */
+export function itemCount(cart: Cart | null): number {
+  return (cart?.items ?? []).reduce((sum, line) => sum + line.quantity, 0);
+}

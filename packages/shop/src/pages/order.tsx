@@ -1,0 +1,137 @@
+/**
+ * An order, after the payment page sent the shopper back: it asks the service until the order is
+ * `paid` (or `expired`), waiting longer between looks (1 s, 1.5 s, … up to 8 s), because only the
+ * provider's signed webhook makes an order paid, never the redirect.
+ */
+import type { Order } from '@storefront/client';
+import { useEffect, useState } from 'preact/hooks';
+import { describeError, isStatus, shopApi } from '../api.ts';
+import { payOnHostedPage, saveCheckout, savedCheckout, sendCheckout } from '../checkout.ts';
+import { Link, useLocation } from '../router.tsx';
+import { Loading, Notice, PageTitle } from '../ui.tsx';
+import { NotFound } from './not-found.tsx';
+import { OrderLines, Totals } from './checkout.tsx';
+
+const FIRST_DELAY_MS = 1000;
+const MAX_DELAY_MS = 8000;
+
+/** Reads the order until it is settled (paid or expired); the latest copy and the last failure. */
+function useSettledOrder(id: string): { order: Order | null; error: unknown; missing: boolean } {
+  const [state, setState] = useState<{ order: Order | null; error: unknown; missing: boolean }>({
+    order: null,
+    error: null,
+    missing: false,
+  });
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    let delay = FIRST_DELAY_MS;
+    const look = async () => {
+      try {
+        const order = await shopApi().orders.get(id);
+        if (stopped) return;
+        setState({ order, error: null, missing: false });
+        if (order.status !== 'pending') return;
+      } catch (error) {
+        if (stopped) return;
+        if (isStatus(error, 404) || isStatus(error, 400)) {
+          setState({ order: null, error, missing: true });
+          return;
+        }
+        // A network error or a 5xx: keep the last copy and look again later.
+        setState((previous) => ({ ...previous, error }));
+      }
+      timer = setTimeout(() => void look(), delay);
+      delay = Math.min(MAX_DELAY_MS, Math.round(delay * 1.5));
+    };
+    void look();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [id]);
+  return state;
+}
+
+export function OrderPage({ id }: { id: string }) {
+  const { query } = useLocation();
+  const { order, error, missing } = useSettledOrder(id);
+  const [payError, setPayError] = useState<string | null>(null);
+  const returned = query.get('redirect_status');
+  const saved = savedCheckout();
+  const canPayAgain = saved?.orderId === id;
+
+  useEffect(() => {
+    if (order && order.status !== 'pending' && savedCheckout()?.orderId === order.id) saveCheckout(null);
+  }, [order]);
+
+  if (missing) return <NotFound what="order" />;
+  if (!order) {
+    return error ? (
+      <div class="notice notice-error" role="alert">
+        <p>{describeError(error)}</p>
+      </div>
+    ) : (
+      <Loading label="Loading your order…" />
+    );
+  }
+
+  async function payAgain() {
+    if (!saved) return;
+    setPayError(null);
+    try {
+      payOnHostedPage(await sendCheckout(saved.body, saved.idempotencyKey));
+    } catch (sendError) {
+      setPayError(describeError(sendError));
+    }
+  }
+
+  const title = order.status === 'paid' ? 'Thank you!' : `Order #${order.number}`;
+  return (
+    <section class="order">
+      <PageTitle title={title}>{title}</PageTitle>
+      <div aria-live="polite" class="order-status">
+        {order.status === 'paid' ? (
+          <Notice tone="success">
+            <p>
+              Order #{order.number} is <strong>paid</strong>. A confirmation is on its way to {order.email}.
+            </p>
+          </Notice>
+        ) : order.status === 'expired' ? (
+          <div class="notice notice-error" role="alert">
+            <p>This order expired before it was paid. Nothing was charged.</p>
+          </div>
+        ) : returned === 'canceled' ? (
+          <Notice tone="warning">
+            <p>The payment was not completed. Your order is held until it expires.</p>
+          </Notice>
+        ) : (
+          <p class="waiting" role="status">
+            <span class="spinner" aria-hidden="true" /> Waiting for the payment to be confirmed…
+          </p>
+        )}
+      </div>
+      {order.status === 'pending' && canPayAgain && (returned === 'canceled' || returned === null) ? (
+        <p>
+          <button type="button" class="button-primary" onClick={() => void payAgain()}>
+            Pay now
+          </button>
+        </p>
+      ) : null}
+      {payError ? (
+        <div class="notice notice-error" role="alert">
+          <p>{payError}</p>
+        </div>
+      ) : null}
+      {error && order.status === 'pending' ? (
+        <p class="muted">The shop could not be reached just now; it keeps trying.</p>
+      ) : null}
+      <h2>Order #{order.number}</h2>
+      <OrderLines order={order} />
+      <Totals order={order} />
+      <p>
+        <Link to="/">Continue shopping</Link>
+      </p>
+    </section>
+  );
+}

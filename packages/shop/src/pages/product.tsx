@@ -1,0 +1,142 @@
+/** A product: variant picker, price and compare-at price, availability, add to cart. */
+import type { Product } from '@storefront/client';
+import { useState } from 'preact/hooks';
+import { describeError, isStatus, shopApi } from '../api.ts';
+import { cartStore } from '../cart.ts';
+import { useResource } from '../data.ts';
+import { Link, navigate, useLocation } from '../router.tsx';
+import { ErrorMessage, Loading, Notice, PageTitle, Paragraphs, Price, ProductImage } from '../ui.tsx';
+import { NotFound } from './not-found.tsx';
+
+type Variant = Product['variants'][number];
+
+function availability(variant: Variant): string {
+  if (variant.available === 0) return 'Sold out';
+  if (variant.available <= 5) return `Only ${variant.available} left`;
+  return 'In stock';
+}
+
+export function ProductPage({ id }: { id: string }) {
+  const product = useResource(`product:${id}`, () => shopApi().products.get(id));
+  if (isStatus(product.error, 404) || isStatus(product.error, 400)) return <NotFound what="product" />;
+  if (product.error) return <ErrorMessage error={product.error} onRetry={product.reload} />;
+  if (!product.data) return <Loading label="Loading the product…" />;
+  return <ProductView product={product.data} />;
+}
+
+function ProductView({ product }: { product: Product }) {
+  const { query } = useLocation();
+  const wanted = product.variants.find((variant) => variant.id === query.get('variant'));
+  const firstAvailable = product.variants.find((variant) => variant.available > 0) ?? product.variants[0];
+  const variant = wanted ?? firstAvailable;
+  const [quantity, setQuantity] = useState(1);
+  const [adding, setAdding] = useState(false);
+  const [result, setResult] = useState<{ ok: boolean; message: string } | null>(null);
+
+  if (!variant) return <NotFound what="product" />;
+  const maxQuantity = Math.max(1, Math.min(variant.available, 10));
+
+  function choose(next: Variant) {
+    setResult(null);
+    setQuantity(1);
+    navigate(`/products/${product.id}?variant=${next.id}`, { replace: true });
+  }
+
+  async function add(event: Event) {
+    event.preventDefault();
+    if (!variant) return;
+    setAdding(true);
+    setResult(null);
+    try {
+      await cartStore.add(variant.id, Math.min(quantity, maxQuantity));
+      setResult({
+        ok: true,
+        message: `Added ${quantity} × ${product.title} (${variant.label}) to your cart.`,
+      });
+    } catch (error) {
+      setResult({ ok: false, message: describeError(error) });
+    } finally {
+      setAdding(false);
+    }
+  }
+
+  const soldOut = variant.available === 0;
+  return (
+    <article class="product">
+      <ProductImage src={product.image} title={product.title} large />
+      <div class="product-details">
+        <PageTitle title={product.title}>{product.title}</PageTitle>
+        <p class="product-price">
+          <Price
+            amount={variant.priceAmount}
+            compareAt={variant.compareAtAmount}
+            currency={product.currency}
+          />
+        </p>
+        <form onSubmit={(event) => void add(event)} class="product-form">
+          {product.variants.length > 1 ? (
+            <fieldset class="variant-picker">
+              <legend>Option</legend>
+              {product.variants.map((option) => (
+                <label
+                  key={option.id}
+                  class={option.available === 0 ? 'variant variant-sold-out' : 'variant'}
+                >
+                  <input
+                    type="radio"
+                    name="variant"
+                    value={option.id}
+                    checked={option.id === variant.id}
+                    onChange={() => choose(option)}
+                  />
+                  <span>{option.label}</span>
+                  {option.available === 0 ? <span class="muted"> (sold out)</span> : null}
+                </label>
+              ))}
+            </fieldset>
+          ) : null}
+          <p class={soldOut ? 'availability availability-none' : 'availability'}>{availability(variant)}</p>
+          <div class="add-row">
+            <label class="quantity-field">
+              Quantity
+              <select
+                value={String(quantity)}
+                disabled={soldOut}
+                onChange={(event) => setQuantity(Number(event.currentTarget.value))}
+              >
+                {Array.from({ length: maxQuantity }, (_, i) => (
+                  <option key={i} value={String(i + 1)}>
+                    {i + 1}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="submit" class="button-primary" disabled={soldOut || adding}>
+              {soldOut ? 'Sold out' : adding ? 'Adding…' : 'Add to cart'}
+            </button>
+          </div>
+        </form>
+        <div aria-live="polite">
+          {result ? (
+            result.ok ? (
+              <Notice tone="success">
+                <p>
+                  {result.message} <Link to="/cart">View cart</Link>
+                </p>
+              </Notice>
+            ) : (
+              <div class="notice notice-error" role="alert">
+                <p>{result.message}</p>
+              </div>
+            )
+          ) : null}
+        </div>
+        {product.description ? (
+          <section class="product-description" aria-label="Description">
+            <Paragraphs text={product.description} />
+          </section>
+        ) : null}
+      </div>
+    </article>
+  );
+}

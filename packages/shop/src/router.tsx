@@ -1,0 +1,102 @@
+/**
+ * A router in sixty lines: the History API, one listener, and a document-wide click handler that
+ * keeps in-app links (including those inside rendered content blocks and menus) in the app. Paths
+ * inside the app are written without the shop's prefix (`/products/…`); `href()` adds it.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+
+let basePath = '';
+const listeners = new Set<() => void>();
+const notify = () => listeners.forEach((listener) => listener());
+
+export function startRouter(base: string): void {
+  basePath = base;
+  window.addEventListener('popstate', notify);
+  document.addEventListener('click', (event) => {
+    if (event.defaultPrevented || event.button !== 0) return;
+    if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const anchor = (event.target as Element | null)?.closest?.('a');
+    if (!anchor || anchor.target || anchor.hasAttribute('download')) return;
+    const url = new URL(anchor.href, window.location.href);
+    if (url.origin !== window.location.origin) return;
+    if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return;
+    event.preventDefault();
+    navigate(url.pathname.slice(basePath.length) + url.search + url.hash);
+  });
+}
+
+/**
+ * The address of an app path, or of a URL from content: a path from a menu or a block
+ * (`/collections/summer`) is a path of this shop; absolute URLs are left as they are.
+ */
+export function href(path: string): string {
+  return path.startsWith('/') && !path.startsWith('//') ? basePath + path : path;
+}
+
+export function navigate(path: string, { replace = false }: { replace?: boolean } = {}): void {
+  const target = href(path);
+  if (replace) window.history.replaceState(null, '', target);
+  else window.history.pushState(null, '', target);
+  window.scrollTo(0, 0);
+  notify();
+}
+
+export interface Location {
+  /** The path inside the app, e.g. `/products/abc`. */
+  path: string;
+  query: URLSearchParams;
+}
+
+function current(): Location {
+  const { pathname, search } = window.location;
+  const inside = pathname.startsWith(basePath) ? pathname.slice(basePath.length) : pathname;
+  return { path: inside === '' ? '/' : inside, query: new URLSearchParams(search) };
+}
+
+export function useLocation(): Location {
+  const [location, setLocation] = useState(current);
+  useEffect(() => {
+    const update = () => setLocation(current());
+    listeners.add(update);
+    return () => void listeners.delete(update);
+  }, []);
+  return location;
+}
+
+/** Matches `/products/:id` against a path; the decoded parameters, or null. */
+export function match(pattern: string, path: string): Record<string, string> | null {
+  const want = pattern.split('/');
+  const have = path.replace(/\/$/, '').split('/');
+  if (want.length !== have.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const part = want[i]!;
+    if (part.startsWith(':')) {
+      try {
+        params[part.slice(1)] = decodeURIComponent(have[i]!);
+      } catch {
+        return null;
+      }
+    } else if (part !== have[i]) return null;
+  }
+  return params;
+}
+
+export function Link({
+  to,
+  children,
+  class: className,
+  'aria-label': label,
+}: {
+  to: string;
+  children: ComponentChildren;
+  class?: string;
+  'aria-label'?: string;
+}) {
+  return (
+    <a href={href(to)} class={className} aria-label={label}>
+      {children}
+    </a>
+  );
+}

@@ -1,0 +1,162 @@
+/** Small parts every page uses: prices, states, product cards, the block renderer. */
+import { renderBlocks, toElements, type Block, type CreateElement } from '@storefront/blocks';
+import { formatMoney, type ProductCard } from '@storefront/client';
+import { h, type ComponentChildren, type VNode } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import { describeError } from './api.ts';
+import { href, Link } from './router.tsx';
+
+export function Money({ amount, currency }: { amount: number; currency: string }) {
+  return <>{formatMoney(amount, currency)}</>;
+}
+
+/** A price, with the compare-at price struck through when it is higher. */
+export function Price({
+  amount,
+  compareAt,
+  currency,
+}: {
+  amount: number;
+  compareAt?: number | null;
+  currency: string;
+}) {
+  const reduced = compareAt !== undefined && compareAt !== null && compareAt > amount;
+  return (
+    <span class="price">
+      <span class={reduced ? 'price-now price-sale' : 'price-now'}>
+        {reduced ? <span class="visually-hidden">Sale price </span> : null}
+        {formatMoney(amount, currency)}
+      </span>
+      {reduced ? (
+        <s class="price-was">
+          <span class="visually-hidden">Regular price </span>
+          {formatMoney(compareAt, currency)}
+        </s>
+      ) : null}
+    </span>
+  );
+}
+
+export function Loading({ label }: { label: string }) {
+  return (
+    <p class="loading" role="status">
+      {label}
+    </p>
+  );
+}
+
+export function ErrorMessage({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  return (
+    <div class="notice notice-error" role="alert">
+      <p>{describeError(error)}</p>
+      {onRetry ? (
+        <button type="button" class="button-secondary" onClick={onRetry}>
+          Try again
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export function Notice({
+  tone,
+  children,
+}: {
+  tone: 'info' | 'success' | 'warning';
+  children: ComponentChildren;
+}) {
+  return (
+    <div class={`notice notice-${tone}`} role="status">
+      {children}
+    </div>
+  );
+}
+
+/** The page's heading; it takes the focus when the page changes, so screen readers announce it. */
+export function PageTitle({ children, title }: { children: ComponentChildren; title: string }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = title;
+    ref.current?.focus({ preventScroll: true });
+  }, [title]);
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {children}
+    </h1>
+  );
+}
+
+/** A product's picture, or a tile with its initial when it has none or it does not load. */
+export function ProductImage({
+  src,
+  title,
+  large = false,
+}: {
+  src: string | null;
+  title: string;
+  large?: boolean;
+}) {
+  const initial = (title.trim()[0] ?? '?').toUpperCase();
+  const hue = [...title].reduce((sum, char) => sum + char.charCodeAt(0), 0) % 360;
+  return (
+    <div class={large ? 'product-image product-image-large' : 'product-image'} data-hue={hue % 12}>
+      <span aria-hidden="true">{initial}</span>
+      {src && /^(https:|\/(?!\/))/.test(src) ? (
+        <img
+          src={src}
+          alt=""
+          loading={large ? 'eager' : 'lazy'}
+          decoding="async"
+          onError={(event) => (event.currentTarget.hidden = true)}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+export function ProductGrid({ products }: { products: readonly ProductCard[] }) {
+  return (
+    <ul class="product-grid">
+      {products.map((product) => (
+        <li key={product.id}>
+          <Link to={`/products/${product.id}`} class="product-card">
+            <ProductImage src={product.image} title={product.title} />
+            <span class="product-card-title">{product.title}</span>
+            <span class="product-card-price">
+              <Money amount={product.priceAmount} currency={product.currency} />
+            </span>
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * A content region, by the shared renderer (@storefront/blocks): texts become text nodes (Preact
+ * escapes them; no HTML is ever parsed from content), link and image URLs were checked again by
+ * the renderer, and a link to a path of the shop stays in the shop.
+ */
+const createElement: CreateElement<VNode> = (tag, props, ...children) =>
+  h(tag, props.href === undefined ? props : { ...props, href: href(props.href) }, ...children);
+
+export function Blocks({ blocks }: { blocks: readonly Block[] }) {
+  return <div class="sf-region">{toElements(renderBlocks(blocks), createElement)}</div>;
+}
+
+/** A plain-text page body: paragraphs at blank lines, lines kept; never markup. */
+export function Paragraphs({ text }: { text: string }) {
+  const paragraphs = text
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.trim())
+    .filter(Boolean);
+  return (
+    <>
+      {paragraphs.map((paragraph, i) => (
+        <p key={i} class="page-paragraph">
+          {paragraph}
+        </p>
+      ))}
+    </>
+  );
+}

@@ -1,0 +1,178 @@
+/**
+ * The reference shop in Chromium, before payment: the home region and menus, a collection a page
+ * at a time, a product's variants and prices, content rendered as text, deep links, the cart's
+ * quantities, and two tabs editing one cart (the second tab's stale write is refused with 412,
+ * reloaded, and the shopper told). Accessible on every page, at desktop and phone widths.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { assertAccessible, newPage, screenshot } from '../../console/test/browser.test-support.ts';
+import {
+  firstContentfulPaint,
+  openStore,
+  seedCatalog,
+  startShop,
+  type ShopHarness,
+} from './shop.test-support.ts';
+
+let h: ShopHarness;
+before(async () => {
+  h = await startShop();
+});
+after(() => h.close());
+
+describe('the reference shop: browsing and the cart', () => {
+  test('home, a collection with load more, a product with variants, content as text, deep links', async () => {
+    const shop = await openStore(h);
+    const catalog = await seedCatalog(shop);
+    const { context, page, problems } = await newPage(h);
+
+    await page.goto('/shop/');
+    const heading = page.getByRole('heading', { name: 'Made by hand', level: 1 });
+    await heading.waitFor();
+    const fcp = await firstContentfulPaint(page);
+    process.stdout.write(`# shop home: first contentful paint ${Math.round(fcp)} ms\n`);
+    assert.ok(fcp > 0);
+    // Block text is text: the markup in it is shown, never parsed.
+    await page.getByText('Small batches, <i>no</i> shortcuts.').waitFor();
+    assert.equal(await page.locator('.sf-region i').count(), 0);
+    assert.equal(
+      await page.getByRole('link', { name: 'Shop all' }).first().getAttribute('href'),
+      '/shop/collections/shop-all',
+    );
+    const main = page.getByRole('navigation', { name: 'Main' });
+    await main.getByRole('link', { name: 'About us' }).waitFor();
+    await page.getByRole('navigation', { name: 'Footer' }).getByRole('link', { name: 'About' }).waitFor();
+    await page.getByRole('heading', { name: 'Latest products' }).waitFor();
+    assert.equal(await page.locator('.product-grid li').count(), 8, 'the newest eight');
+    await assertAccessible(page, 'home');
+    await screenshot(page, 'home', 'shop');
+
+    // A collection, twelve at a time.
+    await main.getByRole('link', { name: 'Shop all' }).click();
+    await page.getByRole('heading', { name: 'Shop all', level: 1 }).waitFor();
+    assert.match(page.url(), /\/shop\/collections\/shop-all$/);
+    await page.getByText('Showing 12 products').waitFor();
+    await assertAccessible(page, 'collection');
+    await screenshot(page, 'collection', 'shop');
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await page.getByText('Showing 14 products').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0, 'the last page');
+
+    // The product: variants, the sale price against compare-at, availability.
+    await page.getByRole('link', { name: /Blue mug/ }).click();
+    await page.getByRole('heading', { name: 'Blue mug', level: 1 }).waitFor();
+    const price = page.locator('.product-price');
+    assert.match((await price.textContent()) ?? '', /Sale price \$12\.00Regular price \$15\.00/);
+    await page.getByText('In stock').waitFor();
+    await page.getByText('Dishwasher safe.').waitFor();
+    await page.getByRole('radio', { name: 'Large' }).check();
+    await page.getByText('Only 2 left').waitFor();
+    assert.match((await price.textContent()) ?? '', /^\$16\.00$/);
+    assert.match(page.url(), new RegExp(`variant=${catalog.mug.large}`));
+    assert.equal(await page.getByLabel('Quantity').locator('option').count(), 2, 'no more than are left');
+    await assertAccessible(page, 'product');
+    await page.getByRole('radio', { name: 'Small' }).check();
+    await screenshot(page, 'product', 'shop');
+
+    // A content page: its body as paragraphs of text.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'About us' }).click();
+    await page.getByRole('heading', { name: 'About us', level: 1 }).waitFor();
+    await page.getByText('And socks, <b>lots</b> of socks.').waitFor();
+    assert.equal(await page.locator('.content-page p').count(), 2);
+    assert.equal(await page.locator('.content-page b').count(), 0);
+
+    // Deep links load directly; an unknown one says so; back and forward work.
+    await page.goto(`/shop/products/${catalog.tee.id}`);
+    await page.getByRole('heading', { name: 'Linen tee', level: 1 }).waitFor();
+    await page.goBack();
+    await page.getByRole('heading', { name: 'About us', level: 1 }).waitFor();
+    await page.goto('/shop/products/00000000-0000-4000-8000-000000000000');
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
+    await page.goto('/shop/collections/no-such-thing');
+    await page.getByText('This collection does not exist').waitFor();
+    await page.goto('/shop/somewhere/else');
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
+
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('cart: add, change, remove; two tabs on one cart: a stale change is refused (412), reloaded and explained', async () => {
+    const shop = await openStore(h);
+    const catalog = await seedCatalog(shop);
+    const { context, page: first, problems } = await newPage(h, { width: 375, height: 800 });
+
+    await first.goto(`/shop/products/${catalog.mug.id}`);
+    await first.getByLabel('Quantity').selectOption('2');
+    await first.getByRole('button', { name: 'Add to cart' }).click();
+    await first.getByText('Added 2 × Blue mug (Small) to your cart.').waitFor();
+    await first.getByRole('link', { name: 'Cart, 2 items' }).waitFor();
+    await first.goto(`/shop/products/${catalog.tee.id}`);
+    await first.getByRole('button', { name: 'Add to cart' }).click();
+    await first.getByRole('link', { name: 'Cart, 3 items' }).waitFor();
+
+    await first.getByRole('link', { name: 'View cart' }).click();
+    await first.getByRole('heading', { name: 'Your cart', level: 1 }).waitFor();
+    const mugQuantity = (page: typeof first) =>
+      page.getByRole('status', { name: 'Quantity of Blue mug (Small)' });
+    assert.equal(await mugQuantity(first).textContent(), '2');
+    await first.getByText('$54.00').first().waitFor();
+    await assertAccessible(first, 'cart at 375 px');
+    await screenshot(first, 'cart', 'shop');
+
+    // A second tab of the same shopper: the same cart.
+    const second = await context.newPage();
+    await second.goto('/shop/cart');
+    await second.getByRole('heading', { name: 'Your cart', level: 1 }).waitFor();
+    assert.equal(await mugQuantity(second).textContent(), '2');
+
+    // The first tab adds a mug; the second, still showing two, adds one too: refused, not overwritten.
+    await first.getByRole('button', { name: 'One more Blue mug (Small)' }).click();
+    await first.getByRole('link', { name: 'Cart, 4 items' }).waitFor();
+    assert.equal(await mugQuantity(first).textContent(), '3');
+    await second.getByRole('button', { name: 'One more Blue mug (Small)' }).click();
+    await second
+      .getByRole('alert')
+      .getByText('This cart was changed in another tab or window. It now shows what it holds.')
+      .waitFor();
+    assert.equal(await mugQuantity(second).textContent(), '3', 'the other tab’s change, reloaded');
+    const cartId = await second.evaluate<string | null>('localStorage.getItem("storefront.cart")');
+    assert.ok(cartId);
+    const stored = await shop.storefront.carts.get(cartId);
+    assert.deepEqual(
+      stored.items.map((line) => [line.variantLabel, line.quantity]),
+      [
+        ['Small', 3],
+        ['One size', 1],
+      ],
+    );
+    // Now it knows the cart: the same click works.
+    await second.getByRole('button', { name: 'One more Blue mug (Small)' }).click();
+    await second.waitForFunction(
+      `document.querySelector('output[aria-label="Quantity of Blue mug (Small)"]')?.textContent === '4'`,
+    );
+
+    // Remove and one less.
+    await second.getByRole('button', { name: 'Remove Linen tee (One size)' }).click();
+    await second.getByRole('button', { name: 'Remove Linen tee (One size)' }).waitFor({ state: 'detached' });
+    await second.getByRole('button', { name: 'One less Blue mug (Small)' }).click();
+    await second.getByRole('link', { name: 'Cart, 3 items' }).waitFor();
+    assert.deepEqual(
+      (await shop.storefront.carts.get(cartId)).items.map((line) => [line.variantLabel, line.quantity]),
+      [['Small', 3]],
+    );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('without a publishable key the shop says how to set one', async () => {
+    h.useKey(null);
+    const { context, page, problems } = await newPage(h);
+    await page.goto('/shop/');
+    await page.getByRole('heading', { name: 'This shop has no publishable key' }).waitFor();
+    await page.getByText('SHOP_PUBLISHABLE_KEY').first().waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

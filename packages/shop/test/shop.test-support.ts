@@ -1,0 +1,156 @@
+/**
+ * Browser tests of the reference shop: the console's harness (Debian's Chromium through
+ * playwright-core, the real service on a loopback port with its worker loops, a page that fails
+ * on any page error, CSP violation or request leaving the machine), with the shop's publishable key
+ * set per store: each test makes its own store and the shop at /shop serves with its key.
+ */
+import {
+  createAdminClient,
+  createStorefrontClient,
+  type AdminClient,
+  type StorefrontClient,
+} from '@storefront/client';
+import type { Page } from 'playwright-core';
+import { startLiveApp } from '../../client/test/server.test-support.ts';
+import { launchBrowser, type ConsoleHarness } from '../../console/test/browser.test-support.ts';
+import { createTestStore, type TestStore } from '../../../src/test/harness.ts';
+
+export interface ShopHarness extends ConsoleHarness {
+  /** Which store /shop sells from (its publishable key), until the next `openStore`. */
+  useKey(key: string | null): void;
+}
+
+export async function startShop(): Promise<ShopHarness> {
+  let key: string | null = null;
+  const live = await startLiveApp({ shopKey: () => key });
+  const browser = await launchBrowser();
+  return {
+    live,
+    browser,
+    useKey(next) {
+      key = next;
+    },
+    async close() {
+      await browser.close();
+      await live.close();
+    },
+  };
+}
+
+export interface ShopStore {
+  store: TestStore;
+  admin: AdminClient;
+  storefront: StorefrontClient;
+}
+
+/** A new store whose key allows the shop's own origin, now the one /shop sells from. */
+export async function openStore(h: ShopHarness): Promise<ShopStore> {
+  const store = await createTestStore(h.live.t, { allowedOrigins: [h.live.baseUrl] });
+  h.useKey(store.publishableKey);
+  return {
+    store,
+    admin: createAdminClient({ baseUrl: h.live.baseUrl, token: store.staffToken }),
+    storefront: createStorefrontClient({ baseUrl: h.live.baseUrl, publishableKey: store.publishableKey }),
+  };
+}
+
+export interface Catalog {
+  mug: { id: string; small: string; large: string };
+  tee: { id: string; variant: string };
+}
+
+/**
+ * A small catalog: a mug in two sizes (the small one reduced from $15.00, the large one with two
+ * left), a tee, twelve socks (so a collection of fourteen needs "Load more"), a `shop-all`
+ * collection, `main` and `footer` menus, an `about` page and a published `home-hero` region.
+ */
+export async function seedCatalog({ admin }: ShopStore): Promise<Catalog> {
+  const mug = await admin.products.create({
+    title: 'Blue mug',
+    description: 'Stoneware, glazed by hand.\n\nDishwasher safe.',
+    status: 'active',
+    tags: ['kitchen'],
+    variants: [
+      { label: 'Small', sku: 'MUG-S', priceAmount: 1200, compareAtAmount: 1500, onHand: 10 },
+      { label: 'Large', sku: 'MUG-L', priceAmount: 1600, onHand: 2 },
+    ],
+  });
+  const tee = await admin.products.create({
+    title: 'Linen tee',
+    status: 'active',
+    tags: ['clothing'],
+    variants: [{ label: 'One size', priceAmount: 3000, onHand: 20 }],
+  });
+  const socks = [];
+  for (let i = 1; i <= 12; i++) {
+    socks.push(
+      await admin.products.create({
+        title: `Wool socks no. ${String(i).padStart(2, '0')}`,
+        status: 'active',
+        variants: [{ label: 'One size', priceAmount: 900 + i, onHand: 5 }],
+      }),
+    );
+  }
+  await admin.request('adminCreateCollection', {
+    body: {
+      title: 'Shop all',
+      slug: 'shop-all',
+      kind: 'manual',
+      productIds: [mug.id, tee.id, ...socks.map((sock) => sock.id)],
+    },
+  });
+  await admin.request('adminPutMenu', {
+    path: { handle: 'main' },
+    body: {
+      items: [
+        { label: 'Shop all', url: '/collections/shop-all' },
+        { label: 'About us', url: '/pages/about' },
+      ],
+    },
+  });
+  await admin.request('adminPutMenu', {
+    path: { handle: 'footer' },
+    body: { items: [{ label: 'About', url: '/pages/about' }] },
+  });
+  await admin.request('adminPutPage', {
+    path: { slug: 'about' },
+    body: { title: 'About us', body: 'We make mugs.\n\nAnd socks, <b>lots</b> of socks.' },
+  });
+  await admin.request('adminSaveRegionDraft', {
+    path: { key: 'home-hero' },
+    body: {
+      blocks: [
+        { id: 'title', type: 'heading', settings: { text: 'Made by hand', level: 1 } },
+        { id: 'intro', type: 'text', settings: { text: 'Small batches, <i>no</i> shortcuts.' } },
+        {
+          id: 'cols',
+          type: 'columns',
+          settings: { columns: 2 },
+          children: [
+            { id: 'cta', type: 'button', settings: { text: 'Shop all', href: '/collections/shop-all' } },
+          ],
+        },
+      ],
+    },
+  });
+  await admin.request('adminPublishRegion', { path: { key: 'home-hero' } });
+  const [small, large] = mug.variants;
+  return {
+    mug: { id: mug.id, small: small!.id, large: large!.id },
+    tee: { id: tee.id, variant: tee.variants[0]!.id },
+  };
+}
+
+/** First contentful paint of the page's load, in milliseconds. */
+export async function firstContentfulPaint(page: Page): Promise<number> {
+  return page.evaluate<number>(
+    `new Promise((resolve) => {
+      const found = () => performance.getEntriesByName('first-contentful-paint')[0];
+      if (found()) return resolve(found().startTime);
+      new PerformanceObserver((list, observer) => {
+        const entry = list.getEntriesByName('first-contentful-paint')[0];
+        if (entry) { observer.disconnect(); resolve(entry.startTime); }
+      }).observe({ type: 'paint', buffered: true });
+    })`,
+  );
+}
