@@ -83,7 +83,10 @@ const HEADERS = {
       'Catalog and content: `public, max-age=30, stale-while-revalidate=300`; carts and orders: `no-store`.',
     schema: { type: 'string' },
   },
-  Location: { description: 'The URL of the created resource.', schema: { type: 'string' } },
+  Location: {
+    description: 'The URL of the created resource (201), or where to go next (303).',
+    schema: { type: 'string' },
+  },
   'Idempotent-Replayed': {
     description:
       '`true` when this answer is the stored answer to an earlier request with the same Idempotency-Key.',
@@ -276,30 +279,20 @@ function refineOperation(operation: Operation, method: string, path: string, sur
   if (parameters.length > 0) operation.parameters = parameters;
   const conditionalWrite = parameters.some((p) => p.in === 'header' && p.name === 'If-Match');
 
-  // Problems: the route's own titles plus those every route of the surface can return.
-  const titles = new Set<ProblemTitle>(operation['x-problems'] ?? []);
-  titles.add('internal_error');
-  if (surface !== 'other') {
-    titles.add('validation_failed');
-    titles.add('service_unavailable');
-    if (authenticated) {
-      titles.add('unauthorized');
-      titles.add('forbidden');
-    }
-    if (hasPathParams) titles.add('not_found');
-  }
-  if (surface === 'storefront') titles.add('rate_limited');
-  if (hasBody) {
-    titles.add('payload_too_large');
-    titles.add('unsupported_media_type');
-  }
-  if (conditionalWrite) titles.add('precondition_failed');
+  // An HTML page (the sandbox's hosted payment page) answers browsers, its errors too: the route
+  // documents each of its answers itself, and no problem+json is added.
+  const htmlPage = Object.values(operation.responses).some((response) => response.content?.['text/html']);
+  const titles = htmlPage
+    ? new Set<ProblemTitle>()
+    : problemTitles(operation, surface, { authenticated, hasPathParams, hasBody, conditionalWrite });
   delete operation['x-problems'];
 
   const responses: Record<string, Response> = {};
   for (const [status, response] of Object.entries(operation.responses)) {
-    if (/^[45]/.test(status)) continue; // replaced by the statuses the titles name
-    responses[status] = refineSuccess(response, Number(status), method);
+    if (htmlPage) responses[status] = response;
+    else if (/^[45]/.test(status))
+      continue; // replaced by the statuses the titles name
+    else responses[status] = refineSuccess(response, Number(status), method);
   }
   const extraHeaders = operation['x-response-headers'] ?? {};
   delete operation['x-response-headers'];
@@ -339,6 +332,32 @@ function refineOperation(operation: Operation, method: string, path: string, sur
     Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)),
   );
   delete operation['x-cacheable'];
+}
+
+/** The route's own problem titles plus those every route of its surface can return. */
+function problemTitles(
+  operation: Operation,
+  surface: Surface,
+  has: { authenticated: boolean; hasPathParams: boolean; hasBody: boolean; conditionalWrite: boolean },
+): Set<ProblemTitle> {
+  const titles = new Set<ProblemTitle>(operation['x-problems'] ?? []);
+  titles.add('internal_error');
+  if (surface !== 'other') {
+    titles.add('validation_failed');
+    titles.add('service_unavailable');
+    if (has.authenticated) {
+      titles.add('unauthorized');
+      titles.add('forbidden');
+    }
+    if (has.hasPathParams) titles.add('not_found');
+  }
+  if (surface === 'storefront') titles.add('rate_limited');
+  if (has.hasBody) {
+    titles.add('payload_too_large');
+    titles.add('unsupported_media_type');
+  }
+  if (has.conditionalWrite) titles.add('precondition_failed');
+  return titles;
 }
 
 function problemsByStatus(titles: Set<ProblemTitle>): [number, ProblemTitle[]][] {

@@ -4,9 +4,23 @@ export interface Money {
   currency: string;
 }
 
-/** Human formatting for mail and logs, e.g. 1999 USD → "$19.99", 500 JPY → "¥500". */
+/** Integer minor units as an exact decimal string with `digits` fraction digits: 1999, 2 → "19.99". */
+export function minorToDecimal(amount: number, digits: number): `${number}` {
+  const units = BigInt(amount);
+  const sign = units < 0n ? '-' : '';
+  const size = units < 0n ? -units : units;
+  if (digits === 0) return `${sign}${size}` as `${number}`;
+  const scale = 10n ** BigInt(digits);
+  const fraction = (size % scale).toString().padStart(digits, '0');
+  return `${sign}${size / scale}.${fraction}` as `${number}`;
+}
+
+/**
+ * Human formatting for pages, mail and logs, e.g. 1999 USD → "$19.99", 500 JPY → "¥500", with the
+ * currency's own fraction digits. Intl formats the decimal string exactly: no float is involved.
+ */
 export function formatMoney(value: Money, locale = 'en-US'): string {
   const format = new Intl.NumberFormat(locale, { style: 'currency', currency: value.currency });
   const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-  return format.format(value.amount / 10 ** digits);
+  return format.format(minorToDecimal(value.amount, digits));
 }

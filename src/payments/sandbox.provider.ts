@@ -25,6 +25,7 @@ import {
   insertIntent,
   insertRefund,
   moveIntent,
+  type SandboxIntentRow,
 } from './sandbox.repository.ts';
 import type { SandboxIntentStatus } from './sandbox.tables.ts';
 
@@ -36,6 +37,14 @@ const RETRY_DELAYS_MS = [200, 1000, 5000, 15_000, 60_000];
 export type WebhookDelivery = (body: string, headers: Record<string, string>) => Promise<number>;
 
 export type PaymentMethod = 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delayed';
+
+/** A sandbox intent as its buyer sees it (amount in minor units of `currency`). */
+export interface SandboxIntent {
+  ref: string;
+  amount: number;
+  currency: string;
+  status: IntentStatus;
+}
 
 interface SandboxWebhookBody {
   id: string;
@@ -190,13 +199,9 @@ export class SandboxProvider implements PaymentProvider {
    * `pm_card_visa` succeeds, `pm_card_declined` fails (the intent may be confirmed again),
    * `pm_card_delayed` is processing and succeeds after SANDBOX_DELAY.
    */
-  async confirm(
-    ref: string,
-    clientSecret: string,
-    method: PaymentMethod,
-  ): Promise<{ status: IntentStatus } | null> {
-    const row = await findIntent(this.#db, ref);
-    if (!row || !safeEqual(row.client_secret_hash, sha256Hex(clientSecret))) return null;
+  async confirm(ref: string, clientSecret: string, method: PaymentMethod): Promise<SandboxIntent | null> {
+    const row = await this.#findWithSecret(ref, clientSecret);
+    if (!row) return null;
     if (row.status !== 'requires_payment_method' && row.status !== 'failed') {
       throw new ProviderError(`The intent is ${row.status} and cannot be confirmed.`);
     }
@@ -242,7 +247,24 @@ export class SandboxProvider implements PaymentProvider {
       timer.unref();
       this.#timers.add(timer);
     }
-    return { status: toIntentStatus(next) };
+    return { ref, amount: row.amount, currency: row.currency, status: toIntentStatus(next) };
+  }
+
+  /**
+   * The intent whose client secret the caller holds, as the sandbox's hosted payment page shows it;
+   * null when the ref is unknown or the secret does not match (the caller must not say which).
+   */
+  async lookup(ref: string, clientSecret: string): Promise<SandboxIntent | null> {
+    const row = await this.#findWithSecret(ref, clientSecret);
+    if (!row) return null;
+    return { ref, amount: row.amount, currency: row.currency, status: toIntentStatus(row.status) };
+  }
+
+  /** The intent if `clientSecret` is its secret: compared as hashes, in constant time. */
+  async #findWithSecret(ref: string, clientSecret: string): Promise<SandboxIntentRow | null> {
+    const presented = sha256Hex(clientSecret);
+    const row = await findIntent(this.#db, ref);
+    return row && safeEqual(row.client_secret_hash, presented) ? row : null;
   }
 
   /**

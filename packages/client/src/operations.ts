@@ -27,6 +27,8 @@ export const storefrontOperations = {
   getReadiness: ['GET', '/readyz'],
   receivePaymentWebhook: ['POST', '/payments/webhooks/{provider}'],
   confirmSandboxPayment: ['POST', '/sandbox/v1/payments/{ref}/confirm'],
+  openSandboxPaymentPage: ['POST', '/sandbox/v1/payments/{ref}'],
+  confirmSandboxPaymentPage: ['POST', '/sandbox/v1/payments/{ref}/hosted-confirm'],
 } as const;
 
 /** Admin API (operationIds prefixed `admin`). */

@@ -1296,6 +1296,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox/v1/payments/{ref}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Open the sandbox’s hosted payment page (an HTML form post from the shop’s checkout)
+     * @description The shop’s checkout submits a plain HTML form here (the client secret travels in the body, never in a URL). The page shows the amount and three test cards, and posts the choice to the hosted-confirm operation. Answers are HTML pages, also the errors. Opening it by address (GET) answers 405 with a short explanation.
+     */
+    post: operations['openSandboxPaymentPage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/payments/{ref}/hosted-confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pay on the sandbox’s hosted payment page (its form posts here)
+     * @description Confirms the payment with the chosen test card, as confirmSandboxPayment does. Succeeded or processing: 303 to return_url with `payment_intent=<ref>&redirect_status=<succeeded|processing>` appended. Declined: the page again (402) with an alert, so the shopper can choose another card.
+     */
+    post: operations['confirmSandboxPaymentPage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'order.created': {
@@ -3966,7 +4006,7 @@ export interface components {
     ETag: string;
     /** @description Catalog and content: `public, max-age=30, stale-while-revalidate=300`; carts and orders: `no-store`. */
     'Cache-Control': string;
-    /** @description The URL of the created resource. */
+    /** @description The URL of the created resource (201), or where to go next (303). */
     Location: string;
     /** @description `true` when this answer is the stored answer to an earlier request with the same Idempotency-Key. */
     'Idempotent-Replayed': 'true';
@@ -13206,6 +13246,201 @@ export interface operations {
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  openSandboxPaymentPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ref: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @description The `payment.clientSecret` of the checkout answer. */
+          client_secret: string;
+          /** @description Where the shopper goes afterwards: an absolute http(s) URL, or a path on this server starting with one `/`. `payment_intent` and `redirect_status` are appended to its query. */
+          return_url: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The payment page: amount, the test cards, Pay, and a link back to the shop. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description A form field is missing, sent twice or not valid (e.g. return_url), or holds a NUL character. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The ref and client secret match no sandbox payment (the page does not say which). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The payment can no longer be confirmed (it succeeded, is processing or was canceled); links back to return_url. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The form is larger than 8 KiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The body is not application/x-www-form-urlencoded. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+    };
+  };
+  confirmSandboxPaymentPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ref: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @description The `payment.clientSecret` of the checkout answer. */
+          client_secret: string;
+          /** @description Where the shopper goes afterwards: an absolute http(s) URL, or a path on this server starting with one `/`. `payment_intent` and `redirect_status` are appended to its query. */
+          return_url: string;
+          /** @description The test card: succeeds, is declined, or succeeds after SANDBOX_DELAY. */
+          payment_method: 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delayed';
+        };
+      };
+    };
+    responses: {
+      /** @description See Other: back to the shop (Location), with the outcome. */
+      303: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          Location: components['headers']['Location'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A form field is missing, sent twice or not valid (an unknown payment_method, a bad return_url, …). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The card was declined: the page again, with an alert; the payment can be confirmed again. */
+      402: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The ref and client secret match no sandbox payment (the page does not say which). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The payment can no longer be confirmed (it succeeded, is processing or was canceled); links back to return_url. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The form is larger than 8 KiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The body is not application/x-www-form-urlencoded. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
         };
       };
     };

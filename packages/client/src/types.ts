@@ -95,10 +95,18 @@ export type ListOperationId = {
 /** The item type of a list operation. */
 export type ListItem<K extends OperationId> = SuccessBody<K> extends Paginated<infer T> ? T : never;
 
-/** Operations of the Storefront API (and the sandbox payment provider), for the storefront client. */
+/**
+ * Operations of the Storefront API (and the sandbox payment provider), for the storefront client.
+ * Not the sandbox's hosted payment page: a browser opens it with an HTML form post (docs/checkout.md).
+ */
 export type StorefrontOperationId = Exclude<
   OperationId,
-  `admin${string}` | 'getLiveness' | 'getReadiness' | 'receivePaymentWebhook'
+  | `admin${string}`
+  | 'getLiveness'
+  | 'getReadiness'
+  | 'receivePaymentWebhook'
+  | 'openSandboxPaymentPage'
+  | 'confirmSandboxPaymentPage'
 >;
 /** Operations of the Admin API. */
 export type AdminOperationId = Extract<OperationId, `admin${string}`>;
