@@ -145,7 +145,7 @@ describe('buying in the reference shop', () => {
     await context.close();
   });
 
-  test('a discount code: an unknown one is refused at its field; a real one shows in the totals and the order', async () => {
+  test('a discount code: an unknown one is refused at its field; a real one shows in the totals; leaving the payment page and paying later', async () => {
     const shop = await openStore(h);
     const catalog = await seedCatalog(shop);
     await shop.admin.request('adminCreateDiscount', { body: { code: 'TENOFF', kind: 'percent', value: 10 } });
@@ -172,8 +172,16 @@ describe('buying in the reference shop', () => {
     assert.match(totals, /Discount \(TENOFF\)−\$6\.00/);
     assert.match(totals, /Total\$54\.00/);
     await page.getByRole('button', { name: 'Pay $54.00' }).click();
-    await page.getByRole('button', { name: /^Pay / }).click();
+
+    // The shopper walks away from the payment page: the order waits, and "Pay now" reopens the
+    // same payment (the checkout replayed with its Idempotency-Key: no second order).
+    await page.getByRole('link', { name: 'Cancel and return to the shop' }).click();
+    await page.waitForURL(/redirect_status=canceled/);
+    await page.getByText('The payment was not completed. Your order is held until it expires.').waitFor();
+    await page.getByRole('button', { name: 'Pay now' }).click();
+    await page.getByRole('button', { name: 'Pay $54.00' }).click();
     await page.getByRole('heading', { name: 'Thank you!', level: 1 }).waitFor({ timeout: 20_000 });
+    assert.equal((await shop.admin.orders.list()).items.length, 1, 'one order');
     const order = await paidOrder(shop, orderIdOf(page));
     assert.equal(order.discount.amount, 600);
     assert.equal(order.total.amount, 5400);
