@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ShopDriver, type CheckoutBody } from '../orders/orders.test-support.ts';
 import { startTestApp, testConfig, waitFor, type TestApp } from '../test/harness.ts';
-import { escapeHtml, renderPaymentPage, withParams } from './sandbox.hosted-page.ts';
+import { escapeHtml } from '../lib/html.ts';
+import { renderPaymentPage, withParams } from './sandbox.hosted-page.ts';
 
 const RETURN_URL = 'https://shop.example/checkout/return?order=abc';
 const CSP =

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { escapeHtml } from '../lib/html.ts';
 import { formatMoney } from '../lib/money.ts';
 import type { IntentStatus } from './provider.ts';
 import type { PaymentMethod, SandboxIntent } from './sandbox.provider.ts';
@@ -26,19 +27,6 @@ export const TEST_CARDS: readonly { method: PaymentMethod; label: string }[] = [
   { method: 'pm_card_declined', label: 'Visa •••• 0002 — declined' },
   { method: 'pm_card_delayed', label: 'Visa •••• 3220 — succeeds after a delay' },
 ];
-
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Text made safe for HTML content and double- or single-quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
-}
 
 /** Where the shopper goes back to: `href` as it will be used, `origin` when it is another site. */
 export interface ReturnUrl {

@@ -15,6 +15,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addNotFoundFallback } from '../http/errors.ts';
+import { escapeHtml } from '../lib/html.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -124,18 +125,13 @@ export interface StaticSiteOptions {
   meta?: () => Record<string, string | null>;
 }
 
-const escapeAttribute = (value: string): string =>
-  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
 /** index.html with the meta tags in its head; one SiteFile per distinct set of values. */
 function withMeta(index: SiteFile, meta: () => Record<string, string | null>): () => SiteFile {
   const made = new Map<string, SiteFile>();
   return () => {
     const tags = Object.entries(meta())
       .filter((entry): entry is [string, string] => entry[1] !== null)
-      .map(
-        ([name, content]) => `<meta name="${escapeAttribute(name)}" content="${escapeAttribute(content)}" />`,
-      )
+      .map(([name, content]) => `<meta name="${escapeHtml(name)}" content="${escapeHtml(content)}" />`)
       .join('\n    ');
     let file = made.get(tags);
     if (!file) {
