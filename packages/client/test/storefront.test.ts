@@ -204,7 +204,9 @@ describe('errors', () => {
         baseUrl: limited.baseUrl,
         publishableKey: shop.publishableKey,
         fetch: tracing,
-        retry: { maxRetryAfterMs: 1000 },
+        // Below the smallest Retry-After (whole seconds, at least 1): never waited for. (With 1000, a
+        // third call near the end of the window got `Retry-After: 1`, waited, and succeeded.)
+        retry: { maxRetryAfterMs: 500 },
       });
       await client.store.get();
       await client.store.get();
