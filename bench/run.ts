@@ -41,7 +41,7 @@ const HELP = `Usage: npm run bench -- [options]
 
   --products N      catalog size to seed (default 10000)
   --duration S      seconds per scenario (default 10)
-  --connections C   concurrent connections (default 32)
+  --connections C   concurrent connections (default 50)
   --warmup S        unrecorded seconds before each scenario (default 1; 0 disables)
   --rounds R        run the whole list of scenarios R times, interleaved; report the
                     median requests/s (default 1)
@@ -75,7 +75,7 @@ function parseOptions(argv: string[]): Options | null {
     options: {
       products: { type: 'string', default: '10000' },
       duration: { type: 'string', default: '10' },
-      connections: { type: 'string', default: '32' },
+      connections: { type: 'string', default: '50' },
       warmup: { type: 'string', default: '1' },
       rounds: { type: 'string', default: '1' },
       store: { type: 'string' },
@@ -112,7 +112,10 @@ onCleanup(() => running?.stop());
 // ---------------------------------------------------------------------------------------------
 // Seeding and serving
 
-async function seed(options: Options, env: NodeJS.ProcessEnv): Promise<{ key: string; seconds: number }> {
+async function seed(
+  options: Options,
+  env: NodeJS.ProcessEnv,
+): Promise<{ key: string; staffToken: string; seconds: number }> {
   const started = performance.now();
   const tail = await cli(
     ['seed', 'bench', '--products', String(options.products), '--store', options.store],
@@ -120,7 +123,9 @@ async function seed(options: Options, env: NodeJS.ProcessEnv): Promise<{ key: st
   );
   const key = tail.lines.at(-1)?.trim() ?? '';
   if (!key.startsWith('pk_')) throw new Error(`seed bench printed no publishable key:\n${tail.text()}`);
-  return { key, seconds: (performance.now() - started) / 1000 };
+  const staffToken = /Staff token: (\S+)/.exec(tail.text())?.[1];
+  if (!staffToken) throw new Error(`seed bench printed no staff token:\n${tail.text()}`);
+  return { key, staffToken, seconds: (performance.now() - started) / 1000 };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -273,7 +278,55 @@ interface Prepared {
   walk: Walk;
 }
 
-async function prepare(base: string, key: KeyHeaders, products: number): Promise<Prepared> {
+/**
+ * The store's content, made through the Admin API like a merchant would (idempotent, so a second run
+ * into the same store replaces it): a manual collection of the first page's products, a main menu,
+ * an about page and a published home-hero region.
+ */
+async function content(base: string, staffToken: string, productIds: string[]): Promise<void> {
+  const admin = async (method: string, url: string, body?: object): Promise<Fetched> =>
+    request(
+      `${base}/admin/v1${url}`,
+      { authorization: `Bearer ${staffToken}`, 'content-type': 'application/json' },
+      { method, ...(body ? { body: JSON.stringify(body) } : {}) },
+    );
+  const collection = await admin('POST', '/collections', {
+    title: 'Bench picks',
+    slug: 'bench-picks',
+    kind: 'manual',
+    productIds,
+  });
+  if (collection.status !== 201 && collection.status !== 409)
+    expectStatus(collection, 201, 'POST /collections');
+  const menu = {
+    items: [
+      { label: 'Home', url: '/' },
+      { label: 'Bench picks', url: '/collections/bench-picks' },
+      { label: 'About', url: '/pages/about' },
+    ],
+  };
+  expectStatus(await admin('PUT', '/menus/main', menu), 200, 'PUT /menus/main');
+  const page = { title: 'About us', body: 'A benchmark store.\n\nIt sells numbered products.' };
+  expectStatus(await admin('PUT', '/pages/about', page), 200, 'PUT /pages/about');
+  const blocks = [
+    { id: 'heading-1', type: 'heading', settings: { text: 'Bench Store', level: 1 } },
+    { id: 'text-1', type: 'text', settings: { text: 'Numbered products, measured.' } },
+    { id: 'button-1', type: 'button', settings: { text: 'Shop now', href: '/collections/bench-picks' } },
+  ];
+  expectStatus(
+    await admin('PUT', '/regions/home-hero/draft', { blocks }),
+    200,
+    'PUT /regions/home-hero/draft',
+  );
+  expectStatus(await admin('POST', '/regions/home-hero/publish'), 200, 'POST /regions/home-hero/publish');
+}
+
+async function prepare(
+  base: string,
+  key: KeyHeaders,
+  staffToken: string,
+  products: number,
+): Promise<Prepared> {
   const api = `${base}/storefront/v1`;
   expectStatus(await request(`${api}/store`, key), 200, 'GET /store');
   const first = await productPage(api, key, 20, null);
@@ -281,6 +334,17 @@ async function prepare(base: string, key: KeyHeaders, products: number): Promise
   if (productId === undefined) throw new Error('the benchmark store has no products');
   if (first.nextCursor === null) throw new Error('the catalog has one page only: seed more products');
   const secondPageCursor = first.nextCursor;
+  await content(base, staffToken, first.items);
+  for (const url of [
+    '/collections',
+    '/collections/bench-picks',
+    '/collections/bench-picks/products?limit=20',
+    '/menus/main',
+    '/pages/about',
+    '/regions/home-hero',
+  ]) {
+    expectStatus(await request(`${api}${url}`, key), 200, `GET ${url}`);
+  }
 
   const detail = await request(`${api}/products/${productId}`, key);
   expectStatus(detail, 200, 'GET /products/:id');
@@ -317,7 +381,21 @@ function cartBody(variantId: string): string {
 // ---------------------------------------------------------------------------------------------
 // Scenarios
 
-type ScenarioId = 'healthz' | 'store' | 'first' | 'second' | 'deep' | 'product' | 'product304' | 'cart';
+type ScenarioId =
+  | 'healthz'
+  | 'store'
+  | 'first'
+  | 'second'
+  | 'deep'
+  | 'product'
+  | 'product304'
+  | 'collections'
+  | 'collection'
+  | 'collectionProducts'
+  | 'menu'
+  | 'page'
+  | 'region'
+  | 'cart';
 
 interface Scenario {
   id: ScenarioId;
@@ -398,6 +476,24 @@ function scenarios(key: KeyHeaders, prepared: Prepared): Scenario[] {
       headers: { ...key, 'if-none-match': etag },
       expect: 304,
     },
+    ...(
+      [
+        ['collections', 'Collections', '/collections'],
+        ['collection', 'A collection', '/collections/bench-picks'],
+        ['collectionProducts', "A collection's products", '/collections/bench-picks/products?limit=20'],
+        ['menu', 'Menu', '/menus/main'],
+        ['page', 'Page', '/pages/about'],
+        ['region', 'Region (published blocks)', '/regions/home-hero'],
+      ] as const
+    ).map(([id, name, url]): Scenario => ({
+      id,
+      name,
+      method: 'GET',
+      shown: `${api}${url}`,
+      path: `${api}${url}`,
+      headers: key,
+      expect: 200,
+    })),
     {
       id: 'cart',
       name: 'Create cart',
@@ -614,6 +710,18 @@ function section(report: Report): string {
       `- Product detail 304 vs 200: ${ratio(notModified.requestsPerSecond, product.requestsPerSecond)} the requests/s.`,
     );
   }
+  const reads = results.filter(
+    (r) => r.scenario.method === 'GET' && !['healthz', 'product304'].includes(r.scenario.id),
+  );
+  if (reads.length > 0 && Number.isFinite(baseline)) {
+    const slowest = reads.reduce((a, b) => (b.requestsPerSecond < a.requestsPerSecond ? b : a));
+    const worstP99 = reads.reduce((a, b) => (b.p99 > a.p99 ? b : a));
+    ratios.push(
+      `- Catalog and content reads (${reads.length}): the slowest at ${ratio(slowest.requestsPerSecond, baseline)} /healthz ` +
+        `(${slowest.scenario.name}), the highest p99 ${ms(worstP99.p99)} ms (${worstP99.scenario.name}); ` +
+        `the 304 at ${ratio(notModified?.requestsPerSecond ?? Number.NaN, baseline)} /healthz.`,
+    );
+  }
   if (options.rounds > 1) {
     ratios.push(
       `- Requests/s per round: ${results.map((r) => `${r.scenario.id} ${r.rounds.map(int).join(' / ')}`).join('; ')}.`,
@@ -710,7 +818,7 @@ async function main(): Promise<void> {
   const server = await serve(env, await freePort());
   log(`bench: server pid ${server.pid} ready at ${server.url} in ${server.startupSeconds.toFixed(1)} s`);
   const key = { 'x-publishable-key': seeded.key };
-  const prepared = await prepare(server.url, key, options.products);
+  const prepared = await prepare(server.url, key, seeded.staffToken, options.products);
   log(
     `bench: deep cursor after item ${int(prepared.walk.depth)} (${prepared.walk.pages} pages walked); ` +
       'measuring idle memory…',

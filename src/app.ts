@@ -11,6 +11,7 @@ import { healthRoutes } from './http/health-routes.ts';
 import { registerPreflight } from './http/cors.ts';
 import { storefrontAuth } from './keys/keys.auth.ts';
 import { KeyResolver } from './keys/key-resolver.ts';
+import { ReadCache } from './http/read-cache.ts';
 import { storeStorefrontRoutes } from './stores/stores.storefront-routes.ts';
 import { settingsAdminRoutes } from './stores/settings.admin-routes.ts';
 import { authAdminRoutes } from './staff/auth.admin-routes.ts';
@@ -149,6 +150,20 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   const { keyring, payments } = runtime;
   const rateLimiter = createRateLimiter(config.rateLimits, config.redisUrl, runtime.clock, app.log);
   const keys = new KeyResolver(runtime.db.kysely, config.keyCacheTtlMs);
+  const readCache =
+    config.readCacheBytes > 0
+      ? new ReadCache({
+          db: runtime.db.kysely,
+          maxBytes: config.readCacheBytes,
+          subscribe: runtime.db.onReadChange,
+          log: app.log,
+        })
+      : null;
+  app.decorate('readCache', readCache);
+  if (readCache) {
+    app.addHook('onReady', () => readCache.start());
+    app.addHook('onClose', () => readCache.close());
+  }
   const base = { db: runtime.db.kysely, clock: runtime.clock };
   const sessions = { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs };
   const storesDeps = base;
@@ -233,9 +248,9 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       registerPreflight(storefront, '');
       storefront.addHook('onRequest', storefrontAuth(keys));
       storefront.addHook('onRequest', storefrontRateLimit(rateLimiter));
-      await storefront.register(storeStorefrontRoutes, { deps: storesDeps });
-      await storefront.register(catalogStorefrontRoutes, { deps: catalogDeps });
-      await storefront.register(contentStorefrontRoutes, { deps: contentDeps });
+      await storefront.register(storeStorefrontRoutes, { deps: storesDeps, readCache });
+      await storefront.register(catalogStorefrontRoutes, { deps: catalogDeps, readCache });
+      await storefront.register(contentStorefrontRoutes, { deps: contentDeps, readCache });
       await storefront.register(cartsStorefrontRoutes, { deps: base });
       await storefront.register(ordersStorefrontRoutes, { deps: orders });
     },

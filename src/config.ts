@@ -45,6 +45,8 @@ export interface Config {
   readonly trustProxy: boolean | readonly string[];
   /** How long a storefront key lookup may be served from process memory. */
   readonly keyCacheTtlMs: number;
+  /** The read cache's memory bound (D35), bytes; 0 turns the cache off. */
+  readonly readCacheBytes: number;
   readonly shutdownTimeoutMs: number;
   readonly platformMailDomain: string;
   /** A staff session slides by this much on use… */
@@ -175,6 +177,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     runWorkers: boolean(env, 'RUN_WORKERS', true),
     trustProxy: trustProxy(env),
     keyCacheTtlMs: keyCacheTtl(env),
+    readCacheBytes: integer(env, 'READ_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
     shutdownTimeoutMs: duration(env, 'SHUTDOWN_TIMEOUT', '10s'),
     platformMailDomain,
     staffSessionTtlMs: duration(env, 'STAFF_SESSION_TTL', '12h'),

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { cacheableOnSend } from '../http/caching.ts';
+import { readCached, type ReadCache } from '../http/read-cache.ts';
 import { requireStorefront } from '../http/principals.ts';
 import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
 import { CollectionCardSchema, ProductCardSchema, ProductDetailSchema } from './catalog.schemas.ts';
@@ -20,10 +20,11 @@ const SlugParams = Type.Object(
 );
 
 /** Read-only catalog. Only active products appear, anywhere on the storefront (spec 1, 4.1). */
-export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }> = async (
-  app,
-  { deps },
-) => {
+export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
+  deps: CatalogDeps;
+  readCache: ReadCache | null;
+}> = async (app, { deps, readCache }) => {
+  const cached = readCached(readCache);
   app.get(
     '/products',
     {
@@ -35,7 +36,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogD
         querystring: PageQuery,
         response: { 200: Page(ProductCardSchema), ...problemResponses },
       },
-      onSend: cacheableOnSend,
+      ...cached,
     },
     async (request) => listProductCards(deps, requireStorefront(request).storeId, request.query),
   );
@@ -50,7 +51,8 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogD
         params: IdParams,
         response: { 200: ProductDetailSchema, ...problemResponses },
       },
-      onSend: cacheableOnSend,
+      // Its variants show live stock: dropped from the cache when this product's stock moves.
+      ...readCached(readCache, (request) => (request.params as { id: string }).id),
     },
     async (request) => getProductDetail(deps, requireStorefront(request).storeId, request.params.id),
   );
@@ -65,7 +67,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogD
         querystring: PageQuery,
         response: { 200: Page(CollectionCardSchema), ...problemResponses },
       },
-      onSend: cacheableOnSend,
+      ...cached,
     },
     async (request) => listCollectionCards(deps, requireStorefront(request).storeId, request.query),
   );
@@ -80,7 +82,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogD
         params: SlugParams,
         response: { 200: CollectionCardSchema, ...problemResponses },
       },
-      onSend: cacheableOnSend,
+      ...cached,
     },
     async (request) => getCollectionCard(deps, requireStorefront(request).storeId, request.params.slug),
   );
@@ -98,7 +100,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogD
         querystring: PageQuery,
         response: { 200: Page(ProductCardSchema), ...problemResponses },
       },
-      onSend: cacheableOnSend,
+      ...cached,
     },
     async (request) =>
       listCollectionProductCards(

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { cacheableOnSend } from '../http/caching.ts';
+import { readCached, type ReadCache } from '../http/read-cache.ts';
 import { requireStorefront } from '../http/principals.ts';
 import { Page, PageQuery, problemResponses } from '../http/schemas.ts';
 import type { ContentDeps } from './content.deps.ts';
@@ -19,10 +19,11 @@ import { getPublishedRegion } from './regions.service.ts';
 const tags = ['Storefront: content'];
 
 /** Read-only content: menus, pages and published regions. Cacheable (ETag, D13). */
-export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: ContentDeps }> = async (
-  app,
-  { deps },
-) => {
+export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{
+  deps: ContentDeps;
+  readCache: ReadCache | null;
+}> = async (app, { deps, readCache }) => {
+  const cached = readCached(readCache);
   app.get(
     '/menus',
     {
@@ -34,7 +35,7 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: ContentD
         querystring: PageQuery,
         response: { 200: Page(StorefrontMenuSchema), ...problemResponses },
       },
-      onSend: cacheableOnSend,
+      ...cached,
     },
     async (request) => listStorefrontMenus(deps, requireStorefront(request).storeId, request.query),
   );
@@ -49,7 +50,7 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: ContentD
         params: StorefrontHandleParams,
         response: { 200: StorefrontMenuSchema, ...problemResponses },
       },
-      onSend: cacheableOnSend,
+      ...cached,
     },
     async (request) => getStorefrontMenu(deps, requireStorefront(request).storeId, request.params.handle),
   );
@@ -65,7 +66,7 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: ContentD
         querystring: PageQuery,
         response: { 200: Page(StorefrontPageSchema), ...problemResponses },
       },
-      onSend: cacheableOnSend,
+      ...cached,
     },
     async (request) => listStorefrontPages(deps, requireStorefront(request).storeId, request.query),
   );
@@ -81,7 +82,7 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: ContentD
         params: StorefrontSlugParams,
         response: { 200: StorefrontPageSchema, ...problemResponses },
       },
-      onSend: cacheableOnSend,
+      ...cached,
     },
     async (request) => getStorefrontPage(deps, requireStorefront(request).storeId, request.params.slug),
   );
@@ -98,7 +99,7 @@ export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: ContentD
         response: { 200: StorefrontRegionSchema, ...problemResponses },
       },
       ...treeSerializer,
-      onSend: cacheableOnSend,
+      ...cached,
     },
     async (request) => getPublishedRegion(deps, requireStorefront(request).storeId, request.params.key),
   );

@@ -6,11 +6,35 @@ import type { Database } from './tables.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
+/**
+ * The channel the read cache's triggers notify at commit (migration 0015, DESIGN D35). Every
+ * connection of the pool LISTENs on it: a session receives its own notifications before its COMMIT
+ * returns, so the process that made a change has dropped the stale bodies before it answers, and
+ * the other processes hear of it a moment later.
+ */
+export const READ_CHANNEL = 'storefront_read';
+
 /** An open database: the Kysely handle plus what is needed to close it. */
 export interface Db {
   readonly kind: DatabaseKind;
   readonly kysely: Kysely<Database>;
+  /** Calls `handler` with the payload of every `storefront_read` notification; returns the unsubscribe. */
+  readonly onReadChange: (handler: (payload: string) => void) => () => void;
   close(): Promise<void>;
+}
+
+/** A small fan-out of notification payloads to the subscribed handlers. */
+function readChangeHub(): { emit: (payload: string) => void; subscribe: Db['onReadChange'] } {
+  const handlers = new Set<(payload: string) => void>();
+  return {
+    emit(payload) {
+      for (const handler of handlers) handler(payload);
+    },
+    subscribe(handler) {
+      handlers.add(handler);
+      return () => handlers.delete(handler);
+    },
+  };
 }
 
 /** Resolves when the database answers a trivial query (readiness). */
@@ -44,7 +68,7 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
   const lock = acquireDataDirLock(options.dataDir, options.command ?? 'storefront');
   try {
     const pglite = await PGlite.create({ dataDir: options.dataDir, parsers: pgliteParsers });
-    return wrapPglite(pglite, lock);
+    return await wrapPglite(pglite, lock);
   } catch (error) {
     lock.release();
     throw error;
@@ -53,15 +77,20 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
 
 export const pgliteParsers = { [INT8_OID]: parseInt8 };
 
-function wrapPglite(pglite: PGlite, lock: DataDirLock | null): Db {
+async function wrapPglite(pglite: PGlite, lock: DataDirLock | null): Promise<Db> {
   const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  const hub = readChangeHub();
+  // PGlite calls listeners while it reads the result of the COMMIT, before the query resolves.
+  const unlisten = await pglite.listen(READ_CHANNEL, hub.emit);
   let closed = false;
   return {
     kind: 'pglite',
     kysely,
+    onReadChange: hub.subscribe,
     async close() {
       if (closed) return;
       closed = true;
+      if (!pglite.closed) await unlisten().catch(() => undefined);
       await kysely.destroy();
       if (!pglite.closed) await pglite.close();
       lock?.release();
@@ -83,11 +112,20 @@ function openPostgres(connectionString: string, max: number): Db {
   });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  const hub = readChangeHub();
+  pool.on('connect', (client) => {
+    client.on('notification', (message) => {
+      if (message.channel === READ_CHANNEL) hub.emit(message.payload ?? '');
+    });
+    // Queued before any query of the pool's caller; a failure surfaces on that query.
+    client.query(`LISTEN ${READ_CHANNEL}`).catch(() => undefined);
+  });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   return {
     kind: 'postgres',
     kysely,
+    onReadChange: hub.subscribe,
     async close() {
       if (closed) return;
       closed = true;

@@ -14,6 +14,7 @@ import * as retention from './migrations/0011_retention.ts';
 import * as eventResourceKeys from './migrations/0012_event_resource_keys.ts';
 import * as refundNotes from './migrations/0013_refund_notes.ts';
 import * as sealedStorefrontKeys from './migrations/0014_sealed_storefront_keys.ts';
+import * as readVersions from './migrations/0015_read_versions.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0012_event_resource_keys': eventResourceKeys,
   '0013_refund_notes': refundNotes,
   '0014_sealed_storefront_keys': sealedStorefrontKeys,
+  '0015_read_versions': readVersions,
 };
 
 export class MigrationError extends Error {

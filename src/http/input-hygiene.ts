@@ -22,8 +22,20 @@ const escapePointer = (segment: string): string => segment.replaceAll('~', '~0')
 /** At most this many unsafe strings are listed in one problem. */
 const MAX_REPORTED = 20;
 
+/** Whether `value` holds an unsafe string or key anywhere (the fast path: builds no pointers). */
+function hasUnsafeText(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return isUnsafeText(value);
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) return value.some((item) => hasUnsafeText(item, depth + 1));
+  for (const key of Object.keys(value)) {
+    if (isUnsafeText(key) || hasUnsafeText((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
 /** JSON Pointers of the unsafe strings (or object keys) inside `value`, in document order. */
 export function findUnsafeText(value: unknown, pointer = '', found: string[] = [], depth = 0): string[] {
+  if (depth === 0 && !hasUnsafeText(value)) return found;
   if (found.length >= MAX_REPORTED) return found;
   if (typeof value === 'string') {
     if (isUnsafeText(value)) found.push(pointer || '/');

@@ -1,5 +1,5 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
-import { cacheableOnSend } from './caching.ts';
+import { isCacheableOnSend } from './read-cache.ts';
 import { PROBLEMS, type ProblemTitle } from './problems.ts';
 import { ProblemSchema, ValidationProblemSchema } from './schemas.ts';
 
@@ -186,7 +186,7 @@ export function transformRoute({
 } {
   const onSend = route.onSend;
   const hooks = Array.isArray(onSend) ? onSend : onSend ? [onSend] : [];
-  const cacheable = hooks.includes(cacheableOnSend);
+  const cacheable = hooks.some(isCacheableOnSend);
   return { schema: cacheable ? ({ ...schema, 'x-cacheable': true } as FastifySchema) : schema, url };
 }
 

@@ -42,6 +42,7 @@ before(async () => {
     kind: db.kind,
     url: db.url,
     kysely: db.kysely.withPlugin(counter),
+    onReadChange: db.onReadChange,
     close: () => Promise.resolve(),
   };
   t = await startTestApp({ db: counted, config: { rateLimits: { ...testRateLimits(), signIn: 8 } } });

@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { cacheableOnSend } from '../http/caching.ts';
+import { readCached, type ReadCache } from '../http/read-cache.ts';
 import { requireStorefront } from '../http/principals.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { StorefrontStoreSchema } from './stores.schemas.ts';
 import { storefrontStore, type StoresDeps } from './stores.service.ts';
 
-export const storeStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: StoresDeps }> = async (
-  app,
-  { deps },
-) => {
+export const storeStorefrontRoutes: FastifyPluginAsyncTypebox<{
+  deps: StoresDeps;
+  readCache: ReadCache | null;
+}> = async (app, { deps, readCache }) => {
+  const cached = readCached(readCache);
   app.get(
     '/store',
     {
@@ -18,7 +19,7 @@ export const storeStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: StoresDeps
         summary: 'The store summary',
         response: { 200: StorefrontStoreSchema, ...problemResponses },
       },
-      onSend: cacheableOnSend,
+      ...cached,
     },
     async (request) => storefrontStore(deps, requireStorefront(request).storeId),
   );

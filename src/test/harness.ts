@@ -65,7 +65,13 @@ export async function openTestDatabase(): Promise<TestDb> {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     const db = await openDatabase({ databaseUrl: null, dataDir: '', pglite: await pgliteFromTemplate() });
-    return { kind: db.kind, kysely: db.kysely, close: () => db.close(), url: null };
+    return {
+      kind: db.kind,
+      kysely: db.kysely,
+      onReadChange: db.onReadChange,
+      close: () => db.close(),
+      url: null,
+    };
   }
 
   const template = new URL(databaseUrl).pathname.slice(1);
@@ -79,6 +85,7 @@ export async function openTestDatabase(): Promise<TestDb> {
   return {
     kind: db.kind,
     kysely: db.kysely,
+    onReadChange: db.onReadChange,
     url: url.href,
     async close() {
       await db.close();

@@ -1,0 +1,363 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.ts';
+import type { Log } from '../lib/log.ts';
+import { CATALOG_CACHE_CONTROL, CATALOG_VARY, etagOf, ifNoneMatches } from './caching.ts';
+import { readVersions } from './read-cache.repository.ts';
+
+/**
+ * The read cache of DESIGN D35 (decision 77): storefront catalog and content GETs served from
+ * serialized bodies and their ETags kept in this process, keyed by store and URL.
+ *
+ * Invalidation: the database's triggers (migration 0015) bump a store's versions in the transaction
+ * of every change and notify `storefront_read` at commit. A notification moves the store's local
+ * epoch on (the catalog's, or one product's stock), and an entry is served only while the epochs it
+ * was made under are current. Every connection of the pool listens, so the process that made a
+ * change hears of it before its COMMIT returns; other processes a moment later. A notification can
+ * be lost (a connection opened after it was sent, a dropped listener), so the versions of the
+ * cached stores are also re-read every `recheckMs` (500 ms): no body is served more than about that
+ * after its change committed. Memory is bounded by `maxBytes`, least recently used first.
+ */
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The storefront read cache (null when READ_CACHE_MB=0). */
+    readCache: ReadCache | null;
+  }
+}
+
+const STOCK_BUCKETS = 256;
+/** A store with nothing cached is forgotten (no more re-reads of its versions) after this long unused. */
+const FORGET_AFTER_MS = 60_000;
+
+interface Epochs {
+  catalog: number;
+  /** Every stock bucket at once (after a re-read found the stock version moved). */
+  stockAll: number;
+  stock: Map<number, number>;
+  /** The versions the last re-read saw; null until the first. */
+  seen: { catalog: number; stock: number } | null;
+  entries: number;
+  /** When it was last looked up (ms). */
+  usedAt: number;
+}
+
+interface Entry {
+  storeId: string;
+  body: Buffer;
+  etag: string;
+  catalog: number;
+  /** The stock epoch of its product, or -1 when the body shows no stock. */
+  stock: number;
+  bucket: number;
+  bytes: number;
+}
+
+export interface Ticket {
+  key: string;
+  storeId: string;
+  catalog: number;
+  stock: number;
+  bucket: number;
+}
+
+export interface ReadCacheStats {
+  entries: number;
+  bytes: number;
+  hits: number;
+  misses: number;
+  evictions: number;
+}
+
+/** A product's stock bucket: the last byte of its UUID (random in v4 and v7). */
+function bucketOf(productId: string): number {
+  const n = Number.parseInt(productId.slice(-2), 16);
+  return Number.isNaN(n) ? 0 : n % STOCK_BUCKETS;
+}
+
+/** Bytes an entry holds beyond its body (key, object, map slot): an estimate for the bound. */
+const ENTRY_OVERHEAD = 200;
+
+export class ReadCache {
+  readonly #maxBytes: number;
+  readonly #maxEntryBytes: number;
+  readonly #db: Kysely<Database>;
+  readonly #recheckMs: number;
+  readonly #log: Log;
+  readonly #entries = new Map<string, Entry>();
+  readonly #stores = new Map<string, Epochs>();
+  #tick = 0;
+  #bytes = 0;
+  #stats = { hits: 0, misses: 0, evictions: 0 };
+  #timer: NodeJS.Timeout | null = null;
+  /** The re-read in progress, and the one waiting for it (which also covers stores added meanwhile). */
+  #running: Promise<void> | null = null;
+  #queued: Promise<void> | null = null;
+  #unsubscribe: () => void;
+  #closed = false;
+
+  constructor(options: {
+    db: Kysely<Database>;
+    maxBytes: number;
+    /** Subscribes to the `storefront_read` notifications (Db.onReadChange); null to rely on re-reads. */
+    subscribe: ((handler: (payload: string) => void) => () => void) | null;
+    log: Log;
+    recheckMs?: number;
+  }) {
+    this.#db = options.db;
+    this.#maxBytes = options.maxBytes;
+    this.#maxEntryBytes = Math.max(1024, Math.floor(options.maxBytes / 16));
+    this.#recheckMs = options.recheckMs ?? 500;
+    this.#log = options.log;
+    this.#unsubscribe = options.subscribe?.((payload) => this.changed(payload)) ?? (() => undefined);
+  }
+
+  /** Starts the periodic re-read of the cached stores' versions. */
+  start(): void {
+    if (this.#timer || this.#closed) return;
+    this.#timer = setInterval(() => {
+      if (!this.#running && !this.#queued) void this.recheck();
+    }, this.#recheckMs);
+    this.#timer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#unsubscribe();
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#queued;
+    await this.#running;
+    this.#entries.clear();
+    this.#stores.clear();
+    this.#bytes = 0;
+  }
+
+  stats(): ReadCacheStats {
+    return { entries: this.#entries.size, bytes: this.#bytes, ...this.#stats };
+  }
+
+  /**
+   * The fresh entry for `key`, or a ticket to store the body about to be made. `productId` names the
+   * product whose stock the body shows (product detail), if any.
+   */
+  lookup(storeId: string, key: string, productId: string | null): { entry: Entry } | { ticket: Ticket } {
+    const epochs = this.#epochs(storeId);
+    epochs.usedAt = Date.now();
+    const bucket = productId === null ? -1 : bucketOf(productId);
+    const stock = bucket < 0 ? -1 : Math.max(epochs.stockAll, epochs.stock.get(bucket) ?? 0);
+    const entry = this.#entries.get(key);
+    if (entry) {
+      if (entry.catalog === epochs.catalog && entry.stock === stock) {
+        // Most recently used last: a Map iterates in insertion order.
+        this.#entries.delete(key);
+        this.#entries.set(key, entry);
+        this.#stats.hits++;
+        return { entry };
+      }
+      this.#remove(key, entry);
+    }
+    this.#stats.misses++;
+    return { ticket: { key, storeId, catalog: epochs.catalog, stock, bucket } };
+  }
+
+  /** Keeps a body made under `ticket`, unless the store changed meanwhile (then it may be stale). */
+  store(ticket: Ticket, body: Buffer, etag: string): void {
+    if (this.#closed) return;
+    const epochs = this.#stores.get(ticket.storeId);
+    // Nothing is kept for a store before its versions were first read (see `recheck`).
+    if (!epochs || epochs.seen === null || epochs.catalog !== ticket.catalog) return;
+    if (ticket.bucket >= 0) {
+      const stock = Math.max(epochs.stockAll, epochs.stock.get(ticket.bucket) ?? 0);
+      if (stock !== ticket.stock) return;
+    }
+    const bytes = body.length + ticket.key.length * 2 + ENTRY_OVERHEAD;
+    if (bytes > this.#maxEntryBytes) return;
+    const previous = this.#entries.get(ticket.key);
+    if (previous) this.#remove(ticket.key, previous);
+    this.#entries.set(ticket.key, {
+      storeId: ticket.storeId,
+      body,
+      etag,
+      catalog: ticket.catalog,
+      stock: ticket.stock,
+      bucket: ticket.bucket,
+      bytes,
+    });
+    epochs.entries++;
+    this.#bytes += bytes;
+    for (const [key, entry] of this.#entries) {
+      if (this.#bytes <= this.#maxBytes) break;
+      this.#remove(key, entry);
+      this.#stats.evictions++;
+    }
+  }
+
+  /** A `storefront_read` payload: `c <storeId>` or `s <storeId> <productId>`. */
+  changed(payload: string): void {
+    const [scope, storeId, productId] = payload.split(' ');
+    const epochs = storeId === undefined ? undefined : this.#stores.get(storeId);
+    if (!epochs) return; // nothing cached and nothing being made for it
+    if (scope === 's' && productId) epochs.stock.set(bucketOf(productId), ++this.#tick);
+    else if (scope === 's') epochs.stockAll = ++this.#tick;
+    else epochs.catalog = ++this.#tick;
+  }
+
+  /**
+   * Re-reads the versions of every store this process knows and moves on the epochs of those that
+   * changed since the last re-read. The first read of a store is its baseline: nothing is kept for
+   * it before, and the bodies being made meanwhile are not kept either (their epochs move on), since
+   * a change with a lost notification could fall between their read and the baseline. Stores with
+   * nothing cached and not asked for in the last minute are forgotten. Calls queue: the returned promise covers every store known now.
+   */
+  recheck(): Promise<void> {
+    if (this.#queued) return this.#queued;
+    const start = async (): Promise<void> => {
+      await this.#running;
+      this.#queued = null;
+      const running = this.#recheck();
+      this.#running = running;
+      try {
+        await running;
+      } finally {
+        if (this.#running === running) this.#running = null;
+      }
+    };
+    const queued = start();
+    this.#queued = queued;
+    return queued;
+  }
+
+  async #recheck(): Promise<void> {
+    for (const [storeId, epochs] of this.#stores) {
+      if (epochs.entries === 0 && Date.now() - epochs.usedAt > FORGET_AFTER_MS) this.#stores.delete(storeId);
+    }
+    const storeIds = [...this.#stores.keys()];
+    try {
+      for (let i = 0; i < storeIds.length && !this.#closed; i += 1000) {
+        for (const version of await readVersions(this.#db, storeIds.slice(i, i + 1000))) {
+          const epochs = this.#stores.get(version.storeId);
+          if (!epochs) continue;
+          const seen = epochs.seen;
+          if (seen === null || seen.catalog !== version.catalog) epochs.catalog = ++this.#tick;
+          if (seen === null || seen.stock !== version.stock) epochs.stockAll = ++this.#tick;
+          epochs.seen = { catalog: version.catalog, stock: version.stock };
+        }
+      }
+    } catch (error) {
+      // Unsure what changed: serve nothing cached until a re-read succeeds.
+      for (const epochs of this.#stores.values()) {
+        epochs.catalog = ++this.#tick;
+        epochs.seen = null;
+      }
+      if (!this.#closed)
+        this.#log.warn({ err: (error as Error).message }, 'read cache: re-reading versions failed');
+    }
+  }
+
+  #epochs(storeId: string): Epochs {
+    let epochs = this.#stores.get(storeId);
+    if (!epochs) {
+      const tick = ++this.#tick;
+      epochs = {
+        catalog: tick,
+        stockAll: tick,
+        stock: new Map(),
+        seen: null,
+        entries: 0,
+        usedAt: Date.now(),
+      };
+      this.#stores.set(storeId, epochs);
+      // Its baseline now rather than at the next period, so caching starts at once.
+      if (this.#timer) void this.recheck();
+    }
+    return epochs;
+  }
+
+  #remove(key: string, entry: Entry): void {
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+    const epochs = this.#stores.get(entry.storeId);
+    if (epochs) epochs.entries--;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fastify route options
+
+const tickets = new WeakMap<FastifyRequest, Ticket>();
+const cacheableHooks = new WeakSet<object>();
+
+/** Whether a route's onSend hook is a cacheable read's (the OpenAPI document marks those). */
+export function isCacheableOnSend(hook: unknown): boolean {
+  return typeof hook === 'function' && cacheableHooks.has(hook);
+}
+const served = new WeakSet<FastifyRequest>();
+
+function setCacheHeaders(reply: FastifyReply, etag: string): void {
+  void reply.header('etag', etag);
+  void reply.header('cache-control', CATALOG_CACHE_CONTROL);
+  void reply.header('vary', CATALOG_VARY);
+}
+
+/**
+ * Route options for a cacheable storefront read (catalog, content, store): the body from the read
+ * cache when fresh, else made by the handler and kept; always a strong ETag, `Cache-Control`/`Vary`
+ * per D13, and 304 when If-None-Match matches. `productOf` names the product whose live stock the
+ * body shows. Without a cache (READ_CACHE_MB=0), only the headers and the 304.
+ */
+export function readCached(
+  cache: ReadCache | null,
+  productOf?: (request: FastifyRequest) => string,
+): {
+  preHandler?: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  onSend: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>;
+} {
+  const onSend = (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    if (served.has(request)) {
+      if (reply.statusCode === 304) {
+        reply.removeHeader('content-type');
+        reply.removeHeader('content-length');
+      }
+      return Promise.resolve(payload);
+    }
+    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
+      return Promise.resolve(payload);
+    }
+    const etag = etagOf(payload);
+    const ticket = tickets.get(request);
+    if (ticket && cache && request.method === 'GET') {
+      cache.store(ticket, typeof payload === 'string' ? Buffer.from(payload) : payload, etag);
+    }
+    setCacheHeaders(reply, etag);
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (typeof ifNoneMatch === 'string' && ifNoneMatches(ifNoneMatch, etag)) {
+      void reply.code(304);
+      reply.removeHeader('content-type');
+      reply.removeHeader('content-length');
+      return Promise.resolve('');
+    }
+    return Promise.resolve(payload);
+  };
+  cacheableHooks.add(onSend);
+  if (!cache) return { onSend };
+
+  const preHandler = (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const storeId = request.storefront?.storeId;
+    if (!storeId || (request.method !== 'GET' && request.method !== 'HEAD')) return Promise.resolve();
+    const found = cache.lookup(storeId, `${storeId} ${request.url}`, productOf?.(request) ?? null);
+    if ('ticket' in found) {
+      tickets.set(request, found.ticket);
+      return Promise.resolve();
+    }
+    const { entry } = found;
+    served.add(request);
+    setCacheHeaders(reply, entry.etag);
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (typeof ifNoneMatch === 'string' && ifNoneMatches(ifNoneMatch, entry.etag)) {
+      return Promise.resolve(reply.code(304).send(''));
+    }
+    return Promise.resolve(reply.type('application/json; charset=utf-8').send(entry.body));
+  };
+  return { preHandler, onSend };
+}
