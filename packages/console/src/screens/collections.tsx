@@ -37,6 +37,7 @@ import {
   Notice,
   PageHeader,
   Pager,
+  ProblemBanner,
   SelectField,
   StatusBadge,
   TextField,
@@ -45,20 +46,21 @@ import {
 import { formatDateTime } from '../ui/dates.ts';
 import { MoneyField } from '../ui/money-field.tsx';
 import { formatMoney } from '../ui/money.ts';
-import { isStatus } from '../ui/problems.ts';
 import {
   fieldMessage,
+  isStatus,
   localProblem,
-  priceRange,
-  ProblemBanner,
-  Thumb,
   toFormProblem,
   unclaimed,
+  type FormProblem,
+} from '../ui/problems.ts';
+import {
+  priceRange,
+  Thumb,
   useDebounced,
   type AdminCollection,
   type AdminProduct,
   type Condition,
-  type FormProblem,
   type Rules,
 } from './catalog-parts.tsx';
 import './catalog.css';

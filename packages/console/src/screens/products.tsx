@@ -17,6 +17,7 @@ import {
   Notice,
   PageHeader,
   Pager,
+  ProblemBanner,
   SelectField,
   StatusBadge,
   TextAreaField,
@@ -25,23 +26,24 @@ import {
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { MoneyField } from '../ui/money-field.tsx';
-import { isStatus } from '../ui/problems.ts';
 import {
   fieldMessage,
+  isStatus,
+  localProblem,
+  toFormProblem,
+  unclaimed,
+  type FormProblem,
+} from '../ui/problems.ts';
+import {
   ImagePreview,
   imageProblem,
-  localProblem,
   priceRange,
-  ProblemBanner,
   STATUS_OPTIONS,
   stockSummary,
   Thumb,
-  toFormProblem,
-  unclaimed,
   useDebounced,
   type AdminProduct,
   type AdminVariant,
-  type FormProblem,
   type ProductStatus,
 } from './catalog-parts.tsx';
 import './catalog.css';

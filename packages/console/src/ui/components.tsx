@@ -12,7 +12,7 @@ import {
   type SelectHTMLAttributes,
   type TextareaHTMLAttributes,
 } from 'react';
-import { errorMessage, fieldErrors } from './problems.ts';
+import { errorMessage, fieldErrors, type FieldMessage, type FormProblem } from './problems.ts';
 
 export function PageHeader({
   title,
@@ -51,6 +51,18 @@ export function Empty({ children }: { children: ReactNode }) {
   return <div className="state empty">{children}</div>;
 }
 
+function FieldList({ fields }: { fields: readonly FieldMessage[] }) {
+  return (
+    <ul>
+      {fields.map((field) => (
+        <li key={field.pointer + field.detail}>
+          <code>{field.pointer}</code> {field.detail}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** An error from the API as a readable alert, with its field messages listed. */
 export function ErrorBanner({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   if (!error) return null;
@@ -58,20 +70,35 @@ export function ErrorBanner({ error, onRetry }: { error: unknown; onRetry?: () =
   return (
     <div className="banner error" role="alert">
       <p>{errorMessage(error)}</p>
-      {fields.length > 1 ? (
-        <ul>
-          {fields.map((field) => (
-            <li key={field.pointer + field.detail}>
-              <code>{field.pointer}</code> {field.detail}
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      {fields.length > 1 ? <FieldList fields={fields} /> : null}
       {onRetry ? (
         <button type="button" onClick={onRetry}>
           Try again
         </button>
       ) : null}
+    </div>
+  );
+}
+
+/**
+ * A form's problem as an alert: its sentence, and the field messages no shown field claims
+ * (`others`); when every one is shown at its field, a pointer to them.
+ */
+export function ProblemBanner({
+  problem,
+  others = [],
+}: {
+  problem: FormProblem | null;
+  others?: FieldMessage[];
+}) {
+  if (!problem) return null;
+  return (
+    <div className="banner error" role="alert">
+      <p>{problem.message}</p>
+      {problem.fields.length > 0 && others.length === 0 ? (
+        <p>The fields concerned are marked below.</p>
+      ) : null}
+      {others.length > 0 ? <FieldList fields={others} /> : null}
     </div>
   );
 }
