@@ -19,15 +19,9 @@ import {
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { MoneyField } from '../ui/money-field.tsx';
-import { formatMoney } from '../ui/money.ts';
+import { bpsToPercentText, formatMoney, formatPercent, percentTextToBps } from '../ui/money.ts';
 import { errorMessage, messageAt } from '../ui/problems.ts';
-import {
-  bpsToPercentText,
-  countryName,
-  CountrySelect,
-  formatPercent,
-  percentTextToBps,
-} from './orders-parts.tsx';
+import { countryName, CountrySelect } from './orders-parts.tsx';
 import './orders.css';
 
 type Discount = SuccessBody<'adminListDiscounts'>['items'][number];
