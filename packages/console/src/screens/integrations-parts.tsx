@@ -42,6 +42,13 @@ export function ScreenError({
   return <ErrorBanner error={error} {...(onRetry ? { onRetry } : {})} />;
 }
 
+/** `ScreenError` as a QueryView's error state: `error={roleError('owners and admins', 'manage themes')}`. */
+export function roleError(allowed: string, what: string) {
+  return (error: unknown, retry: () => void) => (
+    <ScreenError error={error} allowed={allowed} what={what} onRetry={retry} />
+  );
+}
+
 /** One entry of a textarea holding one value a line, with its 1-based line number. */
 export interface LineEntry {
   line: number;
