@@ -34,6 +34,7 @@ import {
   unclaimed,
   type FormProblem,
 } from '../ui/problems.ts';
+import { QueryView } from '../ui/queries.tsx';
 import {
   ImagePreview,
   imageProblem,
@@ -152,88 +153,89 @@ function ProductsTable({ q, status }: { q: string; status: ProductStatus | '' })
     placeholderData: keepPreviousData,
   });
 
-  if (products.isPending) return <Loading label="Loading products…" />;
-  if (products.isError) return <ErrorBanner error={products.error} onRetry={() => void products.refetch()} />;
-  const { items, nextCursor } = products.data;
   const filtered = q !== '' || status !== '';
   return (
-    <>
-      <p className="visually-hidden" role="status">
-        {items.length === 0
-          ? 'No products found.'
-          : `${items.length} product${items.length === 1 ? '' : 's'} on this page.`}
-      </p>
-      {items.length === 0 ? (
-        <Empty>
-          {filtered ? (
-            <p>
-              No products match{q ? ` “${q}”` : ''}
-              {status ? ` with the status ${status}` : ''}. Try another search or filter.
-            </p>
+    <QueryView query={products} loading="Loading products…">
+      {({ items, nextCursor }) => (
+        <>
+          <p className="visually-hidden" role="status">
+            {items.length === 0
+              ? 'No products found.'
+              : `${items.length} product${items.length === 1 ? '' : 's'} on this page.`}
+          </p>
+          {items.length === 0 ? (
+            <Empty>
+              {filtered ? (
+                <p>
+                  No products match{q ? ` “${q}”` : ''}
+                  {status ? ` with the status ${status}` : ''}. Try another search or filter.
+                </p>
+              ) : (
+                <p>
+                  No products yet. <Link to="/products/new">Add your first product</Link>.
+                </p>
+              )}
+            </Empty>
           ) : (
-            <p>
-              No products yet. <Link to="/products/new">Add your first product</Link>.
-            </p>
-          )}
-        </Empty>
-      ) : (
-        <div className="table-wrap">
-          <table aria-busy={products.isFetching || undefined}>
-            <caption className="visually-hidden">Products</caption>
-            <thead>
-              <tr>
-                <th scope="col">
-                  <span className="visually-hidden">Image</span>
-                </th>
-                <th scope="col">Product</th>
-                <th scope="col">Status</th>
-                <th scope="col">Inventory</th>
-                <th scope="col">SKU</th>
-                <th scope="col" className="num">
-                  Price
-                </th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((product) => {
-                const skus = product.variants.map((v) => v.sku).filter((sku): sku is string => !!sku);
-                return (
-                  <tr key={product.id}>
-                    <td className="thumb-cell">
-                      <Thumb image={product.image} />
-                    </td>
-                    <td>
-                      <Link to={`/products/${product.id}`}>{product.title}</Link>
-                      {product.tags.length > 0 ? (
-                        <div className="muted small">{product.tags.join(', ')}</div>
-                      ) : null}
-                    </td>
-                    <td>
-                      <StatusBadge status={product.status} />
-                    </td>
-                    <td>{stockSummary(product)}</td>
-                    <td>
-                      {skus.length === 0 ? (
-                        <span className="muted">—</span>
-                      ) : (
-                        <>
-                          <code>{skus[0]}</code>
-                          {skus.length > 1 ? <span className="muted"> +{skus.length - 1}</span> : null}
-                        </>
-                      )}
-                    </td>
-                    <td className="num">{priceRange(product)}</td>
-                    <td>{formatDateTime(product.updatedAt)}</td>
+            <div className="table-wrap">
+              <table aria-busy={products.isFetching || undefined}>
+                <caption className="visually-hidden">Products</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">
+                      <span className="visually-hidden">Image</span>
+                    </th>
+                    <th scope="col">Product</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Inventory</th>
+                    <th scope="col">SKU</th>
+                    <th scope="col" className="num">
+                      Price
+                    </th>
+                    <th scope="col">Updated</th>
                   </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+                </thead>
+                <tbody>
+                  {items.map((product) => {
+                    const skus = product.variants.map((v) => v.sku).filter((sku): sku is string => !!sku);
+                    return (
+                      <tr key={product.id}>
+                        <td className="thumb-cell">
+                          <Thumb image={product.image} />
+                        </td>
+                        <td>
+                          <Link to={`/products/${product.id}`}>{product.title}</Link>
+                          {product.tags.length > 0 ? (
+                            <div className="muted small">{product.tags.join(', ')}</div>
+                          ) : null}
+                        </td>
+                        <td>
+                          <StatusBadge status={product.status} />
+                        </td>
+                        <td>{stockSummary(product)}</td>
+                        <td>
+                          {skus.length === 0 ? (
+                            <span className="muted">—</span>
+                          ) : (
+                            <>
+                              <code>{skus[0]}</code>
+                              {skus.length > 1 ? <span className="muted"> +{skus.length - 1}</span> : null}
+                            </>
+                          )}
+                        </td>
+                        <td className="num">{priceRange(product)}</td>
+                        <td>{formatDateTime(product.updatedAt)}</td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <Pager pager={pager} nextCursor={nextCursor} />
+        </>
       )}
-      <Pager pager={pager} nextCursor={nextCursor} />
-    </>
+    </QueryView>
   );
 }
 
