@@ -31,6 +31,7 @@ import { useAdmin } from '../session.tsx';
 import { useStoreSettings } from '../store.ts';
 import {
   ConfirmButton,
+  DataTable,
   ErrorBanner,
   Loading,
   Notice,
@@ -154,41 +155,27 @@ export function CollectionsList() {
         }
       >
         {(data) => (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Collections</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Collection</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Products</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.items.map((collection) => (
-                  <tr key={collection.id}>
-                    <td>
-                      <Link to={`/collections/${collection.id}`}>{collection.title}</Link>
-                    </td>
-                    <td>{collection.kind === 'manual' ? 'Manual' : 'Smart'}</td>
-                    <td>
-                      {collection.kind === 'manual'
-                        ? `${collection.productIds?.length ?? 0} product${collection.productIds?.length === 1 ? '' : 's'}`
-                        : collection.rules
-                          ? describeRules(collection.rules, currency)
-                          : '—'}
-                    </td>
-                    <td>
-                      <code>/collections/{collection.slug}</code>
-                    </td>
-                    <td>{formatDateTime(collection.updatedAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Collections" columns={['Collection', 'Type', 'Products', 'Address', 'Updated']}>
+            {data.items.map((collection) => (
+              <tr key={collection.id}>
+                <td>
+                  <Link to={`/collections/${collection.id}`}>{collection.title}</Link>
+                </td>
+                <td>{collection.kind === 'manual' ? 'Manual' : 'Smart'}</td>
+                <td>
+                  {collection.kind === 'manual'
+                    ? `${collection.productIds?.length ?? 0} product${collection.productIds?.length === 1 ? '' : 's'}`
+                    : collection.rules
+                      ? describeRules(collection.rules, currency)
+                      : '—'}
+                </td>
+                <td>
+                  <code>/collections/{collection.slug}</code>
+                </td>
+                <td>{formatDateTime(collection.updatedAt)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </QueryView>
       {collections.data ? <Pager pager={pager} nextCursor={collections.data.nextCursor} /> : null}

@@ -8,7 +8,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useAdmin } from '../session.tsx';
 import {
+  ACTIONS,
   ConfirmButton,
+  DataTable,
   ErrorBanner,
   Notice,
   PageHeader,
@@ -379,98 +381,84 @@ export function Keys() {
       >
         {(data) => (
           <>
-            <div className="table-wrap contained">
-              <table>
-                <caption className="visually-hidden">Storefront keys</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Label</th>
-                    <th scope="col">Key</th>
-                    <th scope="col">Allowed origins</th>
-                    <th scope="col">Budgets</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((key) => (
-                    <tr key={key.id} data-key-id={key.id}>
-                      <td>{key.label}</td>
-                      <td>
-                        <code className="key-prefix">{key.keyPrefix}…</code>
-                      </td>
-                      <td>
-                        {key.allowedOrigins.length === 0 ? (
-                          <span className="muted">None</span>
-                        ) : (
-                          <ul className="plain-list">
-                            {key.allowedOrigins.map((origin) => (
-                              <li key={origin}>
-                                <code>{origin}</code>
-                              </li>
-                            ))}
-                          </ul>
-                        )}
-                      </td>
-                      <td>
-                        <Budgets storefrontKey={key} />
-                      </td>
-                      <td>{formatDateTime(key.createdAt)}</td>
-                      <td>
-                        {key.revokedAt ? (
-                          <>
-                            <StatusBadge status="revoked" />
-                            <br />
-                            <span className="muted">{formatDateTime(key.revokedAt)}</span>
-                          </>
-                        ) : (
-                          <StatusBadge status="active" />
-                        )}
-                      </td>
-                      <td>
-                        {key.revokedAt ? null : (
-                          <div className="actions nowrap">
-                            <button
-                              type="button"
-                              aria-label={`Edit ${key.label}`}
-                              aria-expanded={editing === key.id}
-                              onClick={() => {
-                                setEditing(key.id);
-                                setCreating(false);
-                                setMessage(null);
-                              }}
-                            >
-                              Edit
-                            </button>
-                            <ConfirmButton
-                              title={`Revoke “${key.label}”?`}
-                              body={
-                                <p>
-                                  Every shop using <code>{key.keyPrefix}…</code> stops working within a
-                                  second. This cannot be undone: you would create a new key and deploy it.
-                                </p>
-                              }
-                              confirmLabel="Revoke key"
-                              onConfirm={() => {
-                                setMessage(null);
-                                revoke.mutate(key);
-                              }}
-                              disabled={revoke.isPending}
-                            >
-                              <span aria-hidden="true">Revoke</span>
-                              <span className="visually-hidden">Revoke {key.label}</span>
-                            </ConfirmButton>
-                          </div>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              wrap="contained"
+              caption="Storefront keys"
+              columns={['Label', 'Key', 'Allowed origins', 'Budgets', 'Created', 'Status', ACTIONS]}
+            >
+              {data.items.map((key) => (
+                <tr key={key.id} data-key-id={key.id}>
+                  <td>{key.label}</td>
+                  <td>
+                    <code className="key-prefix">{key.keyPrefix}…</code>
+                  </td>
+                  <td>
+                    {key.allowedOrigins.length === 0 ? (
+                      <span className="muted">None</span>
+                    ) : (
+                      <ul className="plain-list">
+                        {key.allowedOrigins.map((origin) => (
+                          <li key={origin}>
+                            <code>{origin}</code>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
+                  <td>
+                    <Budgets storefrontKey={key} />
+                  </td>
+                  <td>{formatDateTime(key.createdAt)}</td>
+                  <td>
+                    {key.revokedAt ? (
+                      <>
+                        <StatusBadge status="revoked" />
+                        <br />
+                        <span className="muted">{formatDateTime(key.revokedAt)}</span>
+                      </>
+                    ) : (
+                      <StatusBadge status="active" />
+                    )}
+                  </td>
+                  <td>
+                    {key.revokedAt ? null : (
+                      <div className="actions nowrap">
+                        <button
+                          type="button"
+                          aria-label={`Edit ${key.label}`}
+                          aria-expanded={editing === key.id}
+                          onClick={() => {
+                            setEditing(key.id);
+                            setCreating(false);
+                            setMessage(null);
+                          }}
+                        >
+                          Edit
+                        </button>
+                        <ConfirmButton
+                          title={`Revoke “${key.label}”?`}
+                          body={
+                            <p>
+                              Every shop using <code>{key.keyPrefix}…</code> stops working within a second.
+                              This cannot be undone: you would create a new key and deploy it.
+                            </p>
+                          }
+                          confirmLabel="Revoke key"
+                          onConfirm={() => {
+                            setMessage(null);
+                            revoke.mutate(key);
+                          }}
+                          disabled={revoke.isPending}
+                        >
+                          <span aria-hidden="true">Revoke</span>
+                          <span className="visually-hidden">Revoke {key.label}</span>
+                        </ConfirmButton>
+                      </div>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
             <Pager pager={pager} nextCursor={data.nextCursor} />
           </>
         )}

@@ -7,7 +7,9 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { useAdmin } from '../session.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import {
+  ACTIONS,
   ConfirmButton,
+  DataTable,
   Empty,
   ErrorBanner,
   Loading,
@@ -69,49 +71,35 @@ export function Menus() {
           empty={<p>No menus yet. Create one above, for example “main”.</p>}
         >
           {(data) => (
-            <div className="table-wrap content-table">
-              <table>
-                <caption className="visually-hidden">Menus</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Handle</th>
-                    <th scope="col">Items</th>
-                    <th scope="col" className="num">
-                      Links
-                    </th>
-                    <th scope="col">Updated</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((menu) => (
-                    <tr key={menu.id}>
-                      <td>
-                        <Link to={`/content/menus/${menu.handle}`}>{menu.handle}</Link>
-                      </td>
-                      <td className="muted clip">
-                        {menu.items.length > 0 ? menu.items.map((i) => i.label).join(', ') : '(empty)'}
-                      </td>
-                      <td className="num">{menu.items.length}</td>
-                      <td>{formatDateTime(menu.updatedAt)}</td>
-                      <td className="row-actions">
-                        <ConfirmButton
-                          title={`Delete the menu “${menu.handle}”?`}
-                          body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
-                          confirmLabel="Delete menu"
-                          onConfirm={() => remove.mutate(menu.handle)}
-                          disabled={remove.isPending}
-                        >
-                          Delete<span className="visually-hidden"> {menu.handle}</span>
-                        </ConfirmButton>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              wrap="content-table"
+              caption="Menus"
+              columns={['Handle', 'Items', { label: 'Links', num: true }, 'Updated', ACTIONS]}
+            >
+              {data.items.map((menu) => (
+                <tr key={menu.id}>
+                  <td>
+                    <Link to={`/content/menus/${menu.handle}`}>{menu.handle}</Link>
+                  </td>
+                  <td className="muted clip">
+                    {menu.items.length > 0 ? menu.items.map((i) => i.label).join(', ') : '(empty)'}
+                  </td>
+                  <td className="num">{menu.items.length}</td>
+                  <td>{formatDateTime(menu.updatedAt)}</td>
+                  <td className="row-actions">
+                    <ConfirmButton
+                      title={`Delete the menu “${menu.handle}”?`}
+                      body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
+                      confirmLabel="Delete menu"
+                      onConfirm={() => remove.mutate(menu.handle)}
+                      disabled={remove.isPending}
+                    >
+                      Delete<span className="visually-hidden"> {menu.handle}</span>
+                    </ConfirmButton>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </QueryView>
         <Pager pager={pager} nextCursor={list.data?.nextCursor} />

@@ -6,6 +6,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { useAdmin } from '../session.tsx';
 import { useStaffSession } from '../store.ts';
 import {
+  DataTable,
   ErrorBanner,
   Loading,
   Notice,
@@ -93,41 +94,31 @@ function OrdersPages({ status }: { status: OrderStatus | undefined }) {
     <QueryView query={orders} loading="Loading orders…" keepData empty={<p>{EMPTY_TEXT[status ?? '']}</p>}>
       {(data) => (
         <>
-          <div className="table-wrap orders-table-wrap" aria-busy={orders.isFetching || undefined}>
-            <table className="orders-table row-headed">
-              <caption className="visually-hidden">
-                {STATUS_OPTIONS.find((option) => option.value === (status ?? ''))?.label}, newest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Order</th>
-                  <th scope="col">Date</th>
-                  <th scope="col">Customer</th>
-                  <th scope="col" className="num">
-                    Total
-                  </th>
-                  <th scope="col">Status</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.items.map((order) => (
-                  <tr key={order.id}>
-                    <th scope="row">
-                      <Link to={`/orders/${order.id}`}>#{order.number}</Link>
-                    </th>
-                    <td>
-                      <time dateTime={order.createdAt}>{formatDateTime(order.createdAt)}</time>
-                    </td>
-                    <td className="email">{order.email}</td>
-                    <td className="num">{formatMoney(order.total.amount, order.total.currency)}</td>
-                    <td>
-                      <Badges order={order} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            wrap="orders-table-wrap"
+            className="orders-table row-headed"
+            caption={
+              <>{STATUS_OPTIONS.find((option) => option.value === (status ?? ''))?.label}, newest first</>
+            }
+            columns={['Order', 'Date', 'Customer', { label: 'Total', num: true }, 'Status']}
+            busy={orders.isFetching}
+          >
+            {data.items.map((order) => (
+              <tr key={order.id}>
+                <th scope="row">
+                  <Link to={`/orders/${order.id}`}>#{order.number}</Link>
+                </th>
+                <td>
+                  <time dateTime={order.createdAt}>{formatDateTime(order.createdAt)}</time>
+                </td>
+                <td className="email">{order.email}</td>
+                <td className="num">{formatMoney(order.total.amount, order.total.currency)}</td>
+                <td>
+                  <Badges order={order} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           <Pager pager={pager} nextCursor={data.nextCursor} />
         </>
       )}

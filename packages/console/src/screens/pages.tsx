@@ -6,7 +6,9 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { useAdmin } from '../session.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import {
+  ACTIONS,
   ConfirmButton,
+  DataTable,
   Empty,
   ErrorBanner,
   Loading,
@@ -71,45 +73,30 @@ export function Pages() {
           empty={<p>No pages yet. Create one above, for example “About us”.</p>}
         >
           {(data) => (
-            <div className="table-wrap content-table">
-              <table>
-                <caption className="visually-hidden">Pages</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Title</th>
-                    <th scope="col">Slug</th>
-                    <th scope="col">Updated</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((page) => (
-                    <tr key={page.id}>
-                      <td>
-                        <Link to={`/content/pages/${page.slug}`}>{page.title}</Link>
-                      </td>
-                      <td>
-                        <code>{page.slug}</code>
-                      </td>
-                      <td>{formatDateTime(page.updatedAt)}</td>
-                      <td className="row-actions">
-                        <ConfirmButton
-                          title={`Delete the page “${page.title}”?`}
-                          body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
-                          confirmLabel="Delete page"
-                          onConfirm={() => remove.mutate(page.slug)}
-                          disabled={remove.isPending}
-                        >
-                          Delete<span className="visually-hidden"> {page.title}</span>
-                        </ConfirmButton>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable wrap="content-table" caption="Pages" columns={['Title', 'Slug', 'Updated', ACTIONS]}>
+              {data.items.map((page) => (
+                <tr key={page.id}>
+                  <td>
+                    <Link to={`/content/pages/${page.slug}`}>{page.title}</Link>
+                  </td>
+                  <td>
+                    <code>{page.slug}</code>
+                  </td>
+                  <td>{formatDateTime(page.updatedAt)}</td>
+                  <td className="row-actions">
+                    <ConfirmButton
+                      title={`Delete the page “${page.title}”?`}
+                      body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
+                      confirmLabel="Delete page"
+                      onConfirm={() => remove.mutate(page.slug)}
+                      disabled={remove.isPending}
+                    >
+                      Delete<span className="visually-hidden"> {page.title}</span>
+                    </ConfirmButton>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </QueryView>
         <Pager pager={pager} nextCursor={list.data?.nextCursor} />

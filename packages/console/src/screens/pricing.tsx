@@ -5,7 +5,9 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useAdmin } from '../session.tsx';
 import { useCurrency } from '../store.ts';
 import {
+  ACTIONS,
   ConfirmButton,
+  DataTable,
   ErrorBanner,
   Notice,
   PageHeader,
@@ -269,65 +271,51 @@ function Discounts() {
       >
         {(data) => (
           <>
-            <div className="table-wrap orders-table-wrap">
-              <table className="row-headed">
-                <caption className="visually-hidden">Discount codes, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Code</th>
-                    <th scope="col">Discount</th>
-                    <th scope="col">Active</th>
-                    <th scope="col" className="num">
-                      Used
-                    </th>
-                    <th scope="col">Status</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((discount) => (
-                    <tr key={discount.id}>
-                      <th scope="row">
-                        <code>{discount.code}</code>
-                      </th>
-                      <td>
-                        <DiscountValue discount={discount} currency={currency} />
-                      </td>
-                      <td>
-                        {discount.startsAt || discount.endsAt ? (
-                          <>
-                            {discount.startsAt ? <div>From {formatDateTime(discount.startsAt)}</div> : null}
-                            {discount.endsAt ? <div>Until {formatDateTime(discount.endsAt)}</div> : null}
-                          </>
-                        ) : (
-                          'Always'
-                        )}
-                      </td>
-                      <td className="num">
-                        {discount.usedCount}
-                        {discount.usageLimit !== null ? ` of ${discount.usageLimit}` : ''}
-                      </td>
-                      <td>
-                        <StatusBadge status={discountState(discount)} />
-                      </td>
-                      <td>
-                        <ConfirmButton
-                          title={`Delete the code ${discount.code}?`}
-                          body={<p>Buyers can no longer use it. Orders that used it keep their discount.</p>}
-                          confirmLabel="Delete code"
-                          disabled={remove.isPending}
-                          onConfirm={() => remove.mutate(discount)}
-                        >
-                          Delete<span className="visually-hidden"> {discount.code}</span>
-                        </ConfirmButton>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              wrap="orders-table-wrap"
+              className="row-headed"
+              caption="Discount codes, newest first"
+              columns={['Code', 'Discount', 'Active', { label: 'Used', num: true }, 'Status', ACTIONS]}
+            >
+              {data.items.map((discount) => (
+                <tr key={discount.id}>
+                  <th scope="row">
+                    <code>{discount.code}</code>
+                  </th>
+                  <td>
+                    <DiscountValue discount={discount} currency={currency} />
+                  </td>
+                  <td>
+                    {discount.startsAt || discount.endsAt ? (
+                      <>
+                        {discount.startsAt ? <div>From {formatDateTime(discount.startsAt)}</div> : null}
+                        {discount.endsAt ? <div>Until {formatDateTime(discount.endsAt)}</div> : null}
+                      </>
+                    ) : (
+                      'Always'
+                    )}
+                  </td>
+                  <td className="num">
+                    {discount.usedCount}
+                    {discount.usageLimit !== null ? ` of ${discount.usageLimit}` : ''}
+                  </td>
+                  <td>
+                    <StatusBadge status={discountState(discount)} />
+                  </td>
+                  <td>
+                    <ConfirmButton
+                      title={`Delete the code ${discount.code}?`}
+                      body={<p>Buyers can no longer use it. Orders that used it keep their discount.</p>}
+                      confirmLabel="Delete code"
+                      disabled={remove.isPending}
+                      onConfirm={() => remove.mutate(discount)}
+                    >
+                      Delete<span className="visually-hidden"> {discount.code}</span>
+                    </ConfirmButton>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
             <Pager pager={pager} nextCursor={data.nextCursor} />
           </>
         )}
@@ -474,41 +462,32 @@ function TaxRates() {
       <ErrorBanner error={remove.error} />
       <QueryView query={rates} loading="Loading rates…" keepData empty={<p>No country rates yet.</p>}>
         {(data) => (
-          <div className="table-wrap orders-table-wrap">
-            <table className="row-headed">
-              <caption className="visually-hidden">Tax and flat shipping by country</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Country</th>
-                  <th scope="col" className="num">
-                    Tax
-                  </th>
-                  <th scope="col" className="num">
-                    Shipping
-                  </th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.items.map((rate) => (
-                  <RateRow
-                    key={rate.country}
-                    rate={rate}
-                    busy={remove.isPending}
-                    onEdit={() => {
-                      setNotice(null);
-                      setEditing(rate);
-                      setFormKey((k) => k + 1);
-                    }}
-                    onDelete={() => remove.mutate(rate.country)}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            wrap="orders-table-wrap"
+            className="row-headed"
+            caption="Tax and flat shipping by country"
+            columns={[
+              'Country',
+              { label: 'Tax', num: true },
+              { label: 'Shipping', num: true },
+              'Updated',
+              ACTIONS,
+            ]}
+          >
+            {data.items.map((rate) => (
+              <RateRow
+                key={rate.country}
+                rate={rate}
+                busy={remove.isPending}
+                onEdit={() => {
+                  setNotice(null);
+                  setEditing(rate);
+                  setFormKey((k) => k + 1);
+                }}
+                onDelete={() => remove.mutate(rate.country)}
+              />
+            ))}
+          </DataTable>
         )}
       </QueryView>
       <RateForm

@@ -11,6 +11,7 @@ import { useAdmin } from '../session.tsx';
 import { useStoreSettings } from '../store.ts';
 import {
   ConfirmButton,
+  DataTable,
   Empty,
   ErrorBanner,
   Loading,
@@ -177,60 +178,52 @@ function ProductsTable({ q, status }: { q: string; status: ProductStatus | '' })
               )}
             </Empty>
           ) : (
-            <div className="table-wrap">
-              <table aria-busy={products.isFetching || undefined}>
-                <caption className="visually-hidden">Products</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">
-                      <span className="visually-hidden">Image</span>
-                    </th>
-                    <th scope="col">Product</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Inventory</th>
-                    <th scope="col">SKU</th>
-                    <th scope="col" className="num">
-                      Price
-                    </th>
-                    <th scope="col">Updated</th>
+            <DataTable
+              caption="Products"
+              columns={[
+                { label: <span className="visually-hidden">Image</span> },
+                'Product',
+                'Status',
+                'Inventory',
+                'SKU',
+                { label: 'Price', num: true },
+                'Updated',
+              ]}
+              busy={products.isFetching}
+            >
+              {items.map((product) => {
+                const skus = product.variants.map((v) => v.sku).filter((sku): sku is string => !!sku);
+                return (
+                  <tr key={product.id}>
+                    <td className="thumb-cell">
+                      <Thumb image={product.image} />
+                    </td>
+                    <td>
+                      <Link to={`/products/${product.id}`}>{product.title}</Link>
+                      {product.tags.length > 0 ? (
+                        <div className="muted small">{product.tags.join(', ')}</div>
+                      ) : null}
+                    </td>
+                    <td>
+                      <StatusBadge status={product.status} />
+                    </td>
+                    <td>{stockSummary(product)}</td>
+                    <td>
+                      {skus.length === 0 ? (
+                        <span className="muted">—</span>
+                      ) : (
+                        <>
+                          <code>{skus[0]}</code>
+                          {skus.length > 1 ? <span className="muted"> +{skus.length - 1}</span> : null}
+                        </>
+                      )}
+                    </td>
+                    <td className="num">{priceRange(product)}</td>
+                    <td>{formatDateTime(product.updatedAt)}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {items.map((product) => {
-                    const skus = product.variants.map((v) => v.sku).filter((sku): sku is string => !!sku);
-                    return (
-                      <tr key={product.id}>
-                        <td className="thumb-cell">
-                          <Thumb image={product.image} />
-                        </td>
-                        <td>
-                          <Link to={`/products/${product.id}`}>{product.title}</Link>
-                          {product.tags.length > 0 ? (
-                            <div className="muted small">{product.tags.join(', ')}</div>
-                          ) : null}
-                        </td>
-                        <td>
-                          <StatusBadge status={product.status} />
-                        </td>
-                        <td>{stockSummary(product)}</td>
-                        <td>
-                          {skus.length === 0 ? (
-                            <span className="muted">—</span>
-                          ) : (
-                            <>
-                              <code>{skus[0]}</code>
-                              {skus.length > 1 ? <span className="muted"> +{skus.length - 1}</span> : null}
-                            </>
-                          )}
-                        </td>
-                        <td className="num">{priceRange(product)}</td>
-                        <td>{formatDateTime(product.updatedAt)}</td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                );
+              })}
+            </DataTable>
           )}
           <Pager pager={pager} nextCursor={nextCursor} />
         </>

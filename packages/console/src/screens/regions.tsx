@@ -3,7 +3,16 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useAdmin } from '../session.tsx';
 import { formatDateTime } from '../ui/dates.ts';
-import { ConfirmButton, ErrorBanner, Notice, PageHeader, Pager, useCursorPager } from '../ui/components.tsx';
+import {
+  ACTIONS,
+  ConfirmButton,
+  DataTable,
+  ErrorBanner,
+  Notice,
+  PageHeader,
+  Pager,
+  useCursorPager,
+} from '../ui/components.tsx';
 import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
 import { CreateByHandle } from './content-parts.tsx';
 
@@ -56,64 +65,52 @@ export function Regions() {
           empty={<p>No regions yet. Create one above, then add blocks to it in the builder.</p>}
         >
           {(data) => (
-            <div className="table-wrap content-table">
-              <table>
-                <caption className="visually-hidden">Regions and their publish state</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Key</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Draft saved</th>
-                    <th scope="col">Published</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((region) => (
-                    <tr key={region.id}>
-                      <td>
-                        <Link to={`/content/regions/${region.key}`}>{region.key}</Link>
-                      </td>
-                      <td>
-                        <span className="status-stack">
-                          {region.publishedAt ? (
-                            <span className="badge badge-published">Published</span>
-                          ) : (
-                            <span className="badge">Not published</span>
-                          )}
-                          {region.hasUnpublishedChanges ? (
-                            <span className="badge badge-draft">Unpublished changes</span>
-                          ) : null}
-                        </span>
-                      </td>
-                      <td>{formatDateTime(region.draftUpdatedAt)}</td>
-                      <td>{formatDateTime(region.publishedAt)}</td>
-                      <td className="row-actions">
-                        <ConfirmButton
-                          title={`Delete the region “${region.key}”?`}
-                          body={
-                            <p>
-                              Its draft and its published blocks are deleted.
-                              {region.publishedAt
-                                ? ' Your shop stops showing it at once.'
-                                : ' It was never published, so your shop does not change.'}{' '}
-                              This cannot be undone.
-                            </p>
-                          }
-                          confirmLabel="Delete region"
-                          onConfirm={() => remove.mutate(region.key)}
-                          disabled={remove.isPending}
-                        >
-                          Delete<span className="visually-hidden"> {region.key}</span>
-                        </ConfirmButton>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              wrap="content-table"
+              caption="Regions and their publish state"
+              columns={['Key', 'Status', 'Draft saved', 'Published', ACTIONS]}
+            >
+              {data.items.map((region) => (
+                <tr key={region.id}>
+                  <td>
+                    <Link to={`/content/regions/${region.key}`}>{region.key}</Link>
+                  </td>
+                  <td>
+                    <span className="status-stack">
+                      {region.publishedAt ? (
+                        <span className="badge badge-published">Published</span>
+                      ) : (
+                        <span className="badge">Not published</span>
+                      )}
+                      {region.hasUnpublishedChanges ? (
+                        <span className="badge badge-draft">Unpublished changes</span>
+                      ) : null}
+                    </span>
+                  </td>
+                  <td>{formatDateTime(region.draftUpdatedAt)}</td>
+                  <td>{formatDateTime(region.publishedAt)}</td>
+                  <td className="row-actions">
+                    <ConfirmButton
+                      title={`Delete the region “${region.key}”?`}
+                      body={
+                        <p>
+                          Its draft and its published blocks are deleted.
+                          {region.publishedAt
+                            ? ' Your shop stops showing it at once.'
+                            : ' It was never published, so your shop does not change.'}{' '}
+                          This cannot be undone.
+                        </p>
+                      }
+                      confirmLabel="Delete region"
+                      onConfirm={() => remove.mutate(region.key)}
+                      disabled={remove.isPending}
+                    >
+                      Delete<span className="visually-hidden"> {region.key}</span>
+                    </ConfirmButton>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </QueryView>
         <Pager pager={pager} nextCursor={list.data?.nextCursor} />

@@ -9,7 +9,9 @@ import { useState, type FormEvent } from 'react';
 import { useStaffSession } from '../store.ts';
 import { useAdmin, useSession } from '../session.tsx';
 import {
+  ACTIONS,
   ConfirmButton,
+  DataTable,
   ErrorBanner,
   Notice,
   PageHeader,
@@ -260,63 +262,48 @@ export function Staff() {
       >
         {(data) => (
           <>
-            <div className="table-wrap contained">
-              <table>
-                <caption className="visually-hidden">Staff members</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Email</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Added</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
+            <DataTable wrap="contained" caption="Staff members" columns={['Email', 'Role', 'Added', ACTIONS]}>
+              {data.items.map((member) => {
+                const isYou = member.id === me?.id;
+                return (
+                  <tr key={member.id} data-staff-email={member.email}>
+                    <td className="break">
+                      {member.email}
+                      {isYou ? (
+                        <span className="you">
+                          <StatusBadge status="you" />
+                        </span>
+                      ) : null}
+                    </td>
+                    <td>
+                      <RoleCell key={member.role} member={member} isYou={isYou} />
+                    </td>
+                    <td>{formatDateTime(member.createdAt)}</td>
+                    <td>
+                      <ConfirmButton
+                        title={isYou ? 'Remove yourself?' : `Remove ${member.email}?`}
+                        body={
+                          <p>
+                            {isYou
+                              ? 'You lose access to this store at once and are signed out.'
+                              : `${member.email} loses access to this store at once; their sessions end.`}
+                          </p>
+                        }
+                        confirmLabel="Remove"
+                        onConfirm={() => {
+                          setMessage(null);
+                          remove.mutate(member);
+                        }}
+                        disabled={remove.isPending}
+                      >
+                        <span aria-hidden="true">Remove</span>
+                        <span className="visually-hidden">Remove {member.email}</span>
+                      </ConfirmButton>
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((member) => {
-                    const isYou = member.id === me?.id;
-                    return (
-                      <tr key={member.id} data-staff-email={member.email}>
-                        <td className="break">
-                          {member.email}
-                          {isYou ? (
-                            <span className="you">
-                              <StatusBadge status="you" />
-                            </span>
-                          ) : null}
-                        </td>
-                        <td>
-                          <RoleCell key={member.role} member={member} isYou={isYou} />
-                        </td>
-                        <td>{formatDateTime(member.createdAt)}</td>
-                        <td>
-                          <ConfirmButton
-                            title={isYou ? 'Remove yourself?' : `Remove ${member.email}?`}
-                            body={
-                              <p>
-                                {isYou
-                                  ? 'You lose access to this store at once and are signed out.'
-                                  : `${member.email} loses access to this store at once; their sessions end.`}
-                              </p>
-                            }
-                            confirmLabel="Remove"
-                            onConfirm={() => {
-                              setMessage(null);
-                              remove.mutate(member);
-                            }}
-                            disabled={remove.isPending}
-                          >
-                            <span aria-hidden="true">Remove</span>
-                            <span className="visually-hidden">Remove {member.email}</span>
-                          </ConfirmButton>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                );
+              })}
+            </DataTable>
             <Pager pager={pager} nextCursor={data.nextCursor} />
             <h2>Roles</h2>
             <RoleHelp />

@@ -7,7 +7,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useAdmin } from '../session.tsx';
 import {
+  ACTIONS,
   ConfirmButton,
+  DataTable,
   ErrorBanner,
   Notice,
   PageHeader,
@@ -175,81 +177,69 @@ export function Themes() {
       >
         {(data) => (
           <>
-            <div className="table-wrap contained">
-              <table>
-                <caption className="visually-hidden">Themes</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Settings</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
+            <DataTable
+              wrap="contained"
+              caption="Themes"
+              columns={['Name', 'Status', 'Settings', 'Created', ACTIONS]}
+            >
+              {data.items.map((theme) => {
+                const keys = Object.keys(theme.settings);
+                return (
+                  <tr key={theme.id}>
+                    <td>{theme.name}</td>
+                    <td>
+                      {theme.live ? (
+                        <>
+                          <StatusBadge status="published" />
+                          <br />
+                          <span className="muted">since {formatDateTime(theme.publishedAt)}</span>
+                        </>
+                      ) : (
+                        <StatusBadge status="draft" />
+                      )}
+                    </td>
+                    <td>
+                      {keys.length === 0 ? (
+                        <span className="muted">None</span>
+                      ) : (
+                        <details>
+                          <summary>
+                            {keys.length} {keys.length === 1 ? 'setting' : 'settings'}
+                          </summary>
+                          <pre>{JSON.stringify(theme.settings, null, 2)}</pre>
+                        </details>
+                      )}
+                    </td>
+                    <td>{formatDateTime(theme.createdAt)}</td>
+                    <td>
+                      {theme.live ? null : (
+                        <ConfirmButton
+                          danger={false}
+                          title={`Publish “${theme.name}”?`}
+                          body={
+                            <p>
+                              {live
+                                ? `It replaces “${live.name}” as the live theme at once.`
+                                : 'It becomes the live theme at once.'}{' '}
+                              Webhook subscribers get <code>theme.published</code>.
+                            </p>
+                          }
+                          confirmLabel="Publish theme"
+                          onConfirm={() => {
+                            setMessage(null);
+                            publish.mutate(theme);
+                          }}
+                          disabled={publish.isPending}
+                        >
+                          <span aria-hidden="true">Publish</span>
+                          <span className="visually-hidden">Publish {theme.name}</span>
+                        </ConfirmButton>
+                      )}
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((theme) => {
-                    const keys = Object.keys(theme.settings);
-                    return (
-                      <tr key={theme.id}>
-                        <td>{theme.name}</td>
-                        <td>
-                          {theme.live ? (
-                            <>
-                              <StatusBadge status="published" />
-                              <br />
-                              <span className="muted">since {formatDateTime(theme.publishedAt)}</span>
-                            </>
-                          ) : (
-                            <StatusBadge status="draft" />
-                          )}
-                        </td>
-                        <td>
-                          {keys.length === 0 ? (
-                            <span className="muted">None</span>
-                          ) : (
-                            <details>
-                              <summary>
-                                {keys.length} {keys.length === 1 ? 'setting' : 'settings'}
-                              </summary>
-                              <pre>{JSON.stringify(theme.settings, null, 2)}</pre>
-                            </details>
-                          )}
-                        </td>
-                        <td>{formatDateTime(theme.createdAt)}</td>
-                        <td>
-                          {theme.live ? null : (
-                            <ConfirmButton
-                              danger={false}
-                              title={`Publish “${theme.name}”?`}
-                              body={
-                                <p>
-                                  {live
-                                    ? `It replaces “${live.name}” as the live theme at once.`
-                                    : 'It becomes the live theme at once.'}{' '}
-                                  Webhook subscribers get <code>theme.published</code>.
-                                </p>
-                              }
-                              confirmLabel="Publish theme"
-                              onConfirm={() => {
-                                setMessage(null);
-                                publish.mutate(theme);
-                              }}
-                              disabled={publish.isPending}
-                            >
-                              <span aria-hidden="true">Publish</span>
-                              <span className="visually-hidden">Publish {theme.name}</span>
-                            </ConfirmButton>
-                          )}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                );
+              })}
+            </DataTable>
             <Pager pager={pager} nextCursor={data.nextCursor} />
           </>
         )}
@@ -397,39 +387,31 @@ export function Apps() {
       >
         {(data) => (
           <>
-            <div className="table-wrap contained">
-              <table>
-                <caption className="visually-hidden">Installed apps</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Access scopes</th>
-                    <th scope="col">Installed</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((app) => (
-                    <tr key={app.id}>
-                      <td>{app.name}</td>
-                      <td>
-                        {app.scopes.length === 0 ? (
-                          <span className="muted">None</span>
-                        ) : (
-                          <ul className="plain-list">
-                            {app.scopes.map((scope) => (
-                              <li key={scope}>
-                                <code>{scope}</code>
-                              </li>
-                            ))}
-                          </ul>
-                        )}
-                      </td>
-                      <td>{formatDateTime(app.installedAt)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              wrap="contained"
+              caption="Installed apps"
+              columns={['Name', 'Access scopes', 'Installed']}
+            >
+              {data.items.map((app) => (
+                <tr key={app.id}>
+                  <td>{app.name}</td>
+                  <td>
+                    {app.scopes.length === 0 ? (
+                      <span className="muted">None</span>
+                    ) : (
+                      <ul className="plain-list">
+                        {app.scopes.map((scope) => (
+                          <li key={scope}>
+                            <code>{scope}</code>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
+                  <td>{formatDateTime(app.installedAt)}</td>
+                </tr>
+              ))}
+            </DataTable>
             <Pager pager={pager} nextCursor={data.nextCursor} />
           </>
         )}

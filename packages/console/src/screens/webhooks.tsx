@@ -14,7 +14,9 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { useAdmin } from '../session.tsx';
 import {
+  ACTIONS,
   ConfirmButton,
+  DataTable,
   Empty,
   ErrorBanner,
   Loading,
@@ -345,39 +347,30 @@ export function Webhooks() {
       >
         {(data) => (
           <>
-            <div className="table-wrap contained">
-              <table>
-                <caption className="visually-hidden">Webhook endpoints</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">URL</th>
-                    <th scope="col">Events</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((endpoint) => (
-                    <tr key={endpoint.id}>
-                      <td className="break">
-                        <Link to={`/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
-                        {endpoint.description ? (
-                          <>
-                            <br />
-                            <span className="muted">{endpoint.description}</span>
-                          </>
-                        ) : null}
-                      </td>
-                      <td>{describeEvents(endpoint.events)}</td>
-                      <td>
-                        <StatusBadge status={endpointStatus(endpoint).status} />
-                      </td>
-                      <td>{formatDateTime(endpoint.createdAt)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              wrap="contained"
+              caption="Webhook endpoints"
+              columns={['URL', 'Events', 'Status', 'Created']}
+            >
+              {data.items.map((endpoint) => (
+                <tr key={endpoint.id}>
+                  <td className="break">
+                    <Link to={`/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
+                    {endpoint.description ? (
+                      <>
+                        <br />
+                        <span className="muted">{endpoint.description}</span>
+                      </>
+                    ) : null}
+                  </td>
+                  <td>{describeEvents(endpoint.events)}</td>
+                  <td>
+                    <StatusBadge status={endpointStatus(endpoint).status} />
+                  </td>
+                  <td>{formatDateTime(endpoint.createdAt)}</td>
+                </tr>
+              ))}
+            </DataTable>
             <Pager pager={pager} nextCursor={data.nextCursor} />
           </>
         )}
@@ -487,66 +480,59 @@ function DeliveriesLog({
       >
         {(data) => (
           <>
-            <div className="table-wrap contained">
-              <table className="deliveries">
-                <caption className="visually-hidden">{title}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Event</th>
-                    {endpointId ? null : <th scope="col">Endpoint</th>}
-                    <th scope="col">Status</th>
-                    <th scope="col" className="num">
-                      Attempts
-                    </th>
-                    <th scope="col">Last response</th>
-                    <th scope="col">Last attempt</th>
-                    <th scope="col">Next attempt</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((delivery) => (
-                    <tr key={delivery.id} data-delivery-id={delivery.id}>
-                      <td>
-                        <code>{delivery.event}</code>
-                        {delivery.kind !== 'event' ? <span className="muted"> ({delivery.kind})</span> : null}
-                        <br />
-                        <span className="muted">{formatDateTime(delivery.createdAt)}</span>
-                      </td>
-                      {endpointId ? null : (
-                        <td className="break">
-                          <Link to={`/webhooks/${delivery.endpointId}`}>
-                            {endpointUrls?.get(delivery.endpointId) ?? 'Endpoint'}
-                          </Link>
-                        </td>
-                      )}
-                      <td>
-                        <StatusBadge status={delivery.status} />
-                      </td>
-                      <td className="num">{delivery.attempts}</td>
-                      <td>{lastResponse(delivery)}</td>
-                      <td>{formatDateTime(delivery.lastAttemptAt)}</td>
-                      <td>{delivery.status === 'pending' ? formatDateTime(delivery.nextAttemptAt) : '—'}</td>
-                      <td>
-                        <button
-                          type="button"
-                          onClick={() => {
-                            setRetried(null);
-                            retry.mutate(delivery);
-                          }}
-                          disabled={retry.isPending}
-                          aria-label={`${retryLabel(delivery)} (${delivery.event}, ${formatDateTime(delivery.createdAt)})`}
-                        >
-                          {retryLabel(delivery)}
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              wrap="contained"
+              className="deliveries"
+              caption={title}
+              columns={[
+                'Event',
+                endpointId ? null : 'Endpoint',
+                'Status',
+                { label: 'Attempts', num: true },
+                'Last response',
+                'Last attempt',
+                'Next attempt',
+                ACTIONS,
+              ]}
+            >
+              {data.items.map((delivery) => (
+                <tr key={delivery.id} data-delivery-id={delivery.id}>
+                  <td>
+                    <code>{delivery.event}</code>
+                    {delivery.kind !== 'event' ? <span className="muted"> ({delivery.kind})</span> : null}
+                    <br />
+                    <span className="muted">{formatDateTime(delivery.createdAt)}</span>
+                  </td>
+                  {endpointId ? null : (
+                    <td className="break">
+                      <Link to={`/webhooks/${delivery.endpointId}`}>
+                        {endpointUrls?.get(delivery.endpointId) ?? 'Endpoint'}
+                      </Link>
+                    </td>
+                  )}
+                  <td>
+                    <StatusBadge status={delivery.status} />
+                  </td>
+                  <td className="num">{delivery.attempts}</td>
+                  <td>{lastResponse(delivery)}</td>
+                  <td>{formatDateTime(delivery.lastAttemptAt)}</td>
+                  <td>{delivery.status === 'pending' ? formatDateTime(delivery.nextAttemptAt) : '—'}</td>
+                  <td>
+                    <button
+                      type="button"
+                      onClick={() => {
+                        setRetried(null);
+                        retry.mutate(delivery);
+                      }}
+                      disabled={retry.isPending}
+                      aria-label={`${retryLabel(delivery)} (${delivery.event}, ${formatDateTime(delivery.createdAt)})`}
+                    >
+                      {retryLabel(delivery)}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
             <Pager pager={pager} nextCursor={data.nextCursor} />
           </>
         )}

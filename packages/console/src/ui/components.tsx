@@ -207,6 +207,58 @@ export function SelectField({ label, hint, error, options, ...select }: SelectPr
   );
 }
 
+/** A column of a DataTable: its heading, right-aligned for numbers (`num`). */
+export interface Column {
+  label: ReactNode;
+  num?: boolean;
+}
+
+/** The heading of a table's last column of buttons: heard by screen readers, not shown. */
+export const ACTIONS: Column = { label: <span className="visually-hidden">Actions</span> };
+
+/**
+ * A list's table: the scrolling wrapper (`table-wrap` and the screen's `wrap` classes), a caption
+ * for screen readers, the column headings (a falsy entry is a column not shown) and the rows.
+ */
+export function DataTable({
+  wrap,
+  className,
+  caption,
+  columns,
+  busy,
+  children,
+}: {
+  wrap?: string;
+  className?: string;
+  caption: ReactNode;
+  columns: readonly (string | Column | null | false)[];
+  /** While a newer page is being fetched (aria-busy). */
+  busy?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <div className={wrap ? `table-wrap ${wrap}` : 'table-wrap'}>
+      <table className={className} aria-busy={busy || undefined}>
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((column, index) => {
+              if (!column) return null;
+              const { label, num } = typeof column === 'string' ? { label: column, num: false } : column;
+              return (
+                <th key={index} scope="col" className={num ? 'num' : undefined}>
+                  {label}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 /** A confirmation in a native modal <dialog> (focus is trapped and restored by the browser). */
 export function ConfirmButton({
   children,
