@@ -1,27 +1,51 @@
-/** The console's shell: sign-in gate, navigation, and one route per screen (the region builder lazy-loaded). */
-import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
+/**
+ * The console's shell: sign-in gate, navigation, and one route per screen. Sign-in and Home are in
+ * the main chunk; every other screen is its own chunk, loaded when it is first opened (a navigation
+ * is a transition, so the current screen stays until the next one has loaded).
+ */
+import { lazy, Suspense, useEffect, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import { NavLink, Route, Routes, useLocation } from 'react-router';
 import { useSession } from './session.tsx';
 import { useStoreSettings } from './store.ts';
 import { Loading, PageHeader } from './ui/components.tsx';
 import { SignIn } from './screens/sign-in.tsx';
 import { Home } from './screens/home.tsx';
-import { ProductEdit, ProductsList } from './screens/products.tsx';
-import { CollectionEdit, CollectionsList } from './screens/collections.tsx';
-import { MenuEdit, Menus } from './screens/menus.tsx';
-import { PageEdit, Pages } from './screens/pages.tsx';
-import { Regions } from './screens/regions.tsx';
-import { OrderDetail, OrdersList } from './screens/orders.tsx';
-import { Pricing } from './screens/pricing.tsx';
-import { Keys } from './screens/keys.tsx';
-import { WebhookDetail, Webhooks } from './screens/webhooks.tsx';
-import { Email } from './screens/email.tsx';
-import { Staff } from './screens/staff.tsx';
-import { Settings } from './screens/settings.tsx';
-import { Apps, Themes } from './screens/themes-apps.tsx';
 
-// The builder (dnd-kit, the renderer) is its own chunk, loaded when a region is opened.
+/** A screen exported by name from a module that is loaded when the screen is first rendered. */
+function lazyScreen<K extends string, M extends Record<K, ComponentType>>(load: () => Promise<M>, name: K) {
+  return lazy(() => load().then((module) => ({ default: module[name] })));
+}
+
+const products = () => import('./screens/products.tsx');
+const collections = () => import('./screens/collections.tsx');
+const menus = () => import('./screens/menus.tsx');
+const pages = () => import('./screens/pages.tsx');
+const orders = () => import('./screens/orders.tsx');
+const webhooks = () => import('./screens/webhooks.tsx');
+const themesApps = () => import('./screens/themes-apps.tsx');
+
+const ProductsList = lazyScreen(products, 'ProductsList');
+const ProductEdit = lazyScreen(products, 'ProductEdit');
+const CollectionsList = lazyScreen(collections, 'CollectionsList');
+const CollectionEdit = lazyScreen(collections, 'CollectionEdit');
+const Regions = lazyScreen(() => import('./screens/regions.tsx'), 'Regions');
+// The builder (dnd-kit, the renderer) is its own chunk too, loaded when a region is opened.
 const RegionBuilder = lazy(() => import('./builder/region-builder.tsx'));
+const Menus = lazyScreen(menus, 'Menus');
+const MenuEdit = lazyScreen(menus, 'MenuEdit');
+const Pages = lazyScreen(pages, 'Pages');
+const PageEdit = lazyScreen(pages, 'PageEdit');
+const OrdersList = lazyScreen(orders, 'OrdersList');
+const OrderDetail = lazyScreen(orders, 'OrderDetail');
+const Pricing = lazyScreen(() => import('./screens/pricing.tsx'), 'Pricing');
+const Keys = lazyScreen(() => import('./screens/keys.tsx'), 'Keys');
+const Webhooks = lazyScreen(webhooks, 'Webhooks');
+const WebhookDetail = lazyScreen(webhooks, 'WebhookDetail');
+const Email = lazyScreen(() => import('./screens/email.tsx'), 'Email');
+const Staff = lazyScreen(() => import('./screens/staff.tsx'), 'Staff');
+const Settings = lazyScreen(() => import('./screens/settings.tsx'), 'Settings');
+const Themes = lazyScreen(themesApps, 'Themes');
+const Apps = lazyScreen(themesApps, 'Apps');
 
 const NAV: { to: string; label: string; end?: boolean }[] = [
   { to: '/', label: 'Home', end: true },

@@ -98,8 +98,15 @@ describe('products in the console', () => {
     await page.getByLabel('Image URL').fill('https://images.example/shirt.png');
     const preview = page.getByRole('img', { name: 'Image of Linen Shirt' });
     await preview.waitFor();
-    // The picture really loaded (the browser decoded the 1×1 PNG).
-    await page.waitForFunction("document.querySelector('.image-preview img')?.naturalWidth === 1");
+    // The picture really loaded (the browser decoded the 1×1 PNG). A function predicate on the element:
+    // a string one needs eval, which the console's CSP refuses.
+    await page.waitForFunction(
+      (img) => {
+        const image = img as { complete?: boolean; naturalWidth?: number } | null;
+        return image?.complete === true && image.naturalWidth === 1;
+      },
+      await preview.elementHandle(),
+    );
 
     const first = page.getByRole('group', { name: 'Variant 1' });
     await first.getByLabel('Label').fill('Small');

@@ -1,7 +1,13 @@
-/** The console's money parsing and formatting: exact, through strings, never floats. */
+/** The console's money and rate parsing and formatting: exact, through strings, never floats. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { decimalToMinor, formatMoney, minorToDecimal } from '../src/ui/money.ts';
+import {
+  bpsToPercentText,
+  decimalToMinor,
+  formatMoney,
+  minorToDecimal,
+  percentTextToBps,
+} from '../src/ui/money.ts';
 
 const ok = (input: string, exponent = 2) => {
   const parsed = decimalToMinor(input, exponent);
@@ -42,6 +48,61 @@ describe('decimalToMinor', () => {
     assert.match(refused('9999999999999999'), /too large/);
     const negative = decimalToMinor('-0.05', 2, { allowNegative: true });
     assert.deepEqual(negative, { ok: true, amount: -5 });
+  });
+
+  test('says why it refused, for callers that word it their own way', () => {
+    const problem = (input: string, exponent = 2) => {
+      const parsed = decimalToMinor(input, exponent);
+      return parsed.ok ? null : parsed.problem;
+    };
+    assert.equal(problem(''), 'empty');
+    assert.equal(problem('-1'), 'negative');
+    assert.equal(problem('1e3'), 'not_a_number');
+    assert.equal(problem('1.2.3'), 'not_a_number');
+    assert.equal(problem('19.999'), 'too_many_decimals');
+    assert.equal(problem('9999999999999999'), 'too_large');
+  });
+});
+
+describe('percentTextToBps', () => {
+  const bps = (input: string) => {
+    const parsed = percentTextToBps(input);
+    assert.ok(parsed.ok, `${input}: ${parsed.ok ? '' : parsed.message}`);
+    return parsed.bps;
+  };
+  const refusedRate = (input: string) => {
+    const parsed = percentTextToBps(input);
+    assert.ok(!parsed.ok, `${input} should be refused`);
+    return parsed.message;
+  };
+
+  test('reads a percentage as exact basis points, with the money parser', () => {
+    assert.equal(bps('20'), 2000);
+    assert.equal(bps('8.25'), 825);
+    assert.equal(bps('7,5'), 750);
+    assert.equal(bps('0.29'), 29);
+    assert.equal(bps(' 8.25 % '), 825);
+    assert.equal(bps('0'), 0);
+    assert.equal(bps('100'), 10_000);
+    assert.equal(bps('100.00'), 10_000);
+  });
+
+  test('refuses more than 2 decimals, anything above 100 % and what is not a percentage', () => {
+    assert.equal(refusedRate('8.255'), 'Use at most 2 decimals.');
+    assert.equal(refusedRate('100.01'), 'A rate is at most 100 %.');
+    assert.equal(refusedRate('250'), 'A rate is at most 100 %.');
+    assert.equal(refusedRate('9999999999999999'), 'A rate is at most 100 %.');
+    assert.equal(refusedRate(''), 'Enter a percentage, like 8.25.');
+    assert.equal(refusedRate('%'), 'Enter a percentage, like 8.25.');
+    assert.equal(refusedRate('-5'), 'Enter a percentage, like 8.25.');
+    assert.equal(refusedRate('eight'), 'Enter a percentage, like 8.25.');
+    assert.equal(refusedRate('8.2.5'), 'Enter a percentage, like 8.25.');
+  });
+
+  test('round-trips with bpsToPercentText', () => {
+    for (const value of [0, 1, 10, 99, 750, 825, 2000, 10_000]) {
+      assert.equal(bps(bpsToPercentText(value)), value);
+    }
   });
 });
 

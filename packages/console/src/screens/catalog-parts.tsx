@@ -1,11 +1,10 @@
 /**
  * Pieces shared by the products and collections screens: the catalog's types, a debounced value,
- * API problems mapped to the form's own pointers, the image preview and product summaries.
+ * the image preview and product summaries. (Their forms' API problems are mapped in ui/problems.ts.)
  */
-import { StorefrontError, type components, type RequestBody } from '@storefront/client';
+import type { components, RequestBody } from '@storefront/client';
 import { useEffect, useState } from 'react';
 import { formatMoney } from '../ui/money.ts';
-import { errorMessage } from '../ui/problems.ts';
 
 export type AdminProduct = components['schemas']['AdminProduct'];
 export type AdminVariant = components['schemas']['AdminVariant'];
@@ -28,87 +27,6 @@ export function useDebounced<T>(value: T, ms = 300): T {
     return () => clearTimeout(timer);
   }, [value, ms]);
   return settled;
-}
-
-/**
- * A failed save as the form shows it: one sentence for the banner and each field's message at the
- * form's own pointer (a variant's `/onHand` answered by PATCH /variants/:id is the form's
- * `/variants/2/onHand`).
- */
-export interface FormProblem {
-  message: string;
-  fields: { pointer: string; detail: string }[];
-}
-
-export function toFormProblem(
-  error: unknown,
-  at: (pointer: string, where: string) => string = (pointer) => pointer,
-): FormProblem {
-  const fields =
-    error instanceof StorefrontError && error.errors
-      ? error.errors.map((field) => ({
-          pointer: at(field.pointer, typeof field.in === 'string' ? field.in : 'body'),
-          detail: field.detail,
-        }))
-      : [];
-  return { message: errorMessage(error), fields };
-}
-
-/** Problems found before sending (the same shape, so the form shows them the same way). */
-export function localProblem(message: string, fields: FormProblem['fields']): FormProblem {
-  return { message, fields };
-}
-
-/** The message for a field: its pointer exactly, or the first one under it. */
-export function problemAt(problem: FormProblem | null, pointer: string): string | undefined {
-  if (!problem) return undefined;
-  return (
-    problem.fields.find((f) => f.pointer === pointer)?.detail ??
-    problem.fields.find((f) => f.pointer.startsWith(`${pointer}/`))?.detail
-  );
-}
-
-/**
- * The message of `pointer` as a sentence: the server words field errors as a predicate ("is already
- * used in this store"), so they are read after the field's name; the form's own are sentences.
- */
-export function fieldMessage(problem: FormProblem | null, pointer: string, name: string): string | undefined {
-  const detail = problemAt(problem, pointer);
-  if (detail === undefined) return undefined;
-  if (!/^[a-z]/.test(detail)) return detail;
-  return `${name} ${detail}${/[.!?)]$/.test(detail) ? '' : '.'}`;
-}
-
-/** The problem's fields that no shown field claims (listed in the banner instead). */
-export function unclaimed(problem: FormProblem, shown: (pointer: string) => boolean): FormProblem['fields'] {
-  return problem.fields.filter((field) => !shown(field.pointer));
-}
-
-export function ProblemBanner({
-  problem,
-  others = [],
-}: {
-  problem: FormProblem | null;
-  others?: FormProblem['fields'];
-}) {
-  if (!problem) return null;
-  return (
-    <div className="banner error" role="alert">
-      <p>{problem.message}</p>
-      {problem.fields.length > 0 && others.length === 0 ? (
-        <p>The fields concerned are marked below.</p>
-      ) : null}
-      {others.length > 0 ? (
-        <ul>
-          {others.map((field) => (
-            <li key={field.pointer + field.detail}>
-              <code>{field.pointer}</code> {field.detail}
-            </li>
-          ))}
-        </ul>
-      ) : null}
-    </div>
-  );
 }
 
 /** Whether an image address is one the shop may embed (https, no credentials): the server's rule. */

@@ -31,12 +31,13 @@ import { useAdmin } from '../session.tsx';
 import { useStoreSettings } from '../store.ts';
 import {
   ConfirmButton,
-  Empty,
+  DataTable,
   ErrorBanner,
   Loading,
   Notice,
   PageHeader,
   Pager,
+  ProblemBanner,
   SelectField,
   StatusBadge,
   TextField,
@@ -45,20 +46,22 @@ import {
 import { formatDateTime } from '../ui/dates.ts';
 import { MoneyField } from '../ui/money-field.tsx';
 import { formatMoney } from '../ui/money.ts';
-import { isStatus } from '../ui/problems.ts';
 import {
   fieldMessage,
+  isStatus,
   localProblem,
-  priceRange,
-  ProblemBanner,
-  Thumb,
   toFormProblem,
   unclaimed,
+  type FormProblem,
+} from '../ui/problems.ts';
+import { QueryView } from '../ui/queries.tsx';
+import {
+  priceRange,
+  Thumb,
   useDebounced,
   type AdminCollection,
   type AdminProduct,
   type Condition,
-  type FormProblem,
   type Rules,
 } from './catalog-parts.tsx';
 import './catalog.css';
@@ -142,53 +145,39 @@ export function CollectionsList() {
         </p>
       </PageHeader>
       {notice ? <Notice tone="success">{notice}</Notice> : null}
-      {collections.isPending ? (
-        <Loading label="Loading collections…" />
-      ) : collections.isError ? (
-        <ErrorBanner error={collections.error} onRetry={() => void collections.refetch()} />
-      ) : collections.data.items.length === 0 ? (
-        <Empty>
+      <QueryView
+        query={collections}
+        loading="Loading collections…"
+        empty={
           <p>
             No collections yet. <Link to="/collections/new">Add your first collection</Link>.
           </p>
-        </Empty>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Collections</caption>
-            <thead>
-              <tr>
-                <th scope="col">Collection</th>
-                <th scope="col">Type</th>
-                <th scope="col">Products</th>
-                <th scope="col">Address</th>
-                <th scope="col">Updated</th>
+        }
+      >
+        {(data) => (
+          <DataTable caption="Collections" columns={['Collection', 'Type', 'Products', 'Address', 'Updated']}>
+            {data.items.map((collection) => (
+              <tr key={collection.id}>
+                <td>
+                  <Link to={`/collections/${collection.id}`}>{collection.title}</Link>
+                </td>
+                <td>{collection.kind === 'manual' ? 'Manual' : 'Smart'}</td>
+                <td>
+                  {collection.kind === 'manual'
+                    ? `${collection.productIds?.length ?? 0} product${collection.productIds?.length === 1 ? '' : 's'}`
+                    : collection.rules
+                      ? describeRules(collection.rules, currency)
+                      : '—'}
+                </td>
+                <td>
+                  <code>/collections/{collection.slug}</code>
+                </td>
+                <td>{formatDateTime(collection.updatedAt)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {collections.data.items.map((collection) => (
-                <tr key={collection.id}>
-                  <td>
-                    <Link to={`/collections/${collection.id}`}>{collection.title}</Link>
-                  </td>
-                  <td>{collection.kind === 'manual' ? 'Manual' : 'Smart'}</td>
-                  <td>
-                    {collection.kind === 'manual'
-                      ? `${collection.productIds?.length ?? 0} product${collection.productIds?.length === 1 ? '' : 's'}`
-                      : collection.rules
-                        ? describeRules(collection.rules, currency)
-                        : '—'}
-                  </td>
-                  <td>
-                    <code>/collections/{collection.slug}</code>
-                  </td>
-                  <td>{formatDateTime(collection.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </DataTable>
+        )}
+      </QueryView>
       {collections.data ? <Pager pager={pager} nextCursor={collections.data.nextCursor} /> : null}
     </>
   );
@@ -780,41 +769,42 @@ function ProductPicker({
           if (event.key === 'Enter') event.preventDefault();
         }}
       />
-      {results.isPending ? (
-        <Loading label="Searching…" />
-      ) : results.isError ? (
-        <ErrorBanner error={results.error} onRetry={() => void results.refetch()} />
-      ) : results.data.items.length === 0 ? (
-        <p className="muted" role="status">
-          {q ? `No products match “${q}”.` : 'Your store has no products yet.'}
-        </p>
-      ) : (
-        <ul className="picker-results" aria-label="Search results">
-          {results.data.items.map((product) => {
-            const added = inCollection.has(product.id);
-            return (
-              <li key={product.id}>
-                <Thumb image={product.image} />
-                <span className="member-title">
-                  {product.title} <span className="muted">{priceRange(product)}</span>{' '}
-                  {product.status === 'active' ? null : <StatusBadge status={product.status} />}
-                </span>
-                <button type="button" onClick={() => onAdd(product)} disabled={added}>
-                  {added ? (
-                    <>
-                      Added<span className="visually-hidden"> ({product.title} is in the collection)</span>
-                    </>
-                  ) : (
-                    <>
-                      Add<span className="visually-hidden"> {product.title}</span>
-                    </>
-                  )}
-                </button>
-              </li>
-            );
-          })}
-        </ul>
-      )}
+      <QueryView query={results} loading="Searching…">
+        {(data) =>
+          data.items.length === 0 ? (
+            <p className="muted" role="status">
+              {q ? `No products match “${q}”.` : 'Your store has no products yet.'}
+            </p>
+          ) : (
+            <ul className="picker-results" aria-label="Search results">
+              {data.items.map((product) => {
+                const added = inCollection.has(product.id);
+                return (
+                  <li key={product.id}>
+                    <Thumb image={product.image} />
+                    <span className="member-title">
+                      {product.title} <span className="muted">{priceRange(product)}</span>{' '}
+                      {product.status === 'active' ? null : <StatusBadge status={product.status} />}
+                    </span>
+                    <button type="button" onClick={() => onAdd(product)} disabled={added}>
+                      {added ? (
+                        <>
+                          Added
+                          <span className="visually-hidden"> ({product.title} is in the collection)</span>
+                        </>
+                      ) : (
+                        <>
+                          Add<span className="visually-hidden"> {product.title}</span>
+                        </>
+                      )}
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          )
+        }
+      </QueryView>
     </div>
   );
 }

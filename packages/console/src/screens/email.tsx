@@ -11,7 +11,6 @@ import {
   ConfirmButton,
   CopyButton,
   ErrorBanner,
-  Loading,
   Notice,
   PageHeader,
   StatusBadge,
@@ -19,7 +18,8 @@ import {
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { messageAt } from '../ui/problems.ts';
-import { ScreenError } from './integrations-parts.tsx';
+import { QueryView } from '../ui/queries.tsx';
+import { roleError } from './integrations-parts.tsx';
 
 type SenderState = SuccessBody<'adminGetSenderState'>;
 type SendingDomain = SuccessBody<'adminGetSendingDomain'>;
@@ -350,39 +350,33 @@ export function Email() {
           The sender of your store’s mail to customers: order confirmations and refund notices.
         </p>
       </PageHeader>
-      {sender.isPending ? (
-        <Loading label="Loading the email sender…" />
-      ) : sender.isError ? (
-        <ScreenError
-          error={sender.error}
-          allowed="owners and admins"
-          what="manage the email sender"
-          onRetry={() => void sender.refetch()}
-        />
-      ) : (
-        <>
-          <section className="panel" aria-labelledby="sender-title">
-            <h2 id="sender-title">Sender</h2>
-            <p className="sender-line">
-              Store mail goes from{' '}
-              <strong data-testid="effective-from">
-                {sender.data.effectiveFromName} &lt;{sender.data.effectiveFrom}&gt;
-              </strong>{' '}
-              <StatusBadge status={sender.data.mode === 'custom-domain' ? 'verified' : 'fallback'} />
-            </p>
-            <Why sender={sender.data} />
-            <p>
-              Replies go to{' '}
-              <strong>
-                {sender.data.replyTo ?? <span className="muted">nobody (no reply-to set)</span>}
-              </strong>
-              .
-            </p>
-          </section>
-          {sender.data.domain ? <Domain domain={sender.data.domain} /> : <RegisterDomain />}
-          <ReplyTo current={sender.data.replyTo} />
-        </>
-      )}
+      <QueryView
+        query={sender}
+        loading="Loading the email sender…"
+        error={roleError('owners and admins', 'manage the email sender')}
+      >
+        {(data) => (
+          <>
+            <section className="panel" aria-labelledby="sender-title">
+              <h2 id="sender-title">Sender</h2>
+              <p className="sender-line">
+                Store mail goes from{' '}
+                <strong data-testid="effective-from">
+                  {data.effectiveFromName} &lt;{data.effectiveFrom}&gt;
+                </strong>{' '}
+                <StatusBadge status={data.mode === 'custom-domain' ? 'verified' : 'fallback'} />
+              </p>
+              <Why sender={data} />
+              <p>
+                Replies go to{' '}
+                <strong>{data.replyTo ?? <span className="muted">nobody (no reply-to set)</span>}</strong>.
+              </p>
+            </section>
+            {data.domain ? <Domain domain={data.domain} /> : <RegisterDomain />}
+            <ReplyTo current={data.replyTo} />
+          </>
+        )}
+      </QueryView>
     </>
   );
 }

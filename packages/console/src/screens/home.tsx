@@ -4,9 +4,10 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useAdmin } from '../session.tsx';
-import { ErrorBanner, Loading, PageHeader, StatusBadge } from '../ui/components.tsx';
+import { PageHeader, StatusBadge } from '../ui/components.tsx';
 import { formatDate, startOfToday } from '../ui/dates.ts';
 import { formatMoney } from '../ui/money.ts';
+import { QueryView } from '../ui/queries.tsx';
 import './orders.css';
 
 type Overview = SuccessBody<'adminGetOverview'>;
@@ -141,36 +142,34 @@ export function Home() {
       <PageHeader title="Home">
         <p className="muted">Today, {formatDate(since)}, in your time zone.</p>
       </PageHeader>
-      {overview.isPending ? <Loading /> : null}
-      {overview.isError ? (
-        <ErrorBanner error={overview.error} onRetry={() => void overview.refetch()} />
-      ) : null}
-      {overview.data ? (
-        <>
-          <div className="cards">
-            <Figure label="Orders paid today" value={String(overview.data.orders.paid)}>
-              <Link to="/orders?status=paid">View paid orders</Link>
-            </Figure>
-            <Figure
-              label="Revenue today"
-              value={formatMoney(overview.data.orders.revenue.amount, overview.data.orders.revenue.currency)}
-            >
-              <span className="muted">Totals of the orders paid today, before refunds.</span>
-            </Figure>
-            <Figure label="Awaiting payment" value={String(overview.data.orders.pending)}>
-              <Link to="/orders?status=pending">View pending orders</Link>
-            </Figure>
-            <Figure label="Expired today" value={String(overview.data.orders.expired)}>
-              <Link to="/orders?status=expired">View expired orders</Link>
-            </Figure>
-          </div>
-          <LowStock lowStock={overview.data.lowStock} />
-          <div className="grid-2">
-            <Webhooks failed={overview.data.failedWebhookDeliveries} />
-            <SendingDomain domain={overview.data.sendingDomain} />
-          </div>
-        </>
-      ) : null}
+      <QueryView query={overview} keepData>
+        {(data) => (
+          <>
+            <div className="cards">
+              <Figure label="Orders paid today" value={String(data.orders.paid)}>
+                <Link to="/orders?status=paid">View paid orders</Link>
+              </Figure>
+              <Figure
+                label="Revenue today"
+                value={formatMoney(data.orders.revenue.amount, data.orders.revenue.currency)}
+              >
+                <span className="muted">Totals of the orders paid today, before refunds.</span>
+              </Figure>
+              <Figure label="Awaiting payment" value={String(data.orders.pending)}>
+                <Link to="/orders?status=pending">View pending orders</Link>
+              </Figure>
+              <Figure label="Expired today" value={String(data.orders.expired)}>
+                <Link to="/orders?status=expired">View expired orders</Link>
+              </Figure>
+            </div>
+            <LowStock lowStock={data.lowStock} />
+            <div className="grid-2">
+              <Webhooks failed={data.failedWebhookDeliveries} />
+              <SendingDomain domain={data.sendingDomain} />
+            </div>
+          </>
+        )}
+      </QueryView>
     </>
   );
 }

@@ -9,11 +9,6 @@ import { ErrorBanner, Notice } from '../ui/components.tsx';
 import { fieldErrors, isStatus } from '../ui/problems.ts';
 import './integrations.css';
 
-/** A 403 from the API: the signed-in staff member's role may not do this. */
-export function isForbidden(error: unknown): boolean {
-  return isStatus(error, 403);
-}
-
 /**
  * The error state of a screen: a 403 says which roles may use it (instead of a bare "forbidden"),
  * anything else is the usual banner with "Try again".
@@ -32,7 +27,8 @@ export function ScreenError({
   onRetry?: () => void;
 }) {
   const session = useStaffSession();
-  if (isForbidden(error)) {
+  // A 403 from the API: the signed-in staff member's role may not do this.
+  if (isStatus(error, 403)) {
     const role = session.data?.staff.role;
     return (
       <Notice tone="warning">
@@ -44,6 +40,13 @@ export function ScreenError({
     );
   }
   return <ErrorBanner error={error} {...(onRetry ? { onRetry } : {})} />;
+}
+
+/** `ScreenError` as a QueryView's error state: `error={roleError('owners and admins', 'manage themes')}`. */
+export function roleError(allowed: string, what: string) {
+  return (error: unknown, retry: () => void) => (
+    <ScreenError error={error} allowed={allowed} what={what} onRetry={retry} />
+  );
 }
 
 /** One entry of a textarea holding one value a line, with its 1-based line number. */

@@ -8,10 +8,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useAdmin } from '../session.tsx';
 import {
+  ACTIONS,
   ConfirmButton,
-  Empty,
+  DataTable,
   ErrorBanner,
-  Loading,
   Notice,
   PageHeader,
   Pager,
@@ -23,6 +23,7 @@ import {
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { messageAt } from '../ui/problems.ts';
+import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
 import {
   FocusOnShow,
   focusSoon,
@@ -30,7 +31,7 @@ import {
   nonBlankLines,
   originProblem,
   parseBudget,
-  ScreenError,
+  roleError,
 } from './integrations-parts.tsx';
 
 const KEYS = ['storefront-keys'] as const;
@@ -283,7 +284,6 @@ function Budgets({ storefrontKey }: { storefrontKey: StorefrontKey }) {
 
 export function Keys() {
   const admin = useAdmin();
-  const queryClient = useQueryClient();
   const pager = useCursorPager();
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<StorefrontKeyWithSecret | null>(null);
@@ -295,12 +295,12 @@ export function Keys() {
     queryFn: () =>
       admin.storefrontKeys.list({ limit: 50, ...(pager.cursor ? { cursor: pager.cursor } : {}) }),
   });
-  const revoke = useMutation({
-    mutationFn: (key: StorefrontKey) => admin.storefrontKeys.revoke(key.id),
-    onSuccess: async (_result, key) => {
+  const revoke = useChangeAndRefresh({
+    change: (key: StorefrontKey) => admin.storefrontKeys.revoke(key.id),
+    refresh: KEYS,
+    onDone: (key) => {
       setMessage(`The key “${key.label}” is revoked: it stops working within a second.`);
       if (created?.id === key.id) setCreated(null);
-      await queryClient.invalidateQueries({ queryKey: KEYS });
     },
   });
   const editingKey = keys.data?.items.find((key) => key.id === editing);
@@ -372,116 +372,97 @@ export function Keys() {
       ) : null}
       <ErrorBanner error={revoke.error} />
 
-      {keys.isPending ? (
-        <Loading label="Loading keys…" />
-      ) : keys.isError ? (
-        <ScreenError
-          error={keys.error}
-          allowed="owners and admins"
-          what="manage storefront keys"
-          onRetry={() => void keys.refetch()}
-        />
-      ) : keys.data.items.length === 0 && !pager.hasPrevious ? (
-        <Empty>
-          <p>No storefront keys yet. Create one to connect your shop’s front end.</p>
-        </Empty>
-      ) : (
-        <>
-          <div className="table-wrap contained">
-            <table>
-              <caption className="visually-hidden">Storefront keys</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Label</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Allowed origins</th>
-                  <th scope="col">Budgets</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+      <QueryView
+        query={keys}
+        loading="Loading keys…"
+        error={roleError('owners and admins', 'manage storefront keys')}
+        isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
+        empty={<p>No storefront keys yet. Create one to connect your shop’s front end.</p>}
+      >
+        {(data) => (
+          <>
+            <DataTable
+              wrap="contained"
+              caption="Storefront keys"
+              columns={['Label', 'Key', 'Allowed origins', 'Budgets', 'Created', 'Status', ACTIONS]}
+            >
+              {data.items.map((key) => (
+                <tr key={key.id} data-key-id={key.id}>
+                  <td>{key.label}</td>
+                  <td>
+                    <code className="key-prefix">{key.keyPrefix}…</code>
+                  </td>
+                  <td>
+                    {key.allowedOrigins.length === 0 ? (
+                      <span className="muted">None</span>
+                    ) : (
+                      <ul className="plain-list">
+                        {key.allowedOrigins.map((origin) => (
+                          <li key={origin}>
+                            <code>{origin}</code>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
+                  <td>
+                    <Budgets storefrontKey={key} />
+                  </td>
+                  <td>{formatDateTime(key.createdAt)}</td>
+                  <td>
+                    {key.revokedAt ? (
+                      <>
+                        <StatusBadge status="revoked" />
+                        <br />
+                        <span className="muted">{formatDateTime(key.revokedAt)}</span>
+                      </>
+                    ) : (
+                      <StatusBadge status="active" />
+                    )}
+                  </td>
+                  <td>
+                    {key.revokedAt ? null : (
+                      <div className="actions nowrap">
+                        <button
+                          type="button"
+                          aria-label={`Edit ${key.label}`}
+                          aria-expanded={editing === key.id}
+                          onClick={() => {
+                            setEditing(key.id);
+                            setCreating(false);
+                            setMessage(null);
+                          }}
+                        >
+                          Edit
+                        </button>
+                        <ConfirmButton
+                          title={`Revoke “${key.label}”?`}
+                          body={
+                            <p>
+                              Every shop using <code>{key.keyPrefix}…</code> stops working within a second.
+                              This cannot be undone: you would create a new key and deploy it.
+                            </p>
+                          }
+                          confirmLabel="Revoke key"
+                          onConfirm={() => {
+                            setMessage(null);
+                            revoke.mutate(key);
+                          }}
+                          disabled={revoke.isPending}
+                        >
+                          <span aria-hidden="true">Revoke</span>
+                          <span className="visually-hidden">Revoke {key.label}</span>
+                        </ConfirmButton>
+                      </div>
+                    )}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {keys.data.items.map((key) => (
-                  <tr key={key.id} data-key-id={key.id}>
-                    <td>{key.label}</td>
-                    <td>
-                      <code className="key-prefix">{key.keyPrefix}…</code>
-                    </td>
-                    <td>
-                      {key.allowedOrigins.length === 0 ? (
-                        <span className="muted">None</span>
-                      ) : (
-                        <ul className="plain-list">
-                          {key.allowedOrigins.map((origin) => (
-                            <li key={origin}>
-                              <code>{origin}</code>
-                            </li>
-                          ))}
-                        </ul>
-                      )}
-                    </td>
-                    <td>
-                      <Budgets storefrontKey={key} />
-                    </td>
-                    <td>{formatDateTime(key.createdAt)}</td>
-                    <td>
-                      {key.revokedAt ? (
-                        <>
-                          <StatusBadge status="revoked" />
-                          <br />
-                          <span className="muted">{formatDateTime(key.revokedAt)}</span>
-                        </>
-                      ) : (
-                        <StatusBadge status="active" />
-                      )}
-                    </td>
-                    <td>
-                      {key.revokedAt ? null : (
-                        <div className="actions nowrap">
-                          <button
-                            type="button"
-                            aria-label={`Edit ${key.label}`}
-                            aria-expanded={editing === key.id}
-                            onClick={() => {
-                              setEditing(key.id);
-                              setCreating(false);
-                              setMessage(null);
-                            }}
-                          >
-                            Edit
-                          </button>
-                          <ConfirmButton
-                            title={`Revoke “${key.label}”?`}
-                            body={
-                              <p>
-                                Every shop using <code>{key.keyPrefix}…</code> stops working within a second.
-                                This cannot be undone: you would create a new key and deploy it.
-                              </p>
-                            }
-                            confirmLabel="Revoke key"
-                            onConfirm={() => {
-                              setMessage(null);
-                              revoke.mutate(key);
-                            }}
-                            disabled={revoke.isPending}
-                          >
-                            <span aria-hidden="true">Revoke</span>
-                            <span className="visually-hidden">Revoke {key.label}</span>
-                          </ConfirmButton>
-                        </div>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager pager={pager} nextCursor={keys.data.nextCursor} />
-        </>
-      )}
+              ))}
+            </DataTable>
+            <Pager pager={pager} nextCursor={data.nextCursor} />
+          </>
+        )}
+      </QueryView>
     </>
   );
 }

@@ -7,7 +7,9 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { useAdmin } from '../session.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import {
+  ACTIONS,
   ConfirmButton,
+  DataTable,
   Empty,
   ErrorBanner,
   Loading,
@@ -18,6 +20,7 @@ import {
   useCursorPager,
 } from '../ui/components.tsx';
 import { fieldErrors, isStatus } from '../ui/problems.ts';
+import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
 import { Announcer, CreateByHandle, LeaveGuard, sameJson } from './content-parts.tsx';
 
 const MAX_ITEMS = 100;
@@ -26,18 +29,15 @@ export function Menus() {
   const admin = useAdmin();
   const queryClient = useQueryClient();
   const pager = useCursorPager();
-  const [deleted, setDeleted] = useState<string | null>(null);
   const list = useQuery({
     queryKey: ['menus', 'list', pager.cursor],
     queryFn: () => admin.request('adminListMenus', { query: { limit: 50, cursor: pager.cursor } }),
   });
-  const remove = useMutation({
-    mutationFn: (handle: string) => admin.request('adminDeleteMenu', { path: { handle } }),
-    onSuccess: (_data, handle) => {
-      setDeleted(handle);
-      queryClient.removeQueries({ queryKey: ['menus', 'one', handle] });
-      return queryClient.invalidateQueries({ queryKey: ['menus', 'list'] });
-    },
+  const remove = useChangeAndRefresh({
+    change: (handle: string) => admin.request('adminDeleteMenu', { path: { handle } }),
+    refresh: ['menus', 'list'],
+    forget: (handle) => ['menus', 'one', handle],
+    notice: (handle) => `Menu “${handle}” deleted.`,
   });
 
   return (
@@ -63,61 +63,45 @@ export function Menus() {
 
       <section aria-labelledby="all-menus">
         <h2 id="all-menus">All menus</h2>
-        {deleted ? <Notice tone="success">Menu “{deleted}” deleted.</Notice> : null}
+        {remove.notice ? <Notice tone="success">{remove.notice}</Notice> : null}
         <ErrorBanner error={remove.error} />
-        {list.isPending ? (
-          <Loading label="Loading menus…" />
-        ) : list.isError ? (
-          <ErrorBanner error={list.error} onRetry={() => void list.refetch()} />
-        ) : list.data.items.length === 0 ? (
-          <Empty>
-            <p>No menus yet. Create one above, for example “main”.</p>
-          </Empty>
-        ) : (
-          <div className="table-wrap content-table">
-            <table>
-              <caption className="visually-hidden">Menus</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Handle</th>
-                  <th scope="col">Items</th>
-                  <th scope="col" className="num">
-                    Links
-                  </th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+        <QueryView
+          query={list}
+          loading="Loading menus…"
+          empty={<p>No menus yet. Create one above, for example “main”.</p>}
+        >
+          {(data) => (
+            <DataTable
+              wrap="content-table"
+              caption="Menus"
+              columns={['Handle', 'Items', { label: 'Links', num: true }, 'Updated', ACTIONS]}
+            >
+              {data.items.map((menu) => (
+                <tr key={menu.id}>
+                  <td>
+                    <Link to={`/content/menus/${menu.handle}`}>{menu.handle}</Link>
+                  </td>
+                  <td className="muted clip">
+                    {menu.items.length > 0 ? menu.items.map((i) => i.label).join(', ') : '(empty)'}
+                  </td>
+                  <td className="num">{menu.items.length}</td>
+                  <td>{formatDateTime(menu.updatedAt)}</td>
+                  <td className="row-actions">
+                    <ConfirmButton
+                      title={`Delete the menu “${menu.handle}”?`}
+                      body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
+                      confirmLabel="Delete menu"
+                      onConfirm={() => remove.mutate(menu.handle)}
+                      disabled={remove.isPending}
+                    >
+                      Delete<span className="visually-hidden"> {menu.handle}</span>
+                    </ConfirmButton>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.data.items.map((menu) => (
-                  <tr key={menu.id}>
-                    <td>
-                      <Link to={`/content/menus/${menu.handle}`}>{menu.handle}</Link>
-                    </td>
-                    <td className="muted clip">
-                      {menu.items.length > 0 ? menu.items.map((i) => i.label).join(', ') : '(empty)'}
-                    </td>
-                    <td className="num">{menu.items.length}</td>
-                    <td>{formatDateTime(menu.updatedAt)}</td>
-                    <td className="row-actions">
-                      <ConfirmButton
-                        title={`Delete the menu “${menu.handle}”?`}
-                        body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
-                        confirmLabel="Delete menu"
-                        onConfirm={() => remove.mutate(menu.handle)}
-                        disabled={remove.isPending}
-                      >
-                        Delete<span className="visually-hidden"> {menu.handle}</span>
-                      </ConfirmButton>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+              ))}
+            </DataTable>
+          )}
+        </QueryView>
         <Pager pager={pager} nextCursor={list.data?.nextCursor} />
       </section>
     </>
@@ -277,13 +261,11 @@ function MenuEditor({ initial, title }: { initial: AdminMenu; title: string }) {
       setServer(map);
     },
   });
-  const remove = useMutation({
-    mutationFn: () => admin.request('adminDeleteMenu', { path: { handle } }),
-    onSuccess: async () => {
-      queryClient.removeQueries({ queryKey: ['menus', 'one', handle] });
-      await queryClient.invalidateQueries({ queryKey: ['menus', 'list'] });
-      void navigate('/content/menus');
-    },
+  const remove = useChangeAndRefresh({
+    change: () => admin.request('adminDeleteMenu', { path: { handle } }),
+    refresh: ['menus', 'list'],
+    forget: () => ['menus', 'one', handle],
+    onDone: () => void navigate('/content/menus'),
   });
 
   const submit = (event: FormEvent) => {

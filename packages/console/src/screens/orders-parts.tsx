@@ -1,41 +1,12 @@
 /**
- * Shared by the home, orders and pricing screens: exact percentages (basis points), countries,
- * what an order can still refund, and its timeline. No floats: amounts and rates go through strings.
+ * Shared by the home, orders and pricing screens: countries, what an order can still refund, and its
+ * timeline. (Rates in basis points are parsed and shown with money, in ui/money.ts.)
  */
 import type { AdminOrder } from '@storefront/client';
 import { useId, useMemo } from 'react';
 import { FieldShell } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
-import { formatMoney, minorToDecimal } from '../ui/money.ts';
-
-// ---- Percentages as basis points (1/100 of a percent): 825 = 8.25 % ----
-
-/** The exact decimal of a rate in basis points, without trailing zeros: 2000 → "20", 825 → "8.25", 750 → "7.5". */
-export function bpsToPercentText(bps: number): string {
-  return minorToDecimal(bps, 2).replace(/\.?0+$/, '');
-}
-
-/** A rate for display in the browser's locale ("8.25%"), formatted from its exact decimal string. */
-export function formatPercent(bps: number): string {
-  const format = new Intl.NumberFormat(undefined, {
-    style: 'percent',
-    maximumFractionDigits: 2,
-  }) as Intl.NumberFormat & { format(value: `${number}`): string };
-  return format.format(minorToDecimal(bps, 4) as `${number}`);
-}
-
-export type ParsedRate = { ok: true; bps: number } | { ok: false; message: string };
-
-/** A typed percentage ("20", "8.25", "7,5") as basis points, exactly: at most 2 decimals, 0 to 100. */
-export function percentTextToBps(text: string): ParsedRate {
-  const match = /^(\d{1,3})(?:[.,](\d+))?$/.exec(text.trim().replace(/\s*%$/, ''));
-  if (!match) return { ok: false, message: 'Enter a percentage, like 8.25.' };
-  const fraction = match[2] ?? '';
-  if (fraction.length > 2) return { ok: false, message: 'Use at most 2 decimals.' };
-  const bps = Number(match[1]) * 100 + Number(fraction.padEnd(2, '0'));
-  if (bps > 10_000) return { ok: false, message: 'A rate is at most 100 %.' };
-  return { ok: true, bps };
-}
+import { formatMoney } from '../ui/money.ts';
 
 // ---- Countries (ISO 3166-1 alpha-2, named in the browser's language) ----
 

@@ -6,7 +6,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { useAdmin } from '../session.tsx';
 import { useStaffSession } from '../store.ts';
 import {
-  Empty,
+  DataTable,
   ErrorBanner,
   Loading,
   Notice,
@@ -21,6 +21,7 @@ import { formatDateTime } from '../ui/dates.ts';
 import { MoneyField } from '../ui/money-field.tsx';
 import { formatMoney } from '../ui/money.ts';
 import { errorMessage, isStatus, messageAt } from '../ui/problems.ts';
+import { QueryView } from '../ui/queries.tsx';
 import { countryName, orderBadges, orderTimeline, refundableAmount, Timeline } from './orders-parts.tsx';
 import './orders.css';
 
@@ -89,36 +90,20 @@ function OrdersPages({ status }: { status: OrderStatus | undefined }) {
     placeholderData: keepPreviousData,
   });
 
-  if (orders.isPending) return <Loading label="Loading orders…" />;
-  if (!orders.data) return <ErrorBanner error={orders.error} onRetry={() => void orders.refetch()} />;
-  if (orders.data.items.length === 0) {
-    return (
-      <Empty>
-        <p>{EMPTY_TEXT[status ?? '']}</p>
-      </Empty>
-    );
-  }
   return (
-    <>
-      {orders.isError ? <ErrorBanner error={orders.error} onRetry={() => void orders.refetch()} /> : null}
-      <div className="table-wrap orders-table-wrap" aria-busy={orders.isFetching || undefined}>
-        <table className="orders-table row-headed">
-          <caption className="visually-hidden">
-            {STATUS_OPTIONS.find((option) => option.value === (status ?? ''))?.label}, newest first
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Order</th>
-              <th scope="col">Date</th>
-              <th scope="col">Customer</th>
-              <th scope="col" className="num">
-                Total
-              </th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {orders.data.items.map((order) => (
+    <QueryView query={orders} loading="Loading orders…" keepData empty={<p>{EMPTY_TEXT[status ?? '']}</p>}>
+      {(data) => (
+        <>
+          <DataTable
+            wrap="orders-table-wrap"
+            className="orders-table row-headed"
+            caption={
+              <>{STATUS_OPTIONS.find((option) => option.value === (status ?? ''))?.label}, newest first</>
+            }
+            columns={['Order', 'Date', 'Customer', { label: 'Total', num: true }, 'Status']}
+            busy={orders.isFetching}
+          >
+            {data.items.map((order) => (
               <tr key={order.id}>
                 <th scope="row">
                   <Link to={`/orders/${order.id}`}>#{order.number}</Link>
@@ -133,11 +118,11 @@ function OrdersPages({ status }: { status: OrderStatus | undefined }) {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
-      <Pager pager={pager} nextCursor={orders.data.nextCursor} />
-    </>
+          </DataTable>
+          <Pager pager={pager} nextCursor={data.nextCursor} />
+        </>
+      )}
+    </QueryView>
   );
 }
 

@@ -6,7 +6,9 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { useAdmin } from '../session.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import {
+  ACTIONS,
   ConfirmButton,
+  DataTable,
   Empty,
   ErrorBanner,
   Loading,
@@ -18,6 +20,7 @@ import {
   useCursorPager,
 } from '../ui/components.tsx';
 import { errorMessage, isStatus, messageAt } from '../ui/problems.ts';
+import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
 import { handleProblem, LeaveGuard, toHandle } from './content-parts.tsx';
 
 const MAX_TITLE = 200;
@@ -37,20 +40,16 @@ function titleProblem(title: string): string | undefined {
 
 export function Pages() {
   const admin = useAdmin();
-  const queryClient = useQueryClient();
   const pager = useCursorPager();
-  const [deleted, setDeleted] = useState<string | null>(null);
   const list = useQuery({
     queryKey: ['pages', 'list', pager.cursor],
     queryFn: () => admin.request('adminListPages', { query: { limit: 50, cursor: pager.cursor } }),
   });
-  const remove = useMutation({
-    mutationFn: (slug: string) => admin.request('adminDeletePage', { path: { slug } }),
-    onSuccess: (_data, slug) => {
-      setDeleted(slug);
-      queryClient.removeQueries({ queryKey: ['pages', 'one', slug] });
-      return queryClient.invalidateQueries({ queryKey: ['pages', 'list'] });
-    },
+  const remove = useChangeAndRefresh({
+    change: (slug: string) => admin.request('adminDeletePage', { path: { slug } }),
+    refresh: ['pages', 'list'],
+    forget: (slug) => ['pages', 'one', slug],
+    notice: (slug) => `Page “${slug}” deleted.`,
   });
 
   return (
@@ -66,57 +65,40 @@ export function Pages() {
 
       <section aria-labelledby="all-pages">
         <h2 id="all-pages">All pages</h2>
-        {deleted ? <Notice tone="success">Page “{deleted}” deleted.</Notice> : null}
+        {remove.notice ? <Notice tone="success">{remove.notice}</Notice> : null}
         <ErrorBanner error={remove.error} />
-        {list.isPending ? (
-          <Loading label="Loading pages…" />
-        ) : list.isError ? (
-          <ErrorBanner error={list.error} onRetry={() => void list.refetch()} />
-        ) : list.data.items.length === 0 ? (
-          <Empty>
-            <p>No pages yet. Create one above, for example “About us”.</p>
-          </Empty>
-        ) : (
-          <div className="table-wrap content-table">
-            <table>
-              <caption className="visually-hidden">Pages</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Title</th>
-                  <th scope="col">Slug</th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+        <QueryView
+          query={list}
+          loading="Loading pages…"
+          empty={<p>No pages yet. Create one above, for example “About us”.</p>}
+        >
+          {(data) => (
+            <DataTable wrap="content-table" caption="Pages" columns={['Title', 'Slug', 'Updated', ACTIONS]}>
+              {data.items.map((page) => (
+                <tr key={page.id}>
+                  <td>
+                    <Link to={`/content/pages/${page.slug}`}>{page.title}</Link>
+                  </td>
+                  <td>
+                    <code>{page.slug}</code>
+                  </td>
+                  <td>{formatDateTime(page.updatedAt)}</td>
+                  <td className="row-actions">
+                    <ConfirmButton
+                      title={`Delete the page “${page.title}”?`}
+                      body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
+                      confirmLabel="Delete page"
+                      onConfirm={() => remove.mutate(page.slug)}
+                      disabled={remove.isPending}
+                    >
+                      Delete<span className="visually-hidden"> {page.title}</span>
+                    </ConfirmButton>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.data.items.map((page) => (
-                  <tr key={page.id}>
-                    <td>
-                      <Link to={`/content/pages/${page.slug}`}>{page.title}</Link>
-                    </td>
-                    <td>
-                      <code>{page.slug}</code>
-                    </td>
-                    <td>{formatDateTime(page.updatedAt)}</td>
-                    <td className="row-actions">
-                      <ConfirmButton
-                        title={`Delete the page “${page.title}”?`}
-                        body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
-                        confirmLabel="Delete page"
-                        onConfirm={() => remove.mutate(page.slug)}
-                        disabled={remove.isPending}
-                      >
-                        Delete<span className="visually-hidden"> {page.title}</span>
-                      </ConfirmButton>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+              ))}
+            </DataTable>
+          )}
+        </QueryView>
         <Pager pager={pager} nextCursor={list.data?.nextCursor} />
       </section>
     </>
@@ -255,13 +237,11 @@ function PageEditor({ initial }: { initial: AdminPage }) {
       return queryClient.invalidateQueries({ queryKey: ['pages', 'list'] });
     },
   });
-  const remove = useMutation({
-    mutationFn: () => admin.request('adminDeletePage', { path: { slug } }),
-    onSuccess: async () => {
-      queryClient.removeQueries({ queryKey: ['pages', 'one', slug] });
-      await queryClient.invalidateQueries({ queryKey: ['pages', 'list'] });
-      void navigate('/content/pages');
-    },
+  const remove = useChangeAndRefresh({
+    change: () => admin.request('adminDeletePage', { path: { slug } }),
+    refresh: ['pages', 'list'],
+    forget: () => ['pages', 'one', slug],
+    onDone: () => void navigate('/content/pages'),
   });
 
   const bodyLength = length(body);

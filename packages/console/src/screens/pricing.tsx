@@ -5,10 +5,10 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useAdmin } from '../session.tsx';
 import { useCurrency } from '../store.ts';
 import {
+  ACTIONS,
   ConfirmButton,
-  Empty,
+  DataTable,
   ErrorBanner,
-  Loading,
   Notice,
   PageHeader,
   Pager,
@@ -19,15 +19,10 @@ import {
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { MoneyField } from '../ui/money-field.tsx';
-import { formatMoney } from '../ui/money.ts';
+import { bpsToPercentText, formatMoney, formatPercent, percentTextToBps } from '../ui/money.ts';
 import { errorMessage, messageAt } from '../ui/problems.ts';
-import {
-  bpsToPercentText,
-  countryName,
-  CountrySelect,
-  formatPercent,
-  percentTextToBps,
-} from './orders-parts.tsx';
+import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
+import { countryName, CountrySelect } from './orders-parts.tsx';
 import './orders.css';
 
 type Discount = SuccessBody<'adminListDiscounts'>['items'][number];
@@ -250,102 +245,81 @@ function DiscountValue({ discount, currency }: { discount: Discount; currency: s
 function Discounts() {
   const admin = useAdmin();
   const currency = useCurrency();
-  const queryClient = useQueryClient();
   const pager = useCursorPager();
-  const [deleted, setDeleted] = useState<string | null>(null);
   const discounts = useQuery({
     queryKey: ['discounts', pager.cursor],
     queryFn: () => admin.request('adminListDiscounts', { query: { cursor: pager.cursor, limit: 20 } }),
     placeholderData: keepPreviousData,
   });
-  const remove = useMutation({
-    mutationFn: (discount: Discount) =>
-      admin.request('adminDeleteDiscount', { path: { id: discount.id } }).then(() => discount),
-    onSuccess: (discount) => {
-      setDeleted(`Discount code ${discount.code} deleted.`);
-      pager.reset();
-      void queryClient.invalidateQueries({ queryKey: ['discounts'] });
-    },
+  const remove = useChangeAndRefresh({
+    change: (discount: Discount) => admin.request('adminDeleteDiscount', { path: { id: discount.id } }),
+    refresh: ['discounts'],
+    notice: (discount) => `Discount code ${discount.code} deleted.`,
+    onDone: () => pager.reset(),
   });
 
   return (
     <section aria-labelledby="discounts-title">
       <h2 id="discounts-title">Discount codes</h2>
-      {deleted ? <Notice tone="success">{deleted}</Notice> : null}
-      {remove.isError ? <ErrorBanner error={remove.error} /> : null}
-      {discounts.isPending ? <Loading label="Loading discount codes…" /> : null}
-      {discounts.isError ? (
-        <ErrorBanner error={discounts.error} onRetry={() => void discounts.refetch()} />
-      ) : null}
-      {discounts.data && discounts.data.items.length === 0 ? (
-        <Empty>
-          <p>No discount codes yet. Create one below.</p>
-        </Empty>
-      ) : null}
-      {discounts.data && discounts.data.items.length > 0 ? (
-        <>
-          <div className="table-wrap orders-table-wrap">
-            <table className="row-headed">
-              <caption className="visually-hidden">Discount codes, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Code</th>
-                  <th scope="col">Discount</th>
-                  <th scope="col">Active</th>
-                  <th scope="col" className="num">
-                    Used
+      {remove.notice ? <Notice tone="success">{remove.notice}</Notice> : null}
+      <ErrorBanner error={remove.error} />
+      <QueryView
+        query={discounts}
+        loading="Loading discount codes…"
+        keepData
+        empty={<p>No discount codes yet. Create one below.</p>}
+      >
+        {(data) => (
+          <>
+            <DataTable
+              wrap="orders-table-wrap"
+              className="row-headed"
+              caption="Discount codes, newest first"
+              columns={['Code', 'Discount', 'Active', { label: 'Used', num: true }, 'Status', ACTIONS]}
+            >
+              {data.items.map((discount) => (
+                <tr key={discount.id}>
+                  <th scope="row">
+                    <code>{discount.code}</code>
                   </th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+                  <td>
+                    <DiscountValue discount={discount} currency={currency} />
+                  </td>
+                  <td>
+                    {discount.startsAt || discount.endsAt ? (
+                      <>
+                        {discount.startsAt ? <div>From {formatDateTime(discount.startsAt)}</div> : null}
+                        {discount.endsAt ? <div>Until {formatDateTime(discount.endsAt)}</div> : null}
+                      </>
+                    ) : (
+                      'Always'
+                    )}
+                  </td>
+                  <td className="num">
+                    {discount.usedCount}
+                    {discount.usageLimit !== null ? ` of ${discount.usageLimit}` : ''}
+                  </td>
+                  <td>
+                    <StatusBadge status={discountState(discount)} />
+                  </td>
+                  <td>
+                    <ConfirmButton
+                      title={`Delete the code ${discount.code}?`}
+                      body={<p>Buyers can no longer use it. Orders that used it keep their discount.</p>}
+                      confirmLabel="Delete code"
+                      disabled={remove.isPending}
+                      onConfirm={() => remove.mutate(discount)}
+                    >
+                      Delete<span className="visually-hidden"> {discount.code}</span>
+                    </ConfirmButton>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {discounts.data.items.map((discount) => (
-                  <tr key={discount.id}>
-                    <th scope="row">
-                      <code>{discount.code}</code>
-                    </th>
-                    <td>
-                      <DiscountValue discount={discount} currency={currency} />
-                    </td>
-                    <td>
-                      {discount.startsAt || discount.endsAt ? (
-                        <>
-                          {discount.startsAt ? <div>From {formatDateTime(discount.startsAt)}</div> : null}
-                          {discount.endsAt ? <div>Until {formatDateTime(discount.endsAt)}</div> : null}
-                        </>
-                      ) : (
-                        'Always'
-                      )}
-                    </td>
-                    <td className="num">
-                      {discount.usedCount}
-                      {discount.usageLimit !== null ? ` of ${discount.usageLimit}` : ''}
-                    </td>
-                    <td>
-                      <StatusBadge status={discountState(discount)} />
-                    </td>
-                    <td>
-                      <ConfirmButton
-                        title={`Delete the code ${discount.code}?`}
-                        body={<p>Buyers can no longer use it. Orders that used it keep their discount.</p>}
-                        confirmLabel="Delete code"
-                        disabled={remove.isPending}
-                        onConfirm={() => remove.mutate(discount)}
-                      >
-                        Delete<span className="visually-hidden"> {discount.code}</span>
-                      </ConfirmButton>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager pager={pager} nextCursor={discounts.data.nextCursor} />
-        </>
-      ) : null}
+              ))}
+            </DataTable>
+            <Pager pager={pager} nextCursor={data.nextCursor} />
+          </>
+        )}
+      </QueryView>
       <NewDiscount />
     </section>
   );
@@ -461,7 +435,6 @@ function RateForm({ editing, onSaved }: { editing: TaxRate | null; onSaved: (cou
 
 function TaxRates() {
   const admin = useAdmin();
-  const queryClient = useQueryClient();
   const [editing, setEditing] = useState<TaxRate | null>(null);
   const [formKey, setFormKey] = useState(0);
   const [notice, setNotice] = useState<string | null>(null);
@@ -469,13 +442,12 @@ function TaxRates() {
     queryKey: ['tax-rates'],
     queryFn: () => admin.request('adminListTaxRates'),
   });
-  const remove = useMutation({
-    mutationFn: (country: string) =>
-      admin.request('adminDeleteTaxRate', { path: { country } }).then(() => country),
-    onSuccess: (country) => {
+  const remove = useChangeAndRefresh({
+    change: (country: string) => admin.request('adminDeleteTaxRate', { path: { country } }),
+    refresh: ['tax-rates'],
+    onDone: (country) => {
       setNotice(`The rate for ${countryName(country)} was deleted.`);
       if (editing?.country === country) setEditing(null);
-      void queryClient.invalidateQueries({ queryKey: ['tax-rates'] });
     },
   });
 
@@ -487,51 +459,37 @@ function TaxRates() {
         pay no tax and no shipping.
       </p>
       {notice ? <Notice tone="success">{notice}</Notice> : null}
-      {remove.isError ? <ErrorBanner error={remove.error} /> : null}
-      {rates.isPending ? <Loading label="Loading rates…" /> : null}
-      {rates.isError ? <ErrorBanner error={rates.error} onRetry={() => void rates.refetch()} /> : null}
-      {rates.data && rates.data.items.length === 0 ? (
-        <Empty>
-          <p>No country rates yet.</p>
-        </Empty>
-      ) : null}
-      {rates.data && rates.data.items.length > 0 ? (
-        <div className="table-wrap orders-table-wrap">
-          <table className="row-headed">
-            <caption className="visually-hidden">Tax and flat shipping by country</caption>
-            <thead>
-              <tr>
-                <th scope="col">Country</th>
-                <th scope="col" className="num">
-                  Tax
-                </th>
-                <th scope="col" className="num">
-                  Shipping
-                </th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rates.data.items.map((rate) => (
-                <RateRow
-                  key={rate.country}
-                  rate={rate}
-                  busy={remove.isPending}
-                  onEdit={() => {
-                    setNotice(null);
-                    setEditing(rate);
-                    setFormKey((k) => k + 1);
-                  }}
-                  onDelete={() => remove.mutate(rate.country)}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <ErrorBanner error={remove.error} />
+      <QueryView query={rates} loading="Loading rates…" keepData empty={<p>No country rates yet.</p>}>
+        {(data) => (
+          <DataTable
+            wrap="orders-table-wrap"
+            className="row-headed"
+            caption="Tax and flat shipping by country"
+            columns={[
+              'Country',
+              { label: 'Tax', num: true },
+              { label: 'Shipping', num: true },
+              'Updated',
+              ACTIONS,
+            ]}
+          >
+            {data.items.map((rate) => (
+              <RateRow
+                key={rate.country}
+                rate={rate}
+                busy={remove.isPending}
+                onEdit={() => {
+                  setNotice(null);
+                  setEditing(rate);
+                  setFormKey((k) => k + 1);
+                }}
+                onDelete={() => remove.mutate(rate.country)}
+              />
+            ))}
+          </DataTable>
+        )}
+      </QueryView>
       <RateForm
         key={formKey}
         editing={editing}

@@ -11,12 +11,14 @@ import { useAdmin } from '../session.tsx';
 import { useStoreSettings } from '../store.ts';
 import {
   ConfirmButton,
+  DataTable,
   Empty,
   ErrorBanner,
   Loading,
   Notice,
   PageHeader,
   Pager,
+  ProblemBanner,
   SelectField,
   StatusBadge,
   TextAreaField,
@@ -25,23 +27,25 @@ import {
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { MoneyField } from '../ui/money-field.tsx';
-import { isStatus } from '../ui/problems.ts';
 import {
   fieldMessage,
+  isStatus,
+  localProblem,
+  toFormProblem,
+  unclaimed,
+  type FormProblem,
+} from '../ui/problems.ts';
+import { QueryView } from '../ui/queries.tsx';
+import {
   ImagePreview,
   imageProblem,
-  localProblem,
   priceRange,
-  ProblemBanner,
   STATUS_OPTIONS,
   stockSummary,
   Thumb,
-  toFormProblem,
-  unclaimed,
   useDebounced,
   type AdminProduct,
   type AdminVariant,
-  type FormProblem,
   type ProductStatus,
 } from './catalog-parts.tsx';
 import './catalog.css';
@@ -150,50 +154,43 @@ function ProductsTable({ q, status }: { q: string; status: ProductStatus | '' })
     placeholderData: keepPreviousData,
   });
 
-  if (products.isPending) return <Loading label="Loading products…" />;
-  if (products.isError) return <ErrorBanner error={products.error} onRetry={() => void products.refetch()} />;
-  const { items, nextCursor } = products.data;
   const filtered = q !== '' || status !== '';
   return (
-    <>
-      <p className="visually-hidden" role="status">
-        {items.length === 0
-          ? 'No products found.'
-          : `${items.length} product${items.length === 1 ? '' : 's'} on this page.`}
-      </p>
-      {items.length === 0 ? (
-        <Empty>
-          {filtered ? (
-            <p>
-              No products match{q ? ` “${q}”` : ''}
-              {status ? ` with the status ${status}` : ''}. Try another search or filter.
-            </p>
+    <QueryView query={products} loading="Loading products…">
+      {({ items, nextCursor }) => (
+        <>
+          <p className="visually-hidden" role="status">
+            {items.length === 0
+              ? 'No products found.'
+              : `${items.length} product${items.length === 1 ? '' : 's'} on this page.`}
+          </p>
+          {items.length === 0 ? (
+            <Empty>
+              {filtered ? (
+                <p>
+                  No products match{q ? ` “${q}”` : ''}
+                  {status ? ` with the status ${status}` : ''}. Try another search or filter.
+                </p>
+              ) : (
+                <p>
+                  No products yet. <Link to="/products/new">Add your first product</Link>.
+                </p>
+              )}
+            </Empty>
           ) : (
-            <p>
-              No products yet. <Link to="/products/new">Add your first product</Link>.
-            </p>
-          )}
-        </Empty>
-      ) : (
-        <div className="table-wrap">
-          <table aria-busy={products.isFetching || undefined}>
-            <caption className="visually-hidden">Products</caption>
-            <thead>
-              <tr>
-                <th scope="col">
-                  <span className="visually-hidden">Image</span>
-                </th>
-                <th scope="col">Product</th>
-                <th scope="col">Status</th>
-                <th scope="col">Inventory</th>
-                <th scope="col">SKU</th>
-                <th scope="col" className="num">
-                  Price
-                </th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
+            <DataTable
+              caption="Products"
+              columns={[
+                { label: <span className="visually-hidden">Image</span> },
+                'Product',
+                'Status',
+                'Inventory',
+                'SKU',
+                { label: 'Price', num: true },
+                'Updated',
+              ]}
+              busy={products.isFetching}
+            >
               {items.map((product) => {
                 const skus = product.variants.map((v) => v.sku).filter((sku): sku is string => !!sku);
                 return (
@@ -226,12 +223,12 @@ function ProductsTable({ q, status }: { q: string; status: ProductStatus | '' })
                   </tr>
                 );
               })}
-            </tbody>
-          </table>
-        </div>
+            </DataTable>
+          )}
+          <Pager pager={pager} nextCursor={nextCursor} />
+        </>
       )}
-      <Pager pager={pager} nextCursor={nextCursor} />
-    </>
+    </QueryView>
   );
 }
 

@@ -1,37 +1,34 @@
 /** Regions: the named slots of blocks the shop shows (home hero, footer note), with their publish state. */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useAdmin } from '../session.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import {
+  ACTIONS,
   ConfirmButton,
-  Empty,
+  DataTable,
   ErrorBanner,
-  Loading,
   Notice,
   PageHeader,
   Pager,
   useCursorPager,
 } from '../ui/components.tsx';
+import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
 import { CreateByHandle } from './content-parts.tsx';
 
 export function Regions() {
   const admin = useAdmin();
   const queryClient = useQueryClient();
   const pager = useCursorPager();
-  const [deleted, setDeleted] = useState<string | null>(null);
   const list = useQuery({
     queryKey: ['regions', 'list', pager.cursor],
     queryFn: () => admin.request('adminListRegions', { query: { limit: 50, cursor: pager.cursor } }),
   });
-  const remove = useMutation({
-    mutationFn: (key: string) => admin.request('adminDeleteRegion', { path: { key } }),
-    onSuccess: (_data, key) => {
-      setDeleted(key);
-      queryClient.removeQueries({ queryKey: ['regions', 'one', key] });
-      return queryClient.invalidateQueries({ queryKey: ['regions', 'list'] });
-    },
+  const remove = useChangeAndRefresh({
+    change: (key: string) => admin.request('adminDeleteRegion', { path: { key } }),
+    refresh: ['regions', 'list'],
+    forget: (key) => ['regions', 'one', key],
+    notice: (key) => `Region “${key}” deleted.`,
   });
 
   return (
@@ -60,76 +57,62 @@ export function Regions() {
 
       <section aria-labelledby="all-regions">
         <h2 id="all-regions">All regions</h2>
-        {deleted ? <Notice tone="success">Region “{deleted}” deleted.</Notice> : null}
+        {remove.notice ? <Notice tone="success">{remove.notice}</Notice> : null}
         <ErrorBanner error={remove.error} />
-        {list.isPending ? (
-          <Loading label="Loading regions…" />
-        ) : list.isError ? (
-          <ErrorBanner error={list.error} onRetry={() => void list.refetch()} />
-        ) : list.data.items.length === 0 ? (
-          <Empty>
-            <p>No regions yet. Create one above, then add blocks to it in the builder.</p>
-          </Empty>
-        ) : (
-          <div className="table-wrap content-table">
-            <table>
-              <caption className="visually-hidden">Regions and their publish state</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Draft saved</th>
-                  <th scope="col">Published</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+        <QueryView
+          query={list}
+          loading="Loading regions…"
+          empty={<p>No regions yet. Create one above, then add blocks to it in the builder.</p>}
+        >
+          {(data) => (
+            <DataTable
+              wrap="content-table"
+              caption="Regions and their publish state"
+              columns={['Key', 'Status', 'Draft saved', 'Published', ACTIONS]}
+            >
+              {data.items.map((region) => (
+                <tr key={region.id}>
+                  <td>
+                    <Link to={`/content/regions/${region.key}`}>{region.key}</Link>
+                  </td>
+                  <td>
+                    <span className="status-stack">
+                      {region.publishedAt ? (
+                        <span className="badge badge-published">Published</span>
+                      ) : (
+                        <span className="badge">Not published</span>
+                      )}
+                      {region.hasUnpublishedChanges ? (
+                        <span className="badge badge-draft">Unpublished changes</span>
+                      ) : null}
+                    </span>
+                  </td>
+                  <td>{formatDateTime(region.draftUpdatedAt)}</td>
+                  <td>{formatDateTime(region.publishedAt)}</td>
+                  <td className="row-actions">
+                    <ConfirmButton
+                      title={`Delete the region “${region.key}”?`}
+                      body={
+                        <p>
+                          Its draft and its published blocks are deleted.
+                          {region.publishedAt
+                            ? ' Your shop stops showing it at once.'
+                            : ' It was never published, so your shop does not change.'}{' '}
+                          This cannot be undone.
+                        </p>
+                      }
+                      confirmLabel="Delete region"
+                      onConfirm={() => remove.mutate(region.key)}
+                      disabled={remove.isPending}
+                    >
+                      Delete<span className="visually-hidden"> {region.key}</span>
+                    </ConfirmButton>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.data.items.map((region) => (
-                  <tr key={region.id}>
-                    <td>
-                      <Link to={`/content/regions/${region.key}`}>{region.key}</Link>
-                    </td>
-                    <td>
-                      <span className="status-stack">
-                        {region.publishedAt ? (
-                          <span className="badge badge-published">Published</span>
-                        ) : (
-                          <span className="badge">Not published</span>
-                        )}
-                        {region.hasUnpublishedChanges ? (
-                          <span className="badge badge-draft">Unpublished changes</span>
-                        ) : null}
-                      </span>
-                    </td>
-                    <td>{formatDateTime(region.draftUpdatedAt)}</td>
-                    <td>{formatDateTime(region.publishedAt)}</td>
-                    <td className="row-actions">
-                      <ConfirmButton
-                        title={`Delete the region “${region.key}”?`}
-                        body={
-                          <p>
-                            Its draft and its published blocks are deleted.
-                            {region.publishedAt
-                              ? ' Your shop stops showing it at once.'
-                              : ' It was never published, so your shop does not change.'}{' '}
-                            This cannot be undone.
-                          </p>
-                        }
-                        confirmLabel="Delete region"
-                        onConfirm={() => remove.mutate(region.key)}
-                        disabled={remove.isPending}
-                      >
-                        Delete<span className="visually-hidden"> {region.key}</span>
-                      </ConfirmButton>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+              ))}
+            </DataTable>
+          )}
+        </QueryView>
         <Pager pager={pager} nextCursor={list.data?.nextCursor} />
       </section>
     </>

@@ -8,10 +8,11 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useAdmin } from '../session.tsx';
 import { useStaffSession, useStoreSettings } from '../store.ts';
-import { ErrorBanner, Loading, Notice, PageHeader, TextField } from '../ui/components.tsx';
+import { ErrorBanner, Notice, PageHeader, TextField } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { messageAt } from '../ui/problems.ts';
-import { ScreenError } from './integrations-parts.tsx';
+import { QueryView } from '../ui/queries.tsx';
+import { roleError } from './integrations-parts.tsx';
 
 type StoreSettings = SuccessBody<'adminGetSettings'>;
 
@@ -127,25 +128,22 @@ export function Settings() {
   return (
     <>
       <PageHeader title="Settings" />
-      {settings.isPending ? (
-        <Loading label="Loading settings…" />
-      ) : settings.isError ? (
-        <ScreenError
-          error={settings.error}
-          allowed="staff of this store"
-          what="see its settings"
-          onRetry={() => void settings.refetch()}
-        />
-      ) : (
-        <>
-          {readOnly ? (
-            <Notice tone="warning">
-              Only owners and admins can change the settings. You are signed in as staff.
-            </Notice>
-          ) : null}
-          <SettingsForm settings={settings.data} readOnly={readOnly} />
-        </>
-      )}
+      <QueryView
+        query={settings}
+        loading="Loading settings…"
+        error={roleError('staff of this store', 'see its settings')}
+      >
+        {(data) => (
+          <>
+            {readOnly ? (
+              <Notice tone="warning">
+                Only owners and admins can change the settings. You are signed in as staff.
+              </Notice>
+            ) : null}
+            <SettingsForm settings={data} readOnly={readOnly} />
+          </>
+        )}
+      </QueryView>
     </>
   );
 }

@@ -9,10 +9,10 @@ import { useState, type FormEvent } from 'react';
 import { useStaffSession } from '../store.ts';
 import { useAdmin, useSession } from '../session.tsx';
 import {
+  ACTIONS,
   ConfirmButton,
-  Empty,
+  DataTable,
   ErrorBanner,
-  Loading,
   Notice,
   PageHeader,
   Pager,
@@ -23,7 +23,8 @@ import {
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { messageAt } from '../ui/problems.ts';
-import { FocusOnShow, focusSoon, ScreenError } from './integrations-parts.tsx';
+import { QueryView } from '../ui/queries.tsx';
+import { FocusOnShow, focusSoon, roleError } from './integrations-parts.tsx';
 
 type Member = SuccessBody<'adminListStaff'>['items'][number];
 type Role = RequestBody<'adminAddStaffMember'>['role'];
@@ -252,83 +253,63 @@ export function Staff() {
       ) : null}
       <ErrorBanner error={remove.error} />
 
-      {staff.isPending ? (
-        <Loading label="Loading staff…" />
-      ) : staff.isError ? (
-        <ScreenError
-          error={staff.error}
-          allowed="store owners"
-          what="manage staff and roles"
-          onRetry={() => void staff.refetch()}
-        />
-      ) : staff.data.items.length === 0 && !pager.hasPrevious ? (
-        <Empty>
-          <p>No staff members.</p>
-        </Empty>
-      ) : (
-        <>
-          <div className="table-wrap contained">
-            <table>
-              <caption className="visually-hidden">Staff members</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Added</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {staff.data.items.map((member) => {
-                  const isYou = member.id === me?.id;
-                  return (
-                    <tr key={member.id} data-staff-email={member.email}>
-                      <td className="break">
-                        {member.email}
-                        {isYou ? (
-                          <span className="you">
-                            <StatusBadge status="you" />
-                          </span>
-                        ) : null}
-                      </td>
-                      <td>
-                        <RoleCell key={member.role} member={member} isYou={isYou} />
-                      </td>
-                      <td>{formatDateTime(member.createdAt)}</td>
-                      <td>
-                        <ConfirmButton
-                          title={isYou ? 'Remove yourself?' : `Remove ${member.email}?`}
-                          body={
-                            <p>
-                              {isYou
-                                ? 'You lose access to this store at once and are signed out.'
-                                : `${member.email} loses access to this store at once; their sessions end.`}
-                            </p>
-                          }
-                          confirmLabel="Remove"
-                          onConfirm={() => {
-                            setMessage(null);
-                            remove.mutate(member);
-                          }}
-                          disabled={remove.isPending}
-                        >
-                          <span aria-hidden="true">Remove</span>
-                          <span className="visually-hidden">Remove {member.email}</span>
-                        </ConfirmButton>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-          <Pager pager={pager} nextCursor={staff.data.nextCursor} />
-          <h2>Roles</h2>
-          <RoleHelp />
-        </>
-      )}
+      <QueryView
+        query={staff}
+        loading="Loading staff…"
+        error={roleError('store owners', 'manage staff and roles')}
+        isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
+        empty={<p>No staff members.</p>}
+      >
+        {(data) => (
+          <>
+            <DataTable wrap="contained" caption="Staff members" columns={['Email', 'Role', 'Added', ACTIONS]}>
+              {data.items.map((member) => {
+                const isYou = member.id === me?.id;
+                return (
+                  <tr key={member.id} data-staff-email={member.email}>
+                    <td className="break">
+                      {member.email}
+                      {isYou ? (
+                        <span className="you">
+                          <StatusBadge status="you" />
+                        </span>
+                      ) : null}
+                    </td>
+                    <td>
+                      <RoleCell key={member.role} member={member} isYou={isYou} />
+                    </td>
+                    <td>{formatDateTime(member.createdAt)}</td>
+                    <td>
+                      <ConfirmButton
+                        title={isYou ? 'Remove yourself?' : `Remove ${member.email}?`}
+                        body={
+                          <p>
+                            {isYou
+                              ? 'You lose access to this store at once and are signed out.'
+                              : `${member.email} loses access to this store at once; their sessions end.`}
+                          </p>
+                        }
+                        confirmLabel="Remove"
+                        onConfirm={() => {
+                          setMessage(null);
+                          remove.mutate(member);
+                        }}
+                        disabled={remove.isPending}
+                      >
+                        <span aria-hidden="true">Remove</span>
+                        <span className="visually-hidden">Remove {member.email}</span>
+                      </ConfirmButton>
+                    </td>
+                  </tr>
+                );
+              })}
+            </DataTable>
+            <Pager pager={pager} nextCursor={data.nextCursor} />
+            <h2>Roles</h2>
+            <RoleHelp />
+          </>
+        )}
+      </QueryView>
     </>
   );
 }

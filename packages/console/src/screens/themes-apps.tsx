@@ -7,10 +7,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useAdmin } from '../session.tsx';
 import {
+  ACTIONS,
   ConfirmButton,
-  Empty,
+  DataTable,
   ErrorBanner,
-  Loading,
   Notice,
   PageHeader,
   Pager,
@@ -21,7 +21,8 @@ import {
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { messageAt } from '../ui/problems.ts';
-import { FocusOnShow, focusSoon, ScreenError } from './integrations-parts.tsx';
+import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
+import { FocusOnShow, focusSoon, roleError } from './integrations-parts.tsx';
 
 type Theme = SuccessBody<'adminListThemes'>['items'][number];
 
@@ -107,7 +108,6 @@ function CreateTheme({ onCreated, onCancel }: { onCreated: (theme: Theme) => voi
 
 export function Themes() {
   const admin = useAdmin();
-  const queryClient = useQueryClient();
   const pager = useCursorPager();
   const [creating, setCreating] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
@@ -118,12 +118,10 @@ export function Themes() {
         query: { limit: 50, ...(pager.cursor ? { cursor: pager.cursor } : {}) },
       }),
   });
-  const publish = useMutation({
-    mutationFn: (theme: Theme) => admin.request('adminPublishTheme', { path: { id: theme.id } }),
-    onSuccess: async (theme) => {
-      setMessage(`“${theme.name}” is now your live theme.`);
-      await queryClient.invalidateQueries({ queryKey: THEMES });
-    },
+  const publish = useChangeAndRefresh({
+    change: (theme: Theme) => admin.request('adminPublishTheme', { path: { id: theme.id } }),
+    refresh: THEMES,
+    onDone: (_theme, live) => setMessage(`“${live.name}” is now your live theme.`),
   });
   const live = themes.data?.items.find((theme) => theme.live);
 
@@ -170,99 +168,82 @@ export function Themes() {
         />
       ) : null}
       <ErrorBanner error={publish.error} />
-      {themes.isPending ? (
-        <Loading label="Loading themes…" />
-      ) : themes.isError ? (
-        <ScreenError
-          error={themes.error}
-          allowed="owners and admins"
-          what="manage themes"
-          onRetry={() => void themes.refetch()}
-        />
-      ) : themes.data.items.length === 0 && !pager.hasPrevious ? (
-        <Empty>
-          <p>No themes yet. Create one, then publish it.</p>
-        </Empty>
-      ) : (
-        <>
-          <div className="table-wrap contained">
-            <table>
-              <caption className="visually-hidden">Themes</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Settings</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {themes.data.items.map((theme) => {
-                  const keys = Object.keys(theme.settings);
-                  return (
-                    <tr key={theme.id}>
-                      <td>{theme.name}</td>
-                      <td>
-                        {theme.live ? (
-                          <>
-                            <StatusBadge status="published" />
-                            <br />
-                            <span className="muted">since {formatDateTime(theme.publishedAt)}</span>
-                          </>
-                        ) : (
-                          <StatusBadge status="draft" />
-                        )}
-                      </td>
-                      <td>
-                        {keys.length === 0 ? (
-                          <span className="muted">None</span>
-                        ) : (
-                          <details>
-                            <summary>
-                              {keys.length} {keys.length === 1 ? 'setting' : 'settings'}
-                            </summary>
-                            <pre>{JSON.stringify(theme.settings, null, 2)}</pre>
-                          </details>
-                        )}
-                      </td>
-                      <td>{formatDateTime(theme.createdAt)}</td>
-                      <td>
-                        {theme.live ? null : (
-                          <ConfirmButton
-                            danger={false}
-                            title={`Publish “${theme.name}”?`}
-                            body={
-                              <p>
-                                {live
-                                  ? `It replaces “${live.name}” as the live theme at once.`
-                                  : 'It becomes the live theme at once.'}{' '}
-                                Webhook subscribers get <code>theme.published</code>.
-                              </p>
-                            }
-                            confirmLabel="Publish theme"
-                            onConfirm={() => {
-                              setMessage(null);
-                              publish.mutate(theme);
-                            }}
-                            disabled={publish.isPending}
-                          >
-                            <span aria-hidden="true">Publish</span>
-                            <span className="visually-hidden">Publish {theme.name}</span>
-                          </ConfirmButton>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-          <Pager pager={pager} nextCursor={themes.data.nextCursor} />
-        </>
-      )}
+      <QueryView
+        query={themes}
+        loading="Loading themes…"
+        error={roleError('owners and admins', 'manage themes')}
+        isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
+        empty={<p>No themes yet. Create one, then publish it.</p>}
+      >
+        {(data) => (
+          <>
+            <DataTable
+              wrap="contained"
+              caption="Themes"
+              columns={['Name', 'Status', 'Settings', 'Created', ACTIONS]}
+            >
+              {data.items.map((theme) => {
+                const keys = Object.keys(theme.settings);
+                return (
+                  <tr key={theme.id}>
+                    <td>{theme.name}</td>
+                    <td>
+                      {theme.live ? (
+                        <>
+                          <StatusBadge status="published" />
+                          <br />
+                          <span className="muted">since {formatDateTime(theme.publishedAt)}</span>
+                        </>
+                      ) : (
+                        <StatusBadge status="draft" />
+                      )}
+                    </td>
+                    <td>
+                      {keys.length === 0 ? (
+                        <span className="muted">None</span>
+                      ) : (
+                        <details>
+                          <summary>
+                            {keys.length} {keys.length === 1 ? 'setting' : 'settings'}
+                          </summary>
+                          <pre>{JSON.stringify(theme.settings, null, 2)}</pre>
+                        </details>
+                      )}
+                    </td>
+                    <td>{formatDateTime(theme.createdAt)}</td>
+                    <td>
+                      {theme.live ? null : (
+                        <ConfirmButton
+                          danger={false}
+                          title={`Publish “${theme.name}”?`}
+                          body={
+                            <p>
+                              {live
+                                ? `It replaces “${live.name}” as the live theme at once.`
+                                : 'It becomes the live theme at once.'}{' '}
+                              Webhook subscribers get <code>theme.published</code>.
+                            </p>
+                          }
+                          confirmLabel="Publish theme"
+                          onConfirm={() => {
+                            setMessage(null);
+                            publish.mutate(theme);
+                          }}
+                          disabled={publish.isPending}
+                        >
+                          <span aria-hidden="true">Publish</span>
+                          <span className="visually-hidden">Publish {theme.name}</span>
+                        </ConfirmButton>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </DataTable>
+            <Pager pager={pager} nextCursor={data.nextCursor} />
+          </>
+        )}
+      </QueryView>
     </>
   );
 }
@@ -397,57 +378,44 @@ export function Apps() {
           }}
         />
       ) : null}
-      {apps.isPending ? (
-        <Loading label="Loading apps…" />
-      ) : apps.isError ? (
-        <ScreenError
-          error={apps.error}
-          allowed="owners and admins"
-          what="manage apps"
-          onRetry={() => void apps.refetch()}
-        />
-      ) : apps.data.items.length === 0 && !pager.hasPrevious ? (
-        <Empty>
-          <p>No apps installed.</p>
-        </Empty>
-      ) : (
-        <>
-          <div className="table-wrap contained">
-            <table>
-              <caption className="visually-hidden">Installed apps</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Access scopes</th>
-                  <th scope="col">Installed</th>
+      <QueryView
+        query={apps}
+        loading="Loading apps…"
+        error={roleError('owners and admins', 'manage apps')}
+        isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
+        empty={<p>No apps installed.</p>}
+      >
+        {(data) => (
+          <>
+            <DataTable
+              wrap="contained"
+              caption="Installed apps"
+              columns={['Name', 'Access scopes', 'Installed']}
+            >
+              {data.items.map((app) => (
+                <tr key={app.id}>
+                  <td>{app.name}</td>
+                  <td>
+                    {app.scopes.length === 0 ? (
+                      <span className="muted">None</span>
+                    ) : (
+                      <ul className="plain-list">
+                        {app.scopes.map((scope) => (
+                          <li key={scope}>
+                            <code>{scope}</code>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
+                  <td>{formatDateTime(app.installedAt)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {apps.data.items.map((app) => (
-                  <tr key={app.id}>
-                    <td>{app.name}</td>
-                    <td>
-                      {app.scopes.length === 0 ? (
-                        <span className="muted">None</span>
-                      ) : (
-                        <ul className="plain-list">
-                          {app.scopes.map((scope) => (
-                            <li key={scope}>
-                              <code>{scope}</code>
-                            </li>
-                          ))}
-                        </ul>
-                      )}
-                    </td>
-                    <td>{formatDateTime(app.installedAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager pager={pager} nextCursor={apps.data.nextCursor} />
-        </>
-      )}
+              ))}
+            </DataTable>
+            <Pager pager={pager} nextCursor={data.nextCursor} />
+          </>
+        )}
+      </QueryView>
     </>
   );
 }

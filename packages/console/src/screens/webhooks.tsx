@@ -14,7 +14,9 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { useAdmin } from '../session.tsx';
 import {
+  ACTIONS,
   ConfirmButton,
+  DataTable,
   Empty,
   ErrorBanner,
   Loading,
@@ -29,7 +31,15 @@ import {
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { isStatus, messageAt } from '../ui/problems.ts';
-import { FocusOnShow, focusSoon, localInputToIso, ScreenError, toLocalInput } from './integrations-parts.tsx';
+import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
+import {
+  FocusOnShow,
+  focusSoon,
+  localInputToIso,
+  roleError,
+  ScreenError,
+  toLocalInput,
+} from './integrations-parts.tsx';
 
 type EventName = RequestBody<'adminCreateWebhookEndpoint'>['events'][number];
 type EventType = Exclude<EventName, '*'>;
@@ -328,57 +338,43 @@ export function Webhooks() {
       ) : null}
 
       <h2>Endpoints</h2>
-      {endpoints.isPending ? (
-        <Loading label="Loading endpoints…" />
-      ) : endpoints.isError ? (
-        <ScreenError
-          error={endpoints.error}
-          allowed="owners and admins"
-          what="manage webhooks"
-          onRetry={() => void endpoints.refetch()}
-        />
-      ) : endpoints.data.items.length === 0 && !pager.hasPrevious ? (
-        <Empty>
-          <p>No endpoints yet. Add one to receive events.</p>
-        </Empty>
-      ) : (
-        <>
-          <div className="table-wrap contained">
-            <table>
-              <caption className="visually-hidden">Webhook endpoints</caption>
-              <thead>
-                <tr>
-                  <th scope="col">URL</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
+      <QueryView
+        query={endpoints}
+        loading="Loading endpoints…"
+        error={roleError('owners and admins', 'manage webhooks')}
+        isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
+        empty={<p>No endpoints yet. Add one to receive events.</p>}
+      >
+        {(data) => (
+          <>
+            <DataTable
+              wrap="contained"
+              caption="Webhook endpoints"
+              columns={['URL', 'Events', 'Status', 'Created']}
+            >
+              {data.items.map((endpoint) => (
+                <tr key={endpoint.id}>
+                  <td className="break">
+                    <Link to={`/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
+                    {endpoint.description ? (
+                      <>
+                        <br />
+                        <span className="muted">{endpoint.description}</span>
+                      </>
+                    ) : null}
+                  </td>
+                  <td>{describeEvents(endpoint.events)}</td>
+                  <td>
+                    <StatusBadge status={endpointStatus(endpoint).status} />
+                  </td>
+                  <td>{formatDateTime(endpoint.createdAt)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {endpoints.data.items.map((endpoint) => (
-                  <tr key={endpoint.id}>
-                    <td className="break">
-                      <Link to={`/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
-                      {endpoint.description ? (
-                        <>
-                          <br />
-                          <span className="muted">{endpoint.description}</span>
-                        </>
-                      ) : null}
-                    </td>
-                    <td>{describeEvents(endpoint.events)}</td>
-                    <td>
-                      <StatusBadge status={endpointStatus(endpoint).status} />
-                    </td>
-                    <td>{formatDateTime(endpoint.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager pager={pager} nextCursor={endpoints.data.nextCursor} />
-        </>
-      )}
+              ))}
+            </DataTable>
+            <Pager pager={pager} nextCursor={data.nextCursor} />
+          </>
+        )}
+      </QueryView>
       {endpoints.isError && isStatus(endpoints.error, 403) ? null : (
         <DeliveriesLog title="Recent deliveries" endpointUrls={urls} />
       )}
@@ -419,7 +415,6 @@ function DeliveriesLog({
   endpointUrls?: ReadonlyMap<string, string>;
 }) {
   const admin = useAdmin();
-  const queryClient = useQueryClient();
   const pager = useCursorPager();
   const [status, setStatus] = useState<'' | WebhookDelivery['status']>('');
   const [retried, setRetried] = useState<string | null>(null);
@@ -436,12 +431,10 @@ function DeliveriesLog({
     refetchInterval: (query) =>
       query.state.data?.items.some((delivery) => delivery.status === 'pending') ? 3000 : false,
   });
-  const retry = useMutation({
-    mutationFn: (delivery: WebhookDelivery) => admin.webhookDeliveries.retry(delivery.id),
-    onSuccess: async (delivery) => {
-      setRetried(`The ${delivery.event} delivery is queued to be sent again now.`);
-      await queryClient.invalidateQueries({ queryKey: DELIVERIES });
-    },
+  const retry = useChangeAndRefresh({
+    change: (delivery: WebhookDelivery) => admin.webhookDeliveries.retry(delivery.id),
+    refresh: DELIVERIES,
+    onDone: (_delivery, queued) => setRetried(`The ${queued.event} delivery is queued to be sent again now.`),
   });
   const headingId = endpointId ? 'deliveries-title' : 'recent-deliveries-title';
 
@@ -472,88 +465,78 @@ function DeliveriesLog({
       </div>
       {retried ? <Notice tone="success">{retried}</Notice> : null}
       <ErrorBanner error={retry.error} />
-      {deliveries.isPending ? (
-        <Loading label="Loading deliveries…" />
-      ) : deliveries.isError ? (
-        <ScreenError
-          error={deliveries.error}
-          allowed="owners and admins"
-          what="see webhook deliveries"
-          onRetry={() => void deliveries.refetch()}
-        />
-      ) : deliveries.data.items.length === 0 && !pager.hasPrevious ? (
-        <Empty>
+      <QueryView
+        query={deliveries}
+        loading="Loading deliveries…"
+        error={roleError('owners and admins', 'see webhook deliveries')}
+        isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
+        empty={
           <p>
             {status
               ? `No ${status} deliveries.`
               : 'No deliveries yet. They appear here as events happen in your store.'}
           </p>
-        </Empty>
-      ) : (
-        <>
-          <div className="table-wrap contained">
-            <table className="deliveries">
-              <caption className="visually-hidden">{title}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  {endpointId ? null : <th scope="col">Endpoint</th>}
-                  <th scope="col">Status</th>
-                  <th scope="col" className="num">
-                    Attempts
-                  </th>
-                  <th scope="col">Last response</th>
-                  <th scope="col">Last attempt</th>
-                  <th scope="col">Next attempt</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+        }
+      >
+        {(data) => (
+          <>
+            <DataTable
+              wrap="contained"
+              className="deliveries"
+              caption={title}
+              columns={[
+                'Event',
+                endpointId ? null : 'Endpoint',
+                'Status',
+                { label: 'Attempts', num: true },
+                'Last response',
+                'Last attempt',
+                'Next attempt',
+                ACTIONS,
+              ]}
+            >
+              {data.items.map((delivery) => (
+                <tr key={delivery.id} data-delivery-id={delivery.id}>
+                  <td>
+                    <code>{delivery.event}</code>
+                    {delivery.kind !== 'event' ? <span className="muted"> ({delivery.kind})</span> : null}
+                    <br />
+                    <span className="muted">{formatDateTime(delivery.createdAt)}</span>
+                  </td>
+                  {endpointId ? null : (
+                    <td className="break">
+                      <Link to={`/webhooks/${delivery.endpointId}`}>
+                        {endpointUrls?.get(delivery.endpointId) ?? 'Endpoint'}
+                      </Link>
+                    </td>
+                  )}
+                  <td>
+                    <StatusBadge status={delivery.status} />
+                  </td>
+                  <td className="num">{delivery.attempts}</td>
+                  <td>{lastResponse(delivery)}</td>
+                  <td>{formatDateTime(delivery.lastAttemptAt)}</td>
+                  <td>{delivery.status === 'pending' ? formatDateTime(delivery.nextAttemptAt) : '—'}</td>
+                  <td>
+                    <button
+                      type="button"
+                      onClick={() => {
+                        setRetried(null);
+                        retry.mutate(delivery);
+                      }}
+                      disabled={retry.isPending}
+                      aria-label={`${retryLabel(delivery)} (${delivery.event}, ${formatDateTime(delivery.createdAt)})`}
+                    >
+                      {retryLabel(delivery)}
+                    </button>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {deliveries.data.items.map((delivery) => (
-                  <tr key={delivery.id} data-delivery-id={delivery.id}>
-                    <td>
-                      <code>{delivery.event}</code>
-                      {delivery.kind !== 'event' ? <span className="muted"> ({delivery.kind})</span> : null}
-                      <br />
-                      <span className="muted">{formatDateTime(delivery.createdAt)}</span>
-                    </td>
-                    {endpointId ? null : (
-                      <td className="break">
-                        <Link to={`/webhooks/${delivery.endpointId}`}>
-                          {endpointUrls?.get(delivery.endpointId) ?? 'Endpoint'}
-                        </Link>
-                      </td>
-                    )}
-                    <td>
-                      <StatusBadge status={delivery.status} />
-                    </td>
-                    <td className="num">{delivery.attempts}</td>
-                    <td>{lastResponse(delivery)}</td>
-                    <td>{formatDateTime(delivery.lastAttemptAt)}</td>
-                    <td>{delivery.status === 'pending' ? formatDateTime(delivery.nextAttemptAt) : '—'}</td>
-                    <td>
-                      <button
-                        type="button"
-                        onClick={() => {
-                          setRetried(null);
-                          retry.mutate(delivery);
-                        }}
-                        disabled={retry.isPending}
-                        aria-label={`${retryLabel(delivery)} (${delivery.event}, ${formatDateTime(delivery.createdAt)})`}
-                      >
-                        {retryLabel(delivery)}
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager pager={pager} nextCursor={deliveries.data.nextCursor} />
-        </>
-      )}
+              ))}
+            </DataTable>
+            <Pager pager={pager} nextCursor={data.nextCursor} />
+          </>
+        )}
+      </QueryView>
     </section>
   );
 }
@@ -762,15 +745,12 @@ export function WebhookDetail() {
       afterChange(next);
     },
   });
-  const remove = useMutation({
-    mutationFn: () => admin.webhookEndpoints.delete(id),
-    onSuccess: async () => {
-      queryClient.removeQueries({ queryKey: ['webhook-endpoint', id] });
-      await queryClient.invalidateQueries({ queryKey: ENDPOINTS });
-      await navigate('/webhooks', {
-        state: { notice: `The endpoint ${endpoint.data?.url ?? ''} is deleted.` },
-      });
-    },
+  const remove = useChangeAndRefresh({
+    change: () => admin.webhookEndpoints.delete(id),
+    refresh: ENDPOINTS,
+    forget: () => ['webhook-endpoint', id],
+    onDone: () =>
+      navigate('/webhooks', { state: { notice: `The endpoint ${endpoint.data?.url ?? ''} is deleted.` } }),
   });
 
   if (endpoint.isPending) {

@@ -12,7 +12,7 @@ import {
   type SelectHTMLAttributes,
   type TextareaHTMLAttributes,
 } from 'react';
-import { errorMessage, fieldErrors } from './problems.ts';
+import { errorMessage, fieldErrors, type FieldMessage, type FormProblem } from './problems.ts';
 
 export function PageHeader({
   title,
@@ -51,6 +51,18 @@ export function Empty({ children }: { children: ReactNode }) {
   return <div className="state empty">{children}</div>;
 }
 
+function FieldList({ fields }: { fields: readonly FieldMessage[] }) {
+  return (
+    <ul>
+      {fields.map((field) => (
+        <li key={field.pointer + field.detail}>
+          <code>{field.pointer}</code> {field.detail}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** An error from the API as a readable alert, with its field messages listed. */
 export function ErrorBanner({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   if (!error) return null;
@@ -58,20 +70,35 @@ export function ErrorBanner({ error, onRetry }: { error: unknown; onRetry?: () =
   return (
     <div className="banner error" role="alert">
       <p>{errorMessage(error)}</p>
-      {fields.length > 1 ? (
-        <ul>
-          {fields.map((field) => (
-            <li key={field.pointer + field.detail}>
-              <code>{field.pointer}</code> {field.detail}
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      {fields.length > 1 ? <FieldList fields={fields} /> : null}
       {onRetry ? (
         <button type="button" onClick={onRetry}>
           Try again
         </button>
       ) : null}
+    </div>
+  );
+}
+
+/**
+ * A form's problem as an alert: its sentence, and the field messages no shown field claims
+ * (`others`); when every one is shown at its field, a pointer to them.
+ */
+export function ProblemBanner({
+  problem,
+  others = [],
+}: {
+  problem: FormProblem | null;
+  others?: FieldMessage[];
+}) {
+  if (!problem) return null;
+  return (
+    <div className="banner error" role="alert">
+      <p>{problem.message}</p>
+      {problem.fields.length > 0 && others.length === 0 ? (
+        <p>The fields concerned are marked below.</p>
+      ) : null}
+      {others.length > 0 ? <FieldList fields={others} /> : null}
     </div>
   );
 }
@@ -177,6 +204,58 @@ export function SelectField({ label, hint, error, options, ...select }: SelectPr
         </select>
       )}
     </FieldShell>
+  );
+}
+
+/** A column of a DataTable: its heading, right-aligned for numbers (`num`). */
+export interface Column {
+  label: ReactNode;
+  num?: boolean;
+}
+
+/** The heading of a table's last column of buttons: heard by screen readers, not shown. */
+export const ACTIONS: Column = { label: <span className="visually-hidden">Actions</span> };
+
+/**
+ * A list's table: the scrolling wrapper (`table-wrap` and the screen's `wrap` classes), a caption
+ * for screen readers, the column headings (a falsy entry is a column not shown) and the rows.
+ */
+export function DataTable({
+  wrap,
+  className,
+  caption,
+  columns,
+  busy,
+  children,
+}: {
+  wrap?: string;
+  className?: string;
+  caption: ReactNode;
+  columns: readonly (string | Column | null | false)[];
+  /** While a newer page is being fetched (aria-busy). */
+  busy?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <div className={wrap ? `table-wrap ${wrap}` : 'table-wrap'}>
+      <table className={className} aria-busy={busy || undefined}>
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((column, index) => {
+              if (!column) return null;
+              const { label, num } = typeof column === 'string' ? { label: column, num: false } : column;
+              return (
+                <th key={index} scope="col" className={num ? 'num' : undefined}>
+                  {label}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
   );
 }
 

@@ -1,10 +1,28 @@
-/** API errors as people read them: the problem's detail, and each field's message by its JSON Pointer. */
+/**
+ * API errors as people read them: the problem's detail, and each field's message by its JSON Pointer.
+ * The one place that maps a problem+json `errors[]` to field messages, for every screen's forms.
+ */
 import { StorefrontError, StorefrontNetworkError } from '@storefront/client';
 
 export interface FieldMessage {
   pointer: string;
   detail: string;
 }
+
+/**
+ * A failed save as a form shows it: one sentence for the banner and each field's message at the
+ * form's own pointer (a variant's `/onHand` answered by PATCH /variants/:id is the form's
+ * `/variants/2/onHand`).
+ */
+export interface FormProblem {
+  message: string;
+  fields: FieldMessage[];
+}
+
+/** Where a field error points in the form: its pointer, and the part of the request (`body`, `path`…). */
+export type PointerMap = (pointer: string, where: string) => string;
+
+const asSent: PointerMap = (pointer) => pointer;
 
 /** A sentence for any error a call can end with. */
 export function errorMessage(error: unknown): string {
@@ -18,21 +36,64 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : 'Something went wrong.';
 }
 
-/** The field errors of a 400/409/422 problem (`errors[]`), empty for any other error. */
-export function fieldErrors(error: unknown): FieldMessage[] {
+/**
+ * The field errors of a 400/409/422 problem (`errors[]`), empty for any other error; `at` maps each
+ * pointer to the form's own.
+ */
+export function fieldErrors(error: unknown, at: PointerMap = asSent): FieldMessage[] {
   if (!(error instanceof StorefrontError) || !error.errors) return [];
-  return error.errors.map(({ pointer, detail }) => ({ pointer, detail }));
+  return error.errors.map((field) => ({
+    pointer: at(field.pointer, typeof field.in === 'string' ? field.in : 'body'),
+    detail: field.detail,
+  }));
 }
 
 /** The message for one field: its pointer exactly (`/title`), or the first under it (`/variants/0/sku`). */
-export function messageAt(error: unknown, pointer: string): string | undefined {
-  const errors = fieldErrors(error);
+function detailAt(fields: readonly FieldMessage[], pointer: string): string | undefined {
   return (
-    errors.find((e) => e.pointer === pointer)?.detail ??
-    errors.find((e) => e.pointer.startsWith(`${pointer}/`))?.detail
+    fields.find((f) => f.pointer === pointer)?.detail ??
+    fields.find((f) => f.pointer.startsWith(`${pointer}/`))?.detail
   );
+}
+
+/** The message an API error has for one field (see `detailAt`). */
+export function messageAt(error: unknown, pointer: string): string | undefined {
+  return detailAt(fieldErrors(error), pointer);
 }
 
 export function isStatus(error: unknown, status: number): boolean {
   return error instanceof StorefrontError && error.status === status;
+}
+
+// ---- Forms that collect their problems (the products and collections forms) ----
+
+/** A failed call as the form's problem, its field pointers mapped by `at`. */
+export function toFormProblem(error: unknown, at: PointerMap = asSent): FormProblem {
+  return { message: errorMessage(error), fields: fieldErrors(error, at) };
+}
+
+/** Problems found before sending (the same shape, so the form shows them the same way). */
+export function localProblem(message: string, fields: FieldMessage[]): FormProblem {
+  return { message, fields };
+}
+
+/** The message for a field of the form's problem (see `detailAt`). */
+export function problemAt(problem: FormProblem | null, pointer: string): string | undefined {
+  return problem ? detailAt(problem.fields, pointer) : undefined;
+}
+
+/**
+ * The message of `pointer` as a sentence: the server words field errors as a predicate ("is already
+ * used in this store"), so they are read after the field's name; the form's own are sentences.
+ */
+export function fieldMessage(problem: FormProblem | null, pointer: string, name: string): string | undefined {
+  const detail = problemAt(problem, pointer);
+  if (detail === undefined) return undefined;
+  if (!/^[a-z]/.test(detail)) return detail;
+  return `${name} ${detail}${/[.!?)]$/.test(detail) ? '' : '.'}`;
+}
+
+/** The problem's fields that no shown field claims (listed in the banner instead). */
+export function unclaimed(problem: FormProblem, shown: (pointer: string) => boolean): FieldMessage[] {
+  return problem.fields.filter((field) => !shown(field.pointer));
 }
