@@ -229,11 +229,22 @@ describe('readiness', () => {
 
 describe('shutdown', () => {
   test('a request that arrives while the server closes is 503 problem+json; the one in flight finishes', async () => {
+    // Each step waits for the previous one to have happened, not for a time (a loaded machine).
+    let handlerStarted!: () => void;
+    const inHandler = new Promise<void>((resolve) => (handlerStarted = resolve));
+    let closeStarted!: () => void;
+    const inClose = new Promise<void>((resolve) => (closeStarted = resolve));
     const closing = await startTestApp({
       routes(app) {
         app.get('/test/slow', async () => {
+          handlerStarted();
           await sleep(400);
           return { done: true };
+        });
+        // After the app's own preClose hook, which marks it closing.
+        app.addHook('preClose', (done) => {
+          closeStarted();
+          done();
         });
       },
     });
@@ -246,9 +257,9 @@ describe('shutdown', () => {
       socket.on('data', (chunk: string) => (received += chunk));
       const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
       socket.write('GET /test/slow HTTP/1.1\r\nHost: x\r\n\r\n');
-      await sleep(100);
+      await inHandler;
       const closed = closing.app.close();
-      await sleep(50);
+      await inClose;
       // Same connection (it is busy, so the server keeps it open while the first request runs).
       socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
       await closed;
