@@ -106,12 +106,12 @@ function parseOptions(argv: string[]): Options | null {
 // ---------------------------------------------------------------------------------------------
 // The benchmark database and cleanup
 
-let running: autocannon.Instance | null = null;
+const running = new Set<autocannon.Instance>();
 /** The PostgreSQL database this run created (dropped by cleanup). */
 let createdDatabase: { adminUrl: string; name: string } | null = null;
 
 onCleanup(async () => {
-  running?.stop();
+  for (const instance of running) instance.stop();
   await dropScaleDatabase();
 });
 
@@ -288,6 +288,9 @@ interface Measured {
   requestsPerSecond: number;
   p50: number;
   p99: number;
+  /** Percentiles while the four scenarios ran at the same time. */
+  togetherP50: number;
+  togetherP99: number;
   responses: number;
   statuses: Record<string, number>;
   /** Responses other than 200, and socket errors. */
@@ -309,7 +312,11 @@ function cannon(
     duration,
     timeout: 10,
   });
-  running = instance;
+  running.add(instance);
+  void instance.then(
+    () => running.delete(instance),
+    () => running.delete(instance),
+  );
   return instance;
 }
 
@@ -323,7 +330,6 @@ async function measureRound(base: string, pid: number, scenario: Scenario, optio
     times.push(ms);
   });
   const result = await instance;
-  running = null;
   const statuses: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats)) statuses[code] = count;
   return {
@@ -335,6 +341,43 @@ async function measureRound(base: string, pid: number, scenario: Scenario, optio
   };
 }
 
+/** What one scenario got while all of them ran at once. */
+interface Together {
+  /** Response times of its 200s. */
+  times: number[];
+  /** Other responses and socket errors. */
+  bad: number;
+}
+
+/**
+ * Runs every scenario at the same time, `connections` each: they share whatever else the machine
+ * is doing, so their latencies compare even when that changes from one second to the next.
+ */
+async function measureTogether(
+  base: string,
+  list: readonly Scenario[],
+  connections: number,
+  options: Options,
+): Promise<Map<Scenario, Together>> {
+  if (options.warmup > 0) {
+    await Promise.all(list.map((scenario) => cannon(base, scenario, connections, options.warmup)));
+  }
+  const measured = new Map<Scenario, Together>();
+  await Promise.all(
+    list.map(async (scenario) => {
+      const together: Together = { times: [], bad: 0 };
+      measured.set(scenario, together);
+      const instance = cannon(base, scenario, connections, options.duration);
+      instance.on('response', (_client, status, _bytes, ms) => {
+        if (status === 200) together.times.push(ms);
+        else together.bad += 1;
+      });
+      together.bad += (await instance).errors;
+    }),
+  );
+  return measured;
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -344,8 +387,9 @@ function median(values: number[]): number {
     : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
-function combine(scenario: Scenario, rounds: Round[]): Measured {
+function combine(scenario: Scenario, rounds: Round[], together: Together[]): Measured {
   const sorted = Float64Array.from(rounds.flatMap((r) => r.times)).sort();
+  const sortedTogether = Float64Array.from(together.flatMap((t) => t.times)).sort();
   const statuses: Record<string, number> = {};
   for (const round of rounds) {
     for (const [code, count] of Object.entries(round.statuses))
@@ -359,9 +403,11 @@ function combine(scenario: Scenario, rounds: Round[]): Measured {
     requestsPerSecond: median(rounds.map((r) => r.requestsPerSecond)),
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
+    togetherP50: percentile(sortedTogether, 50),
+    togetherP99: percentile(sortedTogether, 99),
     responses,
     statuses,
-    bad: responses - (statuses['200'] ?? 0) + errors,
+    bad: responses - (statuses['200'] ?? 0) + errors + together.reduce((a, t) => a + t.bad, 0),
     serverCpuMicrosPerRequest: responses > 0 ? (cpu * 1e6) / responses : Number.NaN,
   };
 }
@@ -381,6 +427,7 @@ interface Report {
   seeded: Record<StoreSize, Seeded>;
   walks: Record<StoreSize, Walk>;
   startupSeconds: number;
+  eachTogether: number;
   results: Measured[];
   serverProblems: number;
   firstServerProblem: string | null;
@@ -397,16 +444,16 @@ function section(report: Report): string {
     const statuses = Object.entries(r.statuses)
       .map(([code, count]) => `${code}: ${int(count)}`)
       .join(', ');
-    return `| ${r.scenario.name} | ${int(r.requestsPerSecond)} | ${ms(r.p50)} | ${ms(r.p99)} | ${
-      statuses || '–'
-    } | ${int(r.bad)} | ${int(r.serverCpuMicrosPerRequest)} |`;
+    return `| ${r.scenario.name} | ${int(r.requestsPerSecond)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(
+      r.togetherP50,
+    )} | ${ms(r.togetherP99)} | ${statuses || '–'} | ${int(r.bad)} | ${int(r.serverCpuMicrosPerRequest)} |`;
   });
   const line = (what: string, a: Measured | undefined, b: Measured | undefined, target: string): string =>
     a && b
-      ? `- ${what}: p50 ${ratio(a.p50, b.p50)}, p99 ${ratio(a.p99, b.p99)}, requests/s ${ratio(
-          a.requestsPerSecond,
-          b.requestsPerSecond,
-        )}, server CPU per request ${ratio(a.serverCpuMicrosPerRequest, b.serverCpuMicrosPerRequest)} (${target}).`
+      ? `- ${what}: p50 **${ratio(a.togetherP50, b.togetherP50)}** at the same time ` +
+        `(${ratio(a.p50, b.p50)} one after the other), p99 ${ratio(a.togetherP99, b.togetherP99)} ` +
+        `(${ratio(a.p99, b.p99)}), requests/s ${ratio(a.requestsPerSecond, b.requestsPerSecond)}, ` +
+        `server CPU per request ${ratio(a.serverCpuMicrosPerRequest, b.serverCpuMicrosPerRequest)} (${target}).`
       : `- ${what}: not measured.`;
   const walkLine = (store: StoreSize): string => {
     const walk = walks[store];
@@ -440,13 +487,14 @@ function section(report: Report): string {
       `${int(seeded.small.products)} products in ${seeded.small.seconds.toFixed(1)} s; ` +
       `**${int(large.products)} products in ${large.seconds.toFixed(1)} s** ` +
       `(${int(large.products / large.seconds)} products/s), both stores in the same database`,
-    `- Load: ${options.connections} connections, ${options.duration} s per scenario after ${options.warmup} s ` +
-      `of warm-up, ${options.rounds} round${options.rounds === 1 ? '' : 's'} of the four scenarios ` +
-      `(rotated one place per round; req/s is the median of the rounds' means, p50/p99 over every ` +
-      `response); client and server on the same machine; server ready in ${report.startupSeconds.toFixed(1)} s`,
+    `- Load: ${options.rounds} round${options.rounds === 1 ? '' : 's'}, each the four scenarios one after ` +
+      `the other (${options.connections} connections, rotated one place per round), then all four at the ` +
+      `same time (${report.eachTogether} connections each); ${options.duration} s per run after ` +
+      `${options.warmup} s of warm-up; req/s is the median of the rounds' means, p50/p99 are over every ` +
+      `response; client and server on the same machine; server ready in ${report.startupSeconds.toFixed(1)} s`,
     '',
-    '| Scenario | req/s | p50 ms | p99 ms | Statuses | Bad | Server CPU µs/req |',
-    '| --- | ---: | ---: | ---: | --- | ---: | ---: |',
+    '| Scenario | req/s | p50 ms | p99 ms | p50 ms, all at once | p99 ms, all at once | Statuses | Bad | Server CPU µs/req |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |',
     ...rows,
     '',
     line(
@@ -553,6 +601,8 @@ async function main(): Promise<void> {
     );
   }
   const rounds = new Map<Scenario, Round[]>(list.map((scenario) => [scenario, []]));
+  const together = new Map<Scenario, Together[]>(list.map((scenario) => [scenario, []]));
+  const eachTogether = Math.max(1, Math.round(options.connections / list.length));
   for (let round = 1; round <= options.rounds; round += 1) {
     const shift = (round - 1) % list.length;
     for (const scenario of [...list.slice(shift), ...list.slice(0, shift)]) {
@@ -568,6 +618,15 @@ async function main(): Promise<void> {
         throw new Error(`the server died during "${scenario.name}":\n${server.tail.text()}`);
       }
     }
+    log(`bench: all four at once, ${eachTogether} connections each (round ${round} of ${options.rounds})…`);
+    for (const [scenario, measured] of await measureTogether(server.url, list, eachTogether, options)) {
+      together.get(scenario)?.push(measured);
+      const sorted = Float64Array.from(measured.times).sort();
+      log(
+        `       ${scenario.name}: p50 ${ms(percentile(sorted, 50))} ms, p99 ${ms(percentile(sorted, 99))} ms`,
+      );
+    }
+    if (!alive(server.child)) throw new Error(`the server died:\n${server.tail.text()}`);
   }
   const text = section({
     options,
@@ -576,7 +635,10 @@ async function main(): Promise<void> {
     seeded: { small, large },
     walks,
     startupSeconds: server.startupSeconds,
-    results: list.map((scenario) => combine(scenario, rounds.get(scenario) ?? [])),
+    eachTogether,
+    results: list.map((scenario) =>
+      combine(scenario, rounds.get(scenario) ?? [], together.get(scenario) ?? []),
+    ),
     serverProblems: server.tail.problems,
     firstServerProblem: server.tail.firstProblem,
   });
