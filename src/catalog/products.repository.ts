@@ -108,6 +108,15 @@ export async function countProducts(db: Kysely<Database>, storeId: string): Prom
   return Number(row.n);
 }
 
+/**
+ * Refreshes the planner's statistics of products and variants. After a bulk import and before
+ * autovacuum's next ANALYZE (PGlite runs none), the planner takes a store's million products for
+ * a few dozen and sorts all of them for a 100-item list page instead of reading the index.
+ */
+export async function analyzeProducts(db: Kysely<Database>): Promise<void> {
+  await sql`ANALYZE products, variants`.execute(db);
+}
+
 /** A product of the bulk import, every column given (`updated_at` is the time of the insert). */
 export interface BulkProductRow {
   store_id: string;

@@ -22,6 +22,7 @@ import type { ProductRow, ProductStatus, VariantRow } from './catalog.tables.ts'
 import { refreshSmartMembership } from './collections.repository.ts';
 import { available, setOnHand } from './inventory.ts';
 import {
+  analyzeProducts,
   deleteProductRow,
   deleteVariantRow,
   findProduct,
@@ -510,6 +511,14 @@ export async function deleteVariant(
 /** How many products the store has, in any status. */
 export function productCount(deps: { db: Kysely<Database> }, storeId: string): Promise<number> {
   return countProducts(deps.db, storeId);
+}
+
+/**
+ * Brings the planner's statistics up to date after bulk imports (decision 79): until then a large
+ * store's list pages can be planned as a sort of all its products.
+ */
+export function refreshProductStatistics(deps: { db: Kysely<Database> }): Promise<void> {
+  return analyzeProducts(deps.db);
 }
 
 export interface BulkProduct {

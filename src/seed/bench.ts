@@ -1,4 +1,9 @@
-import { importProducts, productCount, type BulkProduct } from '../catalog/products.service.ts';
+import {
+  importProducts,
+  productCount,
+  refreshProductStatistics,
+  type BulkProduct,
+} from '../catalog/products.service.ts';
 import { createStorefrontKey } from '../keys/keys.service.ts';
 import { createStore } from '../onboarding/onboarding.service.ts';
 import { ownerEmails } from '../staff/owner-notices.ts';
@@ -44,6 +49,7 @@ export interface BenchSeed {
  * batches through the catalog's bulk import (no events: a benchmark store is not a merchant's).
  * Into an existing store, the new products are numbered after the ones it has, so their SKUs do
  * not collide. Progress is reported through `onProgress` after each batch (the CLI draws a bar).
+ * At the end the catalog's planner statistics are refreshed (decision 79).
  */
 export async function seedBench(
   deps: Omit<SeedDeps, 'keyring'>,
@@ -97,6 +103,7 @@ export async function seedBench(
   const imports = await Promise.allSettled(Array.from({ length: parallel }, worker));
   const failure = imports.find((result) => result.status === 'rejected');
   if (failure) throw failure.reason;
+  await refreshProductStatistics(deps);
   const key = await createStorefrontKey(deps, storeId, { label: 'Benchmark', allowedOrigins: [] });
   const session = await openStaffSession(deps, storeId, ownerEmail!);
   return { storeId, publishableKey: key.key, staffToken: session.token, products: options.products };
