@@ -43,6 +43,8 @@ export class OutputTail {
   readonly lines: string[] = [];
   problems = 0;
   firstProblem: string | null = null;
+  /** Called with each line as it arrives (e.g. to pass a long seed's progress on). */
+  onLine: ((line: string) => void) | null = null;
   #partial = '';
 
   attach(child: ChildProcess): void {
@@ -58,6 +60,7 @@ export class OutputTail {
 
   #line(line: string): void {
     if (line.trim() === '') return;
+    this.onLine?.(line);
     this.lines.push(line);
     if (this.lines.length > 200) this.lines.shift();
     // pino: 40 warn, 50 error, 60 fatal.
@@ -113,9 +116,17 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   }
 }
 
-/** Runs one `storefront` command to completion; returns what it printed, or throws with its tail. */
-export async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<OutputTail> {
+/**
+ * Runs one `storefront` command to completion; returns what it printed, or throws with its tail.
+ * `onLine` sees each line as it is printed.
+ */
+export async function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  onLine?: (line: string) => void,
+): Promise<OutputTail> {
   const tail = new OutputTail();
+  tail.onLine = onLine ?? null;
   const child = startChild(args, env, tail);
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   if (code !== 0) {

@@ -254,6 +254,9 @@ describe('storefront CLI', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(lastLine(result.stdout), /^pk_[0-9A-Za-z]{32}$/);
     assert.match(result.stdout, /Added 1200 products/);
+    // Not a terminal: plain progress lines on stderr, no bar redrawn with \r.
+    assert.match(result.stderr, /^ {2}100 % {2}1,200\/1,200 products {2}[\d,]+\/s {2}in \d+s$/m);
+    assert.ok(!result.stderr.includes('\r'));
     const bad = await run(['seed', 'bench', '--products', 'lots']);
     assert.equal(bad.code, 2);
   });

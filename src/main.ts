@@ -21,6 +21,7 @@ import { platformDkimRecords, zoneFileLines } from './email/email.dkim.ts';
 import { startWorkers } from './workers/runner.ts';
 import { systemClock } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
+import { progressReporter } from './lib/progress.ts';
 
 const HELP = `storefront: multi-tenant online-store service
 
@@ -295,13 +296,11 @@ async function run(argv: string[]): Promise<void> {
         throw new UsageError('--products must be an integer from 1 to 10000000');
       }
       const slug = values.store ?? 'bench';
-      const progress = (done: number, total: number): void => {
-        if (!process.stderr.isTTY) return;
-        const width = 30;
-        const filled = Math.round((done / total) * width);
-        process.stderr.write(`\r  [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${done}/${total}`);
-        if (done === total) process.stderr.write('\n');
-      };
+      const progress = progressReporter({
+        write: (text) => process.stderr.write(text),
+        tty: process.stderr.isTTY === true,
+        unit: 'products',
+      });
       const seeded = await withDatabase(config, 'storefront seed bench', (db) =>
         seedBench(deps(db), { products: count, slug, onProgress: progress }),
       );

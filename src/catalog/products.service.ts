@@ -1,6 +1,5 @@
 import type { EmittedData } from '../events/events.schemas.ts';
 import type { ProductCreatedData, ProductDeletedData, ProductUpdatedData } from './catalog.events.ts';
-import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { byCreated } from '../db/keyset.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -8,6 +7,7 @@ import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
+import { uuidV7 } from '../lib/uuid.ts';
 import type {
   AdminProduct,
   AdminProductsQuery,
@@ -22,13 +22,16 @@ import type { ProductRow, ProductStatus, VariantRow } from './catalog.tables.ts'
 import { refreshSmartMembership } from './collections.repository.ts';
 import { available, setOnHand } from './inventory.ts';
 import {
+  analyzeProducts,
   deleteProductRow,
   deleteVariantRow,
   findProduct,
   findTakenSku,
   findVariant,
   insertProduct,
-  insertProducts,
+  countProducts,
+  insertBulkProducts,
+  insertBulkVariants,
   insertVariant,
   insertVariants,
   lockProduct,
@@ -505,6 +508,19 @@ export async function deleteVariant(
   });
 }
 
+/** How many products the store has, in any status. */
+export function productCount(deps: { db: Kysely<Database> }, storeId: string): Promise<number> {
+  return countProducts(deps.db, storeId);
+}
+
+/**
+ * Brings the planner's statistics up to date after bulk imports (decision 80): until then a large
+ * store's list pages can be planned as a sort of all its products.
+ */
+export function refreshProductStatistics(deps: { db: Kysely<Database> }): Promise<void> {
+  return analyzeProducts(deps.db);
+}
+
 export interface BulkProduct {
   title: string;
   description: string;
@@ -515,18 +531,23 @@ export interface BulkProduct {
 }
 
 /**
- * Inserts active products with their variants in one statement each, without events (the bench
- * seed: a benchmark store is not a merchant's, and its catalog is far too large for one event
- * per product). Card prices are the lowest variant price, as always.
+ * Inserts active products with their variants, one statement per table, in one transaction,
+ * without events (the bench seed: a benchmark store is not a merchant's, and its catalog is far
+ * too large for one event per product). Card prices are the lowest variant price, as always. Ids
+ * are version 7 UUIDs of the product's creation time (the variants' of their product's), so the
+ * indexes on them grow at one end (decision 78).
  */
 export async function importProducts(
   deps: { db: Kysely<Database> },
   storeId: string,
   products: readonly BulkProduct[],
 ): Promise<void> {
-  const rows = products.map((product) => ({ product, id: randomUUID() }));
+  const rows = products.map((product) => ({
+    product,
+    id: uuidV7(product.createdAt.getTime()),
+  }));
   await deps.db.transaction().execute(async (trx) => {
-    await insertProducts(
+    await insertBulkProducts(
       trx,
       rows.map(({ product, id }) => ({
         store_id: storeId,
@@ -540,11 +561,12 @@ export async function importProducts(
         created_at: product.createdAt,
       })),
     );
-    await insertVariants(
+    await insertBulkVariants(
       trx,
       rows.flatMap(({ product, id }) =>
         product.variants.map((variant, position) => ({
           store_id: storeId,
+          id: uuidV7(product.createdAt.getTime()),
           product_id: id,
           position,
           sku: variant.sku,

@@ -1,4 +1,9 @@
-import { importProducts } from '../catalog/products.service.ts';
+import {
+  importProducts,
+  productCount,
+  refreshProductStatistics,
+  type BulkProduct,
+} from '../catalog/products.service.ts';
 import { createStorefrontKey } from '../keys/keys.service.ts';
 import { createStore } from '../onboarding/onboarding.service.ts';
 import { ownerEmails } from '../staff/owner-notices.ts';
@@ -6,7 +11,31 @@ import { openStaffSession } from '../staff/staff.service.ts';
 import { findStoreWithSlug } from '../stores/stores.service.ts';
 import type { SeedDeps } from './demo.ts';
 
-const BATCH = 500;
+/** Products per import: one transaction of two statements (decision 78). */
+export const BENCH_BATCH = 5000;
+/**
+ * Imports in flight: while the database writes one batch, the next is built and sent (on
+ * PostgreSQL, on a second connection; PGlite runs them one after the other).
+ */
+export const BENCH_PARALLEL = 2;
+
+/** Product number `n` of a benchmark store: two variants, S and L, 5.00 apart. */
+function benchProduct(n: number, createdAt: Date): BulkProduct {
+  const price = 1000 + (n % 100) * 10;
+  return {
+    title: `Bench Product ${n}`,
+    description: `Benchmark product number ${n}.`,
+    image: `https://images.storefront.test/bench/${n % 50}.jpg`,
+    tags: [`group-${n % 10}`],
+    createdAt,
+    variants: ['S', 'L'].map((label, position) => ({
+      label,
+      sku: `B-${n}-${label}`,
+      priceAmount: price + position * 500,
+      onHand: 1_000_000,
+    })),
+  };
+}
 
 export interface BenchSeed {
   storeId: string;
@@ -17,14 +46,18 @@ export interface BenchSeed {
 
 /**
  * A large catalog for load benchmarks: N active products with two variants each, inserted in
- * batches through the catalog's bulk import (no events: a benchmark store is not a merchant's). Progress is
- * reported through `onProgress` (the CLI draws a bar on a TTY).
+ * batches through the catalog's bulk import (no events: a benchmark store is not a merchant's).
+ * Into an existing store, the new products are numbered after the ones it has, so their SKUs do
+ * not collide. Progress is reported through `onProgress` after each batch (the CLI draws a bar).
+ * At the end the catalog's planner statistics are refreshed (decision 80).
  */
 export async function seedBench(
   deps: Omit<SeedDeps, 'keyring'>,
   options: {
     products: number;
     slug: string;
+    batch?: number;
+    parallel?: number;
     onProgress?: (done: number, total: number) => void;
   },
 ): Promise<BenchSeed> {
@@ -41,32 +74,36 @@ export async function seedBench(
     ).store.id;
   const [ownerEmail] = await ownerEmails(deps, storeId);
 
+  const first = existing ? await productCount(deps, storeId) : 0;
+  const batch = options.batch ?? BENCH_BATCH;
   const base = deps.clock.now().getTime() - options.products * 1000;
-  for (let done = 0; done < options.products; done += BATCH) {
-    const size = Math.min(BATCH, options.products - done);
-    await importProducts(
-      deps,
-      storeId,
-      Array.from({ length: size }, (_, i) => {
-        const n = done + i;
-        const price = 1000 + (n % 100) * 10;
-        return {
-          title: `Bench Product ${n}`,
-          description: `Benchmark product number ${n}.`,
-          image: `https://images.storefront.test/bench/${n % 50}.jpg`,
-          tags: [`group-${n % 10}`],
-          createdAt: new Date(base + n * 1000),
-          variants: ['S', 'L'].map((label, position) => ({
-            label,
-            sku: `B-${n}-${label}`,
-            priceAmount: price + position * 500,
-            onHand: 1_000_000,
-          })),
-        };
-      }),
-    );
-    options.onProgress?.(done + size, options.products);
-  }
+  options.onProgress?.(0, options.products);
+  const parallel = options.parallel ?? BENCH_PARALLEL;
+  let next = 0;
+  let done = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (next < options.products && !failed) {
+      const start = next;
+      const size = Math.min(batch, options.products - start);
+      next += size;
+      const products = Array.from({ length: size }, (_, i) =>
+        benchProduct(first + start + i, new Date(base + (start + i) * 1000)),
+      );
+      try {
+        await importProducts(deps, storeId, products);
+      } catch (error) {
+        failed = true; // the other imports stop after their batch
+        throw error;
+      }
+      done += size;
+      options.onProgress?.(done, options.products);
+    }
+  };
+  const imports = await Promise.allSettled(Array.from({ length: parallel }, worker));
+  const failure = imports.find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
+  await refreshProductStatistics(deps);
   const key = await createStorefrontKey(deps, storeId, { label: 'Benchmark', allowedOrigins: [] });
   const session = await openStaffSession(deps, storeId, ownerEmail!);
   return { storeId, publishableKey: key.key, staffToken: session.token, products: options.products };
