@@ -19,4 +19,11 @@ if (major < REQUIRED_MAJOR) {
   process.exit(1);
 }
 
+// Node's module compile cache: the type-stripped TypeScript and V8's compiled code of every module
+// (ours and node_modules) are kept on disk, so a later start does not parse and compile ~2,000
+// files again (decision 77). In os.tmpdir()/node-compile-cache unless NODE_COMPILE_CACHE names a
+// directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off. It never fails the start.
+const { enableCompileCache } = await import('node:module');
+enableCompileCache();
+
 await import('../src/main.ts');
