@@ -4,6 +4,7 @@ import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createValidatorCompiler } from './http/ajv.ts';
+import { serializerFactory } from './http/serializers.ts';
 import { ping } from './db/database.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installInputHygiene, problemOnClientError, problemOnFrameworkError } from './http/input-hygiene.ts';
@@ -67,6 +68,11 @@ export interface AppOptions {
    * demo store's. Read on each page load, so tests can set it after making their store.
    */
   shopKey?: () => string | null;
+  /**
+   * Compile every route's validators and response serializers while the app is built, as Fastify
+   * does by default, instead of on first use (decision 78); a test uses it to check that all compile.
+   */
+  eagerSchemas?: boolean;
 }
 
 /**
@@ -121,9 +127,12 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     // Errors raised before a route runs are problem+json too (D26).
     frameworkErrors: problemOnFrameworkError,
     clientErrorHandler: problemOnClientError,
+    schemaController: {
+      compilersFactory: { buildSerializer: serializerFactory({ eager: options.eagerSchemas === true }) },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(createValidatorCompiler());
+  app.setValidatorCompiler(createValidatorCompiler({ eager: options.eagerSchemas === true }));
   // JSON only: any other body type is 415 (routes that need a raw body, e.g. provider webhooks,
   // register their own parser in their own scope).
   app.removeContentTypeParser('text/plain');
