@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createValidatorCompiler } from './http/ajv.ts';
@@ -9,6 +8,7 @@ import { ping } from './db/database.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installInputHygiene, problemOnClientError, problemOnFrameworkError } from './http/input-hygiene.ts';
 import { healthRoutes } from './http/health-routes.ts';
+import { registerDocsRoutes } from './http/docs-routes.ts';
 import { registerPreflight } from './http/cors.ts';
 import { storefrontAuth } from './keys/keys.auth.ts';
 import { KeyResolver } from './keys/key-resolver.ts';
@@ -156,7 +156,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   });
 
   const { keyring, payments } = runtime;
-  const rateLimiter = createRateLimiter(config.rateLimits, config.redisUrl, runtime.clock, app.log);
+  const rateLimiter = await createRateLimiter(config.rateLimits, config.redisUrl, runtime.clock, app.log);
   const keys = new KeyResolver(runtime.db.kysely, config.keyCacheTtlMs);
   const base = { db: runtime.db.kysely, clock: runtime.clock };
   const sessions = { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs };
@@ -230,7 +230,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
-  await app.register(scalar, { routePrefix: '/docs', configuration: docsConfiguration(options.docsKey) });
+  registerDocsRoutes(app, { prefix: '/docs', configuration: docsConfiguration(options.docsKey) });
 
   await app.register(healthRoutes, { deps: { ping: () => ping(runtime.db.kysely) } });
   await app.register(paymentsRoutes, {
