@@ -1,5 +1,5 @@
 /**
- * The part of autocannon 9's programmatic API that bench/run.ts uses (the package ships no types).
+ * The part of autocannon 9's programmatic API that bench/run.ts and bench/startup.ts use (the package ships no types).
  * See node_modules/autocannon/README.md, "Programmatically" and "Results".
  */
 declare module 'autocannon' {
@@ -18,6 +18,13 @@ declare module 'autocannon' {
       timeout?: number;
       title?: string;
       pipelining?: number;
+      /** Requests each connection sends in turn, cycling (each on `url`'s origin). */
+      requests?: {
+        method?: Options['method'];
+        path: string;
+        headers?: Record<string, string>;
+        body?: string;
+      }[];
     }
 
     /** Percentiles and moments of one statistic (latency in ms, requests and bytes per second). */

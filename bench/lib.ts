@@ -13,7 +13,11 @@ import * as prettier from 'prettier';
 
 /** The repository root. */
 export const root = path.resolve(import.meta.dirname, '..');
-const mainTs = path.join(root, 'src', 'main.ts');
+
+/** The `storefront` command of a checkout (what `npm start` and `npx storefront` run). */
+function entryOf(checkout: string): string {
+  return path.join(checkout, 'bin', 'storefront.js');
+}
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -91,11 +95,14 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Starts `storefront <args>` on the Node running this script; cleanup() stops it. */
-function startChild(args: string[], env: NodeJS.ProcessEnv, tail: OutputTail): ChildProcess {
+/**
+ * Starts `storefront <args>` of `checkout` (default: this one) on the Node running this script;
+ * cleanup() stops it.
+ */
+function startChild(args: string[], env: NodeJS.ProcessEnv, tail: OutputTail, checkout = root): ChildProcess {
   // process.execPath is the Node 24 running this script (npm run puts node_modules/.bin first).
-  const child = spawn(process.execPath, [mainTs, ...args], {
-    cwd: root,
+  const child = spawn(process.execPath, [entryOf(checkout), ...args], {
+    cwd: checkout,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -118,16 +125,17 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 
 /**
  * Runs one `storefront` command to completion; returns what it printed, or throws with its tail.
- * `onLine` sees each line as it is printed.
+ * `onLine` sees each line as it is printed; `checkout` is the checkout whose command runs.
  */
 export async function cli(
   args: string[],
   env: NodeJS.ProcessEnv,
   onLine?: (line: string) => void,
+  checkout = root,
 ): Promise<OutputTail> {
   const tail = new OutputTail();
   tail.onLine = onLine ?? null;
-  const child = startChild(args, env, tail);
+  const child = startChild(args, env, tail, checkout);
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   if (code !== 0) {
     throw new Error(`storefront ${args.join(' ')} failed (exit ${String(code)}):\n${tail.text()}`);
@@ -198,11 +206,25 @@ export interface RunningServer {
   startupSeconds: number;
 }
 
-/** Starts `storefront serve` on `port` and waits (up to 120 s) until /healthz answers. */
-export async function serve(env: NodeJS.ProcessEnv, port: number): Promise<RunningServer> {
+export interface ServeOptions {
+  /** How often to ask /healthz while the server starts (default 100 ms). */
+  pollMs?: number;
+  /** The checkout whose `storefront` runs (default: this one). */
+  checkout?: string;
+}
+
+/**
+ * Starts `storefront serve` on `port` and waits (up to 120 s) until /healthz answers;
+ * `startupSeconds` is the time from spawning the process to that first 200.
+ */
+export async function serve(
+  env: NodeJS.ProcessEnv,
+  port: number,
+  options: ServeOptions = {},
+): Promise<RunningServer> {
   const started = performance.now();
   const tail = new OutputTail();
-  const child = startChild(['serve'], { ...env, PORT: String(port) }, tail);
+  const child = startChild(['serve'], { ...env, PORT: String(port) }, tail, options.checkout);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
@@ -216,7 +238,7 @@ export async function serve(env: NodeJS.ProcessEnv, port: number): Promise<Runni
     } catch {
       // not listening yet
     }
-    await sleep(100);
+    await sleep(options.pollMs ?? 100);
   }
   throw new Error(`the server did not answer /healthz within 120 s:\n${tail.text()}`);
 }

@@ -19,4 +19,34 @@ if (major < REQUIRED_MAJOR) {
   process.exit(1);
 }
 
+// `storefront serve` on the embedded database runs PostgreSQL, compiled to WebAssembly, in this
+// process. V8 compiles it with its baseline compiler (Liftoff) and later compiles the hot functions
+// again with TurboFan, which takes ~500 MiB for a few seconds and keeps ~50 MiB more; queries then
+// cost ~20 % less CPU. Unless PGLITE_OPTIMIZING_COMPILER is on, the process replaces itself (same
+// pid and stdio, `process.execve`) with one that keeps to Liftoff (decision 80): V8 reads that flag
+// only from the command line. src/config.ts validates the variable; this reads it first.
+const embedded = (process.env.DATABASE_URL ?? '').trim() === '';
+const optimizing = /^(1|true|yes|on)$/i.test((process.env.PGLITE_OPTIMIZING_COMPILER ?? '').trim());
+if (
+  process.argv[2] === 'serve' &&
+  embedded &&
+  !optimizing &&
+  !process.execArgv.includes('--liftoff-only') &&
+  typeof process.execve === 'function'
+) {
+  process.execve(process.execPath, [
+    process.execPath,
+    '--liftoff-only',
+    ...process.execArgv,
+    ...process.argv.slice(1),
+  ]);
+}
+
+// Node's module compile cache: the type-stripped TypeScript and V8's compiled code of every module
+// (ours and node_modules) are kept on disk, so a later start does not parse and compile ~2,000
+// files again (decision 81). In os.tmpdir()/node-compile-cache unless NODE_COMPILE_CACHE names a
+// directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off. It never fails the start.
+const { enableCompileCache } = await import('node:module');
+enableCompileCache();
+
 await import('../src/main.ts');

@@ -110,6 +110,33 @@ export const FILE_RULES: IForbiddenRuleType[] = [
     to: { path: String.raw`^src/config\.ts$` },
   },
   {
+    name: 'optional-packages-on-demand',
+    comment:
+      'Packages only some configurations or requests use (Stripe, Redis, nodemailer, undici, the /docs page) ' +
+      'are loaded by `await import()` where needed, so that a start does not load them (decision 83). ' +
+      'Their adapters below import them statically and are themselves imported on demand.',
+    severity: 'error',
+    from: {
+      path: '^src/',
+      pathNot: String.raw`^src/(payments/stripe\.provider|ratelimit/ratelimit\.redis-store)\.ts$`,
+    },
+    to: {
+      path: '(^|/)node_modules/(stripe|ioredis|nodemailer|undici|@scalar/fastify-api-reference)/',
+      dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'],
+    },
+  },
+  {
+    name: 'optional-adapters-on-demand',
+    comment:
+      'The Stripe and Redis adapters are imported by `await import()` (or for types only): decision 83.',
+    severity: 'error',
+    from: { path: '^src/' },
+    to: {
+      path: String.raw`^src/(payments/stripe\.provider|ratelimit/ratelimit\.redis-store)\.ts$`,
+      dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'],
+    },
+  },
+  {
     name: 'front-ends-apart',
     comment: 'Front ends and the client import nothing from src/ (shared rules live in a package).',
     severity: 'error',

@@ -33,7 +33,7 @@ const result = await cruise(['src', ...['web', 'packages'].filter((dir) => fs.ex
   tsPreCompilationDeps: true,
   tsConfig: { fileName: 'tsconfig.json' },
   doNotFollow: { path: 'node_modules' },
-  exclude: { path: `${NOT_ARCHITECTURE}|(^|/)(node_modules|dist)/` },
+  exclude: { path: `${NOT_ARCHITECTURE}|^packages/[^/]+/dist/` },
 });
 const output = result.output as ICruiseResult;
 

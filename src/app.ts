@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createValidatorCompiler } from './http/ajv.ts';
+import { serializerFactory } from './http/serializers.ts';
 import { ping } from './db/database.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installInputHygiene, problemOnClientError, problemOnFrameworkError } from './http/input-hygiene.ts';
 import { healthRoutes } from './http/health-routes.ts';
+import { registerDocsRoutes } from './http/docs-routes.ts';
 import { registerPreflight } from './http/cors.ts';
 import { storefrontAuth } from './keys/keys.auth.ts';
 import { KeyResolver } from './keys/key-resolver.ts';
@@ -68,6 +69,11 @@ export interface AppOptions {
    * demo store's. Read on each page load, so tests can set it after making their store.
    */
   shopKey?: () => string | null;
+  /**
+   * Compile every route's validators and response serializers while the app is built, as Fastify
+   * does by default, instead of on first use (decision 82); a test uses it to check that all compile.
+   */
+  eagerSchemas?: boolean;
 }
 
 /**
@@ -122,9 +128,12 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     // Errors raised before a route runs are problem+json too (D26).
     frameworkErrors: problemOnFrameworkError,
     clientErrorHandler: problemOnClientError,
+    schemaController: {
+      compilersFactory: { buildSerializer: serializerFactory({ eager: options.eagerSchemas === true }) },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(createValidatorCompiler());
+  app.setValidatorCompiler(createValidatorCompiler({ eager: options.eagerSchemas === true }));
   // JSON only: any other body type is 415 (routes that need a raw body, e.g. provider webhooks,
   // register their own parser in their own scope).
   app.removeContentTypeParser('text/plain');
@@ -148,7 +157,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   });
 
   const { keyring, payments } = runtime;
-  const rateLimiter = createRateLimiter(config.rateLimits, config.redisUrl, runtime.clock, app.log);
+  const rateLimiter = await createRateLimiter(config.rateLimits, config.redisUrl, runtime.clock, app.log);
   const keys = new KeyResolver(runtime.db.kysely, config.keyCacheTtlMs);
   const readCache =
     config.readCacheBytes > 0
@@ -236,7 +245,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
-  await app.register(scalar, { routePrefix: '/docs', configuration: docsConfiguration(options.docsKey) });
+  registerDocsRoutes(app, { prefix: '/docs', configuration: docsConfiguration(options.docsKey) });
 
   await app.register(healthRoutes, { deps: { ping: () => ping(runtime.db.kysely) } });
   await app.register(paymentsRoutes, {

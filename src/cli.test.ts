@@ -44,12 +44,13 @@ function lastLine(text: string): string {
   return text.trim().split('\n').at(-1) ?? '';
 }
 
-/** Starts `storefront serve` on a free port and resolves once it prints its URL. */
+/** Starts `storefront serve` (src/main.ts, or `entry`) on a free port and resolves once it prints its URL. */
 function serve(
   env: Record<string, string> = {},
+  entry = MAIN,
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, 'serve'], { env: cliEnv({ PORT: '0', ...env }) });
+    const child = spawn(process.execPath, [entry, 'serve'], { env: cliEnv({ PORT: '0', ...env }) });
     let output = '';
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
@@ -335,7 +336,7 @@ describe('data-dir lock', () => {
   });
 });
 
-describe('bin/storefront.js on an older Node.js', () => {
+describe('bin/storefront.js', () => {
   const BIN = path.resolve(import.meta.dirname, '..', 'bin', 'storefront.js');
 
   function runBin(node: string, nodeArgs: string[]): Promise<Result> {
@@ -364,6 +365,29 @@ describe('bin/storefront.js on an older Node.js', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /Usage: storefront <command>/);
   });
+
+  test(
+    'serve on the embedded database keeps PostgreSQL to V8’s baseline compiler, in the same process (decision 80)',
+    { skip: process.platform !== 'linux' && 'reads /proc' },
+    async () => {
+      const argsOf = (pid: number | undefined): string[] =>
+        fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      for (const [env, liftoffOnly] of [
+        [{}, true],
+        [{ PGLITE_OPTIMIZING_COMPILER: 'on' }, false],
+      ] as const) {
+        const server = await serve(env, BIN);
+        try {
+          // The pid this test started now runs with the flag (the process replaced itself).
+          assert.equal(argsOf(server.child.pid).includes('--liftoff-only'), liftoffOnly, JSON.stringify(env));
+          assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+        } finally {
+          server.child.kill('SIGTERM');
+        }
+        assert.equal(await exited(server.child), 0, 'SIGTERM reaches the replaced process');
+      }
+    },
+  );
 
   test('an older Node.js gets a clear message, not ERR_UNKNOWN_FILE_EXTENSION', async () => {
     // The machine's own Node (Debian 12 ships Node 20) when there is one before 24 on the PATH …

@@ -15,6 +15,8 @@ describe('loadConfig', () => {
     assert.equal(config.keyCacheTtlMs, 500);
     assert.equal(config.staffSessionTtlMs, 12 * 3600 * 1000);
     assert.equal(config.platformMailDomain, 'storefront.test');
+    assert.equal(config.pgliteSharedBuffersMb, 16);
+    assert.equal(config.pgliteOptimizingCompiler, false);
   });
 
   test('PostgreSQL turns the demo seed off unless asked for', () => {
@@ -66,6 +68,9 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: '10.0.0.1,proxy.internal' }, 'TRUST_PROXY', /CIDR/],
     [{ SHOP_PUBLISHABLE_KEY: 'st_secret' }, 'SHOP_PUBLISHABLE_KEY', /pk_/],
     [{ SHOP_UI: 'maybe' }, 'SHOP_UI', /1\/true/],
+    [{ PGLITE_SHARED_BUFFERS_MB: '16MB' }, 'PGLITE_SHARED_BUFFERS_MB', /integer from 1 to 1024/],
+    [{ PGLITE_SHARED_BUFFERS_MB: '0' }, 'PGLITE_SHARED_BUFFERS_MB', /integer from 1 to 1024/],
+    [{ PGLITE_OPTIMIZING_COMPILER: 'fast' }, 'PGLITE_OPTIMIZING_COMPILER', /1\/true/],
   ];
   for (const [env, variable, accepts] of bad) {
     test(`rejects ${variable}=${Object.values(env)[0]} naming the variable and what it accepts`, () => {

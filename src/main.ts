@@ -72,6 +72,7 @@ async function withDatabase<T>(
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
     command,
   });
   try {
@@ -99,6 +100,7 @@ async function serve(config: Readonly<Config>): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
     command: 'storefront serve',
   });
   const applied = await migrateToLatest(db.kysely);
@@ -180,6 +182,7 @@ async function worker(config: Readonly<Config>): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
     command: 'storefront worker',
   });
   await migrateToLatest(db.kysely);

@@ -42,7 +42,7 @@ export async function createRuntime(
     keyring,
     cursors: new CursorCodec(keyring.key('cursor')),
     signals: options.signals ?? new WorkerSignals(),
-    payments: createPayments(config.payments, { db: db.kysely, keyring, log: options.log, clock }),
+    payments: await createPayments(config.payments, { db: db.kysely, keyring, log: options.log, clock }),
   };
 }
 

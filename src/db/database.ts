@@ -60,6 +60,8 @@ export interface OpenOptions {
   command?: string;
   /** An already-open PGlite (tests pass an in-memory clone). */
   pglite?: PGlite;
+  /** The embedded database's shared_buffers in MiB (decision 80); PGlite's 128 when absent. */
+  pgliteSharedBuffersMb?: number;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Db> {
@@ -67,7 +69,14 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
   if (options.pglite) return wrapPglite(options.pglite, null);
   const lock = acquireDataDirLock(options.dataDir, options.command ?? 'storefront');
   try {
-    const pglite = await PGlite.create({ dataDir: options.dataDir, parsers: pgliteParsers });
+    const buffers = options.pgliteSharedBuffersMb;
+    const pglite = await PGlite.create({
+      dataDir: options.dataDir,
+      parsers: pgliteParsers,
+      ...(buffers === undefined
+        ? {}
+        : { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffers}MB`] }),
+    });
     return await wrapPglite(pglite, lock);
   } catch (error) {
     lock.release();

@@ -67,18 +67,34 @@ function canonicalNumbers(validate: ValidateFunction, numeric: string[]): Valida
   return wrapped;
 }
 
+/** A validator compiled on its first call: until a route is used, its schema costs nothing. */
+function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
+  let validate: ValidateFunction | null = null;
+  const wrapped: ValidateFunction = (data) => {
+    validate ??= compile();
+    const valid = validate(data);
+    wrapped.errors = validate.errors ?? null;
+    return valid;
+  };
+  return wrapped;
+}
+
 /**
  * Bodies are validated strictly (no type coercion: `"2"` is not a quantity); query strings, path
  * parameters and headers arrive as text and are coerced to the schema's types, numbers only from
- * canonical decimal integers.
+ * canonical decimal integers. Each validator is compiled on its first use unless `eager` (decision
+ * 78): compiling all of them at start-up took a third of it, and most are rarely or never used by
+ * one process.
  */
-export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
+export function createValidatorCompiler(options: { eager?: boolean } = {}): FastifySchemaCompiler<unknown> {
   const body = makeAjv(false);
   const text = makeAjv('array');
-  return ({ schema, httpPart }) => {
+  const compile: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
     if (httpPart === 'body') return body.compile(schema as object);
     const validate = text.compile(schema as object);
     const numeric = numericProperties(schema);
     return numeric.length === 0 ? validate : canonicalNumbers(validate, numeric);
   };
+  if (options.eager) return compile;
+  return (route) => compiledOnFirstUse(() => compile(route) as ValidateFunction);
 }

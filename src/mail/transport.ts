@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { MailTransportConfig } from './mail.config.ts';
 
 /** A fully addressed message, ready for a transport. Built by the mail worker from an outbox row. */
@@ -41,15 +42,40 @@ function nodemailerMessage(mail: OutgoingMail) {
 }
 
 /**
+ * A nodemailer transporter made on the first mail: nodemailer is loaded then, so a process that
+ * sends no mail never loads it (decision 83). `close` closes it if it was made.
+ */
+function onFirstMail(create: (mailer: typeof nodemailer) => Transporter): {
+  transporter(): Promise<Transporter>;
+  close(): void;
+} {
+  let made: Promise<Transporter> | null = null;
+  return {
+    transporter() {
+      made ??= import('nodemailer').then((module) => create(module.default));
+      return made;
+    },
+    close() {
+      void made?.then(
+        (transporter) => transporter.close(),
+        () => undefined,
+      );
+    },
+  };
+}
+
+/**
  * Writes each message as one RFC 5322 `.eml` file: built by nodemailer (same headers, encoding and
  * DKIM signature as SMTP would carry), written to a temporary name and renamed into place, so a
  * reader never sees half a file.
  */
 export function fileTransport(dir: string): MailTransport {
-  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const composer = onFirstMail((mailer) =>
+    mailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
+  );
   return {
     async send(mail) {
-      const info = await composer.sendMail(nodemailerMessage(mail));
+      const info = await (await composer.transporter()).sendMail(nodemailerMessage(mail));
       const message = info.message as Buffer;
       await fs.mkdir(dir, { recursive: true });
       const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`;
@@ -66,14 +92,14 @@ export function fileTransport(dir: string): MailTransport {
 
 /** SMTP (or SMTPS) through nodemailer, e.g. smtp://user:pass@smtp.example.com:587. */
 export function smtpTransport(url: string): MailTransport {
-  const transporter = nodemailer.createTransport(url);
+  const smtp = onFirstMail((mailer) => mailer.createTransport(url));
   return {
     async send(mail) {
-      const info = await transporter.sendMail(nodemailerMessage(mail));
+      const info = await (await smtp.transporter()).sendMail(nodemailerMessage(mail));
       return { messageId: info.messageId };
     },
     close() {
-      transporter.close();
+      smtp.close();
     },
   };
 }

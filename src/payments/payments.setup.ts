@@ -6,7 +6,6 @@ import type { Log } from '../lib/log.ts';
 import type { PaymentsConfig } from './payments.config.ts';
 import type { PaymentProvider } from './provider.ts';
 import { SandboxProvider } from './sandbox.provider.ts';
-import { StripeProvider } from './stripe.provider.ts';
 
 /**
  * The configured payment provider (PAYMENT_PROVIDER), built by the composition and passed into the
@@ -18,10 +17,10 @@ export interface Payments {
   sandbox: SandboxProvider | null;
 }
 
-export function createPayments(
+export async function createPayments(
   settings: PaymentsConfig,
   deps: { db: Kysely<Database>; keyring: Keyring; log: Log; clock: Clock },
-): Payments {
+): Promise<Payments> {
   switch (settings.provider) {
     case 'sandbox': {
       const sandbox = new SandboxProvider(deps.db, {
@@ -32,7 +31,9 @@ export function createPayments(
       });
       return { provider: sandbox, sandbox };
     }
-    case 'stripe':
+    case 'stripe': {
+      // The Stripe SDK (~200 modules) is loaded only when it is the provider (decision 83).
+      const { StripeProvider } = await import('./stripe.provider.ts');
       // loadPaymentsConfig refuses to start without both secrets when PAYMENT_PROVIDER=stripe.
       return {
         provider: new StripeProvider({
@@ -42,5 +43,6 @@ export function createPayments(
         }),
         sandbox: null,
       };
+    }
   }
 }

@@ -2,7 +2,6 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { RateLimitConfig } from './ratelimit.config.ts';
 import type { Log } from '../lib/log.ts';
 import { MemoryCounterStore } from './ratelimit.memory-store.ts';
-import { RedisCounterStore } from './ratelimit.redis-store.ts';
 import type { CounterStore } from './ratelimit.store.ts';
 import type { Clock } from '../lib/clock.ts';
 
@@ -156,13 +155,19 @@ function expandIPv6(address: string): string[] {
   return [...left, ...zeros, ...right].map((group) => Number.parseInt(group, 16).toString(16));
 }
 
-/** The limiter of an app: counters in Redis when a URL is given, else in process memory. */
-export function createRateLimiter(
+/**
+ * The limiter of an app: counters in Redis when a URL is given, else in process memory. The Redis
+ * client (ioredis) is loaded only then (decision 83).
+ */
+export async function createRateLimiter(
   config: RateLimitConfig,
   redisUrl: string | null,
   clock: Clock,
   log: Log,
-): RateLimiter {
-  const store = redisUrl === null ? new MemoryCounterStore() : new RedisCounterStore(redisUrl, log);
+): Promise<RateLimiter> {
+  const store =
+    redisUrl === null
+      ? new MemoryCounterStore()
+      : new (await import('./ratelimit.redis-store.ts')).RedisCounterStore(redisUrl, log);
   return new RateLimiter(config, store, () => clock.now().getTime());
 }

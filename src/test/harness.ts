@@ -183,6 +183,8 @@ export interface TestAppOptions {
   consoleDir?: string;
   /** The publishable key the reference shop at /shop uses, read on each page load. */
   shopKey?: () => string | null;
+  /** Compile every route schema while building the app instead of on first use (decision 82). */
+  eagerSchemas?: boolean;
 }
 
 /** Builds the app on a fresh test database. Close it in `after()`. */
@@ -206,9 +208,17 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger: { level: 'info', stream },
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
     ...(options.shopKey ? { shopKey: options.shopKey } : {}),
+    ...(options.eagerSchemas ? { eagerSchemas: true } : {}),
   });
-  options.routes?.(app);
-  await app.ready();
+  try {
+    options.routes?.(app);
+    await app.ready();
+  } catch (error) {
+    // A route that fails to build must fail its test, not leave the test file hanging on open handles.
+    await app.close().catch(() => undefined);
+    if (!options.db) await db.close();
+    throw error;
+  }
   let workers: RunningWorkers | null = null;
   const mailTransport = createMailTransport(config.emailTransport);
   if (options.workers) {

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { Agent, request } from 'undici';
+import type { Agent, request } from 'undici';
 import { signBody, standardSignature } from './webhooks.secrets.ts';
 import { guardedLookup, refusalFor, RefusedAddressError, type AddressPolicy } from './webhooks.url-guard.ts';
 
@@ -110,21 +110,30 @@ function describeError(error: unknown, timeoutMs: number, timedOut: boolean): st
 export class WebhookSender {
   readonly #timeoutMs: number;
   readonly #allowHttp: boolean;
-  readonly #https: Agent;
-  readonly #http: Agent;
+  /** undici and the two agents, loaded and made on the first send (decision 83). */
+  #client: Promise<{ request: typeof request; https: Agent; http: Agent }> | null = null;
 
   constructor(options: { timeoutMs: number; allowHttp: boolean }) {
     this.#timeoutMs = options.timeoutMs;
     this.#allowHttp = options.allowHttp;
-    const agent = (policy: AddressPolicy): Agent =>
-      new Agent({
-        connect: { lookup: guardedLookup(policy), timeout: Math.min(options.timeoutMs, 10_000) },
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-        keepAliveTimeout: 4000,
-      });
-    this.#https = agent({ allowLoopback: options.allowHttp, loopbackOnly: false });
-    this.#http = agent({ allowLoopback: true, loopbackOnly: true });
+  }
+
+  #agents(): Promise<{ request: typeof request; https: Agent; http: Agent }> {
+    this.#client ??= import('undici').then(({ Agent, request }) => {
+      const agent = (policy: AddressPolicy): Agent =>
+        new Agent({
+          connect: { lookup: guardedLookup(policy), timeout: Math.min(this.#timeoutMs, 10_000) },
+          headersTimeout: this.#timeoutMs,
+          bodyTimeout: this.#timeoutMs,
+          keepAliveTimeout: 4000,
+        });
+      return {
+        request,
+        https: agent({ allowLoopback: this.#allowHttp, loopbackOnly: false }),
+        http: agent({ allowLoopback: true, loopbackOnly: true }),
+      };
+    });
+    return this.#client;
   }
 
   /** Where the request may not go, checked before any connection (scheme and literal addresses). */
@@ -158,6 +167,8 @@ export class WebhookSender {
     const refusal = this.#precheck(url);
     if (refusal) return { ok: false, status: null, error: refusal, retryAfterMs: null, interrupted: false };
 
+    // Loaded before the attempt's clock starts: loading undici is not the receiver's time.
+    const client = await this.#agents();
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -167,8 +178,8 @@ export class WebhookSender {
     const onStop = (): void => controller.abort();
     stop?.addEventListener('abort', onStop, { once: true });
     try {
-      const response = await request(url, {
-        dispatcher: url.protocol === 'http:' ? this.#http : this.#https,
+      const response = await client.request(url, {
+        dispatcher: url.protocol === 'http:' ? client.http : client.https,
         method: 'POST',
         headers: input.headers,
         body: input.body,
@@ -215,6 +226,8 @@ export class WebhookSender {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.#https.close(), this.#http.close()]);
+    if (this.#client === null) return;
+    const { https, http } = await this.#client;
+    await Promise.all([https.close(), http.close()]);
   }
 }
