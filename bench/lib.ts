@@ -1,7 +1,8 @@
 /**
- * What the benchmark scripts (bench/run.ts, bench/webhooks.ts) share: option parsing helpers,
- * `storefront` child processes with their output, cleanup on exit or a signal, the machine
- * description, /proc readings, percentiles, and writing a section into bench/RESULTS.md.
+ * What the benchmark scripts (bench/run.ts, bench/webhooks.ts, bench/purchase.ts) share: option
+ * parsing helpers, `storefront` child processes with their output, cleanup on exit or a signal,
+ * databases made for a run, the machine description, /proc readings, percentiles, and writing a
+ * section into bench/RESULTS.md.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,11 +10,19 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import * as prettier from 'prettier';
 
 /** The repository root. */
 export const root = path.resolve(import.meta.dirname, '..');
-const mainTs = path.join(root, 'src', 'main.ts');
+
+/** Where a `storefront` child runs from: this checkout, or another one (an A/B comparison). */
+export interface Checkout {
+  /** The checkout's root directory (holding src/main.ts and node_modules). */
+  root: string;
+}
+
+const thisCheckout: Checkout = { root };
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -89,10 +98,15 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /** Starts `storefront <args>` on the Node running this script; cleanup() stops it. */
-function startChild(args: string[], env: NodeJS.ProcessEnv, tail: OutputTail): ChildProcess {
+function startChild(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  tail: OutputTail,
+  checkout: Checkout = thisCheckout,
+): ChildProcess {
   // process.execPath is the Node 24 running this script (npm run puts node_modules/.bin first).
-  const child = spawn(process.execPath, [mainTs, ...args], {
-    cwd: root,
+  const child = spawn(process.execPath, [path.join(checkout.root, 'src', 'main.ts'), ...args], {
+    cwd: checkout.root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -114,9 +128,13 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** Runs one `storefront` command to completion; returns what it printed, or throws with its tail. */
-export async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<OutputTail> {
+export async function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  checkout: Checkout = thisCheckout,
+): Promise<OutputTail> {
   const tail = new OutputTail();
-  const child = startChild(args, env, tail);
+  const child = startChild(args, env, tail, checkout);
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   if (code !== 0) {
     throw new Error(`storefront ${args.join(' ')} failed (exit ${String(code)}):\n${tail.text()}`);
@@ -141,6 +159,7 @@ export function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await Promise.all([...children].map(stopChild));
     for (const step of cleanupSteps) await step();
+    await dropCreatedDatabases();
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
     tempDirs.clear();
   })();
@@ -188,10 +207,14 @@ export interface RunningServer {
 }
 
 /** Starts `storefront serve` on `port` and waits (up to 120 s) until /healthz answers. */
-export async function serve(env: NodeJS.ProcessEnv, port: number): Promise<RunningServer> {
+export async function serve(
+  env: NodeJS.ProcessEnv,
+  port: number,
+  checkout: Checkout = thisCheckout,
+): Promise<RunningServer> {
   const started = performance.now();
   const tail = new OutputTail();
-  const child = startChild(['serve'], { ...env, PORT: String(port) }, tail);
+  const child = startChild(['serve'], { ...env, PORT: String(port) }, tail, checkout);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
@@ -208,6 +231,61 @@ export async function serve(env: NodeJS.ProcessEnv, port: number): Promise<Runni
     await sleep(100);
   }
   throw new Error(`the server did not answer /healthz within 120 s:\n${tail.text()}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL databases made for a run
+
+/** Databases this run created (dropped by cleanup): admin URL and name. */
+const createdDatabases: { adminUrl: string; name: string }[] = [];
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** Connects one client to `url`, runs `fn`, disconnects. */
+export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Creates the database `name` on the server of `adminUrl` (whose own database is left alone) and
+ * drops it at cleanup (`WITH (FORCE)`, also after an error or Ctrl-C). Returns its URL and the
+ * server's version.
+ */
+export async function createDatabase(
+  adminUrl: string,
+  name: string,
+): Promise<{ url: string; name: string; version: string }> {
+  const version = await withClient(adminUrl, async (client) => {
+    await client.query(`CREATE DATABASE ${quoteIdent(name)}`);
+    const result = await client.query<{ server_version: string }>('SHOW server_version');
+    return result.rows[0]?.server_version ?? '?';
+  });
+  createdDatabases.push({ adminUrl, name });
+  const url = new URL(adminUrl);
+  url.pathname = `/${encodeURIComponent(name)}`;
+  return { url: url.href, name, version };
+}
+
+async function dropCreatedDatabases(): Promise<void> {
+  for (const created of createdDatabases.splice(0)) {
+    try {
+      await withClient(created.adminUrl, async (client) => {
+        await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(created.name)} WITH (FORCE)`);
+      });
+    } catch (error) {
+      process.stderr.write(
+        `bench: could not drop database ${created.name}: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -233,10 +311,11 @@ export interface Machine {
   commit: string;
 }
 
-function commit(): string {
-  const head = run('git', ['-C', root, 'rev-parse', '--short', 'HEAD']);
+/** The short commit of a checkout, with `-dirty` when tracked files changed. */
+export function commitOf(dir: string = root): string {
+  const head = run('git', ['-C', dir, 'rev-parse', '--short', 'HEAD']);
   // Like `git describe --dirty`: changes to tracked files make the tree dirty, untracked files do not.
-  const changes = run('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no']);
+  const changes = run('git', ['-C', dir, 'status', '--porcelain', '--untracked-files=no']);
   return changes !== '' && changes !== 'unknown' ? `${head}-dirty` : head;
 }
 
@@ -266,7 +345,7 @@ export function machine(): Machine {
       .loadavg()
       .map((n) => n.toFixed(2))
       .join(' '),
-    commit: commit(),
+    commit: commitOf(),
   };
 }
 
