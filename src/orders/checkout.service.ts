@@ -2,8 +2,8 @@ import type { EmittedData } from '../events/events.schemas.ts';
 import type { OrderCreatedData } from './orders.events.ts';
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { cartCompleted, completeCart, findCart, type CartRow } from '../carts/carts.service.ts';
-import { findShortfalls, insufficientStock, reserveStock } from '../catalog/inventory.ts';
+import { cartCompleted, completeCart, findCart } from '../carts/carts.service.ts';
+import { findShortfalls, insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
@@ -11,15 +11,14 @@ import { isCountryCode } from '../lib/country.ts';
 import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
 import { isEmail } from '../lib/validate.ts';
 import { ProviderError, providerUnavailable, type Intent } from '../payments/provider.ts';
-import { getStore } from '../stores/stores.service.ts';
+import { storeCurrency } from '../stores/stores.service.ts';
 import { insertPayment, latestPayment } from './order-payments.repository.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import {
   findOrder,
   findOrderIdByKey,
-  insertOrder,
+  insertNumberedOrder,
   insertOrderLines,
-  nextOrderNumber,
   orderLines,
 } from './orders.repository.ts';
 import type { CheckoutBody, CheckoutResult } from './orders.schemas.ts';
@@ -120,7 +119,7 @@ export async function checkout(
 ): Promise<CheckoutResult> {
   const made = await checkoutOfKey(deps, storeId, idempotencyKey);
   if (made) return made;
-  const { currency } = await getStore(deps, storeId);
+  const currency = await storeCurrency(deps, storeId);
 
   for (let attempt = 1; ; attempt++) {
     const cart = await findCart(deps, storeId, input.cartId);
@@ -150,6 +149,7 @@ export async function checkout(
       intent,
       quoted,
       cartVersion: cart.version,
+      cartItems: cart.items,
       now,
     };
     try {
@@ -200,6 +200,8 @@ interface PlaceOrder {
   intent: Intent;
   quoted: Quote;
   cartVersion: number;
+  /** The cart's lines at `cartVersion`. */
+  cartItems: readonly StockLine[];
   now: Date;
 }
 
@@ -207,12 +209,12 @@ type InTransaction = Omit<CheckoutDeps, 'db'> & { db: Transaction<Database> };
 
 /** Step 4 of checkout, in its transaction: each step below is one thing the commit makes true. */
 async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutResult> {
-  const cart = await lockUnchangedCart(tx, p);
-  const discount = await reserveAtQuotedPrices(tx, p, cart);
+  await completeUnchangedCart(tx, p);
+  const discount = await reserveAtQuotedPrices(tx, p);
   if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
-  const { order, lines } = await writeOrder(tx, p, cart.id, discount);
+  // The store's order counter stays locked from here to the commit (D6): the last steps are short.
+  const { order, lines } = await writeOrder(tx, p, discount);
   const payment = await writePayment(tx, p, order);
-  await completeCart(tx, p.storeId, cart.id, p.now);
   await recordEvent(tx.db, {
     storeId: p.storeId,
     type: 'order.created',
@@ -227,12 +229,12 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   return checkoutResult(tx.keyring, order, lines, payment);
 }
 
-/** The cart, locked; it must still be the version that was quoted. */
-async function lockUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<CartRow> {
-  const cart = await findCart(tx, p.storeId, p.input.cartId, { forUpdate: true });
-  if (cart.completed_at !== null) throw cartCompleted();
-  if (cart.version !== p.cartVersion) throw new QuoteChanged();
-  return cart;
+/**
+ * The cart, completed and locked; it must still be the version that was quoted (its lines are then
+ * the ones quoted: every change of a line bumps the version).
+ */
+async function completeUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<void> {
+  if (!(await completeCart(tx, p.storeId, p.input.cartId, p.cartVersion, p.now))) throw new QuoteChanged();
 }
 
 /**
@@ -240,13 +242,9 @@ async function lockUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<Cart
  * quote made now holds until commit, and it must equal the one the intent was created for.
  * Returns the discount to count.
  */
-async function reserveAtQuotedPrices(
-  tx: InTransaction,
-  p: PlaceOrder,
-  cart: CartRow,
-): Promise<DiscountRow | null> {
+async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<DiscountRow | null> {
   await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);
-  const requote = await quote(tx, p.storeId, p.input, cart.items, p.now);
+  const requote = await quote(tx, p.storeId, p.input, p.cartItems, p.now);
   if (requote.missing.length > 0 || !sameTotals(requote.totals, p.quoted.totals)) throw new QuoteChanged();
   return requote.discount;
 }
@@ -255,17 +253,15 @@ async function reserveAtQuotedPrices(
 async function writeOrder(
   tx: InTransaction,
   p: PlaceOrder,
-  cartId: string,
   discount: DiscountRow | null,
 ): Promise<{ order: OrderRow; lines: OrderLineRow[] }> {
   const totals = p.quoted.totals;
   const expiresAt = new Date(p.now.getTime() + tx.settings.orderTtlMs);
-  const order = await insertOrder(tx.db, {
+  const order = await insertNumberedOrder(tx.db, {
     store_id: p.storeId,
     id: p.orderId,
-    number: await nextOrderNumber(tx.db, p.storeId),
     status: 'pending',
-    cart_id: cartId,
+    cart_id: p.input.cartId,
     email: p.input.email.trim().toLowerCase(),
     country: p.input.country ?? null,
     currency: p.currency,

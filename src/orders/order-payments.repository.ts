@@ -39,6 +39,27 @@ export async function lockPaymentAndOrder(
   return { payment, order };
 }
 
+/**
+ * Marks the payment with this provider reference succeeded, which also locks it: the first half of
+ * the lock order of `lockPaymentAndOrder` (the caller locks the order next). Undefined when there is
+ * no such payment.
+ */
+export function succeedPayment(
+  trx: Transaction<Database>,
+  storeId: string,
+  by: { provider: string; ref: string },
+  now: Date,
+): Promise<PaymentRow | undefined> {
+  return trx
+    .updateTable('payments')
+    .set({ status: 'succeeded', last_error: null, updated_at: now })
+    .where('store_id', '=', storeId)
+    .where('provider', '=', by.provider)
+    .where('ref', '=', by.ref)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 export function orderPayments(db: Db, storeId: string, orderId: string): Promise<PaymentRow[]> {
   return db
     .selectFrom('payments')
@@ -76,19 +97,6 @@ export function insertPayment(
   values: Insertable<PaymentTable>,
 ): Promise<PaymentRow> {
   return trx.insertInto('payments').values(values).returningAll().executeTakeFirstOrThrow();
-}
-
-export async function markPaymentSucceeded(
-  trx: Transaction<Database>,
-  payment: Pick<PaymentRow, 'store_id' | 'id'>,
-  now: Date,
-): Promise<void> {
-  await trx
-    .updateTable('payments')
-    .set({ status: 'succeeded', last_error: null, updated_at: now })
-    .where('store_id', '=', payment.store_id)
-    .where('id', '=', payment.id)
-    .execute();
 }
 
 /**
