@@ -25,6 +25,8 @@ export interface Config {
   /** PostgreSQL connection string; null selects the embedded database. */
   readonly databaseUrl: string | null;
   readonly databasePoolSize: number;
+  /** Run parameterised statements as named prepared statements on PostgreSQL (decision 79). */
+  readonly databasePreparedStatements: boolean;
   readonly redisUrl: string | null;
   /** Create the demo store on an empty database (default: on for the embedded database only). */
   readonly seedDemo: boolean;
@@ -167,6 +169,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir,
     databaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     seedDemo: boolean(env, 'SEED_DEMO', databaseUrl === null),
     logLevel: logLevel as Config['logLevel'],

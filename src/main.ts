@@ -71,6 +71,7 @@ async function withDatabase<T>(
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
     command,
   });
   try {
@@ -98,6 +99,7 @@ async function serve(config: Readonly<Config>): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
     command: 'storefront serve',
   });
   const applied = await migrateToLatest(db.kysely);
@@ -179,6 +181,7 @@ async function worker(config: Readonly<Config>): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
     command: 'storefront worker',
   });
   await migrateToLatest(db.kysely);
