@@ -13,7 +13,6 @@ import {
   reserveIfAvailable,
   sellFromReserved,
   stockLevel,
-  stockLevels,
   takeFromOnHand,
   updateVariantRow,
   type StockLevel,
@@ -83,32 +82,6 @@ export function insufficientStock(lines: readonly Shortfall[]): AppError {
       })),
     },
   );
-}
-
-/**
- * What is short right now, read without locks (checkout's pre-check, D25: a checkout that cannot
- * succeed is refused before the payment provider is called). Only a hint: `reserveStock` decides.
- */
-export async function findShortfalls(
-  db: Kysely<Database> | Transaction<Database>,
-  storeId: string,
-  lines: readonly StockLine[],
-): Promise<Shortfall[]> {
-  const wanted = inLockOrder(lines);
-  if (wanted.length === 0) return [];
-  const rows = await stockLevels(
-    db,
-    storeId,
-    wanted.map((line) => line.variantId),
-  );
-  const levels = new Map(rows.map((row) => [row.id, available(row)]));
-  return wanted
-    .filter((line) => (levels.get(line.variantId) ?? 0) < line.quantity)
-    .map((line) => ({
-      variantId: line.variantId,
-      requested: line.quantity,
-      available: levels.get(line.variantId) ?? 0,
-    }));
 }
 
 export interface LowStockVariant {

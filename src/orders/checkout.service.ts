@@ -3,7 +3,7 @@ import type { OrderCreatedData } from './orders.events.ts';
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { cartCompleted, completeCart, findCart } from '../carts/carts.service.ts';
-import { findShortfalls, insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
+import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
@@ -12,15 +12,9 @@ import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
 import { isEmail } from '../lib/validate.ts';
 import { ProviderError, providerUnavailable, type Intent } from '../payments/provider.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
-import { insertPayment, latestPayment } from './order-payments.repository.ts';
+import { insertLinesAndPayment, latestPayment } from './order-payments.repository.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import {
-  findOrder,
-  findOrderIdByKey,
-  insertNumberedOrder,
-  insertOrderLines,
-  orderLines,
-} from './orders.repository.ts';
+import { findOrder, findOrderIdByKey, insertNumberedOrder, orderLines } from './orders.repository.ts';
 import type { CheckoutBody, CheckoutResult } from './orders.schemas.ts';
 import type { DiscountRow, OrderLineRow, OrderRow, PaymentRow } from './orders.tables.ts';
 import { orderView } from './orders.views.ts';
@@ -129,7 +123,11 @@ export async function checkout(
     const quoted = await quote(deps, storeId, input, cart.items, now);
     if (quoted.missing.length > 0)
       throw insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
-    const short = await findShortfalls(deps.db, storeId, cart.items);
+    // The stock pre-check (D25) reads the availability the quote read with the prices.
+    const short = quoted.lines
+      .filter((line) => line.available < line.quantity)
+      .map((line) => ({ variantId: line.variantId, requested: line.quantity, available: line.available }))
+      .sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
     if (short.length > 0) throw insufficientStock(short);
 
     const orderId = randomUUID();
@@ -213,8 +211,8 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   const discount = await reserveAtQuotedPrices(tx, p);
   if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
   // The store's order counter stays locked from here to the commit (D6): the last steps are short.
-  const { order, lines } = await writeOrder(tx, p, discount);
-  const payment = await writePayment(tx, p, order);
+  const order = await writeOrder(tx, p, discount);
+  const { lines, payment } = await writeLinesAndPayment(tx, p, order);
   await recordEvent(tx.db, {
     storeId: p.storeId,
     type: 'order.created',
@@ -249,15 +247,11 @@ async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<
   return requote.discount;
 }
 
-/** The order with the store's next number and the checkout's Idempotency-Key, and its lines. */
-async function writeOrder(
-  tx: InTransaction,
-  p: PlaceOrder,
-  discount: DiscountRow | null,
-): Promise<{ order: OrderRow; lines: OrderLineRow[] }> {
+/** The order with the store's next number and the checkout's Idempotency-Key. */
+function writeOrder(tx: InTransaction, p: PlaceOrder, discount: DiscountRow | null): Promise<OrderRow> {
   const totals = p.quoted.totals;
   const expiresAt = new Date(p.now.getTime() + tx.settings.orderTtlMs);
-  const order = await insertNumberedOrder(tx.db, {
+  return insertNumberedOrder(tx.db, {
     store_id: p.storeId,
     id: p.orderId,
     status: 'pending',
@@ -277,29 +271,29 @@ async function writeOrder(
     created_at: p.now,
     updated_at: p.now,
   });
-  const lines = await insertOrderLines(
-    tx.db,
-    p.quoted.lines.map((line, position) => ({
-      store_id: p.storeId,
-      order_id: p.orderId,
-      position,
-      variant_id: line.variantId,
-      product_id: line.productId,
-      title: line.title,
-      variant_label: line.label,
-      sku: line.sku,
-      quantity: line.quantity,
-      unit_price_amount: line.unitPrice,
-      line_total_amount: line.unitPrice * line.quantity,
-    })),
-  );
-  return { order, lines };
 }
 
-/** The order's payment, pending, with the intent's client secret sealed (D28). */
-function writePayment(tx: InTransaction, p: PlaceOrder, order: OrderRow): Promise<PaymentRow> {
+/** The order's lines at the quoted prices, and its payment, pending, with the intent's client secret sealed (D28). */
+async function writeLinesAndPayment(
+  tx: InTransaction,
+  p: PlaceOrder,
+  order: OrderRow,
+): Promise<{ lines: OrderLineRow[]; payment: PaymentRow }> {
+  const lines: OrderLineRow[] = p.quoted.lines.map((line, position) => ({
+    store_id: p.storeId,
+    order_id: p.orderId,
+    position,
+    variant_id: line.variantId,
+    product_id: line.productId,
+    title: line.title,
+    variant_label: line.label,
+    sku: line.sku,
+    quantity: line.quantity,
+    unit_price_amount: line.unitPrice,
+    line_total_amount: line.unitPrice * line.quantity,
+  }));
   const named = { store_id: p.storeId, provider: tx.provider.name, ref: p.intent.ref };
-  return insertPayment(tx.db, {
+  const payment = await insertLinesAndPayment(tx.db, lines, {
     ...named,
     order_id: order.id,
     client_secret: sealClientSecret(tx.keyring, named, p.intent.clientSecret),
@@ -310,4 +304,5 @@ function writePayment(tx: InTransaction, p: PlaceOrder, order: OrderRow): Promis
     created_at: p.now,
     updated_at: p.now,
   });
+  return { lines, payment };
 }

@@ -9,14 +9,7 @@ import {
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import { fairBatch } from '../db/fair-batch.ts';
 import type { Database } from '../db/tables.ts';
-import type {
-  OrderLineRow,
-  OrderLineTable,
-  OrderRow,
-  OrderStatus,
-  OrderTable,
-  PaymentRow,
-} from './orders.tables.ts';
+import type { OrderLineRow, OrderRow, OrderStatus, OrderTable, PaymentRow } from './orders.tables.ts';
 
 /**
  * All SQL on orders, their lines and the per-store order counter. Payments and refunds have their
@@ -233,11 +226,41 @@ export function insertNumberedOrder(
     .executeTakeFirstOrThrow();
 }
 
-export function insertOrderLines(
+/**
+ * Marks a pending order paid, which also locks it, and reads its lines in the same statement;
+ * undefined when the order is not pending (the caller locks it to see why).
+ */
+export async function payPendingOrder(
   trx: Transaction<Database>,
-  lines: Insertable<OrderLineTable>[],
-): Promise<OrderLineRow[]> {
-  return trx.insertInto('order_lines').values(lines).returningAll().execute();
+  storeId: string,
+  orderId: string,
+  now: Date,
+): Promise<{ order: OrderRow; lines: OrderLineFields[] } | undefined> {
+  const row = await trx
+    .updateTable('orders as o')
+    .set({ status: 'paid', paid_at: now, updated_at: now })
+    .where('o.store_id', '=', storeId)
+    .where('o.id', '=', orderId)
+    .where('o.status', '=', 'pending')
+    .returningAll('o')
+    .returning((eb) => [linesOf(eb)])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { order_lines: lines, ...order } = row;
+  return { order, lines };
+}
+
+/** Flags a paid order whose stock was short when its payment arrived (D22). */
+export async function markOversold(
+  trx: Transaction<Database>,
+  order: Pick<OrderRow, 'store_id' | 'id'>,
+): Promise<void> {
+  await trx
+    .updateTable('orders')
+    .set({ oversold: true })
+    .where('store_id', '=', order.store_id)
+    .where('id', '=', order.id)
+    .execute();
 }
 
 export function markOrderPaid(

@@ -22,7 +22,14 @@ import {
   queueRefundFailedNotice,
 } from './order-mail.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import { addRefunded, lockOrderWithLines, markOrderPaid, type OrderLineFields } from './orders.repository.ts';
+import {
+  addRefunded,
+  lockOrderWithLines,
+  markOrderPaid,
+  markOversold,
+  payPendingOrder,
+  type OrderLineFields,
+} from './orders.repository.ts';
 import { stockLinesOf } from './orders.views.ts';
 import type { OrderRow } from './orders.tables.ts';
 import {
@@ -51,28 +58,30 @@ type InTransaction = Omit<ProviderEventDeps, 'db'> & { db: Transaction<Database>
 /** Work to do once the transaction has committed (provider calls never run inside one). */
 type AfterCommit = OpenedRefund[];
 
-/** The order becomes paid: order.paid, the buyer's confirmation, and a notice when stock was short. */
-async function markPaid(
+/**
+ * What follows an order becoming paid (`paid`, its row marked paid): order.paid, the buyer's
+ * confirmation, and when stock was short the `oversold` flag and a notice (D22).
+ */
+async function announcePaid(
   tx: InTransaction,
   store: Store,
-  order: OrderRow,
-  lines: OrderLineFields[],
+  paid: OrderRow,
+  lines: readonly OrderLineFields[],
   oversold: Parameters<typeof queueOversoldNotice>[3],
-  now: Date,
 ): Promise<void> {
-  const paid = await markOrderPaid(tx.db, order, oversold.length > 0, now);
+  if (oversold.length > 0) await markOversold(tx.db, paid);
   await recordEvent(tx.db, {
-    storeId: order.store_id,
+    storeId: paid.store_id,
     type: 'order.paid',
-    resource: `order:${order.id}`,
+    resource: `order:${paid.id}`,
     data: {
-      orderId: order.id,
-      number: order.number,
-      total: { amount: order.total_amount, currency: order.currency.trim() },
+      orderId: paid.id,
+      number: paid.number,
+      total: { amount: paid.total_amount, currency: paid.currency.trim() },
     } satisfies EmittedData<typeof OrderPaidData>,
   });
   await queueOrderConfirmation(tx, store.name, paid, lines);
-  if (oversold.length > 0) await queueOversoldNotice(tx, order, lines, oversold);
+  if (oversold.length > 0) await queueOversoldNotice(tx, paid, lines, oversold);
 }
 
 /**
@@ -92,19 +101,21 @@ async function paymentSucceeded(
   // The lock order of every money path (D24): the payment (marked succeeded), then its order.
   const payment = await succeedPayment(tx.db, storeId, { provider: tx.provider.name, ref }, now);
   if (!payment) return 'ignored';
+  const pending = await payPendingOrder(tx.db, storeId, payment.order_id, now);
+  if (pending) {
+    const oversold = await sellReserved(tx.db, storeId, stockLinesOf(pending.lines), now);
+    await announcePaid(tx, store, pending.order, pending.lines, oversold);
+    if (oversold.length > 0)
+      tx.log.warn({ orderId: pending.order.id, oversold }, 'order paid with short stock');
+    return 'applied';
+  }
   const { order, lines } = await lockOrderWithLines(tx.db, storeId, payment.order_id);
   if (order.status === 'paid') return 'applied';
 
-  if (order.status === 'pending') {
-    const oversold = await sellReserved(tx.db, storeId, stockLinesOf(lines), now);
-    await markPaid(tx, store, order, lines, oversold, now);
-    if (oversold.length > 0) tx.log.warn({ orderId: order.id, oversold }, 'order paid with short stock');
-    return 'applied';
-  }
-
   // Expired: take the goods again if every line is still available, else refund everything.
   if (await takeStock(tx.db, storeId, stockLinesOf(lines), now)) {
-    await markPaid(tx, store, order, lines, [], now);
+    const paid = await markOrderPaid(tx.db, order, false, now);
+    await announcePaid(tx, store, paid, lines, []);
     tx.log.info({ orderId: order.id }, 'late payment for an expired order: stock taken again, order paid');
     return 'applied';
   }
