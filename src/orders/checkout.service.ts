@@ -93,7 +93,9 @@ export async function checkoutOfKey(
  * Order of operations, chosen so that no failure can leave reserved stock, a half order, or a
  * charge without an order:
  *
- * 1. An order that already carries this Idempotency-Key is the answer (a retry after a crash).
+ * 1. An order that already carries this Idempotency-Key is the answer (a retry after a crash). It
+ *    completed its cart, so it is looked for when the cart is completed or gone, and when the
+ *    order's insert meets the key's unique index: the common first attempt pays no lookup.
  * 2. Quote the cart from the database and pre-check its stock, both without locks: a checkout
  *    that cannot succeed is refused before the provider is called (D25).
  * 3. Create the payment intent at the provider for that amount (with a provider idempotency key
@@ -111,13 +113,24 @@ export async function checkout(
   input: CheckoutInput,
   idempotencyKey: string,
 ): Promise<CheckoutResult> {
-  const made = await checkoutOfKey(deps, storeId, idempotencyKey);
-  if (made) return made;
   const currency = await storeCurrency(deps, storeId);
+  // Step 1 (D25): the body, hence the cart, is the key's; a key reused on another cart after its
+  // record expired meets the order's unique key at the insert (handled below).
+  const refuse = async (refusal: AppError): Promise<CheckoutResult> => {
+    const made = await checkoutOfKey(deps, storeId, idempotencyKey);
+    if (made) return made;
+    throw refusal;
+  };
 
   for (let attempt = 1; ; attempt++) {
-    const cart = await findCart(deps, storeId, input.cartId);
-    if (cart.completed_at !== null) throw cartCompleted();
+    let cart;
+    try {
+      cart = await findCart(deps, storeId, input.cartId);
+    } catch (error) {
+      if (error instanceof AppError && error.status === 404) return refuse(error);
+      throw error;
+    }
+    if (cart.completed_at !== null) return refuse(cartCompleted());
     if (cart.items.length === 0) throw cartEmpty();
     const now = deps.clock.now();
     const quoted = await quote(deps, storeId, input, cart.items, now);
