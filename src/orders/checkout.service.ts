@@ -21,6 +21,7 @@ import { orderView } from './orders.views.ts';
 import { openClientSecret, sealClientSecret } from './payment-secrets.ts';
 import { useDiscount } from './pricing.service.ts';
 import { quote, sameTotals, type Quote, type QuoteInput } from './quote.ts';
+import { ReservationsInFlight } from './reservations-in-flight.ts';
 
 export interface CheckoutInput extends QuoteInput {
   cartId: string;
@@ -46,6 +47,12 @@ const cartEmpty = (): AppError =>
 
 const cartChanged = (): AppError =>
   new AppError('cart_changed', 409, 'Prices changed while checking out. Review the cart and try again.');
+
+/** Checkouts reserving units right now in this process (a hint for the pre-check). */
+const inFlight = new ReservationsInFlight();
+/** The longest one wait for other checkouts' reservations lasts, and all of them together. */
+const GATE_WAIT_MS = 2000;
+const GATE_DEADLINE_MS = 5000;
 
 /** Why a checkout must be priced again: the catalog changed between quoting and reserving. */
 class QuoteChanged extends Error {}
@@ -122,6 +129,8 @@ export async function checkout(
     throw refusal;
   };
 
+  let gated = true;
+  const gateDeadline = performance.now() + GATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt++) {
     let cart;
     try {
@@ -142,42 +151,67 @@ export async function checkout(
       .map((line) => ({ variantId: line.variantId, requested: line.quantity, available: line.available }))
       .sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
     if (short.length > 0) throw insufficientStock(short);
-
-    const orderId = randomUUID();
-    const intent = await createIntent(deps, {
-      storeId,
-      orderId,
-      cartId: cart.id,
-      currency,
-      total: quoted.totals.total,
-    });
-    const order: PlaceOrder = {
-      storeId,
-      currency,
-      orderId,
-      idempotencyKey,
-      input,
-      intent,
-      quoted,
-      cartVersion: cart.version,
-      cartItems: cart.items,
-      now,
-    };
+    // Units other checkouts of this process are reserving now: wait for them, then check again.
+    const busy = gated ? inFlight.waitIfShort(storeId, quoted.lines, GATE_WAIT_MS) : null;
+    if (busy) {
+      await busy;
+      gated = performance.now() < gateDeadline;
+      attempt -= 1;
+      continue;
+    }
+    const release = inFlight.hold(storeId, quoted.lines);
     try {
-      return await deps.db.transaction().execute((trx) => placeOrder({ ...deps, db: trx }, order));
-    } catch (error) {
-      await deps.provider.cancelIntent(intent.ref).catch((cancelError: unknown) => {
-        deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
+      return await placeWithIntent(deps, {
+        storeId,
+        currency,
+        idempotencyKey,
+        input,
+        quoted,
+        cartId: cart.id,
+        cartVersion: cart.version,
+        cartItems: cart.items,
+        now,
       });
-      // Another attempt with this key won the race (its lease had been taken over): its order is the answer.
-      if (isUniqueViolation(error) || (error instanceof AppError && error.title === 'cart_completed')) {
-        const winner = await checkoutOfKey(deps, storeId, idempotencyKey);
-        if (winner) return winner;
-      }
+    } catch (error) {
       if (error instanceof QuoteChanged && attempt < 3) continue;
       if (error instanceof QuoteChanged) throw cartChanged();
       throw error;
+    } finally {
+      release();
     }
+  }
+}
+
+/**
+ * Steps 3 to 5: the intent, the transaction, and on failure the intent cancelled. The answer of
+ * another attempt with the same key that won the race, when there is one.
+ */
+async function placeWithIntent(
+  deps: CheckoutDeps,
+  p: Omit<PlaceOrder, 'orderId' | 'intent'> & { cartId: string },
+): Promise<CheckoutResult> {
+  const { storeId, idempotencyKey } = p;
+  const orderId = randomUUID();
+  const intent = await createIntent(deps, {
+    storeId,
+    orderId,
+    cartId: p.cartId,
+    currency: p.currency,
+    total: p.quoted.totals.total,
+  });
+  const order: PlaceOrder = { ...p, orderId, intent };
+  try {
+    return await deps.db.transaction().execute((trx) => placeOrder({ ...deps, db: trx }, order));
+  } catch (error) {
+    await deps.provider.cancelIntent(intent.ref).catch((cancelError: unknown) => {
+      deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
+    });
+    // Another attempt with this key won the race (its lease had been taken over): its order is the answer.
+    if (isUniqueViolation(error) || (error instanceof AppError && error.title === 'cart_completed')) {
+      const winner = await checkoutOfKey(deps, storeId, idempotencyKey);
+      if (winner) return winner;
+    }
+    throw error;
   }
 }
 
