@@ -765,6 +765,7 @@ function median(values: number[]): number {
 const int = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
 const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
 const one = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
+const two = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '–');
 const pair = (sorted: Float64Array): string =>
   `${ms(percentile(sorted, 50))} / ${ms(percentile(sorted, 99))}`;
 const counts = (record: Record<string, number>): string =>
@@ -836,7 +837,7 @@ function section(report: Report): string {
       },
     )} | ${pair(r.cartMs)} | ${pair(r.checkoutMs)} | ${pair(r.purchaseMs)} | ${int(r.paid)} | ${int(r.onHand)} / ${int(
       r.reserved,
-    )} | ${int(r.oversoldOrders)} | ${verdict} |`;
+    )} | ${int(r.oversoldOrders)} | ${two(r.serverCpuSeconds)} | ${two(r.databaseCpuSeconds)} | ${verdict} |`;
   });
 
   const notes: string[] = [];
@@ -902,8 +903,8 @@ function section(report: Report): string {
             'min(units, buyers) checkouts make an order, every other one is 409 `insufficient_stock`, every order is paid, ' +
             'the variant ends with on hand = units − paid and nothing reserved, no order is `oversold`, and the checkout p99 is under 2 s.',
           '',
-          '| Server | Buyers | Units | Orders (201) | 409 insufficient_stock | Other failures | Cart p50 / p99 ms | Checkout p50 / p99 ms | Winner checkout → paid p50 / p99 ms | Paid | On hand / reserved after | Oversold orders | Verdict |',
-          '| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+          '| Server | Buyers | Units | Orders (201) | 409 insufficient_stock | Other failures | Cart p50 / p99 ms | Checkout p50 / p99 ms | Winner checkout → paid p50 / p99 ms | Paid | On hand / reserved after | Oversold orders | Server CPU s | Database CPU s | Verdict |',
+          '| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
           ...raceRows,
           '',
         ]

@@ -125,17 +125,20 @@ export async function lowStock(
  * Reserves every line or none (D8): one conditional UPDATE per variant (`on_hand − reserved >=
  * quantity`), so the last unit is never sold twice. When any line is short it throws 409
  * `insufficient_stock` listing every short line; the caller's transaction then rolls back.
+ * Returns what each variant has left available once the transaction commits.
  */
 export async function reserveStock(
   trx: Transaction<Database>,
   storeId: string,
   lines: readonly StockLine[],
   now: Date,
-): Promise<void> {
+): Promise<Map<string, number>> {
   const short: Shortfall[] = [];
+  const left = new Map<string, number>();
   for (const line of inLockOrder(lines)) {
     const row = await reserveIfAvailable(trx, storeId, line.variantId, line.quantity, now);
     if (row) {
+      left.set(line.variantId, available(row));
       await recordIfChanged(
         trx,
         storeId,
@@ -153,6 +156,7 @@ export async function reserveStock(
     });
   }
   if (short.length > 0) throw insufficientStock(short);
+  return left;
 }
 
 /**

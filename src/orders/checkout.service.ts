@@ -141,27 +141,30 @@ export async function checkout(
     }
     if (cart.completed_at !== null) return refuse(cartCompleted());
     if (cart.items.length === 0) throw cartEmpty();
-    const now = deps.clock.now();
-    const quoted = await quote(deps, storeId, input, cart.items, now);
-    if (quoted.missing.length > 0)
-      throw insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
-    // The stock pre-check (D25) reads the availability the quote read with the prices.
-    const short = quoted.lines
-      .filter((line) => line.available < line.quantity)
-      .map((line) => ({ variantId: line.variantId, requested: line.quantity, available: line.available }))
-      .sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
-    if (short.length > 0) throw insufficientStock(short);
-    // Units other checkouts of this process are reserving now: wait for them, then check again.
-    const busy = gated ? inFlight.waitIfShort(storeId, quoted.lines, GATE_WAIT_MS) : null;
-    if (busy) {
+    let now: Date;
+    let quoted: Quote;
+    for (;;) {
+      now = deps.clock.now();
+      quoted = await quote(deps, storeId, input, cart.items, now);
+      if (quoted.missing.length > 0)
+        throw insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
+      // The stock pre-check (D25) reads the availability the quote read with the prices.
+      const short = quoted.lines
+        .filter((line) => line.available < line.quantity)
+        .map((line) => ({ variantId: line.variantId, requested: line.quantity, available: line.available }))
+        .sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
+      if (short.length > 0) throw insufficientStock(short);
+      // Units other checkouts of this process are reserving now: wait for them, then quote again
+      // (the cart's version is checked when the order is placed).
+      const busy = gated ? inFlight.waitIfShort(storeId, quoted.lines, GATE_WAIT_MS) : null;
+      if (!busy) break;
       await busy;
       gated = performance.now() < gateDeadline;
-      attempt -= 1;
-      continue;
     }
     const release = inFlight.hold(storeId, quoted.lines);
+    const placed: { left?: Map<string, number> } = {};
     try {
-      return await placeWithIntent(deps, {
+      return await placeWithIntent(deps, placed, {
         storeId,
         currency,
         idempotencyKey,
@@ -177,7 +180,7 @@ export async function checkout(
       if (error instanceof QuoteChanged) throw cartChanged();
       throw error;
     } finally {
-      release();
+      release(placed.left);
     }
   }
 }
@@ -188,6 +191,7 @@ export async function checkout(
  */
 async function placeWithIntent(
   deps: CheckoutDeps,
+  placed: { left?: Map<string, number> },
   p: Omit<PlaceOrder, 'orderId' | 'intent'> & { cartId: string },
 ): Promise<CheckoutResult> {
   const { storeId, idempotencyKey } = p;
@@ -201,7 +205,10 @@ async function placeWithIntent(
   });
   const order: PlaceOrder = { ...p, orderId, intent };
   try {
-    return await deps.db.transaction().execute((trx) => placeOrder({ ...deps, db: trx }, order));
+    const result = await deps.db.transaction().execute((trx) => placeOrder({ ...deps, db: trx }, order));
+    // Committed: what the reservation left is now true.
+    placed.left = order.left;
+    return result;
   } catch (error) {
     await deps.provider.cancelIntent(intent.ref).catch((cancelError: unknown) => {
       deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
@@ -248,6 +255,8 @@ interface PlaceOrder {
   /** The cart's lines at `cartVersion`. */
   cartItems: readonly StockLine[];
   now: Date;
+  /** Set by the reservation: what each variant has left available once this commits. */
+  left?: Map<string, number>;
 }
 
 type InTransaction = Omit<CheckoutDeps, 'db'> & { db: Transaction<Database> };
@@ -288,7 +297,7 @@ async function completeUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<
  * Returns the discount to count.
  */
 async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<DiscountRow | null> {
-  await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);
+  p.left = await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);
   const requote = await quote(tx, p.storeId, p.input, p.cartItems, p.now);
   if (requote.missing.length > 0 || !sameTotals(requote.totals, p.quoted.totals)) throw new QuoteChanged();
   return requote.discount;

@@ -40,6 +40,23 @@ describe('reservations in flight (decision 80)', () => {
     assert.equal(gate.size, 0);
   });
 
+  test('a committed reservation that left nothing ends the waits for its variant at once', async () => {
+    const gate = new ReservationsInFlight();
+    const winner = gate.hold(STORE, [line('a', 1, 2)]);
+    const loser = gate.hold(STORE, [line('a', 1, 2)]);
+    let done = false;
+    const wait = gate.waitIfShort(STORE, [line('a', 1, 2)], 60_000)!.then(() => (done = true));
+    winner(new Map([['a', 1]]));
+    await sleep(10);
+    assert.equal(done, false, 'one unit left: keep waiting');
+    const other = gate.hold(STORE, [line('a', 1, 2)]);
+    other(new Map([['a', 0]]));
+    await wait;
+    assert.equal(done, true, 'sold out: the waiter checks again while the loser still holds');
+    loser();
+    assert.equal(gate.size, 0);
+  });
+
   test('a wait ends at its bound even while the units are still held', async () => {
     const gate = new ReservationsInFlight();
     const release = gate.hold(STORE, [line('a', 1, 1)]);

@@ -22,6 +22,9 @@ interface Held {
   /** Resolved when no unit of the variant is held any more. */
   drained: Promise<void>;
   resolve: () => void;
+  /** Ends the current waits without draining (the variant sold out). */
+  wake: () => void;
+  waiters: Set<() => void>;
 }
 
 export class ReservationsInFlight {
@@ -36,41 +39,55 @@ export class ReservationsInFlight {
       const held = this.#held.get(`${storeId}:${line.variantId}`);
       if (held && line.available - held.units < line.quantity) {
         return new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, maxWaitMs);
-          timer.unref();
-          void held.drained.then(() => {
+          const done = (): void => {
             clearTimeout(timer);
+            held.waiters.delete(done);
             resolve();
-          });
+          };
+          const timer = setTimeout(done, maxWaitMs);
+          timer.unref();
+          held.waiters.add(done);
+          void held.drained.then(done);
         });
       }
     }
     return null;
   }
 
-  /** Holds the lines' units until the returned release is called (once). */
-  hold(storeId: string, lines: readonly GatedLine[]): () => void {
+  /**
+   * Holds the lines' units until the returned release is called (once). A checkout that committed
+   * passes what its reservation left available per variant: when nothing is left, the checkouts
+   * waiting for that variant go on at once (their pre-check now fails) instead of waiting for
+   * every holder to finish.
+   */
+  hold(storeId: string, lines: readonly GatedLine[]): (left?: ReadonlyMap<string, number>) => void {
     const keys = lines.map((line) => {
       const key = `${storeId}:${line.variantId}`;
       let held = this.#held.get(key);
       if (!held) {
         let resolve = (): void => undefined;
         const drained = new Promise<void>((r) => (resolve = r));
-        held = { units: 0, drained, resolve };
+        const waiters = new Set<() => void>();
+        const wake = (): void => {
+          for (const waiter of [...waiters]) waiter();
+        };
+        held = { units: 0, drained, resolve, wake, waiters };
         this.#held.set(key, held);
       }
       held.units += line.quantity;
-      return { key, held, units: line.quantity };
+      return { key, variantId: line.variantId, held, units: line.quantity };
     });
     let released = false;
-    return () => {
+    return (left) => {
       if (released) return;
       released = true;
-      for (const { key, held, units } of keys) {
+      for (const { key, variantId, held, units } of keys) {
         held.units -= units;
         if (held.units <= 0) {
           this.#held.delete(key);
           held.resolve();
+        } else if (left?.get(variantId) === 0) {
+          held.wake();
         }
       }
     };
