@@ -71,6 +71,8 @@ const HELP = `Usage: npm run bench:purchase -- [options]
   --no-race           skip the race
   --compare DIR       also run a server from the checkout in DIR (its own database), alternating
                       with this one round by round
+  --compare-env N=V   an environment variable of the compared server only (repeatable), e.g.
+                      --compare . --compare-env DATABASE_POOL_SIZE=20
   --db-prefix P       name prefix of the PostgreSQL databases made for the run
                       (default storefront_bench_purchase_)
   --output FILE       results file (default bench/RESULTS.md)
@@ -95,6 +97,8 @@ interface Options {
   raceUnits: number;
   race: boolean;
   compare: string | null;
+  /** Extra environment of the compared server (e.g. another DATABASE_POOL_SIZE). */
+  compareEnv: Record<string, string>;
   dbPrefix: string;
   output: string;
   write: boolean;
@@ -116,6 +120,7 @@ function parseOptions(argv: string[]): Options | null {
       'race-units': { type: 'string', default: '100' },
       'no-race': { type: 'boolean', default: false },
       compare: { type: 'string' },
+      'compare-env': { type: 'string', multiple: true, default: [] },
       'db-prefix': { type: 'string', default: 'storefront_bench_purchase_' },
       output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
       'no-write': { type: 'boolean', default: false },
@@ -131,6 +136,17 @@ function parseOptions(argv: string[]): Options | null {
     throw new UsageError('--db-prefix must be lower-case letters, digits and underscores (at most 41)');
   }
   const databaseUrl = process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null;
+  const compareEnv: Record<string, string> = {};
+  for (const pair of values['compare-env']) {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) throw new UsageError(`--compare-env must be NAME=VALUE, got "${pair}"`);
+    compareEnv[match[1]!] = match[2]!;
+  }
+  if (Object.keys(compareEnv).length > 0 && compare === null) {
+    throw new UsageError(
+      '--compare-env needs --compare (use --compare . to compare this checkout with itself)',
+    );
+  }
   const options: Options = {
     buyers: positiveInteger('buyers', values.buyers, 1, 5000),
     duration: positiveInteger('duration', values.duration, 1, 3600),
@@ -142,6 +158,7 @@ function parseOptions(argv: string[]): Options | null {
     raceUnits: positiveInteger('race-units', values['race-units'], 1, 1_000_000),
     race: !values['no-race'],
     compare,
+    compareEnv,
     dbPrefix: values['db-prefix'],
     output: path.resolve(values.output),
     write: !values['no-write'],
@@ -276,6 +293,7 @@ async function setUpTarget(
   checkout: Checkout,
   options: Options,
   log: (line: string) => void,
+  extraEnv: Record<string, string> = {},
 ): Promise<Target> {
   const tempDir = temporaryDirectory('storefront-bench-purchase-');
   const env: NodeJS.ProcessEnv = {
@@ -290,6 +308,7 @@ async function setUpTarget(
     RATE_LIMIT_WRITE: UNLIMITED,
     RATE_LIMIT_IP_READ: UNLIMITED,
     RATE_LIMIT_IP_WRITE: UNLIMITED,
+    ...extraEnv,
   };
   delete env.DATABASE_URL;
   let database = 'PGlite (embedded, fresh temporary DATA_DIR)';
@@ -886,6 +905,13 @@ function section(report: Report): string {
     `- Machine: ${m.nproc} CPUs (${m.cpu}), ${m.memory} memory, ${m.os}; load average at start ${m.load}, at the end ${report.endLoad}`,
     `- Node ${m.node}, commit ${compared ? steady.map((s) => `${s.target.label} ${s.target.commit}`).join(', ') : m.commit}`,
     `- Database: ${databases}${options.databaseUrl ? `; DATABASE_POOL_SIZE ${report.pool}` : ''}`,
+    ...(Object.keys(options.compareEnv).length > 0
+      ? [
+          `- The compared server's own environment: ${Object.entries(options.compareEnv)
+            .map(([name, value]) => `\`${name}=${value}\``)
+            .join(', ')}`,
+        ]
+      : []),
     `- Steady: ${options.buyers} buyers, each in a loop: \`POST /storefront/v1/carts\` (one random variant of ` +
       `${int(options.products * 2)}) → \`POST /storefront/v1/checkout\` (Idempotency-Key) → \`POST /sandbox/v1/payments/:ref/confirm\` ` +
       `(pm_card_visa) → \`GET /storefront/v1/orders/:id\` every ${options.pollMs} ms until \`paid\`; ${options.duration} s ` +
@@ -939,7 +965,7 @@ async function main(): Promise<void> {
 
   const targets = [await setUpTarget('this checkout', { root }, options, log)];
   if (options.compare !== null)
-    targets.push(await setUpTarget('compared', { root: options.compare }, options, log));
+    targets.push(await setUpTarget('compared', { root: options.compare }, options, log, options.compareEnv));
 
   const rounds = new Map<string, Round[]>(targets.map((t) => [t.label, []]));
   for (let round = 1; round <= options.rounds; round += 1) {
