@@ -108,9 +108,11 @@ export async function checkoutOfKey(
  * 3. Create the payment intent at the provider for that amount (with a provider idempotency key
  *    per order id, so the SDK's network retries never create a second intent). A provider failure
  *    ends the checkout here: 502, nothing written, nothing reserved.
- * 4. One transaction (placeOrder, in named steps): lock the cart unchanged, reserve every line at
- *    the quoted prices, count the discount use, write the order (with its number and key), its
- *    lines and the payment, complete the cart, record order.created. The atomic reservation decides.
+ * 4. One transaction (placeOrder, in named steps): complete the cart if unchanged (which locks it),
+ *    reserve every line at the quoted prices, count the discount use, write the order (with its
+ *    number and key), its lines and the payment, record order.created. The atomic reservation
+ *    decides. Between 2 and 3, a checkout whose units other checkouts of this process are
+ *    reserving right now waits for them and quotes again (decision 80).
  * 5. If step 4 fails, the intent is cancelled. Its client secret was never given out, so it could
  *    not have been confirmed: no charge without an order.
  */
