@@ -1,7 +1,8 @@
 /**
- * What the benchmark scripts (bench/run.ts, bench/webhooks.ts) share: option parsing helpers,
- * `storefront` child processes with their output, cleanup on exit or a signal, the machine
- * description, /proc readings, percentiles, and writing a section into bench/RESULTS.md.
+ * What the benchmark scripts (bench/run.ts, bench/webhooks.ts, bench/purchase.ts) share: option
+ * parsing helpers, `storefront` child processes with their output, cleanup on exit or a signal,
+ * databases made for a run, the machine description, /proc readings, percentiles, and writing a
+ * section into bench/RESULTS.md.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import * as prettier from 'prettier';
 
 /** The repository root. */
@@ -17,6 +19,12 @@ export const root = path.resolve(import.meta.dirname, '..');
 /** The `storefront` command of a checkout (what `npm start` and `npx storefront` run). */
 function entryOf(checkout: string): string {
   return path.join(checkout, 'bin', 'storefront.js');
+}
+
+/** Where a `storefront` child runs from: this checkout, or another one (an A/B comparison). */
+export interface Checkout {
+  /** The checkout's root directory (holding bin/storefront.js and node_modules). */
+  root: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -160,6 +168,7 @@ export function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await Promise.all([...children].map(stopChild));
     for (const step of cleanupSteps) await step();
+    await dropCreatedDatabases();
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
     tempDirs.clear();
   })();
@@ -244,6 +253,61 @@ export async function serve(
 }
 
 // ---------------------------------------------------------------------------------------------
+// PostgreSQL databases made for a run
+
+/** Databases this run created (dropped by cleanup): admin URL and name. */
+const createdDatabases: { adminUrl: string; name: string }[] = [];
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** Connects one client to `url`, runs `fn`, disconnects. */
+export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Creates the database `name` on the server of `adminUrl` (whose own database is left alone) and
+ * drops it at cleanup (`WITH (FORCE)`, also after an error or Ctrl-C). Returns its URL and the
+ * server's version.
+ */
+export async function createDatabase(
+  adminUrl: string,
+  name: string,
+): Promise<{ url: string; name: string; version: string }> {
+  const version = await withClient(adminUrl, async (client) => {
+    await client.query(`CREATE DATABASE ${quoteIdent(name)}`);
+    const result = await client.query<{ server_version: string }>('SHOW server_version');
+    return result.rows[0]?.server_version ?? '?';
+  });
+  createdDatabases.push({ adminUrl, name });
+  const url = new URL(adminUrl);
+  url.pathname = `/${encodeURIComponent(name)}`;
+  return { url: url.href, name, version };
+}
+
+async function dropCreatedDatabases(): Promise<void> {
+  for (const created of createdDatabases.splice(0)) {
+    try {
+      await withClient(created.adminUrl, async (client) => {
+        await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(created.name)} WITH (FORCE)`);
+      });
+    } catch (error) {
+      process.stderr.write(
+        `bench: could not drop database ${created.name}: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The machine and /proc readings
 
 /** Runs a command and returns its trimmed output, or "unknown". */
@@ -266,10 +330,11 @@ export interface Machine {
   commit: string;
 }
 
-function commit(): string {
-  const head = run('git', ['-C', root, 'rev-parse', '--short', 'HEAD']);
+/** The short commit of a checkout, with `-dirty` when tracked files changed. */
+export function commitOf(dir: string = root): string {
+  const head = run('git', ['-C', dir, 'rev-parse', '--short', 'HEAD']);
   // Like `git describe --dirty`: changes to tracked files make the tree dirty, untracked files do not.
-  const changes = run('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no']);
+  const changes = run('git', ['-C', dir, 'status', '--porcelain', '--untracked-files=no']);
   return changes !== '' && changes !== 'unknown' ? `${head}-dirty` : head;
 }
 
@@ -299,7 +364,7 @@ export function machine(): Machine {
       .loadavg()
       .map((n) => n.toFixed(2))
       .join(' '),
-    commit: commit(),
+    commit: commitOf(),
   };
 }
 

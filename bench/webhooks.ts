@@ -23,11 +23,11 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import {
   alive,
   cli,
   cpuSecondsOf,
+  createDatabase,
   freePort,
   isRecord,
   machine,
@@ -111,62 +111,13 @@ function parseOptions(argv: string[]): Options | null {
 // The benchmark database and cleanup
 
 let receiverServer: http.Server | null = null;
-/** The PostgreSQL database this run created (dropped by cleanup). */
-let createdDatabase: { adminUrl: string; name: string } | null = null;
-
 onCleanup(async () => {
   if (receiverServer) {
     receiverServer.closeAllConnections();
     await new Promise<void>((resolve) => receiverServer?.close(() => resolve()));
     receiverServer = null;
   }
-  await dropBenchDatabase();
 });
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** Creates storefront_bench_<timestamp> on the server of `adminUrl`; returns its URL and version. */
-async function createBenchDatabase(
-  adminUrl: string,
-): Promise<{ url: string; name: string; version: string }> {
-  const name = `storefront_bench_${Date.now()}`;
-  const version = await withClient(adminUrl, async (client) => {
-    await client.query(`CREATE DATABASE ${quoteIdent(name)}`);
-    const result = await client.query<{ server_version: string }>('SHOW server_version');
-    return result.rows[0]?.server_version ?? '?';
-  });
-  createdDatabase = { adminUrl, name };
-  const url = new URL(adminUrl);
-  url.pathname = `/${encodeURIComponent(name)}`;
-  return { url: url.href, name, version };
-}
-
-async function dropBenchDatabase(): Promise<void> {
-  const created = createdDatabase;
-  if (!created) return;
-  createdDatabase = null;
-  try {
-    await withClient(created.adminUrl, async (client) => {
-      await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(created.name)} WITH (FORCE)`);
-    });
-  } catch (error) {
-    process.stderr.write(
-      `bench: could not drop database ${created.name}: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Machine and /proc readings
@@ -771,7 +722,7 @@ async function main(): Promise<void> {
   delete env.DATABASE_URL;
   let database = 'PGlite (embedded, fresh temporary DATA_DIR)';
   if (options.databaseUrl !== null) {
-    const created = await createBenchDatabase(options.databaseUrl);
+    const created = await createDatabase(options.databaseUrl, `storefront_bench_${Date.now()}`);
     env.DATABASE_URL = created.url;
     const shown = new URL(created.url);
     shown.password = '';

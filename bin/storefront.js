@@ -23,7 +23,7 @@ if (major < REQUIRED_MAJOR) {
 // process. V8 compiles it with its baseline compiler (Liftoff) and later compiles the hot functions
 // again with TurboFan, which takes ~500 MiB for a few seconds and keeps ~50 MiB more; queries then
 // cost ~20 % less CPU. Unless PGLITE_OPTIMIZING_COMPILER is on, the process replaces itself (same
-// pid and stdio, `process.execve`) with one that keeps to Liftoff (decision 80): V8 reads that flag
+// pid and stdio, `process.execve`) with one that keeps to Liftoff (decision 88): V8 reads that flag
 // only from the command line. src/config.ts validates the variable; this reads it first.
 const embedded = (process.env.DATABASE_URL ?? '').trim() === '';
 const optimizing = /^(1|true|yes|on)$/i.test((process.env.PGLITE_OPTIMIZING_COMPILER ?? '').trim());

@@ -206,7 +206,8 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   app.addHook('onClose', () => webhookSender.close());
   const { sandbox } = payments;
   if (sandbox) {
-    // Until server.ts points it at the listening URL, the sandbox delivers its webhooks in-process.
+    // The sandbox delivers its signed webhooks in-process, through the webhook route (verified like
+    // any provider's) but without a socket: it runs inside the service (decision 84).
     sandbox.setDelivery(async (body, headers) => {
       const response = await app.inject({
         method: 'POST',

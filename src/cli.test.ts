@@ -367,7 +367,7 @@ describe('bin/storefront.js', () => {
   });
 
   test(
-    'serve on the embedded database keeps PostgreSQL to V8’s baseline compiler, in the same process (decision 80)',
+    'serve on the embedded database keeps PostgreSQL to V8’s baseline compiler, in the same process (decision 88)',
     { skip: process.platform !== 'linux' && 'reads /proc' },
     async () => {
       const argsOf = (pid: number | undefined): string[] =>

@@ -25,13 +25,15 @@ export interface Config {
   /** PostgreSQL connection string; null selects the embedded database. */
   readonly databaseUrl: string | null;
   readonly databasePoolSize: number;
-  /** The embedded database's shared_buffers in MiB (PGLITE_SHARED_BUFFERS_MB, decision 80). */
+  /** The embedded database's shared_buffers in MiB (PGLITE_SHARED_BUFFERS_MB, decision 88). */
   readonly pgliteSharedBuffersMb: number;
   /**
    * Let V8 optimise the embedded database's WebAssembly with TurboFan (PGLITE_OPTIMIZING_COMPILER,
-   * decision 80). bin/storefront.js acts on it before the process starts; validated here.
+   * decision 88). bin/storefront.js acts on it before the process starts; validated here.
    */
   readonly pgliteOptimizingCompiler: boolean;
+  /** Run parameterised statements as named prepared statements on PostgreSQL (decision 86). */
+  readonly databasePreparedStatements: boolean;
   readonly redisUrl: string | null;
   /** Create the demo store on an empty database (default: on for the embedded database only). */
   readonly seedDemo: boolean;
@@ -178,6 +180,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     pgliteSharedBuffersMb: integer(env, 'PGLITE_SHARED_BUFFERS_MB', 16, 1, 1024),
     pgliteOptimizingCompiler: boolean(env, 'PGLITE_OPTIMIZING_COMPILER', false),
+    databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     seedDemo: boolean(env, 'SEED_DEMO', databaseUrl === null),
     logLevel: logLevel as Config['logLevel'],

@@ -73,6 +73,7 @@ async function withDatabase<T>(
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+    preparedStatements: config.databasePreparedStatements,
     command,
   });
   try {
@@ -101,6 +102,7 @@ async function serve(config: Readonly<Config>): Promise<void> {
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+    preparedStatements: config.databasePreparedStatements,
     command: 'storefront serve',
   });
   const applied = await migrateToLatest(db.kysely);
@@ -183,6 +185,7 @@ async function worker(config: Readonly<Config>): Promise<void> {
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+    preparedStatements: config.databasePreparedStatements,
     command: 'storefront worker',
   });
   await migrateToLatest(db.kysely);

@@ -49,21 +49,6 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
-  const { sandbox } = runtime.payments;
-  if (sandbox) {
-    // Real HTTP, like an external provider: the webhook goes through the listening socket.
-    sandbox.setDelivery(async (body, headers) => {
-      const response = await fetch(`${url}/payments/webhooks/sandbox`, {
-        method: 'POST',
-        headers,
-        body,
-        signal: AbortSignal.timeout(10_000),
-      });
-      await response.arrayBuffer();
-      return response.status;
-    });
-  }
-
   let workers: RunningWorkers | null = null;
   const mailTransport = createMailTransport(config.emailTransport);
   if (config.runWorkers || db.kind === 'pglite') {

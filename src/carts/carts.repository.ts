@@ -1,37 +1,79 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
-import type { CartItem, CartRow } from './carts.tables.ts';
+import type { CartItem, CartRow, CartTable } from './carts.tables.ts';
 
 /** All SQL on carts and their lines. */
 
-export async function insertCart(db: Kysely<Database>, storeId: string, now: Date): Promise<CartRow> {
-  const cart = await db
-    .insertInto('carts')
-    .values({ store_id: storeId, created_at: now, updated_at: now })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { ...cart, items: [] };
+/** A new cart with its lines, in one statement (so without a transaction of its own). */
+export async function insertCartWithLines(
+  db: Kysely<Database>,
+  storeId: string,
+  items: readonly CartItem[],
+  now: Date,
+): Promise<CartRow> {
+  const { rows } = await sql<Selectable<CartTable>>`
+    WITH cart AS (
+      INSERT INTO carts (store_id, created_at, updated_at) VALUES (${storeId}, ${now}, ${now}) RETURNING *
+    ), lines AS (
+      INSERT INTO cart_lines (store_id, cart_id, variant_id, position, quantity)
+      SELECT cart.store_id, cart.id, line.variant_id, (line.ordinal - 1)::int, line.quantity
+      FROM cart, unnest(${items.map((i) => i.variantId)}::uuid[], ${items.map((i) => i.quantity)}::int[])
+        WITH ORDINALITY AS line(variant_id, quantity, ordinal)
+    )
+    SELECT * FROM cart`.execute(db);
+  const cart = rows[0];
+  if (!cart) throw new Error('insert into carts returned no row');
+  return { ...cart, items: [...items] };
 }
 
-/** The cart with its lines in the order they were added; `forUpdate` locks the cart row. */
+/** The cart with its lines in the order they were added (one statement); `forUpdate` locks the cart row. */
 export async function findCartRow(
   db: Kysely<Database>,
   storeId: string,
   cartId: string,
   forUpdate = false,
 ): Promise<CartRow | undefined> {
-  const query = db.selectFrom('carts').selectAll().where('store_id', '=', storeId).where('id', '=', cartId);
-  const row = await (forUpdate ? query.forUpdate() : query).executeTakeFirst();
-  if (!row) return undefined;
-  const lines = await db
-    .selectFrom('cart_lines')
-    .select(['variant_id', 'quantity'])
+  const query = db
+    .selectFrom('carts as c')
+    .selectAll('c')
+    .select((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom('cart_lines as l')
+          .select(['l.variant_id as variantId', 'l.quantity'])
+          .whereRef('l.store_id', '=', 'c.store_id')
+          .whereRef('l.cart_id', '=', 'c.id')
+          .orderBy('l.position'),
+      ).as('items'),
+    )
+    .where('c.store_id', '=', storeId)
+    .where('c.id', '=', cartId);
+  return (forUpdate ? query.forUpdate('c') : query).executeTakeFirst();
+}
+
+/**
+ * Completes the cart (checkout, in its transaction) if it is open and still at `version`, which
+ * also locks it until the transaction ends; false otherwise.
+ */
+export async function completeIfUnchanged(
+  db: Kysely<Database>,
+  storeId: string,
+  cartId: string,
+  version: number,
+  now: Date,
+): Promise<boolean> {
+  const row = await db
+    .updateTable('carts')
+    .set({ completed_at: now, updated_at: now })
     .where('store_id', '=', storeId)
-    .where('cart_id', '=', cartId)
-    .orderBy('position')
-    .execute();
-  return { ...row, items: lines.map((line) => ({ variantId: line.variant_id, quantity: line.quantity })) };
+    .where('id', '=', cartId)
+    .where('completed_at', 'is', null)
+    .where('version', '=', version)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function writeLines(
@@ -76,20 +118,6 @@ export async function bumpVersion(
     .$if(version !== null, (qb) => qb.where('version', '=', version!))
     .returningAll()
     .executeTakeFirst();
-}
-
-export async function markCompleted(
-  db: Kysely<Database>,
-  storeId: string,
-  cartId: string,
-  now: Date,
-): Promise<void> {
-  await db
-    .updateTable('carts')
-    .set({ completed_at: now, updated_at: now })
-    .where('store_id', '=', storeId)
-    .where('id', '=', cartId)
-    .execute();
 }
 
 export function deleteCartsUntouchedSince(db: Kysely<Database>, cutoff: Date): Promise<number> {

@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { sellableVariants } from '../catalog/sellable.ts';
+import { sellableVariants, type PricedVariant } from '../catalog/sellable.ts';
 import type { Database } from '../db/tables.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
-import { getStore } from '../stores/stores.service.ts';
+import { storeCurrency } from '../stores/stores.service.ts';
 import {
   bumpVersion,
   deleteCartsUntouchedSince,
+  completeIfUnchanged,
   findCartRow,
-  insertCart,
-  markCompleted,
+  insertCartWithLines,
   writeLines,
 } from './carts.repository.ts';
 import type { Cart, Line } from './carts.schemas.ts';
@@ -87,7 +87,7 @@ async function assertSellable(
   storeId: string,
   items: readonly CartItem[],
   raw: readonly CartItem[],
-): Promise<void> {
+): Promise<Map<string, PricedVariant>> {
   const found = await sellableVariants(
     deps,
     storeId,
@@ -104,22 +104,28 @@ async function assertSellable(
   });
   if (errors.length > 0)
     throw validationFailed('Some cart lines name variants that cannot be bought.', errors);
+  return found;
 }
 
 /**
  * Prices a cart from the catalog (never from the client). Lines whose variant is no longer
  * sellable are left out of the priced cart (checkout reports them as insufficient stock).
+ * `sellable` is the catalog's answer when the caller has just read it for these lines.
  */
-async function priceCart(deps: Pick<CartsDeps, 'db'>, row: CartRow): Promise<PricedCart> {
-  const [variants, store] = await Promise.all([
-    sellableVariants(
-      deps,
-      row.store_id,
-      row.items.map((i) => i.variantId),
-    ),
-    getStore(deps, row.store_id),
+async function priceCart(
+  deps: Pick<CartsDeps, 'db'>,
+  row: CartRow,
+  sellable?: Map<string, PricedVariant>,
+): Promise<PricedCart> {
+  const [variants, currency] = await Promise.all([
+    sellable ??
+      sellableVariants(
+        deps,
+        row.store_id,
+        row.items.map((i) => i.variantId),
+      ),
+    storeCurrency(deps, row.store_id),
   ]);
-  const currency = store.currency;
   const items: Line[] = [];
   let subtotal = 0;
   for (const item of row.items) {
@@ -155,13 +161,10 @@ export async function createCart(
   raw: readonly CartItem[],
 ): Promise<PricedCart> {
   const items = mergeItems(raw);
-  await assertSellable(deps, storeId, items, raw);
-  const row = await deps.db.transaction().execute(async (trx) => {
-    const cart = await insertCart(trx, storeId, deps.clock.now());
-    await writeLines(trx, storeId, cart.id, items);
-    return { ...cart, items };
-  });
-  return priceCart(deps, row);
+  const sellable = await assertSellable(deps, storeId, items, raw);
+  const row = await insertCartWithLines(deps.db, storeId, items, deps.clock.now());
+  // Priced from the catalog read that just checked the lines: one read per request.
+  return priceCart(deps, row, sellable);
 }
 
 /** The cart with its lines; `forUpdate` locks the cart row (checkout, in its transaction). */
@@ -214,7 +217,7 @@ export async function replaceCart(
   const current = await findCart(deps, storeId, cartId);
   if (current.completed_at !== null) throw cartCompleted();
   if (ifMatch !== undefined && !ifMatchMatches(ifMatch, current.version)) throw preconditionFailed();
-  await assertSellable(deps, storeId, items, raw);
+  const sellable = await assertSellable(deps, storeId, items, raw);
   const guarded = ifMatch !== undefined && ifMatch.trim() !== '*' ? current.version : null;
   const row = await deps.db.transaction().execute(async (trx) => {
     const updated = await bumpVersion(trx, storeId, cartId, deps.clock.now(), guarded);
@@ -222,20 +225,29 @@ export async function replaceCart(
     await writeLines(trx, storeId, cartId, items);
     return { ...updated, items };
   });
-  if (row) return priceCart(deps, row);
+  if (row) return priceCart(deps, row, sellable);
   const now = await findCart(deps, storeId, cartId);
   if (now.completed_at !== null) throw cartCompleted();
   throw preconditionFailed();
 }
 
-/** Marks a cart checked out (in the checkout's transaction): it is read-only from then on. */
+/**
+ * Checkout, in its transaction: marks the cart checked out (read-only from then on) if it is still
+ * open and at `version` (the version that was priced), holding its row lock until the end of the
+ * transaction. 409 `cart_completed` when it was checked out meanwhile, 404 when it is gone; false
+ * when it changed (priced again by the caller).
+ */
 export async function completeCart(
   deps: Pick<CartsDeps, 'db'>,
   storeId: string,
   cartId: string,
+  version: number,
   at: Date,
-): Promise<void> {
-  await markCompleted(deps.db, storeId, cartId, at);
+): Promise<boolean> {
+  if (await completeIfUnchanged(deps.db, storeId, cartId, version, at)) return true;
+  const now = await findCart(deps, storeId, cartId);
+  if (now.completed_at !== null) throw cartCompleted();
+  return false;
 }
 
 /** Removes carts untouched since `cutoff` (abandoned, or checked out long ago: orders copy their lines). */

@@ -13,7 +13,6 @@ import {
   reserveIfAvailable,
   sellFromReserved,
   stockLevel,
-  stockLevels,
   takeFromOnHand,
   updateVariantRow,
   type StockLevel,
@@ -85,32 +84,6 @@ export function insufficientStock(lines: readonly Shortfall[]): AppError {
   );
 }
 
-/**
- * What is short right now, read without locks (checkout's pre-check, D25: a checkout that cannot
- * succeed is refused before the payment provider is called). Only a hint: `reserveStock` decides.
- */
-export async function findShortfalls(
-  db: Kysely<Database> | Transaction<Database>,
-  storeId: string,
-  lines: readonly StockLine[],
-): Promise<Shortfall[]> {
-  const wanted = inLockOrder(lines);
-  if (wanted.length === 0) return [];
-  const rows = await stockLevels(
-    db,
-    storeId,
-    wanted.map((line) => line.variantId),
-  );
-  const levels = new Map(rows.map((row) => [row.id, available(row)]));
-  return wanted
-    .filter((line) => (levels.get(line.variantId) ?? 0) < line.quantity)
-    .map((line) => ({
-      variantId: line.variantId,
-      requested: line.quantity,
-      available: levels.get(line.variantId) ?? 0,
-    }));
-}
-
 export interface LowStockVariant {
   productId: string;
   productTitle: string;
@@ -152,17 +125,20 @@ export async function lowStock(
  * Reserves every line or none (D8): one conditional UPDATE per variant (`on_hand − reserved >=
  * quantity`), so the last unit is never sold twice. When any line is short it throws 409
  * `insufficient_stock` listing every short line; the caller's transaction then rolls back.
+ * Returns what each variant has left available once the transaction commits.
  */
 export async function reserveStock(
   trx: Transaction<Database>,
   storeId: string,
   lines: readonly StockLine[],
   now: Date,
-): Promise<void> {
+): Promise<Map<string, number>> {
   const short: Shortfall[] = [];
+  const left = new Map<string, number>();
   for (const line of inLockOrder(lines)) {
     const row = await reserveIfAvailable(trx, storeId, line.variantId, line.quantity, now);
     if (row) {
+      left.set(line.variantId, available(row));
       await recordIfChanged(
         trx,
         storeId,
@@ -180,6 +156,7 @@ export async function reserveStock(
     });
   }
   if (short.length > 0) throw insufficientStock(short);
+  return left;
 }
 
 /**

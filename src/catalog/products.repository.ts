@@ -386,7 +386,7 @@ export async function deleteVariantRow(
   await db.deleteFrom('variants').where('store_id', '=', storeId).where('id', '=', variantId).execute();
 }
 
-/** Current price and titles of the store's variants whose product is active. */
+/** Current price, titles and stock of the store's variants whose product is active. */
 export function findSellableVariants(db: Kysely<Database>, storeId: string, variantIds: readonly string[]) {
   return db
     .selectFrom('variants as v')
@@ -400,6 +400,8 @@ export function findSellableVariants(db: Kysely<Database>, storeId: string, vari
       'v.label',
       'v.sku',
       'v.price_amount as priceAmount',
+      'v.on_hand as onHand',
+      'v.reserved',
     ])
     .where('v.store_id', '=', storeId)
     .where('v.id', 'in', [...variantIds])
@@ -413,20 +415,6 @@ export interface StockLevel {
   product_id: string;
   on_hand: number;
   reserved: number;
-}
-
-/** On hand and reserved of the given variants, read without locks. */
-export function stockLevels(
-  db: Kysely<Database>,
-  storeId: string,
-  variantIds: readonly string[],
-): Promise<Pick<VariantRow, 'id' | 'on_hand' | 'reserved'>[]> {
-  return db
-    .selectFrom('variants')
-    .select(['id', 'on_hand', 'reserved'])
-    .where('store_id', '=', storeId)
-    .where('id', 'in', [...variantIds])
-    .execute();
 }
 
 export function stockLevel(

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
+import { available } from './inventory.ts';
 import { findSellableVariants } from './products.repository.ts';
 
 /**
@@ -14,6 +15,11 @@ export interface PricedVariant {
   label: string;
   sku: string | null;
   priceAmount: number;
+  /**
+   * Units available now (`on_hand − reserved`, never negative), read without locks: a hint for a
+   * pre-check (D25). Only a reservation decides (inventory.ts).
+   */
+  available: number;
 }
 
 /** Current prices of the store's sellable variants (active products only), by variant id. */
@@ -24,5 +30,10 @@ export async function sellableVariants(
 ): Promise<Map<string, PricedVariant>> {
   if (variantIds.length === 0) return new Map();
   const rows = await findSellableVariants(deps.db, storeId, variantIds);
-  return new Map(rows.map((row) => [row.variantId, row]));
+  return new Map(
+    rows.map(({ onHand, reserved, ...row }) => [
+      row.variantId,
+      { ...row, available: available({ on_hand: onHand, reserved }) },
+    ]),
+  );
 }

@@ -83,7 +83,7 @@ function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
  * Bodies are validated strictly (no type coercion: `"2"` is not a quantity); query strings, path
  * parameters and headers arrive as text and are coerced to the schema's types, numbers only from
  * canonical decimal integers. Each validator is compiled on its first use unless `eager` (decision
- * 78): compiling all of them at start-up took a third of it, and most are rarely or never used by
+ * 82): compiling all of them at start-up took a third of it, and most are rarely or never used by
  * one process.
  */
 export function createValidatorCompiler(options: { eager?: boolean } = {}): FastifySchemaCompiler<unknown> {

@@ -20,7 +20,22 @@ export function minorToDecimal(amount: number, digits: number): `${number}` {
  * currency's own fraction digits. Intl formats the decimal string exactly: no float is involved.
  */
 export function formatMoney(value: Money, locale = 'en-US'): string {
-  const format = new Intl.NumberFormat(locale, { style: 'currency', currency: value.currency });
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+  const { format, digits } = moneyFormat(locale, value.currency);
   return format.format(minorToDecimal(value.amount, digits));
+}
+
+/** Formatters by locale and currency: building an Intl.NumberFormat costs far more than using one. */
+const formats = new Map<string, { format: Intl.NumberFormat; digits: number }>();
+
+function moneyFormat(locale: string, currency: string): { format: Intl.NumberFormat; digits: number } {
+  const key = `${locale}|${currency}`;
+  let entry = formats.get(key);
+  if (!entry) {
+    const format = new Intl.NumberFormat(locale, { style: 'currency', currency });
+    entry = { format, digits: format.resolvedOptions().maximumFractionDigits ?? 2 };
+    // Locales and currencies come from a small set; the bound only guards against surprises.
+    if (formats.size >= 1000) formats.clear();
+    formats.set(key, entry);
+  }
+  return entry;
 }

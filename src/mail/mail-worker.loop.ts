@@ -39,6 +39,17 @@ export async function sendDueMail(deps: MailWorkerDeps): Promise<number> {
   const { db, clock, keyring } = deps;
   const now = clock.now();
   const claimed = await claimDueMail(db, now, new Date(now.getTime() + LEASE_MS), BATCH);
+  // Resolved once per batch and store (the store's mail of one batch has one sender).
+  const senders = new Map<string, Promise<Sender>>();
+  const senderOf = (tier: MailTier, storeId: string): Promise<Sender> => {
+    const key = `${tier}:${storeId}`;
+    let sender = senders.get(key);
+    if (!sender) {
+      sender = deps.senderOf(tier, storeId);
+      senders.set(key, sender);
+    }
+    return sender;
+  };
 
   for (const row of claimed) {
     const open = (text: string): string =>
@@ -46,7 +57,7 @@ export async function sendDueMail(deps: MailWorkerDeps): Promise<number> {
         ? keyring.open(MAIL_PURPOSE, text, mailContext(row.store_id, row.id), `Mail ${row.id}`)
         : text;
     try {
-      const sender = await deps.senderOf(row.tier, row.store_id);
+      const sender = await senderOf(row.tier, row.store_id);
       const { messageId } = await deps.transport.send({
         ...sender,
         to: row.to_address,

@@ -73,14 +73,23 @@ export function fileTransport(dir: string): MailTransport {
   const composer = onFirstMail((mailer) =>
     mailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
   );
+  let dirMade = false;
   return {
     async send(mail) {
       const info = await (await composer.transporter()).sendMail(nodemailerMessage(mail));
       const message = info.message as Buffer;
-      await fs.mkdir(dir, { recursive: true });
       const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`;
       const temp = path.join(dir, `.${name}.tmp`);
-      await fs.writeFile(temp, message);
+      // The directory is made once, and again if someone removed it meanwhile.
+      if (!dirMade) await fs.mkdir(dir, { recursive: true });
+      try {
+        await fs.writeFile(temp, message);
+      } catch (error) {
+        if (!dirMade || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        await fs.mkdir(dir, { recursive: true });
+        await fs.writeFile(temp, message);
+      }
+      dirMade = true;
       await fs.rename(temp, path.join(dir, name));
       return { messageId: info.messageId };
     },

@@ -2,8 +2,8 @@ import type { EmittedData } from '../events/events.schemas.ts';
 import type { OrderCreatedData } from './orders.events.ts';
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { cartCompleted, completeCart, findCart, type CartRow } from '../carts/carts.service.ts';
-import { findShortfalls, insufficientStock, reserveStock } from '../catalog/inventory.ts';
+import { cartCompleted, completeCart, findCart } from '../carts/carts.service.ts';
+import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
@@ -11,23 +11,17 @@ import { isCountryCode } from '../lib/country.ts';
 import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
 import { isEmail } from '../lib/validate.ts';
 import { ProviderError, providerUnavailable, type Intent } from '../payments/provider.ts';
-import { getStore } from '../stores/stores.service.ts';
-import { insertPayment, latestPayment } from './order-payments.repository.ts';
+import { storeCurrency } from '../stores/stores.service.ts';
+import { insertLinesAndPayment, latestPayment } from './order-payments.repository.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import {
-  findOrder,
-  findOrderIdByKey,
-  insertOrder,
-  insertOrderLines,
-  nextOrderNumber,
-  orderLines,
-} from './orders.repository.ts';
+import { findOrder, findOrderIdByKey, insertNumberedOrder, orderLines } from './orders.repository.ts';
 import type { CheckoutBody, CheckoutResult } from './orders.schemas.ts';
 import type { DiscountRow, OrderLineRow, OrderRow, PaymentRow } from './orders.tables.ts';
 import { orderView } from './orders.views.ts';
 import { openClientSecret, sealClientSecret } from './payment-secrets.ts';
 import { useDiscount } from './pricing.service.ts';
 import { quote, sameTotals, type Quote, type QuoteInput } from './quote.ts';
+import { ReservationsInFlight } from './reservations-in-flight.ts';
 
 export interface CheckoutInput extends QuoteInput {
   cartId: string;
@@ -53,6 +47,12 @@ const cartEmpty = (): AppError =>
 
 const cartChanged = (): AppError =>
   new AppError('cart_changed', 409, 'Prices changed while checking out. Review the cart and try again.');
+
+/** Checkouts reserving units right now in this process (a hint for the pre-check). */
+const inFlight = new ReservationsInFlight();
+/** The longest one wait for other checkouts' reservations lasts, and all of them together. */
+const GATE_WAIT_MS = 2000;
+const GATE_DEADLINE_MS = 5000;
 
 /** Why a checkout must be priced again: the catalog changed between quoting and reserving. */
 class QuoteChanged extends Error {}
@@ -100,15 +100,19 @@ export async function checkoutOfKey(
  * Order of operations, chosen so that no failure can leave reserved stock, a half order, or a
  * charge without an order:
  *
- * 1. An order that already carries this Idempotency-Key is the answer (a retry after a crash).
+ * 1. An order that already carries this Idempotency-Key is the answer (a retry after a crash). It
+ *    completed its cart, so it is looked for when the cart is completed or gone, and when the
+ *    order's insert meets the key's unique index: the common first attempt pays no lookup.
  * 2. Quote the cart from the database and pre-check its stock, both without locks: a checkout
  *    that cannot succeed is refused before the provider is called (D25).
  * 3. Create the payment intent at the provider for that amount (with a provider idempotency key
  *    per order id, so the SDK's network retries never create a second intent). A provider failure
  *    ends the checkout here: 502, nothing written, nothing reserved.
- * 4. One transaction (placeOrder, in named steps): lock the cart unchanged, reserve every line at
- *    the quoted prices, count the discount use, write the order (with its number and key), its
- *    lines and the payment, complete the cart, record order.created. The atomic reservation decides.
+ * 4. One transaction (placeOrder, in named steps): complete the cart if unchanged (which locks it),
+ *    reserve every line at the quoted prices, count the discount use, write the order (with its
+ *    number and key), its lines and the payment, record order.created. The atomic reservation
+ *    decides. Between 2 and 3, a checkout whose units other checkouts of this process are
+ *    reserving right now waits for them and quotes again (decision 87).
  * 5. If step 4 fails, the intent is cancelled. Its client secret was never given out, so it could
  *    not have been confirmed: no charge without an order.
  */
@@ -118,55 +122,105 @@ export async function checkout(
   input: CheckoutInput,
   idempotencyKey: string,
 ): Promise<CheckoutResult> {
-  const made = await checkoutOfKey(deps, storeId, idempotencyKey);
-  if (made) return made;
-  const { currency } = await getStore(deps, storeId);
+  const currency = await storeCurrency(deps, storeId);
+  // Step 1 (D25): the body, hence the cart, is the key's; a key reused on another cart after its
+  // record expired meets the order's unique key at the insert (handled below).
+  const refuse = async (refusal: AppError): Promise<CheckoutResult> => {
+    const made = await checkoutOfKey(deps, storeId, idempotencyKey);
+    if (made) return made;
+    throw refusal;
+  };
 
+  let gated = true;
+  const gateDeadline = performance.now() + GATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt++) {
-    const cart = await findCart(deps, storeId, input.cartId);
-    if (cart.completed_at !== null) throw cartCompleted();
-    if (cart.items.length === 0) throw cartEmpty();
-    const now = deps.clock.now();
-    const quoted = await quote(deps, storeId, input, cart.items, now);
-    if (quoted.missing.length > 0)
-      throw insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
-    const short = await findShortfalls(deps.db, storeId, cart.items);
-    if (short.length > 0) throw insufficientStock(short);
-
-    const orderId = randomUUID();
-    const intent = await createIntent(deps, {
-      storeId,
-      orderId,
-      cartId: cart.id,
-      currency,
-      total: quoted.totals.total,
-    });
-    const order: PlaceOrder = {
-      storeId,
-      currency,
-      orderId,
-      idempotencyKey,
-      input,
-      intent,
-      quoted,
-      cartVersion: cart.version,
-      now,
-    };
+    let cart;
     try {
-      return await deps.db.transaction().execute((trx) => placeOrder({ ...deps, db: trx }, order));
+      cart = await findCart(deps, storeId, input.cartId);
     } catch (error) {
-      await deps.provider.cancelIntent(intent.ref).catch((cancelError: unknown) => {
-        deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
+      if (error instanceof AppError && error.status === 404) return refuse(error);
+      throw error;
+    }
+    if (cart.completed_at !== null) return refuse(cartCompleted());
+    if (cart.items.length === 0) throw cartEmpty();
+    let now: Date;
+    let quoted: Quote;
+    for (;;) {
+      now = deps.clock.now();
+      quoted = await quote(deps, storeId, input, cart.items, now);
+      if (quoted.missing.length > 0)
+        throw insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
+      // The stock pre-check (D25) reads the availability the quote read with the prices.
+      const short = quoted.lines
+        .filter((line) => line.available < line.quantity)
+        .map((line) => ({ variantId: line.variantId, requested: line.quantity, available: line.available }))
+        .sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
+      if (short.length > 0) throw insufficientStock(short);
+      // Units other checkouts of this process are reserving now: wait for them, then quote again
+      // (the cart's version is checked when the order is placed).
+      const busy = gated ? inFlight.waitIfShort(storeId, quoted.lines, GATE_WAIT_MS) : null;
+      if (!busy) break;
+      await busy;
+      gated = performance.now() < gateDeadline;
+    }
+    const release = inFlight.hold(storeId, quoted.lines);
+    const placed: { left?: Map<string, number> } = {};
+    try {
+      return await placeWithIntent(deps, placed, {
+        storeId,
+        currency,
+        idempotencyKey,
+        input,
+        quoted,
+        cartId: cart.id,
+        cartVersion: cart.version,
+        cartItems: cart.items,
+        now,
       });
-      // Another attempt with this key won the race (its lease had been taken over): its order is the answer.
-      if (isUniqueViolation(error) || (error instanceof AppError && error.title === 'cart_completed')) {
-        const winner = await checkoutOfKey(deps, storeId, idempotencyKey);
-        if (winner) return winner;
-      }
+    } catch (error) {
       if (error instanceof QuoteChanged && attempt < 3) continue;
       if (error instanceof QuoteChanged) throw cartChanged();
       throw error;
+    } finally {
+      release(placed.left);
     }
+  }
+}
+
+/**
+ * Steps 3 to 5: the intent, the transaction, and on failure the intent cancelled. The answer of
+ * another attempt with the same key that won the race, when there is one.
+ */
+async function placeWithIntent(
+  deps: CheckoutDeps,
+  placed: { left?: Map<string, number> },
+  p: Omit<PlaceOrder, 'orderId' | 'intent'> & { cartId: string },
+): Promise<CheckoutResult> {
+  const { storeId, idempotencyKey } = p;
+  const orderId = randomUUID();
+  const intent = await createIntent(deps, {
+    storeId,
+    orderId,
+    cartId: p.cartId,
+    currency: p.currency,
+    total: p.quoted.totals.total,
+  });
+  const order: PlaceOrder = { ...p, orderId, intent };
+  try {
+    const result = await deps.db.transaction().execute((trx) => placeOrder({ ...deps, db: trx }, order));
+    // Committed: what the reservation left is now true.
+    placed.left = order.left;
+    return result;
+  } catch (error) {
+    await deps.provider.cancelIntent(intent.ref).catch((cancelError: unknown) => {
+      deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
+    });
+    // Another attempt with this key won the race (its lease had been taken over): its order is the answer.
+    if (isUniqueViolation(error) || (error instanceof AppError && error.title === 'cart_completed')) {
+      const winner = await checkoutOfKey(deps, storeId, idempotencyKey);
+      if (winner) return winner;
+    }
+    throw error;
   }
 }
 
@@ -200,19 +254,23 @@ interface PlaceOrder {
   intent: Intent;
   quoted: Quote;
   cartVersion: number;
+  /** The cart's lines at `cartVersion`. */
+  cartItems: readonly StockLine[];
   now: Date;
+  /** Set by the reservation: what each variant has left available once this commits. */
+  left?: Map<string, number>;
 }
 
 type InTransaction = Omit<CheckoutDeps, 'db'> & { db: Transaction<Database> };
 
 /** Step 4 of checkout, in its transaction: each step below is one thing the commit makes true. */
 async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutResult> {
-  const cart = await lockUnchangedCart(tx, p);
-  const discount = await reserveAtQuotedPrices(tx, p, cart);
+  await completeUnchangedCart(tx, p);
+  const discount = await reserveAtQuotedPrices(tx, p);
   if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
-  const { order, lines } = await writeOrder(tx, p, cart.id, discount);
-  const payment = await writePayment(tx, p, order);
-  await completeCart(tx, p.storeId, cart.id, p.now);
+  // The store's order counter stays locked from here to the commit (D6): the last steps are short.
+  const order = await writeOrder(tx, p, discount);
+  const { lines, payment } = await writeLinesAndPayment(tx, p, order);
   await recordEvent(tx.db, {
     storeId: p.storeId,
     type: 'order.created',
@@ -227,12 +285,12 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   return checkoutResult(tx.keyring, order, lines, payment);
 }
 
-/** The cart, locked; it must still be the version that was quoted. */
-async function lockUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<CartRow> {
-  const cart = await findCart(tx, p.storeId, p.input.cartId, { forUpdate: true });
-  if (cart.completed_at !== null) throw cartCompleted();
-  if (cart.version !== p.cartVersion) throw new QuoteChanged();
-  return cart;
+/**
+ * The cart, completed and locked; it must still be the version that was quoted (its lines are then
+ * the ones quoted: every change of a line bumps the version).
+ */
+async function completeUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<void> {
+  if (!(await completeCart(tx, p.storeId, p.input.cartId, p.cartVersion, p.now))) throw new QuoteChanged();
 }
 
 /**
@@ -240,32 +298,22 @@ async function lockUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<Cart
  * quote made now holds until commit, and it must equal the one the intent was created for.
  * Returns the discount to count.
  */
-async function reserveAtQuotedPrices(
-  tx: InTransaction,
-  p: PlaceOrder,
-  cart: CartRow,
-): Promise<DiscountRow | null> {
-  await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);
-  const requote = await quote(tx, p.storeId, p.input, cart.items, p.now);
+async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<DiscountRow | null> {
+  p.left = await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);
+  const requote = await quote(tx, p.storeId, p.input, p.cartItems, p.now);
   if (requote.missing.length > 0 || !sameTotals(requote.totals, p.quoted.totals)) throw new QuoteChanged();
   return requote.discount;
 }
 
-/** The order with the store's next number and the checkout's Idempotency-Key, and its lines. */
-async function writeOrder(
-  tx: InTransaction,
-  p: PlaceOrder,
-  cartId: string,
-  discount: DiscountRow | null,
-): Promise<{ order: OrderRow; lines: OrderLineRow[] }> {
+/** The order with the store's next number and the checkout's Idempotency-Key. */
+function writeOrder(tx: InTransaction, p: PlaceOrder, discount: DiscountRow | null): Promise<OrderRow> {
   const totals = p.quoted.totals;
   const expiresAt = new Date(p.now.getTime() + tx.settings.orderTtlMs);
-  const order = await insertOrder(tx.db, {
+  return insertNumberedOrder(tx.db, {
     store_id: p.storeId,
     id: p.orderId,
-    number: await nextOrderNumber(tx.db, p.storeId),
     status: 'pending',
-    cart_id: cartId,
+    cart_id: p.input.cartId,
     email: p.input.email.trim().toLowerCase(),
     country: p.input.country ?? null,
     currency: p.currency,
@@ -281,29 +329,29 @@ async function writeOrder(
     created_at: p.now,
     updated_at: p.now,
   });
-  const lines = await insertOrderLines(
-    tx.db,
-    p.quoted.lines.map((line, position) => ({
-      store_id: p.storeId,
-      order_id: p.orderId,
-      position,
-      variant_id: line.variantId,
-      product_id: line.productId,
-      title: line.title,
-      variant_label: line.label,
-      sku: line.sku,
-      quantity: line.quantity,
-      unit_price_amount: line.unitPrice,
-      line_total_amount: line.unitPrice * line.quantity,
-    })),
-  );
-  return { order, lines };
 }
 
-/** The order's payment, pending, with the intent's client secret sealed (D28). */
-function writePayment(tx: InTransaction, p: PlaceOrder, order: OrderRow): Promise<PaymentRow> {
+/** The order's lines at the quoted prices, and its payment, pending, with the intent's client secret sealed (D28). */
+async function writeLinesAndPayment(
+  tx: InTransaction,
+  p: PlaceOrder,
+  order: OrderRow,
+): Promise<{ lines: OrderLineRow[]; payment: PaymentRow }> {
+  const lines: OrderLineRow[] = p.quoted.lines.map((line, position) => ({
+    store_id: p.storeId,
+    order_id: p.orderId,
+    position,
+    variant_id: line.variantId,
+    product_id: line.productId,
+    title: line.title,
+    variant_label: line.label,
+    sku: line.sku,
+    quantity: line.quantity,
+    unit_price_amount: line.unitPrice,
+    line_total_amount: line.unitPrice * line.quantity,
+  }));
   const named = { store_id: p.storeId, provider: tx.provider.name, ref: p.intent.ref };
-  return insertPayment(tx.db, {
+  const payment = await insertLinesAndPayment(tx.db, lines, {
     ...named,
     order_id: order.id,
     client_secret: sealClientSecret(tx.keyring, named, p.intent.clientSecret),
@@ -314,4 +362,5 @@ function writePayment(tx: InTransaction, p: PlaceOrder, order: OrderRow): Promis
     created_at: p.now,
     updated_at: p.now,
   });
+  return { lines, payment };
 }

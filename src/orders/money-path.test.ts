@@ -407,6 +407,54 @@ describe('checkout refusals and retries (D25)', () => {
   });
 });
 
+describe('the sandbox answers a confirmation after its webhook (decision 84)', () => {
+  test('the order read right after the answer is paid; a declined card is failed, a delayed one processing', async () => {
+    const shop = await ShopDriver.open(t);
+    const variantId = await shop.variant(5);
+    const paid = await shop.buy(variantId);
+    await shop.confirm(paid);
+    const order = await shop.order(paid.order.id);
+    assert.equal(order.status, 'paid', 'no waiting: the webhook was applied before the answer');
+    assert.equal(order.payment.status, 'succeeded');
+
+    const declined = await shop.buy(variantId);
+    await shop.confirm(declined, 'pm_card_declined');
+    const refused = await shop.order(declined.order.id);
+    assert.equal(refused.status, 'pending');
+    assert.equal(refused.payment.status, 'failed');
+
+    const delayed = await shop.buy(variantId);
+    await shop.confirm(delayed, 'pm_card_delayed');
+    assert.equal((await shop.order(delayed.order.id)).payment.status, 'processing');
+  });
+
+  test('a failed delivery does not fail the confirmation; it is retried after the answer', async () => {
+    const shop = await ShopDriver.open(t);
+    const bought = await shop.buy(await shop.variant(1));
+    const attempts: number[] = [];
+    sandbox().setDelivery(async (body, headers) => {
+      attempts.push(Date.now());
+      if (attempts.length === 1) return 503;
+      return (
+        await t.app.inject({ method: 'POST', url: '/payments/webhooks/sandbox', headers, payload: body })
+      ).statusCode;
+    });
+    try {
+      await shop.confirm(bought);
+      assert.equal(attempts.length, 1, 'the answer waited for the first attempt only');
+      assert.equal((await shop.order(bought.order.id)).status, 'pending');
+      await shop.waitForStatus(bought.order.id, 'paid');
+      assert.equal(attempts.length, 2);
+    } finally {
+      sandbox().setDelivery(
+        async (body, headers) =>
+          (await t.app.inject({ method: 'POST', url: '/payments/webhooks/sandbox', headers, payload: body }))
+            .statusCode,
+      );
+    }
+  });
+});
+
 describe('reconciliation is fair and contained (D23)', () => {
   test('a refund the provider cannot find is retried later and does not block other stores', async () => {
     const a = await ShopDriver.open(t);

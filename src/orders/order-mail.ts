@@ -4,7 +4,8 @@ import type { Database } from '../db/tables.ts';
 import { formatMoney } from '../lib/money.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { notifyOwners } from '../staff/owner-notices.ts';
-import type { OrderLineRow, OrderRow } from './orders.tables.ts';
+import type { OrderLineFields } from './orders.repository.ts';
+import type { OrderRow } from './orders.tables.ts';
 
 /** The mail orders send: to the buyer from the store, and notices to the store's owners. */
 
@@ -15,7 +16,7 @@ export async function queueOrderConfirmation(
   deps: { db: Kysely<Database> },
   storeName: string,
   order: OrderRow,
-  lines: OrderLineRow[],
+  lines: readonly OrderLineFields[],
 ): Promise<void> {
   const c = order.currency;
   const text = [
@@ -76,7 +77,7 @@ export async function queueRefundNotice(
 export async function queueOversoldNotice(
   deps: { db: Kysely<Database> },
   order: OrderRow,
-  lines: readonly OrderLineRow[],
+  lines: readonly OrderLineFields[],
   oversold: readonly Shortfall[],
 ): Promise<void> {
   const titles = new Map(lines.map((line) => [line.variant_id, `${line.title} (${line.variant_label})`]));

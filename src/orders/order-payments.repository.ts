@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
-import type { OrderRow, PaymentRow, PaymentStatus, PaymentTable } from './orders.tables.ts';
+import type { OrderLineRow, OrderRow, PaymentRow, PaymentStatus, PaymentTable } from './orders.tables.ts';
 
 /**
  * All SQL on the payments of orders and on the dedupe records of provider events. Every write path
@@ -39,6 +39,27 @@ export async function lockPaymentAndOrder(
   return { payment, order };
 }
 
+/**
+ * Marks the payment with this provider reference succeeded, which also locks it: the first half of
+ * the lock order of `lockPaymentAndOrder` (the caller locks the order next). Undefined when there is
+ * no such payment.
+ */
+export function succeedPayment(
+  trx: Transaction<Database>,
+  storeId: string,
+  by: { provider: string; ref: string },
+  now: Date,
+): Promise<PaymentRow | undefined> {
+  return trx
+    .updateTable('payments')
+    .set({ status: 'succeeded', last_error: null, updated_at: now })
+    .where('store_id', '=', storeId)
+    .where('provider', '=', by.provider)
+    .where('ref', '=', by.ref)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 export function orderPayments(db: Db, storeId: string, orderId: string): Promise<PaymentRow[]> {
   return db
     .selectFrom('payments')
@@ -71,24 +92,23 @@ export async function paymentOrderId(db: Db, storeId: string, paymentId: string)
   return row.order_id;
 }
 
-export function insertPayment(
+/** A new order's lines and its payment, in one statement (checkout); returns the payment. */
+export function insertLinesAndPayment(
   trx: Transaction<Database>,
-  values: Insertable<PaymentTable>,
+  lines: readonly OrderLineRow[],
+  payment: Insertable<PaymentTable>,
 ): Promise<PaymentRow> {
-  return trx.insertInto('payments').values(values).returningAll().executeTakeFirstOrThrow();
-}
-
-export async function markPaymentSucceeded(
-  trx: Transaction<Database>,
-  payment: Pick<PaymentRow, 'store_id' | 'id'>,
-  now: Date,
-): Promise<void> {
-  await trx
-    .updateTable('payments')
-    .set({ status: 'succeeded', last_error: null, updated_at: now })
-    .where('store_id', '=', payment.store_id)
-    .where('id', '=', payment.id)
-    .execute();
+  return trx
+    .with('lines', (db) =>
+      db
+        .insertInto('order_lines')
+        .values([...lines])
+        .returning('order_id'),
+    )
+    .insertInto('payments')
+    .values(payment)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /**

@@ -1,7 +1,15 @@
-import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import {
+  sql,
+  type ExpressionBuilder,
+  type Insertable,
+  type Kysely,
+  type SelectQueryBuilder,
+  type Transaction,
+} from 'kysely';
+import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import { fairBatch } from '../db/fair-batch.ts';
 import type { Database } from '../db/tables.ts';
-import type { OrderLineRow, OrderLineTable, OrderRow, OrderStatus, OrderTable } from './orders.tables.ts';
+import type { OrderLineRow, OrderRow, OrderStatus, OrderTable, PaymentRow } from './orders.tables.ts';
 
 /**
  * All SQL on orders, their lines and the per-store order counter. Payments and refunds have their
@@ -37,6 +45,100 @@ export async function findOrderIdByKey(db: Db, storeId: string, key: string): Pr
     .where('idempotency_key', '=', key)
     .executeTakeFirst();
   return row?.id;
+}
+
+/** What an order view shows of a line (orders.views.ts). */
+export type OrderLineFields = Pick<
+  OrderLineRow,
+  | 'variant_id'
+  | 'product_id'
+  | 'title'
+  | 'variant_label'
+  | 'sku'
+  | 'quantity'
+  | 'unit_price_amount'
+  | 'line_total_amount'
+>;
+
+/** The lines of the order `o` as a JSON array (a column of a statement on `orders as o`). */
+function linesOf(eb: ExpressionBuilder<Database & { o: OrderTable }, 'o'>) {
+  return jsonArrayFrom(
+    eb
+      .selectFrom('order_lines as l')
+      .select([
+        'l.variant_id',
+        'l.product_id',
+        'l.title',
+        'l.variant_label',
+        'l.sku',
+        'l.quantity',
+        'l.unit_price_amount',
+        'l.line_total_amount',
+      ])
+      .whereRef('l.store_id', '=', 'o.store_id')
+      .whereRef('l.order_id', '=', 'o.id')
+      .orderBy('l.position'),
+  ).as('order_lines');
+}
+
+/**
+ * Locks an order (after its payment, D24) and reads its lines in the same statement; lines never
+ * change once the order exists.
+ */
+export async function lockOrderWithLines(
+  trx: Transaction<Database>,
+  storeId: string,
+  orderId: string,
+): Promise<{ order: OrderRow; lines: OrderLineFields[] }> {
+  const { order_lines: lines, ...order } = await trx
+    .selectFrom('orders as o')
+    .selectAll('o')
+    .select((eb) => [linesOf(eb)])
+    .where('o.store_id', '=', storeId)
+    .where('o.id', '=', orderId)
+    .forUpdate('o')
+    .executeTakeFirstOrThrow();
+  return { order, lines };
+}
+
+export interface BuyerOrderRow {
+  order: OrderRow;
+  lines: OrderLineFields[];
+  /** The order's current (latest) payment, as the buyer sees it. */
+  payment: Pick<PaymentRow, 'provider' | 'ref' | 'status'> | null;
+}
+
+/**
+ * An order with its lines and its latest payment in one statement (the buyer's polling read): one
+ * statement sees one snapshot, so the status and the payment always agree (decision 76), and a poll
+ * costs one round trip instead of a transaction of three reads.
+ */
+export async function findBuyerOrder(
+  db: Db,
+  storeId: string,
+  orderId: string,
+): Promise<BuyerOrderRow | undefined> {
+  const row = await db
+    .selectFrom('orders as o')
+    .selectAll('o')
+    .select((eb) => [
+      linesOf(eb),
+      jsonObjectFrom(
+        eb
+          .selectFrom('payments as p')
+          .select(['p.provider', 'p.ref', 'p.status'])
+          .whereRef('p.store_id', '=', 'o.store_id')
+          .whereRef('p.order_id', '=', 'o.id')
+          .orderBy('p.created_at', 'desc')
+          .limit(1),
+      ).as('latest_payment'),
+    ])
+    .where('o.store_id', '=', storeId)
+    .where('o.id', '=', orderId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { order_lines: lines, latest_payment: payment, ...order } = row;
+  return { order, lines, payment };
 }
 
 export function orderLines(db: Db, order: Pick<OrderRow, 'store_id' | 'id'>): Promise<OrderLineRow[]> {
@@ -95,28 +197,70 @@ export async function orderCounts(db: Db, storeId: string, since: Date): Promise
   };
 }
 
-/** The store's next order number (D6). Its counter row stays locked until commit: strictly increasing. */
-export async function nextOrderNumber(trx: Transaction<Database>, storeId: string): Promise<number> {
-  const counter = await trx
-    .insertInto('order_counters')
-    .values({ store_id: storeId, last_number: FIRST_ORDER_NUMBER })
-    .onConflict((oc) =>
-      oc.column('store_id').doUpdateSet((eb) => ({ last_number: eb('order_counters.last_number', '+', 1) })),
-    )
-    .returning('last_number')
-    .executeTakeFirstOrThrow();
-  return counter.last_number;
-}
-
-export function insertOrder(trx: Transaction<Database>, values: Insertable<OrderTable>): Promise<OrderRow> {
-  return trx.insertInto('orders').values(values).returningAll().executeTakeFirstOrThrow();
-}
-
-export function insertOrderLines(
+/**
+ * Inserts the order with the store's next number (D6), in one statement: the store's counter row
+ * stays locked until commit, so numbers are strictly increasing, and a rollback leaves a gap at most.
+ */
+export function insertNumberedOrder(
   trx: Transaction<Database>,
-  lines: Insertable<OrderLineTable>[],
-): Promise<OrderLineRow[]> {
-  return trx.insertInto('order_lines').values(lines).returningAll().execute();
+  values: Omit<Insertable<OrderTable>, 'number'>,
+): Promise<OrderRow> {
+  return trx
+    .with('next_number', (db) =>
+      db
+        .insertInto('order_counters')
+        .values({ store_id: values.store_id, last_number: FIRST_ORDER_NUMBER })
+        .onConflict((oc) =>
+          oc
+            .column('store_id')
+            .doUpdateSet((eb) => ({ last_number: eb('order_counters.last_number', '+', 1) })),
+        )
+        .returning('last_number'),
+    )
+    .insertInto('orders')
+    .values({
+      ...values,
+      number: (eb) => eb.selectFrom('next_number').select('next_number.last_number'),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Marks a pending order paid, which also locks it, and reads its lines in the same statement;
+ * undefined when the order is not pending (the caller locks it to see why).
+ */
+export async function payPendingOrder(
+  trx: Transaction<Database>,
+  storeId: string,
+  orderId: string,
+  now: Date,
+): Promise<{ order: OrderRow; lines: OrderLineFields[] } | undefined> {
+  const row = await trx
+    .updateTable('orders as o')
+    .set({ status: 'paid', paid_at: now, updated_at: now })
+    .where('o.store_id', '=', storeId)
+    .where('o.id', '=', orderId)
+    .where('o.status', '=', 'pending')
+    .returningAll('o')
+    .returning((eb) => [linesOf(eb)])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { order_lines: lines, ...order } = row;
+  return { order, lines };
+}
+
+/** Flags a paid order whose stock was short when its payment arrived (D22). */
+export async function markOversold(
+  trx: Transaction<Database>,
+  order: Pick<OrderRow, 'store_id' | 'id'>,
+): Promise<void> {
+  await trx
+    .updateTable('orders')
+    .set({ oversold: true })
+    .where('store_id', '=', order.store_id)
+    .where('id', '=', order.id)
+    .execute();
 }
 
 export function markOrderPaid(

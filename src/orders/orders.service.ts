@@ -4,7 +4,14 @@ import type { ListPage } from '../lib/cursors.ts';
 import { notFound } from '../lib/errors.ts';
 import { orderPayments } from './order-payments.repository.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import { findOrder, orderCounts, orderLines, ordersQuery, type OrderCountsRow } from './orders.repository.ts';
+import {
+  findBuyerOrder,
+  findOrder,
+  orderCounts,
+  orderLines,
+  ordersQuery,
+  type OrderCountsRow,
+} from './orders.repository.ts';
 import type { AdminOrder, StorefrontOrder } from './orders.schemas.ts';
 import type { OrderRow, OrderStatus } from './orders.tables.ts';
 import { orderView, paymentView, refundView } from './orders.views.ts';
@@ -26,16 +33,15 @@ export async function storefrontOrder(
   storeId: string,
   orderId: string,
 ): Promise<StorefrontOrder> {
-  // One snapshot: the status and the payment agree (never `pending` with a succeeded payment).
-  return readSnapshot(deps.db, async (db) => {
-    const order = await loadOrder({ db }, storeId, orderId);
-    const [lines, payments] = await Promise.all([orderLines(db, order), orderPayments(db, storeId, orderId)]);
-    const payment = payments.at(-1);
-    return {
-      ...orderView(order, lines),
-      payment: payment ? { provider: payment.provider, ref: payment.ref, status: payment.status } : null,
-    };
-  });
+  // One statement, so one snapshot: the status and the payment agree (never `pending` with a
+  // succeeded payment).
+  const found = await findBuyerOrder(deps.db, storeId, orderId);
+  if (!found) throw notFound('No order with that id in this store.');
+  const { order, lines, payment } = found;
+  return {
+    ...orderView(order, lines),
+    payment: payment ? { provider: payment.provider, ref: payment.ref, status: payment.status } : null,
+  };
 }
 
 async function adminView(deps: ReadDeps, order: OrderRow): Promise<AdminOrder> {

@@ -1,20 +1,14 @@
 import type { StockLine } from '../catalog/inventory.ts';
+import type { OrderLineFields } from './orders.repository.ts';
 import type { Money } from '../lib/money.ts';
 import type { Discount, Order, Payment, Refund, TaxRate } from './orders.schemas.ts';
-import type {
-  DiscountRow,
-  OrderLineRow,
-  OrderRow,
-  PaymentRow,
-  RefundRow,
-  TaxRateRow,
-} from './orders.tables.ts';
+import type { DiscountRow, OrderRow, PaymentRow, RefundRow, TaxRateRow } from './orders.tables.ts';
 
 /** Rows as the API shows them (the shapes are the schemas', Static<…>): snake_case never leaves orders/. */
 
 const money = (amount: number, currency: string): Money => ({ amount, currency: currency.trim() });
 
-export function orderView(order: OrderRow, lines: readonly OrderLineRow[]): Order {
+export function orderView(order: OrderRow, lines: readonly OrderLineFields[]): Order {
   const c = order.currency;
   return {
     id: order.id,
@@ -86,5 +80,5 @@ export const taxRateView = (row: TaxRateRow): TaxRate => ({
 });
 
 /** Order lines as the catalog's inventory takes them. */
-export const stockLinesOf = (lines: readonly OrderLineRow[]): StockLine[] =>
+export const stockLinesOf = (lines: readonly OrderLineFields[]): StockLine[] =>
   lines.map((line) => ({ variantId: line.variant_id, quantity: line.quantity }));

@@ -6,14 +6,14 @@ import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import { MAIL_LOOP } from '../mail/outbox.ts';
 import type { ProviderEvent } from '../payments/provider.ts';
-import { findStore, getStore } from '../stores/stores.service.ts';
+import { findStore, type Store } from '../stores/stores.service.ts';
 import {
   deleteProviderEventsBefore,
   lockPaymentAndOrder,
-  markPaymentSucceeded,
   movePayment,
   paymentOrderId,
   recordProviderEvent,
+  succeedPayment,
 } from './order-payments.repository.ts';
 import {
   queueOrderConfirmation,
@@ -22,9 +22,16 @@ import {
   queueRefundFailedNotice,
 } from './order-mail.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import { addRefunded, markOrderPaid, orderLines } from './orders.repository.ts';
+import {
+  addRefunded,
+  lockOrderWithLines,
+  markOrderPaid,
+  markOversold,
+  payPendingOrder,
+  type OrderLineFields,
+} from './orders.repository.ts';
 import { stockLinesOf } from './orders.views.ts';
-import type { OrderLineRow, OrderRow } from './orders.tables.ts';
+import type { OrderRow } from './orders.tables.ts';
 import {
   AUTOMATIC_REFUND_REASON,
   openAutomaticRefund,
@@ -51,28 +58,30 @@ type InTransaction = Omit<ProviderEventDeps, 'db'> & { db: Transaction<Database>
 /** Work to do once the transaction has committed (provider calls never run inside one). */
 type AfterCommit = OpenedRefund[];
 
-/** The order becomes paid: order.paid, the buyer's confirmation, and a notice when stock was short. */
-async function markPaid(
+/**
+ * What follows an order becoming paid (`paid`, its row marked paid): order.paid, the buyer's
+ * confirmation, and when stock was short the `oversold` flag and a notice (D22).
+ */
+async function announcePaid(
   tx: InTransaction,
-  order: OrderRow,
-  lines: OrderLineRow[],
+  store: Store,
+  paid: OrderRow,
+  lines: readonly OrderLineFields[],
   oversold: Parameters<typeof queueOversoldNotice>[3],
-  now: Date,
 ): Promise<void> {
-  const paid = await markOrderPaid(tx.db, order, oversold.length > 0, now);
+  if (oversold.length > 0) await markOversold(tx.db, paid);
   await recordEvent(tx.db, {
-    storeId: order.store_id,
+    storeId: paid.store_id,
     type: 'order.paid',
-    resource: `order:${order.id}`,
+    resource: `order:${paid.id}`,
     data: {
-      orderId: order.id,
-      number: order.number,
-      total: { amount: order.total_amount, currency: order.currency.trim() },
+      orderId: paid.id,
+      number: paid.number,
+      total: { amount: paid.total_amount, currency: paid.currency.trim() },
     } satisfies EmittedData<typeof OrderPaidData>,
   });
-  const store = await getStore(tx, order.store_id);
   await queueOrderConfirmation(tx, store.name, paid, lines);
-  if (oversold.length > 0) await queueOversoldNotice(tx, order, lines, oversold);
+  if (oversold.length > 0) await queueOversoldNotice(tx, paid, lines, oversold);
 }
 
 /**
@@ -83,32 +92,34 @@ async function markPaid(
  */
 async function paymentSucceeded(
   tx: InTransaction,
-  storeId: string,
+  store: Store,
   ref: string,
   after: AfterCommit,
 ): Promise<ApplyResult> {
   const now = tx.clock.now();
-  const locked = await lockPaymentAndOrder(tx.db, storeId, { provider: tx.provider.name, ref });
-  if (!locked) return 'ignored';
-  const { payment, order } = locked;
-  await markPaymentSucceeded(tx.db, payment, now);
-  if (order.status === 'paid') return 'applied';
-  const lines = await orderLines(tx.db, order);
-
-  if (order.status === 'pending') {
-    const oversold = await sellReserved(tx.db, storeId, stockLinesOf(lines), now);
-    await markPaid(tx, order, lines, oversold, now);
-    if (oversold.length > 0) tx.log.warn({ orderId: order.id, oversold }, 'order paid with short stock');
+  const storeId = store.id;
+  // The lock order of every money path (D24): the payment (marked succeeded), then its order.
+  const payment = await succeedPayment(tx.db, storeId, { provider: tx.provider.name, ref }, now);
+  if (!payment) return 'ignored';
+  const pending = await payPendingOrder(tx.db, storeId, payment.order_id, now);
+  if (pending) {
+    const oversold = await sellReserved(tx.db, storeId, stockLinesOf(pending.lines), now);
+    await announcePaid(tx, store, pending.order, pending.lines, oversold);
+    if (oversold.length > 0)
+      tx.log.warn({ orderId: pending.order.id, oversold }, 'order paid with short stock');
     return 'applied';
   }
+  const { order, lines } = await lockOrderWithLines(tx.db, storeId, payment.order_id);
+  if (order.status === 'paid') return 'applied';
 
   // Expired: take the goods again if every line is still available, else refund everything.
   if (await takeStock(tx.db, storeId, stockLinesOf(lines), now)) {
-    await markPaid(tx, order, lines, [], now);
+    const paid = await markOrderPaid(tx.db, order, false, now);
+    await announcePaid(tx, store, paid, lines, []);
     tx.log.info({ orderId: order.id }, 'late payment for an expired order: stock taken again, order paid');
     return 'applied';
   }
-  const opened = await openAutomaticRefund(tx, { ...payment, status: 'succeeded' }, order, now);
+  const opened = await openAutomaticRefund(tx, payment, order, now);
   if (opened) {
     tx.log.warn(
       { orderId: order.id },
@@ -126,10 +137,11 @@ async function paymentSucceeded(
  */
 async function refundSettled(
   tx: InTransaction,
-  storeId: string,
+  store: Store,
   event: Extract<ProviderEvent, { kind: 'refund.succeeded' | 'refund.failed' }>,
 ): Promise<ApplyResult> {
   const now = tx.clock.now();
+  const storeId = store.id;
   const refundId = event.metadata.refundId;
   const found = await findRefundBy(
     tx.db,
@@ -175,7 +187,6 @@ async function refundSettled(
       refunded: { amount: order.refunded_amount, currency },
     } satisfies EmittedData<typeof OrderRefundedData>,
   });
-  const store = await getStore(tx, storeId);
   await queueRefundNotice(tx, store.name, order, refund.amount);
   return 'applied';
 }
@@ -183,11 +194,12 @@ async function refundSettled(
 /** Applies one event inside the transaction that records it as seen. */
 function apply(
   tx: InTransaction,
-  storeId: string,
+  store: Store,
   event: Exclude<ProviderEvent, { kind: 'ignored' }>,
   after: AfterCommit,
 ): Promise<ApplyResult> {
   const now = tx.clock.now();
+  const storeId = store.id;
   const by = { provider: tx.provider.name, ref: event.ref };
   const moved = (changed: boolean): ApplyResult => (changed ? 'applied' : 'ignored');
   switch (event.kind) {
@@ -195,7 +207,7 @@ function apply(
       // The provider is still working on it (a bank transfer, a delayed card): mirror it.
       return movePayment(tx.db, storeId, by, ['pending'], { status: 'processing' }, now).then(moved);
     case 'payment.succeeded':
-      return paymentSucceeded(tx, storeId, event.ref, after);
+      return paymentSucceeded(tx, store, event.ref, after);
     case 'payment.failed':
       return movePayment(
         tx.db,
@@ -207,7 +219,7 @@ function apply(
       ).then(moved);
     case 'refund.succeeded':
     case 'refund.failed':
-      return refundSettled(tx, storeId, event);
+      return refundSettled(tx, store, event);
   }
 }
 
@@ -229,7 +241,8 @@ export async function applyProviderEvent(
   const after: AfterCommit = [];
   const result = await deps.db.transaction().execute(async (trx): Promise<ApplyResult> => {
     const tx = { ...deps, db: trx };
-    if (!(await findStore(tx, storeId))) return 'ignored';
+    const store = await findStore(tx, storeId);
+    if (!store) return 'ignored';
     const fresh = await recordProviderEvent(trx, {
       storeId,
       provider: deps.provider.name,
@@ -237,7 +250,7 @@ export async function applyProviderEvent(
       type: event.kind,
     });
     if (!fresh) return 'duplicate';
-    return apply(tx, storeId, event, after);
+    return apply(tx, store, event, after);
   });
   if (result === 'applied') deps.signals.wake(MAIL_LOOP);
   // The refund row is committed; whatever the provider answers now, it is never lost (D24).

@@ -14,6 +14,8 @@ export interface QuotedLine {
   sku: string | null;
   quantity: number;
   unitPrice: number;
+  /** Units available when quoted, read without locks (a hint; the reservation decides). */
+  available: number;
 }
 
 export interface Quote {
@@ -58,6 +60,7 @@ export async function quote(
       sku: variant.sku,
       quantity: item.quantity,
       unitPrice: variant.priceAmount,
+      available: variant.available,
     });
   }
   const discount =

@@ -24,6 +24,7 @@ import {
   findRefundByKey,
   insertIntent,
   insertRefund,
+  confirmIntent,
   moveIntent,
   type SandboxIntentRow,
 } from './sandbox.repository.ts';
@@ -112,27 +113,20 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   async createIntent(input: CreateIntentInput): Promise<Intent> {
-    const existing = await findIntentByKey(this.#db, input.idempotencyKey);
     const clientSecret = (ref: string) =>
       `${ref}_secret_${hmacSha256(this.#secret, `client-secret:${ref}`).toString('hex').slice(0, 24)}`;
-    if (existing)
-      return {
-        ref: existing.ref,
-        clientSecret: clientSecret(existing.ref),
-        status: toIntentStatus(existing.status),
-      };
     const ref = `pi_sbx_${randomBase62(24)}`;
-    await insertIntent(this.#db, {
-      ref,
-      client_secret_hash: sha256Hex(clientSecret(ref)),
-      amount: input.amount,
-      currency: input.currency,
-      status: 'requires_payment_method',
-      metadata: JSON.stringify(input.metadata),
-      idempotency_key: input.idempotencyKey,
-    });
-    // A concurrent call with the same key may have won: return whatever is stored.
-    const row = await findIntentByKey(this.#db, input.idempotencyKey);
+    // One statement in the usual case; a retry with the same idempotency key gets the stored intent.
+    const row =
+      (await insertIntent(this.#db, {
+        ref,
+        client_secret_hash: sha256Hex(clientSecret(ref)),
+        amount: input.amount,
+        currency: input.currency,
+        status: 'requires_payment_method',
+        metadata: JSON.stringify(input.metadata),
+        idempotency_key: input.idempotencyKey,
+      })) ?? (await findIntentByKey(this.#db, input.idempotencyKey));
     if (!row) throw new ProviderError('The sandbox lost an intent it just made.');
     return { ref: row.ref, clientSecret: clientSecret(row.ref), status: toIntentStatus(row.status) };
   }
@@ -173,7 +167,7 @@ export class SandboxProvider implements PaymentProvider {
       });
     if (outcome.currency === null) return { refundRef: outcome.ref };
     const intent = { currency: outcome.currency };
-    this.#send({
+    void this.#send({
       id: `evt_sbx_${randomUUID()}`,
       type: 'refund.succeeded',
       created: Math.floor(Date.now() / 1000),
@@ -200,27 +194,35 @@ export class SandboxProvider implements PaymentProvider {
    * `pm_card_delayed` is processing and succeeds after SANDBOX_DELAY.
    */
   async confirm(ref: string, clientSecret: string, method: PaymentMethod): Promise<SandboxIntent | null> {
-    const row = await this.#findWithSecret(ref, clientSecret);
-    if (!row) return null;
-    if (row.status !== 'requires_payment_method' && row.status !== 'failed') {
-      throw new ProviderError(`The intent is ${row.status} and cannot be confirmed.`);
-    }
     const next: SandboxIntentStatus =
       method === 'pm_card_visa' ? 'succeeded' : method === 'pm_card_declined' ? 'failed' : 'processing';
-    const updated = await moveIntent(
+    // One statement when it can be confirmed; the secret is compared as a hash, in the database.
+    const row = await confirmIntent(
       this.#db,
       ref,
+      sha256Hex(clientSecret),
       ['requires_payment_method', 'failed'],
       next,
       this.#clock.now(),
     );
-    if (!updated) throw new ProviderError('The intent changed while confirming it.');
+    if (!row) {
+      // Unknown, wrong secret (the caller must not say which), or not confirmable any more.
+      const current = await this.#findWithSecret(ref, clientSecret);
+      if (!current) return null;
+      throw new ProviderError(
+        current.status === 'requires_payment_method' || current.status === 'failed'
+          ? 'The intent changed while confirming it.'
+          : `The intent is ${current.status} and cannot be confirmed.`,
+      );
+    }
     const data = { ref, amount: row.amount, currency: row.currency, metadata: row.metadata };
     const created = Math.floor(Date.now() / 1000);
+    // The outcome's webhook is delivered before the confirmation answers (its first attempt; retries
+    // run in the background): a client that reads the order after the answer finds it settled.
     if (next === 'succeeded')
-      this.#send({ id: `evt_sbx_${randomUUID()}`, type: 'payment_intent.succeeded', created, data });
+      await this.#send({ id: `evt_sbx_${randomUUID()}`, type: 'payment_intent.succeeded', created, data });
     if (next === 'failed') {
-      this.#send({
+      await this.#send({
         id: `evt_sbx_${randomUUID()}`,
         type: 'payment_intent.payment_failed',
         created,
@@ -229,13 +231,13 @@ export class SandboxProvider implements PaymentProvider {
     }
     if (next === 'processing') {
       // Like Stripe: the provider says at once that the payment is processing, then how it ended.
-      this.#send({ id: `evt_sbx_${randomUUID()}`, type: 'payment_intent.processing', created, data });
+      await this.#send({ id: `evt_sbx_${randomUUID()}`, type: 'payment_intent.processing', created, data });
       const timer = setTimeout(() => {
         this.#timers.delete(timer);
         void moveIntent(this.#db, ref, ['processing'], 'succeeded', this.#clock.now())
-          .then((done) => {
+          .then(async (done) => {
             if (done)
-              this.#send({
+              await this.#send({
                 id: `evt_sbx_${randomUUID()}`,
                 type: 'payment_intent.succeeded',
                 created: Math.floor(Date.now() / 1000),
@@ -285,12 +287,16 @@ export class SandboxProvider implements PaymentProvider {
     return `t=${timestamp},v1=${hmacSha256(this.#secret, `${timestamp}.${body}`).toString('hex')}`;
   }
 
-  #send(event: SandboxWebhookBody, attempt = 0): void {
+  /**
+   * Delivers a webhook; resolves when the first attempt has ended (delivered or not). Failed
+   * attempts are retried in the background with backoff; the promise never rejects.
+   */
+  #send(event: SandboxWebhookBody, attempt = 0): Promise<void> {
     const body = JSON.stringify(event);
     const deliver = this.#deliver;
     if (!deliver) {
       this.#log.warn({ event: event.id }, 'sandbox: no webhook delivery configured; event dropped');
-      return;
+      return Promise.resolve();
     }
     const run = async () => {
       let status = 0;
@@ -310,12 +316,12 @@ export class SandboxProvider implements PaymentProvider {
       }
       const timer = setTimeout(() => {
         this.#timers.delete(timer);
-        this.#send(event, attempt + 1);
+        void this.#send(event, attempt + 1);
       }, delay);
       timer.unref();
       this.#timers.add(timer);
     };
-    setImmediate(() => void run());
+    return new Promise<void>((resolve) => setImmediate(() => void run().finally(resolve)));
   }
 
   verifyWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): ProviderEvent {

@@ -23,13 +23,17 @@ export function findIntentByKey(
     .executeTakeFirst();
 }
 
-/** Inserts an intent unless one with its idempotency key exists. */
-export async function insertIntent(db: Db, values: Insertable<SandboxIntentTable>): Promise<void> {
-  await db
+/** Inserts an intent unless one with its idempotency key exists; the new row, or undefined. */
+export function insertIntent(
+  db: Db,
+  values: Insertable<SandboxIntentTable>,
+): Promise<Pick<SandboxIntentRow, 'ref' | 'status'> | undefined> {
+  return db
     .insertInto('sandbox_intents')
     .values(values)
     .onConflict((oc) => oc.column('idempotency_key').doNothing())
-    .execute();
+    .returning(['ref', 'status'])
+    .executeTakeFirst();
 }
 
 /** Moves an intent to `to` if it is in one of `from`; false otherwise. */
@@ -48,6 +52,28 @@ export async function moveIntent(
     .returning('ref')
     .executeTakeFirst();
   return updated !== undefined;
+}
+
+/**
+ * Moves the intent to `to` if it is in one of `from` and `clientSecretHash` is its secret's hash;
+ * the intent as it was confirmed, or undefined (unknown, wrong secret, or not in `from`).
+ */
+export async function confirmIntent(
+  db: Db,
+  ref: string,
+  clientSecretHash: string,
+  from: readonly SandboxIntentStatus[],
+  to: SandboxIntentStatus,
+  now: Date,
+): Promise<Pick<SandboxIntentRow, 'amount' | 'currency' | 'metadata'> | undefined> {
+  return db
+    .updateTable('sandbox_intents')
+    .set({ status: to, updated_at: now })
+    .where('ref', '=', ref)
+    .where('client_secret_hash', '=', clientSecretHash)
+    .where('status', 'in', from)
+    .returning(['amount', 'currency', 'metadata'])
+    .executeTakeFirst();
 }
 
 /** Adds a refund to a succeeded intent if it fits in what is left; its currency, or undefined. */

@@ -57,6 +57,23 @@ export async function getStore(deps: Pick<StoresDeps, 'db'>, storeId: string): P
   return toStore(row);
 }
 
+/** Currencies by store id. A store's currency never changes, so every process may keep it. */
+const currencies = new Map<string, string>();
+const MAX_CACHED_CURRENCIES = 10_000;
+
+/**
+ * The store's currency (every price of the store is in it). It never changes, so it is read once
+ * per process and store (carts and checkout ask for it on every request).
+ */
+export async function storeCurrency(deps: Pick<StoresDeps, 'db'>, storeId: string): Promise<string> {
+  const cached = currencies.get(storeId);
+  if (cached !== undefined) return cached;
+  const { currency } = await getStore(deps, storeId);
+  if (currencies.size >= MAX_CACHED_CURRENCIES) currencies.clear();
+  currencies.set(storeId, currency);
+  return currency;
+}
+
 /** The store, or null when there is none with that id (callers that may meet a deleted store). */
 export async function findStore(deps: Pick<StoresDeps, 'db'>, storeId: string): Promise<Store | null> {
   const row = await findStoreById(deps.db, storeId);
@@ -132,4 +149,5 @@ export async function insertNewStore(deps: StoresDeps, input: NewStore): Promise
 /** Deletes a store with everything it owns (every tenant row cascades). */
 export async function deleteStore(deps: Pick<StoresDeps, 'db'>, storeId: string): Promise<void> {
   await deleteStoreRow(deps.db, storeId);
+  currencies.delete(storeId);
 }
