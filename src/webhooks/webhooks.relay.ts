@@ -17,7 +17,7 @@ import {
   type ClaimedDelivery,
 } from './webhooks.relay.repository.ts';
 import { WEBHOOK_CHANNEL } from './webhooks.repository.ts';
-import { signingSecrets } from './webhooks.secrets.ts';
+import { SigningKeyCache, type SigningKey } from './webhooks.secrets.ts';
 import { WebhookSender, webhookHeaders } from './webhooks.sender.ts';
 
 /** How often the relay looks for new events without a notification (one small indexed query). */
@@ -82,6 +82,7 @@ export class WebhookRelay {
   /** When the next retry or lease expiry is due (from the last scan), ms since the epoch. */
   #dueAt: number | null = null;
   #lastScan = 0;
+  readonly #signingKeys = new SigningKeyCache();
 
   constructor(deps: RelayDeps) {
     this.#deps = deps;
@@ -191,9 +192,9 @@ export class WebhookRelay {
     };
     try {
       const now = clock.now();
-      let secrets: string[];
+      let keys: SigningKey[];
       try {
-        secrets = signingSecrets(keyring, delivery, now);
+        keys = this.#signingKeys.keysFor(keyring, delivery, now);
       } catch (error) {
         if (!(error instanceof SecretUnreadableError)) throw error;
         // Loud, once: the delivery fails with the reason and the endpoint is disabled (D28).
@@ -210,7 +211,7 @@ export class WebhookRelay {
           url: delivery.url,
           body,
           headers: webhookHeaders({
-            secrets,
+            keys,
             body,
             eventType: delivery.event.type,
             eventId: delivery.event.id,
