@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { notifyRelays } from './webhooks.repository.ts';
+import { notifyRelays, WEBHOOK_CHANNEL } from './webhooks.repository.ts';
 import type { SendResult } from './webhooks.sender.ts';
 import type { DeliveryKind } from './webhooks.tables.ts';
 
@@ -231,88 +231,141 @@ export interface Outcome {
   unblocked: boolean;
 }
 
+/** One finished attempt to record. */
+export interface AttemptResult {
+  delivery: Pick<ClaimedDelivery, 'storeId' | 'id' | 'endpointId' | 'attempt'>;
+  result: SendResult;
+  options: OutcomeOptions;
+}
+
 /**
- * Records an attempt's result, fenced by the attempt number: if the lease ran out and another
- * relay started a later attempt, this one's result is dropped (`lost`). Failures are retried on
- * the schedule with ±20 % jitter, and never earlier than a `Retry-After` asks; after the last
- * attempt the delivery is `failed`. 410 Gone fails the delivery and disables the endpoint. An
- * attempt interrupted by a stopping worker is retried at once and never fails the delivery.
+ * What an attempt's result makes of its delivery: delivered on 2xx; failures are retried on the
+ * schedule with ±20 % jitter, and never earlier than a `Retry-After` asks; after the last attempt
+ * the delivery is `failed`. 410 Gone fails the delivery (and disables the endpoint). An attempt
+ * interrupted by a stopping worker is retried at once and never fails the delivery.
  */
+function nextStateOf({ delivery, result, options }: AttemptResult): {
+  status: 'delivered' | 'pending' | 'failed';
+  nextAttemptAt: Date | null;
+  gone: boolean;
+} {
+  const { now } = options;
+  const random = options.random ?? Math.random;
+  const gone = !result.ok && result.status === 410;
+  if (result.ok) return { status: 'delivered', nextAttemptAt: null, gone };
+  if (gone) return { status: 'failed', nextAttemptAt: null, gone };
+  if (result.interrupted) return { status: 'pending', nextAttemptAt: now, gone };
+  const delay = options.retryScheduleMs[delivery.attempt - 1];
+  if (delay === undefined) return { status: 'failed', nextAttemptAt: null, gone };
+  const jittered = Math.round(delay * (0.8 + 0.4 * random()));
+  return {
+    status: 'pending',
+    nextAttemptAt: new Date(now.getTime() + Math.max(jittered, result.retryAfterMs ?? 0)),
+    gone,
+  };
+}
+
+/** Attempts recorded in one statement at most (10 parameters each). */
+export const OUTCOME_BATCH = 200;
+
+/**
+ * Records the results of attempts that finished together, in one statement (one UPDATE … FROM
+ * (VALUES …)), each fenced by its attempt number: if the lease ran out and another relay started a
+ * later attempt, that result is dropped (`lost`). The statement also tells, per delivery, whether
+ * newer deliveries of the same endpoint and resource are waiting behind it (`unblocked`), and, when
+ * `notifyPayload` is given and some are, wakes the other relays (one NOTIFY). A 410 Gone disables
+ * its endpoint (a second statement, only then). Outcomes come back in the order of `attempts`.
+ */
+export async function recordOutcomes(
+  db: Kysely<Database>,
+  attempts: readonly AttemptResult[],
+  notifyPayload: string | null = '',
+): Promise<Outcome[]> {
+  if (attempts.length === 0) return [];
+  if (attempts.length > OUTCOME_BATCH) {
+    const outcomes: Outcome[] = [];
+    for (let i = 0; i < attempts.length; i += OUTCOME_BATCH) {
+      outcomes.push(...(await recordOutcomes(db, attempts.slice(i, i + OUTCOME_BATCH), notifyPayload)));
+    }
+    return outcomes;
+  }
+  const states = attempts.map(nextStateOf);
+  const values = attempts.map(({ delivery, result, options }, i) => {
+    const state = states[i]!;
+    const { now } = options;
+    return sql`(${delivery.storeId}::uuid, ${delivery.id}::uuid, ${delivery.attempt}::int, ${state.status}::text,
+      ${state.nextAttemptAt ?? now}::timestamptz, ${result.status}::int,
+      ${result.ok ? null : result.error.slice(0, 1000)}::text,
+      ${state.status === 'delivered' ? now : null}::timestamptz,
+      ${state.status === 'failed' ? now : null}::timestamptz, ${now}::timestamptz)`;
+  });
+  const { rows } = await sql<{ id: string; waiting: boolean }>`
+    WITH v (store_id, id, attempts, status, next_attempt_at, last_status_code, last_error, delivered_at, failed_at, at) AS (
+      VALUES ${sql.join(values)}
+    ),
+    updated AS (
+      UPDATE webhook_deliveries w
+      SET status = v.status, locked_until = NULL, next_attempt_at = v.next_attempt_at,
+        last_status_code = v.last_status_code, last_error = v.last_error,
+        delivered_at = v.delivered_at, failed_at = v.failed_at, updated_at = v.at
+      FROM v
+      WHERE w.store_id = v.store_id AND w.id = v.id AND w.attempts = v.attempts AND w.status = 'pending'
+      RETURNING w.store_id, w.id, w.endpoint_id, w.resource_key, w.status
+    ),
+    outcomes AS (
+      SELECT u.id, u.status <> 'pending' AND EXISTS (
+        SELECT 1 FROM webhook_deliveries o
+        WHERE o.store_id = u.store_id
+          AND o.endpoint_id = u.endpoint_id
+          AND o.resource_key = u.resource_key
+          AND o.id <> u.id
+          AND o.status = 'pending'
+      ) AS waiting
+      FROM updated u
+    )
+    SELECT o.id, o.waiting,
+      CASE WHEN o.waiting AND ${notifyPayload !== null} THEN pg_notify(${WEBHOOK_CHANNEL}, ${notifyPayload ?? ''}) END AS notified
+    FROM outcomes o`.execute(db);
+  const recorded = new Map(rows.map((row) => [row.id, row.waiting]));
+
+  const outcomes: Outcome[] = [];
+  for (const [i, { delivery, options }] of attempts.entries()) {
+    const state = states[i]!;
+    const waiting = recorded.get(delivery.id);
+    if (waiting === undefined) {
+      outcomes.push({ status: 'lost', nextAttemptAt: null, disabled: false, unblocked: false });
+      continue;
+    }
+    let disabled = false;
+    if (state.gone) {
+      const endpoint = await db
+        .updateTable('webhook_endpoints')
+        .set({ enabled: false, disabled_reason: 'gone', updated_at: options.now })
+        .where('store_id', '=', delivery.storeId)
+        .where('id', '=', delivery.endpointId)
+        .where('enabled', '=', true)
+        .executeTakeFirst();
+      disabled = endpoint.numUpdatedRows > 0n;
+    }
+    outcomes.push({
+      status: state.status,
+      nextAttemptAt: state.nextAttemptAt,
+      disabled,
+      unblocked: state.status !== 'pending' && waiting,
+    });
+  }
+  return outcomes;
+}
+
+/** Records one attempt's result (recordOutcomes for a single attempt). */
 export async function recordOutcome(
   db: Kysely<Database>,
   delivery: Pick<ClaimedDelivery, 'storeId' | 'id' | 'endpointId' | 'attempt'>,
   result: SendResult,
   options: OutcomeOptions,
 ): Promise<Outcome> {
-  const { now } = options;
-  const random = options.random ?? Math.random;
-  let status: Outcome['status'];
-  let nextAttemptAt: Date | null = null;
-  const gone = !result.ok && result.status === 410;
-  if (result.ok) status = 'delivered';
-  else if (gone) status = 'failed';
-  else if (result.interrupted) {
-    status = 'pending';
-    nextAttemptAt = now;
-  } else {
-    const delay = options.retryScheduleMs[delivery.attempt - 1];
-    if (delay === undefined) status = 'failed';
-    else {
-      status = 'pending';
-      const jittered = Math.round(delay * (0.8 + 0.4 * random()));
-      nextAttemptAt = new Date(now.getTime() + Math.max(jittered, result.retryAfterMs ?? 0));
-    }
-  }
-
-  // One statement in the common case: the update, fenced by the attempt number, also tells whether
-  // newer deliveries of the same endpoint and resource are waiting behind this one.
-  const updated = await db
-    .updateTable('webhook_deliveries as w')
-    .set({
-      status,
-      locked_until: null,
-      next_attempt_at: nextAttemptAt ?? now,
-      last_status_code: result.status,
-      last_error: result.ok ? null : result.error.slice(0, 1000),
-      delivered_at: status === 'delivered' ? now : null,
-      failed_at: status === 'failed' ? now : null,
-      updated_at: now,
-    })
-    .where('w.store_id', '=', delivery.storeId)
-    .where('w.id', '=', delivery.id)
-    .where('w.attempts', '=', delivery.attempt)
-    .where('w.status', '=', 'pending')
-    .returning((eb) => [
-      eb
-        .exists(
-          eb
-            .selectFrom('webhook_deliveries as o')
-            .select('o.id')
-            .whereRef('o.store_id', '=', 'w.store_id')
-            .whereRef('o.endpoint_id', '=', 'w.endpoint_id')
-            .whereRef('o.resource_key', '=', 'w.resource_key')
-            .whereRef('o.id', '<>', 'w.id')
-            .where('o.status', '=', 'pending'),
-        )
-        .as('waiting'),
-    ])
-    .executeTakeFirst();
-  if (!updated) return { status: 'lost', nextAttemptAt: null, disabled: false, unblocked: false };
-
-  let disabled = false;
-  if (gone) {
-    const endpoint = await db
-      .updateTable('webhook_endpoints')
-      .set({ enabled: false, disabled_reason: 'gone', updated_at: now })
-      .where('store_id', '=', delivery.storeId)
-      .where('id', '=', delivery.endpointId)
-      .where('enabled', '=', true)
-      .executeTakeFirst();
-    disabled = endpoint.numUpdatedRows > 0n;
-  }
-  const unblocked = status !== 'pending' && updated.waiting === true;
-  if (unblocked) await notifyRelays(db);
-  return { status, nextAttemptAt, disabled, unblocked };
+  const [outcome] = await recordOutcomes(db, [{ delivery, result, options }]);
+  return outcome!;
 }
 
 /**

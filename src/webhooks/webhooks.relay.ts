@@ -13,8 +13,11 @@ import {
   FANOUT_BATCH,
   hasUndispatchedEvents,
   nextDueAt,
-  recordOutcome,
+  OUTCOME_BATCH,
+  recordOutcomes,
+  type AttemptResult,
   type ClaimedDelivery,
+  type Outcome,
 } from './webhooks.relay.repository.ts';
 import { WEBHOOK_CHANNEL } from './webhooks.repository.ts';
 import { SigningKeyCache, type SigningKey } from './webhooks.secrets.ts';
@@ -83,6 +86,12 @@ export class WebhookRelay {
   #dueAt: number | null = null;
   #lastScan = 0;
   readonly #signingKeys = new SigningKeyCache();
+  /** Results waiting to be recorded, and the batch being recorded (see #record). */
+  readonly #outcomes: (AttemptResult & {
+    resolve: (outcome: Outcome) => void;
+    reject: (error: unknown) => void;
+  })[] = [];
+  #recording: Promise<void> | null = null;
 
   constructor(deps: RelayDeps) {
     this.#deps = deps;
@@ -121,6 +130,7 @@ export class WebhookRelay {
       }
     } finally {
       await Promise.allSettled([...this.#inflight]);
+      await this.#recording;
       await listener?.close();
       await sender.close();
     }
@@ -177,6 +187,29 @@ export class WebhookRelay {
     return this.#dueAt === null ? pollMs : Math.min(pollMs, Math.max(0, this.#dueAt - now));
   }
 
+  /** Queues an attempt's result; results that arrive together are recorded in one statement. */
+  #record(attempt: AttemptResult): Promise<Outcome> {
+    return new Promise<Outcome>((resolve, reject) => {
+      this.#outcomes.push({ ...attempt, resolve, reject });
+      this.#recording ??= this.#recordQueued();
+    });
+  }
+
+  async #recordQueued(): Promise<void> {
+    // Let the other responses that arrived in this turn of the event loop join the batch.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.#outcomes.length > 0) {
+      const batch = this.#outcomes.splice(0, OUTCOME_BATCH);
+      try {
+        const outcomes = await recordOutcomes(this.#deps.db, batch);
+        for (const [i, item] of batch.entries()) item.resolve(outcomes[i]!);
+      } catch (error) {
+        for (const item of batch) item.reject(error);
+      }
+    }
+    this.#recording = null;
+  }
+
   async #deliver(
     delivery: ClaimedDelivery,
     keyring: Keyring,
@@ -223,9 +256,10 @@ export class WebhookRelay {
         signal,
         () => clock.now(),
       );
-      const outcome = await recordOutcome(db, delivery, result, {
-        retryScheduleMs: webhooks.retryScheduleMs,
-        now: clock.now(),
+      const outcome = await this.#record({
+        delivery,
+        result,
+        options: { retryScheduleMs: webhooks.retryScheduleMs, now: clock.now() },
       });
       if (!result.ok) {
         log.warn(
