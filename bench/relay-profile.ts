@@ -101,7 +101,12 @@ class StatementCounter {
 
   log = (event: LogEvent): void => {
     if (!this.enabled) return;
-    const text = event.query.sql.replace(/\s+/g, ' ').trim();
+    // One line per statement shape: parameters numbered alike, a VALUES list of any length as one.
+    const text = event.query.sql
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/\$\d+/g, '$')
+      .replace(/(\([^()]*\))(, \1)+/g, '$1, …');
     this.total += 1;
     if (/^begin\b/i.test(text)) this.transactions += 1;
     this.counts.set(text, (this.counts.get(text) ?? 0) + 1);
@@ -193,6 +198,8 @@ interface Opened {
 const INT8_OID = 20;
 /** Events delivered before the scenarios (the writer's cost is measured on them). */
 const WARM_UP = 200;
+/** How long the idle relay is measured before the latency scenario. */
+const IDLE_MS = 4000;
 
 async function openDatabases(options: Options, counter: StatementCounter): Promise<Opened> {
   if (options.databaseUrl === null) {
@@ -397,7 +404,14 @@ async function main(): Promise<void> {
     let relay = runRelay();
     if (!(await waitForArrivals(receiver, warm, 60_000)))
       throw new Error('the warm-up events did not arrive');
-    await sleep(2500); // past the relay's start-up and first poll
+    await waitForRecorded(db.plain, 10_000);
+    // The idle relay's own cost (its polls) and this script's timers, per second.
+    await sleep(500);
+    cpu = threadCpuMs();
+    const idleStart = performance.now();
+    while (performance.now() - idleStart < IDLE_MS) await sleep(5);
+    const idleCpuMsPerSecond = ((threadCpuMs() - cpu) * 1000) / (performance.now() - idleStart);
+    process.stderr.write(`profile: idle relay ${idleCpuMsPerSecond.toFixed(1)} ms CPU per second\n`);
     counter.reset();
     counter.enabled = true;
     cpu = threadCpuMs();
@@ -431,7 +445,8 @@ async function main(): Promise<void> {
       statements: counter.total,
       transactions: counter.transactions,
       top: counter.top(options.top),
-      relayCpuMs: threadCpuMs() - cpu - writerCpuMs * latencyCount,
+      // Less the writer's cost and the idle rate (kept apart: the idle polls are not per event).
+      relayCpuMs: threadCpuMs() - cpu - writerCpuMs * latencyCount - idleCpuMsPerSecond * latencySeconds,
       latencies,
     };
     counter.enabled = false;
