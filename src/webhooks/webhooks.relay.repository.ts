@@ -366,7 +366,7 @@ export const OUTCOME_BATCH = 200;
  * later attempt, that result is dropped (`lost`). The statement also tells, per delivery, whether
  * newer deliveries of the same endpoint and resource are waiting behind it (`unblocked`), and, when
  * `notifyPayload` is given and some are, wakes the other relays (one NOTIFY). A 410 Gone disables
- * its endpoint (a second statement, only then). Outcomes come back in the order of `attempts`.
+ * its endpoint in the same statement. Outcomes come back in the order of `attempts`.
  */
 export async function recordOutcomes(
   db: Kysely<Database>,
@@ -389,10 +389,10 @@ export async function recordOutcomes(
       ${state.nextAttemptAt ?? now}::timestamptz, ${result.status}::int,
       ${result.ok ? null : result.error.slice(0, 1000)}::text,
       ${state.status === 'delivered' ? now : null}::timestamptz,
-      ${state.status === 'failed' ? now : null}::timestamptz, ${now}::timestamptz)`;
+      ${state.status === 'failed' ? now : null}::timestamptz, ${now}::timestamptz, ${state.gone}::boolean)`;
   });
-  const { rows } = await sql<{ id: string; waiting: boolean }>`
-    WITH v (store_id, id, attempts, status, next_attempt_at, last_status_code, last_error, delivered_at, failed_at, at) AS (
+  const { rows } = await sql<{ id: string; waiting: boolean; disabled: boolean }>`
+    WITH v (store_id, id, attempts, status, next_attempt_at, last_status_code, last_error, delivered_at, failed_at, at, gone) AS (
       VALUES ${sql.join(values)}
     ),
     updated AS (
@@ -404,6 +404,16 @@ export async function recordOutcomes(
       WHERE w.store_id = v.store_id AND w.id = v.id AND w.attempts = v.attempts AND w.status = 'pending'
       RETURNING w.store_id, w.id, w.endpoint_id, w.resource_key, w.status
     ),
+    -- 410 Gone disables the endpoint in the same statement, so no new delivery is made for it
+    -- once its delivery shows failed.
+    disabled AS (
+      UPDATE webhook_endpoints e
+      SET enabled = false, disabled_reason = 'gone', updated_at = v.at
+      FROM updated u
+      JOIN v ON v.store_id = u.store_id AND v.id = u.id
+      WHERE v.gone AND e.store_id = u.store_id AND e.id = u.endpoint_id AND e.enabled
+      RETURNING e.store_id, e.id
+    ),
     outcomes AS (
       SELECT u.id, u.status <> 'pending' AND EXISTS (
         SELECT 1 FROM webhook_deliveries o
@@ -412,38 +422,33 @@ export async function recordOutcomes(
           AND o.resource_key = u.resource_key
           AND o.id <> u.id
           AND o.status = 'pending'
-      ) AS waiting
+      ) AS waiting,
+      EXISTS (SELECT 1 FROM disabled d WHERE d.store_id = u.store_id AND d.id = u.endpoint_id) AS disabled
       FROM updated u
     )
-    SELECT o.id, o.waiting,
+    SELECT o.id, o.waiting, o.disabled,
       CASE WHEN o.waiting AND ${notifyPayload !== null} THEN pg_notify(${WEBHOOK_CHANNEL}, ${notifyPayload ?? ''}) END AS notified
     FROM outcomes o`.execute(db);
-  const recorded = new Map(rows.map((row) => [row.id, row.waiting]));
+  const recorded = new Map(rows.map((row) => [row.id, row]));
 
   const outcomes: Outcome[] = [];
-  for (const [i, { delivery, options }] of attempts.entries()) {
+  const disabledEndpoints = new Set<string>();
+  for (const [i, { delivery }] of attempts.entries()) {
     const state = states[i]!;
-    const waiting = recorded.get(delivery.id);
-    if (waiting === undefined) {
+    const row = recorded.get(delivery.id);
+    if (row === undefined) {
       outcomes.push({ status: 'lost', nextAttemptAt: null, disabled: false, unblocked: false });
       continue;
     }
-    let disabled = false;
-    if (state.gone) {
-      const endpoint = await db
-        .updateTable('webhook_endpoints')
-        .set({ enabled: false, disabled_reason: 'gone', updated_at: options.now })
-        .where('store_id', '=', delivery.storeId)
-        .where('id', '=', delivery.endpointId)
-        .where('enabled', '=', true)
-        .executeTakeFirst();
-      disabled = endpoint.numUpdatedRows > 0n;
-    }
+    // Several 410s of one endpoint in a batch disable it once: the first says so.
+    const endpointKey = `${delivery.storeId}:${delivery.endpointId}`;
+    const disabled = state.gone && row.disabled && !disabledEndpoints.has(endpointKey);
+    if (disabled) disabledEndpoints.add(endpointKey);
     outcomes.push({
       status: state.status,
       nextAttemptAt: state.nextAttemptAt,
       disabled,
-      unblocked: state.status !== 'pending' && waiting,
+      unblocked: state.status !== 'pending' && row.waiting,
     });
   }
   return outcomes;

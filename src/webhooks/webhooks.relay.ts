@@ -95,6 +95,7 @@ export class WebhookRelay {
   /** When the next retry or lease expiry is due (from the last scan), ms since the epoch. */
   #dueAt: number | null = null;
   #lastScan = 0;
+  #lastFanOut = 0;
   /** Events may wait for fan-out (a notification from a commit, a poll, a full batch). */
   #fanOutDue = true;
   /** Due deliveries may wait that only a claim would take. */
@@ -157,8 +158,11 @@ export class WebhookRelay {
           this.#scanDue = true;
           sleepMs = 1000;
         }
-        // Without a notification the poll interval passed: look for events anyway.
-        if (!(await this.#waker.wait(sleepMs, signal))) this.#fanOutDue = true;
+        const woken = await this.#waker.wait(sleepMs, signal);
+        // The poll interval passed without a notification: look for events anyway.
+        if (!woken && this.#deps.clock.now().getTime() - this.#lastFanOut >= timing.pollMs) {
+          this.#fanOutDue = true;
+        }
       }
     } finally {
       await Promise.allSettled([...this.#inflight]);
@@ -178,6 +182,7 @@ export class WebhookRelay {
     const { db, webhooks, clock } = this.#deps;
     while (this.#fanOutDue && !signal.aborted) {
       this.#fanOutDue = false;
+      this.#lastFanOut = clock.now().getTime();
       const fanOut = await fanOutAndClaim(db, {
         now: clock.now(),
         leaseMs: leaseMs(this.#deps),
@@ -261,7 +266,11 @@ export class WebhookRelay {
           if (outcome.unblocked) this.#scanDue = true;
           if (outcome.status === 'pending' && outcome.nextAttemptAt) {
             const at = outcome.nextAttemptAt.getTime();
-            if (this.#dueAt === null || at < this.#dueAt) this.#dueAt = at;
+            if (this.#dueAt === null || at < this.#dueAt) {
+              // A retry earlier than the relay's planned wake-up: it sleeps until then instead.
+              this.#dueAt = at;
+              this.#waker.notify();
+            }
           }
           item.resolve(outcome);
         }
