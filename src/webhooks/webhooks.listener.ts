@@ -40,21 +40,26 @@ export class Waker {
 const RECONNECT_EVERY_MS = 5000;
 
 /**
- * A dedicated PostgreSQL connection that LISTENs on a channel and calls `onNotify` for every
- * notification. If the connection drops it is reopened on the next `ensure()` (at most every 5 s),
+ * A dedicated PostgreSQL connection that LISTENs on a channel and calls `onNotify` with the payload
+ * of every notification. If the connection drops it is reopened on the next `ensure()` (at most every 5 s),
  * and `onNotify` is called after every (re)connect, since notifications sent while it was down
  * are lost. Polling covers the gap meanwhile.
  */
 export class NotificationListener {
   readonly #connectionString: string;
   readonly #channel: string;
-  readonly #onNotify: () => void;
+  readonly #onNotify: (payload: string) => void;
   readonly #log: Log;
   #client: pg.Client | null = null;
   #lastAttempt = 0;
   #closed = false;
 
-  constructor(options: { connectionString: string; channel: string; onNotify: () => void; log: Log }) {
+  constructor(options: {
+    connectionString: string;
+    channel: string;
+    onNotify: (payload: string) => void;
+    log: Log;
+  }) {
     this.#connectionString = options.connectionString;
     this.#channel = options.channel;
     this.#onNotify = options.onNotify;
@@ -76,7 +81,7 @@ export class NotificationListener {
     };
     client.on('error', drop);
     client.on('end', () => drop());
-    client.on('notification', () => this.#onNotify());
+    client.on('notification', (message) => this.#onNotify(message.payload ?? ''));
     try {
       await client.connect();
       await client.query(`LISTEN ${this.#channel}`);
@@ -93,7 +98,9 @@ export class NotificationListener {
       return;
     }
     this.#client = client;
-    this.#onNotify();
+    // As if anything had happened meanwhile: a commit ('') and a claim ('reconnected').
+    this.#onNotify('');
+    this.#onNotify('reconnected');
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { notifyRelays } from './webhooks.repository.ts';
+import { WEBHOOK_CHANNEL } from './webhooks.repository.ts';
 import type { SendResult } from './webhooks.sender.ts';
 import type { DeliveryKind } from './webhooks.tables.ts';
 
@@ -12,83 +12,171 @@ import type { DeliveryKind } from './webhooks.tables.ts';
 
 export const FANOUT_BATCH = 500;
 
-function subscribes(events: readonly string[], type: string): boolean {
-  return events.includes('*') || events.includes(type);
+/** What one fan-out statement did. */
+export interface FanOut {
+  /** Events dispatched (0 when none waited, or when another relay holds the fan-out lock). */
+  dispatched: number;
+  /** Delivery rows created for them. */
+  created: number;
+  /** Of those, the ones claimed for the calling relay at once (attempt 1, leased), to send now. */
+  claimed: ClaimedDelivery[];
+  /** False when another relay was fanning out at the same moment (it did the work). */
+  locked: boolean;
+}
+
+export interface FanOutOptions {
+  now: Date;
+  /** Lease of the deliveries claimed at once. */
+  leaseMs: number;
+  /** How many fresh deliveries to claim at once (the relay's free sending slots); 0 claims none. */
+  claimLimit: number;
+  /** Events per statement. */
+  batch?: number;
+  /** The payload of the NOTIFY sent when rows are left for other relays (see notifyPayload). */
+  notifyPayload?: string;
 }
 
 /**
- * Fans undispatched events out to one delivery row per matching enabled endpoint and marks them
- * dispatched, in one transaction: an event is dispatched exactly when its rows exist. Events are
- * claimed with FOR UPDATE SKIP LOCKED, and fan-out itself is serialized by a transaction-level
- * advisory lock (it is a few milliseconds of SQL), so delivery rows of one resource are always
- * created in event order, whichever relay creates them; sending stays parallel. Returns the number
- * of events dispatched (0 when another relay holds the fan-out lock).
+ * Fans undispatched events out to one delivery row per matching enabled endpoint, marks them
+ * dispatched, and claims the fresh rows it may send at once, in one statement (so one round trip
+ * and one implicit transaction): an event is dispatched exactly when its rows exist. Events are
+ * taken with FOR UPDATE SKIP LOCKED, and fan-out is serialized across relays by a transaction-level
+ * advisory lock taken first (a relay that does not get it does nothing: the holder does the work),
+ * so delivery rows of one resource are always created in event order; sending stays parallel.
+ *
+ * A fresh row is claimed at once (inserted with attempt 1 and a lease, as claimDeliveries would
+ * claim it) only when all of these hold, so the shortcut never changes what a claim would choose:
+ *   - its endpoint is enabled;
+ *   - it is the head of its queue: the oldest of its endpoint and resource in this batch, with no
+ *     pending delivery of that endpoint and resource already waiting or in flight;
+ *   - no older delivery of an enabled endpoint is due and claimable (D31: a backlog is served
+ *     round-robin by claimDeliveries, never overtaken by new events);
+ *   - it is within `claimLimit`, taking each store's first fresh delivery before any store's second.
+ * Rows left unclaimed wake the other relays (NOTIFY with `notifyPayload`).
+ */
+export async function fanOutAndClaim(db: Kysely<Database>, options: FanOutOptions): Promise<FanOut> {
+  const { now } = options;
+  const lease = new Date(now.getTime() + options.leaseMs);
+  const result = await sql<FanOutRow>`
+    WITH fanout_lock AS (
+      SELECT pg_try_advisory_xact_lock(hashtextextended('storefront:webhook-fanout', 0)) AS locked
+    ),
+    ev AS (
+      SELECT store_id, id, seq, type, resource_key, created_at, data
+      FROM events
+      WHERE dispatched_at IS NULL AND (SELECT locked FROM fanout_lock)
+      ORDER BY seq
+      LIMIT ${options.batch ?? FANOUT_BATCH}
+      FOR UPDATE SKIP LOCKED
+    ),
+    dispatched AS (
+      UPDATE events e SET dispatched_at = ${now}, claim_count = e.claim_count + 1
+      FROM ev
+      WHERE e.store_id = ev.store_id AND e.id = ev.id
+      RETURNING e.id
+    ),
+    targets AS (
+      SELECT ev.store_id, ev.id AS event_id, ev.seq, COALESCE(ev.resource_key, 'event:' || ev.id::text) AS resource_key,
+        en.id AS endpoint_id, en.enabled
+      FROM ev
+      JOIN webhook_endpoints en ON en.store_id = ev.store_id
+        -- An endpoint disabled only because its secret cannot be decrypted still collects its
+        -- deliveries (they wait until the keys are fixed and it is enabled again): no event is lost.
+        AND (en.enabled OR en.disabled_reason = 'secret_unreadable')
+        AND (en.events ? '*' OR en.events ? ev.type)
+    ),
+    backlog AS (
+      SELECT EXISTS (
+        SELECT 1 FROM webhook_deliveries d
+        JOIN webhook_endpoints e ON e.store_id = d.store_id AND e.id = d.endpoint_id
+        WHERE d.status = 'pending'
+          AND d.next_attempt_at <= ${now}
+          AND (d.locked_until IS NULL OR d.locked_until <= ${now})
+          AND e.enabled
+          AND NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries o
+            WHERE o.store_id = d.store_id
+              AND o.endpoint_id = d.endpoint_id
+              AND o.resource_key = d.resource_key
+              AND o.status = 'pending'
+              AND (o.event_seq, o.id) < (d.event_seq, d.id)
+          )
+      ) AS claimable
+    ),
+    queued AS (
+      SELECT t.*, row_number() OVER (PARTITION BY t.store_id, t.endpoint_id, t.resource_key ORDER BY t.seq) AS position
+      FROM targets t
+    ),
+    claimable AS (
+      SELECT q.store_id, q.event_id, q.endpoint_id
+      FROM queued q
+      WHERE q.enabled
+        AND q.position = 1
+        AND NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries o
+          WHERE o.store_id = q.store_id
+            AND o.endpoint_id = q.endpoint_id
+            AND o.resource_key = q.resource_key
+            AND o.status = 'pending'
+        )
+        AND NOT (SELECT claimable FROM backlog)
+      ORDER BY row_number() OVER (PARTITION BY q.store_id ORDER BY q.seq), q.seq
+      LIMIT ${options.claimLimit}
+    ),
+    ins AS (
+      INSERT INTO webhook_deliveries (store_id, endpoint_id, event_id, event_seq, resource_key, kind,
+        next_attempt_at, created_at, updated_at, attempts, locked_until, last_attempt_at)
+      SELECT t.store_id, t.endpoint_id, t.event_id, t.seq, t.resource_key, 'event',
+        ${now}, ${now}, ${now},
+        CASE WHEN c.event_id IS NULL THEN 0 ELSE 1 END,
+        CASE WHEN c.event_id IS NULL THEN NULL ELSE ${lease}::timestamptz END,
+        CASE WHEN c.event_id IS NULL THEN NULL ELSE ${now}::timestamptz END
+      FROM targets t
+      LEFT JOIN claimable c
+        ON c.store_id = t.store_id AND c.event_id = t.event_id AND c.endpoint_id = t.endpoint_id
+      ON CONFLICT (store_id, endpoint_id, event_id) WHERE kind = 'event' DO NOTHING
+      RETURNING store_id, id, endpoint_id, event_id, kind, attempts
+    ),
+    claimed AS (
+      SELECT i.store_id, i.id, i.endpoint_id, i.kind, i.attempts,
+        e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at,
+        ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.data AS event_data
+      FROM ins i
+      JOIN ev ON ev.store_id = i.store_id AND ev.id = i.event_id
+      JOIN webhook_endpoints e ON e.store_id = i.store_id AND e.id = i.endpoint_id
+      WHERE i.attempts = 1
+    ),
+    summary AS (
+      SELECT (SELECT locked FROM fanout_lock) AS locked,
+        (SELECT count(*) FROM dispatched)::int AS dispatched,
+        (SELECT count(*) FROM ins)::int AS created,
+        (SELECT count(*) FROM claimed)::int AS claimed_count
+    )
+    SELECT s.locked, s.dispatched, s.created,
+      CASE WHEN s.created > s.claimed_count THEN pg_notify(${WEBHOOK_CHANNEL}, ${options.notifyPayload ?? ''}) END AS notified,
+      c.*
+    FROM summary s
+    LEFT JOIN claimed c ON true`.execute(db);
+  const first = result.rows[0];
+  return {
+    locked: first?.locked === true,
+    dispatched: first?.dispatched ?? 0,
+    created: first?.created ?? 0,
+    claimed: result.rows.filter((row): row is FanOutRow & ClaimRow => row.id !== null).map(claimedOf),
+  };
+}
+
+type FanOutRow = { locked: boolean; dispatched: number; created: number } & {
+  [K in keyof ClaimRow]: ClaimRow[K] | null;
+};
+
+/**
+ * Fans undispatched events out without claiming any of the new rows (tests, and the shape of the
+ * fan-out before the relay claimed from it). Returns the number of events dispatched.
  */
 export async function fanOutEvents(db: Kysely<Database>, now: Date, batch = FANOUT_BATCH): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const lock = await sql<{ locked: boolean }>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended('storefront:webhook-fanout', 0)) AS locked`.execute(
-      trx,
-    );
-    if (lock.rows[0]?.locked !== true) return 0;
-    const events = await trx
-      .selectFrom('events')
-      .select(['store_id', 'id', 'seq', 'type', 'resource_key'])
-      .where('dispatched_at', 'is', null)
-      .orderBy('seq')
-      .limit(batch)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (events.length === 0) return 0;
-
-    const storeIds = [...new Set(events.map((event) => event.store_id))];
-    const endpoints = await trx
-      .selectFrom('webhook_endpoints')
-      .select(['store_id', 'id', 'events'])
-      .where('store_id', 'in', storeIds)
-      // An endpoint disabled only because its secret cannot be decrypted still collects its
-      // deliveries (they wait until the keys are fixed and it is enabled again): no event is lost.
-      .where((eb) => eb.or([eb('enabled', '=', true), eb('disabled_reason', '=', 'secret_unreadable')]))
-      .execute();
-    const rows = events.flatMap((event) =>
-      endpoints
-        .filter((endpoint) => endpoint.store_id === event.store_id && subscribes(endpoint.events, event.type))
-        .map((endpoint) => ({
-          store_id: event.store_id,
-          endpoint_id: endpoint.id,
-          event_id: event.id,
-          event_seq: event.seq,
-          resource_key: event.resource_key ?? `event:${event.id}`,
-          kind: 'event' as const,
-          next_attempt_at: now,
-          created_at: now,
-          updated_at: now,
-        })),
-    );
-    for (let i = 0; i < rows.length; i += 500) {
-      await trx
-        .insertInto('webhook_deliveries')
-        .values(rows.slice(i, i + 500))
-        .onConflict((oc) =>
-          oc.columns(['store_id', 'endpoint_id', 'event_id']).where('kind', '=', 'event').doNothing(),
-        )
-        .execute();
-    }
-    // Relays in other processes claim the new rows too, not only at their next poll.
-    if (rows.length > 0) await notifyRelays(trx);
-    await trx
-      .updateTable('events')
-      .set({ dispatched_at: now, claim_count: sql<number>`claim_count + 1` })
-      .where('store_id', 'in', storeIds)
-      .where(
-        'id',
-        'in',
-        events.map((event) => event.id),
-      )
-      .execute();
-    return events.length;
-  });
+  const fanOut = await fanOutAndClaim(db, { now, leaseMs: 0, claimLimit: 0, batch });
+  return fanOut.dispatched;
 }
 
 /** A delivery claimed for one attempt, with what is needed to send it. */
@@ -194,7 +282,11 @@ export async function claimDeliveries(
       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.data AS event_data`.execute(
     db,
   );
-  return result.rows.map((row) => ({
+  return result.rows.map(claimedOf);
+}
+
+function claimedOf(row: ClaimRow): ClaimedDelivery {
+  return {
     storeId: row.store_id,
     id: row.id,
     endpointId: row.endpoint_id,
@@ -210,7 +302,7 @@ export async function claimDeliveries(
       createdAt: row.event_created_at,
       data: row.event_data,
     },
-  }));
+  };
 }
 
 export interface OutcomeOptions {
@@ -231,88 +323,146 @@ export interface Outcome {
   unblocked: boolean;
 }
 
+/** One finished attempt to record. */
+export interface AttemptResult {
+  delivery: Pick<ClaimedDelivery, 'storeId' | 'id' | 'endpointId' | 'attempt'>;
+  result: SendResult;
+  options: OutcomeOptions;
+}
+
 /**
- * Records an attempt's result, fenced by the attempt number: if the lease ran out and another
- * relay started a later attempt, this one's result is dropped (`lost`). Failures are retried on
- * the schedule with ±20 % jitter, and never earlier than a `Retry-After` asks; after the last
- * attempt the delivery is `failed`. 410 Gone fails the delivery and disables the endpoint. An
- * attempt interrupted by a stopping worker is retried at once and never fails the delivery.
+ * What an attempt's result makes of its delivery: delivered on 2xx; failures are retried on the
+ * schedule with ±20 % jitter, and never earlier than a `Retry-After` asks; after the last attempt
+ * the delivery is `failed`. 410 Gone fails the delivery (and disables the endpoint). An attempt
+ * interrupted by a stopping worker is retried at once and never fails the delivery.
  */
+function nextStateOf({ delivery, result, options }: AttemptResult): {
+  status: 'delivered' | 'pending' | 'failed';
+  nextAttemptAt: Date | null;
+  gone: boolean;
+} {
+  const { now } = options;
+  const random = options.random ?? Math.random;
+  const gone = !result.ok && result.status === 410;
+  if (result.ok) return { status: 'delivered', nextAttemptAt: null, gone };
+  if (gone) return { status: 'failed', nextAttemptAt: null, gone };
+  if (result.interrupted) return { status: 'pending', nextAttemptAt: now, gone };
+  const delay = options.retryScheduleMs[delivery.attempt - 1];
+  if (delay === undefined) return { status: 'failed', nextAttemptAt: null, gone };
+  const jittered = Math.round(delay * (0.8 + 0.4 * random()));
+  return {
+    status: 'pending',
+    nextAttemptAt: new Date(now.getTime() + Math.max(jittered, result.retryAfterMs ?? 0)),
+    gone,
+  };
+}
+
+/** Attempts recorded in one statement at most (10 parameters each). */
+export const OUTCOME_BATCH = 200;
+
+/**
+ * Records the results of attempts that finished together, in one statement (one UPDATE … FROM
+ * (VALUES …)), each fenced by its attempt number: if the lease ran out and another relay started a
+ * later attempt, that result is dropped (`lost`). The statement also tells, per delivery, whether
+ * newer deliveries of the same endpoint and resource are waiting behind it (`unblocked`), and, when
+ * `notifyPayload` is given and some are, wakes the other relays (one NOTIFY). A 410 Gone disables
+ * its endpoint in the same statement. Outcomes come back in the order of `attempts`.
+ */
+export async function recordOutcomes(
+  db: Kysely<Database>,
+  attempts: readonly AttemptResult[],
+  notifyPayload: string | null = '',
+): Promise<Outcome[]> {
+  if (attempts.length === 0) return [];
+  if (attempts.length > OUTCOME_BATCH) {
+    const outcomes: Outcome[] = [];
+    for (let i = 0; i < attempts.length; i += OUTCOME_BATCH) {
+      outcomes.push(...(await recordOutcomes(db, attempts.slice(i, i + OUTCOME_BATCH), notifyPayload)));
+    }
+    return outcomes;
+  }
+  const states = attempts.map(nextStateOf);
+  const values = attempts.map(({ delivery, result, options }, i) => {
+    const state = states[i]!;
+    const { now } = options;
+    return sql`(${delivery.storeId}::uuid, ${delivery.id}::uuid, ${delivery.attempt}::int, ${state.status}::text,
+      ${state.nextAttemptAt ?? now}::timestamptz, ${result.status}::int,
+      ${result.ok ? null : result.error.slice(0, 1000)}::text,
+      ${state.status === 'delivered' ? now : null}::timestamptz,
+      ${state.status === 'failed' ? now : null}::timestamptz, ${now}::timestamptz, ${state.gone}::boolean)`;
+  });
+  const { rows } = await sql<{ id: string; waiting: boolean; disabled: boolean }>`
+    WITH v (store_id, id, attempts, status, next_attempt_at, last_status_code, last_error, delivered_at, failed_at, at, gone) AS (
+      VALUES ${sql.join(values)}
+    ),
+    updated AS (
+      UPDATE webhook_deliveries w
+      SET status = v.status, locked_until = NULL, next_attempt_at = v.next_attempt_at,
+        last_status_code = v.last_status_code, last_error = v.last_error,
+        delivered_at = v.delivered_at, failed_at = v.failed_at, updated_at = v.at
+      FROM v
+      WHERE w.store_id = v.store_id AND w.id = v.id AND w.attempts = v.attempts AND w.status = 'pending'
+      RETURNING w.store_id, w.id, w.endpoint_id, w.resource_key, w.status
+    ),
+    -- 410 Gone disables the endpoint in the same statement, so no new delivery is made for it
+    -- once its delivery shows failed.
+    disabled AS (
+      UPDATE webhook_endpoints e
+      SET enabled = false, disabled_reason = 'gone', updated_at = v.at
+      FROM updated u
+      JOIN v ON v.store_id = u.store_id AND v.id = u.id
+      WHERE v.gone AND e.store_id = u.store_id AND e.id = u.endpoint_id AND e.enabled
+      RETURNING e.store_id, e.id
+    ),
+    outcomes AS (
+      SELECT u.id, u.status <> 'pending' AND EXISTS (
+        SELECT 1 FROM webhook_deliveries o
+        WHERE o.store_id = u.store_id
+          AND o.endpoint_id = u.endpoint_id
+          AND o.resource_key = u.resource_key
+          AND o.id <> u.id
+          AND o.status = 'pending'
+      ) AS waiting,
+      EXISTS (SELECT 1 FROM disabled d WHERE d.store_id = u.store_id AND d.id = u.endpoint_id) AS disabled
+      FROM updated u
+    )
+    SELECT o.id, o.waiting, o.disabled,
+      CASE WHEN o.waiting AND ${notifyPayload !== null} THEN pg_notify(${WEBHOOK_CHANNEL}, ${notifyPayload ?? ''}) END AS notified
+    FROM outcomes o`.execute(db);
+  const recorded = new Map(rows.map((row) => [row.id, row]));
+
+  const outcomes: Outcome[] = [];
+  const disabledEndpoints = new Set<string>();
+  for (const [i, { delivery }] of attempts.entries()) {
+    const state = states[i]!;
+    const row = recorded.get(delivery.id);
+    if (row === undefined) {
+      outcomes.push({ status: 'lost', nextAttemptAt: null, disabled: false, unblocked: false });
+      continue;
+    }
+    // Several 410s of one endpoint in a batch disable it once: the first says so.
+    const endpointKey = `${delivery.storeId}:${delivery.endpointId}`;
+    const disabled = state.gone && row.disabled && !disabledEndpoints.has(endpointKey);
+    if (disabled) disabledEndpoints.add(endpointKey);
+    outcomes.push({
+      status: state.status,
+      nextAttemptAt: state.nextAttemptAt,
+      disabled,
+      unblocked: state.status !== 'pending' && row.waiting,
+    });
+  }
+  return outcomes;
+}
+
+/** Records one attempt's result (recordOutcomes for a single attempt). */
 export async function recordOutcome(
   db: Kysely<Database>,
   delivery: Pick<ClaimedDelivery, 'storeId' | 'id' | 'endpointId' | 'attempt'>,
   result: SendResult,
   options: OutcomeOptions,
 ): Promise<Outcome> {
-  const { now } = options;
-  const random = options.random ?? Math.random;
-  let status: Outcome['status'];
-  let nextAttemptAt: Date | null = null;
-  const gone = !result.ok && result.status === 410;
-  if (result.ok) status = 'delivered';
-  else if (gone) status = 'failed';
-  else if (result.interrupted) {
-    status = 'pending';
-    nextAttemptAt = now;
-  } else {
-    const delay = options.retryScheduleMs[delivery.attempt - 1];
-    if (delay === undefined) status = 'failed';
-    else {
-      status = 'pending';
-      const jittered = Math.round(delay * (0.8 + 0.4 * random()));
-      nextAttemptAt = new Date(now.getTime() + Math.max(jittered, result.retryAfterMs ?? 0));
-    }
-  }
-
-  // One statement in the common case: the update, fenced by the attempt number, also tells whether
-  // newer deliveries of the same endpoint and resource are waiting behind this one.
-  const updated = await db
-    .updateTable('webhook_deliveries as w')
-    .set({
-      status,
-      locked_until: null,
-      next_attempt_at: nextAttemptAt ?? now,
-      last_status_code: result.status,
-      last_error: result.ok ? null : result.error.slice(0, 1000),
-      delivered_at: status === 'delivered' ? now : null,
-      failed_at: status === 'failed' ? now : null,
-      updated_at: now,
-    })
-    .where('w.store_id', '=', delivery.storeId)
-    .where('w.id', '=', delivery.id)
-    .where('w.attempts', '=', delivery.attempt)
-    .where('w.status', '=', 'pending')
-    .returning((eb) => [
-      eb
-        .exists(
-          eb
-            .selectFrom('webhook_deliveries as o')
-            .select('o.id')
-            .whereRef('o.store_id', '=', 'w.store_id')
-            .whereRef('o.endpoint_id', '=', 'w.endpoint_id')
-            .whereRef('o.resource_key', '=', 'w.resource_key')
-            .whereRef('o.id', '<>', 'w.id')
-            .where('o.status', '=', 'pending'),
-        )
-        .as('waiting'),
-    ])
-    .executeTakeFirst();
-  if (!updated) return { status: 'lost', nextAttemptAt: null, disabled: false, unblocked: false };
-
-  let disabled = false;
-  if (gone) {
-    const endpoint = await db
-      .updateTable('webhook_endpoints')
-      .set({ enabled: false, disabled_reason: 'gone', updated_at: now })
-      .where('store_id', '=', delivery.storeId)
-      .where('id', '=', delivery.endpointId)
-      .where('enabled', '=', true)
-      .executeTakeFirst();
-    disabled = endpoint.numUpdatedRows > 0n;
-  }
-  const unblocked = status !== 'pending' && updated.waiting === true;
-  if (unblocked) await notifyRelays(db);
-  return { status, nextAttemptAt, disabled, unblocked };
+  const [outcome] = await recordOutcomes(db, [{ delivery, result, options }]);
+  return outcome!;
 }
 
 /**
@@ -365,17 +515,6 @@ export async function nextDueAt(db: Kysely<Database>, now: Date): Promise<Date |
     db,
   );
   return result.rows[0]?.at ?? null;
-}
-
-/** Quick check whether any event waits for fan-out (saves a transaction on an idle poll). */
-export async function hasUndispatchedEvents(db: Kysely<Database>): Promise<boolean> {
-  const row = await db
-    .selectFrom('events')
-    .select('id')
-    .where('dispatched_at', 'is', null)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 const PURGE_BATCH = 1000;

@@ -15,6 +15,7 @@ import {
   fanOutEvents,
   purgeWebhookData,
   recordOutcome,
+  recordOutcomes,
 } from './webhooks.relay.repository.ts';
 import { emit, registerEndpoint, startReceiver, webhookTestConfig } from './webhooks.test-support.ts';
 
@@ -215,6 +216,70 @@ describe('webhook relay', () => {
       },
     );
     assert.equal(current.status, 'delivered');
+    await t.db.kysely.deleteFrom('webhook_endpoints').where('store_id', '=', shop.store.id).execute();
+  });
+
+  test('results that finish together are recorded in one call, each fenced by its own attempt', async () => {
+    const shop = await createTestStore(t);
+    const endpoint = await registerEndpoint(t, shop, 'http://127.0.0.1:9/batch');
+    const gone = await registerEndpoint(t, shop, 'http://127.0.0.1:9/gone');
+    const a = await emit(t, shop.store.id, 'product.updated', { productId: 'a' }, 'product:a');
+    await emit(t, shop.store.id, 'product.updated', { productId: 'a' }, 'product:a');
+    const b = await emit(t, shop.store.id, 'product.updated', { productId: 'b' }, 'product:b');
+    const c = await emit(t, shop.store.id, 'product.updated', { productId: 'c' }, 'product:c');
+    await fanOutEvents(t.db.kysely, t.clock.now());
+    const now = t.clock.now();
+    const claimed = (await claimDeliveries(t.db.kysely, now, 60_000, 100)).filter(
+      (d) => d.storeId === shop.store.id,
+    );
+    const to = (eventId: string, endpointId: string) =>
+      claimed.find((d) => d.event.id === eventId && d.endpointId === endpointId)!;
+    const options = { retryScheduleMs: [1000], now, random: () => 0.5 };
+    const failure = { ok: false as const, error: 'HTTP 500', retryAfterMs: null, interrupted: false };
+    const outcomes = await recordOutcomes(t.db.kysely, [
+      // Delivered; the second update of product a waits behind it.
+      { delivery: to(a.id, endpoint.id), result: { ok: true, status: 204 }, options },
+      // Failed, retried on the schedule.
+      { delivery: to(b.id, endpoint.id), result: { ...failure, status: 500 }, options },
+      // A stale attempt number: another relay owns the row now.
+      { delivery: { ...to(c.id, endpoint.id), attempt: 7 }, result: { ok: true, status: 200 }, options },
+      // 410 Gone: failed, and its endpoint disabled.
+      { delivery: to(a.id, gone.id), result: { ...failure, status: 410 }, options },
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => [o.status, o.unblocked, o.disabled]),
+      [
+        ['delivered', true, false],
+        ['pending', false, false],
+        ['lost', false, false],
+        ['failed', true, true],
+      ],
+    );
+    assert.equal(outcomes[1]!.nextAttemptAt?.getTime(), now.getTime() + 1000);
+    const rows = await t.db.kysely
+      .selectFrom('webhook_deliveries')
+      .select(['event_id', 'endpoint_id', 'status', 'locked_until', 'next_attempt_at', 'last_status_code'])
+      .where('store_id', '=', shop.store.id)
+      .where('event_id', 'in', [a.id, b.id, c.id])
+      .execute();
+    const row = (eventId: string, endpointId: string) =>
+      rows.find((r) => r.event_id === eventId && r.endpoint_id === endpointId)!;
+    assert.equal(row(a.id, endpoint.id).status, 'delivered');
+    assert.equal(row(a.id, endpoint.id).locked_until, null);
+    assert.equal(row(b.id, endpoint.id).status, 'pending');
+    assert.equal(row(b.id, endpoint.id).last_status_code, 500);
+    assert.equal(row(b.id, endpoint.id).next_attempt_at.getTime(), now.getTime() + 1000);
+    assert.equal(row(c.id, endpoint.id).status, 'pending', 'the stale result changed nothing');
+    assert.ok(row(c.id, endpoint.id).locked_until, 'the lease of the current attempt stays');
+    assert.equal(row(a.id, gone.id).status, 'failed');
+    const disabled = await t.db.kysely
+      .selectFrom('webhook_endpoints')
+      .select(['enabled', 'disabled_reason'])
+      .where('store_id', '=', shop.store.id)
+      .where('id', '=', gone.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(disabled, { enabled: false, disabled_reason: 'gone' });
+    assert.deepEqual(await recordOutcomes(t.db.kysely, []), []);
     await t.db.kysely.deleteFrom('webhook_endpoints').where('store_id', '=', shop.store.id).execute();
   });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Log } from '../lib/log.ts';
 import type { Database } from '../db/tables.ts';
@@ -9,21 +10,26 @@ import {
   claimDeliveries,
   currentDatabaseName,
   failUnsignable,
-  fanOutEvents,
+  fanOutAndClaim,
   FANOUT_BATCH,
-  hasUndispatchedEvents,
   nextDueAt,
-  recordOutcome,
+  OUTCOME_BATCH,
+  recordOutcomes,
+  type AttemptResult,
   type ClaimedDelivery,
+  type Outcome,
 } from './webhooks.relay.repository.ts';
 import { WEBHOOK_CHANNEL } from './webhooks.repository.ts';
-import { signingSecrets } from './webhooks.secrets.ts';
+import { SigningKeyCache, type SigningKey } from './webhooks.secrets.ts';
 import { WebhookSender, webhookHeaders } from './webhooks.sender.ts';
 
-/** How often the relay looks for new events without a notification (one small indexed query). */
-export const POLL_MS = { postgres: 2000, pglite: 100 } as const;
+/**
+ * How often the relay looks for new events without a notification (one small statement): a
+ * fallback when it hears commits (PostgreSQL LISTEN), the only way otherwise (PGlite).
+ */
+export const POLL_MS = { notified: 2000, polling: 100 } as const;
 /** How often it scans for due deliveries without a reason to (new events, a wake-up, a due retry). */
-export const SCAN_MS = { postgres: 2000, pglite: 500 } as const;
+export const SCAN_MS = { notified: 2000, polling: 500 } as const;
 /** A claimed delivery belongs to its relay for the attempt's timeout plus this margin. */
 const LEASE_MARGIN_MS = 30_000;
 
@@ -61,31 +67,63 @@ export function envelopeOf(delivery: Pick<ClaimedDelivery, 'event'>): string {
 }
 
 /**
- * The outbox relay as one long-running worker loop. Each cycle fans new events out to delivery
- * rows, claims as many due deliveries as it has free sending slots and starts sending them (at most
- * WEBHOOK_CONCURRENCY at once per process), then sleeps until:
- *   - a notification arrives: on PostgreSQL a dedicated connection LISTENs on `storefront_webhooks`,
- *     which a trigger on `events` signals at every commit that inserted events (and the admin API
- *     on retries, replays and re-enabled endpoints), so delivery starts milliseconds after a commit;
- *   - its own sends finish (half its slots are free, and newer deliveries of those resources may go);
- *   - the next retry or lease expiry is due;
- *   - or the poll interval passes (2 s on PostgreSQL as a fallback; 100 ms on the embedded PGlite,
- *     where there is no second connection to LISTEN on: an idle poll there is one indexed query,
- *     and due deliveries are scanned for at least every 500 ms).
- * It returns only when the worker stops, after the attempts in flight have ended and been recorded
- * (an attempt cut short by the stop is retried at once by whichever relay claims it next).
+ * The outbox relay as one long-running worker loop (decision 89). It sleeps until there is
+ * something to do, and then does only that:
+ *   - events committed: a notification (on PostgreSQL a dedicated connection LISTENs on
+ *     `storefront_webhooks`, which a trigger on `events` signals at every commit that inserted
+ *     events) makes it run one fan-out statement, which also claims the fresh deliveries it may send at once (fanOutAndClaim), so a
+ *     quiet relay's whole cycle for a new event is that one statement;
+ *   - deliveries may be due that the fan-out did not claim (a backlog, rows waiting behind an older
+ *     one of their resource, retries, replays, another relay's leftovers): it claims due
+ *     deliveries fairly across stores (claimDeliveries), as many as it has free sending slots (at
+ *     most WEBHOOK_CONCURRENCY at once per process), again once half its slots are free while the
+ *     last claim was full or its sends unblocked newer deliveries, and looks up when the next retry
+ *     or lease expiry is due once nothing more is;
+ *   - the next retry or lease expiry is due, or the poll interval passes (2 s, a fallback for lost
+ *     notifications; 100 ms on PGlite, which has no second connection to LISTEN on).
+ * The results of attempts that finish together are recorded in one statement (recordOutcomes).
+ * Its own notifications (to other relays) carry its id and do not wake it. It returns only when
+ * the worker stops, after the attempts in flight have ended and been recorded (an attempt cut
+ * short by the stop is retried at once by whichever relay claims it next).
  */
 export class WebhookRelay {
   readonly #deps: RelayDeps;
   readonly #waker = new Waker();
   readonly #inflight = new Set<Promise<void>>();
+  /** Names this relay in the notifications it sends, so that it ignores its own. */
+  readonly #id = randomUUID();
   /** When the next retry or lease expiry is due (from the last scan), ms since the epoch. */
   #dueAt: number | null = null;
   #lastScan = 0;
+  #lastFanOut = 0;
+  /** Events may wait for fan-out (a notification from a commit, a poll, a full batch). */
+  #fanOutDue = true;
+  /** Due deliveries may wait that only a claim would take. */
+  #scanDue = true;
+  readonly #outcomes: (AttemptResult & {
+    resolve: (outcome: Outcome) => void;
+    reject: (error: unknown) => void;
+  })[] = [];
+  #recording: Promise<void> | null = null;
+  readonly #signingKeys = new SigningKeyCache();
 
   constructor(deps: RelayDeps) {
     this.#deps = deps;
   }
+
+  /** The payload of this relay's notifications; `''` (a commit's) and others' wake it. */
+  get #notifyPayload(): string {
+    return `relay:${this.#id}`;
+  }
+
+  #onNotify = (payload: string): void => {
+    if (payload === this.#notifyPayload) return;
+    // The events trigger notifies with an empty payload; the admin API (retries, replays,
+    // re-enabled endpoints) and other relays (rows they left) with one of their own.
+    if (payload === '') this.#fanOutDue = true;
+    else this.#scanDue = true;
+    this.#waker.notify();
+  };
 
   async run(signal: AbortSignal): Promise<void> {
     const { db, webhooks, databaseUrl, log, keyring } = this.#deps;
@@ -94,86 +132,153 @@ export class WebhookRelay {
       ? new NotificationListener({
           connectionString: await listenUrl(db, databaseUrl),
           channel: WEBHOOK_CHANNEL,
-          onNotify: () => this.#waker.notify(),
+          onNotify: this.#onNotify,
           log,
         })
       : null;
+    const notified = listener !== null;
     const timing = {
-      pollMs: listener ? POLL_MS.postgres : POLL_MS.pglite,
-      scanMs: listener ? SCAN_MS.postgres : SCAN_MS.pglite,
+      pollMs: notified ? POLL_MS.notified : POLL_MS.polling,
+      scanMs: notified ? SCAN_MS.notified : SCAN_MS.polling,
     };
-    let woken = true;
+    this.#fanOutDue = true;
+    this.#scanDue = true;
     try {
       while (!signal.aborted) {
         this.#waker.clear();
         let sleepMs: number = timing.pollMs;
         try {
           await listener?.ensure();
-          sleepMs = await this.#cycle(keyring, sender, signal, timing, woken);
+          sleepMs = await this.#cycle(keyring, sender, signal, timing);
         } catch (error) {
           if (signal.aborted) break;
           log.error({ err: error }, 'webhook relay cycle failed');
           this.#lastScan = 0;
+          this.#fanOutDue = true;
+          this.#scanDue = true;
           sleepMs = 1000;
         }
-        woken = await this.#waker.wait(sleepMs, signal);
+        const woken = await this.#waker.wait(sleepMs, signal);
+        // The poll interval passed without a notification: look for events anyway.
+        if (!woken && this.#deps.clock.now().getTime() - this.#lastFanOut >= timing.pollMs) {
+          this.#fanOutDue = true;
+        }
       }
     } finally {
       await Promise.allSettled([...this.#inflight]);
+      await this.#recording;
       await listener?.close();
       await sender.close();
     }
   }
 
-  /**
-   * One pass; returns how long to sleep before the next one (unless woken). Fans out new events,
-   * then, if there is a reason to (woken, events fanned out, a retry or lease due, or SCAN_MS since
-   * the last scan), claims due deliveries and starts sending them.
-   */
+  /** One pass; returns how long to sleep before the next one (unless woken). */
   async #cycle(
     keyring: Keyring,
     sender: WebhookSender,
     signal: AbortSignal,
     timing: { pollMs: number; scanMs: number },
-    woken: boolean,
   ): Promise<number> {
     const { db, webhooks, clock } = this.#deps;
-    let fanned = 0;
-    if (await hasUndispatchedEvents(db)) {
-      let batch: number;
-      do {
-        batch = await fanOutEvents(db, clock.now());
-        fanned += batch;
-      } while (!signal.aborted && batch === FANOUT_BATCH);
+    while (this.#fanOutDue && !signal.aborted) {
+      this.#fanOutDue = false;
+      this.#lastFanOut = clock.now().getTime();
+      const fanOut = await fanOutAndClaim(db, {
+        now: clock.now(),
+        leaseMs: leaseMs(this.#deps),
+        claimLimit: Math.max(0, webhooks.concurrency - this.#inflight.size),
+        notifyPayload: this.#notifyPayload,
+      });
+      this.#send(fanOut.claimed, keyring, sender, signal);
+      // Rows it could not claim at once wait for a claim (no free slot, a backlog, an older row
+      // of their resource in flight, a disabled endpoint's: claimDeliveries decides).
+      if (fanOut.created > fanOut.claimed.length) this.#scanDue = true;
+      if (fanOut.dispatched === FANOUT_BATCH) this.#fanOutDue = true;
     }
     const now = clock.now().getTime();
     const scan =
-      woken ||
-      fanned > 0 ||
-      (this.#dueAt !== null && this.#dueAt <= now) ||
-      now - this.#lastScan >= timing.scanMs;
-    if (!scan) return this.#sleepFor(now, timing.pollMs);
-    this.#lastScan = now;
+      this.#scanDue || (this.#dueAt !== null && this.#dueAt <= now) || now - this.#lastScan >= timing.scanMs;
     const free = webhooks.concurrency - this.#inflight.size;
-    if (free > 0 && !signal.aborted) {
-      const claimed = await claimDeliveries(db, clock.now(), leaseMs(this.#deps), free);
-      for (const delivery of claimed) {
-        const sending: Promise<void> = this.#deliver(delivery, keyring, sender, signal).finally(() => {
-          this.#inflight.delete(sending);
-          // Claim again once half the slots are free (a claim scans the pending rows, so not after
-          // every single send under load); when idle, at once.
-          if (this.#inflight.size <= Math.floor(webhooks.concurrency / 2)) this.#waker.notify();
-        });
-        this.#inflight.add(sending);
+    if (scan && !signal.aborted) {
+      if (free <= 0) {
+        // No free slot: the sends in flight wake it when half of them are done.
+        this.#scanDue = true;
+      } else {
+        this.#scanDue = false;
+        this.#lastScan = now;
+        const claimed = await claimDeliveries(db, clock.now(), leaseMs(this.#deps), free);
+        this.#send(claimed, keyring, sender, signal);
+        if (claimed.length === free) {
+          // There may be more: claim again when half the slots are free.
+          this.#scanDue = true;
+        } else {
+          const next = await nextDueAt(db, clock.now());
+          this.#dueAt = next?.getTime() ?? null;
+        }
       }
     }
-    const next = await nextDueAt(db, clock.now());
-    this.#dueAt = next?.getTime() ?? null;
     return this.#sleepFor(clock.now().getTime(), timing.pollMs);
   }
 
+  /** Until the next retry or lease expiry (one that is already due waits for a free slot), at most pollMs. */
   #sleepFor(now: number, pollMs: number): number {
-    return this.#dueAt === null ? pollMs : Math.min(pollMs, Math.max(0, this.#dueAt - now));
+    return this.#dueAt === null || this.#dueAt <= now ? pollMs : Math.min(pollMs, this.#dueAt - now);
+  }
+
+  #send(
+    claimed: readonly ClaimedDelivery[],
+    keyring: Keyring,
+    sender: WebhookSender,
+    signal: AbortSignal,
+  ): void {
+    const half = Math.floor(this.#deps.webhooks.concurrency / 2);
+    for (const delivery of claimed) {
+      const sending: Promise<void> = this.#deliver(delivery, keyring, sender, signal).finally(() => {
+        this.#inflight.delete(sending);
+        // Claim again once half the slots are free (a claim scans the pending rows, so not after
+        // every single send under load), and only when there may be something to claim.
+        if (this.#scanDue && this.#inflight.size <= half) this.#waker.notify();
+      });
+      this.#inflight.add(sending);
+    }
+  }
+
+  /** Queues an attempt's result; results that arrive together are recorded in one statement. */
+  #record(attempt: AttemptResult): Promise<Outcome> {
+    return new Promise<Outcome>((resolve, reject) => {
+      this.#outcomes.push({ ...attempt, resolve, reject });
+      this.#recording ??= this.#recordQueued();
+    });
+  }
+
+  async #recordQueued(): Promise<void> {
+    // Let the other responses that arrived in this turn of the event loop join the batch.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.#outcomes.length > 0) {
+      const batch = this.#outcomes.splice(0, OUTCOME_BATCH);
+      // Other relays are told of newer deliveries this batch unblocks only when this one will not
+      // claim them itself in a moment (it does when half its slots are free).
+      const busy = this.#inflight.size - batch.length > Math.floor(this.#deps.webhooks.concurrency / 2);
+      try {
+        const outcomes = await recordOutcomes(this.#deps.db, batch, busy ? this.#notifyPayload : null);
+        for (const [i, item] of batch.entries()) {
+          const outcome = outcomes[i]!;
+          if (outcome.unblocked) this.#scanDue = true;
+          if (outcome.status === 'pending' && outcome.nextAttemptAt) {
+            const at = outcome.nextAttemptAt.getTime();
+            if (this.#dueAt === null || at < this.#dueAt) {
+              // A retry earlier than the relay's planned wake-up: it sleeps until then instead.
+              this.#dueAt = at;
+              this.#waker.notify();
+            }
+          }
+          item.resolve(outcome);
+        }
+      } catch (error) {
+        for (const item of batch) item.reject(error);
+      }
+    }
+    this.#recording = null;
   }
 
   async #deliver(
@@ -191,9 +296,9 @@ export class WebhookRelay {
     };
     try {
       const now = clock.now();
-      let secrets: string[];
+      let keys: SigningKey[];
       try {
-        secrets = signingSecrets(keyring, delivery, now);
+        keys = this.#signingKeys.keysFor(keyring, delivery, now);
       } catch (error) {
         if (!(error instanceof SecretUnreadableError)) throw error;
         // Loud, once: the delivery fails with the reason and the endpoint is disabled (D28).
@@ -210,7 +315,7 @@ export class WebhookRelay {
           url: delivery.url,
           body,
           headers: webhookHeaders({
-            secrets,
+            keys,
             body,
             eventType: delivery.event.type,
             eventId: delivery.event.id,
@@ -222,9 +327,10 @@ export class WebhookRelay {
         signal,
         () => clock.now(),
       );
-      const outcome = await recordOutcome(db, delivery, result, {
-        retryScheduleMs: webhooks.retryScheduleMs,
-        now: clock.now(),
+      const outcome = await this.#record({
+        delivery,
+        result,
+        options: { retryScheduleMs: webhooks.retryScheduleMs, now: clock.now() },
       });
       if (!result.ok) {
         log.warn(

@@ -17,9 +17,16 @@ import type {
 /** The NOTIFY channel that wakes relays (events trigger, manual retries, replays, re-enabled endpoints). */
 export const WEBHOOK_CHANNEL = 'storefront_webhooks';
 
-/** Wakes relays in other processes (a no-op without listeners; delivered at commit). */
+/**
+ * The payload of the admin API's notifications (retries, replays, re-enabled endpoints): deliveries
+ * to claim. The events trigger notifies with an empty payload (events to fan out), and relays with
+ * their own id (webhooks.relay.ts).
+ */
+export const CLAIM_PAYLOAD = 'claim';
+
+/** Wakes relays to claim due deliveries (a no-op without listeners; delivered at commit). */
 export async function notifyRelays(db: Kysely<Database>): Promise<void> {
-  await sql`SELECT pg_notify(${WEBHOOK_CHANNEL}, '')`.execute(db);
+  await sql`SELECT pg_notify(${WEBHOOK_CHANNEL}, ${CLAIM_PAYLOAD})`.execute(db);
 }
 
 export function endpointsQuery(

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { Keyring, SealedValues } from '../lib/keyring.ts';
@@ -53,9 +53,28 @@ export function resealSecret(
   return encryptSecret(keyring, storeId, endpointId, decryptSecret(keyring, storeId, endpointId, stored));
 }
 
+/**
+ * One signing secret ready to sign: the HMAC key objects of its two signatures, made once per
+ * secret rather than once per request (decision 89).
+ */
+export interface SigningKey {
+  /** `x-webhook-signature`: keyed with the whole secret string (`whsec_…`), spec 6.2. */
+  readonly raw: KeyObject;
+  /** Standard Webhooks: keyed with the secret's base64 part, decoded. */
+  readonly standard: KeyObject;
+}
+
+export function signingKey(secret: string): SigningKey {
+  return {
+    raw: createSecretKey(Buffer.from(secret, 'utf8')),
+    // Node's base64 decoder also reads the URL-safe alphabet of secrets made before D27.
+    standard: createSecretKey(Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64')),
+  };
+}
+
 /** Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the whole secret string (`whsec_…`). */
-export function signBody(secret: string, rawBody: string | Buffer): string {
-  return createHmac('sha256', secret).update(rawBody).digest('hex');
+export function signBody(key: SigningKey, rawBody: string | Buffer): string {
+  return createHmac('sha256', key.raw).update(rawBody).digest('hex');
 }
 
 /**
@@ -64,16 +83,16 @@ export function signBody(secret: string, rawBody: string | Buffer): string {
  * (`whsec_<base64>`), one per secret, space-separated (both during a rotation).
  */
 export function standardSignature(
-  secrets: readonly string[],
+  keys: readonly SigningKey[],
   messageId: string,
   timestamp: number,
   rawBody: string,
 ): string {
-  return secrets
-    .map((secret) => {
-      // Node's base64 decoder also reads the URL-safe alphabet of secrets made before D27.
-      const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
-      const mac = createHmac('sha256', key).update(`${messageId}.${timestamp}.${rawBody}`).digest('base64');
+  return keys
+    .map((key) => {
+      const mac = createHmac('sha256', key.standard)
+        .update(`${messageId}.${timestamp}.${rawBody}`)
+        .digest('base64');
       return `v1,${mac}`;
     })
     .join(' ');
@@ -101,6 +120,43 @@ export function signingSecrets(keyring: Keyring, endpoint: EndpointSecrets, now:
     );
   }
   return secrets;
+}
+
+/** Opened secrets kept at most (a relay signs for every endpoint of every store it serves). */
+const CACHED_SECRETS = 1000;
+
+/**
+ * The relay's signing keys per endpoint secret, so that a delivery costs no decryption and no key
+ * import: keyed by the endpoint and the sealed value itself, so a rotation (a new ciphertext) or a
+ * ciphertext copied onto another endpoint never reuses an entry, and a value that does not open is
+ * never cached (it throws each time, as signingSecrets does). Bounded: when full it starts over.
+ */
+export class SigningKeyCache {
+  readonly #keys = new Map<string, SigningKey>();
+
+  #open(keyring: Keyring, endpoint: EndpointSecrets, sealed: string): SigningKey {
+    const cacheKey = `${endpoint.storeId}:${endpoint.endpointId}:${sealed}`;
+    let key = this.#keys.get(cacheKey);
+    if (!key) {
+      key = signingKey(decryptSecret(keyring, endpoint.storeId, endpoint.endpointId, sealed));
+      if (this.#keys.size >= CACHED_SECRETS) this.#keys.clear();
+      this.#keys.set(cacheKey, key);
+    }
+    return key;
+  }
+
+  /** The keys that sign a request now: the current secret's, and the previous one's until it expires. */
+  keysFor(keyring: Keyring, endpoint: EndpointSecrets, now: Date): SigningKey[] {
+    const keys = [this.#open(keyring, endpoint, endpoint.secretCiphertext)];
+    if (
+      endpoint.previousSecretCiphertext !== null &&
+      endpoint.previousSecretExpiresAt !== null &&
+      endpoint.previousSecretExpiresAt > now
+    ) {
+      keys.push(this.#open(keyring, endpoint, endpoint.previousSecretCiphertext));
+    }
+    return keys;
+  }
 }
 
 interface EndpointSecretRow {

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import type { Agent, request } from 'undici';
-import { signBody, standardSignature } from './webhooks.secrets.ts';
+import { signBody, standardSignature, type SigningKey } from './webhooks.secrets.ts';
 import { guardedLookup, refusalFor, RefusedAddressError, type AddressPolicy } from './webhooks.url-guard.ts';
 
 /** One HTTP attempt of a webhook delivery. */
@@ -31,8 +31,8 @@ export type SendResult =
  * rotation) let receivers use ready-made verifiers and reject replays by timestamp.
  */
 export function webhookHeaders(input: {
-  /** The current secret first, then the previous one during a rotation. */
-  secrets: readonly string[];
+  /** The current secret's key first, then the previous one's during a rotation (signingKey). */
+  keys: readonly SigningKey[];
   body: string;
   eventType: string;
   eventId: string;
@@ -41,7 +41,7 @@ export function webhookHeaders(input: {
   /** The delivery row's id (`x-webhook-delivery`); absent for a test send. */
   deliveryId?: string;
 }): Record<string, string> {
-  const [current, previous] = input.secrets;
+  const [current, previous] = input.keys;
   if (current === undefined) throw new Error('A webhook needs a signing secret.');
   const timestamp = Math.floor(input.now.getTime() / 1000);
   return {
@@ -56,7 +56,7 @@ export function webhookHeaders(input: {
     'x-webhook-timestamp': String(timestamp),
     'webhook-id': input.eventId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardSignature(input.secrets, input.eventId, timestamp, input.body),
+    'webhook-signature': standardSignature(input.keys, input.eventId, timestamp, input.body),
   };
 }
 

@@ -39,7 +39,7 @@ import type {
   TestSend,
   TestSendResult,
 } from './webhooks.schemas.ts';
-import { encryptSecret, generateEndpointSecret, signingSecrets } from './webhooks.secrets.ts';
+import { encryptSecret, generateEndpointSecret, signingKey, signingSecrets } from './webhooks.secrets.ts';
 import { webhookHeaders, type WebhookSender } from './webhooks.sender.ts';
 import type { WebhookEndpointRow, WebhookEndpointTable } from './webhooks.tables.ts';
 import { checkEndpointUrl } from './webhooks.url-guard.ts';
@@ -403,7 +403,14 @@ export async function sendTestEvent(
     {
       url: row.url,
       body,
-      headers: webhookHeaders({ secrets, body, eventType: event, eventId, attempt: 1, now }),
+      headers: webhookHeaders({
+        keys: secrets.map(signingKey),
+        body,
+        eventType: event,
+        eventId,
+        attempt: 1,
+        now,
+      }),
     },
     undefined,
     () => deps.clock.now(),
