@@ -64,15 +64,12 @@ function unsafeInput(pointers: string[], where: FieldError['in']): AppError {
   );
 }
 
-/** True when any string (or object key) inside `value` is unsafe: the check without pointers. */
-function holdsUnsafeText(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return isUnsafeText(value);
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return false;
-  if (Array.isArray(value)) return value.some((item) => holdsUnsafeText(item, depth + 1));
-  for (const key in value) {
-    if (isUnsafeText(key) || holdsUnsafeText((value as Record<string, unknown>)[key], depth + 1)) return true;
-  }
-  return false;
+/**
+ * Whether the request's headers hold unsafe text: what `assertSafeInput` would refuse in a request
+ * whose path and query are known to be clean (a read cache hit answers before that check runs).
+ */
+export function headersHoldUnsafeText(request: FastifyRequest): boolean {
+  return hasUnsafeText(request.headers);
 }
 
 /** Throws 400 listing the unsafe strings of the first part (path, query, headers, body) that has any. */
@@ -85,7 +82,7 @@ export function assertSafeInput(request: FastifyRequest): void {
   ];
   for (const [value, where] of parts) {
     // Clean input (nearly all of it) is walked once, building no pointers.
-    if (!holdsUnsafeText(value)) continue;
+    if (!hasUnsafeText(value)) continue;
     const pointers = findUnsafeText(value);
     if (pointers.length > 0) throw unsafeInput(pointers, where);
   }

@@ -111,6 +111,31 @@ describe('the read cache', () => {
     assert.equal((await read(a, '/products?limit=5', { origin: 'https://evil.example' })).statusCode, 403);
   });
 
+  test('a hit is answered before validation, but never to a request the normal path refuses', async () => {
+    const shop = await createTestStore(t);
+    await product(shop, 'Gate');
+    await cachedRead(shop, '/products?limit=3');
+    // The hit comes before validation and the input checks; headers are not fixed by the URL, so
+    // a header with unsafe text still gets its 400 (D26), and an unknown key its 401.
+    const before = hits();
+    const unsafe = await read(shop, '/products?limit=3', { 'x-note': 'a\ud800' });
+    assert.equal(unsafe.statusCode, 400, unsafe.body);
+    assert.equal(unsafe.json<{ title: string }>().title, 'validation_failed');
+    assert.equal(hits(), before + 1, 'looked up, then left to the normal path');
+    const unknown = await t.app.inject({
+      method: 'GET',
+      url: '/storefront/v1/products?limit=3',
+      headers: { 'x-publishable-key': `pk_${'x'.repeat(32)}` },
+    });
+    assert.equal(unknown.statusCode, 401);
+    // The same URL is refused alike with and without a cached body for its valid sibling.
+    assert.equal((await read(shop, '/products?limit=3&bogus=1')).statusCode, 400);
+    // RateLimit-* headers are on hits too.
+    const hit = await read(shop, '/products?limit=3');
+    assert.equal(hits(), before + 2);
+    assert.match(String(hit.headers['ratelimit-remaining']), /^\d+$/);
+  });
+
   test('every kind of admin change is served at once by the process that made it', async () => {
     const shop = await createTestStore(t);
     const { id, variants } = await product(shop, 'Lamp');

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { Log } from '../lib/log.ts';
 import { CATALOG_CACHE_CONTROL, CATALOG_VARY, etagOf, ifNoneMatches } from './caching.ts';
+import { headersHoldUnsafeText } from './input-hygiene.ts';
 import { readVersions } from './read-cache.repository.ts';
 
 /**
@@ -51,6 +52,8 @@ interface Entry {
   stock: number;
   bucket: number;
   bytes: number;
+  /** When it was inserted or last moved to the newest end (`#seq`). */
+  seq: number;
 }
 
 export interface Ticket {
@@ -87,6 +90,8 @@ export class ReadCache {
   readonly #entries = new Map<string, Entry>();
   readonly #stores = new Map<string, Epochs>();
   #tick = 0;
+  /** Counts insertions and moves of entries (approximate LRU order). */
+  #seq = 0;
   #bytes = 0;
   #stats = { hits: 0, misses: 0, evictions: 0 };
   #timer: NodeJS.Timeout | null = null;
@@ -149,9 +154,13 @@ export class ReadCache {
     const entry = this.#entries.get(key);
     if (entry) {
       if (entry.catalog === epochs.catalog && entry.stock === stock) {
-        // Most recently used last: a Map iterates in insertion order.
-        this.#entries.delete(key);
-        this.#entries.set(key, entry);
+        // Most recently used last (a Map iterates in insertion order); an entry already in the
+        // newer half stays where it is, so a hot entry is not moved on every hit.
+        if (this.#seq - entry.seq > this.#entries.size >> 1) {
+          entry.seq = ++this.#seq;
+          this.#entries.delete(key);
+          this.#entries.set(key, entry);
+        }
         this.#stats.hits++;
         return { entry };
       }
@@ -183,6 +192,7 @@ export class ReadCache {
       stock: ticket.stock,
       bucket: ticket.bucket,
       bytes,
+      seq: ++this.#seq,
     });
     epochs.entries++;
     this.#bytes += bytes;
@@ -292,35 +302,36 @@ const cacheableHooks = new WeakSet<object>();
 export function isCacheableOnSend(hook: unknown): boolean {
   return typeof hook === 'function' && cacheableHooks.has(hook);
 }
-const served = new WeakSet<FastifyRequest>();
-
 function setCacheHeaders(reply: FastifyReply, etag: string): void {
   void reply.header('etag', etag);
   void reply.header('cache-control', CATALOG_CACHE_CONTROL);
   void reply.header('vary', CATALOG_VARY);
 }
 
+type Done = (error?: Error) => void;
+
 /**
  * Route options for a cacheable storefront read (catalog, content, store): the body from the read
  * cache when fresh, else made by the handler and kept; always a strong ETag, `Cache-Control`/`Vary`
  * per D13, and 304 when If-None-Match matches. `productOf` names the product whose live stock the
  * body shows. Without a cache (READ_CACHE_MB=0), only the headers and the 304.
+ *
+ * A fresh entry is answered from the route's onRequest hook, right after the scope's
+ * authentication and rate limit: the entry was made by a request with the same URL that passed
+ * validation and the input checks and answered 200, so those would pass again; only the headers,
+ * which the URL does not fix, are checked for unsafe text (a request with any is left to the
+ * normal path and its 400).
  */
 export function readCached(
   cache: ReadCache | null,
   productOf?: (request: FastifyRequest) => string,
 ): {
-  preHandler?: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  onRequest?: (request: FastifyRequest, reply: FastifyReply, done: Done) => void;
   onSend: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>;
 } {
   const onSend = (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
-    if (served.has(request)) {
-      if (reply.statusCode === 304) {
-        reply.removeHeader('content-type');
-        reply.removeHeader('content-length');
-      }
-      return Promise.resolve(payload);
-    }
+    // Answered from the cache (its ETag is set before the answer): nothing more to do.
+    if (reply.getHeader('etag') !== undefined) return Promise.resolve(payload);
     if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
       return Promise.resolve(payload);
     }
@@ -342,22 +353,30 @@ export function readCached(
   cacheableHooks.add(onSend);
   if (!cache) return { onSend };
 
-  const preHandler = (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+  const onRequest = (request: FastifyRequest, reply: FastifyReply, done: Done): void => {
     const storeId = request.storefront?.storeId;
-    if (!storeId || (request.method !== 'GET' && request.method !== 'HEAD')) return Promise.resolve();
+    if (!storeId || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      done();
+      return;
+    }
     const found = cache.lookup(storeId, `${storeId} ${request.url}`, productOf?.(request) ?? null);
     if ('ticket' in found) {
       tickets.set(request, found.ticket);
-      return Promise.resolve();
+      done();
+      return;
+    }
+    if (headersHoldUnsafeText(request)) {
+      done();
+      return;
     }
     const { entry } = found;
-    served.add(request);
     setCacheHeaders(reply, entry.etag);
     const ifNoneMatch = request.headers['if-none-match'];
     if (typeof ifNoneMatch === 'string' && ifNoneMatches(ifNoneMatch, entry.etag)) {
-      return Promise.resolve(reply.code(304).send(''));
+      void reply.code(304).send();
+      return;
     }
-    return Promise.resolve(reply.type('application/json; charset=utf-8').send(entry.body));
+    void reply.type('application/json; charset=utf-8').send(entry.body);
   };
-  return { preHandler, onSend };
+  return { onRequest, onSend };
 }

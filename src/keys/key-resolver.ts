@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { StorefrontPrincipal } from '../http/principals.ts';
-import { sha256Hex } from '../lib/crypto.ts';
 import { resolveCredential } from '../credentials/credentials.service.ts';
 import { findActiveKey } from './keys.repository.ts';
 
@@ -34,27 +33,37 @@ export class KeyResolver {
     this.#now = now;
   }
 
-  async resolve(key: string): Promise<StorefrontPrincipal | null> {
-    if (!PUBLISHABLE_KEY_PATTERN.test(key)) return null;
-    const hash = sha256Hex(key);
-    const cached = this.#cache.get(hash);
-    if (cached && cached.expiresAt > this.#now()) return cached.value;
+  /**
+   * The cached answer for a key, without waiting: the principal, null for a key known to be
+   * unknown or revoked, undefined when it must be looked up (`resolve`). Entries are keyed by the
+   * key itself: a publishable key is public by design (it ships in browser code), and hashing it
+   * on every request cost more than the rest of authentication. Only the database holds its hash.
+   */
+  cached(key: string): StorefrontPrincipal | null | undefined {
+    const cached = this.#cache.get(key);
+    return cached && cached.expiresAt > this.#now() ? cached.value : undefined;
+  }
 
-    let pending = this.#inflight.get(hash);
+  async resolve(key: string): Promise<StorefrontPrincipal | null> {
+    const cached = this.cached(key);
+    if (cached !== undefined) return cached;
+    if (!PUBLISHABLE_KEY_PATTERN.test(key)) return null;
+
+    let pending = this.#inflight.get(key);
     if (!pending) {
-      pending = this.#lookup(key).finally(() => this.#inflight.delete(hash));
-      this.#inflight.set(hash, pending);
+      pending = this.#lookup(key).finally(() => this.#inflight.delete(key));
+      this.#inflight.set(key, pending);
     }
     const value = await pending;
     if (this.#cache.size >= MAX_ENTRIES) this.#cache.delete(this.#cache.keys().next().value!);
-    this.#cache.set(hash, { value, expiresAt: this.#now() + this.#ttlMs });
+    this.#cache.set(key, { value, expiresAt: this.#now() + this.#ttlMs });
     return value;
   }
 
   /** Drops every cached entry of a store (called after a key of it is revoked or changed). */
   forgetStore(storeId: string): void {
-    for (const [hash, entry] of this.#cache) {
-      if (entry.value?.storeId === storeId) this.#cache.delete(hash);
+    for (const [key, entry] of this.#cache) {
+      if (entry.value?.storeId === storeId) this.#cache.delete(key);
     }
   }
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CORS_EXPOSE_HEADERS } from '../http/cors.ts';
 import { forbidden, unauthorized } from '../lib/errors.ts';
+import type { StorefrontPrincipal } from '../http/principals.ts';
 import type { KeyResolver } from './key-resolver.ts';
 
 /** The key from `X-Publishable-Key`, or from `Authorization: Bearer pk_…`. */
@@ -15,36 +16,55 @@ export function publishableKeyOf(request: FastifyRequest): string | null {
   return null;
 }
 
-/** The storefront's authentication: a store scope from the key, then the Origin guard (D11). */
+/**
+ * The storefront's authentication: a store scope from the key, then the Origin guard (D11). A
+ * callback hook that answers at once when the key is in the resolver's cache (nearly every
+ * request): no promise on the hot path of every storefront read.
+ */
 export function storefrontAuth(resolver: KeyResolver) {
-  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (request.method === 'OPTIONS') return;
-    const origin = request.headers.origin;
-    void reply.header('vary', 'Origin');
-    if (typeof origin === 'string' && origin !== '') {
-      // Let browser code read a 401's problem body; an allowed origin is confirmed below once the
-      // key is known (a 403 for other origins carries no CORS header).
-      void reply.header('access-control-allow-origin', origin);
+  return function authenticate(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: (error?: Error) => void,
+  ): void {
+    if (request.method === 'OPTIONS') {
+      done();
+      return;
     }
+    const origin = request.headers.origin;
+    const hasOrigin = typeof origin === 'string' && origin !== '';
+    void reply.header('vary', 'Origin');
+    // Let browser code read a 401's problem body; an allowed origin is confirmed below once the key
+    // is known (a 403 for other origins carries no CORS header).
+    if (hasOrigin) void reply.header('access-control-allow-origin', origin);
     const key = publishableKeyOf(request);
     if (key === null) {
-      throw unauthorized(
-        'Send a publishable key in the X-Publishable-Key header or as Authorization: Bearer pk_….',
-        'storefront',
+      done(
+        unauthorized(
+          'Send a publishable key in the X-Publishable-Key header or as Authorization: Bearer pk_….',
+          'storefront',
+        ),
       );
+      return;
     }
-    const resolved = await resolver.resolve(key);
-    if (!resolved)
-      throw unauthorized('The publishable key is unknown or has been revoked.', 'storefront', true);
-
-    if (typeof origin === 'string' && origin !== '') {
-      if (!resolved.allowedOrigins.includes(origin)) {
-        reply.removeHeader('access-control-allow-origin');
-        throw forbidden(`The origin ${origin} is not in this key's allowedOrigins.`);
+    const admit = (resolved: StorefrontPrincipal | null): void => {
+      if (!resolved) {
+        done(unauthorized('The publishable key is unknown or has been revoked.', 'storefront', true));
+        return;
       }
-      void reply.header('access-control-allow-origin', origin);
-      void reply.header('access-control-expose-headers', CORS_EXPOSE_HEADERS);
-    }
-    request.storefront = resolved;
+      if (hasOrigin) {
+        if (!resolved.allowedOrigins.includes(origin)) {
+          reply.removeHeader('access-control-allow-origin');
+          done(forbidden(`The origin ${origin} is not in this key's allowedOrigins.`));
+          return;
+        }
+        void reply.header('access-control-expose-headers', CORS_EXPOSE_HEADERS);
+      }
+      request.storefront = resolved;
+      done();
+    };
+    const cached = resolver.cached(key);
+    if (cached !== undefined) admit(cached);
+    else resolver.resolve(key).then(admit, done);
   };
 }

@@ -1,36 +1,53 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { tierOf, type RateLimiter } from './ratelimit.limiter.ts';
+import { tierOf, type RateLimitDecision, type RateLimiter } from './ratelimit.limiter.ts';
 import { AppError } from '../lib/errors.ts';
 
 /**
  * onRequest hook for the storefront scope, after `storefrontAuth`: counts the request against its
  * key's budget and sets the RateLimit-* headers (set here, they are kept on every answer, error
- * answers included); over budget it is 429 `rate_limited` with Retry-After.
+ * answers included); over budget it is 429 `rate_limited` with Retry-After. A callback hook that
+ * answers without a promise when the counters are in process memory.
  */
 export function storefrontRateLimit(limiter: RateLimiter) {
-  return async function rateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return function rateLimit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: (error?: Error) => void,
+  ): void {
     const tier = tierOf(request.method);
     const key = request.storefront;
-    if (tier === null || key === null) return;
-    const decision = await limiter.hit({
+    if (tier === null || key === null) {
+      done();
+      return;
+    }
+    const subject = {
       keyId: key.keyId,
       storeId: key.storeId,
       tier,
       keyLimit: tier === 'public-read' ? key.rateLimitRead : key.rateLimitWrite,
       ip: request.ip,
-    });
-    void reply.header('ratelimit-limit', String(decision.limit));
-    void reply.header('ratelimit-remaining', String(decision.remaining));
-    void reply.header('ratelimit-reset', String(decision.resetSeconds));
-    if (!decision.allowed) {
+    };
+    const decided = (decision: RateLimitDecision): void => {
+      void reply.header('ratelimit-limit', String(decision.limit));
+      void reply.header('ratelimit-remaining', String(decision.remaining));
+      void reply.header('ratelimit-reset', String(decision.resetSeconds));
+      if (decision.allowed) {
+        done();
+        return;
+      }
       const whose = decision.scope === 'key' ? "This publishable key's" : "This client's";
-      throw new AppError(
-        'rate_limited',
-        429,
-        `${whose} ${tier} budget of ${decision.limit} requests per window is used up; retry in ${decision.resetSeconds} s.`,
-        { headers: { 'retry-after': String(decision.resetSeconds) } },
+      done(
+        new AppError(
+          'rate_limited',
+          429,
+          `${whose} ${tier} budget of ${decision.limit} requests per window is used up; retry in ${decision.resetSeconds} s.`,
+          { headers: { 'retry-after': String(decision.resetSeconds) } },
+        ),
       );
-    }
+    };
+    const now = limiter.hitNow(subject);
+    if (now) decided(now);
+    else limiter.hit(subject).then(decided, done);
   };
 }
 

@@ -2,7 +2,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { RateLimitConfig } from './ratelimit.config.ts';
 import type { Log } from '../lib/log.ts';
 import { MemoryCounterStore } from './ratelimit.memory-store.ts';
-import type { CounterStore } from './ratelimit.store.ts';
+import type { CounterStore, HitCounts, WindowHit } from './ratelimit.store.ts';
 import type { Clock } from '../lib/clock.ts';
 
 /** Budget tiers (D12): reads (catalog, content, cart reads) and writes (carts, checkout). */
@@ -83,24 +83,37 @@ export class RateLimiter {
 
   /** Counts one request and decides whether it may proceed. */
   async hit(subject: RateLimitSubject): Promise<RateLimitDecision> {
+    const hit = this.#windowHit(subject);
+    return this.#decide(subject, hit, await this.#store.hit(hit));
+  }
+
+  /** `hit` without waiting, when the counters are in this process; null when they are not (Redis). */
+  hitNow(subject: RateLimitSubject): RateLimitDecision | null {
+    if (!this.#store.hitNow) return null;
+    const hit = this.#windowHit(subject);
+    return this.#decide(subject, hit, this.#store.hitNow(hit));
+  }
+
+  #windowHit(subject: RateLimitSubject): WindowHit {
     const now = this.#now();
     const { windowMs } = this.#config;
     const windowStart = Math.floor(now / windowMs) * windowMs;
-    const windowEndsAt = windowStart + windowMs;
-    const budgets = this.budgetsOf(subject);
     // `{storeId}` is a Redis Cluster hash tag: both counters of one request live on one node. The
     // key's budget is counted per key; the client's per store, so a client cannot multiply its
     // budget by spreading requests over a store's many keys.
     const base = `${this.#namespace}:{${subject.storeId}}:${TIER_NAMES[subject.tier]}`;
-    const counts = await this.#store.hit({
+    return {
       keyCounter: `${base}:key:${subject.keyId}:${windowStart}`,
       ipCounter: `${base}:ip:${clientBucketOf(subject.ip)}:${windowStart}`,
-      ipLimit: budgets.client,
-      windowEndsAt,
+      ipLimit: this.budgetsOf(subject).client,
+      windowEndsAt: windowStart + windowMs,
       now,
-    });
+    };
+  }
 
-    const resetSeconds = Math.max(0, Math.ceil((windowEndsAt - now) / 1000));
+  #decide(subject: RateLimitSubject, hit: WindowHit, counts: HitCounts): RateLimitDecision {
+    const budgets = this.budgetsOf(subject);
+    const resetSeconds = Math.max(0, Math.ceil((hit.windowEndsAt - hit.now) / 1000));
     const key = { scope: 'key' as const, limit: budgets.key, count: counts.key };
     const client = { scope: 'client' as const, limit: budgets.client, count: counts.ip };
     const over = [client, key].find((budget) => budget.count > budget.limit);

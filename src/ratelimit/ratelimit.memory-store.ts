@@ -16,6 +16,8 @@ const DEFAULT_MAX_COUNTERS = 100_000;
 export class MemoryCounterStore implements CounterStore {
   readonly #counters = new Map<string, Counter>();
   readonly #maxCounters: number;
+  /** When the oldest counter expires (then `#sweep` has work). */
+  #sweepAt = Number.POSITIVE_INFINITY;
 
   constructor(options: { maxCounters?: number } = {}) {
     this.#maxCounters = options.maxCounters ?? DEFAULT_MAX_COUNTERS;
@@ -44,6 +46,7 @@ export class MemoryCounterStore implements CounterStore {
 
   close(): Promise<void> {
     this.#counters.clear();
+    this.#sweepAt = Number.POSITIVE_INFINITY;
     return Promise.resolve();
   }
 
@@ -52,13 +55,20 @@ export class MemoryCounterStore implements CounterStore {
     if (counter) return ++counter.count;
     if (this.#counters.size >= this.#maxCounters) this.#counters.delete(this.#counters.keys().next().value!);
     this.#counters.set(name, { count: 1, expiresAt });
+    if (expiresAt < this.#sweepAt) this.#sweepAt = expiresAt;
     return 1;
   }
 
   #sweep(now: number): void {
+    // The first counter expires first; until then there is nothing to drop (no iterator per hit).
+    if (now < this.#sweepAt) return;
     for (const [name, counter] of this.#counters) {
-      if (counter.expiresAt > now) return;
+      if (counter.expiresAt > now) {
+        this.#sweepAt = counter.expiresAt;
+        return;
+      }
       this.#counters.delete(name);
     }
+    this.#sweepAt = Number.POSITIVE_INFINITY;
   }
 }

@@ -26,6 +26,8 @@ export interface HitCounts {
 export interface CounterStore {
   /** Counts one request, atomically for both counters. Never rejects: a store that fails falls back. */
   hit(hit: WindowHit): Promise<HitCounts>;
+  /** The same count without waiting, for a store that holds its counters in this process. */
+  hitNow?(hit: WindowHit): HitCounts;
   /** Connects to a shared store ahead of the first request, if there is one to connect to. */
   start(): Promise<void>;
   close(): Promise<void>;
