@@ -243,45 +243,49 @@ export async function claimDeliveries(
     picked AS (
       SELECT c.store_id, c.id FROM stores_with_work s
       CROSS JOIN LATERAL (
-        SELECT d.store_id, d.id, d.next_attempt_at, d.event_seq,
-          row_number() OVER (ORDER BY d.next_attempt_at, d.event_seq) AS fair_rank
-        FROM webhook_deliveries d
-        JOIN webhook_endpoints e ON e.store_id = d.store_id AND e.id = d.endpoint_id
-        WHERE d.store_id = s.store_id
-          AND d.status = 'pending'
-          AND d.next_attempt_at <= ${now}
-          AND (d.locked_until IS NULL OR d.locked_until <= ${now})
+        SELECT h.store_id, h.id, h.next_attempt_at, h.event_seq,
+          row_number() OVER (ORDER BY h.next_attempt_at, h.event_seq) AS fair_rank
+        FROM (
+          -- The head of each (endpoint, resource) queue: one ordered pass over the store's pending
+          -- rows in the resource index, instead of probing for the head once per pending row.
+          SELECT DISTINCT ON (d.endpoint_id, d.resource_key)
+            d.store_id, d.id, d.endpoint_id, d.next_attempt_at, d.event_seq, d.locked_until
+          FROM webhook_deliveries d
+          WHERE d.store_id = s.store_id AND d.status = 'pending'
+          ORDER BY d.endpoint_id, d.resource_key, d.event_seq, d.id
+        ) h
+        JOIN webhook_endpoints e ON e.store_id = h.store_id AND e.id = h.endpoint_id
+        WHERE h.next_attempt_at <= ${now}
+          AND (h.locked_until IS NULL OR h.locked_until <= ${now})
           AND e.enabled
-          AND d.id = (
-            SELECT o.id FROM webhook_deliveries o
-            WHERE o.store_id = d.store_id
-              AND o.endpoint_id = d.endpoint_id
-              AND o.resource_key = d.resource_key
-              AND o.status = 'pending'
-            ORDER BY o.event_seq, o.id
-            LIMIT 1
-          )
-        ORDER BY d.next_attempt_at, d.event_seq
+        ORDER BY h.next_attempt_at, h.event_seq
         LIMIT ${limit}
       ) c
       WHERE s.store_id IS NOT NULL
       ORDER BY c.fair_rank, c.next_attempt_at, c.event_seq
       LIMIT ${limit}
+    ),
+    claimed AS (
+      -- Joined to the picked rows by primary key only: with the endpoint and the event in this
+      -- FROM list, stale statistics (a table that grew fast) made the planner reach the rows
+      -- through the endpoint's index and filter thousands of them per claimed row.
+      UPDATE webhook_deliveries w
+      SET locked_until = ${lease}, attempts = w.attempts + 1, last_attempt_at = ${now}, updated_at = ${now}
+      FROM picked
+      WHERE w.store_id = picked.store_id AND w.id = picked.id
+        AND w.status = 'pending'
+        AND w.next_attempt_at <= ${now}
+        AND (w.locked_until IS NULL OR w.locked_until <= ${now})
+        -- A scalar subquery, not EXISTS: a semi-join would bring the endpoint back into the join.
+        AND (SELECT x.enabled FROM webhook_endpoints x WHERE x.store_id = w.store_id AND x.id = w.endpoint_id)
+      RETURNING w.store_id, w.id, w.endpoint_id, w.event_id, w.kind, w.attempts
     )
-    UPDATE webhook_deliveries w
-    SET locked_until = ${lease}, attempts = w.attempts + 1, last_attempt_at = ${now}, updated_at = ${now}
-    FROM picked, events ev, webhook_endpoints e
-    WHERE w.store_id = picked.store_id AND w.id = picked.id
-      AND w.status = 'pending'
-      AND w.next_attempt_at <= ${now}
-      AND (w.locked_until IS NULL OR w.locked_until <= ${now})
-      AND ev.store_id = w.store_id AND ev.id = w.event_id
-      AND e.store_id = w.store_id AND e.id = w.endpoint_id AND e.enabled
-    RETURNING w.store_id, w.id, w.endpoint_id, w.kind, w.attempts,
+    SELECT w.store_id, w.id, w.endpoint_id, w.kind, w.attempts,
       e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at,
-      ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.data AS event_data`.execute(
-    db,
-  );
+      ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.data AS event_data
+    FROM claimed w
+    JOIN webhook_endpoints e ON e.store_id = w.store_id AND e.id = w.endpoint_id
+    JOIN events ev ON ev.store_id = w.store_id AND ev.id = w.event_id`.execute(db);
   return result.rows.map(claimedOf);
 }
 
