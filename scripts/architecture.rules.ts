@@ -44,6 +44,7 @@ export const LAYERS: Record<string, Layer> = {
   'runtime.ts': 'composition',
   'loops.ts': 'composition',
   'retention.loop.ts': 'composition',
+  'statistics.loop.ts': 'composition',
   'webhook-events.ts': 'composition',
   'config.ts': 'composition',
   secrets: 'composition',

@@ -1,3 +1,4 @@
+import { statisticsLoop } from './statistics.loop.ts';
 import { emailIdentityLoops } from './email/email.loops.ts';
 import { mailSenders } from './email/email.sender.ts';
 import type { Log } from './lib/log.ts';
@@ -36,5 +37,7 @@ export function backgroundLoops(
       clock,
       log,
     }),
+    // PGlite runs no autovacuum: its tables' statistics are kept up to date here.
+    ...(runtime.db.kind === 'pglite' ? [statisticsLoop({ db, log })] : []),
   ];
 }
