@@ -367,19 +367,23 @@ describe('bin/storefront.js', () => {
   });
 
   test(
-    'serve on the embedded database keeps PostgreSQL to V8’s baseline compiler, in the same process (decision 88)',
+    'serve on the embedded database keeps PostgreSQL to V8’s baseline compiler and bounds the young generation, in the same process (decisions 88, 93)',
     { skip: process.platform !== 'linux' && 'reads /proc' },
     async () => {
       const argsOf = (pid: number | undefined): string[] =>
         fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      for (const [env, liftoffOnly] of [
-        [{}, true],
-        [{ PGLITE_OPTIMIZING_COMPILER: 'on' }, false],
+      for (const [env, liftoffOnly, semiSpace] of [
+        [{}, true, true],
+        [{ PGLITE_OPTIMIZING_COMPILER: 'on' }, false, true],
+        // A young-generation size of one's own wins over ours (decision 93).
+        [{ NODE_OPTIONS: '--max-semi-space-size=4' }, true, false],
       ] as const) {
         const server = await serve(env, BIN);
         try {
-          // The pid this test started now runs with the flag (the process replaced itself).
-          assert.equal(argsOf(server.child.pid).includes('--liftoff-only'), liftoffOnly, JSON.stringify(env));
+          // The pid this test started now runs with the flags (the process replaced itself).
+          const args = argsOf(server.child.pid);
+          assert.equal(args.includes('--liftoff-only'), liftoffOnly, JSON.stringify(env));
+          assert.equal(args.includes('--max-semi-space-size=8'), semiSpace, JSON.stringify(env));
           assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
         } finally {
           server.child.kill('SIGTERM');
