@@ -4,7 +4,7 @@ import type { Database } from '../db/tables.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { CursorCodec, ListPage } from '../lib/cursors.ts';
 import { notFound } from '../lib/errors.ts';
-import { storeCurrency as cachedStoreCurrency } from '../stores/stores.service.ts';
+import { storeCurrency } from '../stores/stores.service.ts';
 import type { CollectionCard, ProductCard, ProductDetail } from './catalog.schemas.ts';
 import type { ProductRow } from './catalog.tables.ts';
 import { activeMemberCardsQuery, collectionsQuery, findCollectionBySlug } from './collections.repository.ts';
@@ -24,13 +24,8 @@ export interface CatalogDeps {
 
 type Page = { limit?: number | undefined; cursor?: string | undefined };
 
-/**
- * The store's currency: every price of the store is in it. It never changes, so it is the one read
- * once per process (stores.service), not a read of the store row per catalog page.
- */
-export function storeCurrency(deps: Pick<CatalogDeps, 'db'>, storeId: string): Promise<string> {
-  return cachedStoreCurrency(deps, storeId);
-}
+/** The store's currency, read once per process (it never changes). */
+export { storeCurrency } from '../stores/stores.service.ts';
 
 function toCard(
   row: Pick<ProductRow, 'id' | 'title' | 'image' | 'price_amount'>,

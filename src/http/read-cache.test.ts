@@ -4,8 +4,6 @@
  * process that missed the notification, and within a second in another process (PostgreSQL).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
@@ -13,6 +11,7 @@ import { pino } from 'pino';
 import {
   createTestStore,
   openTestDatabase,
+  serveProcess,
   startTestApp,
   type TestApp,
   type TestDb,
@@ -457,30 +456,8 @@ describe('the versions the triggers keep', () => {
 });
 
 const onPostgres = process.env.DATABASE_URL ? false : 'needs PostgreSQL (DATABASE_URL); runs under .ci/run';
-const MAIN = path.resolve(import.meta.dirname, '..', 'main.ts');
 
-function serve(): Promise<{ child: ChildProcess; url: string }> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: db.url!,
-    PORT: '0',
-    SEED_DEMO: '0',
-    LOG_LEVEL: 'error',
-    SECRET_KEY: t.config.secretKey!,
-    RUN_WORKERS: '0',
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /running at (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1]! });
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before listening:\n${output}`)));
-  });
-}
+const serve = () => serveProcess(db, t.config.secretKey!, { RUN_WORKERS: '0' });
 
 test(
   'two processes: a change committed by one is served by the other within a second',

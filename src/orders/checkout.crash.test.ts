@@ -5,15 +5,12 @@
  * never `cart_completed`, and the stock reserved is exactly the stock of the orders that exist.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
-import { openTestDatabase, startTestApp, type TestApp, type TestDb } from '../test/harness.ts';
+import { openTestDatabase, serveProcess, startTestApp, type TestApp, type TestDb } from '../test/harness.ts';
 import { ShopDriver } from './orders.test-support.ts';
 
-const MAIN = path.resolve(import.meta.dirname, '..', 'main.ts');
 const BUYERS = 120;
 const onPostgres = process.env.DATABASE_URL ? false : 'needs PostgreSQL (DATABASE_URL); runs under .ci/run';
 
@@ -31,32 +28,13 @@ after(async () => {
   await db.close();
 });
 
-/** `storefront serve` on the test's database; resolves with its URL once it listens. */
-function serve(): Promise<{ child: ChildProcess; url: string }> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: db.url!,
-    PORT: '0',
-    SEED_DEMO: '0',
-    LOG_LEVEL: 'error',
-    SECRET_KEY: t.config.secretKey!,
+/** `storefront serve` on the test's database, without Redis. */
+const serve = () =>
+  serveProcess(db, t.config.secretKey!, {
     IDEMPOTENCY_LEASE: '2s',
     DATABASE_POOL_SIZE: '20',
-  };
-  delete env.REDIS_URL;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = /running at (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1]! });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before listening:\n${output}`)));
+    REDIS_URL: undefined,
   });
-}
 
 interface Attempt {
   key: string;

@@ -83,18 +83,20 @@ export class RateLimiter {
 
   /** Counts one request and decides whether it may proceed. */
   async hit(subject: RateLimitSubject): Promise<RateLimitDecision> {
-    const hit = this.#windowHit(subject);
-    return this.#decide(subject, hit, await this.#store.hit(hit));
+    const budgets = this.budgetsOf(subject);
+    const hit = this.#windowHit(subject, budgets.client);
+    return this.#decide(budgets, hit, await this.#store.hit(hit));
   }
 
   /** `hit` without waiting, when the counters are in this process; null when they are not (Redis). */
   hitNow(subject: RateLimitSubject): RateLimitDecision | null {
     if (!this.#store.hitNow) return null;
-    const hit = this.#windowHit(subject);
-    return this.#decide(subject, hit, this.#store.hitNow(hit));
+    const budgets = this.budgetsOf(subject);
+    const hit = this.#windowHit(subject, budgets.client);
+    return this.#decide(budgets, hit, this.#store.hitNow(hit));
   }
 
-  #windowHit(subject: RateLimitSubject): WindowHit {
+  #windowHit(subject: RateLimitSubject, ipLimit: number): WindowHit {
     const now = this.#now();
     const { windowMs } = this.#config;
     const windowStart = Math.floor(now / windowMs) * windowMs;
@@ -105,14 +107,13 @@ export class RateLimiter {
     return {
       keyCounter: `${base}:key:${subject.keyId}:${windowStart}`,
       ipCounter: `${base}:ip:${clientBucketOf(subject.ip)}:${windowStart}`,
-      ipLimit: this.budgetsOf(subject).client,
+      ipLimit,
       windowEndsAt: windowStart + windowMs,
       now,
     };
   }
 
-  #decide(subject: RateLimitSubject, hit: WindowHit, counts: HitCounts): RateLimitDecision {
-    const budgets = this.budgetsOf(subject);
+  #decide(budgets: { key: number; client: number }, hit: WindowHit, counts: HitCounts): RateLimitDecision {
     const resetSeconds = Math.max(0, Math.ceil((hit.windowEndsAt - hit.now) / 1000));
     const key = { scope: 'key' as const, limit: budgets.key, count: counts.key };
     const client = { scope: 'client' as const, limit: budgets.client, count: counts.ip };

@@ -3,6 +3,7 @@
  * the migrated template); with DATABASE_URL, a fresh PostgreSQL database cloned from the migrated
  * one with CREATE DATABASE … TEMPLATE, dropped when the test file ends.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -330,4 +331,45 @@ export async function waitForMail(t: Pick<TestApp, 'config'>, to: string, count 
 export function addressesOf(mail: ParsedMail): string[] {
   const to = Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : [];
   return to.flatMap((entry) => entry.value.map((address) => address.address ?? ''));
+}
+
+const MAIN = path.resolve(import.meta.dirname, '..', 'main.ts');
+
+/**
+ * `storefront serve` as a child process on a PostgreSQL test database (`db.url`), with the test
+ * app's secret key so both read each other's sealed data; resolves with its URL once it listens.
+ * `env` adds to or overrides the defaults (no demo seed, errors only in the log, port 0); an
+ * undefined value removes a variable inherited from the test's environment.
+ */
+export function serveProcess(
+  db: TestDb,
+  secretKey: string,
+  env: Record<string, string | undefined> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: db.url!,
+    PORT: '0',
+    SEED_DEMO: '0',
+    LOG_LEVEL: 'error',
+    SECRET_KEY: secretKey,
+  };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete childEnv[name];
+    else childEnv[name] = value;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, 'serve'], {
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /running at (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before listening:\n${output}`)));
+  });
 }
