@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 
 /** The ten domain event types of the specification (section 6.1): a closed union. */
@@ -48,18 +48,58 @@ export interface RecordedEvent {
  * webhooks directly. `data` always carries `storeId`.
  */
 export async function recordEvent(trx: Transaction<Database>, event: NewEvent): Promise<RecordedEvent> {
-  const data = { ...event.data, storeId: event.storeId };
+  const values = eventValues(event);
   const row = await trx
     .insertInto('events')
-    .values({
-      store_id: event.storeId,
-      type: event.type,
-      resource_key: event.resource.slice(0, 300),
-      data: JSON.stringify(data),
-    })
+    .values({ ...values, data: JSON.stringify(values.data) })
     .returning(['id', 'created_at'])
     .executeTakeFirstOrThrow();
-  return { id: row.id, storeId: event.storeId, type: event.type, createdAt: row.created_at, data };
+  return {
+    id: row.id,
+    storeId: event.storeId,
+    type: event.type,
+    createdAt: row.created_at,
+    data: values.data,
+  };
+}
+
+/**
+ * The outbox row of an event, for a repository that records it inside one of its own statements
+ * (a data-modifying CTE, in the caller's transaction like recordEvent): `data` always carries
+ * `storeId`, the resource key is bounded.
+ */
+export function eventValues(event: NewEvent): {
+  store_id: string;
+  type: EventType;
+  resource_key: string;
+  data: Record<string, unknown>;
+} {
+  return {
+    store_id: event.storeId,
+    type: event.type,
+    resource_key: event.resource.slice(0, 300),
+    data: { ...event.data, storeId: event.storeId },
+  };
+}
+
+/**
+ * An event recorded by a statement of the caller, as one of its data-modifying CTEs
+ * (`.with('event', (db) => eventInsert(db, event))`): it commits with the caller's transaction like
+ * recordEvent. `more` adds data fields the statement computes (a `jsonb` expression, e.g. from
+ * another of its CTEs).
+ */
+export function eventInsert<DB extends Database>(
+  db: QueryCreator<DB>,
+  event: NewEvent,
+  more?: RawBuilder<unknown>,
+) {
+  const values = eventValues(event);
+  const data = JSON.stringify(values.data);
+  // The caller's CTEs widen its database type; this statement names only the events table.
+  return (db as unknown as QueryCreator<Database>)
+    .insertInto('events')
+    .values({ ...values, data: more ? sql<string>`${data}::jsonb || ${more}` : data })
+    .returning('id');
 }
 
 /** Events of one store, oldest first (admin inspection and tests). */

@@ -6,13 +6,12 @@ import { cartCompleted, completeCart, findCart } from '../carts/carts.service.ts
 import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
-import { recordEvent } from '../events/events.ts';
 import { isCountryCode } from '../lib/country.ts';
 import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
 import { isEmail } from '../lib/validate.ts';
 import { ProviderError, providerUnavailable, type Intent } from '../payments/provider.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
-import { insertLinesAndPayment, latestPayment } from './order-payments.repository.ts';
+import { latestPayment } from './order-payments.repository.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import { findOrder, findOrderIdByKey, insertNumberedOrder, orderLines } from './orders.repository.ts';
 import type { CheckoutBody, CheckoutResult } from './orders.schemas.ts';
@@ -268,20 +267,8 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   await completeUnchangedCart(tx, p);
   const discount = await reserveAtQuotedPrices(tx, p);
   if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
-  // The store's order counter stays locked from here to the commit (D6): the last steps are short.
-  const order = await writeOrder(tx, p, discount);
-  const { lines, payment } = await writeLinesAndPayment(tx, p, order);
-  await recordEvent(tx.db, {
-    storeId: p.storeId,
-    type: 'order.created',
-    resource: `order:${order.id}`,
-    data: {
-      orderId: order.id,
-      number: order.number,
-      status: 'pending',
-      total: { amount: order.total_amount, currency: p.currency },
-    } satisfies EmittedData<typeof OrderCreatedData>,
-  });
+  // Last: the store's order counter stays locked from this statement to the commit (D6).
+  const { order, lines, payment } = await writeOrder(tx, p, discount);
   return checkoutResult(tx.keyring, order, lines, payment);
 }
 
@@ -305,38 +292,18 @@ async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<
   return requote.discount;
 }
 
-/** The order with the store's next number and the checkout's Idempotency-Key. */
-function writeOrder(tx: InTransaction, p: PlaceOrder, discount: DiscountRow | null): Promise<OrderRow> {
-  const totals = p.quoted.totals;
-  const expiresAt = new Date(p.now.getTime() + tx.settings.orderTtlMs);
-  return insertNumberedOrder(tx.db, {
-    store_id: p.storeId,
-    id: p.orderId,
-    status: 'pending',
-    cart_id: p.input.cartId,
-    email: p.input.email.trim().toLowerCase(),
-    country: p.input.country ?? null,
-    currency: p.currency,
-    subtotal_amount: totals.subtotal,
-    discount_amount: totals.discount,
-    tax_amount: totals.tax,
-    shipping_amount: totals.shipping,
-    total_amount: totals.total,
-    discount_code: discount?.code ?? null,
-    idempotency_key: p.idempotencyKey,
-    expires_at: expiresAt,
-    next_sweep_at: expiresAt,
-    created_at: p.now,
-    updated_at: p.now,
-  });
-}
-
-/** The order's lines at the quoted prices, and its payment, pending, with the intent's client secret sealed (D28). */
-async function writeLinesAndPayment(
+/**
+ * The order with the store's next number and the checkout's Idempotency-Key, its lines at the quoted
+ * prices, its payment, pending, with the intent's client secret sealed (D28), and order.created: one
+ * statement.
+ */
+async function writeOrder(
   tx: InTransaction,
   p: PlaceOrder,
-  order: OrderRow,
-): Promise<{ lines: OrderLineRow[]; payment: PaymentRow }> {
+  discount: DiscountRow | null,
+): Promise<{ order: OrderRow; lines: OrderLineRow[]; payment: PaymentRow }> {
+  const totals = p.quoted.totals;
+  const expiresAt = new Date(p.now.getTime() + tx.settings.orderTtlMs);
   const lines: OrderLineRow[] = p.quoted.lines.map((line, position) => ({
     store_id: p.storeId,
     order_id: p.orderId,
@@ -351,16 +318,53 @@ async function writeLinesAndPayment(
     line_total_amount: line.unitPrice * line.quantity,
   }));
   const named = { store_id: p.storeId, provider: tx.provider.name, ref: p.intent.ref };
-  const payment = await insertLinesAndPayment(tx.db, lines, {
+  const payment: PaymentRow = {
     ...named,
-    order_id: order.id,
+    id: randomUUID(),
+    order_id: p.orderId,
     client_secret: sealClientSecret(tx.keyring, named, p.intent.clientSecret),
     status: 'pending',
-    amount: order.total_amount,
+    amount: totals.total,
     currency: p.currency,
     last_error: null,
     created_at: p.now,
     updated_at: p.now,
-  });
-  return { lines, payment };
+  };
+  const order = await insertNumberedOrder(
+    tx.db,
+    {
+      store_id: p.storeId,
+      id: p.orderId,
+      status: 'pending',
+      cart_id: p.input.cartId,
+      email: p.input.email.trim().toLowerCase(),
+      country: p.input.country ?? null,
+      currency: p.currency,
+      subtotal_amount: totals.subtotal,
+      discount_amount: totals.discount,
+      tax_amount: totals.tax,
+      shipping_amount: totals.shipping,
+      total_amount: totals.total,
+      discount_code: discount?.code ?? null,
+      idempotency_key: p.idempotencyKey,
+      expires_at: expiresAt,
+      next_sweep_at: expiresAt,
+      created_at: p.now,
+      updated_at: p.now,
+    },
+    lines,
+    payment,
+    {
+      storeId: p.storeId,
+      type: 'order.created',
+      resource: `order:${p.orderId}`,
+      // The statement adds the order's number.
+      data: {
+        orderId: p.orderId,
+        status: 'pending',
+        total: { amount: totals.total, currency: p.currency },
+      } satisfies Omit<EmittedData<typeof OrderCreatedData>, 'number'>,
+    },
+  );
+  return { order, lines, payment };
 }

@@ -306,6 +306,14 @@ describe('checkout', () => {
         ['order.created', 1001],
       ],
     );
+    // The order, its lines, its payment and order.created are one statement (decision 94).
+    assert.deepEqual(events.find((e) => e.type === 'order.created')?.data, {
+      orderId: body.order.id,
+      number: 1001,
+      status: 'pending',
+      total: { amount: 2400, currency: 'USD' },
+      storeId: shop.store.id,
+    });
 
     const second = await checkout(shop, {
       cartId: await cart(shop, [{ variantId, quantity: 1 }]),

@@ -1,7 +1,7 @@
-import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
-import type { OrderLineRow, OrderRow, PaymentRow, PaymentStatus, PaymentTable } from './orders.tables.ts';
+import type { OrderRow, PaymentRow, PaymentStatus } from './orders.tables.ts';
 
 /**
  * All SQL on the payments of orders and on the dedupe records of provider events. Every write path
@@ -90,25 +90,6 @@ export async function paymentOrderId(db: Db, storeId: string, paymentId: string)
     .where('id', '=', paymentId)
     .executeTakeFirstOrThrow();
   return row.order_id;
-}
-
-/** A new order's lines and its payment, in one statement (checkout); returns the payment. */
-export function insertLinesAndPayment(
-  trx: Transaction<Database>,
-  lines: readonly OrderLineRow[],
-  payment: Insertable<PaymentTable>,
-): Promise<PaymentRow> {
-  return trx
-    .with('lines', (db) =>
-      db
-        .insertInto('order_lines')
-        .values([...lines])
-        .returning('order_id'),
-    )
-    .insertInto('payments')
-    .values(payment)
-    .returningAll()
-    .executeTakeFirstOrThrow();
 }
 
 /**

@@ -9,7 +9,15 @@ import {
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import { fairBatch } from '../db/fair-batch.ts';
 import type { Database } from '../db/tables.ts';
-import type { OrderLineRow, OrderRow, OrderStatus, OrderTable, PaymentRow } from './orders.tables.ts';
+import { eventInsert, type NewEvent } from '../events/events.ts';
+import type {
+  OrderLineRow,
+  OrderRow,
+  OrderStatus,
+  OrderTable,
+  PaymentRow,
+  PaymentTable,
+} from './orders.tables.ts';
 
 /**
  * All SQL on orders, their lines and the per-store order counter. Payments and refunds have their
@@ -198,12 +206,18 @@ export async function orderCounts(db: Db, storeId: string, since: Date): Promise
 }
 
 /**
- * Inserts the order with the store's next number (D6), in one statement: the store's counter row
- * stays locked until commit, so numbers are strictly increasing, and a rollback leaves a gap at most.
+ * Writes a new order with the store's next number (D6), its lines, its payment and its event in one
+ * statement. The store's counter row stays locked until commit, so numbers are strictly increasing
+ * and a rollback leaves a gap at most; taking it in the transaction's last statement holds that lock,
+ * which every checkout of the store waits for, for one round trip and the commit. The event's data
+ * gets the order's `number`.
  */
 export function insertNumberedOrder(
   trx: Transaction<Database>,
   values: Omit<Insertable<OrderTable>, 'number'>,
+  lines: readonly OrderLineRow[],
+  payment: Insertable<PaymentTable>,
+  event: NewEvent,
 ): Promise<OrderRow> {
   return trx
     .with('next_number', (db) =>
@@ -217,12 +231,25 @@ export function insertNumberedOrder(
         )
         .returning('last_number'),
     )
-    .insertInto('orders')
-    .values({
-      ...values,
-      number: (eb) => eb.selectFrom('next_number').select('next_number.last_number'),
-    })
-    .returningAll()
+    .with('o', (db) =>
+      db
+        .insertInto('orders')
+        .values({
+          ...values,
+          number: (eb) => eb.selectFrom('next_number').select('next_number.last_number'),
+        })
+        .returningAll(),
+    )
+    .with('l', (db) =>
+      db
+        .insertInto('order_lines')
+        .values([...lines])
+        .returning('order_id'),
+    )
+    .with('p', (db) => db.insertInto('payments').values(payment).returning('id'))
+    .with('e', (db) => eventInsert(db, event, sql`jsonb_build_object('number', (SELECT o.number FROM o))`))
+    .selectFrom('o')
+    .selectAll()
     .executeTakeFirstOrThrow();
 }
 
