@@ -136,16 +136,19 @@ export async function reserveStock(
   const short: Shortfall[] = [];
   const left = new Map<string, number>();
   for (const line of inLockOrder(lines)) {
-    const row = await reserveIfAvailable(trx, storeId, line.variantId, line.quantity, now);
+    // A reservation (of at least one unit) always lowers what is available: the statement records
+    // inventory.updated with the variant's product and what it has left.
+    const row = await reserveIfAvailable(trx, storeId, line.variantId, line.quantity, now, {
+      storeId,
+      type: 'inventory.updated',
+      resource: `variant:${line.variantId}`,
+      data: { variantId: line.variantId } satisfies Omit<
+        EmittedData<typeof InventoryUpdatedData>,
+        'productId' | 'available'
+      >,
+    });
     if (row) {
       left.set(line.variantId, available(row));
-      await recordIfChanged(
-        trx,
-        storeId,
-        line.variantId,
-        { ...row, reserved: row.reserved - line.quantity },
-        row,
-      );
       continue;
     }
     const current = await stockLevel(trx, storeId, line.variantId);

@@ -8,6 +8,7 @@ import {
   type Updateable,
 } from 'kysely';
 import type { Database } from '../db/tables.ts';
+import { eventInsert, type NewEvent } from '../events/events.ts';
 import type { ProductRow, ProductStatus, ProductTable, VariantRow, VariantTable } from './catalog.tables.ts';
 
 /** All SQL on products and variants (stock included: inventory.ts and sellable.ts call it too). */
@@ -496,21 +497,37 @@ export function lockStockLevels(
     .execute();
 }
 
-/** Adds to `reserved` only while `on_hand − reserved >= quantity`; undefined when short or unknown. */
+/**
+ * Adds to `reserved` only while `on_hand − reserved >= quantity`; undefined when short or unknown.
+ * When it reserved, the same statement records `event` with the variant's `productId` and its
+ * `available` after the reservation added to the event's data.
+ */
 export function reserveIfAvailable(
   db: Kysely<Database>,
   storeId: string,
   variantId: string,
   quantity: number,
   now: Date,
+  event: NewEvent,
 ): Promise<StockLevel | undefined> {
   return db
-    .updateTable('variants')
-    .set((eb) => ({ reserved: eb('reserved', '+', quantity), updated_at: now }))
-    .where('store_id', '=', storeId)
-    .where('id', '=', variantId)
-    .where(sql<boolean>`on_hand - reserved >= ${quantity}`)
-    .returning(['product_id', 'on_hand', 'reserved'])
+    .with('r', (db) =>
+      db
+        .updateTable('variants')
+        .set((eb) => ({ reserved: eb('reserved', '+', quantity), updated_at: now }))
+        .where('store_id', '=', storeId)
+        .where('id', '=', variantId)
+        .where(sql<boolean>`on_hand - reserved >= ${quantity}`)
+        .returning(['product_id', 'on_hand', 'reserved']),
+    )
+    .with('e', (db) =>
+      eventInsert(db, event, {
+        from: 'r',
+        more: sql`jsonb_build_object('productId', r.product_id, 'available', greatest(0, r.on_hand - r.reserved))`,
+      }),
+    )
+    .selectFrom('r')
+    .selectAll()
     .executeTakeFirst();
 }
 

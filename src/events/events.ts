@@ -84,21 +84,28 @@ export function eventValues(event: NewEvent): {
 
 /**
  * An event recorded by a statement of the caller, as one of its data-modifying CTEs
- * (`.with('event', (db) => eventInsert(db, event))`): it commits with the caller's transaction like
- * recordEvent. `more` adds data fields the statement computes (a `jsonb` expression, e.g. from
- * another of its CTEs).
+ * (`.with('event', (db) => eventInsert(db, event, { from: 'changed', more }))`): it commits with the
+ * caller's transaction like recordEvent. With `from` (another CTE of the statement) one event is
+ * recorded per row it returns, none when it returns none; `more` adds data fields computed from
+ * that row (a `jsonb` expression).
  */
 export function eventInsert<DB extends Database>(
   db: QueryCreator<DB>,
   event: NewEvent,
-  more?: RawBuilder<unknown>,
+  options: { from?: string; more?: RawBuilder<unknown> } = {},
 ) {
   const values = eventValues(event);
-  const data = JSON.stringify(values.data);
+  let data = sql`${JSON.stringify(values.data)}::jsonb`;
+  if (options.more) data = sql`${data} || ${options.more}`;
   // The caller's CTEs widen its database type; this statement names only the events table.
   return (db as unknown as QueryCreator<Database>)
     .insertInto('events')
-    .values({ ...values, data: more ? sql<string>`${data}::jsonb || ${more}` : data })
+    .columns(['store_id', 'type', 'resource_key', 'data'])
+    .expression(
+      sql`SELECT ${values.store_id}::uuid, ${values.type}::text, ${values.resource_key}::text, ${data}${
+        options.from ? sql` FROM ${sql.table(options.from)}` : sql``
+      }`,
+    )
     .returning('id');
 }
 

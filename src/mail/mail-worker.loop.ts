@@ -4,7 +4,13 @@ import type { Clock } from '../lib/clock.ts';
 import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
 import type { Log } from '../lib/log.ts';
 import type { WorkerLoop } from '../workers/runner.ts';
-import { claimDueMail, markMailAttemptFailed, markMailSent } from './mail.repository.ts';
+import {
+  claimDueMail,
+  markMailAttemptFailed,
+  markMailsSent,
+  type ClaimedMail,
+  type SentMail,
+} from './mail.repository.ts';
 import type { MailTier } from './mail.tables.ts';
 import { MAIL_LOOP, MAIL_PURPOSE, mailContext } from './outbox.ts';
 import type { MailTransport, Sender } from './transport.ts';
@@ -34,9 +40,11 @@ export interface MailWorkerDeps {
  * is marked `failed` and kept so it can be inspected and re-queued. A mail that cannot be built
  * because a secret cannot be decrypted (its sealed text, or the store's DKIM key) fails at once
  * with the reason, loudly, instead of retrying. A sealed mail (a sign-in code) is erased once sent.
+ * The batch's sent mails are marked in one statement after it (a crash before that sends them again
+ * once their lease ends: at least once, as a crash between a send and its mark always could).
  */
 export async function sendDueMail(deps: MailWorkerDeps): Promise<number> {
-  const { db, clock, keyring } = deps;
+  const { db, clock } = deps;
   const now = clock.now();
   const claimed = await claimDueMail(db, now, new Date(now.getTime() + LEASE_MS), BATCH);
   // Resolved once per batch and store (the store's mail of one batch has one sender).
@@ -51,38 +59,50 @@ export async function sendDueMail(deps: MailWorkerDeps): Promise<number> {
     return sender;
   };
 
-  for (const row of claimed) {
-    const open = (text: string): string =>
-      row.sealed
-        ? keyring.open(MAIL_PURPOSE, text, mailContext(row.store_id, row.id), `Mail ${row.id}`)
-        : text;
-    try {
-      const sender = await senderOf(row.tier, row.store_id);
-      const { messageId } = await deps.transport.send({
-        ...sender,
-        to: row.to_address,
-        subject: open(row.subject),
-        text: open(row.text_body),
-        headers: { 'X-Storefront-Mail-Id': row.id, 'X-Storefront-Mail-Tier': row.tier },
-      });
-      await markMailSent(db, row, clock.now(), messageId);
-    } catch (error) {
-      const unreadable = error instanceof SecretUnreadableError;
-      const delay = unreadable ? undefined : deps.retryScheduleMs[row.attempts - 1];
-      const message = error instanceof Error ? error.message : String(error);
-      if (unreadable)
-        deps.log.error({ mailId: row.id, err: message }, 'mail failed: a secret cannot be decrypted');
-      else
-        deps.log.warn(
-          { mailId: row.id, attempt: row.attempts, err: message },
-          delay === undefined ? 'mail failed for good' : 'mail send failed; will retry',
-        );
-      const failedAt = clock.now();
-      const retryAt = delay === undefined ? null : new Date(failedAt.getTime() + delay);
-      await markMailAttemptFailed(db, row, message, retryAt, failedAt);
-    }
+  const sent: SentMail[] = [];
+  try {
+    for (const row of claimed) await sendOne(deps, row, senderOf, sent);
+  } finally {
+    await markMailsSent(db, sent);
   }
   return claimed.length;
+}
+
+/** Sends one claimed mail: into `sent`, or its failed attempt recorded. */
+async function sendOne(
+  deps: MailWorkerDeps,
+  row: ClaimedMail,
+  senderOf: (tier: MailTier, storeId: string) => Promise<Sender>,
+  sent: SentMail[],
+): Promise<void> {
+  const { db, clock, keyring } = deps;
+  const open = (text: string): string =>
+    row.sealed ? keyring.open(MAIL_PURPOSE, text, mailContext(row.store_id, row.id), `Mail ${row.id}`) : text;
+  try {
+    const sender = await senderOf(row.tier, row.store_id);
+    const { messageId } = await deps.transport.send({
+      ...sender,
+      to: row.to_address,
+      subject: open(row.subject),
+      text: open(row.text_body),
+      headers: { 'X-Storefront-Mail-Id': row.id, 'X-Storefront-Mail-Tier': row.tier },
+    });
+    sent.push({ store_id: row.store_id, id: row.id, sentAt: clock.now(), messageId });
+  } catch (error) {
+    const unreadable = error instanceof SecretUnreadableError;
+    const delay = unreadable ? undefined : deps.retryScheduleMs[row.attempts - 1];
+    const message = error instanceof Error ? error.message : String(error);
+    if (unreadable)
+      deps.log.error({ mailId: row.id, err: message }, 'mail failed: a secret cannot be decrypted');
+    else
+      deps.log.warn(
+        { mailId: row.id, attempt: row.attempts, err: message },
+        delay === undefined ? 'mail failed for good' : 'mail send failed; will retry',
+      );
+    const failedAt = clock.now();
+    const retryAt = delay === undefined ? null : new Date(failedAt.getTime() + delay);
+    await markMailAttemptFailed(db, row, message, retryAt, failedAt);
+  }
 }
 
 export function mailWorkerLoop(deps: MailWorkerDeps): WorkerLoop {

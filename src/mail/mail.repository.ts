@@ -79,26 +79,27 @@ export async function claimDueMail(
   return rows;
 }
 
-/** Marks a mail sent; a sealed one (a sign-in code) is erased. */
-export async function markMailSent(
-  db: Db,
-  mail: { store_id: string; id: string; sealed: boolean },
-  sentAt: Date,
-  messageId: string,
-): Promise<void> {
-  await db
-    .updateTable('mail_outbox')
-    .set({
-      status: 'sent',
-      sent_at: sentAt,
-      message_id: messageId,
-      locked_until: null,
-      last_error: null,
-      ...(mail.sealed ? { subject: '(erased after sending)', text_body: '' } : {}),
-    })
-    .where('store_id', '=', mail.store_id)
-    .where('id', '=', mail.id)
-    .execute();
+/** A mail the transport accepted. */
+export interface SentMail {
+  store_id: string;
+  id: string;
+  sentAt: Date;
+  messageId: string;
+}
+
+/** Marks mails sent, in one statement; a sealed one (a sign-in code) is erased. */
+export async function markMailsSent(db: Db, sent: readonly SentMail[]): Promise<void> {
+  if (sent.length === 0) return;
+  await sql`
+    UPDATE mail_outbox m
+    SET status = 'sent', sent_at = s.sent_at, message_id = s.message_id, locked_until = NULL,
+        last_error = NULL,
+        subject = CASE WHEN m.sealed THEN '(erased after sending)' ELSE m.subject END,
+        text_body = CASE WHEN m.sealed THEN '' ELSE m.text_body END
+    FROM unnest(${sent.map((m) => m.store_id)}::uuid[], ${sent.map((m) => m.id)}::uuid[],
+                ${sent.map((m) => m.sentAt.toISOString())}::timestamptz[],
+                ${sent.map((m) => m.messageId)}::text[]) AS s(store_id, id, sent_at, message_id)
+    WHERE m.store_id = s.store_id AND m.id = s.id`.execute(db);
 }
 
 /** Records a failed attempt: retried at `retryAt`, or `failed` for good when null. */

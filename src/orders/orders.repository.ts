@@ -247,7 +247,9 @@ export function insertNumberedOrder(
         .returning('order_id'),
     )
     .with('p', (db) => db.insertInto('payments').values(payment).returning('id'))
-    .with('e', (db) => eventInsert(db, event, sql`jsonb_build_object('number', (SELECT o.number FROM o))`))
+    .with('e', (db) =>
+      eventInsert(db, event, { from: 'o', more: sql`jsonb_build_object('number', o.number)` }),
+    )
     .selectFrom('o')
     .selectAll()
     .executeTakeFirstOrThrow();
