@@ -249,6 +249,55 @@ describe('late payments and refunds (D24)', () => {
     assert.equal(more.json<{ title: string }>().title, 'refund_too_large');
   });
 
+  test('a late payment for an expired order whose stock is still there takes the stock again: paid, order.paid, no refund', async () => {
+    const shop = await ShopDriver.open(t);
+    const variantId = await shop.variant(3);
+    const late = await shop.buy(variantId, 2);
+    await afterExpiry(() => expireOrders(paymentDeps(t)));
+    assert.equal((await shop.order(late.order.id)).status, 'expired');
+    assert.deepEqual(await shop.stock(variantId), { on_hand: 3, reserved: 0 });
+
+    await t.db.kysely
+      .updateTable('sandbox_intents')
+      .set({ status: 'succeeded' })
+      .where('ref', '=', late.payment.ref)
+      .execute();
+    const webhook = JSON.stringify({
+      id: `evt_revive_${randomUUID()}`,
+      type: 'payment_intent.succeeded',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        ref: late.payment.ref,
+        amount: late.order.total.amount,
+        currency: 'USD',
+        metadata: { storeId: shop.storeId, orderId: late.order.id },
+      },
+    });
+    const delivered = await t.app.inject({
+      method: 'POST',
+      url: '/payments/webhooks/sandbox',
+      headers: { 'content-type': 'application/json', 'sandbox-signature': sandbox().sign(webhook) },
+      payload: webhook,
+    });
+    assert.equal(delivered.statusCode, 200, delivered.body);
+    const order = await shop.adminOrder(late.order.id);
+    assert.equal(order.status, 'paid');
+    assert.deepEqual(order.refunds, []);
+    assert.deepEqual(await shop.stock(variantId), { on_hand: 1, reserved: 0 }, 'sold from on hand');
+    const paid = await listEvents(t.db.kysely, shop.storeId, { type: 'order.paid' });
+    assert.deepEqual(
+      paid.map((e) => e.data),
+      [
+        {
+          orderId: late.order.id,
+          number: late.order.number,
+          total: late.order.total,
+          storeId: shop.storeId,
+        },
+      ],
+    );
+  });
+
   test('refund.succeeded settles a refund that was marked failed; refund.failed does not undo a success', async () => {
     const shop = await ShopDriver.open(t);
     const bought = await shop.buy(await shop.variant(3), 1);

@@ -256,23 +256,37 @@ export function insertNumberedOrder(
 }
 
 /**
- * Marks a pending order paid, which also locks it, and reads its lines in the same statement;
- * undefined when the order is not pending (the caller locks it to see why).
+ * Marks a pending order paid, which also locks it, reads its lines and records `event` in the same
+ * statement, with the order's `number` and `total` added to its data; undefined (and no event) when
+ * the order is not pending (the caller locks it to see why).
  */
 export async function payPendingOrder(
   trx: Transaction<Database>,
   storeId: string,
   orderId: string,
   now: Date,
+  event: NewEvent,
 ): Promise<{ order: OrderRow; lines: OrderLineFields[] } | undefined> {
   const row = await trx
-    .updateTable('orders as o')
-    .set({ status: 'paid', paid_at: now, updated_at: now })
-    .where('o.store_id', '=', storeId)
-    .where('o.id', '=', orderId)
-    .where('o.status', '=', 'pending')
-    .returningAll('o')
-    .returning((eb) => [linesOf(eb)])
+    .with('o', (db) =>
+      db
+        .updateTable('orders as o')
+        .set({ status: 'paid', paid_at: now, updated_at: now })
+        .where('o.store_id', '=', storeId)
+        .where('o.id', '=', orderId)
+        .where('o.status', '=', 'pending')
+        .returningAll('o')
+        .returning((eb) => [linesOf(eb)]),
+    )
+    .with('e', (db) =>
+      eventInsert(db, event, {
+        from: 'o',
+        more: sql`jsonb_build_object('number', o.number, 'total',
+          jsonb_build_object('amount', o.total_amount, 'currency', btrim(o.currency)))`,
+      }),
+    )
+    .selectFrom('o')
+    .selectAll()
     .executeTakeFirst();
   if (!row) return undefined;
   const { order_lines: lines, ...order } = row;

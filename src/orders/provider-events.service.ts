@@ -6,7 +6,7 @@ import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import { MAIL_LOOP } from '../mail/outbox.ts';
 import type { ProviderEvent } from '../payments/provider.ts';
-import { findStore, type Store } from '../stores/stores.service.ts';
+import { recentStore, type Store } from '../stores/stores.service.ts';
 import {
   deleteProviderEventsBefore,
   lockPaymentAndOrder,
@@ -58,9 +58,14 @@ type InTransaction = Omit<ProviderEventDeps, 'db'> & { db: Transaction<Database>
 /** Work to do once the transaction has committed (provider calls never run inside one). */
 type AfterCommit = OpenedRefund[];
 
+/** order.paid of an order; its `number` and `total` come from the order's row. */
+function orderPaid(storeId: string, orderId: string) {
+  return { storeId, type: 'order.paid' as const, resource: `order:${orderId}`, data: { orderId } };
+}
+
 /**
- * What follows an order becoming paid (`paid`, its row marked paid): order.paid, the buyer's
- * confirmation, and when stock was short the `oversold` flag and a notice (D22).
+ * What follows an order becoming paid (`paid`, its row marked paid, order.paid recorded): the
+ * buyer's confirmation, and when stock was short the `oversold` flag and a notice (D22).
  */
 async function announcePaid(
   tx: InTransaction,
@@ -70,16 +75,6 @@ async function announcePaid(
   oversold: Parameters<typeof queueOversoldNotice>[3],
 ): Promise<void> {
   if (oversold.length > 0) await markOversold(tx.db, paid);
-  await recordEvent(tx.db, {
-    storeId: paid.store_id,
-    type: 'order.paid',
-    resource: `order:${paid.id}`,
-    data: {
-      orderId: paid.id,
-      number: paid.number,
-      total: { amount: paid.total_amount, currency: paid.currency.trim() },
-    } satisfies EmittedData<typeof OrderPaidData>,
-  });
   await queueOrderConfirmation(tx, store.name, paid, lines);
   if (oversold.length > 0) await queueOversoldNotice(tx, paid, lines, oversold);
 }
@@ -101,7 +96,13 @@ async function paymentSucceeded(
   // The lock order of every money path (D24): the payment (marked succeeded), then its order.
   const payment = await succeedPayment(tx.db, storeId, { provider: tx.provider.name, ref }, now);
   if (!payment) return 'ignored';
-  const pending = await payPendingOrder(tx.db, storeId, payment.order_id, now);
+  const pending = await payPendingOrder(
+    tx.db,
+    storeId,
+    payment.order_id,
+    now,
+    orderPaid(storeId, payment.order_id),
+  );
   if (pending) {
     const oversold = await sellReserved(tx.db, storeId, stockLinesOf(pending.lines), now);
     await announcePaid(tx, store, pending.order, pending.lines, oversold);
@@ -115,6 +116,15 @@ async function paymentSucceeded(
   // Expired: take the goods again if every line is still available, else refund everything.
   if (await takeStock(tx.db, storeId, stockLinesOf(lines), now)) {
     const paid = await markOrderPaid(tx.db, order, false, now);
+    const event = orderPaid(storeId, paid.id);
+    await recordEvent(tx.db, {
+      ...event,
+      data: {
+        ...event.data,
+        number: paid.number,
+        total: { amount: paid.total_amount, currency: paid.currency.trim() },
+      } satisfies EmittedData<typeof OrderPaidData>,
+    });
     await announcePaid(tx, store, paid, lines, []);
     tx.log.info({ orderId: order.id }, 'late payment for an expired order: stock taken again, order paid');
     return 'applied';
@@ -238,11 +248,12 @@ export async function applyProviderEvent(
     deps.log.warn({ event: event.id, kind: event.kind }, 'provider event without a store: ignored');
     return 'ignored';
   }
+  // Its name goes into the buyer's mail: as read within the last second (one query less per payment).
+  const store = await recentStore(deps, storeId);
+  if (!store) return 'ignored';
   const after: AfterCommit = [];
   const result = await deps.db.transaction().execute(async (trx): Promise<ApplyResult> => {
     const tx = { ...deps, db: trx };
-    const store = await findStore(tx, storeId);
-    if (!store) return 'ignored';
     const fresh = await recordProviderEvent(trx, {
       storeId,
       provider: deps.provider.name,

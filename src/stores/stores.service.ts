@@ -80,6 +80,27 @@ export async function findStore(deps: Pick<StoresDeps, 'db'>, storeId: string): 
   return row ? toStore(row) : null;
 }
 
+/** Stores read in the last second, by id, with when they were read (recentStore). */
+const recent = new Map<string, { store: Store; readAt: number }>();
+const RECENT_STORE_MS = 1000;
+const MAX_RECENT_STORES = 1000;
+
+/**
+ * The store as read at most a second ago, or null when there was none: for hot paths that need the
+ * store's name on every call and can live with a rename showing up within a second (a payment
+ * confirmation's mail, on every paid order), as the read cache's bound already is for buyers.
+ */
+export async function recentStore(deps: Pick<StoresDeps, 'db'>, storeId: string): Promise<Store | null> {
+  const now = performance.now();
+  const hit = recent.get(storeId);
+  if (hit && now - hit.readAt < RECENT_STORE_MS) return hit.store;
+  const store = await findStore(deps, storeId);
+  if (!store) return null;
+  if (recent.size >= MAX_RECENT_STORES) recent.clear();
+  recent.set(storeId, { store, readAt: now });
+  return store;
+}
+
 export async function findStoreWithSlug(deps: Pick<StoresDeps, 'db'>, slug: string): Promise<Store | null> {
   const row = await findStoreBySlug(deps.db, slug.trim().toLowerCase());
   return row ? toStore(row) : null;
