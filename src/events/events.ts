@@ -63,12 +63,8 @@ export async function recordEvent(trx: Transaction<Database>, event: NewEvent): 
   };
 }
 
-/**
- * The outbox row of an event, for a repository that records it inside one of its own statements
- * (a data-modifying CTE, in the caller's transaction like recordEvent): `data` always carries
- * `storeId`, the resource key is bounded.
- */
-export function eventValues(event: NewEvent): {
+/** The outbox row of an event (recordEvent, eventInsert): `data` always carries `storeId`, the resource key is bounded. */
+function eventValues(event: NewEvent): {
   store_id: string;
   type: EventType;
   resource_key: string;
