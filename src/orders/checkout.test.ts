@@ -107,6 +107,45 @@ const confirm = (ref: string, clientSecret: string, paymentMethod = 'pm_card_vis
     payload: { clientSecret, paymentMethod },
   });
 
+/**
+ * Runs `step` right after each payment intent checkout makes (between its quote and its
+ * transaction), with the intent's index; records the intents' refs. `restore()` when done.
+ */
+function afterEachIntent(step: (index: number) => Promise<void>) {
+  const provider = t.runtime.payments.provider;
+  const original = provider.createIntent.bind(provider);
+  const refs: string[] = [];
+  provider.createIntent = async (input) => {
+    const made = await original(input);
+    refs.push(made.ref);
+    await step(refs.length - 1);
+    return made;
+  };
+  return { refs, restore: () => (provider.createIntent = original) };
+}
+
+/** Changes the variant's price after each intent: one price per intent, in order. */
+function changingPricesDuringIntents(shop: TestStore, variantId: string, prices: number[]) {
+  return afterEachIntent(async (index) => {
+    const price = prices[index];
+    if (price === undefined) return;
+    const changed = await admin(shop, 'PATCH', `/variants/${variantId}`, { priceAmount: price });
+    assert.equal(changed.statusCode, 200, changed.body);
+  });
+}
+
+async function intentStates(refs: string[]) {
+  const rows = await t.db.kysely
+    .selectFrom('sandbox_intents')
+    .select(['ref', 'amount', 'status'])
+    .where('ref', 'in', refs)
+    .execute();
+  return refs.map((ref) => {
+    const row = rows.find((r) => r.ref === ref);
+    return { amount: row?.amount, status: row?.status };
+  });
+}
+
 const paymentDeps = () => ordersDeps(t.runtime, pino({ level: 'silent' }));
 
 describe('carts', () => {
@@ -459,6 +498,84 @@ describe('checkout', () => {
     assert.ok(intents.length <= 8, `${intents.length} intents for 4 units`);
     assert.equal(intents.filter((intent) => intent.status !== 'canceled').length, 4);
     assert.deepEqual(await variant(shop, variantId), { on_hand: 4, reserved: 4 });
+  });
+
+  test('a price changed while the intent is made: the checkout quotes again and charges the new price', async () => {
+    const shop = await createTestStore(t);
+    const p = await product(shop, 5, 1000);
+    const variantId = p.variants[0]!.id;
+    const cartId = await cart(shop, [{ variantId, quantity: 2 }]);
+    const intents = changingPricesDuringIntents(shop, variantId, [1500]);
+    let response;
+    try {
+      response = await checkout(shop, { cartId, email: 'a@example.com' });
+    } finally {
+      intents.restore();
+    }
+    assert.equal(response.statusCode, 201, response.body);
+    const body = response.json<CheckoutBody>();
+    assert.deepEqual(body.order.total, { amount: 3000, currency: 'USD' });
+    assert.deepEqual(await variant(shop, variantId), { on_hand: 5, reserved: 2 });
+    // Two intents: the first, for the old total, cancelled; the second is the order's.
+    assert.deepEqual(await intentStates(intents.refs), [
+      { amount: 2000, status: 'canceled' },
+      { amount: 3000, status: 'requires_payment_method' },
+    ]);
+    assert.equal(intents.refs[1], body.payment.ref);
+  });
+
+  test('prices that keep changing while checking out: 409 cart_changed, nothing reserved, every intent cancelled', async () => {
+    const shop = await createTestStore(t);
+    const p = await product(shop, 5, 1000);
+    const variantId = p.variants[0]!.id;
+    const cartId = await cart(shop, [{ variantId, quantity: 1 }]);
+    const intents = changingPricesDuringIntents(shop, variantId, [1100, 1200, 1300]);
+    let response;
+    try {
+      response = await checkout(shop, { cartId, email: 'a@example.com' });
+    } finally {
+      intents.restore();
+    }
+    assert.equal(response.statusCode, 409, response.body);
+    assert.equal(response.json<{ title: string }>().title, 'cart_changed');
+    assert.deepEqual(await variant(shop, variantId), { on_hand: 5, reserved: 0 });
+    assert.deepEqual(await intentStates(intents.refs), [
+      { amount: 1000, status: 'canceled' },
+      { amount: 1100, status: 'canceled' },
+      { amount: 1200, status: 'canceled' },
+    ]);
+    const orders = await t.db.kysely
+      .selectFrom('orders')
+      .select('id')
+      .where('store_id', '=', shop.store.id)
+      .execute();
+    assert.deepEqual(orders, []);
+    assert.equal(
+      (await sf(shop, 'PUT', `/carts/${cartId}`, { items: [] })).statusCode,
+      200,
+      'the cart is open',
+    );
+  });
+
+  test('a product archived while the intent is made: 409 insufficient_stock, nothing reserved, the intent cancelled', async () => {
+    const shop = await createTestStore(t);
+    const p = await product(shop, 5, 1000);
+    const variantId = p.variants[0]!.id;
+    const cartId = await cart(shop, [{ variantId, quantity: 1 }]);
+    const intents = afterEachIntent(async () => {
+      const archived = await admin(shop, 'PATCH', `/products/${p.id}`, { status: 'archived' });
+      assert.equal(archived.statusCode, 200, archived.body);
+    });
+    let response;
+    try {
+      response = await checkout(shop, { cartId, email: 'a@example.com' });
+    } finally {
+      intents.restore();
+    }
+    assert.equal(response.statusCode, 409, response.body);
+    assert.equal(response.json<{ title: string }>().title, 'insufficient_stock');
+    assert.deepEqual(await variant(shop, variantId), { on_hand: 5, reserved: 0 });
+    assert.deepEqual(await intentStates(intents.refs), [{ amount: 1000, status: 'canceled' }]);
   });
 
   test('invalid checkout bodies are 400', async () => {
