@@ -122,19 +122,31 @@ export async function lowStock(
 }
 
 /**
+ * What a reservation found, under its row lock: what the variant has left available once the
+ * transaction commits, and its price and sellability at that moment (held until commit, so a
+ * checkout can check its quote without reading the variant again).
+ */
+export interface Reserved {
+  available: number;
+  priceAmount: number;
+  /** Its product is active. */
+  sellable: boolean;
+}
+
+/**
  * Reserves every line or none (D8): one conditional UPDATE per variant (`on_hand − reserved >=
  * quantity`), so the last unit is never sold twice. When any line is short it throws 409
  * `insufficient_stock` listing every short line; the caller's transaction then rolls back.
- * Returns what each variant has left available once the transaction commits.
+ * Returns what each reservation found, by variant id.
  */
 export async function reserveStock(
   trx: Transaction<Database>,
   storeId: string,
   lines: readonly StockLine[],
   now: Date,
-): Promise<Map<string, number>> {
+): Promise<Map<string, Reserved>> {
   const short: Shortfall[] = [];
-  const left = new Map<string, number>();
+  const reserved = new Map<string, Reserved>();
   for (const line of inLockOrder(lines)) {
     // A reservation (of at least one unit) always lowers what is available: the statement records
     // inventory.updated with the variant's product and what it has left.
@@ -148,7 +160,11 @@ export async function reserveStock(
       >,
     });
     if (row) {
-      left.set(line.variantId, available(row));
+      reserved.set(line.variantId, {
+        available: available(row),
+        priceAmount: row.price_amount,
+        sellable: row.sellable,
+      });
       continue;
     }
     const current = await stockLevel(trx, storeId, line.variantId);
@@ -159,7 +175,7 @@ export async function reserveStock(
     });
   }
   if (short.length > 0) throw insufficientStock(short);
-  return left;
+  return reserved;
 }
 
 /**

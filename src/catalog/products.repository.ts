@@ -500,7 +500,8 @@ export function lockStockLevels(
 /**
  * Adds to `reserved` only while `on_hand − reserved >= quantity`; undefined when short or unknown.
  * When it reserved, the same statement records `event` with the variant's `productId` and its
- * `available` after the reservation added to the event's data.
+ * `available` after the reservation added to the event's data, and returns the variant's price and
+ * whether its product is active.
  */
 export function reserveIfAvailable(
   db: Kysely<Database>,
@@ -509,7 +510,7 @@ export function reserveIfAvailable(
   quantity: number,
   now: Date,
   event: NewEvent,
-): Promise<StockLevel | undefined> {
+): Promise<(StockLevel & { price_amount: number; sellable: boolean }) | undefined> {
   return db
     .with('r', (db) =>
       db
@@ -518,7 +519,23 @@ export function reserveIfAvailable(
         .where('store_id', '=', storeId)
         .where('id', '=', variantId)
         .where(sql<boolean>`on_hand - reserved >= ${quantity}`)
-        .returning(['product_id', 'on_hand', 'reserved']),
+        .returning((eb) => [
+          'product_id',
+          'on_hand',
+          'reserved',
+          'price_amount',
+          eb
+            .exists(
+              eb
+                .selectFrom('products as p')
+                .select(sql`1`.as('one'))
+                .where('p.store_id', '=', storeId)
+                .whereRef('p.id', '=', 'variants.product_id')
+                .where('p.status', '=', 'active'),
+            )
+            .$castTo<boolean>()
+            .as('sellable'),
+        ]),
     )
     .with('e', (db) =>
       eventInsert(db, event, {

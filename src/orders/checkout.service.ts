@@ -19,7 +19,7 @@ import type { DiscountRow, OrderLineRow, OrderRow, PaymentRow } from './orders.t
 import { orderView } from './orders.views.ts';
 import { openClientSecret, sealClientSecret } from './payment-secrets.ts';
 import { useDiscount } from './pricing.service.ts';
-import { quote, sameTotals, type Quote, type QuoteInput } from './quote.ts';
+import { quote, type Quote, type QuoteInput } from './quote.ts';
 import { ReservationsInFlight } from './reservations-in-flight.ts';
 
 export interface CheckoutInput extends QuoteInput {
@@ -281,15 +281,21 @@ async function completeUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<
 }
 
 /**
- * Reserves every line (the atomic reservation decides, D8); the variant rows are then locked, so a
- * quote made now holds until commit, and it must equal the one the intent was created for.
- * Returns the discount to count.
+ * Reserves every line (the atomic reservation decides, D8). Each reservation returns, under its row
+ * lock, the variant's price and whether its product is active; both hold until commit, so each
+ * line must still be sellable at its quoted price (decision 98). The discount is checked again
+ * when its use is counted; the tax rate is the quote's. Returns the discount to count.
  */
 async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<DiscountRow | null> {
-  p.left = await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);
-  const requote = await quote(tx, p.storeId, p.input, p.cartItems, p.now);
-  if (requote.missing.length > 0 || !sameTotals(requote.totals, p.quoted.totals)) throw new QuoteChanged();
-  return requote.discount;
+  const reserved = await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);
+  const left = new Map<string, number>();
+  for (const line of p.quoted.lines) {
+    const found = reserved.get(line.variantId);
+    if (!found?.sellable || found.priceAmount !== line.unitPrice) throw new QuoteChanged();
+    left.set(line.variantId, found.available);
+  }
+  p.left = left;
+  return p.quoted.discount;
 }
 
 /**

@@ -73,10 +73,3 @@ export async function quote(
   });
   return { lines, missing, discount, totals };
 }
-
-export const sameTotals = (a: Totals, b: Totals): boolean =>
-  a.subtotal === b.subtotal &&
-  a.discount === b.discount &&
-  a.tax === b.tax &&
-  a.shipping === b.shipping &&
-  a.total === b.total;
