@@ -45,6 +45,9 @@ const HELP = `Usage: npm run bench -- [options]
   --warmup S        unrecorded seconds before each scenario (default 1; 0 disables)
   --rounds R        run the whole list of scenarios R times, interleaved; report the
                     median requests/s (default 1)
+  --paired S        before each read, S seconds of /healthz: each read's ratio is taken
+                    against the /healthz measured just before it, round by round (default 0:
+                    off; the ratio is then against the rounds' one /healthz figure)
   --store SLUG      store slug to seed (default: a new "bench-…" slug per run)
   --output FILE     results file (default bench/RESULTS.md)
   --no-write        print the section, do not write the results file
@@ -62,6 +65,8 @@ interface Options {
   connections: number;
   warmup: number;
   rounds: number;
+  /** Seconds of /healthz measured right before each read (0: off). */
+  paired: number;
   store: string;
   output: string;
   write: boolean;
@@ -78,6 +83,7 @@ function parseOptions(argv: string[]): Options | null {
       connections: { type: 'string', default: '50' },
       warmup: { type: 'string', default: '1' },
       rounds: { type: 'string', default: '1' },
+      paired: { type: 'string', default: '0' },
       store: { type: 'string' },
       output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
       'no-write': { type: 'boolean', default: false },
@@ -96,6 +102,7 @@ function parseOptions(argv: string[]): Options | null {
     connections: positiveInteger('connections', values.connections, 1, 10_000),
     warmup: positiveInteger('warmup', values.warmup, 0, 600),
     rounds: positiveInteger('rounds', values.rounds, 1, 100),
+    paired: positiveInteger('paired', values.paired, 0, 600),
     store,
     output: path.resolve(values.output),
     write: !values['no-write'],
@@ -513,6 +520,11 @@ interface Measured {
   requestsPerSecond: number;
   /** Each round's mean requests/s. */
   rounds: number[];
+  /**
+   * Each round's requests/s divided by the /healthz requests/s measured right before it (--paired),
+   * else empty.
+   */
+  pairedRatios: number[];
   p50: number;
   p99: number;
   responses: number;
@@ -602,8 +614,11 @@ function median(values: number[]): number {
     : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
-/** One scenario over all rounds: median requests/s, latency percentiles over every response. */
-function combine(scenario: Scenario, rounds: Round[]): Measured {
+/**
+ * One scenario over all rounds: median requests/s, latency percentiles over every response.
+ * `baselines` holds, per round, the /healthz requests/s measured right before it (--paired).
+ */
+function combine(scenario: Scenario, rounds: Round[], baselines: number[]): Measured {
   const sorted = Float64Array.from(rounds.flatMap((r) => r.times)).sort();
   const statuses: Record<string, number> = {};
   for (const round of rounds) {
@@ -616,6 +631,7 @@ function combine(scenario: Scenario, rounds: Round[]): Measured {
     scenario,
     requestsPerSecond: median(rounds.map((r) => r.requestsPerSecond)),
     rounds: rounds.map((r) => r.requestsPerSecond),
+    pairedRatios: baselines.map((b, i) => (rounds[i]?.requestsPerSecond ?? Number.NaN) / b),
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     responses,
@@ -656,22 +672,34 @@ function section(report: Report): string {
   const { options, machine: m, results, walk } = report;
   const by = (id: ScenarioId): Measured | undefined => results.find((r) => r.scenario.id === id);
   const baseline = by('healthz')?.requestsPerSecond ?? Number.NaN;
+  /** A read's requests/s over /healthz's: the median of its paired ratios (--paired), else of the medians. */
+  const toHealthz = (r: Measured | undefined): number =>
+    r === undefined
+      ? Number.NaN
+      : r.pairedRatios.length > 0
+        ? median(r.pairedRatios)
+        : r.requestsPerSecond / baseline;
+  const times = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}×` : '–');
   const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const kind = options.databaseUrl ? 'PostgreSQL' : 'PGlite';
 
   const roundsNote =
-    options.rounds > 1
+    (options.rounds > 1
       ? `, ${options.rounds} rounds of the whole list (reads rotated one place per round), median req/s shown`
-      : '';
+      : '') +
+    (options.paired > 0
+      ? `; each read preceded by ${options.paired} s of /healthz, its × /healthz the median over the rounds of ` +
+        'its requests/s over that /healthz figure (so a machine that speeds up or slows down during a round ' +
+        'does not bias the ratios)'
+      : '');
   const rpsHeading = options.rounds > 1 ? 'req/s (median of means)' : 'req/s (mean)';
   const rows = results.map((r) => {
     const statuses = Object.entries(r.statuses)
       .map(([code, count]) => `${code}: ${int(count)}`)
       .join(', ');
-    return `| ${r.scenario.name} | \`${r.scenario.method} ${r.scenario.shown}\` | ${int(r.requestsPerSecond)} | ${ratio(
-      r.requestsPerSecond,
-      baseline,
-    )} | ${ms(r.p50)} | ${ms(r.p99)} | ${statuses || '–'} | ${int(r.failed)} | ${int(r.unexpected)} | ${int(
+    return `| ${r.scenario.name} | \`${r.scenario.method} ${r.scenario.shown}\` | ${int(r.requestsPerSecond)} | ${
+      r.scenario.id === 'healthz' ? '1.00×' : times(toHealthz(r))
+    } | ${ms(r.p50)} | ${ms(r.p99)} | ${statuses || '–'} | ${int(r.failed)} | ${int(r.unexpected)} | ${int(
       r.errors,
     )} | ${int(r.serverCpuMicrosPerRequest)} |`;
   });
@@ -714,17 +742,25 @@ function section(report: Report): string {
     (r) => r.scenario.method === 'GET' && !['healthz', 'product304'].includes(r.scenario.id),
   );
   if (reads.length > 0 && Number.isFinite(baseline)) {
-    const slowest = reads.reduce((a, b) => (b.requestsPerSecond < a.requestsPerSecond ? b : a));
+    const slowest = reads.reduce((a, b) => (toHealthz(b) < toHealthz(a) ? b : a));
     const worstP99 = reads.reduce((a, b) => (b.p99 > a.p99 ? b : a));
     ratios.push(
-      `- Catalog and content reads (${reads.length}): the slowest at ${ratio(slowest.requestsPerSecond, baseline)} /healthz ` +
+      `- Catalog and content reads (${reads.length}): the slowest at ${times(toHealthz(slowest))} /healthz ` +
         `(${slowest.scenario.name}), the highest p99 ${ms(worstP99.p99)} ms (${worstP99.scenario.name}); ` +
-        `the 304 at ${ratio(notModified?.requestsPerSecond ?? Number.NaN, baseline)} /healthz.`,
+        `the 304 at ${times(toHealthz(notModified))} /healthz.`,
     );
   }
   if (options.rounds > 1) {
     ratios.push(
       `- Requests/s per round: ${results.map((r) => `${r.scenario.id} ${r.rounds.map(int).join(' / ')}`).join('; ')}.`,
+    );
+  }
+  if (options.paired > 0) {
+    ratios.push(
+      `- × the /healthz measured just before, per round: ${results
+        .filter((r) => r.pairedRatios.length > 0)
+        .map((r) => `${r.scenario.id} ${r.pairedRatios.map((x) => x.toFixed(2)).join(' / ')}`)
+        .join('; ')}.`,
     );
   }
   const trouble = results.filter((r) => r.failed + r.unexpected + r.errors + r.timeouts > 0);
@@ -831,9 +867,19 @@ async function main(): Promise<void> {
 
   const list = scenarios(key, prepared);
   const rounds = new Map<ScenarioId, Round[]>(list.map((scenario) => [scenario.id, []]));
+  const baselines = new Map<ScenarioId, number[]>(list.map((scenario) => [scenario.id, []]));
+  const healthz = list.find((scenario) => scenario.id === 'healthz');
   for (let round = 1; round <= options.rounds; round += 1) {
     for (const scenario of roundOrder(list, round)) {
       const of = options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : '';
+      if (options.paired > 0 && healthz && scenario.method === 'GET' && scenario !== healthz) {
+        const before = await measureRound(server.url, server.pid, healthz, {
+          ...options,
+          warmup: 0,
+          duration: options.paired,
+        });
+        baselines.get(scenario.id)?.push(before.requestsPerSecond);
+      }
       log(`bench: ${scenario.name}${of}: ${scenario.method} ${scenario.shown} for ${options.duration} s…`);
       const measured = await measureRound(server.url, server.pid, scenario, options);
       rounds.get(scenario.id)?.push(measured);
@@ -848,7 +894,9 @@ async function main(): Promise<void> {
       }
     }
   }
-  const results = list.map((scenario) => combine(scenario, rounds.get(scenario.id) ?? []));
+  const results = list.map((scenario) =>
+    combine(scenario, rounds.get(scenario.id) ?? [], baselines.get(scenario.id) ?? []),
+  );
   const loaded = memoryOf(server.pid);
 
   const text = section({
