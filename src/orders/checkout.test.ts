@@ -108,10 +108,10 @@ const confirm = (ref: string, clientSecret: string, paymentMethod = 'pm_card_vis
   });
 
 /**
- * Runs `step` right after each payment intent checkout makes (between its quote and its
- * transaction), with the intent's index; records the intents' refs. `restore()` when done.
+ * Checks out `cartId` with `step` run right after each payment intent checkout makes (between its
+ * quote and its transaction), given the intent's index. Answers the response and the intents' refs.
  */
-function afterEachIntent(step: (index: number) => Promise<void>) {
+async function checkoutWhileIntents(shop: TestStore, cartId: string, step: (index: number) => Promise<void>) {
   const provider = t.runtime.payments.provider;
   const original = provider.createIntent.bind(provider);
   const refs: string[] = [];
@@ -121,18 +121,22 @@ function afterEachIntent(step: (index: number) => Promise<void>) {
     await step(refs.length - 1);
     return made;
   };
-  return { refs, restore: () => (provider.createIntent = original) };
+  try {
+    return { response: await checkout(shop, { cartId, email: 'a@example.com' }), refs };
+  } finally {
+    provider.createIntent = original;
+  }
 }
 
-/** Changes the variant's price after each intent: one price per intent, in order. */
-function changingPricesDuringIntents(shop: TestStore, variantId: string, prices: number[]) {
-  return afterEachIntent(async (index) => {
+/** A step for checkoutWhileIntents: the variant's price changes after each intent, one price each. */
+const changePrice =
+  (shop: TestStore, variantId: string, prices: number[]) =>
+  async (index: number): Promise<void> => {
     const price = prices[index];
     if (price === undefined) return;
     const changed = await admin(shop, 'PATCH', `/variants/${variantId}`, { priceAmount: price });
     assert.equal(changed.statusCode, 200, changed.body);
-  });
-}
+  };
 
 async function intentStates(refs: string[]) {
   const rows = await t.db.kysely
@@ -505,23 +509,17 @@ describe('checkout', () => {
     const p = await product(shop, 5, 1000);
     const variantId = p.variants[0]!.id;
     const cartId = await cart(shop, [{ variantId, quantity: 2 }]);
-    const intents = changingPricesDuringIntents(shop, variantId, [1500]);
-    let response;
-    try {
-      response = await checkout(shop, { cartId, email: 'a@example.com' });
-    } finally {
-      intents.restore();
-    }
+    const { response, refs } = await checkoutWhileIntents(shop, cartId, changePrice(shop, variantId, [1500]));
     assert.equal(response.statusCode, 201, response.body);
     const body = response.json<CheckoutBody>();
     assert.deepEqual(body.order.total, { amount: 3000, currency: 'USD' });
     assert.deepEqual(await variant(shop, variantId), { on_hand: 5, reserved: 2 });
     // Two intents: the first, for the old total, cancelled; the second is the order's.
-    assert.deepEqual(await intentStates(intents.refs), [
+    assert.deepEqual(await intentStates(refs), [
       { amount: 2000, status: 'canceled' },
       { amount: 3000, status: 'requires_payment_method' },
     ]);
-    assert.equal(intents.refs[1], body.payment.ref);
+    assert.equal(refs[1], body.payment.ref);
   });
 
   test('prices that keep changing while checking out: 409 cart_changed, nothing reserved, every intent cancelled', async () => {
@@ -529,17 +527,15 @@ describe('checkout', () => {
     const p = await product(shop, 5, 1000);
     const variantId = p.variants[0]!.id;
     const cartId = await cart(shop, [{ variantId, quantity: 1 }]);
-    const intents = changingPricesDuringIntents(shop, variantId, [1100, 1200, 1300]);
-    let response;
-    try {
-      response = await checkout(shop, { cartId, email: 'a@example.com' });
-    } finally {
-      intents.restore();
-    }
+    const { response, refs } = await checkoutWhileIntents(
+      shop,
+      cartId,
+      changePrice(shop, variantId, [1100, 1200, 1300]),
+    );
     assert.equal(response.statusCode, 409, response.body);
     assert.equal(response.json<{ title: string }>().title, 'cart_changed');
     assert.deepEqual(await variant(shop, variantId), { on_hand: 5, reserved: 0 });
-    assert.deepEqual(await intentStates(intents.refs), [
+    assert.deepEqual(await intentStates(refs), [
       { amount: 1000, status: 'canceled' },
       { amount: 1100, status: 'canceled' },
       { amount: 1200, status: 'canceled' },
@@ -562,20 +558,14 @@ describe('checkout', () => {
     const p = await product(shop, 5, 1000);
     const variantId = p.variants[0]!.id;
     const cartId = await cart(shop, [{ variantId, quantity: 1 }]);
-    const intents = afterEachIntent(async () => {
+    const { response, refs } = await checkoutWhileIntents(shop, cartId, async () => {
       const archived = await admin(shop, 'PATCH', `/products/${p.id}`, { status: 'archived' });
       assert.equal(archived.statusCode, 200, archived.body);
     });
-    let response;
-    try {
-      response = await checkout(shop, { cartId, email: 'a@example.com' });
-    } finally {
-      intents.restore();
-    }
     assert.equal(response.statusCode, 409, response.body);
     assert.equal(response.json<{ title: string }>().title, 'insufficient_stock');
     assert.deepEqual(await variant(shop, variantId), { on_hand: 5, reserved: 0 });
-    assert.deepEqual(await intentStates(intents.refs), [{ amount: 1000, status: 'canceled' }]);
+    assert.deepEqual(await intentStates(refs), [{ amount: 1000, status: 'canceled' }]);
   });
 
   test('invalid checkout bodies are 400', async () => {
