@@ -174,6 +174,16 @@ describe('the region builder', () => {
     await page.keyboard.press('Space');
     await page.getByText('Dropped Columns “columns-2”: moved to Columns “columns-1”, position 1.').waitFor();
     await page.locator('li[data-block-id="columns-1"] li[data-block-id="columns-2"]').waitFor();
+    // Focus comes back to the moved handle once the tree has re-rendered: give it that frame.
+    await page
+      .waitForFunction(
+        'document.activeElement?.getAttribute("aria-label") === "Drag Columns “columns-2”"',
+        null,
+        {
+          timeout: 5000,
+        },
+      )
+      .catch(() => undefined);
     assert.equal(
       await page.evaluate('document.activeElement?.getAttribute("aria-label")'),
       'Drag Columns “columns-2”',
