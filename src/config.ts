@@ -66,6 +66,10 @@ export interface Config {
   readonly emailTransport: MailTransportConfig;
   /** Delays between attempts to send one mail; after the last one it is marked failed (kept, retryable). */
   readonly mailRetryScheduleMs: readonly number[];
+  /** Mails a worker sends at once, over as many pooled SMTP connections (MAIL_CONCURRENCY). */
+  readonly mailConcurrency: number;
+  /** How long a worker holds the mails it claimed; those of a worker that died are sent after it (MAIL_LEASE). */
+  readonly mailLeaseMs: number;
   readonly rateLimits: RateLimitConfig;
   /** How long finished data is kept before the purge loop removes it (D29). */
   readonly retention: RetentionConfig;
@@ -198,6 +202,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     mailRetryScheduleMs: Object.freeze(
       durationList(env, 'MAIL_RETRY_SCHEDULE', '30s,2m,10m,30m,1h,3h,6h,12h,24h'),
     ),
+    mailConcurrency: integer(env, 'MAIL_CONCURRENCY', 8, 1, 64),
+    mailLeaseMs: duration(env, 'MAIL_LEASE', '2m'),
     rateLimits: Object.freeze({
       windowMs: duration(env, 'RATE_LIMIT_WINDOW', '60s'),
       publicRead: integer(env, 'RATE_LIMIT_READ', 6000, 1, 10_000_000),

@@ -31,6 +31,9 @@ export function backgroundLoops(
     mailWorkerLoop({
       db,
       retryScheduleMs: config.mailRetryScheduleMs,
+      concurrency: config.mailConcurrency,
+      leaseMs: config.mailLeaseMs,
+      messageIdDomain: config.platformMailDomain,
       keyring,
       transport: io.mailTransport,
       senderOf: mailSenders({ db, config, keyring }),

@@ -189,7 +189,7 @@ async function worker(config: Readonly<Config>): Promise<void> {
     command: 'storefront worker',
   });
   await migrateToLatest(db.kysely);
-  const mailTransport = createMailTransport(config.emailTransport);
+  const mailTransport = createMailTransport(config.emailTransport, config.mailConcurrency);
   const runtime = await createRuntime(config, db, { log });
   await reportUnreadableSecrets(db.kysely, runtime.keyring, log);
   const workers = startWorkers(backgroundLoops(runtime, { log, mailTransport }), log);

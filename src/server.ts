@@ -50,7 +50,7 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
   let workers: RunningWorkers | null = null;
-  const mailTransport = createMailTransport(config.emailTransport);
+  const mailTransport = createMailTransport(config.emailTransport, config.mailConcurrency);
   if (config.runWorkers || db.kind === 'pglite') {
     const workerLog = log.child({ component: 'workers' });
     workers = startWorkers(backgroundLoops(runtime, { log: workerLog, mailTransport }), workerLog);

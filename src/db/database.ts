@@ -58,7 +58,10 @@ export interface OpenOptions {
   poolSize?: number;
   /** PostgreSQL: run parameterised statements as named prepared statements (default true). */
   preparedStatements?: boolean;
-  /** Name written into the embedded data-dir lock, shown to a second process that is refused. */
+  /**
+   * The command that opens the database (`storefront serve`): written into the embedded data-dir
+   * lock, shown to a second process that is refused, and PostgreSQL's `application_name`.
+   */
   command?: string;
   /** An already-open PGlite (tests pass an in-memory clone). */
   pglite?: PGlite;
@@ -68,7 +71,12 @@ export interface OpenOptions {
 
 export async function openDatabase(options: OpenOptions): Promise<Db> {
   if (options.databaseUrl)
-    return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.preparedStatements ?? true);
+    return openPostgres(
+      options.databaseUrl,
+      options.poolSize ?? 10,
+      options.preparedStatements ?? true,
+      options.command,
+    );
   if (options.pglite) return wrapPglite(options.pglite, null);
   const lock = acquireDataDirLock(options.dataDir, options.command ?? 'storefront');
   try {
@@ -171,16 +179,37 @@ export function prepareStatements(client: pg.ClientBase): void {
       : query(text, values, callback)) as typeof client.query;
 }
 
-function openPostgres(connectionString: string, max: number, preparedStatements: boolean): Db {
+/** How long a new PostgreSQL connection may take before the caller's statement fails. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+function openPostgres(
+  connectionString: string,
+  max: number,
+  preparedStatements: boolean,
+  command: string | undefined,
+): Db {
   const pool = new pg.Pool({
     connectionString,
     max,
+    // Names the process's sessions in pg_stat_activity (`storefront serve`); the URL's own
+    // `application_name` parameter, when given, wins.
+    ...(command ? { application_name: command } : {}),
+    // A database that does not answer a new connection (stopped, partitioned) fails the request in
+    // flight after this long instead of holding it forever.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
     types: { getTypeParser: postgresTypeParser as typeof pg.types.getTypeParser },
   });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const hub = readChangeHub();
   pool.on('connect', (client) => {
+    // The pool listens for errors on idle clients only. A connection that drops while a caller
+    // holds it (between two statements of a transaction, or during one) emits 'error' on its
+    // client, and an 'error' event without a listener ends the process. Listened to here, the
+    // statement in flight (or the next one) fails instead (a retryable error, see
+    // isDatabaseUnavailable), and the pool discards the broken client when it is released.
+    client.on('error', () => undefined);
     client.on('notification', (message) => {
       if (message.channel === READ_CHANNEL) hub.emit(message.payload ?? '');
     });

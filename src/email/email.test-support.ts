@@ -31,8 +31,10 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
-export async function startSmtpSink(): Promise<SmtpSink> {
+/** `delayMs`: how long the server takes to accept each message (a slow relay). */
+export async function startSmtpSink(options: { delayMs?: number } = {}): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
+  const delayMs = options.delayMs ?? 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -50,7 +52,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
             raw,
             parsed,
           });
-          callback();
+          if (delayMs > 0) setTimeout(callback, delayMs);
+          else callback();
         }, callback);
       });
     },

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
+import { isDatabaseUnavailable, reportIfOutage } from '../db/errors.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 
 export interface Problem {
@@ -84,9 +85,22 @@ const TITLES: Record<number, string> = {
   503: 'service_unavailable',
 };
 
+/** Seconds a client is asked to wait (`Retry-After`) while the database is unavailable. */
+export const DATABASE_RETRY_AFTER_S = 5;
+
+/** 503 while the database cannot be reached or dropped the connection: the request may be retried as it was. */
+export const databaseUnavailable = (): AppError =>
+  new AppError(
+    'service_unavailable',
+    503,
+    'The service cannot reach its database at the moment; retry the request shortly.',
+    { headers: { 'retry-after': String(DATABASE_RETRY_AFTER_S) } },
+  );
+
 /** Maps anything thrown in a request to an AppError. Unknown errors become a bare 500. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
   const fastifyError = error as Partial<FastifyError> & { validation?: AjvIssue[] };
   if (fastifyError.validation) {
     const errors = fieldErrorsOf(fastifyError.validation, fastifyError.validationContext);
@@ -123,6 +137,23 @@ export function toAppError(error: unknown): AppError {
     );
   }
   return new AppError('internal_error', 500, 'An unexpected error occurred. It has been logged.');
+}
+
+/**
+ * Logs a failed request as what it is: a fault of ours with its stack (never sent to the client),
+ * a database outage once per interval without a stack, a deliberate 5xx as a warning, and a
+ * framework refusal (4xx) as information.
+ */
+export function logRequestFailure(request: FastifyRequest, error: unknown, appError: AppError): void {
+  if (reportIfOutage(request.log, error)) return;
+  if (appError.status >= 500 && !(error instanceof AppError)) {
+    request.log.error({ err: error }, 'request failed');
+  } else if (appError.status >= 500) {
+    // A deliberate 5xx (shutting down, provider down): a condition, not a bug.
+    request.log.warn({ title: appError.title, status: appError.status }, appError.detail);
+  } else if (!(error instanceof AppError)) {
+    request.log.info({ code: (error as FastifyError).code, status: appError.status }, appError.detail);
+  }
 }
 
 const ROUTABLE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -163,15 +194,7 @@ export function installErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500 && !(error instanceof AppError)) {
-      // A fault of ours: the stack goes to the log, never to the client.
-      request.log.error({ err: error }, 'request failed');
-    } else if (appError.status >= 500) {
-      // A deliberate 5xx (shutting down, database or provider down): a condition, not a bug.
-      request.log.warn({ title: appError.title, status: appError.status }, appError.detail);
-    } else if (!(error instanceof AppError)) {
-      request.log.info({ code: (error as FastifyError).code, status: appError.status }, appError.detail);
-    }
+    logRequestFailure(request, error, appError);
     return sendProblem(reply, appError);
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { ProblemSchema } from './schemas.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import { AppError } from '../lib/errors.ts';
 
 const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { title: 'Health' });
@@ -39,7 +40,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: { ping: () => Promi
       try {
         await deps.ping();
       } catch (error) {
-        request.log.warn({ err: error }, 'readiness check failed');
+        // An outage is answered (503, Retry-After) and logged once per interval by the error handler.
+        if (isDatabaseUnavailable(error)) throw error;
+        request.log.warn({ err: (error as Error).message }, 'readiness check failed');
         throw new AppError('service_unavailable', 503, 'The database does not answer.');
       }
       return { status: 'ready' };

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
+import { reportIfOutage } from '../db/errors.ts';
 import type { Log } from '../lib/log.ts';
 import { CATALOG_CACHE_CONTROL, CATALOG_VARY, etagOf, ifNoneMatches } from './caching.ts';
 import { headersHoldUnsafeText } from './input-hygiene.ts';
@@ -260,7 +261,7 @@ export class ReadCache {
         epochs.catalog = ++this.#tick;
         epochs.seen = null;
       }
-      if (!this.#closed)
+      if (!this.#closed && !reportIfOutage(this.#log, error))
         this.#log.warn({ err: (error as Error).message }, 'read cache: re-reading versions failed');
     }
   }

@@ -4,24 +4,24 @@ import type { Clock } from '../lib/clock.ts';
 import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
 import type { Log } from '../lib/log.ts';
 import type { WorkerLoop } from '../workers/runner.ts';
-import {
-  claimDueMail,
-  markMailAttemptFailed,
-  markMailsSent,
-  type ClaimedMail,
-  type SentMail,
-} from './mail.repository.ts';
+import { claimDueMail, markMailAttemptFailed, markMailSent, type ClaimedMail } from './mail.repository.ts';
 import type { MailTier } from './mail.tables.ts';
 import { MAIL_LOOP, MAIL_PURPOSE, mailContext } from './outbox.ts';
 import type { MailTransport, Sender } from './transport.ts';
 
-const BATCH = 20;
-const LEASE_MS = 2 * 60 * 1000;
+/** Mails claimed at once: enough to keep every concurrent send busy between two claims. */
+const BATCH_PER_SEND = 4;
 
 export interface MailWorkerDeps {
   db: Kysely<Database>;
   /** Delays between attempts to send one mail (MAIL_RETRY_SCHEDULE). */
   retryScheduleMs: readonly number[];
+  /** Mails in flight at once (MAIL_CONCURRENCY): over the SMTP transport's pool of as many connections. */
+  concurrency: number;
+  /** How long a claimed mail belongs to this worker (MAIL_LEASE); a worker that dies frees it then. */
+  leaseMs: number;
+  /** The right-hand side of every mail's stable Message-ID (`<mail id@domain>`): the platform's mail domain. */
+  messageIdDomain: string;
   /** Opens sealed subjects and bodies. */
   keyring: Keyring;
   transport: MailTransport;
@@ -35,18 +35,23 @@ export interface MailWorkerDeps {
   log: Log;
 }
 
+/** The Message-ID of a mail: the same on every attempt, so a receiver can drop a second copy. */
+export const messageIdOf = (mailId: string, domain: string): string => `<${mailId}@${domain}>`;
+
 /**
- * Sends due mail. A failed send is retried on MAIL_RETRY_SCHEDULE; after the last attempt the row
- * is marked `failed` and kept so it can be inspected and re-queued. A mail that cannot be built
- * because a secret cannot be decrypted (its sealed text, or the store's DKIM key) fails at once
- * with the reason, loudly, instead of retrying. A sealed mail (a sign-in code) is erased once sent.
- * The batch's sent mails are marked in one statement after it (a crash before that sends them again
- * once their lease ends: at least once, as a crash between a send and its mark always could).
+ * Sends due mail, `concurrency` at a time, and marks each mail sent as soon as the transport has
+ * accepted it: a crash or a database outage can only send again the mails that were in flight
+ * (and those carry the same Message-ID as their first copy). A failed send is retried on
+ * MAIL_RETRY_SCHEDULE; after the last attempt the row is marked `failed` and kept so it can be
+ * inspected and re-queued. A mail that cannot be built because a secret cannot be decrypted (its
+ * sealed text, or the store's DKIM key) fails at once with the reason, loudly, instead of retrying.
+ * A sealed mail (a sign-in code) is erased once sent. Returns the number of mails claimed.
  */
 export async function sendDueMail(deps: MailWorkerDeps): Promise<number> {
   const { db, clock } = deps;
   const now = clock.now();
-  const claimed = await claimDueMail(db, now, new Date(now.getTime() + LEASE_MS), BATCH);
+  const batch = deps.concurrency * BATCH_PER_SEND;
+  const claimed = await claimDueMail(db, now, new Date(now.getTime() + deps.leaseMs), batch);
   // Resolved once per batch and store (the store's mail of one batch has one sender).
   const senders = new Map<string, Promise<Sender>>();
   const senderOf = (tier: MailTier, storeId: string): Promise<Sender> => {
@@ -58,36 +63,44 @@ export async function sendDueMail(deps: MailWorkerDeps): Promise<number> {
     }
     return sender;
   };
-
-  const sent: SentMail[] = [];
-  try {
-    for (const row of claimed) await sendOne(deps, row, senderOf, sent);
-  } finally {
-    await markMailsSent(db, sent);
-  }
+  // Each lane sends one mail at a time. When an outcome cannot be recorded (the database went
+  // away) the lanes stop: what was claimed and not sent waits for its lease to end, unsent.
+  let next = 0;
+  let stopped: { error: unknown } | null = null;
+  const lane = async (): Promise<void> => {
+    while (stopped === null && next < claimed.length) {
+      try {
+        await sendOne(deps, claimed[next++]!, senderOf);
+      } catch (error) {
+        stopped ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(deps.concurrency, claimed.length) }, lane));
+  if (stopped) throw (stopped as { error: unknown }).error;
   return claimed.length;
 }
 
-/** Sends one claimed mail: into `sent`, or its failed attempt recorded. */
+/** Sends one claimed mail and records the outcome: sent, or a failed attempt. */
 async function sendOne(
   deps: MailWorkerDeps,
   row: ClaimedMail,
   senderOf: (tier: MailTier, storeId: string) => Promise<Sender>,
-  sent: SentMail[],
 ): Promise<void> {
   const { db, clock, keyring } = deps;
   const open = (text: string): string =>
     row.sealed ? keyring.open(MAIL_PURPOSE, text, mailContext(row.store_id, row.id), `Mail ${row.id}`) : text;
+  let messageId: string;
   try {
     const sender = await senderOf(row.tier, row.store_id);
-    const { messageId } = await deps.transport.send({
+    ({ messageId } = await deps.transport.send({
       ...sender,
       to: row.to_address,
       subject: open(row.subject),
       text: open(row.text_body),
+      messageId: messageIdOf(row.id, deps.messageIdDomain),
       headers: { 'X-Storefront-Mail-Id': row.id, 'X-Storefront-Mail-Tier': row.tier },
-    });
-    sent.push({ store_id: row.store_id, id: row.id, sentAt: clock.now(), messageId });
+    }));
   } catch (error) {
     const unreadable = error instanceof SecretUnreadableError;
     const delay = unreadable ? undefined : deps.retryScheduleMs[row.attempts - 1];
@@ -102,7 +115,9 @@ async function sendOne(
     const failedAt = clock.now();
     const retryAt = delay === undefined ? null : new Date(failedAt.getTime() + delay);
     await markMailAttemptFailed(db, row, message, retryAt, failedAt);
+    return;
   }
+  await markMailSent(db, { store_id: row.store_id, id: row.id, sentAt: clock.now(), messageId });
 }
 
 export function mailWorkerLoop(deps: MailWorkerDeps): WorkerLoop {
@@ -111,7 +126,7 @@ export function mailWorkerLoop(deps: MailWorkerDeps): WorkerLoop {
     intervalMs: 2000,
     async run(signal) {
       // Drain: keep going while full batches come back.
-      while (!signal.aborted && (await sendDueMail(deps)) === BATCH) {
+      while (!signal.aborted && (await sendDueMail(deps)) === deps.concurrency * BATCH_PER_SEND) {
         /* next batch */
       }
     },

@@ -1,7 +1,8 @@
 /**
- * The mail worker marks a batch's sent mail in one statement (decision 96): every mail the transport
- * accepted is `sent` with its message id, a sealed one erased, and a mail whose send failed in the
- * same batch keeps its own retry.
+ * The mail worker: every mail the transport accepted is `sent` with its message id as soon as it was
+ * accepted (so a crash can only send again the mails in flight), with a Message-ID that is the same
+ * on every attempt, a sealed one erased, a mail whose send failed keeps its own retry, and sends run
+ * at most MAIL_CONCURRENCY at a time. The crash itself (SIGKILL mid-batch) is mail-crash.test.ts.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { createTestStore, readMailDir, startTestApp, type TestApp } from '../test/harness.ts';
-import { sendDueMail } from './mail-worker.loop.ts';
+import { sendDueMail, type MailWorkerDeps } from './mail-worker.loop.ts';
 import { enqueueMail } from './outbox.ts';
 import { fileTransport, type MailTransport } from './transport.ts';
 
@@ -24,6 +25,20 @@ after(async () => {
   await t.close();
   await rm(dir, { recursive: true, force: true });
 });
+
+/** The mail worker's deps on the test app; tests override the transport and sender. */
+function workerDeps(): Omit<MailWorkerDeps, 'transport' | 'senderOf'> {
+  return {
+    db: t.deps.db,
+    retryScheduleMs: [60_000],
+    concurrency: 3,
+    leaseMs: 60_000,
+    messageIdDomain: 'mail.test',
+    keyring: t.runtime.keyring,
+    clock: t.clock,
+    log: pino({ level: 'silent' }),
+  };
+}
 
 test('one batch: sent mail is marked sent (sealed erased), a failed send is retried on its own', async () => {
   const { store } = await createTestStore(t);
@@ -49,13 +64,10 @@ test('one batch: sent mail is marked sent (sealed erased), a failed send is retr
     close: () => files.close(),
   };
   const deps = {
-    db: t.deps.db,
-    retryScheduleMs: [60_000],
+    ...workerDeps(),
     keyring: t.runtime.keyring,
     transport,
     senderOf: () => Promise.resolve({ from: { name: store.name, address: 'shop@example.com' } }),
-    clock: t.clock,
-    log: pino({ level: 'silent' }),
   };
   const sent = await sendDueMail(deps);
   assert.equal(sent, 3, 'three mails claimed');
@@ -72,9 +84,10 @@ test('one batch: sent mail is marked sent (sealed erased), a failed send is retr
   for (const id of [first, sealed]) {
     assert.equal(row(id).status, 'sent');
     assert.ok(row(id).sent_at instanceof Date);
+    assert.equal(row(id).message_id, `<${id}@mail.test>`, 'the stable message id is recorded');
     assert.ok(
       delivered.some((m) => m.messageId === row(id).message_id),
-      'the message id of the delivered mail is recorded',
+      'the delivered mail carries it',
     );
     assert.equal(row(id).last_error, null);
   }
@@ -92,5 +105,79 @@ test('one batch: sent mail is marked sent (sealed erased), a failed send is retr
     0,
     'nothing is due again: sent mail stays sent, the refused one waits for its retry',
   );
+  transport.close();
+});
+
+test('each mail is marked sent as soon as the transport accepted it, at most MAIL_CONCURRENCY at a time', async () => {
+  const { store } = await createTestStore(t);
+  const ids: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    ids.push(
+      await enqueueMail(t.deps.db, {
+        storeId: store.id,
+        tier: 'store',
+        kind: 'test',
+        to: `each${i}@example.com`,
+        subject: `Mail ${i}`,
+        text: 'Hello',
+      }),
+    );
+  }
+  const statusOf = async () =>
+    new Map(
+      (
+        await t.deps.db
+          .selectFrom('mail_outbox')
+          .select(['id', 'status'])
+          .where('store_id', '=', store.id)
+          .execute()
+      ).map((row) => [row.id, row.status]),
+    );
+  const files = fileTransport(dir);
+  const accepted: string[] = [];
+  let inFlight = 0;
+  let mostInFlight = 0;
+  let atLastSend: { accepted: number; sent: number } | null = null;
+  const transport: MailTransport = {
+    async send(message) {
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      try {
+        if (message.to === `each${ids.length - 1}@example.com`) {
+          // The last send of the batch: what was accepted before it is recorded sent already, but
+          // for at most the other lanes' last mail (accepted, its mark on its way).
+          const status = await statusOf();
+          atLastSend = {
+            accepted: accepted.length,
+            sent: accepted.filter((id) => status.get(id) === 'sent').length,
+          };
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const result = await files.send(message);
+        accepted.push(message.headers!['X-Storefront-Mail-Id']!);
+        return result;
+      } finally {
+        inFlight -= 1;
+      }
+    },
+    close: () => files.close(),
+  };
+  await sendDueMail({
+    ...workerDeps(),
+    transport,
+    senderOf: () => Promise.resolve({ from: { name: store.name, address: 'shop@example.com' } }),
+  });
+  assert.equal(accepted.length, ids.length);
+  assert.equal(mostInFlight, 3, 'three sends in flight at once (MAIL_CONCURRENCY 3), never more');
+  const seen = atLastSend as { accepted: number; sent: number } | null;
+  assert.ok(
+    seen !== null && seen.accepted >= 4,
+    `the last mail was sent after others (${JSON.stringify(seen)})`,
+  );
+  assert.ok(
+    seen.sent >= seen.accepted - 2,
+    `mails accepted before the last send are marked sent already (${seen.sent} of ${seen.accepted})`,
+  );
+  assert.deepEqual([...(await statusOf()).values()], Array<string>(ids.length).fill('sent'));
   transport.close();
 });

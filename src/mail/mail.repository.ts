@@ -87,19 +87,15 @@ export interface SentMail {
   messageId: string;
 }
 
-/** Marks mails sent, in one statement; a sealed one (a sign-in code) is erased. */
-export async function markMailsSent(db: Db, sent: readonly SentMail[]): Promise<void> {
-  if (sent.length === 0) return;
+/** Marks a mail sent, with the transport's message id; a sealed one (a sign-in code) is erased. */
+export async function markMailSent(db: Db, mail: SentMail): Promise<void> {
   await sql`
-    UPDATE mail_outbox m
-    SET status = 'sent', sent_at = s.sent_at, message_id = s.message_id, locked_until = NULL,
+    UPDATE mail_outbox
+    SET status = 'sent', sent_at = ${mail.sentAt}, message_id = ${mail.messageId}, locked_until = NULL,
         last_error = NULL,
-        subject = CASE WHEN m.sealed THEN '(erased after sending)' ELSE m.subject END,
-        text_body = CASE WHEN m.sealed THEN '' ELSE m.text_body END
-    FROM unnest(${sent.map((m) => m.store_id)}::uuid[], ${sent.map((m) => m.id)}::uuid[],
-                ${sent.map((m) => m.sentAt.toISOString())}::timestamptz[],
-                ${sent.map((m) => m.messageId)}::text[]) AS s(store_id, id, sent_at, message_id)
-    WHERE m.store_id = s.store_id AND m.id = s.id`.execute(db);
+        subject = CASE WHEN sealed THEN '(erased after sending)' ELSE subject END,
+        text_body = CASE WHEN sealed THEN '' ELSE text_body END
+    WHERE store_id = ${mail.store_id} AND id = ${mail.id}`.execute(db);
 }
 
 /** Records a failed attempt: retried at `retryAt`, or `failed` for good when null. */

@@ -16,6 +16,8 @@ export interface OutgoingMail {
   envelopeFrom?: string | undefined;
   /** DKIM signature parameters (store mail from a verified domain). */
   dkim?: { domainName: string; keySelector: string; privateKey: string } | undefined;
+  /** The Message-ID header (`<id@domain>`); the same on every attempt to send one mail. */
+  messageId?: string | undefined;
   /** Extra headers, e.g. X-Storefront-Mail-Id for tracing. */
   headers?: Record<string, string> | undefined;
 }
@@ -37,6 +39,7 @@ function nodemailerMessage(mail: OutgoingMail) {
     text: mail.text,
     envelope: { from: mail.envelopeFrom ?? mail.from.address, to: mail.to },
     ...(mail.dkim ? { dkim: mail.dkim } : {}),
+    ...(mail.messageId ? { messageId: mail.messageId } : {}),
     headers: mail.headers ?? {},
   };
 }
@@ -99,9 +102,18 @@ export function fileTransport(dir: string): MailTransport {
   };
 }
 
-/** SMTP (or SMTPS) through nodemailer, e.g. smtp://user:pass@smtp.example.com:587. */
-export function smtpTransport(url: string): MailTransport {
-  const smtp = onFirstMail((mailer) => mailer.createTransport(url));
+/** Timeouts of one SMTP connection, so a stalled server fails a send within about a minute. */
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
+
+/**
+ * SMTP (or SMTPS) through nodemailer, e.g. smtp://user:pass@smtp.example.com:587, over a pool of up
+ * to `maxConnections` connections, each reused for many messages (parameters in the URL's query,
+ * such as `?maxConnections=2`, take precedence).
+ */
+export function smtpTransport(url: string, maxConnections: number): MailTransport {
+  const smtp = onFirstMail((mailer) =>
+    mailer.createTransport({ url, pool: true, maxConnections, maxMessages: 1000, ...SMTP_TIMEOUTS }),
+  );
   return {
     async send(mail) {
       const info = await (await smtp.transporter()).sendMail(nodemailerMessage(mail));
@@ -113,6 +125,7 @@ export function smtpTransport(url: string): MailTransport {
   };
 }
 
-export function createMailTransport(config: MailTransportConfig): MailTransport {
-  return config.kind === 'file' ? fileTransport(config.dir) : smtpTransport(config.url);
+/** The transport of EMAIL_TRANSPORT; `concurrency` is how many mails may be in flight at once. */
+export function createMailTransport(config: MailTransportConfig, concurrency: number): MailTransport {
+  return config.kind === 'file' ? fileTransport(config.dir) : smtpTransport(config.url, concurrency);
 }

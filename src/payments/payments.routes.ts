@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { toAppError } from '../http/errors.ts';
+import { logRequestFailure, toAppError } from '../http/errors.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 import type { Log } from '../lib/log.ts';
@@ -195,10 +195,7 @@ function sendErrorPage(error: unknown, request: FastifyRequest, reply: FastifyRe
     return sendPage(reply, 404, INVALID_LINK_PAGE, null);
   }
   const failure = toAppError(error);
-  if (failure.status >= 500 && !(error instanceof AppError))
-    request.log.error({ err: error }, 'request failed');
-  else if (!(error instanceof AppError))
-    request.log.info({ code: (error as FastifyError).code, status: failure.status }, failure.detail);
+  logRequestFailure(request, error, failure);
   for (const [name, value] of Object.entries(failure.headers)) void reply.header(name, value);
   if (failure.status === 404) return sendPage(reply, 404, INVALID_LINK_PAGE, null);
   const fields = [...new Set((failure.errors ?? []).map((field) => field.pointer.slice(1)))];

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { reportIfOutage } from '../db/errors.ts';
 import Type from 'typebox';
 import { problemResponses } from '../http/schemas.ts';
 import { signInRateLimit } from '../ratelimit/ratelimit.hook.ts';
@@ -67,7 +68,10 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
     async (request, reply) => {
       const { storeSlug, email } = request.body;
       const pending: Promise<void> = requestSignInCode(deps, storeSlug, email)
-        .catch((error: unknown) => request.log.error({ err: error }, 'could not issue a sign-in code'))
+        .catch((error: unknown) => {
+          if (!reportIfOutage(request.log, error))
+            request.log.error({ err: error }, 'could not issue a sign-in code');
+        })
         .finally(() => codeRequests.delete(pending));
       codeRequests.add(pending);
       return reply.code(202).send({ status: 'sent' as const });

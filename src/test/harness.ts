@@ -221,7 +221,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     throw error;
   }
   let workers: RunningWorkers | null = null;
-  const mailTransport = createMailTransport(config.emailTransport);
+  const mailTransport = createMailTransport(config.emailTransport, config.mailConcurrency);
   if (options.workers) {
     const log = pino({ level: 'info' }, stream);
     workers = startWorkers(backgroundLoops(runtime, { log, mailTransport }), log);
@@ -335,41 +335,58 @@ export function addressesOf(mail: ParsedMail): string[] {
 
 const MAIN = path.resolve(import.meta.dirname, '..', 'main.ts');
 
+/** A service process started by a test: the child, its URL (`serve` only) and everything it printed. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+}
+
 /**
- * `storefront serve` as a child process on a PostgreSQL test database (`db.url`), with the test
- * app's secret key so both read each other's sealed data; resolves with its URL once it listens.
- * `env` adds to or overrides the defaults (no demo seed, errors only in the log, port 0); an
- * undefined value removes a variable inherited from the test's environment.
+ * `storefront serve` (or `worker`) as a child process on a PostgreSQL test database (`db.url`), with
+ * the test app's secret key so both read each other's sealed data; resolves once it listens (a
+ * worker: once its loops started). `env` adds to or overrides the defaults (no demo seed, errors
+ * only in the log, port 0); an undefined value removes a variable inherited from the test's
+ * environment.
  */
 export function serveProcess(
   db: TestDb,
   secretKey: string,
   env: Record<string, string | undefined> = {},
-): Promise<{ child: ChildProcess; url: string }> {
+  command: 'serve' | 'worker' = 'serve',
+): Promise<ServiceProcess> {
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: db.url!,
     PORT: '0',
     SEED_DEMO: '0',
-    LOG_LEVEL: 'error',
+    // A worker says it started at info level.
+    LOG_LEVEL: command === 'worker' ? 'info' : 'error',
     SECRET_KEY: secretKey,
   };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete childEnv[name];
     else childEnv[name] = value;
   }
+  const ready = command === 'serve' ? /running at (http:\/\/\S+)/ : /"msg":"worker started"/;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, 'serve'], {
+    const child = spawn(process.execPath, [MAIN, command], {
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
+    let started = false;
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /running at (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1]! });
+      const match = started ? null : ready.exec(output);
+      if (match) {
+        started = true;
+        resolve({ child, url: match[1] ?? '', output: () => output });
+      }
     });
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before listening:\n${output}`)));
+    child.on('exit', (code) =>
+      reject(new Error(`${command} exited (${code}) before it started:\n${output}`)),
+    );
   });
 }

@@ -73,7 +73,10 @@ export class NotificationListener {
   async ensure(): Promise<void> {
     if (this.#client || this.#closed || Date.now() - this.#lastAttempt < RECONNECT_EVERY_MS) return;
     this.#lastAttempt = Date.now();
-    const client = new pg.Client({ connectionString: this.#connectionString });
+    const client = new pg.Client({
+      connectionString: this.#connectionString,
+      application_name: 'storefront webhook listener',
+    });
     const drop = (error?: Error): void => {
       if (this.#client === client) this.#client = null;
       if (error && !this.#closed) this.#log.warn({ err: error.message }, 'webhook LISTEN connection lost');

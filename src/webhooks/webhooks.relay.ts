@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Log } from '../lib/log.ts';
 import type { Database } from '../db/tables.ts';
+import { reportIfOutage } from '../db/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
 import type { WebhookConfig } from './webhooks.config.ts';
@@ -152,7 +153,7 @@ export class WebhookRelay {
           sleepMs = await this.#cycle(keyring, sender, signal, timing);
         } catch (error) {
           if (signal.aborted) break;
-          log.error({ err: error }, 'webhook relay cycle failed');
+          if (!reportIfOutage(log, error)) log.error({ err: error }, 'webhook relay cycle failed');
           this.#lastScan = 0;
           this.#fanOutDue = true;
           this.#scanDue = true;
@@ -342,7 +343,8 @@ export class WebhookRelay {
       if (outcome.status === 'lost') log.warn(context, 'webhook attempt outlived its lease; result dropped');
     } catch (error) {
       // The lease ends and another attempt follows; the row is never lost.
-      log.error({ ...context, err: error }, 'webhook delivery could not be recorded');
+      if (!reportIfOutage(log, error, context))
+        log.error({ ...context, err: error }, 'webhook delivery could not be recorded');
     }
   }
 }

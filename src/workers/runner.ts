@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { reportIfOutage } from '../db/errors.ts';
 
 /** A background loop: `run` does one bounded batch of work; it is called again after `intervalMs`. */
 export interface WorkerLoop {
@@ -42,7 +43,10 @@ export function startWorkers(loops: WorkerLoop[], log: Logger): RunningWorkers {
     entry.running = loop
       .run(controller.signal)
       .catch((error: unknown) => {
-        if (!controller.signal.aborted) log.error({ err: error, loop: loop.name }, 'worker loop failed');
+        if (controller.signal.aborted) return;
+        // Every loop fails while the database is away; each runs again on its interval.
+        if (!reportIfOutage(log, error, { loop: loop.name }))
+          log.error({ err: error, loop: loop.name }, 'worker loop failed');
       })
       .finally(() => {
         entry.running = null;
