@@ -1,7 +1,7 @@
 /**
- * The mail worker marks a batch's sent mail in one statement (decision 96): every mail the transport
- * accepted is `sent` with its message id, a sealed one erased, and a mail whose send failed in the
- * same batch keeps its own retry.
+ * The mail worker marks a batch's sent mail in one statement (decision `mail-batch-marked-sent`):
+ * every mail the transport accepted is `sent` with its message id, a sealed one erased, and a mail
+ * whose send failed in the same batch keeps its own retry.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
