@@ -24,11 +24,12 @@ if (major < REQUIRED_MAJOR) {
 // - on the embedded database, which runs PostgreSQL compiled to WebAssembly in this process,
 //   `--liftoff-only`: V8 compiles it with its baseline compiler (Liftoff) and would later compile
 //   the hot functions again with TurboFan, which takes ~500 MiB for a few seconds and keeps ~50 MiB
-//   more for ~20 % less CPU per query (decision 88; PGLITE_OPTIMIZING_COMPILER=1 keeps TurboFan);
+//   more for ~20 % less CPU per query (decision `embedded-memory`; PGLITE_OPTIMIZING_COMPILER=1
+//   keeps TurboFan);
 // - `--max-semi-space-size=8` (MiB): V8's young generation otherwise grows to several times that
 //   under load, which is most of the RSS a busy API process gains; with 8 MiB it stayed ~35 MiB
-//   lower under the read load at the same throughput (decision 93). A value given in NODE_OPTIONS
-//   or on the command line wins.
+//   lower under the read load at the same throughput (decision `young-generation-bound`). A value
+//   given in NODE_OPTIONS or on the command line wins.
 // src/config.ts validates PGLITE_OPTIMIZING_COMPILER; this reads it first.
 const embedded = (process.env.DATABASE_URL ?? '').trim() === '';
 const optimizing = /^(1|true|yes|on)$/i.test((process.env.PGLITE_OPTIMIZING_COMPILER ?? '').trim());
@@ -48,8 +49,9 @@ if (process.argv[2] === 'serve' && flags.length > 0 && typeof process.execve ===
 
 // Node's module compile cache: the type-stripped TypeScript and V8's compiled code of every module
 // (ours and node_modules) are kept on disk, so a later start does not parse and compile ~2,000
-// files again (decision 81). In os.tmpdir()/node-compile-cache unless NODE_COMPILE_CACHE names a
-// directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off. It never fails the start.
+// files again (decision `compile-cache`). In os.tmpdir()/node-compile-cache unless
+// NODE_COMPILE_CACHE names a directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off. It never fails
+// the start.
 const { enableCompileCache } = await import('node:module');
 enableCompileCache();
 

@@ -114,7 +114,8 @@ export const FILE_RULES: IForbiddenRuleType[] = [
     name: 'optional-packages-on-demand',
     comment:
       'Packages only some configurations or requests use (Stripe, Redis, nodemailer, undici, the /docs page) ' +
-      'are loaded by `await import()` where needed, so that a start does not load them (decision 83). ' +
+      'are loaded by `await import()` where needed, so that a start does not load them ' +
+      '(decision `optional-packages-on-demand`). ' +
       'Their adapters below import them statically and are themselves imported on demand.',
     severity: 'error',
     from: {
@@ -129,7 +130,8 @@ export const FILE_RULES: IForbiddenRuleType[] = [
   {
     name: 'optional-adapters-on-demand',
     comment:
-      'The Stripe and Redis adapters are imported by `await import()` (or for types only): decision 83.',
+      'The Stripe and Redis adapters are imported by `await import()` (or for types only): ' +
+      'decision `optional-packages-on-demand`.',
     severity: 'error',
     from: { path: '^src/' },
     to: {

@@ -65,13 +65,15 @@ export interface AppOptions {
   /** The console's build directory (default: packages/console/dist); tests point it at a fixture. */
   consoleDir?: string | undefined;
   /**
-   * The publishable key the reference shop at /shop uses (decision 70): SHOP_PUBLISHABLE_KEY or the
-   * demo store's. Read on each page load, so tests can set it after making their store.
+   * The publishable key the reference shop at /shop uses (decision `shop-publishable-key`):
+   * SHOP_PUBLISHABLE_KEY or the demo store's. Read on each page load, so tests can set it after
+   * making their store.
    */
   shopKey?: () => string | null;
   /**
    * Compile every route's validators and response serializers while the app is built, as Fastify
-   * does by default, instead of on first use (decision 82); a test uses it to check that all compile.
+   * does by default, instead of on first use (decision `lazy-schema-compilation`); a test uses it
+   * to check that all compile.
    */
   eagerSchemas?: boolean;
 }
@@ -207,7 +209,8 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   const { sandbox } = payments;
   if (sandbox) {
     // The sandbox delivers its signed webhooks in-process, through the webhook route (verified like
-    // any provider's) but without a socket: it runs inside the service (decision 84).
+    // any provider's) but without a socket: it runs inside the service (decision
+    // `sandbox-webhooks-in-process`).
     sandbox.setDelivery(async (body, headers) => {
       const response = await app.inject({
         method: 'POST',

@@ -367,7 +367,7 @@ describe('bin/storefront.js', () => {
   });
 
   test(
-    'serve on the embedded database keeps PostgreSQL to V8’s baseline compiler and bounds the young generation, in the same process (decisions 88, 93)',
+    'serve on the embedded database keeps PostgreSQL to V8’s baseline compiler and bounds the young generation, in the same process (decisions `embedded-memory` and `young-generation-bound`)',
     { skip: process.platform !== 'linux' && 'reads /proc' },
     async () => {
       const argsOf = (pid: number | undefined): string[] =>
@@ -375,7 +375,7 @@ describe('bin/storefront.js', () => {
       for (const [env, liftoffOnly, semiSpace] of [
         [{}, true, true],
         [{ PGLITE_OPTIMIZING_COMPILER: 'on' }, false, true],
-        // A young-generation size of one's own wins over ours (decision 93).
+        // A young-generation size of one's own wins over ours (decision `young-generation-bound`).
         [{ NODE_OPTIONS: '--max-semi-space-size=4' }, true, false],
       ] as const) {
         const server = await serve(env, BIN);

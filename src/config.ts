@@ -25,14 +25,21 @@ export interface Config {
   /** PostgreSQL connection string; null selects the embedded database. */
   readonly databaseUrl: string | null;
   readonly databasePoolSize: number;
-  /** The embedded database's shared_buffers in MiB (PGLITE_SHARED_BUFFERS_MB, decision 88). */
+  /**
+   * The embedded database's shared_buffers in MiB (PGLITE_SHARED_BUFFERS_MB, decision
+   * `embedded-memory`).
+   */
   readonly pgliteSharedBuffersMb: number;
   /**
    * Let V8 optimise the embedded database's WebAssembly with TurboFan (PGLITE_OPTIMIZING_COMPILER,
-   * decision 88). bin/storefront.js acts on it before the process starts; validated here.
+   * decision `embedded-memory`). bin/storefront.js acts on it before the process starts; validated
+   * here.
    */
   readonly pgliteOptimizingCompiler: boolean;
-  /** Run parameterised statements as named prepared statements on PostgreSQL (decision 86). */
+  /**
+   * Run parameterised statements as named prepared statements on PostgreSQL (decision
+   * `prepared-statements`).
+   */
   readonly databasePreparedStatements: boolean;
   readonly redisUrl: string | null;
   /** Create the demo store on an empty database (default: on for the embedded database only). */

@@ -34,8 +34,9 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
         keyring: runtime.keyring,
       })
     : null;
-  // The key of the reference shop and of /docs "Try it" (decision 70): the configured one, else the
-  // demo store's (kept sealed since the seed, so it survives restarts until someone revokes it).
+  // The key of the reference shop and of /docs "Try it" (decision `shop-publishable-key`): the
+  // configured one, else the demo store's (kept sealed since the seed, so it survives restarts
+  // until someone revokes it).
   const shopKey =
     config.shopPublishableKey ??
     (await demoStoreKey({ db: db.kysely, keyring: runtime.keyring }).catch((error: unknown) => {

@@ -1,7 +1,7 @@
 /**
- * The statistics loop (decision 92): PGlite has no autovacuum, so the worker analyzes the tables
- * that changed by autovacuum's rule. Runs on both databases (on PostgreSQL the loop is not
- * registered, but the same statements must work there).
+ * The statistics loop (decision `embedded-analyze`): PGlite has no autovacuum, so the worker
+ * analyzes the tables that changed by autovacuum's rule. Runs on both databases (on PostgreSQL the
+ * loop is not registered, but the same statements must work there).
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';

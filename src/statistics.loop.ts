@@ -39,12 +39,12 @@ export async function analyzeStaleTables(db: Kysely<Database>, signal?: AbortSig
 }
 
 /**
- * The embedded database's stand-in for autovacuum's ANALYZE (decision 92). PGlite runs one
- * standalone backend and no autovacuum, so a table that grew through the API kept the statistics
- * of its first rows (or none), and the planner chose plans for a nearly empty table: list pages
- * and the webhook relay's claim slowed down by an order of magnitude at a few thousand rows. Every
- * minute this analyzes the tables that changed by autovacuum's rule. Only on PGlite: PostgreSQL's
- * autovacuum does it there.
+ * The embedded database's stand-in for autovacuum's ANALYZE (decision `embedded-analyze`). PGlite
+ * runs one standalone backend and no autovacuum, so a table that grew through the API kept the
+ * statistics of its first rows (or none), and the planner chose plans for a nearly empty table:
+ * list pages and the webhook relay's claim slowed down by an order of magnitude at a few thousand
+ * rows. Every minute this analyzes the tables that changed by autovacuum's rule. Only on PGlite:
+ * PostgreSQL's autovacuum does it there.
  */
 export function statisticsLoop(deps: { db: Kysely<Database>; log: Log }): WorkerLoop {
   return {

@@ -514,8 +514,9 @@ export function productCount(deps: { db: Kysely<Database> }, storeId: string): P
 }
 
 /**
- * Brings the planner's statistics up to date after bulk imports (decision 80): until then a large
- * store's list pages can be planned as a sort of all its products.
+ * Brings the planner's statistics up to date after bulk imports (decision
+ * `analyze-after-bulk-import`): until then a large store's list pages can be planned as a sort of
+ * all its products.
  */
 export function refreshProductStatistics(deps: { db: Kysely<Database> }): Promise<void> {
   return analyzeProducts(deps.db);
@@ -535,7 +536,7 @@ export interface BulkProduct {
  * without events (the bench seed: a benchmark store is not a merchant's, and its catalog is far
  * too large for one event per product). Card prices are the lowest variant price, as always. Ids
  * are version 7 UUIDs of the product's creation time (the variants' of their product's), so the
- * indexes on them grow at one end (decision 78).
+ * indexes on them grow at one end (decision `bulk-import`).
  */
 export async function importProducts(
   deps: { db: Kysely<Database> },

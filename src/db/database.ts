@@ -65,7 +65,10 @@ export interface OpenOptions {
   command?: string;
   /** An already-open PGlite (tests pass an in-memory clone). */
   pglite?: PGlite;
-  /** The embedded database's shared_buffers in MiB (decision 88); PGlite's 128 when absent. */
+  /**
+   * The embedded database's shared_buffers in MiB (decision `embedded-memory`); PGlite's 128 when
+   * absent.
+   */
   pgliteSharedBuffersMb?: number;
 }
 
@@ -133,14 +136,14 @@ const CACHED_PLAN_CHANGED = '0A000';
 
 /**
  * Runs every parameterised statement of this connection as a named prepared statement (decision
- * 86): PostgreSQL parses and plans it once per connection instead of on every execution, which
- * more than halved the database's CPU per statement on the purchase path. Kysely sends the same
- * SQL text for the same query shape, so a connection prepares a few hundred statements at most
- * (bounded); statements without parameters (BEGIN, COMMIT, DDL) and very long ones run as before.
- * When a migration changes a table under a prepared statement, PostgreSQL refuses to run it
- * ("cached plan must not change result type"): the statement is prepared again under a new name,
- * at once when no transaction was open (nothing ran), else by the next execution (the transaction
- * fails once, as on any error).
+ * `prepared-statements`): PostgreSQL parses and plans it once per connection instead of on every
+ * execution, which more than halved the database's CPU per statement on the purchase path. Kysely
+ * sends the same SQL text for the same query shape, so a connection prepares a few hundred
+ * statements at most (bounded); statements without parameters (BEGIN, COMMIT, DDL) and very long
+ * ones run as before. When a migration changes a table under a prepared statement, PostgreSQL
+ * refuses to run it ("cached plan must not change result type"): the statement is prepared again
+ * under a new name, at once when no transaction was open (nothing ran), else by the next execution
+ * (the transaction fails once, as on any error).
  */
 export function prepareStatements(client: pg.ClientBase): void {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;

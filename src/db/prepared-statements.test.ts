@@ -5,8 +5,8 @@ import { openBlankPostgres } from '../test/harness.ts';
 import { openDatabase, type Db } from './database.ts';
 
 /**
- * Named prepared statements on PostgreSQL (decision 86). The embedded database has no connection
- * pool, so this file runs on PostgreSQL only (.ci/run runs the suite there too).
+ * Named prepared statements on PostgreSQL (decision `prepared-statements`). The embedded database
+ * has no connection pool, so this file runs on PostgreSQL only (.ci/run runs the suite there too).
  */
 const onPostgres = process.env.DATABASE_URL ? false : 'needs PostgreSQL (DATABASE_URL); runs under .ci/run';
 

@@ -83,8 +83,8 @@ function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
  * Bodies are validated strictly (no type coercion: `"2"` is not a quantity); query strings, path
  * parameters and headers arrive as text and are coerced to the schema's types, numbers only from
  * canonical decimal integers. Each validator is compiled on its first use unless `eager` (decision
- * 82): compiling all of them at start-up took a third of it, and most are rarely or never used by
- * one process.
+ * `lazy-schema-compilation`): compiling all of them at start-up took a third of it, and most are
+ * rarely or never used by one process.
  */
 export function createValidatorCompiler(options: { eager?: boolean } = {}): FastifySchemaCompiler<unknown> {
   const body = makeAjv(false);

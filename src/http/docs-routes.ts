@@ -6,10 +6,10 @@ const HOP_HEADERS = new Set(['connection', 'content-length', 'date', 'keep-alive
 
 /**
  * The API reference at `prefix` (`/docs`, `/docs/`, `/docs/js/scalar.js`), served by Scalar's
- * Fastify plugin, which is loaded on the first request (decision 83): the package and its parser
- * are ~100 modules and a 3 MB script that most processes never serve. The plugin runs in a small
- * Fastify instance of its own, made once; these routes hand it the request and copy its answer, so
- * the pages, redirects and headers are the plugin's own.
+ * Fastify plugin, which is loaded on the first request (decision `optional-packages-on-demand`):
+ * the package and its parser are ~100 modules and a 3 MB script that most processes never serve.
+ * The plugin runs in a small Fastify instance of its own, made once; these routes hand it the
+ * request and copy its answer, so the pages, redirects and headers are the plugin's own.
  */
 export function registerDocsRoutes(
   app: FastifyInstance,

@@ -8,8 +8,8 @@ import { headersHoldUnsafeText } from './input-hygiene.ts';
 import { readVersions } from './read-cache.repository.ts';
 
 /**
- * The read cache of DESIGN D35 (decision 77): storefront catalog and content GETs served from
- * serialized bodies and their ETags kept in this process, keyed by store and URL.
+ * The read cache of DESIGN D35 (decision `read-cache-invalidation`): storefront catalog and content
+ * GETs served from serialized bodies and their ETags kept in this process, keyed by store and URL.
  *
  * Invalidation: the database's triggers (migration 0015) bump a store's versions in the transaction
  * of every change and notify `storefront_read` at commit. A notification moves the store's local

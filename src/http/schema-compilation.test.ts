@@ -7,7 +7,7 @@ interface Problem {
   errors?: { pointer: string }[];
 }
 
-describe('route schemas (decision 82)', () => {
+describe('route schemas (decision `lazy-schema-compilation`)', () => {
   test('every validator and response serializer compiles', async () => {
     // Fastify compiles them all while the app gets ready and fails with FST_ERR_SCH_*_BUILD naming
     // the route when one does not; by default each compiles on its first use instead.

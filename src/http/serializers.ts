@@ -7,9 +7,9 @@ type SerializerFactory = NonNullable<
 
 /**
  * Fastify's own response serializers (fast-json-stringify), each compiled on its first use unless
- * `eager` (decision 82). Every route has one per documented status (its problem+json errors
- * included), so compiling them all at start-up cost more time and memory than the routes a process
- * ever answers with.
+ * `eager` (decision `lazy-schema-compilation`). Every route has one per documented status (its
+ * problem+json errors included), so compiling them all at start-up cost more time and memory than
+ * the routes a process ever answers with.
  */
 export function serializerFactory(options: { eager?: boolean } = {}): SerializerFactory {
   const build = SerializerSelector();

@@ -5,9 +5,10 @@ import { findHandedOutKey, sealedKeysAfter, setSealedKey } from './keys.reposito
 import type { StorefrontKeyRow } from './keys.tables.ts';
 
 /**
- * Publishable keys the service hands out again (decision 70): the demo store's key, which the
- * reference shop at /shop and /docs "Try it" use after every restart. The key is sealed with the
- * keyring (D28), bound to its row; every other key is shown once and kept only hashed.
+ * Publishable keys the service hands out again (decision `shop-publishable-key`): the demo store's
+ * key, which the reference shop at /shop and /docs "Try it" use after every restart. The key is
+ * sealed with the keyring (D28), bound to its row; every other key is shown once and kept only
+ * hashed.
  */
 
 const PURPOSE = 'storefront-keys';

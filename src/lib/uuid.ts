@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 /**
  * A version 7 UUID (RFC 9562) for the millisecond `ms`: 48 bits of Unix time, then 74 random bits.
  * Ids made in time order sort in that order, so a B-tree on them grows at its right edge instead
- * of splitting pages all over (the bulk import's ids, decision 78). Two ids of the same
+ * of splitting pages all over (the bulk import's ids, decision `bulk-import`). Two ids of the same
  * millisecond are in random order.
  */
 export function uuidV7(ms: number): string {

@@ -46,7 +46,8 @@ function nodemailerMessage(mail: OutgoingMail) {
 
 /**
  * A nodemailer transporter made on the first mail: nodemailer is loaded then, so a process that
- * sends no mail never loads it (decision 83). `close` closes it if it was made.
+ * sends no mail never loads it (decision `optional-packages-on-demand`). `close` closes it if it
+ * was made.
  */
 function onFirstMail(create: (mailer: typeof nodemailer) => Transporter): {
   transporter(): Promise<Transporter>;

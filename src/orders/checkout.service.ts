@@ -111,7 +111,7 @@ export async function checkoutOfKey(
  *    reserve every line at the quoted prices, count the discount use, write the order (with its
  *    number and key), its lines and the payment, record order.created. The atomic reservation
  *    decides. Between 2 and 3, a checkout whose units other checkouts of this process are
- *    reserving right now waits for them and quotes again (decision 87).
+ *    reserving right now waits for them and quotes again (decision `reservations-in-flight`).
  * 5. If step 4 fails, the intent is cancelled. Its client secret was never given out, so it could
  *    not have been confirmed: no charge without an order.
  */
@@ -283,8 +283,9 @@ async function completeUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<
 /**
  * Reserves every line (the atomic reservation decides, D8). Each reservation returns, under its row
  * lock, the variant's price and whether its product is active; both hold until commit, so each
- * line must still be sellable at its quoted price (decision 98). The discount is checked again
- * when its use is counted; the tax rate is the quote's. Returns the discount to count.
+ * line must still be sellable at its quoted price (decision `quote-checked-by-reservations`). The
+ * discount is checked again when its use is counted; the tax rate is the quote's. Returns the
+ * discount to count.
  */
 async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<DiscountRow | null> {
   const reserved = await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);

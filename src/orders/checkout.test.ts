@@ -349,7 +349,8 @@ describe('checkout', () => {
         ['order.created', 1001],
       ],
     );
-    // The order, its lines, its payment and order.created are one statement (decision 94).
+    // The order, its lines, its payment and order.created are one statement (decision
+    // `one-statement-order`).
     assert.deepEqual(events.find((e) => e.type === 'order.created')?.data, {
       orderId: body.order.id,
       number: 1001,
@@ -481,7 +482,7 @@ describe('checkout', () => {
     assert.deepEqual(await variant(shop, variantId), { on_hand: 5, reserved: 5 });
   });
 
-  test('buyers racing for the last units who cannot get one are refused before a payment intent (decision 87)', async () => {
+  test('buyers racing for the last units who cannot get one are refused before a payment intent (decision `reservations-in-flight`)', async () => {
     const shop = await createTestStore(t);
     const variantId = (await product(shop, 4)).variants[0]!.id;
     const carts = await Promise.all(

@@ -455,7 +455,7 @@ describe('checkout refusals and retries (D25)', () => {
   });
 });
 
-describe('the sandbox answers a confirmation after its webhook (decision 84)', () => {
+describe('the sandbox answers a confirmation after its webhook (decision `sandbox-webhooks-in-process`)', () => {
   test('the order read right after the answer is paid; a declined card is failed, a delayed one processing', async () => {
     const shop = await ShopDriver.open(t);
     const variantId = await shop.variant(5);

@@ -118,8 +118,9 @@ export interface BuyerOrderRow {
 
 /**
  * An order with its lines and its latest payment in one statement (the buyer's polling read): one
- * statement sees one snapshot, so the status and the payment always agree (decision 76), and a poll
- * costs one round trip instead of a transaction of three reads.
+ * statement sees one snapshot, so the status and the payment always agree (decision
+ * `order-reads-one-snapshot`), and a poll costs one round trip instead of a transaction of three
+ * reads.
  */
 export async function findBuyerOrder(
   db: Db,

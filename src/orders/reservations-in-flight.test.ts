@@ -6,7 +6,7 @@ import { ReservationsInFlight } from './reservations-in-flight.ts';
 const STORE = '00000000-0000-4000-8000-000000000001';
 const line = (variantId: string, quantity: number, available: number) => ({ variantId, quantity, available });
 
-describe('reservations in flight (decision 87)', () => {
+describe('reservations in flight (decision `reservations-in-flight`)', () => {
   test('no wait while the units fit beside what is held; a wait once they do not', () => {
     const gate = new ReservationsInFlight();
     assert.equal(gate.waitIfShort(STORE, [line('a', 1, 1)], 1000), null, 'nothing held');

@@ -32,7 +32,8 @@ export async function createPayments(
       return { provider: sandbox, sandbox };
     }
     case 'stripe': {
-      // The Stripe SDK (~200 modules) is loaded only when it is the provider (decision 83).
+      // The Stripe SDK (~200 modules) is loaded only when it is the provider (decision
+      // `optional-packages-on-demand`).
       const { StripeProvider } = await import('./stripe.provider.ts');
       // loadPaymentsConfig refuses to start without both secrets when PAYMENT_PROVIDER=stripe.
       return {

@@ -171,7 +171,7 @@ function expandIPv6(address: string): string[] {
 
 /**
  * The limiter of an app: counters in Redis when a URL is given, else in process memory. The Redis
- * client (ioredis) is loaded only then (decision 83).
+ * client (ioredis) is loaded only then (decision `optional-packages-on-demand`).
  */
 export async function createRateLimiter(
   config: RateLimitConfig,

@@ -62,7 +62,8 @@ test('seed bench: batches of products on the storefront in order, with card pric
     'the count only grows',
   );
 
-  // The planner's statistics were refreshed: it knows the products are there (decision 80).
+  // The planner's statistics were refreshed: it knows the products are there (decision
+  // `analyze-after-bulk-import`).
   const { rows } = await sql<{
     reltuples: number;
   }>`SELECT reltuples::float8 AS reltuples FROM pg_class WHERE relname = 'products'`.execute(t.db.kysely);

@@ -11,7 +11,7 @@ import { openStaffSession } from '../staff/staff.service.ts';
 import { findStoreWithSlug } from '../stores/stores.service.ts';
 import type { SeedDeps } from './demo.ts';
 
-/** Products per import: one transaction of two statements (decision 78). */
+/** Products per import: one transaction of two statements (decision `bulk-import`). */
 export const BENCH_BATCH = 5000;
 /**
  * Imports in flight: while the database writes one batch, the next is built and sent (on
@@ -49,7 +49,7 @@ export interface BenchSeed {
  * batches through the catalog's bulk import (no events: a benchmark store is not a merchant's).
  * Into an existing store, the new products are numbered after the ones it has, so their SKUs do
  * not collide. Progress is reported through `onProgress` after each batch (the CLI draws a bar).
- * At the end the catalog's planner statistics are refreshed (decision 80).
+ * At the end the catalog's planner statistics are refreshed (decision `analyze-after-bulk-import`).
  */
 export async function seedBench(
   deps: Omit<SeedDeps, 'keyring'>,

@@ -29,7 +29,10 @@ export interface SeedDeps {
   sessions: SessionLifetime;
   /** The server's own base URL: its /docs "Try it" and its /shop call the API from that origin. */
   baseUrl?: string | undefined;
-  /** Seals the demo key so the reference shop and /docs can use it after a restart (decision 70). */
+  /**
+   * Seals the demo key so the reference shop and /docs can use it after a restart (decision
+   * `shop-publishable-key`).
+   */
   keyring: Keyring;
 }
 
@@ -68,7 +71,8 @@ export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> 
 
 /**
  * The demo store's publishable key, for the reference shop at /shop and /docs "Try it": the key
- * made by the seed, kept sealed (decision 70). Null without a demo store, or once its key was revoked.
+ * made by the seed, kept sealed (decision `shop-publishable-key`). Null without a demo store, or
+ * once its key was revoked.
  */
 export async function demoStoreKey(deps: Pick<SeedDeps, 'db' | 'keyring'>): Promise<string | null> {
   const store = await findStoreWithSlug(deps, DEMO_SLUG);

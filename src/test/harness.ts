@@ -184,7 +184,10 @@ export interface TestAppOptions {
   consoleDir?: string;
   /** The publishable key the reference shop at /shop uses, read on each page load. */
   shopKey?: () => string | null;
-  /** Compile every route schema while building the app instead of on first use (decision 82). */
+  /**
+   * Compile every route schema while building the app instead of on first use (decision
+   * `lazy-schema-compilation`).
+   */
   eagerSchemas?: boolean;
 }
 

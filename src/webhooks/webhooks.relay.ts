@@ -68,8 +68,8 @@ export function envelopeOf(delivery: Pick<ClaimedDelivery, 'event'>): string {
 }
 
 /**
- * The outbox relay as one long-running worker loop (decision 89). It sleeps until there is
- * something to do, and then does only that:
+ * The outbox relay as one long-running worker loop (decision `lean-relay`). It sleeps until there
+ * is something to do, and then does only that:
  *   - events committed: a notification (on PostgreSQL a dedicated connection LISTENs on
  *     `storefront_webhooks`, which a trigger on `events` signals at every commit that inserted
  *     events) makes it run one fan-out statement, which also claims the fresh deliveries it may send at once (fanOutAndClaim), so a

@@ -55,7 +55,7 @@ export function resealSecret(
 
 /**
  * One signing secret ready to sign: the HMAC key objects of its two signatures, made once per
- * secret rather than once per request (decision 89).
+ * secret rather than once per request (decision `lean-relay`).
  */
 export interface SigningKey {
   /** `x-webhook-signature`: keyed with the whole secret string (`whsec_…`), spec 6.2. */

@@ -110,7 +110,10 @@ function describeError(error: unknown, timeoutMs: number, timedOut: boolean): st
 export class WebhookSender {
   readonly #timeoutMs: number;
   readonly #allowHttp: boolean;
-  /** undici and the two agents, loaded and made on the first send (decision 83). */
+  /**
+   * undici and the two agents, loaded and made on the first send (decision
+   * `optional-packages-on-demand`).
+   */
   #client: Promise<{ request: typeof request; https: Agent; http: Agent }> | null = null;
 
   constructor(options: { timeoutMs: number; allowHttp: boolean }) {

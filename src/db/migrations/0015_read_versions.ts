@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The read cache's versions (DESIGN D35, decision 77). Every committed change to what the
- * Storefront API reads (the store, products, variants, collections and their products, menus,
- * pages, published regions) bumps its store's version in the same transaction and notifies
- * `storefront_read` at commit, so API processes drop the bodies it made stale.
+ * The read cache's versions (DESIGN D35, decision `read-cache-invalidation`). Every committed
+ * change to what the Storefront API reads (the store, products, variants, collections and their
+ * products, menus, pages, published regions) bumps its store's version in the same transaction and
+ * notifies `storefront_read` at commit, so API processes drop the bodies it made stale.
  *
  * Triggers, not application calls: a write that forgot to bump would serve stale bodies for as long
  * as the cache kept them, and bulk imports, cascades and seeds all go through the same tables.

@@ -1,6 +1,6 @@
 /**
  * The console's building blocks: native, labelled HTML elements (dialog, details, form controls)
- * so keyboard use and screen readers work without a widget library (docs/decisions.md).
+ * so keyboard use and screen readers work without a widget library (decision `console-stack`).
  */
 import {
   useEffect,
