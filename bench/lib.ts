@@ -120,6 +120,15 @@ function startChild(args: string[], env: NodeJS.ProcessEnv, tail: OutputTail, ch
   return child;
 }
 
+/**
+ * Starts `storefront worker` of `checkout` (default: this one): the background loops alone;
+ * cleanup() stops it.
+ */
+export function startWorker(env: NodeJS.ProcessEnv, checkout = root): { child: ChildProcess; tail: OutputTail } {
+  const tail = new OutputTail();
+  return { child: startChild(['worker'], env, tail, checkout), tail };
+}
+
 /** SIGTERM, then SIGKILL after 15 s. */
 export async function stopChild(child: ChildProcess): Promise<void> {
   if (!alive(child)) return;
