@@ -38,7 +38,8 @@ import { applyProviderEvent } from './orders/provider-events.service.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { createRateLimiter } from './ratelimit/ratelimit.limiter.ts';
 import { storefrontRateLimit } from './ratelimit/ratelimit.hook.ts';
-import { AppError } from './lib/errors.ts';
+import { AppError, forbidden } from './lib/errors.ts';
+import { isLoopbackRequest } from './http/loopback.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
 import { webhookDocuments } from './webhook-events.ts';
 import { readDevMailbox } from './mail/dev-mailbox.ts';
@@ -301,9 +302,14 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
 
   const transport = config.emailTransport;
   if (config.devMailbox && transport.kind === 'file') {
-    // Development only (file transport, not production): the console's dev mailbox reads sign-in codes here.
-    app.get('/admin/dev/mailbox', { schema: { hide: true } }, async (_request, reply) => {
+    // Development only (file transport, not production mode): the console's dev mailbox reads
+    // sign-in codes here, for this machine only (D51).
+    app.get('/admin/dev/mailbox', { schema: { hide: true } }, async (request, reply) => {
       void reply.header('cache-control', 'no-store');
+      if (!isLoopbackRequest(request))
+        throw forbidden(
+          'The dev mailbox shows sign-in codes, so it answers only on this machine: open the console at http://localhost:PORT or http://127.0.0.1:PORT.',
+        );
       return { mails: await readDevMailbox(transport.dir) };
     });
   }

@@ -262,6 +262,30 @@ describe('storefront CLI', () => {
     assert.equal(bad.code, 2);
   });
 
+  test('serve in production mode: no dev mailbox, no demo seed, what is unsafe is printed', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-production-'));
+    const unset = await run(['serve'], { DATA_DIR: empty, NODE_ENV: 'production' });
+    assert.equal(unset.code, 2, 'production mode needs EMAIL_TRANSPORT named');
+    assert.match(unset.stderr, /EMAIL_TRANSPORT/);
+    const server = await serve({
+      DATA_DIR: empty,
+      NODE_ENV: 'production',
+      EMAIL_TRANSPORT: `file:${path.join(empty, 'mail')}`,
+    });
+    try {
+      const output = server.output();
+      assert.doesNotMatch(output, /Publishable key:/, 'no demo store in production mode');
+      assert.doesNotMatch(output, /dev\/mailbox/);
+      assert.match(output, /Warning: Mail is written to files/);
+      assert.match(output, /Warning: SECRET_KEY is not set/);
+      assert.equal((await fetch(`${server.url}/admin/dev/mailbox`)).status, 404);
+    } finally {
+      server.child.kill('SIGTERM');
+      await exited(server.child);
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   test('serve on an empty data dir seeds the demo store and prints working credentials', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-empty-'));
     const server = await serve({ DATA_DIR: empty, SEED_DEMO: '1' });
@@ -271,6 +295,7 @@ describe('storefront CLI', () => {
       assert.ok(key, output);
       assert.match(output, /Staff token: +st_/);
       assert.match(output, /\/docs/);
+      assert.match(output, /Warning: Development mode: sign-in codes are shown at \/admin\/dev\/mailbox/);
       const response = await fetch(`${server.url}/storefront/v1/store`, {
         headers: { 'x-publishable-key': key },
       });

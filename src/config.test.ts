@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, startupWarnings } from './config.ts';
 
 describe('loadConfig', () => {
   test('defaults describe the embedded quick start', () => {
@@ -23,6 +23,29 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@db/x' }).seedDemo, false);
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@db/x', SEED_DEMO: '1' }).seedDemo, true);
     assert.equal(loadConfig({ SEED_DEMO: '0' }).seedDemo, false);
+  });
+
+  test('production mode turns development conveniences off and says what is left unsafe', () => {
+    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /EMAIL_TRANSPORT/);
+    const production = loadConfig({ NODE_ENV: 'production', EMAIL_TRANSPORT: 'smtp://mail.internal:25' });
+    assert.equal(production.devMailbox, false);
+    assert.equal(production.seedDemo, false);
+    assert.deepEqual(startupWarnings(production), [
+      'SECRET_KEY is not set: stored secrets are sealed under a root kept in the database itself.',
+    ]);
+    assert.deepEqual(
+      startupWarnings(
+        loadConfig({
+          NODE_ENV: 'production',
+          EMAIL_TRANSPORT: 'smtp://mail.internal:25',
+          SECRET_KEY: 'x'.repeat(32),
+        }),
+      ),
+      [],
+    );
+    const development = loadConfig({});
+    assert.equal(development.devMailbox, true);
+    assert.match(startupWarnings(development)[0]!, /^Development mode: sign-in codes are shown/);
   });
 
   test('parses durations and booleans', () => {

@@ -42,7 +42,7 @@ export interface Config {
    */
   readonly databasePreparedStatements: boolean;
   readonly redisUrl: string | null;
-  /** Create the demo store on an empty database (default: on for the embedded database only). */
+  /** Create the demo store on an empty database (default: on for the embedded database outside production mode). */
   readonly seedDemo: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /**
@@ -83,7 +83,10 @@ export interface Config {
   readonly payments: PaymentsConfig;
   readonly webhooks: WebhookConfig;
   readonly emailIdentity: EmailIdentityConfig;
-  /** NODE_ENV=production: development helpers (the dev mailbox) do not exist. */
+  /**
+   * Production mode (NODE_ENV=production, D51): development conveniences are off unless named
+   * explicitly: no dev mailbox, no demo seed by default, EMAIL_TRANSPORT must be given.
+   */
   readonly production: boolean;
   /** Serve the merchant console at /admin (ADMIN_UI, default on). */
   readonly adminUi: boolean;
@@ -118,9 +121,18 @@ function keyCacheTtl(env: Env): number {
   return ms;
 }
 
-function emailTransport(env: Env, cwd: string, dataDir: string): MailTransportConfig {
+function emailTransport(env: Env, cwd: string, dataDir: string, production: boolean): MailTransportConfig {
   const raw = read(env, 'EMAIL_TRANSPORT');
-  if (raw === undefined) return { kind: 'file', dir: path.join(dataDir, 'mail') };
+  if (raw === undefined) {
+    // Production mode sends mail nowhere by default: a deployment names its SMTP server (D51).
+    if (production)
+      throw new ConfigError(
+        'EMAIL_TRANSPORT',
+        'an smtp(s)://host:port URL in production mode (or file:<directory>, named explicitly)',
+        '(unset)',
+      );
+    return { kind: 'file', dir: path.join(dataDir, 'mail') };
+  }
   if (raw.startsWith('file:')) {
     const dir = raw.slice('file:'.length);
     if (dir === '') throw new ConfigError('EMAIL_TRANSPORT', 'file:<directory> or smtp(s)://host:port', raw);
@@ -178,7 +190,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (shopPublishableKey !== null && !/^pk_[0-9A-Za-z]{8,128}$/.test(shopPublishableKey)) {
     throw new ConfigError('SHOP_PUBLISHABLE_KEY', 'a publishable key (pk_…)', '<hidden>');
   }
-  const transport = emailTransport(env, cwd, dataDir);
+  const transport = emailTransport(env, cwd, dataDir, production);
   return Object.freeze({
     host,
     port,
@@ -193,7 +205,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     pgliteOptimizingCompiler: boolean(env, 'PGLITE_OPTIMIZING_COMPILER', false),
     databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
-    seedDemo: boolean(env, 'SEED_DEMO', databaseUrl === null),
+    seedDemo: boolean(env, 'SEED_DEMO', databaseUrl === null && !production),
     logLevel: logLevel as Config['logLevel'],
     secretKey,
     secretKeyPrevious: Object.freeze(secretKeyPrevious),
@@ -261,4 +273,25 @@ function trustProxy(env: Env): boolean | readonly string[] {
     );
   }
   return Object.freeze(entries);
+}
+
+/**
+ * What in this configuration is a development convenience or unsafe to expose (D51): `serve`
+ * prints these at start, so nobody runs a development configuration in production unawares.
+ */
+export function startupWarnings(config: Readonly<Config>): string[] {
+  const warnings: string[] = [];
+  if (config.devMailbox)
+    warnings.push(
+      'Development mode: sign-in codes are shown at /admin/dev/mailbox to requests from this machine (file mail). Set NODE_ENV=production for a deployment.',
+    );
+  if (config.production && config.emailTransport.kind === 'file')
+    warnings.push(`Mail is written to files in ${config.emailTransport.dir}, not sent (EMAIL_TRANSPORT).`);
+  if (config.webhooks.allowHttp)
+    warnings.push('ALLOW_HTTP_WEBHOOKS is on: webhooks may go to http:// URLs on loopback.');
+  if (config.secretKey === null && config.production)
+    warnings.push(
+      'SECRET_KEY is not set: stored secrets are sealed under a root kept in the database itself.',
+    );
+  return warnings;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, startupWarnings, type Config } from './config.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -141,7 +141,10 @@ async function serve(config: Readonly<Config>): Promise<void> {
       '  New credentials: stop the server, then `npx storefront keys create --store demo --label dev`.',
     );
   }
+  const warnings = startupWarnings(config);
+  if (warnings.length > 0) lines.push('', ...warnings.map((warning) => `  Warning: ${warning}`));
   process.stdout.write(`${lines.join('\n')}\n\n`);
+  for (const warning of warnings) log.warn(warning);
   log.info({ url: server.url, startupMs: Math.round(performance.now() - started) }, 'listening');
 
   onShutdownSignal(log, config, 'shutting down', () => server.close().then(() => db.close()));

@@ -220,8 +220,38 @@ describe('the dev mailbox', () => {
     );
   });
 
+  test('answers only requests from this machine addressed to a loopback name (D51)', async () => {
+    const ask = (headers: Record<string, string>, remoteAddress = '127.0.0.1') =>
+      t.app.inject({ method: 'GET', url: '/admin/dev/mailbox', headers, remoteAddress });
+    for (const host of ['localhost:3000', '127.0.0.1:3000', '[::1]:3000', 'shop.localhost', 'LOCALHOST']) {
+      assert.equal((await ask({ host })).statusCode, 200, host);
+    }
+    assert.equal((await ask({ host: 'localhost:3000' }, '::1')).statusCode, 200, 'IPv6 loopback');
+    const refused: { why: string; headers: Record<string, string>; remote: string }[] = [
+      { why: 'another machine', headers: { host: 'localhost:3000' }, remote: '192.168.1.20' },
+      { why: 'a DNS-rebinding page', headers: { host: 'attacker.example' }, remote: '127.0.0.1' },
+      { why: 'a name for this machine', headers: { host: 'devbox.lan:3000' }, remote: '127.0.0.1' },
+      {
+        why: 'a proxy on this machine forwarding a client',
+        headers: { host: 'localhost:3000', 'x-forwarded-for': '203.0.113.9' },
+        remote: '127.0.0.1',
+      },
+      {
+        why: 'a Forwarded header',
+        headers: { host: 'localhost', forwarded: 'for=203.0.113.9' },
+        remote: '::1',
+      },
+    ];
+    for (const { why, headers, remote } of refused) {
+      const answer = await ask(headers, remote);
+      assert.equal(answer.statusCode, 403, why);
+      assert.equal(answer.json<{ title: string }>().title, 'forbidden');
+      assert.doesNotMatch(answer.body, /\d{6}/, `${why}: no code in the answer`);
+    }
+  });
+
   test('does not exist with SMTP or in production', async () => {
-    assert.equal(loadConfig({ NODE_ENV: 'production' }).devMailbox, false);
+    assert.equal(loadConfig({ NODE_ENV: 'production', EMAIL_TRANSPORT: 'file:./mail' }).devMailbox, false);
     assert.equal(loadConfig({ EMAIL_TRANSPORT: 'smtp://127.0.0.1:2525' }).devMailbox, false);
     assert.equal(loadConfig({}).devMailbox, true);
     const smtp = await startTestApp({ config: { devMailbox: false } });
