@@ -19,10 +19,14 @@ interface DevMail {
   text: string;
 }
 
-/** The platform mail of the dev mailbox, or null where it does not exist (SMTP, production). */
-async function fetchDevMailbox(): Promise<DevMail[] | null> {
+/**
+ * The platform mail of the dev mailbox; null where it does not exist (SMTP, production), 'local-only'
+ * when the console was not opened from this machine as localhost (the mailbox answers 403 then).
+ */
+async function fetchDevMailbox(): Promise<DevMail[] | null | 'local-only'> {
   const response = await fetch('/admin/dev/mailbox', { headers: { accept: 'application/json' } });
   if (response.status === 404) return null;
+  if (response.status === 403) return 'local-only';
   if (!response.ok) throw new Error(`The dev mailbox answered ${response.status}.`);
   return ((await response.json()) as { mails: DevMail[] }).mails;
 }
@@ -30,6 +34,13 @@ async function fetchDevMailbox(): Promise<DevMail[] | null> {
 function DevMailbox({ email, onCode }: { email: string; onCode: (code: string) => void }) {
   const mailbox = useQuery({ queryKey: ['dev-mailbox'], queryFn: fetchDevMailbox, refetchInterval: 2000 });
   if (mailbox.data === null) return null;
+  if (mailbox.data === 'local-only')
+    return (
+      <p className="hint">
+        The dev mailbox with sign-in codes is shown only on the server’s own machine: open the console at
+        http://localhost:PORT/admin/ there, or read the code from the mail files.
+      </p>
+    );
   const mails = (mailbox.data ?? []).filter(
     (mail) => !email || mail.to.toLowerCase().includes(email.toLowerCase()),
   );
