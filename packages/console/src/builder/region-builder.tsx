@@ -318,8 +318,9 @@ function Builder({ initial, title }: { initial: AdminRegion; title: string }) {
     () => (reviewing ? diffBlocks(published ?? [], draft) : []),
     [reviewing, published, draft],
   );
-  const failureWithoutField =
-    failure !== null && (fieldErrors(failure).length === 0 || issues.every((i) => i.source !== 'server'));
+  // A refusal that names fields is shown at them (the problems panel), and goes as each is fixed;
+  // only one that names none stays above the builder until the next save.
+  const failureWithoutField = failure !== null && fieldErrors(failure).length === 0;
 
   const preview = useMemo(
     () =>
