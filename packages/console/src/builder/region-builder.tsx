@@ -44,6 +44,7 @@ import { useAdmin } from '../session.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { ConfirmButton, Empty, ErrorBanner, Loading, Notice, PageHeader } from '../ui/components.tsx';
 import { errorMessage, fieldErrors, isStatus } from '../ui/problems.ts';
+import { FORM_RECORD, readingForForm } from '../ui/queries.tsx';
 import { Announcer, LeaveGuard, sameJson } from '../screens/content-parts.tsx';
 import { BlockInspector, type Move } from './block-form.tsx';
 import { BlockTree, INSTRUCTIONS } from './block-tree.tsx';
@@ -64,7 +65,7 @@ export default function RegionBuilder() {
   const region = useQuery({
     queryKey: ['regions', 'one', key],
     queryFn: () => admin.request('adminGetRegion', { path: { key } }),
-    staleTime: 0,
+    ...FORM_RECORD,
   });
   const create = useMutation({
     mutationFn: () => admin.request('adminSaveRegionDraft', { path: { key }, body: { blocks: [] } }),
@@ -75,7 +76,7 @@ export default function RegionBuilder() {
   });
 
   const title = `Region “${key}”`;
-  if (region.isPending) {
+  if (region.isPending || readingForForm(region)) {
     return (
       <>
         <PageHeader title={title} />
