@@ -11,6 +11,21 @@ import { isStatus, shopApi } from './api.ts';
 
 const STORAGE_KEY = 'storefront.cart';
 
+/**
+ * Adding would put more units of a variant in the cart than the shop has (by the product's
+ * `available`, display data read with the page): nothing was written.
+ */
+export class NotEnoughStockError extends Error {
+  override readonly name = 'NotEnoughStockError';
+  constructor(available: number, inCart: number) {
+    super(
+      available === 0
+        ? 'This option is sold out.'
+        : `Only ${available} left${inCart > 0 ? `; you have ${inCart} in your cart` : ''}.`,
+    );
+  }
+}
+
 /** The cart changed elsewhere (another tab, another device): it was read again; nothing was written. */
 export class CartChangedError extends Error {
   override readonly name = 'CartChangedError';
@@ -107,6 +122,15 @@ class CartStore {
     }
   }
 
+  async #create(items: Items): Promise<Cart | null> {
+    let etag: string | null = null;
+    const created = await shopApi().carts.create(
+      { items },
+      { onResponse: (r) => (etag = r.headers.get('etag')) },
+    );
+    return this.#set(created, etag);
+  }
+
   async #replace(cart: Cart, items: Items): Promise<Cart | null> {
     let etag: string | null = null;
     const next = await shopApi().carts.replace(
@@ -123,23 +147,19 @@ class CartStore {
   }
 
   /**
-   * Adds units of a variant. Adding is the same wish whatever the cart holds, so when another tab
-   * changed it meanwhile (412) the cart is read again and the units added to what it holds now.
+   * Adds units of a variant, at most `available` in all (NotEnoughStockError otherwise: the cart
+   * already holds what is left). Adding is the same wish whatever the cart holds, so when another
+   * tab changed it meanwhile (412) the cart is read again and the units added to what it holds now.
    */
-  add(variantId: string, quantity: number): Promise<Cart | null> {
+  add(variantId: string, quantity: number, available = Infinity): Promise<Cart | null> {
     return this.#run(async () => {
       for (let attempt = 0; ; attempt++) {
         const cart = this.#state.cart;
-        if (!cart) {
-          let etag: string | null = null;
-          const created = await shopApi().carts.create(
-            { items: [{ variantId, quantity }] },
-            { onResponse: (r) => (etag = r.headers.get('etag')) },
-          );
-          return this.#set(created, etag);
-        }
         const items = itemsOf(cart);
         const line = items.find((item) => item.variantId === variantId);
+        const inCart = line?.quantity ?? 0;
+        if (inCart + quantity > available) throw new NotEnoughStockError(available, inCart);
+        if (!cart) return this.#create([{ variantId, quantity }]);
         if (line) line.quantity = Math.min(999, line.quantity + quantity);
         else items.push({ variantId, quantity });
         try {

@@ -188,4 +188,69 @@ describe('buying in the reference shop', () => {
     assert.deepEqual(problems, []);
     await context.close();
   });
+
+  test('what is left: the picker counts the cart, a stale page is told so, and checkout names the item short of stock', async () => {
+    const shop = await openStore(h);
+    const catalog = await seedCatalog(shop);
+    const { context, page, problems } = await newPage(h);
+
+    // The large mug: 2 left. Both go in the cart; then the page says so and adds no more.
+    await page.goto(`/shop/products/${catalog.mug.id}?variant=${catalog.mug.large}`);
+    await page.getByText('Only 2 left', { exact: true }).waitFor();
+    const quantity = page.getByLabel('Quantity');
+    assert.deepEqual(await quantity.locator('option').allTextContents(), ['1', '2']);
+    await quantity.selectOption('2');
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await page.getByText('Added 2 × Blue mug (Large) to your cart.').waitFor();
+    await page.getByText('Only 2 left; you have 2 in your cart.').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Add to cart' }).isDisabled(), true);
+    assert.equal(await quantity.isDisabled(), true);
+    await assertAccessible(page, 'product with all that is left in the cart');
+
+    // The small mug (10 left): the picker offers what the cart does not hold yet...
+    await page.getByRole('radio', { name: 'Small' }).check();
+    assert.equal(await quantity.locator('option').count(), 10);
+    // ...but another device puts 8 in this cart meanwhile: adding 5 more is refused, not sent.
+    const cartId = await page.evaluate<string | null>('localStorage.getItem("storefront.cart")');
+    assert.ok(cartId);
+    await shop.storefront.carts.replace(cartId, {
+      items: [
+        { variantId: catalog.mug.large, quantity: 2 },
+        { variantId: catalog.mug.small, quantity: 8 },
+      ],
+    });
+    await quantity.selectOption('5');
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await page.getByRole('alert').getByText('Only 10 left; you have 8 in your cart.').waitFor();
+    await page.getByText('You have 8 in your cart.', { exact: true }).waitFor();
+    assert.equal(await quantity.locator('option').count(), 2, 'the rest: 2');
+    assert.deepEqual(
+      (await shop.storefront.carts.get(cartId)).items.map((line) => [line.variantLabel, line.quantity]),
+      [
+        ['Large', 2],
+        ['Small', 8],
+      ],
+      'nothing was added',
+    );
+
+    // Someone else checks out one large mug: 1 left. The checkout says which item, and what is left.
+    const other = await shop.storefront.carts.create({
+      items: [{ variantId: catalog.mug.large, quantity: 1 }],
+    });
+    await shop.storefront.checkout.create({ cartId: other.id, email: 'eve@example.com' });
+    await page.goto('/shop/checkout');
+    await fillDetails(page, 'dan@example.com');
+    const refusal = page.getByRole('alert');
+    await refusal.getByText('Blue mug (Large): only 1 left, you have 2 in your cart.').waitFor();
+    assert.doesNotMatch(
+      (await refusal.textContent()) ?? '',
+      /Blue mug \(Small\)/,
+      'only the line short of stock',
+    );
+    await refusal.getByRole('link', { name: 'Review your cart' }).waitFor();
+    await assertAccessible(page, 'checkout refused for stock');
+    assert.equal((await shop.admin.orders.list()).items.length, 1, 'no order for dan');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
 });

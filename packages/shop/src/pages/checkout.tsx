@@ -3,7 +3,7 @@
  * service prices discount, tax and shipping when it makes the order) and "Pay", which hands the
  * shopper to the payment provider's hosted page.
  */
-import { randomUUID, StorefrontError, type Checkout } from '@storefront/client';
+import { randomUUID, StorefrontError, type Cart, type Checkout } from '@storefront/client';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, isStatus } from '../api.ts';
 import { cartStore, useCart } from '../cart.ts';
@@ -53,12 +53,35 @@ interface FieldProblems {
   country?: string;
   discountCode?: string;
   form?: string;
+  /** The lines short of stock, by name: "Blue mug (Large): only 3 left, you have 6 in your cart". */
+  stock?: string[];
+}
+
+/**
+ * The lines an `insufficient_stock` refusal names (its `errors[]` carry `variantId`, `requested`
+ * and `available`), by the names the cart shows them with.
+ */
+function shortLines(error: StorefrontError, lines: Cart['items']): string[] {
+  return error.errors.map((short) => {
+    const line = lines.find((candidate) => candidate.variantId === short.variantId);
+    const name = line ? `${line.title} (${line.variantLabel})` : 'An item';
+    const available = typeof short.available === 'number' ? short.available : 0;
+    const requested = typeof short.requested === 'number' ? short.requested : (line?.quantity ?? 0);
+    const left = available === 0 ? 'none left' : `only ${available} left`;
+    return `${name}: ${left}, you have ${requested} in your cart.`;
+  });
 }
 
 /** Where the service's refusal belongs: at a field when it names one, else above the form. */
-function problemsOf(error: unknown): FieldProblems {
+function problemsOf(error: unknown, lines: Cart['items']): FieldProblems {
   if (!(error instanceof StorefrontError)) return { form: describeError(error) };
   if (error.title === 'discount_invalid') return { discountCode: error.detail };
+  if (error.title === 'insufficient_stock') {
+    return {
+      form: 'Some items in your cart are not available in that quantity any more. Nothing was reserved.',
+      stock: shortLines(error, lines),
+    };
+  }
   if (error.title === 'validation_failed') {
     const problems: FieldProblems = {};
     for (const field of error.errors) {
@@ -139,6 +162,7 @@ function DetailsForm({ onDone }: { onDone: (checkout: Checkout) => void }) {
     setProblems({});
     // One key per attempt: the client retries a lost answer with it; a refusal is final for it.
     const idempotencyKey = randomUUID();
+    const lines = cart.items;
     try {
       const answer = await sendCheckout(body, idempotencyKey);
       saveCheckout({ idempotencyKey, body, orderId: answer.order.id });
@@ -149,7 +173,7 @@ function DetailsForm({ onDone }: { onDone: (checkout: Checkout) => void }) {
         // The cart moved on (prices, stock, checked out elsewhere): show what it holds now.
         await cartStore.load().catch(() => undefined);
       }
-      const found = problemsOf(error);
+      const found = problemsOf(error, lines);
       setProblems(found);
       const field = found.email ? 'checkout-email' : found.discountCode ? 'checkout-discount' : null;
       if (field) document.getElementById(field)?.focus();
@@ -167,6 +191,13 @@ function DetailsForm({ onDone }: { onDone: (checkout: Checkout) => void }) {
           {problems.form ? (
             <div class="notice notice-error" role="alert">
               <p>{problems.form}</p>
+              {problems.stock ? (
+                <ul class="short-lines">
+                  {problems.stock.map((line) => (
+                    <li key={line}>{line}</li>
+                  ))}
+                </ul>
+              ) : null}
               <p>
                 <Link to="/cart">Review your cart</Link>
               </p>
