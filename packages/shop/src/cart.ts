@@ -34,10 +34,22 @@ export class CartChangedError extends Error {
   }
 }
 
-type Items = CartInput['items'];
+export type Items = CartInput['items'];
 
-function itemsOf(cart: Cart | null): Items {
-  return (cart?.items ?? []).map((line) => ({ variantId: line.variantId, quantity: line.quantity }));
+/** The lines as a cart or an order holds them, as the API takes them. */
+export function itemsOf(holder: { items: Cart['items'] } | { lines: Cart['items'] } | null): Items {
+  const lines = holder === null ? [] : 'items' in holder ? holder.items : holder.lines;
+  return lines.map((line) => ({ variantId: line.variantId, quantity: line.quantity }));
+}
+
+/** Whether two sets of lines hold the same quantity of the same variants (in any order). */
+export function sameItems(a: Items, b: Items): boolean {
+  const key = (items: Items) =>
+    items
+      .map((item) => `${item.variantId.toLowerCase()}:${item.quantity}`)
+      .sort()
+      .join(',');
+  return key(a) === key(b);
 }
 
 function storedId(): string | null {
@@ -197,9 +209,27 @@ class CartStore {
     });
   }
 
+  /**
+   * Puts an unpaid order's lines back in the cart, as a shopper who leaves the payment page expects
+   * (a new cart: the old one became the order). A cart that holds items is left as it is: it was
+   * filled since, or restored already.
+   */
+  restore(items: Items): Promise<Cart | null> {
+    return this.#run(async () => {
+      const current = await this.#read().catch(() => this.#state.cart);
+      if (current && current.items.length > 0) return current;
+      return this.#create(items);
+    });
+  }
+
   /** After checkout: the cart is an order now; the next item starts a new cart. */
   forget(): void {
     this.#set(null, null);
+  }
+
+  /** Going to pay an order again: the cart restored from it is forgotten, unless it was changed since. */
+  forgetIfHolding(items: Items): void {
+    if (this.#state.cart && sameItems(itemsOf(this.#state.cart), items)) this.forget();
   }
 }
 

@@ -177,7 +177,7 @@ describe('buying in the reference shop', () => {
     // same payment (the checkout replayed with its Idempotency-Key: no second order).
     await page.getByRole('link', { name: 'Cancel and return to the shop' }).click();
     await page.waitForURL(/redirect_status=canceled/);
-    await page.getByText('The payment was not completed. Your order is held until it expires.').waitFor();
+    await page.getByText('The payment was not completed; nothing was charged.').waitFor();
     await page.getByRole('button', { name: 'Pay now' }).click();
     await page.getByRole('button', { name: 'Pay $54.00' }).click();
     await page.getByRole('heading', { name: 'Thank you!', level: 1 }).waitFor({ timeout: 20_000 });
@@ -250,6 +250,70 @@ describe('buying in the reference shop', () => {
     await refusal.getByRole('link', { name: 'Review your cart' }).waitFor();
     await assertAccessible(page, 'checkout refused for stock');
     assert.equal((await shop.admin.orders.list()).items.length, 1, 'no order for dan');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('leaving the payment page puts the items back in the cart; unchanged, it resumes the same order; changed, a new one', async () => {
+    const shop = await openStore(h);
+    const catalog = await seedCatalog(shop);
+    const { context, page, problems } = await newPage(h);
+    const cartLink = (count: number) => page.getByRole('link', { name: `Cart, ${count} items` });
+
+    await toCheckout(page, catalog.tee.id, 2);
+    await fillDetails(page, 'fay@example.com');
+    await page.getByRole('heading', { name: 'Review and pay', level: 1 }).waitFor();
+    const number = (await page.getByText(/^Order #\d+ for fay@example\.com/).textContent())!.match(
+      /#(\d+)/,
+    )![1];
+    await page.getByRole('button', { name: 'Pay $60.00' }).click();
+    await page.getByRole('link', { name: 'Cancel and return to the shop' }).click();
+
+    // Back in the shop: the order waits, and the cart holds its items again.
+    await page.waitForURL(/redirect_status=canceled/);
+    await page.getByText('The payment was not completed; nothing was charged.').waitFor();
+    await page
+      .getByText(`Your items are back in your cart. Order #${number} is held for you until`)
+      .waitFor();
+    await cartLink(2).waitFor();
+    await page.getByRole('button', { name: 'Pay now' }).waitFor();
+    await assertAccessible(page, 'order after leaving the payment page');
+    await page.getByRole('link', { name: 'View your cart' }).click();
+    await page.getByRole('heading', { name: 'Your cart', level: 1 }).waitFor();
+    assert.equal(
+      await page.getByRole('status', { name: 'Quantity of Linen tee (One size)' }).textContent(),
+      '2',
+    );
+
+    // Checked out unchanged, with the same details (kept in the form): the same order, not a second.
+    await page.getByRole('link', { name: 'Check out' }).click();
+    await page.getByRole('heading', { name: 'Checkout', level: 1 }).waitFor();
+    assert.equal(await page.getByLabel('Email').inputValue(), 'fay@example.com');
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByText(`Order #${number} for fay@example.com`, { exact: false }).waitFor();
+    assert.equal((await shop.admin.orders.list()).items.length, 1, 'one order');
+
+    // "Return to cart" from the review: the items again; one more tee is another order.
+    await page.getByRole('button', { name: 'Return to cart' }).click();
+    await page.getByRole('heading', { name: 'Your cart', level: 1 }).waitFor();
+    await cartLink(2).waitFor();
+    await page.getByRole('button', { name: 'One more Linen tee (One size)' }).click();
+    await cartLink(3).waitFor();
+    await page.getByRole('link', { name: 'Check out' }).click();
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByRole('button', { name: 'Pay $90.00' }).click();
+    await page.getByRole('button', { name: /^Pay / }).click();
+    await page.getByRole('heading', { name: 'Thank you!', level: 1 }).waitFor({ timeout: 20_000 });
+    await cartLink(0).waitFor();
+    const orders = (await shop.admin.orders.list()).items;
+    assert.deepEqual(
+      orders.map((order) => [order.number, order.status, order.total.amount]).sort(),
+      [
+        [Number(number), 'pending', 6000],
+        [Number(number) + 1, 'paid', 9000],
+      ],
+      'the first order waits to expire; the changed cart was paid',
+    );
     assert.deepEqual(problems, []);
     await context.close();
   });
