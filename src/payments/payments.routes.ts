@@ -8,10 +8,8 @@ import type { Log } from '../lib/log.ts';
 import type { Payments } from './payments.setup.ts';
 import { ProviderError, WebhookSignatureError, type ProviderEvent } from './provider.ts';
 import {
-  HOSTED_CSS,
-  HOSTED_CSS_CACHE_CONTROL,
-  HOSTED_CSS_ETAG,
-  HOSTED_CSS_PATH,
+  HOSTED_ASSET_CACHE_CONTROL,
+  HOSTED_ASSETS,
   HOSTED_PAGE_PATH,
   INVALID_LINK_PAGE,
   OPEN_FROM_CHECKOUT_PAGE,
@@ -239,17 +237,19 @@ async function sandboxHostedPage(scope: FastifyInstance, sandbox: SandboxProvide
   );
   pages.setErrorHandler(sendErrorPage);
 
-  pages.get(HOSTED_CSS_PATH, { schema: { hide: true } }, async (request, reply) => {
-    void reply.headers({
-      'content-type': 'text/css; charset=utf-8',
-      'cache-control': HOSTED_CSS_CACHE_CONTROL,
-      etag: HOSTED_CSS_ETAG,
-      'x-content-type-options': 'nosniff',
+  for (const asset of HOSTED_ASSETS) {
+    pages.get(asset.path, { schema: { hide: true } }, async (request, reply) => {
+      void reply.headers({
+        'content-type': asset.contentType,
+        'cache-control': HOSTED_ASSET_CACHE_CONTROL,
+        etag: asset.etag,
+        'x-content-type-options': 'nosniff',
+      });
+      const ifNoneMatch = request.headers['if-none-match'];
+      if (ifNoneMatch?.split(',').some((tag) => tag.trim() === asset.etag)) return reply.code(304).send();
+      return reply.send(asset.body);
     });
-    const ifNoneMatch = request.headers['if-none-match'];
-    if (ifNoneMatch?.split(',').some((tag) => tag.trim() === HOSTED_CSS_ETAG)) return reply.code(304).send();
-    return reply.send(HOSTED_CSS);
-  });
+  }
 
   pages.get(`${HOSTED_PAGE_PATH}/:ref`, { schema: { hide: true, params: REF } }, async (_request, reply) => {
     void reply.header('allow', 'POST');

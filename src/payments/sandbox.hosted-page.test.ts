@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { ShopDriver, type CheckoutBody } from '../orders/orders.test-support.ts';
 import { startTestApp, testConfig, waitFor, type TestApp } from '../test/harness.ts';
 import { escapeHtml } from '../lib/html.ts';
-import { renderPaymentPage, withParams } from './sandbox.hosted-page.ts';
+import { INVALID_LINK_PAGE, renderPaymentPage, withParams } from './sandbox.hosted-page.ts';
 
 const RETURN_URL = 'https://shop.example/checkout/return?order=abc';
 const CSP =
@@ -111,6 +111,8 @@ describe('opening the page', () => {
       'the cancel link keeps the shop’s query and adds the outcome',
     );
     assert.match(html, /<link rel="stylesheet" href="\/sandbox\/v1\/hosted\.css">/);
+    // Its own icon, so the browser does not ask this server for /favicon.ico (a 404).
+    assert.match(html, /<link rel="icon" href="\/sandbox\/v1\/favicon\.svg" type="image\/svg\+xml">/);
     assert.doesNotMatch(html, /<script|<style|\sstyle=|\son[a-z]+=|https?:\/\/(?!shop\.example)/i);
   });
 
@@ -355,23 +357,33 @@ describe('hostile input', () => {
   });
 });
 
-describe('the stylesheet', () => {
-  test('is text/css, cacheable with an ETag (304 when unchanged), nosniff', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/sandbox/v1/hosted.css' });
-    assert.equal(response.statusCode, 200);
-    assert.equal(response.headers['content-type'], 'text/css; charset=utf-8');
+describe('the stylesheet and the icon', () => {
+  /** The asset answers 200 with its type, cacheable with an ETag (304 when unchanged), nosniff. */
+  async function served(url: string, contentType: string): Promise<string> {
+    const response = await t.app.inject({ method: 'GET', url });
+    assert.equal(response.statusCode, 200, url);
+    assert.equal(response.headers['content-type'], contentType);
     assert.equal(response.headers['cache-control'], 'public, max-age=3600');
     assert.equal(response.headers['x-content-type-options'], 'nosniff');
-    assert.match(response.body, /:focus-visible/);
-    assert.doesNotMatch(response.body, /@import|url\(/, 'nothing loaded from elsewhere');
     const etag = String(response.headers.etag);
-    const again = await t.app.inject({
-      method: 'GET',
-      url: '/sandbox/v1/hosted.css',
-      headers: { 'if-none-match': etag },
-    });
+    const again = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag } });
     assert.equal(again.statusCode, 304);
     assert.equal(again.body, '');
+    return response.body;
+  }
+
+  test('the stylesheet is text/css, cacheable, and loads nothing from elsewhere', async () => {
+    const css = await served('/sandbox/v1/hosted.css', 'text/css; charset=utf-8');
+    assert.match(css, /:focus-visible/);
+    assert.doesNotMatch(css, /@import|url\(/, 'nothing loaded from elsewhere');
+  });
+
+  test('the icon every page names is an SVG served here (no /favicon.ico 404), referring to nothing else', async () => {
+    const icon = /<link rel="icon" href="([^"]+)" type="image\/svg\+xml">/.exec(INVALID_LINK_PAGE)?.[1];
+    assert.equal(icon, '/sandbox/v1/favicon.svg', 'message pages name it too');
+    const svg = await served(icon, 'image/svg+xml');
+    assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>/);
+    assert.doesNotMatch(svg, /href|url\(|<script|<foreignObject/i, 'nothing loaded, nothing run');
   });
 });
 
@@ -416,6 +428,7 @@ test('without the sandbox provider the page does not exist', async () => {
       ['POST', '/sandbox/v1/payments/pi_sbx_abc'],
       ['POST', '/sandbox/v1/payments/pi_sbx_abc/hosted-confirm'],
       ['GET', '/sandbox/v1/hosted.css'],
+      ['GET', '/sandbox/v1/favicon.svg'],
     ] as const) {
       const response = await stripe.app.inject({
         method,

@@ -15,11 +15,33 @@ import type { PaymentMethod, SandboxIntent } from './sandbox.provider.ts';
 
 export const HOSTED_PAGE_PATH = '/sandbox/v1/payments';
 export const HOSTED_CSS_PATH = '/sandbox/v1/hosted.css';
+export const HOSTED_ICON_PATH = '/sandbox/v1/favicon.svg';
 
-/** The stylesheet (a file beside this one), its validator, and how long browsers may keep it. */
-export const HOSTED_CSS = fs.readFileSync(new URL('./sandbox.hosted-page.css', import.meta.url), 'utf8');
-export const HOSTED_CSS_ETAG = `"${createHash('sha256').update(HOSTED_CSS).digest('base64url').slice(0, 27)}"`;
-export const HOSTED_CSS_CACHE_CONTROL = 'public, max-age=3600';
+/** A file the pages load from this server: its body, type, and validator. */
+export interface HostedAsset {
+  path: string;
+  body: string;
+  contentType: string;
+  etag: string;
+}
+
+/** How long browsers may keep a hosted asset. */
+export const HOSTED_ASSET_CACHE_CONTROL = 'public, max-age=3600';
+
+function hostedAsset(path: string, file: string, contentType: string): HostedAsset {
+  const body = fs.readFileSync(new URL(file, import.meta.url), 'utf8');
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  return { path, body, contentType, etag };
+}
+
+/**
+ * The stylesheet and the icon (files beside this one). The page names its icon, so browsers do not
+ * ask for `/favicon.ico`, which is the shop's (or nobody's) and would be a 404 here.
+ */
+export const HOSTED_ASSETS: readonly HostedAsset[] = [
+  hostedAsset(HOSTED_CSS_PATH, './sandbox.hosted-page.css', 'text/css; charset=utf-8'),
+  hostedAsset(HOSTED_ICON_PATH, './sandbox.hosted-page.svg', 'image/svg+xml'),
+];
 
 /** The test cards, in the order the page lists them; the first is chosen by default. */
 export const TEST_CARDS: readonly { method: PaymentMethod; label: string }[] = [
@@ -111,6 +133,7 @@ function layout(title: string, body: string): string {
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="${HOSTED_CSS_PATH}">
+<link rel="icon" href="${HOSTED_ICON_PATH}" type="image/svg+xml">
 </head>
 <body>
 <main class="panel">

@@ -223,11 +223,11 @@ describe('the region builder', () => {
     await text.fill('Linen\u0000shirts, cut by hand.');
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.getByText('(refused by the server)').waitFor();
-    assert.match(await errorOf(text), /must not contain a NUL character/);
+    assert.match(await errorOf(text), /contains a character that can’t be saved/);
     await page.locator('li[data-block-id="text-1"] .block-problems').getByText('1 problem').waitFor();
     assert.match(
       (await page.locator('.problems').textContent()) ?? '',
-      /Text “Linen.?shirts, cut by hand\.” · Text must not contain a NUL character/,
+      /Text “Linen.?shirts, cut by hand\.” · Text contains a character that can’t be saved/,
     );
     // Fixing the field clears the server's message there; the save goes through.
     await text.fill('Linen shirts, cut by hand.');
@@ -310,6 +310,61 @@ describe('the region builder', () => {
     await page.getByText('Region “home-hero” deleted.').waitFor();
     assert.equal((await storefront(store, '/regions/home-hero')).status, 404);
 
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
+
+describe('the region builder and text the server cannot store', () => {
+  test('half an emoji: said in a merchant’s words at the field, and no banner is left once the text is fixed', async () => {
+    const store = await newStore(h);
+    const admin = adminOf(store);
+    await admin.request('adminSaveRegionDraft', {
+      path: { key: 'promo' },
+      body: { blocks: [{ id: 'note', type: 'text', settings: { text: 'Summer sale' } }] },
+    });
+    const { context, page, problems } = await newPage(h);
+    await signIn(page, store);
+    await page.goto('/admin/content/regions/promo');
+    await page.getByRole('button', { name: /^Text Summer sale/ }).click();
+    const text = page.getByLabel('Text', { exact: true });
+
+    // A lone high surrogate (the first half of 🌞), as a broken paste or a cut emoji leaves it:
+    // typed into the field the way React sees typing (the native setter, then an input event).
+    await text.focus();
+    await page.evaluate(`(() => {
+      const field = document.activeElement;
+      const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(field), 'value').set;
+      setter.call(field, 'Summer sale ' + String.fromCharCode(0xd83c));
+      field.dispatchEvent(new Event('input', { bubbles: true }));
+    })()`);
+    assert.equal(await text.inputValue(), 'Summer sale \ud83c');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByText('(refused by the server)').waitFor();
+    const advice =
+      'contains a character that can’t be saved (an incomplete emoji or symbol, or an invisible control character): retype it and save again';
+    assert.equal(await errorOf(text), advice);
+    const panel = (await page.locator('.problems').textContent()) ?? '';
+    assert.match(panel, /The server refused the draft: The text contains a character that can’t be saved/);
+    const shown = (await page.locator('main').textContent()) ?? '';
+    assert.doesNotMatch(shown, /surrogate|UTF-16|NUL character/, 'no words for programmers');
+    await assertAccessible(page, 'builder with text the server refused');
+
+    // Retyped: the field's message, the problems panel and any banner about the refusal all go
+    // before the next save, and that save goes through.
+    await text.fill('Summer sale 🌞');
+    assert.equal(await errorOf(text), '');
+    assert.equal(await page.locator('.problems').count(), 0, 'the problems panel is gone');
+    assert.equal(await page.locator('main .banner.error').count(), 0, 'no error banner is left');
+    assert.equal(await page.getByRole('alert').count(), 0, 'nothing alerts any more');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page
+      .getByText('Draft saved. Your shop keeps showing the published version until you publish.')
+      .waitFor();
+    const saved = await admin.request('adminGetRegion', { path: { key: 'promo' } });
+    assert.deepEqual(saved.draft.blocks, [
+      { id: 'note', type: 'text', settings: { text: 'Summer sale 🌞' } },
+    ]);
     assert.deepEqual(problems, []);
     await context.close();
   });

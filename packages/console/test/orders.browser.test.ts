@@ -215,6 +215,47 @@ describe('orders in the console', () => {
     await context.close();
   });
 
+  test('the product reached from an order shows the stock after the sale, not the copy seen before it', async () => {
+    const shop = await openShop(h.live);
+    const product = await createProduct(shop.admin, { title: 'Green vase', priceAmount: 4000, onHand: 5 });
+    const variantId = product.variants[0]!.id;
+    const { context, page, problems } = await newPage(h);
+    await signIn(page, shop.shop);
+
+    // The merchant looks at the product first: 5 on hand, 5 available.
+    await page.goto(`/admin/products/${product.id}`);
+    await page.getByRole('heading', { name: 'Green vase', level: 1 }).waitFor();
+    const stock = async () => ({
+      onHand: await page.getByLabel('On hand').inputValue(),
+      shown: (await page.locator('dl.stock').allTextContents()).join(''),
+    });
+    assert.deepEqual(await stock(), { onHand: '5', shown: 'Reserved0Available5' });
+
+    // Meanwhile the shop sells 2 and holds 1 for an unpaid order.
+    const sold = await order(shop, variantId, 2);
+    await order(shop, variantId, 1, false);
+
+    // Within the console (no reload): Orders, the order, its line's product.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Orders' }).click();
+    await page.getByRole('link', { name: `#${sold.number}` }).click();
+    await page.getByRole('heading', { name: `Order #${sold.number}`, level: 1 }).waitFor();
+    await page.getByRole('region', { name: 'Items' }).getByRole('link', { name: 'Green vase' }).click();
+    await page.getByRole('heading', { name: 'Green vase', level: 1 }).waitFor();
+    assert.deepEqual(await stock(), { onHand: '3', shown: 'Reserved1Available2' }, 'the stock of now');
+
+    // Saving another field leaves the stock as the shop left it.
+    await page.getByLabel('Title').fill('Green vase, large');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await page.getByText('Saved.').waitFor();
+    const saved = await shop.admin.products.get(product.id);
+    assert.deepEqual(
+      saved.variants.map((v) => [v.onHand, v.reserved, v.available]),
+      [[3, 1, 2]],
+    );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test('an order that does not exist says so', async () => {
     const shop = await openShop(h.live);
     const { context, page, problems } = await newPage(h);

@@ -11,6 +11,21 @@ import { isStatus, shopApi } from './api.ts';
 
 const STORAGE_KEY = 'storefront.cart';
 
+/**
+ * Adding would put more units of a variant in the cart than the shop has (by the product's
+ * `available`, display data read with the page): nothing was written.
+ */
+export class NotEnoughStockError extends Error {
+  override readonly name = 'NotEnoughStockError';
+  constructor(available: number, inCart: number) {
+    super(
+      available === 0
+        ? 'This option is sold out.'
+        : `Only ${available} left${inCart > 0 ? `; you have ${inCart} in your cart` : ''}.`,
+    );
+  }
+}
+
 /** The cart changed elsewhere (another tab, another device): it was read again; nothing was written. */
 export class CartChangedError extends Error {
   override readonly name = 'CartChangedError';
@@ -19,10 +34,22 @@ export class CartChangedError extends Error {
   }
 }
 
-type Items = CartInput['items'];
+export type Items = CartInput['items'];
 
-function itemsOf(cart: Cart | null): Items {
-  return (cart?.items ?? []).map((line) => ({ variantId: line.variantId, quantity: line.quantity }));
+/** The lines as a cart or an order holds them, as the API takes them. */
+export function itemsOf(holder: { items: Cart['items'] } | { lines: Cart['items'] } | null): Items {
+  const lines = holder === null ? [] : 'items' in holder ? holder.items : holder.lines;
+  return lines.map((line) => ({ variantId: line.variantId, quantity: line.quantity }));
+}
+
+/** Whether two sets of lines hold the same quantity of the same variants (in any order). */
+export function sameItems(a: Items, b: Items): boolean {
+  const key = (items: Items) =>
+    items
+      .map((item) => `${item.variantId.toLowerCase()}:${item.quantity}`)
+      .sort()
+      .join(',');
+  return key(a) === key(b);
 }
 
 function storedId(): string | null {
@@ -107,6 +134,15 @@ class CartStore {
     }
   }
 
+  async #create(items: Items): Promise<Cart | null> {
+    let etag: string | null = null;
+    const created = await shopApi().carts.create(
+      { items },
+      { onResponse: (r) => (etag = r.headers.get('etag')) },
+    );
+    return this.#set(created, etag);
+  }
+
   async #replace(cart: Cart, items: Items): Promise<Cart | null> {
     let etag: string | null = null;
     const next = await shopApi().carts.replace(
@@ -123,23 +159,19 @@ class CartStore {
   }
 
   /**
-   * Adds units of a variant. Adding is the same wish whatever the cart holds, so when another tab
-   * changed it meanwhile (412) the cart is read again and the units added to what it holds now.
+   * Adds units of a variant, at most `available` in all (NotEnoughStockError otherwise: the cart
+   * already holds what is left). Adding is the same wish whatever the cart holds, so when another
+   * tab changed it meanwhile (412) the cart is read again and the units added to what it holds now.
    */
-  add(variantId: string, quantity: number): Promise<Cart | null> {
+  add(variantId: string, quantity: number, available = Infinity): Promise<Cart | null> {
     return this.#run(async () => {
       for (let attempt = 0; ; attempt++) {
         const cart = this.#state.cart;
-        if (!cart) {
-          let etag: string | null = null;
-          const created = await shopApi().carts.create(
-            { items: [{ variantId, quantity }] },
-            { onResponse: (r) => (etag = r.headers.get('etag')) },
-          );
-          return this.#set(created, etag);
-        }
         const items = itemsOf(cart);
         const line = items.find((item) => item.variantId === variantId);
+        const inCart = line?.quantity ?? 0;
+        if (inCart + quantity > available) throw new NotEnoughStockError(available, inCart);
+        if (!cart) return this.#create([{ variantId, quantity }]);
         if (line) line.quantity = Math.min(999, line.quantity + quantity);
         else items.push({ variantId, quantity });
         try {
@@ -177,9 +209,27 @@ class CartStore {
     });
   }
 
+  /**
+   * Puts an unpaid order's lines back in the cart, as a shopper who leaves the payment page expects
+   * (a new cart: the old one became the order). A cart that holds items is left as it is: it was
+   * filled since, or restored already.
+   */
+  restore(items: Items): Promise<Cart | null> {
+    return this.#run(async () => {
+      const current = await this.#read().catch(() => this.#state.cart);
+      if (current && current.items.length > 0) return current;
+      return this.#create(items);
+    });
+  }
+
   /** After checkout: the cart is an order now; the next item starts a new cart. */
   forget(): void {
     this.#set(null, null);
+  }
+
+  /** Going to pay an order again: the cart restored from it is forgotten, unless it was changed since. */
+  forgetIfHolding(items: Items): void {
+    if (this.#state.cart && sameItems(itemsOf(this.#state.cart), items)) this.forget();
   }
 }
 

@@ -1,10 +1,12 @@
 /**
  * The checkout in progress, kept for this tab (sessionStorage): the body and the Idempotency-Key it
- * was sent with. Sending both again replays the same answer (the same order, the same payment), so a
- * reload of the review step, or "pay now" after leaving the payment page, never makes a second order.
+ * was sent with, and the lines it ordered. Sending both again replays the same answer (the same
+ * order, the same payment), so a reload of the review step, "pay now" after leaving the payment
+ * page, or checking out the restored cart unchanged never makes a second order.
  */
-import type { Checkout, CheckoutInput } from '@storefront/client';
+import { randomUUID, type Checkout, type CheckoutInput } from '@storefront/client';
 import { config, shopApi } from './api.ts';
+import { sameItems, type Items } from './cart.ts';
 import { href } from './router.tsx';
 
 const STORAGE_KEY = 'storefront.checkout';
@@ -13,6 +15,8 @@ export interface SavedCheckout {
   idempotencyKey: string;
   body: CheckoutInput;
   orderId: string;
+  /** The lines the cart held when it was sent (the order's). */
+  items?: Items;
 }
 
 export function savedCheckout(): SavedCheckout | null {
@@ -36,6 +40,39 @@ export function saveCheckout(saved: SavedCheckout | null): void {
 /** Sends the checkout; with the key of an earlier send, the service answers that same checkout again. */
 export function sendCheckout(body: CheckoutInput, idempotencyKey: string): Promise<Checkout> {
   return shopApi().checkout.create(body, { idempotencyKey });
+}
+
+/**
+ * Whether a checkout's order is still held for the shopper. A replayed answer is the first one as
+ * it was, `pending` included, so its hold time is what tells.
+ */
+export function stillHeld(checkout: Checkout): boolean {
+  const until = checkout.order.expiresAt ? Date.parse(checkout.order.expiresAt) : NaN;
+  return checkout.order.status === 'pending' && !(until <= Date.now());
+}
+
+/**
+ * Checks out these lines with these details. When this tab holds an unpaid order of exactly the
+ * same (the shopper left the payment page and came back through the restored cart), the same key
+ * and body answer that order again: no second order, and its stock is not held twice. Otherwise a
+ * new key (one per attempt: the client retries a lost answer with it; a refusal is final for it).
+ */
+export async function placeOrder(body: CheckoutInput, items: Items): Promise<Checkout> {
+  const saved = savedCheckout();
+  const same =
+    saved !== null &&
+    sameItems(saved.items ?? [], items) &&
+    saved.body.email === body.email &&
+    (saved.body.country ?? null) === (body.country ?? null) &&
+    (saved.body.discountCode ?? null) === (body.discountCode ?? null);
+  if (saved && same) {
+    const again = await sendCheckout(saved.body, saved.idempotencyKey).catch(() => null);
+    if (again && stillHeld(again)) return again;
+  }
+  const idempotencyKey = randomUUID();
+  const answer = await sendCheckout(body, idempotencyKey);
+  saveCheckout({ idempotencyKey, body, orderId: answer.order.id, items });
+  return answer;
 }
 
 /**

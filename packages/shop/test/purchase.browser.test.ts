@@ -177,7 +177,7 @@ describe('buying in the reference shop', () => {
     // same payment (the checkout replayed with its Idempotency-Key: no second order).
     await page.getByRole('link', { name: 'Cancel and return to the shop' }).click();
     await page.waitForURL(/redirect_status=canceled/);
-    await page.getByText('The payment was not completed. Your order is held until it expires.').waitFor();
+    await page.getByText('The payment was not completed; nothing was charged.').waitFor();
     await page.getByRole('button', { name: 'Pay now' }).click();
     await page.getByRole('button', { name: 'Pay $54.00' }).click();
     await page.getByRole('heading', { name: 'Thank you!', level: 1 }).waitFor({ timeout: 20_000 });
@@ -185,6 +185,135 @@ describe('buying in the reference shop', () => {
     const order = await paidOrder(shop, orderIdOf(page));
     assert.equal(order.discount.amount, 600);
     assert.equal(order.total.amount, 5400);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('what is left: the picker counts the cart, a stale page is told so, and checkout names the item short of stock', async () => {
+    const shop = await openStore(h);
+    const catalog = await seedCatalog(shop);
+    const { context, page, problems } = await newPage(h);
+
+    // The large mug: 2 left. Both go in the cart; then the page says so and adds no more.
+    await page.goto(`/shop/products/${catalog.mug.id}?variant=${catalog.mug.large}`);
+    await page.getByText('Only 2 left', { exact: true }).waitFor();
+    const quantity = page.getByLabel('Quantity');
+    assert.deepEqual(await quantity.locator('option').allTextContents(), ['1', '2']);
+    await quantity.selectOption('2');
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await page.getByText('Added 2 × Blue mug (Large) to your cart.').waitFor();
+    await page.getByText('Only 2 left; you have 2 in your cart.').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Add to cart' }).isDisabled(), true);
+    assert.equal(await quantity.isDisabled(), true);
+    await assertAccessible(page, 'product with all that is left in the cart');
+
+    // The small mug (10 left): the picker offers what the cart does not hold yet...
+    await page.getByRole('radio', { name: 'Small' }).check();
+    assert.equal(await quantity.locator('option').count(), 10);
+    // ...but another device puts 8 in this cart meanwhile: adding 5 more is refused, not sent.
+    const cartId = await page.evaluate<string | null>('localStorage.getItem("storefront.cart")');
+    assert.ok(cartId);
+    await shop.storefront.carts.replace(cartId, {
+      items: [
+        { variantId: catalog.mug.large, quantity: 2 },
+        { variantId: catalog.mug.small, quantity: 8 },
+      ],
+    });
+    await quantity.selectOption('5');
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await page.getByRole('alert').getByText('Only 10 left; you have 8 in your cart.').waitFor();
+    await page.getByText('You have 8 in your cart.', { exact: true }).waitFor();
+    assert.equal(await quantity.locator('option').count(), 2, 'the rest: 2');
+    assert.deepEqual(
+      (await shop.storefront.carts.get(cartId)).items.map((line) => [line.variantLabel, line.quantity]),
+      [
+        ['Large', 2],
+        ['Small', 8],
+      ],
+      'nothing was added',
+    );
+
+    // Someone else checks out one large mug: 1 left. The checkout says which item, and what is left.
+    const other = await shop.storefront.carts.create({
+      items: [{ variantId: catalog.mug.large, quantity: 1 }],
+    });
+    await shop.storefront.checkout.create({ cartId: other.id, email: 'eve@example.com' });
+    await page.goto('/shop/checkout');
+    await fillDetails(page, 'dan@example.com');
+    const refusal = page.getByRole('alert');
+    await refusal.getByText('Blue mug (Large): only 1 left, you have 2 in your cart.').waitFor();
+    assert.doesNotMatch(
+      (await refusal.textContent()) ?? '',
+      /Blue mug \(Small\)/,
+      'only the line short of stock',
+    );
+    await refusal.getByRole('link', { name: 'Review your cart' }).waitFor();
+    await assertAccessible(page, 'checkout refused for stock');
+    assert.equal((await shop.admin.orders.list()).items.length, 1, 'no order for dan');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('leaving the payment page puts the items back in the cart; unchanged, it resumes the same order; changed, a new one', async () => {
+    const shop = await openStore(h);
+    const catalog = await seedCatalog(shop);
+    const { context, page, problems } = await newPage(h);
+    const cartLink = (count: number) => page.getByRole('link', { name: `Cart, ${count} items` });
+
+    await toCheckout(page, catalog.tee.id, 2);
+    await fillDetails(page, 'fay@example.com');
+    await page.getByRole('heading', { name: 'Review and pay', level: 1 }).waitFor();
+    const number = (await page.getByText(/^Order #\d+ for fay@example\.com/).textContent())!.match(
+      /#(\d+)/,
+    )![1];
+    await page.getByRole('button', { name: 'Pay $60.00' }).click();
+    await page.getByRole('link', { name: 'Cancel and return to the shop' }).click();
+
+    // Back in the shop: the order waits, and the cart holds its items again.
+    await page.waitForURL(/redirect_status=canceled/);
+    await page.getByText('The payment was not completed; nothing was charged.').waitFor();
+    await page
+      .getByText(`Your items are back in your cart. Order #${number} is held for you until`)
+      .waitFor();
+    await cartLink(2).waitFor();
+    await page.getByRole('button', { name: 'Pay now' }).waitFor();
+    await assertAccessible(page, 'order after leaving the payment page');
+    await page.getByRole('link', { name: 'View your cart' }).click();
+    await page.getByRole('heading', { name: 'Your cart', level: 1 }).waitFor();
+    assert.equal(
+      await page.getByRole('status', { name: 'Quantity of Linen tee (One size)' }).textContent(),
+      '2',
+    );
+
+    // Checked out unchanged, with the same details (kept in the form): the same order, not a second.
+    await page.getByRole('link', { name: 'Check out' }).click();
+    await page.getByRole('heading', { name: 'Checkout', level: 1 }).waitFor();
+    assert.equal(await page.getByLabel('Email').inputValue(), 'fay@example.com');
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByText(`Order #${number} for fay@example.com`, { exact: false }).waitFor();
+    assert.equal((await shop.admin.orders.list()).items.length, 1, 'one order');
+
+    // "Return to cart" from the review: the items again; one more tee is another order.
+    await page.getByRole('button', { name: 'Return to cart' }).click();
+    await page.getByRole('heading', { name: 'Your cart', level: 1 }).waitFor();
+    await cartLink(2).waitFor();
+    await page.getByRole('button', { name: 'One more Linen tee (One size)' }).click();
+    await cartLink(3).waitFor();
+    await page.getByRole('link', { name: 'Check out' }).click();
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByRole('button', { name: 'Pay $90.00' }).click();
+    await page.getByRole('button', { name: /^Pay / }).click();
+    await page.getByRole('heading', { name: 'Thank you!', level: 1 }).waitFor({ timeout: 20_000 });
+    await cartLink(0).waitFor();
+    const orders = (await shop.admin.orders.list()).items;
+    assert.deepEqual(
+      orders.map((order) => [order.number, order.status, order.total.amount]).sort(),
+      [
+        [Number(number), 'pending', 6000],
+        [Number(number) + 1, 'paid', 9000],
+      ],
+      'the first order waits to expire; the changed cart was paid',
+    );
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -44,6 +44,7 @@ import { useAdmin } from '../session.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { ConfirmButton, Empty, ErrorBanner, Loading, Notice, PageHeader } from '../ui/components.tsx';
 import { errorMessage, fieldErrors, isStatus } from '../ui/problems.ts';
+import { FORM_RECORD, readingForForm } from '../ui/queries.tsx';
 import { Announcer, LeaveGuard, sameJson } from '../screens/content-parts.tsx';
 import { BlockInspector, type Move } from './block-form.tsx';
 import { BlockTree, INSTRUCTIONS } from './block-tree.tsx';
@@ -64,7 +65,7 @@ export default function RegionBuilder() {
   const region = useQuery({
     queryKey: ['regions', 'one', key],
     queryFn: () => admin.request('adminGetRegion', { path: { key } }),
-    staleTime: 0,
+    ...FORM_RECORD,
   });
   const create = useMutation({
     mutationFn: () => admin.request('adminSaveRegionDraft', { path: { key }, body: { blocks: [] } }),
@@ -75,7 +76,7 @@ export default function RegionBuilder() {
   });
 
   const title = `Region “${key}”`;
-  if (region.isPending) {
+  if (region.isPending || readingForForm(region)) {
     return (
       <>
         <PageHeader title={title} />
@@ -318,8 +319,9 @@ function Builder({ initial, title }: { initial: AdminRegion; title: string }) {
     () => (reviewing ? diffBlocks(published ?? [], draft) : []),
     [reviewing, published, draft],
   );
-  const failureWithoutField =
-    failure !== null && (fieldErrors(failure).length === 0 || issues.every((i) => i.source !== 'server'));
+  // A refusal that names fields is shown at them (the problems panel), and goes as each is fixed;
+  // only one that names none stays above the builder until the next save.
+  const failureWithoutField = failure !== null && fieldErrors(failure).length === 0;
 
   const preview = useMemo(
     () =>

@@ -54,7 +54,7 @@ import {
   unclaimed,
   type FormProblem,
 } from '../ui/problems.ts';
-import { QueryView } from '../ui/queries.tsx';
+import { FORM_RECORD, QueryView, readingForForm } from '../ui/queries.tsx';
 import {
   priceRange,
   Thumb,
@@ -262,6 +262,7 @@ export function CollectionEdit() {
     queryKey: ['collections', 'one', id],
     queryFn: () => admin.request('adminGetCollection', { path: { id: id! } }),
     enabled: id !== undefined,
+    ...FORM_RECORD,
   });
   const members = useQuery({
     queryKey: ['collections', 'members', id],
@@ -276,11 +277,13 @@ export function CollectionEdit() {
       return products;
     },
     enabled: id !== undefined && collection.data?.kind === 'manual',
+    ...FORM_RECORD,
   });
 
   const pending =
     settings.isPending ||
-    (id !== undefined && (collection.isPending || (collection.data?.kind === 'manual' && members.isPending)));
+    (id !== undefined &&
+      (readingForForm(collection) || (collection.data?.kind === 'manual' && readingForForm(members))));
   if (pending) {
     return (
       <>

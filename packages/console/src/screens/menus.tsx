@@ -20,7 +20,7 @@ import {
   useCursorPager,
 } from '../ui/components.tsx';
 import { fieldErrors, isStatus } from '../ui/problems.ts';
-import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
+import { FORM_RECORD, QueryView, readingForForm, useChangeAndRefresh } from '../ui/queries.tsx';
 import { Announcer, CreateByHandle, LeaveGuard, sameJson } from './content-parts.tsx';
 
 const MAX_ITEMS = 100;
@@ -116,10 +116,10 @@ export function MenuEdit() {
   const menu = useQuery({
     queryKey: ['menus', 'one', handle],
     queryFn: () => admin.request('adminGetMenu', { path: { handle } }),
-    staleTime: 0,
+    ...FORM_RECORD,
   });
   const title = `Menu “${handle}”`;
-  if (menu.isPending)
+  if (menu.isPending || readingForForm(menu))
     return (
       <>
         <PageHeader title={title} />

@@ -20,7 +20,7 @@ import {
   useCursorPager,
 } from '../ui/components.tsx';
 import { errorMessage, isStatus, messageAt } from '../ui/problems.ts';
-import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
+import { FORM_RECORD, QueryView, readingForForm, useChangeAndRefresh } from '../ui/queries.tsx';
 import { handleProblem, LeaveGuard, toHandle } from './content-parts.tsx';
 
 const MAX_TITLE = 200;
@@ -188,9 +188,9 @@ export function PageEdit() {
   const page = useQuery({
     queryKey: ['pages', 'one', slug],
     queryFn: () => admin.request('adminGetPage', { path: { slug } }),
-    staleTime: 0,
+    ...FORM_RECORD,
   });
-  if (page.isPending)
+  if (page.isPending || readingForForm(page))
     return (
       <>
         <PageHeader title="Page" />

@@ -35,7 +35,7 @@ import {
   unclaimed,
   type FormProblem,
 } from '../ui/problems.ts';
-import { QueryView } from '../ui/queries.tsx';
+import { FORM_RECORD, QueryView, readingForForm } from '../ui/queries.tsx';
 import {
   ImagePreview,
   imageProblem,
@@ -387,9 +387,10 @@ export function ProductEdit() {
     queryKey: ['products', 'one', id],
     queryFn: () => admin.products.get(id!),
     enabled: id !== undefined,
+    ...FORM_RECORD,
   });
 
-  if (settings.isPending || (id !== undefined && product.isPending)) {
+  if (settings.isPending || (id !== undefined && readingForForm(product))) {
     return (
       <>
         <PageHeader title={id ? 'Product' : 'Add product'} />

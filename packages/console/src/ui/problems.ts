@@ -24,11 +24,26 @@ export type PointerMap = (pointer: string, where: string) => string;
 
 const asSent: PointerMap = (pointer) => pointer;
 
+/**
+ * Text the service cannot store (a NUL character, or half of an emoji's UTF-16 pair: DESIGN D26) is
+ * refused in words for API users; a merchant reads these instead.
+ */
+const UNSTORABLE_TEXT = 'must not contain a NUL character or an unpaired UTF-16 surrogate';
+const UNSTORABLE_FIELD =
+  'contains a character that can’t be saved (an incomplete emoji or symbol, or an invisible control character): retype it and save again';
+const UNSTORABLE_MESSAGE =
+  'The text contains a character that can’t be saved (an incomplete emoji or symbol, or an invisible control character). Retype it and save again.';
+
+const inMerchantWords = (detail: string): string => (detail === UNSTORABLE_TEXT ? UNSTORABLE_FIELD : detail);
+
 /** A sentence for any error a call can end with. */
 export function errorMessage(error: unknown): string {
   if (error instanceof StorefrontError) {
     if (error.status === 429) return 'Too many requests right now. Wait a moment and try again.';
     if (error.status >= 500) return `The server could not do this (${error.title}). Try again in a moment.`;
+    if (error.errors.length > 0 && error.errors.every((field) => field.detail === UNSTORABLE_TEXT)) {
+      return UNSTORABLE_MESSAGE;
+    }
     return error.detail ?? error.title;
   }
   if (error instanceof StorefrontNetworkError)
@@ -44,7 +59,7 @@ export function fieldErrors(error: unknown, at: PointerMap = asSent): FieldMessa
   if (!(error instanceof StorefrontError) || !error.errors) return [];
   return error.errors.map((field) => ({
     pointer: at(field.pointer, typeof field.in === 'string' ? field.in : 'body'),
-    detail: field.detail,
+    detail: inMerchantWords(field.detail),
   }));
 }
 

@@ -1,7 +1,8 @@
 /**
  * The list screens' shared pieces on TanStack Query: `QueryView` shows a query's states (loading,
  * error with "Try again", empty, content) with the markup every screen uses; `useChangeAndRefresh`
- * is a change made from a list (delete, revoke, publish, retry) followed by the list's refresh.
+ * is a change made from a list (delete, revoke, publish, retry) followed by the list's refresh;
+ * `FORM_RECORD` and `readingForForm` make an edit form start from the server's copy of now.
  */
 import {
   useMutation,
@@ -106,4 +107,20 @@ export function useChangeAndRefresh<V = void, R = unknown>({
     },
   });
   return { ...mutation, notice: message };
+}
+
+/**
+ * Query options for the record an edit form starts from: read again on every visit, even when a
+ * copy from an earlier visit is cached and not yet stale.
+ */
+export const FORM_RECORD = { refetchOnMount: 'always' } as const;
+
+/**
+ * Whether a form's record (a query with `FORM_RECORD`) is still being read for this visit. A form
+ * copies its record into its own state once and does not follow later reads, so it waits for this
+ * read instead of starting from a copy cached on an earlier visit: a product's stock moves with
+ * every sale, and another staff member may have saved meanwhile.
+ */
+export function readingForForm(query: UseQueryResult<unknown>): boolean {
+  return query.isPending || (query.isFetching && !query.isFetchedAfterMount);
 }

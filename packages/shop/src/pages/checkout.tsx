@@ -3,12 +3,19 @@
  * service prices discount, tax and shipping when it makes the order) and "Pay", which hands the
  * shopper to the payment provider's hosted page.
  */
-import { randomUUID, StorefrontError, type Checkout } from '@storefront/client';
-import { useEffect, useState } from 'preact/hooks';
+import { StorefrontError, type Cart, type Checkout } from '@storefront/client';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, isStatus } from '../api.ts';
-import { cartStore, useCart } from '../cart.ts';
-import { payOnHostedPage, saveCheckout, savedCheckout, sendCheckout } from '../checkout.ts';
-import { Link } from '../router.tsx';
+import { cartStore, itemsOf, useCart } from '../cart.ts';
+import {
+  payOnHostedPage,
+  placeOrder,
+  saveCheckout,
+  savedCheckout,
+  sendCheckout,
+  stillHeld,
+} from '../checkout.ts';
+import { Link, navigate } from '../router.tsx';
 import { Loading, Money, Notice, PageTitle } from '../ui.tsx';
 
 const COUNTRIES = [
@@ -53,12 +60,35 @@ interface FieldProblems {
   country?: string;
   discountCode?: string;
   form?: string;
+  /** The lines short of stock, by name: "Blue mug (Large): only 3 left, you have 6 in your cart". */
+  stock?: string[];
+}
+
+/**
+ * The lines an `insufficient_stock` refusal names (its `errors[]` carry `variantId`, `requested`
+ * and `available`), by the names the cart shows them with.
+ */
+function shortLines(error: StorefrontError, lines: Cart['items']): string[] {
+  return error.errors.map((short) => {
+    const line = lines.find((candidate) => candidate.variantId === short.variantId);
+    const name = line ? `${line.title} (${line.variantLabel})` : 'An item';
+    const available = typeof short.available === 'number' ? short.available : 0;
+    const requested = typeof short.requested === 'number' ? short.requested : (line?.quantity ?? 0);
+    const left = available === 0 ? 'none left' : `only ${available} left`;
+    return `${name}: ${left}, you have ${requested} in your cart.`;
+  });
 }
 
 /** Where the service's refusal belongs: at a field when it names one, else above the form. */
-function problemsOf(error: unknown): FieldProblems {
+function problemsOf(error: unknown, lines: Cart['items']): FieldProblems {
   if (!(error instanceof StorefrontError)) return { form: describeError(error) };
   if (error.title === 'discount_invalid') return { discountCode: error.detail };
+  if (error.title === 'insufficient_stock') {
+    return {
+      form: 'Some items in your cart are not available in that quantity any more. Nothing was reserved.',
+      stock: shortLines(error, lines),
+    };
+  }
   if (error.title === 'validation_failed') {
     const problems: FieldProblems = {};
     for (const field of error.errors) {
@@ -74,16 +104,25 @@ function problemsOf(error: unknown): FieldProblems {
 }
 
 export function CheckoutPage() {
+  const { cart, loading } = useCart();
   const [checkout, setCheckout] = useState<Checkout | null>(null);
   const [resuming, setResuming] = useState(() => savedCheckout() !== null);
+  const started = useRef(false);
 
-  // A reload of the review step: the same key and body answer the same checkout again.
+  // With an empty cart, this tab's checkout is the review step reloaded (the cart became its order):
+  // the same key and body answer it again. A cart with items (restored, or filled since) goes
+  // through the form, which resumes that order when nothing changed (placeOrder).
   useEffect(() => {
+    if (!resuming || loading || started.current) return;
+    started.current = true;
     const saved = savedCheckout();
-    if (!saved) return;
+    if (!saved || (cart !== null && cart.items.length > 0)) {
+      setResuming(false);
+      return;
+    }
     sendCheckout(saved.body, saved.idempotencyKey).then(
       (answer) => {
-        if (answer.order.status === 'pending') setCheckout(answer);
+        if (stillHeld(answer)) setCheckout(answer);
         else saveCheckout(null);
         setResuming(false);
       },
@@ -92,7 +131,7 @@ export function CheckoutPage() {
         setResuming(false);
       },
     );
-  }, []);
+  }, [resuming, loading, cart]);
 
   if (resuming) return <Loading label="Loading your checkout…" />;
   if (checkout) return <Review checkout={checkout} />;
@@ -101,9 +140,11 @@ export function CheckoutPage() {
 
 function DetailsForm({ onDone }: { onDone: (checkout: Checkout) => void }) {
   const { cart, loading } = useCart();
-  const [email, setEmail] = useState('');
-  const [country, setCountry] = useState(defaultCountry);
-  const [discountCode, setDiscountCode] = useState('');
+  // The details of this tab's last checkout, when the shopper comes back to change the cart.
+  const [earlier] = useState(() => savedCheckout()?.body);
+  const [email, setEmail] = useState(earlier?.email ?? '');
+  const [country, setCountry] = useState(() => earlier?.country ?? defaultCountry());
+  const [discountCode, setDiscountCode] = useState(earlier?.discountCode ?? '');
   const [sending, setSending] = useState(false);
   const [problems, setProblems] = useState<FieldProblems>({});
   const names = countryNames();
@@ -137,11 +178,9 @@ function DetailsForm({ onDone }: { onDone: (checkout: Checkout) => void }) {
     }
     setSending(true);
     setProblems({});
-    // One key per attempt: the client retries a lost answer with it; a refusal is final for it.
-    const idempotencyKey = randomUUID();
+    const lines = cart.items;
     try {
-      const answer = await sendCheckout(body, idempotencyKey);
-      saveCheckout({ idempotencyKey, body, orderId: answer.order.id });
+      const answer = await placeOrder(body, itemsOf(cart));
       cartStore.forget();
       onDone(answer);
     } catch (error) {
@@ -149,7 +188,7 @@ function DetailsForm({ onDone }: { onDone: (checkout: Checkout) => void }) {
         // The cart moved on (prices, stock, checked out elsewhere): show what it holds now.
         await cartStore.load().catch(() => undefined);
       }
-      const found = problemsOf(error);
+      const found = problemsOf(error, lines);
       setProblems(found);
       const field = found.email ? 'checkout-email' : found.discountCode ? 'checkout-discount' : null;
       if (field) document.getElementById(field)?.focus();
@@ -167,6 +206,13 @@ function DetailsForm({ onDone }: { onDone: (checkout: Checkout) => void }) {
           {problems.form ? (
             <div class="notice notice-error" role="alert">
               <p>{problems.form}</p>
+              {problems.stock ? (
+                <ul class="short-lines">
+                  {problems.stock.map((line) => (
+                    <li key={line}>{line}</li>
+                  ))}
+                </ul>
+              ) : null}
               <p>
                 <Link to="/cart">Review your cart</Link>
               </p>
@@ -297,6 +343,17 @@ export function Totals({ order }: { order: Checkout['order'] }) {
   );
 }
 
+/** Until when an unpaid order holds its stock for the shopper (a time of day). */
+export function HeldUntil({ order }: { order: Pick<Checkout['order'], 'expiresAt'> }) {
+  return (
+    <time dateTime={order.expiresAt ?? undefined}>
+      {order.expiresAt
+        ? new Date(order.expiresAt).toLocaleTimeString(undefined, { timeStyle: 'short' })
+        : '—'}
+    </time>
+  );
+}
+
 export function OrderLines({ order }: { order: Checkout['order'] }) {
   return (
     <ul class="summary-lines">
@@ -314,19 +371,14 @@ export function OrderLines({ order }: { order: Checkout['order'] }) {
 
 function Review({ checkout }: { checkout: Checkout }) {
   const [leaving, setLeaving] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
   const { order, payment } = checkout;
   const sandbox = payment.provider === 'sandbox';
   return (
     <section class="checkout review">
       <PageTitle title="Review and pay">Review and pay</PageTitle>
       <p>
-        Order #{order.number} for {order.email}. It is held for you until{' '}
-        <time dateTime={order.expiresAt ?? undefined}>
-          {order.expiresAt
-            ? new Date(order.expiresAt).toLocaleTimeString(undefined, { timeStyle: 'short' })
-            : '—'}
-        </time>
-        .
+        Order #{order.number} for {order.email}. It is held for you until <HeldUntil order={order} />.
       </p>
       <OrderLines order={order} />
       <Totals order={order} />
@@ -359,6 +411,32 @@ function Review({ checkout }: { checkout: Checkout }) {
       <p class="muted">
         You confirm the payment on the payment provider&apos;s page; this shop never sees your card.
       </p>
+      <p>
+        <button
+          type="button"
+          class="button-link"
+          disabled={leaving}
+          onClick={() => {
+            setLeaving(true);
+            setProblem(null);
+            // Back to the cart with this order's lines; checking out unchanged resumes this order.
+            cartStore.restore(itemsOf(order)).then(
+              () => navigate('/cart'),
+              (error: unknown) => {
+                setLeaving(false);
+                setProblem(describeError(error));
+              },
+            );
+          }}
+        >
+          Return to cart
+        </button>
+      </p>
+      {problem ? (
+        <div class="notice notice-error" role="alert">
+          <p>{problem}</p>
+        </div>
+      ) : null}
     </section>
   );
 }

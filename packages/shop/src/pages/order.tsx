@@ -1,16 +1,18 @@
 /**
  * An order, after the payment page sent the shopper back: it asks the service until the order is
  * `paid` (or `expired`), waiting longer between looks (1 s, 1.5 s, … up to 8 s), because only the
- * provider's signed webhook makes an order paid, never the redirect.
+ * provider's signed webhook makes an order paid, never the redirect. A shopper who left the payment
+ * page without paying finds the order's lines back in the cart, and can pay the order still.
  */
 import type { Order } from '@storefront/client';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, isStatus, shopApi } from '../api.ts';
+import { cartStore, itemsOf, sameItems } from '../cart.ts';
 import { payOnHostedPage, saveCheckout, savedCheckout, sendCheckout } from '../checkout.ts';
 import { Link, useLocation } from '../router.tsx';
 import { Loading, Notice, PageTitle } from '../ui.tsx';
 import { NotFound } from './not-found.tsx';
-import { OrderLines, Totals } from './checkout.tsx';
+import { HeldUntil, OrderLines, Totals } from './checkout.tsx';
 
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 8000;
@@ -60,10 +62,29 @@ export function OrderPage({ id }: { id: string }) {
   const returned = query.get('redirect_status');
   const saved = savedCheckout();
   const canPayAgain = saved?.orderId === id;
+  const [restored, setRestored] = useState(false);
+  const unpaid = order !== null && order.status !== 'paid';
 
   useEffect(() => {
     if (order && order.status !== 'pending' && savedCheckout()?.orderId === order.id) saveCheckout(null);
   }, [order]);
+
+  // Back from the payment page without paying: the lines go back in the cart (a cart filled since
+  // is kept as it is), as a shopper expects of "Cancel and return to the shop".
+  useEffect(() => {
+    if (returned !== 'canceled' || !unpaid || !order) return;
+    let live = true;
+    const lines = itemsOf(order);
+    cartStore.restore(lines).then(
+      (cart) => live && setRestored(cart !== null && sameItems(itemsOf(cart), lines)),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+    // Once per order: later looks at the same order change nothing here.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [order?.id, returned, unpaid]);
 
   if (missing) return <NotFound what="order" />;
   if (!order) {
@@ -77,10 +98,13 @@ export function OrderPage({ id }: { id: string }) {
   }
 
   async function payAgain() {
-    if (!saved) return;
+    if (!saved || !order) return;
     setPayError(null);
     try {
-      payOnHostedPage(await sendCheckout(saved.body, saved.idempotencyKey));
+      const checkout = await sendCheckout(saved.body, saved.idempotencyKey);
+      // Paying this order: the cart restored from it is done with (unless it was changed since).
+      cartStore.forgetIfHolding(itemsOf(order));
+      payOnHostedPage(checkout);
     } catch (sendError) {
       setPayError(describeError(sendError));
     }
@@ -103,7 +127,12 @@ export function OrderPage({ id }: { id: string }) {
           </div>
         ) : returned === 'canceled' ? (
           <Notice tone="warning">
-            <p>The payment was not completed. Your order is held until it expires.</p>
+            <p>The payment was not completed; nothing was charged.</p>
+            <p>
+              {restored ? 'Your items are back in your cart. ' : ''}
+              Order #{order.number} is held for you until <HeldUntil order={order} />
+              {canPayAgain ? ': pay it now, or change your cart and check out again.' : '.'}
+            </p>
           </Notice>
         ) : (
           <p class="waiting" role="status">
@@ -112,10 +141,19 @@ export function OrderPage({ id }: { id: string }) {
         )}
       </div>
       {order.status === 'pending' && canPayAgain && (returned === 'canceled' || returned === null) ? (
-        <p>
+        <p class="order-actions">
           <button type="button" class="button-primary" onClick={() => void payAgain()}>
             Pay now
           </button>
+          {restored ? (
+            <Link to="/cart" class="button-secondary">
+              View your cart
+            </Link>
+          ) : null}
+        </p>
+      ) : restored ? (
+        <p>
+          <Link to="/cart">View your cart</Link>
         </p>
       ) : null}
       {payError ? (

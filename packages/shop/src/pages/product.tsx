@@ -2,7 +2,7 @@
 import type { Product } from '@storefront/client';
 import { useState } from 'preact/hooks';
 import { describeError, isStatus, shopApi } from '../api.ts';
-import { cartStore } from '../cart.ts';
+import { cartStore, NotEnoughStockError, useCart } from '../cart.ts';
 import { useResource } from '../data.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { ErrorMessage, Loading, Notice, PageTitle, Paragraphs, Price, ProductImage } from '../ui.tsx';
@@ -32,9 +32,14 @@ function ProductView({ product }: { product: Product }) {
   const [quantity, setQuantity] = useState(1);
   const [adding, setAdding] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; message: string } | null>(null);
+  const { cart } = useCart();
 
   if (!variant) return <NotFound what="product" />;
-  const maxQuantity = Math.max(1, Math.min(variant.available, 10));
+  // What the cart holds of this option counts against what is left: the picker offers only the rest.
+  const inCart = cart?.items.find((line) => line.variantId === variant.id)?.quantity ?? 0;
+  const left = Math.max(0, variant.available - inCart);
+  const maxQuantity = Math.max(1, Math.min(left, 10));
+  const chosen = Math.min(quantity, maxQuantity);
 
   function choose(next: Variant) {
     setResult(null);
@@ -48,19 +53,23 @@ function ProductView({ product }: { product: Product }) {
     setAdding(true);
     setResult(null);
     try {
-      await cartStore.add(variant.id, Math.min(quantity, maxQuantity));
+      await cartStore.add(variant.id, chosen, variant.available);
       setResult({
         ok: true,
-        message: `Added ${quantity} × ${product.title} (${variant.label}) to your cart.`,
+        message: `Added ${chosen} × ${product.title} (${variant.label}) to your cart.`,
       });
     } catch (error) {
-      setResult({ ok: false, message: describeError(error) });
+      setResult({
+        ok: false,
+        message: error instanceof NotEnoughStockError ? error.message : describeError(error),
+      });
     } finally {
       setAdding(false);
     }
   }
 
   const soldOut = variant.available === 0;
+  const allInCart = !soldOut && left === 0;
   return (
     <article class="product">
       <ProductImage src={product.image} title={product.title} large />
@@ -96,12 +105,21 @@ function ProductView({ product }: { product: Product }) {
             </fieldset>
           ) : null}
           <p class={soldOut ? 'availability availability-none' : 'availability'}>{availability(variant)}</p>
+          {allInCart ? (
+            <Notice tone="warning">
+              <p>
+                Only {variant.available} left; you have {inCart} in your cart.
+              </p>
+            </Notice>
+          ) : inCart > 0 ? (
+            <p class="muted">You have {inCart} in your cart.</p>
+          ) : null}
           <div class="add-row">
             <label class="quantity-field">
               Quantity
               <select
-                value={String(quantity)}
-                disabled={soldOut}
+                value={String(chosen)}
+                disabled={soldOut || allInCart}
                 onChange={(event) => setQuantity(Number(event.currentTarget.value))}
               >
                 {Array.from({ length: maxQuantity }, (_, i) => (
@@ -111,7 +129,7 @@ function ProductView({ product }: { product: Product }) {
                 ))}
               </select>
             </label>
-            <button type="submit" class="button-primary" disabled={soldOut || adding}>
+            <button type="submit" class="button-primary" disabled={soldOut || allInCart || adding}>
               {soldOut ? 'Sold out' : adding ? 'Adding…' : 'Add to cart'}
             </button>
           </div>
