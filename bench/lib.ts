@@ -13,6 +13,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import * as prettier from 'prettier';
 
+/**
+ * Rate-limit budgets no benchmark can reach (every load comes from one client address): the
+ * configuration's upper bounds (src/config.ts); a key's budget is at least 50 clients' (D52).
+ */
+export const UNLIMITED_RATES = {
+  RATE_LIMIT_READ: '1000000000',
+  RATE_LIMIT_WRITE: '1000000000',
+  RATE_LIMIT_IP_READ: '10000000',
+  RATE_LIMIT_IP_WRITE: '10000000',
+} as const;
+
 /** The repository root. */
 export const root = path.resolve(import.meta.dirname, '..');
 
@@ -124,7 +135,10 @@ function startChild(args: string[], env: NodeJS.ProcessEnv, tail: OutputTail, ch
  * Starts `storefront worker` of `checkout` (default: this one): the background loops alone;
  * cleanup() stops it.
  */
-export function startWorker(env: NodeJS.ProcessEnv, checkout = root): { child: ChildProcess; tail: OutputTail } {
+export function startWorker(
+  env: NodeJS.ProcessEnv,
+  checkout = root,
+): { child: ChildProcess; tail: OutputTail } {
   const tail = new OutputTail();
   return { child: startChild(['worker'], env, tail, checkout), tail };
 }

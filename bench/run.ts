@@ -32,10 +32,8 @@ import {
   publish,
   runMain,
   type Machine,
+  UNLIMITED_RATES,
 } from './lib.ts';
-
-/** The configuration's upper bound for RATE_LIMIT_* (src/config.ts): budgets nothing here can reach. */
-const UNLIMITED = '10000000';
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -791,8 +789,8 @@ function section(report: Report): string {
     `- Catalog: ${int(options.products)} active products (2 variants each) in store \`${options.store}\`, ` +
       `seeded in ${report.seedSeconds.toFixed(1)} s; server ready in ${report.startupSeconds.toFixed(1)} s`,
     `- Load: ${options.connections} connections, ${options.duration} s per scenario after ${options.warmup} s ` +
-      `of warm-up${roundsNote}, client and server on the same machine; rate limits set to ${UNLIMITED} ` +
-      `per window (REDIS_URL ${process.env.REDIS_URL ? 'set' : 'unset'})`,
+      `of warm-up${roundsNote}, client and server on the same machine; rate limits out of reach ` +
+      `(REDIS_URL ${process.env.REDIS_URL ? 'set' : 'unset'})`,
     `- Server memory: idle RSS ${mib(report.idle.rssMiB)} (start-up peak ${mib(report.idle.peakMiB)}); ` +
       `after the load RSS ${mib(report.loaded.rssMiB)}, peak ${mib(report.loaded.peakMiB)}` +
       (options.databaseUrl ? ' (the Node process only, not PostgreSQL)' : ''),
@@ -841,10 +839,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     SEED_DEMO: '0',
     EMAIL_TRANSPORT: `file:${path.join(tempDir, 'mail')}`,
-    RATE_LIMIT_READ: UNLIMITED,
-    RATE_LIMIT_WRITE: UNLIMITED,
-    RATE_LIMIT_IP_READ: UNLIMITED,
-    RATE_LIMIT_IP_WRITE: UNLIMITED,
+    ...UNLIMITED_RATES,
   };
   const database = await databaseKind(options.databaseUrl);
   log(`bench: ${database}; seeding ${int(options.products)} products into store "${options.store}"…`);

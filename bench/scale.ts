@@ -33,10 +33,8 @@ import {
   temporaryDirectory,
   UsageError,
   type Machine,
+  UNLIMITED_RATES,
 } from './lib.ts';
-
-/** The configuration's upper bound for RATE_LIMIT_* (src/config.ts): budgets nothing here can reach. */
-const UNLIMITED = '10000000';
 
 const HELP = `Usage: npm run bench:scale -- [options]
 
@@ -550,10 +548,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     SEED_DEMO: '0',
     EMAIL_TRANSPORT: `file:${path.join(tempDir, 'mail')}`,
-    RATE_LIMIT_READ: UNLIMITED,
-    RATE_LIMIT_WRITE: UNLIMITED,
-    RATE_LIMIT_IP_READ: UNLIMITED,
-    RATE_LIMIT_IP_WRITE: UNLIMITED,
+    ...UNLIMITED_RATES,
   };
   let database = 'PGlite (embedded, fresh temporary DATA_DIR)';
   if (options.databaseUrl) {

@@ -32,10 +32,9 @@ import {
   temporaryDirectory,
   UsageError,
   type Machine,
+  UNLIMITED_RATES,
 } from './lib.ts';
 
-/** The configuration's upper bound for RATE_LIMIT_* (src/config.ts): budgets nothing here can reach. */
-const UNLIMITED = '10000000';
 const STORE = 'startup';
 
 const HELP = `Usage: npm run bench:startup -- [options]
@@ -413,10 +412,7 @@ async function main(): Promise<void> {
     ...process.env,
     HOST: '127.0.0.1',
     EMAIL_TRANSPORT: `file:${path.join(tempDir, 'mail')}`,
-    RATE_LIMIT_READ: UNLIMITED,
-    RATE_LIMIT_WRITE: UNLIMITED,
-    RATE_LIMIT_IP_READ: UNLIMITED,
-    RATE_LIMIT_IP_WRITE: UNLIMITED,
+    ...UNLIMITED_RATES,
   };
   delete common.DATABASE_URL;
   const targets: Target[] = [

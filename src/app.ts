@@ -38,6 +38,7 @@ import { applyProviderEvent } from './orders/provider-events.service.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { createRateLimiter } from './ratelimit/ratelimit.limiter.ts';
 import { storefrontRateLimit } from './ratelimit/ratelimit.hook.ts';
+import { minimumKeyBudgets } from './ratelimit/ratelimit.config.ts';
 import { AppError, forbidden } from './lib/errors.ts';
 import { isLoopbackRequest } from './http/loopback.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
@@ -180,7 +181,12 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   const sessions = { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs };
   const storesDeps = base;
   const staffDeps = { ...base, cursors: runtime.cursors };
-  const keysDeps = { ...base, cursors: runtime.cursors, resolver: keys };
+  const keysDeps = {
+    ...base,
+    cursors: runtime.cursors,
+    resolver: keys,
+    minimumBudgets: minimumKeyBudgets(config.rateLimits),
+  };
   const catalogDeps = { ...base, cursors: runtime.cursors };
   const contentDeps = { ...base, cursors: runtime.cursors };
   const themesDeps = { ...base, cursors: runtime.cursors };

@@ -10,6 +10,7 @@ import { loadWebhookConfig, type WebhookConfig } from './webhooks/webhooks.confi
 
 export { ConfigError } from './lib/env.ts';
 export type { RateLimitConfig } from './ratelimit/ratelimit.config.ts';
+import { KEY_BUDGET_CLIENTS, minimumKeyBudgets } from './ratelimit/ratelimit.config.ts';
 
 /**
  * Every environment variable the service reads is parsed and validated here, once, at boot.
@@ -223,14 +224,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     ),
     mailConcurrency: integer(env, 'MAIL_CONCURRENCY', 8, 1, 64),
     mailLeaseMs: duration(env, 'MAIL_LEASE', '2m'),
-    rateLimits: Object.freeze({
-      windowMs: duration(env, 'RATE_LIMIT_WINDOW', '60s'),
-      publicRead: integer(env, 'RATE_LIMIT_READ', 6000, 1, 10_000_000),
-      publicWrite: integer(env, 'RATE_LIMIT_WRITE', 600, 1, 10_000_000),
-      ipRead: integer(env, 'RATE_LIMIT_IP_READ', 1200, 1, 10_000_000),
-      ipWrite: integer(env, 'RATE_LIMIT_IP_WRITE', 300, 1, 10_000_000),
-      signIn: integer(env, 'RATE_LIMIT_SIGN_IN', 20, 1, 10_000_000),
-    }),
+    rateLimits: rateLimits(env),
     retention: Object.freeze({
       cartsMs: duration(env, 'CART_RETENTION', '30d'),
       sentMailMs: duration(env, 'SENT_MAIL_RETENTION', '7d'),
@@ -245,6 +239,34 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     shopUi: boolean(env, 'SHOP_UI', true),
     shopPublishableKey,
     devMailbox: !production && transport.kind === 'file',
+  });
+}
+
+/**
+ * Rate-limit budgets (D12, D52): a key's budget defaults to KEY_BUDGET_CLIENTS clients' budgets and
+ * may not be set below that, so no group of fewer clients can use a store's key up for the others.
+ */
+function rateLimits(env: Env): RateLimitConfig {
+  const ipRead = integer(env, 'RATE_LIMIT_IP_READ', 1200, 1, 10_000_000);
+  const ipWrite = integer(env, 'RATE_LIMIT_IP_WRITE', 300, 1, 10_000_000);
+  const least = minimumKeyBudgets({ ipRead, ipWrite });
+  const keyBudget = (name: string, fallback: number, min: number, perClient: string): number => {
+    const value = integer(env, name, fallback, 1, 1_000_000_000);
+    if (value < min)
+      throw new ConfigError(
+        name,
+        `an integer of at least ${min} (${KEY_BUDGET_CLIENTS} × ${perClient}): a key serves every shopper, so fewer than ${KEY_BUDGET_CLIENTS} clients must never use it up`,
+        String(value),
+      );
+    return value;
+  };
+  return Object.freeze({
+    windowMs: duration(env, 'RATE_LIMIT_WINDOW', '60s'),
+    publicRead: keyBudget('RATE_LIMIT_READ', least.publicRead, least.publicRead, 'RATE_LIMIT_IP_READ'),
+    publicWrite: keyBudget('RATE_LIMIT_WRITE', least.publicWrite, least.publicWrite, 'RATE_LIMIT_IP_WRITE'),
+    ipRead,
+    ipWrite,
+    signIn: integer(env, 'RATE_LIMIT_SIGN_IN', 20, 1, 10_000_000),
   });
 }
 

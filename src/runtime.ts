@@ -48,7 +48,8 @@ export async function createRuntime(
 
 /** Orders' deps: checkout, the money path and the order loops. */
 export function ordersDeps(runtime: Runtime, log: Log): OrdersDeps {
-  const { orderTtlMs, idempotencyTtlMs, idempotencyLeaseMs } = runtime.config.payments;
+  const { orderTtlMs, idempotencyTtlMs, idempotencyLeaseMs, pendingOrdersPerClient } =
+    runtime.config.payments;
   return {
     db: runtime.db.kysely,
     clock: runtime.clock,
@@ -57,6 +58,6 @@ export function ordersDeps(runtime: Runtime, log: Log): OrdersDeps {
     provider: runtime.payments.provider,
     signals: runtime.signals,
     cursors: runtime.cursors,
-    settings: { orderTtlMs, idempotencyTtlMs, idempotencyLeaseMs },
+    settings: { orderTtlMs, idempotencyTtlMs, idempotencyLeaseMs, pendingOrdersPerClient },
   };
 }

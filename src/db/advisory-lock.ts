@@ -9,3 +9,20 @@ import type { Database } from './tables.ts';
 export async function lockScope(trx: Transaction<Database>, kind: string, scope: string): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`storefront:${kind}:${scope}`}, 0))`.execute(trx);
 }
+
+/**
+ * `lockScope` for several scopes of one kind in one statement, always in the same order (by hash),
+ * so two transactions locking overlapping sets never deadlock.
+ */
+export async function lockScopes(
+  trx: Transaction<Database>,
+  kind: string,
+  scopes: readonly string[],
+): Promise<void> {
+  const names = [...new Set(scopes)].map((scope) => `storefront:${kind}:${scope}`);
+  await sql`
+    SELECT pg_advisory_xact_lock(h)
+    FROM (SELECT hashtextextended(name, 0) AS h FROM unnest(${names}::text[]) AS name ORDER BY 1) AS ordered`.execute(
+    trx,
+  );
+}

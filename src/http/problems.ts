@@ -47,10 +47,14 @@ export const PROBLEMS = {
   idempotency_key_reused: [422, 'This Idempotency-Key was used with a different body.'],
   unprocessable_content: [422, 'The request is well-formed but cannot be processed.'],
   rate_limited: [429, 'Too many requests; retry after Retry-After seconds.'],
+  too_many_pending_orders: [
+    429,
+    'This client or email holds the most unpaid orders a store allows (PENDING_ORDERS_PER_CLIENT); pay one or retry after Retry-After, when one expires.',
+  ],
   request_header_fields_too_large: [431, 'The request headers are too large.'],
   internal_error: [500, 'An unexpected error; the request id identifies it in the logs.'],
   provider_unavailable: [502, 'The payment provider did not answer; nothing was charged or kept.'],
-  service_unavailable: [503, 'Shutting down or not ready; retry the request.'],
+  service_unavailable: [503, 'Shutting down, or the database is unavailable; retry after Retry-After.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ProblemTitle = keyof typeof PROBLEMS;

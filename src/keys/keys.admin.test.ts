@@ -144,7 +144,7 @@ describe('storefront keys', () => {
       payload: {
         label: 'b',
         allowedOrigins: ['https://new.example'],
-        rateLimits: { publicRead: 100, publicWrite: null },
+        rateLimits: { publicRead: 100_000, publicWrite: null },
       },
     });
     assert.equal(patched.statusCode, 200, patched.body);
@@ -152,7 +152,7 @@ describe('storefront keys', () => {
       ...patched.json(),
       label: 'b',
       allowedOrigins: ['https://new.example'],
-      rateLimits: { publicRead: 100, publicWrite: null },
+      rateLimits: { publicRead: 100_000, publicWrite: null },
     });
     const denied = await t.app.inject({
       method: 'GET',
@@ -167,6 +167,21 @@ describe('storefront keys', () => {
       payload: { rateLimits: { publicRead: 0 } },
     });
     assert.equal(bad.statusCode, 400);
+    // D52: a key's budget is shared by every shopper, so it is never below 50 clients' budgets.
+    const { ipRead, ipWrite } = t.config.rateLimits;
+    const small = await t.app.inject({
+      method: 'PATCH',
+      url: `${KEYS}/${key.id}`,
+      headers: as(shop.staffToken),
+      payload: { rateLimits: { publicRead: 50 * ipRead - 1, publicWrite: 50 * ipWrite } },
+    });
+    assert.equal(small.statusCode, 400);
+    assert.deepEqual(
+      small
+        .json<{ errors: { pointer: string; detail: string }[] }>()
+        .errors.map((e) => [e.pointer, e.detail]),
+      [['/rateLimits/publicRead', `must be at least ${50 * ipRead} (null restores the default)`]],
+    );
   });
 
   test("a store's token never reaches another store's keys", async () => {

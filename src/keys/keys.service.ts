@@ -24,6 +24,8 @@ export interface KeysDeps {
   cursors: CursorCodec;
   /** Forgets a store's cached keys once one changes (this process at once, others within the TTL). */
   resolver: Pick<KeyResolver, 'forgetStore'>;
+  /** The least a key's own budget may be set to (D52: KEY_BUDGET_CLIENTS clients' budgets). */
+  minimumBudgets: { publicRead: number; publicWrite: number };
 }
 
 export function keyRowToKey(row: StorefrontKeyRow): StorefrontKey {
@@ -157,6 +159,18 @@ export async function updateStorefrontKey(
   if (patch.label !== undefined) set.label = checkLabel(patch.label);
   if (patch.allowedOrigins !== undefined)
     set.allowed_origins = JSON.stringify(normalizeOrigins(patch.allowedOrigins));
+  const tooLow = (['publicRead', 'publicWrite'] as const).filter((tier) => {
+    const budget = patch.rateLimits?.[tier];
+    return typeof budget === 'number' && budget < deps.minimumBudgets[tier];
+  });
+  if (tooLow.length > 0)
+    throw validationFailed(
+      "A key's budget is shared by every shopper of the store, so it may not be smaller than 50 clients' budgets.",
+      tooLow.map((tier) => ({
+        pointer: `/rateLimits/${tier}`,
+        detail: `must be at least ${deps.minimumBudgets[tier]} (null restores the default)`,
+      })),
+    );
   if (patch.rateLimits?.publicRead !== undefined) set.rate_limit_read = patch.rateLimits.publicRead;
   if (patch.rateLimits?.publicWrite !== undefined) set.rate_limit_write = patch.rateLimits.publicWrite;
   const row = await updateKey(deps.db, storeId, keyId, set);

@@ -1,9 +1,10 @@
 import type { EmittedData } from '../events/events.schemas.ts';
 import type { OrderCreatedData } from './orders.events.ts';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { cartCompleted, completeCart, findCart } from '../carts/carts.service.ts';
 import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
+import { lockScopes } from '../db/advisory-lock.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { isCountryCode } from '../lib/country.ts';
@@ -13,7 +14,15 @@ import { ProviderError, providerUnavailable, type Intent } from '../payments/pro
 import { storeCurrency } from '../stores/stores.service.ts';
 import { latestPayment } from './order-payments.repository.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import { findOrder, findOrderIdByKey, insertNumberedOrder, orderLines } from './orders.repository.ts';
+import {
+  findOrder,
+  findOrderIdByKey,
+  insertNumberedOrder,
+  orderLines,
+  pendingOrdersOf,
+  type PendingOrdersOf,
+} from './orders.repository.ts';
+import { clientBucketOf } from '../ratelimit/ratelimit.limiter.ts';
 import type { CheckoutBody, CheckoutResult } from './orders.schemas.ts';
 import type { DiscountRow, OrderLineRow, OrderRow, PaymentRow } from './orders.tables.ts';
 import { orderView } from './orders.views.ts';
@@ -25,12 +34,17 @@ import { ReservationsInFlight } from './reservations-in-flight.ts';
 export interface CheckoutInput extends QuoteInput {
   cartId: string;
   email: string;
+  /** The client's address (`request.ip`): its pending orders are counted (D52). */
+  client: string;
 }
 
 export type CheckoutDeps = Pick<OrdersDeps, 'db' | 'keyring' | 'clock' | 'provider' | 'log' | 'settings'>;
 
-/** The checkout request, checked beyond its schema and normalized (email trimmed, country upper case). */
-export function checkoutInput(body: CheckoutBody): CheckoutInput {
+/**
+ * The checkout request, checked beyond its schema and normalized (email trimmed, country upper
+ * case), with the address of the client that sent it.
+ */
+export function checkoutInput(body: CheckoutBody, client: string): CheckoutInput {
   const email = body.email.trim();
   const country = body.country?.toUpperCase();
   const errors: FieldError[] = [];
@@ -38,7 +52,7 @@ export function checkoutInput(body: CheckoutBody): CheckoutInput {
   if (country !== undefined && !isCountryCode(country))
     errors.push({ pointer: '/country', detail: 'must be an ISO 3166-1 alpha-2 country code' });
   if (errors.length > 0) throw validationFailed('The checkout request is invalid.', errors);
-  return { cartId: body.cartId, email, country, discountCode: body.discountCode };
+  return { cartId: body.cartId, email, country, discountCode: body.discountCode, client };
 }
 
 const cartEmpty = (): AppError =>
@@ -46,6 +60,49 @@ const cartEmpty = (): AppError =>
 
 const cartChanged = (): AppError =>
   new AppError('cart_changed', 409, 'Prices changed while checking out. Review the cart and try again.');
+
+/** Orders are kept with their email in lower case; a buyer's pending orders are counted by it. */
+const orderEmail = (email: string): string => email.trim().toLowerCase();
+
+/** Who holds pending orders (D52): the client, by a keyed hash of its address bucket, and the email. */
+interface Holder {
+  clientKey: string;
+  email: string;
+}
+
+function holderOf(keyring: CheckoutDeps['keyring'], input: CheckoutInput): Holder {
+  const mac = createHmac('sha256', keyring.key(CLIENT_KEY_PURPOSE)).update(clientBucketOf(input.client));
+  return { clientKey: mac.digest('base64url').slice(0, 22), email: orderEmail(input.email) };
+}
+
+/** The keyring purpose of client keys: pending orders remember a client by this, not by its address. */
+const CLIENT_KEY_PURPOSE = 'client-address';
+
+const tooManyPending = (limit: number, held: PendingOrdersOf, now: Date): AppError => {
+  const who = held.byClient >= limit ? 'This device or network' : 'This email address';
+  const retryAfter =
+    held.firstExpiry === null
+      ? 1
+      : Math.max(1, Math.ceil((held.firstExpiry.getTime() - now.getTime()) / 1000));
+  return new AppError(
+    'too_many_pending_orders',
+    429,
+    `${who} has ${limit} unpaid orders in this store already. Pay one of them, or check out again once one has expired.`,
+    { headers: { 'retry-after': String(retryAfter) } },
+  );
+};
+
+/** 429 too_many_pending_orders when the client or the email holds the most pending orders allowed. */
+async function refuseHoarding(
+  deps: Pick<CheckoutDeps, 'db' | 'settings'>,
+  storeId: string,
+  holder: Holder,
+  now: Date,
+): Promise<void> {
+  const limit = deps.settings.pendingOrdersPerClient;
+  const held = await pendingOrdersOf(deps.db, storeId, holder);
+  if (held.byClient >= limit || held.byEmail >= limit) throw tooManyPending(limit, held, now);
+}
 
 /** Checkouts reserving units right now in this process (a hint for the pre-check). */
 const inFlight = new ReservationsInFlight();
@@ -130,6 +187,7 @@ export async function checkout(
     throw refusal;
   };
 
+  const holder = holderOf(deps.keyring, input);
   let gated = true;
   const gateDeadline = performance.now() + GATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt++) {
@@ -142,6 +200,12 @@ export async function checkout(
     }
     if (cart.completed_at !== null) return refuse(cartCompleted());
     if (cart.items.length === 0) throw cartEmpty();
+    // Without locks, before the provider is called; the transaction counts again under a lock.
+    try {
+      await refuseHoarding(deps, storeId, holder, deps.clock.now());
+    } catch (error) {
+      return refuse(error as AppError);
+    }
     let now: Date;
     let quoted: Quote;
     for (;;) {
@@ -170,6 +234,7 @@ export async function checkout(
         currency,
         idempotencyKey,
         input,
+        holder,
         quoted,
         cartId: cart.id,
         cartVersion: cart.version,
@@ -250,6 +315,7 @@ interface PlaceOrder {
   orderId: string;
   idempotencyKey: string;
   input: CheckoutInput;
+  holder: Holder;
   intent: Intent;
   quoted: Quote;
   cartVersion: number;
@@ -264,12 +330,25 @@ type InTransaction = Omit<CheckoutDeps, 'db'> & { db: Transaction<Database> };
 
 /** Step 4 of checkout, in its transaction: each step below is one thing the commit makes true. */
 async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutResult> {
+  await holdPendingSlot(tx, p);
   await completeUnchangedCart(tx, p);
   const discount = await reserveAtQuotedPrices(tx, p);
   if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
   // Last: the store's order counter stays locked from this statement to the commit (D6).
   const { order, lines, payment } = await writeOrder(tx, p, discount);
   return checkoutResult(tx.keyring, order, lines, payment);
+}
+
+/**
+ * The client and the email may hold one more pending order (D52): counted under their locks, held
+ * to the commit, so concurrent checkouts of one client or email are counted one after another.
+ */
+async function holdPendingSlot(tx: InTransaction, p: PlaceOrder): Promise<void> {
+  await lockScopes(tx.db, 'pending-orders', [
+    `${p.storeId}:client:${p.holder.clientKey}`,
+    `${p.storeId}:email:${p.holder.email}`,
+  ]);
+  await refuseHoarding(tx, p.storeId, p.holder, p.now);
 }
 
 /**
@@ -344,7 +423,8 @@ async function writeOrder(
       id: p.orderId,
       status: 'pending',
       cart_id: p.input.cartId,
-      email: p.input.email.trim().toLowerCase(),
+      email: p.holder.email,
+      client_key: p.holder.clientKey,
       country: p.input.country ?? null,
       currency: p.currency,
       subtotal_amount: totals.subtotal,

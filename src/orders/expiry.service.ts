@@ -1,4 +1,5 @@
 import { releaseReserved } from '../catalog/inventory.ts';
+import { giveBackDiscountUse } from './pricing.service.ts';
 import { backoffMs } from '../lib/backoff.ts';
 import type { IntentStatus } from '../payments/provider.ts';
 import { cancelOpenPayments, latestPayment, lockPaymentAndOrder } from './order-payments.repository.ts';
@@ -99,6 +100,7 @@ async function expire(deps: ProviderEventDeps, storeId: string, orderId: string)
     const now = deps.clock.now();
     await releaseReserved(trx, storeId, stockLinesOf(await orderLines(trx, order)), now);
     await markOrderExpired(trx, order, now);
+    await giveBackDiscountUse({ db: trx }, order, now);
     await cancelOpenPayments(trx, order, now);
     return true;
   });

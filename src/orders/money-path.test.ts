@@ -43,36 +43,6 @@ async function sandboxIntents(storeId: string): Promise<number> {
   return rows.length;
 }
 
-/**
- * The order's payment went through at the provider after the order expired: the sandbox intent is
- * marked succeeded and its signed `payment_intent.succeeded` webhook is delivered (answered 200).
- */
-async function latePaymentSucceeded(shop: ShopDriver, bought: CheckoutBody): Promise<void> {
-  await t.db.kysely
-    .updateTable('sandbox_intents')
-    .set({ status: 'succeeded' })
-    .where('ref', '=', bought.payment.ref)
-    .execute();
-  const webhook = JSON.stringify({
-    id: `evt_late_${randomUUID()}`,
-    type: 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      ref: bought.payment.ref,
-      amount: bought.order.total.amount,
-      currency: 'USD',
-      metadata: { storeId: shop.storeId, orderId: bought.order.id },
-    },
-  });
-  const delivered = await t.app.inject({
-    method: 'POST',
-    url: '/payments/webhooks/sandbox',
-    headers: { 'content-type': 'application/json', 'sandbox-signature': sandbox().sign(webhook) },
-    payload: webhook,
-  });
-  assert.equal(delivered.statusCode, 200, delivered.body);
-}
-
 describe('stock recounts and payments (D22)', () => {
   test('on hand below what pending orders hold is 409 stock_reserved; the payment still makes the order paid', async () => {
     const shop = await ShopDriver.open(t);
@@ -243,7 +213,7 @@ describe('late payments and refunds (D24)', () => {
     await shop.buy(variantId, 1); // someone else takes the unit
 
     // The buyer's payment had gone through at the provider just before the cancel.
-    await latePaymentSucceeded(shop, late);
+    await shop.latePaymentSucceeded(late);
     await waitFor(async () => (await shop.order(late.order.id)).refunded.amount === 1000, 5000, 'refunded');
     const order = await shop.adminOrder(late.order.id);
     assert.equal(order.status, 'expired');
@@ -265,7 +235,7 @@ describe('late payments and refunds (D24)', () => {
     assert.equal((await shop.order(late.order.id)).status, 'expired');
     assert.deepEqual(await shop.stock(variantId), { on_hand: 3, reserved: 0 });
 
-    await latePaymentSucceeded(shop, late);
+    await shop.latePaymentSucceeded(late);
     const order = await shop.adminOrder(late.order.id);
     assert.equal(order.status, 'paid');
     assert.deepEqual(order.refunds, []);

@@ -7,7 +7,7 @@ import type { Log } from '../lib/log.ts';
 import type { PaymentProvider } from '../payments/provider.ts';
 import type { WorkerSignals } from '../workers/runner.ts';
 
-/** Checkout and order settings (PaymentsConfig's ORDER_TTL, IDEMPOTENCY_TTL, IDEMPOTENCY_LEASE). */
+/** Checkout and order settings (PaymentsConfig's ORDER_TTL, IDEMPOTENCY_TTL, IDEMPOTENCY_LEASE, PENDING_ORDERS_PER_CLIENT). */
 export interface OrderSettings {
   /** Unpaid orders expire after this long. */
   readonly orderTtlMs: number;
@@ -15,6 +15,8 @@ export interface OrderSettings {
   readonly idempotencyTtlMs: number;
   /** How long a request holds its idempotency key before a retry may take it over. */
   readonly idempotencyLeaseMs: number;
+  /** Pending orders one client address, and one email, may hold in a store at once (D52). */
+  readonly pendingOrdersPerClient: number;
 }
 
 /**

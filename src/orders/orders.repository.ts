@@ -272,7 +272,7 @@ export async function payPendingOrder(
     .with('o', (db) =>
       db
         .updateTable('orders as o')
-        .set({ status: 'paid', paid_at: now, updated_at: now })
+        .set({ status: 'paid', paid_at: now, updated_at: now, client_key: null })
         .where('o.store_id', '=', storeId)
         .where('o.id', '=', orderId)
         .where('o.status', '=', 'pending')
@@ -315,7 +315,7 @@ export function markOrderPaid(
 ): Promise<OrderRow> {
   return trx
     .updateTable('orders')
-    .set({ status: 'paid', paid_at: now, updated_at: now, oversold })
+    .set({ status: 'paid', paid_at: now, updated_at: now, oversold, client_key: null })
     .where('store_id', '=', order.store_id)
     .where('id', '=', order.id)
     .returningAll()
@@ -329,7 +329,7 @@ export async function markOrderExpired(
 ): Promise<void> {
   await trx
     .updateTable('orders')
-    .set({ status: 'expired', expired_at: now, updated_at: now })
+    .set({ status: 'expired', expired_at: now, updated_at: now, client_key: null })
     .where('store_id', '=', order.store_id)
     .where('id', '=', order.id)
     .execute();
@@ -378,4 +378,28 @@ export async function postponeSweep(db: Db, order: DueOrder, attempts: number, a
     .where('id', '=', order.id)
     .where('status', '=', 'pending')
     .execute();
+}
+
+/** The pending orders of one client (by its key) and of one email in a store, and the first to expire. */
+export interface PendingOrdersOf {
+  byClient: number;
+  byEmail: number;
+  firstExpiry: Date | null;
+}
+
+/** Counts a client's and an email's pending orders (D52), through the two partial indexes. */
+export async function pendingOrdersOf(
+  db: Db,
+  storeId: string,
+  who: { clientKey: string; email: string },
+): Promise<PendingOrdersOf> {
+  const { rows } = await sql<{ by_client: number; by_email: number; first_expiry: Date | null }>`
+    SELECT count(*) FILTER (WHERE client_key = ${who.clientKey})::int AS by_client,
+           count(*) FILTER (WHERE email = ${who.email})::int AS by_email,
+           min(expires_at) AS first_expiry
+    FROM orders
+    WHERE store_id = ${storeId} AND status = 'pending'
+      AND (client_key = ${who.clientKey} OR email = ${who.email})`.execute(db);
+  const row = rows[0]!;
+  return { byClient: row.by_client, byEmail: row.by_email, firstExpiry: row.first_expiry };
 }

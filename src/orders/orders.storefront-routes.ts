@@ -33,6 +33,7 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDep
           'insufficient_stock',
           'discount_invalid',
           'order_too_large',
+          'too_many_pending_orders',
           'provider_unavailable',
         ],
         'x-response-headers': { 201: ['Idempotent-Replayed'] },
@@ -50,7 +51,7 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDep
     async (request, reply) => {
       const { storeId } = requireStorefront(request);
       const key = idempotencyKeyOf(request);
-      const input = checkoutInput(request.body);
+      const input = checkoutInput(request.body, request.ip);
       const { settings } = deps;
       return withIdempotency(
         {

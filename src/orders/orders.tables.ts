@@ -73,6 +73,11 @@ export interface OrderTable {
   oversold: Generated<boolean>;
   /** The Idempotency-Key of the checkout that made the order (D25). */
   idempotency_key: string | null;
+  /**
+   * While pending: a keyed hash of the checkout's client address (D52), to count a client's
+   * pending orders; null once paid or expired, and on orders from before migration 0016.
+   */
+  client_key: ColumnType<string | null, string | null | undefined, string | null>;
   /** When the expiry sweep looks at this pending order next (expires_at, then backoff, D23). */
   next_sweep_at: Time;
   sweep_attempts: Generated<number>;

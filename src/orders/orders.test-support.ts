@@ -94,6 +94,40 @@ export class ShopDriver {
     assert.equal(response.statusCode, 200, response.body);
   }
 
+  /**
+   * The order's payment went through at the provider after the order expired (its intent could not
+   * be cancelled in time): the sandbox intent is marked succeeded and its signed
+   * `payment_intent.succeeded` webhook is delivered (answered 200).
+   */
+  async latePaymentSucceeded(bought: CheckoutBody): Promise<void> {
+    await this.t.db.kysely
+      .updateTable('sandbox_intents')
+      .set({ status: 'succeeded' })
+      .where('ref', '=', bought.payment.ref)
+      .execute();
+    const webhook = JSON.stringify({
+      id: `evt_late_${randomUUID()}`,
+      type: 'payment_intent.succeeded',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        ref: bought.payment.ref,
+        amount: bought.order.total.amount,
+        currency: 'USD',
+        metadata: { storeId: this.storeId, orderId: bought.order.id },
+      },
+    });
+    const delivered = await this.t.app.inject({
+      method: 'POST',
+      url: '/payments/webhooks/sandbox',
+      headers: {
+        'content-type': 'application/json',
+        'sandbox-signature': this.t.runtime.payments.sandbox!.sign(webhook),
+      },
+      payload: webhook,
+    });
+    assert.equal(delivered.statusCode, 200, delivered.body);
+  }
+
   async order(orderId: string) {
     const response = await this.storefront('GET', `/orders/${orderId}`);
     assert.equal(response.statusCode, 200, response.body);

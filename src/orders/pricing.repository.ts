@@ -55,6 +55,26 @@ export async function countDiscountUse(
   return used !== undefined;
 }
 
+/**
+ * Moves a discount's use count by `delta` for the code an order kept: -1 gives a use back (never
+ * below zero), +1 counts one again whatever the limit. Nothing when the code was deleted since.
+ */
+export async function adjustDiscountUse(
+  trx: Transaction<Database>,
+  storeId: string,
+  code: string,
+  delta: 1 | -1,
+  now: Date,
+): Promise<void> {
+  await trx
+    .updateTable('discounts')
+    .set((eb) => ({ used_count: eb('used_count', '+', delta), updated_at: now }))
+    .where('store_id', '=', storeId)
+    .where('code', '=', code)
+    .where('used_count', '>=', delta === -1 ? 1 : 0)
+    .execute();
+}
+
 export function findTaxRate(db: Db, storeId: string, country: string): Promise<TaxRateRow | undefined> {
   return db
     .selectFrom('tax_rates')

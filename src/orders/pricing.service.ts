@@ -6,9 +6,10 @@ import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import type { Discount, DiscountBody, TaxRate, TaxRateBody } from './orders.schemas.ts';
-import type { DiscountRow } from './orders.tables.ts';
+import type { DiscountRow, OrderRow } from './orders.tables.ts';
 import { discountView, taxRateView } from './orders.views.ts';
 import {
+  adjustDiscountUse,
   countDiscountUse,
   deleteDiscount,
   deleteTaxRate,
@@ -63,6 +64,30 @@ export async function useDiscount(
   now: Date,
 ): Promise<void> {
   if (!(await countDiscountUse(deps.db, storeId, discount.id, now))) throw discountInvalid(code);
+}
+
+/**
+ * An unpaid order gives its discount's use back when it expires (D52: a use is reserved at checkout
+ * like stock, so checkouts nobody pays cannot use a limited code up).
+ */
+export async function giveBackDiscountUse(
+  deps: { db: Transaction<Database> },
+  order: Pick<OrderRow, 'store_id' | 'discount_code'>,
+  now: Date,
+): Promise<void> {
+  if (order.discount_code) await adjustDiscountUse(deps.db, order.store_id, order.discount_code, -1, now);
+}
+
+/**
+ * A late payment revives an expired order (D5): its discount's use counts again, past the limit if
+ * need be, since the buyer has paid the discounted price.
+ */
+export async function countRevivedDiscountUse(
+  deps: { db: Transaction<Database> },
+  order: Pick<OrderRow, 'store_id' | 'discount_code'>,
+  now: Date,
+): Promise<void> {
+  if (order.discount_code) await adjustDiscountUse(deps.db, order.store_id, order.discount_code, 1, now);
 }
 
 /** Tax (basis points) and flat shipping for buyers in a country; none without a row. */

@@ -1,4 +1,5 @@
 import type { EmittedData } from '../events/events.schemas.ts';
+import { countRevivedDiscountUse } from './pricing.service.ts';
 import type { OrderPaidData, OrderRefundedData } from './orders.events.ts';
 import type { Transaction } from 'kysely';
 import { sellReserved, takeStock } from '../catalog/inventory.ts';
@@ -116,6 +117,7 @@ async function paymentSucceeded(
   // Expired: take the goods again if every line is still available, else refund everything.
   if (await takeStock(tx.db, storeId, stockLinesOf(lines), now)) {
     const paid = await markOrderPaid(tx.db, order, false, now);
+    await countRevivedDiscountUse(tx, order, now);
     const event = orderPaid(storeId, paid.id);
     await recordEvent(tx.db, {
       ...event,

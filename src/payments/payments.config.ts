@@ -1,4 +1,4 @@
-import { ConfigError, duration, read, type Env } from '../lib/env.ts';
+import { ConfigError, duration, integer, read, type Env } from '../lib/env.ts';
 
 /** Checkout and payment settings (DESIGN D5, D7, D16). */
 export interface PaymentsConfig {
@@ -21,6 +21,11 @@ export interface PaymentsConfig {
    * retry after a crash waits with 409 idempotency_in_progress.
    */
   readonly idempotencyLeaseMs: number;
+  /**
+   * Pending (unpaid) orders one client address, and one email, may hold in a store at once
+   * (PENDING_ORDERS_PER_CLIENT, D52); a store behind one proxy that is not trusted raises it.
+   */
+  readonly pendingOrdersPerClient: number;
 }
 
 export function loadPaymentsConfig(env: Env): PaymentsConfig {
@@ -58,5 +63,6 @@ export function loadPaymentsConfig(env: Env): PaymentsConfig {
     orderTtlMs: duration(env, 'ORDER_TTL', '30m'),
     idempotencyTtlMs: duration(env, 'IDEMPOTENCY_TTL', '24h'),
     idempotencyLeaseMs: duration(env, 'IDEMPOTENCY_LEASE', '30s'),
+    pendingOrdersPerClient: integer(env, 'PENDING_ORDERS_PER_CLIENT', 5, 1, 1_000_000),
   });
 }

@@ -8,3 +8,18 @@ export interface RateLimitConfig {
   /** Admin sign-in and code checks per client IP and window (D30). */
   readonly signIn: number;
 }
+
+/**
+ * A publishable key serves every shopper of a store (D52): its budget is a high safety cap, at
+ * least this many clients' budgets, so that no group of fewer clients can use it up for the others;
+ * the per-client budgets do the limiting.
+ */
+export const KEY_BUDGET_CLIENTS = 50;
+
+/** The least a key's budget may be, per tier: KEY_BUDGET_CLIENTS clients' budgets. */
+export function minimumKeyBudgets(config: Pick<RateLimitConfig, 'ipRead' | 'ipWrite'>): {
+  publicRead: number;
+  publicWrite: number;
+} {
+  return { publicRead: config.ipRead * KEY_BUDGET_CLIENTS, publicWrite: config.ipWrite * KEY_BUDGET_CLIENTS };
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LightMyRequestResponse } from 'fastify';
-import type { RateLimitConfig } from '../config.ts';
+import { loadConfig, type RateLimitConfig } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { createStorefrontKey } from '../keys/keys.service.ts';
 import { createTestStore, openTestDatabase, startTestApp, type TestApp } from '../test/harness.ts';
@@ -241,6 +241,31 @@ describe('storefront rate limits over HTTP', () => {
       assert.match(third.json<{ detail: string }>().detail, /publishable key's public-read budget of 6/);
       assert.deepEqual([limits(third).limit, limits(third).remaining], [6, 0]);
     });
+  });
+
+  test('fewer than 50 client addresses cannot use a key up for the others (D52)', async () => {
+    // The key's write budget at its least: 50 clients' budgets of 2.
+    await withApp({ ipWrite: 2, publicWrite: 100 }, async (t) => {
+      const shop = await createTestStore(t);
+      const key = shop.publishableKey;
+      for (let client = 1; client <= 49; client++) {
+        const ip = `198.51.100.${client}`;
+        for (let i = 0; i < 4; i++) await call(t, { key, method: 'POST', url: '/storefront/v1/carts', ip });
+        const refused = await call(t, { key, method: 'POST', url: '/storefront/v1/carts', ip });
+        assert.equal(refused.statusCode, 429);
+        assert.match(refused.json<{ detail: string }>().detail, /This client's/);
+      }
+      const shopper = await call(t, { key, method: 'POST', url: '/storefront/v1/carts', ip: '203.0.113.1' });
+      assert.equal(shopper.statusCode, 201, 'a 50th client still buys');
+    });
+    // The defaults keep that ratio, and a configuration that breaks it does not start.
+    const defaults = loadConfig({}).rateLimits;
+    assert.ok(defaults.publicWrite >= 50 * defaults.ipWrite && defaults.publicRead >= 50 * defaults.ipRead);
+    assert.throws(() => loadConfig({ RATE_LIMIT_WRITE: '600' }), /RATE_LIMIT_WRITE.*at least 15000/s);
+    assert.equal(
+      loadConfig({ RATE_LIMIT_IP_WRITE: '12', RATE_LIMIT_WRITE: '600' }).rateLimits.publicWrite,
+      600,
+    );
   });
 
   test('behind trusted proxies (TRUST_PROXY list) the client is the forwarded address, not the proxy', async () => {

@@ -38,6 +38,9 @@ export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {
     // Every injected request comes from 127.0.0.1, and with Redis the sign-in counter is shared by
     // all test files: tests of that limit set their own (src/staff/sessions.test.ts).
     rateLimits: { ...base.rateLimits, signIn: 1_000_000 },
+    // Likewise every test checkout comes from one address, mostly with one email: tests of the
+    // pending-order limit (D52) set their own.
+    payments: { ...base.payments, pendingOrdersPerClient: 1_000_000 },
     secretKey: 'test-secret-key-test-secret-key-0123456789',
     emailTransport: { kind: 'file', dir: fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-mail-')) },
     mailRetryScheduleMs: [50, 50, 50],
@@ -366,6 +369,7 @@ export function serveProcess(
     // A worker says it started at info level.
     LOG_LEVEL: command === 'worker' ? 'info' : 'error',
     SECRET_KEY: secretKey,
+    PENDING_ORDERS_PER_CLIENT: '1000000',
   };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete childEnv[name];

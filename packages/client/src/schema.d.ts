@@ -4111,7 +4111,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4227,7 +4227,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4354,7 +4354,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4470,7 +4470,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4596,7 +4596,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4727,7 +4727,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4843,7 +4843,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4969,7 +4969,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5085,7 +5085,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5211,7 +5211,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5337,7 +5337,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5466,7 +5466,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5580,7 +5580,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5753,7 +5753,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5915,7 +5915,11 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      /**
+       * @description `rate_limited`: Too many requests; retry after Retry-After seconds.
+       *
+       *     `too_many_pending_orders`: This client or email holds the most unpaid orders a store allows (PENDING_ORDERS_PER_CLIENT); pay one or retry after Retry-After, when one expires.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5955,7 +5959,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6068,7 +6072,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6165,7 +6169,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6267,7 +6271,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6338,7 +6342,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6407,7 +6411,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6483,7 +6487,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6588,7 +6592,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6672,7 +6676,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6764,7 +6768,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6884,7 +6888,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6955,7 +6959,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7050,7 +7054,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7126,7 +7130,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7231,7 +7235,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7315,7 +7319,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7397,7 +7401,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7505,7 +7509,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7584,7 +7588,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7693,7 +7697,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7777,7 +7781,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7859,7 +7863,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7967,7 +7971,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8089,7 +8093,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8171,7 +8175,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8293,7 +8297,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8369,7 +8373,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8478,7 +8482,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8573,7 +8577,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8662,7 +8666,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8746,7 +8750,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8828,7 +8832,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8946,7 +8950,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9022,7 +9026,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9106,7 +9110,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9214,7 +9218,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9296,7 +9300,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9372,7 +9376,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9456,7 +9460,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9564,7 +9568,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9646,7 +9650,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9722,7 +9726,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9806,7 +9810,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9888,7 +9892,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9972,7 +9976,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10080,7 +10084,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10164,7 +10168,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10240,7 +10244,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10335,7 +10339,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10419,7 +10423,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10503,7 +10507,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10579,7 +10583,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10684,7 +10688,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10760,7 +10764,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10865,7 +10869,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10949,7 +10953,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11031,7 +11035,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11139,7 +11143,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11223,7 +11227,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11331,7 +11335,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11453,7 +11457,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11532,7 +11536,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11616,7 +11620,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11710,7 +11714,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11781,7 +11785,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11862,7 +11866,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11971,7 +11975,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12050,7 +12054,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12131,7 +12135,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12208,7 +12212,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12292,7 +12296,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12426,7 +12430,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12502,7 +12506,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12607,7 +12611,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12689,7 +12693,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12796,7 +12800,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12877,7 +12881,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12951,7 +12955,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13027,7 +13031,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down or not ready; retry the request. */
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

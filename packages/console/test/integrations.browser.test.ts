@@ -89,7 +89,7 @@ describe('storefront keys', () => {
     assert.equal(await page.evaluate('document.activeElement.name'), 'new-label');
     await page.keyboard.type('Main shop');
     await page.getByLabel('Allowed origins').fill('https://shop.example\nshop.example/path');
-    await page.getByLabel('Read budget (requests per window)').fill('500');
+    await page.getByLabel('Read budget (requests per window)').fill('90000');
     await page.getByRole('button', { name: 'Create key', exact: true }).last().click();
     // Checked before sending, with the line at fault.
     await page.getByText(/Line 2 \(shop\.example\/path\)/).waitFor();
@@ -117,7 +117,7 @@ describe('storefront keys', () => {
     const created = (await admin.storefrontKeys.list()).items.find((k) => k.label === 'Main shop');
     assert.ok(created);
     assert.deepEqual(created.allowedOrigins, ['https://shop.example', 'https://www.shop.example:8443']);
-    assert.deepEqual(created.rateLimits, { publicRead: 500, publicWrite: null });
+    assert.deepEqual(created.rateLimits, { publicRead: 90000, publicWrite: null });
     assert.equal(created.keyPrefix, key.slice(0, 12));
 
     const row = page.locator('tr', { hasText: 'Main shop' });
@@ -160,13 +160,17 @@ describe('storefront keys', () => {
     await page.getByLabel('Write budget (requests per window)').fill('abc');
     await page.getByRole('button', { name: 'Save key' }).click();
     await page.getByText('Leave empty for the default, or a whole number from 1 to 10,000,000.').waitFor();
+    // A key's budget is shared by every shopper: the server refuses less than 50 clients' budgets.
     await page.getByLabel('Write budget (requests per window)').fill('120');
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await page.getByText(/must be at least 15000/).waitFor();
+    await page.getByLabel('Write budget (requests per window)').fill('20000');
     await page.getByRole('button', { name: 'Save key' }).click();
     await page.getByText('The key “Main shop” is saved.').waitFor();
     const edited = await admin.storefrontKeys.get(created.id);
     assert.equal(edited.label, 'Main shop (web)');
     assert.deepEqual(edited.allowedOrigins, ['https://shop.example']);
-    assert.deepEqual(edited.rateLimits, { publicRead: null, publicWrite: 120 });
+    assert.deepEqual(edited.rateLimits, { publicRead: null, publicWrite: 20000 });
     assert.equal((await storefrontStore(key, 'https://www.shop.example:8443')).status, 403);
 
     // Revoke: cancelling the confirmation (Escape, or Cancel) changes nothing; confirming revokes.

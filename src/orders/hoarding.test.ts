@@ -1,0 +1,237 @@
+/**
+ * Unpaid checkouts cannot hoard (DESIGN D52): at most PENDING_ORDERS_PER_CLIENT pending orders per
+ * client address and per email in a store (429 too_many_pending_orders, with Retry-After until the
+ * first of them expires), counted exactly under concurrency; and a discount's use is reserved at
+ * checkout and given back when the order expires, so unpaid checkouts cannot use a limited code up.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { startTestApp, testConfig, type TestApp } from '../test/harness.ts';
+import { expireOrders } from './expiry.service.ts';
+import { paymentDeps, ShopDriver, type CheckoutBody } from './orders.test-support.ts';
+
+const LIMIT = 5;
+let t: TestApp;
+before(async () => {
+  t = await startTestApp({
+    config: { payments: { ...testConfig().payments, pendingOrdersPerClient: LIMIT } },
+  });
+});
+after(() => t.close());
+
+/** POST /checkout as the client at `ip`. */
+function checkoutAt(shop: ShopDriver, ip: string, key: string, body: object) {
+  return t.app.inject({
+    method: 'POST',
+    url: '/storefront/v1/checkout',
+    remoteAddress: ip,
+    headers: { 'x-publishable-key': shop.shop.publishableKey, 'idempotency-key': key },
+    payload: body,
+  });
+}
+
+/** A checkout of one unit from a client address, with an email. */
+async function checkoutFrom(
+  shop: ShopDriver,
+  variantId: string,
+  from: { ip: string; email: string; discountCode?: string },
+) {
+  const cartId = await shop.cart([{ variantId, quantity: 1 }]);
+  return checkoutAt(shop, from.ip, randomUUID(), {
+    cartId,
+    email: from.email,
+    ...(from.discountCode ? { discountCode: from.discountCode } : {}),
+  });
+}
+
+const pendingOrders = async (shop: ShopDriver) =>
+  (
+    await t.db.kysely
+      .selectFrom('orders')
+      .select(['id', 'client_key'])
+      .where('store_id', '=', shop.storeId)
+      .where('status', '=', 'pending')
+      .execute()
+  ).length;
+
+describe('pending orders per client and per email', () => {
+  test(`a client address holds at most ${LIMIT} pending orders; another address and a paid order free a slot`, async () => {
+    const shop = await ShopDriver.open(t);
+    const variantId = await shop.variant(100);
+    const first: CheckoutBody[] = [];
+    for (let i = 0; i < LIMIT; i++) {
+      const response = await checkoutFrom(shop, variantId, { ip: '203.0.113.7', email: `b${i}@example.com` });
+      assert.equal(response.statusCode, 201, response.body);
+      first.push(response.json<CheckoutBody>());
+    }
+    const refused = await checkoutFrom(shop, variantId, { ip: '203.0.113.7', email: 'other@example.com' });
+    assert.equal(refused.statusCode, 429, refused.body);
+    assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
+    const problem = refused.json<{ title: string; detail: string }>();
+    assert.equal(problem.title, 'too_many_pending_orders');
+    assert.match(problem.detail, /device or network has 5 unpaid orders/);
+    const retryAfter = Number(refused.headers['retry-after']);
+    const ttlSeconds = t.config.payments.orderTtlMs / 1000;
+    assert.ok(retryAfter > ttlSeconds - 60 && retryAfter <= ttlSeconds, `Retry-After ${retryAfter}`);
+    assert.equal(await pendingOrders(shop), LIMIT, 'nothing was reserved for the refused checkout');
+    const stock = await shop.stock(variantId);
+    assert.equal(stock.reserved, LIMIT);
+
+    // Another client is not affected; the same /64 of IPv6 counts as one client.
+    const other = await checkoutFrom(shop, variantId, { ip: '198.51.100.4', email: 'x@example.com' });
+    assert.equal(other.statusCode, 201);
+    for (let i = 0; i < LIMIT - 1; i++) {
+      const v6 = await checkoutFrom(shop, variantId, {
+        ip: `2001:db8:1:2::${i + 1}`,
+        email: `v6-${i}@example.com`,
+      });
+      assert.equal(v6.statusCode, 201);
+    }
+    const v6 = await checkoutFrom(shop, variantId, {
+      ip: '2001:db8:1:2:ffff::9',
+      email: 'v6-last@example.com',
+    });
+    assert.equal(v6.statusCode, 201, 'the fifth of its /64');
+    const v6Over = await checkoutFrom(shop, variantId, {
+      ip: '2001:db8:1:2:abcd::1',
+      email: 'v6-over@example.com',
+    });
+    assert.equal(v6Over.statusCode, 429, 'an IPv6 client cannot escape by rotating through its /64');
+
+    // Paying one of its orders frees a slot for the first client.
+    await shop.confirm(first[0]!);
+    await shop.waitForStatus(first[0]!.order.id, 'paid');
+    const again = await checkoutFrom(shop, variantId, { ip: '203.0.113.7', email: 'again@example.com' });
+    assert.equal(again.statusCode, 201, again.body);
+
+    // Pending orders keep a keyed hash of the client, never its address; a paid order keeps neither.
+    const rows = await t.db.kysely
+      .selectFrom('orders')
+      .select(['status', 'client_key'])
+      .where('store_id', '=', shop.storeId)
+      .execute();
+    assert.ok(rows.every((row) => (row.status === 'pending') === (row.client_key !== null)));
+    assert.ok(rows.every((row) => !row.client_key?.includes('203.0.113')));
+  });
+
+  test(`an email holds at most ${LIMIT} pending orders in a store, from any address`, async () => {
+    const shop = await ShopDriver.open(t);
+    const variantId = await shop.variant(100);
+    for (let i = 0; i < LIMIT; i++) {
+      const response = await checkoutFrom(shop, variantId, {
+        ip: `192.0.2.${i + 1}`,
+        email: 'Same@Example.com',
+      });
+      assert.equal(response.statusCode, 201);
+    }
+    const refused = await checkoutFrom(shop, variantId, { ip: '192.0.2.99', email: 'same@example.com ' });
+    assert.equal(refused.statusCode, 429);
+    assert.match(refused.json<{ detail: string }>().detail, /email address has 5 unpaid orders/);
+    // The same email in another store is another buyer.
+    const elsewhere = await ShopDriver.open(t);
+    const response = await checkoutFrom(elsewhere, await elsewhere.variant(5), {
+      ip: '192.0.2.99',
+      email: 'same@example.com',
+    });
+    assert.equal(response.statusCode, 201);
+  });
+
+  test('a retried Idempotency-Key still answers with its order when the client is at the limit', async () => {
+    const shop = await ShopDriver.open(t);
+    const variantId = await shop.variant(100);
+    const made: { key: string; cartId: string; orderId: string }[] = [];
+    for (let i = 0; i < LIMIT; i++) {
+      const key = randomUUID();
+      const cartId = await shop.cart([{ variantId, quantity: 1 }]);
+      const response = await checkoutAt(shop, '203.0.113.50', key, { cartId, email: `k${i}@example.com` });
+      assert.equal(response.statusCode, 201);
+      made.push({ key, cartId, orderId: response.json<CheckoutBody>().order.id });
+    }
+    const first = made[0]!;
+    const retry = await checkoutAt(shop, '203.0.113.50', first.key, {
+      cartId: first.cartId,
+      email: 'k0@example.com',
+    });
+    assert.equal(retry.statusCode, 201, retry.body);
+    assert.equal(retry.json<CheckoutBody>().order.id, first.orderId);
+  });
+
+  test('concurrent checkouts of one client are counted exactly: never more than the limit', async () => {
+    const shop = await ShopDriver.open(t);
+    const variantId = await shop.variant(100);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        checkoutFrom(shop, variantId, { ip: '203.0.113.77', email: `c${i}@example.com` }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.statusCode).sort();
+    assert.deepEqual(statuses, [...Array<number>(LIMIT).fill(201), ...Array<number>(12 - LIMIT).fill(429)]);
+    assert.equal(await pendingOrders(shop), LIMIT);
+    assert.equal((await shop.stock(variantId)).reserved, LIMIT, 'refused checkouts reserved nothing');
+  });
+});
+
+describe('discount uses are reserved at checkout and given back on expiry', () => {
+  test('unpaid checkouts cannot use a limited code up; an expired order gives its use back', async () => {
+    const shop = await ShopDriver.open(t);
+    const variantId = await shop.variant(100);
+    const created = await shop.admin('POST', '/discounts', {
+      code: 'three',
+      kind: 'fixed',
+      value: 100,
+      usageLimit: 3,
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const usedCount = async () =>
+      (
+        await t.db.kysely
+          .selectFrom('discounts')
+          .select('used_count')
+          .where('store_id', '=', shop.storeId)
+          .where('code', '=', 'THREE')
+          .executeTakeFirstOrThrow()
+      ).used_count;
+
+    const unpaid: CheckoutBody[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await checkoutFrom(shop, variantId, {
+        ip: `192.0.2.${10 + i}`,
+        email: `d${i}@example.com`,
+        discountCode: 'three',
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      unpaid.push(response.json<CheckoutBody>());
+    }
+    assert.equal(await usedCount(), 3);
+    const fourth = await checkoutFrom(shop, variantId, {
+      ip: '192.0.2.20',
+      email: 'd4@example.com',
+      discountCode: 'THREE',
+    });
+    assert.equal(fourth.statusCode, 409);
+    assert.equal(fourth.json<{ title: string }>().title, 'discount_invalid');
+
+    // The three orders expire unpaid: their uses come back, and the code works again.
+    t.clock.advance(t.config.payments.orderTtlMs + 1000);
+    try {
+      await expireOrders(paymentDeps(t));
+    } finally {
+      t.clock.advance(-(t.config.payments.orderTtlMs + 1000));
+    }
+    for (const body of unpaid) assert.equal((await shop.order(body.order.id)).status, 'expired');
+    assert.equal(await usedCount(), 0, 'each expired order gave its use back');
+    const paid = await checkoutFrom(shop, variantId, {
+      ip: '192.0.2.21',
+      email: 'd5@example.com',
+      discountCode: 'three',
+    });
+    assert.equal(paid.statusCode, 201, paid.body);
+    assert.equal(await usedCount(), 1);
+
+    // A late payment revives an expired order: its use counts again.
+    await shop.latePaymentSucceeded(unpaid[0]!);
+    assert.equal((await shop.order(unpaid[0]!.order.id)).status, 'paid');
+    assert.equal(await usedCount(), 2);
+  });
+});
