@@ -11,12 +11,11 @@ import { findStoreWithSlug } from '../stores/stores.service.ts';
 import type { WorkerSignals } from '../workers/runner.ts';
 import {
   countCodesSince,
-  countWrongGuess,
   findMemberByEmail,
-  findPendingCode,
   insertCode,
   lockMember,
   markSessionRevoked,
+  spendCodeAttempt,
   useCode,
   voidPendingCodes,
 } from './staff.repository.ts';
@@ -116,11 +115,11 @@ const WRONG_CODE = 'The code is wrong or has expired. Request a new code and try
 const NO_CODE = '0'.repeat(64);
 
 /**
- * Exchanges a code for a session. The code works once; each wrong guess counts, and the fifth
- * voids the pending code. Both transitions are single conditional UPDATEs, so concurrent guesses
- * cannot use a code twice or exceed the attempt limit. An unknown store or address goes through the
- * same queries, hash and comparison (matching nothing), so the answer's timing does not tell which
- * addresses are staff (D30).
+ * Exchanges a code for a session. Each guess first spends one of the code's attempts and only then
+ * sees its hash (one conditional UPDATE), so at most MAX_CODE_ATTEMPTS guesses are ever compared
+ * with a code, however many arrive at once; the code works once (a second conditional UPDATE). An
+ * unknown store or address goes through the same queries, hash and comparison (matching nothing),
+ * so the answer's timing does not tell which addresses are staff (D30).
  */
 export async function verifySignInCode(
   deps: SignInDeps,
@@ -130,14 +129,10 @@ export async function verifySignInCode(
 ): Promise<StaffSession> {
   const staff = await findStaff(deps, storeSlug, email);
   const now = deps.clock.now();
-  const pending = await findPendingCode(deps.db, staff.storeId, staff.staffId, now, MAX_CODE_ATTEMPTS);
+  const pending = await spendCodeAttempt(deps.db, staff.storeId, staff.staffId, now, MAX_CODE_ATTEMPTS);
   const matches = safeEqual(pending?.code_hash ?? NO_CODE, hashCode(deps, staff.staffId, code));
-  if (!staff.found || !pending || !matches) {
-    await countWrongGuess(deps.db, staff.storeId, pending?.id ?? randomUUID(), now, MAX_CODE_ATTEMPTS);
-    throw unauthorized(WRONG_CODE, 'admin');
-  }
-  if (!(await useCode(deps.db, staff.storeId, pending.id, now, MAX_CODE_ATTEMPTS)))
-    throw unauthorized(WRONG_CODE, 'admin');
+  if (!staff.found || !pending || !matches) throw unauthorized(WRONG_CODE, 'admin');
+  if (!(await useCode(deps.db, staff.storeId, pending.id, now))) throw unauthorized(WRONG_CODE, 'admin');
   return openStaffSession(deps, staff.storeId, staff.found.email);
 }
 

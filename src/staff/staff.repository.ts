@@ -261,55 +261,49 @@ export async function insertCode(
     .execute();
 }
 
-/** The newest code still usable. */
-export function findPendingCode(
+/**
+ * Spends one attempt on the member's newest usable code and hands back its hash to compare, in one
+ * conditional UPDATE: a guess is counted before it is compared, and a code whose attempts are used
+ * up is not returned at all, so at most `maxAttempts` guesses ever see a code's hash however many
+ * arrive at once (concurrent UPDATEs of the row wait for each other and re-check the condition).
+ */
+export function spendCodeAttempt(
   db: Kysely<Database>,
   storeId: string,
   staffId: string,
   now: Date,
   maxAttempts: number,
-) {
+): Promise<{ id: string; code_hash: string } | undefined> {
   return db
-    .selectFrom('sign_in_codes')
-    .select(['id', 'code_hash'])
+    .updateTable('sign_in_codes')
+    .set({ attempts: sql<number>`attempts + 1` })
     .where('store_id', '=', storeId)
-    .where('staff_id', '=', staffId)
+    .where('id', '=', (eb) =>
+      eb
+        .selectFrom('sign_in_codes')
+        .select('id')
+        .where('store_id', '=', storeId)
+        .where('staff_id', '=', staffId)
+        .where('used_at', 'is', null)
+        .where('voided_at', 'is', null)
+        .where('expires_at', '>', now)
+        .orderBy('created_at', 'desc')
+        .limit(1),
+    )
     .where('used_at', 'is', null)
     .where('voided_at', 'is', null)
     .where('expires_at', '>', now)
     .where('attempts', '<', maxAttempts)
-    .orderBy('created_at', 'desc')
-    .limit(1)
+    .returning(['id', 'code_hash'])
     .executeTakeFirst();
 }
 
-/** Counts a wrong guess; the last allowed one voids the code. One conditional UPDATE. */
-export async function countWrongGuess(
-  db: Kysely<Database>,
-  storeId: string,
-  codeId: string,
-  now: Date,
-  maxAttempts: number,
-): Promise<void> {
-  await db
-    .updateTable('sign_in_codes')
-    .set({
-      attempts: sql<number>`attempts + 1`,
-      voided_at: sql<Date | null>`CASE WHEN attempts + 1 >= ${maxAttempts} THEN ${now}::timestamptz ELSE NULL END`,
-    })
-    .where('store_id', '=', storeId)
-    .where('id', '=', codeId)
-    .where('voided_at', 'is', null)
-    .execute();
-}
-
-/** Uses a code once: true when this call used it. */
+/** Uses a code once (its attempt already counted): true when this call used it. */
 export async function useCode(
   db: Kysely<Database>,
   storeId: string,
   codeId: string,
   now: Date,
-  maxAttempts: number,
 ): Promise<boolean> {
   const row = await db
     .updateTable('sign_in_codes')
@@ -318,7 +312,6 @@ export async function useCode(
     .where('id', '=', codeId)
     .where('used_at', 'is', null)
     .where('voided_at', 'is', null)
-    .where('attempts', '<', maxAttempts)
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
