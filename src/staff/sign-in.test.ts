@@ -14,10 +14,14 @@ import type {
   UnknownRow,
 } from 'kysely';
 import type { ParsedMail } from 'mailparser';
+import { mayIssueCode } from './sign-in.service.ts';
 import {
+  addressesOf,
   createTestStore,
   openTestDatabase,
+  readMailDir,
   startTestApp,
+  waitFor,
   waitForMail,
   type TestApp,
   type TestDb,
@@ -126,5 +130,134 @@ describe('attempts on a code (issue #26, item 10)', () => {
       answers.map((answer) => answer.statusCode),
       [401, 401, 401, 401, 200],
     );
+  });
+});
+
+/** The codes made for a store's members so far, by client (its stored hash). */
+async function codesByClient(shop: TestStore): Promise<Map<string, number>> {
+  const rows = await t.db.kysely
+    .selectFrom('sign_in_codes')
+    .select('client_hash')
+    .where('store_id', '=', shop.store.id)
+    .execute();
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(row.client_hash, (counts.get(row.client_hash) ?? 0) + 1);
+  return counts;
+}
+
+const total = (counts: Map<string, number>) => [...counts.values()].reduce((sum, n) => sum + n, 0);
+
+/** Waits until `expected` codes were made for the store's members (sign-in makes them after answering). */
+async function codesMade(shop: TestStore, expected: number): Promise<Map<string, number>> {
+  return waitFor(
+    async () => {
+      const counts = await codesByClient(shop);
+      return total(counts) >= expected ? counts : undefined;
+    },
+    15_000,
+    `${expected} sign-in codes`,
+  );
+}
+
+async function mailsTo(email: string): Promise<ParsedMail[]> {
+  const { emailTransport } = t.config;
+  assert.equal(emailTransport.kind, 'file');
+  if (emailTransport.kind !== 'file') return [];
+  return (await readMailDir(emailTransport.dir)).filter((mail) => addressesOf(mail).includes(email));
+}
+
+/** Sign-in requests and wrong guesses for the owner from `clients` addresses, all at once. */
+async function flood(shop: TestStore, clients: string[], requestsEach: number, guessesEach: number) {
+  const answers = await Promise.all(
+    clients.flatMap((ip) => [
+      ...Array.from({ length: requestsEach }, () => signIn(shop, ip)),
+      ...Array.from({ length: guessesEach }, (_, i) => verify(shop, String(100_000 + i), ip)),
+    ]),
+  );
+  const statuses = new Set(answers.map((answer) => answer.statusCode));
+  assert.deepEqual(statuses, new Set(guessesEach > 0 ? [202, 401] : [202]));
+}
+
+describe('who may have a code (issue #26, item 7)', () => {
+  test('each client keeps 2 codes an hour; up to 5 while the member has had fewer than 20', () => {
+    const cases: [member: number, client: number, allowed: boolean][] = [
+      [0, 0, true],
+      [19, 4, true],
+      [19, 5, false],
+      [20, 2, false],
+      [20, 1, true],
+      [500, 0, true],
+      [500, 1, true],
+      [500, 2, false],
+    ];
+    for (const [member, client, allowed] of cases)
+      assert.equal(mayIssueCode({ member, client }), allowed, `member ${member}, client ${client}`);
+  });
+});
+
+describe('floods from other clients (issue #26, item 7)', () => {
+  test("requests and wrong guesses from other clients neither void nor use up the member's code", async () => {
+    const shop = await createTestStore(t);
+    const member = client();
+    await signIn(shop, member);
+    const code = codeOf(await waitForMail(t, shop.ownerEmail));
+
+    // Eight other clients ask for codes for the member and guess, twice each, while the member reads
+    // the mail: every request is within a client's guaranteed share, so 16 more codes are made.
+    const others = Array.from({ length: 8 }, client);
+    await flood(shop, others, 2, 2);
+    await codesMade(shop, 17);
+
+    const verified = await verify(shop, code, member);
+    assert.equal(verified.statusCode, 200, verified.body);
+  });
+
+  test("after other clients used up the member's hourly mail, the member still gets a code and signs in", async () => {
+    const shop = await createTestStore(t);
+    const others = Array.from({ length: 10 }, client);
+    await flood(shop, others, 2, 1);
+    const flooded = await codesMade(shop, 20);
+    assert.equal(total(flooded), 20, "the member's 20 codes an hour are used up");
+    // A third request from each of them is beyond both its share and the member's budget.
+    await flood(shop, others, 1, 0);
+
+    const delivered = await waitFor(
+      async () => {
+        const mails = await mailsTo(shop.ownerEmail);
+        return mails.length >= 20 ? mails : undefined;
+      },
+      15_000,
+      'the flood of mail',
+    );
+    const before = new Set(delivered.map((mail) => mail.messageId));
+    const member = client();
+    assert.equal((await signIn(shop, member)).statusCode, 202);
+    const mine = await waitFor(
+      async () => {
+        const codes = await codesByClient(shop);
+        const fresh = [...codes.keys()].filter((hash) => !flooded.has(hash));
+        return fresh.length === 1 ? fresh[0] : undefined;
+      },
+      15_000,
+      "the member's code",
+    );
+    assert.ok(mine);
+    const mail = await waitFor(
+      async () => (await mailsTo(shop.ownerEmail)).find((m) => !before.has(m.messageId)),
+      15_000,
+      "the member's mail",
+    );
+    const verified = await verify(shop, codeOf(mail), member);
+    assert.equal(verified.statusCode, 200, verified.body);
+    assert.equal(total(await codesByClient(shop)), 21, 'the third requests got no code');
+  });
+
+  test('a code works only from the client that asked for it', async () => {
+    const shop = await createTestStore(t);
+    const member = client();
+    await signIn(shop, member);
+    const code = codeOf(await waitForMail(t, shop.ownerEmail));
+    assert.equal((await verify(shop, code, client())).statusCode, 401, 'another client cannot use it');
+    assert.equal((await verify(shop, code, member)).statusCode, 200);
   });
 });

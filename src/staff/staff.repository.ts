@@ -213,33 +213,37 @@ export async function deleteSession(db: Kysely<Database>, storeId: string, sessi
 
 // Sign-in codes
 
+/** Codes made for a member since `since`: in all, and for one of its clients. */
 export async function countCodesSince(
   db: Kysely<Database>,
-  storeId: string,
-  staffId: string,
+  code: { storeId: string; staffId: string; clientHash: string },
   since: Date,
-): Promise<number> {
+): Promise<{ member: number; client: number }> {
   const row = await db
     .selectFrom('sign_in_codes')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('store_id', '=', storeId)
-    .where('staff_id', '=', staffId)
+    .select((eb) => [
+      eb.fn.countAll<number>().as('member'),
+      eb.fn.countAll<number>().filterWhere('client_hash', '=', code.clientHash).as('client'),
+    ])
+    .where('store_id', '=', code.storeId)
+    .where('staff_id', '=', code.staffId)
     .where('created_at', '>', since)
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return { member: Number(row.member), client: Number(row.client) };
 }
 
+/** Voids the pending codes of one client of a member (not other clients'). */
 export async function voidPendingCodes(
   db: Kysely<Database>,
-  storeId: string,
-  staffId: string,
+  code: { storeId: string; staffId: string; clientHash: string },
   now: Date,
 ): Promise<void> {
   await db
     .updateTable('sign_in_codes')
     .set({ voided_at: now })
-    .where('store_id', '=', storeId)
-    .where('staff_id', '=', staffId)
+    .where('store_id', '=', code.storeId)
+    .where('staff_id', '=', code.staffId)
+    .where('client_hash', '=', code.clientHash)
     .where('used_at', 'is', null)
     .where('voided_at', 'is', null)
     .execute();
@@ -247,13 +251,14 @@ export async function voidPendingCodes(
 
 export async function insertCode(
   db: Kysely<Database>,
-  code: { storeId: string; staffId: string; hash: string; expiresAt: Date; now: Date },
+  code: { storeId: string; staffId: string; clientHash: string; hash: string; expiresAt: Date; now: Date },
 ): Promise<void> {
   await db
     .insertInto('sign_in_codes')
     .values({
       store_id: code.storeId,
       staff_id: code.staffId,
+      client_hash: code.clientHash,
       code_hash: code.hash,
       expires_at: code.expiresAt,
       created_at: code.now,
@@ -262,28 +267,29 @@ export async function insertCode(
 }
 
 /**
- * Spends one attempt on the member's newest usable code and hands back its hash to compare, in one
+ * Spends one attempt on the newest usable code of a member's client and hands back its hash to
+ * compare, in one
  * conditional UPDATE: a guess is counted before it is compared, and a code whose attempts are used
  * up is not returned at all, so at most `maxAttempts` guesses ever see a code's hash however many
  * arrive at once (concurrent UPDATEs of the row wait for each other and re-check the condition).
  */
 export function spendCodeAttempt(
   db: Kysely<Database>,
-  storeId: string,
-  staffId: string,
+  code: { storeId: string; staffId: string; clientHash: string },
   now: Date,
   maxAttempts: number,
 ): Promise<{ id: string; code_hash: string } | undefined> {
   return db
     .updateTable('sign_in_codes')
     .set({ attempts: sql<number>`attempts + 1` })
-    .where('store_id', '=', storeId)
+    .where('store_id', '=', code.storeId)
     .where('id', '=', (eb) =>
       eb
         .selectFrom('sign_in_codes')
         .select('id')
-        .where('store_id', '=', storeId)
-        .where('staff_id', '=', staffId)
+        .where('store_id', '=', code.storeId)
+        .where('staff_id', '=', code.staffId)
+        .where('client_hash', '=', code.clientHash)
         .where('used_at', 'is', null)
         .where('voided_at', 'is', null)
         .where('expires_at', '>', now)

@@ -295,7 +295,7 @@ export interface paths {
     put?: never;
     /**
      * Email a one-time sign-in code
-     * @description Always 202, at once, whether or not the address belongs to a staff member of the store. A real staff member receives a 6-digit code, valid 10 minutes, from the platform sender. At most RATE_LIMIT_SIGN_IN requests (sign-in and verify together) per client IP and minute (429).
+     * @description Always 202, at once, whether or not the address belongs to a staff member of the store. A real staff member receives a 6-digit code, valid 10 minutes, from the platform sender; it works only from the client (IP address) that asked for it, and replaces only that client's earlier code. At most RATE_LIMIT_SIGN_IN requests (sign-in and verify together) per client IP and minute (429).
      */
     post: operations['adminRequestSignInCode'];
     delete?: never;
@@ -313,7 +313,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Exchange an emailed code for a staff session token */
+    /**
+     * Exchange an emailed code for a staff session token
+     * @description Send it from the client (IP address) that asked for the code. Each guess spends one of the code's 5 attempts before it is compared; a wrong, used, spent or expired code, or one asked for elsewhere, is 401.
+     */
     post: operations['adminVerifySignInCode'];
     delete?: never;
     options?: never;
