@@ -51,7 +51,6 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
   app.post(
     '/auth/sign-in',
     {
-      config: { public: true },
       preHandler: limitSignIn,
       schema: {
         operationId: 'adminRequestSignInCode',
@@ -82,7 +81,6 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
   app.post(
     '/auth/verify',
     {
-      config: { public: true },
       preHandler: limitSignIn,
       schema: {
         operationId: 'adminVerifySignInCode',

@@ -6321,16 +6321,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -6382,16 +6372,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -6466,7 +6446,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the owner role. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6541,7 +6521,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the owner role. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6645,7 +6625,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the owner role. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6727,7 +6707,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the owner role. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6827,7 +6807,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the owner role. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6938,16 +6918,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -7013,7 +6983,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7109,7 +7079,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7184,7 +7154,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7288,7 +7258,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7370,7 +7340,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7458,7 +7428,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7567,16 +7537,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -7634,16 +7594,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -7750,16 +7700,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -7824,16 +7764,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -7912,16 +7842,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -8020,16 +7940,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -8144,16 +8054,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -8224,16 +8124,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -8352,16 +8242,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -8419,16 +8299,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -8536,16 +8406,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `payload_too_large`: The body exceeds 1 MiB. */
       413: {
         headers: {
@@ -8635,16 +8495,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -8711,16 +8561,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -8801,16 +8641,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -8881,16 +8711,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9005,16 +8825,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -9071,16 +8881,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9159,16 +8959,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9269,16 +9059,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -9355,16 +9135,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -9421,16 +9191,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9509,16 +9269,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9619,16 +9369,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -9705,16 +9445,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -9771,16 +9501,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9853,16 +9573,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9945,16 +9655,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -10025,16 +9725,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -10137,16 +9827,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -10223,7 +9903,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10298,7 +9978,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10392,7 +10072,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10476,7 +10156,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10562,7 +10242,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10637,7 +10317,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10743,7 +10423,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10818,7 +10498,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10922,7 +10602,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11004,7 +10684,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11092,7 +10772,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11196,7 +10876,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11284,7 +10964,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11392,7 +11072,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11515,7 +11195,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11589,7 +11269,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11673,7 +11353,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11764,7 +11444,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11835,7 +11515,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11920,7 +11600,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12023,7 +11703,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12104,7 +11784,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12191,16 +11871,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -12257,16 +11927,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -12353,7 +12013,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12485,7 +12145,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12560,7 +12220,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12662,7 +12322,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12749,7 +12409,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12850,7 +12510,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12934,7 +12594,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13002,16 +12662,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
