@@ -5,20 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type {
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  RootOperationNode,
-  UnknownRow,
-} from 'kysely';
 import type { ParsedMail } from 'mailparser';
 import { mayIssueCode } from './sign-in.service.ts';
 import {
   addressesOf,
+  clientAddresses,
   createTestStore,
+  observedDb,
   openTestDatabase,
+  QueryObserver,
   readMailDir,
   startTestApp,
   waitFor,
@@ -29,46 +24,28 @@ import {
 } from '../test/harness.ts';
 
 /**
- * Counts the sign-in code hashes the database hands to the app (each one is compared with a guess),
- * and answers every statement a turn of the event loop later, as a database across a network does:
- * on the embedded database a request would otherwise run all its statements before the next one
- * starts, and concurrent requests would never interleave.
+ * The sign-in code hashes the database handed to the app (each one is compared with a guess).
+ * Statements answer a turn of the event loop later, so concurrent requests interleave on the
+ * embedded database too.
  */
-class CodeHashReads implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    this.count += args.result.rows.filter((row) => 'code_hash' in row).length;
-    await new Promise((resolve) => setImmediate(resolve));
-    return args.result;
-  }
-}
-
-const reads = new CodeHashReads();
+const reads = { count: 0 };
 let db: TestDb;
 let t: TestApp;
 before(async () => {
   db = await openTestDatabase();
-  const observed = {
-    kind: db.kind,
-    url: db.url,
-    kysely: db.kysely.withPlugin(reads),
-    onReadChange: db.onReadChange,
-    close: () => Promise.resolve(),
-  };
-  t = await startTestApp({ db: observed, workers: true });
+  const observer = new QueryObserver({
+    onResult: (result) => (reads.count += result.rows.filter((row) => 'code_hash' in row).length),
+    nextTurn: true,
+  });
+  t = await startTestApp({ db: observedDb(db, observer), workers: true });
 });
 after(async () => {
   await t.close();
   await db.close();
 });
 
-/** A fresh client address per call (with Redis the per-IP counters outlive one run). */
-const run = 1 + Math.floor(Math.random() * 250);
-let nextClient = 10;
-const client = () => `10.${run}.${Math.floor(Math.random() * 250)}.${nextClient++}`;
+/** A fresh client address per call. */
+const client = clientAddresses();
 
 const post = (url: string, payload: object, remoteAddress: string) =>
   t.app.inject({ method: 'POST', url: `/admin/v1/auth/${url}`, payload, remoteAddress });
