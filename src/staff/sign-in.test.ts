@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ParsedMail } from 'mailparser';
+import { purgeOldSignInCodes } from './session-cleanup.loop.ts';
 import { mayIssueCode } from './sign-in.service.ts';
 import {
   addressesOf,
@@ -236,5 +237,22 @@ describe('floods from other clients (issue #26, item 7)', () => {
     const code = codeOf(await waitForMail(t, shop.ownerEmail));
     assert.equal((await verify(shop, code, client())).statusCode, 401, 'another client cannot use it');
     assert.equal((await verify(shop, code, member)).statusCode, 200);
+  });
+});
+
+describe('old codes', () => {
+  test('codes made over a day ago are deleted, with the hashes of the clients that asked', async () => {
+    const shop = await createTestStore(t);
+    const member = client();
+    await signIn(shop, member);
+    await codesMade(shop, 1);
+    const day = 24 * 3600_000;
+    assert.equal(
+      await purgeOldSignInCodes(t.deps, new Date(Date.now() + day - 60_000)),
+      0,
+      'a day old: kept',
+    );
+    assert.ok((await purgeOldSignInCodes(t.deps, new Date(Date.now() + day + 60_000))) >= 1);
+    assert.equal(total(await codesByClient(shop)), 0);
   });
 });

@@ -266,6 +266,21 @@ export async function insertCode(
     .execute();
 }
 
+/** Deletes at most `limit` codes made before `before` (a system purge, across stores); returns how many. */
+export async function deleteCodesMadeBefore(
+  db: Kysely<Database>,
+  before: Date,
+  limit: number,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('sign_in_codes')
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('sign_in_codes').select('id').where('created_at', '<', before).limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /**
  * Spends one attempt on the newest usable code of a member's client and hands back its hash to
  * compare, in one
