@@ -41,6 +41,7 @@ import { storefrontRateLimit } from './ratelimit/ratelimit.hook.ts';
 import { minimumKeyBudgets } from './ratelimit/ratelimit.config.ts';
 import { AppError, forbidden } from './lib/errors.ts';
 import { isLoopbackRequest } from './http/loopback.ts';
+import { adminAccessOf } from './http/admin-access.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
 import { webhookDocuments } from './webhook-events.ts';
 import { readDevMailbox } from './mail/dev-mailbox.ts';
@@ -280,10 +281,15 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   await app.register(
     async (admin) => {
       admin.addHook('onRequest', staffAuth({ ...base, sessions }));
+      // Every admin route's access comes from the one table (ADMIN_ACCESS); a route missing from it
+      // fails the build of the app. The role shows in the OpenAPI document as `x-staff-role`.
       admin.addHook('onRoute', (route) => {
+        const access = adminAccessOf(route);
+        route.config = { ...route.config, access };
         route.schema = {
           ...route.schema,
-          security: route.config?.public === true ? [] : [{ staffSession: [] }],
+          security: access === 'public' ? [] : [{ staffSession: [] }],
+          ...(access === 'public' ? {} : { 'x-staff-role': access }),
         };
       });
       admin.addHook('onSend', noStoreOnSend);

@@ -21,7 +21,7 @@ export const appsAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppsDeps }> = as
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       return reply.code(201).send(await installApp(deps, storeId, request.body));
     },
   );
@@ -37,6 +37,6 @@ export const appsAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppsDeps }> = as
         response: { 200: Page(AppSchema), ...problemResponses },
       },
     },
-    async (request) => listApps(deps, requireStaff(request, 'owner', 'admin').storeId, request.query),
+    async (request) => listApps(deps, requireStaff(request).storeId, request.query),
   );
 };

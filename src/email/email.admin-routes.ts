@@ -30,7 +30,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
       },
     },
     async (request) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       return senderState(deps, storeId);
     },
   );
@@ -50,7 +50,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       const domain = await registerSendingDomain(deps, storeId, request.body);
       request.log.info({ storeId, domain: domain.domain }, 'sending domain registered');
       return reply.code(201).send(domain);
@@ -69,7 +69,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
       },
     },
     async (request) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       return getSendingDomain(deps, storeId);
     },
   );
@@ -88,7 +88,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
       },
     },
     async (request) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       return verifySendingDomainNow({ ...deps, log: request.log }, storeId);
     },
   );
@@ -106,7 +106,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       const domain = await removeSendingDomain(deps, storeId);
       request.log.info({ storeId, domain }, 'sending domain deleted');
       return reply.code(204).send(null);

@@ -16,6 +16,8 @@ declare module 'fastify' {
     'x-problems'?: readonly ProblemTitle[];
     /** Headers a success response carries besides the surface's (names of components.headers). */
     'x-response-headers'?: Readonly<Record<number, readonly HeaderName[]>>;
+    /** On admin routes, the lowest staff role that may call (set from ADMIN_ACCESS, admin-access.ts). */
+    'x-staff-role'?: 'owner' | 'admin' | 'staff';
   }
 }
 
@@ -46,6 +48,7 @@ interface Operation {
   'x-problems'?: ProblemTitle[];
   'x-response-headers'?: Record<string, HeaderName[]>;
   'x-cacheable'?: boolean;
+  'x-staff-role'?: string;
   [key: string]: unknown;
 }
 
@@ -318,8 +321,15 @@ function refineOperation(operation: Operation, method: string, path: string, sur
       names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
     }
     const onlyValidation = list.length === 1 && list[0] === 'validation_failed';
+    const role = operation['x-staff-role'];
+    const needs = role === 'owner' ? 'the owner role' : `the ${role} role or higher`;
     responses[String(status)] = {
-      description: list.map((title) => `\`${title}\`: ${PROBLEMS[title][1]}`).join('\n\n'),
+      description: list
+        .map(
+          (title) =>
+            `\`${title}\`: ${PROBLEMS[title][1]}${title === 'forbidden' && role ? ` Needs ${needs}.` : ''}`,
+        )
+        .join('\n\n'),
       headers: Object.fromEntries(names.map((name) => [name, headerRef(name)])),
       content: {
         'application/problem+json': {
@@ -347,7 +357,8 @@ function problemTitles(
     titles.add('service_unavailable');
     if (has.authenticated) {
       titles.add('unauthorized');
-      titles.add('forbidden');
+      // A storefront key may be refused for its origin; a staff member for a role too low.
+      if (operation['x-staff-role'] !== 'staff') titles.add('forbidden');
     }
     if (has.hasPathParams) titles.add('not_found');
   }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { forbidden, unauthorized } from '../lib/errors.ts';
+import { unauthorized } from '../lib/errors.ts';
 
 /**
  * Who is calling, as the authentication hooks leave it on the request: a publishable key on
@@ -37,8 +37,11 @@ declare module 'fastify' {
     staff: StaffPrincipal | null;
   }
   interface FastifyContextConfig {
-    /** Admin routes reachable without a session (sign-in, verify). */
-    public?: boolean;
+    /**
+     * On admin routes, who may call: `public` (sign-in, verify: no session) or the lowest staff
+     * role. Set from ADMIN_ACCESS (admin-access.ts) as the route is registered, never by the route.
+     */
+    access?: 'public' | StaffRole;
   }
 }
 
@@ -47,12 +50,12 @@ export function requireStorefront(request: FastifyRequest): StorefrontPrincipal 
   return request.storefront;
 }
 
-/** The signed-in staff member, or 403 when their role is not among `roles` (none = any role). */
-export function requireStaff(request: FastifyRequest, ...roles: StaffRole[]): StaffPrincipal {
+/**
+ * The signed-in staff member. Their role was checked against the route's entry in ADMIN_ACCESS
+ * before the route ran (staff authentication).
+ */
+export function requireStaff(request: FastifyRequest): StaffPrincipal {
   const staff = request.staff;
   if (!staff) throw unauthorized('A staff session is required.', 'admin');
-  if (roles.length > 0 && !roles.includes(staff.role)) {
-    throw forbidden(`This action needs the ${roles.join(' or ')} role; you are ${staff.role}.`);
-  }
   return staff;
 }

@@ -30,7 +30,7 @@ export const keysAdminRoutes: FastifyPluginAsyncTypebox<{ deps: KeysDeps }> = as
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       const key = await createStorefrontKey(deps, storeId, request.body);
       return reply.code(201).header('cache-control', 'no-store').send(key);
     },
@@ -47,8 +47,7 @@ export const keysAdminRoutes: FastifyPluginAsyncTypebox<{ deps: KeysDeps }> = as
         response: { 200: Page(StorefrontKeySchema), ...problemResponses },
       },
     },
-    async (request) =>
-      listStorefrontKeys(deps, requireStaff(request, 'owner', 'admin').storeId, request.query),
+    async (request) => listStorefrontKeys(deps, requireStaff(request).storeId, request.query),
   );
 
   app.get(
@@ -62,8 +61,7 @@ export const keysAdminRoutes: FastifyPluginAsyncTypebox<{ deps: KeysDeps }> = as
         response: { 200: StorefrontKeySchema, ...problemResponses },
       },
     },
-    async (request) =>
-      getStorefrontKey(deps, requireStaff(request, 'owner', 'admin').storeId, request.params.id),
+    async (request) => getStorefrontKey(deps, requireStaff(request).storeId, request.params.id),
   );
 
   app.patch(
@@ -79,12 +77,7 @@ export const keysAdminRoutes: FastifyPluginAsyncTypebox<{ deps: KeysDeps }> = as
       },
     },
     async (request) =>
-      updateStorefrontKey(
-        deps,
-        requireStaff(request, 'owner', 'admin').storeId,
-        request.params.id,
-        request.body,
-      ),
+      updateStorefrontKey(deps, requireStaff(request).storeId, request.params.id, request.body),
   );
 
   app.delete(
@@ -100,7 +93,7 @@ export const keysAdminRoutes: FastifyPluginAsyncTypebox<{ deps: KeysDeps }> = as
       },
     },
     async (request, reply) => {
-      await revokeStorefrontKey(deps, requireStaff(request, 'owner', 'admin').storeId, request.params.id);
+      await revokeStorefrontKey(deps, requireStaff(request).storeId, request.params.id);
       return reply.code(204).send(null);
     },
   );

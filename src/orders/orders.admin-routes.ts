@@ -59,7 +59,7 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       const started = await requestRefund(
         { ...deps, log: request.log },
         storeId,

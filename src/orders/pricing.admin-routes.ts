@@ -36,7 +36,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }>
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       return reply.code(201).send(await createDiscount(deps, storeId, request.body));
     },
   );
@@ -67,7 +67,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }>
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       await removeDiscount(deps, storeId, request.params.id);
       return reply.code(204).send(null);
     },
@@ -87,7 +87,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }>
       },
     },
     async (request) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       return setTaxRate(deps, storeId, request.params.country, request.body);
     },
   );
@@ -120,7 +120,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }>
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       await removeTaxRate(deps, storeId, request.params.country);
       return reply.code(204).send(null);
     },

@@ -3,7 +3,7 @@ import { reportIfOutage } from '../db/errors.ts';
 import Type from 'typebox';
 import { problemResponses } from '../http/schemas.ts';
 import { signInRateLimit } from '../ratelimit/ratelimit.hook.ts';
-import type { RateLimiter } from '../ratelimit/ratelimit.limiter.ts';
+import { clientBucketOf, type RateLimiter } from '../ratelimit/ratelimit.limiter.ts';
 import {
   requestSignInCode,
   revokeStaffSession,
@@ -51,7 +51,6 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
   app.post(
     '/auth/sign-in',
     {
-      config: { public: true },
       preHandler: limitSignIn,
       schema: {
         operationId: 'adminRequestSignInCode',
@@ -59,7 +58,7 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
         tags: ['Admin: authentication'],
         summary: 'Email a one-time sign-in code',
         description:
-          'Always 202, at once, whether or not the address belongs to a staff member of the store. A real staff member receives a 6-digit code, valid 10 minutes, from the platform sender. At most RATE_LIMIT_SIGN_IN requests (sign-in and verify together) per client IP and minute (429).',
+          "Always 202, at once, whether or not the address belongs to a staff member of the store. A real staff member receives a 6-digit code, valid 10 minutes, from the platform sender; it works only from the client (IP address) that asked for it, and replaces only that client's earlier code. At most RATE_LIMIT_SIGN_IN requests (sign-in and verify together) per client IP and minute (429).",
         security: [],
         body: Type.Object({ storeSlug: StoreSlug, email: Email }, { additionalProperties: false }),
         response: { 202: Type.Object({ status: Type.Literal('sent') }), ...problemResponses },
@@ -67,7 +66,8 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
     },
     async (request, reply) => {
       const { storeSlug, email } = request.body;
-      const pending: Promise<void> = requestSignInCode(deps, storeSlug, email)
+      const client = clientBucketOf(request.ip);
+      const pending: Promise<void> = requestSignInCode(deps, { storeSlug, email, client })
         .catch((error: unknown) => {
           if (!reportIfOutage(request.log, error))
             request.log.error({ err: error }, 'could not issue a sign-in code');
@@ -81,13 +81,14 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
   app.post(
     '/auth/verify',
     {
-      config: { public: true },
       preHandler: limitSignIn,
       schema: {
         operationId: 'adminVerifySignInCode',
         'x-problems': ['unauthorized', 'rate_limited'],
         tags: ['Admin: authentication'],
         summary: 'Exchange an emailed code for a staff session token',
+        description:
+          "Send it from the client (IP address) that asked for the code. Each guess spends one of the code's 5 attempts before it is compared; a wrong, used, spent or expired code, or one asked for elsewhere, is 401.",
         security: [],
         body: Type.Object(
           { storeSlug: StoreSlug, email: Email, code: Type.String({ pattern: '^[0-9]{6}$' }) },
@@ -97,12 +98,9 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
       },
     },
     async (request) => {
-      const session = await verifySignInCode(
-        deps,
-        request.body.storeSlug,
-        request.body.email,
-        request.body.code,
-      );
+      const { storeSlug, email, code } = request.body;
+      const client = clientBucketOf(request.ip);
+      const session = await verifySignInCode(deps, { storeSlug, email, client }, code);
       return { token: session.token, expiresAt: session.expiresAt.toISOString(), staff: session.staff };
     },
   );

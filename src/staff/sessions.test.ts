@@ -4,17 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type {
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  RootOperationNode,
-  UnknownRow,
-} from 'kysely';
 import {
+  clientAddresses,
   createTestStore,
+  observedDb,
   openTestDatabase,
+  QueryObserver,
   startTestApp,
   waitFor,
   type TestApp,
@@ -22,29 +17,12 @@ import {
 } from '../test/harness.ts';
 
 /** Counts the SQL statements an app runs (the same work shows as the same statements). */
-class StatementCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.count += 1;
-    return args.node;
-  }
-  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return Promise.resolve(args.result);
-  }
-}
-
-const counter = new StatementCounter();
+const counter = { count: 0 };
 let db: TestDb;
 let t: TestApp;
 before(async () => {
   db = await openTestDatabase();
-  const counted = {
-    kind: db.kind,
-    url: db.url,
-    kysely: db.kysely.withPlugin(counter),
-    onReadChange: db.onReadChange,
-    close: () => Promise.resolve(),
-  };
+  const counted = observedDb(db, new QueryObserver({ onQuery: () => (counter.count += 1) }));
   t = await startTestApp({ db: counted, config: { rateLimits: { ...testRateLimits(), signIn: 8 } } });
 });
 after(async () => {
@@ -56,13 +34,8 @@ function testRateLimits() {
   return { windowMs: 60_000, publicRead: 6000, publicWrite: 600, ipRead: 1200, ipWrite: 300, signIn: 20 };
 }
 
-/**
- * Each test speaks from its own client address, so the sign-in limit of one does not touch another
- * (nor a run a minute ago: with Redis the counters outlive the process).
- */
-const run = 1 + Math.floor(Math.random() * 250);
-let nextClient = 10;
-const client = () => `10.${run}.${Math.floor(Math.random() * 250)}.${nextClient++}`;
+/** Each test speaks from its own client address, so the sign-in limit of one does not touch another. */
+const client = clientAddresses();
 
 const post = (url: string, payload: object, remoteAddress: string) =>
   t.app.inject({ method: 'POST', url: `/admin/v1/auth/${url}`, payload, remoteAddress });

@@ -11,12 +11,11 @@ import { findStoreWithSlug } from '../stores/stores.service.ts';
 import type { WorkerSignals } from '../workers/runner.ts';
 import {
   countCodesSince,
-  countWrongGuess,
   findMemberByEmail,
-  findPendingCode,
   insertCode,
   lockMember,
   markSessionRevoked,
+  spendCodeAttempt,
   useCode,
   voidPendingCodes,
 } from './staff.repository.ts';
@@ -24,8 +23,24 @@ import { openStaffSession, type SessionLifetime, type StaffSession } from './sta
 
 export const SIGN_IN_CODE_TTL_MS = 10 * 60 * 1000;
 export const MAX_CODE_ATTEMPTS = 5;
-/** At most this many codes per staff member per hour (the rest are silently not sent). */
-export const MAX_CODES_PER_HOUR = 5;
+/** At most this many codes per staff member and client per hour (the rest are silently not sent). */
+export const CODES_PER_CLIENT_PER_HOUR = 5;
+/** Codes per member and hour beyond which each client gets only its guaranteed share. */
+export const CODES_PER_MEMBER_PER_HOUR = 20;
+/** Codes per member, client and hour that no other client's requests can take away. */
+export const GUARANTEED_CODES_PER_CLIENT = 2;
+
+/**
+ * Whether a client may have one more code for a member (issue #26). Limits are per client so that
+ * nobody can lock a member out: up to GUARANTEED_CODES_PER_CLIENT codes an hour, whatever other
+ * clients do, and up to CODES_PER_CLIENT_PER_HOUR while the member has had fewer than
+ * CODES_PER_MEMBER_PER_HOUR in all. Mail to a member is bounded by 20 an hour plus 2 per client
+ * beyond, and the guesses a client can make at the member's codes by 5 per code.
+ */
+export function mayIssueCode(recent: { member: number; client: number }): boolean {
+  if (recent.client < GUARANTEED_CODES_PER_CLIENT) return true;
+  return recent.client < CODES_PER_CLIENT_PER_HOUR && recent.member < CODES_PER_MEMBER_PER_HOUR;
+}
 
 export interface SignInDeps {
   db: Kysely<Database>;
@@ -43,46 +58,57 @@ function hashCode(deps: SignInDeps, staffId: string, code: string): string {
   return hmacSha256(deps.signInCodeKey, `${staffId}:${code}`).toString('hex');
 }
 
+/** The client of a code, as stored: an HMAC of the member and the client's address bucket. */
+function hashClient(deps: SignInDeps, staffId: string, client: string): string {
+  return hmacSha256(deps.signInCodeKey, `client:${staffId}:${client}`).toString('hex');
+}
+
 /**
  * The staff member an address names in a store, or a stand-in that matches nothing: an unknown
  * store or address runs the same lookups as a known one (D30).
  */
-async function findStaff(deps: SignInDeps, storeSlug: string, email: string) {
-  const store = await findStoreWithSlug(deps, storeSlug);
+async function findStaff(deps: SignInDeps, request: SignInRequest) {
+  const store = await findStoreWithSlug(deps, request.storeSlug);
   const storeId = store?.id ?? randomUUID();
-  const member = await findMemberByEmail(deps.db, storeId, email.trim().toLowerCase());
+  const member = await findMemberByEmail(deps.db, storeId, request.email.trim().toLowerCase());
+  const staffId = member?.id ?? randomUUID();
   return {
     storeId,
-    staffId: member?.id ?? randomUUID(),
+    staffId,
+    clientHash: hashClient(deps, staffId, request.client),
     found: store !== null && member !== undefined ? { storeName: store.name, email: member.email } : null,
   };
 }
 
+/** Who asks: the store and address typed in, and the client's address bucket (`clientBucketOf`). */
+export interface SignInRequest {
+  storeSlug: string;
+  email: string;
+  client: string;
+}
+
 /**
- * Starts a sign-in: for a real staff member, a fresh 6-digit code (replacing any earlier one) is
- * stored as an HMAC and mailed from the platform sender, sealed in the outbox. The caller answers
- * 202 before this runs, so the response never tells whether the address belongs to anyone.
+ * Starts a sign-in: for a real staff member, a fresh 6-digit code is stored as an HMAC and mailed
+ * from the platform sender, sealed in the outbox. The code belongs to the client that asked: it
+ * replaces that client's earlier code only, and only that client can use it, so requests and
+ * guesses from elsewhere never void or use up a member's code (issue #26); `mayIssueCode` bounds
+ * the mail. The caller answers 202 before this runs, so the response never tells whether the
+ * address belongs to anyone.
  */
-export async function requestSignInCode(deps: SignInDeps, storeSlug: string, email: string): Promise<void> {
-  const staff = await findStaff(deps, storeSlug, email);
+export async function requestSignInCode(deps: SignInDeps, request: SignInRequest): Promise<void> {
+  const staff = await findStaff(deps, request);
   const found = staff.found;
   if (!found) return;
   const now = deps.clock.now();
   const queued = await deps.db.transaction().execute(async (trx) => {
-    // Serialise concurrent requests for one staff member (the row lock), then apply the hourly cap.
+    // Serialise concurrent requests for one staff member (the row lock), then apply the limits.
     await lockMember(trx, staff.storeId, staff.staffId);
-    const recent = await countCodesSince(
-      trx,
-      staff.storeId,
-      staff.staffId,
-      new Date(now.getTime() - 3600_000),
-    );
-    if (recent >= MAX_CODES_PER_HOUR) return false;
-    await voidPendingCodes(trx, staff.storeId, staff.staffId, now);
+    const recent = await countCodesSince(trx, staff, new Date(now.getTime() - 3600_000));
+    if (!mayIssueCode(recent)) return false;
+    await voidPendingCodes(trx, staff, now);
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     await insertCode(trx, {
-      storeId: staff.storeId,
-      staffId: staff.staffId,
+      ...staff,
       hash: hashCode(deps, staff.staffId, code),
       expiresAt: new Date(now.getTime() + SIGN_IN_CODE_TTL_MS),
       now,
@@ -100,7 +126,7 @@ export async function requestSignInCode(deps: SignInDeps, storeSlug: string, ema
           '',
           `    ${code}`,
           '',
-          'It works once and expires in 10 minutes.',
+          'It works once, for 10 minutes, and only from the network (IP address) that asked for it.',
           'If you did not try to sign in, you can ignore this email: nobody can sign in without the code.',
         ].join('\n'),
       },
@@ -116,28 +142,24 @@ const WRONG_CODE = 'The code is wrong or has expired. Request a new code and try
 const NO_CODE = '0'.repeat(64);
 
 /**
- * Exchanges a code for a session. The code works once; each wrong guess counts, and the fifth
- * voids the pending code. Both transitions are single conditional UPDATEs, so concurrent guesses
- * cannot use a code twice or exceed the attempt limit. An unknown store or address goes through the
- * same queries, hash and comparison (matching nothing), so the answer's timing does not tell which
- * addresses are staff (D30).
+ * Exchanges a code for a session, from the client that asked for it. Each guess first spends one
+ * of the code's attempts and only then sees its hash (one conditional UPDATE), so at most
+ * MAX_CODE_ATTEMPTS guesses are ever compared with a code, however many arrive at once; the code
+ * works once (a second conditional UPDATE). An
+ * unknown store or address goes through the same queries, hash and comparison (matching nothing),
+ * so the answer's timing does not tell which addresses are staff (D30).
  */
 export async function verifySignInCode(
   deps: SignInDeps,
-  storeSlug: string,
-  email: string,
+  request: SignInRequest,
   code: string,
 ): Promise<StaffSession> {
-  const staff = await findStaff(deps, storeSlug, email);
+  const staff = await findStaff(deps, request);
   const now = deps.clock.now();
-  const pending = await findPendingCode(deps.db, staff.storeId, staff.staffId, now, MAX_CODE_ATTEMPTS);
+  const pending = await spendCodeAttempt(deps.db, staff, now, MAX_CODE_ATTEMPTS);
   const matches = safeEqual(pending?.code_hash ?? NO_CODE, hashCode(deps, staff.staffId, code));
-  if (!staff.found || !pending || !matches) {
-    await countWrongGuess(deps.db, staff.storeId, pending?.id ?? randomUUID(), now, MAX_CODE_ATTEMPTS);
-    throw unauthorized(WRONG_CODE, 'admin');
-  }
-  if (!(await useCode(deps.db, staff.storeId, pending.id, now, MAX_CODE_ATTEMPTS)))
-    throw unauthorized(WRONG_CODE, 'admin');
+  if (!staff.found || !pending || !matches) throw unauthorized(WRONG_CODE, 'admin');
+  if (!(await useCode(deps.db, staff.storeId, pending.id, now))) throw unauthorized(WRONG_CODE, 'admin');
   return openStaffSession(deps, staff.storeId, staff.found.email);
 }
 

@@ -27,7 +27,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
         response: { 200: Page(StaffMemberSchema), ...problemResponses },
       },
     },
-    async (request) => listStaff(deps, requireStaff(request, 'owner').storeId, request.query),
+    async (request) => listStaff(deps, requireStaff(request).storeId, request.query),
   );
 
   app.post(
@@ -44,7 +44,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner');
+      const { storeId } = requireStaff(request);
       return reply.code(201).send(await addStaffMember(deps, storeId, request.body));
     },
   );
@@ -60,7 +60,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
         response: { 200: StaffMemberSchema, ...problemResponses },
       },
     },
-    async (request) => getStaffMember(deps, requireStaff(request, 'owner').storeId, request.params.id),
+    async (request) => getStaffMember(deps, requireStaff(request).storeId, request.params.id),
   );
 
   app.patch(
@@ -78,7 +78,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
       },
     },
     async (request) =>
-      changeStaffRole(deps, requireStaff(request, 'owner').storeId, request.params.id, request.body.role),
+      changeStaffRole(deps, requireStaff(request).storeId, request.params.id, request.body.role),
   );
 
   app.delete(
@@ -95,7 +95,7 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
       },
     },
     async (request, reply) => {
-      await removeStaffMember(deps, requireStaff(request, 'owner').storeId, request.params.id);
+      await removeStaffMember(deps, requireStaff(request).storeId, request.params.id);
       return reply.code(204).send(null);
     },
   );

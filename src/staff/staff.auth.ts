@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 import { resolveCredential } from '../credentials/credentials.service.ts';
 import type { Database } from '../db/tables.ts';
 import type { Clock } from '../lib/clock.ts';
-import { unauthorized } from '../lib/errors.ts';
+import { forbidden, unauthorized } from '../lib/errors.ts';
+import { roleMayCall } from '../http/admin-access.ts';
 import { findLiveSession, slideSession } from './staff.repository.ts';
 import type { SessionLifetime } from './staff.service.ts';
 
@@ -30,11 +31,14 @@ const invalid = () => unauthorized('The staff session token is invalid or has ex
 /**
  * Admin authentication: `Authorization: Bearer st_…`. The token's SHA-256 is looked up (never the
  * token), the session must be live, and its expiry slides forward by STAFF_SESSION_TTL on use,
- * within STAFF_SESSION_MAX_AGE from sign-in (D30): a stolen token does not live forever.
+ * within STAFF_SESSION_MAX_AGE from sign-in (D30): a stolen token does not live forever. Then the
+ * member's role must reach the route's `access` (ADMIN_ACCESS), else 403 `forbidden`, before the
+ * request is even validated.
  */
 export function staffAuth(deps: StaffAuthDeps) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    if (request.routeOptions.config.public === true) return;
+    const access = request.routeOptions.config.access;
+    if (access === 'public') return;
     const token = bearerToken(request);
     if (token === null)
       throw unauthorized('Send a staff session token as Authorization: Bearer st_….', 'admin');
@@ -59,6 +63,11 @@ export function staffAuth(deps: StaffAuthDeps) {
         Math.min(now.getTime() + deps.sessions.ttlMs, row.created_at.getTime() + deps.sessions.maxAgeMs),
       );
       await slideSession(deps.db, row.store_id, row.session_id, expiresAt, now);
+    }
+    // Every admin route has its access (ADMIN_ACCESS); none only where no route matches (a 404).
+    if (access !== undefined && !roleMayCall(row.role, access)) {
+      const needs = access === 'owner' ? 'the owner role' : `the ${access} role or higher`;
+      throw forbidden(`This action needs ${needs}; you are ${row.role}.`);
     }
     request.staff = {
       storeId: row.store_id,

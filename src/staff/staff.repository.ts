@@ -213,33 +213,37 @@ export async function deleteSession(db: Kysely<Database>, storeId: string, sessi
 
 // Sign-in codes
 
+/** Codes made for a member since `since`: in all, and for one of its clients. */
 export async function countCodesSince(
   db: Kysely<Database>,
-  storeId: string,
-  staffId: string,
+  code: { storeId: string; staffId: string; clientHash: string },
   since: Date,
-): Promise<number> {
+): Promise<{ member: number; client: number }> {
   const row = await db
     .selectFrom('sign_in_codes')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('store_id', '=', storeId)
-    .where('staff_id', '=', staffId)
+    .select((eb) => [
+      eb.fn.countAll<number>().as('member'),
+      eb.fn.countAll<number>().filterWhere('client_hash', '=', code.clientHash).as('client'),
+    ])
+    .where('store_id', '=', code.storeId)
+    .where('staff_id', '=', code.staffId)
     .where('created_at', '>', since)
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return { member: Number(row.member), client: Number(row.client) };
 }
 
+/** Voids the pending codes of one client of a member (not other clients'). */
 export async function voidPendingCodes(
   db: Kysely<Database>,
-  storeId: string,
-  staffId: string,
+  code: { storeId: string; staffId: string; clientHash: string },
   now: Date,
 ): Promise<void> {
   await db
     .updateTable('sign_in_codes')
     .set({ voided_at: now })
-    .where('store_id', '=', storeId)
-    .where('staff_id', '=', staffId)
+    .where('store_id', '=', code.storeId)
+    .where('staff_id', '=', code.staffId)
+    .where('client_hash', '=', code.clientHash)
     .where('used_at', 'is', null)
     .where('voided_at', 'is', null)
     .execute();
@@ -247,13 +251,14 @@ export async function voidPendingCodes(
 
 export async function insertCode(
   db: Kysely<Database>,
-  code: { storeId: string; staffId: string; hash: string; expiresAt: Date; now: Date },
+  code: { storeId: string; staffId: string; clientHash: string; hash: string; expiresAt: Date; now: Date },
 ): Promise<void> {
   await db
     .insertInto('sign_in_codes')
     .values({
       store_id: code.storeId,
       staff_id: code.staffId,
+      client_hash: code.clientHash,
       code_hash: code.hash,
       expires_at: code.expiresAt,
       created_at: code.now,
@@ -261,55 +266,65 @@ export async function insertCode(
     .execute();
 }
 
-/** The newest code still usable. */
-export function findPendingCode(
+/** Deletes at most `limit` codes made before `before` (a system purge, across stores); returns how many. */
+export async function deleteCodesMadeBefore(
   db: Kysely<Database>,
-  storeId: string,
-  staffId: string,
+  before: Date,
+  limit: number,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('sign_in_codes')
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('sign_in_codes').select('id').where('created_at', '<', before).limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * Spends one attempt on the newest usable code of a member's client and hands back its hash to
+ * compare, in one
+ * conditional UPDATE: a guess is counted before it is compared, and a code whose attempts are used
+ * up is not returned at all, so at most `maxAttempts` guesses ever see a code's hash however many
+ * arrive at once (concurrent UPDATEs of the row wait for each other and re-check the condition).
+ */
+export function spendCodeAttempt(
+  db: Kysely<Database>,
+  code: { storeId: string; staffId: string; clientHash: string },
   now: Date,
   maxAttempts: number,
-) {
+): Promise<{ id: string; code_hash: string } | undefined> {
   return db
-    .selectFrom('sign_in_codes')
-    .select(['id', 'code_hash'])
-    .where('store_id', '=', storeId)
-    .where('staff_id', '=', staffId)
+    .updateTable('sign_in_codes')
+    .set({ attempts: sql<number>`attempts + 1` })
+    .where('store_id', '=', code.storeId)
+    .where('id', '=', (eb) =>
+      eb
+        .selectFrom('sign_in_codes')
+        .select('id')
+        .where('store_id', '=', code.storeId)
+        .where('staff_id', '=', code.staffId)
+        .where('client_hash', '=', code.clientHash)
+        .where('used_at', 'is', null)
+        .where('voided_at', 'is', null)
+        .where('expires_at', '>', now)
+        .orderBy('created_at', 'desc')
+        .limit(1),
+    )
     .where('used_at', 'is', null)
     .where('voided_at', 'is', null)
     .where('expires_at', '>', now)
     .where('attempts', '<', maxAttempts)
-    .orderBy('created_at', 'desc')
-    .limit(1)
+    .returning(['id', 'code_hash'])
     .executeTakeFirst();
 }
 
-/** Counts a wrong guess; the last allowed one voids the code. One conditional UPDATE. */
-export async function countWrongGuess(
-  db: Kysely<Database>,
-  storeId: string,
-  codeId: string,
-  now: Date,
-  maxAttempts: number,
-): Promise<void> {
-  await db
-    .updateTable('sign_in_codes')
-    .set({
-      attempts: sql<number>`attempts + 1`,
-      voided_at: sql<Date | null>`CASE WHEN attempts + 1 >= ${maxAttempts} THEN ${now}::timestamptz ELSE NULL END`,
-    })
-    .where('store_id', '=', storeId)
-    .where('id', '=', codeId)
-    .where('voided_at', 'is', null)
-    .execute();
-}
-
-/** Uses a code once: true when this call used it. */
+/** Uses a code once (its attempt already counted): true when this call used it. */
 export async function useCode(
   db: Kysely<Database>,
   storeId: string,
   codeId: string,
   now: Date,
-  maxAttempts: number,
 ): Promise<boolean> {
   const row = await db
     .updateTable('sign_in_codes')
@@ -318,7 +333,6 @@ export async function useCode(
     .where('id', '=', codeId)
     .where('used_at', 'is', null)
     .where('voided_at', 'is', null)
-    .where('attempts', '<', maxAttempts)
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;

@@ -28,6 +28,8 @@ export interface SignInCodeTable {
   staff_id: string;
   /** HMAC of the 6-digit code; the code itself is only ever in the email. */
   code_hash: string;
+  /** HMAC of the member and the address bucket of the client that asked for the code (0018). */
+  client_hash: string;
   expires_at: ColumnType<Date, Date | string, Date | string>;
   attempts: Generated<number>;
   used_at: ColumnType<Date | null, never, Date | string | null>;

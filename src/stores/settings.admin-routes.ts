@@ -32,7 +32,6 @@ export const settingsAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StoresDeps }
         response: { 200: StoreSettingsSchema, ...problemResponses },
       },
     },
-    async (request) =>
-      changeStoreSettings(deps, requireStaff(request, 'owner', 'admin').storeId, request.body),
+    async (request) => changeStoreSettings(deps, requireStaff(request).storeId, request.body),
   );
 };

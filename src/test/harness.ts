@@ -22,7 +22,15 @@ import { createStore } from '../onboarding/onboarding.service.ts';
 import type { Store } from '../stores/stores.service.ts';
 import type { SessionLifetime } from '../staff/staff.service.ts';
 import type { Database } from '../db/tables.ts';
-import type { Kysely } from 'kysely';
+import type {
+  Kysely,
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import { createMailTransport } from '../mail/transport.ts';
 import { backgroundLoops } from '../loops.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
@@ -192,6 +200,54 @@ export interface TestAppOptions {
    * `lazy-schema-compilation`).
    */
   eagerSchemas?: boolean;
+}
+
+interface QueryWatch {
+  onQuery?: () => void;
+  onResult?: (result: QueryResult<UnknownRow>) => void;
+  nextTurn?: boolean;
+}
+
+/**
+ * A Kysely plugin that lets a test watch the app's statements: `onQuery` sees each statement as it
+ * is sent, `onResult` each result. With `nextTurn`, every result arrives a turn of the event loop
+ * later, as from a database across a network: on the embedded database a request otherwise runs
+ * all its statements before a concurrent one starts, and concurrent requests never interleave.
+ */
+export class QueryObserver implements KyselyPlugin {
+  readonly #watch: QueryWatch;
+  constructor(watch: QueryWatch) {
+    this.#watch = watch;
+  }
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    this.#watch.onQuery?.();
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    this.#watch.onResult?.(args.result);
+    if (this.#watch.nextTurn) await new Promise((resolve) => setImmediate(resolve));
+    return args.result;
+  }
+}
+
+/** `db` seen through a plugin, for `startTestApp({ db })` (closing it leaves `db` open). */
+export function observedDb(db: TestDb, plugin: KyselyPlugin): Db {
+  return {
+    kind: db.kind,
+    kysely: db.kysely.withPlugin(plugin),
+    onReadChange: db.onReadChange,
+    close: () => Promise.resolve(),
+  };
+}
+
+/**
+ * Distinct client addresses (inject's `remoteAddress`), so the per-client limits of one test do not
+ * touch another's (nor a run a minute ago: with Redis the counters outlive the process).
+ */
+export function clientAddresses(): () => string {
+  const run = 1 + Math.floor(Math.random() * 250);
+  let next = 10;
+  return () => `10.${run}.${Math.floor(Math.random() * 250)}.${next++}`;
 }
 
 /** Builds the app on a fresh test database. Close it in `after()`. */

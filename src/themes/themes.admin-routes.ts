@@ -20,7 +20,7 @@ export const themesAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ThemesDeps }> 
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       return reply.code(201).send(await createTheme(deps, storeId, request.body));
     },
   );
@@ -36,7 +36,7 @@ export const themesAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ThemesDeps }> 
         response: { 200: Page(ThemeSchema), ...problemResponses },
       },
     },
-    async (request) => listThemes(deps, requireStaff(request, 'owner', 'admin').storeId, request.query),
+    async (request) => listThemes(deps, requireStaff(request).storeId, request.query),
   );
 
   app.get(
@@ -50,7 +50,7 @@ export const themesAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ThemesDeps }> 
         response: { 200: ThemeSchema, ...problemResponses },
       },
     },
-    async (request) => getTheme(deps, requireStaff(request, 'owner', 'admin').storeId, request.params.id),
+    async (request) => getTheme(deps, requireStaff(request).storeId, request.params.id),
   );
 
   app.post(
@@ -65,6 +65,6 @@ export const themesAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ThemesDeps }> 
         response: { 200: ThemeSchema, ...problemResponses },
       },
     },
-    async (request) => publishTheme(deps, requireStaff(request, 'owner', 'admin').storeId, request.params.id),
+    async (request) => publishTheme(deps, requireStaff(request).storeId, request.params.id),
   );
 };

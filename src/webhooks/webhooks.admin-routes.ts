@@ -56,7 +56,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       const endpoint = await createEndpoint(deps, storeId, request.body);
       return reply.code(201).header('cache-control', 'no-store').send(endpoint);
     },
@@ -73,7 +73,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
         response: { 200: Page(EndpointSchema), ...problemResponses },
       },
     },
-    async (request) => listEndpoints(deps, requireStaff(request, 'owner', 'admin').storeId, request.query),
+    async (request) => listEndpoints(deps, requireStaff(request).storeId, request.query),
   );
 
   app.get(
@@ -87,7 +87,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
         response: { 200: EndpointSchema, ...problemResponses },
       },
     },
-    async (request) => getEndpoint(deps, requireStaff(request, 'owner', 'admin').storeId, request.params.id),
+    async (request) => getEndpoint(deps, requireStaff(request).storeId, request.params.id),
   );
 
   app.patch(
@@ -105,7 +105,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
       },
     },
     async (request) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       return updateEndpoint(deps, storeId, request.params.id, request.body);
     },
   );
@@ -122,7 +122,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       await deleteEndpoint(deps, storeId, request.params.id);
       return reply.code(204).send(null);
     },
@@ -142,7 +142,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       const endpoint = await rotateEndpointSecret(deps, storeId, request.params.id);
       return reply.header('cache-control', 'no-store').send(endpoint);
     },
@@ -168,7 +168,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
       },
     },
     async (request) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       return sendTestEvent(deps, storeId, request.params.id, request.body);
     },
   );
@@ -189,7 +189,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       return reply.code(202).send(await replayEvents(deps, storeId, request.params.id, request.body));
     },
   );
@@ -205,7 +205,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
         response: { 200: Page(DeliverySchema), ...problemResponses },
       },
     },
-    async (request) => listDeliveries(deps, requireStaff(request, 'owner', 'admin').storeId, request.query),
+    async (request) => listDeliveries(deps, requireStaff(request).storeId, request.query),
   );
 
   app.get(
@@ -219,7 +219,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
         response: { 200: DeliverySchema, ...problemResponses },
       },
     },
-    async (request) => getDelivery(deps, requireStaff(request, 'owner', 'admin').storeId, request.params.id),
+    async (request) => getDelivery(deps, requireStaff(request).storeId, request.params.id),
   );
 
   app.post(
@@ -237,7 +237,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
       },
     },
     async (request, reply) => {
-      const { storeId } = requireStaff(request, 'owner', 'admin');
+      const { storeId } = requireStaff(request);
       return reply.code(202).send(await retryDelivery(deps, storeId, request.params.id));
     },
   );

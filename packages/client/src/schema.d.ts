@@ -295,7 +295,7 @@ export interface paths {
     put?: never;
     /**
      * Email a one-time sign-in code
-     * @description Always 202, at once, whether or not the address belongs to a staff member of the store. A real staff member receives a 6-digit code, valid 10 minutes, from the platform sender. At most RATE_LIMIT_SIGN_IN requests (sign-in and verify together) per client IP and minute (429).
+     * @description Always 202, at once, whether or not the address belongs to a staff member of the store. A real staff member receives a 6-digit code, valid 10 minutes, from the platform sender; it works only from the client (IP address) that asked for it, and replaces only that client's earlier code. At most RATE_LIMIT_SIGN_IN requests (sign-in and verify together) per client IP and minute (429).
      */
     post: operations['adminRequestSignInCode'];
     delete?: never;
@@ -313,7 +313,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Exchange an emailed code for a staff session token */
+    /**
+     * Exchange an emailed code for a staff session token
+     * @description Send it from the client (IP address) that asked for the code. Each guess spends one of the code's 5 attempts before it is compared; a wrong, used, spent or expired code, or one asked for elsewhere, is 401.
+     */
     post: operations['adminVerifySignInCode'];
     delete?: never;
     options?: never;
@@ -6322,16 +6325,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -6383,16 +6376,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -6467,7 +6450,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the owner role. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6542,7 +6525,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the owner role. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6646,7 +6629,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the owner role. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6728,7 +6711,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the owner role. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6828,7 +6811,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the owner role. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6939,16 +6922,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -7014,7 +6987,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7110,7 +7083,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7185,7 +7158,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7289,7 +7262,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7371,7 +7344,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7459,7 +7432,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7568,16 +7541,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -7635,16 +7598,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -7751,16 +7704,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -7825,16 +7768,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -7913,16 +7846,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -8021,16 +7944,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -8145,16 +8058,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -8225,16 +8128,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -8353,16 +8246,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -8420,16 +8303,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -8537,16 +8410,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `payload_too_large`: The body exceeds 1 MiB. */
       413: {
         headers: {
@@ -8636,16 +8499,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -8712,16 +8565,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -8802,16 +8645,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -8882,16 +8715,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9006,16 +8829,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -9072,16 +8885,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9160,16 +8963,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9270,16 +9063,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -9356,16 +9139,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -9422,16 +9195,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9510,16 +9273,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9620,16 +9373,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -9706,16 +9449,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -9772,16 +9505,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9854,16 +9577,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -9946,16 +9659,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -10026,16 +9729,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -10138,16 +9831,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `not_found`: No such resource in this store. */
       404: {
         headers: {
@@ -10224,7 +9907,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10299,7 +9982,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10393,7 +10076,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10477,7 +10160,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10563,7 +10246,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10638,7 +10321,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10744,7 +10427,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10819,7 +10502,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10923,7 +10606,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11005,7 +10688,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11093,7 +10776,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11197,7 +10880,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11285,7 +10968,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11393,7 +11076,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11516,7 +11199,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11590,7 +11273,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11674,7 +11357,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11765,7 +11448,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11836,7 +11519,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11921,7 +11604,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12024,7 +11707,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12105,7 +11788,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12192,16 +11875,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
       500: {
         headers: {
@@ -12258,16 +11931,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -12354,7 +12017,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12486,7 +12149,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12561,7 +12224,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12663,7 +12326,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12750,7 +12413,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12851,7 +12514,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12935,7 +12598,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13003,16 +12666,6 @@ export interface operations {
       };
       /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
       401: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
-      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;

@@ -526,6 +526,11 @@ describe('staff, settings, themes and apps', () => {
     await page.getByText('Only owners and admins can manage storefront keys. Your role is staff.').waitFor();
     await openScreen(page, 'Staff', 'Staff');
     await page.getByText('Only store owners can manage staff and roles.').waitFor();
+    await openScreen(page, 'Discounts, tax & shipping', 'Discounts, tax & shipping');
+    await page
+      .getByText('Only owners and admins can manage discounts, tax and shipping. Your role is staff.')
+      .waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Discount codes' }).count(), 0);
     await openScreen(page, 'Settings', 'Settings');
     await page.getByText('Only owners and admins can change the settings.').waitFor();
     assert.equal(await page.getByLabel('Store name').getAttribute('readonly'), '');

@@ -3,7 +3,7 @@ import { StorefrontError, type RequestBody, type SuccessBody } from '@storefront
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useAdmin } from '../session.tsx';
-import { useCurrency } from '../store.ts';
+import { useCurrency, useStaffSession } from '../store.ts';
 import {
   ACTIONS,
   ConfirmButton,
@@ -547,11 +547,25 @@ function RateRow({
 }
 
 export function Pricing() {
+  const session = useStaffSession();
+  const role = session.data?.staff.role;
   return (
     <>
       <PageHeader title="Discounts, tax & shipping" />
-      <Discounts />
-      <TaxRates />
+      {role === 'staff' ? (
+        // Pricing is for owners and admins (ADMIN_ACCESS): the API refuses a staff member with 403.
+        <Notice tone="warning">
+          <p>
+            Only owners and admins can manage discounts, tax and shipping. Your role is staff. Ask the store
+            owner if you need access.
+          </p>
+        </Notice>
+      ) : (
+        <>
+          <Discounts />
+          <TaxRates />
+        </>
+      )}
     </>
   );
 }

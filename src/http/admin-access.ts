@@ -1,0 +1,137 @@
+import type { StaffRole } from './principals.ts';
+
+/** Who may call an Admin API operation: anyone (`public`), or staff of at least this role. */
+export type AdminAccess = 'public' | StaffRole;
+
+/**
+ * The Admin API's access table (issue #26): every admin operation, by operationId, and the lowest
+ * role that may call it (`owner` > `admin` > `staff`). The admin scope refuses to register a route
+ * missing here and the staff authentication hook enforces the entry, so no route can forget its
+ * role. docs/authentication.md shows this table; `src/http/admin-access.test.ts` keeps the two
+ * equal and calls every operation with every role.
+ *
+ * - `staff`: the day-to-day work: the catalog, content, orders (not refunds), the store's settings
+ *   (read only) and the overview.
+ * - `admin`: running the store: settings, pricing (discounts, tax rates), refunds, storefront
+ *   keys, webhooks, the email sender, themes and apps.
+ * - `owner`: who works here and with which role.
+ */
+export const ADMIN_ACCESS = {
+  // Authentication
+  adminRequestSignInCode: 'public',
+  adminVerifySignInCode: 'public',
+  adminGetSession: 'staff',
+  adminSignOut: 'staff',
+  // Staff and roles
+  adminListStaff: 'owner',
+  adminAddStaffMember: 'owner',
+  adminGetStaffMember: 'owner',
+  adminUpdateStaffMember: 'owner',
+  adminRemoveStaffMember: 'owner',
+  // Store settings and overview
+  adminGetSettings: 'staff',
+  adminUpdateSettings: 'admin',
+  adminGetOverview: 'staff',
+  // Catalog
+  adminCreateProduct: 'staff',
+  adminListProducts: 'staff',
+  adminGetProduct: 'staff',
+  adminUpdateProduct: 'staff',
+  adminDeleteProduct: 'staff',
+  adminCreateVariant: 'staff',
+  adminUpdateVariant: 'staff',
+  adminDeleteVariant: 'staff',
+  adminCreateCollection: 'staff',
+  adminListCollections: 'staff',
+  adminPreviewCollection: 'staff',
+  adminListCollectionProducts: 'staff',
+  adminGetCollection: 'staff',
+  adminUpdateCollection: 'staff',
+  adminDeleteCollection: 'staff',
+  // Content
+  adminListMenus: 'staff',
+  adminGetMenu: 'staff',
+  adminPutMenu: 'staff',
+  adminDeleteMenu: 'staff',
+  adminListPages: 'staff',
+  adminGetPage: 'staff',
+  adminPutPage: 'staff',
+  adminDeletePage: 'staff',
+  adminListRegions: 'staff',
+  adminGetRegion: 'staff',
+  adminGetRegionDraft: 'staff',
+  adminSaveRegionDraft: 'staff',
+  adminPublishRegion: 'staff',
+  adminDeleteRegion: 'staff',
+  // Orders
+  adminListOrders: 'staff',
+  adminGetOrder: 'staff',
+  adminCreateRefund: 'admin',
+  // Pricing
+  adminCreateDiscount: 'admin',
+  adminListDiscounts: 'admin',
+  adminDeleteDiscount: 'admin',
+  adminSetTaxRate: 'admin',
+  adminListTaxRates: 'admin',
+  adminDeleteTaxRate: 'admin',
+  // Storefront keys
+  adminCreateStorefrontKey: 'admin',
+  adminListStorefrontKeys: 'admin',
+  adminGetStorefrontKey: 'admin',
+  adminUpdateStorefrontKey: 'admin',
+  adminRevokeStorefrontKey: 'admin',
+  // Webhooks
+  adminCreateWebhookEndpoint: 'admin',
+  adminListWebhookEndpoints: 'admin',
+  adminGetWebhookEndpoint: 'admin',
+  adminUpdateWebhookEndpoint: 'admin',
+  adminDeleteWebhookEndpoint: 'admin',
+  adminRotateWebhookSecret: 'admin',
+  adminSendTestWebhook: 'admin',
+  adminReplayWebhooks: 'admin',
+  adminListWebhookDeliveries: 'admin',
+  adminGetWebhookDelivery: 'admin',
+  adminRetryWebhookDelivery: 'admin',
+  // Email sender
+  adminGetSenderState: 'admin',
+  adminRegisterSendingDomain: 'admin',
+  adminGetSendingDomain: 'admin',
+  adminVerifySendingDomain: 'admin',
+  adminDeleteSendingDomain: 'admin',
+  // Themes and apps
+  adminCreateTheme: 'admin',
+  adminListThemes: 'admin',
+  adminGetTheme: 'admin',
+  adminPublishTheme: 'admin',
+  adminInstallApp: 'admin',
+  adminListApps: 'admin',
+} as const satisfies Record<string, AdminAccess>;
+
+/**
+ * The access of an admin route, from its operationId; throws while the app is built when the
+ * route has none or is missing from ADMIN_ACCESS.
+ */
+export function adminAccessOf(route: {
+  method: string | string[];
+  url: string;
+  schema?: object;
+}): AdminAccess {
+  const operationId = (route.schema as { operationId?: unknown } | undefined)?.operationId;
+  const access =
+    typeof operationId === 'string' && Object.hasOwn(ADMIN_ACCESS, operationId)
+      ? ADMIN_ACCESS[operationId as keyof typeof ADMIN_ACCESS]
+      : undefined;
+  if (access === undefined) {
+    throw new Error(
+      `Admin route ${String(route.method)} ${route.url} (operationId ${String(operationId)}) has no role: add it to ADMIN_ACCESS in src/http/admin-access.ts and to the table in docs/authentication.md.`,
+    );
+  }
+  return access;
+}
+
+const RANK: Record<StaffRole, number> = { staff: 1, admin: 2, owner: 3 };
+
+/** Whether a member of role `role` may call an operation of access `access`. */
+export function roleMayCall(role: StaffRole, access: AdminAccess): boolean {
+  return access === 'public' || RANK[role] >= RANK[access];
+}
