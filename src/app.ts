@@ -40,7 +40,7 @@ import { createRateLimiter } from './ratelimit/ratelimit.limiter.ts';
 import { storefrontRateLimit } from './ratelimit/ratelimit.hook.ts';
 import { AppError } from './lib/errors.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
-import { webhookDocuments } from './webhook-events.ts';
+import { webhookDocuments, webhookSampleData } from './webhook-events.ts';
 import { readDevMailbox } from './mail/dev-mailbox.ts';
 import { registerStaticSite } from './web/static-site.ts';
 import { CONSOLE_DIST, SHOP_DIST } from './web/sites.ts';
@@ -190,6 +190,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     keyring,
     allowHttp: config.webhooks.allowHttp,
     sender: webhookSender,
+    sampleData: webhookSampleData(base),
   };
   const authDeps = {
     ...base,

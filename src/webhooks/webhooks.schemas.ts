@@ -143,6 +143,11 @@ export const TestSendResultSchema = Type.Object(
       format: 'uuid',
       description: 'The envelope id (x-webhook-id) of the test event.',
     }),
+    deliveryId: Type.String({
+      format: 'uuid',
+      description:
+        'The test delivery in the deliveries log (kind `test`; sent as x-webhook-delivery). Not retried.',
+    }),
     event: Type.String(),
     ok: Type.Boolean({ description: 'The endpoint answered 2xx.' }),
     statusCode: Type.Union([Type.Integer(), Type.Null()], {

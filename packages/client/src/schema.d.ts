@@ -927,7 +927,7 @@ export interface paths {
     put?: never;
     /**
      * Send a signed test event now
-     * @description Sends one event envelope with data {storeId, test: true} and a fresh id, signed like a real delivery, and answers with what the endpoint answered. Not stored, not retried; works on disabled endpoints too.
+     * @description Sends one event envelope now, with a fresh id, `test: true`, and sample data of the event type (valid against the event's schema, in the store's currency), signed like a real delivery, and answers with what the endpoint answered. The send is listed in the deliveries log as a `test` delivery; it is never retried and goes to no other endpoint. Works on disabled endpoints too.
      */
     post: operations['adminSendTestWebhook'];
     delete?: never;
@@ -1001,7 +1001,7 @@ export interface paths {
     put?: never;
     /**
      * Send a delivery again now
-     * @description A failed (dead-lettered) or delivered delivery gets one more attempt; a pending one becomes due at once.
+     * @description A failed (dead-lettered) or delivered delivery gets one more attempt; a pending one becomes due at once. A test delivery is not sent again (409 test_delivery_not_retryable): send a new test.
      */
     post: operations['adminRetryWebhookDelivery'];
     delete?: never;
@@ -2273,6 +2273,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['AppInstalledData'];
     } & {
       [key: string]: unknown;
@@ -2424,6 +2429,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['ContentUpdatedData'];
     } & {
       [key: string]: unknown;
@@ -2529,6 +2539,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['InventoryUpdatedData'];
     } & {
       [key: string]: unknown;
@@ -2774,6 +2789,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['OrderCreatedData'];
     } & {
       [key: string]: unknown;
@@ -2809,6 +2829,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['OrderPaidData'];
     } & {
       [key: string]: unknown;
@@ -2847,6 +2872,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['OrderRefundedData'];
     } & {
       [key: string]: unknown;
@@ -2974,6 +3004,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['ProductCreatedData'];
     } & {
       [key: string]: unknown;
@@ -3009,6 +3044,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['ProductDeletedData'];
     } & {
       [key: string]: unknown;
@@ -3053,6 +3093,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['ProductUpdatedData'];
     } & {
       [key: string]: unknown;
@@ -3814,6 +3859,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['ThemePublishedData'];
     } & {
       [key: string]: unknown;
@@ -3978,6 +4028,11 @@ export interface components {
        * @description The envelope id (x-webhook-id) of the test event.
        */
       eventId: string;
+      /**
+       * Format: uuid
+       * @description The test delivery in the deliveries log (kind `test`; sent as x-webhook-delivery). Not retried.
+       */
+      deliveryId: string;
       event: string;
       /** @description The endpoint answered 2xx. */
       ok: boolean;
@@ -11690,7 +11745,11 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `endpoint_disabled`: The webhook endpoint is disabled; enable it first. */
+      /**
+       * @description `endpoint_disabled`: The webhook endpoint is disabled; enable it first.
+       *
+       *     `test_delivery_not_retryable`: A test delivery is not sent again; send a new test.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
