@@ -15,7 +15,7 @@ const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
   description:
-    'https URL of the receiver. Private, loopback, link-local, multicast and metadata addresses are refused.',
+    'https URL of the receiver. Private, loopback, link-local, multicast and metadata addresses are refused; a server run with ALLOW_HTTP_WEBHOOKS=1 (development) also accepts loopback addresses, and plain http to them.',
 });
 const Description = Type.Union([Type.String({ maxLength: 500 }), Type.Null()]);
 

@@ -2712,7 +2712,7 @@ export interface components {
     };
     /** NewWebhookEndpoint */
     NewWebhookEndpoint: {
-      /** @description https URL of the receiver. Private, loopback, link-local, multicast and metadata addresses are refused. */
+      /** @description https URL of the receiver. Private, loopback, link-local, multicast and metadata addresses are refused; a server run with ALLOW_HTTP_WEBHOOKS=1 (development) also accepts loopback addresses, and plain http to them. */
       url: string;
       events: (
         | '*'
@@ -3959,7 +3959,7 @@ export interface components {
     };
     /** WebhookEndpointChange */
     WebhookEndpointChange: {
-      /** @description https URL of the receiver. Private, loopback, link-local, multicast and metadata addresses are refused. */
+      /** @description https URL of the receiver. Private, loopback, link-local, multicast and metadata addresses are refused; a server run with ALLOW_HTTP_WEBHOOKS=1 (development) also accepts loopback addresses, and plain http to them. */
       url?: string;
       events?: (
         | '*'
