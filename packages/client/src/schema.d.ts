@@ -1547,13 +1547,17 @@ export interface components {
       id: string;
       title: string;
       slug: string;
+      /** @enum {string} */
       kind: 'manual' | 'smart';
       /** @description Manual collections: the ordered products. Null for smart. */
       productIds: string[] | null;
       rules: {
+        /** @enum {string} */
         match: 'all' | 'any';
         conditions: {
+          /** @enum {string} */
           field: 'tag' | 'title' | 'priceAmount';
+          /** @enum {string} */
           op: 'eq' | 'contains' | 'gt' | 'lt';
           value: string | number;
         }[];
@@ -1596,6 +1600,7 @@ export interface components {
       id: string;
       /** @description Sequential per store, from 1001. */
       number: number;
+      /** @enum {string} */
       status: 'pending' | 'paid' | 'expired';
       email: string;
       country: string | null;
@@ -1652,6 +1657,7 @@ export interface components {
       /** @description The store sending domain and its verification status; null without one. */
       sendingDomain: {
         domain: string;
+        /** @enum {string} */
         status: 'pending' | 'verified' | 'failed';
       } | null;
     };
@@ -1679,6 +1685,7 @@ export interface components {
       id: string;
       title: string;
       description: string;
+      /** @enum {string} */
       status: 'draft' | 'active' | 'archived';
       image: string | null;
       tags: string[];
@@ -1752,6 +1759,7 @@ export interface components {
               /** @enum {string} */
               type: 'spacer';
               settings: {
+                /** @enum {string} */
                 size?: 'sm' | 'md' | 'lg';
               };
             }
@@ -1809,6 +1817,7 @@ export interface components {
                     /** @enum {string} */
                     type: 'spacer';
                     settings: {
+                      /** @enum {string} */
                       size?: 'sm' | 'md' | 'lg';
                     };
                   }
@@ -1866,6 +1875,7 @@ export interface components {
                           /** @enum {string} */
                           type: 'spacer';
                           settings: {
+                            /** @enum {string} */
                             size?: 'sm' | 'md' | 'lg';
                           };
                         }
@@ -1923,6 +1933,7 @@ export interface components {
                                 /** @enum {string} */
                                 type: 'spacer';
                                 settings: {
+                                  /** @enum {string} */
                                   size?: 'sm' | 'md' | 'lg';
                                 };
                               }
@@ -1996,6 +2007,7 @@ export interface components {
               /** @enum {string} */
               type: 'spacer';
               settings: {
+                /** @enum {string} */
                 size?: 'sm' | 'md' | 'lg';
               };
             }
@@ -2053,6 +2065,7 @@ export interface components {
                     /** @enum {string} */
                     type: 'spacer';
                     settings: {
+                      /** @enum {string} */
                       size?: 'sm' | 'md' | 'lg';
                     };
                   }
@@ -2110,6 +2123,7 @@ export interface components {
                           /** @enum {string} */
                           type: 'spacer';
                           settings: {
+                            /** @enum {string} */
                             size?: 'sm' | 'md' | 'lg';
                           };
                         }
@@ -2167,6 +2181,7 @@ export interface components {
                                 /** @enum {string} */
                                 type: 'spacer';
                                 settings: {
+                                  /** @enum {string} */
                                   size?: 'sm' | 'md' | 'lg';
                                 };
                               }
@@ -2321,18 +2336,26 @@ export interface components {
       country?: string;
       discountCode?: string;
     };
+    /**
+     * CheckoutPayment
+     * @description The checkout's payment intent: hand `ref` and `clientSecret` to the provider's payment element.
+     */
+    CheckoutPayment: {
+      provider: string;
+      ref: string;
+      /**
+       * @description pending in a first answer; a retry with the same Idempotency-Key shows where the payment stands now.
+       * @enum {string}
+       */
+      status: 'pending' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+      /** @description Confirm the payment with the provider's hosted fields using this. */
+      clientSecret: string;
+      amount: components['schemas']['Money'];
+    };
     /** CheckoutResult */
     CheckoutResult: {
       order: components['schemas']['Order'];
-      payment: {
-        provider: string;
-        ref: string;
-        /** @description pending in a first answer; a retry with the same Idempotency-Key shows where the payment stands now. */
-        status: 'pending' | 'processing' | 'succeeded' | 'failed' | 'canceled';
-        /** @description Confirm the payment with the provider's hosted fields using this. */
-        clientSecret: string;
-        amount: components['schemas']['Money'];
-      };
+      payment: components['schemas']['CheckoutPayment'];
     };
     /** Collection */
     Collection: {
@@ -2349,9 +2372,12 @@ export interface components {
       productIds?: string[];
       /** @description tag: eq|contains; title: eq|contains (case-insensitive); priceAmount: eq|gt|lt on the card price. */
       rules?: {
+        /** @enum {string} */
         match: 'all' | 'any';
         conditions: {
+          /** @enum {string} */
           field: 'tag' | 'title' | 'priceAmount';
+          /** @enum {string} */
           op: 'eq' | 'contains' | 'gt' | 'lt';
           value: string | number;
         }[];
@@ -2396,9 +2422,12 @@ export interface components {
     CollectionPreviewRequest: {
       /** @description tag: eq|contains; title: eq|contains (case-insensitive); priceAmount: eq|gt|lt on the card price. */
       rules: {
+        /** @enum {string} */
         match: 'all' | 'any';
         conditions: {
+          /** @enum {string} */
           field: 'tag' | 'title' | 'priceAmount';
+          /** @enum {string} */
           op: 'eq' | 'contains' | 'gt' | 'lt';
           value: string | number;
         }[];
@@ -2451,6 +2480,7 @@ export interface components {
       staff: {
         id: string;
         email: string;
+        /** @enum {string} */
         role: 'owner' | 'admin' | 'staff';
       };
     };
@@ -2459,6 +2489,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       code: string;
+      /** @enum {string} */
       kind: 'percent' | 'fixed';
       /** @description percent: 1–100; fixed: minor units. */
       value: number;
@@ -2477,6 +2508,7 @@ export interface components {
     };
     /** DnsRecord */
     DnsRecord: {
+      /** @enum {string} */
       type: 'CNAME' | 'MX' | 'TXT';
       /** @description Fully qualified record name, without a trailing dot. */
       name: string;
@@ -2484,7 +2516,10 @@ export interface components {
       value: string;
       /** @description MX only. */
       priority?: number;
-      /** @description Result of the last check of this record: pending (not found yet), verified, or failed (a wrong value, or missing once the domain failed or after it was verified). */
+      /**
+       * @description Result of the last check of this record: pending (not found yet), verified, or failed (a wrong value, or missing once the domain failed or after it was verified).
+       * @enum {string}
+       */
       status: 'pending' | 'verified' | 'failed';
     };
     /** FieldError */
@@ -2636,13 +2671,17 @@ export interface components {
     NewCollection: {
       title: string;
       slug: string;
+      /** @enum {string} */
       kind: 'manual' | 'smart';
       productIds?: string[];
       /** @description tag: eq|contains; title: eq|contains (case-insensitive); priceAmount: eq|gt|lt on the card price. */
       rules?: {
+        /** @enum {string} */
         match: 'all' | 'any';
         conditions: {
+          /** @enum {string} */
           field: 'tag' | 'title' | 'priceAmount';
+          /** @enum {string} */
           op: 'eq' | 'contains' | 'gt' | 'lt';
           value: string | number;
         }[];
@@ -2652,6 +2691,7 @@ export interface components {
     NewDiscount: {
       /** @description Case-insensitive; stored upper case. */
       code: string;
+      /** @enum {string} */
       kind: 'percent' | 'fixed';
       value: number;
       startsAt?: string | null;
@@ -2662,6 +2702,7 @@ export interface components {
     NewProduct: {
       title: string;
       description?: string;
+      /** @enum {string} */
       status: 'draft' | 'active' | 'archived';
       image?: string | null;
       tags?: string[];
@@ -2685,6 +2726,7 @@ export interface components {
     NewStaffMember: {
       /** Format: email */
       email: string;
+      /** @enum {string} */
       role: 'owner' | 'admin' | 'staff';
     };
     /** NewStorefrontKey */
@@ -2735,6 +2777,7 @@ export interface components {
       id: string;
       /** @description Sequential per store, from 1001. */
       number: number;
+      /** @enum {string} */
       status: 'pending' | 'paid' | 'expired';
       email: string;
       country: string | null;
@@ -2929,10 +2972,16 @@ export interface components {
       id: string;
       provider: string;
       ref: string;
+      /** @enum {string} */
       status: 'pending' | 'processing' | 'succeeded' | 'failed' | 'canceled';
       amount: components['schemas']['Money'];
       /** Format: date-time */
       createdAt: string;
+    };
+    /** PaymentWebhookReceipt */
+    PaymentWebhookReceipt: {
+      received: boolean;
+      result: string;
     };
     /**
      * Problem
@@ -2971,6 +3020,7 @@ export interface components {
     ProductChange: {
       title?: string;
       description?: string;
+      /** @enum {string} */
       status?: 'draft' | 'active' | 'archived';
       image?: string | null;
       tags?: string[];
@@ -3025,7 +3075,10 @@ export interface components {
       storeId: string;
       /** Format: uuid */
       productId: string;
-      /** @description deleted, or the status it moved to. */
+      /**
+       * @description deleted, or the status it moved to.
+       * @enum {string}
+       */
       reason: 'deleted' | 'archived' | 'draft';
     } & {
       [key: string]: unknown;
@@ -3107,6 +3160,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       amount: components['schemas']['Money'];
+      /** @enum {string} */
       status: 'pending' | 'succeeded' | 'failed';
       providerRef: string | null;
       /** @description `merchant` (staff refund) or `expired_out_of_stock` (automatic: paid after expiry, sold out). */
@@ -3125,6 +3179,7 @@ export interface components {
       order: {
         id: string;
         number: number;
+        /** @enum {string} */
         status: 'pending' | 'paid' | 'expired';
       };
     };
@@ -3184,6 +3239,7 @@ export interface components {
             /** @enum {string} */
             type: 'spacer';
             settings: {
+              /** @enum {string} */
               size?: 'sm' | 'md' | 'lg';
             };
           }
@@ -3241,6 +3297,7 @@ export interface components {
                   /** @enum {string} */
                   type: 'spacer';
                   settings: {
+                    /** @enum {string} */
                     size?: 'sm' | 'md' | 'lg';
                   };
                 }
@@ -3298,6 +3355,7 @@ export interface components {
                         /** @enum {string} */
                         type: 'spacer';
                         settings: {
+                          /** @enum {string} */
                           size?: 'sm' | 'md' | 'lg';
                         };
                       }
@@ -3355,6 +3413,7 @@ export interface components {
                               /** @enum {string} */
                               type: 'spacer';
                               settings: {
+                                /** @enum {string} */
                                 size?: 'sm' | 'md' | 'lg';
                               };
                             }
@@ -3447,6 +3506,7 @@ export interface components {
             /** @enum {string} */
             type: 'spacer';
             settings: {
+              /** @enum {string} */
               size?: 'sm' | 'md' | 'lg';
             };
           }
@@ -3504,6 +3564,7 @@ export interface components {
                   /** @enum {string} */
                   type: 'spacer';
                   settings: {
+                    /** @enum {string} */
                     size?: 'sm' | 'md' | 'lg';
                   };
                 }
@@ -3561,6 +3622,7 @@ export interface components {
                         /** @enum {string} */
                         type: 'spacer';
                         settings: {
+                          /** @enum {string} */
                           size?: 'sm' | 'md' | 'lg';
                         };
                       }
@@ -3618,6 +3680,7 @@ export interface components {
                               /** @enum {string} */
                               type: 'spacer';
                               settings: {
+                                /** @enum {string} */
                                 size?: 'sm' | 'md' | 'lg';
                               };
                             }
@@ -3639,8 +3702,39 @@ export interface components {
           }
       )[];
     };
+    /** SandboxConfirmRequest */
+    SandboxConfirmRequest: {
+      clientSecret: string;
+      /** @enum {string} */
+      paymentMethod: 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delayed';
+    };
+    /** SandboxConfirmResult */
+    SandboxConfirmResult: {
+      ref: string;
+      status: string;
+    };
+    /** SandboxPaymentChoiceForm */
+    SandboxPaymentChoiceForm: {
+      /** @description The `payment.clientSecret` of the checkout answer. */
+      client_secret: string;
+      /** @description Where the shopper goes afterwards: an absolute http(s) URL, or a path on this server starting with one `/`. `payment_intent` and `redirect_status` are appended to its query. */
+      return_url: string;
+      /**
+       * @description The test card: succeeds, is declined, or succeeds after SANDBOX_DELAY.
+       * @enum {string}
+       */
+      payment_method: 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delayed';
+    };
+    /** SandboxPaymentPageForm */
+    SandboxPaymentPageForm: {
+      /** @description The `payment.clientSecret` of the checkout answer. */
+      client_secret: string;
+      /** @description Where the shopper goes afterwards: an absolute http(s) URL, or a path on this server starting with one `/`. `payment_intent` and `redirect_status` are appended to its query. */
+      return_url: string;
+    };
     /** SenderState */
     SenderState: {
+      /** @enum {string} */
       mode: 'platform-fallback' | 'custom-domain';
       /** @description The address customers see as sender. */
       effectiveFrom: string;
@@ -3654,7 +3748,10 @@ export interface components {
     SendingDomain: {
       /** @description Normalised: lower case, IDNA (punycode), no trailing dot. */
       domain: string;
-      /** @description pending until all five records are seen, then verified; failed when verification gave up. */
+      /**
+       * @description pending until all five records are seen, then verified; failed when verification gave up.
+       * @enum {string}
+       */
       status: 'pending' | 'verified' | 'failed';
       fromLocalPart: string;
       /** @description Exactly five: three DKIM CNAMEs, the MX and the SPF TXT of mail.<domain>. */
@@ -3667,16 +3764,42 @@ export interface components {
       /** @description When verification gave up; null unless failed. */
       failedAt: string | null;
     };
+    /** SignInCodeRequest */
+    SignInCodeRequest: {
+      /** @description The store slug. */
+      storeSlug: string;
+      /** Format: email */
+      email: string;
+    };
+    /** SignInCodeSent */
+    SignInCodeSent: {
+      /** @enum {string} */
+      status: 'sent';
+    };
+    /** SignInCodeVerification */
+    SignInCodeVerification: {
+      /** @description The store slug. */
+      storeSlug: string;
+      /** Format: email */
+      email: string;
+      code: string;
+    };
     /** StaffMember */
     StaffMember: {
       /** Format: uuid */
       id: string;
       email: string;
+      /** @enum {string} */
       role: 'owner' | 'admin' | 'staff';
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+    };
+    /** StaffMemberChange */
+    StaffMemberChange: {
+      /** @enum {string} */
+      role: 'owner' | 'admin' | 'staff';
     };
     /** StaffMemberList */
     StaffMemberList: {
@@ -3693,6 +3816,7 @@ export interface components {
       staff: {
         id: string;
         email: string;
+        /** @enum {string} */
         role: 'owner' | 'admin' | 'staff';
       };
     };
@@ -3735,6 +3859,7 @@ export interface components {
       id: string;
       /** @description Sequential per store, from 1001. */
       number: number;
+      /** @enum {string} */
       status: 'pending' | 'paid' | 'expired';
       email: string;
       country: string | null;
@@ -3757,6 +3882,7 @@ export interface components {
       payment: {
         provider: string;
         ref: string;
+        /** @enum {string} */
         status: 'pending' | 'processing' | 'succeeded' | 'failed' | 'canceled';
       } | null;
     };
@@ -3804,6 +3930,11 @@ export interface components {
     TaxRateInput: {
       taxRateBps: number;
       shippingAmount: number;
+    };
+    /** TaxRateList */
+    TaxRateList: {
+      items: components['schemas']['TaxRate'][];
+      nextCursor: null;
     };
     /** Theme */
     Theme: {
@@ -3920,7 +4051,9 @@ export interface components {
        */
       eventId: string;
       event: string;
+      /** @enum {string} */
       kind: 'event' | 'replay' | 'test';
+      /** @enum {string} */
       status: 'pending' | 'delivered' | 'failed';
       /** @description Attempts started so far. */
       attempts: number;
@@ -3949,7 +4082,7 @@ export interface components {
       events: string[];
       enabled: boolean;
       /** @description `gone`: the receiver answered 410 and the endpoint was disabled; `manual`: by staff; `secret_unreadable`: the service cannot decrypt the signing secret (SECRET_KEY changed without SECRET_KEY_PREVIOUS): deliveries wait until an operator fixes the keys and the endpoint is enabled again. */
-      disabledReason: 'manual' | 'gone' | 'secret_unreadable' | null;
+      disabledReason: ('manual' | 'gone' | 'secret_unreadable') | null;
       /** @description After a rotation, until when the previous secret still signs (a second signature). */
       previousSecretExpiresAt: string | null;
       /** Format: date-time */
@@ -4008,7 +4141,10 @@ export interface components {
     };
     /** WebhookTestRequest */
     WebhookTestRequest: {
-      /** @description The event type to send (default: the endpoint's first subscribed type, or product.updated for *). */
+      /**
+       * @description The event type to send (default: the endpoint's first subscribed type, or product.updated for *).
+       * @enum {string}
+       */
       event?:
         | 'order.created'
         | 'order.paid'
@@ -6147,26 +6283,18 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          /** @description The store slug. */
-          storeSlug: string;
-          /** Format: email */
-          email: string;
-        };
+        'application/json': components['schemas']['SignInCodeRequest'];
       };
     };
     responses: {
-      /** @description Accepted: the work continues in the background */
+      /** @description Accepted: the work continues in the background: the SignInCodeSent */
       202: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @enum {string} */
-            status: 'sent';
-          };
+          'application/json': components['schemas']['SignInCodeSent'];
         };
       };
       /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
@@ -6241,13 +6369,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          /** @description The store slug. */
-          storeSlug: string;
-          /** Format: email */
-          email: string;
-          code: string;
-        };
+        'application/json': components['schemas']['SignInCodeVerification'];
       };
     };
     responses: {
@@ -6843,9 +6965,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          role: 'owner' | 'admin' | 'staff';
-        };
+        'application/json': components['schemas']['StaffMemberChange'];
       };
     };
     responses: {
@@ -12957,17 +13077,14 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of TaxRate items and the cursor of the next page */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            items: components['schemas']['TaxRate'][];
-            nextCursor: null;
-          };
+          'application/json': components['schemas']['TaxRateList'];
         };
       };
       /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
@@ -13171,17 +13288,14 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description OK: the PaymentWebhookReceipt */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            received: boolean;
-            result: string;
-          };
+          'application/json': components['schemas']['PaymentWebhookReceipt'];
         };
       };
       /** @description `invalid_signature`: The provider webhook signature does not verify. */
@@ -13227,24 +13341,18 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          clientSecret: string;
-          paymentMethod: 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delayed';
-        };
+        'application/json': components['schemas']['SandboxConfirmRequest'];
       };
     };
     responses: {
-      /** @description OK */
+      /** @description OK: the SandboxConfirmResult */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            ref: string;
-            status: string;
-          };
+          'application/json': components['schemas']['SandboxConfirmResult'];
         };
       };
       /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
@@ -13320,12 +13428,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/x-www-form-urlencoded': {
-          /** @description The `payment.clientSecret` of the checkout answer. */
-          client_secret: string;
-          /** @description Where the shopper goes afterwards: an absolute http(s) URL, or a path on this server starting with one `/`. `payment_intent` and `redirect_status` are appended to its query. */
-          return_url: string;
-        };
+        'application/x-www-form-urlencoded': components['schemas']['SandboxPaymentPageForm'];
       };
     };
     responses: {
@@ -13412,14 +13515,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/x-www-form-urlencoded': {
-          /** @description The `payment.clientSecret` of the checkout answer. */
-          client_secret: string;
-          /** @description Where the shopper goes afterwards: an absolute http(s) URL, or a path on this server starting with one `/`. `payment_intent` and `redirect_status` are appended to its query. */
-          return_url: string;
-          /** @description The test card: succeeds, is declined, or succeeds after SANDBOX_DELAY. */
-          payment_method: 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delayed';
-        };
+        'application/x-www-form-urlencoded': components['schemas']['SandboxPaymentChoiceForm'];
       };
     };
     responses: {
