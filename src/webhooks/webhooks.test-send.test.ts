@@ -6,6 +6,7 @@ import type * as AjvTypes from 'ajv';
 import { EVENT_TYPES, type EventType } from '../events/events.ts';
 import { addStaffMember, openStaffSession } from '../staff/staff.service.ts';
 import { createTestStore, startTestApp, waitFor, type TestApp, type TestStore } from '../test/harness.ts';
+import type { Delivery } from './webhooks.schemas.ts';
 import {
   as,
   emit,
@@ -67,21 +68,6 @@ interface TestSendBody {
   durationMs: number;
 }
 
-interface DeliveryBody {
-  id: string;
-  endpointId: string;
-  eventId: string;
-  event: string;
-  kind: string;
-  status: string;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  nextAttemptAt: string | null;
-  deliveredAt: string | null;
-  failedAt: string | null;
-}
-
 function sendTest(
   app: TestApp,
   shop: TestStore,
@@ -97,14 +83,14 @@ function sendTest(
   });
 }
 
-async function deliveriesOf(app: TestApp, shop: TestStore, endpointId: string): Promise<DeliveryBody[]> {
+async function deliveriesOf(app: TestApp, shop: TestStore, endpointId: string): Promise<Delivery[]> {
   const response = await app.app.inject({
     method: 'GET',
     url: `${DELIVERIES}?endpointId=${endpointId}`,
     headers: as(shop.staffToken),
   });
   assert.equal(response.statusCode, 200, response.body);
-  return response.json<{ items: DeliveryBody[] }>().items;
+  return response.json<{ items: Delivery[] }>().items;
 }
 
 describe('POST /admin/v1/webhooks/endpoints/:id/test', () => {
