@@ -43,7 +43,7 @@ import { AppError, forbidden } from './lib/errors.ts';
 import { isLoopbackRequest } from './http/loopback.ts';
 import { adminAccessOf } from './http/admin-access.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
-import { webhookDocuments } from './webhook-events.ts';
+import { webhookDocuments, webhookSampleData } from './webhook-events.ts';
 import { readDevMailbox } from './mail/dev-mailbox.ts';
 import { registerStaticSite } from './web/static-site.ts';
 import { CONSOLE_DIST, SHOP_DIST } from './web/sites.ts';
@@ -200,6 +200,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     keyring,
     allowHttp: config.webhooks.allowHttp,
     sender: webhookSender,
+    sampleData: webhookSampleData(base),
   };
   const authDeps = {
     ...base,

@@ -1,4 +1,5 @@
-import Type, { type TSchema } from 'typebox';
+import { randomUUID } from 'node:crypto';
+import Type, { type Static, type TSchema } from 'typebox';
 import { AppInstalledData } from './apps/apps.events.ts';
 import {
   CollectionUpdatedData,
@@ -10,6 +11,7 @@ import {
 import { MenuUpdatedData, PageUpdatedData, RegionUpdatedData } from './content/content.events.ts';
 import type { EventType } from './events/events.ts';
 import { OrderCreatedData, OrderPaidData, OrderRefundedData } from './orders/orders.events.ts';
+import { storeCurrency, type StoresDeps } from './stores/stores.service.ts';
 import { ThemePublishedData } from './themes/themes.events.ts';
 
 /**
@@ -34,6 +36,82 @@ export const EVENT_DATA: Record<EventType, TSchema> = {
   'theme.published': ThemePublishedData,
   'app.installed': AppInstalledData,
 };
+
+/** What a sample payload is made for: the store's own id and currency. */
+export interface SampleStore {
+  storeId: string;
+  currency: string;
+}
+
+/**
+ * Sample data of each event for test sends (POST /admin/v1/webhooks/endpoints/{id}/test): what a
+ * real event of the type carries, valid against its schema above, with fresh ids, amounts in the
+ * store's currency (integer minor units) and the store's own id. The envelope, not the data, says
+ * it is a test (`test: true`), so a receiver's validation and parsing code runs as for real events.
+ */
+export const EVENT_SAMPLES: Record<EventType, (store: SampleStore) => Record<string, unknown>> = {
+  'order.created': ({ storeId, currency }) =>
+    ({
+      storeId,
+      orderId: randomUUID(),
+      number: 1001,
+      status: 'pending',
+      total: { amount: 4200, currency },
+    }) satisfies Static<typeof OrderCreatedData>,
+  'order.paid': ({ storeId, currency }) =>
+    ({
+      storeId,
+      orderId: randomUUID(),
+      number: 1001,
+      total: { amount: 4200, currency },
+    }) satisfies Static<typeof OrderPaidData>,
+  'order.refunded': ({ storeId, currency }) =>
+    ({
+      storeId,
+      orderId: randomUUID(),
+      number: 1001,
+      refundId: randomUUID(),
+      amount: { amount: 1500, currency },
+      refunded: { amount: 1500, currency },
+    }) satisfies Static<typeof OrderRefundedData>,
+  'inventory.updated': ({ storeId }) =>
+    ({
+      storeId,
+      variantId: randomUUID(),
+      productId: randomUUID(),
+      available: 7,
+    }) satisfies Static<typeof InventoryUpdatedData>,
+  'product.created': ({ storeId }) =>
+    ({ storeId, productId: randomUUID() }) satisfies Static<typeof ProductCreatedData>,
+  'product.updated': ({ storeId }) =>
+    ({ storeId, productId: randomUUID() }) satisfies Static<typeof ProductUpdatedData>,
+  'product.deleted': ({ storeId }) =>
+    ({ storeId, productId: randomUUID(), reason: 'archived' }) satisfies Static<typeof ProductDeletedData>,
+  'content.updated': ({ storeId }) =>
+    ({ storeId, kind: 'page', slug: 'about-us' }) satisfies Static<typeof PageUpdatedData>,
+  'theme.published': ({ storeId }) =>
+    ({
+      storeId,
+      themeId: randomUUID(),
+      name: 'Autumn',
+      previousThemeId: randomUUID(),
+    }) satisfies Static<typeof ThemePublishedData>,
+  'app.installed': ({ storeId }) =>
+    ({
+      storeId,
+      appId: randomUUID(),
+      name: 'Reviews',
+      scopes: ['read_products', 'read_orders'],
+    }) satisfies Static<typeof AppInstalledData>,
+};
+
+/** The webhooks' `sampleData` dependency: a sample of the event for the store, in its currency. */
+export function webhookSampleData(
+  deps: Pick<StoresDeps, 'db'>,
+): (storeId: string, event: EventType) => Promise<Record<string, unknown>> {
+  return async (storeId, event) =>
+    EVENT_SAMPLES[event]({ storeId, currency: await storeCurrency(deps, storeId) });
+}
 
 const SIGNATURE_HEADERS = [
   ['x-webhook-event', 'The event type (same as `event`).'],
@@ -92,6 +170,12 @@ export function webhookDocuments(): Record<string, Record<string, unknown>> {
                       format: 'date-time',
                       description: 'When the change committed.',
                     }),
+                    test: Type.Optional(
+                      Type.Literal(true, {
+                        description:
+                          'Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.',
+                      }),
+                    ),
                     data,
                   },
                   { title: `${camel(event)}Event`, additionalProperties: true },

@@ -16,6 +16,7 @@ import * as refundNotes from './migrations/0013_refund_notes.ts';
 import * as sealedStorefrontKeys from './migrations/0014_sealed_storefront_keys.ts';
 import * as readVersions from './migrations/0015_read_versions.ts';
 import * as pendingOrderLimits from './migrations/0016_pending_order_limits.ts';
+import * as testDeliveries from './migrations/0017_test_deliveries.ts';
 import * as signInClients from './migrations/0018_sign_in_clients.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0014_sealed_storefront_keys': sealedStorefrontKeys,
   '0015_read_versions': readVersions,
   '0016_pending_order_limits': pendingOrderLimits,
+  '0017_test_deliveries': testDeliveries,
   '0018_sign_in_clients': signInClients,
 };
 

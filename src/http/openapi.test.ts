@@ -91,6 +91,69 @@ describe('the OpenAPI document', () => {
     });
   });
 
+  test('every request and response body that is an object is a named component schema', () => {
+    const webhooks = (doc as unknown as { webhooks: Record<string, Record<string, Operation>> }).webhooks;
+    const inline: string[] = [];
+    const bodies = (where: string, op: Operation) => {
+      const media = [
+        ...Object.entries(op.requestBody?.content ?? {}).map(
+          ([type, m]) => [`${where} body ${type}`, m] as const,
+        ),
+        ...Object.entries(op.responses).flatMap(([status, response]) =>
+          Object.entries(response.content ?? {}).map(
+            ([type, m]) => [`${where} ${status} ${type}`, m] as const,
+          ),
+        ),
+      ];
+      for (const [at, { schema }] of media) {
+        if (schema === undefined || schema.$ref !== undefined) continue;
+        const plain = schema as { type?: unknown; properties?: unknown; anyOf?: unknown; allOf?: unknown };
+        if (plain.type === 'object' || plain.properties || plain.anyOf || plain.allOf) inline.push(at);
+      }
+    };
+    for (const [method, path, op] of operations()) bodies(`${method} ${path}`, op);
+    for (const [event, item] of Object.entries(webhooks)) bodies(`webhook ${event}`, item.post!);
+    assert.deepEqual(inline, []);
+    assert.deepEqual(byId('adminRequestSignInCode').requestBody?.content?.['application/json']?.schema, {
+      $ref: '#/components/schemas/SignInCodeRequest',
+    });
+    const checkout = doc.components.schemas.CheckoutResult as { properties: Record<string, unknown> };
+    assert.deepEqual(checkout.properties.payment, { $ref: '#/components/schemas/CheckoutPayment' });
+  });
+
+  test('enumerations are plain enums: no union of single literal values is left anywhere', () => {
+    const unions: string[] = [];
+    const isLiteral = (schema: unknown): boolean => {
+      const s = schema as { const?: unknown; enum?: unknown[] };
+      return s.const !== undefined || (Array.isArray(s.enum) && s.enum.length === 1);
+    };
+    const walk = (value: unknown, at: string): void => {
+      if (value === null || typeof value !== 'object') return;
+      for (const [key, child] of Object.entries(value)) walk(child, `${at}/${key}`);
+      const anyOf = (value as { anyOf?: unknown[] }).anyOf;
+      if (Array.isArray(anyOf) && anyOf.filter(isLiteral).length > 1) unions.push(at);
+    };
+    walk(doc, '#');
+    assert.deepEqual(unions, []);
+    const schemas = doc.components.schemas as Record<string, { properties: Record<string, unknown> }>;
+    assert.deepEqual(schemas.AdminOrder?.properties.status, {
+      type: 'string',
+      enum: ['pending', 'paid', 'expired'],
+    });
+    // A nullable enumeration: the enum and null.
+    assert.deepEqual((schemas.WebhookEndpoint?.properties.disabledReason as { anyOf: unknown[] }).anyOf, [
+      { type: 'string', enum: ['manual', 'gone', 'secret_unreadable'] },
+      { type: 'null' },
+    ]);
+    // In query parameters and in the webhooks' payloads too.
+    const status = byId('adminListOrders').parameters?.find((p) => p.name === 'status') as {
+      schema?: unknown;
+    };
+    assert.deepEqual(status.schema, { type: 'string', enum: ['pending', 'paid', 'expired'] });
+    const reason = schemas.ProductDeletedData?.properties.reason as { enum?: unknown[] };
+    assert.deepEqual(reason.enum, ['deleted', 'archived', 'draft']);
+  });
+
   test('every error response is application/problem+json and lists the titles it can carry', () => {
     const pages = new Set(['openSandboxPaymentPage', 'confirmSandboxPaymentPage']);
     for (const [method, path, op] of operations()) {

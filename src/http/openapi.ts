@@ -236,7 +236,59 @@ export function refineDocument(input: OpenApiDocument, options: RefineOptions): 
   };
   if (options.webhooks) doc.webhooks = structuredClone(options.webhooks);
   hoistNamedSchemas(doc, ProblemSchema as unknown as Json, ValidationProblemSchema as unknown as Json);
+  plainEnums(doc);
   return doc;
+}
+
+/** A schema that allows exactly one value (`{const: v}` or `{enum: [v]}`, TypeBox's `Literal`): the value. */
+function literalOf(schema: unknown): { value: unknown } | null {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return null;
+  const { type, const: constant, enum: values, ...rest } = schema as Json;
+  if (Object.keys(rest).length > 0) return null; // a described or constrained branch stays as it is
+  const listed: readonly unknown[] = Array.isArray(values) ? values : [];
+  const value = constant !== undefined ? constant : listed.length === 1 ? listed[0] : undefined;
+  if (value === undefined) return null;
+  if (type !== undefined && type !== jsonType(value)) return null;
+  return { value };
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+/**
+ * Rewrites every union of literals (`anyOf: [{const: "a"}, {const: "b"}, …]`, how TypeBox spells
+ * `Union([Literal…])`) as one plain `{type, enum: [...]}`: the same values, but what generated
+ * clients and validators expect of an enumeration (a named string union, not one type per value).
+ * Other alternatives of the union (`null`, an object) stay beside the enum in the `anyOf`.
+ */
+function plainEnums(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) plainEnums(item);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const node = value as Json;
+  for (const child of Object.values(node)) plainEnums(child);
+  if (!Array.isArray(node.anyOf)) return;
+  const branches: readonly unknown[] = node.anyOf;
+  const literals = branches.map(literalOf);
+  const values = literals.filter((literal) => literal !== null).map((literal) => literal.value);
+  if (values.length < 2) return;
+  const types = [...new Set(values.map(jsonType))];
+  const enumeration: Json = { type: types.length === 1 ? types[0] : types, enum: values };
+  const others = branches.filter((_, index) => literals[index] === null);
+  delete node.anyOf;
+  if (others.length === 0) {
+    // The enum's keywords first, then the union's own (description, …).
+    const own = { ...node };
+    for (const key of Object.keys(node)) delete node[key];
+    Object.assign(node, enumeration, own);
+  } else {
+    node.anyOf = [enumeration, ...others];
+  }
 }
 
 function pathRank(path: string, options: RefineOptions): number {

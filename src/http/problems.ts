@@ -40,6 +40,7 @@ export const PROBLEMS = {
   payment_not_confirmable: [409, 'The payment is not in a state that can be confirmed.'],
   endpoint_disabled: [409, 'The webhook endpoint is disabled; enable it first.'],
   replay_in_progress: [409, 'A replay of this endpoint is still running.'],
+  test_delivery_not_retryable: [409, 'A test delivery is not sent again; send a new test.'],
   precondition_failed: [412, 'If-Match does not match the current ETag; read again and retry.'],
   payload_too_large: [413, 'The body exceeds 1 MiB.'],
   uri_too_long: [414, 'A path segment or the URL is too long.'],

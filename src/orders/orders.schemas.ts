@@ -47,19 +47,26 @@ export type Order = Static<typeof OrderSchema>;
 export const CheckoutResultSchema = Type.Object(
   {
     order: OrderSchema,
-    payment: Type.Object({
-      provider: Type.String(),
-      ref: Type.String(),
-      status: {
-        ...PaymentStatusSchema,
-        description:
-          'pending in a first answer; a retry with the same Idempotency-Key shows where the payment stands now.',
+    payment: Type.Object(
+      {
+        provider: Type.String(),
+        ref: Type.String(),
+        status: {
+          ...PaymentStatusSchema,
+          description:
+            'pending in a first answer; a retry with the same Idempotency-Key shows where the payment stands now.',
+        },
+        clientSecret: Type.String({
+          description: "Confirm the payment with the provider's hosted fields using this.",
+        }),
+        amount: MoneySchema,
       },
-      clientSecret: Type.String({
-        description: "Confirm the payment with the provider's hosted fields using this.",
-      }),
-      amount: MoneySchema,
-    }),
+      {
+        title: 'CheckoutPayment',
+        description:
+          "The checkout's payment intent: hand `ref` and `clientSecret` to the provider's payment element.",
+      },
+    ),
   },
   { title: 'CheckoutResult' },
 );

@@ -100,7 +100,10 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }>
         tags,
         summary: 'Tax and shipping rates by country',
         response: {
-          200: Type.Object({ items: Type.Array(TaxRateSchema), nextCursor: Type.Null() }),
+          200: Type.Object(
+            { items: Type.Array(TaxRateSchema), nextCursor: Type.Null() },
+            { title: 'TaxRateList' },
+          ),
           ...problemResponses,
         },
       },

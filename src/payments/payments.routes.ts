@@ -62,7 +62,10 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ deps: PaymentRoutesDeps
             'Verified against the provider signature on the raw body first (400 otherwise, nothing stored); deduplicated on the provider event id in the same transaction as the effect.',
           params: Type.Object({ provider: Type.String({ maxLength: 40 }) }),
           response: {
-            200: Type.Object({ received: Type.Boolean(), result: Type.String() }),
+            200: Type.Object(
+              { received: Type.Boolean(), result: Type.String() },
+              { title: 'PaymentWebhookReceipt' },
+            ),
             ...problemResponses,
           },
         },
@@ -112,10 +115,10 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ deps: PaymentRoutesDeps
               Type.Literal('pm_card_delayed'),
             ]),
           },
-          { additionalProperties: false },
+          { title: 'SandboxConfirmRequest', additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ ref: Type.String(), status: Type.String() }),
+          200: Type.Object({ ref: Type.String(), status: Type.String() }, { title: 'SandboxConfirmResult' }),
           ...problemResponses,
         },
       },
@@ -267,7 +270,10 @@ async function sandboxHostedPage(scope: FastifyInstance, sandbox: SandboxProvide
           'The shop’s checkout submits a plain HTML form here (the client secret travels in the body, never in a URL). The page shows the amount and three test cards, and posts the choice to the hosted-confirm operation. Answers are HTML pages, also the errors. Opening it by address (GET) answers 405 with a short explanation.',
         consumes: ['application/x-www-form-urlencoded'],
         params: REF,
-        body: Type.Object({ client_secret: CLIENT_SECRET, return_url: RETURN_URL }),
+        body: Type.Object(
+          { client_secret: CLIENT_SECRET, return_url: RETURN_URL },
+          { title: 'SandboxPaymentPageForm' },
+        ),
         response: {
           200: html('The payment page: amount, the test cards, Pay, and a link back to the shop.'),
           400: html(
@@ -303,11 +309,10 @@ async function sandboxHostedPage(scope: FastifyInstance, sandbox: SandboxProvide
         consumes: ['application/x-www-form-urlencoded'],
         'x-response-headers': { 303: ['Location'] },
         params: REF,
-        body: Type.Object({
-          client_secret: CLIENT_SECRET,
-          return_url: RETURN_URL,
-          payment_method: PAYMENT_METHOD,
-        }),
+        body: Type.Object(
+          { client_secret: CLIENT_SECRET, return_url: RETURN_URL, payment_method: PAYMENT_METHOD },
+          { title: 'SandboxPaymentChoiceForm' },
+        ),
         response: {
           303: { type: 'null', description: 'See Other: back to the shop (Location), with the outcome.' },
           400: html(

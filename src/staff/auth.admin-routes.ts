@@ -60,8 +60,14 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
         description:
           "Always 202, at once, whether or not the address belongs to a staff member of the store. A real staff member receives a 6-digit code, valid 10 minutes, from the platform sender; it works only from the client (IP address) that asked for it, and replaces only that client's earlier code. At most RATE_LIMIT_SIGN_IN requests (sign-in and verify together) per client IP and minute (429).",
         security: [],
-        body: Type.Object({ storeSlug: StoreSlug, email: Email }, { additionalProperties: false }),
-        response: { 202: Type.Object({ status: Type.Literal('sent') }), ...problemResponses },
+        body: Type.Object(
+          { storeSlug: StoreSlug, email: Email },
+          { title: 'SignInCodeRequest', additionalProperties: false },
+        ),
+        response: {
+          202: Type.Object({ status: Type.Literal('sent') }, { title: 'SignInCodeSent' }),
+          ...problemResponses,
+        },
       },
     },
     async (request, reply) => {
@@ -92,7 +98,7 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }>
         security: [],
         body: Type.Object(
           { storeSlug: StoreSlug, email: Email, code: Type.String({ pattern: '^[0-9]{6}$' }) },
-          { additionalProperties: false },
+          { title: 'SignInCodeVerification', additionalProperties: false },
         ),
         response: { 200: Session, ...problemResponses },
       },

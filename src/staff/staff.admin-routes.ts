@@ -73,7 +73,10 @@ export const staffAdminRoutes: FastifyPluginAsyncTypebox<{ deps: StaffDeps }> = 
         summary: "Change a staff member's role",
         description: 'Demoting the last owner is 409 last_owner.',
         params: IdParams,
-        body: Type.Object({ role: StaffRoleSchema }, { additionalProperties: false }),
+        body: Type.Object(
+          { role: StaffRoleSchema },
+          { title: 'StaffMemberChange', additionalProperties: false },
+        ),
         response: { 200: StaffMemberSchema, ...problemResponses },
       },
     },

@@ -156,7 +156,7 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
         tags,
         summary: 'Send a signed test event now',
         description:
-          'Sends one event envelope with data {storeId, test: true} and a fresh id, signed like a real delivery, and answers with what the endpoint answered. Not stored, not retried; works on disabled endpoints too.',
+          "Sends one event envelope now, with a fresh id, `test: true`, and sample data of the event type (valid against the event's schema, in the store's currency), signed like a real delivery, and answers with what the endpoint answered. The send is listed in the deliveries log as a `test` delivery; it is never retried and goes to no other endpoint. Works on disabled endpoints too.",
         params: IdParams,
         body: TestSendSchema,
         response: { 200: TestSendResultSchema, ...problemResponses },
@@ -227,11 +227,11 @@ export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps 
     {
       schema: {
         operationId: 'adminRetryWebhookDelivery',
-        'x-problems': ['endpoint_disabled'],
+        'x-problems': ['endpoint_disabled', 'test_delivery_not_retryable'],
         tags,
         summary: 'Send a delivery again now',
         description:
-          'A failed (dead-lettered) or delivered delivery gets one more attempt; a pending one becomes due at once.',
+          'A failed (dead-lettered) or delivered delivery gets one more attempt; a pending one becomes due at once. A test delivery is not sent again (409 test_delivery_not_retryable): send a new test.',
         params: IdParams,
         response: { 202: DeliverySchema, ...problemResponses },
       },

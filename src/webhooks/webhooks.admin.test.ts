@@ -146,6 +146,26 @@ describe('webhook endpoints', () => {
         url,
       );
     }
+    // The details say what would be accepted, and how to allow loopback and plain http in development.
+    const detail = async (url: string, app = strict) =>
+      (await create(app, shop, { url, events: ['*'] })).json<{ detail: string }>().detail;
+    assert.equal(
+      await detail('http://hooks.example.com/a'),
+      'url must be an https URL (plain http is accepted only to a loopback address such as 127.0.0.1 or localhost, and only when the server runs with ALLOW_HTTP_WEBHOOKS=1, for development).',
+    );
+    for (const url of ['https://localhost/a', 'https://127.0.0.1/a', 'https://[::1]/a']) {
+      assert.match(
+        await detail(url),
+        /^url is refused: .* is a loopback address \(accepted only when the server runs with ALLOW_HTTP_WEBHOOKS=1, for development\)\.$/,
+        url,
+      );
+    }
+    assert.equal(await detail('ftp://hooks.example.com/a'), 'url must be an https URL (not ftp:).');
+    assert.equal(
+      await detail('https://10.1.2.3/a'),
+      'url is refused: 10.1.2.3 is a private address.',
+      'no hint where the setting would not help',
+    );
     for (const url of [
       'https://hooks.example.com/a?x=1',
       'https://93.184.215.14/a',
@@ -168,6 +188,11 @@ describe('webhook endpoints', () => {
     for (const url of ['http://hooks.example.com/a', 'http://93.184.215.14/a', 'https://10.0.0.1/a']) {
       assert.equal((await create(t, shop, { url, events: ['*'] })).statusCode, 400, url);
     }
+    const refused = await create(t, shop, { url: 'http://93.184.215.14/a', events: ['*'] });
+    assert.equal(
+      refused.json<{ detail: string }>().detail,
+      'url is refused: 93.184.215.14 is not a loopback address (plain http is for loopback only).',
+    );
   });
 
   test('PATCH changes url, events, description and enabled; DELETE removes; other stores see 404', async () => {

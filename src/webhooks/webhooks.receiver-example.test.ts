@@ -110,6 +110,18 @@ describe('the receiver example in docs/webhooks.md', () => {
     await logged('duplicate', product.id);
     assert.equal(lines.filter((line) => line.id === product.id && line.action === 'invalidate').length, 1);
 
+    // A test send is verified and acknowledged, and not handled as a change.
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/admin/v1/webhooks/endpoints/${endpoint.id}/test`,
+      headers,
+      payload: { event: 'order.paid' },
+    });
+    const test = sent.json<{ eventId: string; ok: boolean; statusCode: number }>();
+    assert.deepEqual([test.ok, test.statusCode], [true, 204], sent.body);
+    assert.equal((await logged('test', test.eventId)).event, 'order.paid');
+    assert.ok(!lines.some((line) => line.id === test.eventId && line.action !== 'test'));
+
     // A forged request is refused before it is parsed.
     const body = JSON.stringify({ id: 'forged', event: 'order.paid', createdAt: '', data: {} });
     const forged = await fetch(url, {
@@ -135,15 +147,16 @@ describe('the receiver example in docs/webhooks.md', () => {
         url: `/admin/v1/webhooks/deliveries?endpointId=${endpoint.id}&status=delivered`,
         headers,
       });
-      const items = response.json<{ items: { eventId: string; attempts: number }[] }>().items;
-      return items.length === 3 ? items : undefined;
+      const items = response.json<{ items: { eventId: string; attempts: number; kind: string }[] }>().items;
+      return items.length === 4 ? items : undefined;
     });
     assert.deepEqual(
-      deliveries.map((d) => [d.eventId, d.attempts]),
+      deliveries.map((d) => [d.eventId, d.kind, d.attempts]),
       [
-        [product.id, 2],
-        [order.id, 1],
-        [later.id, 1],
+        [product.id, 'event', 2],
+        [order.id, 'event', 1],
+        [test.eventId, 'test', 1],
+        [later.id, 'event', 1],
       ],
     );
   });

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type {
+  DeliveryKind,
   DeliveryStatus,
   WebhookDeliveryRow,
   WebhookDeliveryTable,
@@ -135,9 +136,12 @@ export async function writeEndpointSecrets(
     .execute();
 }
 
-export type DeliveryListRow = WebhookDeliveryRow & { event_type: string };
+export type DeliveryListRow = WebhookDeliveryRow & { event_type: string; envelope_id: string };
 
-/** The deliveries query with the event type joined in (lists and single reads). */
+/**
+ * The deliveries query with each delivery's event type and envelope id (lists and single reads):
+ * from the event it sends, or, for a test delivery (no event), from its own columns.
+ */
 export function deliveriesQuery(
   db: Kysely<Database>,
   storeId: string,
@@ -145,18 +149,21 @@ export function deliveriesQuery(
 ) {
   let query = db
     .selectFrom('webhook_deliveries as d')
-    .innerJoin('events as ev', (join) =>
+    .leftJoin('events as ev', (join) =>
       join.onRef('ev.store_id', '=', 'd.store_id').onRef('ev.id', '=', 'd.event_id'),
     )
     .selectAll('d')
-    .select('ev.type as event_type')
+    .select([
+      sql<string>`coalesce(ev.type, d.test_event_type)`.as('event_type'),
+      sql<string>`coalesce(d.event_id, d.test_event_id)`.as('envelope_id'),
+    ])
     .where('d.store_id', '=', storeId);
   if (filter.endpointId !== undefined) query = query.where('d.endpoint_id', '=', filter.endpointId);
   if (filter.status !== undefined) query = query.where('d.status', '=', filter.status);
   return query;
 }
 
-/** How many of the store's deliveries have this status. */
+/** How many of the store's deliveries of events (test sends not counted) have this status. */
 export async function countDeliveries(
   db: Kysely<Database>,
   storeId: string,
@@ -167,6 +174,7 @@ export async function countDeliveries(
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .where('store_id', '=', storeId)
     .where('status', '=', status)
+    .where('kind', '<>', 'test')
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -227,18 +235,30 @@ export async function insertDeliveries(
   await db.insertInto('webhook_deliveries').values(deliveries).execute();
 }
 
-/** A delivery's status and whether its endpoint is enabled, the delivery row locked. */
+/** Whether the endpoint exists; it then stays until the transaction ends (FOR SHARE). */
+export async function holdEndpoint(db: Kysely<Database>, storeId: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('store_id', '=', storeId)
+    .where('id', '=', id)
+    .forShare()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A delivery's status and kind and whether its endpoint is enabled, the delivery row locked. */
 export function lockDeliveryWithEndpoint(
   db: Kysely<Database>,
   storeId: string,
   id: string,
-): Promise<{ status: DeliveryStatus; enabled: boolean } | undefined> {
+): Promise<{ status: DeliveryStatus; kind: DeliveryKind; enabled: boolean } | undefined> {
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', (join) =>
       join.onRef('e.store_id', '=', 'd.store_id').onRef('e.id', '=', 'd.endpoint_id'),
     )
-    .select(['d.status', 'e.enabled'])
+    .select(['d.status', 'd.kind', 'e.enabled'])
     .where('d.store_id', '=', storeId)
     .where('d.id', '=', id)
     .forUpdate('d')

@@ -15,7 +15,7 @@ const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
   description:
-    'https URL of the receiver. Private, loopback, link-local, multicast and metadata addresses are refused.',
+    'https URL of the receiver. Private, loopback, link-local, multicast and metadata addresses are refused; a server run with ALLOW_HTTP_WEBHOOKS=1 (development) also accepts loopback addresses, and plain http to them.',
 });
 const Description = Type.Union([Type.String({ maxLength: 500 }), Type.Null()]);
 
@@ -142,6 +142,11 @@ export const TestSendResultSchema = Type.Object(
     eventId: Type.String({
       format: 'uuid',
       description: 'The envelope id (x-webhook-id) of the test event.',
+    }),
+    deliveryId: Type.String({
+      format: 'uuid',
+      description:
+        'The test delivery in the deliveries log (kind `test`; sent as x-webhook-delivery). Not retried.',
     }),
     event: Type.String(),
     ok: Type.Boolean({ description: 'The endpoint answered 2xx.' }),

@@ -18,6 +18,7 @@ import {
   findDelivery,
   findEndpoint,
   hasPendingReplay,
+  holdEndpoint,
   insertDeliveries,
   insertEndpoint,
   lockDeliveryWithEndpoint,
@@ -60,6 +61,8 @@ export interface WebhookDeps {
   allowHttp: boolean;
   /** Sends test events, through the same SSRF-guarded agents as the relay. */
   sender: Pick<WebhookSender, 'send'>;
+  /** Sample data of an event type for a test send, valid against its schema (the composition's). */
+  sampleData: (storeId: string, event: EventType) => Promise<Record<string, unknown>>;
 }
 
 export function endpointRowToEndpoint(row: WebhookEndpointRow, now: Date): Endpoint {
@@ -83,7 +86,7 @@ export function deliveryRowToDelivery(row: DeliveryListRow): Delivery {
   return {
     id: row.id,
     endpointId: row.endpoint_id,
-    eventId: row.event_id,
+    eventId: row.envelope_id,
     event: row.event_type,
     kind: row.kind,
     status: row.status,
@@ -99,6 +102,12 @@ export function deliveryRowToDelivery(row: DeliveryListRow): Delivery {
 }
 
 const noEndpoint = () => notFound('No webhook endpoint with that id in this store.');
+const testNotRetried = () =>
+  new AppError(
+    'test_delivery_not_retryable',
+    409,
+    'A test delivery is not sent again; send a new test (POST /admin/v1/webhooks/endpoints/{id}/test).',
+  );
 const noDelivery = () => notFound('No webhook delivery with that id in this store.');
 
 function endpointDisabled(): AppError {
@@ -356,6 +365,7 @@ export async function retryDelivery(
   await deps.db.transaction().execute(async (trx) => {
     const row = await lockDeliveryWithEndpoint(trx, storeId, id);
     if (!row) throw noDelivery();
+    if (row.kind === 'test') throw testNotRetried();
     if (!row.enabled) throw endpointDisabled();
     await requeueDelivery(trx, storeId, id, now, row.status !== 'pending');
     await notifyRelays(trx);
@@ -365,13 +375,15 @@ export async function retryDelivery(
 
 /**
  * Sends one signed test event to an endpoint now and reports the answer (like Stripe's "send test
- * webhook"). The envelope has the usual shape with `data: {storeId, test: true}` and a fresh id;
- * it is signed exactly like a real delivery (both secrets during a rotation), goes through the
- * same SSRF guard, and is neither stored nor retried. Disabled endpoints can be tested too, so a
- * merchant can check a fix before re-enabling.
+ * webhook"). The envelope has the usual shape, a fresh id, `test: true`, and as `data` sample data
+ * of the event type that is valid against its schema (deps.sampleData); it is signed exactly like a
+ * real delivery (both secrets during a rotation) and goes through the same SSRF guard. It is then
+ * recorded in the deliveries log as a `test` delivery with that one attempt's outcome, never
+ * pending, so the relay never sends it again; it is not an event, so no other endpoint gets it.
+ * Disabled endpoints can be tested too, so a merchant can check a fix before re-enabling.
  */
 export async function sendTestEvent(
-  deps: Pick<WebhookDeps, 'db' | 'clock' | 'keyring' | 'sender'>,
+  deps: Pick<WebhookDeps, 'db' | 'clock' | 'keyring' | 'sender' | 'sampleData'>,
   storeId: string,
   endpointId: string,
   input: TestSend,
@@ -379,14 +391,11 @@ export async function sendTestEvent(
   const row = await endpointRow(deps.db, storeId, endpointId);
   const subscribed = row.events.find((name): name is EventType => isEventType(name));
   const event = input.event ?? subscribed ?? 'product.updated';
+  const data = await deps.sampleData(storeId, event);
   const now = deps.clock.now();
   const eventId = randomUUID();
-  const body = JSON.stringify({
-    id: eventId,
-    event,
-    createdAt: now.toISOString(),
-    data: { storeId, test: true },
-  });
+  const deliveryId = randomUUID();
+  const body = JSON.stringify({ id: eventId, event, createdAt: now.toISOString(), test: true, data });
   const secrets = signingSecrets(
     deps.keyring,
     {
@@ -410,17 +419,48 @@ export async function sendTestEvent(
         eventId,
         attempt: 1,
         now,
+        deliveryId,
       }),
     },
     undefined,
     () => deps.clock.now(),
   );
+  const durationMs = Math.round(performance.now() - started);
+  const finishedAt = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    // An endpoint deleted while its test was on the way takes no delivery row.
+    if (!(await holdEndpoint(trx, storeId, endpointId))) return;
+    await insertDeliveries(trx, [
+      {
+        store_id: storeId,
+        id: deliveryId,
+        endpoint_id: endpointId,
+        event_id: null,
+        test_event_id: eventId,
+        test_event_type: event,
+        event_seq: 0,
+        resource_key: `test:${eventId}`,
+        kind: 'test',
+        status: result.ok ? 'delivered' : 'failed',
+        attempts: 1,
+        next_attempt_at: now,
+        last_attempt_at: now,
+        last_status_code: result.status,
+        last_error: result.ok ? null : result.error.slice(0, 1000),
+        delivered_at: result.ok ? finishedAt : null,
+        failed_at: result.ok ? null : finishedAt,
+        created_at: now,
+        updated_at: finishedAt,
+      },
+    ]);
+  });
   return {
     eventId,
+    deliveryId,
     event,
     ok: result.ok,
     statusCode: result.status,
     error: result.ok ? null : result.error,
-    durationMs: Math.round(performance.now() - started),
+    durationMs,
   };
 }

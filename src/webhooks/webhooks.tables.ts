@@ -27,14 +27,22 @@ export interface WebhookEndpointTable {
 export type WebhookEndpointRow = Selectable<WebhookEndpointTable>;
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-/** `event`: fanned out from the outbox; `replay`: re-sent by hand; `test`: a test ping. */
+/**
+ * `event`: fanned out from the outbox; `replay`: re-sent by hand; `test`: a test send (sample data,
+ * recorded after its one attempt, never pending, never retried).
+ */
 export type DeliveryKind = 'event' | 'replay' | 'test';
 
 export interface WebhookDeliveryTable {
   store_id: string;
   id: Generated<string>;
   endpoint_id: string;
-  event_id: string;
+  /** The event sent (a row of `events`); null for a test delivery, which sends no recorded event. */
+  event_id: string | null;
+  /** A test delivery's envelope id (`x-webhook-id`); null otherwise. */
+  test_event_id: ColumnType<string | null, string | null | undefined, never>;
+  /** A test delivery's event type; null otherwise. */
+  test_event_type: ColumnType<string | null, string | null | undefined, never>;
   /** The event's `seq`: the order of deliveries within one endpoint and resource. */
   event_seq: number;
   /** The resource the event is about (e.g. `product:<id>`), see resourceKeyOf. */

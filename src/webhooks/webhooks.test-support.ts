@@ -15,7 +15,7 @@ export interface ReceivedRequest {
   headers: http.IncomingHttpHeaders;
   rawBody: Buffer;
   /** JSON.parse of the body. */
-  body: { id: string; event: string; createdAt: string; data: Record<string, unknown> };
+  body: { id: string; event: string; createdAt: string; test?: boolean; data: Record<string, unknown> };
   receivedAt: number;
 }
 

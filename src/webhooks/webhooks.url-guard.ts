@@ -206,27 +206,40 @@ export async function checkEndpointUrl(
   } catch {
     return { detail: 'must be an absolute URL such as https://example.com/webhooks' };
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { detail: 'must be an https URL' };
-  if (url.protocol === 'http:' && !options.allowHttp) return { detail: 'must be an https URL' };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return { detail: `must be an https URL (not ${url.protocol})` };
+  }
+  if (url.protocol === 'http:' && !options.allowHttp) return { detail: `must be an https URL ${DEV_HTTP}` };
   if (url.username !== '' || url.password !== '') return { detail: 'must not contain credentials' };
   const policy: AddressPolicy = { allowLoopback: options.allowHttp, loopbackOnly: url.protocol === 'http:' };
+  // Loopback is refused unless the server allows it (development): say how.
+  const refused = (refusal: string) =>
+    ({
+      detail: `is refused: ${refusal}${refusal.endsWith(' a loopback address') ? ` ${DEV_LOOPBACK}` : ''}`,
+    }) as const;
   const hostname = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (net.isIP(hostname) !== 0) {
     const refusal = refusalFor(hostname, policy);
-    return refusal ? { detail: `is refused: ${refusal}` } : { url: url.href };
+    return refusal ? refused(refusal) : { url: url.href };
   }
   const bare = hostname.replace(/\.$/, '');
   if (METADATA_NAMES.has(bare)) return { detail: `is refused: ${bare} is a cloud metadata address` };
   const isLocalhost = bare === 'localhost' || bare.endsWith('.localhost');
-  if (isLocalhost && !options.allowHttp) return { detail: `is refused: ${bare} is a loopback address` };
+  if (isLocalhost && !options.allowHttp) return refused(`${bare} is a loopback address`);
   if (!isLocalhost && !bare.includes('.')) return { detail: 'must use a fully qualified host name' };
   const addresses = await (options.resolve ?? resolveAll)(bare);
   for (const address of addresses) {
     const refusal = refusalFor(address, policy);
-    if (refusal) return { detail: `is refused: ${bare} resolves to ${refusal}` };
+    if (refusal) return refused(`${bare} resolves to ${refusal}`);
   }
   if (policy.loopbackOnly && !isLocalhost && addresses.length === 0) {
-    return { detail: 'must be an https URL (plain http is for loopback only)' };
+    return { detail: 'must be an https URL (plain http is for loopback addresses only)' };
   }
   return { url: url.href };
 }
+
+/** Why an http URL is refused by a server that does not allow them (ALLOW_HTTP_WEBHOOKS unset). */
+const DEV_HTTP =
+  '(plain http is accepted only to a loopback address such as 127.0.0.1 or localhost, and only when the server runs with ALLOW_HTTP_WEBHOOKS=1, for development)';
+/** Why a loopback address is refused by such a server. */
+const DEV_LOOPBACK = '(accepted only when the server runs with ALLOW_HTTP_WEBHOOKS=1, for development)';

@@ -6,7 +6,7 @@
  */
 import { StorefrontError, StorefrontNetworkError } from './errors.ts';
 import type { OperationId } from './operations.ts';
-import type { Problem, RequestInput, SuccessBody } from './types.ts';
+import type { NotModified, Problem, RequestInput, SuccessBody } from './types.ts';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -149,8 +149,16 @@ function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal | undefine
   return AbortSignal.any(present);
 }
 
+/** Whether a read's result is NotModified (its `If-None-Match` is still current) rather than a body. */
+export function isNotModified(value: unknown): value is NotModified {
+  return typeof value === 'object' && value !== null && (value as NotModified).notModified === true;
+}
+
 export interface Transport {
-  /** Calls an operation once per allowed attempt; resolves with its 2xx body. */
+  /**
+   * Calls an operation once per allowed attempt; resolves with its 2xx body, or, when `input.header`
+   * carries `If-None-Match` and the answer is 304, with a NotModified (the callers' types say so).
+   */
   call<K extends OperationId>(
     id: K,
     input: RequestInput<K> | undefined,
@@ -200,6 +208,8 @@ export function createTransport(
       ...given.headers,
     };
     if (policy.idempotencyKey !== undefined) headers['Idempotency-Key'] = policy.idempotencyKey;
+    // A conditional read declared through the typed header parameter: its 304 is a result.
+    const ifNoneMatch = given.header?.['If-None-Match'];
     let payload: string | undefined;
     if (given.body !== undefined) {
       payload = JSON.stringify(given.body);
@@ -237,6 +247,18 @@ export function createTransport(
         requestId: response.headers.get('x-request-id'),
         retryAfter: parseRetryAfter(response.headers.get('retry-after')),
       };
+      if (response.status === 304) {
+        if (ifNoneMatch !== undefined) {
+          const notModified: NotModified = {
+            notModified: true,
+            etag: response.headers.get('etag') ?? ifNoneMatch,
+          };
+          return { body: notModified as unknown as SuccessBody<K> };
+        }
+        const detail = 'HTTP 304: pass the ETag as ifNoneMatch, not in headers, to get a NotModified result.';
+        const problem = { type: 'about:blank', title: 'not_modified', status: 304, detail };
+        return { error: new StorefrontError(problem, meta, info(attempt)) };
+      }
       if (!response.ok) return { error: new StorefrontError(await problemOf(response), meta, info(attempt)) };
       let text: string;
       try {

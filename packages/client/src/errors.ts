@@ -23,13 +23,17 @@ export class StorefrontError extends Error {
   readonly title: string;
   readonly type: string;
   readonly detail: string;
-  /** Which inputs are at fault: `pointer` into the part named by `in` (`body`, `query`, `path`, `header`). */
+  /**
+   * Which inputs are at fault: `pointer` into the part named by `in` (`body`, `query`, `path`,
+   * `header`). Some problems add members to each entry: `insufficient_stock` lists the short lines
+   * (`StockShortfall`: `variantId`, `requested`, `available`).
+   */
   readonly errors: ProblemFieldError[];
   /** The response's `X-Request-Id`: quote it when reporting a problem. */
   readonly requestId: string | null;
   /** `Retry-After` in seconds, when the response carried one (429, 503, 409 idempotency_in_progress). */
   readonly retryAfter: number | null;
-  /** The problem body as received (with any extra members, e.g. `insufficient_stock` lines). */
+  /** The problem body as received, members this client does not know included. */
   readonly problem: Problem;
   readonly method: string;
   readonly url: string;

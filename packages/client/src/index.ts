@@ -12,7 +12,7 @@ export type {
 } from './storefront.ts';
 export { createAdminClient } from './admin.ts';
 export type { AdminClient, AdminClientOptions } from './admin.ts';
-export { parseRetryAfter, randomUUID, retryTransient } from './core.ts';
+export { isNotModified, parseRetryAfter, randomUUID, retryTransient } from './core.ts';
 export type { FetchLike, RetryOptions, RetryPredicate, TransportOptions } from './core.ts';
 export {
   OrderNotPaidError,

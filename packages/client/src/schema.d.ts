@@ -930,7 +930,7 @@ export interface paths {
     put?: never;
     /**
      * Send a signed test event now
-     * @description Sends one event envelope with data {storeId, test: true} and a fresh id, signed like a real delivery, and answers with what the endpoint answered. Not stored, not retried; works on disabled endpoints too.
+     * @description Sends one event envelope now, with a fresh id, `test: true`, and sample data of the event type (valid against the event's schema, in the store's currency), signed like a real delivery, and answers with what the endpoint answered. The send is listed in the deliveries log as a `test` delivery; it is never retried and goes to no other endpoint. Works on disabled endpoints too.
      */
     post: operations['adminSendTestWebhook'];
     delete?: never;
@@ -1004,7 +1004,7 @@ export interface paths {
     put?: never;
     /**
      * Send a delivery again now
-     * @description A failed (dead-lettered) or delivered delivery gets one more attempt; a pending one becomes due at once.
+     * @description A failed (dead-lettered) or delivered delivery gets one more attempt; a pending one becomes due at once. A test delivery is not sent again (409 test_delivery_not_retryable): send a new test.
      */
     post: operations['adminRetryWebhookDelivery'];
     delete?: never;
@@ -1550,13 +1550,17 @@ export interface components {
       id: string;
       title: string;
       slug: string;
+      /** @enum {string} */
       kind: 'manual' | 'smart';
       /** @description Manual collections: the ordered products. Null for smart. */
       productIds: string[] | null;
       rules: {
+        /** @enum {string} */
         match: 'all' | 'any';
         conditions: {
+          /** @enum {string} */
           field: 'tag' | 'title' | 'priceAmount';
+          /** @enum {string} */
           op: 'eq' | 'contains' | 'gt' | 'lt';
           value: string | number;
         }[];
@@ -1599,6 +1603,7 @@ export interface components {
       id: string;
       /** @description Sequential per store, from 1001. */
       number: number;
+      /** @enum {string} */
       status: 'pending' | 'paid' | 'expired';
       email: string;
       country: string | null;
@@ -1655,6 +1660,7 @@ export interface components {
       /** @description The store sending domain and its verification status; null without one. */
       sendingDomain: {
         domain: string;
+        /** @enum {string} */
         status: 'pending' | 'verified' | 'failed';
       } | null;
     };
@@ -1682,6 +1688,7 @@ export interface components {
       id: string;
       title: string;
       description: string;
+      /** @enum {string} */
       status: 'draft' | 'active' | 'archived';
       image: string | null;
       tags: string[];
@@ -1755,6 +1762,7 @@ export interface components {
               /** @enum {string} */
               type: 'spacer';
               settings: {
+                /** @enum {string} */
                 size?: 'sm' | 'md' | 'lg';
               };
             }
@@ -1812,6 +1820,7 @@ export interface components {
                     /** @enum {string} */
                     type: 'spacer';
                     settings: {
+                      /** @enum {string} */
                       size?: 'sm' | 'md' | 'lg';
                     };
                   }
@@ -1869,6 +1878,7 @@ export interface components {
                           /** @enum {string} */
                           type: 'spacer';
                           settings: {
+                            /** @enum {string} */
                             size?: 'sm' | 'md' | 'lg';
                           };
                         }
@@ -1926,6 +1936,7 @@ export interface components {
                                 /** @enum {string} */
                                 type: 'spacer';
                                 settings: {
+                                  /** @enum {string} */
                                   size?: 'sm' | 'md' | 'lg';
                                 };
                               }
@@ -1999,6 +2010,7 @@ export interface components {
               /** @enum {string} */
               type: 'spacer';
               settings: {
+                /** @enum {string} */
                 size?: 'sm' | 'md' | 'lg';
               };
             }
@@ -2056,6 +2068,7 @@ export interface components {
                     /** @enum {string} */
                     type: 'spacer';
                     settings: {
+                      /** @enum {string} */
                       size?: 'sm' | 'md' | 'lg';
                     };
                   }
@@ -2113,6 +2126,7 @@ export interface components {
                           /** @enum {string} */
                           type: 'spacer';
                           settings: {
+                            /** @enum {string} */
                             size?: 'sm' | 'md' | 'lg';
                           };
                         }
@@ -2170,6 +2184,7 @@ export interface components {
                                 /** @enum {string} */
                                 type: 'spacer';
                                 settings: {
+                                  /** @enum {string} */
                                   size?: 'sm' | 'md' | 'lg';
                                 };
                               }
@@ -2276,6 +2291,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['AppInstalledData'];
     } & {
       [key: string]: unknown;
@@ -2319,18 +2339,26 @@ export interface components {
       country?: string;
       discountCode?: string;
     };
+    /**
+     * CheckoutPayment
+     * @description The checkout's payment intent: hand `ref` and `clientSecret` to the provider's payment element.
+     */
+    CheckoutPayment: {
+      provider: string;
+      ref: string;
+      /**
+       * @description pending in a first answer; a retry with the same Idempotency-Key shows where the payment stands now.
+       * @enum {string}
+       */
+      status: 'pending' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+      /** @description Confirm the payment with the provider's hosted fields using this. */
+      clientSecret: string;
+      amount: components['schemas']['Money'];
+    };
     /** CheckoutResult */
     CheckoutResult: {
       order: components['schemas']['Order'];
-      payment: {
-        provider: string;
-        ref: string;
-        /** @description pending in a first answer; a retry with the same Idempotency-Key shows where the payment stands now. */
-        status: 'pending' | 'processing' | 'succeeded' | 'failed' | 'canceled';
-        /** @description Confirm the payment with the provider's hosted fields using this. */
-        clientSecret: string;
-        amount: components['schemas']['Money'];
-      };
+      payment: components['schemas']['CheckoutPayment'];
     };
     /** Collection */
     Collection: {
@@ -2347,9 +2375,12 @@ export interface components {
       productIds?: string[];
       /** @description tag: eq|contains; title: eq|contains (case-insensitive); priceAmount: eq|gt|lt on the card price. */
       rules?: {
+        /** @enum {string} */
         match: 'all' | 'any';
         conditions: {
+          /** @enum {string} */
           field: 'tag' | 'title' | 'priceAmount';
+          /** @enum {string} */
           op: 'eq' | 'contains' | 'gt' | 'lt';
           value: string | number;
         }[];
@@ -2394,9 +2425,12 @@ export interface components {
     CollectionPreviewRequest: {
       /** @description tag: eq|contains; title: eq|contains (case-insensitive); priceAmount: eq|gt|lt on the card price. */
       rules: {
+        /** @enum {string} */
         match: 'all' | 'any';
         conditions: {
+          /** @enum {string} */
           field: 'tag' | 'title' | 'priceAmount';
+          /** @enum {string} */
           op: 'eq' | 'contains' | 'gt' | 'lt';
           value: string | number;
         }[];
@@ -2427,6 +2461,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['ContentUpdatedData'];
     } & {
       [key: string]: unknown;
@@ -2444,6 +2483,7 @@ export interface components {
       staff: {
         id: string;
         email: string;
+        /** @enum {string} */
         role: 'owner' | 'admin' | 'staff';
       };
     };
@@ -2452,6 +2492,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       code: string;
+      /** @enum {string} */
       kind: 'percent' | 'fixed';
       /** @description percent: 1–100; fixed: minor units. */
       value: number;
@@ -2470,6 +2511,7 @@ export interface components {
     };
     /** DnsRecord */
     DnsRecord: {
+      /** @enum {string} */
       type: 'CNAME' | 'MX' | 'TXT';
       /** @description Fully qualified record name, without a trailing dot. */
       name: string;
@@ -2477,7 +2519,10 @@ export interface components {
       value: string;
       /** @description MX only. */
       priority?: number;
-      /** @description Result of the last check of this record: pending (not found yet), verified, or failed (a wrong value, or missing once the domain failed or after it was verified). */
+      /**
+       * @description Result of the last check of this record: pending (not found yet), verified, or failed (a wrong value, or missing once the domain failed or after it was verified).
+       * @enum {string}
+       */
       status: 'pending' | 'verified' | 'failed';
     };
     /** FieldError */
@@ -2532,6 +2577,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['InventoryUpdatedData'];
     } & {
       [key: string]: unknown;
@@ -2624,13 +2674,17 @@ export interface components {
     NewCollection: {
       title: string;
       slug: string;
+      /** @enum {string} */
       kind: 'manual' | 'smart';
       productIds?: string[];
       /** @description tag: eq|contains; title: eq|contains (case-insensitive); priceAmount: eq|gt|lt on the card price. */
       rules?: {
+        /** @enum {string} */
         match: 'all' | 'any';
         conditions: {
+          /** @enum {string} */
           field: 'tag' | 'title' | 'priceAmount';
+          /** @enum {string} */
           op: 'eq' | 'contains' | 'gt' | 'lt';
           value: string | number;
         }[];
@@ -2640,6 +2694,7 @@ export interface components {
     NewDiscount: {
       /** @description Case-insensitive; stored upper case. */
       code: string;
+      /** @enum {string} */
       kind: 'percent' | 'fixed';
       value: number;
       startsAt?: string | null;
@@ -2650,6 +2705,7 @@ export interface components {
     NewProduct: {
       title: string;
       description?: string;
+      /** @enum {string} */
       status: 'draft' | 'active' | 'archived';
       image?: string | null;
       tags?: string[];
@@ -2673,6 +2729,7 @@ export interface components {
     NewStaffMember: {
       /** Format: email */
       email: string;
+      /** @enum {string} */
       role: 'owner' | 'admin' | 'staff';
     };
     /** NewStorefrontKey */
@@ -2700,7 +2757,7 @@ export interface components {
     };
     /** NewWebhookEndpoint */
     NewWebhookEndpoint: {
-      /** @description https URL of the receiver. Private, loopback, link-local, multicast and metadata addresses are refused. */
+      /** @description https URL of the receiver. Private, loopback, link-local, multicast and metadata addresses are refused; a server run with ALLOW_HTTP_WEBHOOKS=1 (development) also accepts loopback addresses, and plain http to them. */
       url: string;
       events: (
         | '*'
@@ -2723,6 +2780,7 @@ export interface components {
       id: string;
       /** @description Sequential per store, from 1001. */
       number: number;
+      /** @enum {string} */
       status: 'pending' | 'paid' | 'expired';
       email: string;
       country: string | null;
@@ -2777,6 +2835,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['OrderCreatedData'];
     } & {
       [key: string]: unknown;
@@ -2812,6 +2875,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['OrderPaidData'];
     } & {
       [key: string]: unknown;
@@ -2850,6 +2918,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['OrderRefundedData'];
     } & {
       [key: string]: unknown;
@@ -2902,10 +2975,16 @@ export interface components {
       id: string;
       provider: string;
       ref: string;
+      /** @enum {string} */
       status: 'pending' | 'processing' | 'succeeded' | 'failed' | 'canceled';
       amount: components['schemas']['Money'];
       /** Format: date-time */
       createdAt: string;
+    };
+    /** PaymentWebhookReceipt */
+    PaymentWebhookReceipt: {
+      received: boolean;
+      result: string;
     };
     /**
      * Problem
@@ -2944,6 +3023,7 @@ export interface components {
     ProductChange: {
       title?: string;
       description?: string;
+      /** @enum {string} */
       status?: 'draft' | 'active' | 'archived';
       image?: string | null;
       tags?: string[];
@@ -2977,6 +3057,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['ProductCreatedData'];
     } & {
       [key: string]: unknown;
@@ -2993,7 +3078,10 @@ export interface components {
       storeId: string;
       /** Format: uuid */
       productId: string;
-      /** @description deleted, or the status it moved to. */
+      /**
+       * @description deleted, or the status it moved to.
+       * @enum {string}
+       */
       reason: 'deleted' | 'archived' | 'draft';
     } & {
       [key: string]: unknown;
@@ -3012,6 +3100,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['ProductDeletedData'];
     } & {
       [key: string]: unknown;
@@ -3056,6 +3149,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['ProductUpdatedData'];
     } & {
       [key: string]: unknown;
@@ -3065,6 +3163,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       amount: components['schemas']['Money'];
+      /** @enum {string} */
       status: 'pending' | 'succeeded' | 'failed';
       providerRef: string | null;
       /** @description `merchant` (staff refund) or `expired_out_of_stock` (automatic: paid after expiry, sold out). */
@@ -3083,6 +3182,7 @@ export interface components {
       order: {
         id: string;
         number: number;
+        /** @enum {string} */
         status: 'pending' | 'paid' | 'expired';
       };
     };
@@ -3142,6 +3242,7 @@ export interface components {
             /** @enum {string} */
             type: 'spacer';
             settings: {
+              /** @enum {string} */
               size?: 'sm' | 'md' | 'lg';
             };
           }
@@ -3199,6 +3300,7 @@ export interface components {
                   /** @enum {string} */
                   type: 'spacer';
                   settings: {
+                    /** @enum {string} */
                     size?: 'sm' | 'md' | 'lg';
                   };
                 }
@@ -3256,6 +3358,7 @@ export interface components {
                         /** @enum {string} */
                         type: 'spacer';
                         settings: {
+                          /** @enum {string} */
                           size?: 'sm' | 'md' | 'lg';
                         };
                       }
@@ -3313,6 +3416,7 @@ export interface components {
                               /** @enum {string} */
                               type: 'spacer';
                               settings: {
+                                /** @enum {string} */
                                 size?: 'sm' | 'md' | 'lg';
                               };
                             }
@@ -3405,6 +3509,7 @@ export interface components {
             /** @enum {string} */
             type: 'spacer';
             settings: {
+              /** @enum {string} */
               size?: 'sm' | 'md' | 'lg';
             };
           }
@@ -3462,6 +3567,7 @@ export interface components {
                   /** @enum {string} */
                   type: 'spacer';
                   settings: {
+                    /** @enum {string} */
                     size?: 'sm' | 'md' | 'lg';
                   };
                 }
@@ -3519,6 +3625,7 @@ export interface components {
                         /** @enum {string} */
                         type: 'spacer';
                         settings: {
+                          /** @enum {string} */
                           size?: 'sm' | 'md' | 'lg';
                         };
                       }
@@ -3576,6 +3683,7 @@ export interface components {
                               /** @enum {string} */
                               type: 'spacer';
                               settings: {
+                                /** @enum {string} */
                                 size?: 'sm' | 'md' | 'lg';
                               };
                             }
@@ -3597,8 +3705,39 @@ export interface components {
           }
       )[];
     };
+    /** SandboxConfirmRequest */
+    SandboxConfirmRequest: {
+      clientSecret: string;
+      /** @enum {string} */
+      paymentMethod: 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delayed';
+    };
+    /** SandboxConfirmResult */
+    SandboxConfirmResult: {
+      ref: string;
+      status: string;
+    };
+    /** SandboxPaymentChoiceForm */
+    SandboxPaymentChoiceForm: {
+      /** @description The `payment.clientSecret` of the checkout answer. */
+      client_secret: string;
+      /** @description Where the shopper goes afterwards: an absolute http(s) URL, or a path on this server starting with one `/`. `payment_intent` and `redirect_status` are appended to its query. */
+      return_url: string;
+      /**
+       * @description The test card: succeeds, is declined, or succeeds after SANDBOX_DELAY.
+       * @enum {string}
+       */
+      payment_method: 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delayed';
+    };
+    /** SandboxPaymentPageForm */
+    SandboxPaymentPageForm: {
+      /** @description The `payment.clientSecret` of the checkout answer. */
+      client_secret: string;
+      /** @description Where the shopper goes afterwards: an absolute http(s) URL, or a path on this server starting with one `/`. `payment_intent` and `redirect_status` are appended to its query. */
+      return_url: string;
+    };
     /** SenderState */
     SenderState: {
+      /** @enum {string} */
       mode: 'platform-fallback' | 'custom-domain';
       /** @description The address customers see as sender. */
       effectiveFrom: string;
@@ -3612,7 +3751,10 @@ export interface components {
     SendingDomain: {
       /** @description Normalised: lower case, IDNA (punycode), no trailing dot. */
       domain: string;
-      /** @description pending until all five records are seen, then verified; failed when verification gave up. */
+      /**
+       * @description pending until all five records are seen, then verified; failed when verification gave up.
+       * @enum {string}
+       */
       status: 'pending' | 'verified' | 'failed';
       fromLocalPart: string;
       /** @description Exactly five: three DKIM CNAMEs, the MX and the SPF TXT of mail.<domain>. */
@@ -3625,16 +3767,42 @@ export interface components {
       /** @description When verification gave up; null unless failed. */
       failedAt: string | null;
     };
+    /** SignInCodeRequest */
+    SignInCodeRequest: {
+      /** @description The store slug. */
+      storeSlug: string;
+      /** Format: email */
+      email: string;
+    };
+    /** SignInCodeSent */
+    SignInCodeSent: {
+      /** @enum {string} */
+      status: 'sent';
+    };
+    /** SignInCodeVerification */
+    SignInCodeVerification: {
+      /** @description The store slug. */
+      storeSlug: string;
+      /** Format: email */
+      email: string;
+      code: string;
+    };
     /** StaffMember */
     StaffMember: {
       /** Format: uuid */
       id: string;
       email: string;
+      /** @enum {string} */
       role: 'owner' | 'admin' | 'staff';
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+    };
+    /** StaffMemberChange */
+    StaffMemberChange: {
+      /** @enum {string} */
+      role: 'owner' | 'admin' | 'staff';
     };
     /** StaffMemberList */
     StaffMemberList: {
@@ -3651,6 +3819,7 @@ export interface components {
       staff: {
         id: string;
         email: string;
+        /** @enum {string} */
         role: 'owner' | 'admin' | 'staff';
       };
     };
@@ -3693,6 +3862,7 @@ export interface components {
       id: string;
       /** @description Sequential per store, from 1001. */
       number: number;
+      /** @enum {string} */
       status: 'pending' | 'paid' | 'expired';
       email: string;
       country: string | null;
@@ -3715,6 +3885,7 @@ export interface components {
       payment: {
         provider: string;
         ref: string;
+        /** @enum {string} */
         status: 'pending' | 'processing' | 'succeeded' | 'failed' | 'canceled';
       } | null;
     };
@@ -3762,6 +3933,11 @@ export interface components {
     TaxRateInput: {
       taxRateBps: number;
       shippingAmount: number;
+    };
+    /** TaxRateList */
+    TaxRateList: {
+      items: components['schemas']['TaxRate'][];
+      nextCursor: null;
     };
     /** Theme */
     Theme: {
@@ -3817,6 +3993,11 @@ export interface components {
        * @description When the change committed.
        */
       createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
       data: components['schemas']['ThemePublishedData'];
     } & {
       [key: string]: unknown;
@@ -3873,7 +4054,9 @@ export interface components {
        */
       eventId: string;
       event: string;
+      /** @enum {string} */
       kind: 'event' | 'replay' | 'test';
+      /** @enum {string} */
       status: 'pending' | 'delivered' | 'failed';
       /** @description Attempts started so far. */
       attempts: number;
@@ -3902,7 +4085,7 @@ export interface components {
       events: string[];
       enabled: boolean;
       /** @description `gone`: the receiver answered 410 and the endpoint was disabled; `manual`: by staff; `secret_unreadable`: the service cannot decrypt the signing secret (SECRET_KEY changed without SECRET_KEY_PREVIOUS): deliveries wait until an operator fixes the keys and the endpoint is enabled again. */
-      disabledReason: 'manual' | 'gone' | 'secret_unreadable' | null;
+      disabledReason: ('manual' | 'gone' | 'secret_unreadable') | null;
       /** @description After a rotation, until when the previous secret still signs (a second signature). */
       previousSecretExpiresAt: string | null;
       /** Format: date-time */
@@ -3912,7 +4095,7 @@ export interface components {
     };
     /** WebhookEndpointChange */
     WebhookEndpointChange: {
-      /** @description https URL of the receiver. Private, loopback, link-local, multicast and metadata addresses are refused. */
+      /** @description https URL of the receiver. Private, loopback, link-local, multicast and metadata addresses are refused; a server run with ALLOW_HTTP_WEBHOOKS=1 (development) also accepts loopback addresses, and plain http to them. */
       url?: string;
       events?: (
         | '*'
@@ -3961,7 +4144,10 @@ export interface components {
     };
     /** WebhookTestRequest */
     WebhookTestRequest: {
-      /** @description The event type to send (default: the endpoint's first subscribed type, or product.updated for *). */
+      /**
+       * @description The event type to send (default: the endpoint's first subscribed type, or product.updated for *).
+       * @enum {string}
+       */
       event?:
         | 'order.created'
         | 'order.paid'
@@ -3981,6 +4167,11 @@ export interface components {
        * @description The envelope id (x-webhook-id) of the test event.
        */
       eventId: string;
+      /**
+       * Format: uuid
+       * @description The test delivery in the deliveries log (kind `test`; sent as x-webhook-delivery). Not retried.
+       */
+      deliveryId: string;
       event: string;
       /** @description The endpoint answered 2xx. */
       ok: boolean;
@@ -6099,26 +6290,18 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          /** @description The store slug. */
-          storeSlug: string;
-          /** Format: email */
-          email: string;
-        };
+        'application/json': components['schemas']['SignInCodeRequest'];
       };
     };
     responses: {
-      /** @description Accepted: the work continues in the background */
+      /** @description Accepted: the work continues in the background: the SignInCodeSent */
       202: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @enum {string} */
-            status: 'sent';
-          };
+          'application/json': components['schemas']['SignInCodeSent'];
         };
       };
       /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
@@ -6193,13 +6376,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          /** @description The store slug. */
-          storeSlug: string;
-          /** Format: email */
-          email: string;
-          code: string;
-        };
+        'application/json': components['schemas']['SignInCodeVerification'];
       };
     };
     responses: {
@@ -6775,9 +6952,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          role: 'owner' | 'admin' | 'staff';
-        };
+        'application/json': components['schemas']['StaffMemberChange'];
       };
     };
     responses: {
@@ -11377,7 +11552,11 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `endpoint_disabled`: The webhook endpoint is disabled; enable it first. */
+      /**
+       * @description `endpoint_disabled`: The webhook endpoint is disabled; enable it first.
+       *
+       *     `test_delivery_not_retryable`: A test delivery is not sent again; send a new test.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12565,17 +12744,14 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description A page of TaxRate items and the cursor of the next page */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            items: components['schemas']['TaxRate'][];
-            nextCursor: null;
-          };
+          'application/json': components['schemas']['TaxRateList'];
         };
       };
       /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
@@ -12769,17 +12945,14 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description OK: the PaymentWebhookReceipt */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            received: boolean;
-            result: string;
-          };
+          'application/json': components['schemas']['PaymentWebhookReceipt'];
         };
       };
       /** @description `invalid_signature`: The provider webhook signature does not verify. */
@@ -12825,24 +12998,18 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          clientSecret: string;
-          paymentMethod: 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delayed';
-        };
+        'application/json': components['schemas']['SandboxConfirmRequest'];
       };
     };
     responses: {
-      /** @description OK */
+      /** @description OK: the SandboxConfirmResult */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            ref: string;
-            status: string;
-          };
+          'application/json': components['schemas']['SandboxConfirmResult'];
         };
       };
       /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
@@ -12918,12 +13085,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/x-www-form-urlencoded': {
-          /** @description The `payment.clientSecret` of the checkout answer. */
-          client_secret: string;
-          /** @description Where the shopper goes afterwards: an absolute http(s) URL, or a path on this server starting with one `/`. `payment_intent` and `redirect_status` are appended to its query. */
-          return_url: string;
-        };
+        'application/x-www-form-urlencoded': components['schemas']['SandboxPaymentPageForm'];
       };
     };
     responses: {
@@ -13010,14 +13172,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/x-www-form-urlencoded': {
-          /** @description The `payment.clientSecret` of the checkout answer. */
-          client_secret: string;
-          /** @description Where the shopper goes afterwards: an absolute http(s) URL, or a path on this server starting with one `/`. `payment_intent` and `redirect_status` are appended to its query. */
-          return_url: string;
-          /** @description The test card: succeeds, is declined, or succeeds after SANDBOX_DELAY. */
-          payment_method: 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delayed';
-        };
+        'application/x-www-form-urlencoded': components['schemas']['SandboxPaymentChoiceForm'];
       };
     };
     responses: {

@@ -11,15 +11,20 @@ import {
 import { OrderNotPaidError, StorefrontError, StorefrontNetworkError, WaitTimeoutError } from './errors.ts';
 import { storefrontOperations } from './operations.ts';
 import type {
+  CacheableRead,
   CallOptions,
   Cart,
   CartInput,
   Checkout,
   CheckoutInput,
   Collection,
+  ConditionalInput,
+  ConditionalOperationId,
+  ConditionalOptions,
   ListItem,
   ListOperationId,
   Menu,
+  NotModified,
   Order,
   Page,
   Paginated,
@@ -59,10 +64,21 @@ export interface WaitForPaidOptions {
   signal?: AbortSignal;
 }
 
+/** The options of a cacheable read, with or without `ifNoneMatch`. */
+type ReadOptions = Partial<ConditionalOptions>;
+
 /** A list's query without the cursor, which `listAll` manages. */
 type ListQuery<K extends ListOperationId> = Omit<QueryParams<K>, 'cursor'>;
 
 export interface StorefrontClient {
+  /**
+   * Calls a cacheable read with `If-None-Match`: resolves with the body, or with NotModified when
+   * the representation named by the ETag is still current (304).
+   */
+  request<K extends ConditionalOperationId & StorefrontOperationId>(
+    id: K,
+    input: ConditionalInput<K>,
+  ): Promise<SuccessBody<K> | NotModified>;
   /** Calls any Storefront API operation by its operationId, e.g. `request('getProduct', { path: { id } })`. */
   request<K extends StorefrontOperationId>(id: K, ...args: RequestArgs<K>): Promise<SuccessBody<K>>;
   /** Every item of a paginated list operation, following `nextCursor`. */
@@ -71,30 +87,31 @@ export interface StorefrontClient {
     input?: Omit<RequestInput<K>, 'query'> & { query?: ListQuery<K> },
   ): AsyncGenerator<ListItem<K>, void, undefined>;
 
-  store: { get(options?: CallOptions): Promise<Store> };
+  /**
+   * The catalog and content reads below are cacheable: each answer has an `ETag` (read it with
+   * `onResponse`). Pass it back as `ifNoneMatch` and the read resolves with NotModified when your
+   * copy is still current, else with the new body (see `isNotModified`).
+   */
+  store: { get: CacheableRead<[], Store> };
   products: {
     /** One page of active products, as cards. */
-    list(query?: QueryParams<'listProducts'>, options?: CallOptions): Promise<Paginated<ProductCard>>;
+    list: CacheableRead<[query?: QueryParams<'listProducts'>], Paginated<ProductCard>>;
     /** Every active product card, page after page (`for await (const card of …)`). */
     listAll(query?: ListQuery<'listProducts'>, options?: CallOptions): AsyncGenerator<ProductCard>;
-    get(id: string, options?: CallOptions): Promise<Product>;
+    get: CacheableRead<[id: string], Product>;
   };
   collections: {
-    list(
-      query?: QueryParams<'listCollections'>,
-      options?: CallOptions,
-    ): Promise<SuccessBody<'listCollections'>>;
+    list: CacheableRead<[query?: QueryParams<'listCollections'>], SuccessBody<'listCollections'>>;
     listAll(
       query?: ListQuery<'listCollections'>,
       options?: CallOptions,
     ): AsyncGenerator<ListItem<'listCollections'>>;
-    get(slug: string, options?: CallOptions): Promise<Collection>;
+    get: CacheableRead<[slug: string], Collection>;
     /** One page of a collection's products. */
-    listProducts(
-      slug: string,
-      query?: QueryParams<'listCollectionProducts'>,
-      options?: CallOptions,
-    ): Promise<Paginated<ProductCard>>;
+    listProducts: CacheableRead<
+      [slug: string, query?: QueryParams<'listCollectionProducts'>],
+      Paginated<ProductCard>
+    >;
     listAllProducts(
       slug: string,
       query?: ListQuery<'listCollectionProducts'>,
@@ -102,16 +119,16 @@ export interface StorefrontClient {
     ): AsyncGenerator<ProductCard>;
   };
   menus: {
-    list(query?: QueryParams<'listMenus'>, options?: CallOptions): Promise<SuccessBody<'listMenus'>>;
+    list: CacheableRead<[query?: QueryParams<'listMenus'>], SuccessBody<'listMenus'>>;
     listAll(query?: ListQuery<'listMenus'>, options?: CallOptions): AsyncGenerator<ListItem<'listMenus'>>;
-    get(handle: string, options?: CallOptions): Promise<Menu>;
+    get: CacheableRead<[handle: string], Menu>;
   };
   pages: {
-    list(query?: QueryParams<'listPages'>, options?: CallOptions): Promise<SuccessBody<'listPages'>>;
+    list: CacheableRead<[query?: QueryParams<'listPages'>], SuccessBody<'listPages'>>;
     listAll(query?: ListQuery<'listPages'>, options?: CallOptions): AsyncGenerator<ListItem<'listPages'>>;
-    get(slug: string, options?: CallOptions): Promise<Page>;
+    get: CacheableRead<[slug: string], Page>;
   };
-  regions: { get(key: string, options?: CallOptions): Promise<Region> };
+  regions: { get: CacheableRead<[key: string], Region> };
   carts: {
     create(body: CartInput, options?: CallOptions): Promise<Cart>;
     get(id: string, options?: CallOptions): Promise<Cart>;
@@ -173,6 +190,17 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
     path.startsWith('/storefront/') ? { 'x-publishable-key': publishableKey } : {},
   );
   const call = <K extends StorefrontOperationId>(id: K, input?: RequestInput<K>) => transport.call(id, input);
+  /** A cacheable read: `ifNoneMatch` becomes the `If-None-Match` header (a 304 then resolves to NotModified). */
+  const read = <K extends StorefrontOperationId>(
+    id: K,
+    input: { path?: object; query?: object | undefined },
+    { ifNoneMatch, ...options }: Partial<ConditionalOptions> = {},
+  ) =>
+    call(id, {
+      ...options,
+      ...input,
+      ...(ifNoneMatch === undefined ? {} : { header: { 'If-None-Match': ifNoneMatch } }),
+    } as RequestInput<K>);
 
   function list<K extends ListOperationId & StorefrontOperationId>(
     id: K,
@@ -185,34 +213,38 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
   }
 
   return {
-    request: (id, ...[input]) => call(id, input),
+    request: (id: StorefrontOperationId, input?: RequestInput<StorefrontOperationId>) => call(id, input),
     list,
-    store: { get: (options) => call('getStore', options) },
+    store: { get: (options?: ReadOptions) => read('getStore', {}, options) },
     products: {
-      list: (query, options) => call('listProducts', { ...options, query }),
+      list: (query?: QueryParams<'listProducts'>, options?: ReadOptions) =>
+        read('listProducts', { query }, options),
       listAll: (query, options) => list('listProducts', { ...options, query }),
-      get: (id, options) => call('getProduct', { ...options, path: { id } }),
+      get: (id: string, options?: ReadOptions) => read('getProduct', { path: { id } }, options),
     },
     collections: {
-      list: (query, options) => call('listCollections', { ...options, query }),
+      list: (query?: QueryParams<'listCollections'>, options?: ReadOptions) =>
+        read('listCollections', { query }, options),
       listAll: (query, options) => list('listCollections', { ...options, query }),
-      get: (slug, options) => call('getCollection', { ...options, path: { slug } }),
-      listProducts: (slug, query, options) =>
-        call('listCollectionProducts', { ...options, path: { slug }, query }),
+      get: (slug: string, options?: ReadOptions) => read('getCollection', { path: { slug } }, options),
+      listProducts: (slug: string, query?: QueryParams<'listCollectionProducts'>, options?: ReadOptions) =>
+        read('listCollectionProducts', { path: { slug }, query }, options),
       listAllProducts: (slug, query, options) =>
         list('listCollectionProducts', { ...options, path: { slug }, query }),
     },
     menus: {
-      list: (query, options) => call('listMenus', { ...options, query }),
+      list: (query?: QueryParams<'listMenus'>, options?: ReadOptions) =>
+        read('listMenus', { query }, options),
       listAll: (query, options) => list('listMenus', { ...options, query }),
-      get: (handle, options) => call('getMenu', { ...options, path: { handle } }),
+      get: (handle: string, options?: ReadOptions) => read('getMenu', { path: { handle } }, options),
     },
     pages: {
-      list: (query, options) => call('listPages', { ...options, query }),
+      list: (query?: QueryParams<'listPages'>, options?: ReadOptions) =>
+        read('listPages', { query }, options),
       listAll: (query, options) => list('listPages', { ...options, query }),
-      get: (slug, options) => call('getPage', { ...options, path: { slug } }),
+      get: (slug: string, options?: ReadOptions) => read('getPage', { path: { slug } }, options),
     },
-    regions: { get: (key, options) => call('getRegion', { ...options, path: { key } }) },
+    regions: { get: (key: string, options?: ReadOptions) => read('getRegion', { path: { key } }, options) },
     carts: {
       create: (body, options) => call('createCart', { ...options, body }),
       get: (id, options) => call('getCart', { ...options, path: { id } }),

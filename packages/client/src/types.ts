@@ -59,6 +59,38 @@ export interface CallOptions {
   onResponse?: (response: Response) => void;
 }
 
+/**
+ * What a conditional read answers when the representation named by its `If-None-Match` is still
+ * current (HTTP 304 Not Modified, no body): keep using the copy you have. Only reads given an
+ * `ifNoneMatch` (or the `If-None-Match` header parameter) answer it, and their result type says so.
+ */
+export interface NotModified {
+  readonly notModified: true;
+  /** The current ETag: the one you sent, still valid. */
+  readonly etag: string;
+}
+
+/** The options of a cacheable read sent with `If-None-Match`: it may answer NotModified. */
+export interface ConditionalOptions extends CallOptions {
+  /**
+   * The `ETag` of the copy you hold (read it with `onResponse`). When it is still current the read
+   * resolves with NotModified instead of the body. `undefined` sends no `If-None-Match`.
+   */
+  ifNoneMatch: string | undefined;
+}
+
+/** The options of a cacheable read without `ifNoneMatch`: it resolves with the body. */
+export type UnconditionalOptions = CallOptions & { ifNoneMatch?: undefined };
+
+/**
+ * A cacheable read (it answers an `ETag`) taking `Args` and then its options: with `ifNoneMatch`
+ * it resolves with `T` or NotModified, without it with `T`.
+ */
+export interface CacheableRead<Args extends unknown[], T> {
+  (...args: [...args: Args, options: ConditionalOptions]): Promise<T | NotModified>;
+  (...args: [...args: Args, options?: UnconditionalOptions]): Promise<T>;
+}
+
 type Part<Name extends string, T, Optional extends boolean> =
   IsNever<T> extends true
     ? { [P in Name]?: undefined }
@@ -76,6 +108,20 @@ export type RequestInput<K extends OperationId> = Part<'path', PathParams<K>, fa
 /** `request(id)` may leave out the input when nothing in it is required. */
 export type RequestArgs<K extends OperationId> =
   AllOptional<RequestInput<K>> extends true ? [input?: RequestInput<K>] : [input: RequestInput<K>];
+
+/** Operations that take `If-None-Match` (the cacheable reads: 304 Not Modified). */
+export type ConditionalOperationId = {
+  [K in OperationId]: IsNever<HeaderParams<K>> extends true
+    ? never
+    : 'If-None-Match' extends keyof HeaderParams<K>
+      ? K
+      : never;
+}[OperationId];
+
+/** The input of a `request` sent with `If-None-Match`: it may answer NotModified. */
+export type ConditionalInput<K extends ConditionalOperationId> = RequestInput<K> & {
+  header: { 'If-None-Match': string };
+};
 
 /** One page of a list: the envelope every list answers with. */
 export interface Paginated<T> {
@@ -134,7 +180,7 @@ export type Checkout = Schemas['CheckoutResult'];
 export type Order = Schemas['StorefrontOrder'];
 export type OrderStatus = Order['status'];
 /** The payment of a checkout: `ref` and `clientSecret` go to the provider's payment element. */
-export type Payment = Schemas['Payment'];
+export type Payment = Schemas['CheckoutPayment'];
 /** An amount in integer minor units with its ISO 4217 currency. */
 export type Money = Schemas['Money'];
 export type SandboxPaymentMethod = RequestBody<'confirmSandboxPayment'>['paymentMethod'];
@@ -146,6 +192,8 @@ export type Problem = Schemas['Problem'];
 export type ValidationProblem = Schemas['ValidationProblem'];
 /** One entry of a problem's `errors`: which input is at fault. */
 export type ProblemFieldError = Schemas['FieldError'];
+/** One `errors` entry of an `insufficient_stock` problem (checkout): a line the stock cannot cover. */
+export type StockShortfall = ProblemFieldError & { variantId: string; requested: number; available: number };
 
 // ---- Named types of the Admin API ----
 
@@ -153,6 +201,8 @@ export type AdminProduct = Schemas['AdminProduct'];
 export type AdminProductInput = Schemas['NewProduct'];
 export type AdminOrder = Schemas['AdminOrder'];
 export type AdminOrderSummary = ListItem<'adminListOrders'>;
+/** A payment of an order as the Admin API shows it (no client secret). */
+export type AdminPayment = Schemas['Payment'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 /** The endpoint as created or rotated: with its signing `secret`, shown once. */
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];

@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import {
   createAdminClient,
   createStorefrontClient,
+  isNotModified,
   StorefrontError,
   StorefrontNetworkError,
   type ProductCard,
@@ -139,6 +140,73 @@ describe('carts', () => {
     assert.ok(stale instanceof StorefrontError);
     assert.equal(stale.status, 412);
     assert.equal(stale.title, 'precondition_failed');
+  });
+});
+
+describe('conditional reads', () => {
+  test('with ifNoneMatch, a current ETag resolves to NotModified (a 304), a changed resource to its body', async () => {
+    const { storefront, admin, shop } = await openShop(live);
+    const product = await createProduct(admin, { title: 'Lamp' });
+    const tracing = scriptedFetch();
+    const client = createStorefrontClient({
+      baseUrl: live.baseUrl,
+      publishableKey: shop.publishableKey,
+      fetch: tracing,
+    });
+    let etag = '';
+    const first = await client.products.get(product.id, {
+      onResponse: (response) => (etag = response.headers.get('etag') ?? ''),
+    });
+    assert.equal(first.title, 'Lamp');
+    assert.match(etag, /^"/);
+
+    const statuses: number[] = [];
+    const again = await client.products.get(product.id, {
+      ifNoneMatch: etag,
+      onResponse: (response) => statuses.push(response.status),
+    });
+    assert.deepEqual(statuses, [304], 'one answer, not retried');
+    assert.equal(tracing.calls[1]!.headers.get('if-none-match'), etag);
+    assert.ok(isNotModified(again));
+    assert.deepEqual(again, { notModified: true, etag });
+
+    // Lists and the generic request too.
+    let listEtag = '';
+    await client.products.list({ limit: 5 }, { onResponse: (r) => (listEtag = r.headers.get('etag') ?? '') });
+    assert.deepEqual(await client.products.list({ limit: 5 }, { ifNoneMatch: listEtag }), {
+      notModified: true,
+      etag: listEtag,
+    });
+    const requested = await client.request('getProduct', {
+      path: { id: product.id },
+      header: { 'If-None-Match': etag },
+    });
+    assert.ok(isNotModified(requested));
+    // No ETag held yet: ifNoneMatch undefined sends no If-None-Match and answers the body.
+    const unconditional = await client.products.get(product.id, { ifNoneMatch: undefined });
+    assert.ok(!isNotModified(unconditional) && unconditional.title === 'Lamp');
+    assert.equal(tracing.calls.at(-1)!.headers.get('if-none-match'), null);
+
+    await admin.products.update(product.id, { title: 'Desk lamp' });
+    const changed = await client.products.get(product.id, { ifNoneMatch: etag });
+    assert.ok(!isNotModified(changed), 'a changed product comes with its body');
+    assert.equal(changed.title, 'Desk lamp');
+    assert.equal(isNotModified(await storefront.products.get(product.id)), false);
+  });
+
+  test('a 304 to a conditional header sent in free-form headers is a StorefrontError that says what to do', async () => {
+    const { storefront, admin } = await openShop(live);
+    const product = await createProduct(admin);
+    let etag = '';
+    await storefront.products.get(product.id, { onResponse: (r) => (etag = r.headers.get('etag') ?? '') });
+    const error = await rejection(
+      storefront.products.get(product.id, { headers: { 'If-None-Match': etag } }),
+    );
+    assert.ok(error instanceof StorefrontError);
+    assert.equal(error.status, 304);
+    assert.equal(error.title, 'not_modified');
+    assert.match(error.detail, /ifNoneMatch/);
+    assert.equal(error.attempts, 1);
   });
 });
 

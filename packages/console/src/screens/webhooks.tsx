@@ -518,17 +518,19 @@ function DeliveriesLog({
                   <td>{formatDateTime(delivery.lastAttemptAt)}</td>
                   <td>{delivery.status === 'pending' ? formatDateTime(delivery.nextAttemptAt) : '—'}</td>
                   <td>
-                    <button
-                      type="button"
-                      onClick={() => {
-                        setRetried(null);
-                        retry.mutate(delivery);
-                      }}
-                      disabled={retry.isPending}
-                      aria-label={`${retryLabel(delivery)} (${delivery.event}, ${formatDateTime(delivery.createdAt)})`}
-                    >
-                      {retryLabel(delivery)}
-                    </button>
+                    {delivery.kind === 'test' ? null : (
+                      <button
+                        type="button"
+                        onClick={() => {
+                          setRetried(null);
+                          retry.mutate(delivery);
+                        }}
+                        disabled={retry.isPending}
+                        aria-label={`${retryLabel(delivery)} (${delivery.event}, ${formatDateTime(delivery.createdAt)})`}
+                      >
+                        {retryLabel(delivery)}
+                      </button>
+                    )}
                   </td>
                 </tr>
               ))}
@@ -601,16 +603,19 @@ function TestSend({ endpoint }: { endpoint: WebhookEndpoint }) {
     ? [...EVENT_TYPES]
     : EVENT_TYPES.filter((type) => endpoint.events.includes(type));
   const [event, setEvent] = useState<EventType>(subscribed[0] ?? 'product.updated');
+  const queryClient = useQueryClient();
   const send = useMutation({
     mutationFn: () => admin.webhookEndpoints.sendTest(endpoint.id, { event }),
+    // The test is in the deliveries log now.
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: DELIVERIES }),
   });
   const result = send.data;
   return (
     <section className="panel" aria-labelledby="test-title">
       <h2 id="test-title">Send a test</h2>
       <p className="muted">
-        Sends one signed event with <code>{'{ "test": true }'}</code> as its data now, and shows what your
-        endpoint answered. It is not retried and not in the log.
+        Sends one signed event of that type now, with sample data and <code>{'"test": true'}</code> in the
+        envelope, and shows what your endpoint answered. It is listed below as a test, and not retried.
       </p>
       <div className="inline-form">
         <SelectField
