@@ -1597,6 +1597,7 @@ export interface components {
       /** @description Sequential per store, from 1001. */
       number: number;
       status: 'pending' | 'paid' | 'expired';
+      /** @description The buyer's address, as given at checkout (lower case). */
       email: string;
       country: string | null;
       lines: components['schemas']['Line'][];
@@ -2721,6 +2722,7 @@ export interface components {
       /** @description Sequential per store, from 1001. */
       number: number;
       status: 'pending' | 'paid' | 'expired';
+      /** @description The buyer's address, as given at checkout (lower case). */
       email: string;
       country: string | null;
       lines: components['schemas']['Line'][];
@@ -3691,6 +3693,7 @@ export interface components {
       /** @description Sequential per store, from 1001. */
       number: number;
       status: 'pending' | 'paid' | 'expired';
+      /** @description The buyer's address, masked: the first character of the local part, `•••`, then `@` and the domain (`b•••@example.com`; a one-character local part shows none of it: `•••@example.com`). This view is read with the order's id and a publishable key alone, so it never carries the address; the checkout's answer (to the buyer who typed it) and the Admin API show it in full. */
       email: string;
       country: string | null;
       lines: components['schemas']['Line'][];
