@@ -15,6 +15,7 @@ import * as eventResourceKeys from './migrations/0012_event_resource_keys.ts';
 import * as refundNotes from './migrations/0013_refund_notes.ts';
 import * as sealedStorefrontKeys from './migrations/0014_sealed_storefront_keys.ts';
 import * as readVersions from './migrations/0015_read_versions.ts';
+import * as domainReleaseClock from './migrations/0019_domain_release_clock.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0013_refund_notes': refundNotes,
   '0014_sealed_storefront_keys': sealedStorefrontKeys,
   '0015_read_versions': readVersions,
+  '0019_domain_release_clock': domainReleaseClock,
 };
 
 export class MigrationError extends Error {

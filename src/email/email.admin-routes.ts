@@ -83,7 +83,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
         tags,
         summary: 'Check the DNS records now',
         description:
-          'Runs the periodic check at once and returns the domain with the status of each record. From pending or failed it starts a new verification window.',
+          'Runs the periodic check at once and returns the domain with the status of each record. From pending or failed it starts a new verification window; it never moves `releaseAt`.',
         response: { 200: SendingDomainSchema, ...problemResponses },
       },
     },

@@ -1066,7 +1066,7 @@ export interface paths {
     put?: never;
     /**
      * Check the DNS records now
-     * @description Runs the periodic check at once and returns the domain with the status of each record. From pending or failed it starts a new verification window.
+     * @description Runs the periodic check at once and returns the domain with the status of each record. From pending or failed it starts a new verification window; it never moves `releaseAt`.
      */
     post: operations['adminVerifySendingDomain'];
     delete?: never;
@@ -3623,6 +3623,8 @@ export interface components {
       verifiedAt: string | null;
       /** @description When verification gave up; null unless failed. */
       failedAt: string | null;
+      /** @description Unless verified by then, the domain is released (deleted, so that its real owner can register it): DOMAIN_RELEASE_AFTER (30 days) after registration, or after a verified domain's records were first found missing. Verify-now does not move it; null while verified. */
+      releaseAt: string | null;
     };
     /** StaffMember */
     StaffMember: {
