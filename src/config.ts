@@ -205,6 +205,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       ipRead: integer(env, 'RATE_LIMIT_IP_READ', 1200, 1, 10_000_000),
       ipWrite: integer(env, 'RATE_LIMIT_IP_WRITE', 300, 1, 10_000_000),
       signIn: integer(env, 'RATE_LIMIT_SIGN_IN', 20, 1, 10_000_000),
+      domainVerify: integer(env, 'RATE_LIMIT_DOMAIN_VERIFY', 5, 1, 10_000_000),
     }),
     retention: Object.freeze({
       cartsMs: duration(env, 'CART_RETENTION', '30d'),

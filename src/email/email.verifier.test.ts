@@ -447,6 +447,33 @@ describe('the release clock (D32): unproven for DOMAIN_RELEASE_AFTER, a domain i
   });
 });
 
+describe('verify-now is rate limited per store', () => {
+  test('the sixth request of a window is 429 rate_limited with Retry-After; other stores are not affected', async () => {
+    const a = await registered();
+    const b = await registered();
+    const verify = async (shop: typeof a.shop) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/email/sending-domain/verify',
+        headers: { authorization: `Bearer ${await tokenFor(t, shop)}` },
+      });
+    // At the start of a window (60 s), so that all six fall in one.
+    advance(MINUTE - (t.clock.now().getTime() % MINUTE) + 1000);
+    for (let i = 0; i < t.config.rateLimits.domainVerify; i++) {
+      assert.equal((await verify(a.shop)).statusCode, 200, `request ${i + 1}`);
+    }
+    const refused = await verify(a.shop);
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.json<{ title: string }>().title, 'rate_limited');
+    const retryAfter = Number(refused.headers['retry-after']);
+    assert.ok(retryAfter > 0 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    assert.equal((await verify(b.shop)).statusCode, 200, 'another store has its own budget');
+
+    advance(retryAfter * 1000);
+    assert.equal((await verify(a.shop)).statusCode, 200, 'the next window answers again');
+  });
+});
+
 describe('the worker loop', () => {
   test('checks pending domains on its own and logs the change; every process sees it at once', async () => {
     const worker = await startTestApp({

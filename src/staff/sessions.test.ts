@@ -53,7 +53,15 @@ after(async () => {
 });
 
 function testRateLimits() {
-  return { windowMs: 60_000, publicRead: 6000, publicWrite: 600, ipRead: 1200, ipWrite: 300, signIn: 20 };
+  return {
+    windowMs: 60_000,
+    publicRead: 6000,
+    publicWrite: 600,
+    ipRead: 1200,
+    ipWrite: 300,
+    signIn: 20,
+    domainVerify: 5,
+  };
 }
 
 /**

@@ -1066,7 +1066,7 @@ export interface paths {
     put?: never;
     /**
      * Check the DNS records now
-     * @description Runs the periodic check at once and returns the domain with the status of each record. From pending or failed it starts a new verification window; it never moves `releaseAt`.
+     * @description Runs the periodic check at once and returns the domain with the status of each record. From pending or failed it starts a new verification window; it never moves `releaseAt`. At most RATE_LIMIT_DOMAIN_VERIFY (5) requests per store and minute (429 rate_limited with Retry-After).
      */
     post: operations['adminVerifySendingDomain'];
     delete?: never;
@@ -12120,6 +12120,17 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
