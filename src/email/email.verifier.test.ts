@@ -39,25 +39,16 @@ function advance(ms: number): void {
   moved += ms;
 }
 
+const verifierDeps = () => ({
+  db: t.db.kysely,
+  config: t.config,
+  clock: t.clock,
+  log: pino({ level: 'silent' }),
+});
 /** One run of the periodic checker, as the worker loop does it. */
-function runChecker(): Promise<number> {
-  return checkDueDomains({
-    db: t.db.kysely,
-    config: t.config,
-    clock: t.clock,
-    log: pino({ level: 'silent' }),
-  });
-}
-
+const runChecker = (): Promise<number> => checkDueDomains(verifierDeps());
 /** One run of the release sweep, as the worker loop does it after the checks. */
-function release(): Promise<number> {
-  return releaseAbandonedDomains({
-    db: t.db.kysely,
-    config: t.config,
-    clock: t.clock,
-    log: pino({ level: 'silent' }),
-  });
-}
+const release = (): Promise<number> => releaseAbandonedDomains(verifierDeps());
 
 const DAY = 24 * HOUR;
 const RELEASE_AFTER = 30 * DAY;

@@ -5,25 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startLiveApp } from '../../packages/client/test/server.test-support.ts';
 import {
-  launchBrowser,
   newPage,
+  startConsole,
   type ConsoleHarness,
 } from '../../packages/console/test/browser.test-support.ts';
 
 let h: ConsoleHarness;
 before(async () => {
-  const live = await startLiveApp();
-  const browser = await launchBrowser();
-  h = {
-    live,
-    browser,
-    async close() {
-      await browser.close();
-      await live.close();
-    },
-  };
+  h = await startConsole();
 });
 after(() => h.close());
 

@@ -16,6 +16,7 @@ import {
   createTestStore,
   openTestDatabase,
   startTestApp,
+  testConfig,
   waitFor,
   type TestApp,
   type TestDb,
@@ -45,24 +46,12 @@ before(async () => {
     onReadChange: db.onReadChange,
     close: () => Promise.resolve(),
   };
-  t = await startTestApp({ db: counted, config: { rateLimits: { ...testRateLimits(), signIn: 8 } } });
+  t = await startTestApp({ db: counted, config: { rateLimits: { ...testConfig().rateLimits, signIn: 8 } } });
 });
 after(async () => {
   await t.close();
   await db.close();
 });
-
-function testRateLimits() {
-  return {
-    windowMs: 60_000,
-    publicRead: 6000,
-    publicWrite: 600,
-    ipRead: 1200,
-    ipWrite: 300,
-    signIn: 20,
-    domainVerify: 5,
-  };
-}
 
 /**
  * Each test speaks from its own client address, so the sign-in limit of one does not touch another
