@@ -304,7 +304,14 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       await admin.register(appsAdminRoutes, { deps: appsDeps });
       await admin.register(webhooksAdminRoutes, { deps: webhookDeps });
       await admin.register(emailAdminRoutes, {
-        deps: { ...base, config, keyring, signals: runtime.signals },
+        deps: {
+          ...base,
+          config,
+          keyring,
+          signals: runtime.signals,
+          rateLimiter,
+          verifyLimit: config.rateLimits.domainVerify,
+        },
       });
       await admin.register(ordersAdminRoutes, { deps: orders });
       await admin.register(pricingAdminRoutes, { deps: orders });

@@ -18,6 +18,7 @@ import * as readVersions from './migrations/0015_read_versions.ts';
 import * as pendingOrderLimits from './migrations/0016_pending_order_limits.ts';
 import * as testDeliveries from './migrations/0017_test_deliveries.ts';
 import * as signInClients from './migrations/0018_sign_in_clients.ts';
+import * as domainReleaseClock from './migrations/0019_domain_release_clock.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0016_pending_order_limits': pendingOrderLimits,
   '0017_test_deliveries': testDeliveries,
   '0018_sign_in_clients': signInClients,
+  '0019_domain_release_clock': domainReleaseClock,
 };
 
 export class MigrationError extends Error {

@@ -11,12 +11,27 @@ import {
 } from './email.service.ts';
 import type { EmailDeps } from './email.deps.ts';
 import { requireStaff } from '../http/principals.ts';
+import { storeActionRateLimit } from '../ratelimit/ratelimit.hook.ts';
+import type { RateLimiter } from '../ratelimit/ratelimit.limiter.ts';
 
 const tags = ['Admin: email sender'];
 const DOMAIN_PATH = '/email/sending-domain';
 
+export interface EmailRouteDeps extends EmailDeps {
+  rateLimiter: RateLimiter;
+  /** Verify-now requests per store and window. */
+  verifyLimit: number;
+}
+
 /** The store's email sender identity (spec 2.14, 2.15, 4.3; DESIGN D17, D18): owners and admins. */
-export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = async (app, { deps }) => {
+export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailRouteDeps }> = async (
+  app,
+  { deps },
+) => {
+  const limitVerify = storeActionRateLimit(deps.rateLimiter, deps.verifyLimit, {
+    name: 'verify-sending-domain',
+    what: 'verify-now requests',
+  });
   app.get(
     '/email/sender',
     {
@@ -79,13 +94,14 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailDeps }> = 
     {
       schema: {
         operationId: 'adminVerifySendingDomain',
-        'x-problems': ['not_found'],
+        'x-problems': ['not_found', 'rate_limited'],
         tags,
         summary: 'Check the DNS records now',
         description:
-          'Runs the periodic check at once and returns the domain with the status of each record. From pending or failed it starts a new verification window.',
+          'Runs the periodic check at once and returns the domain with the status of each record. From pending or failed it starts a new verification window; it never moves `releaseAt`. At most RATE_LIMIT_DOMAIN_VERIFY (5) requests per store and minute (429 rate_limited with Retry-After).',
         response: { 200: SendingDomainSchema, ...problemResponses },
       },
+      preHandler: async (request) => limitVerify(requireStaff(request).storeId),
     },
     async (request) => {
       const { storeId } = requireStaff(request);

@@ -9,9 +9,10 @@ import type { SendingDomainRecordRow, SendingDomainRow } from './email.tables.ts
  * store's owners, queued in the transaction that records the change.
  */
 
-/** A window in words: "72 hours", "90 minutes". */
+/** A window in words: "30 days", "72 hours", "90 minutes" (days from a week up). */
 export function formatDuration(ms: number): string {
   const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (ms >= 7 * 86_400_000 && ms % 86_400_000 === 0) return plural(ms / 86_400_000, 'day');
   if (ms % 3_600_000 === 0) return plural(ms / 3_600_000, 'hour');
   if (ms % 60_000 === 0) return plural(ms / 60_000, 'minute');
   return plural(Math.round(ms / 1000), 'second');
@@ -65,7 +66,7 @@ export async function queueDomainNotice(
   return notifyOwners({ db: trx }, domain.store_id, { kind: `sending_domain_${kind}`, subject, text });
 }
 
-/** The domain was failed for DOMAIN_RELEASE_AFTER and has been released (D32). */
+/** The domain was unproven for DOMAIN_RELEASE_AFTER and has been released (D32). */
 async function queueReleaseNotice(
   trx: Transaction<Database>,
   domain: SendingDomainRow,
@@ -76,12 +77,14 @@ async function queueReleaseNotice(
     kind: 'sending_domain_released',
     subject: `${domain.domain} was released as the sending domain of ${name}`,
     text: [
-      `${domain.domain} could not be verified as the sending domain of your store ${name}, and it has now`,
-      `been failed for ${formatDuration(releaseAfterMs)}. So that a domain cannot be held by a store that`,
-      "never proves it owns it, it has been released: your store's mail keeps going out from the platform's",
-      'no-reply sender (replies still reach your reply-to address).',
+      `${domain.domain} has not been verified as the sending domain of your store ${name} within`,
+      `${formatDuration(releaseAfterMs)} (counted from its registration, or from when its DNS records went missing).`,
+      'So that a domain cannot be held by a store that never proves it owns it, it has been released:',
+      "your store's mail keeps going out from the platform's no-reply sender (replies still reach your",
+      'reply-to address).',
       '',
-      'To send from your own domain, register it again in the admin and publish the DNS records shown there.',
+      `Your store may register ${domain.domain} again after another ${formatDuration(releaseAfterMs)};`,
+      'publish the DNS records shown then and verify it.',
     ].join('\n'),
   });
 }

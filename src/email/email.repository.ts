@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { ExpectedRecord } from './email.records.ts';
 import type {
@@ -25,7 +25,14 @@ export async function insertClaim(trx: Db, storeId: string, domain: string): Pro
 
 export async function insertSendingDomain(
   trx: Db,
-  values: { storeId: string; domain: string; fromLocalPart: string; now: Date; nextCheckAt: Date },
+  values: {
+    storeId: string;
+    domain: string;
+    fromLocalPart: string;
+    now: Date;
+    nextCheckAt: Date;
+    unprovenSince: Date;
+  },
 ): Promise<SendingDomainRow> {
   return trx
     .insertInto('sending_domains')
@@ -33,6 +40,7 @@ export async function insertSendingDomain(
       store_id: values.storeId,
       domain: values.domain,
       from_local_part: values.fromLocalPart,
+      unproven_since: values.unprovenSince,
       window_started_at: values.now,
       next_check_at: values.nextCheckAt,
       created_at: values.now,
@@ -87,8 +95,18 @@ export async function insertDkimKeys(
     .execute();
 }
 
-export function findSendingDomain(db: Db, storeId: string): Promise<SendingDomainRow | undefined> {
-  return db.selectFrom('sending_domains').selectAll().where('store_id', '=', storeId).executeTakeFirst();
+/** The store's domain; with `lock` (in a transaction) locked until the transaction ends. */
+export function findSendingDomain(
+  db: Db,
+  storeId: string,
+  options: { lock?: boolean } = {},
+): Promise<SendingDomainRow | undefined> {
+  return db
+    .selectFrom('sending_domains')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .$if(options.lock === true, (qb) => qb.forUpdate())
+    .executeTakeFirst();
 }
 
 /** The domain row, locked until the transaction ends (checks and verify-now serialise on it). */
@@ -150,7 +168,7 @@ export async function updateRecord(
 }
 
 /** Deletes the store's domain (through its claim: records and keys go with it). */
-export async function deleteSendingDomain(db: Db, storeId: string): Promise<string | null> {
+async function deleteSendingDomain(db: Db, storeId: string): Promise<string | null> {
   const row = await db
     .deleteFrom('sending_domain_claims')
     .where('store_id', '=', storeId)
@@ -159,7 +177,57 @@ export async function deleteSendingDomain(db: Db, storeId: string): Promise<stri
   return row?.domain ?? null;
 }
 
-/** Domains failed before `cutoff` (never verified again since): what D32 releases. */
+/**
+ * Deletes a domain the caller has locked; an unproven one leaves its release clock behind under the
+ * store and name (D32), so registering the name again continues the clock instead of restarting it.
+ */
+export async function deleteDomainKeepingClock(trx: Db, row: SendingDomainRow): Promise<void> {
+  if (row.unproven_since !== null) {
+    await trx
+      .insertInto('sending_domain_clocks')
+      .values({ store_id: row.store_id, domain: row.domain, unproven_since: row.unproven_since })
+      .onConflict((oc) =>
+        oc.columns(['store_id', 'domain']).doUpdateSet({
+          unproven_since: sql<Date>`least(sending_domain_clocks.unproven_since, excluded.unproven_since)`,
+        }),
+      )
+      .execute();
+  }
+  await deleteSendingDomain(trx, row.store_id);
+}
+
+/** The release clock the store left behind for a name, if any. */
+export async function findClock(db: Db, storeId: string, domain: string): Promise<Date | null> {
+  const row = await db
+    .selectFrom('sending_domain_clocks')
+    .select('unproven_since')
+    .where('store_id', '=', storeId)
+    .where('domain', '=', domain)
+    .executeTakeFirst();
+  return row?.unproven_since ?? null;
+}
+
+/** Takes the release clock the store left behind for a name (the new domain row carries it on). */
+export async function takeClock(trx: Db, storeId: string, domain: string): Promise<Date | null> {
+  const row = await trx
+    .deleteFrom('sending_domain_clocks')
+    .where('store_id', '=', storeId)
+    .where('domain', '=', domain)
+    .returning('unproven_since')
+    .executeTakeFirst();
+  return row?.unproven_since ?? null;
+}
+
+/** Forgets clocks that started before `before`: they can no longer refuse or shorten anything. */
+export async function purgeClocks(db: Db, before: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('sending_domain_clocks')
+    .where('unproven_since', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Domains unproven since before `cutoff` (pending or failed, whatever verify-now did): what D32 releases. */
 export async function findAbandonedDomains(
   db: Db,
   cutoff: Date,
@@ -168,9 +236,8 @@ export async function findAbandonedDomains(
   return db
     .selectFrom('sending_domains')
     .select(['store_id', 'id'])
-    .where('status', '=', 'failed')
-    .where('failed_at', '<', cutoff)
-    .orderBy('failed_at')
+    .where('unproven_since', '<', cutoff)
+    .orderBy('unproven_since')
     .limit(limit)
     .execute();
 }

@@ -37,6 +37,10 @@ export const SendingDomainSchema = Type.Object(
     failedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'When verification gave up; null unless failed.',
     }),
+    releaseAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        "Unless verified by then, the domain is released (deleted, so that its real owner can register it): DOMAIN_RELEASE_AFTER (30 days) after registration, or after a verified domain's records were first found missing. Verify-now does not move it; null while verified.",
+    }),
   },
   { title: 'SendingDomain' },
 );

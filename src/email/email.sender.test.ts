@@ -162,7 +162,13 @@ describe('store mail headers over SMTP', () => {
     // What the checker does after a vanished record stayed missing for the whole window.
     await api.db.kysely
       .updateTable('sending_domains')
-      .set({ status: 'failed', failed_at: new Date(), verified_at: null, next_check_at: null })
+      .set({
+        status: 'failed',
+        failed_at: new Date(),
+        verified_at: null,
+        next_check_at: null,
+        unproven_since: new Date(),
+      })
       .where('store_id', '=', shop.store.id)
       .execute();
     const to = await sendStoreMail(shop.store.id);

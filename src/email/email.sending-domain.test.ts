@@ -292,6 +292,7 @@ describe('POST /admin/v1/email/sending-domain', () => {
           domain,
           from_local_part: 'x',
           window_started_at: new Date(),
+          unproven_since: new Date(),
         })
         .execute(),
     );

@@ -5,15 +5,19 @@ import type { EmailDeps } from './email.deps.ts';
 import { DKIM_TOKENS_PER_DOMAIN, encryptPrivateKey, generateDkimKey, newDkimToken } from './email.dkim.ts';
 import { isWithin, localPartError, normalizeDomain } from './email.names.ts';
 import { expectedRecords } from './email.records.ts';
+import type { EmailIdentityConfig } from './email.config.ts';
+import { formatDuration } from './email.notices.ts';
 import {
   claimHolder,
-  deleteSendingDomain,
+  deleteDomainKeepingClock,
+  findClock,
   findRecords,
   findSendingDomain,
   insertClaim,
   insertDkimKeys,
   insertRecords,
   insertSendingDomain,
+  takeClock,
 } from './email.repository.ts';
 import type { SenderStateSchema, SendingDomainSchema } from './email.schemas.ts';
 import { effectiveStoreSender } from './email.sender.ts';
@@ -26,6 +30,7 @@ export type SenderState = Static<typeof SenderStateSchema>;
 export function sendingDomainView(
   row: SendingDomainRow,
   records: readonly SendingDomainRecordRow[],
+  config: Pick<EmailIdentityConfig, 'releaseAfterMs'>,
 ): SendingDomain {
   return {
     domain: row.domain,
@@ -42,6 +47,7 @@ export function sendingDomainView(
     lastCheckedAt: row.last_checked_at?.toISOString() ?? null,
     verifiedAt: row.verified_at?.toISOString() ?? null,
     failedAt: row.failed_at?.toISOString() ?? null,
+    releaseAt: releaseTime(row.unproven_since, config)?.toISOString() ?? null,
   };
 }
 
@@ -49,6 +55,18 @@ const domainUnavailable = () =>
   new AppError('domain_unavailable', 409, 'This domain cannot be registered: it is already in use.', {
     errors: [{ pointer: '/domain', detail: 'is already in use', in: 'body' }],
   });
+
+const notReclaimableYet = (domain: string, from: Date, config: Pick<EmailIdentityConfig, 'releaseAfterMs'>) =>
+  new AppError(
+    'domain_unavailable',
+    409,
+    `This store did not verify ${domain} within ${formatDuration(config.releaseAfterMs)} of registering it, so the name was released for others to claim; this store may register it again from ${from.toISOString()}.`,
+    {
+      errors: [
+        { pointer: '/domain', detail: `may be registered again from ${from.toISOString()}`, in: 'body' },
+      ],
+    },
+  );
 
 const domainExists = (domain?: string) =>
   new AppError(
@@ -88,6 +106,8 @@ export async function registerSendingDomain(
   const existing = await findSendingDomain(db, storeId);
   if (existing) throw domainExists(existing.domain);
   if ((await claimHolder(db, domain)) !== null) throw domainUnavailable();
+  const left = startingClock(await findClock(db, storeId, domain), deps.clock.now(), config.emailIdentity);
+  if ('reclaimableFrom' in left) throw notReclaimableYet(domain, left.reclaimableFrom, config.emailIdentity);
 
   const tokens = Array.from({ length: DKIM_TOKENS_PER_DOMAIN }, newDkimToken);
   const keys = await Promise.all(tokens.map(generateDkimKey));
@@ -98,6 +118,9 @@ export async function registerSendingDomain(
       throw domainUnavailable();
     }
     const now = deps.clock.now();
+    const clock = startingClock(await takeClock(trx, storeId, domain), now, config.emailIdentity);
+    if ('reclaimableFrom' in clock)
+      throw notReclaimableYet(domain, clock.reclaimableFrom, config.emailIdentity);
     let row: SendingDomainRow;
     try {
       row = await insertSendingDomain(trx, {
@@ -106,6 +129,7 @@ export async function registerSendingDomain(
         fromLocalPart: input.fromLocalPart,
         now,
         nextCheckAt: new Date(now.getTime() + config.emailIdentity.verifyIntervalMs),
+        unprovenSince: clock.unprovenSince,
       });
     } catch (error) {
       // sending_domains_one_per_store: another registration of this store committed first.
@@ -130,40 +154,92 @@ export async function registerSendingDomain(
     );
     return { row, records };
   });
-  return sendingDomainView(row, records);
+  return sendingDomainView(row, records, config.emailIdentity);
 }
 
 export async function findSendingDomainOf(
-  deps: Pick<EmailDeps, 'db'>,
+  deps: Pick<EmailDeps, 'db' | 'config'>,
   storeId: string,
 ): Promise<SendingDomain | null> {
   const row = await findSendingDomain(deps.db, storeId);
   if (!row) return null;
-  return sendingDomainView(row, await findRecords(deps.db, storeId, row.id));
+  return sendingDomainView(row, await findRecords(deps.db, storeId, row.id), deps.config.emailIdentity);
+}
+
+/** The store's domain name and status (the console's home figures), or null. */
+export async function sendingDomainStatus(
+  deps: Pick<EmailDeps, 'db'>,
+  storeId: string,
+): Promise<{ domain: string; status: SendingDomain['status'] } | null> {
+  const row = await findSendingDomain(deps.db, storeId);
+  return row ? { domain: row.domain, status: row.status } : null;
 }
 
 const noDomain = () => notFound('This store has no sending domain. Register one first.');
 
-export async function getSendingDomain(deps: Pick<EmailDeps, 'db'>, storeId: string): Promise<SendingDomain> {
+export async function getSendingDomain(
+  deps: Pick<EmailDeps, 'db' | 'config'>,
+  storeId: string,
+): Promise<SendingDomain> {
   const domain = await findSendingDomainOf(deps, storeId);
   if (!domain) throw noDomain();
   return domain;
 }
 
-/** Checks the DNS records now (restarting the window unless verified) and returns the result. */
+/**
+ * Checks the DNS records now (restarting the verification window unless verified) and returns the
+ * result. The release clock is not the window: verify-now never moves it (D32).
+ */
 export async function verifySendingDomainNow(deps: VerifierDeps, storeId: string): Promise<SendingDomain> {
   const row = await findSendingDomain(deps.db, storeId);
   if (!row) throw noDomain();
   const checked = await checkSendingDomain(deps, storeId, row.id, 'verify-now');
   if (!checked) throw noDomain();
-  return sendingDomainView(checked.domain, checked.records);
+  return sendingDomainView(checked.domain, checked.records, deps.config.emailIdentity);
 }
 
-/** Removes the store's domain: store mail uses the fallback sender from the next send on. */
+/**
+ * Removes the store's domain: store mail uses the fallback sender from the next send on. An
+ * unproven domain's release clock stays behind, so registering it again does not restart it.
+ */
 export async function removeSendingDomain(deps: Pick<EmailDeps, 'db'>, storeId: string): Promise<string> {
-  const domain = await deleteSendingDomain(deps.db, storeId);
+  const domain = await deps.db.transaction().execute(async (trx) => {
+    const row = await findSendingDomain(trx, storeId, { lock: true });
+    if (!row) return null;
+    await deleteDomainKeepingClock(trx, row);
+    return row.domain;
+  });
   if (domain === null) throw noDomain();
   return domain;
+}
+
+/**
+ * The release time of an unproven domain (D32): DOMAIN_RELEASE_AFTER after it became unproven; null
+ * while verified.
+ */
+export function releaseTime(
+  unprovenSince: Date | null,
+  config: Pick<EmailIdentityConfig, 'releaseAfterMs'>,
+): Date | null {
+  return unprovenSince === null ? null : new Date(unprovenSince.getTime() + config.releaseAfterMs);
+}
+
+/**
+ * The release clock of a name the store registers: the one it left behind if that has not run out
+ * (deleting and registering again never restarts it), a fresh one if none is left or it ran out a
+ * whole DOMAIN_RELEASE_AFTER ago. In between the store may not claim the name: it had its chance,
+ * and for that long the name is free for its real owner.
+ */
+function startingClock(
+  left: Date | null,
+  now: Date,
+  config: Pick<EmailIdentityConfig, 'releaseAfterMs'>,
+): { unprovenSince: Date } | { reclaimableFrom: Date } {
+  const releasedAt = releaseTime(left, config);
+  if (left === null || releasedAt === null) return { unprovenSince: now };
+  if (now < releasedAt) return { unprovenSince: left };
+  const reclaimableFrom = new Date(releasedAt.getTime() + config.releaseAfterMs);
+  return now < reclaimableFrom ? { reclaimableFrom } : { unprovenSince: now };
 }
 
 /** The sender state of spec 2.15. */

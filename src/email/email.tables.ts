@@ -36,10 +36,28 @@ export interface SendingDomainTable {
   failed_at: NullableTime;
   /** A verified domain whose records vanished: when that was first seen (the admin notice went out then). */
   records_missing_since: NullableTime;
+  /**
+   * The release clock (D32): set exactly while not verified, from registration (or from when a
+   * verified domain's records were first missing); verify-now never moves it, only verification
+   * clears it. The domain is released DOMAIN_RELEASE_AFTER after it.
+   */
+  unproven_since: NullableTime;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
 export type SendingDomainRow = Selectable<SendingDomainTable>;
+
+/**
+ * The release clock of a name the store no longer holds while it was unproven (deleted, or
+ * released): registering the name again continues it, so deleting and registering anew never
+ * restarts it. Dropped once it can no longer matter (see email.verifier.ts).
+ */
+export interface SendingDomainClockTable {
+  store_id: string;
+  domain: string;
+  unproven_since: Time;
+}
+export type SendingDomainClockRow = Selectable<SendingDomainClockTable>;
 
 /** The five DNS records of a domain (positions 0–2 the DKIM CNAMEs, 3 the MX, 4 the SPF TXT). */
 export interface SendingDomainRecordTable {
@@ -78,6 +96,7 @@ export interface DkimKeyTable {
 export interface EmailIdentityTables {
   sending_domain_claims: SendingDomainClaimTable;
   sending_domains: SendingDomainTable;
+  sending_domain_clocks: SendingDomainClockTable;
   sending_domain_records: SendingDomainRecordTable;
   dkim_keys: DkimKeyTable;
 }

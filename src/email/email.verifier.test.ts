@@ -39,15 +39,20 @@ function advance(ms: number): void {
   moved += ms;
 }
 
+const verifierDeps = () => ({
+  db: t.db.kysely,
+  config: t.config,
+  clock: t.clock,
+  log: pino({ level: 'silent' }),
+});
 /** One run of the periodic checker, as the worker loop does it. */
-function runChecker(): Promise<number> {
-  return checkDueDomains({
-    db: t.db.kysely,
-    config: t.config,
-    clock: t.clock,
-    log: pino({ level: 'silent' }),
-  });
-}
+const runChecker = (): Promise<number> => checkDueDomains(verifierDeps());
+/** One run of the release sweep, as the worker loop does it after the checks. */
+const release = (): Promise<number> => releaseAbandonedDomains(verifierDeps());
+
+const DAY = 24 * HOUR;
+const RELEASE_AFTER = 30 * DAY;
+const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 
 async function registered(local = 'orders') {
   const shop = await createTestStore(t);
@@ -193,37 +198,6 @@ describe('verification against a real DNS server', () => {
     assert.equal((await api.get()).body.lastCheckedAt, failed.lastCheckedAt);
   });
 
-  test('a domain failed for DOMAIN_RELEASE_AFTER is released, with a notice, and its real owner can claim it (D32)', async () => {
-    const squatter = await registered();
-    advance(73 * HOUR);
-    await runChecker();
-    assert.equal((await squatter.api.get()).body.status, 'failed');
-    const release = () =>
-      releaseAbandonedDomains({
-        db: t.db.kysely,
-        config: t.config,
-        clock: t.clock,
-        log: pino({ level: 'silent' }),
-      });
-
-    advance(29 * 24 * HOUR);
-    assert.equal(await release(), 0, 'kept before the release time');
-    const owner = await createTestStore(t);
-    const ownerApi = emailApi(t, () => tokenFor(t, owner));
-    assert.equal((await ownerApi.register(squatter.domain)).statusCode, 409, 'still held');
-
-    advance(2 * 24 * HOUR);
-    assert.ok((await release()) >= 1);
-    assert.equal((await squatter.api.get()).statusCode, 404, 'the squatter has no domain any more');
-    assert.equal((await squatter.api.sender()).body.mode, 'platform-fallback');
-    const notices = await noticesTo(squatter.shop.store.id);
-    assert.deepEqual(
-      notices.filter((n) => n.kind === 'sending_domain_released').map((n) => [n.to_address, n.tier]),
-      [[squatter.shop.ownerEmail, 'platform']],
-    );
-    assert.equal((await ownerApi.register(squatter.domain)).statusCode, 201, 'the real owner registers it');
-  });
-
   test('a pending domain is not failed before the window ends', async () => {
     const { api } = await registered();
     advance(71 * HOUR);
@@ -338,6 +312,156 @@ describe('verification against a real DNS server', () => {
     const response = await emailApi(t, shop.staffToken).verify();
     assert.equal(response.statusCode, 404);
     assert.equal(response.body.title, 'not_found');
+  });
+});
+
+describe('the release clock (D32): unproven for DOMAIN_RELEASE_AFTER, a domain is released', () => {
+  test('released with a notice DOMAIN_RELEASE_AFTER after registration, and its real owner can claim it', async () => {
+    const squatter = await registered();
+    const view = (await squatter.api.get()).body;
+    assert.equal(view.releaseAt, plus(view.createdAt, RELEASE_AFTER));
+    advance(73 * HOUR);
+    await runChecker();
+    assert.equal((await squatter.api.get()).body.status, 'failed');
+
+    advance(RELEASE_AFTER - 73 * HOUR - MINUTE);
+    assert.equal(await release(), 0, 'kept until the release time');
+    const owner = await createTestStore(t);
+    const ownerApi = emailApi(t, () => tokenFor(t, owner));
+    assert.equal((await ownerApi.register(squatter.domain)).statusCode, 409, 'still held');
+
+    advance(2 * MINUTE);
+    assert.ok((await release()) >= 1);
+    assert.equal((await squatter.api.get()).statusCode, 404, 'the squatter has no domain any more');
+    assert.equal((await squatter.api.sender()).body.mode, 'platform-fallback');
+    const notices = await noticesTo(squatter.shop.store.id);
+    const released = notices.filter((n) => n.kind === 'sending_domain_released');
+    assert.deepEqual(
+      released.map((n) => [n.to_address, n.tier]),
+      [[squatter.shop.ownerEmail, 'platform']],
+    );
+    assert.match(released[0]!.text_body, /within\s+30 days/);
+    assert.equal((await ownerApi.register(squatter.domain)).statusCode, 201, 'the real owner registers it');
+  });
+
+  test('verify-now each time the domain fails restarts the window, never the release clock', async () => {
+    const squatter = await registered();
+    const releaseAt = (await squatter.api.get()).body.releaseAt!;
+    // The trick of review item B9: whenever the domain turns failed, verify-now makes it pending.
+    for (let day = 0; day + 3 < 29; day += 3) {
+      advance(73 * HOUR);
+      await runChecker();
+      assert.equal((await squatter.api.get()).body.status, 'failed');
+      const again = await squatter.api.verify();
+      assert.equal(again.body.status, 'pending', 'a new window');
+      assert.equal(again.body.failedAt, null);
+      assert.equal(again.body.releaseAt, releaseAt, 'the release clock did not move');
+    }
+    advance(Date.parse(releaseAt) - t.clock.now().getTime() - MINUTE);
+    assert.equal((await squatter.api.verify()).body.status, 'pending', 'pending, a minute before the time');
+    assert.equal(await release(), 0);
+    advance(2 * MINUTE);
+    assert.ok((await release()) >= 1, 'released although pending');
+    assert.equal((await squatter.api.get()).statusCode, 404);
+    const other = await createTestStore(t);
+    assert.equal((await emailApi(t, () => tokenFor(t, other)).register(squatter.domain)).statusCode, 201);
+  });
+
+  test('deleting and registering again continues the clock; once released, the store waits another DOMAIN_RELEASE_AFTER', async () => {
+    const squatter = await registered();
+    const releaseAt = (await squatter.api.get()).body.releaseAt!;
+    advance(20 * DAY);
+    assert.equal((await squatter.api.remove()).statusCode, 204);
+    const again = await squatter.api.register(squatter.domain);
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.body.releaseAt, releaseAt, 'the clock went on where it was');
+
+    advance(10 * DAY + MINUTE);
+    assert.ok((await release()) >= 1);
+    const refused = await squatter.api.register(squatter.domain);
+    assert.equal(refused.statusCode, 409);
+    assert.equal(refused.body.title, 'domain_unavailable');
+    const reclaimable = plus(releaseAt, RELEASE_AFTER);
+    assert.match(
+      (refused.body as { detail?: string }).detail ?? '',
+      new RegExp(reclaimable.replaceAll('.', '\\.')),
+    );
+    assert.deepEqual(
+      (refused.body as { errors?: { pointer: string }[] }).errors?.map((e) => e.pointer),
+      ['/domain'],
+    );
+
+    // Another store may claim it at once (and give it up again).
+    const other = await createTestStore(t);
+    const otherApi = emailApi(t, () => tokenFor(t, other));
+    assert.equal((await otherApi.register(squatter.domain)).statusCode, 201);
+    assert.equal((await otherApi.remove()).statusCode, 204);
+
+    advance(Date.parse(reclaimable) - t.clock.now().getTime() - MINUTE);
+    assert.equal((await squatter.api.register(squatter.domain)).statusCode, 409, 'not before its time');
+    advance(2 * MINUTE);
+    const fresh = await squatter.api.register(squatter.domain);
+    assert.equal(fresh.statusCode, 201, 'a whole period later: a fresh clock');
+    assert.equal(fresh.body.releaseAt, plus(fresh.body.createdAt, RELEASE_AFTER));
+  });
+
+  test('verification stops the clock; a verified domain whose records vanish is released DOMAIN_RELEASE_AFTER after they went missing', async () => {
+    const { api, domain, records } = await registered();
+    dns.publish(records);
+    const verified = await api.verify();
+    assert.equal(verified.body.status, 'verified');
+    assert.equal(verified.body.releaseAt, null);
+    advance(RELEASE_AFTER + DAY);
+    await runChecker();
+    assert.equal(await release(), 0);
+    assert.equal((await api.get()).body.status, 'verified', 'a verified domain is never released');
+
+    dns.remove(`mail.${domain}`, 'MX');
+    advance(DAY);
+    await runChecker();
+    const missing = (await api.get()).body;
+    assert.equal(missing.status, 'verified');
+    assert.equal(missing.releaseAt, null, 'still proven while it keeps sending');
+    for (let i = 0; i < 15; i++) {
+      advance(5 * HOUR);
+      await runChecker();
+    }
+    const reverted = (await api.get()).body;
+    assert.equal(reverted.status, 'failed');
+    assert.equal(reverted.releaseAt, plus(missing.lastCheckedAt!, RELEASE_AFTER), 'counted from the loss');
+    assert.equal((await api.verify()).body.releaseAt, reverted.releaseAt, 'verify-now does not move it');
+
+    dns.publish(records.filter((r) => r.type === 'MX'));
+    const back = await api.verify();
+    assert.equal(back.body.status, 'verified');
+    assert.equal(back.body.releaseAt, null);
+  });
+});
+
+describe('verify-now is rate limited per store', () => {
+  test('the sixth request of a window is 429 rate_limited with Retry-After; other stores are not affected', async () => {
+    const a = await registered();
+    const b = await registered();
+    const verify = async (shop: typeof a.shop) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/email/sending-domain/verify',
+        headers: { authorization: `Bearer ${await tokenFor(t, shop)}` },
+      });
+    // At the start of a window (60 s), so that all six fall in one.
+    advance(MINUTE - (t.clock.now().getTime() % MINUTE) + 1000);
+    for (let i = 0; i < t.config.rateLimits.domainVerify; i++) {
+      assert.equal((await verify(a.shop)).statusCode, 200, `request ${i + 1}`);
+    }
+    const refused = await verify(a.shop);
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.json<{ title: string }>().title, 'rate_limited');
+    const retryAfter = Number(refused.headers['retry-after']);
+    assert.ok(retryAfter > 0 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    assert.equal((await verify(b.shop)).statusCode, 200, 'another store has its own budget');
+
+    advance(retryAfter * 1000);
+    assert.equal((await verify(a.shop)).statusCode, 200, 'the next window answers again');
   });
 });
 

@@ -4,10 +4,11 @@ import { lookUpRecords, type LookupResult } from './email.dns.ts';
 import { queueDomainNotice, type NoticeKind } from './email.notices.ts';
 import {
   claimDueDomains,
-  deleteSendingDomain,
+  deleteDomainKeepingClock,
   findAbandonedDomains,
   findRecords,
   lockSendingDomain,
+  purgeClocks,
   updateRecord,
   updateSendingDomain,
 } from './email.repository.ts';
@@ -30,6 +31,10 @@ import { MAIL_LOOP } from '../mail/outbox.ts';
  *
  * The sender reads the status from the database at send time, so a change is effective at once on
  * every process.
+ *
+ * The release clock (D32) is not the window: `unproven_since` is set at registration (or when a
+ * verified domain's records are first seen missing), verify-now never moves it, and only a
+ * verification clears it. A domain unproven for DOMAIN_RELEASE_AFTER is released, pending or failed.
  */
 
 export type CheckTrigger = 'scheduled' | 'verify-now';
@@ -48,6 +53,7 @@ type DomainChanges = Pick<
   | 'verified_at'
   | 'failed_at'
   | 'records_missing_since'
+  | 'unproven_since'
   | 'updated_at'
 >;
 
@@ -84,6 +90,7 @@ export function decide(
     verified_at: row.verified_at,
     failed_at: restart ? null : row.failed_at,
     records_missing_since: row.records_missing_since,
+    unproven_since: row.unproven_since,
     updated_at: now,
   };
 
@@ -91,6 +98,7 @@ export function decide(
     if (allVerified) {
       domain.status = 'verified';
       domain.verified_at = now;
+      domain.unproven_since = null;
       domain.next_check_at = at(config.recheckIntervalMs);
       event = 'verified';
     } else if (broken && windowOver) {
@@ -112,6 +120,8 @@ export function decide(
         domain.failed_at = now;
         domain.verified_at = null;
         domain.records_missing_since = null;
+        // Unproven since the records went missing, not since the window ran out.
+        domain.unproven_since = since;
         event = 'reverted';
       } else {
         // Look again at the pending pace, so that a restored record is noticed soon.
@@ -238,30 +248,35 @@ export async function checkDueDomains(deps: VerifierDeps, signal?: AbortSignal):
 }
 
 /**
- * Releases sending domains that have been `failed` for DOMAIN_RELEASE_AFTER (D32): the domain and
- * its claim are deleted, and the store's owners get an admin notice, in one transaction per
- * domain, so a domain cannot be held forever by a store that never proves it owns it.
+ * Releases sending domains unproven for DOMAIN_RELEASE_AFTER (D32), pending or failed: the domain
+ * and its claim are deleted (its clock stays behind for the store, see email.service.ts), and the
+ * store's owners get an admin notice, in one transaction per domain, so a domain cannot be held by
+ * a store that never proves it owns it, however often it asks to verify now. Also forgets clocks
+ * that can no longer matter.
  */
 export async function releaseAbandonedDomains(deps: VerifierDeps): Promise<number> {
   const releaseAfterMs = deps.config.emailIdentity.releaseAfterMs;
-  const cutoff = new Date(deps.clock.now().getTime() - releaseAfterMs);
+  const now = deps.clock.now();
+  const cutoff = new Date(now.getTime() - releaseAfterMs);
   let released = 0;
   for (const { store_id: storeId, id } of await findAbandonedDomains(deps.db, cutoff, 100)) {
     try {
       const domain = await deps.db.transaction().execute(async (trx) => {
         const row = await lockSendingDomain(trx, storeId, id);
-        if (!row || row.status !== 'failed' || row.failed_at === null || row.failed_at >= cutoff) return null;
+        if (!row || row.unproven_since === null || row.unproven_since >= cutoff) return null;
         await queueDomainNotice(trx, 'released', row, [], releaseAfterMs);
-        await deleteSendingDomain(trx, storeId);
+        await deleteDomainKeepingClock(trx, row);
         return row.domain;
       });
       if (domain === null) continue;
       released += 1;
-      deps.log.info({ storeId, domain }, 'sending domain released after staying failed');
+      deps.log.info({ storeId, domain }, 'sending domain released: not verified in time');
     } catch (error) {
-      deps.log.warn({ err: error, storeId, domainId: id }, 'could not release a failed sending domain');
+      deps.log.warn({ err: error, storeId, domainId: id }, 'could not release an unproven sending domain');
     }
   }
+  // A clock older than two release periods neither shortens a new registration nor refuses one.
+  await purgeClocks(deps.db, new Date(now.getTime() - 2 * releaseAfterMs));
   if (released > 0) deps.signals?.wake(MAIL_LOOP);
   return released;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
-import { findUnsafeText } from './input-hygiene.ts';
+import { findUnsafeText, MAX_JSON_DEPTH } from './input-hygiene.ts';
 
 let t: TestApp;
 let shop: TestStore;
@@ -145,6 +145,81 @@ describe('NUL and lone surrogates are 400 validation_failed everywhere (D26)', (
       payload: `{"cartId":"${crypto.randomUUID()}","email":"a@b.co","discountCode":"X\\ud800"}`,
     });
     assert.equal(problem(response, 400, 'validation_failed').errors?.[0]?.pointer, '/discountCode');
+  });
+});
+
+/** `levels` objects nested in one another, `{"a":{"a":…1…}}`, as JSON text. */
+const nested = (levels: number): string => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+/** The JSON Pointer of the object at `level` (the body is level 1) inside `/at` of a body. */
+const deepPointer = (at: string, level: number): string => `/${at}${'/a'.repeat(level - 2)}`;
+
+describe('JSON bodies nest at most MAX_JSON_DEPTH levels', () => {
+  const themes = async () =>
+    (await t.app.inject({ url: '/admin/v1/themes?limit=100', headers: admin() })).json<{ items: unknown[] }>()
+      .items.length;
+
+  test("5,000 levels in a theme's settings are 400 with a pointer, not 500; nothing is written", async () => {
+    const before = await themes();
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/themes',
+      headers: { ...admin(), 'content-type': 'application/json' },
+      payload: `{"name":"Deep","settings":${nested(5000)}}`,
+    });
+    const body = problem(response, 400, 'validation_failed');
+    assert.match(body.detail, /deeper than 64 levels/);
+    assert.deepEqual(body.errors, [
+      {
+        pointer: deepPointer('settings', MAX_JSON_DEPTH + 1),
+        detail: 'is nested deeper than 64 levels',
+        in: 'body',
+      },
+    ]);
+    assert.equal(await themes(), before, 'no theme was created');
+  });
+
+  test('the limit is exact: 64 levels are a theme, 65 are refused', async () => {
+    const at = (levels: number) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/themes',
+        headers: { ...admin(), 'content-type': 'application/json' },
+        // The body is level 1, `settings` level 2.
+        payload: `{"name":"Deep ${levels}","settings":${nested(levels - 1)}}`,
+      });
+    assert.equal((await at(MAX_JSON_DEPTH)).statusCode, 201);
+    const refused = problem(await at(MAX_JSON_DEPTH + 1), 400, 'validation_failed');
+    assert.equal(refused.errors?.[0]?.pointer, deepPointer('settings', MAX_JSON_DEPTH + 1));
+  });
+
+  test('a storefront cart 5,000 levels deep is refused before its schema sees it', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/storefront/v1/carts',
+      headers: { ...storefront(), 'content-type': 'application/json' },
+      payload: `{"items":[${nested(5000)}]}`,
+    });
+    const body = problem(response, 400, 'validation_failed');
+    // Not the schema's "items/0/a is not a known field": the depth check runs first. The body is
+    // level 1, `items` 2, its first item 3.
+    assert.deepEqual(
+      body.errors?.map((error) => error.pointer),
+      [`/items/0${'/a'.repeat(MAX_JSON_DEPTH - 2)}`],
+    );
+  });
+
+  test('a body as deep as 1 MB allows is walked without recursion', async () => {
+    const levels = 170_000; // 6 bytes a level: just under the 1 MB body limit
+    const response = await fetch(`${base}/storefront/v1/carts`, {
+      method: 'POST',
+      headers: { ...storefront(), 'content-type': 'application/json' },
+      body: `[${nested(levels)}]`,
+    });
+    assert.equal(response.status, 400);
+    const body = (await response.json()) as Problem;
+    // The array is level 1, its object level 2: the 65th level is 63 `a`s down.
+    assert.equal(body.errors?.[0]?.pointer, `/0${'/a'.repeat(MAX_JSON_DEPTH - 1)}`);
+    assert.deepEqual(findUnsafeText(JSON.parse(`[${nested(levels)}]`)), []);
   });
 });
 

@@ -6,11 +6,15 @@ import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
 /**
  * Input hygiene (DESIGN D26), in one place for every route: no client string may carry U+0000 or a
  * lone UTF-16 surrogate (PostgreSQL cannot store the first, and the second is not text), wherever
- * it sits: path, query, headers, or a JSON body at any depth (object keys included). Such input is
- * 400 `validation_failed` with a pointer to the offending value, before any schema or handler sees it.
+ * it sits: path, query, headers, or a JSON body at any depth (object keys included); and no JSON
+ * body may nest objects and arrays deeper than MAX_JSON_DEPTH levels (code that walks a value
+ * recursively, JSON.stringify included, overflows the stack long before a 1 MB body runs out).
+ * Such input is 400 `validation_failed` with a pointer to the offending value, before any schema or
+ * handler sees it.
  */
 
-const MAX_DEPTH = 64;
+/** How deep objects and arrays may nest in a request (the body itself is level 1). */
+export const MAX_JSON_DEPTH = 64;
 
 /** True when `text` holds NUL or an unpaired surrogate. */
 export function isUnsafeText(text: string): boolean {
@@ -22,37 +26,67 @@ const escapePointer = (segment: string): string => segment.replaceAll('~', '~0')
 /** At most this many unsafe strings are listed in one problem. */
 const MAX_REPORTED = 20;
 
-/** Whether `value` holds an unsafe string or key anywhere (the fast path: builds no pointers). */
-function hasUnsafeText(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return isUnsafeText(value);
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return false;
-  if (Array.isArray(value)) return value.some((item) => hasUnsafeText(item, depth + 1));
-  for (const key of Object.keys(value)) {
-    if (isUnsafeText(key) || hasUnsafeText((value as Record<string, unknown>)[key], depth + 1)) return true;
-  }
-  return false;
+/** What is wrong with a value: the first container nested too deep, or its unsafe strings. */
+interface Findings {
+  /** The pointer of the first object or array past MAX_JSON_DEPTH, in document order. */
+  tooDeep: string | null;
+  /** Pointers of unsafe strings (a bad key is reported as its object's pointer), at most MAX_REPORTED. */
+  unsafe: string[];
 }
 
-/** JSON Pointers of the unsafe strings (or object keys) inside `value`, in document order. */
-export function findUnsafeText(value: unknown, pointer = '', found: string[] = [], depth = 0): string[] {
-  if (depth === 0 && !hasUnsafeText(value)) return found;
-  if (found.length >= MAX_REPORTED) return found;
-  if (typeof value === 'string') {
-    if (isUnsafeText(value)) found.push(pointer || '/');
-  } else if (Array.isArray(value)) {
-    if (depth <= MAX_DEPTH)
-      value.forEach((item, i) => findUnsafeText(item, `${pointer}/${i}`, found, depth + 1));
-  } else if (value !== null && typeof value === 'object' && depth <= MAX_DEPTH) {
-    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-      // A bad key is reported where it stands: its own pointer cannot be spelled.
-      if (isUnsafeText(key)) found.push(pointer || '/');
-      else findUnsafeText(child, `${pointer}/${escapePointer(key)}`, found, depth + 1);
+/**
+ * Walks `value` in document order with a stack of its own (never recursion, so no depth of input
+ * can overflow the call stack), and never below MAX_JSON_DEPTH. Without `pointers` it stops at the
+ * first problem and builds no strings: the fast path for clean input, which is nearly all of it.
+ * Bytes (a provider webhook's raw body) are not text and are not walked.
+ */
+function inspect(value: unknown, pointers: boolean): Findings {
+  const found: Findings = { tooDeep: null, unsafe: [] };
+  // `badKey`: an object key that is not text, reported (at its object's pointer, since its own
+  // cannot be spelled) where it stands among its siblings.
+  const stack: { value: unknown; depth: number; pointer: string; badKey?: true }[] = [
+    { value, depth: 0, pointer: '' },
+  ];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    const item = frame.value;
+    if (frame.badKey || (typeof item === 'string' && isUnsafeText(item))) {
+      if (found.unsafe.length < MAX_REPORTED) found.unsafe.push(frame.pointer || '/');
+      if (!pointers) return found;
+      continue;
+    }
+    if (item === null || typeof item !== 'object' || ArrayBuffer.isView(item)) continue;
+    const depth = frame.depth + 1;
+    if (depth > MAX_JSON_DEPTH) {
+      found.tooDeep = frame.pointer || '/';
+      return found;
+    }
+    // Pushed last to first, so that they are looked at in document order.
+    const at = (segment: string) => (pointers ? `${frame.pointer}/${segment}` : '');
+    if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--)
+        stack.push({ value: item[i], depth, pointer: at(String(i)) });
+    } else {
+      const entries = Object.entries(item as Record<string, unknown>);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i]!;
+        if (isUnsafeText(key)) stack.push({ value: null, depth, pointer: frame.pointer, badKey: true });
+        else stack.push({ value: child, depth, pointer: at(escapePointer(key)) });
+      }
     }
   }
-  return found.slice(0, MAX_REPORTED);
+  return found;
+}
+
+const isClean = (findings: Findings) => findings.tooDeep === null && findings.unsafe.length === 0;
+
+/** JSON Pointers of the unsafe strings (or object keys) inside `value`, in document order. */
+export function findUnsafeText(value: unknown): string[] {
+  return isClean(inspect(value, false)) ? [] : inspect(value, true).unsafe;
 }
 
 const UNSAFE = 'must not contain a NUL character or an unpaired UTF-16 surrogate';
+const TOO_DEEP = `nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`;
 
 function unsafeInput(pointers: string[], where: FieldError['in']): AppError {
   const first = pointers[0] ?? '/';
@@ -64,15 +98,24 @@ function unsafeInput(pointers: string[], where: FieldError['in']): AppError {
   );
 }
 
+function tooDeepInput(pointer: string, where: FieldError['in']): AppError {
+  return validationFailed(`The request ${where} ${TOO_DEEP}.`, [
+    { pointer, detail: `is nested deeper than ${MAX_JSON_DEPTH} levels`, in: where },
+  ]);
+}
+
 /**
  * Whether the request's headers hold unsafe text: what `assertSafeInput` would refuse in a request
  * whose path and query are known to be clean (a read cache hit answers before that check runs).
  */
 export function headersHoldUnsafeText(request: FastifyRequest): boolean {
-  return hasUnsafeText(request.headers);
+  return !isClean(inspect(request.headers, false));
 }
 
-/** Throws 400 listing the unsafe strings of the first part (path, query, headers, body) that has any. */
+/**
+ * Throws 400 for the first part (path, query, headers, body) that has a problem: nested too deep
+ * (the first such place), else every unsafe string in it.
+ */
 export function assertSafeInput(request: FastifyRequest): void {
   const parts: [unknown, FieldError['in']][] = [
     [request.params, 'path'],
@@ -82,9 +125,10 @@ export function assertSafeInput(request: FastifyRequest): void {
   ];
   for (const [value, where] of parts) {
     // Clean input (nearly all of it) is walked once, building no pointers.
-    if (!hasUnsafeText(value)) continue;
-    const pointers = findUnsafeText(value);
-    if (pointers.length > 0) throw unsafeInput(pointers, where);
+    if (isClean(inspect(value, false))) continue;
+    const findings = inspect(value, true);
+    if (findings.tooDeep !== null) throw tooDeepInput(findings.tooDeep, where);
+    if (findings.unsafe.length > 0) throw unsafeInput(findings.unsafe, where);
   }
 }
 

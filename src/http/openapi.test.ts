@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -354,5 +354,32 @@ describe('/docs', () => {
     assert.match(compact, /"showDeveloperTools":"never"/);
     assert.match(compact, /"withDefaultFonts":false/);
     assert.match(compact, /"telemetry":false/);
+  });
+
+  test("every answer is locked down: a CSP of this origin, whose only inline script is the page's own (by hash)", async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/docs/' });
+    const inline = [...page.body.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)];
+    assert.equal(inline.length, 1, 'the page starts the reference with one inline script');
+    const hash = createHash('sha256').update(inline[0]![1]!).digest('base64');
+    for (const url of ['/docs', '/docs/', '/docs/js/scalar.js']) {
+      const response = await t.app.inject({ method: 'GET', url });
+      const csp = String(response.headers['content-security-policy']);
+      const directives = new Map(
+        csp.split('; ').map((directive) => [directive.split(' ')[0]!, directive.split(' ').slice(1)]),
+      );
+      assert.deepEqual(directives.get('default-src'), ["'self'"], url);
+      assert.deepEqual(
+        directives.get('script-src'),
+        url === '/docs/' ? ["'self'", `'sha256-${hash}'`] : ["'self'"],
+        `${url}: scripts from this origin, and on the page its own inline script`,
+      );
+      assert.deepEqual(directives.get('frame-ancestors'), ["'none'"], url);
+      assert.deepEqual(directives.get('object-src'), ["'none'"], url);
+      assert.deepEqual(directives.get('base-uri'), ["'none'"], url);
+      assert.doesNotMatch(csp, /unsafe-eval|https?:|\*/, `${url}: no other origin, no eval`);
+      assert.equal(response.headers['x-frame-options'], 'DENY', url);
+      assert.equal(response.headers['x-content-type-options'], 'nosniff', url);
+      assert.equal(response.headers['referrer-policy'], 'no-referrer', url);
+    }
   });
 });

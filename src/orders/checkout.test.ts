@@ -13,6 +13,7 @@ import {
   type TestStore,
 } from '../test/harness.ts';
 import { expireOrders } from './expiry.service.ts';
+import { maskEmail } from './orders.views.ts';
 
 let t: TestApp;
 before(async () => {
@@ -1014,5 +1015,29 @@ describe('refunds and order reads', () => {
     assert.equal(read.statusCode, 200);
     assert.equal(read.headers['cache-control'], 'no-store');
     assert.equal(read.json<{ payment: { provider: string } }>().payment.provider, 'sandbox');
+  });
+
+  test("the storefront order view masks the buyer's address; the checkout answer and the Admin API show it", async () => {
+    const shop = await createTestStore(t);
+    const variantId = (await product(shop, 5)).variants[0]!.id;
+    const cartId = await cart(shop, [{ variantId, quantity: 1 }]);
+    const made = await checkout(shop, { cartId, email: 'Buyer.Name@Example.com' });
+    const body = made.json<CheckoutBody & { order: { email: string } }>();
+    assert.equal(body.order.email, 'buyer.name@example.com', 'the buyer who typed it sees it');
+
+    const read = await sf(shop, 'GET', `/orders/${body.order.id}`);
+    assert.equal(read.json<{ email: string }>().email, 'b•••@example.com');
+    assert.doesNotMatch(read.body, /buyer\.name/, 'the address is nowhere in the view');
+    const staff = await admin(shop, 'GET', `/orders/${body.order.id}`);
+    assert.equal(staff.json<{ email: string }>().email, 'buyer.name@example.com');
+  });
+
+  test('how an address is masked', () => {
+    assert.equal(maskEmail('buyer@example.com'), 'b•••@example.com');
+    assert.equal(maskEmail('bo@example.com'), 'b•••@example.com');
+    assert.equal(maskEmail('i@example.com'), '•••@example.com', 'a one-character local part is not shown');
+    assert.equal(maskEmail('"a@b"@example.com'), '"•••@example.com', 'the domain follows the last @');
+    assert.equal(maskEmail('😀x@example.com'), '😀•••@example.com', 'a character, not half of one');
+    assert.equal(maskEmail('erased'), '•••');
   });
 });

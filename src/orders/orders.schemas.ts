@@ -23,7 +23,7 @@ const orderFields = {
   id: Type.String({ format: 'uuid' }),
   number: Type.Integer({ description: 'Sequential per store, from 1001.' }),
   status: OrderStatusSchema,
-  email: Type.String(),
+  email: Type.String({ description: "The buyer's address, as given at checkout (lower case)." }),
   country: Type.Union([Type.String(), Type.Null()]),
   lines: Type.Array(OrderLineSchema),
   subtotal: MoneySchema,
@@ -92,6 +92,10 @@ export type CheckoutBody = Static<typeof CheckoutBodySchema>;
 export const StorefrontOrderSchema = Type.Object(
   {
     ...orderFields,
+    email: Type.String({
+      description:
+        "The buyer's address, masked: the first character of the local part, `•••`, then `@` and the domain (`b•••@example.com`; a one-character local part shows none of it: `•••@example.com`). This view is read with the order's id and a publishable key alone, so it never carries the address; the checkout's answer (to the buyer who typed it) and the Admin API show it in full.",
+    }),
     payment: Type.Union([
       Type.Object({ provider: Type.String(), ref: Type.String(), status: PaymentStatusSchema }),
       Type.Null(),

@@ -14,7 +14,7 @@ import {
 } from './orders.repository.ts';
 import type { AdminOrder, StorefrontOrder } from './orders.schemas.ts';
 import type { OrderRow, OrderStatus } from './orders.tables.ts';
-import { orderView, paymentView, refundView } from './orders.views.ts';
+import { maskEmail, orderView, paymentView, refundView } from './orders.views.ts';
 import { orderRefunds } from './refunds.repository.ts';
 
 /** Reading orders: the buyer's polling view and the staff's views. */
@@ -27,7 +27,7 @@ async function loadOrder(deps: ReadDeps, storeId: string, orderId: string): Prom
   return order;
 }
 
-/** The buyer's view for polling (D4): the order with its current payment. */
+/** The buyer's view for polling (D4): the order with its current payment, the address masked. */
 export async function storefrontOrder(
   deps: ReadDeps,
   storeId: string,
@@ -40,6 +40,7 @@ export async function storefrontOrder(
   const { order, lines, payment } = found;
   return {
     ...orderView(order, lines),
+    email: maskEmail(order.email),
     payment: payment ? { provider: payment.provider, ref: payment.ref, status: payment.status } : null,
   };
 }

@@ -39,6 +39,20 @@ export function orderView(order: OrderRow, lines: readonly OrderLineFields[]): O
   };
 }
 
+/**
+ * The buyer's address as the storefront's order view shows it, the way shops do: the first
+ * character of the local part, `•••`, then `@` and the domain (`b•••@example.com`). The view is
+ * read with nothing but the order's id and a publishable key, both of which sit in browsers and
+ * URLs, so it must not carry the address itself. A one-character local part shows none of it
+ * (`•••@example.com`: no address is ever shown whole); a value without `@` shows as `•••`.
+ */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at === -1) return '•••';
+  const local = Array.from(email.slice(0, at));
+  return `${local.length > 1 ? local[0] : ''}•••${email.slice(at)}`;
+}
+
 export const paymentView = (row: PaymentRow): Payment => ({
   id: row.id,
   provider: row.provider,

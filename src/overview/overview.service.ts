@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { lowStock } from '../catalog/inventory.ts';
-import { findSendingDomainOf } from '../email/email.service.ts';
+import { sendingDomainStatus } from '../email/email.service.ts';
 import { orderActivity } from '../orders/orders.service.ts';
 import { getStore } from '../stores/stores.service.ts';
 import { countFailedDeliveries } from '../webhooks/webhooks.service.ts';
@@ -33,7 +33,7 @@ export async function storeOverview(
     orderActivity(deps, storeId, since),
     lowStock(deps.db, storeId, threshold, LOW_STOCK_LIMIT),
     countFailedDeliveries(deps, storeId),
-    findSendingDomainOf(deps, storeId),
+    sendingDomainStatus(deps, storeId),
   ]);
   return {
     since: since.toISOString(),
@@ -45,6 +45,6 @@ export async function storeOverview(
     },
     lowStock: { threshold, count: stock.count, variants: stock.variants },
     failedWebhookDeliveries,
-    sendingDomain: domain ? { domain: domain.domain, status: domain.status } : null,
+    sendingDomain: domain,
   };
 }

@@ -12,7 +12,7 @@ import { INVALID_LINK_PAGE, renderPaymentPage, withParams } from './sandbox.host
 
 const RETURN_URL = 'https://shop.example/checkout/return?order=abc';
 const CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self' https://shop.example; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; style-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self' https://shop.example; frame-ancestors 'none'";
 
 let t: TestApp;
 let shop: ShopDriver;
@@ -75,6 +75,7 @@ function assertHtml(response: { headers: Record<string, unknown> }, csp = CSP) {
   assert.equal(response.headers['content-security-policy'], csp);
   assert.equal(response.headers['x-content-type-options'], 'nosniff');
   assert.equal(response.headers['referrer-policy'], 'no-referrer');
+  assert.equal(response.headers['x-frame-options'], 'DENY');
   assert.equal(response.headers['cache-control'], 'no-store');
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { contentSecurityPolicy, pageSecurityHeaders } from '../http/security-headers.ts';
 import { escapeHtml } from '../lib/html.ts';
 import { formatMoney } from '../lib/money.ts';
 import type { IntentStatus } from './provider.ts';
@@ -114,12 +115,16 @@ export function returnLink(returnUrl: ReturnUrl, ref: string, status: RedirectSt
 
 /** The headers of every HTML answer: nothing runs, nothing loads from elsewhere, nothing is kept. */
 export function pageHeaders(returnUrl: ReturnUrl | null): Record<string, string> {
-  const formAction = ["'self'", ...(returnUrl?.origin ? [returnUrl.origin] : [])].join(' ');
+  const csp = contentSecurityPolicy({
+    'default-src': ["'none'"],
+    'style-src': ["'self'"],
+    'img-src': ["'self'"],
+    // The form posts here, and the answer redirects to the shop (form-action covers the redirect).
+    'form-action': ["'self'", ...(returnUrl?.origin ? [returnUrl.origin] : [])],
+  });
   return {
     'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`,
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    ...pageSecurityHeaders(csp),
     'cache-control': 'no-store',
   };
 }

@@ -51,6 +51,15 @@ export function storefrontRateLimit(limiter: RateLimiter) {
   };
 }
 
+/** 429 `rate_limited` with Retry-After, when a decision refuses. */
+function refuseOver(decision: RateLimitDecision, detail: (retryInSeconds: number) => string): void {
+  if (!decision.allowed) {
+    throw new AppError('rate_limited', 429, detail(decision.resetSeconds), {
+      headers: { 'retry-after': String(decision.resetSeconds) },
+    });
+  }
+}
+
 /**
  * preHandler for the admin sign-in routes (D30): at most RATE_LIMIT_SIGN_IN requests per client IP
  * and window across sign-in and verify, whatever store or address they name, so nobody can try
@@ -66,13 +75,33 @@ export function signInRateLimit(limiter: RateLimiter, perWindow: number) {
       clientLimit: perWindow,
       ip: request.ip,
     });
-    if (!decision.allowed) {
-      throw new AppError(
-        'rate_limited',
-        429,
-        `Too many sign-in attempts from this address; retry in ${decision.resetSeconds} s.`,
-        { headers: { 'retry-after': String(decision.resetSeconds) } },
-      );
-    }
+    refuseOver(decision, (s) => `Too many sign-in attempts from this address; retry in ${s} s.`);
+  };
+}
+
+/**
+ * A budget for one admin action of a store: at most `perWindow` uses per store and window, whoever
+ * asks and from wherever (the counters of the storefront budgets, in a scope of their own). Over
+ * it, throws 429 `rate_limited` with Retry-After.
+ */
+export function storeActionRateLimit(
+  limiter: RateLimiter,
+  perWindow: number,
+  /** `name` names the counters; `what` is the action in the refusal's words ("verify-now requests"). */
+  action: { name: string; what: string },
+) {
+  return async function limitStoreAction(storeId: string): Promise<void> {
+    const decision = await limiter.hit({
+      keyId: action.name,
+      storeId: `${action.name}:${storeId}`,
+      tier: 'public-write',
+      keyLimit: perWindow,
+      clientLimit: Number.MAX_SAFE_INTEGER,
+      ip: 'store',
+    });
+    refuseOver(
+      decision,
+      (s) => `This store's budget of ${perWindow} ${action.what} per window is used up; retry in ${s} s.`,
+    );
   };
 }

@@ -22,6 +22,7 @@ const ROOMY: RateLimitConfig = {
   ipRead: 1000,
   ipWrite: 1000,
   signIn: 1000,
+  domainVerify: 1000,
 };
 
 /** An app on the shared test database with small budgets (counters in Redis when REDIS_URL is set). */
@@ -340,7 +341,15 @@ describe('the limiter', () => {
 
   test('budgets: defaults per tier, key overrides, client sub-limit never above the key', () => {
     const limiter = new RateLimiter(
-      { windowMs: 60_000, publicRead: 6000, publicWrite: 600, ipRead: 1200, ipWrite: 300, signIn: 20 },
+      {
+        windowMs: 60_000,
+        publicRead: 6000,
+        publicWrite: 600,
+        ipRead: 1200,
+        ipWrite: 300,
+        signIn: 20,
+        domainVerify: 5,
+      },
       new MemoryCounterStore(),
     );
     assert.deepEqual(limiter.budgetsOf({ tier: 'public-read', keyLimit: null }), { key: 6000, client: 1200 });
@@ -354,7 +363,15 @@ describe('the limiter', () => {
 
   test("a client's budget is per store: rotating over a store's many keys does not multiply it (D31)", async () => {
     const limiter = new RateLimiter(
-      { windowMs: 60_000, publicRead: 100, publicWrite: 100, ipRead: 3, ipWrite: 3, signIn: 20 },
+      {
+        windowMs: 60_000,
+        publicRead: 100,
+        publicWrite: 100,
+        ipRead: 3,
+        ipWrite: 3,
+        signIn: 20,
+        domainVerify: 5,
+      },
       new MemoryCounterStore(),
       () => Date.parse('2030-01-01T00:00:00.000Z'),
     );
@@ -370,7 +387,7 @@ describe('the limiter', () => {
   test('counts reads and writes apart, reports the binding budget and resets with the window', async () => {
     let now = Date.parse('2030-01-01T00:00:00.000Z');
     const limiter = new RateLimiter(
-      { windowMs: 10_000, publicRead: 3, publicWrite: 2, ipRead: 2, ipWrite: 5, signIn: 20 },
+      { windowMs: 10_000, publicRead: 3, publicWrite: 2, ipRead: 2, ipWrite: 5, signIn: 20, domainVerify: 5 },
       new MemoryCounterStore(),
       () => now,
     );

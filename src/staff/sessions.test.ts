@@ -11,6 +11,7 @@ import {
   openTestDatabase,
   QueryObserver,
   startTestApp,
+  testConfig,
   waitFor,
   type TestApp,
   type TestDb,
@@ -23,16 +24,12 @@ let t: TestApp;
 before(async () => {
   db = await openTestDatabase();
   const counted = observedDb(db, new QueryObserver({ onQuery: () => (counter.count += 1) }));
-  t = await startTestApp({ db: counted, config: { rateLimits: { ...testRateLimits(), signIn: 8 } } });
+  t = await startTestApp({ db: counted, config: { rateLimits: { ...testConfig().rateLimits, signIn: 8 } } });
 });
 after(async () => {
   await t.close();
   await db.close();
 });
-
-function testRateLimits() {
-  return { windowMs: 60_000, publicRead: 6000, publicWrite: 600, ipRead: 1200, ipWrite: 300, signIn: 20 };
-}
 
 /** Each test speaks from its own client address, so the sign-in limit of one does not touch another. */
 const client = clientAddresses();

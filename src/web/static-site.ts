@@ -6,8 +6,8 @@
  * No wildcard route: it answers only what no API route matched (a not-found fallback), so
  * `/admin/v1/…` keeps its problem+json 404s and 405s.
  *
- * Every answer carries strict security headers: a Content-Security-Policy without inline scripts or
- * styles and no third-party origin, no framing, no sniffing, no referrer.
+ * Every answer carries the security headers of every page (http/security-headers.ts), with a
+ * Content-Security-Policy without inline scripts or styles and no third-party origin.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -15,6 +15,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addNotFoundFallback } from '../http/errors.ts';
+import { contentSecurityPolicy, pageSecurityHeaders } from '../http/security-headers.ts';
 import { escapeHtml } from '../lib/html.ts';
 
 const TYPES: Record<string, string> = {
@@ -31,28 +32,16 @@ const TYPES: Record<string, string> = {
 };
 
 /** The Content-Security-Policy of the built apps: only this origin; images also from https (product images). */
-export const SITE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' https: data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const SITE_CSP = contentSecurityPolicy({
+  'default-src': ["'self'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'", 'https:', 'data:'],
+  'font-src': ["'self'"],
+  'connect-src': ["'self'"],
+});
 
-const SECURITY_HEADERS = {
-  'content-security-policy': SITE_CSP,
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-  'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
-};
+const SECURITY_HEADERS = pageSecurityHeaders(SITE_CSP);
 
 interface SiteFile {
   body: Buffer;

@@ -1069,7 +1069,7 @@ export interface paths {
     put?: never;
     /**
      * Check the DNS records now
-     * @description Runs the periodic check at once and returns the domain with the status of each record. From pending or failed it starts a new verification window.
+     * @description Runs the periodic check at once and returns the domain with the status of each record. From pending or failed it starts a new verification window; it never moves `releaseAt`. At most RATE_LIMIT_DOMAIN_VERIFY (5) requests per store and minute (429 rate_limited with Retry-After).
      */
     post: operations['adminVerifySendingDomain'];
     delete?: never;
@@ -1605,6 +1605,7 @@ export interface components {
       number: number;
       /** @enum {string} */
       status: 'pending' | 'paid' | 'expired';
+      /** @description The buyer's address, as given at checkout (lower case). */
       email: string;
       country: string | null;
       lines: components['schemas']['Line'][];
@@ -2782,6 +2783,7 @@ export interface components {
       number: number;
       /** @enum {string} */
       status: 'pending' | 'paid' | 'expired';
+      /** @description The buyer's address, as given at checkout (lower case). */
       email: string;
       country: string | null;
       lines: components['schemas']['Line'][];
@@ -3766,6 +3768,8 @@ export interface components {
       verifiedAt: string | null;
       /** @description When verification gave up; null unless failed. */
       failedAt: string | null;
+      /** @description Unless verified by then, the domain is released (deleted, so that its real owner can register it): DOMAIN_RELEASE_AFTER (30 days) after registration, or after a verified domain's records were first found missing. Verify-now does not move it; null while verified. */
+      releaseAt: string | null;
     };
     /** SignInCodeRequest */
     SignInCodeRequest: {
@@ -3864,6 +3868,7 @@ export interface components {
       number: number;
       /** @enum {string} */
       status: 'pending' | 'paid' | 'expired';
+      /** @description The buyer's address, masked: the first character of the local part, `•••`, then `@` and the domain (`b•••@example.com`; a one-character local part shows none of it: `•••@example.com`). This view is read with the order's id and a publishable key alone, so it never carries the address; the checkout's answer (to the buyer who typed it) and the Admin API show it in full. */
       email: string;
       country: string | null;
       lines: components['schemas']['Line'][];
@@ -11981,6 +11986,17 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {

@@ -243,6 +243,9 @@ describe('email', () => {
       .waitFor();
     assert.equal(await page.evaluate('navigator.clipboard.readText()'), registered.dnsRecords[mx]!.value);
     await assertAccessible(page, 'email: records');
+    // The release clock (D32): the merchant sees until when the name is held unverified.
+    assert.ok(registered.releaseAt, 'an unverified domain has a release time');
+    await page.getByTestId('release-at').waitFor();
 
     // Four of five published: verify now shows which one is missing.
     const spf = registered.dnsRecords.findIndex((record) => record.type === 'TXT');
@@ -260,6 +263,7 @@ describe('email', () => {
     dns.publish(registered.dnsRecords);
     await page.getByRole('button', { name: 'Verify now' }).click();
     await page.getByText(`${domain} is verified: store mail now goes from your domain.`).waitFor();
+    assert.equal(await page.getByTestId('release-at').count(), 0, 'a verified domain is not released');
     await page.getByTestId('effective-from').getByText(`orders@${domain}`).waitFor();
     assert.equal((await admin.request('adminGetSenderState')).mode, 'custom-domain');
 

@@ -103,6 +103,8 @@ describe('buying in the reference shop', () => {
     assert.match(page.url(), /redirect_status=succeeded/);
     await page.getByRole('heading', { name: 'Thank you!', level: 1 }).waitFor({ timeout: 20_000 });
     await page.getByText(`Order #${orderNumber} is paid.`).waitFor();
+    // The storefront's order view masks the address (the page reads only that view).
+    await page.getByText('A confirmation is on its way to a•••@example.com.').waitFor();
     const order = await paidOrder(shop, orderIdOf(page));
     assert.equal(order.total.amount, 2400);
     assert.equal(order.country, 'DE');

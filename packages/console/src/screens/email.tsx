@@ -173,6 +173,14 @@ function Domain({ domain }: { domain: SendingDomain }) {
         ) : null}
         <dt>Registered</dt>
         <dd>{formatDateTime(domain.createdAt)}</dd>
+        {domain.releaseAt ? (
+          <>
+            <dt>Verify by</dt>
+            <dd data-testid="release-at">
+              {formatDateTime(domain.releaseAt)}; after that the domain is released for others to register
+            </dd>
+          </>
+        ) : null}
       </dl>
       <h3>DNS records</h3>
       <p className="muted">
