@@ -178,32 +178,22 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     app.addHook('onReady', () => readCache.start());
     app.addHook('onClose', () => readCache.close());
   }
-  const base = { db: runtime.db.kysely, clock: runtime.clock };
+  // Every feature's services get the runtime's one ServiceDeps (db, clock, cursors), plus what that
+  // feature alone needs.
+  const { services } = runtime;
   const sessions = { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs };
-  const storesDeps = base;
-  const staffDeps = { ...base, cursors: runtime.cursors };
-  const keysDeps = {
-    ...base,
-    cursors: runtime.cursors,
-    resolver: keys,
-    minimumBudgets: minimumKeyBudgets(config.rateLimits),
-  };
-  const catalogDeps = { ...base, cursors: runtime.cursors };
-  const contentDeps = { ...base, cursors: runtime.cursors };
-  const themesDeps = { ...base, cursors: runtime.cursors };
-  const appsDeps = { ...base, cursors: runtime.cursors };
+  const keysDeps = { ...services, resolver: keys, minimumBudgets: minimumKeyBudgets(config.rateLimits) };
   // Test sends go out from the API process itself, through the same SSRF-guarded agents as the relay.
   const webhookSender = new WebhookSender(config.webhooks);
   const webhookDeps = {
-    ...base,
-    cursors: runtime.cursors,
+    ...services,
     keyring,
     allowHttp: config.webhooks.allowHttp,
     sender: webhookSender,
-    sampleData: webhookSampleData(base),
+    sampleData: webhookSampleData(services),
   };
   const authDeps = {
-    ...base,
+    ...services,
     keyring,
     signInCodeKey: keyring.key('sign-in-code'),
     sessions,
@@ -270,10 +260,10 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       registerPreflight(storefront, '');
       storefront.addHook('onRequest', storefrontAuth(keys));
       storefront.addHook('onRequest', storefrontRateLimit(rateLimiter));
-      await storefront.register(storeStorefrontRoutes, { deps: storesDeps, readCache });
-      await storefront.register(catalogStorefrontRoutes, { deps: catalogDeps, readCache });
-      await storefront.register(contentStorefrontRoutes, { deps: contentDeps, readCache });
-      await storefront.register(cartsStorefrontRoutes, { deps: base });
+      await storefront.register(storeStorefrontRoutes, { deps: services, readCache });
+      await storefront.register(catalogStorefrontRoutes, { deps: services, readCache });
+      await storefront.register(contentStorefrontRoutes, { deps: services, readCache });
+      await storefront.register(cartsStorefrontRoutes, { deps: services });
       await storefront.register(ordersStorefrontRoutes, { deps: orders });
     },
     { prefix: STOREFRONT_PREFIX },
@@ -281,7 +271,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
 
   await app.register(
     async (admin) => {
-      admin.addHook('onRequest', staffAuth({ ...base, sessions }));
+      admin.addHook('onRequest', staffAuth({ ...services, sessions }));
       // Every admin route's access comes from the one table (ADMIN_ACCESS); a route missing from it
       // fails the build of the app. The role shows in the OpenAPI document as `x-staff-role`.
       admin.addHook('onRoute', (route) => {
@@ -295,17 +285,17 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       });
       admin.addHook('onSend', noStoreOnSend);
       await admin.register(authAdminRoutes, { deps: authDeps });
-      await admin.register(staffAdminRoutes, { deps: staffDeps });
-      await admin.register(settingsAdminRoutes, { deps: storesDeps });
+      await admin.register(staffAdminRoutes, { deps: services });
+      await admin.register(settingsAdminRoutes, { deps: services });
       await admin.register(keysAdminRoutes, { deps: keysDeps });
-      await admin.register(catalogAdminRoutes, { deps: catalogDeps });
-      await admin.register(contentAdminRoutes, { deps: contentDeps });
-      await admin.register(themesAdminRoutes, { deps: themesDeps });
-      await admin.register(appsAdminRoutes, { deps: appsDeps });
+      await admin.register(catalogAdminRoutes, { deps: services });
+      await admin.register(contentAdminRoutes, { deps: services });
+      await admin.register(themesAdminRoutes, { deps: services });
+      await admin.register(appsAdminRoutes, { deps: services });
       await admin.register(webhooksAdminRoutes, { deps: webhookDeps });
       await admin.register(emailAdminRoutes, {
         deps: {
-          ...base,
+          ...services,
           config,
           keyring,
           signals: runtime.signals,
@@ -315,7 +305,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       });
       await admin.register(ordersAdminRoutes, { deps: orders });
       await admin.register(pricingAdminRoutes, { deps: orders });
-      await admin.register(overviewAdminRoutes, { deps: base });
+      await admin.register(overviewAdminRoutes, { deps: services });
     },
     { prefix: ADMIN_PREFIX },
   );

@@ -19,17 +19,23 @@ export function backgroundLoops(
   runtime: Runtime,
   io: { log: Log; mailTransport: MailTransport },
 ): WorkerLoop[] {
-  const { config, clock, keyring, signals } = runtime;
-  const db = runtime.db.kysely;
+  const { config, keyring, signals, services } = runtime;
+  const { db } = services;
   const { log } = io;
   return [
-    sessionCleanupLoop({ db, clock }),
+    sessionCleanupLoop(services),
     retentionLoop(runtime, log),
     ...orderLoops(ordersDeps(runtime, log)),
-    ...webhookLoops({ db, keyring, clock, log, webhooks: config.webhooks, databaseUrl: config.databaseUrl }),
-    ...emailIdentityLoops({ db, config, clock, log, signals }),
+    ...webhookLoops({
+      ...services,
+      keyring,
+      log,
+      webhooks: config.webhooks,
+      databaseUrl: config.databaseUrl,
+    }),
+    ...emailIdentityLoops({ ...services, config, log, signals }),
     mailWorkerLoop({
-      db,
+      ...services,
       retryScheduleMs: config.mailRetryScheduleMs,
       concurrency: config.mailConcurrency,
       leaseMs: config.mailLeaseMs,
@@ -37,7 +43,6 @@ export function backgroundLoops(
       keyring,
       transport: io.mailTransport,
       senderOf: mailSenders({ db, config, keyring }),
-      clock,
       log,
     }),
     // PGlite runs no autovacuum: its tables' statistics are kept up to date here.

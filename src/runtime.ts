@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
+import type { ServiceDeps } from './db/service-deps.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { CursorCodec } from './lib/cursors.ts';
 import type { Keyring } from './lib/keyring.ts';
@@ -22,6 +23,8 @@ export interface Runtime {
   keyring: Keyring;
   /** Signs pagination cursors. */
   cursors: CursorCodec;
+  /** What every feature's services work with (db, clock, cursors): built here, once. */
+  services: ServiceDeps;
   /** Wakes this process's worker loops after a commit (mail queued, events recorded). */
   signals: WorkerSignals;
   /** The payment provider (built here, never inside the app). */
@@ -35,12 +38,14 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const keyring = await loadKeyring(db.kysely, config);
   const clock = options.clock ?? systemClock;
+  const cursors = new CursorCodec(keyring.key('cursor'));
   return {
     config,
     db,
     clock,
     keyring,
-    cursors: new CursorCodec(keyring.key('cursor')),
+    cursors,
+    services: { db: db.kysely, clock, cursors },
     signals: options.signals ?? new WorkerSignals(),
     payments: await createPayments(config.payments, { db: db.kysely, keyring, log: options.log, clock }),
   };
@@ -51,13 +56,11 @@ export function ordersDeps(runtime: Runtime, log: Log): OrdersDeps {
   const { orderTtlMs, idempotencyTtlMs, idempotencyLeaseMs, pendingOrdersPerClient } =
     runtime.config.payments;
   return {
-    db: runtime.db.kysely,
-    clock: runtime.clock,
+    ...runtime.services,
     log,
     keyring: runtime.keyring,
     provider: runtime.payments.provider,
     signals: runtime.signals,
-    cursors: runtime.cursors,
     settings: { orderTtlMs, idempotencyTtlMs, idempotencyLeaseMs, pendingOrdersPerClient },
   };
 }

@@ -27,8 +27,7 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
   const sessions = { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs };
   const demo = config.seedDemo
     ? await seedDemo({
-        db: db.kysely,
-        clock: runtime.clock,
+        ...runtime.services,
         sessions,
         baseUrl: config.publicBaseUrl,
         keyring: runtime.keyring,

@@ -1,26 +1,20 @@
 import type { EmittedData } from '../events/events.schemas.ts';
 import type { AppInstalledData } from './apps.events.ts';
-import type { Kysely } from 'kysely';
 import { byCreated } from '../db/keyset.ts';
-import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { CursorCodec, ListPage } from '../lib/cursors.ts';
+import type { ListPage } from '../lib/cursors.ts';
 import { AppError } from '../lib/errors.ts';
 import { appsQuery, insertApp } from './apps.repository.ts';
 import type { InstalledApp, NewApp } from './apps.schemas.ts';
 import type { AppRow } from './apps.tables.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 
 /**
  * Apps (DESIGN D19): a minimal admin resource, so that `app.installed` has a real source.
  * Installing records its event in the same transaction.
  */
 
-export interface AppsDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-  cursors: CursorCodec;
-}
+export type AppsDeps = ServiceDeps;
 
 export function appRowToApp(row: AppRow): InstalledApp {
   return { id: row.id, name: row.name, scopes: row.scopes, installedAt: row.created_at.toISOString() };

@@ -1,8 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { sellableVariants, type PricedVariant } from '../catalog/sellable.ts';
-import type { Database } from '../db/tables.ts';
-import type { Clock } from '../lib/clock.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
 import {
@@ -15,16 +12,14 @@ import {
 } from './carts.repository.ts';
 import type { Cart, Line } from './carts.schemas.ts';
 import type { CartItem, CartRow } from './carts.tables.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 
 export type { CartRow } from './carts.tables.ts';
 
 export const MAX_CART_LINES = 100;
 export const MAX_QUANTITY = 999;
 
-export interface CartsDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-}
+export type CartsDeps = Pick<ServiceDeps, 'db' | 'clock'>;
 
 /** A priced cart and its entity tag. */
 export interface PricedCart {

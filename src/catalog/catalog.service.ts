@@ -1,8 +1,5 @@
-import type { Kysely } from 'kysely';
 import { byCreated, keysetPage } from '../db/keyset.ts';
-import type { Database } from '../db/tables.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { CursorCodec, ListPage } from '../lib/cursors.ts';
+import type { ListPage } from '../lib/cursors.ts';
 import { notFound } from '../lib/errors.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
 import type { CollectionCard, ProductCard, ProductDetail } from './catalog.schemas.ts';
@@ -10,17 +7,14 @@ import type { ProductRow } from './catalog.tables.ts';
 import { activeMemberCardsQuery, collectionsQuery, findCollectionBySlug } from './collections.repository.ts';
 import { available } from './inventory.ts';
 import { activeCardsQuery, findActiveProduct, variantsOfProduct } from './products.repository.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 
 /**
  * The catalog: products with their variants and stock, and collections. `deps.db` may be a
  * transaction. The storefront's read-only catalog is here; admin use cases are in
  * products.service.ts and collections.service.ts.
  */
-export interface CatalogDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-  cursors: CursorCodec;
-}
+export type CatalogDeps = ServiceDeps;
 
 type Page = { limit?: number | undefined; cursor?: string | undefined };
 

@@ -1,27 +1,23 @@
-import type { Kysely, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
 import { revokeCredentials, storeCredential } from '../credentials/credentials.service.ts';
 import { lockScope } from '../db/advisory-lock.ts';
 import { byCreated } from '../db/keyset.ts';
-import type { Database } from '../db/tables.ts';
-import type { Clock } from '../lib/clock.ts';
 import { randomBase62 } from '../lib/crypto.ts';
-import type { CursorCodec, ListPage } from '../lib/cursors.ts';
+import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import { normalizeOrigin } from '../lib/validate.ts';
 import type { KeyResolver } from './key-resolver.ts';
 import { countActiveKeys, findKey, insertKey, keysQuery, markRevoked, updateKey } from './keys.repository.ts';
 import type { CreatedKey, KeyPatch, NewKey, StorefrontKey } from './keys.schemas.ts';
 import type { StorefrontKeyRow, StorefrontKeyTable } from './keys.tables.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 
 export const KEY_PREFIX_LENGTH = 12;
 export const MAX_ALLOWED_ORIGINS = 50;
 /** Active (not revoked) publishable keys a store may have (D31). */
 export const MAX_KEYS_PER_STORE = 50;
 
-export interface KeysDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-  cursors: CursorCodec;
+export interface KeysDeps extends ServiceDeps {
   /** Forgets a store's cached keys once one changes (this process at once, others within the TTL). */
   resolver: Pick<KeyResolver, 'forgetStore'>;
   /** The least a key's own budget may be set to (D52: KEY_BUDGET_CLIENTS clients' budgets). */

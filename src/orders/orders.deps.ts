@@ -1,11 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/tables.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { CursorCodec } from '../lib/cursors.ts';
 import type { Keyring } from '../lib/keyring.ts';
 import type { Log } from '../lib/log.ts';
 import type { PaymentProvider } from '../payments/provider.ts';
 import type { WorkerSignals } from '../workers/runner.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 
 /** Checkout and order settings (PaymentsConfig's ORDER_TTL, IDEMPOTENCY_TTL, IDEMPOTENCY_LEASE, PENDING_ORDERS_PER_CLIENT). */
 export interface OrderSettings {
@@ -23,9 +20,7 @@ export interface OrderSettings {
  * What orders work with: checkout, the money path (provider events, refunds, expiry) and the admin
  * views. Every function takes these first, or the part of them it uses (`db` may be a transaction).
  */
-export interface OrdersDeps {
-  db: Kysely<Database>;
-  clock: Clock;
+export interface OrdersDeps extends ServiceDeps {
   log: Log;
   /** Seals payment client secrets and stored idempotent answers (D28). */
   keyring: Keyring;
@@ -33,6 +28,5 @@ export interface OrdersDeps {
   provider: PaymentProvider;
   /** Wakes this process's mail loop after a commit that queued mail. */
   signals: WorkerSignals;
-  cursors: CursorCodec;
   settings: OrderSettings;
 }

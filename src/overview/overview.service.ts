@@ -1,5 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/tables.ts';
 import { lowStock } from '../catalog/inventory.ts';
 import { sendingDomainStatus } from '../email/email.service.ts';
 import { orderActivity } from '../orders/orders.service.ts';
@@ -11,15 +9,14 @@ import {
   type AdminOverview,
   type OverviewQuery,
 } from './overview.schemas.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 
 /**
  * The console's home (composition: it reads several features, each through its own service, and
  * no feature depends on it). Every number is counted or summed by the database, in this store only.
  */
 
-export interface OverviewDeps {
-  db: Kysely<Database>;
-}
+export type OverviewDeps = Pick<ServiceDeps, 'db'>;
 
 export async function storeOverview(
   deps: OverviewDeps,

@@ -1,12 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import { resolveCredential } from '../credentials/credentials.service.ts';
-import type { Database } from '../db/tables.ts';
-import type { Clock } from '../lib/clock.ts';
 import { forbidden, unauthorized } from '../lib/errors.ts';
 import { roleMayCall } from '../http/admin-access.ts';
 import { findLiveSession, slideSession } from './staff.repository.ts';
 import type { SessionLifetime } from './staff.service.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 
 export const STAFF_TOKEN_PATTERN = /^st_[0-9A-Za-z]{40}$/;
 
@@ -20,9 +18,7 @@ function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
-export interface StaffAuthDeps {
-  db: Kysely<Database>;
-  clock: Clock;
+export interface StaffAuthDeps extends Pick<ServiceDeps, 'db' | 'clock'> {
   sessions: SessionLifetime;
 }
 

@@ -3,9 +3,8 @@ import { revokeCredentials, storeCredential } from '../credentials/credentials.s
 import { byCreated } from '../db/keyset.ts';
 import type { Database } from '../db/tables.ts';
 import type { StaffRole } from '../http/principals.ts';
-import type { Clock } from '../lib/clock.ts';
 import { randomBase62 } from '../lib/crypto.ts';
-import type { CursorCodec, ListPage } from '../lib/cursors.ts';
+import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 import { isEmail } from '../lib/validate.ts';
 import {
@@ -21,14 +20,11 @@ import {
 } from './staff.repository.ts';
 import type { StaffMember } from './staff.schemas.ts';
 import type { StaffMemberRow } from './staff.tables.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 
 export const STAFF_TOKEN_PREFIX = 'st_';
 
-export interface StaffDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-  cursors: CursorCodec;
-}
+export type StaffDeps = ServiceDeps;
 
 /** How long staff sessions live (D30). */
 export interface SessionLifetime {

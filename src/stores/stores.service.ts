@@ -1,6 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/tables.ts';
-import type { Clock } from '../lib/clock.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import { isCurrency, isEmail, isSlug } from '../lib/validate.ts';
 import {
@@ -12,15 +9,13 @@ import {
 } from './stores.repository.ts';
 import type { StoreSettings, StoreSettingsPatch, StorefrontStore } from './stores.schemas.ts';
 import type { StoreRow } from './stores.tables.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 
 /**
  * Stores: the tenants. This feature is the only reader and writer of the `stores` table; every
  * other feature asks it through these functions (`deps.db` may be a transaction).
  */
-export interface StoresDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-}
+export type StoresDeps = Pick<ServiceDeps, 'db' | 'clock'>;
 
 /** A store as the rest of the service sees it. */
 export interface Store {

@@ -21,9 +21,7 @@ import { openStaffSession } from '../staff/staff.service.ts';
 import { createStore } from '../onboarding/onboarding.service.ts';
 import type { Store } from '../stores/stores.service.ts';
 import type { SessionLifetime } from '../staff/staff.service.ts';
-import type { Database } from '../db/tables.ts';
 import type {
-  Kysely,
   KyselyPlugin,
   PluginTransformQueryArgs,
   PluginTransformResultArgs,
@@ -37,6 +35,7 @@ import { createRuntime, type Runtime } from '../runtime.ts';
 import { startWorkers, type RunningWorkers } from '../workers/runner.ts';
 import { pgliteFromTemplate } from './template.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 
 /** The configuration tests run with: the process environment (DATABASE_URL, REDIS_URL) plus overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {
@@ -150,8 +149,8 @@ async function withAdmin<T>(url: string, fn: (client: pg.Client) => Promise<T>):
 export interface TestApp {
   app: App;
   db: Db;
-  /** What service functions called directly by tests need: the database, the clock, session lifetimes. */
-  deps: { db: Kysely<Database>; clock: TestClock; sessions: SessionLifetime };
+  /** What service functions called directly by tests need: the runtime's ServiceDeps (with its test clock) and session lifetimes. */
+  deps: ServiceDeps & { clock: TestClock; sessions: SessionLifetime };
   /** The runtime the app and its workers were built on (keyring, payment provider, signals, …). */
   runtime: Runtime;
   config: Readonly<Config>;
@@ -293,7 +292,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     app,
     db,
     deps: {
-      db: db.kysely,
+      ...runtime.services,
       clock,
       sessions: { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs },
     },

@@ -1,27 +1,21 @@
 import type { EmittedData } from '../events/events.schemas.ts';
 import type { ThemePublishedData } from './themes.events.ts';
-import type { Kysely } from 'kysely';
 import { lockScope } from '../db/advisory-lock.ts';
 import { byCreated } from '../db/keyset.ts';
-import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { CursorCodec, ListPage } from '../lib/cursors.ts';
+import type { ListPage } from '../lib/cursors.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
 import { findTheme, insertTheme, markLive, themesQuery, unpublishLiveTheme } from './themes.repository.ts';
 import type { NewTheme, Theme } from './themes.schemas.ts';
 import type { ThemeRow } from './themes.tables.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 
 /**
  * Themes (DESIGN D19): a minimal admin resource, so that `theme.published` has a real source.
  * Publishing records its event in the same transaction.
  */
 
-export interface ThemesDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-  cursors: CursorCodec;
-}
+export type ThemesDeps = ServiceDeps;
 
 const MAX_SETTINGS_BYTES = 64 * 1024;
 

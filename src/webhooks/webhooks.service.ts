@@ -4,8 +4,7 @@ import { lockScope } from '../db/advisory-lock.ts';
 import { byCreated } from '../db/keyset.ts';
 import type { Database } from '../db/tables.ts';
 import { isEventType, type EventType } from '../events/events.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { CursorCodec, ListPage } from '../lib/cursors.ts';
+import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 import type { Keyring } from '../lib/keyring.ts';
 import {
@@ -44,6 +43,7 @@ import { encryptSecret, generateEndpointSecret, signingKey, signingSecrets } fro
 import { webhookHeaders, type WebhookSender } from './webhooks.sender.ts';
 import type { WebhookEndpointRow, WebhookEndpointTable } from './webhooks.tables.ts';
 import { checkEndpointUrl } from './webhooks.url-guard.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 
 /** How long the previous secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -51,10 +51,7 @@ export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 export const MAX_ENDPOINTS_PER_STORE = 20;
 const REPLAY_BATCH = 1000;
 
-export interface WebhookDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-  cursors: CursorCodec;
+export interface WebhookDeps extends ServiceDeps {
   /** Seals and opens endpoint signing secrets (webhooks.secrets.ts). */
   keyring: Keyring;
   /** Allow http:// endpoints on loopback addresses (ALLOW_HTTP_WEBHOOKS; development and tests). */
