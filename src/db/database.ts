@@ -200,7 +200,11 @@ function openPostgres(
     // A database that does not answer a new connection (stopped, partitioned) fails the request in
     // flight after this long instead of holding it forever.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // TCP keep-alive probes after 10 s of silence (the kernel's default waits two hours), so a
+    // connection whose server vanished without a word (a partition, a host that died) is found
+    // dead in minutes and its statement fails instead of hanging.
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     types: { getTypeParser: postgresTypeParser as typeof pg.types.getTypeParser },
   });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
