@@ -123,7 +123,7 @@ describe('storefront keys', () => {
     const row = page.locator('tr', { hasText: 'Main shop' });
     await row.locator('code.key-prefix', { hasText: `${created.keyPrefix}…` }).waitFor();
     await row.getByText('https://www.shop.example:8443').waitFor();
-    await row.getByText('Read 500').waitFor();
+    await row.getByText('Read 90,000').waitFor();
     await assertAccessible(page, 'keys: secret shown once');
     await screenshot(page, 'keys');
 
