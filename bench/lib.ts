@@ -53,6 +53,15 @@ export function positiveInteger(name: string, raw: string, min: number, max: num
   return value;
 }
 
+/** `--compare DIR`: the absolute path of another checkout of this project, or null when not given. */
+export function compareCheckout(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  const compare = path.resolve(raw);
+  if (!existsSync(path.join(compare, 'bin', 'storefront.js')))
+    throw new UsageError(`--compare must be a checkout of this project (no bin/storefront.js in ${compare})`);
+  return compare;
+}
+
 /** Type guard for a parsed JSON object. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -13,7 +13,6 @@
  *                         [--compare DIR] [--output bench/RESULTS.md] [--no-write]
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,6 +26,7 @@ import { createStore } from '../src/onboarding/onboarding.service.ts';
 import {
   alive,
   commitOf,
+  compareCheckout,
   createDatabase,
   machine,
   positiveInteger,
@@ -36,7 +36,6 @@ import {
   startWorker,
   stopChild,
   temporaryDirectory,
-  UsageError,
 } from './lib.ts';
 
 const HELP = `Usage: npm run bench:mail -- [options]
@@ -80,10 +79,7 @@ function parseOptions(argv: string[]): Options | null {
     },
   });
   if (values.help) return null;
-  const compare = values.compare === undefined ? null : path.resolve(values.compare);
-  if (compare !== null && !existsSync(path.join(compare, 'src', 'main.ts'))) {
-    throw new UsageError(`--compare must be a checkout of this project (no src/main.ts in ${compare})`);
-  }
+  const compare = compareCheckout(values.compare);
   return {
     mails: positiveInteger('mails', values.mails, 1, 1_000_000),
     latencyMs: positiveInteger('latency', values.latency, 0, 10_000),

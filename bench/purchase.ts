@@ -22,7 +22,7 @@
  *                             [--output bench/RESULTS.md] [--no-write]
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -31,6 +31,7 @@ import {
   alive,
   cli,
   commitOf,
+  compareCheckout,
   cpuSecondsOf,
   createDatabase,
   freePort,
@@ -127,10 +128,7 @@ function parseOptions(argv: string[]): Options | null {
     },
   });
   if (values.help) return null;
-  const compare = values.compare === undefined ? null : path.resolve(values.compare);
-  if (compare !== null && !existsSync(path.join(compare, 'src', 'main.ts'))) {
-    throw new UsageError(`--compare must be a checkout of this project (no src/main.ts in ${compare})`);
-  }
+  const compare = compareCheckout(values.compare);
   if (!/^[a-z_][a-z0-9_]{0,40}$/.test(values['db-prefix'])) {
     throw new UsageError('--db-prefix must be lower-case letters, digits and underscores (at most 41)');
   }

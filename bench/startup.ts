@@ -33,6 +33,7 @@ import {
   UsageError,
   type Machine,
   UNLIMITED_RATES,
+  compareCheckout,
 } from './lib.ts';
 
 const STORE = 'startup';
@@ -86,14 +87,7 @@ function parseOptions(argv: string[]): Options | null {
     },
   });
   if (values.help) return null;
-  const compare = values.compare === undefined ? null : path.resolve(values.compare);
-  if (compare !== null) {
-    try {
-      readFileSync(path.join(compare, 'bin', 'storefront.js'));
-    } catch {
-      throw new UsageError(`--compare ${compare}: no bin/storefront.js there`);
-    }
-  }
+  const compare = compareCheckout(values.compare);
   return {
     runs: positiveInteger('runs', values.runs, 1, 100),
     products: positiveInteger('products', values.products, 1, 1_000_000),

@@ -27,6 +27,7 @@ import {
   type ServiceProcess,
   type TestApp,
   type TestDb,
+  skipUnlessPostgres,
 } from '../test/harness.ts';
 import {
   registerEndpoint,
@@ -37,7 +38,6 @@ import {
 
 const BUYERS = 6;
 const TERMINATIONS = 3;
-const onPostgres = process.env.DATABASE_URL ? false : 'needs PostgreSQL (DATABASE_URL); runs under .ci/run';
 
 let db: TestDb;
 let t: TestApp;
@@ -46,7 +46,7 @@ let mailDir: string;
 const servers: ServiceProcess[] = [];
 
 before(async () => {
-  if (onPostgres) return;
+  if (skipUnlessPostgres) return;
   db = await openTestDatabase();
   t = await startTestApp({ db, config: webhookTestConfig() });
   receiver = await startReceiver();
@@ -67,7 +67,7 @@ before(async () => {
   }
 });
 after(async () => {
-  if (onPostgres) return;
+  if (skipUnlessPostgres) return;
   for (const server of servers) {
     if (server.child.exitCode !== null || server.child.signalCode !== null) continue;
     server.child.kill('SIGTERM');
@@ -92,7 +92,7 @@ async function terminateServiceConnections(): Promise<number> {
 
 test(
   'every connection of the service terminated under a purchase load: processes survive, nothing is lost, work resumes',
-  { skip: onPostgres },
+  { skip: skipUnlessPostgres },
   async () => {
     const shop = await ShopDriver.open(t);
     await registerEndpoint(t, shop.shop, receiver.url);

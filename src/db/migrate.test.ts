@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { sql, type Kysely } from 'kysely';
-import { openBlankPostgres } from '../test/harness.ts';
+import { openBlankPostgres, skipUnlessPostgres } from '../test/harness.ts';
 import { openDatabase, pgliteParsers, type Db } from './database.ts';
 import { migrateToLatest, migrationNames } from './migrate.ts';
 
@@ -94,8 +94,7 @@ describe('migrations', () => {
 
   // Without DATABASE_URL there is no server to test against: reported as skipped on the embedded
   // run; .ci/run runs the suite on PostgreSQL too, where it runs.
-  const onPostgres = process.env.DATABASE_URL ? false : 'needs PostgreSQL (DATABASE_URL); runs under .ci/run';
-  test('apply on an empty PostgreSQL database', { skip: onPostgres }, async () => {
+  test('apply on an empty PostgreSQL database', { skip: skipUnlessPostgres }, async () => {
     const blank = await openBlankPostgres();
     if (!blank) throw new Error('DATABASE_URL is set, so a blank PostgreSQL database must open');
     let db: Db | null = null;

@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { openBlankPostgres } from '../test/harness.ts';
+import { openBlankPostgres, skipUnlessPostgres } from '../test/harness.ts';
 import { openDatabase, type Db } from './database.ts';
 
 /**
  * Named prepared statements on PostgreSQL (decision `prepared-statements`). The embedded database
  * has no connection pool, so this file runs on PostgreSQL only (.ci/run runs the suite there too).
  */
-const onPostgres = process.env.DATABASE_URL ? false : 'needs PostgreSQL (DATABASE_URL); runs under .ci/run';
 
-describe('prepared statements', { skip: onPostgres }, () => {
+describe('prepared statements', { skip: skipUnlessPostgres }, () => {
   let blank: { url: string; drop(): Promise<void> } | null = null;
   let db: Db | null = null;
   let k: Kysely<unknown>;

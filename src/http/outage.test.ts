@@ -17,11 +17,10 @@ import {
   type ServiceProcess,
   type TestApp,
   type TestDb,
+  skipUnlessPostgres,
 } from '../test/harness.ts';
 import { startTcpProxy, type TcpProxy } from '../test/tcp-proxy.ts';
 import { ShopDriver } from '../orders/orders.test-support.ts';
-
-const onPostgres = process.env.DATABASE_URL ? false : 'needs PostgreSQL (DATABASE_URL); runs under .ci/run';
 
 let db: TestDb;
 let t: TestApp;
@@ -29,7 +28,7 @@ let proxy: TcpProxy;
 let server: ServiceProcess;
 
 before(async () => {
-  if (onPostgres) return;
+  if (skipUnlessPostgres) return;
   db = await openTestDatabase();
   t = await startTestApp({ db });
   const target = new URL(db.url!);
@@ -44,7 +43,7 @@ before(async () => {
   });
 });
 after(async () => {
-  if (onPostgres) return;
+  if (skipUnlessPostgres) return;
   if (server.child.exitCode === null && server.child.signalCode === null) {
     server.child.kill('SIGTERM');
     await new Promise((resolve) => server.child.once('exit', resolve));
@@ -65,7 +64,7 @@ function warnings(output: string): { level: number; msg: string; err?: unknown; 
 
 test(
   'a database outage answers 503 with Retry-After, logs once, and the service recovers by itself',
-  { skip: onPostgres },
+  { skip: skipUnlessPostgres },
   async () => {
     const shop = await ShopDriver.open(t);
     const variantId = await shop.variant(10);

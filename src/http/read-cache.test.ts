@@ -16,6 +16,7 @@ import {
   type TestApp,
   type TestDb,
   type TestStore,
+  skipUnlessPostgres,
 } from '../test/harness.ts';
 import { ReadCache } from './read-cache.ts';
 import { etagOf } from './caching.ts';
@@ -455,13 +456,11 @@ describe('the versions the triggers keep', () => {
   });
 });
 
-const onPostgres = process.env.DATABASE_URL ? false : 'needs PostgreSQL (DATABASE_URL); runs under .ci/run';
-
 const serve = () => serveProcess(db, t.config.secretKey!, { RUN_WORKERS: '0' });
 
 test(
   'two processes: a change committed by one is served by the other within a second',
-  { skip: onPostgres },
+  { skip: skipUnlessPostgres },
   async () => {
     const shop = await createTestStore(t);
     const lamp = await product(shop, 'Lamp', 10);

@@ -17,26 +17,26 @@ import {
   waitFor,
   type TestApp,
   type TestDb,
+  skipUnlessPostgres,
 } from '../test/harness.ts';
 import { enqueueMail } from './outbox.ts';
 
 const MAILS = 150;
 const CONCURRENCY = 4;
-const onPostgres = process.env.DATABASE_URL ? false : 'needs PostgreSQL (DATABASE_URL); runs under .ci/run';
 
 let db: TestDb;
 let t: TestApp;
 let sink: SmtpSink;
 
 before(async () => {
-  if (onPostgres) return;
+  if (skipUnlessPostgres) return;
   db = await openTestDatabase();
   t = await startTestApp({ db });
   // 20 ms per message: a batch takes long enough to be killed in its middle.
   sink = await startSmtpSink({ delayMs: 20 });
 });
 after(async () => {
-  if (onPostgres) return;
+  if (skipUnlessPostgres) return;
   await sink.close();
   await t.close();
   await db.close();
@@ -63,7 +63,7 @@ const worker = () =>
 
 test(
   'SIGKILL of the mail worker mid-batch: every mail arrives, at most those in flight twice, with one Message-ID',
-  { skip: onPostgres },
+  { skip: skipUnlessPostgres },
   async () => {
     const { store } = await createTestStore(t);
     const ids = new Set<string>();

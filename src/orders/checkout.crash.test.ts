@@ -8,22 +8,28 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
-import { openTestDatabase, serveProcess, startTestApp, type TestApp, type TestDb } from '../test/harness.ts';
+import {
+  openTestDatabase,
+  serveProcess,
+  startTestApp,
+  type TestApp,
+  type TestDb,
+  skipUnlessPostgres,
+} from '../test/harness.ts';
 import { ShopDriver } from './orders.test-support.ts';
 
 const BUYERS = 120;
-const onPostgres = process.env.DATABASE_URL ? false : 'needs PostgreSQL (DATABASE_URL); runs under .ci/run';
 
 let db: TestDb;
 let t: TestApp;
 
 before(async () => {
-  if (onPostgres) return;
+  if (skipUnlessPostgres) return;
   db = await openTestDatabase();
   t = await startTestApp({ db });
 });
 after(async () => {
-  if (onPostgres) return;
+  if (skipUnlessPostgres) return;
   await t.close();
   await db.close();
 });
@@ -56,7 +62,7 @@ async function checkout(url: string, publishableKey: string, attempt: Attempt) {
 
 test(
   `SIGKILL during ${BUYERS} concurrent checkouts: every retried key gets its one order`,
-  { skip: onPostgres },
+  { skip: skipUnlessPostgres },
   async () => {
     const shop = await ShopDriver.open(t);
     const variantId = await shop.variant(BUYERS * 2);

@@ -452,3 +452,11 @@ export function serveProcess(
     );
   });
 }
+
+/**
+ * The `skip` option of a test that needs PostgreSQL (several sessions, child processes on one
+ * database): false there, the reason on the embedded database. `.ci/run` runs them on PostgreSQL.
+ */
+export const skipUnlessPostgres: false | string = process.env.DATABASE_URL
+  ? false
+  : 'needs PostgreSQL (DATABASE_URL); runs under .ci/run';
