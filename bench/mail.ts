@@ -111,6 +111,7 @@ async function startSink(latencyMs: number) {
       });
     },
   });
+  server.on('error', () => {}); // a worker stopped mid-transaction resets its connection
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`,

@@ -163,7 +163,8 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
 
   const { keyring, payments } = runtime;
   const rateLimiter = await createRateLimiter(config.rateLimits, config.redisUrl, runtime.clock, app.log);
-  const keys = new KeyResolver(runtime.db.kysely, config.keyCacheTtlMs);
+  const { clock } = runtime;
+  const keys = new KeyResolver(runtime.db.kysely, config.keyCacheTtlMs, () => clock.now().getTime());
   const readCache =
     config.readCacheBytes > 0
       ? new ReadCache({

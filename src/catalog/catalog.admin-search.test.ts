@@ -21,20 +21,12 @@ interface ProductPage {
   nextCursor: string | null;
 }
 
-const admin = (shop: TestStore, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
-  t.app.inject({
-    method,
-    url: `/admin/v1${url}`,
-    headers: { authorization: `Bearer ${shop.staffToken}` },
-    ...(payload === undefined ? {} : { payload }),
-  });
-
 async function product(
   shop: TestStore,
   title: string,
   options: { skus?: (string | null)[]; status?: string; tags?: string[]; price?: number } = {},
 ): Promise<Product> {
-  const response = await admin(shop, 'POST', '/products', {
+  const response = await t.admin(shop).post('/products', {
     title,
     status: options.status ?? 'active',
     tags: options.tags ?? [],
@@ -50,7 +42,7 @@ async function product(
 }
 
 async function search(shop: TestStore, query: string): Promise<string[]> {
-  const response = await admin(shop, 'GET', `/products?${query}`);
+  const response = await t.admin(shop).get(`/products?${query}`);
   assert.equal(response.statusCode, 200, response.body);
   return response.json<ProductPage>().items.map((p) => p.title);
 }
@@ -61,11 +53,9 @@ async function walk(shop: TestStore, url: string, limit: number): Promise<string
   let cursor: string | null = null;
   for (let page = 0; page < 50; page++) {
     const separator = url.includes('?') ? '&' : '?';
-    const response = await admin(
-      shop,
-      'GET',
-      `${url}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    );
+    const response = await t
+      .admin(shop)
+      .get(`${url}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     assert.equal(response.statusCode, 200, response.body);
     const body = response.json<ProductPage>();
     assert.ok(body.items.length <= limit);
@@ -96,9 +86,9 @@ describe('admin product search (q)', () => {
     assert.deepEqual(await search(shop, `q=${encodeURIComponent('  coat ')}`), ['Wool Coat'], 'trimmed');
     assert.equal((await search(other, 'q=linen')).length, 1);
 
-    const empty = await admin(shop, 'GET', '/products?q=');
+    const empty = await t.admin(shop).get('/products?q=');
     assert.equal(empty.statusCode, 400);
-    const long = await admin(shop, 'GET', `/products?q=${'x'.repeat(201)}`);
+    const long = await t.admin(shop).get(`/products?q=${'x'.repeat(201)}`);
     assert.equal(long.statusCode, 400);
   });
 
@@ -115,7 +105,7 @@ describe('admin product search (q)', () => {
       assert.deepEqual(await walk(shop, '/products?q=mug', limit), matching, `limit ${limit}`);
     }
 
-    const first = (await admin(shop, 'GET', '/products?q=mug&limit=2')).json<ProductPage>();
+    const first = (await t.admin(shop).get('/products?q=mug&limit=2')).json<ProductPage>();
     assert.ok(first.nextCursor);
     const cursor = encodeURIComponent(first.nextCursor);
     for (const query of [
@@ -123,11 +113,11 @@ describe('admin product search (q)', () => {
       `cursor=${cursor}`,
       `q=mug&status=draft&cursor=${cursor}`,
     ]) {
-      const response = await admin(shop, 'GET', `/products?${query}`);
+      const response = await t.admin(shop).get(`/products?${query}`);
       assert.equal(response.statusCode, 400, query);
       assert.equal(response.json<{ errors: { pointer: string }[] }>().errors[0]?.pointer, '/cursor');
     }
-    const next = (await admin(shop, 'GET', `/products?q=mug&limit=2&cursor=${cursor}`)).json<ProductPage>();
+    const next = (await t.admin(shop).get(`/products?q=mug&limit=2&cursor=${cursor}`)).json<ProductPage>();
     assert.deepEqual(
       next.items.map((p) => p.id),
       matching.slice(2, 4),
@@ -142,7 +132,7 @@ describe("a collection's products (admin)", () => {
     const a = await product(shop, 'A');
     const b = await product(shop, 'B', { status: 'draft' });
     const c = await product(shop, 'C', { status: 'archived' });
-    const created = await admin(shop, 'POST', '/collections', {
+    const created = await t.admin(shop).post('/collections', {
       title: 'Picks',
       slug: 'picks',
       kind: 'manual',
@@ -150,10 +140,10 @@ describe("a collection's products (admin)", () => {
     });
     const collection = created.json<{ id: string }>();
     assert.deepEqual(await walk(shop, `/collections/${collection.id}/products`, 2), [c.id, a.id, b.id]);
-    await admin(shop, 'PATCH', `/collections/${collection.id}`, { productIds: [b.id, c.id] });
+    await t.admin(shop).patch(`/collections/${collection.id}`, { productIds: [b.id, c.id] });
     assert.deepEqual(await walk(shop, `/collections/${collection.id}/products`, 1), [b.id, c.id]);
 
-    const smart = await admin(shop, 'POST', '/collections', {
+    const smart = await t.admin(shop).post('/collections', {
       title: 'Single letters',
       slug: 'letters',
       kind: 'smart',
@@ -170,8 +160,8 @@ describe("a collection's products (admin)", () => {
       c.id,
     ]);
 
-    assert.equal((await admin(other, 'GET', `/collections/${collection.id}/products`)).statusCode, 404);
-    const unknown = await admin(shop, 'GET', '/collections/2b1e0b9e-7b36-4a57-9b8e-3f5a0e6f4c11/products');
+    assert.equal((await t.admin(other).get(`/collections/${collection.id}/products`)).statusCode, 404);
+    const unknown = await t.admin(shop).get('/collections/2b1e0b9e-7b36-4a57-9b8e-3f5a0e6f4c11/products');
     assert.equal(unknown.statusCode, 404);
   });
 });
@@ -188,7 +178,7 @@ describe('smart rules preview', () => {
     const before = await listEvents(t.db.kysely, shop.store.id);
 
     const rules = { match: 'all', conditions: [{ field: 'tag', op: 'eq', value: 'summer' }] };
-    const preview = await admin(shop, 'POST', '/collections/preview', { rules });
+    const preview = await t.admin(shop).post('/collections/preview', { rules });
     assert.equal(preview.statusCode, 200, preview.body);
     const body = preview.json<{ items: Product[]; total: number }>();
     assert.deepEqual(
@@ -198,7 +188,7 @@ describe('smart rules preview', () => {
     assert.equal(body.total, 3);
 
     // The same rule engine as a smart collection: its products are the preview's.
-    const smart = await admin(shop, 'POST', '/collections', {
+    const smart = await t.admin(shop).post('/collections', {
       title: 'Summer',
       slug: 'summer',
       kind: 'smart',
@@ -210,7 +200,7 @@ describe('smart rules preview', () => {
       body.items.map((p) => p.id),
     );
 
-    const cheap = await admin(shop, 'POST', '/collections/preview', {
+    const cheap = await t.admin(shop).post('/collections/preview', {
       rules: {
         match: 'all',
         conditions: [
@@ -226,7 +216,7 @@ describe('smart rules preview', () => {
     );
     assert.equal(cheap.json<{ total: number }>().total, 2);
 
-    const none = await admin(shop, 'POST', '/collections/preview', {
+    const none = await t.admin(shop).post('/collections/preview', {
       rules: { match: 'any', conditions: [{ field: 'title', op: 'contains', value: 'zzz' }] },
     });
     assert.deepEqual(none.json(), { items: [], total: 0 });
@@ -255,7 +245,7 @@ describe('smart rules preview', () => {
       [{ match: 'some', conditions: [{ field: 'tag', op: 'eq', value: 'x' }] }, '/rules/match'],
     ];
     for (const [rules, pointer] of cases) {
-      const response = await admin(shop, 'POST', '/collections/preview', { rules });
+      const response = await t.admin(shop).post('/collections/preview', { rules });
       assert.equal(response.statusCode, 400, `${JSON.stringify(rules)}: ${response.body}`);
       const errors = response.json<{ errors?: { pointer: string }[] }>().errors ?? [];
       assert.ok(
@@ -263,7 +253,7 @@ describe('smart rules preview', () => {
         `${pointer} in ${JSON.stringify(errors)}`,
       );
     }
-    const tooMany = await admin(shop, 'POST', '/collections/preview', {
+    const tooMany = await t.admin(shop).post('/collections/preview', {
       rules: { match: 'all', conditions: [{ field: 'tag', op: 'eq', value: 'x' }] },
       limit: 51,
     });

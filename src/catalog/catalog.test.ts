@@ -26,30 +26,10 @@ interface AdminProduct {
   }[];
 }
 
-const admin = (
-  shop: TestStore,
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT',
-  url: string,
-  payload?: unknown,
-) =>
-  t.app.inject({
-    method,
-    url: `/admin/v1${url}`,
-    headers: { authorization: `Bearer ${shop.staffToken}` },
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-
-const storefront = (shop: TestStore, url: string, headers: Record<string, string> = {}) =>
-  t.app.inject({
-    method: 'GET',
-    url: `/storefront/v1${url}`,
-    headers: { 'x-publishable-key': shop.publishableKey, ...headers },
-  });
-
 let counter = 0;
 async function product(shop: TestStore, overrides: Record<string, unknown> = {}): Promise<AdminProduct> {
   counter++;
-  const response = await admin(shop, 'POST', '/products', {
+  const response = await t.admin(shop).post('/products', {
     title: `Product ${counter}`,
     description: 'A fine thing.',
     status: 'active',
@@ -73,10 +53,9 @@ async function walk(shop: TestStore, url: string, limit: number): Promise<string
   const ids: string[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < 100; page++) {
-    const response = await storefront(
-      shop,
-      `${url}?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    );
+    const response = await t
+      .storefront(shop)
+      .get(`${url}?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     assert.equal(response.statusCode, 200, response.body);
     const body = response.json<{ items: { id: string }[]; nextCursor: string | null }>();
     assert.ok(body.items.length <= limit);
@@ -102,7 +81,7 @@ describe('admin products', () => {
       ],
     );
 
-    const list = await storefront(shop, '/products');
+    const list = await t.storefront(shop).get('/products');
     assert.equal(list.statusCode, 200);
     assert.deepEqual(list.json(), {
       items: [
@@ -117,7 +96,7 @@ describe('admin products', () => {
       nextCursor: null,
     });
 
-    const detail = await storefront(shop, `/products/${created.id}`);
+    const detail = await t.storefront(shop).get(`/products/${created.id}`);
     assert.deepEqual(detail.json(), {
       id: created.id,
       title: 'Linen Shirt',
@@ -151,7 +130,7 @@ describe('admin products', () => {
     const created = await product(shop);
     const variantId = created.variants[0]!.id;
     await t.db.kysely.updateTable('variants').set({ reserved: 7 }).where('id', '=', variantId).execute();
-    const detail = (await storefront(shop, `/products/${created.id}`)).json<{
+    const detail = (await t.storefront(shop).get(`/products/${created.id}`)).json<{
       variants: { id: string; available: number }[];
     }>();
     assert.equal(detail.variants.find((v) => v.id === variantId)?.available, 0);
@@ -180,7 +159,7 @@ describe('admin products', () => {
       ],
     ];
     for (const [overrides, pointer] of cases) {
-      const response = await admin(shop, 'POST', '/products', {
+      const response = await t.admin(shop).post('/products', {
         title: 'T',
         status: 'draft',
         variants: [{ label: 'x', priceAmount: 1, onHand: 1 }],
@@ -207,7 +186,7 @@ describe('admin products', () => {
     const a = await createTestStore(t);
     const b = await createTestStore(t);
     await product(a, { variants: [{ sku: 'TEE-1', label: 'x', priceAmount: 1, onHand: 1 }] });
-    const clash = await admin(a, 'POST', '/products', {
+    const clash = await t.admin(a).post('/products', {
       title: 'x',
       status: 'draft',
       variants: [{ sku: 'TEE-1', label: 'y', priceAmount: 1, onHand: 1 }],
@@ -220,7 +199,7 @@ describe('admin products', () => {
   test('variants: add, patch price and stock, delete; the card price follows', async () => {
     const shop = await createTestStore(t);
     const created = await product(shop);
-    const added = await admin(shop, 'POST', `/products/${created.id}/variants`, {
+    const added = await t.admin(shop).post(`/products/${created.id}/variants`, {
       label: 'XL',
       priceAmount: 900,
       onHand: 3,
@@ -229,19 +208,16 @@ describe('admin products', () => {
     assert.equal(added.statusCode, 201, added.body);
     const xl = added.json<{ id: string; available: number }>();
     assert.equal(xl.available, 3);
-    assert.equal((await admin(shop, 'GET', `/products/${created.id}`)).json<AdminProduct>().priceAmount, 900);
+    assert.equal((await t.admin(shop).get(`/products/${created.id}`)).json<AdminProduct>().priceAmount, 900);
 
-    const patched = await admin(shop, 'PATCH', `/variants/${xl.id}`, { priceAmount: 2500, onHand: 10 });
+    const patched = await t.admin(shop).patch(`/variants/${xl.id}`, { priceAmount: 2500, onHand: 10 });
     assert.equal(patched.statusCode, 200);
     assert.equal(patched.json<{ available: number }>().available, 10);
-    assert.equal(
-      (await admin(shop, 'GET', `/products/${created.id}`)).json<AdminProduct>().priceAmount,
-      1200,
-    );
+    assert.equal((await t.admin(shop).get(`/products/${created.id}`)).json<AdminProduct>().priceAmount, 1200);
 
-    assert.equal((await admin(shop, 'DELETE', `/variants/${created.variants[1]!.id}`)).statusCode, 204);
+    assert.equal((await t.admin(shop).delete(`/variants/${created.variants[1]!.id}`)).statusCode, 204);
     assert.equal(
-      (await storefront(shop, `/products/${created.id}`)).json<{ priceAmount: number }>().priceAmount,
+      (await t.storefront(shop).get(`/products/${created.id}`)).json<{ priceAmount: number }>().priceAmount,
       1500,
     );
   });
@@ -249,10 +225,10 @@ describe('admin products', () => {
   test('the last variant of an active product cannot be deleted', async () => {
     const shop = await createTestStore(t);
     const created = await product(shop, { variants: [{ label: 'only', priceAmount: 100, onHand: 1 }] });
-    const response = await admin(shop, 'DELETE', `/variants/${created.variants[0]!.id}`);
+    const response = await t.admin(shop).delete(`/variants/${created.variants[0]!.id}`);
     assert.equal(response.statusCode, 400);
     assert.equal(
-      (await admin(shop, 'GET', `/products/${created.id}`)).json<AdminProduct>().variants.length,
+      (await t.admin(shop).get(`/products/${created.id}`)).json<AdminProduct>().variants.length,
       1,
     );
   });
@@ -261,12 +237,12 @@ describe('admin products', () => {
     const shop = await createTestStore(t);
     await product(shop, { status: 'draft' });
     await product(shop);
-    const drafts = (await admin(shop, 'GET', '/products?status=draft')).json<{ items: AdminProduct[] }>();
+    const drafts = (await t.admin(shop).get('/products?status=draft')).json<{ items: AdminProduct[] }>();
     assert.deepEqual(
       drafts.items.map((p) => p.status),
       ['draft'],
     );
-    const all = (await admin(shop, 'GET', '/products?limit=1')).json<{
+    const all = (await t.admin(shop).get('/products?limit=1')).json<{
       items: AdminProduct[];
       nextCursor: string;
     }>();
@@ -281,7 +257,7 @@ describe('storefront visibility', () => {
     const draft = await product(shop, { status: 'draft' });
     const archived = await product(shop, { status: 'archived' });
     const active = await product(shop);
-    const collection = await admin(shop, 'POST', '/collections', {
+    const collection = await t.admin(shop).post('/collections', {
       title: 'All',
       slug: 'all',
       kind: 'manual',
@@ -291,7 +267,7 @@ describe('storefront visibility', () => {
     assert.deepEqual(await walk(shop, '/products', 10), [active.id]);
     assert.deepEqual(await walk(shop, '/collections/all/products', 10), [active.id]);
     for (const hidden of [draft, archived]) {
-      const response = await storefront(shop, `/products/${hidden.id}`);
+      const response = await t.storefront(shop).get(`/products/${hidden.id}`);
       assert.equal(response.statusCode, 404);
       assert.equal(response.json<{ title: string }>().title, 'not_found');
     }
@@ -301,27 +277,27 @@ describe('storefront visibility', () => {
     const a = await createTestStore(t);
     const b = await createTestStore(t);
     const mine = await product(a);
-    await admin(a, 'POST', '/collections', {
+    await t.admin(a).post('/collections', {
       title: 'Mine',
       slug: 'mine',
       kind: 'manual',
       productIds: [mine.id],
     });
-    assert.equal((await storefront(b, `/products/${mine.id}`)).statusCode, 404);
+    assert.equal((await t.storefront(b).get(`/products/${mine.id}`)).statusCode, 404);
     assert.deepEqual(await walk(b, '/products', 10), []);
-    assert.equal((await storefront(b, '/collections/mine')).statusCode, 404);
-    assert.equal((await storefront(b, '/collections/mine/products')).statusCode, 404);
-    assert.deepEqual((await storefront(b, '/collections')).json(), { items: [], nextCursor: null });
-    assert.equal((await admin(b, 'GET', `/products/${mine.id}`)).statusCode, 404);
-    assert.equal((await admin(b, 'PATCH', `/products/${mine.id}`, { title: 'stolen' })).statusCode, 404);
+    assert.equal((await t.storefront(b).get('/collections/mine')).statusCode, 404);
+    assert.equal((await t.storefront(b).get('/collections/mine/products')).statusCode, 404);
+    assert.deepEqual((await t.storefront(b).get('/collections')).json(), { items: [], nextCursor: null });
+    assert.equal((await t.admin(b).get(`/products/${mine.id}`)).statusCode, 404);
+    assert.equal((await t.admin(b).patch(`/products/${mine.id}`, { title: 'stolen' })).statusCode, 404);
     assert.equal(
-      (await admin(b, 'PATCH', `/variants/${mine.variants[0]!.id}`, { onHand: 0 })).statusCode,
+      (await t.admin(b).patch(`/variants/${mine.variants[0]!.id}`, { onHand: 0 })).statusCode,
       404,
     );
-    assert.equal((await admin(b, 'DELETE', `/products/${mine.id}`)).statusCode, 404);
+    assert.equal((await t.admin(b).delete(`/products/${mine.id}`)).statusCode, 404);
     assert.equal(
       (
-        await admin(b, 'POST', '/collections', {
+        await t.admin(b).post('/collections', {
           title: 'x',
           slug: 'x',
           kind: 'manual',
@@ -334,7 +310,7 @@ describe('storefront visibility', () => {
 
   test('a malformed product id is 400 validation_failed', async () => {
     const shop = await createTestStore(t);
-    const response = await storefront(shop, '/products/not-a-uuid');
+    const response = await t.storefront(shop).get('/products/not-a-uuid');
     assert.equal(response.statusCode, 400);
     assert.equal(response.json<{ title: string }>().title, 'validation_failed');
   });
@@ -348,7 +324,7 @@ describe('pagination', () => {
     assert.deepEqual(await walk(shop, '/products', 5), ids);
 
     // Stable under inserts: start a walk, insert, finish it.
-    const first = (await storefront(shop, '/products?limit=10')).json<{
+    const first = (await t.storefront(shop).get('/products?limit=10')).json<{
       items: { id: string }[];
       nextCursor: string;
     }>();
@@ -356,7 +332,9 @@ describe('pagination', () => {
     const rest: string[] = [];
     let cursor: string | null = first.nextCursor;
     while (cursor) {
-      const response = await storefront(shop, `/products?limit=10&cursor=${encodeURIComponent(cursor)}`);
+      const response = await t
+        .storefront(shop)
+        .get(`/products?limit=10&cursor=${encodeURIComponent(cursor)}`);
       const page: { items: { id: string }[]; nextCursor: string | null } = response.json();
       rest.push(...page.items.map((p) => p.id));
       cursor = page.nextCursor;
@@ -367,19 +345,21 @@ describe('pagination', () => {
   test('limit is clamped to 100; 0, negative and non-integer limits are 400; a tampered cursor is 400', async () => {
     const shop = await createTestStore(t);
     await product(shop);
-    assert.equal((await storefront(shop, '/products?limit=1000')).statusCode, 200);
+    assert.equal((await t.storefront(shop).get('/products?limit=1000')).statusCode, 200);
     for (const limit of ['0', '-1', '2.5', 'ten']) {
-      const response = await storefront(shop, `/products?limit=${limit}`);
+      const response = await t.storefront(shop).get(`/products?limit=${limit}`);
       assert.equal(response.statusCode, 400, limit);
       assert.equal(response.json<{ title: string }>().title, 'validation_failed');
     }
     await product(shop);
-    const page = (await storefront(shop, '/products?limit=1')).json<{ nextCursor: string }>();
+    const page = (await t.storefront(shop).get('/products?limit=1')).json<{ nextCursor: string }>();
     const [body, signature] = page.nextCursor.split('.') as [string, string];
     const tampered = `${body.slice(0, -2)}${body.endsWith('A') ? 'BB' : 'AA'}.${signature}`;
-    const response = await storefront(shop, `/products?cursor=${encodeURIComponent(tampered)}`);
+    const response = await t.storefront(shop).get(`/products?cursor=${encodeURIComponent(tampered)}`);
     assert.equal(response.statusCode, 400);
-    const otherList = await storefront(shop, `/collections?cursor=${encodeURIComponent(page.nextCursor)}`);
+    const otherList = await t
+      .storefront(shop)
+      .get(`/collections?cursor=${encodeURIComponent(page.nextCursor)}`);
     assert.equal(otherList.statusCode, 400, 'a products cursor is not a collections cursor');
   });
 
@@ -392,14 +372,14 @@ describe('pagination', () => {
       price_amount: 100,
     }));
     await t.db.kysely.insertInto('products').values(rows).execute();
-    const page = (await storefront(shop, '/products?limit=1000')).json<{
+    const page = (await t.storefront(shop).get('/products?limit=1000')).json<{
       items: unknown[];
       nextCursor: string | null;
     }>();
     assert.equal(page.items.length, 100);
     assert.ok(page.nextCursor);
     assert.equal(
-      (await storefront(shop, '/products')).json<{ items: unknown[] }>().items.length,
+      (await t.storefront(shop).get('/products')).json<{ items: unknown[] }>().items.length,
       20,
       'default 20',
     );
@@ -410,7 +390,7 @@ describe('collections', () => {
   test('manual collections keep and change the merchant order', async () => {
     const shop = await createTestStore(t);
     const [p1, p2, p3] = [await product(shop), await product(shop), await product(shop)];
-    const created = await admin(shop, 'POST', '/collections', {
+    const created = await t.admin(shop).post('/collections', {
       title: 'Picks',
       slug: 'picks',
       kind: 'manual',
@@ -420,23 +400,23 @@ describe('collections', () => {
     assert.deepEqual(collection.productIds, [p3.id, p1.id, p2.id]);
     assert.equal(collection.rules, null);
     assert.deepEqual(await walk(shop, '/collections/picks/products', 2), [p3.id, p1.id, p2.id]);
-    await admin(shop, 'PATCH', `/collections/${collection.id}`, { productIds: [p2.id, p3.id] });
+    await t.admin(shop).patch(`/collections/${collection.id}`, { productIds: [p2.id, p3.id] });
     assert.deepEqual(await walk(shop, '/collections/picks/products', 2), [p2.id, p3.id]);
 
-    assert.deepEqual((await storefront(shop, '/collections/picks')).json(), {
+    assert.deepEqual((await t.storefront(shop).get('/collections/picks')).json(), {
       id: collection.id,
       title: 'Picks',
       slug: 'picks',
     });
-    assert.deepEqual((await storefront(shop, '/collections')).json(), {
+    assert.deepEqual((await t.storefront(shop).get('/collections')).json(), {
       items: [{ id: collection.id, title: 'Picks', slug: 'picks' }],
       nextCursor: null,
     });
-    assert.equal((await storefront(shop, '/collections/nope')).statusCode, 404);
+    assert.equal((await t.storefront(shop).get('/collections/nope')).statusCode, 404);
 
-    const dup = await admin(shop, 'POST', '/collections', { title: 'Again', slug: 'picks', kind: 'manual' });
+    const dup = await t.admin(shop).post('/collections', { title: 'Again', slug: 'picks', kind: 'manual' });
     assert.equal(dup.statusCode, 409);
-    const repeated = await admin(shop, 'PATCH', `/collections/${collection.id}`, {
+    const repeated = await t.admin(shop).patch(`/collections/${collection.id}`, {
       productIds: [p1.id, p1.id],
     });
     assert.equal(repeated.statusCode, 400);
@@ -450,7 +430,7 @@ describe('collections', () => {
       tags: ['winter'],
       variants: [{ label: 'M', priceAmount: 20000, onHand: 2 }],
     });
-    const smart = await admin(shop, 'POST', '/collections', {
+    const smart = await t.admin(shop).post('/collections', {
       title: 'Summer',
       slug: 'summer',
       kind: 'smart',
@@ -460,14 +440,14 @@ describe('collections', () => {
     const smartId = smart.json<{ id: string }>().id;
     assert.deepEqual(await walk(shop, '/collections/summer/products', 10), [shirt.id]);
 
-    await admin(shop, 'PATCH', `/products/${coat.id}`, { tags: ['winter', 'SUMMER'] });
+    await t.admin(shop).patch(`/products/${coat.id}`, { tags: ['winter', 'SUMMER'] });
     assert.deepEqual(await walk(shop, '/collections/summer/products', 10), [shirt.id, coat.id]);
-    await admin(shop, 'PATCH', `/products/${shirt.id}`, { tags: [] });
+    await t.admin(shop).patch(`/products/${shirt.id}`, { tags: [] });
     assert.deepEqual(await walk(shop, '/collections/summer/products', 10), [coat.id]);
-    await admin(shop, 'PATCH', `/products/${coat.id}`, { status: 'draft' });
+    await t.admin(shop).patch(`/products/${coat.id}`, { status: 'draft' });
     assert.deepEqual(await walk(shop, '/collections/summer/products', 10), [], 'drafts never show');
 
-    const premium = await admin(shop, 'POST', '/collections', {
+    const premium = await t.admin(shop).post('/collections', {
       title: 'Premium or shirts',
       slug: 'premium',
       kind: 'smart',
@@ -480,13 +460,13 @@ describe('collections', () => {
       },
     });
     assert.equal(premium.statusCode, 201);
-    await admin(shop, 'PATCH', `/products/${coat.id}`, { status: 'active' });
+    await t.admin(shop).patch(`/products/${coat.id}`, { status: 'active' });
     assert.deepEqual(await walk(shop, '/collections/premium/products', 10), [shirt.id, coat.id]);
-    await admin(shop, 'PATCH', `/variants/${coat.variants[0]!.id}`, { priceAmount: 5000 });
+    await t.admin(shop).patch(`/variants/${coat.variants[0]!.id}`, { priceAmount: 5000 });
     assert.deepEqual(await walk(shop, '/collections/premium/products', 10), [shirt.id]);
 
     // Changing the rules recomputes membership.
-    await admin(shop, 'PATCH', `/collections/${smartId}`, {
+    await t.admin(shop).patch(`/collections/${smartId}`, {
       rules: { match: 'all', conditions: [{ field: 'title', op: 'eq', value: 'winter coat' }] },
     });
     assert.deepEqual(await walk(shop, '/collections/summer/products', 10), [coat.id]);
@@ -522,7 +502,7 @@ describe('collections', () => {
       [{ kind: 'manual', productIds: ['2b1e0b9e-7b36-4a57-9b8e-3f5a0e6f4c11'] }, '/productIds/0'],
     ];
     for (const [overrides, pointer] of cases) {
-      const response = await admin(shop, 'POST', '/collections', { title: 'C', slug: 'c', ...overrides });
+      const response = await t.admin(shop).post('/collections', { title: 'C', slug: 'c', ...overrides });
       assert.equal(response.statusCode, 400, `${JSON.stringify(overrides)}: ${response.body}`);
       const errors = response.json<{ errors?: { pointer: string }[] }>().errors ?? [];
       assert.ok(
@@ -539,13 +519,13 @@ describe('catalog events', () => {
     const draft = await product(shop, { status: 'draft' });
     assert.deepEqual(await events(shop), [], 'a draft is not visible');
 
-    await admin(shop, 'PATCH', `/products/${draft.id}`, { status: 'active' });
-    await admin(shop, 'PATCH', `/products/${draft.id}`, { title: 'Renamed' });
-    await admin(shop, 'PATCH', `/products/${draft.id}`, { title: 'Renamed' });
-    await admin(shop, 'PATCH', `/variants/${draft.variants[0]!.id}`, { priceAmount: 999 });
-    await admin(shop, 'PATCH', `/variants/${draft.variants[0]!.id}`, { onHand: 9 });
-    await admin(shop, 'PATCH', `/products/${draft.id}`, { status: 'archived' });
-    await admin(shop, 'PATCH', `/products/${draft.id}`, { title: 'Archived rename' });
+    await t.admin(shop).patch(`/products/${draft.id}`, { status: 'active' });
+    await t.admin(shop).patch(`/products/${draft.id}`, { title: 'Renamed' });
+    await t.admin(shop).patch(`/products/${draft.id}`, { title: 'Renamed' });
+    await t.admin(shop).patch(`/variants/${draft.variants[0]!.id}`, { priceAmount: 999 });
+    await t.admin(shop).patch(`/variants/${draft.variants[0]!.id}`, { onHand: 9 });
+    await t.admin(shop).patch(`/products/${draft.id}`, { status: 'archived' });
+    await t.admin(shop).patch(`/products/${draft.id}`, { title: 'Archived rename' });
     const id = draft.id;
     const variantId = draft.variants[0]!.id;
     assert.deepEqual(await events(shop), [
@@ -561,21 +541,21 @@ describe('catalog events', () => {
   test('created active, deleted: created then deleted; a failed change records nothing', async () => {
     const shop = await createTestStore(t);
     const created = await product(shop);
-    const bad = await admin(shop, 'PATCH', `/products/${created.id}`, { image: 'ftp://x' });
+    const bad = await t.admin(shop).patch(`/products/${created.id}`, { image: 'ftp://x' });
     assert.equal(bad.statusCode, 400);
-    const lastVariant = await admin(shop, 'POST', '/products', {
+    const lastVariant = await t.admin(shop).post('/products', {
       title: 'x',
       status: 'active',
       variants: [],
     });
     assert.equal(lastVariant.statusCode, 400);
-    assert.equal((await admin(shop, 'DELETE', `/products/${created.id}`)).statusCode, 204);
+    assert.equal((await t.admin(shop).delete(`/products/${created.id}`)).statusCode, 204);
     assert.deepEqual(
       (await events(shop)).map((e) => e.type),
       ['product.created', 'product.deleted'],
     );
     const draft = await product(shop, { status: 'draft' });
-    await admin(shop, 'DELETE', `/products/${draft.id}`);
+    await t.admin(shop).delete(`/products/${draft.id}`);
     assert.equal((await events(shop)).length, 2, 'deleting a draft is invisible to the storefront');
   });
 });
@@ -585,16 +565,16 @@ describe('caching', () => {
     const shop = await createTestStore(t);
     const created = await product(shop);
     for (const url of ['/products', `/products/${created.id}`, '/collections']) {
-      const first = await storefront(shop, url);
+      const first = await t.storefront(shop).get(url);
       const etag = String(first.headers.etag);
       assert.match(etag, /^"[^"]+"$/, url);
       assert.equal(first.headers['cache-control'], 'public, max-age=30, stale-while-revalidate=300');
       assert.equal(first.headers.vary, 'X-Publishable-Key, Authorization, Origin');
-      assert.equal((await storefront(shop, url, { 'if-none-match': etag })).statusCode, 304, url);
+      assert.equal((await t.storefront(shop).get(url, { 'if-none-match': etag })).statusCode, 304, url);
     }
-    const before = String((await storefront(shop, `/products/${created.id}`)).headers.etag);
-    await admin(shop, 'PATCH', `/products/${created.id}`, { title: 'Changed' });
-    const changed = await storefront(shop, `/products/${created.id}`, { 'if-none-match': before });
+    const before = String((await t.storefront(shop).get(`/products/${created.id}`)).headers.etag);
+    await t.admin(shop).patch(`/products/${created.id}`, { title: 'Changed' });
+    const changed = await t.storefront(shop).get(`/products/${created.id}`, { 'if-none-match': before });
     assert.equal(changed.statusCode, 200, 'a change produces a new ETag');
   });
 });

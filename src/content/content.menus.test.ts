@@ -28,7 +28,7 @@ const MAIN = [
 ];
 
 async function putMenu(shop: TestStore, handle: string, items: unknown = MAIN): Promise<AdminMenu> {
-  const response = await api.admin(shop, 'PUT', `/menus/${handle}`, { items });
+  const response = await t.admin(shop).put(`/menus/${handle}`, { items });
   assert.equal(response.statusCode, 200, response.body);
   return response.json<AdminMenu>();
 }
@@ -39,7 +39,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 describe('menus: admin', () => {
   test('PUT creates a menu: every field of the admin shape, one content.updated', async () => {
     const shop = await createTestStore(t);
-    const response = await api.admin(shop, 'PUT', '/menus/main-menu', { items: MAIN });
+    const response = await t.admin(shop).put('/menus/main-menu', { items: MAIN });
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(response.headers['cache-control'], 'no-store');
     const menu = response.json<AdminMenu>();
@@ -50,7 +50,7 @@ describe('menus: admin', () => {
     assert.match(menu.createdAt, ISO);
     assert.equal(menu.updatedAt, menu.createdAt);
 
-    const one = await api.admin(shop, 'GET', '/menus/main-menu');
+    const one = await t.admin(shop).get('/menus/main-menu');
     assert.equal(one.statusCode, 200);
     assert.deepEqual(one.json(), menu);
 
@@ -95,17 +95,17 @@ describe('menus: admin', () => {
   test('DELETE is 204, then 404 everywhere; one content.updated with deleted: true', async () => {
     const shop = await createTestStore(t);
     await putMenu(shop, 'main');
-    const deleted = await api.admin(shop, 'DELETE', '/menus/main');
+    const deleted = await t.admin(shop).delete('/menus/main');
     assert.equal(deleted.statusCode, 204);
     assert.equal(deleted.body, '');
-    assertNotFound(await api.admin(shop, 'GET', '/menus/main'));
-    assertNotFound(await api.storefront(shop, '/menus/main'));
-    assertNotFound(await api.admin(shop, 'DELETE', '/menus/main'));
+    assertNotFound(await t.admin(shop).get('/menus/main'));
+    assertNotFound(await t.storefront(shop).get('/menus/main'));
+    assertNotFound(await t.admin(shop).delete('/menus/main'));
     assert.deepEqual(await api.contentEvents(shop), [
       { kind: 'menu', handle: 'main', storeId: shop.store.id },
       { kind: 'menu', handle: 'main', deleted: true, storeId: shop.store.id },
     ]);
-    const list = await api.admin(shop, 'GET', '/menus');
+    const list = await t.admin(shop).get('/menus');
     assert.deepEqual(list.json(), { items: [], nextCursor: null });
   });
 
@@ -115,12 +115,12 @@ describe('menus: admin', () => {
     await putMenu(shop, '0');
     await putMenu(shop, `a${'-'.repeat(62)}`);
     for (const handle of ['Main', '-main', 'main_menu', 'main.menu', `a${'b'.repeat(63)}`, 'm%C3%A9nu']) {
-      const response = await api.admin(shop, 'PUT', `/menus/${handle}`, { items: MAIN });
+      const response = await t.admin(shop).put(`/menus/${handle}`, { items: MAIN });
       assert.deepEqual(pointersOf(response), ['/handle'], handle);
       assert.equal(response.json<{ errors: { in: string }[] }>().errors[0]!.in, 'path');
-      assert.deepEqual(pointersOf(await api.admin(shop, 'GET', `/menus/${handle}`)), ['/handle']);
-      assert.deepEqual(pointersOf(await api.admin(shop, 'DELETE', `/menus/${handle}`)), ['/handle']);
-      assertNotFound(await api.storefront(shop, `/menus/${handle}`));
+      assert.deepEqual(pointersOf(await t.admin(shop).get(`/menus/${handle}`)), ['/handle']);
+      assert.deepEqual(pointersOf(await t.admin(shop).delete(`/menus/${handle}`)), ['/handle']);
+      assertNotFound(await t.storefront(shop).get(`/menus/${handle}`));
     }
     assert.equal((await api.contentEvents(shop)).length, 3);
   });
@@ -130,7 +130,7 @@ describe('menus: admin', () => {
     const items = (n: number) =>
       Array.from({ length: n }, (_, i) => ({ label: `Item ${i}`, url: `/p/${i}` }));
     assert.equal((await putMenu(shop, 'hundred', items(100))).items.length, 100);
-    assert.deepEqual(pointersOf(await api.admin(shop, 'PUT', '/menus/too-many', { items: items(101) })), [
+    assert.deepEqual(pointersOf(await t.admin(shop).put('/menus/too-many', { items: items(101) })), [
       '/items',
     ]);
 
@@ -152,10 +152,10 @@ describe('menus: admin', () => {
       [{ items: [{ label: 1, url: '/' }] }, ['/items/0/label']],
     ];
     for (const [payload, pointers] of cases) {
-      const response = await api.admin(shop, 'PUT', '/menus/bad', payload);
+      const response = await t.admin(shop).put('/menus/bad', payload);
       assert.deepEqual(pointersOf(response), pointers, JSON.stringify(payload));
     }
-    assertNotFound(await api.admin(shop, 'GET', '/menus/bad'));
+    assertNotFound(await t.admin(shop).get('/menus/bad'));
     assert.equal((await api.contentEvents(shop)).length, 2, 'failed writes record nothing');
   });
 
@@ -198,10 +198,10 @@ describe('menus: admin', () => {
       '/a b',
     ];
     for (const url of bad) {
-      const response = await api.admin(shop, 'PUT', '/menus/bad', { items: [MAIN[0], { label: 'x', url }] });
+      const response = await t.admin(shop).put('/menus/bad', { items: [MAIN[0], { label: 'x', url }] });
       assert.deepEqual(pointersOf(response), ['/items/1/url'], JSON.stringify(url));
     }
-    const many = await api.admin(shop, 'PUT', '/menus/bad', {
+    const many = await t.admin(shop).put('/menus/bad', {
       items: [
         { label: 'a', url: 'javascript:x' },
         { label: 'b', url: '/ok' },
@@ -223,11 +223,9 @@ describe('menus: admin', () => {
     const seen: AdminMenu[] = [];
     let cursor: string | null = null;
     do {
-      const response = await api.admin(
-        shop,
-        'GET',
-        `/menus?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      );
+      const response = await t
+        .admin(shop)
+        .get(`/menus?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       assert.equal(response.statusCode, 200, response.body);
       const page = response.json<Envelope<AdminMenu>>();
       seen.push(...page.items);
@@ -245,12 +243,12 @@ describe('menus: storefront', () => {
   test('GET /menus/:handle is exactly {handle, items}; a missing menu is 404 problem+json', async () => {
     const shop = await createTestStore(t);
     await putMenu(shop, 'main');
-    const response = await api.storefront(shop, '/menus/main');
+    const response = await t.storefront(shop).get('/menus/main');
     assert.equal(response.statusCode, 200, response.body);
     assert.deepEqual(response.json(), { handle: 'main', items: MAIN });
-    assertNotFound(await api.storefront(shop, '/menus/nope'));
-    assertNotFound(await api.storefront(shop, '/menus/NOT_A_HANDLE'));
-    assertNotFound(await api.storefront(shop, `/menus/${'m'.repeat(150)}`));
+    assertNotFound(await t.storefront(shop).get('/menus/nope'));
+    assertNotFound(await t.storefront(shop).get('/menus/NOT_A_HANDLE'));
+    assertNotFound(await t.storefront(shop).get(`/menus/${'m'.repeat(150)}`));
   });
 
   test('GET /menus walks every menu once in handle order (no duplicates, no gaps)', async () => {
@@ -263,12 +261,12 @@ describe('menus: storefront', () => {
     for (const limit of [1, 5, 22, 23, 100]) {
       assert.deepEqual(await api.walk(shop, '/menus', limit), expected, `limit ${limit}`);
     }
-    const first = (await api.storefront(shop, '/menus')).json<Envelope<{ handle: string }>>();
+    const first = (await t.storefront(shop).get('/menus')).json<Envelope<{ handle: string }>>();
     assert.equal(first.items.length, 20, 'default limit is 20');
     assert.equal(typeof first.nextCursor, 'string');
-    const rest = (await api.storefront(shop, `/menus?cursor=${encodeURIComponent(first.nextCursor!)}`)).json<
-      Envelope<{ handle: string }>
-    >();
+    const rest = (
+      await t.storefront(shop).get(`/menus?cursor=${encodeURIComponent(first.nextCursor!)}`)
+    ).json<Envelope<{ handle: string }>>();
     assert.deepEqual(
       [...first.items, ...rest.items].map((menu) => menu.handle),
       [...handles].sort(),
@@ -279,17 +277,17 @@ describe('menus: storefront', () => {
   test('limit is clamped to 100; bad limits and tampered or foreign cursors are 400', async () => {
     const shop = await createTestStore(t);
     for (let i = 0; i < 101; i++) await putMenu(shop, `m${String(i).padStart(3, '0')}`, []);
-    const page = (await api.storefront(shop, '/menus?limit=1000')).json<Envelope<{ handle: string }>>();
+    const page = (await t.storefront(shop).get('/menus?limit=1000')).json<Envelope<{ handle: string }>>();
     assert.equal(page.items.length, 100);
     assert.equal(page.items.at(-1)!.handle, 'm099');
     assert.equal(typeof page.nextCursor, 'string');
     const last = (
-      await api.storefront(shop, `/menus?limit=1000&cursor=${encodeURIComponent(page.nextCursor!)}`)
+      await t.storefront(shop).get(`/menus?limit=1000&cursor=${encodeURIComponent(page.nextCursor!)}`)
     ).json<Envelope<{ handle: string }>>();
     assert.deepEqual(last, { items: [{ handle: 'm100', items: [] }], nextCursor: null });
 
     for (const limit of ['0', '-1', '1.5', 'ten', '']) {
-      assert.deepEqual(pointersOf(await api.storefront(shop, `/menus?limit=${limit}`)), ['/limit'], limit);
+      assert.deepEqual(pointersOf(await t.storefront(shop).get(`/menus?limit=${limit}`)), ['/limit'], limit);
     }
     const cursor = page.nextCursor!;
     const tampered = [
@@ -299,44 +297,45 @@ describe('menus: storefront', () => {
       `${cursor}.x`,
     ];
     for (const bad of tampered) {
-      assert.deepEqual(pointersOf(await api.storefront(shop, `/menus?cursor=${encodeURIComponent(bad)}`)), [
+      assert.deepEqual(pointersOf(await t.storefront(shop).get(`/menus?cursor=${encodeURIComponent(bad)}`)), [
         '/cursor',
       ]);
     }
     // A cursor of another list (admin menus) or of another store is refused too.
-    const adminPage = (await api.admin(shop, 'GET', '/menus?limit=1')).json<Envelope<unknown>>();
+    const adminPage = (await t.admin(shop).get('/menus?limit=1')).json<Envelope<unknown>>();
     assert.deepEqual(
-      pointersOf(await api.storefront(shop, `/menus?cursor=${encodeURIComponent(adminPage.nextCursor!)}`)),
+      pointersOf(await t.storefront(shop).get(`/menus?cursor=${encodeURIComponent(adminPage.nextCursor!)}`)),
       ['/cursor'],
     );
     const other = await createTestStore(t);
-    assert.deepEqual(pointersOf(await api.storefront(other, `/menus?cursor=${encodeURIComponent(cursor)}`)), [
-      '/cursor',
-    ]);
-    assert.deepEqual(pointersOf(await api.storefront(shop, '/menus?page=2')), ['/page']);
+    assert.deepEqual(
+      pointersOf(await t.storefront(other).get(`/menus?cursor=${encodeURIComponent(cursor)}`)),
+      ['/cursor'],
+    );
+    assert.deepEqual(pointersOf(await t.storefront(shop).get('/menus?page=2')), ['/page']);
   });
 
   test('ETag and 304; a change gives a new ETag', async () => {
     const shop = await createTestStore(t);
     await putMenu(shop, 'main');
     for (const url of ['/menus/main', '/menus']) {
-      const first = await api.storefront(shop, url);
+      const first = await t.storefront(shop).get(url);
       const etag = String(first.headers.etag);
       assert.match(etag, /^"[A-Za-z0-9_-]+"$/, 'a strong ETag');
       assert.equal(first.headers['cache-control'], 'public, max-age=30, stale-while-revalidate=300');
       assert.equal(first.headers.vary, 'X-Publishable-Key, Authorization, Origin');
-      const cached = await api.storefront(shop, url, { 'if-none-match': etag });
+      const cached = await t.storefront(shop).get(url, { 'if-none-match': etag });
       assert.equal(cached.statusCode, 304);
       assert.equal(cached.body, '');
       assert.equal(cached.headers.etag, etag);
-      assert.equal((await api.storefront(shop, url, { 'if-none-match': '"other"' })).statusCode, 200);
+      assert.equal((await t.storefront(shop).get(url, { 'if-none-match': '"other"' })).statusCode, 200);
     }
-    const before = String((await api.storefront(shop, '/menus/main')).headers.etag);
+    const before = String((await t.storefront(shop).get('/menus/main')).headers.etag);
     await putMenu(shop, 'main', [{ label: 'Only', url: '/' }]);
-    const changed = await api.storefront(shop, '/menus/main', { 'if-none-match': before });
+    const changed = await t.storefront(shop).get('/menus/main', { 'if-none-match': before });
     assert.equal(changed.statusCode, 200);
     assert.notEqual(changed.headers.etag, before);
-    const missing = await api.storefront(shop, '/menus/gone');
+    const missing = await t.storefront(shop).get('/menus/gone');
     assert.equal(missing.headers.etag, undefined, 'errors carry no ETag');
   });
 
@@ -353,17 +352,17 @@ describe('menus: tenancy and roles', () => {
     const b = await createTestStore(t);
     await putMenu(a, 'main');
     await putMenu(a, 'only-a');
-    assertNotFound(await api.storefront(b, '/menus/main'));
-    assertNotFound(await api.storefront(b, '/menus/only-a'));
-    assert.deepEqual((await api.storefront(b, '/menus')).json(), { items: [], nextCursor: null });
-    assertNotFound(await api.admin(b, 'GET', '/menus/main'));
-    assert.deepEqual((await api.admin(b, 'GET', '/menus')).json(), { items: [], nextCursor: null });
-    assertNotFound(await api.admin(b, 'DELETE', '/menus/main'));
+    assertNotFound(await t.storefront(b).get('/menus/main'));
+    assertNotFound(await t.storefront(b).get('/menus/only-a'));
+    assert.deepEqual((await t.storefront(b).get('/menus')).json(), { items: [], nextCursor: null });
+    assertNotFound(await t.admin(b).get('/menus/main'));
+    assert.deepEqual((await t.admin(b).get('/menus')).json(), { items: [], nextCursor: null });
+    assertNotFound(await t.admin(b).delete('/menus/main'));
 
     // b's own "main" is independent of a's.
     await putMenu(b, 'main', [{ label: 'B', url: '/b' }]);
-    assert.deepEqual((await api.storefront(a, '/menus/main')).json(), { handle: 'main', items: MAIN });
-    assert.deepEqual((await api.storefront(b, '/menus/main')).json(), {
+    assert.deepEqual((await t.storefront(a).get('/menus/main')).json(), { handle: 'main', items: MAIN });
+    assert.deepEqual((await t.storefront(b).get('/menus/main')).json(), {
       handle: 'main',
       items: [{ label: 'B', url: '/b' }],
     });
@@ -377,9 +376,9 @@ describe('menus: tenancy and roles', () => {
       const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
       await addStaffMember(t.deps, shop.store.id, { email, role });
       const { token } = await openStaffSession(t.deps, shop.store.id, email);
-      assert.equal((await api.admin(token, 'PUT', `/menus/${role}`, { items: MAIN })).statusCode, 200);
-      assert.equal((await api.admin(token, 'GET', `/menus/${role}`)).statusCode, 200);
-      assert.equal((await api.admin(token, 'DELETE', `/menus/${role}`)).statusCode, 204);
+      assert.equal((await t.admin(token).put(`/menus/${role}`, { items: MAIN })).statusCode, 200);
+      assert.equal((await t.admin(token).get(`/menus/${role}`)).statusCode, 200);
+      assert.equal((await t.admin(token).delete(`/menus/${role}`)).statusCode, 204);
     }
     for (const [method, url] of [
       ['GET', '/admin/v1/menus'],

@@ -36,7 +36,7 @@ async function putPage(
   title = 'About us',
   body = ABOUT_BODY,
 ): Promise<AdminPage> {
-  const response = await api.admin(shop, 'PUT', `/pages/${slug}`, { title, body });
+  const response = await t.admin(shop).put(`/pages/${slug}`, { title, body });
   assert.equal(response.statusCode, 200, response.body);
   return response.json<AdminPage>();
 }
@@ -54,7 +54,7 @@ describe('pages: admin', () => {
     assert.equal(page.body, ABOUT_BODY);
     assert.match(page.createdAt, ISO);
     assert.equal(page.updatedAt, page.createdAt);
-    assert.deepEqual((await api.admin(shop, 'GET', '/pages/about')).json(), page);
+    assert.deepEqual((await t.admin(shop).get('/pages/about')).json(), page);
     assert.deepEqual(await api.contentEvents(shop), [
       { kind: 'page', slug: 'about', storeId: shop.store.id },
     ]);
@@ -73,12 +73,12 @@ describe('pages: admin', () => {
     const titleOnly = await putPage(shop, 'faq', 'FAQ', 'Q?\n\nA.');
     assert.equal(titleOnly.title, 'FAQ');
 
-    const deleted = await api.admin(shop, 'DELETE', '/pages/faq');
+    const deleted = await t.admin(shop).delete('/pages/faq');
     assert.equal(deleted.statusCode, 204);
     assert.equal(deleted.body, '');
-    assertNotFound(await api.admin(shop, 'GET', '/pages/faq'));
-    assertNotFound(await api.storefront(shop, '/pages/faq'));
-    assertNotFound(await api.admin(shop, 'DELETE', '/pages/faq'));
+    assertNotFound(await t.admin(shop).get('/pages/faq'));
+    assertNotFound(await t.storefront(shop).get('/pages/faq'));
+    assertNotFound(await t.admin(shop).delete('/pages/faq'));
     const event = { kind: 'page', slug: 'faq', storeId: shop.store.id };
     assert.deepEqual(await api.contentEvents(shop), [event, event, event, { ...event, deleted: true }]);
   });
@@ -106,17 +106,17 @@ describe('pages: admin', () => {
     ];
     for (const [payload, pointers] of cases) {
       assert.deepEqual(
-        pointersOf(await api.admin(shop, 'PUT', '/pages/bad', payload)),
+        pointersOf(await t.admin(shop).put('/pages/bad', payload)),
         pointers,
         JSON.stringify(payload).slice(0, 80),
       );
     }
     for (const slug of ['About', '-about', 'about_us', `a${'b'.repeat(63)}`]) {
-      assert.deepEqual(pointersOf(await api.admin(shop, 'PUT', `/pages/${slug}`, { title: 'T', body: '' })), [
+      assert.deepEqual(pointersOf(await t.admin(shop).put(`/pages/${slug}`, { title: 'T', body: '' })), [
         '/slug',
       ]);
     }
-    assertNotFound(await api.admin(shop, 'GET', '/pages/bad'));
+    assertNotFound(await t.admin(shop).get('/pages/bad'));
     assert.equal((await api.contentEvents(shop)).length, 3);
   });
 });
@@ -126,7 +126,7 @@ describe('pages: storefront', () => {
     const shop = await createTestStore(t);
     const markupLike = '<script>alert(1)</script>\n\n<b>bold</b> &amp; "quotes" \u00e9\u{1F600}';
     const page = await putPage(shop, 'about', 'About <us>', markupLike);
-    const response = await api.storefront(shop, '/pages/about');
+    const response = await t.storefront(shop).get('/pages/about');
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^application\/json/);
     assert.deepEqual(response.json(), {
@@ -135,7 +135,7 @@ describe('pages: storefront', () => {
       body: markupLike,
       updatedAt: page.updatedAt,
     });
-    assertNotFound(await api.storefront(shop, '/pages/missing'));
+    assertNotFound(await t.storefront(shop).get('/pages/missing'));
   });
 
   test('GET /pages walks every page once in slug order with the page objects', async () => {
@@ -157,7 +157,7 @@ describe('pages: storefront', () => {
     let cursor: string | null = null;
     do {
       const page: Envelope<AdminPage> = (
-        await api.admin(shop, 'GET', `/pages?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+        await t.admin(shop).get(`/pages?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
       ).json();
       adminWalk.push(...page.items.map((item) => item.slug));
       cursor = page.nextCursor;
@@ -168,12 +168,12 @@ describe('pages: storefront', () => {
   test('default limit 20, clamp to 100, bad limits and tampered cursors are 400', async () => {
     const shop = await createTestStore(t);
     for (let i = 0; i < 101; i++) await putPage(shop, `p${String(i).padStart(3, '0')}`, `P${i}`, '');
-    const defaults = (await api.storefront(shop, '/pages')).json<Envelope<StorefrontPage>>();
+    const defaults = (await t.storefront(shop).get('/pages')).json<Envelope<StorefrontPage>>();
     assert.equal(defaults.items.length, 20);
-    const clamped = (await api.storefront(shop, '/pages?limit=101')).json<Envelope<StorefrontPage>>();
+    const clamped = (await t.storefront(shop).get('/pages?limit=101')).json<Envelope<StorefrontPage>>();
     assert.equal(clamped.items.length, 100);
     const rest = (
-      await api.storefront(shop, `/pages?limit=101&cursor=${encodeURIComponent(clamped.nextCursor!)}`)
+      await t.storefront(shop).get(`/pages?limit=101&cursor=${encodeURIComponent(clamped.nextCursor!)}`)
     ).json<Envelope<StorefrontPage>>();
     assert.deepEqual(
       rest.items.map((page) => page.slug),
@@ -181,19 +181,19 @@ describe('pages: storefront', () => {
     );
     assert.equal(rest.nextCursor, null);
     for (const limit of ['0', '-5', '2.5', 'x']) {
-      assert.deepEqual(pointersOf(await api.storefront(shop, `/pages?limit=${limit}`)), ['/limit']);
+      assert.deepEqual(pointersOf(await t.storefront(shop).get(`/pages?limit=${limit}`)), ['/limit']);
     }
     const cursor = defaults.nextCursor!;
     const [body, signature] = cursor.split('.') as [string, string];
     const forged = `${Buffer.from(JSON.stringify(['p050'])).toString('base64url')}.${signature}`;
     for (const bad of [forged, `${body}.${signature.slice(1)}x`, `${body}x.${signature}`, '.']) {
-      assert.deepEqual(pointersOf(await api.storefront(shop, `/pages?cursor=${encodeURIComponent(bad)}`)), [
+      assert.deepEqual(pointersOf(await t.storefront(shop).get(`/pages?cursor=${encodeURIComponent(bad)}`)), [
         '/cursor',
       ]);
     }
     const menusCursor = cursor; // a pages cursor is not a menus cursor
     assert.deepEqual(
-      pointersOf(await api.storefront(shop, `/menus?cursor=${encodeURIComponent(menusCursor)}`)),
+      pointersOf(await t.storefront(shop).get(`/menus?cursor=${encodeURIComponent(menusCursor)}`)),
       ['/cursor'],
     );
   });
@@ -202,18 +202,18 @@ describe('pages: storefront', () => {
     const shop = await createTestStore(t);
     await putPage(shop, 'about');
     for (const url of ['/pages/about', '/pages']) {
-      const first = await api.storefront(shop, url);
+      const first = await t.storefront(shop).get(url);
       const etag = String(first.headers.etag);
       assert.match(etag, /^"[A-Za-z0-9_-]+"$/);
       assert.equal(first.headers['cache-control'], 'public, max-age=30, stale-while-revalidate=300');
       assert.equal(first.headers.vary, 'X-Publishable-Key, Authorization, Origin');
-      const cached = await api.storefront(shop, url, { 'if-none-match': etag });
+      const cached = await t.storefront(shop).get(url, { 'if-none-match': etag });
       assert.equal(cached.statusCode, 304);
       assert.equal(cached.body, '');
     }
-    const etag = String((await api.storefront(shop, '/pages/about')).headers.etag);
+    const etag = String((await t.storefront(shop).get('/pages/about')).headers.etag);
     await putPage(shop, 'about', 'About us', 'New text.');
-    const after = await api.storefront(shop, '/pages/about', { 'if-none-match': etag });
+    const after = await t.storefront(shop).get('/pages/about', { 'if-none-match': etag });
     assert.equal(after.statusCode, 200);
     assert.equal(after.json<StorefrontPage>().body, 'New text.');
   });
@@ -224,14 +224,14 @@ describe('pages: tenancy and roles', () => {
     const a = await createTestStore(t);
     const b = await createTestStore(t);
     await putPage(a, 'about', 'A about', 'A');
-    assertNotFound(await api.storefront(b, '/pages/about'));
-    assert.deepEqual((await api.storefront(b, '/pages')).json(), { items: [], nextCursor: null });
-    assertNotFound(await api.admin(b, 'GET', '/pages/about'));
-    assert.deepEqual((await api.admin(b, 'GET', '/pages')).json(), { items: [], nextCursor: null });
-    assertNotFound(await api.admin(b, 'DELETE', '/pages/about'));
+    assertNotFound(await t.storefront(b).get('/pages/about'));
+    assert.deepEqual((await t.storefront(b).get('/pages')).json(), { items: [], nextCursor: null });
+    assertNotFound(await t.admin(b).get('/pages/about'));
+    assert.deepEqual((await t.admin(b).get('/pages')).json(), { items: [], nextCursor: null });
+    assertNotFound(await t.admin(b).delete('/pages/about'));
     await putPage(b, 'about', 'B about', 'B');
-    assert.equal((await api.storefront(a, '/pages/about')).json<StorefrontPage>().title, 'A about');
-    assert.equal((await api.storefront(b, '/pages/about')).json<StorefrontPage>().title, 'B about');
+    assert.equal((await t.storefront(a).get('/pages/about')).json<StorefrontPage>().title, 'A about');
+    assert.equal((await t.storefront(b).get('/pages/about')).json<StorefrontPage>().title, 'B about');
     assert.deepEqual(await api.contentEvents(a), [{ kind: 'page', slug: 'about', storeId: a.store.id }]);
     assert.deepEqual(await api.contentEvents(b), [{ kind: 'page', slug: 'about', storeId: b.store.id }]);
   });
@@ -242,12 +242,9 @@ describe('pages: tenancy and roles', () => {
       const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
       await addStaffMember(t.deps, shop.store.id, { email, role });
       const { token } = await openStaffSession(t.deps, shop.store.id, email);
-      assert.equal(
-        (await api.admin(token, 'PUT', `/pages/${role}`, { title: 'T', body: 'B' })).statusCode,
-        200,
-      );
-      assert.equal((await api.admin(token, 'GET', '/pages')).statusCode, 200);
-      assert.equal((await api.admin(token, 'DELETE', `/pages/${role}`)).statusCode, 204);
+      assert.equal((await t.admin(token).put(`/pages/${role}`, { title: 'T', body: 'B' })).statusCode, 200);
+      assert.equal((await t.admin(token).get('/pages')).statusCode, 200);
+      assert.equal((await t.admin(token).delete(`/pages/${role}`)).statusCode, 204);
     }
     assert.equal((await t.app.inject({ method: 'GET', url: '/admin/v1/pages' })).statusCode, 401);
     assert.equal((await t.app.inject({ method: 'GET', url: '/storefront/v1/pages' })).statusCode, 401);

@@ -45,7 +45,7 @@ const columns = (children: Node[], count = 2): Node => ({
 });
 
 /** Saves the draft of a fresh region and returns the response. */
-const save = (body: unknown) => api.admin(shop, 'PUT', `/regions/r-${++counter}/draft`, body);
+const save = (body: unknown) => t.admin(shop).put(`/regions/r-${++counter}/draft`, body);
 
 async function accepted(blocks: unknown[]): Promise<void> {
   const response = await save({ blocks });
@@ -55,14 +55,14 @@ async function accepted(blocks: unknown[]): Promise<void> {
 
 async function refused(body: unknown, pointers: string[], detail?: RegExp): Promise<void> {
   const key = `bad-${++counter}`;
-  const response = await api.admin(shop, 'PUT', `/regions/${key}/draft`, body);
+  const response = await t.admin(shop).put(`/regions/${key}/draft`, body);
   assert.deepEqual(pointersOf(response), pointers, JSON.stringify(body).slice(0, 200));
   if (detail) {
     const errors = response.json<{ errors: { detail: string; in: string }[] }>().errors;
     assert.match(errors[0]!.detail, detail);
     assert.equal(errors[0]!.in, 'body');
   }
-  assertNotFound(await api.admin(shop, 'GET', `/regions/${key}/draft`));
+  assertNotFound(await t.admin(shop).get(`/regions/${key}/draft`));
 }
 
 /** A chain of columns nested `depth` levels deep, a text block at the bottom. */

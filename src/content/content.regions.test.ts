@@ -59,13 +59,13 @@ const HERO = [
 const OTHER = [{ id: 'only', type: 'text', settings: { text: 'Autumn is coming.' } }];
 
 async function saveDraft(shop: TestStore, key: string, blocks: unknown[]): Promise<AdminRegion> {
-  const response = await api.admin(shop, 'PUT', `/regions/${key}/draft`, { blocks });
+  const response = await t.admin(shop).put(`/regions/${key}/draft`, { blocks });
   assert.equal(response.statusCode, 200, response.body);
   return response.json<AdminRegion>();
 }
 
 async function publish(shop: TestStore, key: string): Promise<PublishedRegion> {
-  const response = await api.admin(shop, 'POST', `/regions/${key}/publish`);
+  const response = await t.admin(shop).post(`/regions/${key}/publish`);
   assert.equal(response.statusCode, 200, response.body);
   return response.json<PublishedRegion>();
 }
@@ -92,9 +92,9 @@ describe('regions: draft and publish', () => {
     assert.equal(region.hasUnpublishedChanges, true);
     assert.match(region.createdAt, ISO);
 
-    assert.deepEqual((await api.admin(shop, 'GET', '/regions/home-hero/draft')).json(), region);
-    assert.deepEqual((await api.admin(shop, 'GET', '/regions/home-hero')).json(), region);
-    assertNotFound(await api.storefront(shop, '/regions/home-hero'));
+    assert.deepEqual((await t.admin(shop).get('/regions/home-hero/draft')).json(), region);
+    assert.deepEqual((await t.admin(shop).get('/regions/home-hero')).json(), region);
+    assertNotFound(await t.storefront(shop).get('/regions/home-hero'));
     assert.deepEqual(await api.contentEvents(shop), [], 'a draft does not change the storefront');
   });
 
@@ -107,11 +107,11 @@ describe('regions: draft and publish', () => {
     assert.deepEqual(published.blocks, HERO);
     assert.match(published.updatedAt, ISO);
 
-    const served = await api.storefront(shop, '/regions/home-hero');
+    const served = await t.storefront(shop).get('/regions/home-hero');
     assert.equal(served.statusCode, 200);
     assert.deepEqual(served.json(), published);
 
-    const admin = (await api.admin(shop, 'GET', '/regions/home-hero/draft')).json<AdminRegion>();
+    const admin = (await t.admin(shop).get('/regions/home-hero/draft')).json<AdminRegion>();
     assert.deepEqual(admin.published, { blocks: HERO, updatedAt: published.updatedAt });
     assert.equal(admin.hasUnpublishedChanges, false);
     assert.deepEqual(await api.contentEvents(shop), [
@@ -129,18 +129,18 @@ describe('regions: draft and publish', () => {
     assert.deepEqual(edited.published, { blocks: HERO, updatedAt: first.updatedAt });
     assert.equal(edited.hasUnpublishedChanges, true);
     assert.deepEqual(
-      (await api.storefront(shop, '/regions/home')).json(),
+      (await t.storefront(shop).get('/regions/home')).json(),
       first,
       'the storefront keeps the published tree',
     );
 
     // A refused draft leaves both trees alone.
-    const bad = await api.admin(shop, 'PUT', '/regions/home/draft', {
+    const bad = await t.admin(shop).put('/regions/home/draft', {
       blocks: [{ id: 'x', type: 'button', settings: { text: 'x', href: 'javascript:alert(1)' } }],
     });
     assert.deepEqual(pointersOf(bad), ['/blocks/0/settings/href']);
     assert.deepEqual(
-      (await api.admin(shop, 'GET', '/regions/home/draft')).json<AdminRegion>().draft.blocks,
+      (await t.admin(shop).get('/regions/home/draft')).json<AdminRegion>().draft.blocks,
       OTHER,
     );
     assert.equal((await api.contentEvents(shop)).length, 1);
@@ -148,7 +148,7 @@ describe('regions: draft and publish', () => {
     const second = await publish(shop, 'home');
     assert.deepEqual(second.blocks, OTHER);
     assert.ok(Date.parse(second.updatedAt) >= Date.parse(first.updatedAt));
-    assert.deepEqual((await api.storefront(shop, '/regions/home')).json(), second);
+    assert.deepEqual((await t.storefront(shop).get('/regions/home')).json(), second);
 
     // Publishing again without a change changes nothing: same tree, same updatedAt, no event.
     assert.deepEqual(await publish(shop, 'home'), second);
@@ -166,16 +166,16 @@ describe('regions: draft and publish', () => {
 
   test('publish without a draft is 404; a bad key is 400', async () => {
     const shop = await createTestStore(t);
-    assertNotFound(await api.admin(shop, 'POST', '/regions/nothing/publish'));
-    assertNotFound(await api.admin(shop, 'GET', '/regions/nothing/draft'));
-    assertNotFound(await api.admin(shop, 'GET', '/regions/nothing'));
-    assertNotFound(await api.admin(shop, 'DELETE', '/regions/nothing'));
+    assertNotFound(await t.admin(shop).post('/regions/nothing/publish'));
+    assertNotFound(await t.admin(shop).get('/regions/nothing/draft'));
+    assertNotFound(await t.admin(shop).get('/regions/nothing'));
+    assertNotFound(await t.admin(shop).delete('/regions/nothing'));
     for (const key of ['Home', '-home', 'home_hero', `a${'b'.repeat(63)}`]) {
-      assert.deepEqual(pointersOf(await api.admin(shop, 'PUT', `/regions/${key}/draft`, { blocks: [] })), [
+      assert.deepEqual(pointersOf(await t.admin(shop).put(`/regions/${key}/draft`, { blocks: [] })), [
         '/key',
       ]);
-      assert.deepEqual(pointersOf(await api.admin(shop, 'POST', `/regions/${key}/publish`)), ['/key']);
-      assertNotFound(await api.storefront(shop, `/regions/${key}`));
+      assert.deepEqual(pointersOf(await t.admin(shop).post(`/regions/${key}/publish`)), ['/key']);
+      assertNotFound(await t.storefront(shop).get(`/regions/${key}`));
     }
     assert.deepEqual(await api.contentEvents(shop), []);
   });
@@ -183,18 +183,18 @@ describe('regions: draft and publish', () => {
   test('DELETE removes draft and published tree; content.updated only if it had been published', async () => {
     const shop = await createTestStore(t);
     await saveDraft(shop, 'draft-only', OTHER);
-    const gone = await api.admin(shop, 'DELETE', '/regions/draft-only');
+    const gone = await t.admin(shop).delete('/regions/draft-only');
     assert.equal(gone.statusCode, 204);
     assert.equal(gone.body, '');
-    assertNotFound(await api.admin(shop, 'GET', '/regions/draft-only/draft'));
+    assertNotFound(await t.admin(shop).get('/regions/draft-only/draft'));
     assert.deepEqual(await api.contentEvents(shop), [], 'the storefront never saw it');
 
     await saveDraft(shop, 'live', HERO);
     await publish(shop, 'live');
-    assert.equal((await api.admin(shop, 'DELETE', '/regions/live')).statusCode, 204);
-    assertNotFound(await api.storefront(shop, '/regions/live'));
-    assertNotFound(await api.admin(shop, 'POST', '/regions/live/publish'));
-    assertNotFound(await api.admin(shop, 'DELETE', '/regions/live'));
+    assert.equal((await t.admin(shop).delete('/regions/live')).statusCode, 204);
+    assertNotFound(await t.storefront(shop).get('/regions/live'));
+    assertNotFound(await t.admin(shop).post('/regions/live/publish'));
+    assertNotFound(await t.admin(shop).delete('/regions/live'));
     assert.deepEqual(await api.contentEvents(shop), [
       { kind: 'region', key: 'live', storeId: shop.store.id },
       { kind: 'region', key: 'live', deleted: true, storeId: shop.store.id },
@@ -209,11 +209,9 @@ describe('regions: draft and publish', () => {
     const seen: { key: string; publishedAt: string | null; hasUnpublishedChanges: boolean }[] = [];
     let cursor: string | null = null;
     do {
-      const response = await api.admin(
-        shop,
-        'GET',
-        `/regions?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      );
+      const response = await t
+        .admin(shop)
+        .get(`/regions?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       assert.equal(response.statusCode, 200, response.body);
       const page = response.json<Envelope<(typeof seen)[number] & Record<string, unknown>>>();
       for (const item of page.items) {
@@ -239,8 +237,8 @@ describe('regions: draft and publish', () => {
     const footer = seen.find((region) => region.key === 'footer')!;
     assert.equal(footer.publishedAt, null);
     assert.equal(footer.hasUnpublishedChanges, true);
-    assert.deepEqual(pointersOf(await api.admin(shop, 'GET', '/regions?limit=0')), ['/limit']);
-    assert.deepEqual(pointersOf(await api.admin(shop, 'GET', '/regions?cursor=abc.def')), ['/cursor']);
+    assert.deepEqual(pointersOf(await t.admin(shop).get('/regions?limit=0')), ['/limit']);
+    assert.deepEqual(pointersOf(await t.admin(shop).get('/regions?cursor=abc.def')), ['/cursor']);
   });
 });
 
@@ -249,19 +247,19 @@ describe('regions: storefront caching, tenancy, roles', () => {
     const shop = await createTestStore(t);
     await saveDraft(shop, 'home', HERO);
     await publish(shop, 'home');
-    const first = await api.storefront(shop, '/regions/home');
+    const first = await t.storefront(shop).get('/regions/home');
     const etag = String(first.headers.etag);
     assert.match(etag, /^"[A-Za-z0-9_-]+"$/);
     assert.equal(first.headers['cache-control'], 'public, max-age=30, stale-while-revalidate=300');
     assert.equal(first.headers.vary, 'X-Publishable-Key, Authorization, Origin');
-    const cached = await api.storefront(shop, '/regions/home', { 'if-none-match': `"x", ${etag}` });
+    const cached = await t.storefront(shop).get('/regions/home', { 'if-none-match': `"x", ${etag}` });
     assert.equal(cached.statusCode, 304);
     assert.equal(cached.body, '');
 
     await saveDraft(shop, 'home', OTHER);
-    assert.equal((await api.storefront(shop, '/regions/home', { 'if-none-match': etag })).statusCode, 304);
+    assert.equal((await t.storefront(shop).get('/regions/home', { 'if-none-match': etag })).statusCode, 304);
     await publish(shop, 'home');
-    const fresh = await api.storefront(shop, '/regions/home', { 'if-none-match': etag });
+    const fresh = await t.storefront(shop).get('/regions/home', { 'if-none-match': etag });
     assert.equal(fresh.statusCode, 200);
     assert.notEqual(fresh.headers.etag, etag);
     assert.deepEqual(fresh.json<PublishedRegion>().blocks, OTHER);
@@ -274,20 +272,20 @@ describe('regions: storefront caching, tenancy, roles', () => {
     await publish(a, 'home');
     await saveDraft(a, 'draft-only', OTHER);
 
-    assertNotFound(await api.storefront(b, '/regions/home'));
-    assertNotFound(await api.admin(b, 'GET', '/regions/home/draft'));
-    assertNotFound(await api.admin(b, 'GET', '/regions/home'));
-    assertNotFound(await api.admin(b, 'POST', '/regions/draft-only/publish'));
-    assertNotFound(await api.admin(b, 'DELETE', '/regions/home'));
-    assert.deepEqual((await api.admin(b, 'GET', '/regions')).json(), { items: [], nextCursor: null });
+    assertNotFound(await t.storefront(b).get('/regions/home'));
+    assertNotFound(await t.admin(b).get('/regions/home/draft'));
+    assertNotFound(await t.admin(b).get('/regions/home'));
+    assertNotFound(await t.admin(b).post('/regions/draft-only/publish'));
+    assertNotFound(await t.admin(b).delete('/regions/home'));
+    assert.deepEqual((await t.admin(b).get('/regions')).json(), { items: [], nextCursor: null });
 
     // b's own region of the same key is independent.
     await saveDraft(b, 'home', OTHER);
     await publish(b, 'home');
-    assert.deepEqual((await api.storefront(a, '/regions/home')).json<PublishedRegion>().blocks, HERO);
-    assert.deepEqual((await api.storefront(b, '/regions/home')).json<PublishedRegion>().blocks, OTHER);
-    assertNotFound(await api.storefront(a, '/regions/draft-only'));
-    assert.equal((await api.admin(a, 'GET', '/regions')).json<Envelope<unknown>>().items.length, 2);
+    assert.deepEqual((await t.storefront(a).get('/regions/home')).json<PublishedRegion>().blocks, HERO);
+    assert.deepEqual((await t.storefront(b).get('/regions/home')).json<PublishedRegion>().blocks, OTHER);
+    assertNotFound(await t.storefront(a).get('/regions/draft-only'));
+    assert.equal((await t.admin(a).get('/regions')).json<Envelope<unknown>>().items.length, 2);
     assert.deepEqual(await api.contentEvents(a), [{ kind: 'region', key: 'home', storeId: a.store.id }]);
     assert.deepEqual(await api.contentEvents(b), [{ kind: 'region', key: 'home', storeId: b.store.id }]);
   });
@@ -298,13 +296,10 @@ describe('regions: storefront caching, tenancy, roles', () => {
       const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
       await addStaffMember(t.deps, shop.store.id, { email, role });
       const { token } = await openStaffSession(t.deps, shop.store.id, email);
-      assert.equal(
-        (await api.admin(token, 'PUT', `/regions/${role}/draft`, { blocks: OTHER })).statusCode,
-        200,
-      );
-      assert.equal((await api.admin(token, 'POST', `/regions/${role}/publish`)).statusCode, 200);
-      assert.equal((await api.admin(token, 'GET', '/regions')).statusCode, 200);
-      assert.equal((await api.admin(token, 'DELETE', `/regions/${role}`)).statusCode, 204);
+      assert.equal((await t.admin(token).put(`/regions/${role}/draft`, { blocks: OTHER })).statusCode, 200);
+      assert.equal((await t.admin(token).post(`/regions/${role}/publish`)).statusCode, 200);
+      assert.equal((await t.admin(token).get('/regions')).statusCode, 200);
+      assert.equal((await t.admin(token).delete(`/regions/${role}`)).statusCode, 204);
     }
     for (const [method, url] of [
       ['GET', '/admin/v1/regions'],
@@ -375,7 +370,7 @@ describe('content: concurrent writes', () => {
     const shop = await createTestStore(t);
     const menus = await Promise.all(
       Array.from({ length: 8 }, () =>
-        api.admin(shop, 'PUT', '/menus/main', { items: [{ label: 'Home', url: '/' }] }),
+        t.admin(shop).put('/menus/main', { items: [{ label: 'Home', url: '/' }] }),
       ),
     );
     assert.deepEqual(
@@ -386,7 +381,7 @@ describe('content: concurrent writes', () => {
 
     await saveDraft(shop, 'home', HERO);
     const publishes = await Promise.all(
-      Array.from({ length: 8 }, () => api.admin(shop, 'POST', '/regions/home/publish')),
+      Array.from({ length: 8 }, () => t.admin(shop).post('/regions/home/publish')),
     );
     assert.deepEqual(
       publishes.map((response) => response.statusCode),

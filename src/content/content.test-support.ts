@@ -19,21 +19,6 @@ export interface Envelope<T> {
 }
 
 export function clients(t: TestApp) {
-  const admin = (shop: TestStore | string, method: Method, url: string, payload?: unknown) =>
-    t.app.inject({
-      method,
-      url: `/admin/v1${url}`,
-      headers: { authorization: `Bearer ${typeof shop === 'string' ? shop : shop.staffToken}` },
-      ...(payload === undefined ? {} : { payload: payload as object }),
-    });
-
-  const storefront = (shop: TestStore, url: string, headers: Record<string, string> = {}) =>
-    t.app.inject({
-      method: 'GET',
-      url: `/storefront/v1${url}`,
-      headers: { 'x-publishable-key': shop.publishableKey, ...headers },
-    });
-
   /** content.updated events of a store, oldest first, as their data. */
   const contentEvents = async (shop: TestStore) =>
     (await listEvents(t.db.kysely, shop.store.id, { type: 'content.updated' })).map((event) => event.data);
@@ -44,7 +29,7 @@ export function clients(t: TestApp) {
     let cursor: string | null = null;
     for (let page = 0; page < 200; page++) {
       const query = `limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const response = await storefront(shop, `${url}?${query}`);
+      const response = await t.storefront(shop).get(`${url}?${query}`);
       assert.equal(response.statusCode, 200, response.body);
       const body = response.json<Envelope<T>>();
       assert.deepEqual(Object.keys(body).sort(), ['items', 'nextCursor']);
@@ -57,7 +42,7 @@ export function clients(t: TestApp) {
     throw new Error('pagination did not end');
   };
 
-  return { admin, storefront, contentEvents, walk };
+  return { contentEvents, walk };
 }
 
 /** Asserts a 400 validation_failed problem and returns its pointers in order. */

@@ -58,6 +58,10 @@ export async function startSmtpSink(options: { delayMs?: number } = {}): Promise
       });
     },
   });
+  // A client killed mid-transaction resets its connection; smtp-server reports that as an 'error'
+  // event, which would crash the test process without a listener. The sender's side is what the
+  // tests check, so the sink only ignores it, like a real server logs and carries on.
+  server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {

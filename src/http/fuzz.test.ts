@@ -10,7 +10,14 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { openStaffSession } from '../staff/staff.service.ts';
-import { createTestStore, startTestApp, testConfig, type TestApp, type TestStore } from '../test/harness.ts';
+import {
+  createTestStore,
+  startTestApp,
+  testConfig,
+  type HttpMethod,
+  type TestApp,
+  type TestStore,
+} from '../test/harness.ts';
 import { webhookTestConfig } from '../webhooks/webhooks.test-support.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
@@ -330,14 +337,8 @@ before(async () => {
     shop,
     spareToken: async () => (await openStaffSession(t.deps, shop.store.id, shop.ownerEmail)).token,
   };
-  const admin = async (method: string, url: string, body?: unknown) => {
-    const response = await fetch(`${base}/admin/v1${url}`, {
-      method,
-      headers: { authorization: `Bearer ${shop.staffToken}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  };
+  const admin = async (method: HttpMethod, url: string, body?: unknown) =>
+    (await t.admin(shop).request(method, url, body)).json<Record<string, unknown>>();
   const product = await admin('POST', '/products', {
     title: 'Fuzzed',
     status: 'active',
@@ -368,18 +369,11 @@ before(async () => {
   });
   const staff = await admin('POST', '/staff', { email: 'fuzz-staff@example.com', role: 'staff' });
   const storefront = async (
-    method: string,
+    method: HttpMethod,
     url: string,
     body: unknown,
     headers: Record<string, string> = {},
-  ) =>
-    (await (
-      await fetch(`${base}/storefront/v1${url}`, {
-        method,
-        headers: { 'x-publishable-key': shop.publishableKey, 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      })
-    ).json()) as Record<string, unknown>;
+  ) => (await t.storefront(shop).request(method, url, body, headers)).json<Record<string, unknown>>();
   const cart = await storefront('POST', '/carts', { items: [{ variantId, quantity: 1 }] });
   const spareCart = await storefront('POST', '/carts', { items: [{ variantId, quantity: 2 }] });
   const checkout = await storefront(

@@ -32,21 +32,6 @@ after(async () => {
   await db.close();
 });
 
-const admin = (shop: TestStore, method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, payload?: object) =>
-  t.app.inject({
-    method,
-    url: `/admin/v1${url}`,
-    headers: { authorization: `Bearer ${shop.staffToken}` },
-    ...(payload ? { payload } : {}),
-  });
-
-const read = (shop: TestStore, url: string, headers: Record<string, string> = {}) =>
-  t.app.inject({
-    method: 'GET',
-    url: `/storefront/v1${url}`,
-    headers: { 'x-publishable-key': shop.publishableKey, ...headers },
-  });
-
 const hits = (): number => t.app.readCache!.stats().hits;
 
 interface Product {
@@ -55,7 +40,7 @@ interface Product {
 }
 
 async function product(shop: TestStore, title: string, onHand = 10): Promise<Product> {
-  const response = await admin(shop, 'POST', '/products', {
+  const response = await t.admin(shop).post('/products', {
     title,
     status: 'active',
     variants: [{ label: 'One', priceAmount: 1000, onHand }],
@@ -67,12 +52,12 @@ async function product(shop: TestStore, title: string, onHand = 10): Promise<Pro
 /** Reads `url` until it is cached and checks that the next answer came from the cache, byte for byte. */
 async function cachedRead(shop: TestStore, url: string): Promise<string> {
   // Nothing is kept for a store before its versions were read once.
-  await read(shop, url);
+  await t.storefront(shop).get(url);
   await t.app.readCache!.recheck();
-  const first = await read(shop, url);
+  const first = await t.storefront(shop).get(url);
   assert.equal(first.statusCode, 200, first.body);
   const before = hits();
-  const second = await read(shop, url);
+  const second = await t.storefront(shop).get(url);
   assert.equal(hits(), before + 1, `${url} was served from the cache`);
   assert.equal(second.body, first.body);
   assert.equal(second.headers.etag, first.headers.etag);
@@ -92,11 +77,11 @@ describe('the read cache', () => {
     assert.match(bodyA, /Alpha/);
     assert.doesNotMatch(bodyA, /Beta/);
     assert.match(bodyB, /Beta/);
-    assert.equal(etagOf(bodyA), (await read(a, '/products?limit=5')).headers.etag);
+    assert.equal(etagOf(bodyA), (await t.storefront(a).get('/products?limit=5')).headers.etag);
 
-    const etag = (await read(a, '/products?limit=5')).headers.etag as string;
+    const etag = (await t.storefront(a).get('/products?limit=5')).headers.etag as string;
     const before = hits();
-    const notModified = await read(a, '/products?limit=5', { 'if-none-match': etag });
+    const notModified = await t.storefront(a).get('/products?limit=5', { 'if-none-match': etag });
     assert.equal(notModified.statusCode, 304);
     assert.equal(notModified.body, '');
     assert.equal(notModified.headers['content-type'], undefined);
@@ -104,11 +89,14 @@ describe('the read cache', () => {
     assert.equal(hits(), before + 1);
 
     // Another key of the same store, with an allowed Origin: the same body, its own CORS headers.
-    const cors = await read(a, '/products?limit=5', { origin: 'https://shop.example' });
+    const cors = await t.storefront(a).get('/products?limit=5', { origin: 'https://shop.example' });
     assert.equal(cors.body, bodyA);
     assert.equal(cors.headers['access-control-allow-origin'], 'https://shop.example');
     // A refused origin is refused before the cache.
-    assert.equal((await read(a, '/products?limit=5', { origin: 'https://evil.example' })).statusCode, 403);
+    assert.equal(
+      (await t.storefront(a).get('/products?limit=5', { origin: 'https://evil.example' })).statusCode,
+      403,
+    );
   });
 
   test('a hit is answered before validation, but never to a request the normal path refuses', async () => {
@@ -118,7 +106,7 @@ describe('the read cache', () => {
     // The hit comes before validation and the input checks; headers are not fixed by the URL, so
     // a header with unsafe text still gets its 400 (D26), and an unknown key its 401.
     const before = hits();
-    const unsafe = await read(shop, '/products?limit=3', { 'x-note': 'a\ud800' });
+    const unsafe = await t.storefront(shop).get('/products?limit=3', { 'x-note': 'a\ud800' });
     assert.equal(unsafe.statusCode, 400, unsafe.body);
     assert.equal(unsafe.json<{ title: string }>().title, 'validation_failed');
     assert.equal(hits(), before + 1, 'looked up, then left to the normal path');
@@ -129,9 +117,9 @@ describe('the read cache', () => {
     });
     assert.equal(unknown.statusCode, 401);
     // The same URL is refused alike with and without a cached body for its valid sibling.
-    assert.equal((await read(shop, '/products?limit=3&bogus=1')).statusCode, 400);
+    assert.equal((await t.storefront(shop).get('/products?limit=3&bogus=1')).statusCode, 400);
     // RateLimit-* headers are on hits too.
-    const hit = await read(shop, '/products?limit=3');
+    const hit = await t.storefront(shop).get('/products?limit=3');
     assert.equal(hits(), before + 2);
     assert.match(String(hit.headers['ratelimit-remaining']), /^\d+$/);
   });
@@ -141,14 +129,14 @@ describe('the read cache', () => {
     const { id, variants } = await product(shop, 'Lamp');
     const other = await product(shop, 'Chair');
     assert.equal(
-      (await admin(shop, 'PUT', '/menus/main', { items: [{ label: 'Home', url: '/' }] })).statusCode,
+      (await t.admin(shop).put('/menus/main', { items: [{ label: 'Home', url: '/' }] })).statusCode,
       200,
     );
     assert.equal(
-      (await admin(shop, 'PUT', '/pages/about', { title: 'About', body: 'Hello' })).statusCode,
+      (await t.admin(shop).put('/pages/about', { title: 'About', body: 'Hello' })).statusCode,
       200,
     );
-    const collection = await admin(shop, 'POST', '/collections', {
+    const collection = await t.admin(shop).post('/collections', {
       title: 'Lights',
       slug: 'lights',
       kind: 'manual',
@@ -174,7 +162,7 @@ describe('the read cache', () => {
     const changes: [string, () => Promise<{ statusCode: number; body: string }>, string, RegExp][] = [
       [
         'product title',
-        () => admin(shop, 'PATCH', `/products/${id}`, { title: 'Desk lamp' }),
+        () => t.admin(shop).patch(`/products/${id}`, { title: 'Desk lamp' }),
         `/products/${id}`,
         /Desk lamp/,
       ],
@@ -186,32 +174,31 @@ describe('the read cache', () => {
       ],
       [
         'variant price',
-        () => admin(shop, 'PATCH', `/variants/${variants[0]!.id}`, { priceAmount: 4321 }),
+        () => t.admin(shop).patch(`/variants/${variants[0]!.id}`, { priceAmount: 4321 }),
         `/products/${id}`,
         /4321/,
       ],
       [
         'collection title',
-        () =>
-          admin(shop, 'PATCH', `/collections/${collection.json<{ id: string }>().id}`, { title: 'Lamps' }),
+        () => t.admin(shop).patch(`/collections/${collection.json<{ id: string }>().id}`, { title: 'Lamps' }),
         '/collections/lights',
         /Lamps/,
       ],
       [
         'store name',
-        () => admin(shop, 'PUT', '/settings', { name: 'Renamed Store' }),
+        () => t.admin(shop).put('/settings', { name: 'Renamed Store' }),
         '/store',
         /Renamed Store/,
       ],
       [
         'menu',
-        () => admin(shop, 'PUT', '/menus/main', { items: [{ label: 'Sale', url: '/sale' }] }),
+        () => t.admin(shop).put('/menus/main', { items: [{ label: 'Sale', url: '/sale' }] }),
         '/menus/main',
         /Sale/,
       ],
       [
         'page',
-        () => admin(shop, 'PUT', '/pages/about', { title: 'About us', body: 'Hi' }),
+        () => t.admin(shop).put('/pages/about', { title: 'About us', body: 'Hi' }),
         '/pages/about',
         /About us/,
       ],
@@ -219,29 +206,29 @@ describe('the read cache', () => {
     for (const [what, change, url, expected] of changes) {
       const response = await change();
       assert.ok(response.statusCode < 300, `${what}: ${response.body}`);
-      const after = await read(shop, url);
+      const after = await t.storefront(shop).get(url);
       assert.match(after.body, expected, `${what} is visible at once on ${url}`);
       await cachedRead(shop, url);
     }
 
     // A region: saving a draft leaves the published tree (and its cached body) alone; publishing shows it.
     const blocks = [{ id: 'h', type: 'heading', settings: { text: 'Welcome', level: 2 } }];
-    assert.equal((await admin(shop, 'PUT', '/regions/hero/draft', { blocks })).statusCode, 200);
-    assert.equal((await admin(shop, 'POST', '/regions/hero/publish')).statusCode, 200);
+    assert.equal((await t.admin(shop).put('/regions/hero/draft', { blocks })).statusCode, 200);
+    assert.equal((await t.admin(shop).post('/regions/hero/publish')).statusCode, 200);
     await cachedRead(shop, '/regions/hero');
     const draft = [{ id: 'h', type: 'heading', settings: { text: 'Goodbye', level: 2 } }];
-    assert.equal((await admin(shop, 'PUT', '/regions/hero/draft', { blocks: draft })).statusCode, 200);
+    assert.equal((await t.admin(shop).put('/regions/hero/draft', { blocks: draft })).statusCode, 200);
     const before = hits();
-    assert.match((await read(shop, '/regions/hero')).body, /Welcome/);
+    assert.match((await t.storefront(shop).get('/regions/hero')).body, /Welcome/);
     assert.equal(hits(), before + 1, 'a draft save keeps the published body cached');
-    assert.equal((await admin(shop, 'POST', '/regions/hero/publish')).statusCode, 200);
-    assert.match((await read(shop, '/regions/hero')).body, /Goodbye/);
+    assert.equal((await t.admin(shop).post('/regions/hero/publish')).statusCode, 200);
+    assert.match((await t.storefront(shop).get('/regions/hero')).body, /Goodbye/);
 
     // Archiving a product takes it off the storefront at once.
-    assert.equal((await admin(shop, 'PATCH', `/products/${id}`, { status: 'archived' })).statusCode, 200);
-    assert.equal((await read(shop, `/products/${id}`)).statusCode, 404);
-    assert.doesNotMatch((await read(shop, '/collections/lights/products')).body, new RegExp(id));
-    assert.doesNotMatch((await read(shop, '/products?limit=10')).body, new RegExp(id));
+    assert.equal((await t.admin(shop).patch(`/products/${id}`, { status: 'archived' })).statusCode, 200);
+    assert.equal((await t.storefront(shop).get(`/products/${id}`)).statusCode, 404);
+    assert.doesNotMatch((await t.storefront(shop).get('/collections/lights/products')).body, new RegExp(id));
+    assert.doesNotMatch((await t.storefront(shop).get('/products?limit=10')).body, new RegExp(id));
   });
 
   test("a stock change drops that product's detail, and leaves lists and content cached", async () => {
@@ -268,23 +255,23 @@ describe('the read cache', () => {
     assert.equal(checkout.statusCode, 201, checkout.body);
 
     const before = hits();
-    const detail = await read(shop, `/products/${lamp.id}`);
+    const detail = await t.storefront(shop).get(`/products/${lamp.id}`);
     assert.equal(detail.json<{ variants: { available: number }[] }>().variants[0]!.available, 3);
     assert.equal(hits(), before, "the lamp's detail was made again");
-    await read(shop, '/products?limit=10');
+    await t.storefront(shop).get('/products?limit=10');
     assert.equal(hits(), before + 1, 'the list stayed cached');
     // (The chair's detail stays too, unless a re-read of the versions came first: a re-read sees that
     // some stock of the store moved, not whose, and drops every detail of the store.)
-    assert.equal((await read(shop, `/products/${chair.id}`)).statusCode, 200);
+    assert.equal((await t.storefront(shop).get(`/products/${chair.id}`)).statusCode, 200);
 
     // On hand set by staff: the same.
     assert.equal(
-      (await admin(shop, 'PATCH', `/variants/${lamp.variants[0]!.id}`, { onHand: 50 })).statusCode,
+      (await t.admin(shop).patch(`/variants/${lamp.variants[0]!.id}`, { onHand: 50 })).statusCode,
       200,
     );
     assert.equal(
-      (await read(shop, `/products/${lamp.id}`)).json<{ variants: { available: number }[] }>().variants[0]!
-        .available,
+      (await t.storefront(shop).get(`/products/${lamp.id}`)).json<{ variants: { available: number }[] }>()
+        .variants[0]!.available,
       48,
     );
   });
@@ -292,8 +279,11 @@ describe('the read cache', () => {
   test('bodies of other requests are not cached: errors, and HEAD answers from what GET cached', async () => {
     const shop = await createTestStore(t);
     const before = t.app.readCache!.stats();
-    assert.equal((await read(shop, '/products/00000000-0000-4000-8000-000000000000')).statusCode, 404);
-    assert.equal((await read(shop, '/products?limit=0')).statusCode, 400);
+    assert.equal(
+      (await t.storefront(shop).get('/products/00000000-0000-4000-8000-000000000000')).statusCode,
+      404,
+    );
+    assert.equal((await t.storefront(shop).get('/products?limit=0')).statusCode, 400);
     assert.equal(t.app.readCache!.stats().entries, before.entries);
     const body = await cachedRead(shop, '/store');
     const head = await t.app.inject({

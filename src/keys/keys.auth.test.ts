@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createStorefrontKey, revokeStorefrontKey } from './keys.service.ts';
 import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
 
@@ -74,7 +73,10 @@ describe('publishable-key authentication', () => {
         200,
       );
       await revokeStorefrontKey(t.deps, shop.store.id, key.id);
-      await sleep(1000);
+      // The other process has not heard of the revocation: its cached lookup still answers...
+      assert.equal((await other.storefront(key.key).get('/store')).statusCode, 200);
+      // ...until the entry's TTL has passed on its clock.
+      other.clock.advance(other.config.keyCacheTtlMs + 1);
       const response = await other.app.inject({
         method: 'GET',
         url: '/storefront/v1/store',

@@ -6,10 +6,10 @@
  * Message-ID as the first, so a receiver can drop it.
  */
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../email/email.test-support.ts';
 import {
+  assertQuiet,
   createTestStore,
   openTestDatabase,
   serveProcess,
@@ -101,7 +101,11 @@ test(
     assert.ok(markedAtKill < MAILS, `the kill came before the queue was done (${markedAtKill} sent)`);
 
     // Nothing arrives while no worker runs; the second worker sends the rest once the lease ends.
-    await sleep(300);
+    await assertQuiet(
+      300,
+      () => received().length !== receivedAtKill && 'a mail arrived',
+      'no mail while no worker runs',
+    );
     const second = await worker();
     try {
       await waitFor(async () => (await sentRows()) === MAILS, 60_000, 'every mail marked sent');

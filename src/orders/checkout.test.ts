@@ -39,34 +39,8 @@ interface CheckoutBody {
   payment: { provider: string; ref: string; status: string; clientSecret: string };
 }
 
-const admin = (
-  shop: TestStore,
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
-  url: string,
-  payload?: object,
-) =>
-  t.app.inject({
-    method,
-    url: `/admin/v1${url}`,
-    headers: { authorization: `Bearer ${shop.staffToken}` },
-    ...(payload ? { payload } : {}),
-  });
-const sf = (
-  shop: TestStore,
-  method: 'GET' | 'POST' | 'PUT',
-  url: string,
-  payload?: object,
-  headers: Record<string, string> = {},
-) =>
-  t.app.inject({
-    method,
-    url: `/storefront/v1${url}`,
-    headers: { 'x-publishable-key': shop.publishableKey, ...headers },
-    ...(payload ? { payload } : {}),
-  });
-
 async function product(shop: TestStore, onHand: number, price = 1000): Promise<Product> {
-  const response = await admin(shop, 'POST', '/products', {
+  const response = await t.admin(shop).post('/products', {
     title: 'Thing',
     status: 'active',
     variants: [{ label: 'One', priceAmount: price, onHand }],
@@ -76,13 +50,13 @@ async function product(shop: TestStore, onHand: number, price = 1000): Promise<P
 }
 
 async function cart(shop: TestStore, items: { variantId: string; quantity: number }[]): Promise<string> {
-  const response = await sf(shop, 'POST', '/carts', { items });
+  const response = await t.storefront(shop).post('/carts', { items });
   assert.equal(response.statusCode, 201, response.body);
   return response.json<{ id: string }>().id;
 }
 
 const checkout = (shop: TestStore, body: object, key: string | null = randomUUID()) =>
-  sf(shop, 'POST', '/checkout', body, key === null ? {} : { 'idempotency-key': key });
+  t.storefront(shop).post('/checkout', body, key === null ? {} : { 'idempotency-key': key });
 
 async function variant(shop: TestStore, id: string) {
   return t.db.kysely
@@ -94,7 +68,7 @@ async function variant(shop: TestStore, id: string) {
 }
 
 async function order(shop: TestStore, id: string) {
-  return (await sf(shop, 'GET', `/orders/${id}`)).json<{
+  return (await t.storefront(shop).get(`/orders/${id}`)).json<{
     status: string;
     refunded: { amount: number };
     payment: { status: string };
@@ -135,7 +109,7 @@ const changePrice =
   async (index: number): Promise<void> => {
     const price = prices[index];
     if (price === undefined) return;
-    const changed = await admin(shop, 'PATCH', `/variants/${variantId}`, { priceAmount: price });
+    const changed = await t.admin(shop).patch(`/variants/${variantId}`, { priceAmount: price });
     assert.equal(changed.statusCode, 200, changed.body);
   };
 
@@ -158,7 +132,7 @@ describe('carts', () => {
     const shop = await createTestStore(t);
     const a = await product(shop, 10, 1500);
     const b = await product(shop, 10, 250);
-    const created = await sf(shop, 'POST', '/carts', {
+    const created = await t.storefront(shop).post('/carts', {
       items: [
         { variantId: a.variants[0]!.id, quantity: 1 },
         { variantId: b.variants[0]!.id, quantity: 2 },
@@ -194,24 +168,24 @@ describe('carts', () => {
     assert.equal(created.headers['cache-control'], 'no-store');
     const etag = String(created.headers.etag);
 
-    const read = await sf(shop, 'GET', `/carts/${body.id}`);
+    const read = await t.storefront(shop).get(`/carts/${body.id}`);
     assert.deepEqual(read.json(), body);
 
-    const replaced = await sf(
-      shop,
-      'PUT',
-      `/carts/${body.id}`,
-      { items: [{ variantId: b.variants[0]!.id, quantity: 1 }] },
-      { 'if-match': etag },
-    );
+    const replaced = await t
+      .storefront(shop)
+      .put(
+        `/carts/${body.id}`,
+        { items: [{ variantId: b.variants[0]!.id, quantity: 1 }] },
+        { 'if-match': etag },
+      );
     assert.equal(replaced.statusCode, 200);
     assert.deepEqual(replaced.json<{ subtotal: { amount: number } }>().subtotal.amount, 250);
     assert.notEqual(replaced.headers.etag, etag);
 
-    const stale = await sf(shop, 'PUT', `/carts/${body.id}`, { items: [] }, { 'if-match': etag });
+    const stale = await t.storefront(shop).put(`/carts/${body.id}`, { items: [] }, { 'if-match': etag });
     assert.equal(stale.statusCode, 412);
     assert.equal(stale.json<{ title: string }>().title, 'precondition_failed');
-    const lastWriteWins = await sf(shop, 'PUT', `/carts/${body.id}`, { items: [] });
+    const lastWriteWins = await t.storefront(shop).put(`/carts/${body.id}`, { items: [] });
     assert.equal(lastWriteWins.statusCode, 200);
   });
 
@@ -219,45 +193,41 @@ describe('carts', () => {
     const shop = await createTestStore(t);
     const p = await product(shop, 10, 1500);
     const variantId = p.variants[0]!.id;
-    const created = await sf(shop, 'POST', '/carts', { items: [{ variantId, quantity: 2 }] });
+    const created = await t.storefront(shop).post('/carts', { items: [{ variantId, quantity: 2 }] });
     const before = String(created.headers.etag);
     const cartId = created.json<{ id: string }>().id;
     assert.equal(
-      String((await sf(shop, 'GET', `/carts/${cartId}`)).headers.etag),
+      String((await t.storefront(shop).get(`/carts/${cartId}`)).headers.etag),
       before,
       'stable while nothing changes',
     );
 
-    const repriced = await admin(shop, 'PATCH', `/variants/${variantId}`, { priceAmount: 900 });
+    const repriced = await t.admin(shop).patch(`/variants/${variantId}`, { priceAmount: 900 });
     assert.equal(repriced.statusCode, 200);
-    const read = await sf(shop, 'GET', `/carts/${cartId}`);
+    const read = await t.storefront(shop).get(`/carts/${cartId}`);
     assert.equal(read.json<{ subtotal: { amount: number } }>().subtotal.amount, 1800);
     const after = String(read.headers.etag);
     assert.notEqual(after, before, 'a new body, a new ETag');
 
     // Nobody wrote the cart: both tags name its version, so either guards a write.
-    const write = await sf(
-      shop,
-      'PUT',
-      `/carts/${cartId}`,
-      { items: [{ variantId, quantity: 1 }] },
-      { 'if-match': before },
-    );
+    const write = await t
+      .storefront(shop)
+      .put(`/carts/${cartId}`, { items: [{ variantId, quantity: 1 }] }, { 'if-match': before });
     assert.equal(write.statusCode, 200, write.body);
-    const stale = await sf(shop, 'PUT', `/carts/${cartId}`, { items: [] }, { 'if-match': after });
+    const stale = await t.storefront(shop).put(`/carts/${cartId}`, { items: [] }, { 'if-match': after });
     assert.equal(stale.statusCode, 412, 'the write moved the version on');
   });
 
   test('browser code can read the new cart’s Location (it is an exposed header)', async () => {
     const shop = await createTestStore(t);
     const p = await product(shop, 10, 100);
-    const created = await sf(
-      shop,
-      'POST',
-      '/carts',
-      { items: [{ variantId: p.variants[0]!.id, quantity: 1 }] },
-      { origin: 'https://shop.example' },
-    );
+    const created = await t
+      .storefront(shop)
+      .post(
+        '/carts',
+        { items: [{ variantId: p.variants[0]!.id, quantity: 1 }] },
+        { origin: 'https://shop.example' },
+      );
     assert.equal(created.statusCode, 201);
     const exposed = String(created.headers['access-control-expose-headers'])
       .split(',')
@@ -270,7 +240,7 @@ describe('carts', () => {
     const shop = await createTestStore(t);
     const p = await product(shop, 1);
     const draft = (
-      await admin(shop, 'POST', '/products', {
+      await t.admin(shop).post('/products', {
         title: 'Hidden',
         status: 'draft',
         variants: [{ label: 'x', priceAmount: 1, onHand: 5 }],
@@ -295,7 +265,7 @@ describe('carts', () => {
       [{}, '/items'],
     ];
     for (const [payload, pointer] of cases) {
-      const response = await sf(shop, 'POST', '/carts', payload);
+      const response = await t.storefront(shop).post('/carts', payload);
       assert.equal(response.statusCode, 400, JSON.stringify(payload));
       const errors = response.json<{ errors: { pointer: string }[] }>().errors;
       assert.ok(
@@ -304,7 +274,7 @@ describe('carts', () => {
       );
     }
     assert.equal(
-      (await sf(shop, 'POST', '/carts', { items: [{ variantId: p.variants[0]!.id, quantity: 999 }] }))
+      (await t.storefront(shop).post('/carts', { items: [{ variantId: p.variants[0]!.id, quantity: 999 }] }))
         .statusCode,
       201,
       'stock is checked at checkout, not here',
@@ -315,8 +285,8 @@ describe('carts', () => {
     const a = await createTestStore(t);
     const b = await createTestStore(t);
     const id = await cart(a, [{ variantId: (await product(a, 1)).variants[0]!.id, quantity: 1 }]);
-    assert.equal((await sf(b, 'GET', `/carts/${id}`)).statusCode, 404);
-    assert.equal((await sf(b, 'PUT', `/carts/${id}`, { items: [] })).statusCode, 404);
+    assert.equal((await t.storefront(b).get(`/carts/${id}`)).statusCode, 404);
+    assert.equal((await t.storefront(b).put(`/carts/${id}`, { items: [] })).statusCode, 404);
     assert.equal((await checkout(b, { cartId: id, email: 'x@example.com' })).statusCode, 404);
   });
 });
@@ -366,7 +336,7 @@ describe('checkout', () => {
     });
     assert.equal(second.json<CheckoutBody>().order.number, 1002);
 
-    const completed = await sf(shop, 'PUT', `/carts/${cartId}`, { items: [] });
+    const completed = await t.storefront(shop).put(`/carts/${cartId}`, { items: [] });
     assert.equal(completed.statusCode, 409);
     assert.equal(completed.json<{ title: string }>().title, 'cart_completed');
     const again = await checkout(shop, { cartId, email: 'b@example.com' });
@@ -549,7 +519,7 @@ describe('checkout', () => {
       .execute();
     assert.deepEqual(orders, []);
     assert.equal(
-      (await sf(shop, 'PUT', `/carts/${cartId}`, { items: [] })).statusCode,
+      (await t.storefront(shop).put(`/carts/${cartId}`, { items: [] })).statusCode,
       200,
       'the cart is open',
     );
@@ -561,7 +531,7 @@ describe('checkout', () => {
     const variantId = p.variants[0]!.id;
     const cartId = await cart(shop, [{ variantId, quantity: 1 }]);
     const { response, refs } = await checkoutWhileIntents(shop, cartId, async () => {
-      const archived = await admin(shop, 'PATCH', `/products/${p.id}`, { status: 'archived' });
+      const archived = await t.admin(shop).patch(`/products/${p.id}`, { status: 'archived' });
       assert.equal(archived.statusCode, 200, archived.body);
     });
     assert.equal(response.statusCode, 409, response.body);
@@ -597,15 +567,15 @@ describe('discounts, tax and shipping', () => {
     const shop = await createTestStore(t);
     const variantId = (await product(shop, 50, 1999)).variants[0]!.id;
     assert.equal(
-      (await admin(shop, 'POST', '/discounts', { code: 'save10', kind: 'percent', value: 10 })).statusCode,
+      (await t.admin(shop).post('/discounts', { code: 'save10', kind: 'percent', value: 10 })).statusCode,
       201,
     );
     assert.equal(
-      (await admin(shop, 'POST', '/discounts', { code: 'FIVE', kind: 'fixed', value: 500 })).statusCode,
+      (await t.admin(shop).post('/discounts', { code: 'FIVE', kind: 'fixed', value: 500 })).statusCode,
       201,
     );
     assert.equal(
-      (await admin(shop, 'PUT', '/tax-rates/de', { taxRateBps: 1900, shippingAmount: 495 })).statusCode,
+      (await t.admin(shop).put('/tax-rates/de', { taxRateBps: 1900, shippingAmount: 495 })).statusCode,
       200,
     );
 
@@ -652,19 +622,19 @@ describe('discounts, tax and shipping', () => {
     const shop = await createTestStore(t);
     const variantId = (await product(shop, 50)).variants[0]!.id;
     const day = 24 * 3600 * 1000;
-    await admin(shop, 'POST', '/discounts', {
+    await t.admin(shop).post('/discounts', {
       code: 'LATER',
       kind: 'percent',
       value: 5,
       startsAt: new Date(Date.now() + day).toISOString(),
     });
-    await admin(shop, 'POST', '/discounts', {
+    await t.admin(shop).post('/discounts', {
       code: 'OVER',
       kind: 'percent',
       value: 5,
       endsAt: new Date(Date.now() - 1000).toISOString(),
     });
-    await admin(shop, 'POST', '/discounts', { code: 'ONCE', kind: 'fixed', value: 100, usageLimit: 1 });
+    await t.admin(shop).post('/discounts', { code: 'ONCE', kind: 'fixed', value: 100, usageLimit: 1 });
     for (const code of ['NOPE', 'LATER', 'OVER']) {
       const response = await checkout(shop, {
         cartId: await cart(shop, [{ variantId, quantity: 1 }]),
@@ -690,7 +660,7 @@ describe('discounts, tax and shipping', () => {
       discountCode: 'ONCE',
     });
     assert.equal(second.statusCode, 409);
-    const list = (await admin(shop, 'GET', '/discounts')).json<{
+    const list = (await t.admin(shop).get('/discounts')).json<{
       items: { code: string; usedCount: number }[];
     }>();
     assert.equal(list.items.find((d) => d.code === 'ONCE')?.usedCount, 1);
@@ -701,7 +671,7 @@ describe('discounts, tax and shipping', () => {
 describe('payment', () => {
   test('a confirmed payment arrives by signed webhook: paid, reservation becomes a sale, order.paid, confirmation mail', async () => {
     const shop = await createTestStore(t);
-    await admin(shop, 'PUT', '/settings', { replyToEmail: 'help@shop.example' });
+    await t.admin(shop).put('/settings', { replyToEmail: 'help@shop.example' });
     const variantId = (await product(shop, 5, 700)).variants[0]!.id;
     const body = (
       await checkout(shop, {
@@ -940,22 +910,22 @@ describe('refunds and order reads', () => {
     const body = (
       await checkout(shop, { cartId: await cart(shop, [{ variantId, quantity: 2 }]), email: 'h@example.com' })
     ).json<CheckoutBody>();
-    const unpaid = await admin(shop, 'POST', `/orders/${body.order.id}/refunds`, { amount: 100 });
+    const unpaid = await t.admin(shop).post(`/orders/${body.order.id}/refunds`, { amount: 100 });
     assert.equal(unpaid.statusCode, 409);
     await confirm(body.payment.ref, body.payment.clientSecret);
     await waitFor(async () => (await order(shop, body.order.id)).status === 'paid', 5000, 'paid');
 
-    const partial = await admin(shop, 'POST', `/orders/${body.order.id}/refunds`, { amount: 500 });
+    const partial = await t.admin(shop).post(`/orders/${body.order.id}/refunds`, { amount: 500 });
     assert.equal(partial.statusCode, 202, partial.body);
     await waitFor(
       async () => (await order(shop, body.order.id)).refunded.amount === 500,
       5000,
       'partial refund',
     );
-    const tooMuch = await admin(shop, 'POST', `/orders/${body.order.id}/refunds`, { amount: 1501 });
+    const tooMuch = await t.admin(shop).post(`/orders/${body.order.id}/refunds`, { amount: 1501 });
     assert.equal(tooMuch.statusCode, 409);
     assert.equal(
-      (await admin(shop, 'POST', `/orders/${body.order.id}/refunds`, { amount: 1500 })).statusCode,
+      (await t.admin(shop).post(`/orders/${body.order.id}/refunds`, { amount: 1500 })).statusCode,
       202,
     );
     await waitFor(
@@ -977,7 +947,7 @@ describe('refunds and order reads', () => {
     const notice = await waitForMail(t, 'h@example.com', 3);
     assert.match(notice.subject ?? '', /Refund/);
 
-    const detail = (await admin(shop, 'GET', `/orders/${body.order.id}`)).json<{
+    const detail = (await t.admin(shop).get(`/orders/${body.order.id}`)).json<{
       refunds: { status: string }[];
       payments: { status: string }[];
       lines: unknown[];
@@ -1000,18 +970,15 @@ describe('refunds and order reads', () => {
     const body = (
       await checkout(shop, { cartId: await cart(shop, [{ variantId, quantity: 1 }]), email: 'i@example.com' })
     ).json<CheckoutBody>();
-    const list = (await admin(shop, 'GET', '/orders?status=pending')).json<{ items: { id: string }[] }>();
+    const list = (await t.admin(shop).get('/orders?status=pending')).json<{ items: { id: string }[] }>();
     assert.deepEqual(
       list.items.map((o) => o.id),
       [body.order.id],
     );
-    assert.deepEqual(
-      (await admin(shop, 'GET', '/orders?status=paid')).json<{ items: unknown[] }>().items,
-      [],
-    );
-    assert.equal((await sf(other, 'GET', `/orders/${body.order.id}`)).statusCode, 404);
-    assert.equal((await admin(other, 'GET', `/orders/${body.order.id}`)).statusCode, 404);
-    const read = await sf(shop, 'GET', `/orders/${body.order.id}`);
+    assert.deepEqual((await t.admin(shop).get('/orders?status=paid')).json<{ items: unknown[] }>().items, []);
+    assert.equal((await t.storefront(other).get(`/orders/${body.order.id}`)).statusCode, 404);
+    assert.equal((await t.admin(other).get(`/orders/${body.order.id}`)).statusCode, 404);
+    const read = await t.storefront(shop).get(`/orders/${body.order.id}`);
     assert.equal(read.statusCode, 200);
     assert.equal(read.headers['cache-control'], 'no-store');
     assert.equal(read.json<{ payment: { provider: string } }>().payment.provider, 'sandbox');
@@ -1025,10 +992,10 @@ describe('refunds and order reads', () => {
     const body = made.json<CheckoutBody & { order: { email: string } }>();
     assert.equal(body.order.email, 'buyer.name@example.com', 'the buyer who typed it sees it');
 
-    const read = await sf(shop, 'GET', `/orders/${body.order.id}`);
+    const read = await t.storefront(shop).get(`/orders/${body.order.id}`);
     assert.equal(read.json<{ email: string }>().email, 'b•••@example.com');
     assert.doesNotMatch(read.body, /buyer\.name/, 'the address is nowhere in the view');
-    const staff = await admin(shop, 'GET', `/orders/${body.order.id}`);
+    const staff = await t.admin(shop).get(`/orders/${body.order.id}`);
     assert.equal(staff.json<{ email: string }>().email, 'buyer.name@example.com');
   });
 

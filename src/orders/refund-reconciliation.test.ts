@@ -15,42 +15,27 @@ after(() => t.close());
 
 const deps = () => ordersDeps(t.runtime, pino({ level: 'silent' }));
 
-const admin = (shop: TestStore, method: 'GET' | 'POST', url: string, payload?: object) =>
-  t.app.inject({
-    method,
-    url: `/admin/v1${url}`,
-    headers: { authorization: `Bearer ${shop.staffToken}` },
-    ...(payload ? { payload } : {}),
-  });
-const storefront = (shop: TestStore, method: 'GET' | 'POST', url: string, payload?: object, headers = {}) =>
-  t.app.inject({
-    method,
-    url: `/storefront/v1${url}`,
-    headers: { 'x-publishable-key': shop.publishableKey, ...headers },
-    ...(payload ? { payload } : {}),
-  });
-
 const refundedOf = async (shop: TestStore, orderId: string) =>
-  (await storefront(shop, 'GET', `/orders/${orderId}`)).json<{ refunded: { amount: number } }>().refunded
+  (await t.storefront(shop).get(`/orders/${orderId}`)).json<{ refunded: { amount: number } }>().refunded
     .amount;
 
 /** A paid order of 2 × 1000 in a fresh store. */
 async function paidOrder(): Promise<{ shop: TestStore; orderId: string; ref: string }> {
   const shop = await createTestStore(t);
-  const created = await admin(shop, 'POST', '/products', {
+  const created = await t.admin(shop).post('/products', {
     title: 'Reconciled',
     status: 'active',
     variants: [{ label: 'Default', priceAmount: 1000, onHand: 5 }],
   });
   const variantId = created.json<{ variants: { id: string }[] }>().variants[0]!.id;
-  const cart = await storefront(shop, 'POST', '/carts', { items: [{ variantId, quantity: 2 }] });
-  const checkout = await storefront(
-    shop,
-    'POST',
-    '/checkout',
-    { cartId: cart.json<{ id: string }>().id, email: 'r@example.com' },
-    { 'idempotency-key': crypto.randomUUID() },
-  );
+  const cart = await t.storefront(shop).post('/carts', { items: [{ variantId, quantity: 2 }] });
+  const checkout = await t
+    .storefront(shop)
+    .post(
+      '/checkout',
+      { cartId: cart.json<{ id: string }>().id, email: 'r@example.com' },
+      { 'idempotency-key': crypto.randomUUID() },
+    );
   const { order, payment } = checkout.json<{
     order: { id: string };
     payment: { ref: string; clientSecret: string };
@@ -62,7 +47,7 @@ async function paidOrder(): Promise<{ shop: TestStore; orderId: string; ref: str
   });
   await waitFor(
     async () =>
-      (await storefront(shop, 'GET', `/orders/${order.id}`)).json<{ status: string }>().status === 'paid',
+      (await t.storefront(shop).get(`/orders/${order.id}`)).json<{ status: string }>().status === 'paid',
     5000,
     'paid',
   );
@@ -79,7 +64,7 @@ test('a refund whose webhook was lost settles by reconciliation, once, and the l
     return Promise.resolve(200);
   });
 
-  const requested = await admin(shop, 'POST', `/orders/${orderId}/refunds`, { amount: 500 });
+  const requested = await t.admin(shop).post(`/orders/${orderId}/refunds`, { amount: 500 });
   assert.equal(requested.statusCode, 202, requested.body);
   await waitFor(() => held.length === 1, 5000, 'the refund webhook (held back)');
   assert.equal(await refundedOf(shop, orderId), 0, 'no webhook, no settlement');

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { LightMyRequestResponse } from 'fastify';
 import { loadConfig, type RateLimitConfig } from '../config.ts';
 import type { Db } from '../db/database.ts';
@@ -216,7 +215,7 @@ describe('storefront rate limits over HTTP', () => {
         .where('store_id', '=', shop.store.id)
         .where('id', '=', shop.keyId)
         .execute();
-      await sleep(t.config.keyCacheTtlMs + 100);
+      t.clock.advance(t.config.keyCacheTtlMs + 1);
       const afterChange = await call(t, { key: shop.publishableKey });
       assert.deepEqual([limits(afterChange).limit, limits(afterChange).remaining], [50, 48]);
     });

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { ShopDriver } from '../orders/orders.test-support.ts';
 import {
+  assertQuiet,
   createTestStore,
   openTestDatabase,
   readMailDir,
@@ -113,7 +114,21 @@ describe('changing SECRET_KEY (D28)', () => {
       assert.equal(view.json<{ disabledReason: string }>().disabledReason, 'secret_unreadable');
       // The next event waits (the endpoint is disabled) instead of failing again and again.
       const next = await emit(changed, shop.store.id, 'product.updated', { productId: randomUUID() });
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      const deliveryOfNext = () =>
+        db.kysely
+          .selectFrom('webhook_deliveries')
+          .select(['status', 'attempts'])
+          .where('store_id', '=', shop.store.id)
+          .where('event_id', '=', next.id)
+          .executeTakeFirst();
+      await assertQuiet(
+        500,
+        async () => {
+          const delivery = await deliveryOfNext();
+          return delivery && (delivery.status !== 'pending' || delivery.attempts > 0) && delivery;
+        },
+        'the delivery to the disabled endpoint waits',
+      );
       const waiting = await db.kysely
         .selectFrom('webhook_deliveries')
         .select(['status', 'attempts'])

@@ -13,6 +13,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import pg from 'pg';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/database.ts';
@@ -162,7 +163,47 @@ export interface TestApp {
    * other error-level line makes `close()` fail, so an unexpected error never passes silently.
    */
   expectErrorLogs(pattern: RegExp): void;
+  /** The Admin API as the store's owner, or as the staff session `token` given instead. */
+  admin(shop: TestStore | string): ApiCaller;
+  /** The Storefront API with the store's publishable key, or with the key given instead. */
+  storefront(shop: TestStore | string): ApiCaller;
   close(): Promise<void>;
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type Headers = Record<string, string>;
+
+/** In-process calls to one API with one credential; every path is relative to the API's prefix. */
+export interface ApiCaller {
+  get(url: string, headers?: Headers): Promise<LightMyRequestResponse>;
+  post(url: string, payload?: unknown, headers?: Headers): Promise<LightMyRequestResponse>;
+  put(url: string, payload?: unknown, headers?: Headers): Promise<LightMyRequestResponse>;
+  patch(url: string, payload?: unknown, headers?: Headers): Promise<LightMyRequestResponse>;
+  delete(url: string, payload?: unknown, headers?: Headers): Promise<LightMyRequestResponse>;
+  request(
+    method: HttpMethod,
+    url: string,
+    payload?: unknown,
+    headers?: Headers,
+  ): Promise<LightMyRequestResponse>;
+}
+
+function apiCaller(app: App, prefix: string, credential: Headers): ApiCaller {
+  const request = (method: HttpMethod, url: string, payload?: unknown, headers: Headers = {}) =>
+    app.inject({
+      method,
+      url: `${prefix}${url}`,
+      headers: { ...credential, ...headers },
+      ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }),
+    });
+  return {
+    get: (url, headers) => request('GET', url, undefined, headers),
+    post: (url, payload, headers) => request('POST', url, payload, headers),
+    put: (url, payload, headers) => request('PUT', url, payload, headers),
+    patch: (url, payload, headers) => request('PATCH', url, payload, headers),
+    delete: (url, payload, headers) => request('DELETE', url, payload, headers),
+    request,
+  };
 }
 
 /** Pino's `error` level; `fatal` is 60. */
@@ -303,6 +344,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     expectErrorLogs(pattern) {
       expectedErrors.push(pattern);
     },
+    admin: (shop) =>
+      apiCaller(app, '/admin/v1', {
+        authorization: `Bearer ${typeof shop === 'string' ? shop : shop.staffToken}`,
+      }),
+    storefront: (shop) =>
+      apiCaller(app, '/storefront/v1', {
+        'x-publishable-key': typeof shop === 'string' ? shop : shop.publishableKey,
+      }),
     async close() {
       await app.close();
       await workers?.stop();
@@ -362,6 +411,25 @@ export async function waitFor<T>(
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(20);
+  }
+}
+
+/**
+ * Asserts that nothing happens for `ms`: `probe` is looked at every 20 ms and must keep returning
+ * a falsy value; anything else describes what happened and fails at once. Use it instead of a
+ * fixed sleep followed by one look: it states what must not happen and fails at its first sign.
+ */
+export async function assertQuiet(ms: number, probe: () => unknown, what = 'nothing happens'): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const happened = await probe();
+    if (happened) {
+      const detail = typeof happened === 'string' ? happened : JSON.stringify(happened);
+      throw new Error(`Expected ${what} for ${ms} ms, but: ${detail}`);
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) return;
+    await sleep(Math.min(20, left));
   }
 }
 

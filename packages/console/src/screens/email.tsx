@@ -130,13 +130,14 @@ function Domain({ domain }: { domain: SendingDomain }) {
   const verify = useMutation({
     mutationFn: () => admin.request('adminVerifySendingDomain'),
     onSuccess: async (next) => {
+      // Refresh the panel first, so the message never shows beside the state it replaces.
+      await queryClient.invalidateQueries({ queryKey: SENDER });
       const found = next.dnsRecords.filter((record) => record.status === 'verified').length;
       setChecked(
         next.status === 'verified'
           ? `${next.domain} is verified: store mail now goes from your domain.`
           : `Checked just now: ${found} of ${next.dnsRecords.length} records are right.`,
       );
-      await queryClient.invalidateQueries({ queryKey: SENDER });
     },
   });
   const remove = useMutation({
