@@ -18,11 +18,12 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { SMTPServer } from 'smtp-server';
-import { openDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { systemClock } from '../src/lib/clock.ts';
-import { enqueueMail } from '../src/mail/outbox.ts';
-import { createStore } from '../src/onboarding/onboarding.service.ts';
+import { pathToFileURL } from 'node:url';
+import type * as DatabaseModule from '../src/db/database.ts';
+import type * as MigrateModule from '../src/db/migrate.ts';
+import type * as ClockModule from '../src/lib/clock.ts';
+import type * as OutboxModule from '../src/mail/outbox.ts';
+import type * as OnboardingModule from '../src/onboarding/onboarding.service.ts';
 import {
   alive,
   commitOf,
@@ -130,6 +131,22 @@ interface Run {
 
 let databases = 0;
 
+/**
+ * The functions that make the queue, from the measured checkout itself: its migrations, its store
+ * and its outbox rows, so a checkout from before a migration is measured on its own schema.
+ */
+async function queueMakers(checkout: string) {
+  const load = async <T>(file: string): Promise<T> =>
+    (await import(pathToFileURL(path.join(checkout, file)).href)) as T;
+  return {
+    openDatabase: (await load<typeof DatabaseModule>('src/db/database.ts')).openDatabase,
+    migrateToLatest: (await load<typeof MigrateModule>('src/db/migrate.ts')).migrateToLatest,
+    systemClock: (await load<typeof ClockModule>('src/lib/clock.ts')).systemClock,
+    enqueueMail: (await load<typeof OutboxModule>('src/mail/outbox.ts')).enqueueMail,
+    createStore: (await load<typeof OnboardingModule>('src/onboarding/onboarding.service.ts')).createStore,
+  };
+}
+
 /** One worker of `checkout` sending `mails` queued mails to a fresh sink; returns its rate. */
 async function measure(options: Options, checkout: string, label: string): Promise<Run> {
   let databaseUrl: string | null = null;
@@ -144,7 +161,8 @@ async function measure(options: Options, checkout: string, label: string): Promi
   } else {
     dataDir = temporaryDirectory('storefront-bench-mail-');
   }
-  // The queue is made by this checkout's code; the schema of the mail outbox is the same in both.
+  const { openDatabase, migrateToLatest, systemClock, enqueueMail, createStore } =
+    await queueMakers(checkout);
   const db = await openDatabase({ databaseUrl, dataDir, command: 'bench mail' });
   try {
     await migrateToLatest(db.kysely);
