@@ -259,8 +259,9 @@ async function main(): Promise<void> {
     return `| ${label} (${mine[0]!.commit}) | ${median(mine.map((r) => r.messagesPerSecond)).toFixed(1)} | ${mine.map((r) => r.messagesPerSecond.toFixed(1)).join(' / ')} | ${mine.reduce((sum, r) => sum + r.duplicates, 0)} |`;
   });
   const text = [
-    `## Mail: one worker to an SMTP server, ${host.date}`,
+    `## ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}: mail, one worker to an SMTP server, ${options.databaseUrl ? 'PostgreSQL' : 'PGlite'}`,
     '',
+    `- Date: ${host.date}`,
     `- Machine: ${host.nproc} CPUs (${host.cpu}), ${host.memory} memory, ${host.os}; load average at start ${host.load}`,
     `- Database: ${options.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}; ${options.mails} queued store mails per run; the SMTP sink takes ${options.latencyMs} ms to accept a message; MAIL_CONCURRENCY=${options.concurrency}; ${options.rounds} round(s)`,
     `- Command: \`npm run bench:mail -- --mails ${options.mails} --latency ${options.latencyMs} --concurrency ${options.concurrency} --rounds ${options.rounds}${options.compare ? ' --compare DIR' : ''}\``,
