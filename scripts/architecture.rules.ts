@@ -32,6 +32,7 @@ export const LAYERS: Record<string, Layer> = {
   content: 'features',
   carts: 'features',
   orders: 'features',
+  pricing: 'features',
   payments: 'features',
   themes: 'features',
   apps: 'features',

@@ -32,7 +32,7 @@ import { appsAdminRoutes } from './apps/apps.admin-routes.ts';
 import { cartsStorefrontRoutes } from './carts/carts.storefront-routes.ts';
 import { ordersAdminRoutes } from './orders/orders.admin-routes.ts';
 import { ordersStorefrontRoutes } from './orders/orders.storefront-routes.ts';
-import { pricingAdminRoutes } from './orders/pricing.admin-routes.ts';
+import { pricingAdminRoutes } from './pricing/pricing.admin-routes.ts';
 import { overviewAdminRoutes } from './overview/overview.admin-routes.ts';
 import { applyProviderEvent } from './orders/provider-events.service.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';

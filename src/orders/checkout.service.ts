@@ -24,10 +24,10 @@ import {
 } from './orders.repository.ts';
 import { clientBucketOf } from '../ratelimit/ratelimit.limiter.ts';
 import type { CheckoutBody, CheckoutResult } from './orders.schemas.ts';
-import type { DiscountRow, OrderLineRow, OrderRow, PaymentRow } from './orders.tables.ts';
+import type { OrderLineRow, OrderRow, PaymentRow } from './orders.tables.ts';
 import { orderView } from './orders.views.ts';
 import { openClientSecret, sealClientSecret } from './payment-secrets.ts';
-import { useDiscount } from './pricing.service.ts';
+import { useDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
 import { quote, type Quote, type QuoteInput } from './quote.ts';
 import { ReservationsInFlight } from './reservations-in-flight.ts';
 
@@ -366,7 +366,7 @@ async function completeUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<
  * discount is checked again when its use is counted; the tax rate is the quote's. Returns the
  * discount to count.
  */
-async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<DiscountRow | null> {
+async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<UsableDiscount | null> {
   const reserved = await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);
   const left = new Map<string, number>();
   for (const line of p.quoted.lines) {
@@ -386,7 +386,7 @@ async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<
 async function writeOrder(
   tx: InTransaction,
   p: PlaceOrder,
-  discount: DiscountRow | null,
+  discount: UsableDiscount | null,
 ): Promise<{ order: OrderRow; lines: OrderLineRow[]; payment: PaymentRow }> {
   const totals = p.quoted.totals;
   const expiresAt = new Date(p.now.getTime() + tx.settings.orderTtlMs);

@@ -1,5 +1,5 @@
 import { releaseReserved } from '../catalog/inventory.ts';
-import { giveBackDiscountUse } from './pricing.service.ts';
+import { giveBackDiscountUse } from '../pricing/pricing.service.ts';
 import { backoffMs } from '../lib/backoff.ts';
 import type { IntentStatus } from '../payments/provider.ts';
 import { cancelOpenPayments, latestPayment, lockPaymentAndOrder } from './order-payments.repository.ts';

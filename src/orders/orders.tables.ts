@@ -1,34 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { CreatedAt, UpdatedAt, Time, NullableTime } from '../db/tables.ts';
 
-export type DiscountKind = 'percent' | 'fixed';
-
-export interface DiscountTable {
-  store_id: string;
-  id: Generated<string>;
-  code: string;
-  kind: DiscountKind;
-  /** percent: 1–100; fixed: minor units of the store currency. */
-  value: number;
-  starts_at: NullableTime;
-  ends_at: NullableTime;
-  usage_limit: number | null;
-  used_count: Generated<number>;
-  created_at: CreatedAt;
-  updated_at: UpdatedAt;
-}
-export type DiscountRow = Selectable<DiscountTable>;
-
-export interface TaxRateTable {
-  store_id: string;
-  country: string;
-  /** Tax in basis points (1/100 of a percent): 2000 = 20 %. */
-  tax_rate_bps: number;
-  shipping_amount: number;
-  updated_at: UpdatedAt;
-}
-export type TaxRateRow = Selectable<TaxRateTable>;
-
 export interface IdempotencyKeyTable {
   store_id: string;
   route: string;
@@ -151,10 +123,8 @@ export interface ProviderEventTable {
   received_at: CreatedAt;
 }
 
-/** Table types of orders, their payments and refunds, discounts, tax rates and idempotency keys. */
+/** Table types of orders, their payments and refunds, and idempotency keys. */
 export interface OrderTables {
-  discounts: DiscountTable;
-  tax_rates: TaxRateTable;
   idempotency_keys: IdempotencyKeyTable;
   order_counters: OrderCounterTable;
   orders: OrderTable;

@@ -1,8 +1,8 @@
 import type { StockLine } from '../catalog/inventory.ts';
 import type { OrderLineFields } from './orders.repository.ts';
 import type { Money } from '../lib/money.ts';
-import type { Discount, Order, Payment, Refund, TaxRate } from './orders.schemas.ts';
-import type { DiscountRow, OrderRow, PaymentRow, RefundRow, TaxRateRow } from './orders.tables.ts';
+import type { Order, Payment, Refund } from './orders.schemas.ts';
+import type { OrderRow, PaymentRow, RefundRow } from './orders.tables.ts';
 
 /** Rows as the API shows them (the shapes are the schemas', Static<…>): snake_case never leaves orders/. */
 
@@ -72,25 +72,6 @@ export const refundView = (row: RefundRow, currency: string): Refund => ({
   lastError: row.last_error,
   createdAt: row.created_at.toISOString(),
   settledAt: row.settled_at?.toISOString() ?? null,
-});
-
-export const discountView = (row: DiscountRow): Discount => ({
-  id: row.id,
-  code: row.code,
-  kind: row.kind,
-  value: row.value,
-  startsAt: row.starts_at?.toISOString() ?? null,
-  endsAt: row.ends_at?.toISOString() ?? null,
-  usageLimit: row.usage_limit,
-  usedCount: row.used_count,
-  createdAt: row.created_at.toISOString(),
-});
-
-export const taxRateView = (row: TaxRateRow): TaxRate => ({
-  country: row.country.trim(),
-  taxRateBps: row.tax_rate_bps,
-  shippingAmount: row.shipping_amount,
-  updatedAt: row.updated_at.toISOString(),
 });
 
 /** Order lines as the catalog's inventory takes them. */

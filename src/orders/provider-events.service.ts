@@ -1,5 +1,5 @@
 import type { EmittedData } from '../events/events.schemas.ts';
-import { countRevivedDiscountUse } from './pricing.service.ts';
+import { countRevivedDiscountUse } from '../pricing/pricing.service.ts';
 import type { OrderPaidData, OrderRefundedData } from './orders.events.ts';
 import type { Transaction } from 'kysely';
 import { sellReserved, takeStock } from '../catalog/inventory.ts';

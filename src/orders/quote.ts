@@ -1,8 +1,7 @@
 import type { StockLine } from '../catalog/inventory.ts';
 import { sellableVariants } from '../catalog/sellable.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import type { DiscountRow } from './orders.tables.ts';
-import { rateFor, usableDiscount } from './pricing.service.ts';
+import { rateFor, usableDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
 import { computeTotals, type Totals } from './totals.ts';
 
 /** A line as checkout prices it: from the catalog, never from the client. */
@@ -22,7 +21,7 @@ export interface Quote {
   lines: QuotedLine[];
   /** Cart lines whose variant is no longer sellable. */
   missing: { variantId: string; requested: number }[];
-  discount: DiscountRow | null;
+  discount: UsableDiscount | null;
   totals: Totals;
 }
 

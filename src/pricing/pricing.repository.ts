@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import type { DiscountRow, DiscountTable, TaxRateRow } from './orders.tables.ts';
+import type { DiscountRow, DiscountTable, TaxRateRow } from './pricing.tables.ts';
 
 /** All SQL on discount codes and on tax and shipping rates. */
 

@@ -4,10 +4,11 @@ import type { Database } from '../db/tables.ts';
 import { isCountryCode } from '../lib/country.ts';
 import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
-import type { OrdersDeps } from './orders.deps.ts';
-import type { Discount, DiscountBody, TaxRate, TaxRateBody } from './orders.schemas.ts';
-import type { DiscountRow, OrderRow } from './orders.tables.ts';
-import { discountView, taxRateView } from './orders.views.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
+import type { Discount, DiscountBody, TaxRate, TaxRateBody } from './pricing.schemas.ts';
+import type { DiscountKind, DiscountRow, TaxRateRow } from './pricing.tables.ts';
+
+export type { DiscountKind };
 import {
   adjustDiscountUse,
   countDiscountUse,
@@ -23,7 +24,35 @@ import {
 
 /** Discount codes and per-country tax and flat shipping: what checkout prices an order with. */
 
-type Deps = Pick<OrdersDeps, 'db' | 'clock'>;
+type Deps = Pick<ServiceDeps, 'db' | 'clock'>;
+
+/** A discount code as checkout prices with it. */
+export type UsableDiscount = DiscountRow;
+
+/** What an order carries of its discount (the code it was bought with). */
+interface DiscountedOrder {
+  store_id: string;
+  discount_code: string | null;
+}
+
+export const discountView = (row: DiscountRow): Discount => ({
+  id: row.id,
+  code: row.code,
+  kind: row.kind,
+  value: row.value,
+  startsAt: row.starts_at?.toISOString() ?? null,
+  endsAt: row.ends_at?.toISOString() ?? null,
+  usageLimit: row.usage_limit,
+  usedCount: row.used_count,
+  createdAt: row.created_at.toISOString(),
+});
+
+export const taxRateView = (row: TaxRateRow): TaxRate => ({
+  country: row.country.trim(),
+  taxRateBps: row.tax_rate_bps,
+  shippingAmount: row.shipping_amount,
+  updatedAt: row.updated_at.toISOString(),
+});
 
 export function normalizeDiscountCode(code: string): string {
   return code.trim().toUpperCase();
@@ -45,7 +74,7 @@ function discountUsable(row: DiscountRow, now: Date): boolean {
 
 /** The discount a buyer's code names, if it can be used at `now`; 409 discount_invalid otherwise. */
 export async function usableDiscount(
-  deps: Pick<OrdersDeps, 'db'>,
+  deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   code: string,
   now: Date,
@@ -72,7 +101,7 @@ export async function useDiscount(
  */
 export async function giveBackDiscountUse(
   deps: { db: Transaction<Database> },
-  order: Pick<OrderRow, 'store_id' | 'discount_code'>,
+  order: DiscountedOrder,
   now: Date,
 ): Promise<void> {
   if (order.discount_code) await adjustDiscountUse(deps.db, order.store_id, order.discount_code, -1, now);
@@ -84,7 +113,7 @@ export async function giveBackDiscountUse(
  */
 export async function countRevivedDiscountUse(
   deps: { db: Transaction<Database> },
-  order: Pick<OrderRow, 'store_id' | 'discount_code'>,
+  order: DiscountedOrder,
   now: Date,
 ): Promise<void> {
   if (order.discount_code) await adjustDiscountUse(deps.db, order.store_id, order.discount_code, 1, now);
@@ -92,7 +121,7 @@ export async function countRevivedDiscountUse(
 
 /** Tax (basis points) and flat shipping for buyers in a country; none without a row. */
 export async function rateFor(
-  deps: Pick<OrdersDeps, 'db'>,
+  deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   country: string | undefined,
 ): Promise<{ taxRateBps: number; shippingAmount: number }> {
@@ -128,7 +157,7 @@ export async function createDiscount(deps: Deps, storeId: string, body: Discount
 }
 
 export function listDiscounts(
-  deps: Pick<OrdersDeps, 'db' | 'cursors'>,
+  deps: Pick<ServiceDeps, 'db' | 'cursors'>,
   storeId: string,
   page: { limit?: number | undefined; cursor?: string | undefined },
 ): Promise<ListPage<Discount>> {
@@ -142,7 +171,7 @@ export function listDiscounts(
 }
 
 export async function removeDiscount(
-  deps: Pick<OrdersDeps, 'db'>,
+  deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   discountId: string,
 ): Promise<void> {
@@ -169,12 +198,12 @@ export async function setTaxRate(
   return taxRateView(row);
 }
 
-export async function listTaxRates(deps: Pick<OrdersDeps, 'db'>, storeId: string): Promise<TaxRate[]> {
+export async function listTaxRates(deps: Pick<ServiceDeps, 'db'>, storeId: string): Promise<TaxRate[]> {
   return (await taxRates(deps.db, storeId)).map(taxRateView);
 }
 
 export async function removeTaxRate(
-  deps: Pick<OrdersDeps, 'db'>,
+  deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   country: string,
 ): Promise<void> {

@@ -2,14 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
 import { requireStaff } from '../http/principals.ts';
-import type { OrdersDeps } from './orders.deps.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 import {
   CountryParams,
   DiscountBodySchema,
   DiscountSchema,
   TaxRateBodySchema,
   TaxRateSchema,
-} from './orders.schemas.ts';
+} from './pricing.schemas.ts';
 import {
   createDiscount,
   listDiscounts,
@@ -22,7 +22,7 @@ import {
 const tags = ['Admin: discounts, tax and shipping'];
 
 /** Discount codes, and tax and flat shipping per country. */
-export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> = async (app, { deps }) => {
+export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.post(
     '/discounts',
     {

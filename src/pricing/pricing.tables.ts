@@ -1,0 +1,40 @@
+import type { Generated, Selectable } from 'kysely';
+import type { CreatedAt, UpdatedAt, NullableTime } from '../db/tables.ts';
+
+export type DiscountKind = 'percent' | 'fixed';
+
+export interface DiscountTable {
+  store_id: string;
+  id: Generated<string>;
+  code: string;
+  kind: DiscountKind;
+  /** percent: 1–100; fixed: minor units of the store currency. */
+  value: number;
+  starts_at: NullableTime;
+  ends_at: NullableTime;
+  usage_limit: number | null;
+  used_count: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type DiscountRow = Selectable<DiscountTable>;
+
+export interface TaxRateTable {
+  store_id: string;
+  country: string;
+  /** Tax in basis points (1/100 of a percent): 2000 = 20 %. */
+  tax_rate_bps: number;
+  shipping_amount: number;
+  updated_at: UpdatedAt;
+}
+export type TaxRateRow = Selectable<TaxRateTable>;
+
+/** Table types of discount codes and per-country tax and flat shipping. */
+export interface PricingTables {
+  discounts: DiscountTable;
+  tax_rates: TaxRateTable;
+}
+
+declare module '../db/tables.ts' {
+  interface Database extends PricingTables {}
+}
