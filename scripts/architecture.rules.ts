@@ -22,6 +22,7 @@ export const LAYERS: Record<string, Layer> = {
   workers: 'infrastructure',
   mail: 'infrastructure',
   ratelimit: 'infrastructure',
+  idempotency: 'infrastructure',
   web: 'infrastructure',
   stores: 'features',
   credentials: 'features',

@@ -32,6 +32,7 @@ import { appsAdminRoutes } from './apps/apps.admin-routes.ts';
 import { cartsStorefrontRoutes } from './carts/carts.storefront-routes.ts';
 import { ordersAdminRoutes } from './orders/orders.admin-routes.ts';
 import { ordersStorefrontRoutes } from './orders/orders.storefront-routes.ts';
+import { idempotentRoutes } from './idempotency/idempotency.hook.ts';
 import { pricingAdminRoutes } from './pricing/pricing.admin-routes.ts';
 import { overviewAdminRoutes } from './overview/overview.admin-routes.ts';
 import { applyProviderEvent } from './orders/provider-events.service.ts';
@@ -146,6 +147,18 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   installInputHygiene(app);
   app.decorateRequest('storefront', null);
   app.decorateRequest('staff', null);
+  app.decorateRequest('idempotencyKey', '');
+  const { idempotencyTtlMs, idempotencyLeaseMs } = config.payments;
+  app.addHook(
+    'onRoute',
+    idempotentRoutes({
+      db: runtime.db.kysely,
+      keyring: runtime.keyring,
+      clock: runtime.clock,
+      ttlMs: idempotencyTtlMs,
+      leaseMs: idempotencyLeaseMs,
+    }),
+  );
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;

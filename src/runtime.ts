@@ -53,14 +53,13 @@ export async function createRuntime(
 
 /** Orders' deps: checkout, the money path and the order loops. */
 export function ordersDeps(runtime: Runtime, log: Log): OrdersDeps {
-  const { orderTtlMs, idempotencyTtlMs, idempotencyLeaseMs, pendingOrdersPerClient } =
-    runtime.config.payments;
+  const { orderTtlMs, idempotencyTtlMs, pendingOrdersPerClient } = runtime.config.payments;
   return {
     ...runtime.services,
     log,
     keyring: runtime.keyring,
     provider: runtime.payments.provider,
     signals: runtime.signals,
-    settings: { orderTtlMs, idempotencyTtlMs, idempotencyLeaseMs, pendingOrdersPerClient },
+    settings: { orderTtlMs, idempotencyTtlMs, pendingOrdersPerClient },
   };
 }

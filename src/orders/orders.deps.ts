@@ -4,14 +4,12 @@ import type { PaymentProvider } from '../payments/provider.ts';
 import type { WorkerSignals } from '../workers/runner.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 
-/** Checkout and order settings (PaymentsConfig's ORDER_TTL, IDEMPOTENCY_TTL, IDEMPOTENCY_LEASE, PENDING_ORDERS_PER_CLIENT). */
+/** Checkout and order settings (PaymentsConfig's ORDER_TTL, IDEMPOTENCY_TTL, PENDING_ORDERS_PER_CLIENT). */
 export interface OrderSettings {
   /** Unpaid orders expire after this long. */
   readonly orderTtlMs: number;
-  /** How long idempotency keys are kept. */
+  /** How long idempotency keys are kept (the orders loop purges older ones). */
   readonly idempotencyTtlMs: number;
-  /** How long a request holds its idempotency key before a retry may take it over. */
-  readonly idempotencyLeaseMs: number;
   /** Pending orders one client address, and one email, may hold in a store at once (D52). */
   readonly pendingOrdersPerClient: number;
 }

@@ -1,6 +1,6 @@
 import type { WorkerLoop } from '../workers/runner.ts';
 import { EXPIRY_BATCH, expireOrders } from './expiry.service.ts';
-import { purgeIdempotencyKeys } from './idempotency.ts';
+import { purgeIdempotencyKeys } from '../idempotency/idempotency.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import { reconcileRefunds } from './refund-reconciliation.service.ts';
 

@@ -3,7 +3,6 @@ import Type from 'typebox';
 import { IdParams, problemResponses } from '../http/schemas.ts';
 import { requireStorefront } from '../http/principals.ts';
 import { checkout, checkoutInput, checkoutOfKey } from './checkout.service.ts';
-import { idempotencyKeyOf, requestHash, withIdempotency } from './idempotency.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import { CheckoutBodySchema, CheckoutResultSchema, StorefrontOrderSchema } from './orders.schemas.ts';
 import { storefrontOrder } from './orders.service.ts';
@@ -47,35 +46,23 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDep
         body: CheckoutBodySchema,
         response: { 201: CheckoutResultSchema, ...problemResponses },
       },
-    },
-    async (request, reply) => {
-      const { storeId } = requireStorefront(request);
-      const key = idempotencyKeyOf(request);
-      const input = checkoutInput(request.body, request.ip);
-      const { settings } = deps;
-      return withIdempotency(
-        {
-          db: deps.db,
-          keyring: deps.keyring,
-          clock: deps.clock,
-          ttlMs: settings.idempotencyTtlMs,
-          leaseMs: settings.idempotencyLeaseMs,
-          storeId,
-          route: 'checkout',
-          key,
-          hash: requestHash(request.body),
+      config: {
+        idempotent: {
+          name: 'checkout',
+          storeId: (request) => requireStorefront(request).storeId,
           // The order carries its key: a retry after a crash answers with it (D25).
-          recover: async () => {
-            const made = await checkoutOfKey(deps, storeId, key);
+          recover: async (request, key) => {
+            const made = await checkoutOfKey(deps, requireStorefront(request).storeId, key);
             return made ? { status: 201, body: made } : null;
           },
         },
-        reply,
-        async () => ({
-          status: 201,
-          body: await checkout({ ...deps, log: request.log }, storeId, input, key),
-        }),
-      );
+      },
+    },
+    async (request, reply) => {
+      const { storeId } = requireStorefront(request);
+      const input = checkoutInput(request.body, request.ip);
+      void reply.code(201);
+      return checkout({ ...deps, log: request.log }, storeId, input, request.idempotencyKey);
     },
   );
 

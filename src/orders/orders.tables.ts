@@ -1,22 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { CreatedAt, UpdatedAt, Time, NullableTime } from '../db/tables.ts';
 
-export interface IdempotencyKeyTable {
-  store_id: string;
-  route: string;
-  key: string;
-  request_hash: string;
-  status: 'in_progress' | 'done';
-  locked_until: NullableTime;
-  /** Fences the current holder of an in-progress key: only it may store the answer (D25). */
-  lease_token: string | null;
-  response_status: number | null;
-  response_type: string | null;
-  response_body: string | null;
-  created_at: CreatedAt;
-}
-export type IdempotencyKeyRow = Selectable<IdempotencyKeyTable>;
-
 export interface OrderCounterTable {
   store_id: string;
   last_number: number;
@@ -123,9 +107,8 @@ export interface ProviderEventTable {
   received_at: CreatedAt;
 }
 
-/** Table types of orders, their payments and refunds, and idempotency keys. */
+/** Table types of orders, their payments and refunds. */
 export interface OrderTables {
-  idempotency_keys: IdempotencyKeyTable;
   order_counters: OrderCounterTable;
   orders: OrderTable;
   order_lines: OrderLineTable;

@@ -7,7 +7,7 @@ import { sealedStorefrontKeys } from '../keys/keys.sealed.ts';
 import { resealAll, type Keyring, type ResealReport, type SealedValues } from '../lib/keyring.ts';
 import { sealedMail } from '../mail/outbox.ts';
 import { paymentClientSecrets } from '../orders/payment-secrets.ts';
-import { storedAnswers } from '../orders/idempotency.ts';
+import { storedAnswers } from '../idempotency/idempotency.ts';
 import { endpointSecrets } from '../webhooks/webhooks.secrets.ts';
 import { dropGeneratedRoot } from './keyring.loader.ts';
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
-import type { IdempotencyKeyRow } from './orders.tables.ts';
+import type { IdempotencyKeyRow } from './idempotency.tables.ts';
 
 /** All SQL on idempotency keys (D7, D25). */
 
