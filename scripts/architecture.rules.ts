@@ -34,6 +34,7 @@ export const LAYERS: Record<string, Layer> = {
   carts: 'features',
   orders: 'features',
   pricing: 'features',
+  checkout: 'features',
   payments: 'features',
   themes: 'features',
   apps: 'features',

@@ -32,6 +32,7 @@ import { appsAdminRoutes } from './apps/apps.admin-routes.ts';
 import { cartsStorefrontRoutes } from './carts/carts.storefront-routes.ts';
 import { ordersAdminRoutes } from './orders/orders.admin-routes.ts';
 import { ordersStorefrontRoutes } from './orders/orders.storefront-routes.ts';
+import { checkoutStorefrontRoutes } from './checkout/checkout.storefront-routes.ts';
 import { idempotentRoutes } from './idempotency/idempotency.hook.ts';
 import { pricingAdminRoutes } from './pricing/pricing.admin-routes.ts';
 import { overviewAdminRoutes } from './overview/overview.admin-routes.ts';
@@ -278,6 +279,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       await storefront.register(catalogStorefrontRoutes, { deps: services, readCache });
       await storefront.register(contentStorefrontRoutes, { deps: services, readCache });
       await storefront.register(cartsStorefrontRoutes, { deps: services });
+      await storefront.register(checkoutStorefrontRoutes, { deps: orders });
       await storefront.register(ordersStorefrontRoutes, { deps: orders });
     },
     { prefix: STOREFRONT_PREFIX },

@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import Type from 'typebox';
 import { IdParams, problemResponses } from '../http/schemas.ts';
 import { requireStorefront } from '../http/principals.ts';
-import { checkout, checkoutInput, checkoutOfKey } from './checkout.service.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import { CheckoutBodySchema, CheckoutResultSchema, StorefrontOrderSchema } from './orders.schemas.ts';
+import { StorefrontOrderSchema } from './orders.schemas.ts';
 import { storefrontOrder } from './orders.service.ts';
 
 export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> = async (
@@ -15,56 +13,6 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDep
     void reply.header('cache-control', 'no-store');
     return payload;
   });
-
-  app.post(
-    '/checkout',
-    {
-      schema: {
-        operationId: 'createCheckout',
-        'x-problems': [
-          'not_found',
-          'idempotency_key_required',
-          'idempotency_key_reused',
-          'idempotency_in_progress',
-          'cart_empty',
-          'cart_completed',
-          'cart_changed',
-          'insufficient_stock',
-          'discount_invalid',
-          'order_too_large',
-          'too_many_pending_orders',
-          'provider_unavailable',
-        ],
-        'x-response-headers': { 201: ['Idempotent-Replayed'] },
-        tags: ['Storefront: checkout'],
-        summary: 'Turn a cart into a pending order and a payment intent',
-        description:
-          'Requires an Idempotency-Key header (UUID). Retrying with the same key and body replays the first answer (Idempotent-Replayed: true); stock is reserved once.',
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(Type.String({ description: 'A UUID; required.' })),
-        }),
-        body: CheckoutBodySchema,
-        response: { 201: CheckoutResultSchema, ...problemResponses },
-      },
-      config: {
-        idempotent: {
-          name: 'checkout',
-          storeId: (request) => requireStorefront(request).storeId,
-          // The order carries its key: a retry after a crash answers with it (D25).
-          recover: async (request, key) => {
-            const made = await checkoutOfKey(deps, requireStorefront(request).storeId, key);
-            return made ? { status: 201, body: made } : null;
-          },
-        },
-      },
-    },
-    async (request, reply) => {
-      const { storeId } = requireStorefront(request);
-      const input = checkoutInput(request.body, request.ip);
-      void reply.code(201);
-      return checkout({ ...deps, log: request.log }, storeId, input, request.idempotencyKey);
-    },
-  );
 
   app.get(
     '/orders/:id',

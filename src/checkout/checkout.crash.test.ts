@@ -16,7 +16,7 @@ import {
   type TestDb,
   skipUnlessPostgres,
 } from '../test/harness.ts';
-import { ShopDriver } from './orders.test-support.ts';
+import { ShopDriver } from '../orders/orders.test-support.ts';
 
 const BUYERS = 120;
 

@@ -1,18 +1,12 @@
 import type { StockLine } from '../catalog/inventory.ts';
 import { sellableVariants } from '../catalog/sellable.ts';
-import type { OrdersDeps } from './orders.deps.ts';
+import type { OrdersDeps } from '../orders/orders.deps.ts';
+import type { NewOrderLine } from '../orders/placed-orders.service.ts';
 import { rateFor, usableDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
 import { computeTotals, type Totals } from './totals.ts';
 
 /** A line as checkout prices it: from the catalog, never from the client. */
-export interface QuotedLine {
-  variantId: string;
-  productId: string;
-  title: string;
-  label: string;
-  sku: string | null;
-  quantity: number;
-  unitPrice: number;
+export interface QuotedLine extends NewOrderLine {
   /** Units available when quoted, read without locks (a hint; the reservation decides). */
   available: number;
 }

@@ -12,8 +12,8 @@ import {
   type TestApp,
   type TestStore,
 } from '../test/harness.ts';
-import { expireOrders } from './expiry.service.ts';
-import { maskEmail } from './orders.views.ts';
+import { expireOrders } from '../orders/expiry.service.ts';
+import { maskEmail } from '../orders/orders.views.ts';
 
 let t: TestApp;
 before(async () => {

@@ -1,5 +1,3 @@
-import type { EmittedData } from '../events/events.schemas.ts';
-import type { OrderCreatedData } from './orders.events.ts';
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { cartCompleted, completeCart, findCart } from '../carts/carts.service.ts';
@@ -10,26 +8,23 @@ import type { Database } from '../db/tables.ts';
 import { isCountryCode } from '../lib/country.ts';
 import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
 import { isEmail } from '../lib/validate.ts';
-import { ProviderError, providerUnavailable, type Intent } from '../payments/provider.ts';
-import { storeCurrency } from '../stores/stores.service.ts';
-import { latestPayment } from './order-payments.repository.ts';
-import type { OrdersDeps } from './orders.deps.ts';
+import type { OrdersDeps } from '../orders/orders.deps.ts';
+import type { CheckoutBody, CheckoutResult } from '../orders/orders.schemas.ts';
 import {
-  findOrder,
-  findOrderIdByKey,
-  insertNumberedOrder,
-  orderLines,
-  pendingOrdersOf,
+  checkoutOfKey,
+  pendingOrdersHeld,
+  writeOrder,
+  type Holder,
   type PendingOrdersOf,
-} from './orders.repository.ts';
-import { clientBucketOf } from '../ratelimit/ratelimit.limiter.ts';
-import type { CheckoutBody, CheckoutResult } from './orders.schemas.ts';
-import type { OrderLineRow, OrderRow, PaymentRow } from './orders.tables.ts';
-import { orderView } from './orders.views.ts';
-import { openClientSecret, sealClientSecret } from './payment-secrets.ts';
+} from '../orders/placed-orders.service.ts';
+import { ProviderError, providerUnavailable, type Intent } from '../payments/provider.ts';
 import { useDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
+import { clientBucketOf } from '../ratelimit/ratelimit.limiter.ts';
+import { storeCurrency } from '../stores/stores.service.ts';
 import { quote, type Quote, type QuoteInput } from './quote.ts';
 import { ReservationsInFlight } from './reservations-in-flight.ts';
+
+export { checkoutOfKey };
 
 export interface CheckoutInput extends QuoteInput {
   cartId: string;
@@ -64,12 +59,6 @@ const cartChanged = (): AppError =>
 /** Orders are kept with their email in lower case; a buyer's pending orders are counted by it. */
 const orderEmail = (email: string): string => email.trim().toLowerCase();
 
-/** Who holds pending orders (D52): the client, by a keyed hash of its address bucket, and the email. */
-interface Holder {
-  clientKey: string;
-  email: string;
-}
-
 function holderOf(keyring: CheckoutDeps['keyring'], input: CheckoutInput): Holder {
   const mac = createHmac('sha256', keyring.key(CLIENT_KEY_PURPOSE)).update(clientBucketOf(input.client));
   return { clientKey: mac.digest('base64url').slice(0, 22), email: orderEmail(input.email) };
@@ -100,7 +89,7 @@ async function refuseHoarding(
   now: Date,
 ): Promise<void> {
   const limit = deps.settings.pendingOrdersPerClient;
-  const held = await pendingOrdersOf(deps.db, storeId, holder);
+  const held = await pendingOrdersHeld(deps, storeId, holder);
   if (held.byClient >= limit || held.byEmail >= limit) throw tooManyPending(limit, held, now);
 }
 
@@ -112,43 +101,6 @@ const GATE_DEADLINE_MS = 5000;
 
 /** Why a checkout must be priced again: the catalog changed between quoting and reserving. */
 class QuoteChanged extends Error {}
-
-function checkoutResult(
-  keyring: OrdersDeps['keyring'],
-  order: OrderRow,
-  lines: readonly OrderLineRow[],
-  payment: PaymentRow,
-): CheckoutResult {
-  return {
-    order: orderView(order, lines),
-    payment: {
-      provider: payment.provider,
-      ref: payment.ref,
-      status: payment.status,
-      clientSecret: openClientSecret(keyring, payment),
-      amount: { amount: payment.amount, currency: payment.currency.trim() },
-    },
-  };
-}
-
-/**
- * The answer of a checkout that already happened: the order made with this Idempotency-Key (D25),
- * as it stands now, with its payment. Null when no order carries the key.
- */
-export async function checkoutOfKey(
-  deps: Pick<OrdersDeps, 'db' | 'keyring'>,
-  storeId: string,
-  idempotencyKey: string,
-): Promise<CheckoutResult | null> {
-  const orderId = await findOrderIdByKey(deps.db, storeId, idempotencyKey);
-  const order = orderId ? await findOrder(deps.db, storeId, orderId) : undefined;
-  if (!order) return null;
-  const [lines, payment] = await Promise.all([
-    orderLines(deps.db, order),
-    latestPayment(deps.db, storeId, order.id),
-  ]);
-  return payment ? checkoutResult(deps.keyring, order, lines, payment) : null;
-}
 
 /**
  * Checkout (spec 4.2, DESIGN D7, D8, D25).
@@ -335,8 +287,20 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   const discount = await reserveAtQuotedPrices(tx, p);
   if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
   // Last: the store's order counter stays locked from this statement to the commit (D6).
-  const { order, lines, payment } = await writeOrder(tx, p, discount);
-  return checkoutResult(tx.keyring, order, lines, payment);
+  return writeOrder(tx, {
+    storeId: p.storeId,
+    orderId: p.orderId,
+    cartId: p.input.cartId,
+    currency: p.currency,
+    idempotencyKey: p.idempotencyKey,
+    holder: p.holder,
+    country: p.input.country ?? null,
+    lines: p.quoted.lines,
+    totals: p.quoted.totals,
+    discountCode: discount?.code ?? null,
+    intent: p.intent,
+    now: p.now,
+  });
 }
 
 /**
@@ -376,82 +340,4 @@ async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<
   }
   p.left = left;
   return p.quoted.discount;
-}
-
-/**
- * The order with the store's next number and the checkout's Idempotency-Key, its lines at the quoted
- * prices, its payment, pending, with the intent's client secret sealed (D28), and order.created: one
- * statement.
- */
-async function writeOrder(
-  tx: InTransaction,
-  p: PlaceOrder,
-  discount: UsableDiscount | null,
-): Promise<{ order: OrderRow; lines: OrderLineRow[]; payment: PaymentRow }> {
-  const totals = p.quoted.totals;
-  const expiresAt = new Date(p.now.getTime() + tx.settings.orderTtlMs);
-  const lines: OrderLineRow[] = p.quoted.lines.map((line, position) => ({
-    store_id: p.storeId,
-    order_id: p.orderId,
-    position,
-    variant_id: line.variantId,
-    product_id: line.productId,
-    title: line.title,
-    variant_label: line.label,
-    sku: line.sku,
-    quantity: line.quantity,
-    unit_price_amount: line.unitPrice,
-    line_total_amount: line.unitPrice * line.quantity,
-  }));
-  const named = { store_id: p.storeId, provider: tx.provider.name, ref: p.intent.ref };
-  const payment: PaymentRow = {
-    ...named,
-    id: randomUUID(),
-    order_id: p.orderId,
-    client_secret: sealClientSecret(tx.keyring, named, p.intent.clientSecret),
-    status: 'pending',
-    amount: totals.total,
-    currency: p.currency,
-    last_error: null,
-    created_at: p.now,
-    updated_at: p.now,
-  };
-  const order = await insertNumberedOrder(
-    tx.db,
-    {
-      store_id: p.storeId,
-      id: p.orderId,
-      status: 'pending',
-      cart_id: p.input.cartId,
-      email: p.holder.email,
-      client_key: p.holder.clientKey,
-      country: p.input.country ?? null,
-      currency: p.currency,
-      subtotal_amount: totals.subtotal,
-      discount_amount: totals.discount,
-      tax_amount: totals.tax,
-      shipping_amount: totals.shipping,
-      total_amount: totals.total,
-      discount_code: discount?.code ?? null,
-      idempotency_key: p.idempotencyKey,
-      expires_at: expiresAt,
-      next_sweep_at: expiresAt,
-      created_at: p.now,
-      updated_at: p.now,
-    },
-    lines,
-    payment,
-    {
-      storeId: p.storeId,
-      type: 'order.created',
-      resource: `order:${p.orderId}`,
-      // The statement adds the order's number.
-      data: {
-        orderId: p.orderId,
-        status: 'pending',
-        total: { amount: totals.total, currency: p.currency },
-      } satisfies Omit<EmittedData<typeof OrderCreatedData>, 'number'>,
-    },
-  );
-  return { order, lines, payment };
 }

@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import type { EmittedData } from '../events/events.schemas.ts';
+import type { Database } from '../db/tables.ts';
+import type { Keyring } from '../lib/keyring.ts';
+import { latestPayment } from './order-payments.repository.ts';
+import type { OrdersDeps } from './orders.deps.ts';
+import type { OrderCreatedData } from './orders.events.ts';
+import {
+  findOrder,
+  findOrderIdByKey,
+  insertNumberedOrder,
+  orderLines,
+  pendingOrdersOf,
+  type PendingOrdersOf,
+} from './orders.repository.ts';
+import type { CheckoutResult } from './orders.schemas.ts';
+import type { OrderLineRow, OrderRow, PaymentRow } from './orders.tables.ts';
+import { orderView } from './orders.views.ts';
+import { openClientSecret, sealClientSecret } from './payment-secrets.ts';
+
+/**
+ * The orders side of checkout (src/checkout/): what a checkout writes and reads of orders, their
+ * lines and payments. Checkout decides; these functions only know how an order is kept.
+ */
+
+export type { PendingOrdersOf };
+
+/** Who holds pending orders (D52): the client, by a keyed hash of its address, and the email. */
+export interface Holder {
+  clientKey: string;
+  email: string;
+}
+
+function checkoutResult(
+  keyring: Keyring,
+  order: OrderRow,
+  lines: readonly OrderLineRow[],
+  payment: PaymentRow,
+): CheckoutResult {
+  return {
+    order: orderView(order, lines),
+    payment: {
+      provider: payment.provider,
+      ref: payment.ref,
+      status: payment.status,
+      clientSecret: openClientSecret(keyring, payment),
+      amount: { amount: payment.amount, currency: payment.currency.trim() },
+    },
+  };
+}
+
+/**
+ * The answer of a checkout that already happened: the order made with this Idempotency-Key (D25),
+ * as it stands now, with its payment. Null when no order carries the key.
+ */
+export async function checkoutOfKey(
+  deps: Pick<OrdersDeps, 'db' | 'keyring'>,
+  storeId: string,
+  idempotencyKey: string,
+): Promise<CheckoutResult | null> {
+  const orderId = await findOrderIdByKey(deps.db, storeId, idempotencyKey);
+  const order = orderId ? await findOrder(deps.db, storeId, orderId) : undefined;
+  if (!order) return null;
+  const [lines, payment] = await Promise.all([
+    orderLines(deps.db, order),
+    latestPayment(deps.db, storeId, order.id),
+  ]);
+  return payment ? checkoutResult(deps.keyring, order, lines, payment) : null;
+}
+
+/** The pending orders a client and an email hold in a store, and when the first of them expires. */
+export function pendingOrdersHeld(
+  deps: Pick<OrdersDeps, 'db'>,
+  storeId: string,
+  holder: Holder,
+): Promise<PendingOrdersOf> {
+  return pendingOrdersOf(deps.db, storeId, holder);
+}
+
+/** A quoted line as the order keeps it. */
+export interface NewOrderLine {
+  variantId: string;
+  productId: string;
+  title: string;
+  label: string;
+  sku: string | null;
+  quantity: number;
+  unitPrice: number;
+}
+
+/** What a checkout has decided when it writes its order. */
+export interface NewOrder {
+  storeId: string;
+  orderId: string;
+  cartId: string;
+  currency: string;
+  idempotencyKey: string;
+  holder: Holder;
+  country: string | null;
+  lines: readonly NewOrderLine[];
+  totals: { subtotal: number; discount: number; tax: number; shipping: number; total: number };
+  discountCode: string | null;
+  intent: { ref: string; clientSecret: string };
+  now: Date;
+}
+
+/**
+ * The order with the store's next number and the checkout's Idempotency-Key, its lines at the quoted
+ * prices, its payment, pending, with the intent's client secret sealed (D28), and order.created: one
+ * statement, the last of the checkout's transaction (the store's order counter stays locked from it
+ * to the commit, D6). Returns the checkout's answer.
+ */
+export async function writeOrder(
+  tx: Pick<OrdersDeps, 'keyring' | 'provider' | 'settings'> & { db: Transaction<Database> },
+  p: NewOrder,
+): Promise<CheckoutResult> {
+  const { totals } = p;
+  const expiresAt = new Date(p.now.getTime() + tx.settings.orderTtlMs);
+  const lines: OrderLineRow[] = p.lines.map((line, position) => ({
+    store_id: p.storeId,
+    order_id: p.orderId,
+    position,
+    variant_id: line.variantId,
+    product_id: line.productId,
+    title: line.title,
+    variant_label: line.label,
+    sku: line.sku,
+    quantity: line.quantity,
+    unit_price_amount: line.unitPrice,
+    line_total_amount: line.unitPrice * line.quantity,
+  }));
+  const named = { store_id: p.storeId, provider: tx.provider.name, ref: p.intent.ref };
+  const payment: PaymentRow = {
+    ...named,
+    id: randomUUID(),
+    order_id: p.orderId,
+    client_secret: sealClientSecret(tx.keyring, named, p.intent.clientSecret),
+    status: 'pending',
+    amount: totals.total,
+    currency: p.currency,
+    last_error: null,
+    created_at: p.now,
+    updated_at: p.now,
+  };
+  const order = await insertNumberedOrder(
+    tx.db,
+    {
+      store_id: p.storeId,
+      id: p.orderId,
+      status: 'pending',
+      cart_id: p.cartId,
+      email: p.holder.email,
+      client_key: p.holder.clientKey,
+      country: p.country,
+      currency: p.currency,
+      subtotal_amount: totals.subtotal,
+      discount_amount: totals.discount,
+      tax_amount: totals.tax,
+      shipping_amount: totals.shipping,
+      total_amount: totals.total,
+      discount_code: p.discountCode,
+      idempotency_key: p.idempotencyKey,
+      expires_at: expiresAt,
+      next_sweep_at: expiresAt,
+      created_at: p.now,
+      updated_at: p.now,
+    },
+    lines,
+    payment,
+    {
+      storeId: p.storeId,
+      type: 'order.created',
+      resource: `order:${p.orderId}`,
+      // The statement adds the order's number.
+      data: {
+        orderId: p.orderId,
+        status: 'pending',
+        total: { amount: totals.total, currency: p.currency },
+      } satisfies Omit<EmittedData<typeof OrderCreatedData>, 'number'>,
+    },
+  );
+  return checkoutResult(tx.keyring, order, lines, payment);
+}
