@@ -35,6 +35,7 @@ export const LAYERS: Record<string, Layer> = {
   orders: 'features',
   pricing: 'features',
   checkout: 'features',
+  shipping: 'features',
   payments: 'features',
   themes: 'features',
   apps: 'features',

@@ -35,6 +35,7 @@ import { ordersStorefrontRoutes } from './orders/orders.storefront-routes.ts';
 import { checkoutStorefrontRoutes } from './checkout/checkout.storefront-routes.ts';
 import { idempotentRoutes } from './idempotency/idempotency.hook.ts';
 import { pricingAdminRoutes } from './pricing/pricing.admin-routes.ts';
+import { shippingAdminRoutes } from './shipping/shipping.admin-routes.ts';
 import { overviewAdminRoutes } from './overview/overview.admin-routes.ts';
 import { applyProviderEvent } from './orders/provider-events.service.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
@@ -321,6 +322,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       });
       await admin.register(ordersAdminRoutes, { deps: orders });
       await admin.register(pricingAdminRoutes, { deps: orders });
+      await admin.register(shippingAdminRoutes, { deps: services });
       await admin.register(overviewAdminRoutes, { deps: services });
     },
     { prefix: ADMIN_PREFIX },

@@ -19,6 +19,7 @@ import * as pendingOrderLimits from './migrations/0016_pending_order_limits.ts';
 import * as testDeliveries from './migrations/0017_test_deliveries.ts';
 import * as signInClients from './migrations/0018_sign_in_clients.ts';
 import * as domainReleaseClock from './migrations/0019_domain_release_clock.ts';
+import * as shippingZones from './migrations/0020_shipping_zones.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0017_test_deliveries': testDeliveries,
   '0018_sign_in_clients': signInClients,
   '0019_domain_release_clock': domainReleaseClock,
+  '0020_shipping_zones': shippingZones,
 };
 
 export class MigrationError extends Error {

@@ -12,7 +12,7 @@ export type AdminAccess = 'public' | StaffRole;
  *
  * - `staff`: the day-to-day work: the catalog, content, orders (not refunds), the store's settings
  *   (read only) and the overview.
- * - `admin`: running the store: settings, pricing (discounts, tax rates), refunds, storefront
+ * - `admin`: running the store: settings, pricing (discounts, tax rates), shipping, refunds, storefront
  *   keys, webhooks, the email sender, themes and apps.
  * - `owner`: who works here and with which role.
  */
@@ -74,6 +74,15 @@ export const ADMIN_ACCESS = {
   adminSetTaxRate: 'admin',
   adminListTaxRates: 'admin',
   adminDeleteTaxRate: 'admin',
+  // Shipping
+  adminCreateShippingZone: 'admin',
+  adminListShippingZones: 'admin',
+  adminGetShippingZone: 'admin',
+  adminUpdateShippingZone: 'admin',
+  adminDeleteShippingZone: 'admin',
+  adminCreateShippingMethod: 'admin',
+  adminUpdateShippingMethod: 'admin',
+  adminDeleteShippingMethod: 'admin',
   // Storefront keys
   adminCreateStorefrontKey: 'admin',
   adminListStorefrontKeys: 'admin',

@@ -109,6 +109,14 @@ export const adminOperations = {
   adminSetTaxRate: ['PUT', '/admin/v1/tax-rates/{country}'],
   adminDeleteTaxRate: ['DELETE', '/admin/v1/tax-rates/{country}'],
   adminListTaxRates: ['GET', '/admin/v1/tax-rates'],
+  adminListShippingZones: ['GET', '/admin/v1/shipping/zones'],
+  adminCreateShippingZone: ['POST', '/admin/v1/shipping/zones'],
+  adminGetShippingZone: ['GET', '/admin/v1/shipping/zones/{id}'],
+  adminDeleteShippingZone: ['DELETE', '/admin/v1/shipping/zones/{id}'],
+  adminUpdateShippingZone: ['PATCH', '/admin/v1/shipping/zones/{id}'],
+  adminCreateShippingMethod: ['POST', '/admin/v1/shipping/zones/{id}/methods'],
+  adminDeleteShippingMethod: ['DELETE', '/admin/v1/shipping/zones/{id}/methods/{methodId}'],
+  adminUpdateShippingMethod: ['PATCH', '/admin/v1/shipping/zones/{id}/methods/{methodId}'],
   adminGetOverview: ['GET', '/admin/v1/overview'],
 } as const;
 

@@ -1205,6 +1205,84 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/shipping/zones': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Shipping zones with their methods, oldest first */
+    get: operations['adminListShippingZones'];
+    put?: never;
+    /**
+     * Create a shipping zone
+     * @description A zone is where a set of shipping methods applies: countries (`*` for the rest of the world), optionally narrowed to regions or postal-code prefixes. A destination uses the zone with its most specific matching area: a postal-code prefix (the longest), then a region, then the country, then `*`. A place belongs to one zone at each level.
+     */
+    post: operations['adminCreateShippingZone'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/shipping/zones/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A shipping zone with its methods */
+    get: operations['adminGetShippingZone'];
+    put?: never;
+    post?: never;
+    /** Delete a zone and its methods */
+    delete: operations['adminDeleteShippingZone'];
+    options?: never;
+    head?: never;
+    /** Rename a zone or replace its areas */
+    patch: operations['adminUpdateShippingZone'];
+    trace?: never;
+  };
+  '/admin/v1/shipping/zones/{id}/methods': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add a shipping method to a zone */
+    post: operations['adminCreateShippingMethod'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/shipping/zones/{id}/methods/{methodId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a shipping method */
+    delete: operations['adminDeleteShippingMethod'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a shipping method
+     * @description Changing `kind` drops the fields the new kind does not use.
+     */
+    patch: operations['adminUpdateShippingMethod'];
+    trace?: never;
+  };
   '/admin/v1/overview': {
     parameters: {
       query?: never;
@@ -2726,6 +2804,27 @@ export interface components {
       /** @description Local part of the sender address, e.g. "orders" for orders@example.com. */
       fromLocalPart: string;
     };
+    /** NewShippingMethod */
+    NewShippingMethod: {
+      name: string;
+      /** @description Minor units of the store currency. */
+      amount?: number;
+      freeOverAmount?: number | null;
+      weightTiers?: components['schemas']['ShippingWeightTier'][] | null;
+      minDeliveryDays?: number | null;
+      maxDeliveryDays?: number | null;
+      active?: boolean;
+      /**
+       * @description `flat`: `amount`. `weight`: the first of `weightTiers` the parcel fits. `free_over`: `amount`, free from `freeOverAmount`. `pickup`: `amount` (often 0).
+       * @enum {string}
+       */
+      kind: 'flat' | 'weight' | 'free_over' | 'pickup';
+    };
+    /** NewShippingZone */
+    NewShippingZone: {
+      name: string;
+      areas: components['schemas']['ShippingZoneArea'][];
+    };
     /** NewStaffMember */
     NewStaffMember: {
       /** Format: email */
@@ -3770,6 +3869,89 @@ export interface components {
       failedAt: string | null;
       /** @description Unless verified by then, the domain is released (deleted, so that its real owner can register it): DOMAIN_RELEASE_AFTER (30 days) after registration, or after a verified domain's records were first found missing. Verify-now does not move it; null while verified. */
       releaseAt: string | null;
+    };
+    /** ShippingMethod */
+    ShippingMethod: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      zoneId: string;
+      name: string;
+      /**
+       * @description `flat`: `amount`. `weight`: the first of `weightTiers` the parcel fits. `free_over`: `amount`, free from `freeOverAmount`. `pickup`: `amount` (often 0).
+       * @enum {string}
+       */
+      kind: 'flat' | 'weight' | 'free_over' | 'pickup';
+      amount: number | null;
+      freeOverAmount: number | null;
+      weightTiers: components['schemas']['ShippingWeightTier'][] | null;
+      minDeliveryDays: number | null;
+      maxDeliveryDays: number | null;
+      active: boolean;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** ShippingMethodChanges */
+    ShippingMethodChanges: {
+      name?: string;
+      /** @description Minor units of the store currency. */
+      amount?: number;
+      freeOverAmount?: number | null;
+      weightTiers?: components['schemas']['ShippingWeightTier'][] | null;
+      minDeliveryDays?: number | null;
+      maxDeliveryDays?: number | null;
+      active?: boolean;
+      /**
+       * @description `flat`: `amount`. `weight`: the first of `weightTiers` the parcel fits. `free_over`: `amount`, free from `freeOverAmount`. `pickup`: `amount` (often 0).
+       * @enum {string}
+       */
+      kind?: 'flat' | 'weight' | 'free_over' | 'pickup';
+    };
+    /** ShippingWeightTier */
+    ShippingWeightTier: {
+      upToGrams: number;
+      /** @description Minor units of the store currency. */
+      amount: number;
+    };
+    /** ShippingZone */
+    ShippingZone: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      areas: components['schemas']['ShippingZoneAreaView'][];
+      methods: components['schemas']['ShippingMethod'][];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** ShippingZoneArea */
+    ShippingZoneArea: {
+      /** @description ISO 3166-1 alpha-2, or `*` for the rest of the world. */
+      country: string;
+      /** @description ISO 3166-2 codes (`US-CA`) narrowing the area to these regions of the country. */
+      regions?: string[];
+      /** @description Postal-code prefixes narrowing the area (the longest matching prefix wins). */
+      postalCodePrefixes?: string[];
+    };
+    /** ShippingZoneAreaView */
+    ShippingZoneAreaView: {
+      country: string;
+      regions: string[];
+      postalCodePrefixes: string[];
+    };
+    /** ShippingZoneChanges */
+    ShippingZoneChanges: {
+      name?: string;
+      areas?: components['schemas']['ShippingZoneArea'][];
+    };
+    /** ShippingZoneList */
+    ShippingZoneList: {
+      items: components['schemas']['ShippingZone'][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      nextCursor: string | null;
     };
     /** SignInCodeRequest */
     SignInCodeRequest: {
@@ -12792,6 +12974,787 @@ export interface operations {
       };
       /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminListShippingZones: {
+    parameters: {
+      query?: {
+        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        limit?: number;
+        /** @description Opaque cursor from a previous page. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of ShippingZone items and the cursor of the next page */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ShippingZoneList'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminCreateShippingZone: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NewShippingZone'];
+      };
+    };
+    responses: {
+      /** @description Created: the ShippingZone */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ShippingZone'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `limit_reached`: A per-store limit would be exceeded.
+       *
+       *     `shipping_zone_conflict`: Another shipping zone of this store already covers that place.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminGetShippingZone: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the ShippingZone */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ShippingZone'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminDeleteShippingZone: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no body */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminUpdateShippingZone: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ShippingZoneChanges'];
+      };
+    };
+    responses: {
+      /** @description OK: the ShippingZone */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ShippingZone'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `shipping_zone_conflict`: Another shipping zone of this store already covers that place. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminCreateShippingMethod: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NewShippingMethod'];
+      };
+    };
+    responses: {
+      /** @description Created: the ShippingMethod */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ShippingMethod'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `limit_reached`: A per-store limit would be exceeded. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminDeleteShippingMethod: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+        /** @description A UUID. */
+        methodId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no body */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminUpdateShippingMethod: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+        /** @description A UUID. */
+        methodId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ShippingMethodChanges'];
+      };
+    };
+    responses: {
+      /** @description OK: the ShippingMethod */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ShippingMethod'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;

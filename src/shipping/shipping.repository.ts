@@ -1,0 +1,142 @@
+import type { Insertable, Kysely, SelectQueryBuilder, Transaction, Updateable } from 'kysely';
+import type { Database } from '../db/tables.ts';
+import type {
+  ShippingMethodRow,
+  ShippingMethodTable,
+  ShippingZoneRow,
+  ShippingZoneTable,
+} from './shipping.tables.ts';
+
+/** All SQL on shipping zones and methods. */
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export function zonesQuery(
+  db: Db,
+  storeId: string,
+): SelectQueryBuilder<Database, 'shipping_zones', ShippingZoneRow> {
+  return db.selectFrom('shipping_zones').selectAll().where('store_id', '=', storeId);
+}
+
+export function allZones(db: Db, storeId: string): Promise<ShippingZoneRow[]> {
+  return zonesQuery(db, storeId).orderBy('created_at').orderBy('id').execute();
+}
+
+export function findZone(db: Db, storeId: string, zoneId: string): Promise<ShippingZoneRow | undefined> {
+  return zonesQuery(db, storeId).where('id', '=', zoneId).executeTakeFirst();
+}
+
+export async function countZones(db: Db, storeId: string): Promise<number> {
+  const row = await db
+    .selectFrom('shipping_zones')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('store_id', '=', storeId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function insertZone(db: Db, values: Insertable<ShippingZoneTable>): Promise<ShippingZoneRow> {
+  return db.insertInto('shipping_zones').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateZone(
+  db: Db,
+  storeId: string,
+  zoneId: string,
+  values: Updateable<ShippingZoneTable>,
+): Promise<ShippingZoneRow | undefined> {
+  return db
+    .updateTable('shipping_zones')
+    .set(values)
+    .where('store_id', '=', storeId)
+    .where('id', '=', zoneId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteZone(db: Db, storeId: string, zoneId: string): Promise<boolean> {
+  const deleted = await db
+    .deleteFrom('shipping_zones')
+    .where('store_id', '=', storeId)
+    .where('id', '=', zoneId)
+    .returning('id')
+    .executeTakeFirst();
+  return deleted !== undefined;
+}
+
+/** The methods of these zones, oldest first. */
+export function methodsOfZones(
+  db: Db,
+  storeId: string,
+  zoneIds: readonly string[],
+): Promise<ShippingMethodRow[]> {
+  if (zoneIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('shipping_methods')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('zone_id', 'in', zoneIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function findMethod(
+  db: Db,
+  storeId: string,
+  zoneId: string,
+  methodId: string,
+): Promise<ShippingMethodRow | undefined> {
+  return db
+    .selectFrom('shipping_methods')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('zone_id', '=', zoneId)
+    .where('id', '=', methodId)
+    .executeTakeFirst();
+}
+
+export async function countMethods(db: Db, storeId: string, zoneId: string): Promise<number> {
+  const row = await db
+    .selectFrom('shipping_methods')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('store_id', '=', storeId)
+    .where('zone_id', '=', zoneId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function insertMethod(db: Db, values: Insertable<ShippingMethodTable>): Promise<ShippingMethodRow> {
+  return db.insertInto('shipping_methods').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateMethod(
+  db: Db,
+  storeId: string,
+  methodId: string,
+  values: Updateable<ShippingMethodTable>,
+): Promise<ShippingMethodRow | undefined> {
+  return db
+    .updateTable('shipping_methods')
+    .set(values)
+    .where('store_id', '=', storeId)
+    .where('id', '=', methodId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteMethod(
+  db: Db,
+  storeId: string,
+  zoneId: string,
+  methodId: string,
+): Promise<boolean> {
+  const deleted = await db
+    .deleteFrom('shipping_methods')
+    .where('store_id', '=', storeId)
+    .where('zone_id', '=', zoneId)
+    .where('id', '=', methodId)
+    .returning('id')
+    .executeTakeFirst();
+  return deleted !== undefined;
+}

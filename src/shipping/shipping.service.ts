@@ -1,0 +1,368 @@
+import { countryRules, normalizePostalCode } from '@storefront/address';
+import type { Insertable } from 'kysely';
+import { lockScope } from '../db/advisory-lock.ts';
+import { byCreated } from '../db/keyset.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
+import type { ListPage } from '../lib/cursors.ts';
+import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
+import {
+  allZones,
+  countMethods,
+  countZones,
+  deleteMethod,
+  deleteZone,
+  findMethod,
+  findZone,
+  insertMethod,
+  insertZone,
+  methodsOfZones,
+  updateMethod,
+  updateZone,
+  zonesQuery,
+} from './shipping.repository.ts';
+import type {
+  MethodBody,
+  MethodPatch,
+  ShippingMethod,
+  ShippingZone,
+  ZoneBody,
+  ZonePatch,
+} from './shipping.schemas.ts';
+import type { ShippingMethodRow, ShippingMethodTable, ShippingZoneRow, ZoneArea } from './shipping.tables.ts';
+
+/** Shipping zones and their methods (D38): the merchant's side. */
+
+type Deps = Pick<ServiceDeps, 'db' | 'clock'>;
+
+export const MAX_ZONES = 100;
+export const MAX_METHODS_PER_ZONE = 20;
+
+const zoneNotFound = () => notFound('No shipping zone with that id in this store.');
+const methodNotFound = () => notFound('No shipping method with that id in this zone.');
+
+export const methodView = (row: ShippingMethodRow): ShippingMethod => ({
+  id: row.id,
+  zoneId: row.zone_id,
+  name: row.name,
+  kind: row.kind,
+  amount: row.amount,
+  freeOverAmount: row.free_over_amount,
+  weightTiers: row.weight_tiers,
+  minDeliveryDays: row.min_delivery_days,
+  maxDeliveryDays: row.max_delivery_days,
+  active: row.active,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+const zoneView = (row: ShippingZoneRow, methods: readonly ShippingMethodRow[]): ShippingZone => ({
+  id: row.id,
+  name: row.name,
+  areas: row.areas,
+  methods: methods.filter((method) => method.zone_id === row.id).map(methodView),
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+/** The places an area covers, one key per level a destination is matched at (D38). */
+function areaKeys(area: ZoneArea): string[] {
+  if (area.country === '*') return ['*'];
+  if (area.postalCodePrefixes.length > 0) return area.postalCodePrefixes.map((p) => `${area.country} ${p}…`);
+  if (area.regions.length > 0) return area.regions;
+  return [area.country];
+}
+
+/** The areas, checked against the address data and cleaned up: upper case, ISO region codes. */
+function normalizeAreas(areas: ZoneBody['areas']): ZoneArea[] {
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  const normalized = areas.map((area, index): ZoneArea => {
+    const at = `/areas/${index}`;
+    const country = area.country.toUpperCase();
+    const regions = area.regions ?? [];
+    const prefixes = area.postalCodePrefixes ?? [];
+    const result: ZoneArea = { country, regions: [], postalCodePrefixes: [] };
+    if (country === '*') {
+      if (regions.length > 0 || prefixes.length > 0)
+        errors.push({
+          pointer: at,
+          detail: 'the rest of the world (*) takes no regions or postal-code prefixes',
+        });
+    } else {
+      const rules = countryRules(country);
+      if (!rules) {
+        errors.push({ pointer: `${at}/country`, detail: 'must be an ISO 3166-1 alpha-2 country code, or *' });
+        return result;
+      }
+      if (regions.length > 0 && prefixes.length > 0)
+        errors.push({
+          pointer: at,
+          detail: 'narrow an area by regions or by postal-code prefixes, not both: use two areas',
+        });
+      result.regions = regions.map((region, position) => {
+        const code = region.trim().toUpperCase();
+        const wanted = code.startsWith(`${country}-`) ? code : `${country}-${code}`;
+        const found = rules.regions.find((candidate) => candidate.code.toUpperCase() === wanted);
+        if (!found)
+          errors.push({
+            pointer: `${at}/regions/${position}`,
+            detail:
+              rules.regions.length === 0
+                ? `${country} has no regions to choose from: leave regions out`
+                : `is not a ${rules.labels.region.toLowerCase()} of ${country} (use ISO 3166-2 codes, like ${rules.regions[0]!.code})`,
+          });
+        return found?.code ?? wanted;
+      });
+      result.postalCodePrefixes = prefixes.map((prefix, position) => {
+        const value = normalizePostalCode(prefix);
+        if (!/^[A-Z0-9][A-Z0-9 -]*$/.test(value))
+          errors.push({
+            pointer: `${at}/postalCodePrefixes/${position}`,
+            detail: 'must be the start of a postal code',
+          });
+        return value;
+      });
+    }
+    for (const key of areaKeys(result)) {
+      if (seen.has(key))
+        errors.push({ pointer: at, detail: `covers ${key}, which another area of this zone covers` });
+      seen.add(key);
+    }
+    return result;
+  });
+  if (errors.length > 0) throw validationFailed('The zone’s areas are invalid.', errors);
+  return normalized;
+}
+
+/** 409 when another zone covers one of these places at the same level: each belongs to one zone. */
+function refuseOverlap(areas: readonly ZoneArea[], others: readonly ShippingZoneRow[]): void {
+  const mine = new Set(areas.flatMap(areaKeys));
+  for (const other of others) {
+    const shared = other.areas.flatMap(areaKeys).find((key) => mine.has(key));
+    if (shared !== undefined) {
+      const place = shared === '*' ? 'the rest of the world (*)' : shared;
+      throw new AppError(
+        'shipping_zone_conflict',
+        409,
+        `${place} is in the zone "${other.name}" already. A place belongs to one zone; narrow it (by region or postal-code prefix) to make a more specific zone.`,
+      );
+    }
+  }
+}
+
+export async function createZone(deps: Deps, storeId: string, body: ZoneBody): Promise<ShippingZone> {
+  const areas = normalizeAreas(body.areas);
+  return deps.db.transaction().execute(async (trx) => {
+    await lockScope(trx, 'shipping-zones', storeId);
+    if ((await countZones(trx, storeId)) >= MAX_ZONES)
+      throw new AppError('limit_reached', 409, `A store can have at most ${MAX_ZONES} shipping zones.`);
+    refuseOverlap(areas, await allZones(trx, storeId));
+    const now = deps.clock.now();
+    const row = await insertZone(trx, {
+      store_id: storeId,
+      name: body.name.trim(),
+      areas: JSON.stringify(areas),
+      created_at: now,
+      updated_at: now,
+    });
+    return zoneView(row, []);
+  });
+}
+
+export async function listZones(
+  deps: Pick<ServiceDeps, 'db' | 'cursors'>,
+  storeId: string,
+  page: { limit?: number | undefined; cursor?: string | undefined },
+): Promise<ListPage<ShippingZone>> {
+  const rows = await byCreated(
+    deps.cursors,
+    `${storeId}:shipping-zones`,
+    zonesQuery(deps.db, storeId),
+    page,
+    (row) => row,
+  );
+  const methods = await methodsOfZones(
+    deps.db,
+    storeId,
+    rows.items.map((row) => row.id),
+  );
+  return { items: rows.items.map((row) => zoneView(row, methods)), nextCursor: rows.nextCursor };
+}
+
+export async function getZone(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  zoneId: string,
+): Promise<ShippingZone> {
+  const row = await findZone(deps.db, storeId, zoneId);
+  if (!row) throw zoneNotFound();
+  return zoneView(row, await methodsOfZones(deps.db, storeId, [zoneId]));
+}
+
+export async function changeZone(
+  deps: Deps,
+  storeId: string,
+  zoneId: string,
+  patch: ZonePatch,
+): Promise<ShippingZone> {
+  const areas = patch.areas ? normalizeAreas(patch.areas) : undefined;
+  return deps.db.transaction().execute(async (trx) => {
+    await lockScope(trx, 'shipping-zones', storeId);
+    if (areas)
+      refuseOverlap(
+        areas,
+        (await allZones(trx, storeId)).filter((zone) => zone.id !== zoneId),
+      );
+    const row = await updateZone(trx, storeId, zoneId, {
+      ...(patch.name === undefined ? {} : { name: patch.name.trim() }),
+      ...(areas === undefined ? {} : { areas: JSON.stringify(areas) }),
+      updated_at: deps.clock.now(),
+    });
+    if (!row) throw zoneNotFound();
+    return zoneView(row, await methodsOfZones(trx, storeId, [zoneId]));
+  });
+}
+
+export async function removeZone(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  zoneId: string,
+): Promise<void> {
+  if (!(await deleteZone(deps.db, storeId, zoneId))) throw zoneNotFound();
+}
+
+/** A method's fields as they will be stored, from its current state and the changes asked for. */
+interface MethodState {
+  name: string;
+  kind: ShippingMethodRow['kind'];
+  amount: number | null;
+  free_over_amount: number | null;
+  weight_tiers: ShippingMethodRow['weight_tiers'];
+  min_delivery_days: number | null;
+  max_delivery_days: number | null;
+  active: boolean;
+}
+
+/**
+ * Each kind's fields (D38): `flat` and `pickup` an amount, `free_over` an amount and the subtotal
+ * from which it is free, `weight` its tiers (ascending, each up to a weight). A field the kind
+ * does not use is refused when it is sent, and dropped when the kind changes.
+ */
+function methodState(current: MethodState | null, changes: MethodPatch): MethodState {
+  const kind = changes.kind ?? current?.kind ?? 'flat';
+  const kindChanged = current !== null && current.kind !== kind;
+  const keep = <T>(sent: T | undefined, existing: T | null | undefined): T | null =>
+    sent !== undefined ? sent : kindChanged ? null : (existing ?? null);
+  const state: MethodState = {
+    name: (changes.name ?? current?.name ?? '').trim(),
+    kind,
+    amount: keep(changes.amount, current?.amount),
+    free_over_amount: keep(changes.freeOverAmount, current?.free_over_amount),
+    weight_tiers: keep(changes.weightTiers, current?.weight_tiers),
+    min_delivery_days:
+      changes.minDeliveryDays !== undefined ? changes.minDeliveryDays : (current?.min_delivery_days ?? null),
+    max_delivery_days:
+      changes.maxDeliveryDays !== undefined ? changes.maxDeliveryDays : (current?.max_delivery_days ?? null),
+    active: changes.active ?? current?.active ?? true,
+  };
+  const errors: FieldError[] = [];
+  const unused = (pointer: string, value: unknown) => {
+    if (value !== null && value !== undefined)
+      errors.push({ pointer, detail: `is not used by ${kind} methods` });
+    return null;
+  };
+  if (state.name === '') errors.push({ pointer: '/name', detail: 'is required' });
+  if (kind === 'weight') {
+    state.amount = unused('/amount', changes.amount);
+    state.free_over_amount = unused('/freeOverAmount', changes.freeOverAmount);
+    const tiers = state.weight_tiers ?? [];
+    if (tiers.length === 0)
+      errors.push({ pointer: '/weightTiers', detail: 'a weight method needs at least one tier' });
+    tiers.forEach((tier, index) => {
+      if (index > 0 && tier.upToGrams <= tiers[index - 1]!.upToGrams)
+        errors.push({ pointer: `/weightTiers/${index}/upToGrams`, detail: 'tiers must go up in weight' });
+    });
+  } else {
+    state.weight_tiers = unused('/weightTiers', changes.weightTiers);
+    if (state.amount === null) errors.push({ pointer: '/amount', detail: `is required for ${kind} methods` });
+    if (kind === 'free_over') {
+      if (state.free_over_amount === null)
+        errors.push({
+          pointer: '/freeOverAmount',
+          detail: 'is required for free_over methods: the subtotal from which shipping is free',
+        });
+    } else {
+      state.free_over_amount = unused('/freeOverAmount', changes.freeOverAmount);
+    }
+  }
+  if (
+    state.min_delivery_days !== null &&
+    state.max_delivery_days !== null &&
+    state.min_delivery_days > state.max_delivery_days
+  )
+    errors.push({ pointer: '/maxDeliveryDays', detail: 'must not be less than minDeliveryDays' });
+  if (errors.length > 0) throw validationFailed('The shipping method is invalid.', errors);
+  return state;
+}
+
+const stored = (state: MethodState) => ({
+  ...state,
+  weight_tiers: state.weight_tiers === null ? null : JSON.stringify(state.weight_tiers),
+});
+
+export async function createMethod(
+  deps: Deps,
+  storeId: string,
+  zoneId: string,
+  body: MethodBody,
+): Promise<ShippingMethod> {
+  const state = methodState(null, body);
+  return deps.db.transaction().execute(async (trx) => {
+    await lockScope(trx, 'shipping-zones', storeId);
+    if (!(await findZone(trx, storeId, zoneId))) throw zoneNotFound();
+    if ((await countMethods(trx, storeId, zoneId)) >= MAX_METHODS_PER_ZONE)
+      throw new AppError(
+        'limit_reached',
+        409,
+        `A zone can have at most ${MAX_METHODS_PER_ZONE} shipping methods.`,
+      );
+    const now = deps.clock.now();
+    const values: Insertable<ShippingMethodTable> = {
+      store_id: storeId,
+      zone_id: zoneId,
+      ...stored(state),
+      created_at: now,
+      updated_at: now,
+    };
+    return methodView(await insertMethod(trx, values));
+  });
+}
+
+export async function changeMethod(
+  deps: Deps,
+  storeId: string,
+  zoneId: string,
+  methodId: string,
+  patch: MethodPatch,
+): Promise<ShippingMethod> {
+  return deps.db.transaction().execute(async (trx) => {
+    const current = await findMethod(trx, storeId, zoneId, methodId);
+    if (!current) throw methodNotFound();
+    const state = methodState(current, patch);
+    const row = await updateMethod(trx, storeId, methodId, {
+      ...stored(state),
+      updated_at: deps.clock.now(),
+    });
+    if (!row) throw methodNotFound();
+    return methodView(row);
+  });
+}
+
+export async function removeMethod(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  zoneId: string,
+  methodId: string,
+): Promise<void> {
+  if (!(await deleteMethod(deps.db, storeId, zoneId, methodId))) throw methodNotFound();
+}

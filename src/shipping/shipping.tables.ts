@@ -1,0 +1,58 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { CreatedAt, Json, UpdatedAt } from '../db/tables.ts';
+
+/** One area of a zone: a country (`*`: the rest of the world), optionally narrowed. */
+export interface ZoneArea {
+  country: string;
+  /** ISO 3166-2 codes of the country's regions; empty: the whole country. */
+  regions: string[];
+  /** Postal-code prefixes (upper case); empty: the whole country (or its regions). */
+  postalCodePrefixes: string[];
+}
+
+export interface ShippingZoneTable {
+  store_id: string;
+  id: Generated<string>;
+  name: string;
+  /** jsonb: read parsed, written as a JSON string. */
+  areas: Json<ZoneArea[]>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type ShippingZoneRow = Selectable<ShippingZoneTable>;
+
+export type ShippingMethodKind = 'flat' | 'weight' | 'free_over' | 'pickup';
+
+/** A weight tier: parcels up to `upToGrams` (inclusive) cost `amount`. */
+export interface WeightTier {
+  upToGrams: number;
+  amount: number;
+}
+
+export interface ShippingMethodTable {
+  store_id: string;
+  id: Generated<string>;
+  zone_id: string;
+  name: string;
+  kind: ShippingMethodKind;
+  amount: number | null;
+  free_over_amount: number | null;
+  /** jsonb, for `weight` methods only. */
+  weight_tiers: ColumnType<WeightTier[] | null, string | null, string | null>;
+  min_delivery_days: number | null;
+  max_delivery_days: number | null;
+  active: boolean;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type ShippingMethodRow = Selectable<ShippingMethodTable>;
+
+/** Table types of shipping zones and their methods (D38). */
+export interface ShippingTables {
+  shipping_zones: ShippingZoneTable;
+  shipping_methods: ShippingMethodTable;
+}
+
+declare module '../db/tables.ts' {
+  interface Database extends ShippingTables {}
+}
