@@ -68,6 +68,15 @@ export type CollectionCard = Static<typeof CollectionCardSchema>;
 
 // ---- Admin shapes (D20) ----
 
+const WeightGrams = Type.Integer({
+  minimum: 0,
+  maximum: 10_000_000,
+  description: 'Grams, for weight-based shipping methods (D38); null or absent: not given.',
+});
+const RequiresShipping = Type.Boolean({
+  description: 'Whether the variant is shipped (default true); false for gift cards and downloads.',
+});
+
 export const VariantInputSchema = Type.Object(
   {
     sku: Type.Optional(Sku),
@@ -75,6 +84,8 @@ export const VariantInputSchema = Type.Object(
     priceAmount: Amount,
     compareAtAmount: Type.Optional(Type.Union([Amount, Type.Null()])),
     onHand: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
+    weightGrams: Type.Optional(Type.Union([WeightGrams, Type.Null()])),
+    requiresShipping: Type.Optional(RequiresShipping),
   },
   { title: 'NewVariant', additionalProperties: false },
 );
@@ -87,6 +98,8 @@ export const VariantPatchSchema = Type.Object(
     priceAmount: Type.Optional(Amount),
     compareAtAmount: Type.Optional(Type.Union([Amount, Type.Null()])),
     onHand: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
+    weightGrams: Type.Optional(Type.Union([WeightGrams, Type.Null()])),
+    requiresShipping: Type.Optional(RequiresShipping),
   },
   { title: 'VariantChange', additionalProperties: false },
 );
@@ -103,6 +116,10 @@ export const AdminVariantSchema = Type.Object(
     onHand: Type.Integer(),
     reserved: Type.Integer({ description: 'Units held by pending orders.' }),
     available: Type.Integer({ description: 'max(0, onHand − reserved)' }),
+    weightGrams: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Grams, for weight-based shipping; null when not given.',
+    }),
+    requiresShipping: Type.Boolean({ description: 'False for what is not shipped (gift cards, downloads).' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },

@@ -30,6 +30,10 @@ export interface VariantTable {
   on_hand: number;
   /** Units held by pending orders; sellable stock is max(0, on_hand − reserved). */
   reserved: Generated<number>;
+  /** Grams, for weight-based shipping methods; null: not given (weighs nothing to them). */
+  weight_grams: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Whether the variant is shipped (false for gift cards, downloads): D38. */
+  requires_shipping: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

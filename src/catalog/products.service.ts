@@ -59,6 +59,8 @@ export function toAdminVariant(row: VariantRow): AdminVariant {
     onHand: row.on_hand,
     reserved: row.reserved,
     available: available(row),
+    weightGrams: row.weight_grams,
+    requiresShipping: row.requires_shipping,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -249,6 +251,8 @@ export async function createProduct(
             price_amount: variant.priceAmount,
             compare_at_amount: variant.compareAtAmount ?? null,
             on_hand: variant.onHand,
+            weight_grams: variant.weightGrams ?? null,
+            requires_shipping: variant.requiresShipping ?? true,
             created_at: now,
             updated_at: now,
           })),
@@ -414,6 +418,8 @@ export async function addVariant(
         price_amount: input.priceAmount,
         compare_at_amount: input.compareAtAmount ?? null,
         on_hand: input.onHand,
+        weight_grams: input.weightGrams ?? null,
+        requires_shipping: input.requiresShipping ?? true,
         created_at: now,
         updated_at: now,
       });
@@ -456,12 +462,16 @@ export async function updateVariant(
         ...(patch.label !== undefined ? { label: patch.label.trim() } : {}),
         ...(patch.priceAmount !== undefined ? { price_amount: patch.priceAmount } : {}),
         ...(patch.compareAtAmount !== undefined ? { compare_at_amount: patch.compareAtAmount } : {}),
+        ...(patch.weightGrams !== undefined ? { weight_grams: patch.weightGrams } : {}),
+        ...(patch.requiresShipping !== undefined ? { requires_shipping: patch.requiresShipping } : {}),
       });
       const fieldsChanged =
         row.sku !== current.sku ||
         row.label !== current.label ||
         row.price_amount !== current.price_amount ||
-        row.compare_at_amount !== current.compare_at_amount;
+        row.compare_at_amount !== current.compare_at_amount ||
+        row.weight_grams !== current.weight_grams ||
+        row.requires_shipping !== current.requires_shipping;
       const stockChanged =
         patch.onHand !== undefined &&
         available({ on_hand: patch.onHand, reserved: current.reserved }) !== available(current);

@@ -20,6 +20,7 @@ import * as testDeliveries from './migrations/0017_test_deliveries.ts';
 import * as signInClients from './migrations/0018_sign_in_clients.ts';
 import * as domainReleaseClock from './migrations/0019_domain_release_clock.ts';
 import * as shippingZones from './migrations/0020_shipping_zones.ts';
+import * as variantShipping from './migrations/0021_variant_shipping.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0018_sign_in_clients': signInClients,
   '0019_domain_release_clock': domainReleaseClock,
   '0020_shipping_zones': shippingZones,
+  '0021_variant_shipping': variantShipping,
 };
 
 export class MigrationError extends Error {

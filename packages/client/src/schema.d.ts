@@ -2325,6 +2325,10 @@ export interface components {
       reserved: number;
       /** @description max(0, onHand − reserved) */
       available: number;
+      /** @description Grams, for weight-based shipping; null when not given. */
+      weightGrams: number | null;
+      /** @description False for what is not shipped (gift cards, downloads). */
+      requiresShipping: boolean;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -2854,6 +2858,9 @@ export interface components {
       priceAmount: number;
       compareAtAmount?: number | null;
       onHand: number;
+      weightGrams?: number | null;
+      /** @description Whether the variant is shipped (default true); false for gift cards and downloads. */
+      requiresShipping?: boolean;
     };
     /** NewWebhookEndpoint */
     NewWebhookEndpoint: {
@@ -4225,6 +4232,9 @@ export interface components {
       priceAmount?: number;
       compareAtAmount?: number | null;
       onHand?: number;
+      weightGrams?: number | null;
+      /** @description Whether the variant is shipped (default true); false for gift cards and downloads. */
+      requiresShipping?: boolean;
     };
     /** WebhookDelivery */
     WebhookDelivery: {
