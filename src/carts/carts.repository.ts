@@ -120,6 +120,34 @@ export async function bumpVersion(
     .executeTakeFirst();
 }
 
+/**
+ * Sets an open cart's shipping address and moves it to its next version, only while it is still at
+ * `version` when one is given (If-Match); false when it is completed or at another version.
+ */
+export async function writeShippingAddress(
+  db: Kysely<Database>,
+  storeId: string,
+  cartId: string,
+  address: object | null,
+  now: Date,
+  version: number | null,
+): Promise<boolean> {
+  const row = await db
+    .updateTable('carts')
+    .set((eb) => ({
+      version: eb('version', '+', 1),
+      updated_at: now,
+      shipping_address: address === null ? null : JSON.stringify(address),
+    }))
+    .where('store_id', '=', storeId)
+    .where('id', '=', cartId)
+    .where('completed_at', 'is', null)
+    .$if(version !== null, (qb) => qb.where('version', '=', version!))
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export function deleteCartsUntouchedSince(db: Kysely<Database>, cutoff: Date): Promise<number> {
   return purgeOlderThan(db, { table: 'carts', keyColumns: ['id'], timeColumn: 'updated_at', cutoff });
 }

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { MoneySchema } from '../http/schemas.ts';
+import { AddressSchema, MoneySchema } from '../http/schemas.ts';
 
 /** A priced line: the shape of cart lines and of order lines. */
 export const LineSchema = Type.Object(
@@ -23,6 +23,9 @@ export const CartSchema = Type.Object(
     items: Type.Array(LineSchema, { description: 'Priced lines (the same shape as order lines).' }),
     subtotal: MoneySchema,
     completed: Type.Boolean({ description: 'True once checked out; the cart is then read-only.' }),
+    shippingAddress: Type.Union([AddressSchema, Type.Null()], {
+      description: 'Where the parcel goes: PUT /carts/{id}/shipping-address.',
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import { checkAddress, type Address } from '@storefront/address';
 import { sellableVariants, type PricedVariant } from '../catalog/sellable.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
 import {
   bumpVersion,
+  writeShippingAddress,
   deleteCartsUntouchedSince,
   completeIfUnchanged,
   findCartRow,
@@ -13,6 +15,8 @@ import {
 import type { Cart, Line } from './carts.schemas.ts';
 import type { CartItem, CartRow } from './carts.tables.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
+import { shippingOptionsFor } from '../shipping/shipping.service.ts';
+import type { ShippingOption } from '../shipping/shipping.schemas.ts';
 
 export type { CartRow } from './carts.tables.ts';
 
@@ -144,10 +148,26 @@ async function priceCart(
     items,
     subtotal: { amount: subtotal, currency },
     completed: row.completed_at !== null,
+    shippingAddress: row.shipping_address === null ? null : addressView(row.shipping_address),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
   return { cart, etag: cartEtag(row, cart) };
+}
+
+/** An address as the API shows it: every field present, null when empty. */
+function addressView(address: Address): Required<Address> {
+  return {
+    name: address.name,
+    company: address.company ?? null,
+    line1: address.line1,
+    line2: address.line2 ?? null,
+    city: address.city,
+    region: address.region ?? null,
+    postalCode: address.postalCode ?? null,
+    country: address.country,
+    phone: address.phone ?? null,
+  };
 }
 
 export async function createCart(
@@ -248,4 +268,80 @@ export async function completeCart(
 /** Removes carts untouched since `cutoff` (abandoned, or checked out long ago: orders copy their lines). */
 export function purgeStaleCarts(deps: Pick<CartsDeps, 'db'>, cutoff: Date): Promise<number> {
   return deleteCartsUntouchedSince(deps.db, cutoff);
+}
+
+/**
+ * Sets where the cart's parcel goes (D39): checked against the country's rules (400 with a pointer
+ * at each bad field) and kept normalised. With `ifMatch`, only while the cart is at that version
+ * (412 otherwise), like every cart write.
+ */
+export async function setShippingAddress(
+  deps: CartsDeps,
+  storeId: string,
+  cartId: string,
+  input: Partial<Record<keyof Address, unknown>>,
+  ifMatch: string | undefined,
+): Promise<PricedCart> {
+  const { address, problems } = checkAddress(input);
+  if (problems.length > 0) throw validationFailed('The address is incomplete or invalid.', problems);
+  const current = await findCart(deps, storeId, cartId);
+  if (current.completed_at !== null) throw cartCompleted();
+  if (ifMatch !== undefined && !ifMatchMatches(ifMatch, current.version)) throw preconditionFailed();
+  const guarded = ifMatch !== undefined && ifMatch.trim() !== '*' ? current.version : null;
+  if (await writeShippingAddress(deps.db, storeId, cartId, addressView(address), deps.clock.now(), guarded))
+    return readCart(deps, storeId, cartId);
+  const now = await findCart(deps, storeId, cartId);
+  if (now.completed_at !== null) throw cartCompleted();
+  throw preconditionFailed();
+}
+
+const addressRequired = (): AppError =>
+  new AppError(
+    'shipping_address_required',
+    409,
+    'Set the cart’s shipping address first (PUT /carts/{id}/shipping-address): options depend on where the parcel goes.',
+  );
+
+/**
+ * The shipping methods the cart's parcel can take to its address (D39), cheapest first: its zone's
+ * active methods that can carry the lines that require shipping (by their weight, and by the
+ * subtotal of all the goods for free_over).
+ * Empty when no line requires shipping, or no zone covers the address.
+ */
+export async function cartShippingOptions(
+  deps: Pick<CartsDeps, 'db'>,
+  storeId: string,
+  cartId: string,
+): Promise<ShippingOption[]> {
+  const row = await findCart(deps, storeId, cartId);
+  if (row.shipping_address === null) throw addressRequired();
+  const [variants, currency] = await Promise.all([
+    sellableVariants(
+      deps,
+      storeId,
+      row.items.map((item) => item.variantId),
+    ),
+    storeCurrency(deps, storeId),
+  ]);
+  let subtotal = 0;
+  let weightGrams = 0;
+  let shipped = false;
+  for (const item of row.items) {
+    const variant = variants.get(item.variantId);
+    if (!variant) continue;
+    // free_over compares with all the goods; only what is shipped weighs.
+    subtotal += variant.priceAmount * item.quantity;
+    if (!variant.requiresShipping) continue;
+    shipped = true;
+    weightGrams += (variant.weightGrams ?? 0) * item.quantity;
+  }
+  if (!shipped) return [];
+  const { country, region, postalCode } = row.shipping_address;
+  return shippingOptionsFor(
+    deps,
+    storeId,
+    currency,
+    { country, region, postalCode },
+    { subtotal, weightGrams },
+  );
 }

@@ -1,8 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireStorefront } from '../http/principals.ts';
-import { IdParams, problemResponses } from '../http/schemas.ts';
+import Type from 'typebox';
+import { AddressInputSchema, IdParams, problemResponses } from '../http/schemas.ts';
+import { ShippingOptionSchema } from '../shipping/shipping.schemas.ts';
 import { CartBodySchema, CartSchema, IfMatchHeaders } from './carts.schemas.ts';
-import { createCart, readCart, replaceCart, type CartsDeps } from './carts.service.ts';
+import {
+  cartShippingOptions,
+  createCart,
+  readCart,
+  replaceCart,
+  setShippingAddress,
+  type CartsDeps,
+} from './carts.service.ts';
 
 const tags = ['Storefront: carts'];
 
@@ -83,5 +92,60 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       );
       return reply.header('etag', etag).send(cart);
     },
+  );
+
+  app.put(
+    '/carts/:id/shipping-address',
+    {
+      schema: {
+        operationId: 'setCartShippingAddress',
+        'x-problems': ['cart_completed'],
+        'x-response-headers': { 200: ['ETag'] },
+        tags,
+        summary: 'Set where the cart ships to',
+        description:
+          'The address is checked against its country’s rules (required fields, ISO 3166-2 region, postal-code format): a bad field is 400 with its pointer (`/postalCode`). With If-Match, 412 if the cart changed meanwhile.',
+        params: IdParams,
+        headers: IfMatchHeaders,
+        body: AddressInputSchema,
+        response: { 200: CartSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { cart, etag } = await setShippingAddress(
+        deps,
+        requireStorefront(request).storeId,
+        request.params.id,
+        request.body,
+        request.headers['if-match'],
+      );
+      return reply.header('etag', etag).send(cart);
+    },
+  );
+
+  app.get(
+    '/carts/:id/shipping-options',
+    {
+      schema: {
+        operationId: 'listCartShippingOptions',
+        'x-problems': ['shipping_address_required'],
+        tags,
+        summary: 'The shipping methods the cart can take to its address, cheapest first',
+        description:
+          'The methods of the zone the cart’s address belongs to (its most specific), active, that can carry the cart’s lines (weight tiers; free from a subtotal). Empty when no line requires shipping or no zone covers the address.',
+        params: IdParams,
+        response: {
+          200: Type.Object(
+            { items: Type.Array(ShippingOptionSchema), nextCursor: Type.Null() },
+            { title: 'ShippingOptionList' },
+          ),
+          ...problemResponses,
+        },
+      },
+    },
+    async (request) => ({
+      items: await cartShippingOptions(deps, requireStorefront(request).storeId, request.params.id),
+      nextCursor: null,
+    }),
   );
 };

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Address } from '@storefront/address';
 import type { CreatedAt, UpdatedAt, NullableTime } from '../db/tables.ts';
 
 export interface CartItem {
@@ -12,6 +13,8 @@ export interface CartTable {
   /** Bumped on every write; the cart's ETag (If-Match on PUT). */
   version: ColumnType<number, number | undefined, number>;
   completed_at: NullableTime;
+  /** Where the parcel goes (D39), checked and normalised; jsonb, written as a JSON string. */
+  shipping_address: ColumnType<Address | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

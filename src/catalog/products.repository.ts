@@ -403,6 +403,8 @@ export function findSellableVariants(db: Kysely<Database>, storeId: string, vari
       'v.price_amount as priceAmount',
       'v.on_hand as onHand',
       'v.reserved',
+      'v.weight_grams as weightGrams',
+      'v.requires_shipping as requiresShipping',
     ])
     .where('v.store_id', '=', storeId)
     .where('v.id', 'in', [...variantIds])

@@ -20,6 +20,10 @@ export interface PricedVariant {
    * pre-check (D25). Only a reservation decides (inventory.ts).
    */
   available: number;
+  /** Grams, for weight-based shipping; null when not given. */
+  weightGrams: number | null;
+  /** Whether the variant is shipped (D38). */
+  requiresShipping: boolean;
 }
 
 /** Current prices of the store's sellable variants (active products only), by variant id. */

@@ -21,6 +21,7 @@ import * as signInClients from './migrations/0018_sign_in_clients.ts';
 import * as domainReleaseClock from './migrations/0019_domain_release_clock.ts';
 import * as shippingZones from './migrations/0020_shipping_zones.ts';
 import * as variantShipping from './migrations/0021_variant_shipping.ts';
+import * as cartShippingAddress from './migrations/0022_cart_shipping_address.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '0019_domain_release_clock': domainReleaseClock,
   '0020_shipping_zones': shippingZones,
   '0021_variant_shipping': variantShipping,
+  '0022_cart_shipping_address': cartShippingAddress,
 };
 
 export class MigrationError extends Error {

@@ -17,6 +17,59 @@ export const MoneySchema = Type.Object(
   { title: 'Money' },
 );
 
+/**
+ * A postal address (D37). Which fields a country requires, its regions and its postal-code format
+ * are checked against Google's address metadata (`@storefront/address`), not by this schema: a bad
+ * field is 400 with its pointer.
+ */
+const AddressText = (description: string) => Type.String({ maxLength: 200, description });
+export const AddressInputSchema = Type.Object(
+  {
+    name: AddressText('The recipient.'),
+    company: Type.Optional(Type.Union([AddressText('Company, if any.'), Type.Null()])),
+    line1: AddressText('Street and number.'),
+    line2: Type.Optional(Type.Union([AddressText('Apartment, suite, floor…'), Type.Null()])),
+    city: AddressText('City (in a city-state, its name).'),
+    region: Type.Optional(
+      Type.Union([
+        Type.String({
+          maxLength: 60,
+          description:
+            'ISO 3166-2 subdivision code (`US-CA`), or the code alone (`CA`), where the country has subdivisions; required where the country requires one.',
+        }),
+        Type.Null(),
+      ]),
+    ),
+    postalCode: Type.Optional(
+      Type.Union([
+        Type.String({
+          maxLength: 20,
+          description: 'Required and checked where the country uses postal codes.',
+        }),
+        Type.Null(),
+      ]),
+    ),
+    country: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2.' }),
+    phone: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
+  },
+  { title: 'AddressInput', additionalProperties: false },
+);
+
+export const AddressSchema = Type.Object(
+  {
+    name: Type.String(),
+    company: Type.Union([Type.String(), Type.Null()]),
+    line1: Type.String(),
+    line2: Type.Union([Type.String(), Type.Null()]),
+    city: Type.String(),
+    region: Type.Union([Type.String({ description: 'ISO 3166-2 (`US-CA`).' }), Type.Null()]),
+    postalCode: Type.Union([Type.String(), Type.Null()]),
+    country: Type.String({ description: 'ISO 3166-1 alpha-2, upper case.' }),
+    phone: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'Address' },
+);
+
 const FieldErrorSchema = Type.Object(
   {
     pointer: Type.String({

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Uuid } from '../http/schemas.ts';
+import { MoneySchema, Uuid } from '../http/schemas.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const Amount = Type.Integer({
@@ -129,3 +129,19 @@ export type ShippingZone = Static<typeof ShippingZoneSchema>;
 
 export const ZoneParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 export const MethodParams = Type.Object({ id: Uuid, methodId: Uuid }, { additionalProperties: false });
+
+/** A method a parcel can take, as a shopper sees it (D39). */
+export const ShippingOptionSchema = Type.Object(
+  {
+    id: Type.String({
+      format: 'uuid',
+      description: 'The shipping method; send it to PUT /carts/{id}/shipping-method.',
+    }),
+    name: Type.String(),
+    amount: MoneySchema,
+    minDeliveryDays: Type.Union([Type.Integer(), Type.Null()]),
+    maxDeliveryDays: Type.Union([Type.Integer(), Type.Null()]),
+  },
+  { title: 'ShippingOption' },
+);
+export type ShippingOption = Static<typeof ShippingOptionSchema>;

@@ -24,10 +24,12 @@ import type {
   MethodBody,
   MethodPatch,
   ShippingMethod,
+  ShippingOption,
   ShippingZone,
   ZoneBody,
   ZonePatch,
 } from './shipping.schemas.ts';
+import { ratedMethods, type Destination, type Parcel } from './shipping.rates.ts';
 import type { ShippingMethodRow, ShippingMethodTable, ShippingZoneRow, ZoneArea } from './shipping.tables.ts';
 
 /** Shipping zones and their methods (D38): the merchant's side. */
@@ -365,4 +367,54 @@ export async function removeMethod(
   methodId: string,
 ): Promise<void> {
   if (!(await deleteMethod(deps.db, storeId, zoneId, methodId))) throw methodNotFound();
+}
+
+export type { Destination, Parcel };
+
+/**
+ * The methods a parcel to a destination can take in a store, cheapest first, with their amounts in
+ * the store's `currency` (D39): the methods of the destination's zone (its most specific), active,
+ * that can carry the parcel.
+ */
+export async function shippingOptionsFor(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  currency: string,
+  to: Destination,
+  parcel: Parcel,
+): Promise<ShippingOption[]> {
+  const zones = await allZones(deps.db, storeId);
+  const methods = await methodsOfZones(
+    deps.db,
+    storeId,
+    zones.map((zone) => zone.id),
+  );
+  const rated = ratedMethods(
+    zones.map((zone) => ({
+      id: zone.id,
+      areas: zone.areas,
+      methods: methods
+        .filter((method) => method.zone_id === zone.id)
+        .map((method) => ({
+          id: method.id,
+          name: method.name,
+          kind: method.kind,
+          amount: method.amount,
+          freeOverAmount: method.free_over_amount,
+          weightTiers: method.weight_tiers,
+          active: method.active,
+          minDeliveryDays: method.min_delivery_days,
+          maxDeliveryDays: method.max_delivery_days,
+        })),
+    })),
+    to,
+    parcel,
+  );
+  return rated.map(({ method, amount }) => ({
+    id: method.id,
+    name: method.name,
+    amount: { amount, currency },
+    minDeliveryDays: method.minDeliveryDays,
+    maxDeliveryDays: method.maxDeliveryDays,
+  }));
 }

@@ -21,6 +21,8 @@ export const storefrontOperations = {
   createCart: ['POST', '/storefront/v1/carts'],
   getCart: ['GET', '/storefront/v1/carts/{id}'],
   replaceCart: ['PUT', '/storefront/v1/carts/{id}'],
+  setCartShippingAddress: ['PUT', '/storefront/v1/carts/{id}/shipping-address'],
+  listCartShippingOptions: ['GET', '/storefront/v1/carts/{id}/shipping-options'],
   createCheckout: ['POST', '/storefront/v1/checkout'],
   getOrder: ['GET', '/storefront/v1/orders/{id}'],
   getLiveness: ['GET', '/healthz'],

@@ -1,0 +1,264 @@
+/**
+ * The cart's shipping address and its shipping options (D37, D39): the address checked against its
+ * country's rules and kept normalised under If-Match; the options of the address's zone for the
+ * cart's lines, by weight and subtotal.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+
+let t: TestApp;
+let shop: TestStore;
+
+before(async () => {
+  t = await startTestApp();
+  shop = await createTestStore(t);
+});
+after(() => t.close());
+
+interface Cart {
+  id: string;
+  shippingAddress: Record<string, string | null> | null;
+}
+interface Option {
+  id: string;
+  name: string;
+  amount: { amount: number; currency: string };
+  minDeliveryDays: number | null;
+  maxDeliveryDays: number | null;
+}
+
+const CALIFORNIA = {
+  name: 'Ada Lovelace',
+  line1: '1 Infinite Loop',
+  city: 'Cupertino',
+  region: 'ca',
+  postalCode: '95014',
+  country: 'us',
+};
+
+async function variants(
+  store: TestStore,
+  specs: { weightGrams?: number; requiresShipping?: boolean; price: number }[],
+) {
+  const response = await t.admin(store).post('/products', {
+    title: 'Things',
+    status: 'active',
+    variants: specs.map((spec, i) => ({
+      label: `V${i}`,
+      priceAmount: spec.price,
+      onHand: 100,
+      ...(spec.weightGrams === undefined ? {} : { weightGrams: spec.weightGrams }),
+      ...(spec.requiresShipping === undefined ? {} : { requiresShipping: spec.requiresShipping }),
+    })),
+  });
+  assert.equal(response.statusCode, 201, response.body);
+  return response.json<{ variants: { id: string }[] }>().variants.map((variant) => variant.id);
+}
+
+async function cart(store: TestStore, items: { variantId: string; quantity: number }[]) {
+  const response = await t.storefront(store).post('/carts', { items });
+  assert.equal(response.statusCode, 201, response.body);
+  return { id: response.json<Cart>().id, etag: String(response.headers.etag) };
+}
+
+describe('PUT /carts/:id/shipping-address', () => {
+  test('a good address is kept normalised, moves the cart to a new ETag and reads back', async () => {
+    const [variantId] = await variants(shop, [{ price: 1000 }]);
+    const { id, etag } = await cart(shop, [{ variantId: variantId!, quantity: 1 }]);
+    const set = await t
+      .storefront(shop)
+      .put(`/carts/${id}/shipping-address`, CALIFORNIA, { 'if-match': etag });
+    assert.equal(set.statusCode, 200, set.body);
+    assert.deepEqual(set.json<Cart>().shippingAddress, {
+      name: 'Ada Lovelace',
+      company: null,
+      line1: '1 Infinite Loop',
+      line2: null,
+      city: 'Cupertino',
+      region: 'US-CA',
+      postalCode: '95014',
+      country: 'US',
+      phone: null,
+    });
+    assert.notEqual(set.headers.etag, etag);
+    const read = await t.storefront(shop).get(`/carts/${id}`);
+    assert.deepEqual(read.json<Cart>().shippingAddress, set.json<Cart>().shippingAddress);
+    assert.equal(read.headers.etag, set.headers.etag);
+
+    // The old ETag no longer matches: 412, nothing changes.
+    const stale = await t
+      .storefront(shop)
+      .put(`/carts/${id}/shipping-address`, { ...CALIFORNIA, city: 'Palo Alto' }, { 'if-match': etag });
+    assert.equal(stale.statusCode, 412);
+    assert.equal(
+      (await t.storefront(shop).get(`/carts/${id}`)).json<Cart>().shippingAddress?.city,
+      'Cupertino',
+    );
+  });
+
+  test('a bad field is 400 with its pointer, and nothing is written', async () => {
+    const [variantId] = await variants(shop, [{ price: 1000 }]);
+    const { id } = await cart(shop, [{ variantId: variantId!, quantity: 1 }]);
+    const cases: [object, string][] = [
+      [
+        { name: 'A', line1: 'Unter den Linden 1', city: 'Berlin', postalCode: '1011', country: 'DE' },
+        '/postalCode',
+      ],
+      [{ ...CALIFORNIA, region: undefined }, '/region'],
+      [{ ...CALIFORNIA, region: 'US-NY' }, '/postalCode'],
+      [{ ...CALIFORNIA, country: 'XX' }, '/country'],
+      [{ ...CALIFORNIA, name: '  ' }, '/name'],
+    ];
+    for (const [body, pointer] of cases) {
+      const response = await t.storefront(shop).put(`/carts/${id}/shipping-address`, body);
+      assert.equal(response.statusCode, 400, response.body);
+      const errors = response.json<{ errors: { pointer: string }[] }>().errors;
+      assert.ok(
+        errors.some((error) => error.pointer === pointer),
+        `${pointer} in ${response.body}`,
+      );
+    }
+    const unknownField = await t
+      .storefront(shop)
+      .put(`/carts/${id}/shipping-address`, { ...CALIFORNIA, floor: 3 });
+    assert.equal(unknownField.statusCode, 400);
+    assert.equal((await t.storefront(shop).get(`/carts/${id}`)).json<Cart>().shippingAddress, null);
+  });
+
+  test('a checked-out cart is 409 cart_completed', async () => {
+    const [variantId] = await variants(shop, [{ price: 1000 }]);
+    const { id } = await cart(shop, [{ variantId: variantId!, quantity: 1 }]);
+    const checkout = await t
+      .storefront(shop)
+      .post('/checkout', { cartId: id, email: 'ada@example.com' }, { 'idempotency-key': randomUUID() });
+    assert.equal(checkout.statusCode, 201, checkout.body);
+    const late = await t.storefront(shop).put(`/carts/${id}/shipping-address`, CALIFORNIA);
+    assert.equal(late.statusCode, 409);
+    assert.equal(late.json<{ title: string }>().title, 'cart_completed');
+  });
+
+  test('another store’s cart is 404; the address never reaches a log', async () => {
+    const [variantId] = await variants(shop, [{ price: 1000 }]);
+    const { id } = await cart(shop, [{ variantId: variantId!, quantity: 1 }]);
+    const other = await createTestStore(t);
+    assert.equal(
+      (await t.storefront(other).put(`/carts/${id}/shipping-address`, CALIFORNIA)).statusCode,
+      404,
+    );
+    assert.equal((await t.storefront(other).get(`/carts/${id}/shipping-options`)).statusCode, 404);
+    await t.storefront(shop).put(`/carts/${id}/shipping-address`, CALIFORNIA);
+    await t.storefront(shop).put(`/carts/${id}/shipping-address`, { ...CALIFORNIA, postalCode: 'nope' });
+    const logged = JSON.stringify(t.logs);
+    assert.ok(!logged.includes('Lovelace') && !logged.includes('Infinite Loop'), 'no address in the logs');
+  });
+});
+
+describe('GET /carts/:id/shipping-options', () => {
+  test('the methods of the address’s most specific zone the parcel can take, cheapest first', async () => {
+    const store = await createTestStore(t);
+    const zone = async (body: object) =>
+      (await t.admin(store).post('/shipping/zones', body)).json<{ id: string }>().id;
+    const method = async (zoneId: string, body: object) => {
+      const response = await t.admin(store).post(`/shipping/zones/${zoneId}/methods`, body);
+      assert.equal(response.statusCode, 201, response.body);
+    };
+    const us = await zone({ name: 'United States', areas: [{ country: 'US' }] });
+    await method(us, { name: 'Ground', kind: 'flat', amount: 800, minDeliveryDays: 3, maxDeliveryDays: 7 });
+    await method(us, {
+      name: 'By weight',
+      kind: 'weight',
+      weightTiers: [
+        { upToGrams: 1000, amount: 500 },
+        { upToGrams: 5000, amount: 1200 },
+      ],
+    });
+    await method(us, { name: 'Free over $100', kind: 'free_over', amount: 900, freeOverAmount: 10_000 });
+    await method(us, { name: 'Retired', kind: 'flat', amount: 1, active: false });
+    const west = await zone({ name: 'West', areas: [{ country: 'US', regions: ['US-CA'] }] });
+    await method(west, { name: 'Courier', kind: 'flat', amount: 650 });
+
+    const [mug, giftCard] = await variants(store, [
+      { price: 3000, weightGrams: 400 },
+      { price: 2500, requiresShipping: false },
+    ]);
+
+    // No address yet: 409.
+    const { id } = await cart(store, [{ variantId: mug!, quantity: 2 }]);
+    const early = await t.storefront(store).get(`/carts/${id}/shipping-options`);
+    assert.equal(early.statusCode, 409);
+    assert.equal(early.json<{ title: string }>().title, 'shipping_address_required');
+
+    // New York: the country zone. 800 g fits the first tier; $60 is under the free threshold.
+    const newYork = {
+      name: 'A',
+      line1: '350 5th Ave',
+      city: 'New York',
+      region: 'US-NY',
+      postalCode: '10118',
+      country: 'US',
+    };
+    await t.storefront(store).put(`/carts/${id}/shipping-address`, newYork);
+    const options = await t.storefront(store).get(`/carts/${id}/shipping-options`);
+    assert.equal(options.statusCode, 200, options.body);
+    const body = options.json<{ items: Option[]; nextCursor: null }>();
+    assert.equal(body.nextCursor, null);
+    assert.deepEqual(
+      body.items.map((option) => [option.name, option.amount.amount]),
+      [
+        ['By weight', 500],
+        ['Ground', 800],
+        ['Free over $100', 900],
+      ],
+    );
+    assert.deepEqual(body.items[1], {
+      id: body.items[1]!.id,
+      name: 'Ground',
+      amount: { amount: 800, currency: 'USD' },
+      minDeliveryDays: 3,
+      maxDeliveryDays: 7,
+    });
+
+    // Heavier and dearer: the second tier, and free shipping from $100.
+    await t.storefront(store).put(`/carts/${id}`, { items: [{ variantId: mug!, quantity: 4 }] });
+    assert.deepEqual(
+      (await t.storefront(store).get(`/carts/${id}/shipping-options`))
+        .json<{ items: Option[] }>()
+        .items.map((option) => [option.name, option.amount.amount]),
+      [
+        ['Free over $100', 0],
+        ['Ground', 800],
+        ['By weight', 1200],
+      ],
+    );
+
+    // California has a zone of its own.
+    await t.storefront(store).put(`/carts/${id}/shipping-address`, CALIFORNIA);
+    assert.deepEqual(
+      (await t.storefront(store).get(`/carts/${id}/shipping-options`))
+        .json<{ items: Option[] }>()
+        .items.map((option) => option.name),
+      ['Courier'],
+    );
+
+    // Nothing to ship: no options. Nowhere covered: none either.
+    const gift = await cart(store, [{ variantId: giftCard!, quantity: 1 }]);
+    await t.storefront(store).put(`/carts/${gift.id}/shipping-address`, CALIFORNIA);
+    assert.deepEqual(
+      (await t.storefront(store).get(`/carts/${gift.id}/shipping-options`)).json<{ items: Option[] }>().items,
+      [],
+    );
+    await t.storefront(store).put(`/carts/${id}/shipping-address`, {
+      name: 'A',
+      line1: 'Unter den Linden 1',
+      city: 'Berlin',
+      postalCode: '10117',
+      country: 'DE',
+    });
+    assert.deepEqual(
+      (await t.storefront(store).get(`/carts/${id}/shipping-options`)).json<{ items: Option[] }>().items,
+      [],
+    );
+  });
+});
