@@ -262,3 +262,213 @@ describe('GET /carts/:id/shipping-options', () => {
     );
   });
 });
+
+interface PricedCart {
+  id: string;
+  shippingMethod: Option | null;
+  discountCode: string | null;
+  totals: Record<
+    'subtotal' | 'discount' | 'shipping' | 'tax' | 'total',
+    { amount: number; currency: string }
+  >;
+  notices: { code: string; detail: string }[];
+}
+
+const amounts = (cart: PricedCart) =>
+  Object.fromEntries(Object.entries(cart.totals).map(([name, money]) => [name, money.amount]));
+
+describe('the cart’s method, discount code and totals (D39)', () => {
+  test('totals preview the charge; a code and a method change them; each write takes If-Match', async () => {
+    const store = await createTestStore(t);
+    assert.equal(
+      (await t.admin(store).put('/tax-rates/US', { taxRateBps: 1000, shippingAmount: 700 })).statusCode,
+      200,
+    );
+    const zone = (
+      await t.admin(store).post('/shipping/zones', { name: 'US', areas: [{ country: 'US' }] })
+    ).json<{ id: string }>().id;
+    const byWeight = (
+      await t.admin(store).post(`/shipping/zones/${zone}/methods`, {
+        name: 'By weight',
+        kind: 'weight',
+        weightTiers: [{ upToGrams: 1000, amount: 500 }],
+      })
+    ).json<{ id: string }>().id;
+    await t.admin(store).post('/discounts', { code: 'SAVE10', kind: 'percent', value: 10 });
+    const [mug] = await variants(store, [{ price: 3000, weightGrams: 400 }]);
+    const { id, etag } = await cart(store, [{ variantId: mug!, quantity: 2 }]);
+
+    // No address: no tax, no shipping.
+    const fresh = (await t.storefront(store).get(`/carts/${id}`)).json<PricedCart>();
+    assert.deepEqual(amounts(fresh), { subtotal: 6000, discount: 0, shipping: 0, tax: 0, total: 6000 });
+    assert.deepEqual([fresh.shippingMethod, fresh.discountCode, fresh.notices], [null, null, []]);
+
+    // The address brings the country's tax and, without a method, its flat shipping.
+    const newYork = {
+      name: 'A',
+      line1: '350 5th Ave',
+      city: 'New York',
+      region: 'US-NY',
+      postalCode: '10118',
+      country: 'US',
+    };
+    const addressed = await t
+      .storefront(store)
+      .put(`/carts/${id}/shipping-address`, newYork, { 'if-match': etag });
+    assert.deepEqual(amounts(addressed.json<PricedCart>()), {
+      subtotal: 6000,
+      discount: 0,
+      shipping: 700,
+      tax: 600,
+      total: 7300,
+    });
+
+    // A stale ETag is 412 on every sub-resource.
+    for (const [url, body] of [
+      [`/carts/${id}/shipping-method`, { id: byWeight }],
+      [`/carts/${id}/discount-code`, { code: 'SAVE10' }],
+    ] as const) {
+      assert.equal((await t.storefront(store).put(url, body, { 'if-match': etag })).statusCode, 412, url);
+    }
+    assert.equal(
+      (await t.storefront(store).delete(`/carts/${id}/discount-code`, undefined, { 'if-match': etag }))
+        .statusCode,
+      412,
+    );
+
+    const coded = await t.storefront(store).put(
+      `/carts/${id}/discount-code`,
+      { code: ' save10 ' },
+      {
+        'if-match': String(addressed.headers.etag),
+      },
+    );
+    assert.equal(coded.statusCode, 200, coded.body);
+    assert.equal(coded.json<PricedCart>().discountCode, 'SAVE10');
+    assert.deepEqual(amounts(coded.json<PricedCart>()), {
+      subtotal: 6000,
+      discount: 600,
+      shipping: 700,
+      tax: 540,
+      total: 6640,
+    });
+    const unknown = await t.storefront(store).put(`/carts/${id}/discount-code`, { code: 'NOPE' });
+    assert.equal(unknown.statusCode, 409);
+    assert.equal(unknown.json<{ title: string }>().title, 'discount_invalid');
+
+    const chosen = await t.storefront(store).put(`/carts/${id}/shipping-method`, { id: byWeight });
+    assert.equal(chosen.statusCode, 200, chosen.body);
+    assert.equal(chosen.json<PricedCart>().shippingMethod?.name, 'By weight');
+    assert.deepEqual(amounts(chosen.json<PricedCart>()), {
+      subtotal: 6000,
+      discount: 600,
+      shipping: 500,
+      tax: 540,
+      total: 6440,
+    });
+
+    const removed = await t.storefront(store).delete(`/carts/${id}/discount-code`);
+    assert.equal(removed.statusCode, 200, removed.body);
+    assert.deepEqual(
+      [removed.json<PricedCart>().discountCode, amounts(removed.json<PricedCart>()).discount],
+      [null, 0],
+    );
+  });
+
+  test('a method must be one of the options; a line change it cannot carry clears it, and says so', async () => {
+    const store = await createTestStore(t);
+    const zone = (
+      await t.admin(store).post('/shipping/zones', { name: 'US', areas: [{ country: 'US' }] })
+    ).json<{ id: string }>().id;
+    const light = (
+      await t.admin(store).post(`/shipping/zones/${zone}/methods`, {
+        name: 'Light parcels',
+        kind: 'weight',
+        weightTiers: [{ upToGrams: 1000, amount: 500 }],
+      })
+    ).json<{ id: string }>().id;
+    const ground = (
+      await t
+        .admin(store)
+        .post(`/shipping/zones/${zone}/methods`, { name: 'Ground', kind: 'flat', amount: 900 })
+    ).json<{ id: string }>().id;
+    const other = await createTestStore(t);
+    const foreignZone = (
+      await t.admin(other).post('/shipping/zones', { name: 'US', areas: [{ country: 'US' }] })
+    ).json<{ id: string }>().id;
+    const foreign = (
+      await t
+        .admin(other)
+        .post(`/shipping/zones/${foreignZone}/methods`, { name: 'Theirs', kind: 'flat', amount: 1 })
+    ).json<{ id: string }>().id;
+    const [mug] = await variants(store, [{ price: 3000, weightGrams: 400 }]);
+    const { id } = await cart(store, [{ variantId: mug!, quantity: 2 }]);
+
+    const early = await t.storefront(store).put(`/carts/${id}/shipping-method`, { id: light });
+    assert.equal(early.json<{ title: string }>().title, 'shipping_address_required');
+    await t.storefront(store).put(`/carts/${id}/shipping-address`, CALIFORNIA);
+    for (const methodId of [foreign, '00000000-0000-4000-8000-000000000000']) {
+      const refused = await t.storefront(store).put(`/carts/${id}/shipping-method`, { id: methodId });
+      assert.equal(refused.statusCode, 409);
+      assert.equal(refused.json<{ title: string }>().title, 'shipping_method_unavailable');
+    }
+    assert.equal(
+      (await t.storefront(store).put(`/carts/${id}/shipping-method`, { id: light })).statusCode,
+      200,
+    );
+
+    // Three mugs weigh 1,200 g: too heavy for the only tier.
+    const heavier = await t
+      .storefront(store)
+      .put(`/carts/${id}`, { items: [{ variantId: mug!, quantity: 3 }] });
+    assert.equal(heavier.statusCode, 200, heavier.body);
+    assert.equal(heavier.json<PricedCart>().shippingMethod, null);
+    assert.deepEqual(
+      heavier.json<PricedCart>().notices.map((notice) => notice.code),
+      ['shipping_method_cleared'],
+    );
+    const after = (await t.storefront(store).get(`/carts/${id}`)).json<PricedCart>();
+    assert.deepEqual([after.shippingMethod, after.notices], [null, []]);
+
+    // A method the merchant turns off shows as unavailable on the next read, until another is chosen.
+    assert.equal(
+      (await t.storefront(store).put(`/carts/${id}/shipping-method`, { id: ground })).statusCode,
+      200,
+    );
+    await t.admin(store).patch(`/shipping/zones/${zone}/methods/${ground}`, { active: false });
+    const turnedOff = (await t.storefront(store).get(`/carts/${id}`)).json<PricedCart>();
+    assert.equal(turnedOff.shippingMethod, null);
+    assert.deepEqual(
+      turnedOff.notices.map((notice) => notice.code),
+      ['shipping_method_unavailable'],
+    );
+  });
+
+  test('a code that stops being usable shows as a notice and no longer discounts', async () => {
+    const store = await createTestStore(t);
+    await t.admin(store).post('/discounts', { code: 'ONCE', kind: 'fixed', value: 500, usageLimit: 1 });
+    const [mug] = await variants(store, [{ price: 3000 }]);
+    const { id } = await cart(store, [{ variantId: mug!, quantity: 1 }]);
+    assert.equal(
+      (await t.storefront(store).put(`/carts/${id}/discount-code`, { code: 'once' })).statusCode,
+      200,
+    );
+    // Someone else uses the code up.
+    const { id: otherCart } = await cart(store, [{ variantId: mug!, quantity: 1 }]);
+    const used = await t
+      .storefront(store)
+      .post(
+        '/checkout',
+        { cartId: otherCart, email: 'b@example.com', discountCode: 'ONCE' },
+        { 'idempotency-key': randomUUID() },
+      );
+    assert.equal(used.statusCode, 201, used.body);
+    const read = (await t.storefront(store).get(`/carts/${id}`)).json<PricedCart>();
+    assert.equal(read.discountCode, 'ONCE');
+    assert.equal(read.totals.discount.amount, 0);
+    assert.deepEqual(
+      read.notices.map((notice) => notice.code),
+      ['discount_code_invalid'],
+    );
+  });
+});

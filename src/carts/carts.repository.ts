@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
@@ -98,20 +98,27 @@ export async function writeLines(
     .execute();
 }
 
+/** What a cart write may change besides its lines. */
+export type CartChanges = Pick<
+  Updateable<CartTable>,
+  'shipping_address' | 'shipping_method_id' | 'discount_code'
+>;
+
 /**
- * Moves an open cart to its next version, only while it is still at `version` when one is given
- * (If-Match); undefined when it is completed or at another version.
+ * Changes an open cart and moves it to its next version, only while it is still at `version` when
+ * one is given (If-Match); undefined when it is completed or at another version.
  */
-export async function bumpVersion(
+export function updateCart(
   db: Kysely<Database>,
   storeId: string,
   cartId: string,
+  changes: CartChanges,
   now: Date,
   version: number | null,
 ) {
   return db
     .updateTable('carts')
-    .set((eb) => ({ version: eb('version', '+', 1), updated_at: now }))
+    .set((eb) => ({ ...changes, version: eb('version', '+', 1), updated_at: now }))
     .where('store_id', '=', storeId)
     .where('id', '=', cartId)
     .where('completed_at', 'is', null)
@@ -120,32 +127,20 @@ export async function bumpVersion(
     .executeTakeFirst();
 }
 
-/**
- * Sets an open cart's shipping address and moves it to its next version, only while it is still at
- * `version` when one is given (If-Match); false when it is completed or at another version.
- */
-export async function writeShippingAddress(
+/** Drops the cart's shipping method at this version (it no longer fits the cart), without a new version. */
+export async function dropShippingMethod(
   db: Kysely<Database>,
   storeId: string,
   cartId: string,
-  address: object | null,
-  now: Date,
-  version: number | null,
-): Promise<boolean> {
-  const row = await db
+  version: number,
+): Promise<void> {
+  await db
     .updateTable('carts')
-    .set((eb) => ({
-      version: eb('version', '+', 1),
-      updated_at: now,
-      shipping_address: address === null ? null : JSON.stringify(address),
-    }))
+    .set({ shipping_method_id: null })
     .where('store_id', '=', storeId)
     .where('id', '=', cartId)
-    .where('completed_at', 'is', null)
-    .$if(version !== null, (qb) => qb.where('version', '=', version!))
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
+    .where('version', '=', version)
+    .execute();
 }
 
 export function deleteCartsUntouchedSince(db: Kysely<Database>, cutoff: Date): Promise<number> {

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { AddressSchema, MoneySchema } from '../http/schemas.ts';
+import { ShippingOptionSchema } from '../shipping/shipping.schemas.ts';
 
 /** A priced line: the shape of cart lines and of order lines. */
 export const LineSchema = Type.Object(
@@ -17,6 +18,25 @@ export const LineSchema = Type.Object(
 );
 export type Line = Static<typeof LineSchema>;
 
+export const CartNoticeSchema = Type.Object(
+  {
+    code: Type.Union(
+      [
+        Type.Literal('shipping_method_cleared'),
+        Type.Literal('shipping_method_unavailable'),
+        Type.Literal('discount_code_invalid'),
+      ],
+      {
+        description:
+          '`shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code can no longer be used.',
+      },
+    ),
+    detail: Type.String(),
+  },
+  { title: 'CartNotice' },
+);
+export type CartNotice = Static<typeof CartNoticeSchema>;
+
 export const CartSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -25,6 +45,29 @@ export const CartSchema = Type.Object(
     completed: Type.Boolean({ description: 'True once checked out; the cart is then read-only.' }),
     shippingAddress: Type.Union([AddressSchema, Type.Null()], {
       description: 'Where the parcel goes: PUT /carts/{id}/shipping-address.',
+    }),
+    shippingMethod: Type.Union([ShippingOptionSchema, Type.Null()], {
+      description: 'The chosen shipping method and what it costs now: PUT /carts/{id}/shipping-method.',
+    }),
+    discountCode: Type.Union([Type.String(), Type.Null()], {
+      description: 'The discount code applied to the totals: PUT /carts/{id}/discount-code.',
+    }),
+    totals: Type.Object(
+      {
+        subtotal: MoneySchema,
+        discount: MoneySchema,
+        shipping: MoneySchema,
+        tax: MoneySchema,
+        total: MoneySchema,
+      },
+      {
+        title: 'CartTotals',
+        description:
+          'What checkout charges when nothing changes: the code’s discount, the tax of the address’s country, and the chosen method’s shipping (without a method: the country’s flat shipping, as a checkout without one is charged).',
+      },
+    ),
+    notices: Type.Array(CartNoticeSchema, {
+      description: 'What the service changed or found on its own, for the shopper to see.',
     }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),

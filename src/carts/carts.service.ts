@@ -4,18 +4,26 @@ import { sellableVariants, type PricedVariant } from '../catalog/sellable.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
 import {
-  bumpVersion,
-  writeShippingAddress,
   deleteCartsUntouchedSince,
   completeIfUnchanged,
+  dropShippingMethod,
   findCartRow,
   insertCartWithLines,
+  updateCart,
   writeLines,
+  type CartChanges,
 } from './carts.repository.ts';
-import type { Cart, Line } from './carts.schemas.ts';
+import type { Cart, CartNotice, Line } from './carts.schemas.ts';
 import type { CartItem, CartRow } from './carts.tables.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
-import { shippingOptionsFor } from '../shipping/shipping.service.ts';
+import { shippingOptionsFor, type Parcel } from '../shipping/shipping.service.ts';
+import {
+  normalizeDiscountCode,
+  rateFor,
+  usableDiscount,
+  type UsableDiscount,
+} from '../pricing/pricing.service.ts';
+import { computeTotals } from '../pricing/totals.ts';
 import type { ShippingOption } from '../shipping/shipping.schemas.ts';
 
 export type { CartRow } from './carts.tables.ts';
@@ -106,15 +114,71 @@ async function assertSellable(
   return found;
 }
 
-/**
- * Prices a cart from the catalog (never from the client). Lines whose variant is no longer
- * sellable are left out of the priced cart (checkout reports them as insufficient stock).
- * `sellable` is the catalog's answer when the caller has just read it for these lines.
- */
-async function priceCart(
+/** The parcel a cart's lines make: the goods' subtotal, and the weight of what is shipped. */
+function parcelOf(
+  items: readonly CartItem[],
+  variants: ReadonlyMap<string, PricedVariant>,
+): Parcel & { shipped: boolean } {
+  let subtotal = 0;
+  let weightGrams = 0;
+  let shipped = false;
+  for (const item of items) {
+    const variant = variants.get(item.variantId);
+    if (!variant) continue;
+    // free_over compares with all the goods; only what is shipped weighs.
+    subtotal += variant.priceAmount * item.quantity;
+    if (!variant.requiresShipping) continue;
+    shipped = true;
+    weightGrams += (variant.weightGrams ?? 0) * item.quantity;
+  }
+  return { subtotal, weightGrams, shipped };
+}
+
+/** The shipping options of a cart with an address, for its lines as priced now. */
+function optionsOf(
   deps: Pick<CartsDeps, 'db'>,
   row: CartRow,
+  variants: ReadonlyMap<string, PricedVariant>,
+  currency: string,
+): Promise<ShippingOption[]> {
+  const parcel = parcelOf(row.items, variants);
+  if (!parcel.shipped || row.shipping_address === null) return Promise.resolve([]);
+  const { country, region, postalCode } = row.shipping_address;
+  return shippingOptionsFor(deps, row.store_id, currency, { country, region, postalCode }, parcel);
+}
+
+/** The discount a cart's code gives now, or null with a notice when it no longer can. */
+async function cartDiscount(
+  deps: CartsDeps,
+  row: CartRow,
+  notices: CartNotice[],
+): Promise<UsableDiscount | null> {
+  if (row.discount_code === null) return null;
+  try {
+    return await usableDiscount(deps, row.store_id, row.discount_code, deps.clock.now());
+  } catch (error) {
+    if (!(error instanceof AppError) || error.title !== 'discount_invalid') throw error;
+    notices.push({
+      code: 'discount_code_invalid',
+      detail: `The discount code ${row.discount_code} can no longer be used (expired or used up); checkout would refuse it.`,
+    });
+    return null;
+  }
+}
+
+/**
+ * Prices a cart from the catalog (never from the client), with the totals its checkout will charge
+ * when nothing changes (D39): the lines at current prices, the code's discount, the tax of the
+ * address's country, and shipping: the chosen method's amount, or without one the country's flat
+ * shipping of its tax rate (what a checkout without a method is charged). Lines whose variant is no
+ * longer sellable are left out (checkout reports them as insufficient stock). `sellable` is the
+ * catalog's answer when the caller has just read it for these lines.
+ */
+async function priceCart(
+  deps: CartsDeps,
+  row: CartRow,
   sellable?: Map<string, PricedVariant>,
+  notices: CartNotice[] = [],
 ): Promise<PricedCart> {
   const [variants, currency] = await Promise.all([
     sellable ??
@@ -126,12 +190,9 @@ async function priceCart(
     storeCurrency(deps, row.store_id),
   ]);
   const items: Line[] = [];
-  let subtotal = 0;
   for (const item of row.items) {
     const variant = variants.get(item.variantId);
     if (!variant) continue;
-    const lineTotal = variant.priceAmount * item.quantity;
-    subtotal += lineTotal;
     items.push({
       variantId: item.variantId,
       productId: variant.productId,
@@ -140,15 +201,48 @@ async function priceCart(
       sku: variant.sku,
       quantity: item.quantity,
       unitPrice: { amount: variant.priceAmount, currency },
-      lineTotal: { amount: lineTotal, currency },
+      lineTotal: { amount: variant.priceAmount * item.quantity, currency },
     });
   }
+  const country = row.shipping_address?.country;
+  const [discount, rate, options] = await Promise.all([
+    cartDiscount(deps, row, notices),
+    country ? rateFor(deps, row.store_id, country) : Promise.resolve({ taxRateBps: 0, shippingAmount: 0 }),
+    row.shipping_method_id === null ? Promise.resolve([]) : optionsOf(deps, row, variants, currency),
+  ]);
+  let method: ShippingOption | null = null;
+  if (row.shipping_method_id !== null) {
+    method = options.find((option) => option.id === row.shipping_method_id) ?? null;
+    if (!method)
+      notices.push({
+        code: 'shipping_method_unavailable',
+        detail:
+          'The chosen shipping method no longer fits this cart or its address: choose another from its shipping options.',
+      });
+  }
+  const totals = computeTotals({
+    lines: items.map((line) => ({ unitPrice: line.unitPrice.amount, quantity: line.quantity })),
+    discount: discount ? { kind: discount.kind, value: discount.value } : null,
+    taxRateBps: rate.taxRateBps,
+    shippingAmount: method ? method.amount.amount : rate.shippingAmount,
+  });
+  const money = (amount: number) => ({ amount, currency });
   const cart: Cart = {
     id: row.id,
     items,
-    subtotal: { amount: subtotal, currency },
+    subtotal: money(totals.subtotal),
     completed: row.completed_at !== null,
     shippingAddress: row.shipping_address === null ? null : addressView(row.shipping_address),
+    shippingMethod: method,
+    discountCode: row.discount_code,
+    totals: {
+      subtotal: money(totals.subtotal),
+      discount: money(totals.discount),
+      shipping: money(totals.shipping),
+      tax: money(totals.tax),
+      total: money(totals.total),
+    },
+    notices,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -194,11 +288,7 @@ export async function findCart(
   return row;
 }
 
-export async function readCart(
-  deps: Pick<CartsDeps, 'db'>,
-  storeId: string,
-  cartId: string,
-): Promise<PricedCart> {
+export async function readCart(deps: CartsDeps, storeId: string, cartId: string): Promise<PricedCart> {
   return priceCart(deps, await findCart(deps, storeId, cartId));
 }
 
@@ -217,9 +307,37 @@ const preconditionFailed = (): AppError =>
   );
 
 /**
- * Replaces every line of a cart (the client sends the complete desired state). With `ifMatch`, the
- * write only happens if the cart is still at that version (412 otherwise), checked in the same
- * UPDATE so two tabs cannot both win.
+ * One write of a cart (D3, D39): its lines and/or other fields, moving it to its next version. With
+ * `ifMatch`, the write only happens if the cart is still at that version (412 otherwise), checked
+ * in the same UPDATE so two tabs cannot both win; a checked-out cart is 409 `cart_completed`.
+ */
+async function writeCart(
+  deps: CartsDeps,
+  storeId: string,
+  cartId: string,
+  ifMatch: string | undefined,
+  write: { items?: CartItem[]; changes?: CartChanges },
+): Promise<CartRow> {
+  const current = await findCart(deps, storeId, cartId);
+  if (current.completed_at !== null) throw cartCompleted();
+  if (ifMatch !== undefined && !ifMatchMatches(ifMatch, current.version)) throw preconditionFailed();
+  const guarded = ifMatch !== undefined && ifMatch.trim() !== '*' ? current.version : null;
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const updated = await updateCart(trx, storeId, cartId, write.changes ?? {}, deps.clock.now(), guarded);
+    if (!updated) return null;
+    if (write.items) await writeLines(trx, storeId, cartId, write.items);
+    return { ...updated, items: write.items ?? current.items };
+  });
+  if (row) return row;
+  const now = await findCart(deps, storeId, cartId);
+  if (now.completed_at !== null) throw cartCompleted();
+  throw preconditionFailed();
+}
+
+/**
+ * Replaces every line of a cart (the client sends the complete desired state), under If-Match. A
+ * chosen shipping method that no longer fits the new lines (too heavy now) is dropped, and the
+ * answer says so (D39).
  */
 export async function replaceCart(
   deps: CartsDeps,
@@ -229,21 +347,9 @@ export async function replaceCart(
   ifMatch: string | undefined,
 ): Promise<PricedCart> {
   const items = mergeItems(raw);
-  const current = await findCart(deps, storeId, cartId);
-  if (current.completed_at !== null) throw cartCompleted();
-  if (ifMatch !== undefined && !ifMatchMatches(ifMatch, current.version)) throw preconditionFailed();
   const sellable = await assertSellable(deps, storeId, items, raw);
-  const guarded = ifMatch !== undefined && ifMatch.trim() !== '*' ? current.version : null;
-  const row = await deps.db.transaction().execute(async (trx) => {
-    const updated = await bumpVersion(trx, storeId, cartId, deps.clock.now(), guarded);
-    if (!updated) return null;
-    await writeLines(trx, storeId, cartId, items);
-    return { ...updated, items };
-  });
-  if (row) return priceCart(deps, row, sellable);
-  const now = await findCart(deps, storeId, cartId);
-  if (now.completed_at !== null) throw cartCompleted();
-  throw preconditionFailed();
+  const row = await writeCart(deps, storeId, cartId, ifMatch, { items });
+  return priceDroppingUnfitMethod(deps, row, sellable);
 }
 
 /**
@@ -272,8 +378,8 @@ export function purgeStaleCarts(deps: Pick<CartsDeps, 'db'>, cutoff: Date): Prom
 
 /**
  * Sets where the cart's parcel goes (D39): checked against the country's rules (400 with a pointer
- * at each bad field) and kept normalised. With `ifMatch`, only while the cart is at that version
- * (412 otherwise), like every cart write.
+ * at each bad field) and kept normalised, under If-Match like every cart write. A chosen method
+ * that does not serve the new address is dropped, and the answer says so.
  */
 export async function setShippingAddress(
   deps: CartsDeps,
@@ -284,15 +390,30 @@ export async function setShippingAddress(
 ): Promise<PricedCart> {
   const { address, problems } = checkAddress(input);
   if (problems.length > 0) throw validationFailed('The address is incomplete or invalid.', problems);
-  const current = await findCart(deps, storeId, cartId);
-  if (current.completed_at !== null) throw cartCompleted();
-  if (ifMatch !== undefined && !ifMatchMatches(ifMatch, current.version)) throw preconditionFailed();
-  const guarded = ifMatch !== undefined && ifMatch.trim() !== '*' ? current.version : null;
-  if (await writeShippingAddress(deps.db, storeId, cartId, addressView(address), deps.clock.now(), guarded))
-    return readCart(deps, storeId, cartId);
-  const now = await findCart(deps, storeId, cartId);
-  if (now.completed_at !== null) throw cartCompleted();
-  throw preconditionFailed();
+  const row = await writeCart(deps, storeId, cartId, ifMatch, {
+    changes: { shipping_address: JSON.stringify(addressView(address)) },
+  });
+  return priceDroppingUnfitMethod(deps, { ...row, shipping_address: addressView(address) });
+}
+
+/** Prices a cart just written; a chosen method that no longer fits it is dropped, with a notice. */
+async function priceDroppingUnfitMethod(
+  deps: CartsDeps,
+  row: CartRow,
+  sellable?: Map<string, PricedVariant>,
+): Promise<PricedCart> {
+  const notices: CartNotice[] = [];
+  const priced = await priceCart(deps, row, sellable, notices);
+  if (!notices.some((notice) => notice.code === 'shipping_method_unavailable')) return priced;
+  await dropShippingMethod(deps.db, row.store_id, row.id, row.version);
+  return priceCart(deps, { ...row, shipping_method_id: null }, sellable, [
+    ...notices.filter((notice) => notice.code !== 'shipping_method_unavailable'),
+    {
+      code: 'shipping_method_cleared',
+      detail:
+        'The chosen shipping method cannot carry the cart as it is now, so it was cleared: choose another.',
+    },
+  ]);
 }
 
 const addressRequired = (): AppError =>
@@ -305,8 +426,8 @@ const addressRequired = (): AppError =>
 /**
  * The shipping methods the cart's parcel can take to its address (D39), cheapest first: its zone's
  * active methods that can carry the lines that require shipping (by their weight, and by the
- * subtotal of all the goods for free_over).
- * Empty when no line requires shipping, or no zone covers the address.
+ * subtotal of all the goods for free_over). Empty when no line requires shipping, or no zone covers
+ * the address.
  */
 export async function cartShippingOptions(
   deps: Pick<CartsDeps, 'db'>,
@@ -323,25 +444,45 @@ export async function cartShippingOptions(
     ),
     storeCurrency(deps, storeId),
   ]);
-  let subtotal = 0;
-  let weightGrams = 0;
-  let shipped = false;
-  for (const item of row.items) {
-    const variant = variants.get(item.variantId);
-    if (!variant) continue;
-    // free_over compares with all the goods; only what is shipped weighs.
-    subtotal += variant.priceAmount * item.quantity;
-    if (!variant.requiresShipping) continue;
-    shipped = true;
-    weightGrams += (variant.weightGrams ?? 0) * item.quantity;
-  }
-  if (!shipped) return [];
-  const { country, region, postalCode } = row.shipping_address;
-  return shippingOptionsFor(
-    deps,
-    storeId,
-    currency,
-    { country, region, postalCode },
-    { subtotal, weightGrams },
+  return optionsOf(deps, row, variants, currency);
+}
+
+const methodUnavailable = (): AppError =>
+  new AppError(
+    'shipping_method_unavailable',
+    409,
+    'That shipping method is not one of this cart’s shipping options (GET /carts/{id}/shipping-options).',
   );
+
+/** Chooses the cart's shipping method (D39): one of its current options, under If-Match. */
+export async function setShippingMethod(
+  deps: CartsDeps,
+  storeId: string,
+  cartId: string,
+  methodId: string,
+  ifMatch: string | undefined,
+): Promise<PricedCart> {
+  const options = await cartShippingOptions(deps, storeId, cartId);
+  if (!options.some((option) => option.id === methodId.toLowerCase())) throw methodUnavailable();
+  const row = await writeCart(deps, storeId, cartId, ifMatch, {
+    changes: { shipping_method_id: methodId.toLowerCase() },
+  });
+  return priceDroppingUnfitMethod(deps, row);
+}
+
+/**
+ * Applies a discount code to the cart's preview (D39): 409 `discount_invalid` when it cannot be used
+ * now, as at checkout; `null` removes it. Under If-Match.
+ */
+export async function setDiscountCode(
+  deps: CartsDeps,
+  storeId: string,
+  cartId: string,
+  code: string | null,
+  ifMatch: string | undefined,
+): Promise<PricedCart> {
+  const normalized = code === null ? null : normalizeDiscountCode(code);
+  if (normalized !== null) await usableDiscount(deps, storeId, normalized, deps.clock.now());
+  const row = await writeCart(deps, storeId, cartId, ifMatch, { changes: { discount_code: normalized } });
+  return priceCart(deps, row);
 }

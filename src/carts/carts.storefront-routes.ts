@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireStorefront } from '../http/principals.ts';
 import Type from 'typebox';
-import { AddressInputSchema, IdParams, problemResponses } from '../http/schemas.ts';
+import { AddressInputSchema, IdParams, problemResponses, Uuid } from '../http/schemas.ts';
 import { ShippingOptionSchema } from '../shipping/shipping.schemas.ts';
 import { CartBodySchema, CartSchema, IfMatchHeaders } from './carts.schemas.ts';
 import {
@@ -9,7 +9,9 @@ import {
   createCart,
   readCart,
   replaceCart,
+  setDiscountCode,
   setShippingAddress,
+  setShippingMethod,
   type CartsDeps,
 } from './carts.service.ts';
 
@@ -147,5 +149,94 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       items: await cartShippingOptions(deps, requireStorefront(request).storeId, request.params.id),
       nextCursor: null,
     }),
+  );
+
+  app.put(
+    '/carts/:id/shipping-method',
+    {
+      schema: {
+        operationId: 'setCartShippingMethod',
+        'x-problems': ['cart_completed', 'shipping_address_required', 'shipping_method_unavailable'],
+        'x-response-headers': { 200: ['ETag'] },
+        tags,
+        summary: 'Choose the cart’s shipping method',
+        description:
+          'One of the cart’s shipping options (GET /carts/{id}/shipping-options); the cart’s totals then include its amount. A later change of the lines or the address that the method cannot serve clears it, and that answer carries a `shipping_method_cleared` notice. With If-Match, 412 if the cart changed meanwhile.',
+        params: IdParams,
+        headers: IfMatchHeaders,
+        body: Type.Object({ id: Uuid }, { title: 'ShippingMethodChoice', additionalProperties: false }),
+        response: { 200: CartSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { cart, etag } = await setShippingMethod(
+        deps,
+        requireStorefront(request).storeId,
+        request.params.id,
+        request.body.id,
+        request.headers['if-match'],
+      );
+      return reply.header('etag', etag).send(cart);
+    },
+  );
+
+  app.put(
+    '/carts/:id/discount-code',
+    {
+      schema: {
+        operationId: 'setCartDiscountCode',
+        'x-problems': ['cart_completed', 'discount_invalid'],
+        'x-response-headers': { 200: ['ETag'] },
+        tags,
+        summary: 'Apply a discount code to the cart',
+        description:
+          'A code that cannot be used now is 409 `discount_invalid`, as at checkout. The cart’s totals then show its discount. With If-Match, 412 if the cart changed meanwhile.',
+        params: IdParams,
+        headers: IfMatchHeaders,
+        body: Type.Object(
+          {
+            code: Type.String({ pattern: '^\\s*[A-Za-z0-9_-]{1,64}\\s*$', description: 'Case-insensitive.' }),
+          },
+          { title: 'DiscountCodeInput', additionalProperties: false },
+        ),
+        response: { 200: CartSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { cart, etag } = await setDiscountCode(
+        deps,
+        requireStorefront(request).storeId,
+        request.params.id,
+        request.body.code,
+        request.headers['if-match'],
+      );
+      return reply.header('etag', etag).send(cart);
+    },
+  );
+
+  app.delete(
+    '/carts/:id/discount-code',
+    {
+      schema: {
+        operationId: 'removeCartDiscountCode',
+        'x-problems': ['cart_completed'],
+        'x-response-headers': { 200: ['ETag'] },
+        tags,
+        summary: 'Remove the cart’s discount code',
+        params: IdParams,
+        headers: IfMatchHeaders,
+        response: { 200: CartSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { cart, etag } = await setDiscountCode(
+        deps,
+        requireStorefront(request).storeId,
+        request.params.id,
+        null,
+        request.headers['if-match'],
+      );
+      return reply.header('etag', etag).send(cart);
+    },
   );
 };

@@ -15,6 +15,10 @@ export interface CartTable {
   completed_at: NullableTime;
   /** Where the parcel goes (D39), checked and normalised; jsonb, written as a JSON string. */
   shipping_address: ColumnType<Address | null, string | null | undefined, string | null>;
+  /** The chosen shipping method (D39), or null. */
+  shipping_method_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The discount code applied to the preview (D39), upper case, or null. */
+  discount_code: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

@@ -3,7 +3,7 @@ import { sellableVariants } from '../catalog/sellable.ts';
 import type { OrdersDeps } from '../orders/orders.deps.ts';
 import type { NewOrderLine } from '../orders/placed-orders.service.ts';
 import { rateFor, usableDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
-import { computeTotals, type Totals } from './totals.ts';
+import { computeTotals, type Totals } from '../pricing/totals.ts';
 
 /** A line as checkout prices it: from the catalog, never from the client. */
 export interface QuotedLine extends NewOrderLine {

@@ -22,6 +22,7 @@ import * as domainReleaseClock from './migrations/0019_domain_release_clock.ts';
 import * as shippingZones from './migrations/0020_shipping_zones.ts';
 import * as variantShipping from './migrations/0021_variant_shipping.ts';
 import * as cartShippingAddress from './migrations/0022_cart_shipping_address.ts';
+import * as cartMethodAndCode from './migrations/0023_cart_method_and_code.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '0020_shipping_zones': shippingZones,
   '0021_variant_shipping': variantShipping,
   '0022_cart_shipping_address': cartShippingAddress,
+  '0023_cart_method_and_code': cartMethodAndCode,
 };
 
 export class MigrationError extends Error {

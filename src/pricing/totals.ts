@@ -1,4 +1,4 @@
-import type { DiscountKind } from '../pricing/pricing.service.ts';
+import type { DiscountKind } from './pricing.service.ts';
 import { AppError } from '../lib/errors.ts';
 
 export interface PricingInput {
