@@ -9,6 +9,7 @@ import { openStaffSession, type SessionLifetime } from '../staff/staff.service.t
 import { deleteStore, findStoreWithSlug } from '../stores/stores.service.ts';
 import { seedDemoCatalog } from './demo-catalog.ts';
 import { seedDemoContent } from './demo-content.ts';
+import { seedDemoShipping } from './demo-shipping.ts';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_OWNER_EMAIL = 'owner@demo.storefront.test';
@@ -59,6 +60,7 @@ export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> 
     await keepKeySealed(deps.db, deps.keyring, { store_id: store.id, id: key.id }, key.key);
     await seedDemoCatalog(deps, store.id);
     await seedDemoContent(deps, store.id);
+    await seedDemoShipping(deps, store.id);
     const session = await openStaffSession(deps, store.id, DEMO_OWNER_EMAIL);
     return { storeId: store.id, publishableKey: key.key, staffToken: session.token };
   } catch (error) {

@@ -11,6 +11,7 @@ import {
 import { OrderNotPaidError, StorefrontError, StorefrontNetworkError, WaitTimeoutError } from './errors.ts';
 import { storefrontOperations } from './operations.ts';
 import type {
+  AddressInput,
   CacheableRead,
   CallOptions,
   Cart,
@@ -32,6 +33,7 @@ import type {
   ProductCard,
   QueryParams,
   Region,
+  ShippingOption,
   RequestArgs,
   RequestInput,
   SandboxConfirmation,
@@ -137,6 +139,26 @@ export interface StorefrontClient {
      * fails with 412 precondition_failed when someone changed the cart meanwhile.
      */
     replace(id: string, body: CartInput, options?: CallOptions & { ifMatch?: string }): Promise<Cart>;
+    /**
+     * Sets where the cart ships to (D39). A field its country's rules refuse is a 400 whose `errors`
+     * point at it (`/postalCode`). Takes `ifMatch` like `replace`.
+     */
+    setShippingAddress(
+      id: string,
+      address: AddressInput,
+      options?: CallOptions & { ifMatch?: string },
+    ): Promise<Cart>;
+    /** The shipping methods the cart can take to its address, cheapest first (409 before an address). */
+    shippingOptions(id: string, options?: CallOptions): Promise<ShippingOption[]>;
+    /** Chooses one of the cart's shipping options by its id; the cart's `totals` then include it. */
+    setShippingMethod(
+      id: string,
+      methodId: string,
+      options?: CallOptions & { ifMatch?: string },
+    ): Promise<Cart>;
+    /** Applies a discount code to the cart's totals (409 discount_invalid when it cannot be used now). */
+    setDiscountCode(id: string, code: string, options?: CallOptions & { ifMatch?: string }): Promise<Cart>;
+    removeDiscountCode(id: string, options?: CallOptions & { ifMatch?: string }): Promise<Cart>;
   };
   checkout: {
     /**
@@ -171,6 +193,10 @@ export interface StorefrontClient {
     ): Promise<SandboxConfirmation>;
   };
 }
+
+/** The If-Match header of a cart write, when the caller gave the cart's ETag. */
+const ifMatchHeader = (ifMatch: string | undefined) =>
+  ifMatch === undefined ? {} : { header: { 'If-Match': ifMatch } };
 
 /** Statuses from which an order never becomes paid. */
 const TERMINAL_ORDER_STATUSES: ReadonlySet<string> = new Set(['expired', 'canceled', 'cancelled']);
@@ -249,12 +275,27 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
       create: (body, options) => call('createCart', { ...options, body }),
       get: (id, options) => call('getCart', { ...options, path: { id } }),
       replace: (id, body, { ifMatch, ...options } = {}) =>
-        call('replaceCart', {
+        call('replaceCart', { ...options, path: { id }, body, ...ifMatchHeader(ifMatch) }),
+      setShippingAddress: (id, address, { ifMatch, ...options } = {}) =>
+        call('setCartShippingAddress', {
           ...options,
           path: { id },
-          body,
-          ...(ifMatch === undefined ? {} : { header: { 'If-Match': ifMatch } }),
+          body: address,
+          ...ifMatchHeader(ifMatch),
         }),
+      shippingOptions: async (id, options) =>
+        (await call('listCartShippingOptions', { ...options, path: { id } })).items,
+      setShippingMethod: (id, methodId, { ifMatch, ...options } = {}) =>
+        call('setCartShippingMethod', {
+          ...options,
+          path: { id },
+          body: { id: methodId },
+          ...ifMatchHeader(ifMatch),
+        }),
+      setDiscountCode: (id, code, { ifMatch, ...options } = {}) =>
+        call('setCartDiscountCode', { ...options, path: { id }, body: { code }, ...ifMatchHeader(ifMatch) }),
+      removeDiscountCode: (id, { ifMatch, ...options } = {}) =>
+        call('removeCartDiscountCode', { ...options, path: { id }, ...ifMatchHeader(ifMatch) }),
     },
     checkout: {
       create: (body, { idempotencyKey = randomUUID(), retry, ...options } = {}) =>

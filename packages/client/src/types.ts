@@ -174,6 +174,13 @@ export type Region = Schemas['Region'];
 export type Cart = Schemas['Cart'];
 export type CartLine = Schemas['Line'];
 export type CartInput = Schemas['CartInput'];
+/** A postal address as the API returns it (D37); `AddressInput` is what it takes. */
+export type Address = Schemas['Address'];
+export type AddressInput = Schemas['AddressInput'];
+/** A shipping method a cart can take, with what it costs (D39). */
+export type ShippingOption = Schemas['ShippingOption'];
+export type CartTotals = Schemas['CartTotals'];
+export type CartNotice = Schemas['CartNotice'];
 export type CheckoutInput = Schemas['CheckoutInput'];
 /** What checkout answers: the pending order and the payment to confirm with the provider. */
 export type Checkout = Schemas['CheckoutResult'];

@@ -132,6 +132,7 @@ describe('docs/sdk.md', () => {
       /^.+: .+ at \d+ USD$/,
       /^.+ is unchanged$/,
       /^Cart [0-9a-f-]{36}: 1 line, subtotal \d+$/,
+      /^.+: total \d+$/,
       /^Order 1001 is pending, total \d+$/,
       /^400 validation_failed: \/email$/,
       /^request id for support: \S+$/,

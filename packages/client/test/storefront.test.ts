@@ -143,6 +143,66 @@ describe('carts', () => {
   });
 });
 
+describe('cart shipping (D39)', () => {
+  test('address, options, method and discount code through typed helpers; totals follow', async () => {
+    const { storefront, admin } = await openShop(live);
+    const product = await createProduct(admin, { priceAmount: 2000 });
+    const zone = await admin.request('adminCreateShippingZone', {
+      body: { name: 'Germany', areas: [{ country: 'DE' }] },
+    });
+    const method = await admin.request('adminCreateShippingMethod', {
+      path: { id: zone.id },
+      body: { name: 'DHL', kind: 'flat', amount: 490, minDeliveryDays: 1, maxDeliveryDays: 3 },
+    });
+    await admin.request('adminCreateDiscount', { body: { code: 'TEN', kind: 'percent', value: 10 } });
+    const cart = await storefront.carts.create({
+      items: [{ variantId: product.variants[0]!.id, quantity: 1 }],
+    });
+
+    const bad = await rejection(
+      storefront.carts.setShippingAddress(cart.id, {
+        name: 'Ada',
+        line1: 'Unter den Linden 1',
+        city: 'Berlin',
+        postalCode: '1',
+        country: 'DE',
+      }),
+    );
+    assert.ok(bad instanceof StorefrontError);
+    assert.equal(bad.status, 400);
+    assert.deepEqual(
+      bad.problem.errors?.map((error) => error.pointer),
+      ['/postalCode'],
+    );
+
+    const addressed = await storefront.carts.setShippingAddress(cart.id, {
+      name: 'Ada',
+      line1: 'Unter den Linden 1',
+      city: 'Berlin',
+      postalCode: '10117',
+      country: 'de',
+    });
+    assert.equal(addressed.shippingAddress?.country, 'DE');
+    const options = await storefront.carts.shippingOptions(cart.id);
+    assert.deepEqual(
+      options.map((option) => [option.id, option.name, option.amount.amount]),
+      [[method.id, 'DHL', 490]],
+    );
+    const shipped = await storefront.carts.setShippingMethod(cart.id, method.id);
+    assert.equal(shipped.totals.shipping.amount, 490);
+    const discounted = await storefront.carts.setDiscountCode(cart.id, 'ten');
+    assert.deepEqual(
+      [discounted.discountCode, discounted.totals.discount.amount, discounted.totals.total.amount],
+      ['TEN', 200, 2290],
+    );
+    const removed = await storefront.carts.removeDiscountCode(cart.id);
+    assert.equal(removed.totals.total.amount, 2490);
+    const stale = await rejection(storefront.carts.setDiscountCode(cart.id, 'TEN', { ifMatch: '"1-x"' }));
+    assert.ok(stale instanceof StorefrontError);
+    assert.equal(stale.status, 412);
+  });
+});
+
 describe('conditional reads', () => {
   test('with ifNoneMatch, a current ETag resolves to NotModified (a 304), a changed resource to its body', async () => {
     const { storefront, admin, shop } = await openShop(live);
