@@ -472,3 +472,80 @@ describe('the cart’s method, discount code and totals (D39)', () => {
     );
   });
 });
+
+describe('checkout charges what the cart previews (D39, D40)', () => {
+  async function shippingStore() {
+    const store = await createTestStore(t);
+    await t.admin(store).put('/tax-rates/US', { taxRateBps: 800, shippingAmount: 700 });
+    const zone = (
+      await t.admin(store).post('/shipping/zones', { name: 'US', areas: [{ country: 'US' }] })
+    ).json<{ id: string }>().id;
+    const express = (
+      await t
+        .admin(store)
+        .post(`/shipping/zones/${zone}/methods`, { name: 'Express', kind: 'flat', amount: 1500 })
+    ).json<{ id: string }>().id;
+    await t.admin(store).post('/discounts', { code: 'TAKE5', kind: 'fixed', value: 500 });
+    const [mug] = await variants(store, [{ price: 3000, weightGrams: 400 }]);
+    const { id } = await cart(store, [{ variantId: mug!, quantity: 2 }]);
+    await t.storefront(store).put(`/carts/${id}/shipping-address`, CALIFORNIA);
+    await t.storefront(store).put(`/carts/${id}/discount-code`, { code: 'TAKE5' });
+    const previewed = await t.storefront(store).put(`/carts/${id}/shipping-method`, { id: express });
+    assert.equal(previewed.statusCode, 200, previewed.body);
+    return { store, zone, express, cartId: id, preview: previewed.json<PricedCart>() };
+  }
+  const checkout = (store: TestStore, body: object) =>
+    t.storefront(store).post('/checkout', body, { 'idempotency-key': randomUUID() });
+  interface Order {
+    order: { country: string | null; total: { amount: number }; shipping: { amount: number } };
+  }
+
+  test('a checkout that sends only the cart and an email is charged the cart’s totals', async () => {
+    const { store, cartId, preview } = await shippingStore();
+    assert.deepEqual(amounts(preview), {
+      subtotal: 6000,
+      discount: 500,
+      shipping: 1500,
+      tax: 440,
+      total: 7440,
+    });
+    const placed = await checkout(store, { cartId, email: 'ada@example.com' });
+    assert.equal(placed.statusCode, 201, placed.body);
+    const order = placed.json<Order>().order;
+    assert.equal(order.total.amount, preview.totals.total.amount);
+    assert.equal(order.shipping.amount, 1500);
+    assert.equal(order.country, 'US', 'the address’s country');
+  });
+
+  test('a method whose amount changed since the preview is charged its new amount; one turned off is 409', async () => {
+    const first = await shippingStore();
+    await t
+      .admin(first.store)
+      .patch(`/shipping/zones/${first.zone}/methods/${first.express}`, { amount: 1800 });
+    const placed = await checkout(first.store, { cartId: first.cartId, email: 'ada@example.com' });
+    assert.equal(placed.statusCode, 201, placed.body);
+    assert.equal(placed.json<Order>().order.shipping.amount, 1800);
+    assert.equal(placed.json<Order>().order.total.amount, 7740);
+
+    const second = await shippingStore();
+    await t
+      .admin(second.store)
+      .patch(`/shipping/zones/${second.zone}/methods/${second.express}`, { active: false });
+    const refused = await checkout(second.store, { cartId: second.cartId, email: 'ada@example.com' });
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.equal(refused.json<{ title: string }>().title, 'shipping_method_unavailable');
+  });
+
+  test('a body country other than the address’s is 400; the body’s discount code overrides the cart’s', async () => {
+    const { store, cartId } = await shippingStore();
+    const other = await checkout(store, { cartId, email: 'ada@example.com', country: 'DE' });
+    assert.equal(other.statusCode, 400);
+    assert.deepEqual(
+      other.json<{ errors: { pointer: string }[] }>().errors.map((error) => error.pointer),
+      ['/country'],
+    );
+    const unknown = await checkout(store, { cartId, email: 'ada@example.com', discountCode: 'NOPE' });
+    assert.equal(unknown.statusCode, 409);
+    assert.equal(unknown.json<{ title: string }>().title, 'discount_invalid');
+  });
+});

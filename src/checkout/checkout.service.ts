@@ -1,6 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { cartCompleted, completeCart, findCart } from '../carts/carts.service.ts';
+import {
+  cartCompleted,
+  cartShippingOptions,
+  completeCart,
+  findCart,
+  type CartRow,
+} from '../carts/carts.service.ts';
+import { holdShippingMethod } from '../shipping/shipping.service.ts';
 import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
 import { lockScopes } from '../db/advisory-lock.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -158,11 +165,12 @@ export async function checkout(
     } catch (error) {
       return refuse(error as AppError);
     }
+    const chosen = await cartChoices(deps, storeId, input, cart);
     let now: Date;
     let quoted: Quote;
     for (;;) {
       now = deps.clock.now();
-      quoted = await quote(deps, storeId, input, cart.items, now);
+      quoted = await quote(deps, storeId, chosen.input, cart.items, now);
       if (quoted.missing.length > 0)
         throw insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
       // The stock pre-check (D25) reads the availability the quote read with the prices.
@@ -185,7 +193,8 @@ export async function checkout(
         storeId,
         currency,
         idempotencyKey,
-        input,
+        input: chosen.input,
+        shippingMethodId: chosen.shippingMethodId,
         holder,
         quoted,
         cartId: cart.id,
@@ -263,6 +272,8 @@ async function createIntent(
 /** What step 4 works on: the quote and intent of steps 2 and 3. */
 interface PlaceOrder {
   storeId: string;
+  /** The cart's shipping method the quote charged, re-checked in the transaction (D40). */
+  shippingMethodId: string | null;
   currency: string;
   orderId: string;
   idempotencyKey: string;
@@ -286,6 +297,7 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   await completeUnchangedCart(tx, p);
   const discount = await reserveAtQuotedPrices(tx, p);
   if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
+  await shippingAsQuoted(tx, p);
   // Last: the store's order counter stays locked from this statement to the commit (D6).
   return writeOrder(tx, {
     storeId: p.storeId,
@@ -301,6 +313,56 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
     intent: p.intent,
     now: p.now,
   });
+}
+
+/**
+ * The cart's shipping method still carries the cart at the quoted amount (D40), read under a lock
+ * on the method that holds until the commit: a changed amount, or a method that no longer fits,
+ * prices the checkout again (as a changed price does).
+ */
+async function shippingAsQuoted(tx: InTransaction, p: PlaceOrder): Promise<void> {
+  if (p.shippingMethodId === null) return;
+  await holdShippingMethod(tx, p.storeId, p.shippingMethodId);
+  const options = await cartShippingOptions(tx, p.storeId, p.input.cartId);
+  const option = options.find((candidate) => candidate.id === p.shippingMethodId);
+  if (option?.amount.amount !== p.quoted.totals.shipping) throw new QuoteChanged();
+}
+
+/**
+ * What the cart brings to its checkout (D39, D40): its address's country, its discount code and its
+ * shipping method, each unless the body gives its own. A country in the body must be the
+ * address's. A chosen method that no longer fits the cart is 409 `shipping_method_unavailable`.
+ */
+async function cartChoices(
+  deps: CheckoutDeps,
+  storeId: string,
+  input: CheckoutInput,
+  cart: CartRow,
+): Promise<{ input: CheckoutInput; shippingMethodId: string | null }> {
+  const address = cart.shipping_address;
+  if (input.country !== undefined && address !== null && address.country !== input.country)
+    throw validationFailed('The checkout request is invalid.', [
+      {
+        pointer: '/country',
+        detail: `must be the country of the cart's shipping address (${address.country})`,
+      },
+    ]);
+  const chosen: CheckoutInput = {
+    ...input,
+    country: input.country ?? address?.country,
+    discountCode: input.discountCode ?? cart.discount_code ?? undefined,
+  };
+  if (cart.shipping_method_id === null) return { input: chosen, shippingMethodId: null };
+  const option = (await cartShippingOptions(deps, storeId, cart.id)).find(
+    (candidate) => candidate.id === cart.shipping_method_id,
+  );
+  if (!option)
+    throw new AppError(
+      'shipping_method_unavailable',
+      409,
+      'The cart’s shipping method no longer fits the cart or its address: choose another from its shipping options.',
+    );
+  return { input: { ...chosen, shippingAmount: option.amount.amount }, shippingMethodId: option.id };
 }
 
 /**

@@ -33,6 +33,7 @@ export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersD
           'discount_invalid',
           'order_too_large',
           'too_many_pending_orders',
+          'shipping_method_unavailable',
           'provider_unavailable',
         ],
         'x-response-headers': { 201: ['Idempotent-Replayed'] },

@@ -22,6 +22,8 @@ export interface Quote {
 export interface QuoteInput {
   country?: string | undefined;
   discountCode?: string | undefined;
+  /** The chosen shipping method's amount; without one, the country's flat shipping. */
+  shippingAmount?: number | undefined;
 }
 
 /** Prices cart lines, the discount code and the country's tax and shipping from the database. */
@@ -62,7 +64,8 @@ export async function quote(
   const totals = computeTotals({
     lines,
     discount: discount ? { kind: discount.kind, value: discount.value } : null,
-    ...rate,
+    taxRateBps: rate.taxRateBps,
+    shippingAmount: input.shippingAmount ?? rate.shippingAmount,
   });
   return { lines, missing, discount, totals };
 }

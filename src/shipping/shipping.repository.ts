@@ -140,3 +140,18 @@ export async function deleteMethod(
     .executeTakeFirst();
   return deleted !== undefined;
 }
+
+/** Locks a method row until the transaction ends (a change of it waits): checkout charges it as read. */
+export async function lockMethodForShare(
+  db: Transaction<Database>,
+  storeId: string,
+  methodId: string,
+): Promise<void> {
+  await db
+    .selectFrom('shipping_methods')
+    .select('id')
+    .where('store_id', '=', storeId)
+    .where('id', '=', methodId)
+    .forShare()
+    .execute();
+}

@@ -1,5 +1,6 @@
 import { countryRules, normalizePostalCode } from '@storefront/address';
-import type { Insertable } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
+import type { Database } from '../db/tables.ts';
 import { lockScope } from '../db/advisory-lock.ts';
 import { byCreated } from '../db/keyset.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
@@ -15,6 +16,7 @@ import {
   findZone,
   insertMethod,
   insertZone,
+  lockMethodForShare,
   methodsOfZones,
   updateMethod,
   updateZone,
@@ -417,4 +419,17 @@ export async function shippingOptionsFor(
     minDeliveryDays: method.minDeliveryDays,
     maxDeliveryDays: method.maxDeliveryDays,
   }));
+}
+
+/**
+ * Holds a shipping method as it is until the caller's transaction ends (D40): checkout re-reads its
+ * amount under this lock, so a change of the method waits for the order instead of slipping
+ * between the check and the commit.
+ */
+export function holdShippingMethod(
+  deps: { db: Transaction<Database> },
+  storeId: string,
+  methodId: string,
+): Promise<void> {
+  return lockMethodForShare(deps.db, storeId, methodId);
 }

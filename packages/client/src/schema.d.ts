@@ -7220,6 +7220,8 @@ export interface operations {
        *     `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; retry after Retry-After.
        *
        *     `insufficient_stock`: Not enough sellable stock; `errors[]` names each short line.
+       *
+       *     `shipping_method_unavailable`: That shipping method is not one of the cart’s shipping options.
        */
       409: {
         headers: {
