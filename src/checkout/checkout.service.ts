@@ -293,11 +293,14 @@ type InTransaction = Omit<CheckoutDeps, 'db'> & { db: Transaction<Database> };
 
 /** Step 4 of checkout, in its transaction: each step below is one thing the commit makes true. */
 async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutResult> {
-  await holdPendingSlot(tx, p);
   await completeUnchangedCart(tx, p);
   const discount = await reserveAtQuotedPrices(tx, p);
   if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
   await shippingAsQuoted(tx, p);
+  // Late: the client's and the email's slot lock is held from here to the commit, so checkouts of
+  // one client (many shoppers behind one address) wait on each other only for the order's insert,
+  // which the store's order counter serialises anyway.
+  await holdPendingSlot(tx, p);
   // Last: the store's order counter stays locked from this statement to the commit (D6).
   return writeOrder(tx, {
     storeId: p.storeId,
