@@ -25,10 +25,11 @@ export const CartNoticeSchema = Type.Object(
         Type.Literal('shipping_method_cleared'),
         Type.Literal('shipping_method_unavailable'),
         Type.Literal('discount_code_invalid'),
+        Type.Literal('shipping_unavailable'),
       ],
       {
         description:
-          '`shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code can no longer be used.',
+          '`shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code can no longer be used. `shipping_unavailable`: no shipping method of the store reaches the address (checkout would refuse it).',
       },
     ),
     detail: Type.String(),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { checkAddress, type Address } from '@storefront/address';
+import { checkAddress, completeAddress, type Address } from '@storefront/address';
 import { sellableVariants, type PricedVariant } from '../catalog/sellable.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
@@ -16,14 +16,8 @@ import {
 import type { Cart, CartNotice, Line } from './carts.schemas.ts';
 import type { CartItem, CartRow } from './carts.tables.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
-import { shippingOptionsFor, type Parcel } from '../shipping/shipping.service.ts';
-import {
-  normalizeDiscountCode,
-  rateFor,
-  usableDiscount,
-  type UsableDiscount,
-} from '../pricing/pricing.service.ts';
-import { computeTotals } from '../pricing/totals.ts';
+import { priceOrder, type PricedLine, type Pricing } from '../pricing/order-pricing.ts';
+import { normalizeDiscountCode, usableDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
 import type { ShippingOption } from '../shipping/shipping.schemas.ts';
 
 export type { CartRow } from './carts.tables.ts';
@@ -114,39 +108,6 @@ async function assertSellable(
   return found;
 }
 
-/** The parcel a cart's lines make: the goods' subtotal, and the weight of what is shipped. */
-function parcelOf(
-  items: readonly CartItem[],
-  variants: ReadonlyMap<string, PricedVariant>,
-): Parcel & { shipped: boolean } {
-  let subtotal = 0;
-  let weightGrams = 0;
-  let shipped = false;
-  for (const item of items) {
-    const variant = variants.get(item.variantId);
-    if (!variant) continue;
-    // free_over compares with all the goods; only what is shipped weighs.
-    subtotal += variant.priceAmount * item.quantity;
-    if (!variant.requiresShipping) continue;
-    shipped = true;
-    weightGrams += (variant.weightGrams ?? 0) * item.quantity;
-  }
-  return { subtotal, weightGrams, shipped };
-}
-
-/** The shipping options of a cart with an address, for its lines as priced now. */
-function optionsOf(
-  deps: Pick<CartsDeps, 'db'>,
-  row: CartRow,
-  variants: ReadonlyMap<string, PricedVariant>,
-  currency: string,
-): Promise<ShippingOption[]> {
-  const parcel = parcelOf(row.items, variants);
-  if (!parcel.shipped || row.shipping_address === null) return Promise.resolve([]);
-  const { country, region, postalCode } = row.shipping_address;
-  return shippingOptionsFor(deps, row.store_id, currency, { country, region, postalCode }, parcel);
-}
-
 /** The discount a cart's code gives now, or null with a notice when it no longer can. */
 async function cartDiscount(
   deps: CartsDeps,
@@ -166,21 +127,27 @@ async function cartDiscount(
   }
 }
 
+/** A priced cart, with the pricing it was shown with (its shipping options among it). */
+interface PricedCartWith extends PricedCart {
+  pricing: Pricing;
+  variants: Map<string, PricedVariant>;
+}
+
 /**
  * Prices a cart from the catalog (never from the client), with the totals its checkout will charge
- * when nothing changes (D39): the lines at current prices, the code's discount, the tax of the
- * address's country, and shipping: the chosen method's amount, or without one the country's flat
- * shipping of its tax rate (what a checkout without a method is charged). Lines whose variant is no
- * longer sellable are left out (checkout reports them as insufficient stock). `sellable` is the
- * catalog's answer when the caller has just read it for these lines.
+ * when nothing changes (D39): the one pricing checkout uses (`priceOrder`), on the cart's lines at
+ * current prices, its code, and its address and method. Lines whose variant is no longer sellable
+ * are left out (checkout reports them as insufficient stock). A method or code that no longer
+ * applies is not counted, and a notice says so. `sellable` is the catalog's answer when the caller
+ * has just read it for these lines.
  */
 async function priceCart(
   deps: CartsDeps,
   row: CartRow,
   sellable?: Map<string, PricedVariant>,
   notices: CartNotice[] = [],
-): Promise<PricedCart> {
-  const [variants, currency] = await Promise.all([
+): Promise<PricedCartWith> {
+  const [variants, currency, discount] = await Promise.all([
     sellable ??
       sellableVariants(
         deps,
@@ -188,8 +155,10 @@ async function priceCart(
         row.items.map((i) => i.variantId),
       ),
     storeCurrency(deps, row.store_id),
+    cartDiscount(deps, row, notices),
   ]);
   const items: Line[] = [];
+  const priced: PricedLine[] = [];
   for (const item of row.items) {
     const variant = variants.get(item.variantId);
     if (!variant) continue;
@@ -203,37 +172,47 @@ async function priceCart(
       unitPrice: { amount: variant.priceAmount, currency },
       lineTotal: { amount: variant.priceAmount * item.quantity, currency },
     });
+    priced.push({
+      unitPrice: variant.priceAmount,
+      quantity: item.quantity,
+      weightGrams: variant.weightGrams,
+      requiresShipping: variant.requiresShipping,
+    });
   }
-  const country = row.shipping_address?.country;
-  const [discount, rate, options] = await Promise.all([
-    cartDiscount(deps, row, notices),
-    country ? rateFor(deps, row.store_id, country) : Promise.resolve({ taxRateBps: 0, shippingAmount: 0 }),
-    row.shipping_method_id === null ? Promise.resolve([]) : optionsOf(deps, row, variants, currency),
-  ]);
-  let method: ShippingOption | null = null;
-  if (row.shipping_method_id !== null) {
-    method = options.find((option) => option.id === row.shipping_method_id) ?? null;
-    if (!method)
-      notices.push({
-        code: 'shipping_method_unavailable',
-        detail:
-          'The chosen shipping method no longer fits this cart or its address: choose another from its shipping options.',
-      });
-  }
-  const totals = computeTotals({
-    lines: items.map((line) => ({ unitPrice: line.unitPrice.amount, quantity: line.quantity })),
-    discount: discount ? { kind: discount.kind, value: discount.value } : null,
-    taxRateBps: rate.taxRateBps,
-    shippingAmount: method ? method.amount.amount : rate.shippingAmount,
+  const address = row.shipping_address;
+  const pricing = await priceOrder(deps, row.store_id, currency, {
+    lines: priced,
+    discount,
+    // Without an address there is nowhere to ship to yet: no tax and no shipping.
+    country: address?.country,
+    address,
+    methodId: row.shipping_method_id,
   });
+  if (pricing.chosenUnavailable)
+    notices.push({
+      code: 'shipping_method_unavailable',
+      detail:
+        'The chosen shipping method no longer fits this cart or its address: choose another from its shipping options.',
+    });
+  const { rates, totals } = pricing;
+  if (rates !== null && rates.configured && rates.options.length === 0)
+    notices.push({
+      code: 'shipping_unavailable',
+      detail:
+        'The store does not ship to this address: no shipping method reaches it. Checkout would refuse it.',
+    });
   const money = (amount: number) => ({ amount, currency });
   const cart: Cart = {
     id: row.id,
     items,
     subtotal: money(totals.subtotal),
     completed: row.completed_at !== null,
-    shippingAddress: row.shipping_address === null ? null : addressView(row.shipping_address),
-    shippingMethod: method,
+    shippingAddress: address === null ? null : completeAddress(address),
+    shippingMethod: pricing.chosenUnavailable
+      ? null
+      : row.shipping_method_id === null
+        ? null
+        : pricing.method,
     discountCode: row.discount_code,
     totals: {
       subtotal: money(totals.subtotal),
@@ -246,22 +225,7 @@ async function priceCart(
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
-  return { cart, etag: cartEtag(row, cart) };
-}
-
-/** An address as the API shows it: every field present, null when empty. */
-function addressView(address: Address): Required<Address> {
-  return {
-    name: address.name,
-    company: address.company ?? null,
-    line1: address.line1,
-    line2: address.line2 ?? null,
-    city: address.city,
-    region: address.region ?? null,
-    postalCode: address.postalCode ?? null,
-    country: address.country,
-    phone: address.phone ?? null,
-  };
+  return { cart, etag: cartEtag(row, cart), pricing, variants };
 }
 
 export async function createCart(
@@ -273,7 +237,7 @@ export async function createCart(
   const sellable = await assertSellable(deps, storeId, items, raw);
   const row = await insertCartWithLines(deps.db, storeId, items, deps.clock.now());
   // Priced from the catalog read that just checked the lines: one read per request.
-  return priceCart(deps, row, sellable);
+  return shown(await priceCart(deps, row, sellable));
 }
 
 /** The cart with its lines; `forUpdate` locks the cart row (checkout, in its transaction). */
@@ -289,7 +253,7 @@ export async function findCart(
 }
 
 export async function readCart(deps: CartsDeps, storeId: string, cartId: string): Promise<PricedCart> {
-  return priceCart(deps, await findCart(deps, storeId, cartId));
+  return shown(await priceCart(deps, await findCart(deps, storeId, cartId)));
 }
 
 export const cartCompleted = (): AppError =>
@@ -391,9 +355,9 @@ export async function setShippingAddress(
   const { address, problems } = checkAddress(input);
   if (problems.length > 0) throw validationFailed('The address is incomplete or invalid.', problems);
   const row = await writeCart(deps, storeId, cartId, ifMatch, {
-    changes: { shipping_address: JSON.stringify(addressView(address)) },
+    changes: { shipping_address: JSON.stringify(completeAddress(address)) },
   });
-  return priceDroppingUnfitMethod(deps, { ...row, shipping_address: addressView(address) });
+  return priceDroppingUnfitMethod(deps, { ...row, shipping_address: completeAddress(address) });
 }
 
 /** Prices a cart just written; a chosen method that no longer fits it is dropped, with a notice. */
@@ -404,17 +368,22 @@ async function priceDroppingUnfitMethod(
 ): Promise<PricedCart> {
   const notices: CartNotice[] = [];
   const priced = await priceCart(deps, row, sellable, notices);
-  if (!notices.some((notice) => notice.code === 'shipping_method_unavailable')) return priced;
+  if (!priced.pricing.chosenUnavailable) return shown(priced);
   await dropShippingMethod(deps.db, row.store_id, row.id, row.version);
-  return priceCart(deps, { ...row, shipping_method_id: null }, sellable, [
-    ...notices.filter((notice) => notice.code !== 'shipping_method_unavailable'),
-    {
-      code: 'shipping_method_cleared',
-      detail:
-        'The chosen shipping method cannot carry the cart as it is now, so it was cleared: choose another.',
-    },
-  ]);
+  return shown(
+    await priceCart(deps, { ...row, shipping_method_id: null }, priced.variants, [
+      ...notices.filter((notice) => notice.code !== 'shipping_method_unavailable'),
+      {
+        code: 'shipping_method_cleared',
+        detail:
+          'The chosen shipping method cannot carry the cart as it is now, so it was cleared: choose another.',
+      },
+    ]),
+  );
 }
+
+/** The cart and its tag, without what priced it. */
+const shown = ({ cart, etag }: PricedCart): PricedCart => ({ cart, etag });
 
 const addressRequired = (): AppError =>
   new AppError(
@@ -425,26 +394,18 @@ const addressRequired = (): AppError =>
 
 /**
  * The shipping methods the cart's parcel can take to its address (D39), cheapest first: its zone's
- * active methods that can carry the lines that require shipping (by their weight, and by the
- * subtotal of all the goods for free_over). Empty when no line requires shipping, or no zone covers
- * the address.
+ * active methods that can carry the lines that require shipping (by their weight, and by the goods
+ * after discounts for free_over). Empty when no line requires shipping, or no zone covers the
+ * address.
  */
 export async function cartShippingOptions(
-  deps: Pick<CartsDeps, 'db'>,
+  deps: CartsDeps,
   storeId: string,
   cartId: string,
 ): Promise<ShippingOption[]> {
   const row = await findCart(deps, storeId, cartId);
   if (row.shipping_address === null) throw addressRequired();
-  const [variants, currency] = await Promise.all([
-    sellableVariants(
-      deps,
-      storeId,
-      row.items.map((item) => item.variantId),
-    ),
-    storeCurrency(deps, storeId),
-  ]);
-  return optionsOf(deps, row, variants, currency);
+  return (await priceCart(deps, row)).pricing.rates?.options ?? [];
 }
 
 const methodUnavailable = (): AppError =>
@@ -462,12 +423,13 @@ export async function setShippingMethod(
   methodId: string,
   ifMatch: string | undefined,
 ): Promise<PricedCart> {
-  const options = await cartShippingOptions(deps, storeId, cartId);
-  if (!options.some((option) => option.id === methodId.toLowerCase())) throw methodUnavailable();
-  const row = await writeCart(deps, storeId, cartId, ifMatch, {
-    changes: { shipping_method_id: methodId.toLowerCase() },
-  });
-  return priceDroppingUnfitMethod(deps, row);
+  const id = methodId.toLowerCase();
+  const current = await findCart(deps, storeId, cartId);
+  if (current.shipping_address === null) throw addressRequired();
+  const before = await priceCart(deps, current);
+  if (!(before.pricing.rates?.options ?? []).some((option) => option.id === id)) throw methodUnavailable();
+  const row = await writeCart(deps, storeId, cartId, ifMatch, { changes: { shipping_method_id: id } });
+  return priceDroppingUnfitMethod(deps, row, before.variants);
 }
 
 /**
@@ -484,5 +446,6 @@ export async function setDiscountCode(
   const normalized = code === null ? null : normalizeDiscountCode(code);
   if (normalized !== null) await usableDiscount(deps, storeId, normalized, deps.clock.now());
   const row = await writeCart(deps, storeId, cartId, ifMatch, { changes: { discount_code: normalized } });
-  return priceCart(deps, row);
+  // A code can take the goods under a free_over threshold: the method is priced again, not dropped.
+  return shown(await priceCart(deps, row));
 }

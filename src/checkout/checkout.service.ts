@@ -1,13 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import {
-  cartCompleted,
-  cartShippingOptions,
-  completeCart,
-  findCart,
-  type CartRow,
-} from '../carts/carts.service.ts';
-import { holdShippingMethod } from '../shipping/shipping.service.ts';
+import { checkAddress, isPhoneNumber, type Address } from '@storefront/address';
+import { cartCompleted, completeCart, findCart, type CartRow } from '../carts/carts.service.ts';
+import { heldMethodAmount } from '../shipping/shipping.service.ts';
 import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
 import { lockScopes } from '../db/advisory-lock.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -27,7 +22,7 @@ import {
 import { ProviderError, providerUnavailable, type Intent } from '../payments/provider.ts';
 import { useDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
 import { clientBucketOf } from '../ratelimit/ratelimit.limiter.ts';
-import { storeCurrency } from '../stores/stores.service.ts';
+import { recentStore, storeCurrency } from '../stores/stores.service.ts';
 import { quote, type Quote, type QuoteInput } from './quote.ts';
 import { ReservationsInFlight } from './reservations-in-flight.ts';
 
@@ -38,6 +33,12 @@ export interface CheckoutInput extends QuoteInput {
   email: string;
   /** The client's address (`request.ip`): its pending orders are counted (D52). */
   client: string;
+  /** The body's shipping address, checked (the cart's is used without one). */
+  shippingAddress?: Address | undefined;
+  billingAddress?: Address | undefined;
+  /** The body's shipping method (the cart's is used without one). */
+  shippingMethodId?: string | undefined;
+  phone?: string | undefined;
 }
 
 export type CheckoutDeps = Pick<OrdersDeps, 'db' | 'keyring' | 'clock' | 'provider' | 'log' | 'settings'>;
@@ -49,12 +50,35 @@ export type CheckoutDeps = Pick<OrdersDeps, 'db' | 'keyring' | 'clock' | 'provid
 export function checkoutInput(body: CheckoutBody, client: string): CheckoutInput {
   const email = body.email.trim();
   const country = body.country?.toUpperCase();
+  const phone = body.phone?.trim() || undefined;
   const errors: FieldError[] = [];
   if (!isEmail(email)) errors.push({ pointer: '/email', detail: 'must be an email address' });
   if (country !== undefined && !isCountryCode(country))
     errors.push({ pointer: '/country', detail: 'must be an ISO 3166-1 alpha-2 country code' });
+  if (phone !== undefined && !isPhoneNumber(phone))
+    errors.push({ pointer: '/phone', detail: 'must be a phone number (digits, spaces, + ( ) . -)' });
+  const checked = (field: 'shippingAddress' | 'billingAddress'): Address | undefined => {
+    if (body[field] === undefined) return undefined;
+    const { address, problems } = checkAddress(body[field], `/${field}`);
+    errors.push(...problems);
+    return address;
+  };
+  const shippingAddress = checked('shippingAddress');
+  const billingAddress = checked('billingAddress');
+  if (country !== undefined && shippingAddress !== undefined && shippingAddress.country !== country)
+    errors.push({ pointer: '/country', detail: 'must be the country of the shipping address' });
   if (errors.length > 0) throw validationFailed('The checkout request is invalid.', errors);
-  return { cartId: body.cartId, email, country, discountCode: body.discountCode, client };
+  return {
+    cartId: body.cartId,
+    email,
+    country,
+    discountCode: body.discountCode,
+    client,
+    shippingAddress,
+    billingAddress,
+    shippingMethodId: body.shippingMethodId?.toLowerCase(),
+    phone,
+  };
 }
 
 const cartEmpty = (): AppError =>
@@ -137,7 +161,8 @@ export async function checkout(
   input: CheckoutInput,
   idempotencyKey: string,
 ): Promise<CheckoutResult> {
-  const currency = await storeCurrency(deps, storeId);
+  const [currency, store] = await Promise.all([storeCurrency(deps, storeId), recentStore(deps, storeId)]);
+  const requireShipping = store?.requireShippingAddress ?? false;
   // Step 1 (D25): the body, hence the cart, is the key's; a key reused on another cart after its
   // record expired meets the order's unique key at the insert (handled below).
   const refuse = async (refusal: AppError): Promise<CheckoutResult> => {
@@ -165,12 +190,13 @@ export async function checkout(
     } catch (error) {
       return refuse(error as AppError);
     }
-    const chosen = await cartChoices(deps, storeId, input, cart);
+    const chosen = cartChoices(input, cart);
     let now: Date;
     let quoted: Quote;
     for (;;) {
       now = deps.clock.now();
-      quoted = await quote(deps, storeId, chosen.input, cart.items, now);
+      quoted = await quote(deps, storeId, currency, chosen, cart.items, now);
+      refuseShipping(quoted, chosen, requireShipping);
       if (quoted.missing.length > 0)
         throw insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
       // The stock pre-check (D25) reads the availability the quote read with the prices.
@@ -193,8 +219,7 @@ export async function checkout(
         storeId,
         currency,
         idempotencyKey,
-        input: chosen.input,
-        shippingMethodId: chosen.shippingMethodId,
+        input: chosen,
         holder,
         quoted,
         cartId: cart.id,
@@ -272,8 +297,6 @@ async function createIntent(
 /** What step 4 works on: the quote and intent of steps 2 and 3. */
 interface PlaceOrder {
   storeId: string;
-  /** The cart's shipping method the quote charged, re-checked in the transaction (D40). */
-  shippingMethodId: string | null;
   currency: string;
   orderId: string;
   idempotencyKey: string;
@@ -313,59 +336,79 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
     lines: p.quoted.lines,
     totals: p.quoted.totals,
     discountCode: discount?.code ?? null,
+    shippingAddress: p.input.shippingAddress ?? null,
+    billingAddress: p.input.billingAddress ?? null,
+    shippingMethod: p.quoted.shipping.method && {
+      id: p.quoted.shipping.method.id,
+      name: p.quoted.shipping.method.name,
+      minDeliveryDays: p.quoted.shipping.method.minDeliveryDays,
+      maxDeliveryDays: p.quoted.shipping.method.maxDeliveryDays,
+    },
+    phone: p.input.phone ?? null,
     intent: p.intent,
     now: p.now,
   });
 }
 
 /**
- * The cart's shipping method still carries the cart at the quoted amount (D40), read under a lock
- * on the method that holds until the commit: a changed amount, or a method that no longer fits,
- * prices the checkout again (as a changed price does).
+ * The shipping method charged still carries the parcel at the quoted amount (D40), read under a
+ * lock on the method that holds until the commit: a changed amount, or a method that no longer
+ * fits, prices the checkout again (as a changed price does).
  */
 async function shippingAsQuoted(tx: InTransaction, p: PlaceOrder): Promise<void> {
-  if (p.shippingMethodId === null) return;
-  await holdShippingMethod(tx, p.storeId, p.shippingMethodId);
-  const options = await cartShippingOptions(tx, p.storeId, p.input.cartId);
-  const option = options.find((candidate) => candidate.id === p.shippingMethodId);
-  if (option?.amount.amount !== p.quoted.totals.shipping) throw new QuoteChanged();
+  const method = p.quoted.shipping.method;
+  if (method === null) return;
+  const amount = await heldMethodAmount(tx, p.storeId, method.id, p.quoted.shipping.parcel);
+  if (amount !== method.amount.amount) throw new QuoteChanged();
+}
+
+const validation = (pointer: string, detail: string): AppError =>
+  validationFailed('The checkout request is invalid.', [{ pointer, detail }]);
+
+/**
+ * What the cart brings to its checkout (D39, D40): its address, its discount code and its shipping
+ * method, each unless the body gives its own, and the destination country (the body's `country`
+ * must be the address's).
+ */
+function cartChoices(input: CheckoutInput, cart: CartRow): CheckoutInput {
+  const address = input.shippingAddress ?? cart.shipping_address ?? undefined;
+  if (input.country !== undefined && address !== undefined && address.country !== input.country)
+    throw validation('/country', `must be the country of the shipping address (${address.country})`);
+  return {
+    ...input,
+    country: input.country ?? address?.country,
+    shippingAddress: address,
+    discountCode: input.discountCode ?? cart.discount_code ?? undefined,
+    shippingMethodId: input.shippingMethodId ?? cart.shipping_method_id ?? undefined,
+  };
 }
 
 /**
- * What the cart brings to its checkout (D39, D40): its address's country, its discount code and its
- * shipping method, each unless the body gives its own. A country in the body must be the
- * address's. A chosen method that no longer fits the cart is 409 `shipping_method_unavailable`.
+ * The shipping rules of D40 on a priced checkout. When a line requires shipping: a store that
+ * requires an address wants one (400 `/shippingAddress`) and a method (400 `/shippingMethodId`); an
+ * address no method of the store reaches is 409 `shipping_unavailable` (a store with no zones at
+ * all ships free, as before zones existed); a chosen method that is not one of the options is 409
+ * `shipping_method_unavailable`.
  */
-async function cartChoices(
-  deps: CheckoutDeps,
-  storeId: string,
-  input: CheckoutInput,
-  cart: CartRow,
-): Promise<{ input: CheckoutInput; shippingMethodId: string | null }> {
-  const address = cart.shipping_address;
-  if (input.country !== undefined && address !== null && address.country !== input.country)
-    throw validationFailed('The checkout request is invalid.', [
-      {
-        pointer: '/country',
-        detail: `must be the country of the cart's shipping address (${address.country})`,
-      },
-    ]);
-  const chosen: CheckoutInput = {
-    ...input,
-    country: input.country ?? address?.country,
-    discountCode: input.discountCode ?? cart.discount_code ?? undefined,
-  };
-  if (cart.shipping_method_id === null) return { input: chosen, shippingMethodId: null };
-  const option = (await cartShippingOptions(deps, storeId, cart.id)).find(
-    (candidate) => candidate.id === cart.shipping_method_id,
-  );
-  if (!option)
+function refuseShipping(quoted: Quote, input: CheckoutInput, requireShipping: boolean): void {
+  const { parcel, rates, chosenUnavailable } = quoted.shipping;
+  if (!parcel.shipped) return;
+  if (requireShipping && input.shippingAddress === undefined)
+    throw validation('/shippingAddress', 'is required: the store ships these goods to an address');
+  if (input.shippingAddress !== undefined && rates !== null && rates.configured && rates.options.length === 0)
+    throw new AppError(
+      'shipping_unavailable',
+      409,
+      `The store does not ship this order to ${input.shippingAddress.country}: no shipping method reaches the address.`,
+    );
+  if (chosenUnavailable)
     throw new AppError(
       'shipping_method_unavailable',
       409,
-      'The cart’s shipping method no longer fits the cart or its address: choose another from its shipping options.',
+      'The shipping method no longer fits the cart or its address: choose another from its shipping options.',
     );
-  return { input: { ...chosen, shippingAmount: option.amount.amount }, shippingMethodId: option.id };
+  if (requireShipping && input.shippingMethodId === undefined)
+    throw validation('/shippingMethodId', "is required: choose one of the cart's shipping options");
 }
 
 /**

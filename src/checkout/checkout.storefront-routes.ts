@@ -34,6 +34,7 @@ export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersD
           'order_too_large',
           'too_many_pending_orders',
           'shipping_method_unavailable',
+          'shipping_unavailable',
           'provider_unavailable',
         ],
         'x-response-headers': { 201: ['Idempotent-Replayed'] },

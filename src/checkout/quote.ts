@@ -1,14 +1,18 @@
+import type { Address } from '@storefront/address';
 import type { StockLine } from '../catalog/inventory.ts';
 import { sellableVariants } from '../catalog/sellable.ts';
 import type { OrdersDeps } from '../orders/orders.deps.ts';
 import type { NewOrderLine } from '../orders/placed-orders.service.ts';
-import { rateFor, usableDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
-import { computeTotals, type Totals } from '../pricing/totals.ts';
+import { priceOrder, type Pricing } from '../pricing/order-pricing.ts';
+import { usableDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
+import type { Totals } from '../pricing/totals.ts';
 
 /** A line as checkout prices it: from the catalog, never from the client. */
 export interface QuotedLine extends NewOrderLine {
   /** Units available when quoted, read without locks (a hint; the reservation decides). */
   available: number;
+  weightGrams: number | null;
+  requiresShipping: boolean;
 }
 
 export interface Quote {
@@ -17,28 +21,40 @@ export interface Quote {
   missing: { variantId: string; requested: number }[];
   discount: UsableDiscount | null;
   totals: Totals;
+  /** The shipping of the priced order: the parcel, the store's options, the method charged. */
+  shipping: Pick<Pricing, 'parcel' | 'rates' | 'method' | 'chosenUnavailable'>;
 }
 
 export interface QuoteInput {
+  /** The destination country: the body's `country`, else the shipping address's. */
   country?: string | undefined;
   discountCode?: string | undefined;
-  /** The chosen shipping method's amount; without one, the country's flat shipping. */
-  shippingAmount?: number | undefined;
+  /** The shipping address (the body's, else the cart's), checked. */
+  shippingAddress?: Address | null | undefined;
+  /** The chosen shipping method (the body's, else the cart's). */
+  shippingMethodId?: string | null | undefined;
 }
 
-/** Prices cart lines, the discount code and the country's tax and shipping from the database. */
+/**
+ * Prices cart lines from the database (never from the client) with the discount code, the tax of
+ * the destination and its shipping: the one pricing the cart's preview shows (D39, D40).
+ */
 export async function quote(
   deps: Pick<OrdersDeps, 'db'>,
   storeId: string,
+  currency: string,
   input: QuoteInput,
   items: readonly StockLine[],
   now: Date,
 ): Promise<Quote> {
-  const variants = await sellableVariants(
-    deps,
-    storeId,
-    items.map((i) => i.variantId),
-  );
+  const [variants, discount] = await Promise.all([
+    sellableVariants(
+      deps,
+      storeId,
+      items.map((i) => i.variantId),
+    ),
+    input.discountCode !== undefined ? usableDiscount(deps, storeId, input.discountCode, now) : null,
+  ]);
   const lines: QuotedLine[] = [];
   const missing: Quote['missing'] = [];
   for (const item of items) {
@@ -56,16 +72,16 @@ export async function quote(
       quantity: item.quantity,
       unitPrice: variant.priceAmount,
       available: variant.available,
+      weightGrams: variant.weightGrams,
+      requiresShipping: variant.requiresShipping,
     });
   }
-  const discount =
-    input.discountCode !== undefined ? await usableDiscount(deps, storeId, input.discountCode, now) : null;
-  const rate = await rateFor(deps, storeId, input.country);
-  const totals = computeTotals({
+  const { totals, ...shipping } = await priceOrder(deps, storeId, currency, {
     lines,
-    discount: discount ? { kind: discount.kind, value: discount.value } : null,
-    taxRateBps: rate.taxRateBps,
-    shippingAmount: input.shippingAmount ?? rate.shippingAmount,
+    discount,
+    country: input.country,
+    address: input.shippingAddress ?? null,
+    methodId: input.shippingMethodId ?? null,
   });
-  return { lines, missing, discount, totals };
+  return { lines, missing, discount, totals, shipping };
 }

@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql, type Kysely } from 'kysely';
 import { openBlankPostgres, skipUnlessPostgres } from '../test/harness.ts';
 import { openDatabase, pgliteParsers, type Db } from './database.ts';
-import { migrateToLatest, migrationNames } from './migrate.ts';
+import { migrateTo, migrateToLatest, migrationNames } from './migrate.ts';
 
 /** Tables that are global by design (no store scope): the store itself, the hash lookup, secrets. */
 const GLOBAL_TABLES = new Set([
@@ -104,6 +104,66 @@ describe('migrations', () => {
     } finally {
       await db?.close();
       await blank.drop();
+    }
+  });
+});
+
+describe('0024: the per-country flat shipping of tax rates becomes each country’s default method', () => {
+  test('charges stay what they were; a zone that covers the country already takes the method', async () => {
+    const pglite = await PGlite.create({ parsers: pgliteParsers });
+    const db = await openDatabase({ databaseUrl: null, dataDir: '', pglite });
+    const k = db.kysely as Kysely<unknown>;
+    try {
+      await migrateTo(k, '0023_cart_method_and_code');
+      const store = '6f1c2f7e-0000-4000-8000-000000000001';
+      await sql`INSERT INTO stores (id, name, slug, currency) VALUES (${store}, 'Old shop', 'old-shop', 'EUR')`.execute(
+        k,
+      );
+      await sql`
+        INSERT INTO shipping_zones (store_id, name, areas)
+        VALUES (${store}, 'Home', ${JSON.stringify([{ country: 'FR', regions: [], postalCodePrefixes: [] }])}::jsonb)`.execute(
+        k,
+      );
+      await sql`
+        INSERT INTO tax_rates (store_id, country, tax_rate_bps, shipping_amount)
+        VALUES (${store}, 'DE', 1900, 495), (${store}, 'FR', 2000, 0)`.execute(k);
+      await migrateToLatest(k);
+
+      const methods = await sql<{
+        zone: string;
+        country_default: string;
+        kind: string;
+        amount: string | number;
+      }>`
+        SELECT z.name AS zone, m.country_default, m.kind, m.amount
+        FROM shipping_methods m JOIN shipping_zones z ON z.store_id = m.store_id AND z.id = m.zone_id
+        ORDER BY m.country_default`.execute(k);
+      assert.deepEqual(
+        methods.rows.map((row) => [row.zone, row.country_default, row.kind, Number(row.amount)]),
+        [
+          ['Germany', 'DE', 'flat', 495],
+          ['Home', 'FR', 'flat', 0],
+        ],
+      );
+      const rates = await sql<{ country: string; tax_rate_bps: number }>`
+        SELECT country, tax_rate_bps FROM tax_rates ORDER BY country`.execute(k);
+      assert.deepEqual(
+        rates.rows.map((row) => [row.country, row.tax_rate_bps]),
+        [
+          ['DE', 1900],
+          ['FR', 2000],
+        ],
+      );
+      const stores = await sql<{
+        require_shipping_address: boolean;
+      }>`SELECT require_shipping_address FROM stores`.execute(k);
+      assert.equal(
+        stores.rows[0]!.require_shipping_address,
+        false,
+        'an existing store does not require addresses',
+      );
+    } finally {
+      await db.close();
     }
   });
 });

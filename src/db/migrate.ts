@@ -23,6 +23,7 @@ import * as shippingZones from './migrations/0020_shipping_zones.ts';
 import * as variantShipping from './migrations/0021_variant_shipping.ts';
 import * as cartShippingAddress from './migrations/0022_cart_shipping_address.ts';
 import * as cartMethodAndCode from './migrations/0023_cart_method_and_code.ts';
+import * as checkoutShipping from './migrations/0024_checkout_shipping.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '0021_variant_shipping': variantShipping,
   '0022_cart_shipping_address': cartShippingAddress,
   '0023_cart_method_and_code': cartMethodAndCode,
+  '0024_checkout_shipping': checkoutShipping,
 };
 
 export class MigrationError extends Error {
@@ -76,6 +78,14 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     throw new MigrationError(`Migration ${failed} failed: ${reason}`, { cause: result.error });
   }
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Applies the migrations up to and including `name` (tests of a migration's data step). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema may be migrated
+export async function migrateTo(db: Kysely<any>, name: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(migrations) } });
+  const result = await migrator.migrateTo(name);
+  if (result.error) throw new MigrationError(`Migrating to ${name} failed`, { cause: result.error });
 }
 
 /** True when the migration table lists exactly the known migrations; false when unsure. */

@@ -28,6 +28,7 @@ export const PROBLEMS = {
   shipping_zone_conflict: [409, 'Another shipping zone of this store already covers that place.'],
   shipping_address_required: [409, 'The cart has no shipping address yet; set it first.'],
   shipping_method_unavailable: [409, 'That shipping method is not one of the cart’s shipping options.'],
+  shipping_unavailable: [409, 'The store does not ship to that address.'],
   order_not_paid: [409, 'Only a paid order can be refunded.'],
   refund_too_large: [409, 'The refund exceeds what is left to refund.'],
   refund_rejected: [409, 'The payment provider refused the refund.'],

@@ -1,3 +1,4 @@
+import { formatAddress } from '@storefront/address';
 import type { Kysely } from 'kysely';
 import type { Shortfall } from '../catalog/inventory.ts';
 import type { Database } from '../db/tables.ts';
@@ -10,6 +11,27 @@ import type { OrderRow } from './orders.tables.ts';
 /** The mail orders send: to the buyer from the store, and notices to the store's owners. */
 
 const m = (amount: number, currency: string) => formatMoney({ amount, currency: currency.trim() });
+
+/** Where the order ships and how, for the buyer's mail (D40); nothing when the checkout gave no address. */
+function shippingLines(order: OrderRow): string[] {
+  const lines: string[] = [];
+  const method = order.shipping_method;
+  if (method) {
+    const { minDeliveryDays: min, maxDeliveryDays: max } = method;
+    const estimate =
+      min !== null && max !== null && min !== max
+        ? ` (${min}–${max} days)`
+        : (max ?? min) !== null
+          ? ` (${max ?? min} days)`
+          : '';
+    lines.push('', `Shipping method: ${method.name}${estimate}`);
+  }
+  if (order.shipping_address)
+    lines.push('', 'Ships to:', ...formatAddress(order.shipping_address).map((l) => `  ${l}`));
+  if (order.billing_address)
+    lines.push('', 'Billing address:', ...formatAddress(order.billing_address).map((l) => `  ${l}`));
+  return lines;
+}
 
 /** Store mail to the buyer when an order is paid (sent from the store's sender, Reply-To the store). */
 export async function queueOrderConfirmation(
@@ -37,6 +59,7 @@ export async function queueOrderConfirmation(
     `  Tax       ${m(order.tax_amount, c)}`,
     `  Shipping  ${m(order.shipping_amount, c)}`,
     `  Total     ${m(order.total_amount, c)}`,
+    ...shippingLines(order),
     '',
     'Reply to this email if you have any questions.',
   ].join('\n');

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { LineSchema } from '../carts/carts.schemas.ts';
-import { MoneySchema } from '../http/schemas.ts';
+import { AddressInputSchema, AddressSchema, MoneySchema } from '../http/schemas.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 export const OrderStatusSchema = Type.Union([
@@ -15,6 +15,22 @@ const PaymentStatusSchema = Type.Union([
   Type.Literal('failed'),
   Type.Literal('canceled'),
 ]);
+
+function OrderShippingMethodSchema() {
+  return Type.Object(
+    {
+      id: Type.String({ format: 'uuid' }),
+      name: Type.String(),
+      minDeliveryDays: Type.Union([Type.Integer(), Type.Null()]),
+      maxDeliveryDays: Type.Union([Type.Integer(), Type.Null()]),
+    },
+    {
+      title: 'OrderShippingMethod',
+      description:
+        'The shipping method charged, as it was at checkout (its amount is `shipping`): the one chosen, or the one a checkout that named none was charged. Null when nothing was shipped or nothing charged for it.',
+    },
+  );
+}
 
 /** Order lines have the shape of cart lines (copied at checkout). */
 export const OrderLineSchema = LineSchema;
@@ -33,6 +49,16 @@ const orderFields = {
   shipping: MoneySchema,
   total: MoneySchema,
   refunded: MoneySchema,
+  shippingAddress: Type.Union([AddressSchema, Type.Null()], {
+    description: 'Where the parcel goes, as given at checkout (null when the checkout gave none).',
+  }),
+  billingAddress: Type.Union([AddressSchema, Type.Null()], {
+    description: 'The billing address, when the checkout gave one (null: the same as the shipping address).',
+  }),
+  shippingMethod: Type.Union([OrderShippingMethodSchema(), Type.Null()]),
+  phone: Type.Union([Type.String(), Type.Null()], {
+    description: "The buyer's phone, when given at checkout.",
+  }),
   createdAt: Timestamp,
   expiresAt: Type.String({
     format: 'date-time',
@@ -84,8 +110,28 @@ export const CheckoutBodySchema = Type.Object(
       Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2; drives tax and shipping.' }),
     ),
     discountCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    shippingAddress: Type.Optional(AddressInputSchema),
+    billingAddress: Type.Optional(AddressInputSchema),
+    shippingMethodId: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description:
+          "One of the cart's shipping options (`GET /carts/{id}/shipping-options`); replaces the cart's choice. Without one, the country's default method is charged (or the cheapest that is not a pickup).",
+      }),
+    ),
+    phone: Type.Optional(
+      Type.String({
+        maxLength: 32,
+        description: "The buyer's phone, for the carrier: digits, spaces and + ( ) . -",
+      }),
+    ),
   },
-  { title: 'CheckoutInput', additionalProperties: false },
+  {
+    title: 'CheckoutInput',
+    additionalProperties: false,
+    description:
+      "`shippingAddress` (where the parcel goes; replaces the cart's) is checked by its country's rules: a bad field is 400 with its pointer (`/shippingAddress/postalCode`). It is required, with `shippingMethodId`, when the store requires a shipping address and a line requires shipping. `billingAddress`: when it differs from the shipping address.",
+  },
 );
 export type CheckoutBody = Static<typeof CheckoutBodySchema>;
 
@@ -95,6 +141,17 @@ export const StorefrontOrderSchema = Type.Object(
     email: Type.String({
       description:
         "The buyer's address, masked: the first character of the local part, `•••`, then `@` and the domain (`b•••@example.com`; a one-character local part shows none of it: `•••@example.com`). This view is read with the order's id and a publishable key alone, so it never carries the address; the checkout's answer (to the buyer who typed it) and the Admin API show it in full.",
+    }),
+    shippingAddress: Type.Union([AddressSchema, Type.Null()], {
+      description:
+        'Where the parcel goes, masked for the reason the email is: the first name and the initial of the last (`Ada L.`), the city, region, postal code and country in full; the street as its first character and `•••`, company and second line as `•••`, the phone as its last two digits (`•••67`). The checkout’s answer and the Admin API show it in full.',
+    }),
+    billingAddress: Type.Union([AddressSchema, Type.Null()], {
+      description:
+        'The billing address, masked as the shipping address is; null: the same as the shipping address.',
+    }),
+    phone: Type.Union([Type.String(), Type.Null()], {
+      description: "The buyer's phone, masked: its last two digits (`•••67`).",
     }),
     payment: Type.Union([
       Type.Object({ provider: Type.String(), ref: Type.String(), status: PaymentStatusSchema }),

@@ -14,7 +14,7 @@ import {
 } from './orders.repository.ts';
 import type { AdminOrder, StorefrontOrder } from './orders.schemas.ts';
 import type { OrderRow, OrderStatus } from './orders.tables.ts';
-import { maskEmail, orderView, paymentView, refundView } from './orders.views.ts';
+import { maskAddress, maskEmail, maskPhone, orderView, paymentView, refundView } from './orders.views.ts';
 import { orderRefunds } from './refunds.repository.ts';
 
 /** Reading orders: the buyer's polling view and the staff's views. */
@@ -38,9 +38,13 @@ export async function storefrontOrder(
   const found = await findBuyerOrder(deps.db, storeId, orderId);
   if (!found) throw notFound('No order with that id in this store.');
   const { order, lines, payment } = found;
+  const view = orderView(order, lines);
   return {
-    ...orderView(order, lines),
+    ...view,
     email: maskEmail(order.email),
+    shippingAddress: view.shippingAddress && maskAddress(view.shippingAddress),
+    billingAddress: view.billingAddress && maskAddress(view.billingAddress),
+    phone: view.phone && maskPhone(view.phone),
     payment: payment ? { provider: payment.provider, ref: payment.ref, status: payment.status } : null,
   };
 }

@@ -1,9 +1,18 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Address } from '@storefront/address';
 import type { CreatedAt, UpdatedAt, Time, NullableTime } from '../db/tables.ts';
 
 export interface OrderCounterTable {
   store_id: string;
   last_number: number;
+}
+
+/** An order's shipping method, kept as it was when the order was placed. */
+export interface OrderShippingMethod {
+  id: string;
+  name: string;
+  minDeliveryDays: number | null;
+  maxDeliveryDays: number | null;
 }
 
 export type OrderStatus = 'pending' | 'paid' | 'expired';
@@ -24,6 +33,12 @@ export interface OrderTable {
   total_amount: number;
   refunded_amount: Generated<number>;
   discount_code: string | null;
+  /** D40: where the parcel goes and who pays (personal data, like the email); null when not given. */
+  shipping_address: ColumnType<Address | null, string | null | undefined, string | null>;
+  billing_address: ColumnType<Address | null, string | null | undefined, string | null>;
+  /** The shipping method as chosen at checkout (its amount is shipping_amount); null without one. */
+  shipping_method: ColumnType<OrderShippingMethod | null, string | null | undefined, string | null>;
+  phone: ColumnType<string | null, string | null | undefined, string | null>;
   expires_at: Time;
   /** The stock of a line was short when its payment arrived: paid anyway, flagged for the merchant (D22). */
   oversold: Generated<boolean>;

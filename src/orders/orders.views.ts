@@ -1,3 +1,4 @@
+import { completeAddress, type Address } from '@storefront/address';
 import type { StockLine } from '../catalog/inventory.ts';
 import type { OrderLineFields } from './orders.repository.ts';
 import type { Money } from '../lib/money.ts';
@@ -33,6 +34,10 @@ export function orderView(order: OrderRow, lines: readonly OrderLineFields[]): O
     shipping: money(order.shipping_amount, c),
     total: money(order.total_amount, c),
     refunded: money(order.refunded_amount, c),
+    shippingAddress: order.shipping_address === null ? null : completeAddress(order.shipping_address),
+    billingAddress: order.billing_address === null ? null : completeAddress(order.billing_address),
+    shippingMethod: order.shipping_method,
+    phone: order.phone,
     createdAt: order.created_at.toISOString(),
     expiresAt: order.expires_at.toISOString(),
     paidAt: order.paid_at?.toISOString() ?? null,
@@ -51,6 +56,31 @@ export function maskEmail(email: string): string {
   if (at === -1) return '•••';
   const local = Array.from(email.slice(0, at));
   return `${local.length > 1 ? local[0] : ''}•••${email.slice(at)}`;
+}
+
+/** A phone as the storefront's order view shows it: its last two digits (`•••67`). */
+export function maskPhone(phone: string): string {
+  return `•••${phone.replace(/\D/g, '').slice(-2)}`;
+}
+
+/**
+ * An address as the storefront's order view shows it (decision
+ * `storefront-order-view-masks-the-street`): enough for the buyer to recognise where the parcel
+ * goes (first name and last initial, city, region, postal code, country), never the street, the
+ * company or the phone, for the reason the email is masked (the view is read with the order's id
+ * alone).
+ */
+export function maskAddress(address: Required<Address>): Required<Address> {
+  const words = address.name.split(/\s+/).filter(Boolean);
+  const last = words.length > 1 ? words.at(-1)! : '';
+  return {
+    ...address,
+    name: last === '' ? (words[0] ?? '') : `${words[0]} ${Array.from(last)[0]}.`,
+    company: address.company === null ? null : '•••',
+    line1: `${Array.from(address.line1)[0] ?? ''}•••`,
+    line2: address.line2 === null ? null : '•••',
+    phone: address.phone === null ? null : maskPhone(address.phone),
+  };
 }
 
 export const paymentView = (row: PaymentRow): Payment => ({

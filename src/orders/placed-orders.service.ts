@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Address } from '@storefront/address';
 import type { Transaction } from 'kysely';
 import type { EmittedData } from '../events/events.schemas.ts';
 import type { Database } from '../db/tables.ts';
@@ -15,7 +16,7 @@ import {
   type PendingOrdersOf,
 } from './orders.repository.ts';
 import type { CheckoutResult } from './orders.schemas.ts';
-import type { OrderLineRow, OrderRow, PaymentRow } from './orders.tables.ts';
+import type { OrderLineRow, OrderRow, OrderShippingMethod, PaymentRow } from './orders.tables.ts';
 import { orderView } from './orders.views.ts';
 import { openClientSecret, sealClientSecret } from './payment-secrets.ts';
 
@@ -101,6 +102,10 @@ export interface NewOrder {
   lines: readonly NewOrderLine[];
   totals: { subtotal: number; discount: number; tax: number; shipping: number; total: number };
   discountCode: string | null;
+  shippingAddress: Address | null;
+  billingAddress: Address | null;
+  shippingMethod: OrderShippingMethod | null;
+  phone: string | null;
   intent: { ref: string; clientSecret: string };
   now: Date;
 }
@@ -160,6 +165,10 @@ export async function writeOrder(
       shipping_amount: totals.shipping,
       total_amount: totals.total,
       discount_code: p.discountCode,
+      shipping_address: p.shippingAddress === null ? null : JSON.stringify(p.shippingAddress),
+      billing_address: p.billingAddress === null ? null : JSON.stringify(p.billingAddress),
+      shipping_method: p.shippingMethod === null ? null : JSON.stringify(p.shippingMethod),
+      phone: p.phone,
       idempotency_key: p.idempotencyKey,
       expires_at: expiresAt,
       next_sweep_at: expiresAt,

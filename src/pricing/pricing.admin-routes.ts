@@ -79,8 +79,9 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ServiceDeps }
       schema: {
         operationId: 'adminSetTaxRate',
         tags,
-        summary: 'Set the tax rate and flat shipping for buyers in a country',
-        description: 'Countries without a row pay no tax and no shipping.',
+        summary: 'Set the tax rate of a country or region (and, legacy, a country’s flat shipping)',
+        description:
+          'Places without a rate pay no tax; a region’s rate (`US-CA`) beats its country’s for addresses in it. `shippingAmount` (countries only) sets the country’s default shipping method: see Shipping zones.',
         params: CountryParams,
         body: TaxRateBodySchema,
         response: { 200: TaxRateSchema, ...problemResponses },
@@ -98,7 +99,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ServiceDeps }
       schema: {
         operationId: 'adminListTaxRates',
         tags,
-        summary: 'Tax and shipping rates by country',
+        summary: 'Tax rates by country and region, with each country’s legacy flat shipping',
         response: {
           200: Type.Object(
             { items: Type.Array(TaxRateSchema), nextCursor: Type.Null() },
@@ -117,7 +118,7 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ServiceDeps }
       schema: {
         operationId: 'adminDeleteTaxRate',
         tags,
-        summary: 'Remove a country rate',
+        summary: 'Remove a country’s or region’s rate (a country’s default shipping method goes with it)',
         params: CountryParams,
         response: { 204: Type.Null(), ...problemResponses },
       },

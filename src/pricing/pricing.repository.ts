@@ -75,12 +75,21 @@ export async function adjustDiscountUse(
     .execute();
 }
 
-export function findTaxRate(db: Db, storeId: string, country: string): Promise<TaxRateRow | undefined> {
+/** The rate of the region when there is one, else the country's. */
+export function findTaxRate(
+  db: Db,
+  storeId: string,
+  country: string,
+  region: string | null,
+): Promise<TaxRateRow | undefined> {
+  const keys = region !== null && region.startsWith(`${country}-`) ? [region, country] : [country];
   return db
     .selectFrom('tax_rates')
     .selectAll()
     .where('store_id', '=', storeId)
-    .where('country', '=', country)
+    .where('country', 'in', keys)
+    .orderBy((eb) => eb.fn('length', ['country']), 'desc')
+    .limit(1)
     .executeTakeFirst();
 }
 
@@ -92,7 +101,7 @@ export function upsertTaxRate(
   db: Db,
   storeId: string,
   country: string,
-  values: Pick<TaxRateRow, 'tax_rate_bps' | 'shipping_amount' | 'updated_at'>,
+  values: Pick<TaxRateRow, 'tax_rate_bps' | 'updated_at'>,
 ): Promise<TaxRateRow> {
   return db
     .insertInto('tax_rates')

@@ -36,9 +36,15 @@ export type DiscountBody = Static<typeof DiscountBodySchema>;
 
 export const TaxRateSchema = Type.Object(
   {
-    country: Type.String(),
+    country: Type.String({
+      description:
+        'ISO 3166-1 alpha-2 (`DE`), or an ISO 3166-2 region (`US-CA`) whose rate beats its country’s.',
+    }),
     taxRateBps: Type.Integer({ description: 'Basis points: 2000 = 20 %.' }),
-    shippingAmount: Type.Integer({ description: 'Flat shipping in minor units.' }),
+    shippingAmount: Type.Integer({
+      description:
+        "Legacy: the amount of the country's default shipping method (what a checkout that names no method is charged; 0 without one, and for a region). Shipping zones and methods (/admin/v1/shipping/zones) say more.",
+    }),
     updatedAt: Timestamp,
   },
   { title: 'TaxRate' },
@@ -48,10 +54,22 @@ export type TaxRate = Static<typeof TaxRateSchema>;
 export const TaxRateBodySchema = Type.Object(
   {
     taxRateBps: Type.Integer({ minimum: 0, maximum: 10_000 }),
-    shippingAmount: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
+    shippingAmount: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1_000_000_000,
+        description:
+          "Legacy: sets the country's default shipping method to a flat method of this amount (made \"Standard shipping\" in the country's zone when there is none). Left out: the country's shipping stays as it is. Not for a region.",
+      }),
+    ),
   },
   { title: 'TaxRateInput', additionalProperties: false },
 );
 export type TaxRateBody = Static<typeof TaxRateBodySchema>;
 
-export const CountryParams = Type.Object({ country: Type.String({ pattern: '^[A-Za-z]{2}$' }) });
+export const CountryParams = Type.Object({
+  country: Type.String({
+    pattern: '^[A-Za-z]{2}(-[A-Za-z0-9]{1,3})?$',
+    description: 'A country (`DE`) or a region of one (`US-CA`).',
+  }),
+});

@@ -1,7 +1,13 @@
 import type { Transaction } from 'kysely';
 import { byCreated } from '../db/keyset.ts';
 import type { Database } from '../db/tables.ts';
+import { countryRules } from '@storefront/address';
 import { isCountryCode } from '../lib/country.ts';
+import {
+  countryShippingAmounts,
+  removeCountryShipping,
+  setCountryShipping,
+} from '../shipping/shipping.service.ts';
 import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
@@ -22,7 +28,7 @@ import {
   upsertTaxRate,
 } from './pricing.repository.ts';
 
-/** Discount codes and per-country tax and flat shipping: what checkout prices an order with. */
+/** Discount codes and tax rates by country and region: what checkout prices an order with. */
 
 type Deps = Pick<ServiceDeps, 'db' | 'clock'>;
 
@@ -47,10 +53,10 @@ export const discountView = (row: DiscountRow): Discount => ({
   createdAt: row.created_at.toISOString(),
 });
 
-export const taxRateView = (row: TaxRateRow): TaxRate => ({
+export const taxRateView = (row: TaxRateRow, shippingAmount: number): TaxRate => ({
   country: row.country.trim(),
   taxRateBps: row.tax_rate_bps,
-  shippingAmount: row.shipping_amount,
+  shippingAmount,
   updatedAt: row.updated_at.toISOString(),
 });
 
@@ -124,9 +130,11 @@ export async function rateFor(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   country: string | undefined,
-): Promise<{ taxRateBps: number; shippingAmount: number }> {
-  const rate = country ? await findTaxRate(deps.db, storeId, country) : undefined;
-  return { taxRateBps: rate?.tax_rate_bps ?? 0, shippingAmount: rate?.shipping_amount ?? 0 };
+  region?: string | null,
+): Promise<{ taxRateBps: number }> {
+  if (!country) return { taxRateBps: 0 };
+  const rate = await findTaxRate(deps.db, storeId, country, region ?? null);
+  return { taxRateBps: rate?.tax_rate_bps ?? 0 };
 }
 
 export async function createDiscount(deps: Deps, storeId: string, body: DiscountBody): Promise<Discount> {
@@ -179,34 +187,79 @@ export async function removeDiscount(
     throw notFound('No discount with that id in this store.');
 }
 
+/** A tax rate's key: an ISO 3166-1 country (`DE`) or an ISO 3166-2 region of one (`US-CA`). */
+function taxRateKey(param: string): { code: string; region: boolean } {
+  const code = param.toUpperCase();
+  const [country, subdivision] = code.split('-') as [string, string | undefined];
+  const rules = isCountryCode(country) ? countryRules(country) : undefined;
+  if (!rules)
+    throw validationFailed('Unknown country code.', [
+      {
+        pointer: '/country',
+        detail: 'must be an ISO 3166-1 alpha-2 code, or an ISO 3166-2 region code',
+        in: 'path',
+      },
+    ]);
+  if (subdivision !== undefined && !rules.regions.some((region) => region.code.toUpperCase() === code))
+    throw validationFailed('Unknown region code.', [
+      {
+        pointer: '/country',
+        detail:
+          rules.regions.length === 0
+            ? `${country} has no regions: use the country code`
+            : `is not a region of ${country} (ISO 3166-2, like ${rules.regions[0]!.code})`,
+        in: 'path',
+      },
+    ]);
+  return { code, region: subdivision !== undefined };
+}
+
+/**
+ * Sets the tax rate of a country or region, and the legacy flat shipping of a country (D38): the
+ * amount of the country's default shipping method, which this writes. Leaving `shippingAmount` out
+ * keeps the country's shipping as it is; a region takes tax only (its shipping is the zones').
+ */
 export async function setTaxRate(
   deps: Deps,
   storeId: string,
   country: string,
   body: TaxRateBody,
 ): Promise<TaxRate> {
-  const code = country.toUpperCase();
-  if (!isCountryCode(code))
-    throw validationFailed('Unknown country code.', [
-      { pointer: '/country', detail: 'must be an ISO 3166-1 alpha-2 code', in: 'path' },
+  const key = taxRateKey(country);
+  if (key.region && body.shippingAmount !== undefined)
+    throw validationFailed('A region’s rate takes tax only.', [
+      {
+        pointer: '/shippingAmount',
+        detail: 'a region takes tax only: set its shipping with a shipping zone (/admin/v1/shipping/zones)',
+      },
     ]);
-  const row = await upsertTaxRate(deps.db, storeId, code, {
-    tax_rate_bps: body.taxRateBps,
-    shipping_amount: body.shippingAmount,
-    updated_at: deps.clock.now(),
+  return deps.db.transaction().execute(async (trx) => {
+    const row = await upsertTaxRate(trx, storeId, key.code, {
+      tax_rate_bps: body.taxRateBps,
+      updated_at: deps.clock.now(),
+    });
+    if (body.shippingAmount !== undefined)
+      await setCountryShipping({ db: trx, clock: deps.clock }, storeId, key.code, body.shippingAmount);
+    const amounts = key.region
+      ? new Map<string, number>()
+      : await countryShippingAmounts({ db: trx }, storeId);
+    return taxRateView(row, amounts.get(key.code) ?? 0);
   });
-  return taxRateView(row);
 }
 
 export async function listTaxRates(deps: Pick<ServiceDeps, 'db'>, storeId: string): Promise<TaxRate[]> {
-  return (await taxRates(deps.db, storeId)).map(taxRateView);
+  const [rows, amounts] = await Promise.all([
+    taxRates(deps.db, storeId),
+    countryShippingAmounts(deps, storeId),
+  ]);
+  return rows.map((row) => taxRateView(row, amounts.get(row.country) ?? 0));
 }
 
-export async function removeTaxRate(
-  deps: Pick<ServiceDeps, 'db'>,
-  storeId: string,
-  country: string,
-): Promise<void> {
-  if (!(await deleteTaxRate(deps.db, storeId, country.toUpperCase())))
-    throw notFound('No rate for that country.');
+/** Removes a rate; a country's legacy flat shipping goes with it, as it always did. */
+export async function removeTaxRate(deps: Deps, storeId: string, country: string): Promise<void> {
+  const key = taxRateKey(country);
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await deleteTaxRate(trx, storeId, key.code))) throw notFound('No rate for that country or region.');
+    if (!key.region) await removeCountryShipping({ db: trx }, storeId, key.code);
+  });
 }

@@ -21,10 +21,10 @@ export type DiscountRow = Selectable<DiscountTable>;
 
 export interface TaxRateTable {
   store_id: string;
+  /** ISO 3166-1 alpha-2 (`DE`), or an ISO 3166-2 region (`US-CA`) whose rate beats its country's. */
   country: string;
   /** Tax in basis points (1/100 of a percent): 2000 = 20 %. */
   tax_rate_bps: number;
-  shipping_amount: number;
   updated_at: UpdatedAt;
 }
 export type TaxRateRow = Selectable<TaxRateTable>;

@@ -195,6 +195,7 @@ describe('shipping methods', () => {
         minDeliveryDays: 3,
         maxDeliveryDays: 5,
         active: true,
+        countryDefault: null,
         createdAt: undefined,
         updatedAt: undefined,
       },

@@ -141,17 +141,80 @@ export async function deleteMethod(
   return deleted !== undefined;
 }
 
-/** Locks a method row until the transaction ends (a change of it waits): checkout charges it as read. */
-export async function lockMethodForShare(
+/**
+ * A method, its row locked until the transaction ends (a change of it waits): checkout charges it
+ * as read. Undefined when it is gone.
+ */
+export function lockMethodForShare(
   db: Transaction<Database>,
   storeId: string,
   methodId: string,
-): Promise<void> {
-  await db
+): Promise<ShippingMethodRow | undefined> {
+  return db
     .selectFrom('shipping_methods')
-    .select('id')
+    .selectAll()
     .where('store_id', '=', storeId)
     .where('id', '=', methodId)
     .forShare()
+    .executeTakeFirst();
+}
+
+/** A zone's areas with one of its methods (method fields null for a zone without methods). */
+export interface ZoneMethodRow {
+  zone_id: string;
+  areas: ShippingZoneRow['areas'];
+  method: ShippingMethodRow | null;
+}
+
+/**
+ * Every zone of a store with its methods, in one statement (a checkout prices shipping with it):
+ * zones oldest first, each zone's methods oldest first.
+ */
+export async function zonesWithMethods(db: Db, storeId: string): Promise<ZoneMethodRow[]> {
+  const rows = await db
+    .selectFrom('shipping_zones as z')
+    .leftJoin('shipping_methods as m', (join) =>
+      join.onRef('m.store_id', '=', 'z.store_id').onRef('m.zone_id', '=', 'z.id'),
+    )
+    .select(['z.id as zone_id', 'z.areas as zone_areas'])
+    .selectAll('m')
+    .where('z.store_id', '=', storeId)
+    .orderBy('z.created_at')
+    .orderBy('z.id')
+    .orderBy('m.created_at')
+    .orderBy('m.id')
     .execute();
+  return rows.map(({ zone_id, zone_areas, ...method }) => ({
+    zone_id,
+    areas: zone_areas,
+    method: method.id === null ? null : (method as ShippingMethodRow),
+  }));
+}
+
+/** The method a country's checkouts without a chosen method are charged (D40), if any. */
+export function countryDefaultMethod(
+  db: Db,
+  storeId: string,
+  country: string,
+): Promise<ShippingMethodRow | undefined> {
+  return db
+    .selectFrom('shipping_methods')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('country_default', '=', country)
+    .executeTakeFirst();
+}
+
+/** The default methods of a store's countries (D40), by country. */
+export async function countryDefaultMethods(
+  db: Db,
+  storeId: string,
+): Promise<Map<string, ShippingMethodRow>> {
+  const rows = await db
+    .selectFrom('shipping_methods')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('country_default', 'is not', null)
+    .execute();
+  return new Map(rows.map((row) => [row.country_default!, row]));
 }

@@ -98,6 +98,10 @@ export const ShippingMethodSchema = Type.Object(
     minDeliveryDays: Type.Union([Type.Integer(), Type.Null()]),
     maxDeliveryDays: Type.Union([Type.Integer(), Type.Null()]),
     active: Type.Boolean(),
+    countryDefault: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The country (ISO 3166-1 alpha-2) whose checkouts that name no method are charged this one: the flat method kept from, and set by, the tax rate's legacy `shippingAmount` (`PUT /admin/v1/tax-rates/{country}`). Read-only here.",
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },

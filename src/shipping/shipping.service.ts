@@ -16,8 +16,11 @@ import {
   findZone,
   insertMethod,
   insertZone,
+  countryDefaultMethod,
+  countryDefaultMethods,
   lockMethodForShare,
   methodsOfZones,
+  zonesWithMethods,
   updateMethod,
   updateZone,
   zonesQuery,
@@ -31,7 +34,14 @@ import type {
   ZoneBody,
   ZonePatch,
 } from './shipping.schemas.ts';
-import { ratedMethods, type Destination, type Parcel } from './shipping.rates.ts';
+import {
+  methodAmount,
+  ratedMethods,
+  type Destination,
+  type Parcel,
+  type RatedMethod,
+  type RatedZone,
+} from './shipping.rates.ts';
 import type { ShippingMethodRow, ShippingMethodTable, ShippingZoneRow, ZoneArea } from './shipping.tables.ts';
 
 /** Shipping zones and their methods (D38): the merchant's side. */
@@ -55,6 +65,7 @@ export const methodView = (row: ShippingMethodRow): ShippingMethod => ({
   minDeliveryDays: row.min_delivery_days,
   maxDeliveryDays: row.max_delivery_days,
   active: row.active,
+  countryDefault: row.country_default,
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });
@@ -373,11 +384,82 @@ export async function removeMethod(
 
 export type { Destination, Parcel };
 
+/** What shipping a parcel to a destination can take in a store (D39, D40). */
+export interface ShippingRates {
+  /** Whether the store has any zone: one that never set up shipping charges none, as before D38. */
+  configured: boolean;
+  /** The methods of the destination's zone (its most specific) that can carry the parcel, cheapest first. */
+  options: ShippingOption[];
+  /**
+   * What a checkout that names no method is charged: the destination country's default method
+   * when it is an option, else the cheapest option that is not a pickup, else none (decision
+   * `the-method-of-a-checkout-that-names-none`).
+   */
+  automatic: ShippingOption | null;
+}
+
 /**
- * The methods a parcel to a destination can take in a store, cheapest first, with their amounts in
- * the store's `currency` (D39): the methods of the destination's zone (its most specific), active,
- * that can carry the parcel.
+ * The shipping a parcel to a destination can take in a store, with amounts in the store's
+ * `currency`: one statement (the zones with their methods), then pure rating.
  */
+export async function shippingRates(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  currency: string,
+  to: Destination,
+  parcel: Parcel,
+): Promise<ShippingRates> {
+  const rows = await zonesWithMethods(deps.db, storeId);
+  const zones = new Map<string, RatedZone<RatedRow>>();
+  for (const row of rows) {
+    let zone = zones.get(row.zone_id);
+    if (!zone) {
+      zone = { id: row.zone_id, areas: row.areas, methods: [] };
+      zones.set(row.zone_id, zone);
+    }
+    if (row.method) (zone.methods as RatedRow[]).push(ratedRow(row.method));
+  }
+  const rated = ratedMethods([...zones.values()], to, parcel);
+  const option = ({ method, amount }: { method: RatedRow; amount: number }): ShippingOption => ({
+    id: method.id,
+    name: method.name,
+    amount: { amount, currency },
+    minDeliveryDays: method.minDeliveryDays,
+    maxDeliveryDays: method.maxDeliveryDays,
+  });
+  const automatic =
+    rated.find(({ method }) => method.countryDefault === to.country) ??
+    rated.find(({ method }) => method.kind !== 'pickup');
+  return {
+    configured: zones.size > 0,
+    options: rated.map(option),
+    automatic: automatic ? option(automatic) : null,
+  };
+}
+
+/** A method as rating reads it. */
+interface RatedRow extends RatedMethod {
+  id: string;
+  name: string;
+  minDeliveryDays: number | null;
+  maxDeliveryDays: number | null;
+  countryDefault: string | null;
+}
+
+const ratedRow = (method: ShippingMethodRow): RatedRow => ({
+  id: method.id,
+  name: method.name,
+  kind: method.kind,
+  amount: method.amount,
+  freeOverAmount: method.free_over_amount,
+  weightTiers: method.weight_tiers,
+  active: method.active,
+  minDeliveryDays: method.min_delivery_days,
+  maxDeliveryDays: method.max_delivery_days,
+  countryDefault: method.country_default,
+});
+
+/** The methods a parcel to a destination can take in a store, cheapest first (D39). */
 export async function shippingOptionsFor(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
@@ -385,51 +467,96 @@ export async function shippingOptionsFor(
   to: Destination,
   parcel: Parcel,
 ): Promise<ShippingOption[]> {
-  const zones = await allZones(deps.db, storeId);
-  const methods = await methodsOfZones(
-    deps.db,
-    storeId,
-    zones.map((zone) => zone.id),
-  );
-  const rated = ratedMethods(
-    zones.map((zone) => ({
-      id: zone.id,
-      areas: zone.areas,
-      methods: methods
-        .filter((method) => method.zone_id === zone.id)
-        .map((method) => ({
-          id: method.id,
-          name: method.name,
-          kind: method.kind,
-          amount: method.amount,
-          freeOverAmount: method.free_over_amount,
-          weightTiers: method.weight_tiers,
-          active: method.active,
-          minDeliveryDays: method.min_delivery_days,
-          maxDeliveryDays: method.max_delivery_days,
-        })),
-    })),
-    to,
-    parcel,
-  );
-  return rated.map(({ method, amount }) => ({
-    id: method.id,
-    name: method.name,
-    amount: { amount, currency },
-    minDeliveryDays: method.minDeliveryDays,
-    maxDeliveryDays: method.maxDeliveryDays,
-  }));
+  return (await shippingRates(deps, storeId, currency, to, parcel)).options;
 }
 
 /**
- * Holds a shipping method as it is until the caller's transaction ends (D40): checkout re-reads its
- * amount under this lock, so a change of the method waits for the order instead of slipping
- * between the check and the commit.
+ * What a shipping method charges a parcel now, read under a lock held until the caller's
+ * transaction ends (D40): checkout re-reads the amount it quoted this way, so a change of the
+ * method waits for the order instead of slipping between the check and the commit. Null when the
+ * method is gone or can no longer carry the parcel.
  */
-export function holdShippingMethod(
+export async function heldMethodAmount(
   deps: { db: Transaction<Database> },
   storeId: string,
   methodId: string,
+  parcel: Parcel,
+): Promise<number | null> {
+  const row = await lockMethodForShare(deps.db, storeId, methodId);
+  return row ? methodAmount(ratedRow(row), parcel) : null;
+}
+
+/**
+ * The flat shipping of a country as the legacy tax-rate API knows it (`shippingAmount`, D38): the
+ * amount of the country's default method, by country; a country without one charges none.
+ */
+export async function countryShippingAmounts(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+): Promise<Map<string, number>> {
+  const methods = await countryDefaultMethods(deps.db, storeId);
+  return new Map([...methods].map(([country, method]) => [country, method.amount ?? 0]));
+}
+
+/**
+ * Sets a country's flat shipping the legacy way (`PUT /admin/v1/tax-rates/{country}` with
+ * `shippingAmount`, D38): the country's default method becomes a flat method of that amount,
+ * active. Without one, it is made "Standard shipping" in the zone that covers the whole country,
+ * or in a new zone named after the country. In the caller's transaction.
+ */
+export async function setCountryShipping(
+  deps: { db: Transaction<Database>; clock: Deps['clock'] },
+  storeId: string,
+  country: string,
+  amount: number,
 ): Promise<void> {
-  return lockMethodForShare(deps.db, storeId, methodId);
+  await lockScope(deps.db, 'shipping-zones', storeId);
+  const now = deps.clock.now();
+  const current = await countryDefaultMethod(deps.db, storeId, country);
+  const flat = {
+    kind: 'flat' as const,
+    amount,
+    free_over_amount: null,
+    weight_tiers: null,
+    active: true,
+    updated_at: now,
+  };
+  if (current) {
+    await updateMethod(deps.db, storeId, current.id, flat);
+    return;
+  }
+  const zones = await allZones(deps.db, storeId);
+  let zone = zones.find((candidate) =>
+    candidate.areas.some(
+      (area) => area.country === country && area.regions.length === 0 && area.postalCodePrefixes.length === 0,
+    ),
+  );
+  zone ??= await insertZone(deps.db, {
+    store_id: storeId,
+    name: new Intl.DisplayNames(['en'], { type: 'region' }).of(country) ?? country,
+    areas: JSON.stringify([{ country, regions: [], postalCodePrefixes: [] }]),
+    created_at: now,
+    updated_at: now,
+  });
+  await insertMethod(deps.db, {
+    store_id: storeId,
+    zone_id: zone.id,
+    name: 'Standard shipping',
+    ...flat,
+    min_delivery_days: null,
+    max_delivery_days: null,
+    country_default: country,
+    created_at: now,
+  });
+}
+
+/** Removes a country's default method (the legacy tax rate was deleted, D38). In the caller's transaction. */
+export async function removeCountryShipping(
+  deps: { db: Transaction<Database> },
+  storeId: string,
+  country: string,
+): Promise<void> {
+  await lockScope(deps.db, 'shipping-zones', storeId);
+  const current = await countryDefaultMethod(deps.db, storeId, country);
+  if (current) await deleteMethod(deps.db, storeId, current.zone_id, current.id);
 }

@@ -42,6 +42,11 @@ export interface ShippingMethodTable {
   min_delivery_days: number | null;
   max_delivery_days: number | null;
   active: boolean;
+  /**
+   * The country whose checkouts without a chosen method are charged this one (D40): the flat
+   * method migrated from, and written by, the legacy per-country `shippingAmount` of tax rates.
+   */
+  country_default: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

@@ -19,6 +19,10 @@ export const StoreSettingsSchema = Type.Object(
     replyToEmail: Type.Union([Type.String(), Type.Null()], {
       description: "Reply-To of every store mail (D33: always an address; the owner's by default).",
     }),
+    requireShippingAddress: Type.Boolean({
+      description:
+        'When on, a checkout with a line that requires shipping must give a shipping address and a shipping method (400 otherwise). Off for stores made before shipping zones, so their clients keep working.',
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },
@@ -36,6 +40,7 @@ export const StoreSettingsPatchSchema = Type.Object(
         description: 'Reply-To of every store mail. Always an address: null or "" is 400.',
       }),
     ),
+    requireShippingAddress: Type.Optional(Type.Boolean()),
   },
   { title: 'StoreSettingsChange', additionalProperties: false },
 );

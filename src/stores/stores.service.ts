@@ -24,6 +24,8 @@ export interface Store {
   slug: string;
   currency: string;
   replyToEmail: string | null;
+  /** D40: a checkout with a line that requires shipping must give an address and a method. */
+  requireShippingAddress: boolean;
 }
 
 function toStore(row: StoreRow): Store {
@@ -33,6 +35,7 @@ function toStore(row: StoreRow): Store {
     slug: row.slug,
     currency: row.currency.trim(),
     replyToEmail: row.reply_to_email,
+    requireShippingAddress: row.require_shipping_address,
   };
 }
 
@@ -115,7 +118,7 @@ export async function storeSettings(deps: Pick<StoresDeps, 'db'>, storeId: strin
   return toSettings(row);
 }
 
-/** Changes the name or the reply-to address; slug and currency never change. */
+/** Changes the name, the reply-to address or the checkout's rules; slug and currency never change. */
 export async function changeStoreSettings(
   deps: StoresDeps,
   storeId: string,
@@ -125,8 +128,13 @@ export async function changeStoreSettings(
     updated_at: deps.clock.now(),
     ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
     ...(patch.replyToEmail !== undefined ? { reply_to_email: patch.replyToEmail.trim().toLowerCase() } : {}),
+    ...(patch.requireShippingAddress !== undefined
+      ? { require_shipping_address: patch.requireShippingAddress }
+      : {}),
   });
   if (!row) throw gone();
+  // This process's checkouts see the change at once (others within recentStore's second).
+  recent.delete(storeId);
   return toSettings(row);
 }
 

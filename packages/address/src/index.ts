@@ -86,7 +86,10 @@ interface SubRegion {
   zip: string | null;
 }
 
-const cache = new Map<string, { rules: CountryRules; subRegions: readonly SubRegion[] } | null>();
+const cache = new Map<
+  string,
+  { rules: CountryRules; subRegions: readonly SubRegion[]; format: string } | null
+>();
 
 function load(country: string) {
   const code = country.toUpperCase();
@@ -116,9 +119,56 @@ function load(country: string) {
       city: CITY_LABELS[cityType] ?? 'City',
     },
   };
-  const entry = { rules, subRegions };
+  const entry = { rules, subRegions, format };
   cache.set(code, entry);
   return entry;
+}
+
+/** An address with every field present, null when empty: how the API shows one. */
+export function completeAddress(address: Address): Required<Address> {
+  return {
+    name: address.name,
+    company: address.company ?? null,
+    line1: address.line1,
+    line2: address.line2 ?? null,
+    city: address.city,
+    region: address.region ?? null,
+    postalCode: address.postalCode ?? null,
+    country: address.country,
+    phone: address.phone ?? null,
+  };
+}
+
+/**
+ * An address as its country writes it on a parcel, one line per element: the country's own layout
+ * from the data set (`Boston, MA 02108` in the US, `10117 Berlin` in Germany), then the country's
+ * name in English. Empty fields leave no blank line.
+ */
+export function formatAddress(address: Address): string[] {
+  const format = load(address.country)?.format ?? '%N%n%O%n%A%n%C %Z';
+  const region = address.region ? address.region.split('-').slice(1).join('-') || address.region : '';
+  const values: Record<string, string> = {
+    N: address.name,
+    O: address.company ?? '',
+    A: [address.line1, address.line2 ?? ''].filter(Boolean).join('\n'),
+    C: address.city,
+    S: region,
+    Z: address.postalCode ?? '',
+    D: '',
+    X: '',
+  };
+  const text = format.replace(/%([A-Zn])/g, (_, key: string) => (key === 'n' ? '\n' : (values[key] ?? '')));
+  const lines = text
+    .split('\n')
+    .map((line) => line.replace(/\s+/g, ' ').replace(/^[\s,]+|[\s,]+$/g, ''))
+    .filter((line) => line !== '');
+  let country = address.country;
+  try {
+    country = new Intl.DisplayNames(['en'], { type: 'region' }).of(address.country) ?? address.country;
+  } catch {
+    // an unknown code stays as it is
+  }
+  return [...lines, country];
 }
 
 /** The rules of a country (ISO 3166-1 alpha-2), or null for a code the data set does not know. */
@@ -145,6 +195,11 @@ export interface AddressProblem {
 
 const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
 
+/** A phone number as a buyer types one: digits, spaces and + ( ) . -, at most 32 characters. */
+export function isPhoneNumber(value: string): boolean {
+  return value.length <= PHONE_MAX_LENGTH && /^\+?[0-9][0-9 ().-]{3,}$/.test(value);
+}
+
 /** Postal codes compared and kept in one form: upper case, single spaces, trimmed. */
 export function normalizePostalCode(value: string): string {
   return value.trim().toUpperCase().replace(/\s+/g, ' ');
@@ -159,7 +214,7 @@ export function normalizePostalCode(value: string): string {
 export function checkAddress(
   input: Partial<Record<AddressField, unknown>>,
   base = '',
-): { address: Address; problems: AddressProblem[] } {
+): { address: Required<Address>; problems: AddressProblem[] } {
   const problems: AddressProblem[] = [];
   const at = (field: AddressField, detail: string) => problems.push({ pointer: `${base}/${field}`, detail });
   const optional = (field: AddressField): string | null => {
@@ -232,8 +287,7 @@ export function checkAddress(
   }
 
   if (address.phone !== null) {
-    if (address.phone.length > PHONE_MAX_LENGTH || !/^\+?[0-9][0-9 ().-]{3,}$/.test(address.phone))
-      at('phone', 'must be a phone number (digits, spaces, + ( ) . -)');
+    if (!isPhoneNumber(address.phone)) at('phone', 'must be a phone number (digits, spaces, + ( ) . -)');
   }
   return { address, problems };
 }

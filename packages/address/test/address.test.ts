@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkAddress, countryRules, knownCountries, type Address } from '@storefront/address';
+import { checkAddress, countryRules, formatAddress, knownCountries, type Address } from '@storefront/address';
 
 const US: Address = {
   name: 'Ada Lovelace',
@@ -118,5 +118,33 @@ describe('checkAddress', () => {
     assert.deepEqual(pointers({ ...DE, line1: 'x'.repeat(201) }), ['/shippingAddress/line1']);
     assert.deepEqual(pointers({ ...DE, phone: 'call me' }), ['/shippingAddress/phone']);
     assert.deepEqual(pointers({ ...DE, phone: '+49 30 1234567' }), []);
+  });
+});
+
+describe('formatAddress', () => {
+  test('each country’s own layout: city, state and ZIP in the US; postal code first in Germany', () => {
+    assert.deepEqual(
+      formatAddress({
+        name: 'Ada Lovelace',
+        company: 'Engines Inc.',
+        line1: '1 Main St',
+        line2: 'Suite 4',
+        city: 'Boston',
+        region: 'US-MA',
+        postalCode: '02108',
+        country: 'US',
+      }),
+      ['Ada Lovelace', 'Engines Inc.', '1 Main St', 'Suite 4', 'Boston, MA 02108', 'United States'],
+    );
+    assert.deepEqual(
+      formatAddress({
+        name: 'Max Muster',
+        line1: 'Unter den Linden 1',
+        city: 'Berlin',
+        postalCode: '10117',
+        country: 'DE',
+      }),
+      ['Max Muster', 'Unter den Linden 1', '10117 Berlin', 'Germany'],
+    );
   });
 });

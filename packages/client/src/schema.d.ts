@@ -1257,12 +1257,12 @@ export interface paths {
     };
     get?: never;
     /**
-     * Set the tax rate and flat shipping for buyers in a country
-     * @description Countries without a row pay no tax and no shipping.
+     * Set the tax rate of a country or region (and, legacy, a country’s flat shipping)
+     * @description Places without a rate pay no tax; a region’s rate (`US-CA`) beats its country’s for addresses in it. `shippingAmount` (countries only) sets the country’s default shipping method: see Shipping zones.
      */
     put: operations['adminSetTaxRate'];
     post?: never;
-    /** Remove a country rate */
+    /** Remove a country’s or region’s rate (a country’s default shipping method goes with it) */
     delete: operations['adminDeleteTaxRate'];
     options?: never;
     head?: never;
@@ -1276,7 +1276,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Tax and shipping rates by country */
+    /** Tax rates by country and region, with each country’s legacy flat shipping */
     get: operations['adminListTaxRates'];
     put?: never;
     post?: never;
@@ -1804,6 +1804,13 @@ export interface components {
       shipping: components['schemas']['Money'];
       total: components['schemas']['Money'];
       refunded: components['schemas']['Money'];
+      /** @description Where the parcel goes, as given at checkout (null when the checkout gave none). */
+      shippingAddress: components['schemas']['Address'] | null;
+      /** @description The billing address, when the checkout gave one (null: the same as the shipping address). */
+      billingAddress: components['schemas']['Address'] | null;
+      shippingMethod: components['schemas']['OrderShippingMethod'] | null;
+      /** @description The buyer's phone, when given at checkout. */
+      phone: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -2534,10 +2541,14 @@ export interface components {
     /** CartNotice */
     CartNotice: {
       /**
-       * @description `shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code can no longer be used.
+       * @description `shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code can no longer be used. `shipping_unavailable`: no shipping method of the store reaches the address (checkout would refuse it).
        * @enum {string}
        */
-      code: 'shipping_method_cleared' | 'shipping_method_unavailable' | 'discount_code_invalid';
+      code:
+        | 'shipping_method_cleared'
+        | 'shipping_method_unavailable'
+        | 'discount_code_invalid'
+        | 'shipping_unavailable';
       detail: string;
     };
     /**
@@ -2551,7 +2562,10 @@ export interface components {
       tax: components['schemas']['Money'];
       total: components['schemas']['Money'];
     };
-    /** CheckoutInput */
+    /**
+     * CheckoutInput
+     * @description `shippingAddress` (where the parcel goes; replaces the cart's) is checked by its country's rules: a bad field is 400 with its pointer (`/shippingAddress/postalCode`). It is required, with `shippingMethodId`, when the store requires a shipping address and a line requires shipping. `billingAddress`: when it differs from the shipping address.
+     */
     CheckoutInput: {
       /** Format: uuid */
       cartId: string;
@@ -2560,6 +2574,15 @@ export interface components {
       /** @description ISO 3166-1 alpha-2; drives tax and shipping. */
       country?: string;
       discountCode?: string;
+      shippingAddress?: components['schemas']['AddressInput'];
+      billingAddress?: components['schemas']['AddressInput'];
+      /**
+       * Format: uuid
+       * @description One of the cart's shipping options (`GET /carts/{id}/shipping-options`); replaces the cart's choice. Without one, the country's default method is charged (or the cheapest that is not a pickup).
+       */
+      shippingMethodId?: string;
+      /** @description The buyer's phone, for the carrier: digits, spaces and + ( ) . - */
+      phone?: string;
     };
     /**
      * CheckoutPayment
@@ -3044,6 +3067,13 @@ export interface components {
       shipping: components['schemas']['Money'];
       total: components['schemas']['Money'];
       refunded: components['schemas']['Money'];
+      /** @description Where the parcel goes, as given at checkout (null when the checkout gave none). */
+      shippingAddress: components['schemas']['Address'] | null;
+      /** @description The billing address, when the checkout gave one (null: the same as the shipping address). */
+      billingAddress: components['schemas']['Address'] | null;
+      shippingMethod: components['schemas']['OrderShippingMethod'] | null;
+      /** @description The buyer's phone, when given at checkout. */
+      phone: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -3178,6 +3208,17 @@ export interface components {
       data: components['schemas']['OrderRefundedData'];
     } & {
       [key: string]: unknown;
+    };
+    /**
+     * OrderShippingMethod
+     * @description The shipping method charged, as it was at checkout (its amount is `shipping`): the one chosen, or the one a checkout that named none was charged. Null when nothing was shipped or nothing charged for it.
+     */
+    OrderShippingMethod: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      minDeliveryDays: number | null;
+      maxDeliveryDays: number | null;
     };
     /** Page */
     Page: {
@@ -4039,6 +4080,8 @@ export interface components {
       minDeliveryDays: number | null;
       maxDeliveryDays: number | null;
       active: boolean;
+      /** @description The country (ISO 3166-1 alpha-2) whose checkouts that name no method are charged this one: the flat method kept from, and set by, the tax rate's legacy `shippingAmount` (`PUT /admin/v1/tax-rates/{country}`). Read-only here. */
+      countryDefault: string | null;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -4237,6 +4280,13 @@ export interface components {
       shipping: components['schemas']['Money'];
       total: components['schemas']['Money'];
       refunded: components['schemas']['Money'];
+      /** @description Where the parcel goes, masked for the reason the email is: the first name and the initial of the last (`Ada L.`), the city, region, postal code and country in full; the street as its first character and `•••`, company and second line as `•••`, the phone as its last two digits (`•••67`). The checkout’s answer and the Admin API show it in full. */
+      shippingAddress: components['schemas']['Address'] | null;
+      /** @description The billing address, masked as the shipping address is; null: the same as the shipping address. */
+      billingAddress: components['schemas']['Address'] | null;
+      shippingMethod: components['schemas']['OrderShippingMethod'] | null;
+      /** @description The buyer's phone, masked: its last two digits (`•••67`). */
+      phone: string | null;
       /** Format: date-time */
       createdAt: string;
       /**
@@ -4268,6 +4318,8 @@ export interface components {
       currency: string;
       /** @description Reply-To of every store mail (D33: always an address; the owner's by default). */
       replyToEmail: string | null;
+      /** @description When on, a checkout with a line that requires shipping must give a shipping address and a shipping method (400 otherwise). Off for stores made before shipping zones, so their clients keep working. */
+      requireShippingAddress: boolean;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -4281,13 +4333,15 @@ export interface components {
        * @description Reply-To of every store mail. Always an address: null or "" is 400.
        */
       replyToEmail?: string;
+      requireShippingAddress?: boolean;
     };
     /** TaxRate */
     TaxRate: {
+      /** @description ISO 3166-1 alpha-2 (`DE`), or an ISO 3166-2 region (`US-CA`) whose rate beats its country’s. */
       country: string;
       /** @description Basis points: 2000 = 20 %. */
       taxRateBps: number;
-      /** @description Flat shipping in minor units. */
+      /** @description Legacy: the amount of the country's default shipping method (what a checkout that names no method is charged; 0 without one, and for a region). Shipping zones and methods (/admin/v1/shipping/zones) say more. */
       shippingAmount: number;
       /** Format: date-time */
       updatedAt: string;
@@ -4295,7 +4349,8 @@ export interface components {
     /** TaxRateInput */
     TaxRateInput: {
       taxRateBps: number;
-      shippingAmount: number;
+      /** @description Legacy: sets the country's default shipping method to a flat method of this amount (made "Standard shipping" in the country's zone when there is none). Left out: the country's shipping stays as it is. Not for a region. */
+      shippingAmount?: number;
     };
     /** TaxRateList */
     TaxRateList: {
@@ -7136,6 +7191,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description `shippingAddress` (where the parcel goes; replaces the cart's) is checked by its country's rules: a bad field is 400 with its pointer (`/shippingAddress/postalCode`). It is required, with `shippingMethodId`, when the store requires a shipping address and a line requires shipping. `billingAddress`: when it differs from the shipping address. */
     requestBody: {
       content: {
         'application/json': components['schemas']['CheckoutInput'];
@@ -7222,6 +7278,8 @@ export interface operations {
        *     `insufficient_stock`: Not enough sellable stock; `errors[]` names each short line.
        *
        *     `shipping_method_unavailable`: That shipping method is not one of the cart’s shipping options.
+       *
+       *     `shipping_unavailable`: The store does not ship to that address.
        */
       409: {
         headers: {
@@ -13729,6 +13787,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description A country (`DE`) or a region of one (`US-CA`). */
         country: string;
       };
       cookie?: never;
@@ -13836,6 +13895,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description A country (`DE`) or a region of one (`US-CA`). */
         country: string;
       };
       cookie?: never;
