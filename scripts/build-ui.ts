@@ -6,9 +6,9 @@
  *   node scripts/build-ui.ts             build every front end (npm run ui:build)
  *   node scripts/build-ui.ts --if-stale  build only those whose sources changed since their last build
  *
- * A build records a hash of its inputs (the app's sources and config, and the client and blocks
- * packages' sources) in dist/.source-hash; --if-stale compares it, so `npm start` costs a few
- * milliseconds when nothing changed.
+ * A build records a hash of its inputs (the app's sources and config, and the client, blocks and
+ * address packages' sources) in dist/.source-hash; --if-stale compares it, so `npm start` costs a
+ * few milliseconds when nothing changed.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -47,6 +47,7 @@ export function sourceHash(app: WebApp): string {
     path.join(app.dir, 'package.json'),
     ...filesUnder(path.join(packages, 'client', 'src')),
     ...filesUnder(path.join(packages, 'blocks', 'src')),
+    ...filesUnder(path.join(packages, 'address', 'src')),
     path.join(root, 'package-lock.json'),
   ];
   for (const file of inputs) {

@@ -22,6 +22,7 @@ export default defineConfig({
       '@storefront/client': path.join(packages, 'client', 'src', 'index.ts'),
       '@storefront/blocks/blocks.css': path.join(packages, 'blocks', 'src', 'blocks.css'),
       '@storefront/blocks': path.join(packages, 'blocks', 'src', 'index.ts'),
+      '@storefront/address': path.join(packages, 'address', 'src', 'index.ts'),
     },
   },
   build: {

@@ -1,8 +1,12 @@
 import type { ServiceDeps } from '../db/service-deps.ts';
 import { createMethod, createZone } from '../shipping/shipping.service.ts';
+import { changeStoreSettings } from '../stores/stores.service.ts';
 import type { MethodBody } from '../shipping/shipping.schemas.ts';
 
-/** The demo store ships from the US: a domestic zone, Europe and the rest of the world, with a method of each kind (D38). */
+/**
+ * The demo store ships from the US: a domestic zone, Europe and the rest of the world, with a method
+ * of each kind (D38), and requires a shipping address at checkout (D40).
+ */
 const ZONES: { name: string; areas: { country: string }[]; methods: MethodBody[] }[] = [
   {
     name: 'United States',
@@ -53,6 +57,8 @@ export async function seedDemoShipping(
   deps: Pick<ServiceDeps, 'db' | 'clock'>,
   storeId: string,
 ): Promise<void> {
+  // D40: the demo store asks every buyer of goods for an address and a method, as a real shop does.
+  await changeStoreSettings(deps, storeId, { requireShippingAddress: true });
   for (const zone of ZONES) {
     const created = await createZone(deps, storeId, { name: zone.name, areas: zone.areas });
     for (const method of zone.methods) await createMethod(deps, storeId, created.id, method);

@@ -5,14 +5,13 @@ import { isStatus, shopApi } from './api.ts';
 import { cartStore, itemCount, useCart } from './cart.ts';
 import { useResource } from './data.ts';
 import { CartPage } from './pages/cart.tsx';
-import { CheckoutPage } from './pages/checkout.tsx';
 import { CollectionPage } from './pages/collection.tsx';
 import { ContentPage } from './pages/content.tsx';
 import { HomePage } from './pages/home.tsx';
 import { NotFound } from './pages/not-found.tsx';
-import { OrderPage } from './pages/order.tsx';
 import { ProductPage } from './pages/product.tsx';
 import { Link, match, useLocation } from './router.tsx';
+import { CheckoutPage, OrderPage } from './pages/lazy.ts';
 
 function useMenu(handle: string): Menu['items'] {
   // A store without this menu simply shows none.

@@ -5,7 +5,7 @@
  * answers 412, and the cart is read again instead of overwriting what the other tab did.
  * Changes run one after another, so this tab never races itself.
  */
-import type { Cart, CartInput } from '@storefront/client';
+import type { AddressInput, Cart, CartInput, ShippingOption } from '@storefront/client';
 import { useEffect, useState } from 'preact/hooks';
 import { isStatus, shopApi } from './api.ts';
 
@@ -222,6 +222,62 @@ class CartStore {
     });
   }
 
+  /**
+   * One write of a sub-resource of the cart (its address, method or code) under `If-Match`. When
+   * another tab changed the cart (412), nothing is written, the cart is read again, and
+   * CartChangedError says so; a refusal of the write itself (400, 409) is the caller's to show.
+   */
+  #writeOne(
+    send: (
+      id: string,
+      options: { ifMatch?: string; onResponse: (response: Response) => void },
+    ) => Promise<Cart>,
+  ): Promise<Cart> {
+    return this.#run(async () => {
+      const cart = this.#state.cart;
+      if (!cart) throw new CartChangedError();
+      let etag: string | null = null;
+      try {
+        const next = await send(cart.id, {
+          ...(this.#etag ? { ifMatch: this.#etag } : {}),
+          onResponse: (r) => (etag = r.headers.get('etag')),
+        });
+        return this.#set(next, etag)!;
+      } catch (error) {
+        if (isStatus(error, 412) || (isStatus(error, 409) && error.title === 'cart_completed')) {
+          await this.#read();
+          throw new CartChangedError();
+        }
+        throw error;
+      }
+    });
+  }
+
+  /** Where the parcel goes (checked by the service: a bad field is a 400 with its pointer). */
+  setShippingAddress(address: AddressInput): Promise<Cart> {
+    return this.#writeOne((id, options) => shopApi().carts.setShippingAddress(id, address, options));
+  }
+
+  /** The shipping method: one of the cart's options. */
+  setShippingMethod(methodId: string): Promise<Cart> {
+    return this.#writeOne((id, options) => shopApi().carts.setShippingMethod(id, methodId, options));
+  }
+
+  /** Applies a discount code to the totals (409 `discount_invalid` when it cannot be used), or removes it. */
+  setDiscountCode(code: string | null): Promise<Cart> {
+    return this.#writeOne((id, options) =>
+      code === null
+        ? shopApi().carts.removeDiscountCode(id, options)
+        : shopApi().carts.setDiscountCode(id, code, options),
+    );
+  }
+
+  /** The shipping methods the cart can take to its address, cheapest first. */
+  shippingOptions(): Promise<ShippingOption[]> {
+    const cart = this.#state.cart;
+    return cart ? shopApi().carts.shippingOptions(cart.id) : Promise.resolve([]);
+  }
+
   /** After checkout: the cart is an order now; the next item starts a new cart. */
   forget(): void {
     this.#set(null, null);
@@ -237,7 +293,13 @@ export const cartStore = new CartStore();
 
 export function useCart(): CartState {
   const [state, setState] = useState(cartStore.state);
-  useEffect(() => cartStore.subscribe(setState), []);
+  useEffect(() => {
+    const unsubscribe = cartStore.subscribe(setState);
+    // A change between this component's first render and now (the cart read finishing while a
+    // lazily loaded page mounted) would otherwise be missed until the next one.
+    setState(cartStore.state);
+    return unsubscribe;
+  }, []);
   return state;
 }
 

@@ -4,7 +4,13 @@
  * order, the same payment), so a reload of the review step, "pay now" after leaving the payment
  * page, or checking out the restored cart unchanged never makes a second order.
  */
-import { randomUUID, type Checkout, type CheckoutInput } from '@storefront/client';
+import {
+  randomUUID,
+  type AddressInput,
+  type Cart,
+  type Checkout,
+  type CheckoutInput,
+} from '@storefront/client';
 import { config, shopApi } from './api.ts';
 import { sameItems, type Items } from './cart.ts';
 import { href } from './router.tsx';
@@ -17,6 +23,13 @@ export interface SavedCheckout {
   orderId: string;
   /** The lines the cart held when it was sent (the order's). */
   items?: Items;
+  /** Where and how the cart shipped, and its code, when it was sent (`choicesOf`). */
+  choices?: string;
+}
+
+/** What the cart brings to its checkout besides its lines: address, method and code. */
+export function choicesOf(cart: Pick<Cart, 'shippingAddress' | 'shippingMethod' | 'discountCode'>): string {
+  return JSON.stringify([cart.shippingAddress, cart.shippingMethod?.id ?? null, cart.discountCode]);
 }
 
 export function savedCheckout(): SavedCheckout | null {
@@ -57,11 +70,13 @@ export function stillHeld(checkout: Checkout): boolean {
  * and body answer that order again: no second order, and its stock is not held twice. Otherwise a
  * new key (one per attempt: the client retries a lost answer with it; a refusal is final for it).
  */
-export async function placeOrder(body: CheckoutInput, items: Items): Promise<Checkout> {
+export async function placeOrder(body: CheckoutInput, items: Items, choices = ''): Promise<Checkout> {
   const saved = savedCheckout();
   const same =
     saved !== null &&
     sameItems(saved.items ?? [], items) &&
+    (saved.choices ?? '') === choices &&
+    (saved.body.phone ?? null) === (body.phone ?? null) &&
     saved.body.email === body.email &&
     (saved.body.country ?? null) === (body.country ?? null) &&
     (saved.body.discountCode ?? null) === (body.discountCode ?? null);
@@ -71,7 +86,7 @@ export async function placeOrder(body: CheckoutInput, items: Items): Promise<Che
   }
   const idempotencyKey = randomUUID();
   const answer = await sendCheckout(body, idempotencyKey);
-  saveCheckout({ idempotencyKey, body, orderId: answer.order.id, items });
+  saveCheckout({ idempotencyKey, body, orderId: answer.order.id, items, choices });
   return answer;
 }
 
@@ -98,4 +113,30 @@ export function payOnHostedPage(checkout: Checkout): void {
   }
   document.body.append(form);
   form.submit();
+}
+
+const DETAILS_KEY = 'storefront.details';
+
+/** What the shopper typed last time on this browser, to fill the form in on the next visit. */
+export interface SavedDetails {
+  email: string;
+  phone: string;
+  address: AddressInput | null;
+}
+
+export function savedDetails(): SavedDetails | null {
+  try {
+    const raw = window.localStorage.getItem(DETAILS_KEY);
+    return raw ? (JSON.parse(raw) as SavedDetails) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function saveDetails(details: SavedDetails): void {
+  try {
+    window.localStorage.setItem(DETAILS_KEY, JSON.stringify(details));
+  } catch {
+    // Storage refused (private mode): the shopper types it again next time.
+  }
 }

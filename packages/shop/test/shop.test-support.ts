@@ -141,6 +141,25 @@ export async function seedCatalog({ admin }: ShopStore): Promise<Catalog> {
   };
 }
 
+/** A zone and its methods, made through the Admin API; returns the methods' ids by name. */
+export async function seedZone(
+  { admin }: ShopStore,
+  zone: { name: string; areas: { country: string; regions?: string[] }[] },
+  methods: Record<string, unknown>[],
+): Promise<Record<string, string>> {
+  const created = await admin.request('adminCreateShippingZone', { body: zone });
+  const ids: Record<string, string> = {};
+  for (const method of methods) {
+    const made = await admin.request('adminCreateShippingMethod', {
+      path: { id: created.id },
+      // Each kind has its own fields; the service checks them.
+      body: method as never,
+    });
+    ids[made.name] = made.id;
+  }
+  return ids;
+}
+
 /** First contentful paint of the page's load, in milliseconds. */
 export async function firstContentfulPaint(page: Page): Promise<number> {
   return page.evaluate<number>(

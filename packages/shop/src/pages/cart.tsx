@@ -1,14 +1,17 @@
 /** The cart: lines, quantities, remove; every change a full replace with If-Match (see cart.ts). */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { describeError } from '../api.ts';
 import { CartChangedError, cartStore, useCart } from '../cart.ts';
 import { Link } from '../router.tsx';
 import { Loading, Money, PageTitle } from '../ui.tsx';
+import { CheckoutPage } from './lazy.ts';
 
 export function CartPage() {
   const { cart, loading } = useCart();
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<{ changed: boolean; message: string } | null>(null);
+  // The checkout's chunk, fetched while the shopper looks at the cart.
+  useEffect(() => CheckoutPage.preload(), []);
 
   async function change(variantId: string, quantity: number) {
     setBusy(true);

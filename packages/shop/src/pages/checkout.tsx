@@ -1,68 +1,40 @@
 /**
- * Checkout: email, country and a discount code; then a review of the order with its totals (the
- * service prices discount, tax and shipping when it makes the order) and "Pay", which hands the
- * shopper to the payment provider's hosted page.
+ * Checkout in three steps any shopper knows (D40): contact and address (a form that follows the
+ * country), the shipping method with prices and delivery estimates, and a review with the totals
+ * the service will charge (the cart's preview), then the payment provider's hosted page. Each step
+ * writes to the cart (its address, method and code, under If-Match), so a reload, another tab and
+ * the service all see the same choices. What the shopper typed is kept on this browser for the
+ * next visit.
  */
-import { StorefrontError, type Cart, type Checkout } from '@storefront/client';
+import { checkAddress, formatAddress } from '@storefront/address';
+import { StorefrontError, type Cart, type Checkout, type ShippingOption } from '@storefront/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, isStatus } from '../api.ts';
-import { cartStore, itemsOf, useCart } from '../cart.ts';
+import { CartChangedError, cartStore, itemsOf, useCart } from '../cart.ts';
 import {
+  choicesOf,
   payOnHostedPage,
   placeOrder,
   saveCheckout,
+  saveDetails,
   savedCheckout,
+  savedDetails,
   sendCheckout,
   stillHeld,
 } from '../checkout.ts';
 import { Link, navigate } from '../router.tsx';
 import { Loading, Money, Notice, PageTitle } from '../ui.tsx';
-
-const COUNTRIES = [
-  'US',
-  'CA',
-  'GB',
-  'IE',
-  'DE',
-  'FR',
-  'NL',
-  'BE',
-  'ES',
-  'IT',
-  'SE',
-  'DK',
-  'NO',
-  'FI',
-  'PL',
-  'AT',
-  'CH',
-  'AU',
-  'NZ',
-  'JP',
-];
-
-function countryNames(): (code: string) => string {
-  try {
-    const names = new Intl.DisplayNames(undefined, { type: 'region' });
-    return (code) => names.of(code) ?? code;
-  } catch {
-    return (code) => code;
-  }
-}
-
-function defaultCountry(): string {
-  const region = /-([A-Z]{2})\b/.exec(navigator.language)?.[1];
-  return region && COUNTRIES.includes(region) ? region : 'US';
-}
-
-interface FieldProblems {
-  email?: string;
-  country?: string;
-  discountCode?: string;
-  form?: string;
-  /** The lines short of stock, by name: "Blue mug (Large): only 3 left, you have 6 in your cart". */
-  stock?: string[];
-}
+import {
+  AddressFields,
+  addressInput,
+  browserCountry,
+  countryName,
+  draftOf,
+  emptyAddress,
+  type AddressDraft,
+  type AddressField,
+  type AddressProblems,
+} from './address-form.tsx';
 
 /**
  * The lines an `insufficient_stock` refusal names (its `errors[]` carry `variantId`, `requested`
@@ -79,28 +51,29 @@ function shortLines(error: StorefrontError, lines: Cart['items']): string[] {
   });
 }
 
-/** Where the service's refusal belongs: at a field when it names one, else above the form. */
-function problemsOf(error: unknown, lines: Cart['items']): FieldProblems {
-  if (!(error instanceof StorefrontError)) return { form: describeError(error) };
-  if (error.title === 'discount_invalid') return { discountCode: error.detail };
-  if (error.title === 'insufficient_stock') {
-    return {
-      form: 'Some items in your cart are not available in that quantity any more. Nothing was reserved.',
-      stock: shortLines(error, lines),
-    };
-  }
-  if (error.title === 'validation_failed') {
-    const problems: FieldProblems = {};
-    for (const field of error.errors) {
-      const name = field.pointer.replace(/^\//, '');
-      if (name === 'email' || name === 'country' || name === 'discountCode') problems[name] = field.detail;
-      else problems.form = field.detail;
-    }
-    return problems.email || problems.country || problems.discountCode || problems.form
-      ? problems
-      : { form: error.detail };
-  }
-  return { form: describeError(error) };
+/** A refusal shown above a step's form, with the lines short of stock when that was the reason. */
+interface FormProblem {
+  message: string;
+  stock?: string[];
+}
+
+function FormProblemNotice({ problem }: { problem: FormProblem | null }) {
+  if (!problem) return null;
+  return (
+    <div class="notice notice-error" role="alert">
+      <p>{problem.message}</p>
+      {problem.stock ? (
+        <ul class="short-lines">
+          {problem.stock.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      ) : null}
+      <p>
+        <Link to="/cart">Review your cart</Link>
+      </p>
+    </div>
+  );
 }
 
 export function CheckoutPage() {
@@ -111,7 +84,7 @@ export function CheckoutPage() {
 
   // With an empty cart, this tab's checkout is the review step reloaded (the cart became its order):
   // the same key and body answer it again. A cart with items (restored, or filled since) goes
-  // through the form, which resumes that order when nothing changed (placeOrder).
+  // through the steps, which resume that order when nothing changed (placeOrder).
   useEffect(() => {
     if (!resuming || loading || started.current) return;
     started.current = true;
@@ -135,19 +108,86 @@ export function CheckoutPage() {
 
   if (resuming) return <Loading label="Loading your checkout…" />;
   if (checkout) return <Review checkout={checkout} />;
-  return <DetailsForm onDone={setCheckout} />;
+  return <Steps onDone={setCheckout} />;
 }
 
-function DetailsForm({ onDone }: { onDone: (checkout: Checkout) => void }) {
+type Step = 'details' | 'shipping' | 'review';
+const STEPS: { step: Step; label: string }[] = [
+  { step: 'details', label: 'Contact and address' },
+  { step: 'shipping', label: 'Shipping' },
+  { step: 'review', label: 'Review and pay' },
+];
+
+/** Where the shopper is, with the steps behind them as buttons back. */
+function StepList({
+  current,
+  onGo,
+  skipShipping,
+}: {
+  current: Step;
+  onGo: (step: Step) => void;
+  skipShipping: boolean;
+}) {
+  const at = STEPS.findIndex((entry) => entry.step === current);
+  return (
+    <ol class="checkout-steps" aria-label="Checkout steps">
+      {STEPS.map((entry, index) => {
+        const label = `${index + 1}. ${entry.label}`;
+        const skipped = entry.step === 'shipping' && skipShipping;
+        return (
+          <li
+            key={entry.step}
+            aria-current={index === at ? 'step' : undefined}
+            class={index === at ? 'current' : undefined}
+          >
+            {index < at && !skipped ? (
+              <button type="button" class="button-link" onClick={() => onGo(entry.step)}>
+                {label}
+              </button>
+            ) : (
+              <span>{label}</span>
+            )}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+function focusSoon(id: string) {
+  window.requestAnimationFrame(() => document.getElementById(id)?.focus());
+}
+
+/** The days an option takes, in words ("3–5 business days"); empty when the store gave none. */
+export function deliveryEstimate(option: {
+  minDeliveryDays: number | null;
+  maxDeliveryDays: number | null;
+}): string {
+  const { minDeliveryDays: min, maxDeliveryDays: max } = option;
+  if (min !== null && max !== null && min !== max) return `${min}–${max} business days`;
+  const days = max ?? min;
+  if (days === null) return '';
+  return days === 0 ? 'Today' : `${days} business day${days === 1 ? '' : 's'}`;
+}
+
+function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
   const { cart, loading } = useCart();
-  // The details of this tab's last checkout, when the shopper comes back to change the cart.
-  const [earlier] = useState(() => savedCheckout()?.body);
-  const [email, setEmail] = useState(earlier?.email ?? '');
-  const [country, setCountry] = useState(() => earlier?.country ?? defaultCountry());
-  const [discountCode, setDiscountCode] = useState(earlier?.discountCode ?? '');
+  const [details] = useState(() => savedDetails());
+  const [step, setStep] = useState<Step>('details');
+  const [email, setEmail] = useState(details?.email ?? savedCheckout()?.body.email ?? '');
+  const [phone, setPhone] = useState(details?.phone ?? '');
+  const [address, setAddress] = useState<AddressDraft>(() => {
+    const from = cart?.shippingAddress ?? details?.address;
+    return from ? draftOf(from) : emptyAddress(browserCountry() ?? 'US');
+  });
+  const [options, setOptions] = useState<ShippingOption[] | null>(null);
+  const [methodId, setMethodId] = useState<string | null>(cart?.shippingMethod?.id ?? null);
+  const [discountCode, setDiscountCode] = useState('');
   const [sending, setSending] = useState(false);
-  const [problems, setProblems] = useState<FieldProblems>({});
-  const names = countryNames();
+  const [fields, setFields] = useState<
+    AddressProblems & { email?: string; phone?: string; discountCode?: string }
+  >({});
+  const [problem, setProblem] = useState<FormProblem | null>(null);
 
   if (loading && !cart) return <Loading label="Loading your cart…" />;
   if (!cart || cart.items.length === 0) {
@@ -161,125 +201,376 @@ function DetailsForm({ onDone }: { onDone: (checkout: Checkout) => void }) {
       </section>
     );
   }
+  const skipShipping = options !== null && options.length === 0;
 
-  async function submit(event: Event) {
+  function go(next: Step) {
+    setProblem(null);
+    setFields({});
+    setStep(next);
+    focusSoon('checkout-step-title');
+  }
+
+  /** A refusal: at the field it names when it names one, else above the form. */
+  function refused(error: unknown, lines: Cart['items']) {
+    if (error instanceof CartChangedError) {
+      setProblem({ message: error.message });
+      return;
+    }
+    if (error instanceof StorefrontError && error.title === 'validation_failed') {
+      const found: Record<string, string> = {};
+      for (const field of error.errors) {
+        const name = field.pointer.replace(/^\/(shippingAddress\/)?/, '');
+        found[name] = field.detail;
+      }
+      setFields(found);
+      const first = Object.keys(found)[0];
+      if (first) focusSoon(first === 'email' || first === 'phone' ? `checkout-${first}` : `ship-${first}`);
+      return;
+    }
+    if (error instanceof StorefrontError && error.title === 'discount_invalid') {
+      setFields({ discountCode: error.detail });
+      focusSoon('checkout-discount');
+      return;
+    }
+    if (error instanceof StorefrontError && error.title === 'insufficient_stock') {
+      setProblem({
+        message: 'Some items in your cart are not available in that quantity any more. Nothing was reserved.',
+        stock: shortLines(error, lines),
+      });
+      return;
+    }
+    setProblem({ message: describeError(error) });
+  }
+
+  async function submitDetails(event: Event) {
     event.preventDefault();
-    if (!cart) return;
-    const body = {
-      cartId: cart.id,
-      email: email.trim(),
-      country,
-      ...(discountCode.trim() ? { discountCode: discountCode.trim() } : {}),
-    };
-    if (!/^[^\s@]+@[^\s@]+$/.test(body.email)) {
-      setProblems({ email: 'Enter your email address, like name@example.com.' });
-      document.getElementById('checkout-email')?.focus();
+    const found: typeof fields = {};
+    if (!/^[^\s@]+@[^\s@]+$/.test(email.trim()))
+      found.email = 'Enter your email address, like name@example.com.';
+    if (phone.trim() !== '' && !/^\+?[0-9][0-9 ().-]{3,}$/.test(phone.trim()))
+      found.phone = 'Enter a phone number: digits, spaces and + ( ) . -';
+    const input = addressInput(address);
+    for (const { pointer, detail } of checkAddress(input).problems)
+      found[pointer.slice(1) as AddressField] = detail;
+    if (Object.keys(found).length > 0) {
+      setFields(found);
+      const first = Object.keys(found)[0]!;
+      focusSoon(first === 'email' || first === 'phone' ? `checkout-${first}` : `ship-${first}`);
       return;
     }
     setSending(true);
-    setProblems({});
-    const lines = cart.items;
+    setFields({});
+    setProblem(null);
     try {
-      const answer = await placeOrder(body, itemsOf(cart));
-      cartStore.forget();
-      onDone(answer);
-    } catch (error) {
-      if (isStatus(error, 409) && error instanceof StorefrontError && error.title !== 'discount_invalid') {
-        // The cart moved on (prices, stock, checked out elsewhere): show what it holds now.
-        await cartStore.load().catch(() => undefined);
+      const addressed = await cartStore.setShippingAddress(input);
+      saveDetails({ email: email.trim(), phone: phone.trim(), address: input });
+      if (addressed.notices.some((notice) => notice.code === 'shipping_unavailable')) {
+        setFields({
+          country: `We do not ship to ${countryName(address.country)} yet. Choose another address.`,
+        });
+        focusSoon('ship-country');
+        return;
       }
-      const found = problemsOf(error, lines);
-      setProblems(found);
-      const field = found.email ? 'checkout-email' : found.discountCode ? 'checkout-discount' : null;
-      if (field) document.getElementById(field)?.focus();
+      const offered = await cartStore.shippingOptions();
+      setOptions(offered);
+      const kept = offered.find((option) => option.id === addressed.shippingMethod?.id);
+      setMethodId(kept?.id ?? offered[0]?.id ?? null);
+      go(offered.length === 0 ? 'review' : 'shipping');
+    } catch (error) {
+      refused(error, cart!.items);
     } finally {
       setSending(false);
     }
   }
 
+  async function submitShipping(event: Event) {
+    event.preventDefault();
+    if (!methodId) return;
+    setSending(true);
+    setProblem(null);
+    try {
+      await cartStore.setShippingMethod(methodId);
+      go('review');
+    } catch (error) {
+      if (error instanceof StorefrontError && error.title === 'shipping_method_unavailable') {
+        setOptions(await cartStore.shippingOptions().catch(() => []));
+        setProblem({
+          message: 'That shipping method is not available for this order any more. Choose another.',
+        });
+      } else refused(error, cart!.items);
+    } finally {
+      setSending(false);
+    }
+  }
+
+  async function applyCode(code: string | null) {
+    setSending(true);
+    setFields({});
+    setProblem(null);
+    try {
+      await cartStore.setDiscountCode(code);
+      setDiscountCode('');
+    } catch (error) {
+      refused(error, cart!.items);
+    } finally {
+      setSending(false);
+    }
+  }
+
+  async function pay() {
+    if (!cart) return;
+    setSending(true);
+    setProblem(null);
+    const lines = cart.items;
+    const previewed = cart.totals.total.amount;
+    try {
+      const body = { cartId: cart.id, email: email.trim(), ...(phone.trim() ? { phone: phone.trim() } : {}) };
+      const answer = await placeOrder(body, itemsOf(cart), choicesOf(cart));
+      cartStore.forget();
+      // The service charged what the review showed: straight to the provider's page. When a price
+      // or a rate changed meanwhile, the order's own review says what it costs now.
+      if (answer.order.total.amount === previewed && answer.payment.provider === 'sandbox')
+        payOnHostedPage(answer);
+      else {
+        setSending(false);
+        onDone(answer);
+      }
+    } catch (error) {
+      setSending(false);
+      if (isStatus(error, 409) && error instanceof StorefrontError && error.title !== 'discount_invalid') {
+        // The cart moved on (prices, stock, a method, checked out elsewhere): show what it holds now.
+        await cartStore.load().catch(() => undefined);
+      }
+      if (error instanceof StorefrontError && error.title === 'shipping_method_unavailable') {
+        setOptions(await cartStore.shippingOptions().catch(() => []));
+        go('shipping');
+        setProblem({
+          message: 'The shipping method is not available for this order any more. Choose another.',
+        });
+        return;
+      }
+      refused(error, lines);
+    }
+  }
+
   const currency = cart.subtotal.currency;
+  const title = STEPS.find((entry) => entry.step === step)!.label;
   return (
     <section class="checkout">
       <PageTitle title="Checkout">Checkout</PageTitle>
+      <StepList current={step} onGo={go} skipShipping={skipShipping} />
       <div class="checkout-columns">
-        <form class="checkout-form" onSubmit={(event) => void submit(event)} noValidate>
-          {problems.form ? (
-            <div class="notice notice-error" role="alert">
-              <p>{problems.form}</p>
-              {problems.stock ? (
-                <ul class="short-lines">
-                  {problems.stock.map((line) => (
-                    <li key={line}>{line}</li>
-                  ))}
-                </ul>
-              ) : null}
-              <p>
-                <Link to="/cart">Review your cart</Link>
+        <div class="checkout-form">
+          <h2 id="checkout-step-title" tabIndex={-1}>
+            {title}
+          </h2>
+          <FormProblemNotice problem={problem} />
+          {step === 'details' ? (
+            <form onSubmit={(event) => void submitDetails(event)} noValidate>
+              <fieldset>
+                <legend>Contact</legend>
+                <ContactField
+                  id="checkout-email"
+                  label="Email"
+                  type="email"
+                  autoComplete="email"
+                  value={email}
+                  onInput={(value) => {
+                    setEmail(value);
+                    setFields(({ email: _email, ...rest }) => rest);
+                  }}
+                  problem={fields.email}
+                  hint="For the order confirmation."
+                />
+                <ContactField
+                  id="checkout-phone"
+                  label="Phone (optional)"
+                  type="tel"
+                  autoComplete="tel"
+                  value={phone}
+                  onInput={(value) => {
+                    setPhone(value);
+                    setFields(({ phone: _phone, ...rest }) => rest);
+                  }}
+                  problem={fields.phone}
+                  hint="For the carrier, if they need to reach you."
+                />
+              </fieldset>
+              <fieldset>
+                <legend>Shipping address</legend>
+                <AddressFields
+                  value={address}
+                  onChange={(next) => {
+                    // A field the shopper changes loses its complaint until the next check.
+                    setFields((current) => {
+                      const kept = { ...current };
+                      for (const field of Object.keys(next) as AddressField[])
+                        if (next[field] !== address[field]) delete kept[field];
+                      return kept;
+                    });
+                    setAddress(next);
+                  }}
+                  problems={fields}
+                  idPrefix="ship"
+                />
+              </fieldset>
+              <button type="submit" class="button-primary" disabled={sending}>
+                {sending ? 'Saving…' : 'Continue to shipping'}
+              </button>
+            </form>
+          ) : null}
+          {step === 'shipping' && options ? (
+            <form onSubmit={(event) => void submitShipping(event)}>
+              <fieldset class="shipping-options">
+                <legend>Shipping method</legend>
+                {options.map((option) => {
+                  const estimate = deliveryEstimate(option);
+                  return (
+                    <label key={option.id} class="shipping-option">
+                      <input
+                        type="radio"
+                        name="shipping-method"
+                        value={option.id}
+                        checked={methodId === option.id}
+                        onChange={() => setMethodId(option.id)}
+                      />
+                      <span class="shipping-option-name">
+                        {option.name}
+                        {estimate ? <span class="muted"> · {estimate}</span> : null}
+                      </span>
+                      <span class="shipping-option-price">
+                        {option.amount.amount === 0 ? (
+                          'Free'
+                        ) : (
+                          <Money amount={option.amount.amount} currency={option.amount.currency} />
+                        )}
+                      </span>
+                    </label>
+                  );
+                })}
+              </fieldset>
+              <button type="submit" class="button-primary" disabled={sending || !methodId}>
+                {sending ? 'Saving…' : 'Continue to review'}
+              </button>
+            </form>
+          ) : null}
+          {step === 'review' ? (
+            <div class="review-step">
+              <dl class="review-choices">
+                <div>
+                  <dt>Contact</dt>
+                  <dd>
+                    {email}
+                    {phone ? <>, {phone}</> : null}
+                  </dd>
+                  <dd>
+                    <button type="button" class="button-link" onClick={() => go('details')}>
+                      Change <span class="visually-hidden">contact</span>
+                    </button>
+                  </dd>
+                </div>
+                {cart.shippingAddress ? (
+                  <div>
+                    <dt>Ship to</dt>
+                    <dd>
+                      <address>
+                        {formatAddress(cart.shippingAddress).map((line) => (
+                          <span key={line} class="address-line">
+                            {line}
+                          </span>
+                        ))}
+                      </address>
+                    </dd>
+                    <dd>
+                      <button type="button" class="button-link" onClick={() => go('details')}>
+                        Change <span class="visually-hidden">address</span>
+                      </button>
+                    </dd>
+                  </div>
+                ) : null}
+                {cart.shippingMethod ? (
+                  <div>
+                    <dt>Shipping method</dt>
+                    <dd>
+                      {cart.shippingMethod.name}
+                      {deliveryEstimate(cart.shippingMethod)
+                        ? ` · ${deliveryEstimate(cart.shippingMethod)}`
+                        : ''}
+                    </dd>
+                    <dd>
+                      <button type="button" class="button-link" onClick={() => go('shipping')}>
+                        Change <span class="visually-hidden">shipping method</span>
+                      </button>
+                    </dd>
+                  </div>
+                ) : null}
+              </dl>
+              {cart.notices.map((notice) => (
+                <Notice key={notice.code} tone="warning">
+                  <p>{notice.detail}</p>
+                </Notice>
+              ))}
+              <form
+                class="discount-form"
+                onSubmit={(event) => {
+                  event.preventDefault();
+                  if (discountCode.trim()) void applyCode(discountCode.trim());
+                }}
+              >
+                <div class="field">
+                  <label for="checkout-discount">Discount code (optional)</label>
+                  <div class="inline-field">
+                    <input
+                      id="checkout-discount"
+                      type="text"
+                      autoComplete="off"
+                      autoCapitalize="characters"
+                      maxLength={64}
+                      value={discountCode}
+                      aria-invalid={fields.discountCode ? 'true' : undefined}
+                      aria-describedby={fields.discountCode ? 'checkout-discount-problem' : undefined}
+                      onInput={(event) => setDiscountCode(event.currentTarget.value)}
+                    />
+                    <button type="submit" class="button-secondary" disabled={sending}>
+                      Apply
+                    </button>
+                  </div>
+                  {fields.discountCode ? (
+                    <p id="checkout-discount-problem" class="field-problem">
+                      {fields.discountCode}
+                    </p>
+                  ) : null}
+                </div>
+                {cart.discountCode ? (
+                  <p>
+                    Code {cart.discountCode} applied.{' '}
+                    <button
+                      type="button"
+                      class="button-link"
+                      disabled={sending}
+                      onClick={() => void applyCode(null)}
+                    >
+                      Remove <span class="visually-hidden">code {cart.discountCode}</span>
+                    </button>
+                  </p>
+                ) : null}
+              </form>
+              <CartTotals cart={cart} />
+              <button type="button" class="button-primary" disabled={sending} onClick={() => void pay()}>
+                {sending ? (
+                  'Opening the payment page…'
+                ) : (
+                  <>
+                    Pay <Money amount={cart.totals.total.amount} currency={currency} />
+                  </>
+                )}
+              </button>
+              <p class="muted">
+                You confirm the payment on the payment provider&apos;s page; this shop never sees your card.
               </p>
             </div>
           ) : null}
-          <div class="field">
-            <label for="checkout-email">Email</label>
-            <input
-              id="checkout-email"
-              type="email"
-              autoComplete="email"
-              required
-              value={email}
-              aria-invalid={problems.email ? 'true' : undefined}
-              aria-describedby={problems.email ? 'checkout-email-problem' : 'checkout-email-hint'}
-              onInput={(event) => setEmail(event.currentTarget.value)}
-            />
-            {problems.email ? (
-              <p id="checkout-email-problem" class="field-problem">
-                {problems.email}
-              </p>
-            ) : (
-              <p id="checkout-email-hint" class="field-hint">
-                For the order confirmation.
-              </p>
-            )}
-          </div>
-          <div class="field">
-            <label for="checkout-country">Country</label>
-            <select
-              id="checkout-country"
-              autoComplete="country"
-              value={country}
-              aria-invalid={problems.country ? 'true' : undefined}
-              onChange={(event) => setCountry(event.currentTarget.value)}
-            >
-              {COUNTRIES.map((code) => (
-                <option key={code} value={code}>
-                  {names(code)}
-                </option>
-              ))}
-            </select>
-            {problems.country ? <p class="field-problem">{problems.country}</p> : null}
-          </div>
-          <div class="field">
-            <label for="checkout-discount">Discount code (optional)</label>
-            <input
-              id="checkout-discount"
-              type="text"
-              autoComplete="off"
-              autoCapitalize="characters"
-              maxLength={64}
-              value={discountCode}
-              aria-invalid={problems.discountCode ? 'true' : undefined}
-              aria-describedby={problems.discountCode ? 'checkout-discount-problem' : undefined}
-              onInput={(event) => setDiscountCode(event.currentTarget.value)}
-            />
-            {problems.discountCode ? (
-              <p id="checkout-discount-problem" class="field-problem">
-                {problems.discountCode}
-              </p>
-            ) : null}
-          </div>
-          <button type="submit" class="button-primary" disabled={sending}>
-            {sending ? 'Working out your total…' : 'Continue to payment'}
-          </button>
-        </form>
+        </div>
         <aside class="summary" aria-labelledby="summary-title">
           <h2 id="summary-title">Your order</h2>
           <ul class="summary-lines">
@@ -292,54 +583,131 @@ function DetailsForm({ onDone }: { onDone: (checkout: Checkout) => void }) {
               </li>
             ))}
           </ul>
-          <p class="summary-subtotal">
-            <span>Subtotal</span> <Money amount={cart.subtotal.amount} currency={currency} />
-          </p>
-          <p class="muted">Discount, tax and shipping are added on the next step.</p>
+          {step === 'review' ? null : (
+            <>
+              <p class="summary-subtotal">
+                <span>Subtotal</span> <Money amount={cart.subtotal.amount} currency={currency} />
+              </p>
+              <p class="muted">Shipping and tax are worked out from your address.</p>
+            </>
+          )}
         </aside>
       </div>
     </section>
   );
 }
 
-/** The order's totals as the service priced them. */
-export function Totals({ order }: { order: Checkout['order'] }) {
-  const currency = order.total.currency;
+function ContactField(props: {
+  id: string;
+  label: string;
+  type: 'email' | 'tel';
+  autoComplete: string;
+  value: string;
+  onInput: (value: string) => void;
+  problem: string | undefined;
+  hint: string;
+}) {
+  const attributes = {
+    id: props.id,
+    autoComplete: props.autoComplete,
+    value: props.value,
+    'aria-invalid': props.problem ? ('true' as const) : undefined,
+    'aria-describedby': props.problem ? `${props.id}-problem` : `${props.id}-hint`,
+    onInput: (event: { currentTarget: HTMLInputElement }) => props.onInput(event.currentTarget.value),
+  };
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.type === 'email' ? <input type="email" {...attributes} /> : <input type="tel" {...attributes} />}
+      {props.problem ? (
+        <p id={`${props.id}-problem`} class="field-problem">
+          {props.problem}
+        </p>
+      ) : (
+        <p id={`${props.id}-hint`} class="field-hint">
+          {props.hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The cart's totals preview: what the checkout will charge when nothing changes. */
+function CartTotals({ cart }: { cart: Cart }) {
+  const { totals } = cart;
+  return (
+    <TotalsList
+      currency={totals.total.currency}
+      subtotal={totals.subtotal.amount}
+      discount={totals.discount.amount}
+      discountCode={cart.discountCode}
+      shipping={totals.shipping.amount}
+      tax={totals.tax.amount}
+      total={totals.total.amount}
+    />
+  );
+}
+
+function TotalsList(props: {
+  currency: string;
+  subtotal: number;
+  discount: number;
+  discountCode: string | null;
+  shipping: number;
+  tax: number;
+  total: number;
+}) {
+  const { currency } = props;
   return (
     <dl class="totals">
       <div>
         <dt>Subtotal</dt>
         <dd>
-          <Money amount={order.subtotal.amount} currency={currency} />
+          <Money amount={props.subtotal} currency={currency} />
         </dd>
       </div>
-      {order.discount.amount > 0 ? (
+      {props.discount > 0 ? (
         <div>
-          <dt>Discount{order.discountCode ? ` (${order.discountCode})` : ''}</dt>
+          <dt>Discount{props.discountCode ? ` (${props.discountCode})` : ''}</dt>
           <dd>
-            −<Money amount={order.discount.amount} currency={currency} />
+            −<Money amount={props.discount} currency={currency} />
           </dd>
         </div>
       ) : null}
       <div>
         <dt>Shipping</dt>
         <dd>
-          <Money amount={order.shipping.amount} currency={currency} />
+          <Money amount={props.shipping} currency={currency} />
         </dd>
       </div>
       <div>
         <dt>Tax</dt>
         <dd>
-          <Money amount={order.tax.amount} currency={currency} />
+          <Money amount={props.tax} currency={currency} />
         </dd>
       </div>
       <div class="totals-total">
         <dt>Total</dt>
         <dd>
-          <Money amount={order.total.amount} currency={currency} />
+          <Money amount={props.total} currency={currency} />
         </dd>
       </div>
     </dl>
+  );
+}
+
+/** The order's totals as the service priced them. */
+export function Totals({ order }: { order: Checkout['order'] }) {
+  return (
+    <TotalsList
+      currency={order.total.currency}
+      subtotal={order.subtotal.amount}
+      discount={order.discount.amount}
+      discountCode={order.discountCode}
+      shipping={order.shipping.amount}
+      tax={order.tax.amount}
+      total={order.total.amount}
+    />
   );
 }
 

@@ -12,7 +12,8 @@ import { payOnHostedPage, saveCheckout, savedCheckout, sendCheckout } from '../c
 import { Link, useLocation } from '../router.tsx';
 import { Loading, Notice, PageTitle } from '../ui.tsx';
 import { NotFound } from './not-found.tsx';
-import { HeldUntil, OrderLines, Totals } from './checkout.tsx';
+import { deliveryEstimate, HeldUntil, OrderLines, Totals } from './checkout.tsx';
+import { formatAddress } from '@storefront/address';
 
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 8000;
@@ -167,6 +168,33 @@ export function OrderPage({ id }: { id: string }) {
       <h2>Order #{order.number}</h2>
       <OrderLines order={order} />
       <Totals order={order} />
+      {order.shippingAddress || order.shippingMethod ? (
+        <dl class="review-choices">
+          {order.shippingAddress ? (
+            <div>
+              <dt>Ships to</dt>
+              <dd>
+                <address>
+                  {formatAddress(order.shippingAddress).map((line) => (
+                    <span key={line} class="address-line">
+                      {line}
+                    </span>
+                  ))}
+                </address>
+              </dd>
+            </div>
+          ) : null}
+          {order.shippingMethod ? (
+            <div>
+              <dt>Shipping</dt>
+              <dd>
+                {order.shippingMethod.name}
+                {deliveryEstimate(order.shippingMethod) ? ` · ${deliveryEstimate(order.shippingMethod)}` : ''}
+              </dd>
+            </div>
+          ) : null}
+        </dl>
+      ) : null}
       <p>
         <Link to="/">Continue shopping</Link>
       </p>

@@ -1,0 +1,12 @@
+/** The pages loaded when first shown (`lazyPage`): they carry every country's address rules. */
+import { lazyPage } from '../ui.tsx';
+
+export const CheckoutPage = lazyPage(
+  () => import('./checkout.tsx').then((page) => page.CheckoutPage),
+  'Loading the checkout…',
+);
+
+export const OrderPage = lazyPage(
+  () => import('./order.tsx').then((page) => page.OrderPage),
+  'Loading your order…',
+);
