@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { requireStorefront } from '../http/principals.ts';
 import Type from 'typebox';
 import { AddressInputSchema, IdParams, problemResponses, Uuid } from '../http/schemas.ts';
@@ -13,9 +14,16 @@ import {
   setShippingAddress,
   setShippingMethod,
   type CartsDeps,
+  type PricedCart,
 } from './carts.service.ts';
 
 const tags = ['Storefront: carts'];
+
+/** Answers a cart read or write: the cart, with its entity tag in ETag. */
+async function sendCart(reply: FastifyReply, priced: Promise<PricedCart>): Promise<FastifyReply> {
+  const { cart, etag } = await priced;
+  return reply.header('etag', etag).send(cart);
+}
 
 /** Server-side carts (DESIGN D3). Stock is not checked here; checkout reserves it. */
 export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps }> = async (
@@ -62,8 +70,7 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      const { cart, etag } = await readCart(deps, requireStorefront(request).storeId, request.params.id);
-      return reply.header('etag', etag).send(cart);
+      return sendCart(reply, readCart(deps, requireStorefront(request).storeId, request.params.id));
     },
   );
 
@@ -85,14 +92,16 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      const { cart, etag } = await replaceCart(
-        deps,
-        requireStorefront(request).storeId,
-        request.params.id,
-        request.body.items,
-        request.headers['if-match'],
+      return sendCart(
+        reply,
+        replaceCart(
+          deps,
+          requireStorefront(request).storeId,
+          request.params.id,
+          request.body.items,
+          request.headers['if-match'],
+        ),
       );
-      return reply.header('etag', etag).send(cart);
     },
   );
 
@@ -114,14 +123,16 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      const { cart, etag } = await setShippingAddress(
-        deps,
-        requireStorefront(request).storeId,
-        request.params.id,
-        request.body,
-        request.headers['if-match'],
+      return sendCart(
+        reply,
+        setShippingAddress(
+          deps,
+          requireStorefront(request).storeId,
+          request.params.id,
+          request.body,
+          request.headers['if-match'],
+        ),
       );
-      return reply.header('etag', etag).send(cart);
     },
   );
 
@@ -169,14 +180,16 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      const { cart, etag } = await setShippingMethod(
-        deps,
-        requireStorefront(request).storeId,
-        request.params.id,
-        request.body.id,
-        request.headers['if-match'],
+      return sendCart(
+        reply,
+        setShippingMethod(
+          deps,
+          requireStorefront(request).storeId,
+          request.params.id,
+          request.body.id,
+          request.headers['if-match'],
+        ),
       );
-      return reply.header('etag', etag).send(cart);
     },
   );
 
@@ -203,14 +216,16 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      const { cart, etag } = await setDiscountCode(
-        deps,
-        requireStorefront(request).storeId,
-        request.params.id,
-        request.body.code,
-        request.headers['if-match'],
+      return sendCart(
+        reply,
+        setDiscountCode(
+          deps,
+          requireStorefront(request).storeId,
+          request.params.id,
+          request.body.code,
+          request.headers['if-match'],
+        ),
       );
-      return reply.header('etag', etag).send(cart);
     },
   );
 
@@ -229,14 +244,16 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      const { cart, etag } = await setDiscountCode(
-        deps,
-        requireStorefront(request).storeId,
-        request.params.id,
-        null,
-        request.headers['if-match'],
+      return sendCart(
+        reply,
+        setDiscountCode(
+          deps,
+          requireStorefront(request).storeId,
+          request.params.id,
+          null,
+          request.headers['if-match'],
+        ),
       );
-      return reply.header('etag', etag).send(cart);
     },
   );
 };
