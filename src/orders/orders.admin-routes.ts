@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { IdParams, Page, PageQueryWith, problemResponses } from '../http/schemas.ts';
+import { IdParams, Page, problemResponses } from '../http/schemas.ts';
 import { requireStaff } from '../http/principals.ts';
-import Type from 'typebox';
 import type { OrdersDeps } from './orders.deps.ts';
 import {
   AdminOrderSchema,
-  OrderStatusSchema,
+  AdminOrdersQuerySchema,
   RefundBodySchema,
   RefundStartedSchema,
 } from './orders.schemas.ts';
@@ -21,8 +20,8 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
       schema: {
         operationId: 'adminListOrders',
         tags,
-        summary: 'Orders, newest first',
-        querystring: PageQueryWith({ status: Type.Optional(OrderStatusSchema) }),
+        summary: 'Orders, newest first; by status, and searched by number, email or name',
+        querystring: AdminOrdersQuerySchema,
         response: { 200: Page(AdminOrderSchema), ...problemResponses },
       },
     },

@@ -3,7 +3,9 @@ import {
   type ExpressionBuilder,
   type Insertable,
   type Kysely,
+  type RawBuilder,
   type SelectQueryBuilder,
+  type SqlBool,
   type Transaction,
 } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
@@ -164,13 +166,29 @@ export function orderLines(db: Db, order: Pick<OrderRow, 'store_id' | 'id'>): Pr
 export function ordersQuery(
   db: Db,
   storeId: string,
-  status: OrderStatus | undefined,
+  filter: { status?: OrderStatus | undefined; q?: string | undefined } = {},
 ): SelectQueryBuilder<Database, 'orders', OrderRow> {
-  return db
-    .selectFrom('orders')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .$if(status !== undefined, (qb) => qb.where('status', '=', status!));
+  let query = db.selectFrom('orders').selectAll().where('store_id', '=', storeId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.q) query = query.where(matchesOrderSearch(filter.q));
+  return query;
+}
+
+/**
+ * The admin search, case-insensitive, `q` a plain string (strpos and starts_with, so `%` and `_`
+ * are literal): digits, optionally after `#`, are the order's number exactly; with an `@`, the
+ * email's start; otherwise part of the shipping address's name or of the email.
+ */
+function matchesOrderSearch(q: string): RawBuilder<SqlBool> {
+  const digits = /^#?(\d+)$/.exec(q)?.[1];
+  if (digits !== undefined) {
+    // Order numbers are integer: a longer run of digits is no order's (and must not reach the cast).
+    const number = Number(digits);
+    return number <= 2_147_483_647 ? sql<SqlBool>`number = ${number}` : sql<SqlBool>`false`;
+  }
+  const needle = sql`lower(${q}::text)`;
+  if (q.includes('@')) return sql<SqlBool>`starts_with(lower(email), ${needle})`;
+  return sql<SqlBool>`(strpos(lower(shipping_address->>'name'), ${needle}) > 0 OR strpos(lower(email), ${needle}) > 0)`;
 }
 
 /** What the console's home counts, in one pass over the store's orders (tenant-scoped). */

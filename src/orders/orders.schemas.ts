@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { LineSchema } from '../carts/carts.schemas.ts';
-import { AddressInputSchema, AddressSchema, MoneySchema } from '../http/schemas.ts';
+import { AddressInputSchema, AddressSchema, MoneySchema, PageQueryWith } from '../http/schemas.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 export const OrderStatusSchema = Type.Union([
@@ -233,3 +233,16 @@ export const AdminOrderSchema = Type.Object(
   { title: 'AdminOrder' },
 );
 export type AdminOrder = Static<typeof AdminOrderSchema>;
+
+export const AdminOrdersQuerySchema = PageQueryWith({
+  status: Type.Optional(OrderStatusSchema),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'Search. Digits, optionally after `#` (`1042`, `#1042`): the order with that number. With an `@`: orders whose email starts with it. Otherwise: orders whose shipping address name or email contains it. Case-insensitive.',
+    }),
+  ),
+});
+export type AdminOrdersQuery = Static<typeof AdminOrdersQuerySchema>;

@@ -12,8 +12,8 @@ import {
   ordersQuery,
   type OrderCountsRow,
 } from './orders.repository.ts';
-import type { AdminOrder, StorefrontOrder } from './orders.schemas.ts';
-import type { OrderRow, OrderStatus } from './orders.tables.ts';
+import type { AdminOrder, AdminOrdersQuery, StorefrontOrder } from './orders.schemas.ts';
+import type { OrderRow } from './orders.tables.ts';
 import { maskAddress, maskEmail, maskPhone, orderView, paymentView, refundView } from './orders.views.ts';
 import { orderRefunds } from './refunds.repository.ts';
 
@@ -68,17 +68,22 @@ export async function adminOrder(deps: ReadDeps, storeId: string, orderId: strin
   return readSnapshot(deps.db, async (db) => adminView({ db }, await loadOrder({ db }, storeId, orderId)));
 }
 
-/** Orders, newest first, optionally of one status. */
+/**
+ * Orders, newest first, optionally of one status and matching a search (`q`, see
+ * `matchesOrderSearch`). A cursor is bound to its filter and search (its scope).
+ */
 export async function listOrders(
   deps: Pick<OrdersDeps, 'db' | 'cursors'>,
   storeId: string,
-  query: { status?: OrderStatus | undefined; limit?: number | undefined; cursor?: string | undefined },
+  query: AdminOrdersQuery,
 ): Promise<ListPage<AdminOrder>> {
+  const q = query.q?.trim() || undefined;
+  const scope = `${storeId}:admin-orders:${query.status ?? '*'}${q === undefined ? '' : `:q=${JSON.stringify(q)}`}`;
   return readSnapshot(deps.db, async (db) => {
     const page = await byCreated(
       deps.cursors,
-      `${storeId}:admin-orders:${query.status ?? '*'}`,
-      ordersQuery(db, storeId, query.status),
+      scope,
+      ordersQuery(db, storeId, { status: query.status, q }),
       query,
       (row) => row,
       '',

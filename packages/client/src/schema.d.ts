@@ -1166,7 +1166,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Orders, newest first */
+    /** Orders, newest first; by status, and searched by number, email or name */
     get: operations['adminListOrders'];
     put?: never;
     post?: never;
@@ -13252,6 +13252,8 @@ export interface operations {
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
         status?: 'pending' | 'paid' | 'expired';
+        /** @description Search. Digits, optionally after `#` (`1042`, `#1042`): the order with that number. With an `@`: orders whose email starts with it. Otherwise: orders whose shipping address name or email contains it. Case-insensitive. */
+        q?: string;
       };
       header?: never;
       path?: never;

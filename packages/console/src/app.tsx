@@ -38,6 +38,7 @@ const PageEdit = lazyScreen(pages, 'PageEdit');
 const OrdersList = lazyScreen(orders, 'OrdersList');
 const OrderDetail = lazyScreen(orders, 'OrderDetail');
 const Pricing = lazyScreen(() => import('./screens/pricing.tsx'), 'Pricing');
+const Shipping = lazyScreen(() => import('./screens/shipping.tsx'), 'Shipping');
 const Keys = lazyScreen(() => import('./screens/keys.tsx'), 'Keys');
 const Webhooks = lazyScreen(webhooks, 'Webhooks');
 const WebhookDetail = lazyScreen(webhooks, 'WebhookDetail');
@@ -56,6 +57,7 @@ const NAV: { to: string; label: string; end?: boolean }[] = [
   { to: '/content/menus', label: 'Menus' },
   { to: '/content/pages', label: 'Pages' },
   { to: '/pricing', label: 'Discounts, tax & shipping' },
+  { to: '/shipping', label: 'Shipping' },
   { to: '/keys', label: 'Storefront keys' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/email', label: 'Email' },
@@ -154,6 +156,7 @@ export function App() {
           <Route path="/orders" element={<OrdersList />} />
           <Route path="/orders/:id" element={<OrderDetail />} />
           <Route path="/pricing" element={<Pricing />} />
+          <Route path="/shipping" element={<Shipping />} />
           <Route path="/keys" element={<Keys />} />
           <Route path="/webhooks" element={<Webhooks />} />
           <Route path="/webhooks/:id" element={<WebhookDetail />} />

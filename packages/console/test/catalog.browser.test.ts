@@ -1,7 +1,7 @@
 /**
  * Products and collections in Chromium: a product with two variants whose decimal prices are stored
  * as exact minor units, search by title and SKU, editing, API problems at their fields (a taken SKU,
- * on hand below the reserved units), deletion; a manual collection reordered by drag, by keyboard and
+ * on hand below the reserved units), deletion; variants' weights and whether they are shipped; a manual collection reordered by drag, by keyboard and
  * by the Move buttons; a smart collection's live preview. What the page shows and what the server
  * stored are both checked.
  */
@@ -239,6 +239,68 @@ describe('products in the console', () => {
     );
     assert.ok(gone instanceof StorefrontError && gone.status === 404, 'the product is deleted');
 
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("a variant's weight and whether it is shipped are saved, and a new variant's too", async () => {
+    const store = await newStore(h);
+    const admin = adminOf(store);
+    const product = await admin.products.create({
+      title: 'Gift box',
+      status: 'active',
+      variants: [
+        { label: 'Box', priceAmount: 2500, onHand: 5 },
+        { label: 'Gift card', priceAmount: 5000, onHand: 100 },
+      ],
+    });
+    const { context, page, problems } = await newPage(h);
+    await signIn(page, store);
+    await page.goto(`/admin/products/${product.id}`);
+    await page.getByRole('heading', { name: 'Gift box', level: 1 }).waitFor();
+    const box = page.getByRole('group', { name: 'Variant 1' });
+    const card = page.getByRole('group', { name: 'Variant 2' });
+    assert.equal(await box.getByLabel('Weight (g)').inputValue(), '');
+    assert.equal(await box.getByLabel('Requires shipping').isChecked(), true);
+
+    // A weight the form cannot read is refused at the field, before anything is sent.
+    await box.getByLabel('Weight (g)').fill('1.5');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await box.getByText('Enter a whole number of grams (at most 10,000,000), or leave it empty.').waitFor();
+    assert.equal(await box.getByLabel('Weight (g)').getAttribute('aria-invalid'), 'true');
+    await box.getByLabel('Weight (g)').fill('750');
+    await card.getByLabel('Requires shipping').uncheck();
+    await page.getByRole('button', { name: 'Add variant' }).click();
+    const large = page.getByRole('group', { name: 'Variant 3' });
+    await large.getByLabel('Label').fill('Large box');
+    await large.getByLabel('Price (USD)', { exact: true }).fill('40');
+    await large.getByLabel('Weight (g)').fill('2000');
+    await assertAccessible(page, 'product form with weights');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await page.getByText('Saved.').waitFor();
+    let stored = await admin.products.get(product.id);
+    assert.deepEqual(
+      stored.variants.map((v) => [v.label, v.weightGrams, v.requiresShipping]),
+      [
+        ['Box', 750, true],
+        ['Gift card', null, false],
+        ['Large box', 2000, true],
+      ],
+    );
+
+    // Read back after a reload; clearing the weight stores none.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Gift box', level: 1 }).waitFor();
+    assert.equal(await box.getByLabel('Weight (g)').inputValue(), '750');
+    assert.equal(await card.getByLabel('Requires shipping').isChecked(), false);
+    await box.getByLabel('Weight (g)').fill('');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await page.getByText('Saved.').waitFor();
+    stored = await admin.products.get(product.id);
+    assert.deepEqual(
+      stored.variants.map((v) => v.weightGrams),
+      [null, null, 2000],
+    );
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -1,8 +1,9 @@
 /**
  * Home, orders and pricing in Chromium: a paid order (through the storefront client and the
  * sandbox) shows on Home and in the orders list; its page refuses an over-refund before asking the
- * server and makes a partial refund; discount codes and country rates are made from the pricing
- * screen. What the user sees is checked on the page, what happened through the Admin API.
+ * server and makes a partial refund; the list's search finds orders by number, email and name, and
+ * an order shows its addresses, shipping method and phone; discount codes and country rates are
+ * made from the pricing screen. What the user sees is checked on the page, what happened through the Admin API.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -252,6 +253,134 @@ describe('orders in the console', () => {
       saved.variants.map((v) => [v.onHand, v.reserved, v.available]),
       [[3, 1, 2]],
     );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('the list finds an order by number and by email; an order shows its addresses, method and phone', async () => {
+    const shop = await openShop(h.live);
+    const product = await createProduct(shop.admin, { title: 'Desk lamp', priceAmount: 3000, onHand: 10 });
+    const variantId = product.variants[0]!.id;
+    const zone = await shop.admin.request('adminCreateShippingZone', {
+      body: { name: 'Domestic', areas: [{ country: 'US' }] },
+    });
+    const ground = await shop.admin.request('adminCreateShippingMethod', {
+      path: { id: zone.id },
+      body: { name: 'Ground', kind: 'flat', amount: 800, minDeliveryDays: 3, maxDeliveryDays: 5 },
+    });
+    const buy = async (email: string, details: object) => {
+      const cart = await shop.storefront.carts.create({ items: [{ variantId, quantity: 1 }] });
+      return (
+        await shop.storefront.checkout.create({
+          cartId: cart.id,
+          email,
+          shippingMethodId: ground.id,
+          ...details,
+        })
+      ).order;
+    };
+    const ada = await buy('ada.lovelace@example.com', {
+      phone: '+1 617 555 0100',
+      shippingAddress: {
+        name: 'Ada King Lovelace',
+        company: 'Analytical Engines',
+        line1: '1 Main St',
+        line2: 'Suite 4',
+        city: 'Boston',
+        region: 'MA',
+        postalCode: '02108',
+        country: 'US',
+      },
+      billingAddress: {
+        name: 'Ada Lovelace',
+        line1: '12 St James Sq',
+        city: 'London',
+        postalCode: 'SW1Y 4JH',
+        country: 'GB',
+      },
+    });
+    const grace = await buy('grace@navy.example', {
+      shippingAddress: {
+        name: 'Grace Hopper',
+        line1: '1 Infinite Loop',
+        city: 'Cupertino',
+        region: 'CA',
+        postalCode: '95014',
+        country: 'US',
+      },
+    });
+
+    const { context, page, problems } = await newPage(h);
+    await signIn(page, shop.shop);
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Orders' }).click();
+    const rows = page.locator('table.orders-table tbody tr');
+    const listed = async (numbers: number[]) =>
+      until(
+        async () =>
+          JSON.stringify(await rows.getByRole('rowheader').allTextContents()) ===
+          JSON.stringify(numbers.map((n) => `#${n}`)),
+        `orders ${numbers.join(', ')}`,
+      );
+    await listed([grace.number, ada.number]);
+    const search = page.getByRole('searchbox', { name: 'Search' });
+
+    // By number, with or without #; by the start of an email; by part of a name.
+    await search.fill(`#${grace.number}`);
+    await listed([grace.number]);
+    assert.equal(new URL(page.url()).searchParams.get('q'), `#${grace.number}`);
+    await search.fill(String(ada.number));
+    await listed([ada.number]);
+    await search.fill('ADA.LOVELACE@');
+    await listed([ada.number]);
+    await search.fill('hopper');
+    await listed([grace.number]);
+    await search.fill('nobody@');
+    await page.getByText('No orders match “nobody@”.').waitFor();
+    await assertAccessible(page, 'orders search');
+    await search.fill('@example.com');
+    await page.getByText('No orders match “@example.com”.').waitFor();
+    await search.fill('ada@');
+    await page.getByText('No orders match “ada@”.').waitFor();
+    await search.fill('ada.');
+    await listed([ada.number]);
+
+    // Ada's order: where it goes (in the US layout), how, who pays (another address), the phone.
+    await page.getByRole('link', { name: `#${ada.number}` }).click();
+    await page.getByRole('heading', { name: `Order #${ada.number}`, level: 1 }).waitFor();
+    const shipping = page.getByRole('region', { name: 'Shipping', exact: true });
+    const addresses = shipping.locator('address');
+    assert.deepEqual(await addresses.nth(0).locator('span').allTextContents(), [
+      'Ada King Lovelace',
+      'Analytical Engines',
+      '1 Main St',
+      'Suite 4',
+      'Boston, MA 02108',
+      'United States',
+    ]);
+    assert.deepEqual(await addresses.nth(1).locator('span').allTextContents(), [
+      'Ada Lovelace',
+      '12 St James Sq',
+      'London',
+      'SW1Y 4JH',
+      'United Kingdom',
+    ]);
+    await shipping.getByText('Ground · delivery in 3–5 days').waitFor();
+    await page
+      .getByRole('region', { name: 'Customer' })
+      .getByRole('link', { name: '+1 617 555 0100' })
+      .waitFor();
+    await assertAccessible(page, 'order detail with addresses');
+
+    // Grace's: no billing address given, so it is the shipping address.
+    await page.goto(`/admin/orders/${grace.id}`);
+    await page.getByRole('heading', { name: `Order #${grace.number}`, level: 1 }).waitFor();
+    await shipping.getByText('Same as shipping').waitFor();
+    assert.deepEqual(await shipping.locator('address').locator('span').allTextContents(), [
+      'Grace Hopper',
+      '1 Infinite Loop',
+      'Cupertino, CA 95014',
+      'United States',
+    ]);
     assert.deepEqual(problems, []);
     await context.close();
   });

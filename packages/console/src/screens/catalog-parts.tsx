@@ -1,10 +1,11 @@
 /**
- * Pieces shared by the products and collections screens: the catalog's types, a debounced value,
- * the image preview and product summaries. (Their forms' API problems are mapped in ui/problems.ts.)
+ * Pieces shared by the products and collections screens: the catalog's types, the image preview
+ * and product summaries. (Their forms' API problems are mapped in ui/problems.ts.)
  */
 import type { components, RequestBody } from '@storefront/client';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { formatMoney } from '../ui/money.ts';
+import { useDebounced } from '../ui/search.tsx';
 
 export type AdminProduct = components['schemas']['AdminProduct'];
 export type AdminVariant = components['schemas']['AdminVariant'];
@@ -18,16 +19,6 @@ export const STATUS_OPTIONS: { value: ProductStatus; label: string }[] = [
   { value: 'active', label: 'Active' },
   { value: 'archived', label: 'Archived' },
 ];
-
-/** `value`, once it has stopped changing for `ms`. */
-export function useDebounced<T>(value: T, ms = 300): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return settled;
-}
 
 /** Whether an image address is one the shop may embed (https, no credentials): the server's rule. */
 export function imageProblem(url: string): string | null {

@@ -55,10 +55,10 @@ import {
   type FormProblem,
 } from '../ui/problems.ts';
 import { FORM_RECORD, QueryView, readingForForm } from '../ui/queries.tsx';
+import { useDebounced } from '../ui/search.tsx';
 import {
   priceRange,
   Thumb,
-  useDebounced,
   type AdminCollection,
   type AdminProduct,
   type Condition,

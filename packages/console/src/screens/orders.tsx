@@ -1,4 +1,8 @@
-/** Orders: the list (status filter, cursor pages) and one order (lines, totals, payments, refunds, timeline, refund form). */
+/**
+ * Orders: the list (search by number, email or name; status filter; cursor pages) and one order
+ * (lines, totals, addresses and shipping method, payments, refunds, timeline, refund form).
+ */
+import { formatAddress } from '@storefront/address';
 import { StorefrontError, type AdminOrder } from '@storefront/client';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
@@ -22,6 +26,8 @@ import { MoneyField } from '../ui/money-field.tsx';
 import { formatMoney } from '../ui/money.ts';
 import { errorMessage, isStatus, messageAt } from '../ui/problems.ts';
 import { QueryView } from '../ui/queries.tsx';
+import { SearchForm, useUrlSearch } from '../ui/search.tsx';
+import { deliveryEstimate } from './shipping-parts.ts';
 import { countryName, orderBadges, orderTimeline, refundableAmount, Timeline } from './orders-parts.tsx';
 import './orders.css';
 
@@ -54,6 +60,8 @@ function Badges({ order }: { order: Pick<AdminOrder, 'status' | 'oversold' | 're
 
 export function OrdersList() {
   const [params, setParams] = useSearchParams();
+  const search = useUrlSearch();
+  const { q } = search;
   const raw = params.get('status') ?? '';
   const status: OrderStatus | undefined = (STATUSES as readonly string[]).includes(raw)
     ? (raw as OrderStatus)
@@ -62,7 +70,12 @@ export function OrdersList() {
   return (
     <>
       <PageHeader title="Orders" />
-      <div className="filters">
+      <SearchForm
+        label="Orders"
+        placeholder="Order number, email or name"
+        hint="#1042 or 1042 finds that order; with an @, emails starting with it."
+        search={search}
+      >
         <SelectField
           label="Status"
           options={STATUS_OPTIONS}
@@ -74,31 +87,43 @@ export function OrdersList() {
             setParams(next, { replace: true });
           }}
         />
-      </div>
-      {/* A new filter starts again at its first page (a cursor belongs to its filter). */}
-      <OrdersPages key={status ?? 'all'} status={status} />
+      </SearchForm>
+      {/* A new search or filter starts again at its first page (a cursor belongs to its search). */}
+      <OrdersPages key={`${q}\n${status ?? 'all'}`} q={q} status={status} />
     </>
   );
 }
 
-function OrdersPages({ status }: { status: OrderStatus | undefined }) {
+function OrdersPages({ q, status }: { q: string; status: OrderStatus | undefined }) {
   const admin = useAdmin();
   const pager = useCursorPager();
   const orders = useQuery({
-    queryKey: ['orders', status ?? 'all', pager.cursor],
-    queryFn: () => admin.orders.list({ status, cursor: pager.cursor, limit: 20 }),
+    queryKey: ['orders', status ?? 'all', q, pager.cursor],
+    queryFn: () => admin.orders.list({ status, cursor: pager.cursor, limit: 20, ...(q ? { q } : {}) }),
     placeholderData: keepPreviousData,
   });
+  const statusLabel = STATUS_OPTIONS.find((option) => option.value === (status ?? ''))?.label;
+  const empty = q ? (
+    <p>
+      No orders match “{q}”{status ? ` with the status ${status}` : ''}. Try a number, the start of an email,
+      or part of a name.
+    </p>
+  ) : (
+    <p>{EMPTY_TEXT[status ?? '']}</p>
+  );
 
   return (
-    <QueryView query={orders} loading="Loading orders…" keepData empty={<p>{EMPTY_TEXT[status ?? '']}</p>}>
+    <QueryView query={orders} loading="Loading orders…" keepData empty={empty}>
       {(data) => (
         <>
           <DataTable
             wrap="orders-table-wrap"
             className="orders-table row-headed"
             caption={
-              <>{STATUS_OPTIONS.find((option) => option.value === (status ?? ''))?.label}, newest first</>
+              <>
+                {statusLabel}
+                {q ? ` matching “${q}”` : ''}, newest first
+              </>
             }
             columns={['Order', 'Date', 'Customer', { label: 'Total', num: true }, 'Status']}
             busy={orders.isFetching}
@@ -111,7 +136,10 @@ function OrdersPages({ status }: { status: OrderStatus | undefined }) {
                 <td>
                   <time dateTime={order.createdAt}>{formatDateTime(order.createdAt)}</time>
                 </td>
-                <td className="email">{order.email}</td>
+                <td className="email">
+                  {order.shippingAddress ? <div>{order.shippingAddress.name}</div> : null}
+                  {order.email}
+                </td>
                 <td className="num">{formatMoney(order.total.amount, order.total.currency)}</td>
                 <td>
                   <Badges order={order} />
@@ -127,6 +155,55 @@ function OrdersPages({ status }: { status: OrderStatus | undefined }) {
 }
 
 // ---- One order ----
+
+/** An address as its country writes it on a parcel, one line per element (`formatAddress`). */
+function PostalAddress({ address }: { address: NonNullable<AdminOrder['shippingAddress']> }) {
+  return (
+    <address className="postal-address">
+      {formatAddress(address).map((line, index) => (
+        <span key={index}>{line}</span>
+      ))}
+      {address.phone ? <span className="muted">Phone {address.phone}</span> : null}
+    </address>
+  );
+}
+
+/** Where the order goes, how, and who pays: the addresses and the shipping method of checkout. */
+function Shipping({ order }: { order: AdminOrder }) {
+  const method = order.shippingMethod;
+  const estimate = method ? deliveryEstimate(method) : null;
+  return (
+    <section className="panel orders-panel order-shipping" aria-labelledby="shipping-title">
+      <h2 id="shipping-title">Shipping</h2>
+      <h3>Shipping address</h3>
+      {order.shippingAddress ? (
+        <PostalAddress address={order.shippingAddress} />
+      ) : (
+        <p className="muted">
+          None given at checkout
+          {order.country ? ` (the buyer's country: ${countryName(order.country)})` : ''}
+        </p>
+      )}
+      <h3>Shipping method</h3>
+      {method ? (
+        <p>
+          {method.name}
+          {estimate ? <span className="muted"> · delivery in {estimate}</span> : null}
+        </p>
+      ) : (
+        <p className="muted">None</p>
+      )}
+      <h3>Billing address</h3>
+      {order.billingAddress ? (
+        <PostalAddress address={order.billingAddress} />
+      ) : (
+        <p className={order.shippingAddress ? undefined : 'muted'}>
+          {order.shippingAddress ? 'Same as shipping' : 'None given at checkout'}
+        </p>
+      )}
+    </section>
+  );
+}
 
 function Lines({ order }: { order: AdminOrder }) {
   const currency = order.total.currency;
@@ -480,10 +557,13 @@ export function OrderDetail() {
             <p>
               <a href={`mailto:${data.email}`}>{data.email}</a>
             </p>
-            <p className="muted">
-              {data.country ? `Ships to ${countryName(data.country)}` : 'No country given at checkout'}
-            </p>
+            {data.phone ? (
+              <p>
+                Phone <a href={`tel:${data.phone.replace(/[^\d+]/g, '')}`}>{data.phone}</a>
+              </p>
+            ) : null}
           </section>
+          <Shipping order={data} />
           <Timeline entries={orderTimeline(data)} />
         </div>
       </div>

@@ -1,7 +1,12 @@
-/** Discounts, tax and shipping: discount codes, and per-country tax rate and flat shipping. */
+/**
+ * Discounts, tax and shipping: discount codes, and per-country tax rate and flat shipping (the
+ * country's default shipping method; zones and methods are on the Shipping screen).
+ */
 import { StorefrontError, type RequestBody, type SuccessBody } from '@storefront/client';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { shippingKeys } from '../api/shipping.ts';
 import { useAdmin } from '../session.tsx';
 import { useCurrency, useStaffSession } from '../store.ts';
 import {
@@ -347,6 +352,8 @@ function RateForm({ editing, onSaved }: { editing: TaxRate | null; onSaved: (cou
       }),
     onSuccess: (saved) => {
       void queryClient.invalidateQueries({ queryKey: ['tax-rates'] });
+      // The flat shipping is the country's default method: the Shipping screen shows it too.
+      void queryClient.invalidateQueries({ queryKey: shippingKeys.all });
       onSaved(saved.country);
     },
   });
@@ -435,6 +442,7 @@ function RateForm({ editing, onSaved }: { editing: TaxRate | null; onSaved: (cou
 
 function TaxRates() {
   const admin = useAdmin();
+  const queryClient = useQueryClient();
   const [editing, setEditing] = useState<TaxRate | null>(null);
   const [formKey, setFormKey] = useState(0);
   const [notice, setNotice] = useState<string | null>(null);
@@ -446,6 +454,7 @@ function TaxRates() {
     change: (country: string) => admin.request('adminDeleteTaxRate', { path: { country } }),
     refresh: ['tax-rates'],
     onDone: (country) => {
+      void queryClient.invalidateQueries({ queryKey: shippingKeys.all });
       setNotice(`The rate for ${countryName(country)} was deleted.`);
       if (editing?.country === country) setEditing(null);
     },
@@ -455,8 +464,9 @@ function TaxRates() {
     <section aria-labelledby="rates-title">
       <h2 id="rates-title">Tax and shipping by country</h2>
       <p className="muted">
-        Checkout adds the tax rate and the flat shipping of the buyer&apos;s country. Countries without a rate
-        pay no tax and no shipping.
+        Checkout adds the tax rate of the buyer&apos;s country. Its flat shipping is the country&apos;s
+        default shipping method, charged when a checkout names none; zones and their methods are on the{' '}
+        <Link to="/shipping">Shipping</Link> page.
       </p>
       {notice ? <Notice tone="success">{notice}</Notice> : null}
       <ErrorBanner error={remove.error} />
@@ -533,7 +543,9 @@ function RateRow({
           </button>
           <ConfirmButton
             title={`Delete the rate for ${name}?`}
-            body={<p>Buyers in {name} will pay no tax and no shipping.</p>}
+            body={
+              <p>Buyers in {name} will pay no tax, and its default shipping method is deleted with it.</p>
+            }
             confirmLabel="Delete rate"
             disabled={busy}
             onConfirm={onDelete}

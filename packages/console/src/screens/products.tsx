@@ -1,11 +1,11 @@
 /**
  * Products: the list (search by title or SKU, status filter, cursor pages) and the product form
- * (create at /products/new, edit at /products/:id) with its variants. Prices are typed as decimals in
- * the store currency and sent as exact minor units (MoneyField); API problems are shown at the
- * fields they concern.
+ * (create at /products/new, edit at /products/:id) with its variants (their stock, weight and
+ * whether they are shipped). Prices are typed as decimals in the store currency and sent as exact
+ * minor units (MoneyField); API problems are shown at the fields they concern.
  */
 import { useQuery, useQueryClient, keepPreviousData } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
 import { useAdmin } from '../session.tsx';
 import { useStoreSettings } from '../store.ts';
@@ -36,6 +36,7 @@ import {
   type FormProblem,
 } from '../ui/problems.ts';
 import { FORM_RECORD, QueryView, readingForForm } from '../ui/queries.tsx';
+import { SearchForm, useUrlSearch } from '../ui/search.tsx';
 import {
   ImagePreview,
   imageProblem,
@@ -43,7 +44,6 @@ import {
   STATUS_OPTIONS,
   stockSummary,
   Thumb,
-  useDebounced,
   type AdminProduct,
   type AdminVariant,
   type ProductStatus,
@@ -63,31 +63,10 @@ function useArrivalNotice(): string | null {
 
 export function ProductsList() {
   const [params, setParams] = useSearchParams();
-  const q = params.get('q') ?? '';
+  const search = useUrlSearch();
+  const { q } = search;
   const status = params.get('status') ?? '';
-  const [text, setText] = useState(q);
-  const settled = useDebounced(text.trim(), 300);
   const notice = useArrivalNotice();
-
-  // Back and forward change the URL's search: the box follows (unless it already says it).
-  useEffect(() => {
-    setText((current) => (current.trim() === q ? current : q));
-  }, [q]);
-
-  // The search box writes the URL (so back and reload keep the search) once typing pauses.
-  useEffect(() => {
-    if (settled === q) return;
-    setParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        if (settled) next.set('q', settled);
-        else next.delete('q');
-        return next;
-      },
-      { replace: true },
-    );
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- only when the typed text settles
-  }, [settled]);
 
   return (
     <>
@@ -100,26 +79,7 @@ export function ProductsList() {
         }
       />
       {notice ? <Notice tone="success">{notice}</Notice> : null}
-      <form
-        className="filters"
-        role="search"
-        aria-label="Products"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const next = new URLSearchParams(params);
-          if (text.trim()) next.set('q', text.trim());
-          else next.delete('q');
-          setParams(next, { replace: true });
-        }}
-      >
-        <TextField
-          label="Search"
-          type="search"
-          name="q"
-          placeholder="Title or SKU"
-          value={text}
-          onChange={(event) => setText(event.target.value)}
-        />
+      <SearchForm label="Products" placeholder="Title or SKU" search={search}>
         <SelectField
           label="Status"
           name="status"
@@ -132,7 +92,7 @@ export function ProductsList() {
             setParams(next, { replace: true });
           }}
         />
-      </form>
+      </SearchForm>
       {/* A new search or filter starts again at page 1 (a cursor belongs to its search). */}
       <ProductsTable key={`${q}\n${status}`} q={q} status={status as ProductStatus | ''} />
     </>
@@ -246,6 +206,9 @@ interface VariantDraft {
   compareAtAmount: number | null;
   compareAtProblem: string | null;
   onHand: string;
+  /** Grams as typed; empty when not given. */
+  weight: string;
+  requiresShipping: boolean;
 }
 
 interface ProductDraft {
@@ -273,6 +236,8 @@ function variantDraft(variant: AdminVariant): VariantDraft {
     compareAtAmount: variant.compareAtAmount,
     compareAtProblem: null,
     onHand: String(variant.onHand),
+    weight: variant.weightGrams === null ? '' : String(variant.weightGrams),
+    requiresShipping: variant.requiresShipping,
   };
 }
 
@@ -286,6 +251,8 @@ function emptyVariant(label = ''): VariantDraft {
     compareAtAmount: null,
     compareAtProblem: null,
     onHand: '0',
+    weight: '',
+    requiresShipping: true,
   };
 }
 
@@ -319,6 +286,7 @@ const parseTags = (text: string): string[] =>
     .filter((tag) => tag !== '');
 
 const ON_HAND = /^\d{1,10}$/;
+const GRAMS = /^\d{1,8}$/;
 
 /** What the form can tell before sending: blanks, unreadable amounts and counts, a non-https image. */
 function checkDraft(draft: ProductDraft): FormProblem | null {
@@ -344,6 +312,13 @@ function checkDraft(draft: ProductDraft): FormProblem | null {
     if (!ON_HAND.test(variant.onHand.trim()) || Number(variant.onHand) > 1_000_000_000) {
       fields.push({ pointer: `${at}/onHand`, detail: 'Enter a whole number of units, 0 or more.' });
     }
+    const weight = variant.weight.trim();
+    if (weight !== '' && (!GRAMS.test(weight) || Number(weight) > 10_000_000)) {
+      fields.push({
+        pointer: `${at}/weightGrams`,
+        detail: 'Enter a whole number of grams (at most 10,000,000), or leave it empty.',
+      });
+    }
   });
   return fields.length > 0 ? localProblem('Some fields need your attention.', fields) : null;
 }
@@ -357,6 +332,8 @@ function newVariantBody(variant: VariantDraft) {
     priceAmount: variant.priceAmount ?? 0,
     compareAtAmount: variant.compareAtAmount,
     onHand: Number(variant.onHand.trim()),
+    weightGrams: variant.weight.trim() === '' ? null : Number(variant.weight.trim()),
+    requiresShipping: variant.requiresShipping,
   };
 }
 
@@ -370,6 +347,8 @@ function variantChanges(variant: VariantDraft) {
   if (body.priceAmount !== saved.priceAmount) changes.priceAmount = body.priceAmount;
   if (body.compareAtAmount !== saved.compareAtAmount) changes.compareAtAmount = body.compareAtAmount;
   if (body.onHand !== saved.onHand) changes.onHand = body.onHand;
+  if (body.weightGrams !== saved.weightGrams) changes.weightGrams = body.weightGrams;
+  if (body.requiresShipping !== saved.requiresShipping) changes.requiresShipping = body.requiresShipping;
   return Object.keys(changes).length > 0 ? changes : null;
 }
 
@@ -597,7 +576,9 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
   const at = (pointer: string, name: string) => fieldMessage(problem, pointer, name);
   const shown = (pointer: string) =>
     /^\/(title|description|status|image|tags)(\/|$)/.test(pointer) ||
-    /^\/variants\/\d+\/(label|sku|priceAmount|compareAtAmount|onHand)(\/|$)/.test(pointer);
+    /^\/variants\/\d+\/(label|sku|priceAmount|compareAtAmount|onHand|weightGrams|requiresShipping)(\/|$)/.test(
+      pointer,
+    );
 
   return (
     <>
@@ -787,6 +768,7 @@ function VariantFields({
 }) {
   const base = `/variants/${index}`;
   const name = `Variant ${index + 1}`;
+  const shippingHintId = useId();
   return (
     <fieldset className="variant">
       <legend>{name}</legend>
@@ -832,6 +814,15 @@ function VariantFields({
           error={at(`${base}/onHand`, 'On hand')}
           onChange={(event) => onChange({ onHand: event.target.value })}
         />
+        <TextField
+          label="Weight (g)"
+          value={variant.weight}
+          inputMode="numeric"
+          pattern="[0-9]*"
+          hint="In grams, for shipping priced by weight; optional."
+          error={at(`${base}/weightGrams`, 'The weight')}
+          onChange={(event) => onChange({ weight: event.target.value })}
+        />
         <dl className="stock">
           <div>
             <dt>Reserved</dt>
@@ -843,6 +834,21 @@ function VariantFields({
           </div>
         </dl>
       </div>
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={variant.requiresShipping}
+          aria-describedby={shippingHintId}
+          onChange={(event) => onChange({ requiresShipping: event.target.checked })}
+        />
+        <span>Requires shipping</span>
+      </label>
+      <p className="hint" id={shippingHintId}>
+        Off for what is not shipped (gift cards, downloads): checkout then asks no address for it.
+      </p>
+      {at(`${base}/requiresShipping`, 'Requires shipping') ? (
+        <p className="field-error">{at(`${base}/requiresShipping`, 'Requires shipping')}</p>
+      ) : null}
       {variant.saved && variant.saved.reserved > 0 ? (
         <p className="hint">
           {variant.saved.reserved} unit{variant.saved.reserved === 1 ? ' is' : 's are'} held by pending

@@ -1,6 +1,7 @@
 /**
- * Store settings: the name customers see, the reply-to address of store mail; the handle and the
- * currency are shown read-only (every price is in the currency, so it is fixed at creation).
+ * Store settings: the name customers see, the reply-to address of store mail, whether checkout
+ * requires a shipping address and method; the handle and the currency are shown read-only (every
+ * price is in the currency, so it is fixed at creation).
  */
 import type { SuccessBody } from '@storefront/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -21,11 +22,14 @@ function SettingsForm({ settings, readOnly }: { settings: StoreSettings; readOnl
   const queryClient = useQueryClient();
   const [name, setName] = useState(settings.name);
   const [replyTo, setReplyTo] = useState(settings.replyToEmail ?? '');
+  const [requireAddress, setRequireAddress] = useState(settings.requireShippingAddress);
   const [submitted, setSubmitted] = useState(false);
   const [saved, setSaved] = useState(false);
   const save = useMutation({
     mutationFn: () =>
-      admin.request('adminUpdateSettings', { body: { name: name.trim(), replyToEmail: replyTo.trim() } }),
+      admin.request('adminUpdateSettings', {
+        body: { name: name.trim(), replyToEmail: replyTo.trim(), requireShippingAddress: requireAddress },
+      }),
     onSuccess: (next) => {
       queryClient.setQueryData(['settings'], next);
       void queryClient.invalidateQueries({ queryKey: ['email-sender'] });
@@ -38,7 +42,10 @@ function SettingsForm({ settings, readOnly }: { settings: StoreSettings; readOnl
       ? undefined
       : 'Enter an email address: customers’ replies to store mail go there.',
   };
-  const changed = name.trim() !== settings.name || replyTo.trim() !== (settings.replyToEmail ?? '');
+  const changed =
+    name.trim() !== settings.name ||
+    replyTo.trim() !== (settings.replyToEmail ?? '') ||
+    requireAddress !== settings.requireShippingAddress;
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -87,6 +94,30 @@ function SettingsForm({ settings, readOnly }: { settings: StoreSettings; readOnl
         required
         error={(submitted ? errors.replyTo : undefined) ?? messageAt(save.error, '/replyToEmail')}
       />
+      <div className="field">
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            name="requireShippingAddress"
+            checked={requireAddress}
+            disabled={readOnly}
+            aria-describedby="require-address-hint"
+            onChange={(event) => {
+              setRequireAddress(event.target.checked);
+              setSaved(false);
+            }}
+          />
+          <span>Require a shipping address and method at checkout</span>
+        </label>
+        <p className="hint" id="require-address-hint">
+          When an order has something to ship, checkout refuses it without an address and a shipping method
+          (orders of gift cards or downloads alone need neither). Set up where you ship on the{' '}
+          <Link to="/shipping">Shipping</Link> page.
+        </p>
+        {messageAt(save.error, '/requireShippingAddress') ? (
+          <p className="field-error">{messageAt(save.error, '/requireShippingAddress')}</p>
+        ) : null}
+      </div>
       <TextField
         label="Store handle"
         name="slug"
@@ -103,7 +134,9 @@ function SettingsForm({ settings, readOnly }: { settings: StoreSettings; readOnl
         readOnly
         hint="Every price of the store is in this currency, so it cannot be changed after the store is created."
       />
-      {messageAt(save.error, '/name') || messageAt(save.error, '/replyToEmail') ? null : (
+      {['/name', '/replyToEmail', '/requireShippingAddress'].some((pointer) =>
+        messageAt(save.error, pointer),
+      ) ? null : (
         <ErrorBanner error={save.error} />
       )}
       {saved ? <Notice tone="success">Settings saved.</Notice> : null}

@@ -1,0 +1,74 @@
+/**
+ * The frame of the Shipping screen's zone and method forms: a panel with the form's title, its
+ * problem (a banner listing what no field shows), the fields, then Save and Cancel. The first field
+ * is focused when the form opens; on a new problem, its first invalid field, else the banner.
+ */
+import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { ProblemBanner } from '../ui/components.tsx';
+import { unclaimed, type FormProblem } from '../ui/problems.ts';
+
+export function FormPanel({
+  title,
+  intro,
+  problem,
+  shown,
+  submitLabel,
+  busy,
+  onSubmit,
+  onCancel,
+  children,
+}: {
+  title: string;
+  /** A note under the title. */
+  intro?: ReactNode;
+  problem: FormProblem | null;
+  /** Whether a field of the form shows the message of this pointer. */
+  shown: (pointer: string) => boolean;
+  submitLabel: string;
+  /** While saving: the Save button is disabled and says so. */
+  busy: boolean;
+  onSubmit: () => void;
+  onCancel: () => void;
+  children: ReactNode;
+}) {
+  const titleId = useId();
+  const form = useRef<HTMLFormElement>(null);
+  const banner = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    form.current?.querySelector<HTMLInputElement>('input')?.focus();
+  }, []);
+  // After the render that marks the fields.
+  useEffect(() => {
+    if (problem)
+      (form.current?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? banner.current)?.focus();
+  }, [problem]);
+
+  return (
+    <section className="panel shipping-form" aria-labelledby={titleId}>
+      <h3 id={titleId}>{title}</h3>
+      {intro}
+      <form
+        ref={form}
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          onSubmit();
+        }}
+      >
+        <div ref={banner} tabIndex={-1} className="banner-anchor">
+          <ProblemBanner problem={problem} others={problem ? unclaimed(problem, shown) : []} />
+        </div>
+        {children}
+        <div className="actions form-actions">
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? 'Saving…' : submitLabel}
+          </button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

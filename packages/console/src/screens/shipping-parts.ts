@@ -1,0 +1,98 @@
+/**
+ * Shipping in words, for the Shipping screen and the order page: a zone's areas (countries named
+ * in the browser's language, regions by their names in the address data), a method's kind, price
+ * and delivery estimate.
+ */
+import { countryRules, knownCountries } from '@storefront/address';
+import type { MethodKind, ShippingMethod, ZoneArea } from '../api/shipping.ts';
+import { formatMoney } from '../ui/money.ts';
+import { countryName } from './orders-parts.tsx';
+
+export const REST_OF_WORLD = '*';
+
+export const KIND_LABELS: Record<MethodKind, string> = {
+  flat: 'Flat rate',
+  weight: 'By weight',
+  free_over: 'Free over an amount',
+  pickup: 'Pickup',
+};
+
+/** A label inside a sentence: "Postal codes" → "postal codes", but "ZIP codes" stays. */
+export function inSentence(label: string): string {
+  return /^[A-Z][a-z]/.test(label) ? label[0]!.toLowerCase() + label.slice(1) : label;
+}
+
+/** "State" → "States", "County" → "Counties", "Parish" → "Parishes". */
+export function plural(noun: string): string {
+  if (/[^aeiou]y$/i.test(noun)) return `${noun.slice(0, -1)}ies`;
+  if (/(s|x|ch|sh)$/i.test(noun)) return `${noun}es`;
+  return `${noun}s`;
+}
+
+let zoneCountryCache: { code: string; name: string }[] | null = null;
+
+/** The countries a zone can name (those the address data knows, as the server checks), by name. */
+export function zoneCountries(): { code: string; name: string }[] {
+  zoneCountryCache ??= knownCountries()
+    .map((code) => ({ code, name: countryName(code) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return zoneCountryCache;
+}
+
+/** A region's name from its ISO 3166-2 code (`US-CA` → California), or the code when unknown. */
+export function regionName(country: string, code: string): string {
+  return countryRules(country)?.regions.find((region) => region.code === code)?.name ?? code;
+}
+
+/** An area as a merchant reads it: "United States: California, Oregon", "Rest of the world". */
+export function describeArea(area: ZoneArea): string {
+  if (area.country === REST_OF_WORLD) return 'Rest of the world';
+  const country = countryName(area.country);
+  if (area.regions.length > 0) {
+    return `${country}: ${area.regions.map((code) => regionName(area.country, code)).join(', ')}`;
+  }
+  if (area.postalCodePrefixes.length > 0) {
+    const label = countryRules(area.country)?.labels.postalCode ?? 'Postal code';
+    return `${country}: ${inSentence(plural(label))} starting ${area.postalCodePrefixes.join(', ')}`;
+  }
+  return country;
+}
+
+const grams = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+
+export function formatGrams(value: number): string {
+  return `${grams.format(value)} g`;
+}
+
+const moneyOrFree = (amount: number, currency: string) =>
+  amount === 0 ? 'Free' : formatMoney(amount, currency);
+
+/** What a method charges, one line per price (a weight method's tiers). */
+export function methodPrices(method: ShippingMethod, currency: string): string[] {
+  switch (method.kind) {
+    case 'weight':
+      return (method.weightTiers ?? []).map(
+        (tier) => `up to ${formatGrams(tier.upToGrams)}: ${moneyOrFree(tier.amount, currency)}`,
+      );
+    case 'free_over':
+      return [
+        `${moneyOrFree(method.amount ?? 0, currency)}, free from ${formatMoney(method.freeOverAmount ?? 0, currency)}`,
+      ];
+    case 'flat':
+    case 'pickup':
+      return [moneyOrFree(method.amount ?? 0, currency)];
+  }
+}
+
+/** "3–7 business days"-style estimate, or null when the method gives none. */
+export function deliveryEstimate(method: {
+  minDeliveryDays: number | null;
+  maxDeliveryDays: number | null;
+}): string | null {
+  const { minDeliveryDays: min, maxDeliveryDays: max } = method;
+  const days = (n: number) => `${n} day${n === 1 ? '' : 's'}`;
+  if (min !== null && max !== null) return min === max ? days(max) : `${min}–${days(max)}`;
+  if (max !== null) return `up to ${days(max)}`;
+  if (min !== null) return `${days(min)} or more`;
+  return null;
+}

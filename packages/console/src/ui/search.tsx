@@ -1,0 +1,98 @@
+/**
+ * Typing that settles: `useDebounced` (a value once it stops changing), and a list's search box
+ * kept in the address (`?q=`, so back, forward and reload keep the search): `useUrlSearch` and the
+ * form that shows it, `SearchForm`.
+ */
+import { useEffect, useState, type ReactNode } from 'react';
+import { useSearchParams } from 'react-router';
+import { TextField } from './components.tsx';
+
+/** `value`, once it has stopped changing for `ms`. */
+export function useDebounced<T>(value: T, ms = 300): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+/**
+ * A search box bound to the address's `?q=`: `text` is what the box shows, `q` the search in the
+ * address. Typing writes the address once it pauses (`ms`); `submit` writes it at once (Enter).
+ */
+export function useUrlSearch(ms = 300): {
+  q: string;
+  text: string;
+  setText: (text: string) => void;
+  submit: () => void;
+} {
+  const [params, setParams] = useSearchParams();
+  const q = params.get('q') ?? '';
+  const [text, setText] = useState(q);
+  const settled = useDebounced(text.trim(), ms);
+
+  const write = (value: string) =>
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        if (value) next.set('q', value);
+        else next.delete('q');
+        return next;
+      },
+      { replace: true },
+    );
+
+  // Back and forward change the URL's search: the box follows (unless it already says it).
+  useEffect(() => {
+    setText((current) => (current.trim() === q ? current : q));
+  }, [q]);
+
+  // The box writes the URL once typing pauses.
+  useEffect(() => {
+    if (settled !== q) write(settled);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only when the typed text settles
+  }, [settled]);
+
+  return { q, text, setText, submit: () => write(text.trim()) };
+}
+
+/** A list's search form: the search box (Enter searches at once) and the list's other filters. */
+export function SearchForm({
+  label,
+  placeholder,
+  hint,
+  search,
+  children,
+}: {
+  /** What is searched ("Products"), the search landmark's name. */
+  label: string;
+  placeholder: string;
+  hint?: string;
+  search: ReturnType<typeof useUrlSearch>;
+  /** The other filters (a status select). */
+  children?: ReactNode;
+}) {
+  return (
+    <form
+      className="filters"
+      role="search"
+      aria-label={label}
+      onSubmit={(event) => {
+        event.preventDefault();
+        search.submit();
+      }}
+    >
+      <TextField
+        label="Search"
+        type="search"
+        name="q"
+        placeholder={placeholder}
+        hint={hint}
+        value={search.text}
+        onChange={(event) => search.setText(event.target.value)}
+      />
+      {children}
+    </form>
+  );
+}
