@@ -1,0 +1,87 @@
+/**
+ * The merchant's shipping, end to end in Chromium: a zone and a weight-based method made in the
+ * console are what the shop offers, priced by the weight the console gave the variant; the store
+ * setting that requires an address is what the shop's checkout enforces.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { assertAccessible, newPage, signIn } from '../../console/test/browser.test-support.ts';
+import { openStore, seedCatalog, startShop, type ShopHarness } from './shop.test-support.ts';
+
+let h: ShopHarness;
+before(async () => {
+  h = await startShop();
+});
+after(() => h.close());
+
+describe('shipping set up in the console, offered in the shop', () => {
+  test('a zone and a weight-based method made in the console are the shop’s options, by the variant’s weight', async () => {
+    const shop = await openStore(h);
+    const catalog = await seedCatalog(shop);
+    const { context, page, problems } = await newPage(h);
+
+    // The merchant: the tee weighs 1.2 kg; a zone for Canada with a method by weight.
+    await shop.admin.request('adminUpdateVariant', {
+      path: { id: catalog.tee.variant },
+      body: { weightGrams: 1200 },
+    });
+    await signIn(page, shop.store);
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Shipping', exact: true })
+      .click();
+    await page.getByRole('button', { name: 'Add zone' }).click();
+    const newZone = page.getByRole('region', { name: 'New zone', exact: true });
+    await newZone.getByLabel('Zone name').fill('Canada');
+    await newZone.getByRole('group', { name: 'Area 1' }).getByLabel('Country').selectOption('CA');
+    await newZone.getByRole('button', { name: 'Create zone' }).click();
+    await page.getByText('The zone “Canada” was created.').waitFor();
+    const canada = page.getByRole('region', { name: 'Canada', exact: true });
+    await canada.getByRole('button', { name: 'Add method to Canada' }).click();
+    const method = canada.getByRole('region', { name: 'New method for “Canada”' });
+    await method.getByLabel('Method name').fill('Canada Post');
+    await method.getByLabel('Kind').selectOption('weight');
+    await method.getByRole('group', { name: 'Tier 1' }).getByLabel('Up to (g)').fill('1000');
+    await method.getByRole('group', { name: 'Tier 1' }).getByLabel('Price (USD)').fill('7');
+    await method.getByRole('button', { name: 'Add tier' }).click();
+    await method.getByRole('group', { name: 'Tier 2' }).getByLabel('Up to (g)').fill('5000');
+    await method.getByRole('group', { name: 'Tier 2' }).getByLabel('Price (USD)').fill('12.50');
+    await method.getByRole('button', { name: 'Add method' }).click();
+    await page.getByText('The method “Canada Post” was added.').waitFor();
+
+    // The shopper in Ontario: one tee (1.2 kg) is the second tier.
+    await page.goto(`/shop/products/${catalog.tee.id}`);
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await page.getByRole('link', { name: 'View cart' }).click();
+    await page.getByRole('link', { name: 'Check out' }).click();
+    await page.getByLabel('Email').fill('jo@example.com');
+    await page.getByLabel('Country or region').selectOption('CA');
+    await page.getByLabel('Full name', { exact: true }).fill('Jo Tremblay');
+    await page.getByLabel('Address', { exact: true }).fill('24 Sussex Dr');
+    await page.getByLabel('City', { exact: true }).fill('Ottawa');
+    await page.getByLabel('Province', { exact: true }).selectOption('CA-ON');
+    await page.getByLabel('Postal code', { exact: true }).fill('K1M 1M4');
+    await page.getByRole('button', { name: 'Continue to shipping' }).click();
+    await page.getByRole('heading', { name: 'Shipping', level: 2 }).waitFor();
+    assert.deepEqual(
+      (await page.locator('.shipping-option').allTextContents()).map((text) =>
+        text.replace(/\s+/g, ' ').trim(),
+      ),
+      ['Canada Post$12.50'],
+    );
+    await assertAccessible(page, 'a method made in the console, in the shop');
+    await page.getByRole('button', { name: 'Continue to review' }).click();
+    await page.getByRole('heading', { name: 'Review and pay', level: 2 }).waitFor();
+    assert.match((await page.locator('.totals').textContent()) ?? '', /Shipping\$12\.50.*Total\$42\.50/);
+
+    // An address the store does not ship to is said at the country, before any method.
+    await page.getByRole('button', { name: /^1\. Contact and address/ }).click();
+    await page.getByLabel('Country or region').selectOption('DE');
+    await page.getByLabel('Postal code', { exact: true }).fill('10117');
+    await page.getByLabel('City', { exact: true }).fill('Berlin');
+    await page.getByRole('button', { name: 'Continue to shipping' }).click();
+    await page.getByText('We do not ship to Germany yet. Choose another address.').waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
