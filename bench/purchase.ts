@@ -69,6 +69,9 @@ const HELP = `Usage: npm run bench:purchase -- [options]
   --race-buyers N     buyers in the hot-variant race (default 1000)
   --race-units N      units of the raced variant (default 100)
   --no-race           skip the race
+  --shipping          each buyer also sets a US shipping address on the cart, reads its shipping
+                      options and chooses the first (what a shop with shipping does, D39); the
+                      store gets a United States zone with a flat and a weight-based method
   --compare DIR       also run a server from the checkout in DIR (its own database), alternating
                       with this one round by round
   --compare-env N=V   an environment variable of the compared server only (repeatable), e.g.
@@ -96,6 +99,8 @@ interface Options {
   raceBuyers: number;
   raceUnits: number;
   race: boolean;
+  /** Each purchase takes the cart's shipping steps (address, options, method) before checkout. */
+  shipping: boolean;
   compare: string | null;
   /** Extra environment of the compared server (e.g. another DATABASE_POOL_SIZE). */
   compareEnv: Record<string, string>;
@@ -119,6 +124,7 @@ function parseOptions(argv: string[]): Options | null {
       'race-buyers': { type: 'string', default: '1000' },
       'race-units': { type: 'string', default: '100' },
       'no-race': { type: 'boolean', default: false },
+      shipping: { type: 'boolean', default: false },
       compare: { type: 'string' },
       'compare-env': { type: 'string', multiple: true, default: [] },
       'db-prefix': { type: 'string', default: 'storefront_bench_purchase_' },
@@ -154,6 +160,7 @@ function parseOptions(argv: string[]): Options | null {
     raceBuyers: positiveInteger('race-buyers', values['race-buyers'], 1, 10_000),
     raceUnits: positiveInteger('race-units', values['race-units'], 1, 1_000_000),
     race: !values['no-race'],
+    shipping: values.shipping,
     compare,
     compareEnv,
     dbPrefix: values['db-prefix'],
@@ -199,7 +206,7 @@ interface Answer {
 
 async function call(
   pool: Pool,
-  method: 'GET' | 'POST' | 'PATCH',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
   route: string,
   headers: Record<string, string>,
   body?: unknown,
@@ -283,6 +290,8 @@ interface Target {
   /** The run's own database (PostgreSQL), else null. */
   databaseUrl: string | null;
   database: string;
+  /** Whether purchases take the cart's shipping steps (--shipping). */
+  shipping: boolean;
 }
 
 async function setUpTarget(
@@ -348,13 +357,36 @@ async function setUpTarget(
     variantIds: [],
     databaseUrl,
     database,
+    shipping: options.shipping,
   };
   target.variantIds = await listVariants(target);
+  if (options.shipping) await addShippingZone(target);
   if (server.tail.problems > 0)
     log(`bench: ${label}: the server logged at start-up:\n${server.tail.text(10)}`);
   server.tail.problems = 0;
   server.tail.firstProblem = null;
   return target;
+}
+
+/** A United States zone with a flat and a weight-based method, for --shipping. */
+async function addShippingZone(target: Target): Promise<void> {
+  const post = async (url: string, body: object): Promise<string> => {
+    const response = await fetch(`${target.server.url}${url}`, {
+      method: 'POST',
+      headers: { ...target.admin, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const answer: unknown = await response.json();
+    if (response.status !== 201) throw new Error(`${url}: ${response.status} ${JSON.stringify(answer)}`);
+    return stringAt(answer, 'id');
+  };
+  const zone = await post('/admin/v1/shipping/zones', { name: 'United States', areas: [{ country: 'US' }] });
+  await post(`/admin/v1/shipping/zones/${zone}/methods`, { name: 'Ground', kind: 'flat', amount: 800 });
+  await post(`/admin/v1/shipping/zones/${zone}/methods`, {
+    name: 'Economy',
+    kind: 'weight',
+    weightTiers: [{ upToGrams: 100_000, amount: 500 }],
+  });
 }
 
 /** Every variant of the seeded products (the product list, then each product's detail). */
@@ -395,8 +427,10 @@ async function listVariants(target: Target): Promise<string[]> {
 // ---------------------------------------------------------------------------------------------
 // A purchase
 
-type Step = 'cart' | 'checkout' | 'confirm' | 'paid';
-const STEPS: Step[] = ['cart', 'checkout', 'confirm', 'paid'];
+type Step = 'cart' | 'shipping' | 'checkout' | 'confirm' | 'paid';
+/** The steps a purchase is timed in; `shipping` (address, options, method) with --shipping only. */
+const stepsOf = (shipping: boolean): Step[] =>
+  shipping ? ['cart', 'shipping', 'checkout', 'confirm', 'paid'] : ['cart', 'checkout', 'confirm', 'paid'];
 
 interface Purchase {
   ok: boolean;
@@ -456,6 +490,35 @@ async function payAndWait(
 
 let buyerSerial = 0;
 
+const BENCH_ADDRESS = {
+  name: 'Bench Buyer',
+  line1: '1 Main St',
+  city: 'Boston',
+  region: 'US-MA',
+  postalCode: '02108',
+  country: 'US',
+};
+
+/** The cart's shipping steps a shop makes (D39): its address, its options, the first option. Milliseconds, or the failure. */
+async function shippingSteps(pool: Pool, target: Target, cartId: string): Promise<number | string> {
+  const address = await call(
+    pool,
+    'PUT',
+    `/storefront/v1/carts/${cartId}/shipping-address`,
+    target.key,
+    BENCH_ADDRESS,
+  );
+  if (address.status !== 200) return `shipping-address ${address.status}`;
+  const options = await call(pool, 'GET', `/storefront/v1/carts/${cartId}/shipping-options`, target.key);
+  const items = isRecord(options.body) && Array.isArray(options.body.items) ? options.body.items : [];
+  if (options.status !== 200 || items.length === 0) return `shipping-options ${options.status}`;
+  const method = await call(pool, 'PUT', `/storefront/v1/carts/${cartId}/shipping-method`, target.key, {
+    id: stringAt(items[0], 'id'),
+  });
+  if (method.status !== 200) return `shipping-method ${method.status}`;
+  return address.ms + options.ms + method.ms;
+}
+
 async function purchase(pool: Pool, target: Target, pollMs: number): Promise<Purchase> {
   const started = performance.now();
   const steps: Partial<Record<Step, number>> = {};
@@ -473,6 +536,11 @@ async function purchase(pool: Pool, target: Target, pollMs: number): Promise<Pur
   });
   steps.cart = cart.ms;
   if (cart.status !== 201) return failed(`cart ${cart.status}`);
+  if (target.shipping) {
+    const shipped = await shippingSteps(pool, target, stringAt(cart.body, 'id'));
+    if (typeof shipped === 'string') return failed(shipped);
+    steps.shipping = shipped;
+  }
   buyerSerial += 1;
   const checkout = await call(
     pool,
@@ -839,7 +907,7 @@ function section(report: Report): string {
     const totals = sortedOf(s.ok.map((p) => p.total));
     const step = (which: Step): string => pair(sortedOf(s.ok.map((p) => p.steps[which] ?? Number.NaN)));
     const polls = s.ok.reduce((a, p) => a + p.polls, 0) / Math.max(1, s.ok.length);
-    return `| ${name(s.target)} | ${int(s.ok.length)} | ${int(s.purchasesPerSecond)} | ${pair(totals)} | ${STEPS.map(step).join(' | ')} | ${one(
+    return `| ${name(s.target)} | ${int(s.ok.length)} | ${int(s.purchasesPerSecond)} | ${pair(totals)} | ${stepsOf(options.shipping).map(step).join(' | ')} | ${one(
       polls,
     )} | ${counts(s.failures)} | ${int(s.serverCpuMicros)} | ${int(s.databaseCpuMicros)} | ${one(s.transactionsPerPurchase)} |`;
   });
@@ -910,13 +978,13 @@ function section(report: Report): string {
         ]
       : []),
     `- Steady: ${options.buyers} buyers, each in a loop: \`POST /storefront/v1/carts\` (one random variant of ` +
-      `${int(options.products * 2)}) → \`POST /storefront/v1/checkout\` (Idempotency-Key) → \`POST /sandbox/v1/payments/:ref/confirm\` ` +
+      `${int(options.products * 2)})${options.shipping ? ' → `PUT …/shipping-address` (a US address) → `GET …/shipping-options` → `PUT …/shipping-method` (the first)' : ''} → \`POST /storefront/v1/checkout\` (Idempotency-Key) → \`POST /sandbox/v1/payments/:ref/confirm\` ` +
       `(pm_card_visa) → \`GET /storefront/v1/orders/:id\` every ${options.pollMs} ms until \`paid\`; ${options.duration} s ` +
       `after ${options.warmup} s of warm-up${options.rounds > 1 || compared ? `, ${options.rounds} round${options.rounds === 1 ? '' : 's'}${compared ? ' per server, alternating' : ''}, median purchases/s` : ''}; ` +
       `client and server on the same machine; rate limits out of reach (bench/lib.ts UNLIMITED_RATES) (REDIS_URL ${process.env.REDIS_URL ? 'set' : 'unset'})`,
     '',
-    `| Server | Purchases | Purchases/s | Purchase p50 / p99 ms | Cart p50 / p99 | Checkout p50 / p99 | Confirm p50 / p99 | Confirm → paid p50 / p99 | Order reads / purchase | Failures | Server CPU µs / purchase | Database CPU µs / purchase | Transactions / purchase |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |',
+    `| Server | Purchases | Purchases/s | Purchase p50 / p99 ms | Cart p50 / p99 | ${options.shipping ? 'Shipping steps p50 / p99 | ' : ''}Checkout p50 / p99 | Confirm p50 / p99 | Confirm → paid p50 / p99 | Order reads / purchase | Failures | Server CPU µs / purchase | Database CPU µs / purchase | Transactions / purchase |`,
+    `| --- | ---: | ---: | ---: | ---: | ${options.shipping ? '---: | ' : ''}---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |`,
     ...steadyRows,
     '',
     ...(races.length > 0
