@@ -359,6 +359,44 @@ describe('where the store ships (D38, D40)', () => {
     assert.equal(free.json<{ order: Order }>().order.shipping.amount, 0);
   });
 
+  test('free_over compares with the goods after the discount, in the preview and at checkout alike', async () => {
+    const store = await createTestStore(t);
+    const us = await zone(store, { name: 'US', areas: [{ country: 'US' }] });
+    const free = await method(store, us, {
+      name: 'Free over $50',
+      kind: 'free_over',
+      amount: 700,
+      freeOverAmount: 5000,
+    });
+    await t.admin(store).post('/discounts', { code: 'TENOFF', kind: 'fixed', value: 1000 });
+    const [thing] = await product(store, [{ price: 5500 }]);
+    const cartId = await newCart(store, thing!);
+    await t.storefront(store).put(`/carts/${cartId}/shipping-address`, BOSTON);
+    const full = await t.storefront(store).put(`/carts/${cartId}/shipping-method`, { id: free });
+    assert.equal(
+      full.json<{ totals: { shipping: { amount: number } } }>().totals.shipping.amount,
+      0,
+      '$55 ships free',
+    );
+    const coded = await t.storefront(store).put(`/carts/${cartId}/discount-code`, { code: 'TENOFF' });
+    const preview = coded.json<{ totals: { shipping: { amount: number }; total: { amount: number } } }>()
+      .totals;
+    assert.deepEqual(
+      [preview.shipping.amount, preview.total.amount],
+      [700, 5200],
+      '$45 after the code does not',
+    );
+    const placed = await checkout(store, { cartId, email: 'a@example.com' });
+    assert.equal(placed.statusCode, 201, placed.body);
+    assert.deepEqual(
+      [
+        placed.json<{ order: Order }>().order.shipping.amount,
+        placed.json<{ order: Order }>().order.total.amount,
+      ],
+      [700, 5200],
+    );
+  });
+
   test('tax uses the address’s region where the store has a rate for it, else the country’s', async () => {
     const { store, ground, mug } = await usStore();
     assert.equal((await t.admin(store).put('/tax-rates/US', { taxRateBps: 500 })).statusCode, 200);
