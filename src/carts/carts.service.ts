@@ -16,7 +16,7 @@ import {
 import type { Cart, CartNotice, Line } from './carts.schemas.ts';
 import type { CartItem, CartRow } from './carts.tables.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
-import { priceOrder, type PricedLine, type Pricing } from '../pricing/order-pricing.ts';
+import { priceOrder, type KnownRates, type PricedLine, type Pricing } from '../pricing/order-pricing.ts';
 import { normalizeDiscountCode, usableDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
 import type { ShippingOption } from '../shipping/shipping.schemas.ts';
 
@@ -146,6 +146,7 @@ async function priceCart(
   row: CartRow,
   sellable?: Map<string, PricedVariant>,
   notices: CartNotice[] = [],
+  known?: KnownRates,
 ): Promise<PricedCartWith> {
   const [variants, currency, discount] = await Promise.all([
     sellable ??
@@ -180,14 +181,20 @@ async function priceCart(
     });
   }
   const address = row.shipping_address;
-  const pricing = await priceOrder(deps, row.store_id, currency, {
-    lines: priced,
-    discount,
-    // Without an address there is nowhere to ship to yet: no tax and no shipping.
-    country: address?.country,
-    address,
-    methodId: row.shipping_method_id,
-  });
+  const pricing = await priceOrder(
+    deps,
+    row.store_id,
+    currency,
+    {
+      lines: priced,
+      discount,
+      // Without an address there is nowhere to ship to yet: no tax and no shipping.
+      country: address?.country,
+      address,
+      methodId: row.shipping_method_id,
+    },
+    known,
+  );
   if (pricing.chosenUnavailable)
     notices.push({
       code: 'shipping_method_unavailable',
@@ -281,8 +288,10 @@ async function writeCart(
   cartId: string,
   ifMatch: string | undefined,
   write: { items?: CartItem[]; changes?: CartChanges },
+  /** The cart as the caller has just read it, when it has. */
+  read?: CartRow,
 ): Promise<CartRow> {
-  const current = await findCart(deps, storeId, cartId);
+  const current = read ?? (await findCart(deps, storeId, cartId));
   if (current.completed_at !== null) throw cartCompleted();
   if (ifMatch !== undefined && !ifMatchMatches(ifMatch, current.version)) throw preconditionFailed();
   const guarded = ifMatch !== undefined && ifMatch.trim() !== '*' ? current.version : null;
@@ -428,8 +437,16 @@ export async function setShippingMethod(
   if (current.shipping_address === null) throw addressRequired();
   const before = await priceCart(deps, current);
   if (!(before.pricing.rates?.options ?? []).some((option) => option.id === id)) throw methodUnavailable();
-  const row = await writeCart(deps, storeId, cartId, ifMatch, { changes: { shipping_method_id: id } });
-  return priceDroppingUnfitMethod(deps, row, before.variants);
+  const row = await writeCart(
+    deps,
+    storeId,
+    cartId,
+    ifMatch,
+    { changes: { shipping_method_id: id } },
+    current,
+  );
+  // Only the method changed: the lines, the address and the rates just read price it (no re-read).
+  return shown(await priceCart(deps, row, before.variants, [], before.pricing));
 }
 
 /**

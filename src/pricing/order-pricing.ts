@@ -25,8 +25,14 @@ export interface PricingRequest {
   methodId: string | null;
 }
 
+/** The rates a pricing read for a destination and parcel, to price again when only the method changed. */
+export interface KnownRates {
+  taxRateBps: number;
+  rates: ShippingRates | null;
+}
+
 /** What an order costs: the one pricing the cart's preview and the checkout share (D39, D40). */
-export interface Pricing {
+export interface Pricing extends KnownRates {
   totals: Totals;
   /** What the shipped lines make: the goods after discounts, and their weight. */
   parcel: Parcel & { shipped: boolean };
@@ -50,6 +56,8 @@ export async function priceOrder(
   storeId: string,
   currency: string,
   request: PricingRequest,
+  /** What an earlier pricing of the same lines to the same destination read (no statement then). */
+  known?: KnownRates,
 ): Promise<Pricing> {
   const { lines, discount, country, address } = request;
   const goods = computeTotals({
@@ -67,12 +75,14 @@ export async function priceOrder(
   }
   const parcel = { subtotal: goods.subtotal - goods.discount, weightGrams, shipped };
   const destination = address ?? (country === undefined ? null : { country });
-  const [rate, rates] = await Promise.all([
-    rateFor(deps, storeId, country, address?.region),
-    shipped && destination !== null
-      ? shippingRates(deps, storeId, currency, destination, parcel)
-      : Promise.resolve(null),
-  ]);
+  const [rate, rates] = known
+    ? [{ taxRateBps: known.taxRateBps }, known.rates]
+    : await Promise.all([
+        rateFor(deps, storeId, country, address?.region),
+        shipped && destination !== null
+          ? shippingRates(deps, storeId, currency, destination, parcel)
+          : Promise.resolve(null),
+      ]);
   const chosen =
     request.methodId === null
       ? null
@@ -86,6 +96,7 @@ export async function priceOrder(
   });
   return {
     totals,
+    taxRateBps: rate.taxRateBps,
     parcel,
     rates,
     method,
