@@ -10,7 +10,13 @@ import {
 } from './catalog/catalog.events.ts';
 import { MenuUpdatedData, PageUpdatedData, RegionUpdatedData } from './content/content.events.ts';
 import type { EventType } from './events/events.ts';
-import { OrderCreatedData, OrderPaidData, OrderRefundedData } from './orders/orders.events.ts';
+import {
+  FulfillmentCreatedData,
+  FulfillmentUpdatedData,
+  OrderCreatedData,
+  OrderPaidData,
+  OrderRefundedData,
+} from './orders/orders.events.ts';
 import { storeCurrency, type StoresDeps } from './stores/stores.service.ts';
 import { ThemePublishedData } from './themes/themes.events.ts';
 
@@ -35,6 +41,8 @@ export const EVENT_DATA: Record<EventType, TSchema> = {
   ),
   'theme.published': ThemePublishedData,
   'app.installed': AppInstalledData,
+  'fulfillment.created': FulfillmentCreatedData,
+  'fulfillment.updated': FulfillmentUpdatedData,
 };
 
 /** What a sample payload is made for: the store's own id and currency. */
@@ -103,7 +111,28 @@ export const EVENT_SAMPLES: Record<EventType, (store: SampleStore) => Record<str
       name: 'Reviews',
       scopes: ['read_products', 'read_orders'],
     }) satisfies Static<typeof AppInstalledData>,
+  'fulfillment.created': ({ storeId }) => fulfillmentSample(storeId, 'shipped', 'partial'),
+  'fulfillment.updated': ({ storeId }) => fulfillmentSample(storeId, 'delivered', 'fulfilled'),
 };
+
+function fulfillmentSample(
+  storeId: string,
+  status: 'shipped' | 'delivered',
+  fulfillmentStatus: 'partial' | 'fulfilled',
+): Record<string, unknown> {
+  return {
+    storeId,
+    orderId: randomUUID(),
+    number: 1001,
+    fulfillmentId: randomUUID(),
+    status,
+    lines: [{ variantId: randomUUID(), quantity: 1 }],
+    carrier: 'UPS',
+    trackingNumber: '1Z999AA10123456784',
+    trackingUrl: 'https://www.ups.com/track?tracknum=1Z999AA10123456784',
+    fulfillmentStatus,
+  } satisfies Static<typeof FulfillmentCreatedData>;
+}
 
 /** The webhooks' `sampleData` dependency: a sample of the event for the store, in its currency. */
 export function webhookSampleData(

@@ -24,6 +24,7 @@ import * as variantShipping from './migrations/0021_variant_shipping.ts';
 import * as cartShippingAddress from './migrations/0022_cart_shipping_address.ts';
 import * as cartMethodAndCode from './migrations/0023_cart_method_and_code.ts';
 import * as checkoutShipping from './migrations/0024_checkout_shipping.ts';
+import * as fulfillments from './migrations/0025_fulfillments.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0022_cart_shipping_address': cartShippingAddress,
   '0023_cart_method_and_code': cartMethodAndCode,
   '0024_checkout_shipping': checkoutShipping,
+  '0025_fulfillments': fulfillments,
 };
 
 export class MigrationError extends Error {

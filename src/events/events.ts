@@ -1,7 +1,10 @@
 import { sql, type Kysely, type QueryCreator, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 
-/** The ten domain event types of the specification (section 6.1): a closed union. */
+/**
+ * The domain event types: the ten of the specification (section 6.1), then those of DESIGN D45,
+ * added without changing the others (an endpoint subscribed to `*` receives them too).
+ */
 export const EVENT_TYPES = [
   'order.created',
   'order.paid',
@@ -13,6 +16,8 @@ export const EVENT_TYPES = [
   'content.updated',
   'theme.published',
   'app.installed',
+  'fulfillment.created',
+  'fulfillment.updated',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

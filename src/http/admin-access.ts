@@ -67,6 +67,9 @@ export const ADMIN_ACCESS = {
   adminListOrders: 'staff',
   adminGetOrder: 'staff',
   adminCreateRefund: 'admin',
+  adminCreateFulfillment: 'staff',
+  adminUpdateFulfillment: 'staff',
+  adminCancelFulfillment: 'staff',
   // Pricing
   adminCreateDiscount: 'admin',
   adminListDiscounts: 'admin',

@@ -29,7 +29,10 @@ export const PROBLEMS = {
   shipping_address_required: [409, 'The cart has no shipping address yet; set it first.'],
   shipping_method_unavailable: [409, 'That shipping method is not one of the cart’s shipping options.'],
   shipping_unavailable: [409, 'The store does not ship to that address.'],
-  order_not_paid: [409, 'Only a paid order can be refunded.'],
+  fulfillment_exceeds_order: [409, 'More units than are left to ship on this order.'],
+  fulfillment_cancelled: [409, 'This fulfilment was cancelled; it no longer changes.'],
+  fulfillment_delivered: [409, 'This parcel was delivered; record a return instead.'],
+  order_not_paid: [409, 'Only a paid order can be refunded or fulfilled.'],
   refund_too_large: [409, 'The refund exceeds what is left to refund.'],
   refund_rejected: [409, 'The payment provider refused the refund.'],
   idempotency_in_progress: [

@@ -6,11 +6,16 @@ import { formatMoney } from '../lib/money.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { notifyOwners } from '../staff/owner-notices.ts';
 import type { OrderLineFields } from './orders.repository.ts';
-import type { OrderRow } from './orders.tables.ts';
+import type { FulfillmentRow, OrderRow } from './orders.tables.ts';
 
 /** The mail orders send: to the buyer from the store, and notices to the store's owners. */
 
 const m = (amount: number, currency: string) => formatMoney({ amount, currency: currency.trim() });
+
+/** An address under its title, as the country writes it, indented; nothing without one. */
+function addressBlock(title: string, address: OrderRow['shipping_address']): string[] {
+  return address ? ['', title, ...formatAddress(address).map((line) => `  ${line}`)] : [];
+}
 
 /** Where the order ships and how, for the buyer's mail (D40); nothing when the checkout gave no address. */
 function shippingLines(order: OrderRow): string[] {
@@ -26,11 +31,11 @@ function shippingLines(order: OrderRow): string[] {
           : '';
     lines.push('', `Shipping method: ${method.name}${estimate}`);
   }
-  if (order.shipping_address)
-    lines.push('', 'Ships to:', ...formatAddress(order.shipping_address).map((l) => `  ${l}`));
-  if (order.billing_address)
-    lines.push('', 'Billing address:', ...formatAddress(order.billing_address).map((l) => `  ${l}`));
-  return lines;
+  return [
+    ...lines,
+    ...addressBlock('Ships to:', order.shipping_address),
+    ...addressBlock('Billing address:', order.billing_address),
+  ];
 }
 
 /** Store mail to the buyer when an order is paid (sent from the store's sender, Reply-To the store). */
@@ -69,6 +74,43 @@ export async function queueOrderConfirmation(
     kind: 'order_confirmation',
     to: order.email,
     subject: `Order #${order.number} confirmed`,
+    text,
+  });
+}
+
+/**
+ * Store mail to the buyer when a parcel ships (D41): what is in it, the carrier and the tracking
+ * link, and where it goes.
+ */
+export async function queueShippingConfirmation(
+  deps: { db: Kysely<Database> },
+  storeName: string,
+  order: OrderRow,
+  lines: readonly OrderLineFields[],
+  fulfillment: FulfillmentRow,
+): Promise<void> {
+  const named = (variantId: string) => lines.find((line) => line.variant_id === variantId);
+  const text = [
+    `Your order #${order.number} from ${storeName} is on its way.`,
+    '',
+    ...fulfillment.lines.map((line) => {
+      const ordered = named(line.variantId);
+      return `  ${line.quantity} × ${ordered ? `${ordered.title} (${ordered.variant_label})` : 'Item'}`;
+    }),
+    '',
+    ...(fulfillment.carrier ? [`Carrier: ${fulfillment.carrier}`] : []),
+    ...(fulfillment.tracking_number ? [`Tracking number: ${fulfillment.tracking_number}`] : []),
+    ...(fulfillment.tracking_url ? [`Track your parcel: ${fulfillment.tracking_url}`] : []),
+    ...addressBlock('Ships to:', order.shipping_address),
+    '',
+    'Reply to this email if you have any questions.',
+  ].join('\n');
+  await enqueueMail(deps.db, {
+    storeId: order.store_id,
+    tier: 'store',
+    kind: 'shipping_confirmation',
+    to: order.email,
+    subject: `Order #${order.number} has shipped`,
     text,
   });
 }

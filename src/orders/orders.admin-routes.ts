@@ -1,15 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { IdParams, Page, problemResponses } from '../http/schemas.ts';
+import Type from 'typebox';
+import { IdParams, Page, problemResponses, Uuid } from '../http/schemas.ts';
 import { requireStaff } from '../http/principals.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import {
   AdminOrderSchema,
   AdminOrdersQuerySchema,
+  FulfillmentBodySchema,
+  FulfillmentPatchSchema,
+  FulfillmentSchema,
   RefundBodySchema,
   RefundStartedSchema,
 } from './orders.schemas.ts';
 import { adminOrder, listOrders } from './orders.service.ts';
 import { requestRefund } from './refunds.service.ts';
+import { cancelFulfillment, changeFulfillment, createFulfillment } from './fulfillments.service.ts';
 
 const tags = ['Admin: orders'];
 
@@ -68,5 +73,68 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
       );
       return reply.code(202).send(started);
     },
+  );
+
+  const FulfillmentParams = Type.Object({ id: Uuid, fulfillmentId: Uuid });
+
+  app.post(
+    '/orders/:id/fulfillments',
+    {
+      schema: {
+        operationId: 'adminCreateFulfillment',
+        'x-problems': ['order_not_paid', 'fulfillment_exceeds_order'],
+        tags,
+        summary: 'Ship units of a paid order, with carrier and tracking',
+        description:
+          'Partial or complete: at most what was ordered minus what shipped already. A known carrier (UPS, USPS, FedEx, DHL, Royal Mail, Canada Post, Australia Post, PostNL, La Poste, Deutsche Post) with a number gets its tracking URL made. Records fulfillment.created and, unless notifyCustomer is false, mails the buyer a shipping confirmation.',
+        params: IdParams,
+        body: FulfillmentBodySchema,
+        response: { 201: FulfillmentSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { storeId } = requireStaff(request);
+      return reply.code(201).send(await createFulfillment(deps, storeId, request.params.id, request.body));
+    },
+  );
+
+  app.patch(
+    '/orders/:id/fulfillments/:fulfillmentId',
+    {
+      schema: {
+        operationId: 'adminUpdateFulfillment',
+        'x-problems': ['fulfillment_cancelled'],
+        tags,
+        summary: 'Change a fulfilment’s tracking, or mark it delivered',
+        params: FulfillmentParams,
+        body: FulfillmentPatchSchema,
+        response: { 200: FulfillmentSchema, ...problemResponses },
+      },
+    },
+    async (request) =>
+      changeFulfillment(
+        deps,
+        requireStaff(request).storeId,
+        request.params.id,
+        request.params.fulfillmentId,
+        request.body,
+      ),
+  );
+
+  app.post(
+    '/orders/:id/fulfillments/:fulfillmentId/cancel',
+    {
+      schema: {
+        operationId: 'adminCancelFulfillment',
+        'x-problems': ['fulfillment_delivered'],
+        tags,
+        summary: 'Cancel a fulfilment (its units count as not shipped again)',
+        description: 'Idempotent: cancelling a cancelled fulfilment answers it as it is.',
+        params: FulfillmentParams,
+        response: { 200: FulfillmentSchema, ...problemResponses },
+      },
+    },
+    async (request) =>
+      cancelFulfillment(deps, requireStaff(request).storeId, request.params.id, request.params.fulfillmentId),
   );
 };

@@ -28,3 +28,35 @@ export const OrderRefundedData = eventData('OrderRefundedData', 'A refund settle
   amount: MoneySchema,
   refunded: MoneySchema,
 });
+
+const FulfillmentFields = {
+  orderId: EventId,
+  number: Type.Integer(),
+  fulfillmentId: EventId,
+  status: Type.Union([Type.Literal('shipped'), Type.Literal('delivered'), Type.Literal('cancelled')]),
+  lines: Type.Array(
+    Type.Object(
+      { variantId: EventId, quantity: Type.Integer({ minimum: 1 }) },
+      { additionalProperties: false },
+    ),
+  ),
+  carrier: Type.Union([Type.String(), Type.Null()]),
+  trackingNumber: Type.Union([Type.String(), Type.Null()]),
+  trackingUrl: Type.Union([Type.String(), Type.Null()]),
+  fulfillmentStatus: Type.Union(
+    [Type.Literal('unfulfilled'), Type.Literal('partial'), Type.Literal('fulfilled')],
+    { description: "The order's fulfilment status after this change." },
+  ),
+};
+
+export const FulfillmentCreatedData = eventData(
+  'FulfillmentCreatedData',
+  'Units of a paid order shipped (D41): the parcel, its carrier and tracking.',
+  FulfillmentFields,
+);
+
+export const FulfillmentUpdatedData = eventData(
+  'FulfillmentUpdatedData',
+  'A fulfilment changed (D41): its tracking, delivered, or cancelled.',
+  FulfillmentFields,
+);

@@ -7,12 +7,16 @@ import {
   type SelectQueryBuilder,
   type SqlBool,
   type Transaction,
+  type Updateable,
 } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import { fairBatch } from '../db/fair-batch.ts';
 import type { Database } from '../db/tables.ts';
 import { eventInsert, type NewEvent } from '../events/events.ts';
 import type {
+  FulfillmentRow,
+  FulfillmentStatus,
+  FulfillmentTable,
   OrderLineRow,
   OrderRow,
   OrderStatus,
@@ -116,7 +120,20 @@ export interface BuyerOrderRow {
   lines: OrderLineFields[];
   /** The order's current (latest) payment, as the buyer sees it. */
   payment: Pick<PaymentRow, 'provider' | 'ref' | 'status'> | null;
+  /** Its fulfilments, oldest first (read as JSON: times as strings). */
+  fulfillments: FulfillmentJson[];
 }
+
+/** A fulfilment as a JSON sub-select returns it: its times are strings. */
+export type FulfillmentJson = Omit<
+  FulfillmentRow,
+  'created_at' | 'updated_at' | 'delivered_at' | 'cancelled_at'
+> & {
+  created_at: string | Date;
+  updated_at: string | Date;
+  delivered_at: string | Date | null;
+  cancelled_at: string | Date | null;
+};
 
 /**
  * An order with its lines and its latest payment in one statement (the buyer's polling read): one
@@ -143,13 +160,22 @@ export async function findBuyerOrder(
           .orderBy('p.created_at', 'desc')
           .limit(1),
       ).as('latest_payment'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('fulfillments as f')
+          .selectAll('f')
+          .whereRef('f.store_id', '=', 'o.store_id')
+          .whereRef('f.order_id', '=', 'o.id')
+          .orderBy('f.created_at')
+          .orderBy('f.id'),
+      ).as('order_fulfillments'),
     ])
     .where('o.store_id', '=', storeId)
     .where('o.id', '=', orderId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { order_lines: lines, latest_payment: payment, ...order } = row;
-  return { order, lines, payment };
+  const { order_lines: lines, latest_payment: payment, order_fulfillments: fulfillments, ...order } = row;
+  return { order, lines, payment, fulfillments: fulfillments };
 }
 
 export function orderLines(db: Db, order: Pick<OrderRow, 'store_id' | 'id'>): Promise<OrderLineRow[]> {
@@ -420,4 +446,54 @@ export async function pendingOrdersOf(
       AND (client_key = ${who.clientKey} OR email = ${who.email})`.execute(db);
   const row = rows[0]!;
   return { byClient: row.by_client, byEmail: row.by_email, firstExpiry: row.first_expiry };
+}
+
+/** An order's fulfilments, oldest first. */
+export function orderFulfillments(db: Db, storeId: string, orderId: string): Promise<FulfillmentRow[]> {
+  return db
+    .selectFrom('fulfillments')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('order_id', '=', orderId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function insertFulfillment(
+  trx: Transaction<Database>,
+  values: Insertable<FulfillmentTable>,
+): Promise<FulfillmentRow> {
+  return trx.insertInto('fulfillments').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateFulfillment(
+  trx: Transaction<Database>,
+  storeId: string,
+  fulfillmentId: string,
+  values: Updateable<FulfillmentTable>,
+): Promise<FulfillmentRow> {
+  return trx
+    .updateTable('fulfillments')
+    .set(values)
+    .where('store_id', '=', storeId)
+    .where('id', '=', fulfillmentId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Writes the order's fulfilment status (D41), in the transaction that changed its fulfilments. */
+export async function setFulfillmentStatus(
+  trx: Transaction<Database>,
+  storeId: string,
+  orderId: string,
+  status: FulfillmentStatus,
+  now: Date,
+): Promise<void> {
+  await trx
+    .updateTable('orders')
+    .set({ fulfillment_status: status, updated_at: now })
+    .where('store_id', '=', storeId)
+    .where('id', '=', orderId)
+    .execute();
 }

@@ -32,6 +32,75 @@ function OrderShippingMethodSchema() {
   );
 }
 
+export const FulfillmentStatusSchema = Type.Union(
+  [Type.Literal('unfulfilled'), Type.Literal('partial'), Type.Literal('fulfilled')],
+  {
+    description:
+      'How much of the order has shipped (D41): none, some of its units, all of them. Cancelled fulfilments do not count.',
+  },
+);
+
+const FulfillmentLineSchema = Type.Object(
+  { variantId: Type.String({ format: 'uuid' }), quantity: Type.Integer({ minimum: 1, maximum: 999 }) },
+  { title: 'FulfillmentLine', additionalProperties: false },
+);
+
+export const FulfillmentSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    status: Type.Union([Type.Literal('shipped'), Type.Literal('delivered'), Type.Literal('cancelled')]),
+    lines: Type.Array(FulfillmentLineSchema),
+    carrier: Type.Union([Type.String(), Type.Null()]),
+    trackingNumber: Type.Union([Type.String(), Type.Null()]),
+    trackingUrl: Type.Union([Type.String(), Type.Null()], {
+      description: "The carrier's tracking page: as given, or made from the number for a known carrier.",
+    }),
+    createdAt: Timestamp,
+    deliveredAt: Type.Union([Timestamp, Type.Null()]),
+    cancelledAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: 'Fulfillment' },
+);
+export type Fulfillment = Static<typeof FulfillmentSchema>;
+
+export const FulfillmentBodySchema = Type.Object(
+  {
+    lines: Type.Array(FulfillmentLineSchema, {
+      minItems: 1,
+      maxItems: 100,
+      description: 'The units in this parcel: at most what was ordered minus what shipped already.',
+    }),
+    carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    trackingNumber: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    trackingUrl: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          'An https URL. Left out with a known carrier (UPS, USPS, FedEx, DHL, Royal Mail, Canada Post, Australia Post, PostNL, La Poste, Deutsche Post) and a number: made from them.',
+      }),
+    ),
+    notifyCustomer: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description: 'Mail the buyer a shipping confirmation with the tracking link.',
+      }),
+    ),
+  },
+  { title: 'NewFulfillment', additionalProperties: false },
+);
+export type FulfillmentBody = Static<typeof FulfillmentBodySchema>;
+
+export const FulfillmentPatchSchema = Type.Object(
+  {
+    carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    trackingNumber: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    trackingUrl: Type.Optional(Type.String({ maxLength: 2000 })),
+    status: Type.Optional(Type.Literal('delivered', { description: 'The parcel arrived.' })),
+  },
+  { title: 'FulfillmentChange', additionalProperties: false },
+);
+export type FulfillmentPatch = Static<typeof FulfillmentPatchSchema>;
+
 /** Order lines have the shape of cart lines (copied at checkout). */
 export const OrderLineSchema = LineSchema;
 
@@ -59,6 +128,7 @@ const orderFields = {
   phone: Type.Union([Type.String(), Type.Null()], {
     description: "The buyer's phone, when given at checkout.",
   }),
+  fulfillmentStatus: FulfillmentStatusSchema,
   createdAt: Timestamp,
   expiresAt: Type.String({
     format: 'date-time',
@@ -153,6 +223,9 @@ export const StorefrontOrderSchema = Type.Object(
     phone: Type.Union([Type.String(), Type.Null()], {
       description: "The buyer's phone, masked: its last two digits (`•••67`).",
     }),
+    fulfillments: Type.Array(FulfillmentSchema, {
+      description: 'The parcels sent, oldest first, with their tracking (cancelled ones included, as such).',
+    }),
     payment: Type.Union([
       Type.Object({ provider: Type.String(), ref: Type.String(), status: PaymentStatusSchema }),
       Type.Null(),
@@ -229,6 +302,7 @@ export const AdminOrderSchema = Type.Object(
     }),
     payments: Type.Array(PaymentSchema),
     refunds: Type.Array(RefundSchema),
+    fulfillments: Type.Array(FulfillmentSchema, { description: 'Oldest first, cancelled ones included.' }),
   },
   { title: 'AdminOrder' },
 );

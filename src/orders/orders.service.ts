@@ -8,13 +8,22 @@ import {
   findBuyerOrder,
   findOrder,
   orderCounts,
+  orderFulfillments,
   orderLines,
   ordersQuery,
   type OrderCountsRow,
 } from './orders.repository.ts';
 import type { AdminOrder, AdminOrdersQuery, StorefrontOrder } from './orders.schemas.ts';
 import type { OrderRow } from './orders.tables.ts';
-import { maskAddress, maskEmail, maskPhone, orderView, paymentView, refundView } from './orders.views.ts';
+import {
+  fulfillmentView,
+  maskAddress,
+  maskEmail,
+  maskPhone,
+  orderView,
+  paymentView,
+  refundView,
+} from './orders.views.ts';
 import { orderRefunds } from './refunds.repository.ts';
 
 /** Reading orders: the buyer's polling view and the staff's views. */
@@ -37,7 +46,7 @@ export async function storefrontOrder(
   // succeeded payment).
   const found = await findBuyerOrder(deps.db, storeId, orderId);
   if (!found) throw notFound('No order with that id in this store.');
-  const { order, lines, payment } = found;
+  const { order, lines, payment, fulfillments } = found;
   const view = orderView(order, lines);
   return {
     ...view,
@@ -45,21 +54,24 @@ export async function storefrontOrder(
     shippingAddress: view.shippingAddress && maskAddress(view.shippingAddress),
     billingAddress: view.billingAddress && maskAddress(view.billingAddress),
     phone: view.phone && maskPhone(view.phone),
+    fulfillments: fulfillments.map(fulfillmentView),
     payment: payment ? { provider: payment.provider, ref: payment.ref, status: payment.status } : null,
   };
 }
 
 async function adminView(deps: ReadDeps, order: OrderRow): Promise<AdminOrder> {
-  const [lines, payments, refunds] = await Promise.all([
+  const [lines, payments, refunds, fulfillments] = await Promise.all([
     orderLines(deps.db, order),
     orderPayments(deps.db, order.store_id, order.id),
     orderRefunds(deps.db, order.store_id, order.id),
+    orderFulfillments(deps.db, order.store_id, order.id),
   ]);
   return {
     ...orderView(order, lines),
     oversold: order.oversold,
     payments: payments.map(paymentView),
     refunds: refunds.map((r) => refundView(r, order.currency)),
+    fulfillments: fulfillments.map(fulfillmentView),
   };
 }
 

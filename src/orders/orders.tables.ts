@@ -16,6 +16,7 @@ export interface OrderShippingMethod {
 }
 
 export type OrderStatus = 'pending' | 'paid' | 'expired';
+export type FulfillmentStatus = 'unfulfilled' | 'partial' | 'fulfilled';
 
 export interface OrderTable {
   store_id: string;
@@ -39,6 +40,8 @@ export interface OrderTable {
   /** The shipping method as chosen at checkout (its amount is shipping_amount); null without one. */
   shipping_method: ColumnType<OrderShippingMethod | null, string | null | undefined, string | null>;
   phone: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D41: how much of the order has shipped (cancelled fulfilments do not count). */
+  fulfillment_status: Generated<FulfillmentStatus>;
   expires_at: Time;
   /** The stock of a line was short when its payment arrived: paid anyway, flagged for the merchant (D22). */
   oversold: Generated<boolean>;
@@ -122,6 +125,28 @@ export interface ProviderEventTable {
   received_at: CreatedAt;
 }
 
+/** A fulfilment's line: units of one variant of the order. */
+export interface FulfillmentLine {
+  variantId: string;
+  quantity: number;
+}
+
+export interface FulfillmentTable {
+  store_id: string;
+  id: Generated<string>;
+  order_id: string;
+  status: 'shipped' | 'delivered' | 'cancelled';
+  lines: ColumnType<FulfillmentLine[], string, string>;
+  carrier: string | null;
+  tracking_number: string | null;
+  tracking_url: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  delivered_at: NullableTime;
+  cancelled_at: NullableTime;
+}
+export type FulfillmentRow = Selectable<FulfillmentTable>;
+
 /** Table types of orders, their payments and refunds. */
 export interface OrderTables {
   order_counters: OrderCounterTable;
@@ -129,6 +154,7 @@ export interface OrderTables {
   order_lines: OrderLineTable;
   payments: PaymentTable;
   refunds: RefundTable;
+  fulfillments: FulfillmentTable;
   provider_events: ProviderEventTable;
 }
 

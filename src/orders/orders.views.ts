@@ -1,9 +1,9 @@
 import { completeAddress, type Address } from '@storefront/address';
 import type { StockLine } from '../catalog/inventory.ts';
-import type { OrderLineFields } from './orders.repository.ts';
+import type { FulfillmentJson, OrderLineFields } from './orders.repository.ts';
 import type { Money } from '../lib/money.ts';
-import type { Order, Payment, Refund } from './orders.schemas.ts';
-import type { OrderRow, PaymentRow, RefundRow } from './orders.tables.ts';
+import type { Fulfillment, Order, Payment, Refund } from './orders.schemas.ts';
+import type { FulfillmentRow, OrderRow, PaymentRow, RefundRow } from './orders.tables.ts';
 
 /** Rows as the API shows them (the shapes are the schemas', Static<…>): snake_case never leaves orders/. */
 
@@ -38,6 +38,7 @@ export function orderView(order: OrderRow, lines: readonly OrderLineFields[]): O
     billingAddress: order.billing_address === null ? null : completeAddress(order.billing_address),
     shippingMethod: order.shipping_method,
     phone: order.phone,
+    fulfillmentStatus: order.fulfillment_status,
     createdAt: order.created_at.toISOString(),
     expiresAt: order.expires_at.toISOString(),
     paidAt: order.paid_at?.toISOString() ?? null,
@@ -82,6 +83,21 @@ export function maskAddress(address: Required<Address>): Required<Address> {
     phone: address.phone === null ? null : maskPhone(address.phone),
   };
 }
+
+const iso = (value: string | Date): string => new Date(value).toISOString();
+
+/** A fulfilment as the API shows it (from its row, or from a JSON sub-select, whose times are strings). */
+export const fulfillmentView = (row: FulfillmentRow | FulfillmentJson): Fulfillment => ({
+  id: row.id,
+  status: row.status,
+  lines: row.lines.map((line) => ({ variantId: line.variantId, quantity: line.quantity })),
+  carrier: row.carrier,
+  trackingNumber: row.tracking_number,
+  trackingUrl: row.tracking_url,
+  createdAt: iso(row.created_at),
+  deliveredAt: row.delivered_at === null ? null : iso(row.delivered_at),
+  cancelledAt: row.cancelled_at === null ? null : iso(row.cancelled_at),
+});
 
 export const paymentView = (row: PaymentRow): Payment => ({
   id: row.id,

@@ -108,6 +108,9 @@ export const adminOperations = {
   adminListOrders: ['GET', '/admin/v1/orders'],
   adminGetOrder: ['GET', '/admin/v1/orders/{id}'],
   adminCreateRefund: ['POST', '/admin/v1/orders/{id}/refunds'],
+  adminCreateFulfillment: ['POST', '/admin/v1/orders/{id}/fulfillments'],
+  adminUpdateFulfillment: ['PATCH', '/admin/v1/orders/{id}/fulfillments/{fulfillmentId}'],
+  adminCancelFulfillment: ['POST', '/admin/v1/orders/{id}/fulfillments/{fulfillmentId}/cancel'],
   adminListDiscounts: ['GET', '/admin/v1/discounts'],
   adminCreateDiscount: ['POST', '/admin/v1/discounts'],
   adminDeleteDiscount: ['DELETE', '/admin/v1/discounts/{id}'],
@@ -136,7 +139,9 @@ export type WebhookOperationId =
   | 'onProductDeleted'
   | 'onContentUpdated'
   | 'onThemePublished'
-  | 'onAppInstalled';
+  | 'onAppInstalled'
+  | 'onFulfillmentCreated'
+  | 'onFulfillmentUpdated';
 
 /** Every operationId a client can call, in both tables and in the generated types. */
 export type OperationId = (keyof typeof storefrontOperations | keyof typeof adminOperations) &

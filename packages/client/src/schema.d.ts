@@ -1213,6 +1213,63 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/orders/{id}/fulfillments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ship units of a paid order, with carrier and tracking
+     * @description Partial or complete: at most what was ordered minus what shipped already. A known carrier (UPS, USPS, FedEx, DHL, Royal Mail, Canada Post, Australia Post, PostNL, La Poste, Deutsche Post) with a number gets its tracking URL made. Records fulfillment.created and, unless notifyCustomer is false, mails the buyer a shipping confirmation.
+     */
+    post: operations['adminCreateFulfillment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/orders/{id}/fulfillments/{fulfillmentId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Change a fulfilment’s tracking, or mark it delivered */
+    patch: operations['adminUpdateFulfillment'];
+    trace?: never;
+  };
+  '/admin/v1/orders/{id}/fulfillments/{fulfillmentId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a fulfilment (its units count as not shipped again)
+     * @description Idempotent: cancelling a cancelled fulfilment answers it as it is.
+     */
+    post: operations['adminCancelFulfillment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/discounts': {
     parameters: {
       query?: never;
@@ -1700,6 +1757,46 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'fulfillment.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * fulfillment.created
+     * @description Units of a paid order shipped (D41): the parcel, its carrier and tracking. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onFulfillmentCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'fulfillment.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * fulfillment.updated
+     * @description A fulfilment changed (D41): its tracking, delivered, or cancelled. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onFulfillmentUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -1811,6 +1908,11 @@ export interface components {
       shippingMethod: components['schemas']['OrderShippingMethod'] | null;
       /** @description The buyer's phone, when given at checkout. */
       phone: string | null;
+      /**
+       * @description How much of the order has shipped (D41): none, some of its units, all of them. Cancelled fulfilments do not count.
+       * @enum {string}
+       */
+      fulfillmentStatus: 'unfulfilled' | 'partial' | 'fulfilled';
       /** Format: date-time */
       createdAt: string;
       /**
@@ -1823,6 +1925,8 @@ export interface components {
       oversold: boolean;
       payments: components['schemas']['Payment'][];
       refunds: components['schemas']['Refund'][];
+      /** @description Oldest first, cancelled ones included. */
+      fulfillments: components['schemas']['Fulfillment'][];
     };
     /** AdminOrderList */
     AdminOrderList: {
@@ -2789,6 +2893,151 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    /** Fulfillment */
+    Fulfillment: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      status: 'shipped' | 'delivered' | 'cancelled';
+      lines: components['schemas']['FulfillmentLine'][];
+      carrier: string | null;
+      trackingNumber: string | null;
+      /** @description The carrier's tracking page: as given, or made from the number for a known carrier. */
+      trackingUrl: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      deliveredAt: string | null;
+      cancelledAt: string | null;
+    };
+    /** FulfillmentChange */
+    FulfillmentChange: {
+      carrier?: string;
+      trackingNumber?: string;
+      trackingUrl?: string;
+      /**
+       * @description The parcel arrived.
+       * @enum {string}
+       */
+      status?: 'delivered';
+    };
+    /**
+     * FulfillmentCreatedData
+     * @description Units of a paid order shipped (D41): the parcel, its carrier and tracking.
+     */
+    FulfillmentCreatedData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      orderId: string;
+      number: number;
+      /** Format: uuid */
+      fulfillmentId: string;
+      /** @enum {string} */
+      status: 'shipped' | 'delivered' | 'cancelled';
+      lines: {
+        /** Format: uuid */
+        variantId: string;
+        quantity: number;
+      }[];
+      carrier: string | null;
+      trackingNumber: string | null;
+      trackingUrl: string | null;
+      /**
+       * @description The order's fulfilment status after this change.
+       * @enum {string}
+       */
+      fulfillmentStatus: 'unfulfilled' | 'partial' | 'fulfilled';
+    } & {
+      [key: string]: unknown;
+    };
+    /** FulfillmentCreatedEvent */
+    FulfillmentCreatedEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'fulfillment.created';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['FulfillmentCreatedData'];
+    } & {
+      [key: string]: unknown;
+    };
+    /** FulfillmentLine */
+    FulfillmentLine: {
+      /** Format: uuid */
+      variantId: string;
+      quantity: number;
+    };
+    /**
+     * FulfillmentUpdatedData
+     * @description A fulfilment changed (D41): its tracking, delivered, or cancelled.
+     */
+    FulfillmentUpdatedData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      orderId: string;
+      number: number;
+      /** Format: uuid */
+      fulfillmentId: string;
+      /** @enum {string} */
+      status: 'shipped' | 'delivered' | 'cancelled';
+      lines: {
+        /** Format: uuid */
+        variantId: string;
+        quantity: number;
+      }[];
+      carrier: string | null;
+      trackingNumber: string | null;
+      trackingUrl: string | null;
+      /**
+       * @description The order's fulfilment status after this change.
+       * @enum {string}
+       */
+      fulfillmentStatus: 'unfulfilled' | 'partial' | 'fulfilled';
+    } & {
+      [key: string]: unknown;
+    };
+    /** FulfillmentUpdatedEvent */
+    FulfillmentUpdatedEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'fulfillment.updated';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['FulfillmentUpdatedData'];
+    } & {
+      [key: string]: unknown;
+    };
     /** Health */
     Health: {
       /** @example ok */
@@ -2951,6 +3200,20 @@ export interface components {
       endsAt?: string | null;
       usageLimit?: number | null;
     };
+    /** NewFulfillment */
+    NewFulfillment: {
+      /** @description The units in this parcel: at most what was ordered minus what shipped already. */
+      lines: components['schemas']['FulfillmentLine'][];
+      carrier?: string;
+      trackingNumber?: string;
+      /** @description An https URL. Left out with a known carrier (UPS, USPS, FedEx, DHL, Royal Mail, Canada Post, Australia Post, PostNL, La Poste, Deutsche Post) and a number: made from them. */
+      trackingUrl?: string;
+      /**
+       * @description Mail the buyer a shipping confirmation with the tracking link.
+       * @default true
+       */
+      notifyCustomer: boolean;
+    };
     /** NewProduct */
     NewProduct: {
       title: string;
@@ -3045,6 +3308,8 @@ export interface components {
         | 'content.updated'
         | 'theme.published'
         | 'app.installed'
+        | 'fulfillment.created'
+        | 'fulfillment.updated'
       )[];
       description?: string | null;
     };
@@ -3074,6 +3339,11 @@ export interface components {
       shippingMethod: components['schemas']['OrderShippingMethod'] | null;
       /** @description The buyer's phone, when given at checkout. */
       phone: string | null;
+      /**
+       * @description How much of the order has shipped (D41): none, some of its units, all of them. Cancelled fulfilments do not count.
+       * @enum {string}
+       */
+      fulfillmentStatus: 'unfulfilled' | 'partial' | 'fulfilled';
       /** Format: date-time */
       createdAt: string;
       /**
@@ -4287,6 +4557,11 @@ export interface components {
       shippingMethod: components['schemas']['OrderShippingMethod'] | null;
       /** @description The buyer's phone, masked: its last two digits (`•••67`). */
       phone: string | null;
+      /**
+       * @description How much of the order has shipped (D41): none, some of its units, all of them. Cancelled fulfilments do not count.
+       * @enum {string}
+       */
+      fulfillmentStatus: 'unfulfilled' | 'partial' | 'fulfilled';
       /** Format: date-time */
       createdAt: string;
       /**
@@ -4295,6 +4570,8 @@ export interface components {
        */
       expiresAt: string;
       paidAt: string | null;
+      /** @description The parcels sent, oldest first, with their tracking (cancelled ones included, as such). */
+      fulfillments: components['schemas']['Fulfillment'][];
       payment: {
         provider: string;
         ref: string;
@@ -4530,6 +4807,8 @@ export interface components {
         | 'content.updated'
         | 'theme.published'
         | 'app.installed'
+        | 'fulfillment.created'
+        | 'fulfillment.updated'
       )[];
       description?: string | null;
       enabled?: boolean;
@@ -4579,7 +4858,9 @@ export interface components {
         | 'product.deleted'
         | 'content.updated'
         | 'theme.published'
-        | 'app.installed';
+        | 'app.installed'
+        | 'fulfillment.created'
+        | 'fulfillment.updated';
     };
     /** WebhookTestResult */
     WebhookTestResult: {
@@ -13454,7 +13735,7 @@ export interface operations {
         };
       };
       /**
-       * @description `order_not_paid`: Only a paid order can be refunded.
+       * @description `order_not_paid`: Only a paid order can be refunded or fulfilled.
        *
        *     `refund_rejected`: The payment provider refused the refund.
        *
@@ -13501,6 +13782,314 @@ export interface operations {
       };
       /** @description `provider_unavailable`: The payment provider did not answer; nothing was charged or kept. */
       502: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminCreateFulfillment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NewFulfillment'];
+      };
+    };
+    responses: {
+      /** @description Created: the Fulfillment */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Fulfillment'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `fulfillment_exceeds_order`: More units than are left to ship on this order.
+       *
+       *     `order_not_paid`: Only a paid order can be refunded or fulfilled.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminUpdateFulfillment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+        /** @description A UUID. */
+        fulfillmentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FulfillmentChange'];
+      };
+    };
+    responses: {
+      /** @description OK: the Fulfillment */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Fulfillment'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `fulfillment_cancelled`: This fulfilment was cancelled; it no longer changes. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminCancelFulfillment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+        /** @description A UUID. */
+        fulfillmentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the Fulfillment */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Fulfillment'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `fulfillment_delivered`: This parcel was delivered; record a return instead. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -15758,6 +16347,106 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['AppInstalledEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onFulfillmentCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FulfillmentCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onFulfillmentUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FulfillmentUpdatedEvent'];
       };
     };
     responses: {

@@ -56,6 +56,8 @@ const EVENT_TYPES = [
   'content.updated',
   'theme.published',
   'app.installed',
+  'fulfillment.created',
+  'fulfillment.updated',
 ] as const satisfies readonly EventType[];
 // A new event type in the API fails the type check here until it is listed above.
 type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
@@ -73,6 +75,8 @@ const EVENT_HELP: Record<EventType, string> = {
   'content.updated': 'a region, menu or page was published',
   'theme.published': 'a theme went live',
   'app.installed': 'an app was installed',
+  'fulfillment.created': 'units of an order shipped',
+  'fulfillment.updated': 'a shipment’s tracking changed, it was delivered or cancelled',
 };
 
 const ENDPOINTS = ['webhook-endpoints'] as const;
