@@ -10,8 +10,9 @@ before(async () => {
 after(() => t.close());
 
 describe('recordEvent', () => {
-  test('the ten event types of the spec', () => {
-    assert.equal(EVENT_TYPES.length, 10);
+  test('the ten event types of the spec, then those of D45', () => {
+    assert.deepEqual(EVENT_TYPES.slice(10), ['fulfillment.created', 'fulfillment.updated']);
+    assert.equal(EVENT_TYPES.length, 12);
   });
 
   test('writes the event in the caller transaction, with storeId in data', async () => {

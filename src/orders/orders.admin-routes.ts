@@ -25,7 +25,8 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
       schema: {
         operationId: 'adminListOrders',
         tags,
-        summary: 'Orders, newest first; by status, and searched by number, email or name',
+        summary:
+          'Orders, newest first; by status and fulfilment status, and searched by number, email or name',
         querystring: AdminOrdersQuerySchema,
         response: { 200: Page(AdminOrderSchema), ...problemResponses },
       },

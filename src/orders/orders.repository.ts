@@ -192,10 +192,15 @@ export function orderLines(db: Db, order: Pick<OrderRow, 'store_id' | 'id'>): Pr
 export function ordersQuery(
   db: Db,
   storeId: string,
-  filter: { status?: OrderStatus | undefined; q?: string | undefined } = {},
+  filter: {
+    status?: OrderStatus | undefined;
+    fulfillmentStatus?: FulfillmentStatus | undefined;
+    q?: string | undefined;
+  } = {},
 ): SelectQueryBuilder<Database, 'orders', OrderRow> {
   let query = db.selectFrom('orders').selectAll().where('store_id', '=', storeId);
   if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.fulfillmentStatus) query = query.where('fulfillment_status', '=', filter.fulfillmentStatus);
   if (filter.q) query = query.where(matchesOrderSearch(filter.q));
   return query;
 }

@@ -81,8 +81,7 @@ export const FulfillmentBodySchema = Type.Object(
     ),
     notifyCustomer: Type.Optional(
       Type.Boolean({
-        default: true,
-        description: 'Mail the buyer a shipping confirmation with the tracking link.',
+        description: 'Mail the buyer a shipping confirmation with the tracking link (true when left out).',
       }),
     ),
   },
@@ -310,6 +309,7 @@ export type AdminOrder = Static<typeof AdminOrderSchema>;
 
 export const AdminOrdersQuerySchema = PageQueryWith({
   status: Type.Optional(OrderStatusSchema),
+  fulfillmentStatus: Type.Optional(FulfillmentStatusSchema),
   q: Type.Optional(
     Type.String({
       minLength: 1,

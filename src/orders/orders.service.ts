@@ -81,8 +81,8 @@ export async function adminOrder(deps: ReadDeps, storeId: string, orderId: strin
 }
 
 /**
- * Orders, newest first, optionally of one status and matching a search (`q`, see
- * `matchesOrderSearch`). A cursor is bound to its filter and search (its scope).
+ * Orders, newest first, optionally of one status, of one fulfilment status and matching a search
+ * (`q`, see `matchesOrderSearch`). A cursor is bound to its filters and search (its scope).
  */
 export async function listOrders(
   deps: Pick<OrdersDeps, 'db' | 'cursors'>,
@@ -90,12 +90,17 @@ export async function listOrders(
   query: AdminOrdersQuery,
 ): Promise<ListPage<AdminOrder>> {
   const q = query.q?.trim() || undefined;
-  const scope = `${storeId}:admin-orders:${query.status ?? '*'}${q === undefined ? '' : `:q=${JSON.stringify(q)}`}`;
+  const { status, fulfillmentStatus } = query;
+  const scope = [
+    `${storeId}:admin-orders:${status ?? '*'}`,
+    fulfillmentStatus === undefined ? '' : `:fulfillment=${fulfillmentStatus}`,
+    q === undefined ? '' : `:q=${JSON.stringify(q)}`,
+  ].join('');
   return readSnapshot(deps.db, async (db) => {
     const page = await byCreated(
       deps.cursors,
       scope,
-      ordersQuery(db, storeId, { status: query.status, q }),
+      ordersQuery(db, storeId, { status, fulfillmentStatus, q }),
       query,
       (row) => row,
       '',

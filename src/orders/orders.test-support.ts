@@ -12,6 +12,12 @@ export interface CheckoutBody {
   payment: { provider: string; ref: string; status: string; clientSecret: string };
 }
 
+/** A page of the staff's orders list, as the tests read it. */
+export interface AdminOrdersPage {
+  items: { id: string; number: number; email: string; status: string; fulfillmentStatus: string }[];
+  nextCursor: string | null;
+}
+
 /** A store of a test app, driven through its HTTP API like a shop and its staff would. */
 export class ShopDriver {
   readonly t: TestApp;
@@ -150,6 +156,30 @@ export class ShopDriver {
         lastError: string | null;
       }[];
     }>();
+  }
+
+  /** A page of the staff's orders list (`GET /admin/v1/orders`) with this query; it must answer 200. */
+  async listOrders(query: Record<string, string>): Promise<AdminOrdersPage> {
+    const response = await this.admin('GET', `/orders?${new URLSearchParams(query).toString()}`);
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json<AdminOrdersPage>();
+  }
+
+  /** The numbers of every order the list gives for `query`, following its cursors `limit` at a time. */
+  async orderNumbersPaged(query: Record<string, string>, limit: number): Promise<number[]> {
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: AdminOrdersPage = await this.listOrders({
+        ...query,
+        limit: String(limit),
+        ...(cursor ? { cursor } : {}),
+      });
+      assert.ok(page.items.length <= limit);
+      seen.push(...page.items.map((order) => order.number));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return seen;
   }
 
   async waitForStatus(orderId: string, status: string): Promise<void> {

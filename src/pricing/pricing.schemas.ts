@@ -28,7 +28,9 @@ export const DiscountBodySchema = Type.Object(
     value: Type.Integer({ minimum: 1, maximum: 1_000_000_000_00 }),
     startsAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
     endsAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
-    usageLimit: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    usageLimit: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000_000 }), Type.Null()]),
+    ),
   },
   { title: 'NewDiscount', additionalProperties: false },
 );

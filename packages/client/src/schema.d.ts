@@ -1166,7 +1166,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Orders, newest first; by status, and searched by number, email or name */
+    /** Orders, newest first; by status and fulfilment status, and searched by number, email or name */
     get: operations['adminListOrders'];
     put?: never;
     post?: never;
@@ -3208,11 +3208,8 @@ export interface components {
       trackingNumber?: string;
       /** @description An https URL. Left out with a known carrier (UPS, USPS, FedEx, DHL, Royal Mail, Canada Post, Australia Post, PostNL, La Poste, Deutsche Post) and a number: made from them. */
       trackingUrl?: string;
-      /**
-       * @description Mail the buyer a shipping confirmation with the tracking link.
-       * @default true
-       */
-      notifyCustomer: boolean;
+      /** @description Mail the buyer a shipping confirmation with the tracking link (true when left out). */
+      notifyCustomer?: boolean;
     };
     /** NewProduct */
     NewProduct: {
@@ -13533,6 +13530,8 @@ export interface operations {
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
         status?: 'pending' | 'paid' | 'expired';
+        /** @description How much of the order has shipped (D41): none, some of its units, all of them. Cancelled fulfilments do not count. */
+        fulfillmentStatus?: 'unfulfilled' | 'partial' | 'fulfilled';
         /** @description Search. Digits, optionally after `#` (`1042`, `#1042`): the order with that number. With an `@`: orders whose email starts with it. Otherwise: orders whose shipping address name or email contains it. Case-insensitive. */
         q?: string;
       };

@@ -98,6 +98,17 @@ export async function newStore(h: ConsoleHarness, input: { currency?: string } =
   return createTestStore(h.live.t, input);
 }
 
+/** Polls `probe` every 50 ms until it gives a value (not undefined or false); fails after 10 s. */
+export async function until<T>(probe: () => Promise<T | undefined | false>, what: string): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** axe-core on the page: no serious or critical violation (WCAG 2.1 A and AA rules). */
 export async function assertAccessible(page: Page, what: string): Promise<void> {
   const results = await new AxeBuilder({ page })

@@ -15,6 +15,7 @@ import {
   screenshot,
   signIn,
   startConsole,
+  until,
   type ConsoleHarness,
 } from './browser.test-support.ts';
 
@@ -38,16 +39,6 @@ async function order(shop: Shop, variantId: string, quantity: number, pay = true
 /** The text of a Home figure (a region named by its label). */
 async function figure(page: Page, label: string): Promise<string> {
   return (await page.getByRole('region', { name: label }).locator('.value').textContent()) ?? '';
-}
-
-async function until<T>(probe: () => Promise<T | undefined | false>, what: string): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('orders in the console', () => {
@@ -124,7 +115,7 @@ describe('orders in the console', () => {
     // The order: lines, totals, payment, timeline.
     await page.getByRole('link', { name: `#${paid.number}` }).click();
     await page.getByRole('heading', { name: `Order #${paid.number}`, level: 1 }).waitFor();
-    const items = page.getByRole('region', { name: 'Items' });
+    const items = page.getByRole('region', { name: 'Items', exact: true });
     assert.match(
       (await items.getByRole('row', { name: /Blue mug/ }).textContent()) ?? '',
       /2\$25\.00\$50\.00/,
@@ -170,8 +161,6 @@ describe('orders in the console', () => {
     // What is left is the new limit.
     await page.getByText('At most $37.66: the amount paid minus refunds made or pending.').waitFor();
     await page.locator('.order-meta').getByText('partially refunded').waitFor();
-    await page.evaluate('window.scrollTo(0, 0)');
-    await screenshot(page, 'order');
 
     // Someone else refunds $30.00 meanwhile: this page still says $37.66 are left, the server
     // refuses $20.00, and the refusal is shown at the amount with what is left now.
@@ -240,7 +229,10 @@ describe('orders in the console', () => {
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Orders' }).click();
     await page.getByRole('link', { name: `#${sold.number}` }).click();
     await page.getByRole('heading', { name: `Order #${sold.number}`, level: 1 }).waitFor();
-    await page.getByRole('region', { name: 'Items' }).getByRole('link', { name: 'Green vase' }).click();
+    await page
+      .getByRole('region', { name: 'Items', exact: true })
+      .getByRole('link', { name: 'Green vase' })
+      .click();
     await page.getByRole('heading', { name: 'Green vase', level: 1 }).waitFor();
     assert.deepEqual(await stock(), { onHand: '3', shown: 'Reserved1Available2' }, 'the stock of now');
 

@@ -85,3 +85,59 @@ describe('shipping set up in the console, offered in the shop', () => {
     await context.close();
   });
 });
+
+describe('shipments on the order page', () => {
+  test('a paid order says where it stands, parcel by parcel, with the tracking link', async () => {
+    const shop = await openStore(h);
+    const catalog = await seedCatalog(shop);
+    const cart = await shop.storefront.carts.create({
+      items: [
+        { variantId: catalog.mug.small, quantity: 2 },
+        { variantId: catalog.tee.variant, quantity: 1 },
+      ],
+    });
+    const checkout = await shop.storefront.checkout.create({ cartId: cart.id, email: 'kim@example.com' });
+    await shop.storefront.sandbox.confirm(checkout.payment, 'pm_card_visa');
+    await shop.storefront.orders.waitForPaid(checkout.order.id, { timeoutMs: 20_000 });
+    const { context, page, problems } = await newPage(h, { width: 375, height: 800 });
+
+    await page.goto(`/shop/orders/${checkout.order.id}`);
+    await page.getByText('We are preparing your order.').waitFor();
+
+    const parcel = await shop.admin.request('adminCreateFulfillment', {
+      path: { id: checkout.order.id },
+      body: {
+        lines: [{ variantId: catalog.mug.small, quantity: 2 }],
+        carrier: 'UPS',
+        trackingNumber: '1Z999AA10123456784',
+      },
+    });
+    await page.reload();
+    await page.getByText('Part of your order is on its way; the rest follows.').waitFor();
+    const link = page.getByRole('link', { name: 'Track parcel 1 (1Z999AA10123456784)' });
+    assert.equal(await link.getAttribute('href'), 'https://www.ups.com/track?tracknum=1Z999AA10123456784');
+    assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
+    await page.locator('.shipment-list').getByText('2 × Blue mug (Small)').waitFor();
+    await assertAccessible(page, 'order with a shipment');
+
+    await shop.admin.request('adminCreateFulfillment', {
+      path: { id: checkout.order.id },
+      body: { lines: [{ variantId: catalog.tee.variant, quantity: 1 }], notifyCustomer: false },
+    });
+    await page.reload();
+    await page.getByText('Your order is on its way.').waitFor();
+    await page.getByText(/^Parcel 2: shipped/).waitFor();
+    for (const fulfillment of [
+      parcel,
+      ...(await shop.admin.orders.get(checkout.order.id)).fulfillments.slice(1),
+    ])
+      await shop.admin.request('adminUpdateFulfillment', {
+        path: { id: checkout.order.id, fulfillmentId: fulfillment.id },
+        body: { status: 'delivered' },
+      });
+    await page.reload();
+    await page.getByText('Your order was delivered.').waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

@@ -1,6 +1,7 @@
 /**
- * Shared by the home, orders and pricing screens: countries, what an order can still refund, and its
- * timeline. (Rates in basis points are parsed and shown with money, in ui/money.ts.)
+ * Shared by the home, orders and pricing screens: countries, what an order can still refund and
+ * still ship, and its timeline. (Rates in basis points are parsed and shown with money, in
+ * ui/money.ts.)
  */
 import type { AdminOrder } from '@storefront/client';
 import { useId, useMemo } from 'react';
@@ -126,6 +127,63 @@ export function orderBadges(order: Pick<AdminOrder, 'status' | 'oversold' | 'ref
   return badges;
 }
 
+// ---- Fulfilment ----
+
+/** The badge of an order's fulfilment status (`partial` reads "partially fulfilled"). */
+export function fulfillmentBadge(status: AdminOrder['fulfillmentStatus']): string {
+  return status === 'partial' ? 'partially_fulfilled' : status;
+}
+
+/** A variant of the order as its shipments name it: "Blue mug (Large)". */
+export function variantName(order: Pick<AdminOrder, 'lines'>, variantId: string): string {
+  const line = order.lines.find((l) => l.variantId === variantId);
+  if (!line) return 'An item no longer on this order';
+  return line.variantLabel ? `${line.title} (${line.variantLabel})` : line.title;
+}
+
+/** One variant of an order: ordered, shipped by the shipments that count (not cancelled), left. */
+export interface UnitsToShip {
+  variantId: string;
+  name: string;
+  ordered: number;
+  shipped: number;
+  left: number;
+}
+
+/** What each variant of the order has left to ship (the server's rule, D41), in the order's line order. */
+export function unitsToShip(order: Pick<AdminOrder, 'lines' | 'fulfillments'>): UnitsToShip[] {
+  const shipped = new Map<string, number>();
+  for (const fulfillment of order.fulfillments) {
+    if (fulfillment.status === 'cancelled') continue;
+    for (const line of fulfillment.lines)
+      shipped.set(line.variantId, (shipped.get(line.variantId) ?? 0) + line.quantity);
+  }
+  const rows = new Map<string, UnitsToShip>();
+  for (const line of order.lines) {
+    const row = rows.get(line.variantId) ?? {
+      variantId: line.variantId,
+      name: variantName(order, line.variantId),
+      ordered: 0,
+      shipped: shipped.get(line.variantId) ?? 0,
+      left: 0,
+    };
+    row.ordered += line.quantity;
+    row.left = Math.max(0, row.ordered - row.shipped);
+    rows.set(line.variantId, row);
+  }
+  return [...rows.values()];
+}
+
+/** How many units a shipment holds. */
+export function unitsIn(fulfillment: AdminOrder['fulfillments'][number]): number {
+  return fulfillment.lines.reduce((sum, line) => sum + line.quantity, 0);
+}
+
+/** "3 units" or "1 unit". */
+export function units(count: number): string {
+  return `${count} ${count === 1 ? 'unit' : 'units'}`;
+}
+
 // ---- Timeline ----
 
 export interface TimelineEntry {
@@ -206,6 +264,22 @@ export function orderTimeline(order: AdminOrder): TimelineEntry[] {
       });
     }
   }
+  order.fulfillments.forEach((fulfillment, index) => {
+    entries.push({
+      at: fulfillment.createdAt,
+      title: `Shipment ${index + 1} sent: ${units(unitsIn(fulfillment))}${fulfillment.carrier ? ` with ${fulfillment.carrier}` : ''}`,
+      detail: fulfillment.trackingNumber ? `Tracking number ${fulfillment.trackingNumber}` : undefined,
+    });
+    if (fulfillment.deliveredAt)
+      entries.push({ at: fulfillment.deliveredAt, title: `Shipment ${index + 1} delivered`, tone: 'ok' });
+    if (fulfillment.cancelledAt)
+      entries.push({
+        at: fulfillment.cancelledAt,
+        title: `Shipment ${index + 1} cancelled`,
+        detail: 'Its units count as not shipped again.',
+        tone: 'warn',
+      });
+  });
   return entries.sort((a, b) => Date.parse(b.at) - Date.parse(a.at));
 }
 

@@ -1,12 +1,14 @@
 /**
- * Orders: the list (search by number, email or name; status filter; cursor pages) and one order
- * (lines, totals, addresses and shipping method, payments, refunds, timeline, refund form).
+ * Orders: the list (search by number, email or name; status and fulfilment filters; cursor pages)
+ * and one order (lines, totals, shipments and the form that fulfils items, addresses and shipping
+ * method, payments, refunds, timeline, refund form).
  */
 import { formatAddress } from '@storefront/address';
 import { StorefrontError, type AdminOrder } from '@storefront/client';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { Link, useParams } from 'react-router';
+import type { OrderFulfillmentStatus } from '../api/fulfillments.ts';
 import { useAdmin } from '../session.tsx';
 import { useStaffSession } from '../store.ts';
 import {
@@ -26,9 +28,17 @@ import { MoneyField } from '../ui/money-field.tsx';
 import { formatMoney } from '../ui/money.ts';
 import { errorMessage, isStatus, messageAt } from '../ui/problems.ts';
 import { QueryView } from '../ui/queries.tsx';
-import { SearchForm, useUrlSearch } from '../ui/search.tsx';
+import { SearchForm, useUrlFilter, useUrlSearch } from '../ui/search.tsx';
 import { deliveryEstimate } from './shipping-parts.ts';
-import { countryName, orderBadges, orderTimeline, refundableAmount, Timeline } from './orders-parts.tsx';
+import {
+  countryName,
+  fulfillmentBadge,
+  orderBadges,
+  orderTimeline,
+  refundableAmount,
+  Timeline,
+} from './orders-parts.tsx';
+import { OrderShipments } from './orders-shipments.tsx';
 import './orders.css';
 
 const STATUSES = ['pending', 'paid', 'expired'] as const;
@@ -39,6 +49,15 @@ const STATUS_OPTIONS = [
   { value: 'pending', label: 'Pending (awaiting payment)' },
   { value: 'paid', label: 'Paid' },
   { value: 'expired', label: 'Expired (unpaid)' },
+];
+
+const FULFILLMENT_STATUSES = ['unfulfilled', 'partial', 'fulfilled'] as const;
+
+const FULFILLMENT_OPTIONS = [
+  { value: '', label: 'Any' },
+  { value: 'unfulfilled', label: 'Unfulfilled' },
+  { value: 'partial', label: 'Partially fulfilled' },
+  { value: 'fulfilled', label: 'Fulfilled' },
 ];
 
 const EMPTY_TEXT: Record<string, string> = {
@@ -59,13 +78,13 @@ function Badges({ order }: { order: Pick<AdminOrder, 'status' | 'oversold' | 're
 }
 
 export function OrdersList() {
-  const [params, setParams] = useSearchParams();
   const search = useUrlSearch();
   const { q } = search;
-  const raw = params.get('status') ?? '';
-  const status: OrderStatus | undefined = (STATUSES as readonly string[]).includes(raw)
-    ? (raw as OrderStatus)
-    : undefined;
+  const [status, setStatus] = useUrlFilter<OrderStatus>('status', STATUSES);
+  const [fulfillment, setFulfillment] = useUrlFilter<OrderFulfillmentStatus>(
+    'fulfillment',
+    FULFILLMENT_STATUSES,
+  );
 
   return (
     <>
@@ -80,37 +99,71 @@ export function OrdersList() {
           label="Status"
           options={STATUS_OPTIONS}
           value={status ?? ''}
-          onChange={(event) => {
-            const next = new URLSearchParams(params);
-            if (event.target.value) next.set('status', event.target.value);
-            else next.delete('status');
-            setParams(next, { replace: true });
-          }}
+          onChange={(event) => setStatus(event.target.value)}
+        />
+        <SelectField
+          label="Fulfilment"
+          options={FULFILLMENT_OPTIONS}
+          value={fulfillment ?? ''}
+          onChange={(event) => setFulfillment(event.target.value)}
         />
       </SearchForm>
       {/* A new search or filter starts again at its first page (a cursor belongs to its search). */}
-      <OrdersPages key={`${q}\n${status ?? 'all'}`} q={q} status={status} />
+      <OrdersPages
+        key={`${q}\n${status ?? 'all'}\n${fulfillment ?? 'all'}`}
+        q={q}
+        status={status}
+        fulfillment={fulfillment}
+      />
     </>
   );
 }
 
-function OrdersPages({ q, status }: { q: string; status: OrderStatus | undefined }) {
+function OrdersPages({
+  q,
+  status,
+  fulfillment,
+}: {
+  q: string;
+  status: OrderStatus | undefined;
+  fulfillment: OrderFulfillmentStatus | undefined;
+}) {
   const admin = useAdmin();
   const pager = useCursorPager();
   const orders = useQuery({
-    queryKey: ['orders', status ?? 'all', q, pager.cursor],
-    queryFn: () => admin.orders.list({ status, cursor: pager.cursor, limit: 20, ...(q ? { q } : {}) }),
+    queryKey: ['orders', status ?? 'all', fulfillment ?? 'all', q, pager.cursor],
+    queryFn: () =>
+      admin.orders.list({
+        status,
+        fulfillmentStatus: fulfillment,
+        cursor: pager.cursor,
+        limit: 20,
+        ...(q ? { q } : {}),
+      }),
     placeholderData: keepPreviousData,
   });
   const statusLabel = STATUS_OPTIONS.find((option) => option.value === (status ?? ''))?.label;
-  const empty = q ? (
-    <p>
-      No orders match “{q}”{status ? ` with the status ${status}` : ''}. Try a number, the start of an email,
-      or part of a name.
-    </p>
-  ) : (
-    <p>{EMPTY_TEXT[status ?? '']}</p>
-  );
+  const fulfillmentLabel = fulfillment
+    ? FULFILLMENT_OPTIONS.find((option) => option.value === fulfillment)?.label.toLowerCase()
+    : undefined;
+  let empty;
+  if (q) {
+    empty = (
+      <p>
+        No orders match “{q}”{status ? ` with the status ${status}` : ''}
+        {fulfillmentLabel ? ` that are ${fulfillmentLabel}` : ''}. Try a number, the start of an email, or
+        part of a name.
+      </p>
+    );
+  } else if (fulfillmentLabel) {
+    empty = (
+      <p>
+        No {status ? `${status} ` : ''}order is {fulfillmentLabel}.
+      </p>
+    );
+  } else {
+    empty = <p>{EMPTY_TEXT[status ?? '']}</p>;
+  }
 
   return (
     <QueryView query={orders} loading="Loading orders…" keepData empty={empty}>
@@ -122,10 +175,11 @@ function OrdersPages({ q, status }: { q: string; status: OrderStatus | undefined
             caption={
               <>
                 {statusLabel}
+                {fulfillmentLabel ? `, ${fulfillmentLabel}` : ''}
                 {q ? ` matching “${q}”` : ''}, newest first
               </>
             }
-            columns={['Order', 'Date', 'Customer', { label: 'Total', num: true }, 'Status']}
+            columns={['Order', 'Date', 'Customer', { label: 'Total', num: true }, 'Status', 'Fulfilment']}
             busy={orders.isFetching}
           >
             {data.items.map((order) => (
@@ -143,6 +197,9 @@ function OrdersPages({ q, status }: { q: string; status: OrderStatus | undefined
                 <td className="num">{formatMoney(order.total.amount, order.total.currency)}</td>
                 <td>
                   <Badges order={order} />
+                </td>
+                <td>
+                  <StatusBadge status={fulfillmentBadge(order.fulfillmentStatus)} />
                 </td>
               </tr>
             ))}
@@ -527,7 +584,8 @@ export function OrderDetail() {
     <>
       <PageHeader title={`Order #${data.number}`} actions={<Link to="/orders">All orders</Link>}>
         <p className="order-meta">
-          <Badges order={data} />{' '}
+          <Badges order={data} />
+          <StatusBadge status={fulfillmentBadge(data.fulfillmentStatus)} />{' '}
           <span className="muted">
             Placed <time dateTime={data.createdAt}>{formatDateTime(data.createdAt)}</time>
           </span>
@@ -547,6 +605,7 @@ export function OrderDetail() {
       <div className="order-layout">
         <div>
           <Lines order={data} />
+          <OrderShipments order={data} />
           <Payments order={data} />
           <Refunds order={data} />
           <RefundSection order={data} />

@@ -265,6 +265,7 @@ export function ConfirmButton({
   title,
   body,
   confirmLabel,
+  cancelLabel = 'Cancel',
   onConfirm,
   danger = true,
   disabled,
@@ -273,6 +274,8 @@ export function ConfirmButton({
   title: string;
   body: ReactNode;
   confirmLabel: string;
+  /** The button that closes the dialog and does nothing (when "Cancel" would read as the action). */
+  cancelLabel?: string;
   onConfirm: () => void;
   danger?: boolean;
   disabled?: boolean;
@@ -294,7 +297,7 @@ export function ConfirmButton({
         <div>{body}</div>
         <div className="actions">
           <button type="button" onClick={() => dialog.current?.close()}>
-            Cancel
+            {cancelLabel}
           </button>
           <button
             type="button"

@@ -1,7 +1,7 @@
 /**
  * Typing that settles: `useDebounced` (a value once it stops changing), and a list's search box
  * kept in the address (`?q=`, so back, forward and reload keep the search): `useUrlSearch` and the
- * form that shows it, `SearchForm`.
+ * form that shows it, `SearchForm`; a list's other filters kept there too, `useUrlFilter`.
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
@@ -95,4 +95,28 @@ export function SearchForm({
       {children}
     </form>
   );
+}
+
+/**
+ * A list's filter kept in the address (`?status=paid`): the value when it is one of `values`
+ * (undefined otherwise, or when absent), and its setter (an empty value removes it).
+ */
+export function useUrlFilter<T extends string>(
+  name: string,
+  values: readonly T[],
+): [T | undefined, (value: string) => void] {
+  const [params, setParams] = useSearchParams();
+  const raw = params.get(name) ?? '';
+  const value = (values as readonly string[]).includes(raw) ? (raw as T) : undefined;
+  const set = (next: string) =>
+    setParams(
+      (current) => {
+        const copy = new URLSearchParams(current);
+        if (next) copy.set(name, next);
+        else copy.delete(name);
+        return copy;
+      },
+      { replace: true },
+    );
+  return [value, set];
 }

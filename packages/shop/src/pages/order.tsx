@@ -165,6 +165,7 @@ export function OrderPage({ id }: { id: string }) {
       {error && order.status === 'pending' ? (
         <p class="muted">The shop could not be reached just now; it keeps trying.</p>
       ) : null}
+      {order.status === 'paid' ? <Shipments order={order} /> : null}
       <h2>Order #{order.number}</h2>
       <OrderLines order={order} />
       <Totals order={order} />
@@ -198,6 +199,65 @@ export function OrderPage({ id }: { id: string }) {
       <p>
         <Link to="/">Continue shopping</Link>
       </p>
+    </section>
+  );
+}
+
+/** Where a paid order stands, in the buyer's words (D41). */
+function shippingState(order: Order): string {
+  const live = order.fulfillments.filter((parcel) => parcel.status !== 'cancelled');
+  if (order.fulfillmentStatus === 'unfulfilled') return 'We are preparing your order.';
+  const delivered = live.length > 0 && live.every((parcel) => parcel.status === 'delivered');
+  if (order.fulfillmentStatus === 'fulfilled')
+    return delivered ? 'Your order was delivered.' : 'Your order is on its way.';
+  return 'Part of your order is on its way; the rest follows.';
+}
+
+const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' });
+
+/** The order's parcels with their tracking, and where the order stands. */
+function Shipments({ order }: { order: Order }) {
+  const live = order.fulfillments.filter((parcel) => parcel.status !== 'cancelled');
+  const title = (variantId: string) => {
+    const line = order.lines.find((candidate) => candidate.variantId === variantId);
+    return line ? `${line.title} (${line.variantLabel})` : 'An item';
+  };
+  return (
+    <section class="shipments" aria-labelledby="shipments-title">
+      <h2 id="shipments-title">Shipping</h2>
+      <p>{shippingState(order)}</p>
+      {live.length > 0 ? (
+        <ol class="shipment-list">
+          {live.map((parcel, index) => (
+            <li key={parcel.id}>
+              <p>
+                <strong>Parcel {index + 1}</strong>:{' '}
+                {parcel.status === 'delivered' && parcel.deliveredAt
+                  ? `delivered ${day(parcel.deliveredAt)}`
+                  : `shipped ${day(parcel.createdAt)}`}
+                {parcel.carrier ? ` with ${parcel.carrier}` : ''}
+              </p>
+              <ul>
+                {parcel.lines.map((line) => (
+                  <li key={line.variantId}>
+                    {line.quantity} × {title(line.variantId)}
+                  </li>
+                ))}
+              </ul>
+              {parcel.trackingUrl ? (
+                <p>
+                  <a href={parcel.trackingUrl} target="_blank" rel="noopener noreferrer">
+                    Track parcel {index + 1}
+                    {parcel.trackingNumber ? ` (${parcel.trackingNumber})` : ''}
+                  </a>
+                </p>
+              ) : parcel.trackingNumber ? (
+                <p>Tracking number: {parcel.trackingNumber}</p>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      ) : null}
     </section>
   );
 }
