@@ -459,17 +459,6 @@ const ratedRow = (method: ShippingMethodRow): RatedRow => ({
   countryDefault: method.country_default,
 });
 
-/** The methods a parcel to a destination can take in a store, cheapest first (D39). */
-export async function shippingOptionsFor(
-  deps: Pick<ServiceDeps, 'db'>,
-  storeId: string,
-  currency: string,
-  to: Destination,
-  parcel: Parcel,
-): Promise<ShippingOption[]> {
-  return (await shippingRates(deps, storeId, currency, to, parcel)).options;
-}
-
 /**
  * What a shipping method charges a parcel now, read under a lock held until the caller's
  * transaction ends (D40): checkout re-reads the amount it quoted this way, so a change of the

@@ -6,7 +6,7 @@
  * the service all see the same choices. What the shopper typed is kept on this browser for the
  * next visit.
  */
-import { checkAddress, formatAddress } from '@storefront/address';
+import { checkAddress, formatAddress, isPhoneNumber } from '@storefront/address';
 import { StorefrontError, type Cart, type Checkout, type ShippingOption } from '@storefront/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, isStatus } from '../api.ts';
@@ -247,7 +247,7 @@ function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
     const found: typeof fields = {};
     if (!/^[^\s@]+@[^\s@]+$/.test(email.trim()))
       found.email = 'Enter your email address, like name@example.com.';
-    if (phone.trim() !== '' && !/^\+?[0-9][0-9 ().-]{3,}$/.test(phone.trim()))
+    if (phone.trim() !== '' && !isPhoneNumber(phone.trim()))
       found.phone = 'Enter a phone number: digits, spaces and + ( ) . -';
     const input = addressInput(address);
     for (const { pointer, detail } of checkAddress(input).problems)
@@ -283,6 +283,13 @@ function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
     }
   }
 
+  /** The method stopped fitting (turned off, the cart changed): the options as they are now. */
+  async function chooseAgain() {
+    setOptions(await cartStore.shippingOptions().catch(() => []));
+    go('shipping');
+    setProblem({ message: 'That shipping method is not available for this order any more. Choose another.' });
+  }
+
   async function submitShipping(event: Event) {
     event.preventDefault();
     if (!methodId) return;
@@ -292,12 +299,9 @@ function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
       await cartStore.setShippingMethod(methodId);
       go('review');
     } catch (error) {
-      if (error instanceof StorefrontError && error.title === 'shipping_method_unavailable') {
-        setOptions(await cartStore.shippingOptions().catch(() => []));
-        setProblem({
-          message: 'That shipping method is not available for this order any more. Choose another.',
-        });
-      } else refused(error, cart!.items);
+      if (error instanceof StorefrontError && error.title === 'shipping_method_unavailable')
+        await chooseAgain();
+      else refused(error, cart!.items);
     } finally {
       setSending(false);
     }
@@ -341,15 +345,9 @@ function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
         // The cart moved on (prices, stock, a method, checked out elsewhere): show what it holds now.
         await cartStore.load().catch(() => undefined);
       }
-      if (error instanceof StorefrontError && error.title === 'shipping_method_unavailable') {
-        setOptions(await cartStore.shippingOptions().catch(() => []));
-        go('shipping');
-        setProblem({
-          message: 'The shipping method is not available for this order any more. Choose another.',
-        });
-        return;
-      }
-      refused(error, lines);
+      if (error instanceof StorefrontError && error.title === 'shipping_method_unavailable')
+        await chooseAgain();
+      else refused(error, lines);
     }
   }
 
