@@ -13,6 +13,7 @@ import type { EventType } from './events/events.ts';
 import {
   FulfillmentCreatedData,
   FulfillmentUpdatedData,
+  OrderCancelledData,
   OrderCreatedData,
   OrderPaidData,
   OrderRefundedData,
@@ -43,6 +44,7 @@ export const EVENT_DATA: Record<EventType, TSchema> = {
   'app.installed': AppInstalledData,
   'fulfillment.created': FulfillmentCreatedData,
   'fulfillment.updated': FulfillmentUpdatedData,
+  'order.cancelled': OrderCancelledData,
 };
 
 /** What a sample payload is made for: the store's own id and currency. */
@@ -113,6 +115,17 @@ export const EVENT_SAMPLES: Record<EventType, (store: SampleStore) => Record<str
     }) satisfies Static<typeof AppInstalledData>,
   'fulfillment.created': ({ storeId }) => fulfillmentSample(storeId, 'shipped', 'partial'),
   'fulfillment.updated': ({ storeId }) => fulfillmentSample(storeId, 'delivered', 'fulfilled'),
+  'order.cancelled': ({ storeId, currency }) =>
+    ({
+      storeId,
+      orderId: randomUUID(),
+      number: 1001,
+      previousStatus: 'paid',
+      reason: 'The customer changed their mind',
+      restocked: true,
+      refund: { amount: 4200, currency },
+      total: { amount: 4200, currency },
+    }) satisfies Static<typeof OrderCancelledData>,
 };
 
 function fulfillmentSample(

@@ -110,6 +110,7 @@ describe('apps', () => {
       ['content.updated', { kind: 'region', key: 'home-hero' }, 'content:region:home-hero'],
       ['fulfillment.created', { orderId: 'o-1', fulfillmentId: 'f-1', status: 'shipped' }, 'order:o-1'],
       ['fulfillment.updated', { orderId: 'o-1', fulfillmentId: 'f-1', status: 'delivered' }, 'order:o-1'],
+      ['order.cancelled', { orderId: 'o-1', previousStatus: 'paid' }, 'order:o-1'],
     ];
     for (const [type, data, resource] of others) await emit(t, shop.store.id, type, data, resource);
 
@@ -125,6 +126,10 @@ describe('apps', () => {
     const orderEvents = storeRequests
       .filter((r) => r.body.event.startsWith('order.'))
       .map((r) => r.body.event);
-    assert.deepEqual(orderEvents, ['order.created', 'order.paid', 'order.refunded'], 'one order, in order');
+    assert.deepEqual(
+      orderEvents,
+      ['order.created', 'order.paid', 'order.refunded', 'order.cancelled'],
+      'one order, in order',
+    );
   });
 });

@@ -6,6 +6,7 @@ import { recordEvent } from '../events/events.ts';
 import type { VariantRow } from './catalog.tables.ts';
 import { AppError } from '../lib/errors.ts';
 import {
+  addToOnHand,
   lockStockLevels,
   lockVariant,
   lowStockVariants,
@@ -220,8 +221,42 @@ export async function releaseReserved(
 ): Promise<void> {
   for (const line of inLockOrder(lines)) {
     const row = await releaseFromReserved(trx, storeId, line.variantId, line.quantity, now);
-    if (row) await recordIfChanged(trx, storeId, line.variantId, { ...row, reserved: row.old_reserved }, row);
+    if (row)
+      await recordIfChanged(
+        trx,
+        storeId,
+        line.variantId,
+        { on_hand: row.old_on_hand, reserved: row.old_reserved },
+        row,
+      );
   }
+}
+
+/**
+ * Puts units back on hand (a paid order cancelled, a return restocked: D42, D43), in lock order;
+ * a variant deleted since is skipped. Returns the lines that went back.
+ */
+export async function restock(
+  trx: Transaction<Database>,
+  storeId: string,
+  lines: readonly StockLine[],
+  now: Date,
+): Promise<StockLine[]> {
+  const restocked: StockLine[] = [];
+  for (const line of inLockOrder(lines)) {
+    if (line.quantity <= 0) continue;
+    const row = await addToOnHand(trx, storeId, line.variantId, line.quantity, now);
+    if (!row) continue;
+    restocked.push(line);
+    await recordIfChanged(
+      trx,
+      storeId,
+      line.variantId,
+      { on_hand: row.old_on_hand, reserved: row.old_reserved },
+      row,
+    );
+  }
+  return restocked;
 }
 
 /**

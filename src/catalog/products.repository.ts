@@ -576,26 +576,55 @@ export async function sellFromReserved(
   return rows[0];
 }
 
-/** Lowers reserved by `quantity` (stopping at zero); the levels after, and reserved before. */
-export async function releaseFromReserved(
+/** The levels of a variant after a change, and before it. */
+export type StockShift = StockLevel & { old_on_hand: number; old_reserved: number };
+
+/** Moves one level by `delta` (stopping at zero), locking the row; undefined when the variant is gone. */
+async function shiftStock(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+  level: 'on_hand' | 'reserved',
+  delta: number,
+  now: Date,
+): Promise<StockShift | undefined> {
+  const column = sql.ref(`v.${level}`);
+  const { rows } = await sql<StockShift>`
+      WITH old AS (
+        SELECT id, on_hand, reserved FROM variants
+        WHERE store_id = ${storeId} AND id = ${variantId}
+        FOR UPDATE
+      )
+      UPDATE variants v
+      SET ${sql.ref(level)} = greatest(${column} + ${delta}, 0), updated_at = ${now}
+      FROM old
+      WHERE v.store_id = ${storeId} AND v.id = old.id
+      RETURNING v.product_id, v.on_hand, v.reserved, old.on_hand AS old_on_hand, old.reserved AS old_reserved`.execute(
+    db,
+  );
+  return rows[0];
+}
+
+/** Lowers reserved by `quantity` (stopping at zero). */
+export function releaseFromReserved(
   db: Kysely<Database>,
   storeId: string,
   variantId: string,
   quantity: number,
   now: Date,
-): Promise<(StockLevel & { old_reserved: number }) | undefined> {
-  const { rows } = await sql<StockLevel & { old_reserved: number }>`
-      WITH old AS (
-        SELECT id, reserved FROM variants
-        WHERE store_id = ${storeId} AND id = ${variantId}
-        FOR UPDATE
-      )
-      UPDATE variants v
-      SET reserved = greatest(v.reserved - ${quantity}, 0), updated_at = ${now}
-      FROM old
-      WHERE v.store_id = ${storeId} AND v.id = old.id
-      RETURNING v.product_id, v.on_hand, v.reserved, old.reserved AS old_reserved`.execute(db);
-  return rows[0];
+): Promise<StockShift | undefined> {
+  return shiftStock(db, storeId, variantId, 'reserved', -quantity, now);
+}
+
+/** Raises on hand by `quantity` (units came back). */
+export function addToOnHand(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+  quantity: number,
+  now: Date,
+): Promise<StockShift | undefined> {
+  return shiftStock(db, storeId, variantId, 'on_hand', quantity, now);
 }
 
 /** Lowers on hand by `quantity` (the caller checked and locked the row). */

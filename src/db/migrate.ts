@@ -25,6 +25,7 @@ import * as cartShippingAddress from './migrations/0022_cart_shipping_address.ts
 import * as cartMethodAndCode from './migrations/0023_cart_method_and_code.ts';
 import * as checkoutShipping from './migrations/0024_checkout_shipping.ts';
 import * as fulfillments from './migrations/0025_fulfillments.ts';
+import * as orderCancellation from './migrations/0026_order_cancellation.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0023_cart_method_and_code': cartMethodAndCode,
   '0024_checkout_shipping': checkoutShipping,
   '0025_fulfillments': fulfillments,
+  '0026_order_cancellation': orderCancellation,
 };
 
 export class MigrationError extends Error {

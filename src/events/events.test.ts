@@ -11,8 +11,12 @@ after(() => t.close());
 
 describe('recordEvent', () => {
   test('the ten event types of the spec, then those of D45', () => {
-    assert.deepEqual(EVENT_TYPES.slice(10), ['fulfillment.created', 'fulfillment.updated']);
-    assert.equal(EVENT_TYPES.length, 12);
+    assert.deepEqual(EVENT_TYPES.slice(10), [
+      'fulfillment.created',
+      'fulfillment.updated',
+      'order.cancelled',
+    ]);
+    assert.equal(EVENT_TYPES.length, 13);
   });
 
   test('writes the event in the caller transaction, with storeId in data', async () => {

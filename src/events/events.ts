@@ -18,6 +18,7 @@ export const EVENT_TYPES = [
   'app.installed',
   'fulfillment.created',
   'fulfillment.updated',
+  'order.cancelled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

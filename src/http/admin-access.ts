@@ -70,6 +70,7 @@ export const ADMIN_ACCESS = {
   adminCreateFulfillment: 'staff',
   adminUpdateFulfillment: 'staff',
   adminCancelFulfillment: 'staff',
+  adminCancelOrder: 'admin',
   // Pricing
   adminCreateDiscount: 'admin',
   adminListDiscounts: 'admin',

@@ -138,7 +138,7 @@ describe('the OpenAPI document', () => {
     const schemas = doc.components.schemas as Record<string, { properties: Record<string, unknown> }>;
     assert.deepEqual(schemas.AdminOrder?.properties.status, {
       type: 'string',
-      enum: ['pending', 'paid', 'expired'],
+      enum: ['pending', 'paid', 'expired', 'cancelled'],
     });
     // A nullable enumeration: the enum and null.
     assert.deepEqual((schemas.WebhookEndpoint?.properties.disabledReason as { anyOf: unknown[] }).anyOf, [
@@ -149,7 +149,7 @@ describe('the OpenAPI document', () => {
     const status = byId('adminListOrders').parameters?.find((p) => p.name === 'status') as {
       schema?: unknown;
     };
-    assert.deepEqual(status.schema, { type: 'string', enum: ['pending', 'paid', 'expired'] });
+    assert.deepEqual(status.schema, { type: 'string', enum: ['pending', 'paid', 'expired', 'cancelled'] });
     const reason = schemas.ProductDeletedData?.properties.reason as { enum?: unknown[] };
     assert.deepEqual(reason.enum, ['deleted', 'archived', 'draft']);
   });
@@ -293,7 +293,7 @@ describe('the webhooks of the document', () => {
   test('every event (the ten of the spec and those of D45), each with its envelope, data schema and signature headers', () => {
     const webhooks = (doc as unknown as { webhooks: Record<string, { post: Operation }> }).webhooks;
     assert.deepEqual(Object.keys(webhooks).sort(), Object.keys(EVENT_DATA).sort());
-    assert.equal(Object.keys(webhooks).length, 12);
+    assert.equal(Object.keys(webhooks).length, 13);
     for (const [event, item] of Object.entries(webhooks)) {
       const schema = item.post.requestBody?.content?.['application/json']?.schema;
       assert.match(schema?.$ref ?? '', /^#\/components\/schemas\/\w+Event$/, event);

@@ -33,6 +33,8 @@ export const PROBLEMS = {
   fulfillment_cancelled: [409, 'This fulfilment was cancelled; it no longer changes.'],
   fulfillment_delivered: [409, 'This parcel was delivered; record a return instead.'],
   order_not_paid: [409, 'Only a paid order can be refunded or fulfilled.'],
+  order_fulfilled: [409, 'Units of this order have shipped: cancel its shipments first, or record a return.'],
+  order_expired: [409, 'This order expired unpaid; there is nothing to cancel.'],
   refund_too_large: [409, 'The refund exceeds what is left to refund.'],
   refund_rejected: [409, 'The payment provider refused the refund.'],
   idempotency_in_progress: [

@@ -52,17 +52,6 @@ async function fulfilmentStatus(shop: ShopDriver, orderId: string): Promise<[str
   return [admin.fulfillmentStatus, buyer.fulfillmentStatus];
 }
 
-async function events(shop: ShopDriver, type: string) {
-  const rows = await t.db.kysely
-    .selectFrom('events')
-    .select(['data'])
-    .where('store_id', '=', shop.storeId)
-    .where('type', '=', type as never)
-    .orderBy('created_at')
-    .execute();
-  return rows.map((row) => row.data);
-}
-
 describe('fulfilments (D41)', () => {
   test('partial, then complete; never more than ordered; tracking made from a known carrier; event and mail', async () => {
     const shop = await ShopDriver.open(t);
@@ -113,7 +102,7 @@ describe('fulfilments (D41)', () => {
       ],
     );
 
-    const created = await events(shop, 'fulfillment.created');
+    const created = await shop.events('fulfillment.created');
     assert.deepEqual(
       created.map((data) => [data.fulfillmentId, data.fulfillmentStatus, data.status]),
       [
@@ -123,12 +112,7 @@ describe('fulfilments (D41)', () => {
     );
     // One shipping confirmation: the second parcel asked for none.
     const mail = await waitFor(async () => {
-      const rows = await t.db.kysely
-        .selectFrom('mail_outbox')
-        .select(['to_address', 'subject', 'text_body'])
-        .where('store_id', '=', shop.storeId)
-        .where('kind', '=', 'shipping_confirmation')
-        .execute();
+      const rows = await shop.mails('shipping_confirmation');
       return rows.length > 0 ? rows : undefined;
     });
     assert.equal(mail.length, 1);
@@ -204,7 +188,7 @@ describe('fulfilments (D41)', () => {
     // The tee can ship again.
     assert.equal((await fulfil(shop, orderId, { lines: [{ variantId: tee, quantity: 1 }] })).statusCode, 201);
 
-    const updated = await events(shop, 'fulfillment.updated');
+    const updated = await shop.events('fulfillment.updated');
     assert.deepEqual(
       updated.map((data) => [data.fulfillmentId, data.status, data.fulfillmentStatus]),
       [

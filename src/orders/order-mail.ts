@@ -6,7 +6,7 @@ import { formatMoney } from '../lib/money.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { notifyOwners } from '../staff/owner-notices.ts';
 import type { OrderLineFields } from './orders.repository.ts';
-import type { FulfillmentRow, OrderRow } from './orders.tables.ts';
+import type { FulfillmentRow, OrderRow, RefundRow } from './orders.tables.ts';
 
 /** The mail orders send: to the buyer from the store, and notices to the store's owners. */
 
@@ -162,21 +162,56 @@ export async function queueOversoldNotice(
   });
 }
 
-/** An automatic refund the provider refused for good: the merchant must act (D24). */
+/** An automatic or a cancellation's refund the provider refused for good: the merchant must act (D24). */
 export async function queueRefundFailedNotice(
   deps: { db: Kysely<Database> },
   order: OrderRow,
-  amount: number,
+  refund: Pick<RefundRow, 'amount' | 'reason'>,
   reason?: string,
 ): Promise<void> {
+  const why =
+    refund.reason === 'order_cancelled'
+      ? `Order #${order.number} was cancelled, so ${m(refund.amount, order.currency)} was to be`
+      : `Order #${order.number} was paid after it had expired and its items were sold out, so ${m(refund.amount, order.currency)} was to be`;
   await notifyOwners(deps, order.store_id, {
     kind: 'refund_failed',
     subject: `Action needed: the automatic refund of order #${order.number} failed`,
     text: [
-      `Order #${order.number} was paid after it had expired and its items were sold out, so ${m(amount, order.currency)} was to be`,
+      why,
       `refunded to ${order.email} automatically. The payment provider refused the refund${reason ? `: ${reason}` : '.'}`,
       '',
       'The money is still captured. Refund it from the order in the admin, or at the payment provider.',
+    ].join('\n'),
+  });
+}
+
+/**
+ * Store mail to the buyer when staff cancel an order (D42): what was cancelled and, when money was
+ * captured, the refund on its way (its own notice follows when it settles).
+ */
+export async function queueCancellationNotice(
+  deps: { db: Kysely<Database> },
+  storeName: string,
+  order: OrderRow,
+  refundAmount: number,
+): Promise<void> {
+  const c = order.currency;
+  await enqueueMail(deps.db, {
+    storeId: order.store_id,
+    tier: 'store',
+    kind: 'order_cancelled',
+    to: order.email,
+    subject: `Order #${order.number} was cancelled`,
+    text: [
+      `${storeName} has cancelled your order #${order.number} (${m(order.total_amount, c)}).`,
+      '',
+      refundAmount > 0
+        ? `A refund of ${m(refundAmount, c)} is on its way to your original payment method; we will write again when it has gone through.`
+        : order.paid_at
+          ? 'Nothing more will be charged.'
+          : 'You have not been charged.',
+      '',
+      'Reply to this email if you have any questions.',
     ].join('\n'),
   });
 }

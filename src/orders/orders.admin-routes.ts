@@ -5,6 +5,7 @@ import { requireStaff } from '../http/principals.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import {
   AdminOrderSchema,
+  CancelOrderBodySchema,
   AdminOrdersQuerySchema,
   FulfillmentBodySchema,
   FulfillmentPatchSchema,
@@ -15,6 +16,7 @@ import {
 import { adminOrder, listOrders } from './orders.service.ts';
 import { requestRefund } from './refunds.service.ts';
 import { cancelFulfillment, changeFulfillment, createFulfillment } from './fulfillments.service.ts';
+import { cancelOrder } from './cancellation.service.ts';
 
 const tags = ['Admin: orders'];
 
@@ -74,6 +76,34 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
       );
       return reply.code(202).send(started);
     },
+  );
+
+  app.post(
+    '/orders/:id/cancel',
+    {
+      schema: {
+        operationId: 'adminCancelOrder',
+        'x-problems': ['order_fulfilled', 'order_expired'],
+        tags,
+        summary: 'Cancel an order: release or restock its units, refund what was paid',
+        description:
+          'A pending order releases its reservation and its payment is cancelled (a payment that still arrives is refunded in full). A paid order that has not shipped puts its units back on hand (`restock`, default true) and refunds what was captured (`refund`, default true; it settles with order.refunded and its own mail). An order with a shipped or delivered fulfilment is 409 `order_fulfilled`: record a return. Records order.cancelled and mails the buyer. Idempotent: cancelling a cancelled order answers 200 with the order.',
+        params: IdParams,
+        body: CancelOrderBodySchema,
+        response: { 200: AdminOrderSchema, ...problemResponses },
+      },
+      // No body at all is the defaults (restock and refund).
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request) =>
+      cancelOrder(
+        { ...deps, log: request.log },
+        requireStaff(request).storeId,
+        request.params.id,
+        request.body,
+      ),
   );
 
   const FulfillmentParams = Type.Object({ id: Uuid, fulfillmentId: Uuid });

@@ -60,3 +60,20 @@ export const FulfillmentUpdatedData = eventData(
   'A fulfilment changed (D41): its tracking, delivered, or cancelled.',
   FulfillmentFields,
 );
+
+export const OrderCancelledData = eventData(
+  'OrderCancelledData',
+  'Staff cancelled an order (D42): a pending one released its stock; a paid one may have been restocked and refunded.',
+  {
+    orderId: EventId,
+    number: Type.Integer(),
+    previousStatus: Type.Union([Type.Literal('pending'), Type.Literal('paid')]),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'The reason staff gave, if any.' }),
+    restocked: Type.Boolean({ description: 'The units of a paid order went back on hand.' }),
+    refund: Type.Union([MoneySchema, Type.Null()], {
+      description:
+        'The refund the cancellation started (it settles with `order.refunded`); null when nothing was refunded.',
+    }),
+    total: MoneySchema,
+  },
+);

@@ -384,6 +384,22 @@ export async function markOrderExpired(
     .execute();
 }
 
+/** Marks an order cancelled by staff (D42), with the reason they gave; returns the row as it is now. */
+export function markOrderCancelled(
+  trx: Transaction<Database>,
+  order: Pick<OrderRow, 'store_id' | 'id'>,
+  reason: string | null,
+  now: Date,
+): Promise<OrderRow> {
+  return trx
+    .updateTable('orders')
+    .set({ status: 'cancelled', cancelled_at: now, cancel_reason: reason, updated_at: now, client_key: null })
+    .where('store_id', '=', order.store_id)
+    .where('id', '=', order.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /** Adds a settled refund to the order's refunded amount, never past its total (the CHECK would refuse it). */
 export function addRefunded(
   trx: Transaction<Database>,

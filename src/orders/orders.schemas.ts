@@ -7,6 +7,7 @@ export const OrderStatusSchema = Type.Union([
   Type.Literal('pending'),
   Type.Literal('paid'),
   Type.Literal('expired'),
+  Type.Literal('cancelled'),
 ]);
 const PaymentStatusSchema = Type.Union([
   Type.Literal('pending'),
@@ -134,6 +135,9 @@ const orderFields = {
     description: 'An unpaid order expires then and its stock is released.',
   }),
   paidAt: Type.Union([Timestamp, Type.Null()]),
+  cancelledAt: Type.Union([Timestamp, Type.Null()], {
+    description: 'When staff cancelled the order (status `cancelled`, D42); null otherwise.',
+  }),
 };
 
 export const OrderSchema = Type.Object(orderFields, { title: 'Order' });
@@ -279,6 +283,31 @@ export const RefundStartedSchema = Type.Object(
 );
 export type RefundStarted = Static<typeof RefundStartedSchema>;
 
+export const CancelOrderBodySchema = Type.Object(
+  {
+    reason: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description: 'Why, for staff and webhooks (blank is none); the buyer never sees it.',
+      }),
+    ),
+    restock: Type.Optional(
+      Type.Boolean({
+        description:
+          'A paid order: put its units back on hand (`inventory.updated`). Default true. A pending order always releases its reservation.',
+      }),
+    ),
+    refund: Type.Optional(
+      Type.Boolean({
+        description:
+          'A paid order: refund what was captured and not yet refunded, through the refund path (`order.refunded` when it settles). Default true.',
+      }),
+    ),
+  },
+  { title: 'OrderCancellation', additionalProperties: false },
+);
+export type CancelOrderBody = Static<typeof CancelOrderBodySchema>;
+
 export const PaymentSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -298,6 +327,9 @@ export const AdminOrderSchema = Type.Object(
     oversold: Type.Boolean({
       description:
         'The payment arrived when the stock of a line was short: the order is paid anyway (money is never kept without an order) and needs the merchant (restock or refund).',
+    }),
+    cancelReason: Type.Union([Type.String(), Type.Null()], {
+      description: 'The reason staff gave when cancelling (staff only; never sent to the buyer).',
     }),
     payments: Type.Array(PaymentSchema),
     refunds: Type.Array(RefundSchema),

@@ -59,7 +59,7 @@ export async function storefrontOrder(
   };
 }
 
-async function adminView(deps: ReadDeps, order: OrderRow): Promise<AdminOrder> {
+export async function adminView(deps: ReadDeps, order: OrderRow): Promise<AdminOrder> {
   const [lines, payments, refunds, fulfillments] = await Promise.all([
     orderLines(deps.db, order),
     orderPayments(deps.db, order.store_id, order.id),
@@ -69,6 +69,7 @@ async function adminView(deps: ReadDeps, order: OrderRow): Promise<AdminOrder> {
   return {
     ...orderView(order, lines),
     oversold: order.oversold,
+    cancelReason: order.cancel_reason,
     payments: payments.map(paymentView),
     refunds: refunds.map((r) => refundView(r, order.currency)),
     fulfillments: fulfillments.map(fulfillmentView),

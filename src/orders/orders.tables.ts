@@ -15,7 +15,7 @@ export interface OrderShippingMethod {
   maxDeliveryDays: number | null;
 }
 
-export type OrderStatus = 'pending' | 'paid' | 'expired';
+export type OrderStatus = 'pending' | 'paid' | 'expired' | 'cancelled';
 export type FulfillmentStatus = 'unfulfilled' | 'partial' | 'fulfilled';
 
 export interface OrderTable {
@@ -57,6 +57,9 @@ export interface OrderTable {
   sweep_attempts: Generated<number>;
   paid_at: NullableTime;
   expired_at: NullableTime;
+  /** D42: when staff cancelled the order, and the reason they gave (staff only). */
+  cancelled_at: NullableTime;
+  cancel_reason: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

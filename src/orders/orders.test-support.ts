@@ -186,6 +186,28 @@ export class ShopDriver {
     await waitFor(async () => (await this.order(orderId)).status === status, 5000, `order ${status}`);
   }
 
+  /** The data of this store's events of one type, oldest first. */
+  async events(type: string): Promise<Record<string, unknown>[]> {
+    const rows = await this.t.db.kysely
+      .selectFrom('events')
+      .select(['data'])
+      .where('store_id', '=', this.storeId)
+      .where('type', '=', type as never)
+      .orderBy('created_at')
+      .execute();
+    return rows.map((row) => row.data);
+  }
+
+  /** This store's queued mail of one kind. */
+  mails(kind: string): Promise<{ to_address: string; subject: string; text_body: string }[]> {
+    return this.t.db.kysely
+      .selectFrom('mail_outbox')
+      .select(['to_address', 'subject', 'text_body'])
+      .where('store_id', '=', this.storeId)
+      .where('kind', '=', kind)
+      .execute();
+  }
+
   async stock(variantId: string): Promise<{ on_hand: number; reserved: number }> {
     return this.t.db.kysely
       .selectFrom('variants')

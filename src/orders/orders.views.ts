@@ -42,6 +42,7 @@ export function orderView(order: OrderRow, lines: readonly OrderLineFields[]): O
     createdAt: order.created_at.toISOString(),
     expiresAt: order.expires_at.toISOString(),
     paidAt: order.paid_at?.toISOString() ?? null,
+    cancelledAt: order.cancelled_at?.toISOString() ?? null,
   };
 }
 

@@ -35,7 +35,9 @@ import { stockLinesOf } from './orders.views.ts';
 import type { OrderRow } from './orders.tables.ts';
 import {
   AUTOMATIC_REFUND_REASON,
-  openAutomaticRefund,
+  CANCELLATION_REFUND_REASON,
+  isUnattendedRefund,
+  openFullRefund,
   sendRefund,
   type OpenedRefund,
 } from './refunds.service.ts';
@@ -113,6 +115,17 @@ async function paymentSucceeded(
   }
   const { order, lines } = await lockOrderWithLines(tx.db, storeId, payment.order_id);
   if (order.status === 'paid') return 'applied';
+  if (order.status === 'cancelled') {
+    // Paid before it was cancelled: this payment was counted then (the cancel chose its refund).
+    if (order.paid_at) return 'applied';
+    // Staff cancelled it before the money arrived (D42): never revived, the money goes back.
+    const opened = await openFullRefund(tx, payment, order, CANCELLATION_REFUND_REASON, now);
+    if (opened) {
+      tx.log.warn({ orderId: order.id }, 'payment for a cancelled order: refunding in full');
+      after.push(opened);
+    }
+    return 'applied';
+  }
 
   // Expired: take the goods again if every line is still available, else refund everything.
   if (await takeStock(tx.db, storeId, stockLinesOf(lines), now)) {
@@ -131,7 +144,7 @@ async function paymentSucceeded(
     tx.log.info({ orderId: order.id }, 'late payment for an expired order: stock taken again, order paid');
     return 'applied';
   }
-  const opened = await openAutomaticRefund(tx, payment, order, now);
+  const opened = await openFullRefund(tx, payment, order, AUTOMATIC_REFUND_REASON, now);
   if (opened) {
     tx.log.warn(
       { orderId: order.id },
@@ -174,8 +187,7 @@ async function refundSettled(
       provider_ref: event.refundRef,
       next_check_at: null,
     });
-    if (refund.reason === AUTOMATIC_REFUND_REASON)
-      await queueRefundFailedNotice(tx, locked.order, refund.amount);
+    if (isUnattendedRefund(refund)) await queueRefundFailedNotice(tx, locked.order, refund);
     return 'applied';
   }
   await updateRefund(tx.db, refund, {

@@ -29,6 +29,13 @@ const RETRY_BASE_MS = 60 * 1000;
 const RETRY_MAX_MS = 60 * 60 * 1000;
 
 export const AUTOMATIC_REFUND_REASON = 'expired_out_of_stock';
+/** A cancellation's refund (D42): staff cancelled a paid order, or a payment arrived after the cancel. */
+export const CANCELLATION_REFUND_REASON = 'order_cancelled';
+/** Refunds nobody asked for one by one: the owners hear when the provider refuses one. */
+const UNATTENDED_REASONS: ReadonlySet<string | null> = new Set([
+  AUTOMATIC_REFUND_REASON,
+  CANCELLATION_REFUND_REASON,
+]);
 
 /** A refund committed and not yet sent to the provider, with what the request needs. */
 export interface OpenedRefund {
@@ -76,21 +83,28 @@ function openRefund(
 }
 
 /**
- * Opens the full refund of a payment captured for an order that cannot be fulfilled (it expired and
- * its goods are gone), inside the caller's transaction. Null when such a refund exists already or
- * nothing is left to refund. The caller sends it once the transaction has committed.
+ * Opens the refund of everything captured and not yet refunded or being refunded, inside the
+ * caller's transaction: for an order that cannot be fulfilled (it expired and its goods are gone,
+ * `expired_out_of_stock`) or that was cancelled (`order_cancelled`). Null when a live refund of
+ * that reason exists already or nothing is left to refund. The caller sends it once committed.
  */
-export async function openAutomaticRefund(
+export async function openFullRefund(
   deps: { db: Transaction<Database> },
   payment: PaymentRow,
   order: OrderRow,
+  reason: string,
   now: Date,
+  note: string | null = null,
 ): Promise<OpenedRefund | null> {
-  if (await hasLiveRefund(deps.db, payment, AUTOMATIC_REFUND_REASON)) return null;
+  if (await hasLiveRefund(deps.db, payment, reason)) return null;
   const amount = payment.amount - (await refundsHeld(deps.db, payment));
   if (amount <= 0) return null;
-  const refund = await openRefund(deps.db, payment, amount, AUTOMATIC_REFUND_REASON, now);
+  const refund = await openRefund(deps.db, payment, amount, reason, now, note);
   return { refund, payment, order };
+}
+
+export function isUnattendedRefund(refund: Pick<RefundRow, 'reason'>): boolean {
+  return UNATTENDED_REASONS.has(refund.reason);
 }
 
 export type SendOutcome = 'requested' | 'deferred' | 'rejected';
@@ -99,7 +113,7 @@ export type SendOutcome = 'requested' | 'deferred' | 'rejected';
  * Asks the provider for a committed refund. Accepted: the provider's reference is kept and the
  * refund waits for its webhook (reconciliation asks after RECONCILE_AFTER_MS). Not reached (timeout,
  * 5xx, network): it stays pending and is asked again with backoff. Refused for good: `failed`, and
- * for an automatic refund the owners get an admin notice. Never throws for a provider answer.
+ * for an automatic or a cancellation's refund the owners get an admin notice. Never throws for a provider answer.
  */
 export async function sendRefund(deps: RefundDeps, opened: OpenedRefund): Promise<SendOutcome> {
   const { refund, payment, order } = opened;
@@ -146,8 +160,8 @@ export async function sendRefund(deps: RefundDeps, opened: OpenedRefund): Promis
         { status: 'failed', settled_at: now, last_error: message, next_check_at: null },
         { whilePending: true },
       );
-      if (failed && refund.reason === AUTOMATIC_REFUND_REASON) {
-        await queueRefundFailedNotice({ db: trx }, order, refund.amount, message);
+      if (failed && UNATTENDED_REASONS.has(refund.reason)) {
+        await queueRefundFailedNotice({ db: trx }, order, refund, message);
       }
     });
     return 'rejected';

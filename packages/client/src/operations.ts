@@ -108,6 +108,7 @@ export const adminOperations = {
   adminListOrders: ['GET', '/admin/v1/orders'],
   adminGetOrder: ['GET', '/admin/v1/orders/{id}'],
   adminCreateRefund: ['POST', '/admin/v1/orders/{id}/refunds'],
+  adminCancelOrder: ['POST', '/admin/v1/orders/{id}/cancel'],
   adminCreateFulfillment: ['POST', '/admin/v1/orders/{id}/fulfillments'],
   adminUpdateFulfillment: ['PATCH', '/admin/v1/orders/{id}/fulfillments/{fulfillmentId}'],
   adminCancelFulfillment: ['POST', '/admin/v1/orders/{id}/fulfillments/{fulfillmentId}/cancel'],
@@ -141,7 +142,8 @@ export type WebhookOperationId =
   | 'onThemePublished'
   | 'onAppInstalled'
   | 'onFulfillmentCreated'
-  | 'onFulfillmentUpdated';
+  | 'onFulfillmentUpdated'
+  | 'onOrderCancelled';
 
 /** Every operationId a client can call, in both tables and in the generated types. */
 export type OperationId = (keyof typeof storefrontOperations | keyof typeof adminOperations) &

@@ -1213,6 +1213,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/orders/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel an order: release or restock its units, refund what was paid
+     * @description A pending order releases its reservation and its payment is cancelled (a payment that still arrives is refunded in full). A paid order that has not shipped puts its units back on hand (`restock`, default true) and refunds what was captured (`refund`, default true; it settles with order.refunded and its own mail). An order with a shipped or delivered fulfilment is 409 `order_fulfilled`: record a return. Records order.cancelled and mails the buyer. Idempotent: cancelling a cancelled order answers 200 with the order.
+     */
+    post: operations['adminCancelOrder'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/orders/{id}/fulfillments': {
     parameters: {
       query?: never;
@@ -1797,6 +1817,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'order.cancelled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * order.cancelled
+     * @description Staff cancelled an order (D42): a pending one released its stock; a paid one may have been restocked and refunded. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onOrderCancelled'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -1889,7 +1929,7 @@ export interface components {
       /** @description Sequential per store, from 1001. */
       number: number;
       /** @enum {string} */
-      status: 'pending' | 'paid' | 'expired';
+      status: 'pending' | 'paid' | 'expired' | 'cancelled';
       /** @description The buyer's address, as given at checkout (lower case). */
       email: string;
       country: string | null;
@@ -1921,8 +1961,12 @@ export interface components {
        */
       expiresAt: string;
       paidAt: string | null;
+      /** @description When staff cancelled the order (status `cancelled`, D42); null otherwise. */
+      cancelledAt: string | null;
       /** @description The payment arrived when the stock of a line was short: the order is paid anyway (money is never kept without an order) and needs the merchant (restock or refund). */
       oversold: boolean;
+      /** @description The reason staff gave when cancelling (staff only; never sent to the buyer). */
+      cancelReason: string | null;
       payments: components['schemas']['Payment'][];
       refunds: components['schemas']['Refund'][];
       /** @description Oldest first, cancelled ones included. */
@@ -3307,6 +3351,7 @@ export interface components {
         | 'app.installed'
         | 'fulfillment.created'
         | 'fulfillment.updated'
+        | 'order.cancelled'
       )[];
       description?: string | null;
     };
@@ -3317,7 +3362,7 @@ export interface components {
       /** @description Sequential per store, from 1001. */
       number: number;
       /** @enum {string} */
-      status: 'pending' | 'paid' | 'expired';
+      status: 'pending' | 'paid' | 'expired' | 'cancelled';
       /** @description The buyer's address, as given at checkout (lower case). */
       email: string;
       country: string | null;
@@ -3349,6 +3394,65 @@ export interface components {
        */
       expiresAt: string;
       paidAt: string | null;
+      /** @description When staff cancelled the order (status `cancelled`, D42); null otherwise. */
+      cancelledAt: string | null;
+    };
+    /** OrderCancellation */
+    OrderCancellation: {
+      /** @description Why, for staff and webhooks (blank is none); the buyer never sees it. */
+      reason?: string;
+      /** @description A paid order: put its units back on hand (`inventory.updated`). Default true. A pending order always releases its reservation. */
+      restock?: boolean;
+      /** @description A paid order: refund what was captured and not yet refunded, through the refund path (`order.refunded` when it settles). Default true. */
+      refund?: boolean;
+    };
+    /**
+     * OrderCancelledData
+     * @description Staff cancelled an order (D42): a pending one released its stock; a paid one may have been restocked and refunded.
+     */
+    OrderCancelledData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      orderId: string;
+      number: number;
+      /** @enum {string} */
+      previousStatus: 'pending' | 'paid';
+      /** @description The reason staff gave, if any. */
+      reason: string | null;
+      /** @description The units of a paid order went back on hand. */
+      restocked: boolean;
+      /** @description The refund the cancellation started (it settles with `order.refunded`); null when nothing was refunded. */
+      refund: components['schemas']['Money'] | null;
+      total: components['schemas']['Money'];
+    } & {
+      [key: string]: unknown;
+    };
+    /** OrderCancelledEvent */
+    OrderCancelledEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'order.cancelled';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['OrderCancelledData'];
+    } & {
+      [key: string]: unknown;
     };
     /**
      * OrderCreatedData
@@ -3743,7 +3847,7 @@ export interface components {
         id: string;
         number: number;
         /** @enum {string} */
-        status: 'pending' | 'paid' | 'expired';
+        status: 'pending' | 'paid' | 'expired' | 'cancelled';
       };
     };
     /** Region */
@@ -4535,7 +4639,7 @@ export interface components {
       /** @description Sequential per store, from 1001. */
       number: number;
       /** @enum {string} */
-      status: 'pending' | 'paid' | 'expired';
+      status: 'pending' | 'paid' | 'expired' | 'cancelled';
       /** @description The buyer's address, masked: the first character of the local part, `•••`, then `@` and the domain (`b•••@example.com`; a one-character local part shows none of it: `•••@example.com`). This view is read with the order's id and a publishable key alone, so it never carries the address; the checkout's answer (to the buyer who typed it) and the Admin API show it in full. */
       email: string;
       country: string | null;
@@ -4567,6 +4671,8 @@ export interface components {
        */
       expiresAt: string;
       paidAt: string | null;
+      /** @description When staff cancelled the order (status `cancelled`, D42); null otherwise. */
+      cancelledAt: string | null;
       /** @description The parcels sent, oldest first, with their tracking (cancelled ones included, as such). */
       fulfillments: components['schemas']['Fulfillment'][];
       payment: {
@@ -4806,6 +4912,7 @@ export interface components {
         | 'app.installed'
         | 'fulfillment.created'
         | 'fulfillment.updated'
+        | 'order.cancelled'
       )[];
       description?: string | null;
       enabled?: boolean;
@@ -4857,7 +4964,8 @@ export interface components {
         | 'theme.published'
         | 'app.installed'
         | 'fulfillment.created'
-        | 'fulfillment.updated';
+        | 'fulfillment.updated'
+        | 'order.cancelled';
     };
     /** WebhookTestResult */
     WebhookTestResult: {
@@ -13529,7 +13637,7 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
-        status?: 'pending' | 'paid' | 'expired';
+        status?: 'pending' | 'paid' | 'expired' | 'cancelled';
         /** @description How much of the order has shipped (D41): none, some of its units, all of them. Cancelled fulfilments do not count. */
         fulfillmentStatus?: 'unfulfilled' | 'partial' | 'fulfilled';
         /** @description Search. Digits, optionally after `#` (`1042`, `#1042`): the order with that number. With an `@`: orders whose email starts with it. Otherwise: orders whose shipping address name or email contains it. Case-insensitive. */
@@ -13781,6 +13889,128 @@ export interface operations {
       };
       /** @description `provider_unavailable`: The payment provider did not answer; nothing was charged or kept. */
       502: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminCancelOrder: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['OrderCancellation'];
+      };
+    };
+    responses: {
+      /** @description OK: the AdminOrder */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminOrder'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `order_expired`: This order expired unpaid; there is nothing to cancel.
+       *
+       *     `order_fulfilled`: Units of this order have shipped: cancel its shipments first, or record a return.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -16446,6 +16676,56 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['FulfillmentUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onOrderCancelled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['OrderCancelledEvent'];
       };
     };
     responses: {

@@ -58,6 +58,7 @@ const EVENT_TYPES = [
   'app.installed',
   'fulfillment.created',
   'fulfillment.updated',
+  'order.cancelled',
 ] as const satisfies readonly EventType[];
 // A new event type in the API fails the type check here until it is listed above.
 type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
@@ -77,6 +78,7 @@ const EVENT_HELP: Record<EventType, string> = {
   'app.installed': 'an app was installed',
   'fulfillment.created': 'units of an order shipped',
   'fulfillment.updated': 'a shipment’s tracking changed, it was delivered or cancelled',
+  'order.cancelled': 'an order was cancelled',
 };
 
 const ENDPOINTS = ['webhook-endpoints'] as const;
