@@ -17,6 +17,7 @@ import {
   OrderCreatedData,
   OrderPaidData,
   OrderRefundedData,
+  ReturnCreatedData,
 } from './orders/orders.events.ts';
 import { storeCurrency, type StoresDeps } from './stores/stores.service.ts';
 import { ThemePublishedData } from './themes/themes.events.ts';
@@ -45,6 +46,7 @@ export const EVENT_DATA: Record<EventType, TSchema> = {
   'fulfillment.created': FulfillmentCreatedData,
   'fulfillment.updated': FulfillmentUpdatedData,
   'order.cancelled': OrderCancelledData,
+  'return.created': ReturnCreatedData,
 };
 
 /** What a sample payload is made for: the store's own id and currency. */
@@ -126,6 +128,16 @@ export const EVENT_SAMPLES: Record<EventType, (store: SampleStore) => Record<str
       refund: { amount: 4200, currency },
       total: { amount: 4200, currency },
     }) satisfies Static<typeof OrderCancelledData>,
+  'return.created': ({ storeId, currency }) =>
+    ({
+      storeId,
+      orderId: randomUUID(),
+      number: 1001,
+      returnId: randomUUID(),
+      lines: [{ variantId: randomUUID(), quantity: 1, restock: true }],
+      refund: { amount: 1500, currency },
+      refundId: randomUUID(),
+    }) satisfies Static<typeof ReturnCreatedData>,
 };
 
 function fulfillmentSample(

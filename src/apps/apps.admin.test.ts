@@ -111,6 +111,7 @@ describe('apps', () => {
       ['fulfillment.created', { orderId: 'o-1', fulfillmentId: 'f-1', status: 'shipped' }, 'order:o-1'],
       ['fulfillment.updated', { orderId: 'o-1', fulfillmentId: 'f-1', status: 'delivered' }, 'order:o-1'],
       ['order.cancelled', { orderId: 'o-1', previousStatus: 'paid' }, 'order:o-1'],
+      ['return.created', { orderId: 'o-1', returnId: 'r-1' }, 'order:o-1'],
     ];
     for (const [type, data, resource] of others) await emit(t, shop.store.id, type, data, resource);
 

@@ -26,6 +26,7 @@ import * as cartMethodAndCode from './migrations/0023_cart_method_and_code.ts';
 import * as checkoutShipping from './migrations/0024_checkout_shipping.ts';
 import * as fulfillments from './migrations/0025_fulfillments.ts';
 import * as orderCancellation from './migrations/0026_order_cancellation.ts';
+import * as returns from './migrations/0027_returns.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0024_checkout_shipping': checkoutShipping,
   '0025_fulfillments': fulfillments,
   '0026_order_cancellation': orderCancellation,
+  '0027_returns': returns,
 };
 
 export class MigrationError extends Error {

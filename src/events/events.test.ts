@@ -15,8 +15,9 @@ describe('recordEvent', () => {
       'fulfillment.created',
       'fulfillment.updated',
       'order.cancelled',
+      'return.created',
     ]);
-    assert.equal(EVENT_TYPES.length, 13);
+    assert.equal(EVENT_TYPES.length, 14);
   });
 
   test('writes the event in the caller transaction, with storeId in data', async () => {

@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   'fulfillment.created',
   'fulfillment.updated',
   'order.cancelled',
+  'return.created',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -71,6 +71,8 @@ export const ADMIN_ACCESS = {
   adminUpdateFulfillment: 'staff',
   adminCancelFulfillment: 'staff',
   adminCancelOrder: 'admin',
+  adminCreateReturn: 'admin',
+  adminPreviewReturn: 'staff',
   // Pricing
   adminCreateDiscount: 'admin',
   adminListDiscounts: 'admin',

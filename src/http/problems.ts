@@ -35,6 +35,8 @@ export const PROBLEMS = {
   order_not_paid: [409, 'Only a paid order can be refunded or fulfilled.'],
   order_fulfilled: [409, 'Units of this order have shipped: cancel its shipments first, or record a return.'],
   order_expired: [409, 'This order expired unpaid; there is nothing to cancel.'],
+  return_exceeds_fulfilled: [409, 'More units than shipped and not yet returned.'],
+  fulfillment_returned: [409, 'Units of this parcel were returned; it can no longer be cancelled.'],
   refund_too_large: [409, 'The refund exceeds what is left to refund.'],
   refund_rejected: [409, 'The payment provider refused the refund.'],
   idempotency_in_progress: [

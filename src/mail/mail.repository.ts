@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { fairBatch } from '../db/fair-batch.ts';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
-import type { MailTier } from './mail.tables.ts';
+import type { MailStatus, MailTier } from './mail.tables.ts';
 
 /** All SQL of the mail outbox. */
 
@@ -17,6 +17,30 @@ export interface NewMailRow {
   subject: string;
   text: string;
   sealed: boolean;
+  about?: string | undefined;
+}
+
+/** What an order's history shows of a mail. */
+export interface MailSummary {
+  id: string;
+  kind: string;
+  subject: string;
+  status: MailStatus;
+  created_at: Date;
+  sent_at: Date | null;
+}
+
+/** The mails about one thing (`order:<id>`), oldest first; never sealed ones (their subject is secret). */
+export function mailsAbout(db: Db, storeId: string, about: string): Promise<MailSummary[]> {
+  return db
+    .selectFrom('mail_outbox')
+    .select(['id', 'kind', 'subject', 'status', 'created_at', 'sent_at'])
+    .where('store_id', '=', storeId)
+    .where('about', '=', about)
+    .where('sealed', '=', false)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function insertMail(db: Db, mail: NewMailRow): Promise<void> {
@@ -31,6 +55,7 @@ export async function insertMail(db: Db, mail: NewMailRow): Promise<void> {
       subject: mail.subject,
       text_body: mail.text,
       sealed: mail.sealed,
+      about: mail.about ?? null,
     })
     .execute();
 }

@@ -22,6 +22,8 @@ export interface MailOutboxTable {
   last_error: ColumnType<string | null, never, string | null>;
   message_id: ColumnType<string | null, never, string | null>;
   sent_at: ColumnType<Date | null, never, Date | string | null>;
+  /** What the mail is about (`order:<id>`), for that thing's history; null for the rest. */
+  about: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
 }
 

@@ -16,6 +16,8 @@ export interface QueuedMail {
   to: string;
   subject: string;
   text: string;
+  /** What it is about (`order:<id>`): the thing's history lists it (`mailsAbout`). */
+  about?: string;
 }
 
 /** The mail worker loop's name: wake it after queueing mail. */
@@ -67,3 +69,5 @@ export function sealedMail(db: Kysely<Database>, keyring: Keyring): SealedValues
     },
   };
 }
+
+export { mailsAbout, type MailSummary } from './mail.repository.ts';

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, waitFor, type TestApp } from '../test/harness.ts';
 import { expireOrders } from './expiry.service.ts';
-import { paymentDeps, ShopDriver, type CheckoutBody } from './orders.test-support.ts';
+import { paymentDeps, ShopDriver } from './orders.test-support.ts';
 
 let t: TestApp;
 before(async () => {
@@ -43,16 +43,7 @@ const cancel = (shop: ShopDriver, orderId: string, body?: object) =>
 /** 2 units of a 2,000 variant (10 on hand), bought by ada@example.com; paid when `pay`. */
 async function order(shop: ShopDriver, pay: boolean) {
   const variantId = await shop.variant(10, 2000);
-  const placed = await shop.checkout({
-    cartId: await shop.cart([{ variantId, quantity: 2 }]),
-    email: 'ada@example.com',
-  });
-  assert.equal(placed.statusCode, 201, placed.body);
-  const bought = placed.json<CheckoutBody>();
-  if (pay) {
-    await shop.confirm(bought);
-    await shop.waitForStatus(bought.order.id, 'paid');
-  }
+  const bought = await shop.placeOrder([{ variantId, quantity: 2 }], { pay });
   return { variantId, bought, orderId: bought.order.id };
 }
 

@@ -13,12 +13,14 @@ import {
   insertFulfillment,
   orderFulfillments,
   orderLines,
+  orderReturns,
   setFulfillmentStatus,
   updateFulfillment,
 } from './orders.repository.ts';
 import type { Fulfillment, FulfillmentBody, FulfillmentPatch } from './orders.schemas.ts';
 import type { FulfillmentLine, FulfillmentRow, FulfillmentStatus, OrderRow } from './orders.tables.ts';
 import { fulfillmentView } from './orders.views.ts';
+import { returnedUnits, shippedUnits } from './units.ts';
 import type { EmittedData } from '../events/events.schemas.ts';
 
 /**
@@ -41,17 +43,6 @@ function checkTrackingUrl(url: string | undefined, errors: FieldError[]): string
   if (URL.parse(trimmed)?.protocol !== 'https:')
     errors.push({ pointer: '/trackingUrl', detail: 'must be an https URL (the carrier’s tracking page)' });
   return trimmed;
-}
-
-/** Units shipped per variant by the fulfilments that count (not cancelled). */
-function shippedUnits(fulfillments: readonly FulfillmentRow[]): Map<string, number> {
-  const shipped = new Map<string, number>();
-  for (const fulfillment of fulfillments) {
-    if (fulfillment.status === 'cancelled') continue;
-    for (const line of fulfillment.lines)
-      shipped.set(line.variantId, (shipped.get(line.variantId) ?? 0) + line.quantity);
-  }
-  return shipped;
 }
 
 function statusOf(
@@ -275,6 +266,15 @@ export async function cancelFulfillment(
         'fulfillment_delivered',
         409,
         'This parcel was delivered; it cannot be cancelled. Record a return for units that come back.',
+      );
+    // Units already returned must stay covered by what shipped.
+    const returned = returnedUnits(await orderReturns(trx, storeId, orderId));
+    const stillShipped = shippedUnits(locked.fulfillments.filter((f) => f.id !== fulfillment.id));
+    if ([...returned].some(([variantId, units]) => units > (stillShipped.get(variantId) ?? 0)))
+      throw new AppError(
+        'fulfillment_returned',
+        409,
+        'Units of this parcel were returned; it can no longer be cancelled.',
       );
     const now = deps.clock.now();
     const row = await updateFulfillment(trx, storeId, fulfillment.id, {

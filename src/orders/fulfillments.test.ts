@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, waitFor, type TestApp } from '../test/harness.ts';
-import { ShopDriver, type CheckoutBody } from './orders.test-support.ts';
+import { ShopDriver } from './orders.test-support.ts';
 
 let t: TestApp;
 before(async () => {
@@ -29,17 +29,10 @@ interface Fulfillment {
 async function paidOrder(shop: ShopDriver) {
   const mug = await shop.variant(10, 1200);
   const tee = await shop.variant(10, 3000);
-  const placed = await shop.checkout({
-    cartId: await shop.cart([
-      { variantId: mug, quantity: 3 },
-      { variantId: tee, quantity: 1 },
-    ]),
-    email: 'ada@example.com',
-  });
-  assert.equal(placed.statusCode, 201, placed.body);
-  const body = placed.json<CheckoutBody>();
-  await shop.confirm(body);
-  await shop.waitForStatus(body.order.id, 'paid');
+  const body = await shop.placeOrder([
+    { variantId: mug, quantity: 3 },
+    { variantId: tee, quantity: 1 },
+  ]);
   return { orderId: body.order.id, mug, tee };
 }
 

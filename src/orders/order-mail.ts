@@ -6,7 +6,7 @@ import { formatMoney } from '../lib/money.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { notifyOwners } from '../staff/owner-notices.ts';
 import type { OrderLineFields } from './orders.repository.ts';
-import type { FulfillmentRow, OrderRow, RefundRow } from './orders.tables.ts';
+import type { FulfillmentRow, OrderRow, RefundRow, ReturnRow } from './orders.tables.ts';
 
 /** The mail orders send: to the buyer from the store, and notices to the store's owners. */
 
@@ -73,8 +73,20 @@ export async function queueOrderConfirmation(
     tier: 'store',
     kind: 'order_confirmation',
     to: order.email,
+    about: `order:${order.id}`,
     subject: `Order #${order.number} confirmed`,
     text,
+  });
+}
+
+/** `  2 × Mug (Blue)` for each line of a parcel or a return, named from the order's lines. */
+function itemLines(
+  lines: readonly OrderLineFields[],
+  items: readonly { variantId: string; quantity: number }[],
+): string[] {
+  return items.map((item) => {
+    const ordered = lines.find((line) => line.variant_id === item.variantId);
+    return `  ${item.quantity} × ${ordered ? `${ordered.title} (${ordered.variant_label})` : 'Item'}`;
   });
 }
 
@@ -89,14 +101,10 @@ export async function queueShippingConfirmation(
   lines: readonly OrderLineFields[],
   fulfillment: FulfillmentRow,
 ): Promise<void> {
-  const named = (variantId: string) => lines.find((line) => line.variant_id === variantId);
   const text = [
     `Your order #${order.number} from ${storeName} is on its way.`,
     '',
-    ...fulfillment.lines.map((line) => {
-      const ordered = named(line.variantId);
-      return `  ${line.quantity} × ${ordered ? `${ordered.title} (${ordered.variant_label})` : 'Item'}`;
-    }),
+    ...itemLines(lines, fulfillment.lines),
     '',
     ...(fulfillment.carrier ? [`Carrier: ${fulfillment.carrier}`] : []),
     ...(fulfillment.tracking_number ? [`Tracking number: ${fulfillment.tracking_number}`] : []),
@@ -110,6 +118,7 @@ export async function queueShippingConfirmation(
     tier: 'store',
     kind: 'shipping_confirmation',
     to: order.email,
+    about: `order:${order.id}`,
     subject: `Order #${order.number} has shipped`,
     text,
   });
@@ -128,6 +137,7 @@ export async function queueRefundNotice(
     tier: 'store',
     kind: 'refund_notice',
     to: order.email,
+    about: `order:${order.id}`,
     subject: `Refund for order #${order.number}`,
     text: [
       `${storeName} has refunded ${m(amount, c)} for order #${order.number}.`,
@@ -201,6 +211,7 @@ export async function queueCancellationNotice(
     tier: 'store',
     kind: 'order_cancelled',
     to: order.email,
+    about: `order:${order.id}`,
     subject: `Order #${order.number} was cancelled`,
     text: [
       `${storeName} has cancelled your order #${order.number} (${m(order.total_amount, c)}).`,
@@ -210,6 +221,36 @@ export async function queueCancellationNotice(
         : order.paid_at
           ? 'Nothing more will be charged.'
           : 'You have not been charged.',
+      '',
+      'Reply to this email if you have any questions.',
+    ].join('\n'),
+  });
+}
+
+/** Store mail to the buyer when a return is recorded (D43): what came back and the refund on its way. */
+export async function queueReturnNotice(
+  deps: { db: Kysely<Database> },
+  storeName: string,
+  order: OrderRow,
+  lines: readonly OrderLineFields[],
+  received: ReturnRow,
+): Promise<void> {
+  const c = order.currency;
+  await enqueueMail(deps.db, {
+    storeId: order.store_id,
+    tier: 'store',
+    kind: 'return_received',
+    to: order.email,
+    about: `order:${order.id}`,
+    subject: `We received your return for order #${order.number}`,
+    text: [
+      `${storeName} has received these items of your order #${order.number}:`,
+      '',
+      ...itemLines(lines, received.lines),
+      '',
+      received.refund_amount > 0
+        ? `A refund of ${m(received.refund_amount, c)} is on its way to your original payment method; we will write again when it has gone through.`
+        : 'No refund was made for this return.',
       '',
       'Reply to this email if you have any questions.',
     ].join('\n'),

@@ -12,11 +12,15 @@ import {
   FulfillmentSchema,
   RefundBodySchema,
   RefundStartedSchema,
+  ReturnBodySchema,
+  ReturnPreviewSchema,
+  ReturnSchema,
 } from './orders.schemas.ts';
 import { adminOrder, listOrders } from './orders.service.ts';
 import { requestRefund } from './refunds.service.ts';
 import { cancelFulfillment, changeFulfillment, createFulfillment } from './fulfillments.service.ts';
 import { cancelOrder } from './cancellation.service.ts';
+import { createReturn, previewReturn } from './returns.service.ts';
 
 const tags = ['Admin: orders'];
 
@@ -104,6 +108,49 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
         request.params.id,
         request.body,
       ),
+  );
+
+  app.post(
+    '/orders/:id/returns',
+    {
+      schema: {
+        operationId: 'adminCreateReturn',
+        'x-problems': ['order_not_paid', 'return_exceeds_fulfilled', 'refund_too_large', 'refund_rejected'],
+        tags,
+        summary: 'Record units that came back: restock them, refund their share',
+        description:
+          'At most what shipped minus what was returned already. Each line is restocked unless `restock` is false (inventory.updated). `refundAmount` left out refunds the units’ share of what was paid for goods (at most what is left to refund); 0 refunds nothing. The refund goes through the refund path (order.refunded when it settles). Records return.created and, unless notifyCustomer is false, mails the buyer.',
+        params: IdParams,
+        body: ReturnBodySchema,
+        response: { 201: ReturnSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { storeId } = requireStaff(request);
+      const made = await createReturn(
+        { ...deps, log: request.log },
+        storeId,
+        request.params.id,
+        request.body,
+      );
+      return reply.code(201).send(made);
+    },
+  );
+
+  app.post(
+    '/orders/:id/returns/preview',
+    {
+      schema: {
+        operationId: 'adminPreviewReturn',
+        'x-problems': ['order_not_paid', 'return_exceeds_fulfilled'],
+        tags,
+        summary: 'What a return would refund by default (nothing is written)',
+        params: IdParams,
+        body: ReturnBodySchema,
+        response: { 200: ReturnPreviewSchema, ...problemResponses },
+      },
+    },
+    async (request) => previewReturn(deps, requireStaff(request).storeId, request.params.id, request.body),
   );
 
   const FulfillmentParams = Type.Object({ id: Uuid, fulfillmentId: Uuid });

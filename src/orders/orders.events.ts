@@ -77,3 +77,23 @@ export const OrderCancelledData = eventData(
     total: MoneySchema,
   },
 );
+
+export const ReturnCreatedData = eventData(
+  'ReturnCreatedData',
+  'Units of a shipped order came back (D43): each line restocked or not, and the refund it started.',
+  {
+    orderId: EventId,
+    number: Type.Integer(),
+    returnId: EventId,
+    lines: Type.Array(
+      Type.Object(
+        { variantId: EventId, quantity: Type.Integer({ minimum: 1 }), restock: Type.Boolean() },
+        { additionalProperties: false },
+      ),
+    ),
+    refund: Type.Union([MoneySchema, Type.Null()], {
+      description: 'The refund the return started (it settles with `order.refunded`); null when none.',
+    }),
+    refundId: Type.Union([EventId, Type.Null()]),
+  },
+);

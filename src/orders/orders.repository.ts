@@ -23,6 +23,8 @@ import type {
   OrderTable,
   PaymentRow,
   PaymentTable,
+  ReturnRow,
+  ReturnTable,
 } from './orders.tables.ts';
 
 /**
@@ -122,7 +124,12 @@ export interface BuyerOrderRow {
   payment: Pick<PaymentRow, 'provider' | 'ref' | 'status'> | null;
   /** Its fulfilments, oldest first (read as JSON: times as strings). */
   fulfillments: FulfillmentJson[];
+  /** Its returns, oldest first (read as JSON). */
+  returns: ReturnJson[];
 }
+
+/** A return as a JSON sub-select returns it: its time is a string. */
+export type ReturnJson = Pick<ReturnRow, 'id' | 'lines' | 'refund_amount'> & { created_at: string | Date };
 
 /** A fulfilment as a JSON sub-select returns it: its times are strings. */
 export type FulfillmentJson = Omit<
@@ -169,13 +176,28 @@ export async function findBuyerOrder(
           .orderBy('f.created_at')
           .orderBy('f.id'),
       ).as('order_fulfillments'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('returns as r')
+          .select(['r.id', 'r.lines', 'r.refund_amount', 'r.created_at'])
+          .whereRef('r.store_id', '=', 'o.store_id')
+          .whereRef('r.order_id', '=', 'o.id')
+          .orderBy('r.created_at')
+          .orderBy('r.id'),
+      ).as('order_returns'),
     ])
     .where('o.store_id', '=', storeId)
     .where('o.id', '=', orderId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { order_lines: lines, latest_payment: payment, order_fulfillments: fulfillments, ...order } = row;
-  return { order, lines, payment, fulfillments: fulfillments };
+  const {
+    order_lines: lines,
+    latest_payment: payment,
+    order_fulfillments: fulfillments,
+    order_returns: returns,
+    ...order
+  } = row;
+  return { order, lines, payment, fulfillments, returns };
 }
 
 export function orderLines(db: Db, order: Pick<OrderRow, 'store_id' | 'id'>): Promise<OrderLineRow[]> {
@@ -517,4 +539,23 @@ export async function setFulfillmentStatus(
     .where('store_id', '=', storeId)
     .where('id', '=', orderId)
     .execute();
+}
+
+/** An order's returns, oldest first. */
+export function orderReturns(db: Db, storeId: string, orderId: string): Promise<ReturnRow[]> {
+  return db
+    .selectFrom('returns')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('order_id', '=', orderId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function insertReturn(
+  trx: Transaction<Database>,
+  values: Insertable<ReturnTable>,
+): Promise<ReturnRow> {
+  return trx.insertInto('returns').values(values).returningAll().executeTakeFirstOrThrow();
 }

@@ -101,6 +101,93 @@ export const FulfillmentPatchSchema = Type.Object(
 );
 export type FulfillmentPatch = Static<typeof FulfillmentPatchSchema>;
 
+const ReturnLineSchema = Type.Object(
+  {
+    variantId: Type.String({ format: 'uuid' }),
+    quantity: Type.Integer({ minimum: 1, maximum: 999 }),
+    restock: Type.Boolean({ description: 'The units went back on hand.' }),
+  },
+  { title: 'ReturnLine' },
+);
+
+export const ReturnSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    lines: Type.Array(ReturnLineSchema),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'The reason staff gave (staff only).' }),
+    refundAmount: MoneySchema,
+    refundId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'The refund it started (see the order’s `refunds`); null when it refunded nothing.',
+    }),
+    createdAt: Timestamp,
+  },
+  {
+    title: 'Return',
+    description: 'Units that came back (D43); `refundAmount` is what the return refunded (0: nothing).',
+  },
+);
+export type Return = Static<typeof ReturnSchema>;
+
+const BuyerReturnSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    lines: Type.Array(FulfillmentLineSchema),
+    refundAmount: MoneySchema,
+    createdAt: Timestamp,
+  },
+  { title: 'StorefrontReturn' },
+);
+
+export const ReturnBodySchema = Type.Object(
+  {
+    lines: Type.Array(
+      Type.Object(
+        {
+          variantId: Type.String({ format: 'uuid' }),
+          quantity: Type.Integer({ minimum: 1, maximum: 999 }),
+          restock: Type.Optional(
+            Type.Boolean({ description: 'Put the units back on hand (`inventory.updated`). Default true.' }),
+          ),
+        },
+        { title: 'NewReturnLine', additionalProperties: false },
+      ),
+      {
+        minItems: 1,
+        maxItems: 100,
+        description: 'The units that came back: at most what shipped minus what was returned already.',
+      },
+    ),
+    reason: Type.Optional(Type.String({ maxLength: 500, description: 'Why, for staff (blank is none).' })),
+    refundAmount: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description:
+          'Minor units to refund (0: none). Left out: the returned units’ share of what was paid for goods (docs/fulfillment.md#returns), at most what is left to refund.',
+      }),
+    ),
+    notifyCustomer: Type.Optional(
+      Type.Boolean({ description: 'Mail the buyer that the return was received. Default true.' }),
+    ),
+  },
+  { title: 'NewReturn', additionalProperties: false },
+);
+export type ReturnBody = Static<typeof ReturnBodySchema>;
+
+export const ReturnPreviewSchema = Type.Object(
+  {
+    refundAmount: MoneySchema,
+    share: MoneySchema,
+    refundable: MoneySchema,
+  },
+  {
+    title: 'ReturnPreview',
+    description:
+      '`refundAmount`: what the return would refund by default, the units’ `share` of what was paid for goods, at most `refundable`, the most that can still be refunded on the order.',
+  },
+);
+export type ReturnPreview = Static<typeof ReturnPreviewSchema>;
+
 /** Order lines have the shape of cart lines (copied at checkout). */
 export const OrderLineSchema = LineSchema;
 
@@ -229,6 +316,7 @@ export const StorefrontOrderSchema = Type.Object(
     fulfillments: Type.Array(FulfillmentSchema, {
       description: 'The parcels sent, oldest first, with their tracking (cancelled ones included, as such).',
     }),
+    returns: Type.Array(BuyerReturnSchema, { description: 'Units that came back, oldest first.' }),
     payment: Type.Union([
       Type.Object({ provider: Type.String(), ref: Type.String(), status: PaymentStatusSchema }),
       Type.Null(),
@@ -334,6 +422,27 @@ export const AdminOrderSchema = Type.Object(
     payments: Type.Array(PaymentSchema),
     refunds: Type.Array(RefundSchema),
     fulfillments: Type.Array(FulfillmentSchema, { description: 'Oldest first, cancelled ones included.' }),
+    returns: Type.Array(ReturnSchema, { description: 'Oldest first.' }),
+    mails: Type.Array(
+      Type.Object(
+        {
+          id: Type.String({ format: 'uuid' }),
+          kind: Type.String({
+            description:
+              '`order_confirmation`, `shipping_confirmation`, `order_cancelled`, `return_received`, `refund_notice`.',
+          }),
+          subject: Type.String(),
+          status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('failed')]),
+          createdAt: Timestamp,
+          sentAt: Type.Union([Timestamp, Type.Null()]),
+        },
+        { title: 'OrderMail' },
+      ),
+      {
+        description:
+          'The mails the buyer was sent about this order, oldest first (sent mail is kept for SENT_MAIL_RETENTION, 7 days by default).',
+      },
+    ),
   },
   { title: 'AdminOrder' },
 );

@@ -10,6 +10,7 @@ import {
   orderCounts,
   orderFulfillments,
   orderLines,
+  orderReturns,
   ordersQuery,
   type OrderCountsRow,
 } from './orders.repository.ts';
@@ -23,7 +24,10 @@ import {
   orderView,
   paymentView,
   refundView,
+  returnView,
+  buyerReturnView,
 } from './orders.views.ts';
+import { mailsAbout } from '../mail/outbox.ts';
 import { orderRefunds } from './refunds.repository.ts';
 
 /** Reading orders: the buyer's polling view and the staff's views. */
@@ -46,7 +50,7 @@ export async function storefrontOrder(
   // succeeded payment).
   const found = await findBuyerOrder(deps.db, storeId, orderId);
   if (!found) throw notFound('No order with that id in this store.');
-  const { order, lines, payment, fulfillments } = found;
+  const { order, lines, payment, fulfillments, returns } = found;
   const view = orderView(order, lines);
   return {
     ...view,
@@ -55,16 +59,19 @@ export async function storefrontOrder(
     billingAddress: view.billingAddress && maskAddress(view.billingAddress),
     phone: view.phone && maskPhone(view.phone),
     fulfillments: fulfillments.map(fulfillmentView),
+    returns: returns.map((row) => buyerReturnView(row, order.currency)),
     payment: payment ? { provider: payment.provider, ref: payment.ref, status: payment.status } : null,
   };
 }
 
 export async function adminView(deps: ReadDeps, order: OrderRow): Promise<AdminOrder> {
-  const [lines, payments, refunds, fulfillments] = await Promise.all([
+  const [lines, payments, refunds, fulfillments, returns, mails] = await Promise.all([
     orderLines(deps.db, order),
     orderPayments(deps.db, order.store_id, order.id),
     orderRefunds(deps.db, order.store_id, order.id),
     orderFulfillments(deps.db, order.store_id, order.id),
+    orderReturns(deps.db, order.store_id, order.id),
+    mailsAbout(deps.db, order.store_id, `order:${order.id}`),
   ]);
   return {
     ...orderView(order, lines),
@@ -73,6 +80,15 @@ export async function adminView(deps: ReadDeps, order: OrderRow): Promise<AdminO
     payments: payments.map(paymentView),
     refunds: refunds.map((r) => refundView(r, order.currency)),
     fulfillments: fulfillments.map(fulfillmentView),
+    returns: returns.map((row) => returnView(row, order.currency)),
+    mails: mails.map((mail) => ({
+      id: mail.id,
+      kind: mail.kind,
+      subject: mail.subject,
+      status: mail.status,
+      createdAt: mail.created_at.toISOString(),
+      sentAt: mail.sent_at?.toISOString() ?? null,
+    })),
   };
 }
 

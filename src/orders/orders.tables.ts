@@ -150,6 +150,26 @@ export interface FulfillmentTable {
 }
 export type FulfillmentRow = Selectable<FulfillmentTable>;
 
+/** A return's line: units of one variant that came back, and whether they went back on hand. */
+export interface ReturnLine {
+  variantId: string;
+  quantity: number;
+  restock: boolean;
+}
+
+export interface ReturnTable {
+  store_id: string;
+  id: Generated<string>;
+  order_id: string;
+  lines: ColumnType<ReturnLine[], string, string>;
+  reason: string | null;
+  /** What the return refunded (0: nothing); the refund itself is `refund_id`'s row. */
+  refund_amount: number;
+  refund_id: string | null;
+  created_at: CreatedAt;
+}
+export type ReturnRow = Selectable<ReturnTable>;
+
 /** Table types of orders, their payments and refunds. */
 export interface OrderTables {
   order_counters: OrderCounterTable;
@@ -158,6 +178,7 @@ export interface OrderTables {
   payments: PaymentTable;
   refunds: RefundTable;
   fulfillments: FulfillmentTable;
+  returns: ReturnTable;
   provider_events: ProviderEventTable;
 }
 

@@ -90,6 +90,28 @@ export class ShopDriver {
     return response.json<CheckoutBody>();
   }
 
+  /**
+   * A checkout of these lines by ada@example.com (with `extra` checkout fields), paid through the
+   * sandbox when `pay` (the default); the checkout's answer.
+   */
+  async placeOrder(
+    items: { variantId: string; quantity: number }[],
+    { pay = true, ...extra }: { pay?: boolean } & Record<string, unknown> = {},
+  ): Promise<CheckoutBody> {
+    const placed = await this.checkout({
+      cartId: await this.cart(items),
+      email: 'ada@example.com',
+      ...extra,
+    });
+    assert.equal(placed.statusCode, 201, placed.body);
+    const body = placed.json<CheckoutBody>();
+    if (pay) {
+      await this.confirm(body);
+      await this.waitForStatus(body.order.id, 'paid');
+    }
+    return body;
+  }
+
   /** The sandbox's hosted confirmation, as the buyer's browser would call it. */
   async confirm(body: CheckoutBody, paymentMethod = 'pm_card_visa'): Promise<void> {
     const response = await this.t.app.inject({

@@ -1,9 +1,9 @@
 import { completeAddress, type Address } from '@storefront/address';
 import type { StockLine } from '../catalog/inventory.ts';
-import type { FulfillmentJson, OrderLineFields } from './orders.repository.ts';
+import type { FulfillmentJson, OrderLineFields, ReturnJson } from './orders.repository.ts';
 import type { Money } from '../lib/money.ts';
-import type { Fulfillment, Order, Payment, Refund } from './orders.schemas.ts';
-import type { FulfillmentRow, OrderRow, PaymentRow, RefundRow } from './orders.tables.ts';
+import type { Fulfillment, Order, Payment, Refund, Return, StorefrontOrder } from './orders.schemas.ts';
+import type { FulfillmentRow, OrderRow, PaymentRow, RefundRow, ReturnRow } from './orders.tables.ts';
 
 /** Rows as the API shows them (the shapes are the schemas', Static<…>): snake_case never leaves orders/. */
 
@@ -98,6 +98,27 @@ export const fulfillmentView = (row: FulfillmentRow | FulfillmentJson): Fulfillm
   createdAt: iso(row.created_at),
   deliveredAt: row.delivered_at === null ? null : iso(row.delivered_at),
   cancelledAt: row.cancelled_at === null ? null : iso(row.cancelled_at),
+});
+
+export const returnView = (row: ReturnRow, currency: string): Return => ({
+  id: row.id,
+  lines: row.lines.map((line) => ({
+    variantId: line.variantId,
+    quantity: line.quantity,
+    restock: line.restock,
+  })),
+  reason: row.reason,
+  refundAmount: money(row.refund_amount, currency),
+  refundId: row.refund_id,
+  createdAt: row.created_at.toISOString(),
+});
+
+/** A return as the buyer's order view shows it: what came back and what it refunded. */
+export const buyerReturnView = (row: ReturnJson, currency: string): StorefrontOrder['returns'][number] => ({
+  id: row.id,
+  lines: row.lines.map((line) => ({ variantId: line.variantId, quantity: line.quantity })),
+  refundAmount: money(Number(row.refund_amount), currency),
+  createdAt: iso(row.created_at),
 });
 
 export const paymentView = (row: PaymentRow): Payment => ({

@@ -31,6 +31,8 @@ const RETRY_MAX_MS = 60 * 60 * 1000;
 export const AUTOMATIC_REFUND_REASON = 'expired_out_of_stock';
 /** A cancellation's refund (D42): staff cancelled a paid order, or a payment arrived after the cancel. */
 export const CANCELLATION_REFUND_REASON = 'order_cancelled';
+/** A return's refund (D43). */
+export const RETURN_REFUND_REASON = 'return';
 /** Refunds nobody asked for one by one: the owners hear when the provider refuses one. */
 const UNATTENDED_REASONS: ReadonlySet<string | null> = new Set([
   AUTOMATIC_REFUND_REASON,
@@ -59,7 +61,7 @@ export function refundRequest(
   };
 }
 
-function openRefund(
+export function openRefund(
   trx: Transaction<Database>,
   payment: PaymentRow,
   amount: number,

@@ -109,6 +109,8 @@ export const adminOperations = {
   adminGetOrder: ['GET', '/admin/v1/orders/{id}'],
   adminCreateRefund: ['POST', '/admin/v1/orders/{id}/refunds'],
   adminCancelOrder: ['POST', '/admin/v1/orders/{id}/cancel'],
+  adminCreateReturn: ['POST', '/admin/v1/orders/{id}/returns'],
+  adminPreviewReturn: ['POST', '/admin/v1/orders/{id}/returns/preview'],
   adminCreateFulfillment: ['POST', '/admin/v1/orders/{id}/fulfillments'],
   adminUpdateFulfillment: ['PATCH', '/admin/v1/orders/{id}/fulfillments/{fulfillmentId}'],
   adminCancelFulfillment: ['POST', '/admin/v1/orders/{id}/fulfillments/{fulfillmentId}/cancel'],
@@ -143,7 +145,8 @@ export type WebhookOperationId =
   | 'onAppInstalled'
   | 'onFulfillmentCreated'
   | 'onFulfillmentUpdated'
-  | 'onOrderCancelled';
+  | 'onOrderCancelled'
+  | 'onReturnCreated';
 
 /** Every operationId a client can call, in both tables and in the generated types. */
 export type OperationId = (keyof typeof storefrontOperations | keyof typeof adminOperations) &

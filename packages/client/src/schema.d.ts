@@ -1233,6 +1233,43 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/orders/{id}/returns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Record units that came back: restock them, refund their share
+     * @description At most what shipped minus what was returned already. Each line is restocked unless `restock` is false (inventory.updated). `refundAmount` left out refunds the units’ share of what was paid for goods (at most what is left to refund); 0 refunds nothing. The refund goes through the refund path (order.refunded when it settles). Records return.created and, unless notifyCustomer is false, mails the buyer.
+     */
+    post: operations['adminCreateReturn'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/orders/{id}/returns/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** What a return would refund by default (nothing is written) */
+    post: operations['adminPreviewReturn'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/orders/{id}/fulfillments': {
     parameters: {
       query?: never;
@@ -1837,6 +1874,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'return.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * return.created
+     * @description Units of a shipped order came back (D43): each line restocked or not, and the refund it started. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onReturnCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -1971,6 +2028,10 @@ export interface components {
       refunds: components['schemas']['Refund'][];
       /** @description Oldest first, cancelled ones included. */
       fulfillments: components['schemas']['Fulfillment'][];
+      /** @description Oldest first. */
+      returns: components['schemas']['Return'][];
+      /** @description The mails the buyer was sent about this order, oldest first (sent mail is kept for SENT_MAIL_RETENTION, 7 days by default). */
+      mails: components['schemas']['OrderMail'][];
     };
     /** AdminOrderList */
     AdminOrderList: {
@@ -3272,6 +3333,25 @@ export interface components {
       /** @description Why, for staff: kept on the refund as `note` (blank is none); the buyer never sees it. */
       reason?: string;
     };
+    /** NewReturn */
+    NewReturn: {
+      /** @description The units that came back: at most what shipped minus what was returned already. */
+      lines: components['schemas']['NewReturnLine'][];
+      /** @description Why, for staff (blank is none). */
+      reason?: string;
+      /** @description Minor units to refund (0: none). Left out: the returned units’ share of what was paid for goods (docs/fulfillment.md#returns), at most what is left to refund. */
+      refundAmount?: number;
+      /** @description Mail the buyer that the return was received. Default true. */
+      notifyCustomer?: boolean;
+    };
+    /** NewReturnLine */
+    NewReturnLine: {
+      /** Format: uuid */
+      variantId: string;
+      quantity: number;
+      /** @description Put the units back on hand (`inventory.updated`). Default true. */
+      restock?: boolean;
+    };
     /** NewSendingDomain */
     NewSendingDomain: {
       /** @description e.g. example.com (IDN allowed). */
@@ -3352,6 +3432,7 @@ export interface components {
         | 'fulfillment.created'
         | 'fulfillment.updated'
         | 'order.cancelled'
+        | 'return.created'
       )[];
       description?: string | null;
     };
@@ -3496,6 +3577,19 @@ export interface components {
       data: components['schemas']['OrderCreatedData'];
     } & {
       [key: string]: unknown;
+    };
+    /** OrderMail */
+    OrderMail: {
+      /** Format: uuid */
+      id: string;
+      /** @description `order_confirmation`, `shipping_confirmation`, `order_cancelled`, `return_received`, `refund_notice`. */
+      kind: string;
+      subject: string;
+      /** @enum {string} */
+      status: 'pending' | 'sent' | 'failed';
+      /** Format: date-time */
+      createdAt: string;
+      sentAt: string | null;
     };
     /**
      * OrderPaidData
@@ -4369,6 +4463,89 @@ export interface components {
           }
       )[];
     };
+    /**
+     * Return
+     * @description Units that came back (D43); `refundAmount` is what the return refunded (0: nothing).
+     */
+    Return: {
+      /** Format: uuid */
+      id: string;
+      lines: components['schemas']['ReturnLine'][];
+      /** @description The reason staff gave (staff only). */
+      reason: string | null;
+      refundAmount: components['schemas']['Money'];
+      /** @description The refund it started (see the order’s `refunds`); null when it refunded nothing. */
+      refundId: string | null;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    /**
+     * ReturnCreatedData
+     * @description Units of a shipped order came back (D43): each line restocked or not, and the refund it started.
+     */
+    ReturnCreatedData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      orderId: string;
+      number: number;
+      /** Format: uuid */
+      returnId: string;
+      lines: {
+        /** Format: uuid */
+        variantId: string;
+        quantity: number;
+        restock: boolean;
+      }[];
+      /** @description The refund the return started (it settles with `order.refunded`); null when none. */
+      refund: components['schemas']['Money'] | null;
+      refundId: string | null;
+    } & {
+      [key: string]: unknown;
+    };
+    /** ReturnCreatedEvent */
+    ReturnCreatedEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'return.created';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['ReturnCreatedData'];
+    } & {
+      [key: string]: unknown;
+    };
+    /** ReturnLine */
+    ReturnLine: {
+      /** Format: uuid */
+      variantId: string;
+      quantity: number;
+      /** @description The units went back on hand. */
+      restock: boolean;
+    };
+    /**
+     * ReturnPreview
+     * @description `refundAmount`: what the return would refund by default, the units’ `share` of what was paid for goods, at most `refundable`, the most that can still be refunded on the order.
+     */
+    ReturnPreview: {
+      refundAmount: components['schemas']['Money'];
+      share: components['schemas']['Money'];
+      refundable: components['schemas']['Money'];
+    };
     /** SandboxConfirmRequest */
     SandboxConfirmRequest: {
       clientSecret: string;
@@ -4675,12 +4852,23 @@ export interface components {
       cancelledAt: string | null;
       /** @description The parcels sent, oldest first, with their tracking (cancelled ones included, as such). */
       fulfillments: components['schemas']['Fulfillment'][];
+      /** @description Units that came back, oldest first. */
+      returns: components['schemas']['StorefrontReturn'][];
       payment: {
         provider: string;
         ref: string;
         /** @enum {string} */
         status: 'pending' | 'processing' | 'succeeded' | 'failed' | 'canceled';
       } | null;
+    };
+    /** StorefrontReturn */
+    StorefrontReturn: {
+      /** Format: uuid */
+      id: string;
+      lines: components['schemas']['FulfillmentLine'][];
+      refundAmount: components['schemas']['Money'];
+      /** Format: date-time */
+      createdAt: string;
     };
     /** StorefrontStore */
     StorefrontStore: {
@@ -4913,6 +5101,7 @@ export interface components {
         | 'fulfillment.created'
         | 'fulfillment.updated'
         | 'order.cancelled'
+        | 'return.created'
       )[];
       description?: string | null;
       enabled?: boolean;
@@ -4965,7 +5154,8 @@ export interface components {
         | 'app.installed'
         | 'fulfillment.created'
         | 'fulfillment.updated'
-        | 'order.cancelled';
+        | 'order.cancelled'
+        | 'return.created';
     };
     /** WebhookTestResult */
     WebhookTestResult: {
@@ -14031,6 +14221,244 @@ export interface operations {
       };
     };
   };
+  adminCreateReturn: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NewReturn'];
+      };
+    };
+    responses: {
+      /** @description Units that came back (D43); `refundAmount` is what the return refunded (0: nothing). */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Return'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `order_not_paid`: Only a paid order can be refunded or fulfilled.
+       *
+       *     `refund_rejected`: The payment provider refused the refund.
+       *
+       *     `refund_too_large`: The refund exceeds what is left to refund.
+       *
+       *     `return_exceeds_fulfilled`: More units than shipped and not yet returned.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminPreviewReturn: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NewReturn'];
+      };
+    };
+    responses: {
+      /** @description `refundAmount`: what the return would refund by default, the units’ `share` of what was paid for goods, at most `refundable`, the most that can still be refunded on the order. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReturnPreview'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `order_not_paid`: Only a paid order can be refunded or fulfilled.
+       *
+       *     `return_exceeds_fulfilled`: More units than shipped and not yet returned.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   adminCreateFulfillment: {
     parameters: {
       query?: never;
@@ -16726,6 +17154,56 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['OrderCancelledEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onReturnCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReturnCreatedEvent'];
       };
     };
     responses: {

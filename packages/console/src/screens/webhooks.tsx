@@ -59,6 +59,7 @@ const EVENT_TYPES = [
   'fulfillment.created',
   'fulfillment.updated',
   'order.cancelled',
+  'return.created',
 ] as const satisfies readonly EventType[];
 // A new event type in the API fails the type check here until it is listed above.
 type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
@@ -79,6 +80,7 @@ const EVENT_HELP: Record<EventType, string> = {
   'fulfillment.created': 'units of an order shipped',
   'fulfillment.updated': 'a shipment’s tracking changed, it was delivered or cancelled',
   'order.cancelled': 'an order was cancelled',
+  'return.created': 'units of an order came back',
 };
 
 const ENDPOINTS = ['webhook-endpoints'] as const;
