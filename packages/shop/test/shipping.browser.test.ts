@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertAccessible, newPage, signIn } from '../../console/test/browser.test-support.ts';
+import { waitFor } from '../../../src/test/harness.ts';
 import { openStore, seedCatalog, startShop, type ShopHarness } from './shop.test-support.ts';
 
 let h: ShopHarness;
@@ -137,6 +138,55 @@ describe('shipments on the order page', () => {
       });
     await page.reload();
     await page.getByText('Your order was delivered.').waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a returned unit and its refund, then a cancelled order, in words a buyer understands', async () => {
+    const shop = await openStore(h);
+    const catalog = await seedCatalog(shop);
+    const bought = async () => {
+      const cart = await shop.storefront.carts.create({
+        items: [{ variantId: catalog.mug.small, quantity: 2 }],
+      });
+      const checkout = await shop.storefront.checkout.create({ cartId: cart.id, email: 'kim@example.com' });
+      await shop.storefront.sandbox.confirm(checkout.payment, 'pm_card_visa');
+      await shop.storefront.orders.waitForPaid(checkout.order.id, { timeoutMs: 20_000 });
+      return checkout.order;
+    };
+    const order = await bought();
+    await shop.admin.request('adminCreateFulfillment', {
+      path: { id: order.id },
+      body: { lines: [{ variantId: catalog.mug.small, quantity: 2 }] },
+    });
+    const received = await shop.admin.request('adminCreateReturn', {
+      path: { id: order.id },
+      body: { lines: [{ variantId: catalog.mug.small, quantity: 1 }] },
+    });
+    assert.ok(received.refundAmount.amount > 0);
+    const { context, page, problems } = await newPage(h, { width: 375, height: 800 });
+    await page.goto(`/shop/orders/${order.id}`);
+    const returns = page.getByRole('region', { name: 'Returns' });
+    await returns.getByText('1 × Blue mug (Small)').waitFor();
+    await returns.getByText(/^Received .*: \$[\d.]+ refunded$/).waitFor();
+    // The refund settles (the sandbox's webhook): the page says how much came back.
+    await waitFor(async () => (await shop.storefront.orders.get(order.id)).refunded.amount > 0, 10_000);
+    await page.reload();
+    await returns.getByText(/^Refunded so far: \$[\d.]+ of \$[\d.]+\./).waitFor();
+    await assertAccessible(page, 'order with a return');
+
+    const cancelled = await bought();
+    await shop.admin.request('adminCancelOrder', { path: { id: cancelled.id }, body: {} });
+    await page.goto(`/shop/orders/${cancelled.id}`);
+    await page.getByText(/was cancelled by the shop\./).waitFor();
+    await waitFor(
+      async () => (await shop.storefront.orders.get(cancelled.id)).refunded.amount === cancelled.total.amount,
+      10_000,
+    );
+    await page.reload();
+    await page.getByText(/Your payment of \$[\d.]+ was refunded\./).waitFor();
+    assert.equal(await page.getByRole('region', { name: 'Shipping' }).count(), 0);
+    await assertAccessible(page, 'cancelled order');
     assert.deepEqual(problems, []);
     await context.close();
   });

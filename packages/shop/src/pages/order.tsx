@@ -1,10 +1,10 @@
 /**
  * An order, after the payment page sent the shopper back: it asks the service until the order is
- * `paid` (or `expired`), waiting longer between looks (1 s, 1.5 s, … up to 8 s), because only the
+ * `paid` (or `expired`, or `cancelled`), waiting longer between looks (1 s, 1.5 s, … up to 8 s), because only the
  * provider's signed webhook makes an order paid, never the redirect. A shopper who left the payment
  * page without paying finds the order's lines back in the cart, and can pay the order still.
  */
-import type { Order } from '@storefront/client';
+import { formatMoney, type Order } from '@storefront/client';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, isStatus, shopApi } from '../api.ts';
 import { cartStore, itemsOf, sameItems } from '../cart.ts';
@@ -126,6 +126,13 @@ export function OrderPage({ id }: { id: string }) {
           <div class="notice notice-error" role="alert">
             <p>This order expired before it was paid. Nothing was charged.</p>
           </div>
+        ) : order.status === 'cancelled' ? (
+          <Notice tone="warning">
+            <p>
+              Order #{order.number} was <strong>cancelled</strong> by the shop.{' '}
+              {refundWords(order) ?? 'Nothing was charged.'}
+            </p>
+          </Notice>
         ) : returned === 'canceled' ? (
           <Notice tone="warning">
             <p>The payment was not completed; nothing was charged.</p>
@@ -166,6 +173,7 @@ export function OrderPage({ id }: { id: string }) {
         <p class="muted">The shop could not be reached just now; it keeps trying.</p>
       ) : null}
       {order.status === 'paid' ? <Shipments order={order} /> : null}
+      {order.returns.length > 0 ? <Returns order={order} /> : null}
       <h2>Order #{order.number}</h2>
       <OrderLines order={order} />
       <Totals order={order} />
@@ -213,6 +221,16 @@ function shippingState(order: Order): string {
   return 'Part of your order is on its way; the rest follows.';
 }
 
+/** What happened to the buyer's money once refunds were made or started, in their words. */
+function refundWords(order: Order): string | null {
+  const { refunded, total } = order;
+  if (refunded.amount > 0)
+    return refunded.amount >= total.amount
+      ? `Your payment of ${formatMoney(total.amount, total.currency)} was refunded.`
+      : `${formatMoney(refunded.amount, refunded.currency)} of your payment was refunded.`;
+  return order.paidAt ? 'A refund can take a few days to reach your account.' : null;
+}
+
 const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' });
 
 /** The order's parcels with their tracking, and where the order stands. */
@@ -257,6 +275,45 @@ function Shipments({ order }: { order: Order }) {
             </li>
           ))}
         </ol>
+      ) : null}
+    </section>
+  );
+}
+
+/** Units the shop received back, and the refunds they brought. */
+function Returns({ order }: { order: Order }) {
+  const title = (variantId: string) => {
+    const line = order.lines.find((candidate) => candidate.variantId === variantId);
+    return line ? `${line.title} (${line.variantLabel})` : 'An item';
+  };
+  return (
+    <section class="returns" aria-labelledby="returns-title">
+      <h2 id="returns-title">Returns</h2>
+      <ol class="shipment-list">
+        {order.returns.map((received) => (
+          <li key={received.id}>
+            <p>
+              <strong>Received {day(received.createdAt)}</strong>
+              {received.refundAmount.amount > 0
+                ? `: ${formatMoney(received.refundAmount.amount, received.refundAmount.currency)} refunded`
+                : ''}
+            </p>
+            <ul>
+              {received.lines.map((line) => (
+                <li key={line.variantId}>
+                  {line.quantity} × {title(line.variantId)}
+                </li>
+              ))}
+            </ul>
+          </li>
+        ))}
+      </ol>
+      {order.refunded.amount > 0 ? (
+        <p>
+          Refunded so far: {formatMoney(order.refunded.amount, order.refunded.currency)} of{' '}
+          {formatMoney(order.total.amount, order.total.currency)}. A refund can take a few days to reach your
+          account.
+        </p>
       ) : null}
     </section>
   );
