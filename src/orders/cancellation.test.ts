@@ -112,6 +112,10 @@ describe('POST /admin/v1/orders/:id/cancel (D42)', () => {
     assert.match(sent[0]!.text_body, /You have not been charged\./);
     assert.doesNotMatch(sent[0]!.text_body, /Duplicate order/, 'the staff reason stays with staff');
 
+    // Logs: the request, and no personal data in any line.
+    assert.ok(t.logs.some((line) => JSON.stringify(line).includes(`/orders/${orderId}/cancel`)));
+    assert.ok(!t.logs.some((line) => JSON.stringify(line).includes('ada@example.com')));
+
     // Again: 200, the same body, nothing more happens.
     const again = await cancel(shop, orderId, { reason: 'Other reason' });
     assert.equal(again.statusCode, 200, again.body);

@@ -192,6 +192,10 @@ describe('POST /admin/v1/orders/:id/returns (D43)', () => {
     assert.match(mail[0]!.text_body, /A refund of \$11\.69 is on its way/);
     assert.doesNotMatch(mail[0]!.text_body, /Too small/);
 
+    // Logs: the request, and no personal data (the buyer's address) in any line.
+    assert.ok(t.logs.some((line) => JSON.stringify(line).includes(`/orders/${orderId}/returns`)));
+    assert.ok(!t.logs.some((line) => JSON.stringify(line).includes('ada@example.com')));
+
     const settled = await waitFor(async () => {
       const order = await adminOrder(shop, orderId);
       return order.refunded.amount === 1169 ? order : undefined;
