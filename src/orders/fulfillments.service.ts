@@ -236,7 +236,8 @@ export async function changeFulfillment(
     const row = await updateFulfillment(trx, storeId, fulfillment.id, {
       carrier,
       tracking_number: trackingNumber,
-      tracking_url: trackingUrl ?? derived ?? fulfillment.tracking_url,
+      // A new number or carrier makes the old link wrong: made again, or none for an unknown carrier.
+      tracking_url: trackingUrl ?? (numberChanged ? derived : fulfillment.tracking_url),
       ...(patch.status === 'delivered' && fulfillment.status !== 'delivered'
         ? { status: 'delivered' as const, delivered_at: now }
         : {}),

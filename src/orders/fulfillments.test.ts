@@ -156,10 +156,23 @@ describe('fulfilments (D41)', () => {
       tracked.json<Fulfillment>().trackingUrl,
       'https://www.royalmail.com/track-your-item#/tracking-results/AB123456789GB',
     );
+    // Another carrier we make no links for: the Royal Mail link is dropped, not kept for the new number.
+    const unknownCarrier = await shop.admin('PATCH', `/orders/${orderId}/fulfillments/${a.id}`, {
+      carrier: 'Pony Express',
+      trackingNumber: 'PX-9',
+    });
+    assert.equal(unknownCarrier.statusCode, 200, unknownCarrier.body);
+    assert.equal(unknownCarrier.json<Fulfillment>().trackingUrl, null);
+    // A status change alone keeps the link as it is.
+    const linked = await shop.admin('PATCH', `/orders/${orderId}/fulfillments/${a.id}`, {
+      trackingUrl: 'https://pony.example/PX-9',
+    });
+    assert.equal(linked.json<Fulfillment>().trackingUrl, 'https://pony.example/PX-9');
     const delivered = await shop.admin('PATCH', `/orders/${orderId}/fulfillments/${a.id}`, {
       status: 'delivered',
     });
     assert.equal(delivered.json<Fulfillment>().status, 'delivered');
+    assert.equal(delivered.json<Fulfillment>().trackingUrl, 'https://pony.example/PX-9');
     assert.ok(delivered.json<Fulfillment>().deliveredAt);
 
     const cancel = (id: string) => shop.admin('POST', `/orders/${orderId}/fulfillments/${id}/cancel`);
@@ -185,6 +198,8 @@ describe('fulfilments (D41)', () => {
     assert.deepEqual(
       updated.map((data) => [data.fulfillmentId, data.status, data.fulfillmentStatus]),
       [
+        [a.id, 'shipped', 'fulfilled'],
+        [a.id, 'shipped', 'fulfilled'],
         [a.id, 'shipped', 'fulfilled'],
         [a.id, 'delivered', 'fulfilled'],
         [b.id, 'cancelled', 'partial'],
