@@ -84,7 +84,7 @@ describe('orders in the console', () => {
     const rows = page.locator('table.orders-table tbody tr');
     await page.getByRole('link', { name: `#${pending.number}` }).waitFor();
     assert.equal(await rows.count(), 1);
-    await page.getByLabel('Status', { exact: true }).selectOption('');
+    await page.getByLabel('Payment', { exact: true }).selectOption('');
     await page.getByRole('link', { name: `#${paid.number}` }).waitFor();
     assert.equal(await rows.count(), 2);
     const paidRow = rows.filter({ has: page.getByRole('link', { name: `#${paid.number}` }) });
@@ -108,7 +108,7 @@ describe('orders in the console', () => {
     );
     await assertAccessible(page, 'orders list');
     await screenshot(page, 'orders');
-    await page.getByLabel('Status', { exact: true }).selectOption('paid');
+    await page.getByLabel('Payment', { exact: true }).selectOption('paid');
     await page.waitForURL(/status=paid/);
     await until(async () => (await rows.count()) === 1, 'the paid orders');
 

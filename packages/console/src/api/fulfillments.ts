@@ -1,8 +1,8 @@
 /**
  * An order's shipments on the Admin API (docs/fulfillment.md): the types and the calls the order
- * screen makes to fulfil items, mark a shipment delivered and cancel one. Every call, done or
- * refused, reads the order and the orders lists again: a refusal (409) usually means someone else
- * changed the order meanwhile, and the screen should show what is true now.
+ * screen makes to fulfil items, change a shipment's tracking, mark it delivered and cancel one.
+ * Every call, done or refused, reads the order and the orders lists again: a refusal (409) usually
+ * means someone else changed the order meanwhile, and the screen should show what is true now.
  */
 import type { components, RequestBody } from '@storefront/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -10,6 +10,8 @@ import { useAdmin } from '../session.tsx';
 
 export type Fulfillment = components['schemas']['Fulfillment'];
 export type FulfillmentBody = RequestBody<'adminCreateFulfillment'>;
+/** A change of a shipment's carrier or tracking (the fields left out stay as they are). */
+export type TrackingChange = Omit<RequestBody<'adminUpdateFulfillment'>, 'status'>;
 export type OrderFulfillmentStatus = components['schemas']['AdminOrder']['fulfillmentStatus'];
 
 /**
@@ -29,8 +31,11 @@ export const KNOWN_CARRIERS = [
   'Deutsche Post',
 ] as const;
 
-/** Reads the order (its shipments and fulfilment status) and the orders lists again. */
-function useRefreshOrder(orderId: string) {
+/**
+ * Reads the order (its shipments, fulfilment status, refunds, returns) and the orders lists again;
+ * also the cancellation's and the returns' calls (api/cancellation.ts, api/returns.ts).
+ */
+export function useRefreshOrder(orderId: string) {
   const queryClient = useQueryClient();
   return () =>
     Promise.all([
@@ -61,6 +66,20 @@ export function useShipmentChange(orderId: string, fulfillmentId: string) {
         ? admin.request('adminUpdateFulfillment', { path, body: { status: 'delivered' } })
         : admin.request('adminCancelFulfillment', { path });
     },
+    onSettled: refresh,
+  });
+}
+
+/**
+ * Changes a shipment's carrier, tracking number or tracking URL (200 Fulfillment). The server keeps
+ * what is left out, and makes a listed carrier's link again from a new number unless a URL is given.
+ */
+export function useTrackingChange(orderId: string, fulfillmentId: string) {
+  const admin = useAdmin();
+  const refresh = useRefreshOrder(orderId);
+  return useMutation({
+    mutationFn: (body: TrackingChange) =>
+      admin.request('adminUpdateFulfillment', { path: { id: orderId, fulfillmentId }, body }),
     onSettled: refresh,
   });
 }

@@ -1,11 +1,12 @@
 /**
- * Shared by the home, orders and pricing screens: countries, what an order can still refund and
- * still ship, and its timeline. (Rates in basis points are parsed and shown with money, in
+ * Shared by the home, orders and pricing screens: countries, what an order can still refund, ship
+ * and take back, and its timeline. (Rates in basis points are parsed and shown with money, in
  * ui/money.ts.)
  */
 import type { AdminOrder } from '@storefront/client';
 import { useId, useMemo } from 'react';
-import { FieldShell } from '../ui/components.tsx';
+import type { OrderMail, OrderReturn } from '../api/returns.ts';
+import { FieldShell, TextAreaField } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { formatMoney } from '../ui/money.ts';
 
@@ -127,6 +128,37 @@ export function orderBadges(order: Pick<AdminOrder, 'status' | 'oversold' | 'ref
   return badges;
 }
 
+/**
+ * The optional reason staff give for a refund, cancellation or return: seen by staff only, and at
+ * most 500 characters (the server's limit).
+ */
+export function ReasonField({
+  label,
+  value,
+  error,
+  onChange,
+}: {
+  /** "Reason for cancelling (optional)". */
+  label: string;
+  value: string;
+  error: string | undefined;
+  onChange: (text: string) => void;
+}) {
+  return (
+    <div className="refund-reason">
+      <TextAreaField
+        label={label}
+        hint="Only staff see this; the buyer does not."
+        maxLength={500}
+        rows={2}
+        value={value}
+        error={error}
+        onChange={(event) => onChange(event.target.value)}
+      />
+    </div>
+  );
+}
+
 // ---- Fulfilment ----
 
 /** The badge of an order's fulfilment status (`partial` reads "partially fulfilled"). */
@@ -174,6 +206,46 @@ export function unitsToShip(order: Pick<AdminOrder, 'lines' | 'fulfillments'>): 
   return [...rows.values()];
 }
 
+// ---- Returns ----
+
+/** The order's returns, oldest first (an order from a server older than returns has none). */
+export function returnsOf(order: AdminOrder): OrderReturn[] {
+  return (order as Partial<AdminOrder>).returns ?? [];
+}
+
+/** The buyer's mails about the order, oldest first (none from a server older than them). */
+export function mailsOf(order: AdminOrder): OrderMail[] {
+  return (order as Partial<AdminOrder>).mails ?? [];
+}
+
+/** One variant of an order: shipped (not cancelled), returned already, and what can still come back. */
+export interface UnitsToReturn {
+  variantId: string;
+  name: string;
+  shipped: number;
+  returned: number;
+  left: number;
+}
+
+/** What each variant of the order can still be returned (shipped minus returned), in line order. */
+export function unitsToReturn(order: AdminOrder): UnitsToReturn[] {
+  const returned = new Map<string, number>();
+  for (const back of returnsOf(order)) {
+    for (const line of back.lines)
+      returned.set(line.variantId, (returned.get(line.variantId) ?? 0) + line.quantity);
+  }
+  return unitsToShip(order).map((row) => {
+    const back = returned.get(row.variantId) ?? 0;
+    return {
+      variantId: row.variantId,
+      name: row.name,
+      shipped: row.shipped,
+      returned: back,
+      left: Math.max(0, row.shipped - back),
+    };
+  });
+}
+
 /** How many units a shipment holds. */
 export function unitsIn(fulfillment: AdminOrder['fulfillments'][number]): number {
   return fulfillment.lines.reduce((sum, line) => sum + line.quantity, 0);
@@ -198,7 +270,31 @@ export interface TimelineEntry {
 const REFUND_REASONS: Record<string, string> = {
   merchant: 'by staff',
   expired_out_of_stock: 'automatically: paid after the order expired and the stock was gone',
+  order_cancelled: 'by the cancellation',
 };
+
+/** The buyer's mails about an order, by kind, as the timeline names them. */
+const MAIL_KINDS: Record<string, string> = {
+  order_confirmation: 'Order confirmation',
+  shipping_confirmation: 'Shipping confirmation',
+  order_cancelled: 'Cancellation notice',
+  return_received: 'Return confirmation',
+  refund_notice: 'Refund notice',
+};
+
+function mailEntry(mail: OrderMail): TimelineEntry {
+  const kind = mail.kind.replaceAll('_', ' ');
+  const name = MAIL_KINDS[mail.kind] ?? `${kind.charAt(0).toUpperCase()}${kind.slice(1)} mail`;
+  const detail = `“${mail.subject}” to the buyer`;
+  switch (mail.status) {
+    case 'sent':
+      return { at: mail.sentAt ?? mail.createdAt, title: `${name} emailed`, detail };
+    case 'pending':
+      return { at: mail.createdAt, title: `${name} waiting to be sent`, detail };
+    case 'failed':
+      return { at: mail.createdAt, title: `${name} could not be sent`, detail, tone: 'bad' };
+  }
+}
 
 /** What happened to an order, newest first, from its own data. */
 export function orderTimeline(order: AdminOrder): TimelineEntry[] {
@@ -245,12 +341,25 @@ export function orderTimeline(order: AdminOrder): TimelineEntry[] {
       upcoming: true,
     });
   }
+  if (order.cancelledAt) {
+    entries.push({
+      at: order.cancelledAt,
+      title: 'Order cancelled',
+      detail: order.cancelReason ? `Reason: ${order.cancelReason}` : undefined,
+      tone: 'warn',
+    });
+  }
+  const returns = returnsOf(order);
+  const returnRefunds = new Map(returns.map((back) => [back.refundId, back]));
   for (const refund of order.refunds) {
-    const how = refund.reason ? REFUND_REASONS[refund.reason] : undefined;
+    const back = returnRefunds.get(refund.id);
+    const how = back ? 'for returned items' : refund.reason ? REFUND_REASONS[refund.reason] : undefined;
+    // A cancellation's or a return's refund carries its reason, which their own entries show.
+    const ownReason = back ? back.reason : refund.reason === 'order_cancelled' ? order.cancelReason : null;
     entries.push({
       at: refund.createdAt,
       title: `Refund of ${money(refund.amount.amount)} requested${how ? ` ${how}` : ''}`,
-      detail: refund.note ? `Reason: ${refund.note}` : undefined,
+      detail: refund.note && refund.note !== ownReason ? `Reason: ${refund.note}` : undefined,
     });
     if (refund.settledAt) {
       entries.push({
@@ -280,6 +389,21 @@ export function orderTimeline(order: AdminOrder): TimelineEntry[] {
         tone: 'warn',
       });
   });
+  for (const back of returns) {
+    const count = back.lines.reduce((sum, line) => sum + line.quantity, 0);
+    const restocked = back.lines.filter((line) => line.restock).reduce((sum, line) => sum + line.quantity, 0);
+    const refund =
+      back.refundAmount.amount > 0 ? `refund of ${money(back.refundAmount.amount)}` : 'nothing refunded';
+    let stock = 'not restocked';
+    if (restocked === count) stock = 'restocked';
+    else if (restocked > 0) stock = `${restocked} restocked`;
+    entries.push({
+      at: back.createdAt,
+      title: `Return received: ${units(count)}`,
+      detail: `${stock}; ${refund}${back.reason ? `. Reason: ${back.reason}` : ''}`,
+    });
+  }
+  for (const mail of mailsOf(order)) entries.push(mailEntry(mail));
   return entries.sort((a, b) => Date.parse(b.at) - Date.parse(a.at));
 }
 

@@ -1,16 +1,19 @@
 /**
  * An order as a work surface (docs/fulfillment.md): its shipments (each with its items, carrier,
- * tracking link and dates; mark delivered, cancel) and the form that ships what is left of a paid
- * order (a quantity per item, the carrier, tracking, and whether the customer is emailed).
+ * tracking link and dates; edit the tracking, mark delivered, cancel) and the form that ships what
+ * is left of a paid order (a quantity per item, the carrier, tracking, and whether the customer is
+ * emailed).
  */
 import { StorefrontError, type AdminOrder } from '@storefront/client';
-import { useId, useState, type ChangeEvent, type FormEvent } from 'react';
+import { useId, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import {
   useFulfil,
   useShipmentChange,
+  useTrackingChange,
   KNOWN_CARRIERS,
   type Fulfillment,
   type FulfillmentBody,
+  type TrackingChange,
 } from '../api/fulfillments.ts';
 import {
   ConfirmButton,
@@ -52,6 +55,183 @@ function Tracking({ fulfillment }: { fulfillment: Fulfillment }) {
   return trackingNumber ? <>Tracking {trackingNumber}</> : <span className="muted">no tracking number</span>;
 }
 
+/** The carrier as the forms' select holds it: a listed name, "Other…" with its name, or none. */
+function carrierChoice(carrier: string | null): { carrier: string; otherCarrier: string } {
+  if (carrier === null) return { carrier: '', otherCarrier: '' };
+  return (KNOWN_CARRIERS as readonly string[]).includes(carrier)
+    ? { carrier, otherCarrier: '' }
+    : { carrier: OTHER, otherCarrier: carrier };
+}
+
+/**
+ * The carrier fields of both forms: the select, and the name typed when "Other…" is chosen. The
+ * server's "/carrier" problem is shown under the one that holds the carrier.
+ */
+function CarrierFields({
+  options,
+  carrier,
+  otherCarrier,
+  problem,
+  onChange,
+}: {
+  options: { value: string; label: string }[];
+  carrier: string;
+  otherCarrier: string;
+  problem: FormProblem | null;
+  /** The change handler of each of the two fields. */
+  onChange: (
+    field: 'carrier' | 'otherCarrier',
+  ) => (event: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => void;
+}) {
+  const error = fieldMessage(problem, '/carrier', 'The carrier');
+  return (
+    <>
+      <SelectField
+        label="Carrier"
+        options={options}
+        value={carrier}
+        error={carrier === OTHER ? undefined : error}
+        onChange={onChange('carrier')}
+      />
+      {carrier === OTHER ? (
+        <TextField
+          label="Carrier name"
+          maxLength={100}
+          autoComplete="off"
+          value={otherCarrier}
+          error={error}
+          onChange={onChange('otherCarrier')}
+        />
+      ) : null}
+    </>
+  );
+}
+
+/**
+ * A shipment's carrier, tracking number and link, changed after it was recorded. Only what changed
+ * is sent: the server keeps the rest, and makes a listed carrier's link again from a new number
+ * unless a URL is given. A carrier or number can be changed, not removed (the API keeps them).
+ */
+function TrackingForm({
+  order,
+  fulfillment,
+  name,
+  id,
+  onSaved,
+  onClose,
+}: {
+  order: AdminOrder;
+  fulfillment: Fulfillment;
+  /** "Shipment 2". */
+  name: string;
+  id: string;
+  onSaved: () => void;
+  onClose: () => void;
+}) {
+  const change = useTrackingChange(order.id, fulfillment.id);
+  const [details, setDetails] = useState({
+    ...carrierChoice(fulfillment.carrier),
+    trackingNumber: fulfillment.trackingNumber ?? '',
+    trackingUrl: '',
+  });
+  const { carrier, otherCarrier, trackingNumber, trackingUrl } = details;
+  const [local, setLocal] = useState<FormProblem | null>(null);
+  const problem = local ?? (change.isError ? toFormProblem(change.error) : null);
+  const shown = new Set(['/carrier', '/trackingNumber', '/trackingUrl']);
+  const others: FieldMessage[] = problem ? unclaimed(problem, (pointer) => shown.has(pointer)) : [];
+  // A carrier once given cannot be taken away: "None given" is offered only while there is none.
+  const options = fulfillment.carrier === null ? CARRIER_OPTIONS : CARRIER_OPTIONS.slice(1);
+
+  const changes =
+    (field: keyof typeof details) => (event: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => {
+      setLocal(null);
+      if (change.isError) change.reset();
+      setDetails((current) => ({ ...current, [field]: event.target.value }));
+    };
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const carrierName = carrier === OTHER ? otherCarrier.trim() : carrier;
+    const number = trackingNumber.trim();
+    const url = trackingUrl.trim();
+    const fields: FieldMessage[] = [];
+    if (carrier === OTHER && !carrierName)
+      fields.push({ pointer: '/carrier', detail: 'Enter the carrier’s name.' });
+    if (!number && fulfillment.trackingNumber !== null)
+      fields.push({
+        pointer: '/trackingNumber',
+        detail: 'Enter the tracking number: it can be changed, not removed.',
+      });
+    if (fields.length > 0) {
+      setLocal(localProblem('Some fields need a look before this can be saved.', fields));
+      return;
+    }
+    const body: TrackingChange = {
+      ...(carrierName && carrierName !== fulfillment.carrier ? { carrier: carrierName } : {}),
+      ...(number && number !== fulfillment.trackingNumber ? { trackingNumber: number } : {}),
+      ...(url ? { trackingUrl: url } : {}),
+    };
+    if (Object.keys(body).length === 0) {
+      setLocal(localProblem('Nothing to save: change the carrier, the tracking number or the URL.', []));
+      return;
+    }
+    change.mutate(body, { onSuccess: onSaved });
+  }
+
+  return (
+    <form
+      id={id}
+      className="tracking-form"
+      aria-label={`Tracking of ${name.toLowerCase()}`}
+      onSubmit={submit}
+      noValidate
+    >
+      <ProblemBanner problem={problem} others={others} />
+      <div className="orders-form-grid">
+        <CarrierFields
+          options={options}
+          carrier={carrier}
+          otherCarrier={otherCarrier}
+          problem={problem}
+          onChange={changes}
+        />
+        <TextField
+          label={fulfillment.trackingNumber === null ? 'Tracking number (optional)' : 'Tracking number'}
+          maxLength={100}
+          autoComplete="off"
+          value={trackingNumber}
+          error={fieldMessage(problem, '/trackingNumber', 'The tracking number')}
+          onChange={changes('trackingNumber')}
+        />
+        <TextField
+          label="New tracking URL (optional)"
+          type="url"
+          maxLength={2000}
+          autoComplete="off"
+          placeholder="https://"
+          hint={
+            fulfillment.trackingUrl
+              ? 'Left empty, the link stays, or is made again from a new number for a carrier in the list.'
+              : 'Left empty, for a carrier in the list, the link is made from the number.'
+          }
+          value={trackingUrl}
+          error={fieldMessage(problem, '/trackingUrl', 'The tracking URL')}
+          onChange={changes('trackingUrl')}
+        />
+      </div>
+      <p className="hint">The customer is not emailed about the change.</p>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={change.isPending}>
+          {change.isPending ? 'Saving…' : 'Save tracking'}
+        </button>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </form>
+  );
+}
+
 function Shipment({
   order,
   fulfillment,
@@ -67,9 +247,18 @@ function Shipment({
   const change = useShipmentChange(order.id, fulfillment.id);
   const send = (what: 'delivered' | 'cancel') => {
     onChange();
+    setSaved(false);
     change.mutate(what);
   };
   const titleId = useId();
+  const formId = useId();
+  const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const closeForm = () => {
+    setEditing(false);
+    editButton.current?.focus();
+  };
   const name = `Shipment ${index + 1}`;
   const count = unitsIn(fulfillment);
   return (
@@ -104,27 +293,58 @@ function Shipment({
         ) : null}
       </p>
       {change.isError ? <ErrorBanner error={change.error} /> : null}
-      {fulfillment.status === 'shipped' ? (
+      {saved ? <Notice tone="success">Tracking saved. The customer was not emailed.</Notice> : null}
+      {fulfillment.status === 'cancelled' ? null : (
         <div className="actions">
-          <button type="button" disabled={change.isPending} onClick={() => send('delivered')}>
-            Mark delivered
-          </button>
-          <ConfirmButton
-            title={`Cancel ${name.toLowerCase()}?`}
-            body={
-              <p>
-                Its {units(count)} will count as not shipped again, to ship in another shipment. Use this for
-                a shipment recorded by mistake or that never left; the customer is not emailed.
-              </p>
-            }
-            confirmLabel="Cancel shipment"
-            cancelLabel="Keep it"
-            disabled={change.isPending}
-            onConfirm={() => send('cancel')}
+          <button
+            ref={editButton}
+            type="button"
+            aria-expanded={editing}
+            aria-controls={editing ? formId : undefined}
+            onClick={() => {
+              setSaved(false);
+              setEditing((open) => !open);
+            }}
           >
-            Cancel shipment
-          </ConfirmButton>
+            Edit tracking
+          </button>
+          {fulfillment.status === 'shipped' ? (
+            <>
+              <button type="button" disabled={change.isPending} onClick={() => send('delivered')}>
+                Mark delivered
+              </button>
+              <ConfirmButton
+                title={`Cancel ${name.toLowerCase()}?`}
+                body={
+                  <p>
+                    Its {units(count)} will count as not shipped again, to ship in another shipment. Use this
+                    for a shipment recorded by mistake or that never left; the customer is not emailed.
+                  </p>
+                }
+                confirmLabel="Cancel shipment"
+                cancelLabel="Keep it"
+                disabled={change.isPending}
+                onConfirm={() => send('cancel')}
+              >
+                Cancel shipment
+              </ConfirmButton>
+            </>
+          ) : null}
         </div>
+      )}
+      {editing && fulfillment.status !== 'cancelled' ? (
+        <TrackingForm
+          order={order}
+          fulfillment={fulfillment}
+          name={name}
+          id={formId}
+          onSaved={() => {
+            onChange();
+            setSaved(true);
+            closeForm();
+          }}
+          onClose={closeForm}
+        />
       ) : null}
     </li>
   );
@@ -196,14 +416,18 @@ function serverProblem(order: AdminOrder, error: unknown, sent: FulfillmentBody 
   });
 }
 
-/** How many units of one item to ship, its label heard (not shown: the row names the item). */
-function QuantityField({
-  row,
+/**
+ * How many units of one item (to ship, or that came back), its label heard (not shown: the row
+ * names the item). Shared with the return form (orders-returns.tsx).
+ */
+export function QuantityField({
+  label,
   text,
   error,
   onChange,
 }: {
-  row: UnitsToShip;
+  /** "Units of Blue mug (Large) to ship (0 to 3)". */
+  label: string;
   text: string;
   error: string | undefined;
   onChange: (text: string) => void;
@@ -212,7 +436,7 @@ function QuantityField({
   return (
     <div className={`field${error ? ' invalid' : ''}`}>
       <label className="visually-hidden" htmlFor={id}>
-        Units of {row.name} to ship (0 to {row.left})
+        {label}
       </label>
       <input
         id={id}
@@ -335,7 +559,7 @@ function FulfilForm({
                 <span className="muted">All shipped</span>
               ) : (
                 <QuantityField
-                  row={row}
+                  label={`Units of ${row.name} to ship (0 to ${row.left})`}
                   text={text}
                   error={
                     quantityProblem(text, row.left) ??
@@ -352,23 +576,13 @@ function FulfilForm({
         ))}
       </DataTable>
       <div className="orders-form-grid">
-        <SelectField
-          label="Carrier"
+        <CarrierFields
           options={CARRIER_OPTIONS}
-          value={carrier}
-          error={carrier === OTHER ? undefined : fieldMessage(problem, '/carrier', 'The carrier')}
-          onChange={changes('carrier')}
+          carrier={carrier}
+          otherCarrier={otherCarrier}
+          problem={problem}
+          onChange={changes}
         />
-        {carrier === OTHER ? (
-          <TextField
-            label="Carrier name"
-            maxLength={100}
-            autoComplete="off"
-            value={otherCarrier}
-            error={fieldMessage(problem, '/carrier', 'The carrier')}
-            onChange={changes('otherCarrier')}
-          />
-        ) : null}
         <TextField
           label="Tracking number (optional)"
           maxLength={100}

@@ -1,13 +1,15 @@
 /**
- * Orders: the list (search by number, email or name; status and fulfilment filters; cursor pages)
- * and one order (lines, totals, shipments and the form that fulfils items, addresses and shipping
- * method, payments, refunds, timeline, refund form).
+ * Orders: the list (search by number, email or name; payment status and fulfilment filters; cursor
+ * pages) and one order (lines, totals, shipments with their tracking and the form that fulfils
+ * items, returns and the form that records one, addresses and shipping method, payments, refunds,
+ * timeline, refund form, cancellation).
  */
 import { formatAddress } from '@storefront/address';
 import { StorefrontError, type AdminOrder } from '@storefront/client';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
+import { useCancelOrder } from '../api/cancellation.ts';
 import type { OrderFulfillmentStatus } from '../api/fulfillments.ts';
 import { useAdmin } from '../session.tsx';
 import { useStaffSession } from '../store.ts';
@@ -20,7 +22,6 @@ import {
   Pager,
   SelectField,
   StatusBadge,
-  TextAreaField,
   useCursorPager,
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
@@ -35,20 +36,26 @@ import {
   fulfillmentBadge,
   orderBadges,
   orderTimeline,
+  ReasonField,
   refundableAmount,
+  returnsOf,
   Timeline,
 } from './orders-parts.tsx';
+import { CancelSection } from './orders-cancel.tsx';
+import { OrderReturns } from './orders-returns.tsx';
 import { OrderShipments } from './orders-shipments.tsx';
 import './orders.css';
 
-const STATUSES = ['pending', 'paid', 'expired'] as const;
+const STATUSES = ['pending', 'paid', 'expired', 'cancelled'] as const;
 type OrderStatus = (typeof STATUSES)[number];
 
+/** The "Payment" filter: the order's status (awaiting payment, paid, expired unpaid, cancelled). */
 const STATUS_OPTIONS = [
-  { value: '', label: 'All orders' },
-  { value: 'pending', label: 'Pending (awaiting payment)' },
+  { value: '', label: 'Any' },
+  { value: 'pending', label: 'Pending payment' },
   { value: 'paid', label: 'Paid' },
   { value: 'expired', label: 'Expired (unpaid)' },
+  { value: 'cancelled', label: 'Cancelled' },
 ];
 
 const FULFILLMENT_STATUSES = ['unfulfilled', 'partial', 'fulfilled'] as const;
@@ -65,6 +72,7 @@ const EMPTY_TEXT: Record<string, string> = {
   pending: 'No order is awaiting payment.',
   paid: 'No paid order yet.',
   expired: 'No expired order.',
+  cancelled: 'No cancelled order.',
 };
 
 function Badges({ order }: { order: Pick<AdminOrder, 'status' | 'oversold' | 'refunded' | 'total'> }) {
@@ -96,7 +104,7 @@ export function OrdersList() {
         search={search}
       >
         <SelectField
-          label="Status"
+          label="Payment"
           options={STATUS_OPTIONS}
           value={status ?? ''}
           onChange={(event) => setStatus(event.target.value)}
@@ -142,7 +150,7 @@ function OrdersPages({
       }),
     placeholderData: keepPreviousData,
   });
-  const statusLabel = STATUS_OPTIONS.find((option) => option.value === (status ?? ''))?.label;
+  const statusLabel = status ? STATUS_OPTIONS.find((option) => option.value === status)?.label : 'All orders';
   const fulfillmentLabel = fulfillment
     ? FULFILLMENT_OPTIONS.find((option) => option.value === fulfillment)?.label.toLowerCase()
     : undefined;
@@ -356,6 +364,7 @@ function Payments({ order }: { order: AdminOrder }) {
 
 function Refunds({ order }: { order: AdminOrder }) {
   if (order.refunds.length === 0) return null;
+  const returned = new Set(returnsOf(order).map((back) => back.refundId));
   return (
     <section className="panel orders-panel" aria-labelledby="refunds-title">
       <h2 id="refunds-title">Refunds</h2>
@@ -377,6 +386,10 @@ function Refunds({ order }: { order: AdminOrder }) {
             {refund.reason === 'expired_out_of_stock' ? (
               <div className="muted">Automatic: paid after the order expired, and the stock was gone.</div>
             ) : null}
+            {refund.reason === 'order_cancelled' ? (
+              <div className="muted">Made by the order&apos;s cancellation.</div>
+            ) : null}
+            {returned.has(refund.id) ? <div className="muted">For returned items (see Returns).</div> : null}
             {refund.status === 'pending' ? (
               <div className="muted">Waiting for the payment provider to confirm it.</div>
             ) : null}
@@ -494,17 +507,7 @@ function RefundForm({
             Refund everything left ({max})
           </button>
         </div>
-        <div className="refund-reason">
-          <TextAreaField
-            label="Reason (optional)"
-            hint="Only staff see this; the buyer does not."
-            maxLength={500}
-            rows={2}
-            value={reason}
-            error={reasonProblem}
-            onChange={(event) => setReason(event.target.value)}
-          />
-        </div>
+        <ReasonField label="Reason (optional)" value={reason} error={reasonProblem} onChange={setReason} />
         {refund.isError && !fieldLevel ? <ErrorBanner error={refund.error} /> : null}
         <button type="submit" className="primary" disabled={refund.isPending}>
           {refund.isPending
@@ -547,6 +550,10 @@ function RefundSection({ order }: { order: AdminOrder }) {
 export function OrderDetail() {
   const admin = useAdmin();
   const { id = '' } = useParams();
+  const cancel = useCancelOrder(id);
+  /** What cancelling it here did (kept with the order's id: the page may show another order next). */
+  const [cancelledHere, setCancelledHere] = useState<{ id: string; notice: string } | null>(null);
+  const cancelled = cancelledHere?.id === id ? cancelledHere.notice : null;
   const order = useQuery({
     queryKey: ['order', id],
     queryFn: () => admin.orders.get(id),
@@ -599,6 +606,16 @@ export function OrderDetail() {
           </p>
         </Notice>
       ) : null}
+      {cancelled ? <Notice tone="success">{cancelled}</Notice> : null}
+      {data.status === 'cancelled' && !cancelled ? (
+        <Notice>
+          <p>
+            <strong>Cancelled</strong>{' '}
+            <time dateTime={data.cancelledAt ?? undefined}>{formatDateTime(data.cancelledAt)}</time>.
+            {data.cancelReason ? ` Reason: ${data.cancelReason}` : ''}
+          </p>
+        </Notice>
+      ) : null}
       {order.isError ? (
         <Notice tone="warning">Could not refresh this order: {errorMessage(order.error)}</Notice>
       ) : null}
@@ -606,11 +623,21 @@ export function OrderDetail() {
         <div>
           <Lines order={data} />
           <OrderShipments order={data} />
+          <OrderReturns order={data} />
           <Payments order={data} />
           <Refunds order={data} />
           <RefundSection order={data} />
         </div>
         <div>
+          <CancelSection
+            order={data}
+            cancel={cancel}
+            onCancelled={(notice) => {
+              setCancelledHere({ id, notice });
+              // The section and its button are gone: the page's heading has the focus, then the notice is read.
+              document.getElementById('page-title')?.focus();
+            }}
+          />
           <section className="panel orders-panel" aria-labelledby="customer-title">
             <h2 id="customer-title">Customer</h2>
             <p>

@@ -180,6 +180,30 @@ export function TextAreaField({ label, hint, error, ...textarea }: TextAreaProps
   );
 }
 
+type CheckboxProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'type'> & {
+  label: ReactNode;
+  hint?: ReactNode;
+};
+
+/** A checkbox that is a form field: the box and its label on one line, its hint right under it. */
+export function CheckboxField({ label, hint, ...input }: CheckboxProps) {
+  const id = useId();
+  const hintId = hint ? `${id}-hint` : undefined;
+  return (
+    <div className="field">
+      <label className="checkbox">
+        <input type="checkbox" aria-describedby={hintId} {...input} />
+        <span>{label}</span>
+      </label>
+      {hint ? (
+        <p className="hint" id={hintId}>
+          {hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 type SelectProps = SelectHTMLAttributes<HTMLSelectElement> & {
   label: string;
   hint?: ReactNode;

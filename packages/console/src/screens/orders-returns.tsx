@@ -1,0 +1,431 @@
+/**
+ * Returns on an order's page (docs/fulfillment.md, D43): the units that came back, each return with
+ * its items, whether they were restocked and what it refunded; and "Return items", the form that
+ * records one for a paid order with shipped units not returned yet (a quantity and "Restock" per
+ * item, a reason, the refund, and whether the customer is emailed). The refund starts at what the
+ * server suggests for the units chosen (their share of what was paid for goods, asked again as the
+ * quantities change) and the merchant may change it, up to what is left to refund (0: none).
+ */
+import { StorefrontError, type AdminOrder } from '@storefront/client';
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { useCreateReturn, useReturnPreview, type OrderReturn, type ReturnBody } from '../api/returns.ts';
+import { useStaffSession } from '../store.ts';
+import { CheckboxField, DataTable, Notice, ProblemBanner, StatusBadge } from '../ui/components.tsx';
+import { formatDateTime } from '../ui/dates.ts';
+import { MoneyField } from '../ui/money-field.tsx';
+import { formatMoney } from '../ui/money.ts';
+import {
+  errorMessage,
+  fieldMessage,
+  localProblem,
+  toFormProblem,
+  unclaimed,
+  type FieldMessage,
+  type FormProblem,
+} from '../ui/problems.ts';
+import {
+  ReasonField,
+  refundableAmount,
+  returnsOf,
+  units,
+  unitsToReturn,
+  variantName,
+  type UnitsToReturn,
+} from './orders-parts.tsx';
+import { QuantityField } from './orders-shipments.tsx';
+
+/** How long the quantities rest before the suggested refund is asked for again. */
+const PREVIEW_DELAY_MS = 400;
+
+// ---- The returns recorded ----
+
+function ReturnItem({ order, back, index }: { order: AdminOrder; back: OrderReturn; index: number }) {
+  const titleId = useId();
+  const refund = back.refundId
+    ? order.refunds.find((candidate) => candidate.id === back.refundId)
+    : undefined;
+  return (
+    <li className="shipment" aria-labelledby={titleId}>
+      <h3 id={titleId}>Return {index + 1}</h3>
+      <ul className="shipment-lines">
+        {back.lines.map((line) => (
+          <li key={line.variantId}>
+            {line.quantity} × {variantName(order, line.variantId)} ·{' '}
+            {line.restock ? 'restocked' : <span className="muted">not restocked</span>}
+          </li>
+        ))}
+      </ul>
+      <p>
+        {back.refundAmount.amount > 0 ? (
+          <>
+            Refund of {formatMoney(back.refundAmount.amount, back.refundAmount.currency)}
+            {refund ? (
+              <>
+                {' '}
+                <StatusBadge status={refund.status} />
+              </>
+            ) : null}
+          </>
+        ) : (
+          <span className="muted">Nothing refunded</span>
+        )}
+      </p>
+      {back.reason ? <p>Reason: {back.reason}</p> : null}
+      <p className="muted">
+        Received <time dateTime={back.createdAt}>{formatDateTime(back.createdAt)}</time>
+      </p>
+    </li>
+  );
+}
+
+/** The order's returns, oldest first; nothing while it has none. */
+function Returns({ order }: { order: AdminOrder }) {
+  const titleId = useId();
+  const returns = returnsOf(order);
+  if (returns.length === 0) return null;
+  return (
+    <section className="panel orders-panel" aria-labelledby={titleId}>
+      <h2 id={titleId}>Returns</h2>
+      <ol className="orders-plain-list shipments">
+        {returns.map((back, index) => (
+          <ReturnItem key={back.id} order={order} back={back} index={index} />
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+// ---- Recording a return ----
+
+/** What is wrong with a typed quantity, or undefined (a whole number from 0 to what can come back). */
+function quantityProblem(text: string, left: number): string | undefined {
+  if (!/^\d+$/.test(text.trim())) return `Enter a whole number from 0 to ${left}.`;
+  if (Number(text) > left) return `At most ${left} can come back: ${units(left)} shipped and not returned.`;
+  return undefined;
+}
+
+/**
+ * The server's refusal in the form's words: `return_exceeds_fulfilled` names variants by id, so
+ * they are named as the items are; `refund_too_large` says what is left now (the order was read
+ * again); line pointers (`/lines/0/…`, the lines as sent) become the item's (`/lines/<variantId>`).
+ */
+function serverProblem(
+  order: AdminOrder,
+  error: unknown,
+  sent: ReturnBody | undefined,
+  max: string,
+): FormProblem {
+  if (error instanceof StorefrontError && error.title === 'return_exceeds_fulfilled') {
+    const detail = (error.detail ?? 'More units than shipped and not returned.').replace(
+      /variant ([0-9a-f-]{36})/gi,
+      (_, variantId: string) => variantName(order, variantId.toLowerCase()),
+    );
+    return localProblem(
+      `${detail} Another return or a cancelled shipment was recorded meanwhile: the quantities below now show what can come back.`,
+      [],
+    );
+  }
+  if (error instanceof StorefrontError && error.title === 'refund_too_large') {
+    const detail = `That is more than can be refunded now: at most ${max} is left on this order.`;
+    return localProblem(detail, [{ pointer: '/refundAmount', detail }]);
+  }
+  return toFormProblem(error, (pointer) => {
+    const line = /^\/lines\/(\d+)(\/.*)?$/.exec(pointer);
+    const variantId = line ? sent?.lines[Number(line[1])]?.variantId : undefined;
+    return variantId ? `/lines/${variantId}` : pointer;
+  });
+}
+
+/** `value` once it has stopped changing for `ms` (compared as JSON). */
+function useSettled<T>(value: T, ms: number): { settled: T; current: boolean } {
+  const text = JSON.stringify(value);
+  const [settledText, setSettledText] = useState(text);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettledText(text), ms);
+    return () => clearTimeout(timer);
+  }, [text, ms]);
+  const settled = useMemo(() => JSON.parse(settledText) as T, [settledText]);
+  return { settled, current: settledText === text };
+}
+
+function ReturnForm({
+  order,
+  rows,
+  create,
+}: {
+  order: AdminOrder;
+  rows: UnitsToReturn[];
+  /** The section's: its refusal outlives this form, which starts again when what can come back changes. */
+  create: ReturnType<typeof useCreateReturn>;
+}) {
+  const currency = order.total.currency;
+  const money = (amount: number) => formatMoney(amount, currency);
+  const [quantities, setQuantities] = useState<Record<string, string>>(() =>
+    Object.fromEntries(rows.map((row) => [row.variantId, '0'])),
+  );
+  const [restock, setRestock] = useState<Record<string, boolean>>(() =>
+    Object.fromEntries(rows.map((row) => [row.variantId, true])),
+  );
+  const [reason, setReason] = useState('');
+  const [notify, setNotify] = useState(true);
+  /** The refund the merchant typed (null: empty), or null while it follows the suggestion. */
+  const [typed, setTyped] = useState<{ amount: number | null; problem: string | null } | null>(null);
+  const [local, setLocal] = useState<FormProblem | null>(null);
+
+  const wanted = rows.map((row) => ({ row, text: quantities[row.variantId] ?? '0' }));
+  const readable = wanted.every(({ row, text }) => row.left === 0 || !quantityProblem(text, row.left));
+  const chosen = wanted.filter(
+    ({ row, text }) => row.left > 0 && !quantityProblem(text, row.left) && Number(text) > 0,
+  );
+  const total = chosen.reduce((sum, { text }) => sum + Number(text), 0);
+
+  // The suggested refund of the units chosen, asked once the quantities rest (restocking does not change it).
+  const asking = readable && chosen.length > 0;
+  const { settled, current } = useSettled(
+    asking ? chosen.map(({ row, text }) => ({ variantId: row.variantId, quantity: Number(text) })) : null,
+    PREVIEW_DELAY_MS,
+  );
+  const version = `${order.refunded.amount}:${order.refunds.length}:${returnsOf(order).length}`;
+  const preview = useReturnPreview(order.id, settled, version);
+  const waiting = asking && (!current || preview.isFetching);
+  // While the next answer is on its way the last one stays in the field (no flicker as one types).
+  const suggestion = asking && preview.data ? preview.data.refundAmount.amount : null;
+  const refundable = preview.data?.refundable.amount ?? refundableAmount(order);
+  const max = money(refundable);
+  const amount = typed ? typed.amount : suggestion;
+
+  const problem =
+    local ?? (create.isError ? serverProblem(order, create.error, create.variables, max) : null);
+  const shown = new Set(['/reason', '/refundAmount', ...rows.map((row) => `/lines/${row.variantId}`)]);
+  const others: FieldMessage[] = problem ? unclaimed(problem, (pointer) => shown.has(pointer)) : [];
+  let amountProblem: string | undefined;
+  if (amount !== null && amount > refundable)
+    amountProblem = `That is more than can be refunded: at most ${max} is left on this order.`;
+  else amountProblem = fieldMessage(problem, '/refundAmount', 'The refund');
+
+  function edited() {
+    setLocal(null);
+    if (create.isError) create.reset();
+  }
+
+  function check(): FormProblem | null {
+    const fields: FieldMessage[] = [];
+    for (const { row, text } of wanted) {
+      const detail = row.left === 0 ? undefined : quantityProblem(text, row.left);
+      if (detail) fields.push({ pointer: `/lines/${row.variantId}`, detail });
+    }
+    if (typed?.problem) fields.push({ pointer: '/refundAmount', detail: typed.problem });
+    else if (amount !== null && amount > refundable)
+      fields.push({
+        pointer: '/refundAmount',
+        detail: `That is more than can be refunded: at most ${max} is left on this order.`,
+      });
+    if (fields.length > 0)
+      return localProblem('Some fields need a look before this return can be recorded.', fields);
+    if (total === 0) return localProblem('Choose at least one unit that came back.', []);
+    return null;
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const found = check();
+    setLocal(found);
+    if (found) return;
+    const note = reason.trim();
+    create.mutate({
+      lines: chosen.map(({ row, text }) => ({
+        variantId: row.variantId,
+        quantity: Number(text),
+        restock: restock[row.variantId] ?? true,
+      })),
+      ...(note ? { reason: note } : {}),
+      // Left as suggested (or emptied), the server refunds the units' share itself: the same amount,
+      // and never more than is left should someone refund meanwhile.
+      ...(typed && typed.amount !== null ? { refundAmount: typed.amount } : {}),
+      notifyCustomer: notify,
+    });
+  }
+
+  let status = '';
+  if (waiting) status = 'Working out the refund for these units…';
+  else if (asking && preview.isError)
+    status = `The suggested refund could not be worked out: ${errorMessage(preview.error)} Enter the amount, or leave it empty.`;
+  else if (suggestion !== null)
+    status = `Suggested: ${money(suggestion)}, these units’ share of what was paid for the goods.`;
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <ProblemBanner problem={problem} others={others} />
+      <DataTable
+        wrap="orders-table-wrap fulfil-lines-wrap"
+        className="fulfil-lines return-lines"
+        caption="The units of each item that came back"
+        columns={[
+          'Item',
+          { label: 'Shipped', num: true },
+          { label: 'Returned', num: true },
+          { label: 'Coming back', num: true },
+          'Restock',
+        ]}
+      >
+        {wanted.map(({ row, text }) => (
+          <tr key={row.variantId}>
+            <td>{row.name}</td>
+            <td className="num">{row.shipped}</td>
+            <td className="num">{row.returned}</td>
+            {row.left === 0 ? (
+              <td className="num" colSpan={2}>
+                <span className="muted">{row.shipped === 0 ? 'Not shipped' : 'All returned'}</span>
+              </td>
+            ) : (
+              <>
+                <td className="num">
+                  <QuantityField
+                    label={`Units of ${row.name} to return (0 to ${row.left})`}
+                    text={text}
+                    error={
+                      quantityProblem(text, row.left) ??
+                      fieldMessage(problem, `/lines/${row.variantId}`, 'The quantity')
+                    }
+                    onChange={(value) => {
+                      edited();
+                      setQuantities((currentQuantities) => ({
+                        ...currentQuantities,
+                        [row.variantId]: value,
+                      }));
+                    }}
+                  />
+                </td>
+                <td>
+                  <label className="checkbox">
+                    <input
+                      type="checkbox"
+                      checked={restock[row.variantId] ?? true}
+                      onChange={(event) => {
+                        const checked = event.target.checked;
+                        setRestock((currentRestock) => ({ ...currentRestock, [row.variantId]: checked }));
+                      }}
+                    />
+                    <span className="visually-hidden">Restock {row.name}</span>
+                  </label>
+                </td>
+              </>
+            )}
+          </tr>
+        ))}
+      </DataTable>
+      <p className="hint">
+        Restocked units go back on hand, for sale again; leave it unticked for damaged ones.
+      </p>
+      <div className="orders-form-grid">
+        <div>
+          <MoneyField
+            label="Refund amount"
+            currency={currency}
+            value={amount}
+            optional
+            name="refundAmount"
+            hint={`Most you can refund: ${max}. 0 refunds nothing; left empty, the units’ share of what was paid.`}
+            error={amountProblem}
+            onChange={(next, parseProblem) => {
+              edited();
+              setTyped({ amount: next, problem: parseProblem });
+            }}
+          />
+          <p className="hint return-suggestion" aria-live="polite">
+            {status}
+          </p>
+          {typed && suggestion !== null && !waiting && typed.amount !== suggestion ? (
+            <div className="actions quick-amounts">
+              <button
+                type="button"
+                className="link"
+                onClick={() => {
+                  edited();
+                  setTyped(null);
+                }}
+              >
+                Refund the suggested {money(suggestion)}
+              </button>
+            </div>
+          ) : null}
+        </div>
+        <ReasonField
+          label="Reason for the return (optional)"
+          value={reason}
+          error={fieldMessage(problem, '/reason', 'The reason')}
+          onChange={(text) => {
+            edited();
+            setReason(text);
+          }}
+        />
+      </div>
+      <CheckboxField
+        label="Email the customer that the return was received"
+        checked={notify}
+        onChange={(event) => setNotify(event.target.checked)}
+      />
+      <button type="submit" className="primary" disabled={create.isPending}>
+        {create.isPending ? 'Recording the return…' : total > 0 ? `Return ${units(total)}` : 'Return items'}
+      </button>
+    </form>
+  );
+}
+
+/** What a recorded return says (above the form, which starts again from what can come back). */
+function returnedNotice(back: OrderReturn, body: ReturnBody): string {
+  const count = back.lines.reduce((sum, line) => sum + line.quantity, 0);
+  const restocked = back.lines.filter((line) => line.restock).reduce((sum, line) => sum + line.quantity, 0);
+  let stock = 'not restocked';
+  if (restocked === count) stock = 'restocked';
+  else if (restocked > 0) stock = `${restocked} restocked`;
+  const refund =
+    back.refundAmount.amount > 0
+      ? `A refund of ${formatMoney(back.refundAmount.amount, back.refundAmount.currency)} is on its way; it settles when the payment provider confirms it.`
+      : 'Nothing was refunded.';
+  const mail = body.notifyCustomer === false ? 'The customer was not emailed.' : 'The customer is emailed.';
+  return `Return recorded: ${units(count)}, ${stock}. ${refund} ${mail}`;
+}
+
+/**
+ * "Return items": for a paid order with units shipped and not returned yet. A return refunds money,
+ * so it takes the admin role (as a refund does): a staff member reads that instead of the form.
+ */
+function ReturnSection({ order, create }: { order: AdminOrder; create: ReturnType<typeof useCreateReturn> }) {
+  const session = useStaffSession();
+  const titleId = useId();
+  const done = create.isSuccess ? returnedNotice(create.data, create.variables) : null;
+  const rows = unitsToReturn(order);
+  const left = rows.reduce((sum, row) => sum + row.left, 0);
+  if (order.status !== 'paid' || (left === 0 && !done)) return null;
+  return (
+    <section className="panel orders-panel" aria-labelledby={titleId}>
+      <h2 id={titleId}>Return items</h2>
+      {done ? <Notice tone="success">{done}</Notice> : null}
+      {left === 0 ? (
+        <p className="muted">Every unit shipped has come back.</p>
+      ) : session.data?.staff.role === 'staff' ? (
+        <p className="muted">Only the store&apos;s owners and admins can record returns.</p>
+      ) : (
+        // What can come back changes with every return and shipment: the form starts again from it.
+        <ReturnForm
+          key={rows.map((row) => `${row.variantId}:${row.left}`).join(',')}
+          order={order}
+          rows={rows}
+          create={create}
+        />
+      )}
+    </section>
+  );
+}
+
+/** The order's returns and the form that records one. */
+export function OrderReturns({ order }: { order: AdminOrder }) {
+  const create = useCreateReturn(order.id);
+  return (
+    <>
+      <Returns order={order} />
+      <ReturnSection order={order} create={create} />
+    </>
+  );
+}
