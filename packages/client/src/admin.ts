@@ -83,6 +83,41 @@ export interface AdminClient {
       body: RequestBody<'adminCreateRefund'>,
       options?: CallOptions,
     ): Promise<SuccessBody<'adminCreateRefund'>>;
+    /** Ships units of a paid order (D41); the answer is the new fulfilment. */
+    fulfil(
+      id: string,
+      body: RequestBody<'adminCreateFulfillment'>,
+      options?: CallOptions,
+    ): Promise<SuccessBody<'adminCreateFulfillment'>>;
+    updateFulfillment(
+      id: string,
+      fulfillmentId: string,
+      body: RequestBody<'adminUpdateFulfillment'>,
+      options?: CallOptions,
+    ): Promise<SuccessBody<'adminUpdateFulfillment'>>;
+    cancelFulfillment(
+      id: string,
+      fulfillmentId: string,
+      options?: CallOptions,
+    ): Promise<SuccessBody<'adminCancelFulfillment'>>;
+    /** Cancels an order (D42): restock and refund default to true; idempotent. */
+    cancel(
+      id: string,
+      body?: RequestBody<'adminCancelOrder'>,
+      options?: CallOptions,
+    ): Promise<SuccessBody<'adminCancelOrder'>>;
+    /** Records units that came back (D43); the refund defaults to their share. */
+    createReturn(
+      id: string,
+      body: RequestBody<'adminCreateReturn'>,
+      options?: CallOptions,
+    ): Promise<SuccessBody<'adminCreateReturn'>>;
+    /** What such a return would refund by default; nothing is written. */
+    previewReturn(
+      id: string,
+      body: RequestBody<'adminPreviewReturn'>,
+      options?: CallOptions,
+    ): Promise<SuccessBody<'adminPreviewReturn'>>;
   };
   webhookEndpoints: {
     /** Registers an endpoint; the answer carries its signing `secret`, shown this once. */
@@ -201,6 +236,14 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
       listAll: (query, options) => list('adminListOrders', { ...options, query }),
       get: (id, options) => call('adminGetOrder', { ...options, path: { id } }),
       refund: (id, body, options) => call('adminCreateRefund', { ...options, path: { id }, body }),
+      fulfil: (id, body, options) => call('adminCreateFulfillment', { ...options, path: { id }, body }),
+      updateFulfillment: (id, fulfillmentId, body, options) =>
+        call('adminUpdateFulfillment', { ...options, path: { id, fulfillmentId }, body }),
+      cancelFulfillment: (id, fulfillmentId, options) =>
+        call('adminCancelFulfillment', { ...options, path: { id, fulfillmentId } }),
+      cancel: (id, body, options) => call('adminCancelOrder', { ...options, path: { id }, body: body ?? {} }),
+      createReturn: (id, body, options) => call('adminCreateReturn', { ...options, path: { id }, body }),
+      previewReturn: (id, body, options) => call('adminPreviewReturn', { ...options, path: { id }, body }),
     },
     webhookEndpoints: {
       create: (body, options) => call('adminCreateWebhookEndpoint', { ...options, body }),
