@@ -103,6 +103,9 @@ describe('fulfilments (D41)', () => {
         [rest.json<Fulfillment>().id, 'fulfilled', 'shipped'],
       ],
     );
+    // Logs: the requests, and no personal data in any line.
+    assert.ok(t.logs.some((line) => JSON.stringify(line).includes(`/orders/${orderId}/fulfillments`)));
+    assert.ok(!t.logs.some((line) => JSON.stringify(line).includes('ada@example.com')));
     // One shipping confirmation: the second parcel asked for none.
     const mail = await waitFor(async () => {
       const rows = await shop.mails('shipping_confirmation');
