@@ -15,6 +15,31 @@ export const ProductStatusSchema = Type.Union([
 const Image = Type.Union([Type.String({ maxLength: 2048, description: 'An https URL.' }), Type.Null()]);
 const Tags = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 });
 const Sku = Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()]);
+const Handle = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
+  description:
+    'The product’s name in URLs (D46): lower-case letters, digits and single hyphens, unique in the store. Made from the title when not given.',
+});
+const SeoSchema = Type.Object(
+  {
+    title: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
+      description: 'For <title>; null: the product title.',
+    }),
+    description: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], {
+      description: 'For the meta description; null: none given.',
+    }),
+  },
+  { title: 'Seo' },
+);
+const SeoInputSchema = Type.Object(
+  {
+    title: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+  },
+  { title: 'SeoInput', additionalProperties: false, description: 'Blank or null clears a field.' },
+);
 
 // ---- Storefront shapes (spec 2.3–2.6) ----
 
@@ -22,8 +47,13 @@ export const ProductCardSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     title: Type.String(),
+    handle: Type.String({ description: 'For URLs: `GET /products/handle/{handle}` (D46).' }),
     image: Type.Union([Type.String(), Type.Null()]),
     priceAmount: Type.Integer({ description: 'The lowest variant price, minor units.' }),
+    compareAtAmount: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'The compare-at price of the card price’s variant when higher than the price (a sale), else null.',
+    }),
     currency: Type.String(),
   },
   { title: 'ProductCard' },
@@ -50,10 +80,13 @@ export const ProductDetailSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     title: Type.String(),
+    handle: Type.String(),
     image: Type.Union([Type.String(), Type.Null()]),
     priceAmount: Type.Integer(),
+    compareAtAmount: Type.Union([Type.Integer(), Type.Null()]),
     currency: Type.String(),
     description: Type.String(),
+    seo: SeoSchema,
     variants: Type.Array(StorefrontVariantSchema),
   },
   { title: 'ProductDetail' },
@@ -134,6 +167,8 @@ export const ProductInputSchema = Type.Object(
     status: ProductStatusSchema,
     image: Type.Optional(Image),
     tags: Type.Optional(Tags),
+    handle: Type.Optional(Handle),
+    seo: Type.Optional(SeoInputSchema),
     variants: Type.Array(VariantInputSchema, { maxItems: 100 }),
   },
   { title: 'NewProduct', additionalProperties: false },
@@ -147,6 +182,12 @@ export const ProductPatchSchema = Type.Object(
     status: Type.Optional(ProductStatusSchema),
     image: Type.Optional(Image),
     tags: Type.Optional(Tags),
+    handle: Type.Optional({
+      ...Handle,
+      description:
+        'A new handle; the previous one keeps answering with a 301 to it (`GET /storefront/v1/products/handle/{old}`).',
+    }),
+    seo: Type.Optional(SeoInputSchema),
   },
   { title: 'ProductChange', additionalProperties: false },
 );
@@ -160,6 +201,8 @@ export const AdminProductSchema = Type.Object(
     status: ProductStatusSchema,
     image: Type.Union([Type.String(), Type.Null()]),
     tags: Type.Array(Type.String()),
+    handle: Type.String(),
+    seo: SeoSchema,
     priceAmount: Type.Union([Type.Integer(), Type.Null()], {
       description: 'Card price; null without variants.',
     }),

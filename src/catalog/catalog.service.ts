@@ -6,7 +6,12 @@ import type { CollectionCard, ProductCard, ProductDetail } from './catalog.schem
 import type { ProductRow } from './catalog.tables.ts';
 import { activeMemberCardsQuery, collectionsQuery, findCollectionBySlug } from './collections.repository.ts';
 import { available } from './inventory.ts';
-import { activeCardsQuery, findActiveProduct, variantsOfProduct } from './products.repository.ts';
+import {
+  activeCardsQuery,
+  findActiveProduct,
+  findActiveProductByHandle,
+  variantsOfProduct,
+} from './products.repository.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 
 /**
@@ -22,14 +27,16 @@ type Page = { limit?: number | undefined; cursor?: string | undefined };
 export { storeCurrency } from '../stores/stores.service.ts';
 
 function toCard(
-  row: Pick<ProductRow, 'id' | 'title' | 'image' | 'price_amount'>,
+  row: Pick<ProductRow, 'id' | 'title' | 'handle' | 'image' | 'price_amount' | 'compare_at_amount'>,
   currency: string,
 ): ProductCard {
   return {
     id: row.id,
     title: row.title,
+    handle: row.handle,
     image: row.image,
     priceAmount: row.price_amount ?? 0,
+    compareAtAmount: row.compare_at_amount,
     currency,
   };
 }
@@ -69,6 +76,7 @@ export async function getProductDetail(
   return {
     ...toCard(product, currency),
     description: product.description,
+    seo: { title: product.seo_title, description: product.seo_description },
     variants: variants.map((v) => ({
       id: v.id,
       sku: v.sku,
@@ -78,6 +86,21 @@ export async function getProductDetail(
       available: available(v),
     })),
   };
+}
+
+/**
+ * The product a handle names (D46): its detail for the current handle; for an earlier one, where it
+ * moved (`moved`, the route answers 301); 404 when no active product answers to it.
+ */
+export async function getProductByHandle(
+  deps: Pick<CatalogDeps, 'db'>,
+  storeId: string,
+  handle: string,
+): Promise<{ moved: string } | { product: ProductDetail }> {
+  const found = await findActiveProductByHandle(deps.db, storeId, handle.toLowerCase());
+  if (!found) throw notFound(`No active product with the handle "${handle}".`);
+  if (found.moved) return { moved: found.handle };
+  return { product: await getProductDetail(deps, storeId, found.id) };
 }
 
 export function listCollectionCards(

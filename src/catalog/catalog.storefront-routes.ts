@@ -6,6 +6,7 @@ import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts'
 import { CollectionCardSchema, ProductCardSchema, ProductDetailSchema } from './catalog.schemas.ts';
 import {
   getCollectionCard,
+  getProductByHandle,
   getProductDetail,
   listCollectionCards,
   listCollectionProductCards,
@@ -55,6 +56,41 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
       ...readCached(readCache, (request) => (request.params as { id: string }).id),
     },
     async (request) => getProductDetail(deps, requireStorefront(request).storeId, request.params.id),
+  );
+
+  const HandleParams = Type.Object(
+    { handle: Type.String({ minLength: 1, maxLength: 100 }) },
+    { additionalProperties: false },
+  );
+  app.get(
+    '/products/handle/:handle',
+    {
+      schema: {
+        operationId: 'getProductByHandle',
+        tags,
+        summary: 'One active product by its handle (an earlier handle: 301 to the current one)',
+        description:
+          'The same body as `GET /products/{id}`. A handle the product had before answers 301 with `Location` set to the current handle’s URL and `{handle}` in the body (D46).',
+        params: HandleParams,
+        response: {
+          200: ProductDetailSchema,
+          301: Type.Object(
+            { handle: Type.String({ description: 'The product’s current handle.' }) },
+            { title: 'ProductMoved', description: 'The product moved to this handle; see Location.' },
+          ),
+          ...problemResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const found = await getProductByHandle(deps, requireStorefront(request).storeId, request.params.handle);
+      if ('moved' in found)
+        return reply
+          .code(301)
+          .header('location', `/storefront/v1/products/handle/${encodeURIComponent(found.moved)}`)
+          .send({ handle: found.moved });
+      return found.product;
+    },
   );
 
   app.get(

@@ -13,10 +13,24 @@ export interface ProductTable {
   tags: ColumnType<string[], string[] | undefined, string[]>;
   /** Card price: the lowest variant price; null only while the product has no variants. */
   price_amount: number | null;
+  /** D46: unique per store; made from the title by a trigger when an insert gives none. */
+  handle: ColumnType<string, string | undefined, string>;
+  seo_title: ColumnType<string | null, string | null | undefined, string | null>;
+  seo_description: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The card price's compare-at (of the cheapest variant) when higher than the price, else null. */
+  compare_at_amount: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
 export type ProductRow = Selectable<ProductTable>;
+
+/** A product's earlier handle, answering with a 301 to the current one (D46). */
+export interface ProductHandleRedirectTable {
+  store_id: string;
+  handle: string;
+  product_id: string;
+  created_at: CreatedAt;
+}
 
 export interface VariantTable {
   store_id: string;
@@ -73,6 +87,7 @@ export interface CollectionProductTable {
 /** Table types of the catalog module (products, variants, collections). Merged into `Database`. */
 export interface CatalogTables {
   products: ProductTable;
+  product_handle_redirects: ProductHandleRedirectTable;
   variants: VariantTable;
   collections: CollectionTable;
   collection_products: CollectionProductTable;

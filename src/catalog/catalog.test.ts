@@ -88,8 +88,11 @@ describe('admin products', () => {
         {
           id: created.id,
           title: 'Linen Shirt',
+          handle: 'linen-shirt',
           image: 'https://cdn.example/p.jpg',
           priceAmount: 1200,
+          // The card price is the Large's, which has no compare-at.
+          compareAtAmount: null,
           currency: 'USD',
         },
       ],
@@ -100,10 +103,13 @@ describe('admin products', () => {
     assert.deepEqual(detail.json(), {
       id: created.id,
       title: 'Linen Shirt',
+      handle: 'linen-shirt',
       image: 'https://cdn.example/p.jpg',
       priceAmount: 1200,
+      compareAtAmount: null,
       currency: 'USD',
       description: 'A fine thing.',
+      seo: { title: null, description: null },
       variants: [
         {
           id: created.variants[0]!.id,

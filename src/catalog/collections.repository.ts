@@ -8,6 +8,7 @@ import {
 } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { CollectionKind, CollectionRow, CollectionTable, SmartRules } from './catalog.tables.ts';
+import { CARD_COLUMNS } from './products.repository.ts';
 
 /** All SQL on collections and their membership (collection_products). */
 
@@ -171,7 +172,7 @@ export function activeMemberCardsQuery(db: Kysely<Database>, storeId: string, co
     .innerJoin('products as p', (join) =>
       join.onRef('p.store_id', '=', 'cp.store_id').onRef('p.id', '=', 'cp.product_id'),
     )
-    .select(['p.id', 'p.title', 'p.image', 'p.price_amount', 'cp.position'])
+    .select([...CARD_COLUMNS, 'cp.position'])
     .where('cp.store_id', '=', storeId)
     .where('cp.collection_id', '=', collectionId)
     .where('p.status', '=', 'active');

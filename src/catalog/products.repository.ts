@@ -79,6 +79,11 @@ export function insertProduct(
     image: string | null;
     tags: string[];
     priceAmount: number | null;
+    compareAtAmount: number | null;
+    /** Left out: made from the title by the database (unique in the store). */
+    handle: string | undefined;
+    seoTitle: string | null;
+    seoDescription: string | null;
     now: Date;
   },
 ): Promise<ProductRow> {
@@ -92,6 +97,10 @@ export function insertProduct(
       image: product.image,
       tags: product.tags,
       price_amount: product.priceAmount,
+      compare_at_amount: product.compareAtAmount,
+      ...(product.handle !== undefined ? { handle: product.handle } : {}),
+      seo_title: product.seoTitle,
+      seo_description: product.seoDescription,
       created_at: product.now,
       updated_at: product.now,
     })
@@ -164,7 +173,10 @@ export async function updateProductRow(
     .execute();
 }
 
-/** Recomputes the card price (the lowest variant price, null without variants) and returns it. */
+/**
+ * Recomputes the card price (the lowest variant price, null without variants) and its compare-at
+ * (the cheapest variant's, first by position, when higher than its price) and returns the price.
+ */
 export async function refreshCardPrice(
   db: Kysely<Database>,
   storeId: string,
@@ -176,6 +188,10 @@ export async function refreshCardPrice(
       price_amount: sql<
         number | null
       >`(SELECT min(v.price_amount) FROM variants v WHERE v.store_id = ${storeId}::uuid AND v.product_id = ${productId}::uuid)`,
+      compare_at_amount: sql<number | null>`(
+        SELECT CASE WHEN v.compare_at_amount > v.price_amount THEN v.compare_at_amount END
+        FROM variants v WHERE v.store_id = ${storeId}::uuid AND v.product_id = ${productId}::uuid
+        ORDER BY v.price_amount, v.position LIMIT 1)`,
     })
     .where('store_id', '=', storeId)
     .where('id', '=', productId)
@@ -194,10 +210,20 @@ export async function deleteProductRow(
 
 // Storefront reads (active products only)
 
+/** What a product card shows (D46: with its handle and compare-at price). */
+export const CARD_COLUMNS = [
+  'p.id',
+  'p.title',
+  'p.handle',
+  'p.image',
+  'p.price_amount',
+  'p.compare_at_amount',
+] as const;
+
 export function activeCardsQuery(db: Kysely<Database>, storeId: string) {
   return db
     .selectFrom('products as p')
-    .select(['p.id', 'p.title', 'p.image', 'p.price_amount', 'p.created_at'])
+    .select([...CARD_COLUMNS, 'p.created_at'])
     .where('p.store_id', '=', storeId)
     .where('p.status', '=', 'active');
 }
@@ -206,14 +232,81 @@ export function findActiveProduct(
   db: Kysely<Database>,
   storeId: string,
   productId: string,
-): Promise<Pick<ProductRow, 'id' | 'title' | 'image' | 'price_amount' | 'description'> | undefined> {
+): Promise<ActiveProduct | undefined> {
   return db
     .selectFrom('products as p')
-    .select(['p.id', 'p.title', 'p.image', 'p.price_amount', 'p.description'])
+    .select([...CARD_COLUMNS, 'p.description', 'p.seo_title', 'p.seo_description'])
     .where('p.store_id', '=', storeId)
     .where('p.id', '=', productId)
     .where('p.status', '=', 'active')
     .executeTakeFirst();
+}
+
+export type ActiveProduct = Pick<
+  ProductRow,
+  | 'id'
+  | 'title'
+  | 'handle'
+  | 'image'
+  | 'price_amount'
+  | 'compare_at_amount'
+  | 'description'
+  | 'seo_title'
+  | 'seo_description'
+>;
+
+/**
+ * The active product a handle names: by its current handle, or by an earlier one (`moved`: the
+ * caller redirects to `handle`). Undefined when no active product answers to it.
+ */
+export async function findActiveProductByHandle(
+  db: Kysely<Database>,
+  storeId: string,
+  handle: string,
+): Promise<{ id: string; handle: string; moved: boolean } | undefined> {
+  const current = await db
+    .selectFrom('products as p')
+    .select(['p.id', 'p.handle'])
+    .where('p.store_id', '=', storeId)
+    .where('p.handle', '=', handle)
+    .where('p.status', '=', 'active')
+    .executeTakeFirst();
+  if (current) return { ...current, moved: false };
+  const earlier = await db
+    .selectFrom('product_handle_redirects as r')
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.store_id', '=', 'r.store_id').onRef('p.id', '=', 'r.product_id'),
+    )
+    .select(['p.id', 'p.handle'])
+    .where('r.store_id', '=', storeId)
+    .where('r.handle', '=', handle)
+    .where('p.status', '=', 'active')
+    .executeTakeFirst();
+  return earlier ? { ...earlier, moved: true } : undefined;
+}
+
+/**
+ * A product takes `handle` (D46): an earlier handle of any product equal to it stops redirecting
+ * (its new owner answers to it), and the product's previous handle, when given, redirects to it.
+ */
+export async function takeHandle(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+  handle: string,
+  previous: string | null,
+): Promise<void> {
+  await db
+    .deleteFrom('product_handle_redirects')
+    .where('store_id', '=', storeId)
+    .where('handle', '=', handle)
+    .execute();
+  if (previous === null || previous === handle) return;
+  await db
+    .insertInto('product_handle_redirects')
+    .values({ store_id: storeId, handle: previous, product_id: productId })
+    .onConflict((oc) => oc.columns(['store_id', 'handle']).doUpdateSet({ product_id: productId }))
+    .execute();
 }
 
 // Variants

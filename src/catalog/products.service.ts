@@ -38,6 +38,7 @@ import {
   lockVariant,
   productsQuery,
   refreshCardPrice,
+  takeHandle,
   updateProductRow,
   updateVariantRow,
   variantCountAndLastPosition,
@@ -129,6 +130,24 @@ async function assertSkusFree(
 
 const isVisible = (status: ProductStatus): boolean => status === 'active';
 
+const handleTaken = (handle: string): AppError =>
+  new AppError('handle_unavailable', 409, `Another product of this store has the handle "${handle}".`, {
+    errors: [{ pointer: '/handle', detail: 'is already used by another product of this store' }],
+  });
+
+/** An SEO field as stored: trimmed, blank is none; undefined leaves it as it is. */
+const seoField = (value: string | null | undefined): string | null | undefined =>
+  value === undefined ? undefined : value?.trim() || null;
+
+/** The card's compare-at: the cheapest variant's (the first of equal ones) when higher than its price. */
+function cardCompareAt(variants: readonly VariantInput[]): number | null {
+  let cheapest: VariantInput | undefined;
+  for (const variant of variants)
+    if (!cheapest || variant.priceAmount < cheapest.priceAmount) cheapest = variant;
+  const compareAt = cheapest?.compareAtAmount ?? null;
+  return cheapest && compareAt !== null && compareAt > cheapest.priceAmount ? compareAt : null;
+}
+
 /** Product rows in the admin shape, with their variants (one query for all of them). */
 export async function toAdminProducts(
   deps: Pick<CatalogDeps, 'db'>,
@@ -157,6 +176,8 @@ export async function toAdminProducts(
     status: row.status,
     image: row.image,
     tags: row.tags,
+    handle: row.handle,
+    seo: { title: row.seo_title, description: row.seo_description },
     priceAmount: row.price_amount,
     currency,
     variants: byProduct.get(row.id) ?? [],
@@ -204,6 +225,7 @@ export async function createProduct(
   deps: Pick<CatalogDeps, 'db' | 'clock'>,
   storeId: string,
   input: ProductInput,
+  attempt = 1,
 ): Promise<AdminProduct> {
   const errors: FieldError[] = [...checkImage(input.image)];
   const tags = normalizeTags(input.tags, errors) ?? [];
@@ -237,8 +259,13 @@ export async function createProduct(
         image: input.image ?? null,
         tags,
         priceAmount: input.variants.length > 0 ? Math.min(...input.variants.map((v) => v.priceAmount)) : null,
+        compareAtAmount: cardCompareAt(input.variants),
+        handle: input.handle,
+        seoTitle: seoField(input.seo?.title) ?? null,
+        seoDescription: seoField(input.seo?.description) ?? null,
         now,
       });
+      if (input.handle !== undefined) await takeHandle(trx, storeId, product.id, product.handle, null);
       if (input.variants.length > 0) {
         await insertVariants(
           trx,
@@ -271,6 +298,11 @@ export async function createProduct(
     });
     return await getProduct(deps, storeId, id);
   } catch (error) {
+    if (isUniqueViolation(error, 'products_handle_idx')) {
+      // Made from the title while another product of that title was being created: once more.
+      if (input.handle === undefined && attempt < 3) return createProduct(deps, storeId, input, attempt + 1);
+      throw handleTaken(input.handle ?? '');
+    }
     if (isUniqueViolation(error)) throw skuTaken(skus[0]?.sku ?? '', skus[0]?.pointer ?? '/variants');
     throw error;
   }
@@ -333,6 +365,22 @@ export async function updateProduct(
     errors.push({ pointer: '/title', detail: 'must not be blank' });
   if (errors.length > 0) throw validationFailed('The product change is invalid.', errors);
 
+  try {
+    await changeProduct(deps, storeId, productId, patch, tags);
+  } catch (error) {
+    if (isUniqueViolation(error, 'products_handle_idx')) throw handleTaken(patch.handle ?? '');
+    throw error;
+  }
+  return getProduct(deps, storeId, productId);
+}
+
+async function changeProduct(
+  deps: Pick<CatalogDeps, 'db' | 'clock'>,
+  storeId: string,
+  productId: string,
+  patch: ProductPatch,
+  tags: string[] | undefined,
+): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const current = await lockExistingProduct(trx, storeId, productId);
     const status = patch.status ?? current.status;
@@ -341,24 +389,33 @@ export async function updateProduct(
         { pointer: '/status', detail: 'add a variant before making the product active' },
       ]);
     }
+    const seoTitle = seoField(patch.seo?.title);
+    const seoDescription = seoField(patch.seo?.description);
     const next = {
       title: patch.title?.trim() ?? current.title,
       description: patch.description ?? current.description,
       status,
       image: patch.image !== undefined ? patch.image : current.image,
       tags: tags ?? current.tags,
+      handle: patch.handle ?? current.handle,
+      seo_title: seoTitle === undefined ? current.seo_title : seoTitle,
+      seo_description: seoDescription === undefined ? current.seo_description : seoDescription,
     };
     const changed =
       next.title !== current.title ||
       next.description !== current.description ||
       next.image !== current.image ||
+      next.handle !== current.handle ||
+      next.seo_title !== current.seo_title ||
+      next.seo_description !== current.seo_description ||
       JSON.stringify(next.tags) !== JSON.stringify(current.tags);
     if (!changed && status === current.status) return;
     await updateProductRow(trx, storeId, productId, { ...next, updated_at: deps.clock.now() });
+    if (next.handle !== current.handle)
+      await takeHandle(trx, storeId, productId, next.handle, current.handle);
     await refreshSmartMembership(trx, storeId, { productIds: [productId] });
     await recordVisibilityChange(trx, storeId, productId, current.status, status, changed);
   });
-  return getProduct(deps, storeId, productId);
 }
 
 export async function deleteProduct(
@@ -478,6 +535,9 @@ export async function updateVariant(
       if (row.price_amount !== current.price_amount) {
         await refreshCardPrice(trx, storeId, product.id);
         await refreshSmartMembership(trx, storeId, { productIds: [product.id] });
+      } else if (row.compare_at_amount !== current.compare_at_amount) {
+        // The card's compare-at (D46) may be this variant's.
+        await refreshCardPrice(trx, storeId, product.id);
       }
       if (fieldsChanged || stockChanged) {
         await recordVisibilityChange(trx, storeId, product.id, product.status, product.status, true);

@@ -27,6 +27,7 @@ import * as checkoutShipping from './migrations/0024_checkout_shipping.ts';
 import * as fulfillments from './migrations/0025_fulfillments.ts';
 import * as orderCancellation from './migrations/0026_order_cancellation.ts';
 import * as returns from './migrations/0027_returns.ts';
+import * as productHandles from './migrations/0028_product_handles.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0025_fulfillments': fulfillments,
   '0026_order_cancellation': orderCancellation,
   '0027_returns': returns,
+  '0028_product_handles': productHandles,
 };
 
 export class MigrationError extends Error {

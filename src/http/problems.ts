@@ -20,6 +20,7 @@ export const PROBLEMS = {
   insufficient_stock: [409, 'Not enough sellable stock; `errors[]` names each short line.'],
   stock_reserved: [409, 'On hand cannot go below what is reserved by pending orders.'],
   sku_unavailable: [409, 'Another variant of this store already uses that SKU.'],
+  handle_unavailable: [409, 'Another product of this store already has that handle.'],
   cart_completed: [409, 'The cart has been checked out and can no longer change.'],
   cart_empty: [409, 'The cart has no lines to check out.'],
   cart_changed: [409, 'A price or the stock changed since the cart was read; read it again.'],

@@ -10,6 +10,7 @@ export const storefrontOperations = {
   getStore: ['GET', '/storefront/v1/store'],
   listProducts: ['GET', '/storefront/v1/products'],
   getProduct: ['GET', '/storefront/v1/products/{id}'],
+  getProductByHandle: ['GET', '/storefront/v1/products/handle/{handle}'],
   listCollections: ['GET', '/storefront/v1/collections'],
   getCollection: ['GET', '/storefront/v1/collections/{slug}'],
   listCollectionProducts: ['GET', '/storefront/v1/collections/{slug}/products'],

@@ -58,6 +58,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/storefront/v1/products/handle/{handle}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One active product by its handle (an earlier handle: 301 to the current one)
+     * @description The same body as `GET /products/{id}`. A handle the product had before answers 301 with `Location` set to the current handle’s URL and `{handle}` in the body (D46).
+     */
+    get: operations['getProductByHandle'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/storefront/v1/collections': {
     parameters: {
       query?: never;
@@ -2097,6 +2117,8 @@ export interface components {
       status: 'draft' | 'active' | 'archived';
       image: string | null;
       tags: string[];
+      handle: string;
+      seo: components['schemas']['Seo'];
       /** @description Card price; null without variants. */
       priceAmount: number | null;
       currency: string;
@@ -3324,6 +3346,9 @@ export interface components {
       status: 'draft' | 'active' | 'archived';
       image?: string | null;
       tags?: string[];
+      /** @description The product’s name in URLs (D46): lower-case letters, digits and single hyphens, unique in the store. Made from the title when not given. */
+      handle?: string;
+      seo?: components['schemas']['SeoInput'];
       variants: components['schemas']['NewVariant'][];
     };
     /** NewRefund */
@@ -3766,9 +3791,13 @@ export interface components {
       /** Format: uuid */
       id: string;
       title: string;
+      /** @description For URLs: `GET /products/handle/{handle}` (D46). */
+      handle: string;
       image: string | null;
       /** @description The lowest variant price, minor units. */
       priceAmount: number;
+      /** @description The compare-at price of the card price’s variant when higher than the price (a sale), else null. */
+      compareAtAmount: number | null;
       currency: string;
     };
     /** ProductCardList */
@@ -3785,6 +3814,9 @@ export interface components {
       status?: 'draft' | 'active' | 'archived';
       image?: string | null;
       tags?: string[];
+      /** @description A new handle; the previous one keeps answering with a 301 to it (`GET /storefront/v1/products/handle/{old}`). */
+      handle?: string;
+      seo?: components['schemas']['SeoInput'];
     };
     /**
      * ProductCreatedData
@@ -3872,11 +3904,22 @@ export interface components {
       /** Format: uuid */
       id: string;
       title: string;
+      handle: string;
       image: string | null;
       priceAmount: number;
+      compareAtAmount: number | null;
       currency: string;
       description: string;
+      seo: components['schemas']['Seo'];
       variants: components['schemas']['Variant'][];
+    };
+    /**
+     * ProductMoved
+     * @description The product moved to this handle; see Location.
+     */
+    ProductMoved: {
+      /** @description The product’s current handle. */
+      handle: string;
     };
     /**
      * ProductUpdatedData
@@ -4609,6 +4652,21 @@ export interface components {
       failedAt: string | null;
       /** @description Unless verified by then, the domain is released (deleted, so that its real owner can register it): DOMAIN_RELEASE_AFTER (30 days) after registration, or after a verified domain's records were first found missing. Verify-now does not move it; null while verified. */
       releaseAt: string | null;
+    };
+    /** Seo */
+    Seo: {
+      /** @description For <title>; null: the product title. */
+      title: string | null;
+      /** @description For the meta description; null: none given. */
+      description: string | null;
+    };
+    /**
+     * SeoInput
+     * @description Blank or null clears a field.
+     */
+    SeoInput: {
+      title?: string | null;
+      description?: string | null;
     };
     /** ShippingMethod */
     ShippingMethod: {
@@ -5471,6 +5529,131 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getProductByHandle: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        handle: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the ProductDetail */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProductDetail'];
+        };
+      };
+      /** @description The product moved to this handle; see Location. */
+      301: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProductMoved'];
+        };
       };
       /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
       400: {
