@@ -81,12 +81,17 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
           ...problemResponses,
         },
       },
+      // ETag, Cache-Control and 304s as every catalog read, without the process's cache (its body
+      // shows the stock of a product the URL does not name).
+      ...readCached(null),
     },
     async (request, reply) => {
       const found = await getProductByHandle(deps, requireStorefront(request).storeId, request.params.handle);
       if ('moved' in found)
+        // Not cached anywhere: the handle may come back to this product (a browser keeps a 301).
         return reply
           .code(301)
+          .header('cache-control', 'no-store')
           .header('location', `/storefront/v1/products/handle/${encodeURIComponent(found.moved)}`)
           .send({ handle: found.moved });
       return found.product;

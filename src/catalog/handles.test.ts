@@ -76,6 +76,11 @@ describe('product handles (D46)', () => {
     const byId = await t.storefront(shop).get(`/products/${product.id}`);
     assert.deepEqual(found.json(), byId.json());
     assert.deepEqual(found.json<Product>().seo, { title: 'Warm scarf', description: 'Soft.' });
+    // The catalog's ETag, and a 304 to it.
+    const etag = found.headers.etag as string;
+    assert.equal(etag, byId.headers.etag);
+    const unchanged = await t.storefront(shop).get('/products/handle/wool-scarf', { 'if-none-match': etag });
+    assert.equal(unchanged.statusCode, 304);
 
     const renamed = await t.admin(shop).patch(`/products/${product.id}`, { handle: 'merino-scarf' });
     assert.equal(renamed.statusCode, 200, renamed.body);
@@ -84,6 +89,7 @@ describe('product handles (D46)', () => {
     assert.equal(moved.statusCode, 301, moved.body);
     assert.equal(moved.headers.location, '/storefront/v1/products/handle/merino-scarf');
     assert.deepEqual(moved.json(), { handle: 'merino-scarf' });
+    assert.equal(moved.headers['cache-control'], 'no-store', 'a browser must not keep the redirect');
     // Renamed again: both earlier handles lead to the current one.
     await t.admin(shop).patch(`/products/${product.id}`, { handle: 'scarf' });
     assert.equal(

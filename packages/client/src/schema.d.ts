@@ -5621,7 +5621,10 @@ export interface operations {
   getProductByHandle: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of a representation you hold: 304 Not Modified when it is still current. */
+        'If-None-Match'?: string;
+      };
       path: {
         handle: string;
       };
@@ -5636,6 +5639,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
           [name: string]: unknown;
         };
         content: {
@@ -5654,6 +5659,15 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ProductMoved'];
         };
+      };
+      /** @description Not Modified: the representation named by If-None-Match is current; no body. */
+      304: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
       400: {

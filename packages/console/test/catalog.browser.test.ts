@@ -1,14 +1,15 @@
 /**
  * Products and collections in Chromium: a product with two variants whose decimal prices are stored
  * as exact minor units, search by title and SKU, editing, API problems at their fields (a taken SKU,
- * on hand below the reserved units), deletion; variants' weights and whether they are shipped; a manual collection reordered by drag, by keyboard and
+ * on hand below the reserved units), deletion; variants' weights and whether they are shipped; a
+ * product's handle (made from the title, changed, a taken one refused) and SEO fields; a manual collection reordered by drag, by keyboard and
  * by the Move buttons; a smart collection's live preview. What the page shows and what the server
  * stored are both checked.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createAdminClient, StorefrontError, type AdminClient } from '@storefront/client';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import type { TestStore } from '../../../src/test/harness.ts';
 import {
   assertAccessible,
@@ -88,8 +89,8 @@ describe('products in the console', () => {
     await page.getByRole('link', { name: 'Add product' }).click();
     await page.getByRole('heading', { name: 'Add product', level: 1 }).waitFor();
 
-    await page.getByLabel('Title').fill('Linen Shirt');
-    await page.getByLabel('Description').fill('Cool in summer.');
+    await page.getByLabel('Title', { exact: true }).fill('Linen Shirt');
+    await page.getByLabel('Description', { exact: true }).fill('Cool in summer.');
     await page.getByRole('combobox', { name: 'Status' }).selectOption('active');
     await page.getByLabel('Tags').fill('summer, linen');
     // The image preview: a message for http, the picture for https.
@@ -168,7 +169,7 @@ describe('products in the console', () => {
     // Edit: title, a price, a new variant.
     await page.getByRole('link', { name: 'Linen Shirt' }).click();
     await page.getByRole('heading', { name: 'Linen Shirt', level: 1 }).waitFor();
-    await page.getByLabel('Title').fill('Linen Shirt Classic');
+    await page.getByLabel('Title', { exact: true }).fill('Linen Shirt Classic');
     await first.getByLabel('Price (USD)', { exact: true }).fill('21');
     await page.getByRole('button', { name: 'Add variant' }).click();
     const third = page.getByRole('group', { name: 'Variant 3' });
@@ -301,6 +302,131 @@ describe('products in the console', () => {
       stored.variants.map((v) => v.weightGrams),
       [null, null, 2000],
     );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('handle and SEO: made from the title, changed (only what changed is sent), a taken or malformed one refused at the Handle field', async () => {
+    const store = await newStore(h);
+    const admin = adminOf(store);
+    await admin.products.create({
+      title: 'Wool Coat',
+      handle: 'wool-coat',
+      status: 'active',
+      variants: [{ label: 'One size', priceAmount: 20000, onHand: 3 }],
+    });
+    const { context, page, problems } = await newPage(h);
+    const isPatch = (request: Request) =>
+      request.method() === 'PATCH' && /\/admin\/v1\/products\/[^/]+$/.test(request.url());
+    /** The bodies of the product PATCHes the form sends. */
+    const patches: Record<string, unknown>[] = [];
+    page.on('request', (request) => {
+      if (isPatch(request)) patches.push(request.postDataJSON() as Record<string, unknown>);
+    });
+    /** Saves, once the product's PATCH is answered (an earlier "Saved." is still on the page until then). */
+    const save = async () => {
+      const answered = page.waitForResponse((response) => isPatch(response.request()));
+      await page.getByRole('button', { name: 'Save product' }).click();
+      await answered;
+    };
+    await signIn(page, store);
+    await page.getByRole('link', { name: 'Products' }).click();
+    await page.getByRole('link', { name: 'Add product' }).click();
+    await page.getByRole('heading', { name: 'Add product', level: 1 }).waitFor();
+
+    // Create: the handle starts empty; the preview follows the title, then what is typed.
+    const handle = page.getByLabel('Handle');
+    assert.equal(await handle.inputValue(), '');
+    await page.getByText('Left empty: made from the title (e.g. linen-shirt).').waitFor();
+    await page.getByLabel('Title', { exact: true }).fill('Linen Shirt');
+    await page.getByText('In the shop: /shop/products/linen-shirt (from the title)').waitFor();
+    await page
+      .getByRole('group', { name: 'Variant 1' })
+      .getByLabel('Price (USD)', { exact: true })
+      .fill('25');
+    await handle.fill('Linen Shirt!');
+    await page.getByText('In the shop: /shop/products/Linen Shirt!').waitFor();
+    await page.getByRole('button', { name: 'Create product' }).click();
+    await page
+      .getByText('Use lower-case letters and digits, with single hyphens between words, like “linen-shirt”.')
+      .waitFor();
+    assert.equal(await handle.getAttribute('aria-invalid'), 'true');
+    assert.equal((await admin.products.list({ q: 'linen' })).items.length, 0, 'nothing sent');
+    await handle.fill('');
+    const seo = page.getByRole('group', { name: 'Search engines' });
+    await seo.getByText('For the browser tab and search results. Left empty: the product title.').waitFor();
+    await seo.getByText('0 of 500 characters.').waitFor();
+    await assertAccessible(page, 'new product form with handle and SEO fields');
+    await page.getByRole('button', { name: 'Create product' }).click();
+    await page.getByRole('heading', { name: 'Linen Shirt', level: 1 }).waitFor();
+    await page.getByText('Created “Linen Shirt”.').waitFor();
+    const [created] = (await admin.products.list({ q: 'linen' })).items;
+    assert.ok(created);
+    assert.equal(created.handle, 'linen-shirt', 'made from the title');
+    assert.deepEqual(created.seo, { title: null, description: null });
+    assert.equal(await handle.inputValue(), 'linen-shirt', 'the saved product shows its handle');
+    await page
+      .getByText('After a change, the old address keeps working: it redirects to the new one.')
+      .waitFor();
+
+    // Edit the handle and the SEO fields: the preview names the address that will redirect.
+    await handle.fill('summer-linen-shirt');
+    await page
+      .getByText(
+        'In the shop: /shop/products/summer-linen-shirt; /shop/products/linen-shirt will redirect there',
+      )
+      .waitFor();
+    await seo.getByLabel('Page title').fill('Linen shirt for summer');
+    await seo.getByLabel('Meta description').fill('Breathable linen, cut loose.');
+    await seo.getByText('28 of 500 characters.').waitFor();
+    await save();
+    await page.getByText('Saved.').waitFor();
+    let stored = await admin.products.get(created.id);
+    assert.equal(stored.handle, 'summer-linen-shirt');
+    assert.deepEqual(stored.seo, {
+      title: 'Linen shirt for summer',
+      description: 'Breathable linen, cut loose.',
+    });
+    assert.equal(patches.at(-1)!.handle, 'summer-linen-shirt');
+    assert.deepEqual(patches.at(-1)!.seo, {
+      title: 'Linen shirt for summer',
+      description: 'Breathable linen, cut loose.',
+    });
+
+    // Clearing the page title sends only that SEO field, and no handle.
+    await seo.getByLabel('Page title').fill('  ');
+    await save();
+    await page.getByText('Saved.').waitFor();
+    assert.ok(!('handle' in patches.at(-1)!), 'an unchanged handle is not sent');
+    assert.deepEqual(patches.at(-1)!.seo, { title: null });
+    stored = await admin.products.get(created.id);
+    assert.deepEqual(stored.seo, { title: null, description: 'Breathable linen, cut loose.' });
+
+    // A handle another product has: 409 handle_unavailable, shown at the Handle field.
+    await handle.fill('wool-coat');
+    await save();
+    await page.getByText('The handle is already used by another product of this store.').waitFor();
+    assert.equal(await handle.getAttribute('aria-invalid'), 'true');
+    await page
+      .getByRole('alert')
+      .getByText('Another product of this store has the handle "wool-coat".')
+      .waitFor();
+    await page.getByText('The fields concerned are marked below.').waitFor();
+    assert.equal((await admin.products.get(created.id)).handle, 'summer-linen-shirt', 'nothing stored');
+    await assertAccessible(page, 'product form with a taken handle');
+    // Emptied on edit: asked for, before anything is sent.
+    await handle.fill('');
+    const sent = patches.length;
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await page.getByText('Enter a handle (it was “summer-linen-shirt”).').waitFor();
+    assert.equal(patches.length, sent, 'nothing sent');
+
+    // The list shows the handle under the title.
+    await page.getByRole('link', { name: 'Products', exact: true }).first().click();
+    await expectListed(page, ['Wool Coat', 'Linen Shirt']);
+    const row = page.locator('tr', { has: page.getByRole('link', { name: 'Linen Shirt' }) });
+    await row.getByText('summer-linen-shirt').waitFor();
+    await assertAccessible(page, 'products list with handles');
     assert.deepEqual(problems, []);
     await context.close();
   });

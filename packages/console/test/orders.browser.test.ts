@@ -237,7 +237,7 @@ describe('orders in the console', () => {
     assert.deepEqual(await stock(), { onHand: '3', shown: 'Reserved1Available2' }, 'the stock of now');
 
     // Saving another field leaves the stock as the shop left it.
-    await page.getByLabel('Title').fill('Green vase, large');
+    await page.getByLabel('Title', { exact: true }).fill('Green vase, large');
     await page.getByRole('button', { name: 'Save product' }).click();
     await page.getByText('Saved.').waitFor();
     const saved = await shop.admin.products.get(product.id);

@@ -45,8 +45,11 @@ function Routes() {
   const { path } = useLocation();
   let params: Record<string, string> | null;
   if (path === '/') return <HomePage />;
-  if ((params = match('/collections/:slug', path))) return <CollectionPage slug={params.slug!} />;
-  if ((params = match('/products/:id', path))) return <ProductPage id={params.id!} />;
+  // Keyed by slug: another collection starts again at its first page.
+  if ((params = match('/collections/:slug', path)))
+    return <CollectionPage key={params.slug} slug={params.slug!} />;
+  // A handle; an old link's product id, or an earlier handle, is replaced by the current handle.
+  if ((params = match('/products/:handle', path))) return <ProductPage handle={params.handle!} />;
   if ((params = match('/pages/:slug', path))) return <ContentPage slug={params.slug!} />;
   if ((params = match('/orders/:id', path))) return <OrderPage id={params.id!} />;
   if (match('/cart', path)) return <CartPage />;

@@ -1,7 +1,8 @@
 /**
  * Reading from the API in components: `useResource(key, load)` gives the data, the error and a
  * `reload`, keeps the last answer per key for the session (going back shows it at once while it is
- * read again), and drops answers that arrive after the key changed.
+ * read again, as it does when the key changes to one already read), and drops answers that arrive
+ * after the key changed.
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
 
@@ -47,11 +48,18 @@ export function useResource<T>(key: string | null, load: () => Promise<T>): Reso
     };
   }, [key, attempt, stableLoad]);
 
+  // Until the effect has caught up with a new key, the answer kept for it (if any) shows at once.
   const current = state.key === key;
+  const data = current ? state.data : key === null ? undefined : (cache.get(key) as T | undefined);
   return {
-    data: current ? state.data : undefined,
+    data,
     error: current ? state.error : null,
-    loading: current ? state.data === undefined && !state.error : key !== null,
+    loading: current ? data === undefined && !state.error : key !== null && data === undefined,
     reload: () => setAttempt((n) => n + 1),
   };
+}
+
+/** Keeps an answer for a key before any page asks (a product read by its id is the same read by its handle). */
+export function remember<T>(key: string, data: T): void {
+  cache.set(key, data);
 }

@@ -43,7 +43,7 @@ export function navigate(path: string, { replace = false }: { replace?: boolean 
 }
 
 export interface Location {
-  /** The path inside the app, e.g. `/products/abc`. */
+  /** The path inside the app, e.g. `/products/blue-mug`. */
   path: string;
   query: URLSearchParams;
 }
@@ -64,7 +64,7 @@ export function useLocation(): Location {
   return location;
 }
 
-/** Matches `/products/:id` against a path; the decoded parameters, or null. */
+/** Matches `/products/:handle` against a path; the decoded parameters, or null. */
 export function match(pattern: string, path: string): Record<string, string> | null {
   const want = pattern.split('/');
   const have = path.replace(/\/$/, '').split('/');

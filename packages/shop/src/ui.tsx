@@ -1,4 +1,4 @@
-/** Small parts every page uses: prices, states, product cards, the block renderer. */
+/** Small parts every page uses: prices, states, titles and descriptions, product cards, the block renderer. */
 import { renderBlocks, toElements, type Block, type CreateElement } from '@storefront/blocks';
 import { formatMoney, type ProductCard } from '@storefront/client';
 import { h, type ComponentChildren, type ComponentType, type VNode } from 'preact';
@@ -86,6 +86,36 @@ export function PageTitle({ children, title }: { children: ComponentChildren; ti
   );
 }
 
+/** The shop's own description (index.html), for pages that give none. */
+const shopDescription =
+  document.querySelector<HTMLMetaElement>('meta[name="description"]')?.getAttribute('content') ?? null;
+
+function setMetaDescription(text: string | null): void {
+  let meta = document.head.querySelector<HTMLMetaElement>('meta[name="description"]');
+  if (text === null) {
+    meta?.remove();
+    return;
+  }
+  if (!meta) {
+    meta = document.createElement('meta');
+    meta.name = 'description';
+    document.head.append(meta);
+  }
+  meta.content = text;
+}
+
+/**
+ * The page's `<meta name="description">`: `text`, or none when it is null; `undefined` (not known
+ * yet) leaves the shop's own, which comes back when the page goes.
+ */
+export function useMetaDescription(text: string | null | undefined): void {
+  useEffect(() => {
+    if (text === undefined) return;
+    setMetaDescription(text);
+    return () => setMetaDescription(shopDescription);
+  }, [text]);
+}
+
 /** A product's picture, or a tile with its initial when it has none or it does not load. */
 export function ProductImage({
   src,
@@ -119,11 +149,15 @@ export function ProductGrid({ products }: { products: readonly ProductCard[] }) 
     <ul class="product-grid">
       {products.map((product) => (
         <li key={product.id}>
-          <Link to={`/products/${product.id}`} class="product-card">
+          <Link to={`/products/${encodeURIComponent(product.handle)}`} class="product-card">
             <ProductImage src={product.image} title={product.title} />
             <span class="product-card-title">{product.title}</span>
             <span class="product-card-price">
-              <Money amount={product.priceAmount} currency={product.currency} />
+              <Price
+                amount={product.priceAmount}
+                compareAt={product.compareAtAmount}
+                currency={product.currency}
+              />
             </span>
           </Link>
         </li>

@@ -1,6 +1,7 @@
 /**
  * The reference shop in Chromium, before payment: the home region and menus, a collection a page
- * at a time, a product's variants and prices, content rendered as text, deep links, the cart's
+ * at a time, a product's variants and prices, content rendered as text, deep links, product URLs
+ * by handle (an old id link and an earlier handle end at the current handle), the cart's
  * quantities, and two tabs editing one cart (the second tab's stale write is refused with 412,
  * reloaded, and the shopper told). Accessible on every page, at desktop and phone widths.
  */
@@ -53,6 +54,11 @@ describe('the reference shop: browsing and the cart', () => {
     await page.getByRole('heading', { name: 'Shop all', level: 1 }).waitFor();
     assert.match(page.url(), /\/shop\/collections\/shop-all$/);
     await page.getByText('Showing 12 products').waitFor();
+    // Cards link to the product's handle.
+    assert.equal(
+      await page.getByRole('link', { name: /Linen tee/ }).getAttribute('href'),
+      `/shop/products/${catalog.tee.handle}`,
+    );
     await assertAccessible(page, 'collection');
     await screenshot(page, 'collection', 'shop');
     await page.getByRole('button', { name: 'Load more' }).click();
@@ -62,6 +68,7 @@ describe('the reference shop: browsing and the cart', () => {
     // The product: variants, the sale price against compare-at, availability.
     await page.getByRole('link', { name: /Blue mug/ }).click();
     await page.getByRole('heading', { name: 'Blue mug', level: 1 }).waitFor();
+    assert.match(page.url(), /\/shop\/products\/blue-mug$/);
     const price = page.locator('.product-price');
     assert.match((await price.textContent()) ?? '', /Sale price \$12\.00Regular price \$15\.00/);
     await page.getByText('In stock').waitFor();
@@ -69,7 +76,7 @@ describe('the reference shop: browsing and the cart', () => {
     await page.getByRole('radio', { name: 'Large' }).check();
     await page.getByText('Only 2 left').waitFor();
     assert.match((await price.textContent()) ?? '', /^\$16\.00$/);
-    assert.match(page.url(), new RegExp(`variant=${catalog.mug.large}`));
+    assert.match(page.url(), new RegExp(`/shop/products/blue-mug\\?variant=${catalog.mug.large}$`));
     assert.equal(await page.getByLabel('Quantity').locator('option').count(), 2, 'no more than are left');
     await assertAccessible(page, 'product');
     await page.getByRole('radio', { name: 'Small' }).check();
@@ -83,12 +90,14 @@ describe('the reference shop: browsing and the cart', () => {
     assert.equal(await page.locator('.content-page b').count(), 0);
 
     // Deep links load directly; an unknown one says so; back and forward work.
-    await page.goto(`/shop/products/${catalog.tee.id}`);
+    await page.goto(`/shop/products/${catalog.tee.handle}`);
     await page.getByRole('heading', { name: 'Linen tee', level: 1 }).waitFor();
     await page.goBack();
     await page.getByRole('heading', { name: 'About us', level: 1 }).waitFor();
     await page.goto('/shop/products/00000000-0000-4000-8000-000000000000');
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
+    await page.goto('/shop/products/no-such-thing');
+    await page.getByText('This product does not exist').waitFor();
     await page.goto('/shop/collections/no-such-thing');
     await page.getByText('This collection does not exist').waitFor();
     await page.goto('/shop/somewhere/else');
@@ -103,12 +112,12 @@ describe('the reference shop: browsing and the cart', () => {
     const catalog = await seedCatalog(shop);
     const { context, page: first, problems } = await newPage(h, { width: 375, height: 800 });
 
-    await first.goto(`/shop/products/${catalog.mug.id}`);
+    await first.goto(`/shop/products/${catalog.mug.handle}`);
     await first.getByLabel('Quantity').selectOption('2');
     await first.getByRole('button', { name: 'Add to cart' }).click();
     await first.getByText('Added 2 × Blue mug (Small) to your cart.').waitFor();
     await first.getByRole('link', { name: 'Cart, 2 items' }).waitFor();
-    await first.goto(`/shop/products/${catalog.tee.id}`);
+    await first.goto(`/shop/products/${catalog.tee.handle}`);
     await first.getByRole('button', { name: 'Add to cart' }).click();
     await first.getByRole('link', { name: 'Cart, 3 items' }).waitFor();
 
@@ -161,6 +170,92 @@ describe('the reference shop: browsing and the cart', () => {
       (await shop.storefront.carts.get(cartId)).items.map((line) => [line.variantLabel, line.quantity]),
       [['Small', 3]],
     );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('product URLs by handle: a handle link, an old id link and an earlier handle end at the current handle; a card on sale; the SEO title and description', async () => {
+    const shop = await openStore(h);
+    const catalog = await seedCatalog(shop);
+    // The merchant renames the mug's handle (blue-mug stays an earlier handle) and sets its SEO.
+    const seo = {
+      title: 'Blue stoneware mug, glazed by hand',
+      description: 'A 350 ml stoneware mug, glazed by hand in small batches.',
+    };
+    const renamed = await shop.admin.products.update(catalog.mug.id, { handle: 'stoneware-mug', seo });
+    assert.equal(renamed.handle, 'stoneware-mug');
+    const { context, page, problems } = await newPage(h);
+
+    // Cards: the handle's URL; the mug's card is on sale (its small size, $12.00 from $15.00).
+    await page.goto('/shop/collections/shop-all');
+    const shopDescription = await page.locator('meta[name="description"]').getAttribute('content');
+    const mugCard = page.getByRole('link', { name: /Blue mug/ });
+    await mugCard.waitFor();
+    assert.equal(await mugCard.getAttribute('href'), '/shop/products/stoneware-mug');
+    assert.equal(await mugCard.locator('s.price-was').textContent(), 'Regular price $15.00');
+    assert.match(
+      (await mugCard.locator('.product-card-price').textContent()) ?? '',
+      /^Sale price \$12\.00Regular price \$15\.00$/,
+    );
+    const teeCard = page.getByRole('link', { name: /Linen tee/ });
+    assert.equal(await teeCard.locator('s').count(), 0, 'a card not on sale shows its price alone');
+    assert.equal(await teeCard.locator('.product-card-price').textContent(), '$30.00');
+    await assertAccessible(page, 'collection with a card on sale');
+
+    // Opened from its card: the document's title and description are the product's SEO.
+    await mugCard.click();
+    await page.getByRole('heading', { name: 'Blue mug', level: 1 }).waitFor();
+    assert.match(page.url(), /\/shop\/products\/stoneware-mug$/);
+    assert.equal(await page.title(), seo.title);
+    assert.equal(await page.locator('meta[name="description"]').getAttribute('content'), seo.description);
+    await assertAccessible(page, 'product by handle');
+
+    // A product without SEO: its title, and no description of the shop's own standing in for it.
+    await page.goto(`/shop/products/${catalog.tee.handle}`);
+    await page.getByRole('heading', { name: 'Linen tee', level: 1 }).waitFor();
+    assert.equal(await page.title(), 'Linen tee');
+    assert.equal(await page.locator('meta[name="description"]').count(), 0);
+    // Leaving the product page puts the shop's description back.
+    await page.getByRole('link', { name: 'Shop all' }).first().click();
+    await page.getByRole('heading', { name: 'Shop all', level: 1 }).waitFor();
+    assert.equal(await page.locator('meta[name="description"]').getAttribute('content'), shopDescription);
+
+    // The handle's URL opened directly.
+    await page.goto('/shop/products/stoneware-mug');
+    await page.getByRole('heading', { name: 'Blue mug', level: 1 }).waitFor();
+    assert.equal(await page.title(), seo.title);
+
+    // An old link by id ends at the handle's URL, the chosen option kept.
+    await page.goto(`/shop/products/${catalog.mug.id}?variant=${catalog.mug.large}`);
+    await page.waitForURL(new RegExp(`/shop/products/stoneware-mug\\?variant=${catalog.mug.large}$`));
+    await page.getByRole('heading', { name: 'Blue mug', level: 1 }).waitFor();
+    assert.equal(await page.getByRole('radio', { name: 'Large' }).isChecked(), true);
+    await page.getByText('Only 2 left').waitFor();
+
+    // An earlier handle ends at the current one (the API's 301); back does not return to it.
+    await page.goto('/shop/');
+    await page.getByRole('heading', { name: 'Latest products' }).waitFor();
+    await page.goto('/shop/products/blue-mug');
+    await page.waitForURL(/\/shop\/products\/stoneware-mug$/);
+    await page.getByRole('heading', { name: 'Blue mug', level: 1 }).waitFor();
+    assert.equal(await page.title(), seo.title);
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Latest products' }).waitFor();
+
+    // A cart line (lines name the product by id) opens the product at its handle's URL.
+    await page.goto('/shop/products/stoneware-mug');
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await page.getByRole('link', { name: 'View cart' }).click();
+    await page.getByRole('heading', { name: 'Your cart', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Blue mug' }).click();
+    await page.waitForURL(new RegExp(`/shop/products/stoneware-mug\\?variant=${catalog.mug.small}$`));
+    await page.getByRole('heading', { name: 'Blue mug', level: 1 }).waitFor();
+
+    // A handle no product has had.
+    await page.goto('/shop/products/green-mug');
+    await page.getByText('This product does not exist').waitFor();
+    await assertAccessible(page, 'unknown product');
+
     assert.deepEqual(problems, []);
     await context.close();
   });

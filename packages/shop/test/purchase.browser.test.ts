@@ -26,8 +26,8 @@ before(async () => {
 after(() => h.close());
 
 /** Adds the small mug to the cart from its page and opens the checkout. */
-async function toCheckout(page: Page, productId: string, quantity = 1): Promise<void> {
-  await page.goto(`/shop/products/${productId}`);
+async function toCheckout(page: Page, handle: string, quantity = 1): Promise<void> {
+  await page.goto(`/shop/products/${handle}`);
   await page.getByLabel('Quantity').selectOption(String(quantity));
   await page.getByRole('button', { name: 'Add to cart' }).click();
   await page.getByRole('link', { name: 'View cart' }).click();
@@ -224,7 +224,7 @@ describe('buying in the reference shop', () => {
     await shop.admin.request('adminSetTaxRate', { path: { country: 'US-CA' }, body: { taxRateBps: 725 } });
     const { context, page, problems } = await newPage(h, { width: 375, height: 800 });
 
-    await toCheckout(page, catalog.tee.id);
+    await toCheckout(page, catalog.tee.handle);
     await page.getByLabel('Email').fill('bob@example.com');
     await fillAddress(page, { ...CUPERTINO, postalCode: '10118' });
     await page.getByRole('button', { name: 'Continue to shipping' }).click();
@@ -262,7 +262,7 @@ describe('buying in the reference shop', () => {
     );
 
     // The delayed card, on the next purchase: the details are kept on this browser.
-    await toCheckout(page, catalog.mug.id);
+    await toCheckout(page, catalog.mug.handle);
     assert.equal(await page.getByLabel('Email').inputValue(), 'bob@example.com');
     assert.equal(await page.getByLabel('ZIP code', { exact: true }).inputValue(), '95014');
     await page.getByRole('button', { name: 'Continue to shipping' }).click();
@@ -285,7 +285,7 @@ describe('buying in the reference shop', () => {
     await shop.admin.request('adminCreateDiscount', { body: { code: 'TENOFF', kind: 'percent', value: 10 } });
     const { context, page, problems } = await newPage(h);
 
-    await toCheckout(page, catalog.tee.id, 2);
+    await toCheckout(page, catalog.tee.handle, 2);
     await fillDetails(page, 'cy@example.com');
     // Nothing here needs a shipping method (the store has no zones): straight to the review.
     await reviewStep(page);
@@ -331,7 +331,7 @@ describe('buying in the reference shop', () => {
     const { context, page, problems } = await newPage(h);
 
     // The large mug: 2 left. Both go in the cart; then the page says so and adds no more.
-    await page.goto(`/shop/products/${catalog.mug.id}?variant=${catalog.mug.large}`);
+    await page.goto(`/shop/products/${catalog.mug.handle}?variant=${catalog.mug.large}`);
     await page.getByText('Only 2 left', { exact: true }).waitFor();
     const quantity = page.getByLabel('Quantity');
     assert.deepEqual(await quantity.locator('option').allTextContents(), ['1', '2']);
@@ -398,7 +398,7 @@ describe('buying in the reference shop', () => {
     const { context, page, problems } = await newPage(h);
     const cartLink = (count: number) => page.getByRole('link', { name: `Cart, ${count} items` });
 
-    await toCheckout(page, catalog.tee.id, 2);
+    await toCheckout(page, catalog.tee.handle, 2);
     await fillDetails(page, 'fay@example.com');
     await reviewStep(page);
     await page.getByRole('button', { name: 'Pay $60.00' }).click();

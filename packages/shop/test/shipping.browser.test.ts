@@ -51,7 +51,7 @@ describe('shipping set up in the console, offered in the shop', () => {
     await page.getByText('The method “Canada Post” was added.').waitFor();
 
     // The shopper in Ontario: one tee (1.2 kg) is the second tier.
-    await page.goto(`/shop/products/${catalog.tee.id}`);
+    await page.goto(`/shop/products/${catalog.tee.handle}`);
     await page.getByRole('button', { name: 'Add to cart' }).click();
     await page.getByRole('link', { name: 'View cart' }).click();
     await page.getByRole('link', { name: 'Check out' }).click();

@@ -55,8 +55,9 @@ export async function openStore(h: ShopHarness): Promise<ShopStore> {
 }
 
 export interface Catalog {
-  mug: { id: string; small: string; large: string };
-  tee: { id: string; variant: string };
+  /** `handle`: the product's handle, made from its title (`blue-mug`); the shop's URLs use it (D46). */
+  mug: { id: string; handle: string; small: string; large: string };
+  tee: { id: string; handle: string; variant: string };
 }
 
 /**
@@ -136,8 +137,8 @@ export async function seedCatalog({ admin }: ShopStore): Promise<Catalog> {
   await admin.request('adminPublishRegion', { path: { key: 'home-hero' } });
   const [small, large] = mug.variants;
   return {
-    mug: { id: mug.id, small: small!.id, large: large!.id },
-    tee: { id: tee.id, variant: tee.variants[0]!.id },
+    mug: { id: mug.id, handle: mug.handle, small: small!.id, large: large!.id },
+    tee: { id: tee.id, handle: tee.handle, variant: tee.variants[0]!.id },
   };
 }
 

@@ -1,6 +1,7 @@
 /**
- * Pieces shared by the products and collections screens: the catalog's types, the image preview
- * and product summaries. (Their forms' API problems are mapped in ui/problems.ts.)
+ * Pieces shared by the products and collections screens: the catalog's types, handles made from
+ * titles, the image preview and product summaries. (Their forms' API problems are mapped in
+ * ui/problems.ts.)
  */
 import type { components, RequestBody } from '@storefront/client';
 import { useState } from 'react';
@@ -19,6 +20,22 @@ export const STATUS_OPTIONS: { value: ProductStatus; label: string }[] = [
   { value: 'active', label: 'Active' },
   { value: 'archived', label: 'Archived' },
 ];
+
+/**
+ * A handle made from a title, at most `max` characters, as the server makes a product's (D46):
+ * accents folded, lower case, every run of other characters one hyphen ("Crème Brûlée — Mug!" →
+ * "creme-brulee-mug"); empty when nothing is left.
+ */
+export function slugify(title: string, max: number): string {
+  return title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, max)
+    .replace(/-+$/, '');
+}
 
 /** Whether an image address is one the shop may embed (https, no credentials): the server's rule. */
 export function imageProblem(url: string): string | null {

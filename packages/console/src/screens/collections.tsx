@@ -58,6 +58,7 @@ import { FORM_RECORD, QueryView, readingForForm } from '../ui/queries.tsx';
 import { useDebounced } from '../ui/search.tsx';
 import {
   priceRange,
+  slugify,
   Thumb,
   type AdminCollection,
   type AdminProduct,
@@ -241,18 +242,6 @@ function toRules(draft: RulesDraft): Rules | null {
 }
 
 const SLUG = /^[a-z0-9]([a-z0-9-]{0,98}[a-z0-9])?$/;
-
-/** "Summer Sale 2025!" → "summer-sale-2025". */
-function slugify(title: string): string {
-  return title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100)
-    .replace(/-+$/, '');
-}
 
 export function CollectionEdit() {
   const { id } = useParams();
@@ -497,7 +486,7 @@ function CollectionForm({
             error={at('/title', 'The title')}
             onChange={(event) => {
               setTitle(event.target.value);
-              if (!slugEdited) setSlug(slugify(event.target.value));
+              if (!slugEdited) setSlug(slugify(event.target.value, 100));
             }}
           />
           <TextField

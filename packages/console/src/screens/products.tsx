@@ -1,8 +1,9 @@
 /**
  * Products: the list (search by title or SKU, status filter, cursor pages) and the product form
- * (create at /products/new, edit at /products/:id) with its variants (their stock, weight and
- * whether they are shipped). Prices are typed as decimals in the store currency and sent as exact
- * minor units (MoneyField); API problems are shown at the fields they concern.
+ * (create at /products/new, edit at /products/:id) with its handle and SEO fields (D46) and its
+ * variants (their stock, weight and whether they are shipped). Prices are typed as decimals in the
+ * store currency and sent as exact minor units (MoneyField); API problems are shown at the fields
+ * they concern.
  */
 import { useQuery, useQueryClient, keepPreviousData } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
@@ -41,6 +42,7 @@ import {
   ImagePreview,
   imageProblem,
   priceRange,
+  slugify,
   STATUS_OPTIONS,
   stockSummary,
   Thumb,
@@ -160,6 +162,10 @@ function ProductsTable({ q, status }: { q: string; status: ProductStatus | '' })
                     </td>
                     <td>
                       <Link to={`/products/${product.id}`}>{product.title}</Link>
+                      <div className="muted small">
+                        <span className="visually-hidden">Handle: </span>
+                        {product.handle}
+                      </div>
                       {product.tags.length > 0 ? (
                         <div className="muted small">{product.tags.join(', ')}</div>
                       ) : null}
@@ -213,7 +219,12 @@ interface VariantDraft {
 
 interface ProductDraft {
   title: string;
+  /** As typed; on create, empty lets the server make one from the title. */
+  handle: string;
   description: string;
+  /** The SEO fields as typed; empty is none. */
+  seoTitle: string;
+  seoDescription: string;
   status: ProductStatus;
   image: string;
   tags: string;
@@ -260,7 +271,10 @@ function productDraft(product: AdminProduct | null): ProductDraft {
   if (!product) {
     return {
       title: '',
+      handle: '',
       description: '',
+      seoTitle: '',
+      seoDescription: '',
       status: 'draft',
       image: '',
       tags: '',
@@ -270,7 +284,10 @@ function productDraft(product: AdminProduct | null): ProductDraft {
   }
   return {
     title: product.title,
+    handle: product.handle,
     description: product.description,
+    seoTitle: product.seo.title ?? '',
+    seoDescription: product.seo.description ?? '',
     status: product.status,
     image: product.image ?? '',
     tags: product.tags.join(', '),
@@ -288,10 +305,42 @@ const parseTags = (text: string): string[] =>
 const ON_HAND = /^\d{1,10}$/;
 const GRAMS = /^\d{1,8}$/;
 
-/** What the form can tell before sending: blanks, unreadable amounts and counts, a non-https image. */
-function checkDraft(draft: ProductDraft): FormProblem | null {
+/** A product handle (D46): lower-case letters and digits, single hyphens between them. */
+const HANDLE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const HANDLE_MAX = 100;
+/** The server makes a handle from at most this many characters of the title. */
+const MADE_HANDLE_MAX = 80;
+const SEO_TITLE_MAX = 200;
+const SEO_DESCRIPTION_MAX = 500;
+/** Characters as the server counts them (code points: an emoji is one). */
+const characters = (text: string): number => [...text].length;
+const shopPath = (handle: string): string => `/shop/products/${handle}`;
+
+/** What is wrong with a handle as typed (trimmed), or null. Blank is fine on create only. */
+function handleProblem(handle: string, saved: AdminProduct | null): string | null {
+  if (handle === '') return saved ? `Enter a handle (it was “${saved.handle}”).` : null;
+  if (handle.length > HANDLE_MAX) return `Use at most ${HANDLE_MAX} characters.`;
+  if (HANDLE.test(handle)) return null;
+  const suggestion = slugify(handle, HANDLE_MAX);
+  return `Use lower-case letters and digits, with single hyphens between words${suggestion ? `, like “${suggestion}”` : ''}.`;
+}
+
+/**
+ * What the form can tell before sending: blanks, a malformed handle, a long meta description,
+ * unreadable amounts and counts, a non-https image.
+ */
+function checkDraft(draft: ProductDraft, saved: AdminProduct | null): FormProblem | null {
   const fields: FormProblem['fields'] = [];
   if (draft.title.trim() === '') fields.push({ pointer: '/title', detail: 'Enter a title.' });
+  const handle = handleProblem(draft.handle.trim(), saved);
+  if (handle) fields.push({ pointer: '/handle', detail: handle });
+  const seoDescription = characters(draft.seoDescription.trim());
+  if (seoDescription > SEO_DESCRIPTION_MAX) {
+    fields.push({
+      pointer: '/seo/description',
+      detail: `Use at most ${SEO_DESCRIPTION_MAX} characters (this has ${seoDescription}).`,
+    });
+  }
   const image = imageProblem(draft.image);
   if (image) fields.push({ pointer: '/image', detail: image });
   if (draft.status === 'active' && draft.variants.length === 0) {
@@ -321,6 +370,26 @@ function checkDraft(draft: ProductDraft): FormProblem | null {
     }
   });
   return fields.length > 0 ? localProblem('Some fields need your attention.', fields) : null;
+}
+
+/** What a new product starts from: no handle given (the server makes one), no SEO fields. */
+const UNNAMED = { handle: '', seo: { title: null, description: null } } as const;
+
+/**
+ * The handle and SEO fields that differ from `from` (the saved product, or UNNAMED on create), as
+ * the API takes them: the handle trimmed, an SEO field trimmed and blank as null (cleared).
+ */
+function handleAndSeoChanges(draft: ProductDraft, from: Pick<AdminProduct, 'handle' | 'seo'>) {
+  const handle = draft.handle.trim();
+  const seo: { title?: string | null; description?: string | null } = {};
+  const title = draft.seoTitle.trim() || null;
+  const description = draft.seoDescription.trim() || null;
+  if (title !== from.seo.title) seo.title = title;
+  if (description !== from.seo.description) seo.description = description;
+  return {
+    ...(handle !== from.handle ? { handle } : {}),
+    ...(Object.keys(seo).length > 0 ? { seo } : {}),
+  };
 }
 
 const skuOf = (variant: VariantDraft): string | null => variant.sku.trim() || null;
@@ -464,6 +533,7 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
         status: current.status,
         image: current.image.trim() || null,
         tags: parseTags(current.tags),
+        ...handleAndSeoChanges(current, UNNAMED),
         variants: current.variants.map(newVariantBody),
       });
       await queryClient.invalidateQueries({ queryKey: ['products'] });
@@ -496,6 +566,7 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
           description: current.description,
           image: current.image.trim() || null,
           tags: parseTags(current.tags),
+          ...handleAndSeoChanges(current, product),
           ...(activating ? {} : { status: current.status }),
         });
       } catch (error) {
@@ -546,7 +617,7 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
     if (busy) return;
-    const local = checkDraft(draft);
+    const local = checkDraft(draft, saved);
     if (local) return fail(local);
     setBusy(true);
     setNotice(null);
@@ -575,7 +646,7 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
 
   const at = (pointer: string, name: string) => fieldMessage(problem, pointer, name);
   const shown = (pointer: string) =>
-    /^\/(title|description|status|image|tags)(\/|$)/.test(pointer) ||
+    /^\/(title|handle|description|status|image|tags|seo\/title|seo\/description)(\/|$)/.test(pointer) ||
     /^\/variants\/\d+\/(label|sku|priceAmount|compareAtAmount|onHand|weightGrams|requiresShipping)(\/|$)/.test(
       pointer,
     );
@@ -631,6 +702,18 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
                 error={at('/title', 'The title')}
                 onChange={(event) => update({ title: event.target.value })}
               />
+              <TextField
+                label="Handle"
+                name="handle"
+                value={draft.handle}
+                maxLength={HANDLE_MAX}
+                autoCapitalize="none"
+                autoComplete="off"
+                spellCheck={false}
+                hint={<HandleHint draft={draft} saved={saved} />}
+                error={at('/handle', 'The handle')}
+                onChange={(event) => update({ handle: event.target.value })}
+              />
               <TextAreaField
                 label="Description"
                 name="description"
@@ -639,6 +722,27 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
                 error={at('/description', 'The description')}
                 onChange={(event) => update({ description: event.target.value })}
               />
+              <fieldset className="seo">
+                <legend>Search engines</legend>
+                <TextField
+                  label="Page title"
+                  name="seoTitle"
+                  value={draft.seoTitle}
+                  maxLength={SEO_TITLE_MAX}
+                  hint="For the browser tab and search results. Left empty: the product title."
+                  error={at('/seo/title', 'The page title')}
+                  onChange={(event) => update({ seoTitle: event.target.value })}
+                />
+                <TextAreaField
+                  label="Meta description"
+                  name="seoDescription"
+                  value={draft.seoDescription}
+                  rows={3}
+                  hint={`The summary search results show under the title. ${characters(draft.seoDescription)} of ${SEO_DESCRIPTION_MAX} characters.`}
+                  error={at('/seo/description', 'The meta description')}
+                  onChange={(event) => update({ seoDescription: event.target.value })}
+                />
+              </fieldset>
             </section>
 
             <section className="panel" aria-labelledby="product-variants">
@@ -747,6 +851,33 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
           <Link to="/products">Cancel</Link>
         </div>
       </form>
+    </>
+  );
+}
+
+/**
+ * The handle's hint: what a blank one does (create) or what a change does (edit), and the shop
+ * address it gives, live; on create a blank one shows the handle the title would make.
+ */
+function HandleHint({ draft, saved }: { draft: ProductDraft; saved: AdminProduct | null }) {
+  const typed = draft.handle.trim();
+  const made = saved === null && typed === '' ? slugify(draft.title, MADE_HANDLE_MAX) : '';
+  /** The address that redirects once a changed handle is saved. */
+  const old = saved !== null && typed !== saved.handle && HANDLE.test(typed) ? saved.handle : null;
+  return (
+    <>
+      {saved === null
+        ? 'Left empty: made from the title (e.g. linen-shirt).'
+        : 'After a change, the old address keeps working: it redirects to the new one.'}
+      <span className="url-preview">
+        In the shop: <code>{shopPath(typed || made || '…')}</code>
+        {made ? ' (from the title)' : null}
+        {old !== null ? (
+          <>
+            ; <code>{shopPath(old)}</code> will redirect there
+          </>
+        ) : null}
+      </span>
     </>
   );
 }

@@ -59,6 +59,7 @@ export function CartPage() {
           return (
             <li key={line.variantId} class="cart-line">
               <div class="cart-line-name">
+                {/* A line names its product by id (lines carry no handle): the product page shows it at its handle's address. */}
                 <Link to={`/products/${line.productId}?variant=${line.variantId}`}>{line.title}</Link>
                 <span class="muted">{line.variantLabel}</span>
                 <span class="muted">

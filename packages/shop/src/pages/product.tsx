@@ -1,11 +1,20 @@
-/** A product: variant picker, price and compare-at price, availability, add to cart. */
+/** A product by its handle: variant picker, prices, availability, add to cart; its SEO title and description. */
 import type { Product } from '@storefront/client';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { describeError, isStatus, shopApi } from '../api.ts';
 import { cartStore, NotEnoughStockError, useCart } from '../cart.ts';
-import { useResource } from '../data.ts';
+import { remember, useResource } from '../data.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
-import { ErrorMessage, Loading, Notice, PageTitle, Paragraphs, Price, ProductImage } from '../ui.tsx';
+import {
+  ErrorMessage,
+  Loading,
+  Notice,
+  PageTitle,
+  Paragraphs,
+  Price,
+  ProductImage,
+  useMetaDescription,
+} from '../ui.tsx';
 import { NotFound } from './not-found.tsx';
 
 type Variant = Product['variants'][number];
@@ -16,12 +25,47 @@ function availability(variant: Variant): string {
   return 'In stock';
 }
 
-export function ProductPage({ id }: { id: string }) {
-  const product = useResource(`product:${id}`, () => shopApi().products.get(id));
+/** A product id, as old links (`/shop/products/{uuid}`) carry it. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** One active product by its handle; an earlier handle follows the API's 301 to the current one. */
+function byHandle(handle: string): Promise<Product> {
+  return shopApi().request('getProductByHandle', { path: { handle } });
+}
+
+/**
+ * A product at `/products/{handle}` (D46). An old link by id, or an earlier handle, shows the same
+ * product and its address becomes the current handle's, the query (`?variant=`) kept.
+ */
+export function ProductPage({ handle }: { handle: string }) {
+  const byId = UUID.test(handle);
+  const key = byId ? `product:${handle}` : `product-handle:${handle}`;
+  const product = useResource(key, () =>
+    byId
+      ? // A handle may look like an id too: an id no product has is tried as a handle.
+        shopApi()
+          .products.get(handle)
+          .catch((error: unknown) => {
+            if (isStatus(error, 404)) return byHandle(handle);
+            throw error;
+          })
+      : byHandle(handle),
+  );
+  const current = product.data?.handle;
+  useEffect(() => {
+    if (!product.data || current === undefined || current === handle) return;
+    // Shown at once at its current address (useResource keeps the answer), then read again there.
+    remember(`product-handle:${current}`, product.data);
+    const { search, hash } = window.location;
+    navigate(`/products/${encodeURIComponent(current)}${search}${hash}`, { replace: true });
+  }, [product.data, current, handle]);
+  useMetaDescription(product.data?.seo.description);
+
   if (isStatus(product.error, 404) || isStatus(product.error, 400)) return <NotFound what="product" />;
   if (product.error) return <ErrorMessage error={product.error} onRetry={product.reload} />;
   if (!product.data) return <Loading label="Loading the product…" />;
-  return <ProductView product={product.data} />;
+  // Keyed by id: the same product at its new address keeps what the shopper chose.
+  return <ProductView key={product.data.id} product={product.data} />;
 }
 
 function ProductView({ product }: { product: Product }) {
@@ -44,7 +88,7 @@ function ProductView({ product }: { product: Product }) {
   function choose(next: Variant) {
     setResult(null);
     setQuantity(1);
-    navigate(`/products/${product.id}?variant=${next.id}`, { replace: true });
+    navigate(`/products/${encodeURIComponent(product.handle)}?variant=${next.id}`, { replace: true });
   }
 
   async function add(event: Event) {
@@ -74,7 +118,7 @@ function ProductView({ product }: { product: Product }) {
     <article class="product">
       <ProductImage src={product.image} title={product.title} large />
       <div class="product-details">
-        <PageTitle title={product.title}>{product.title}</PageTitle>
+        <PageTitle title={product.seo.title ?? product.title}>{product.title}</PageTitle>
         <p class="product-price">
           <Price
             amount={variant.priceAmount}
