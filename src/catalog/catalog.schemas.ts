@@ -22,6 +22,22 @@ const Handle = Type.String({
   description:
     'The product’s name in URLs (D46): lower-case letters, digits and single hyphens, unique in the store. Made from the title when not given.',
 });
+const OptionSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 50 }),
+    values: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100 }),
+  },
+  { title: 'ProductOption', additionalProperties: false },
+);
+const OptionsSchema = Type.Array(OptionSchema, {
+  maxItems: 3,
+  description:
+    'Up to three options and their values, in order (D46): `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`.',
+});
+const VariantOptionsSchema = Type.Record(Type.String({ maxLength: 50 }), Type.String({ maxLength: 100 }), {
+  description:
+    'The variant’s value of each option of its product (`{"Size": "M", "Colour": "Blue"}`); one combination per variant of a product. `{}` for a product without options.',
+});
 const SeoSchema = Type.Object(
   {
     title: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
@@ -65,6 +81,7 @@ export const StorefrontVariantSchema = Type.Object(
     id: Type.String({ format: 'uuid' }),
     sku: Type.Union([Type.String(), Type.Null()]),
     label: Type.String(),
+    options: VariantOptionsSchema,
     priceAmount: Type.Integer(),
     compareAtAmount: Type.Union([Type.Integer(), Type.Null()]),
     available: Type.Integer({
@@ -87,6 +104,7 @@ export const ProductDetailSchema = Type.Object(
     currency: Type.String(),
     description: Type.String(),
     seo: SeoSchema,
+    options: OptionsSchema,
     variants: Type.Array(StorefrontVariantSchema),
   },
   { title: 'ProductDetail' },
@@ -113,7 +131,15 @@ const RequiresShipping = Type.Boolean({
 export const VariantInputSchema = Type.Object(
   {
     sku: Type.Optional(Sku),
-    label: Type.String({ minLength: 1, maxLength: 200 }),
+    label: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'Required without options; with options, made from their values when left out ("M / Blue").',
+      }),
+    ),
+    options: Type.Optional(VariantOptionsSchema),
     priceAmount: Amount,
     compareAtAmount: Type.Optional(Type.Union([Amount, Type.Null()])),
     onHand: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
@@ -128,6 +154,7 @@ export const VariantPatchSchema = Type.Object(
   {
     sku: Type.Optional(Sku),
     label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    options: Type.Optional(VariantOptionsSchema),
     priceAmount: Type.Optional(Amount),
     compareAtAmount: Type.Optional(Type.Union([Amount, Type.Null()])),
     onHand: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
@@ -144,6 +171,7 @@ export const AdminVariantSchema = Type.Object(
     productId: Type.String({ format: 'uuid' }),
     sku: Type.Union([Type.String(), Type.Null()]),
     label: Type.String(),
+    options: VariantOptionsSchema,
     priceAmount: Type.Integer(),
     compareAtAmount: Type.Union([Type.Integer(), Type.Null()]),
     onHand: Type.Integer(),
@@ -169,6 +197,7 @@ export const ProductInputSchema = Type.Object(
     tags: Type.Optional(Tags),
     handle: Type.Optional(Handle),
     seo: Type.Optional(SeoInputSchema),
+    options: Type.Optional(OptionsSchema),
     variants: Type.Array(VariantInputSchema, { maxItems: 100 }),
   },
   { title: 'NewProduct', additionalProperties: false },
@@ -188,6 +217,11 @@ export const ProductPatchSchema = Type.Object(
         'A new handle; the previous one keeps answering with a 301 to it (`GET /storefront/v1/products/handle/{old}`).',
     }),
     seo: Type.Optional(SeoInputSchema),
+    options: Type.Optional({
+      ...OptionsSchema,
+      description:
+        'The options, replacing the list: values may be added, renamed options and values must not be in use (409 option_in_use names the variants). Adding an option to a product that has variants is refused the same way.',
+    }),
   },
   { title: 'ProductChange', additionalProperties: false },
 );
@@ -203,6 +237,7 @@ export const AdminProductSchema = Type.Object(
     tags: Type.Array(Type.String()),
     handle: Type.String(),
     seo: SeoSchema,
+    options: OptionsSchema,
     priceAmount: Type.Union([Type.Integer(), Type.Null()], {
       description: 'Card price; null without variants.',
     }),

@@ -77,10 +77,12 @@ export async function getProductDetail(
     ...toCard(product, currency),
     description: product.description,
     seo: { title: product.seo_title, description: product.seo_description },
+    options: product.options,
     variants: variants.map((v) => ({
       id: v.id,
       sku: v.sku,
       label: v.label,
+      options: v.options,
       priceAmount: v.price_amount,
       compareAtAmount: v.compare_at_amount,
       available: available(v),

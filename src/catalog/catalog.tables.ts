@@ -19,10 +19,18 @@ export interface ProductTable {
   seo_description: ColumnType<string | null, string | null | undefined, string | null>;
   /** The card price's compare-at (of the cheapest variant) when higher than the price, else null. */
   compare_at_amount: ColumnType<number | null, number | null | undefined, number | null>;
+  /** D46: up to three options with their values, in order; [] without options. */
+  options: ColumnType<ProductOption[], string | undefined, string>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
 export type ProductRow = Selectable<ProductTable>;
+
+/** An option of a product and its values, in the merchant's order (D46). */
+export interface ProductOption {
+  name: string;
+  values: string[];
+}
 
 /** A product's earlier handle, answering with a 301 to the current one (D46). */
 export interface ProductHandleRedirectTable {
@@ -48,6 +56,8 @@ export interface VariantTable {
   weight_grams: ColumnType<number | null, number | null | undefined, number | null>;
   /** Whether the variant is shipped (false for gift cards, downloads): D38. */
   requires_shipping: ColumnType<boolean, boolean | undefined, boolean>;
+  /** D46: its value of each of its product's options ({} without options); unique per product. */
+  options: ColumnType<Record<string, string>, string | undefined, string>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

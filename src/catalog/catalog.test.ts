@@ -110,11 +110,13 @@ describe('admin products', () => {
       currency: 'USD',
       description: 'A fine thing.',
       seo: { title: null, description: null },
+      options: [],
       variants: [
         {
           id: created.variants[0]!.id,
           sku: created.variants[0]!.sku,
           label: 'Small',
+          options: {},
           priceAmount: 1500,
           compareAtAmount: 2000,
           available: 5,
@@ -123,6 +125,7 @@ describe('admin products', () => {
           id: created.variants[1]!.id,
           sku: null,
           label: 'Large',
+          options: {},
           priceAmount: 1200,
           compareAtAmount: null,
           available: 0,

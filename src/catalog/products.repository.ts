@@ -9,7 +9,14 @@ import {
 } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { eventInsert, type NewEvent } from '../events/events.ts';
-import type { ProductRow, ProductStatus, ProductTable, VariantRow, VariantTable } from './catalog.tables.ts';
+import type {
+  ProductOption,
+  ProductRow,
+  ProductStatus,
+  ProductTable,
+  VariantRow,
+  VariantTable,
+} from './catalog.tables.ts';
 
 /** All SQL on products and variants (stock included: inventory.ts and sellable.ts call it too). */
 
@@ -80,6 +87,7 @@ export function insertProduct(
     tags: string[];
     priceAmount: number | null;
     compareAtAmount: number | null;
+    options: ProductOption[];
     /** Left out: made from the title by the database (unique in the store). */
     handle: string | undefined;
     seoTitle: string | null;
@@ -98,6 +106,7 @@ export function insertProduct(
       tags: product.tags,
       price_amount: product.priceAmount,
       compare_at_amount: product.compareAtAmount,
+      options: JSON.stringify(product.options),
       ...(product.handle !== undefined ? { handle: product.handle } : {}),
       seo_title: product.seoTitle,
       seo_description: product.seoDescription,
@@ -235,7 +244,7 @@ export function findActiveProduct(
 ): Promise<ActiveProduct | undefined> {
   return db
     .selectFrom('products as p')
-    .select([...CARD_COLUMNS, 'p.description', 'p.seo_title', 'p.seo_description'])
+    .select([...CARD_COLUMNS, 'p.description', 'p.seo_title', 'p.seo_description', 'p.options'])
     .where('p.store_id', '=', storeId)
     .where('p.id', '=', productId)
     .where('p.status', '=', 'active')
@@ -253,6 +262,7 @@ export type ActiveProduct = Pick<
   | 'description'
   | 'seo_title'
   | 'seo_description'
+  | 'options'
 >;
 
 /**

@@ -18,7 +18,8 @@ import type {
   VariantPatch,
 } from './catalog.schemas.ts';
 import { storeCurrency, type CatalogDeps } from './catalog.service.ts';
-import type { ProductRow, ProductStatus, VariantRow } from './catalog.tables.ts';
+import type { ProductOption, ProductRow, ProductStatus, VariantRow } from './catalog.tables.ts';
+import { combinationKey, labelOf, normalizeOptions, variantOptions } from './options.ts';
 import { refreshSmartMembership } from './collections.repository.ts';
 import { available, setOnHand } from './inventory.ts';
 import {
@@ -43,6 +44,7 @@ import {
   updateVariantRow,
   variantCountAndLastPosition,
   variantIdsOfProduct,
+  variantsOfProduct,
   variantsOfProducts,
 } from './products.repository.ts';
 
@@ -55,6 +57,7 @@ export function toAdminVariant(row: VariantRow): AdminVariant {
     productId: row.product_id,
     sku: row.sku,
     label: row.label,
+    options: row.options,
     priceAmount: row.price_amount,
     compareAtAmount: row.compare_at_amount,
     onHand: row.on_hand,
@@ -139,6 +142,31 @@ const handleTaken = (handle: string): AppError =>
 const seoField = (value: string | null | undefined): string | null | undefined =>
   value === undefined ? undefined : value?.trim() || null;
 
+const combinationTaken = (pointer: string): AppError =>
+  new AppError(
+    'option_combination_taken',
+    409,
+    'Another variant of this product has the same option values.',
+    { errors: [{ pointer, detail: 'is the combination of another variant of this product' }] },
+  );
+
+/**
+ * A variant's options and label as stored (D46): checked against its product's options; the
+ * label, when not given, made from the values. A product without options needs a label.
+ */
+function optionsAndLabel(
+  product: readonly ProductOption[],
+  variant: { label?: string | undefined; options?: Record<string, string> | undefined },
+  at: string,
+  errors: FieldError[],
+): { options: Record<string, string>; label: string } {
+  const options = variantOptions(product, variant.options, at, errors);
+  const label = variant.label?.trim() || (product.length > 0 ? labelOf(product, options) : '');
+  if (label === '' && variant.label === undefined)
+    errors.push({ pointer: `${at}/label`, detail: 'is required for a product without options' });
+  return { options, label };
+}
+
 /** The card's compare-at: the cheapest variant's (the first of equal ones) when higher than its price. */
 function cardCompareAt(variants: readonly VariantInput[]): number | null {
   let cheapest: VariantInput | undefined;
@@ -178,6 +206,7 @@ export async function toAdminProducts(
     tags: row.tags,
     handle: row.handle,
     seo: { title: row.seo_title, description: row.seo_description },
+    options: row.options,
     priceAmount: row.price_amount,
     currency,
     variants: byProduct.get(row.id) ?? [],
@@ -235,6 +264,21 @@ export async function createProduct(
   if (input.status === 'active' && input.variants.length === 0) {
     errors.push({ pointer: '/variants', detail: 'an active product needs at least one variant' });
   }
+  const options = normalizeOptions(input.options, errors) ?? [];
+  const combinations = new Set<string>();
+  const stored = input.variants.map((variant, i) => {
+    const made = optionsAndLabel(options, variant, `/variants/${i}`, errors);
+    if (options.length > 0) {
+      const key = combinationKey(made.options);
+      if (combinations.has(key))
+        errors.push({
+          pointer: `/variants/${i}/options`,
+          detail: 'is the combination of another variant of this product',
+        });
+      combinations.add(key);
+    }
+    return made;
+  });
   const skus: { sku: string; pointer: string }[] = [];
   input.variants.forEach((variant, i) => {
     checkVariant(variant, `/variants/${i}`, errors);
@@ -260,6 +304,7 @@ export async function createProduct(
         tags,
         priceAmount: input.variants.length > 0 ? Math.min(...input.variants.map((v) => v.priceAmount)) : null,
         compareAtAmount: cardCompareAt(input.variants),
+        options,
         handle: input.handle,
         seoTitle: seoField(input.seo?.title) ?? null,
         seoDescription: seoField(input.seo?.description) ?? null,
@@ -274,7 +319,8 @@ export async function createProduct(
             product_id: product.id,
             position,
             sku: variant.sku?.trim() || null,
-            label: variant.label.trim(),
+            label: stored[position]!.label,
+            options: JSON.stringify(stored[position]!.options),
             price_amount: variant.priceAmount,
             compare_at_amount: variant.compareAtAmount ?? null,
             on_hand: variant.onHand,
@@ -363,15 +409,44 @@ export async function updateProduct(
   const tags = normalizeTags(patch.tags, errors);
   if (patch.title !== undefined && patch.title.trim() === '')
     errors.push({ pointer: '/title', detail: 'must not be blank' });
+  const options = normalizeOptions(patch.options, errors);
   if (errors.length > 0) throw validationFailed('The product change is invalid.', errors);
 
   try {
-    await changeProduct(deps, storeId, productId, patch, tags);
+    await changeProduct(deps, storeId, productId, patch, tags, options);
   } catch (error) {
     if (isUniqueViolation(error, 'products_handle_idx')) throw handleTaken(patch.handle ?? '');
     throw error;
   }
   return getProduct(deps, storeId, productId);
+}
+
+/**
+ * New options must still fit every variant of the product (D46): 409 `option_in_use`, naming the
+ * variants, when a variant's value would be gone (a removed or renamed option or value) or a new
+ * option would leave variants without a value.
+ */
+async function assertOptionsFit(
+  trx: Transaction<Database>,
+  storeId: string,
+  productId: string,
+  options: readonly ProductOption[],
+): Promise<void> {
+  const variants = await variantsOfProduct(trx, storeId, productId);
+  const misfits = variants.filter((variant) => {
+    const errors: FieldError[] = [];
+    const fitted = variantOptions(options, variant.options, '', errors);
+    return errors.length > 0 || combinationKey(fitted) !== combinationKey(variant.options);
+  });
+  if (misfits.length > 0)
+    throw new AppError(
+      'option_in_use',
+      409,
+      `These variants use option values the change would remove, or lack a value of a new option: ${misfits
+        .map((variant) => `"${variant.label}"`)
+        .join(', ')}. Change or delete them first.`,
+      { errors: [{ pointer: '/options', detail: 'does not fit every variant of the product' }] },
+    );
 }
 
 async function changeProduct(
@@ -380,9 +455,11 @@ async function changeProduct(
   productId: string,
   patch: ProductPatch,
   tags: string[] | undefined,
+  options: ProductOption[] | undefined,
 ): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const current = await lockExistingProduct(trx, storeId, productId);
+    if (options !== undefined) await assertOptionsFit(trx, storeId, productId, options);
     const status = patch.status ?? current.status;
     if (status === 'active' && current.price_amount === null) {
       throw validationFailed('An active product needs at least one variant.', [
@@ -400,6 +477,7 @@ async function changeProduct(
       handle: patch.handle ?? current.handle,
       seo_title: seoTitle === undefined ? current.seo_title : seoTitle,
       seo_description: seoDescription === undefined ? current.seo_description : seoDescription,
+      options: options ?? current.options,
     };
     const changed =
       next.title !== current.title ||
@@ -408,9 +486,14 @@ async function changeProduct(
       next.handle !== current.handle ||
       next.seo_title !== current.seo_title ||
       next.seo_description !== current.seo_description ||
+      JSON.stringify(next.options) !== JSON.stringify(current.options) ||
       JSON.stringify(next.tags) !== JSON.stringify(current.tags);
     if (!changed && status === current.status) return;
-    await updateProductRow(trx, storeId, productId, { ...next, updated_at: deps.clock.now() });
+    await updateProductRow(trx, storeId, productId, {
+      ...next,
+      options: JSON.stringify(next.options),
+      updated_at: deps.clock.now(),
+    });
     if (next.handle !== current.handle)
       await takeHandle(trx, storeId, productId, next.handle, current.handle);
     await refreshSmartMembership(trx, storeId, { productIds: [productId] });
@@ -460,6 +543,9 @@ export async function addVariant(
   try {
     return await deps.db.transaction().execute(async (trx) => {
       const product = await lockExistingProduct(trx, storeId, productId);
+      const optionErrors: FieldError[] = [];
+      const made = optionsAndLabel(product.options, input, '', optionErrors);
+      if (optionErrors.length > 0) throw validationFailed('The variant is invalid.', optionErrors);
       if (sku) await assertSkusFree(trx, storeId, [{ sku, pointer: '/sku' }]);
       const last = await variantCountAndLastPosition(trx, storeId, productId);
       if (last.count >= MAX_VARIANTS) {
@@ -471,7 +557,8 @@ export async function addVariant(
         product_id: productId,
         position: last.lastPosition === null ? 0 : last.lastPosition + 1,
         sku,
-        label: input.label.trim(),
+        label: made.label,
+        options: JSON.stringify(made.options),
         price_amount: input.priceAmount,
         compare_at_amount: input.compareAtAmount ?? null,
         on_hand: input.onHand,
@@ -486,6 +573,7 @@ export async function addVariant(
       return toAdminVariant(row);
     });
   } catch (error) {
+    if (isUniqueViolation(error, 'variants_options_idx')) throw combinationTaken('/options');
     if (isUniqueViolation(error) && sku) throw skuTaken(sku, '/sku');
     throw error;
   }
@@ -512,10 +600,18 @@ export async function updateVariant(
       const current = await lockVariant(trx, storeId, variantId);
       if (!current) throw noVariant();
       if (sku) await assertSkusFree(trx, storeId, [{ sku, pointer: '/sku' }], variantId);
+      // New option values: checked against the product's; the label follows them unless given.
+      let options: { options: Record<string, string>; label: string } | undefined;
+      if (patch.options !== undefined) {
+        const optionErrors: FieldError[] = [];
+        options = optionsAndLabel(product.options, patch, '', optionErrors);
+        if (optionErrors.length > 0) throw validationFailed('The variant change is invalid.', optionErrors);
+      }
       const now = deps.clock.now();
       const row = await updateVariantRow(trx, storeId, variantId, {
         updated_at: now,
         ...(sku !== undefined ? { sku } : {}),
+        ...(options ? { options: JSON.stringify(options.options), label: options.label } : {}),
         ...(patch.label !== undefined ? { label: patch.label.trim() } : {}),
         ...(patch.priceAmount !== undefined ? { price_amount: patch.priceAmount } : {}),
         ...(patch.compareAtAmount !== undefined ? { compare_at_amount: patch.compareAtAmount } : {}),
@@ -525,6 +621,7 @@ export async function updateVariant(
       const fieldsChanged =
         row.sku !== current.sku ||
         row.label !== current.label ||
+        combinationKey(row.options) !== combinationKey(current.options) ||
         row.price_amount !== current.price_amount ||
         row.compare_at_amount !== current.compare_at_amount ||
         row.weight_grams !== current.weight_grams ||
@@ -549,6 +646,7 @@ export async function updateVariant(
       return toAdminVariant(stocked ?? row);
     });
   } catch (error) {
+    if (isUniqueViolation(error, 'variants_options_idx')) throw combinationTaken('/options');
     if (isUniqueViolation(error) && sku) throw skuTaken(sku, '/sku');
     throw error;
   }

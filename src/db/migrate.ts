@@ -28,6 +28,7 @@ import * as fulfillments from './migrations/0025_fulfillments.ts';
 import * as orderCancellation from './migrations/0026_order_cancellation.ts';
 import * as returns from './migrations/0027_returns.ts';
 import * as productHandles from './migrations/0028_product_handles.ts';
+import * as productOptions from './migrations/0029_product_options.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0026_order_cancellation': orderCancellation,
   '0027_returns': returns,
   '0028_product_handles': productHandles,
+  '0029_product_options': productOptions,
 };
 
 export class MigrationError extends Error {

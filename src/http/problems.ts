@@ -21,6 +21,8 @@ export const PROBLEMS = {
   stock_reserved: [409, 'On hand cannot go below what is reserved by pending orders.'],
   sku_unavailable: [409, 'Another variant of this store already uses that SKU.'],
   handle_unavailable: [409, 'Another product of this store already has that handle.'],
+  option_combination_taken: [409, 'Another variant of the product has the same option values.'],
+  option_in_use: [409, 'Variants use option values the change would remove.'],
   cart_completed: [409, 'The cart has been checked out and can no longer change.'],
   cart_empty: [409, 'The cart has no lines to check out.'],
   cart_changed: [409, 'A price or the stock changed since the cart was read; read it again.'],

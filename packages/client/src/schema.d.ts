@@ -2119,6 +2119,8 @@ export interface components {
       tags: string[];
       handle: string;
       seo: components['schemas']['Seo'];
+      /** @description Up to three options and their values, in order (D46): `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
+      options: components['schemas']['ProductOption'][];
       /** @description Card price; null without variants. */
       priceAmount: number | null;
       currency: string;
@@ -2666,6 +2668,10 @@ export interface components {
       productId: string;
       sku: string | null;
       label: string;
+      /** @description The variant’s value of each option of its product (`{"Size": "M", "Colour": "Blue"}`); one combination per variant of a product. `{}` for a product without options. */
+      options: {
+        [key: string]: string;
+      };
       priceAmount: number;
       compareAtAmount: number | null;
       onHand: number;
@@ -3349,6 +3355,8 @@ export interface components {
       /** @description The product’s name in URLs (D46): lower-case letters, digits and single hyphens, unique in the store. Made from the title when not given. */
       handle?: string;
       seo?: components['schemas']['SeoInput'];
+      /** @description Up to three options and their values, in order (D46): `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
+      options?: components['schemas']['ProductOption'][];
       variants: components['schemas']['NewVariant'][];
     };
     /** NewRefund */
@@ -3429,7 +3437,12 @@ export interface components {
     /** NewVariant */
     NewVariant: {
       sku?: string | null;
-      label: string;
+      /** @description Required without options; with options, made from their values when left out ("M / Blue"). */
+      label?: string;
+      /** @description The variant’s value of each option of its product (`{"Size": "M", "Colour": "Blue"}`); one combination per variant of a product. `{}` for a product without options. */
+      options?: {
+        [key: string]: string;
+      };
       /** @description Minor units (e.g. cents). */
       priceAmount: number;
       compareAtAmount?: number | null;
@@ -3817,6 +3830,8 @@ export interface components {
       /** @description A new handle; the previous one keeps answering with a 301 to it (`GET /storefront/v1/products/handle/{old}`). */
       handle?: string;
       seo?: components['schemas']['SeoInput'];
+      /** @description The options, replacing the list: values may be added, renamed options and values must not be in use (409 option_in_use names the variants). Adding an option to a product that has variants is refused the same way. */
+      options?: components['schemas']['ProductOption'][];
     };
     /**
      * ProductCreatedData
@@ -3911,6 +3926,8 @@ export interface components {
       currency: string;
       description: string;
       seo: components['schemas']['Seo'];
+      /** @description Up to three options and their values, in order (D46): `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
+      options: components['schemas']['ProductOption'][];
       variants: components['schemas']['Variant'][];
     };
     /**
@@ -3920,6 +3937,11 @@ export interface components {
     ProductMoved: {
       /** @description The product’s current handle. */
       handle: string;
+    };
+    /** ProductOption */
+    ProductOption: {
+      name: string;
+      values: string[];
     };
     /**
      * ProductUpdatedData
@@ -5069,6 +5091,10 @@ export interface components {
       id: string;
       sku: string | null;
       label: string;
+      /** @description The variant’s value of each option of its product (`{"Size": "M", "Colour": "Blue"}`); one combination per variant of a product. `{}` for a product without options. */
+      options: {
+        [key: string]: string;
+      };
       priceAmount: number;
       compareAtAmount: number | null;
       /** @description Live sellable stock; display data, not a reservation. */
@@ -5078,6 +5104,10 @@ export interface components {
     VariantChange: {
       sku?: string | null;
       label?: string;
+      /** @description The variant’s value of each option of its product (`{"Size": "M", "Colour": "Blue"}`); one combination per variant of a product. `{}` for a product without options. */
+      options?: {
+        [key: string]: string;
+      };
       /** @description Minor units (e.g. cents). */
       priceAmount?: number;
       compareAtAmount?: number | null;
