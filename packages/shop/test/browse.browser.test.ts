@@ -260,6 +260,93 @@ describe('the reference shop: browsing and the cart', () => {
     await context.close();
   });
 
+  test('a product with options: a control per option, an unavailable combination, a sold-out one, a deep link', async () => {
+    const shop = await openStore(h);
+    const created = await shop.admin.products.create({
+      title: 'Canvas jacket',
+      status: 'active',
+      options: [
+        { name: 'Size', values: ['S', 'M', 'L'] },
+        { name: 'Colour', values: ['Blue', 'Red'] },
+      ],
+      variants: [
+        { options: { Size: 'S', Colour: 'Blue' }, priceAmount: 2500, onHand: 3 },
+        { options: { Size: 'S', Colour: 'Red' }, priceAmount: 2600, onHand: 8 },
+        { options: { Size: 'M', Colour: 'Blue' }, priceAmount: 2700, onHand: 0 },
+        { options: { Size: 'M', Colour: 'Red' }, priceAmount: 2800, onHand: 9 },
+        { options: { Size: 'L', Colour: 'Blue' }, priceAmount: 3000, onHand: 4 },
+        // No L in Red.
+      ],
+    });
+    const id = (size: string, colour: string) => {
+      const found = created.variants.find((v) => v.options.Size === size && v.options.Colour === colour);
+      assert.ok(found, `${size} / ${colour}`);
+      return found.id;
+    };
+    const { context, page, problems } = await newPage(h);
+    const url = (variantId: string) => new RegExp(`/shop/products/${created.handle}\\?variant=${variantId}$`);
+    const size = page.getByRole('group', { name: /^Size: / });
+    const colour = page.getByRole('group', { name: /^Colour: / });
+    const price = page.locator('.product-price');
+    const availability = page.locator('.availability');
+
+    await page.goto(`/shop/products/${created.handle}`);
+    await page.getByRole('heading', { name: 'Canvas jacket', level: 1 }).waitFor();
+    // One control per option, the legend naming the chosen value; no single variant picker.
+    await page.getByRole('group', { name: 'Size: S' }).waitFor();
+    await page.getByRole('group', { name: 'Colour: Blue' }).waitFor();
+    assert.equal(await page.getByRole('group', { name: 'Option' }).count(), 0);
+    assert.equal(await size.getByRole('radio', { name: /^S$/ }).isChecked(), true);
+    assert.equal(await colour.getByRole('radio', { name: /^Blue$/ }).isChecked(), true);
+    assert.equal(await price.textContent(), '$25.00');
+    assert.equal(await availability.textContent(), 'Only 3 left');
+    await assertAccessible(page, 'product with options');
+
+    // Red: the price, availability and address follow; L has no Red variant.
+    await colour.getByRole('radio', { name: /^Red$/ }).check();
+    await page.waitForURL(url(id('S', 'Red')));
+    await page.getByRole('group', { name: 'Colour: Red' }).waitFor();
+    assert.equal(await price.textContent(), '$26.00');
+    assert.equal(await availability.textContent(), 'In stock');
+    await size.getByRole('radio', { name: 'L (unavailable)' }).waitFor();
+    await size.getByRole('radio', { name: /^M$/ }).waitFor();
+
+    // M in Red, then Blue: M in Blue is sold out, still chosen, and cannot be added.
+    await size.getByRole('radio', { name: /^M$/ }).check();
+    await page.waitForURL(url(id('M', 'Red')));
+    assert.equal(await price.textContent(), '$28.00');
+    const soldOutBlue = colour.getByRole('radio', { name: 'Blue (sold out)' });
+    await soldOutBlue.waitFor();
+    await soldOutBlue.check();
+    await page.waitForURL(url(id('M', 'Blue')));
+    await page.getByRole('group', { name: 'Size: M' }).waitFor();
+    await page.getByRole('group', { name: 'Colour: Blue' }).waitFor();
+    assert.equal(await availability.textContent(), 'Sold out');
+    assert.equal(await price.textContent(), '$27.00');
+    assert.equal(await page.getByRole('button', { name: 'Sold out' }).isDisabled(), true);
+    await assertAccessible(page, 'product with options, sold out');
+
+    // A direct link to L in Blue chooses both values; Red has no L.
+    await page.goto(`/shop/products/${created.handle}?variant=${id('L', 'Blue')}`);
+    await page.getByRole('group', { name: 'Size: L' }).waitFor();
+    await page.getByRole('group', { name: 'Colour: Blue' }).waitFor();
+    assert.equal(await size.getByRole('radio', { name: /^L$/ }).isChecked(), true);
+    assert.equal(await colour.getByRole('radio', { name: /^Blue$/ }).isChecked(), true);
+    assert.equal(await price.textContent(), '$30.00');
+    assert.equal(await availability.textContent(), 'Only 4 left');
+    await assertAccessible(page, 'product with options by a direct link');
+
+    // An unavailable value still leads to a variant that has it.
+    await colour.getByRole('radio', { name: 'Red (unavailable)' }).check();
+    await page.waitForURL(url(id('S', 'Red')));
+    await page.getByRole('group', { name: 'Size: S' }).waitFor();
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await page.getByText('Added 1 × Canvas jacket (S / Red) to your cart.').waitFor();
+
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test('without a publishable key the shop says how to set one', async () => {
     h.useKey(null);
     const { context, page, problems } = await newPage(h);

@@ -1,4 +1,4 @@
-/** A product by its handle: variant picker, prices, availability, add to cart; its SEO title and description. */
+/** A product by its handle: a control per option (else a variant picker), prices, availability, add to cart; its SEO title and description. */
 import type { Product } from '@storefront/client';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, isStatus, shopApi } from '../api.ts';
@@ -23,6 +23,137 @@ function availability(variant: Variant): string {
   if (variant.available === 0) return 'Sold out';
   if (variant.available <= 5) return `Only ${variant.available} left`;
   return 'In stock';
+}
+
+/** More values than this and an option is a select, not a row of radio buttons. */
+const MAX_RADIOS = 8;
+
+type ValueState = 'available' | 'sold-out' | 'unavailable' | 'none';
+
+/** A value of one option beside the other chosen values: its variant in stock, sold out, or none such. */
+function valueState(product: Product, current: Variant, name: string, value: string): ValueState {
+  const match = product.variants.find((candidate) =>
+    product.options.every((option) =>
+      option.name === name
+        ? candidate.options[option.name] === value
+        : candidate.options[option.name] === current.options[option.name],
+    ),
+  );
+  if (match) return match.available === 0 ? 'sold-out' : 'available';
+  return product.variants.some((candidate) => candidate.options[name] === value) ? 'unavailable' : 'none';
+}
+
+/**
+ * The variant for a value of one option: the one that keeps most of the other chosen values, in
+ * stock before sold out. A value with no variant beside the others still leads to one that has it.
+ */
+function variantFor(product: Product, current: Variant, name: string, value: string): Variant | undefined {
+  let best: Variant | undefined;
+  let bestScore = -1;
+  for (const candidate of product.variants) {
+    if (candidate.options[name] !== value) continue;
+    const kept = product.options.filter(
+      (option) => option.name !== name && candidate.options[option.name] === current.options[option.name],
+    ).length;
+    const score = kept * 2 + (candidate.available > 0 ? 1 : 0);
+    if (score > bestScore) {
+      best = candidate;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+const STATE_TEXT: Record<ValueState, string | null> = {
+  available: null,
+  'sold-out': 'sold out',
+  unavailable: 'unavailable',
+  none: 'unavailable',
+};
+
+/** One control per option (D46): radio buttons, or a select for a long list; each value says whether it can be had. */
+function OptionPicker({
+  product,
+  variant,
+  onChoose,
+}: {
+  product: Product;
+  variant: Variant;
+  onChoose: (next: Variant) => void;
+}) {
+  function pick(name: string, value: string) {
+    const next = variantFor(product, variant, name, value);
+    if (next && next.id !== variant.id) onChoose(next);
+  }
+  return (
+    <div class="option-pickers">
+      {product.options.map((option, index) => {
+        const chosen = variant.options[option.name];
+        const legend = (
+          <legend>
+            {option.name}
+            {chosen === undefined ? null : <span class="option-chosen">: {chosen}</span>}
+          </legend>
+        );
+        if (option.values.length > MAX_RADIOS) {
+          return (
+            <fieldset key={option.name} class="variant-picker">
+              {legend}
+              <select
+                class="option-select"
+                aria-label={option.name}
+                value={chosen ?? ''}
+                onChange={(event) => pick(option.name, event.currentTarget.value)}
+              >
+                {chosen === undefined ? <option value="">Choose</option> : null}
+                {option.values.map((value) => {
+                  const state = valueState(product, variant, option.name, value);
+                  const note = STATE_TEXT[state];
+                  return (
+                    <option key={value} value={value} disabled={state === 'none'}>
+                      {note ? `${value} (${note})` : value}
+                    </option>
+                  );
+                })}
+              </select>
+            </fieldset>
+          );
+        }
+        return (
+          <fieldset key={option.name} class="variant-picker">
+            {legend}
+            {option.values.map((value) => {
+              const state = valueState(product, variant, option.name, value);
+              const note = STATE_TEXT[state];
+              return (
+                <label
+                  key={value}
+                  class={
+                    state === 'sold-out'
+                      ? 'variant variant-sold-out'
+                      : state === 'available'
+                        ? 'variant'
+                        : 'variant variant-unavailable'
+                  }
+                >
+                  <input
+                    type="radio"
+                    name={`option-${index}`}
+                    value={value}
+                    checked={value === chosen}
+                    disabled={state === 'none'}
+                    onChange={() => pick(option.name, value)}
+                  />
+                  <span>{value}</span>
+                  {note ? <span class="muted"> ({note})</span> : null}
+                </label>
+              );
+            })}
+          </fieldset>
+        );
+      })}
+    </div>
+  );
 }
 
 /** A product id, as old links (`/shop/products/{uuid}`) carry it. */
@@ -127,7 +258,9 @@ function ProductView({ product }: { product: Product }) {
           />
         </p>
         <form onSubmit={(event) => void add(event)} class="product-form">
-          {product.variants.length > 1 ? (
+          {product.options.length > 0 ? (
+            <OptionPicker product={product} variant={variant} onChoose={choose} />
+          ) : product.variants.length > 1 ? (
             <fieldset class="variant-picker">
               <legend>Option</legend>
               {product.variants.map((option) => (
