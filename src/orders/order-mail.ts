@@ -12,6 +12,23 @@ import type { FulfillmentRow, OrderRow, RefundRow, ReturnRow } from './orders.ta
 
 const m = (amount: number, currency: string) => formatMoney({ amount, currency: currency.trim() });
 
+/** Store mail to the order's buyer (from the store's sender, Reply-To the store), on the order's timeline. */
+function mailBuyer(
+  deps: { db: Kysely<Database> },
+  order: Pick<OrderRow, 'store_id' | 'id' | 'email'>,
+  kind: string,
+  mail: { subject: string; text: string },
+): Promise<string> {
+  return enqueueMail(deps.db, {
+    storeId: order.store_id,
+    tier: 'store',
+    kind,
+    to: order.email,
+    about: `order:${order.id}`,
+    ...mail,
+  });
+}
+
 /** An address under its title, as the country writes it, indented; nothing without one. */
 function addressBlock(title: string, address: OrderRow['shipping_address']): string[] {
   return address ? ['', title, ...formatAddress(address).map((line) => `  ${line}`)] : [];
@@ -68,12 +85,7 @@ export async function queueOrderConfirmation(
     '',
     'Reply to this email if you have any questions.',
   ].join('\n');
-  await enqueueMail(deps.db, {
-    storeId: order.store_id,
-    tier: 'store',
-    kind: 'order_confirmation',
-    to: order.email,
-    about: `order:${order.id}`,
+  await mailBuyer(deps, order, 'order_confirmation', {
     subject: `Order #${order.number} confirmed`,
     text,
   });
@@ -113,12 +125,7 @@ export async function queueShippingConfirmation(
     '',
     'Reply to this email if you have any questions.',
   ].join('\n');
-  await enqueueMail(deps.db, {
-    storeId: order.store_id,
-    tier: 'store',
-    kind: 'shipping_confirmation',
-    to: order.email,
-    about: `order:${order.id}`,
+  await mailBuyer(deps, order, 'shipping_confirmation', {
     subject: `Order #${order.number} has shipped`,
     text,
   });
@@ -132,12 +139,7 @@ export async function queueRefundNotice(
   amount: number,
 ): Promise<void> {
   const c = order.currency;
-  await enqueueMail(deps.db, {
-    storeId: order.store_id,
-    tier: 'store',
-    kind: 'refund_notice',
-    to: order.email,
-    about: `order:${order.id}`,
+  await mailBuyer(deps, order, 'refund_notice', {
     subject: `Refund for order #${order.number}`,
     text: [
       `${storeName} has refunded ${m(amount, c)} for order #${order.number}.`,
@@ -206,12 +208,7 @@ export async function queueCancellationNotice(
   refundAmount: number,
 ): Promise<void> {
   const c = order.currency;
-  await enqueueMail(deps.db, {
-    storeId: order.store_id,
-    tier: 'store',
-    kind: 'order_cancelled',
-    to: order.email,
-    about: `order:${order.id}`,
+  await mailBuyer(deps, order, 'order_cancelled', {
     subject: `Order #${order.number} was cancelled`,
     text: [
       `${storeName} has cancelled your order #${order.number} (${m(order.total_amount, c)}).`,
@@ -236,12 +233,7 @@ export async function queueReturnNotice(
   received: ReturnRow,
 ): Promise<void> {
   const c = order.currency;
-  await enqueueMail(deps.db, {
-    storeId: order.store_id,
-    tier: 'store',
-    kind: 'return_received',
-    to: order.email,
-    about: `order:${order.id}`,
+  await mailBuyer(deps, order, 'return_received', {
     subject: `We received your return for order #${order.number}`,
     text: [
       `${storeName} has received these items of your order #${order.number}:`,
