@@ -28,7 +28,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { pino } from 'pino';
-import { pgliteParsers } from '../src/db/database.ts';
+import { pgliteOptions } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import type { Database } from '../src/db/tables.ts';
 import { recordEvent } from '../src/events/events.ts';
@@ -203,7 +203,7 @@ const IDLE_MS = 4000;
 
 async function openDatabases(options: Options, counter: StatementCounter): Promise<Opened> {
   if (options.databaseUrl === null) {
-    const pglite = await PGlite.create({ parsers: pgliteParsers });
+    const pglite = await PGlite.create({ ...pgliteOptions });
     const plain = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
     const counted = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }), log: counter.log });
     return {

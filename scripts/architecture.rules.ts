@@ -41,6 +41,7 @@ export const LAYERS: Record<string, Layer> = {
   apps: 'features',
   webhooks: 'features',
   email: 'features',
+  media: 'features',
   // The composition: builds everything and wires dependencies; nothing below imports it.
   'app.ts': 'composition',
   'server.ts': 'composition',
@@ -117,7 +118,7 @@ export const FILE_RULES: IForbiddenRuleType[] = [
   {
     name: 'optional-packages-on-demand',
     comment:
-      'Packages only some configurations or requests use (Stripe, Redis, nodemailer, undici, the /docs page) ' +
+      'Packages only some configurations or requests use (Stripe, Redis, nodemailer, undici, sharp, the /docs page) ' +
       'are loaded by `await import()` where needed, so that a start does not load them ' +
       '(decision `optional-packages-on-demand`). ' +
       'Their adapters below import them statically and are themselves imported on demand.',
@@ -127,7 +128,7 @@ export const FILE_RULES: IForbiddenRuleType[] = [
       pathNot: String.raw`^src/(payments/stripe\.provider|ratelimit/ratelimit\.redis-store)\.ts$`,
     },
     to: {
-      path: '(^|/)node_modules/(stripe|ioredis|nodemailer|undici|@scalar/fastify-api-reference)/',
+      path: '(^|/)node_modules/(stripe|ioredis|nodemailer|undici|sharp|@scalar/fastify-api-reference)/',
       dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'],
     },
   },

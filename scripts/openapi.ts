@@ -13,7 +13,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { openDatabase, pgliteParsers } from '../src/db/database.ts';
+import { openDatabase, pgliteOptions } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createRuntime } from '../src/runtime.ts';
 
@@ -27,7 +27,7 @@ export async function generateOpenApi(): Promise<string> {
   const db = await openDatabase({
     databaseUrl: null,
     dataDir: '',
-    pglite: await PGlite.create({ parsers: pgliteParsers }),
+    pglite: await PGlite.create({ ...pgliteOptions }),
   });
   try {
     await migrateToLatest(db.kysely);

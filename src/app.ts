@@ -37,6 +37,9 @@ import { idempotentRoutes } from './idempotency/idempotency.hook.ts';
 import { pricingAdminRoutes } from './pricing/pricing.admin-routes.ts';
 import { shippingAdminRoutes } from './shipping/shipping.admin-routes.ts';
 import { overviewAdminRoutes } from './overview/overview.admin-routes.ts';
+import { mediaAdminRoutes } from './media/media.admin-routes.ts';
+import { WorkLimiter } from './media/media.images.ts';
+import { mediaRoutes } from './media/media.routes.ts';
 import { applyProviderEvent } from './orders/provider-events.service.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { createRateLimiter } from './ratelimit/ratelimit.limiter.ts';
@@ -218,6 +221,17 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     signInLimit: config.rateLimits.signIn,
   };
   const orders = ordersDeps(runtime, app.log);
+  // One bound on image work per process (decodes of uploads and resizes alike): decision
+  // `media-resize-bound`.
+  const media = {
+    db: runtime.db.kysely,
+    storage: runtime.media,
+    limiter: new WorkLimiter({
+      concurrency: config.media.resizeConcurrency,
+      queue: config.media.resizeQueue,
+    }),
+    maxBytes: config.media.maxBytes,
+  };
   app.addHook('onReady', () => rateLimiter.start());
   app.addHook('onClose', () => rateLimiter.close());
   app.addHook('onClose', () => webhookSender.close());
@@ -267,6 +281,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   registerDocsRoutes(app, { prefix: '/docs', configuration: docsConfiguration(options.docsKey) });
 
   await app.register(healthRoutes, { deps: { ping: () => ping(runtime.db.kysely) } });
+  await app.register(mediaRoutes, { deps: media });
   await app.register(paymentsRoutes, {
     deps: { payments, onEvent: (event, log) => applyProviderEvent({ ...orders, log }, event) },
   });
@@ -306,6 +321,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       await admin.register(settingsAdminRoutes, { deps: services });
       await admin.register(keysAdminRoutes, { deps: keysDeps });
       await admin.register(catalogAdminRoutes, { deps: services });
+      await admin.register(mediaAdminRoutes, { deps: media });
       await admin.register(contentAdminRoutes, { deps: services });
       await admin.register(themesAdminRoutes, { deps: services });
       await admin.register(appsAdminRoutes, { deps: services });

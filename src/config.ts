@@ -5,6 +5,7 @@ import { boolean, ConfigError, duration, durationList, integer, read, url, type 
 import { loadEmailIdentityConfig, type EmailIdentityConfig } from './email/email.config.ts';
 import { loadPaymentsConfig, type PaymentsConfig } from './payments/payments.config.ts';
 import type { MailTransportConfig } from './mail/mail.config.ts';
+import type { MediaConfig } from './media/media.config.ts';
 import type { RateLimitConfig } from './ratelimit/ratelimit.config.ts';
 import { loadWebhookConfig, type WebhookConfig } from './webhooks/webhooks.config.ts';
 
@@ -84,6 +85,8 @@ export interface Config {
   readonly payments: PaymentsConfig;
   readonly webhooks: WebhookConfig;
   readonly emailIdentity: EmailIdentityConfig;
+  /** Uploaded images (D47): storage, upload size and the bound on resizing work. */
+  readonly media: MediaConfig;
   /**
    * Production mode (NODE_ENV=production, D51): development conveniences are off unless named
    * explicitly: no dev mailbox, no demo seed by default, EMAIL_TRANSPORT must be given.
@@ -234,6 +237,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     payments: loadPaymentsConfig(env),
     webhooks: loadWebhookConfig(env),
     emailIdentity: loadEmailIdentityConfig(env),
+    media: media(env, dataDir),
     production,
     adminUi: boolean(env, 'ADMIN_UI', true),
     shopUi: boolean(env, 'SHOP_UI', true),
@@ -268,6 +272,20 @@ function rateLimits(env: Env): RateLimitConfig {
     ipWrite,
     signIn: integer(env, 'RATE_LIMIT_SIGN_IN', 20, 1, 10_000_000),
     domainVerify: integer(env, 'RATE_LIMIT_DOMAIN_VERIFY', 5, 1, 10_000_000),
+  });
+}
+
+/** MEDIA_*: where uploads are kept (only the local adapter is built), their size, the resize bound. */
+function media(env: Env, dataDir: string): MediaConfig {
+  const storage = read(env, 'MEDIA_STORAGE') ?? 'local';
+  if (storage !== 'local')
+    throw new ConfigError('MEDIA_STORAGE', 'local (S3-compatible storage is not built yet)', storage);
+  return Object.freeze({
+    storage,
+    dir: path.join(dataDir, 'media'),
+    maxBytes: integer(env, 'MEDIA_MAX_MB', 10, 1, 100) * 1024 * 1024,
+    resizeConcurrency: integer(env, 'MEDIA_RESIZE_CONCURRENCY', 2, 1, 64),
+    resizeQueue: integer(env, 'MEDIA_RESIZE_QUEUE', 32, 0, 10_000),
   });
 }
 

@@ -22,6 +22,7 @@ import { startWorkers } from './workers/runner.ts';
 import { systemClock } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
 import { progressReporter } from './lib/progress.ts';
+import { LocalMediaStorage } from './media/media.storage.ts';
 
 const HELP = `storefront: multi-tenant online-store service
 
@@ -290,6 +291,7 @@ async function run(argv: string[]): Promise<void> {
           ...deps(db),
           baseUrl: config.publicBaseUrl,
           keyring: await loadKeyring(db.kysely, config),
+          media: new LocalMediaStorage(config.media.dir),
         }),
       );
       process.stdout.write(

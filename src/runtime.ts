@@ -5,6 +5,7 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import { CursorCodec } from './lib/cursors.ts';
 import type { Keyring } from './lib/keyring.ts';
 import type { Log } from './lib/log.ts';
+import { LocalMediaStorage, type MediaStorage } from './media/media.storage.ts';
 import type { OrdersDeps } from './orders/orders.deps.ts';
 import { createPayments, type Payments } from './payments/payments.setup.ts';
 import { loadKeyring } from './secrets/keyring.loader.ts';
@@ -29,6 +30,8 @@ export interface Runtime {
   signals: WorkerSignals;
   /** The payment provider (built here, never inside the app). */
   payments: Payments;
+  /** Where uploaded images are kept (MEDIA_STORAGE, D47). */
+  media: MediaStorage;
 }
 
 export async function createRuntime(
@@ -48,6 +51,7 @@ export async function createRuntime(
     services: { db: db.kysely, clock, cursors },
     signals: options.signals ?? new WorkerSignals(),
     payments: await createPayments(config.payments, { db: db.kysely, keyring, log: options.log, clock }),
+    media: new LocalMediaStorage(config.media.dir),
   };
 }
 

@@ -31,6 +31,7 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
         sessions,
         baseUrl: config.publicBaseUrl,
         keyring: runtime.keyring,
+        media: runtime.media,
       })
     : null;
   // The key of the reference shop and of /docs "Try it" (decision `shop-publishable-key`): the

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { PageQueryWith } from '../http/schemas.ts';
+import { PageQuery, PageQueryWith } from '../http/schemas.ts';
 
 const Amount = Type.Integer({
   minimum: 0,
@@ -12,7 +12,13 @@ export const ProductStatusSchema = Type.Union([
   Type.Literal('active'),
   Type.Literal('archived'),
 ]);
-const Image = Type.Union([Type.String({ maxLength: 2048, description: 'An https URL.' }), Type.Null()]);
+const Image = Type.Union([
+  Type.String({
+    maxLength: 2048,
+    description: 'An https URL. Products with `images` have the first one’s URL here, set by the server.',
+  }),
+  Type.Null(),
+]);
 const Tags = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 });
 const Sku = Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()]);
 const Handle = Type.String({
@@ -57,6 +63,47 @@ const SeoInputSchema = Type.Object(
   { title: 'SeoInput', additionalProperties: false, description: 'Blank or null clears a field.' },
 );
 
+/** An image of a product (D47): a media of the store with its alt text, in the merchant's order. */
+export const ProductImageSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'The media id.' }),
+    url: Type.String({
+      description:
+        'A path on this server (`/media/…`), immutable; add `?w=` (160, 320, 640, 960, 1280, 1920) for a resized copy in WebP or AVIF.',
+    }),
+    alt: Type.Union([Type.String(), Type.Null()], { description: 'Alt text; null: none given.' }),
+    width: Type.Integer({ minimum: 1 }),
+    height: Type.Integer({ minimum: 1 }),
+  },
+  { title: 'ProductImage' },
+);
+export type ProductImage = Static<typeof ProductImageSchema>;
+
+/** At most this many images per product. */
+export const MAX_IMAGES = 20;
+
+const ImagesInputSchema = Type.Array(
+  Type.Object(
+    {
+      mediaId: Type.String({
+        format: 'uuid',
+        description: 'An uploaded image of this store (`POST /media`).',
+      }),
+      alt: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+    },
+    { title: 'ProductImageInput', additionalProperties: false },
+  ),
+  {
+    maxItems: MAX_IMAGES,
+    description:
+      'The product’s images in order, replacing the list; each a media of this store, at most once. The first is the card’s `image`. A variant whose image leaves the list shows the product’s again.',
+  },
+);
+const ImageId = Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+  description:
+    'The image this variant shows: the media id of one of its product’s images; null: the product’s.',
+});
+
 // ---- Storefront shapes (spec 2.3–2.6) ----
 
 export const ProductCardSchema = Type.Object(
@@ -76,6 +123,104 @@ export const ProductCardSchema = Type.Object(
 );
 export type ProductCard = Static<typeof ProductCardSchema>;
 
+// ---- Storefront search (D48) ----
+
+const SearchFilters = {
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'Words to find: each must begin a word of the title, a SKU, a tag, an option value or the description, or (from 4 letters) be close to a word of the title ("hodie" finds "Hoodie"). Case and accents do not matter.',
+    }),
+  ),
+  collection: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Only products in the collection with this slug.',
+    }),
+  ),
+  tag: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: 'Only products with this tag (any case).' }),
+  ),
+  minPrice: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description: 'Only products with a variant at this price or above (minor units).',
+    }),
+  ),
+  maxPrice: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description: 'Only products with a variant at this price or below (minor units).',
+    }),
+  ),
+  available: Type.Optional(
+    Type.Boolean({
+      description: '`true`: only products with a variant in stock (`false` is the same as leaving it out).',
+    }),
+  ),
+};
+
+/**
+ * `option.<Name>=<value>` filters (repeatable: any of the values). Price, stock and option values
+ * are matched on one variant: `option.Size=M&available=true` finds products whose M is in stock.
+ */
+const OptionFilters = {
+  '^option\\.[^\\s].{0,59}$': Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 }),
+};
+
+export const SearchSortSchema = Type.Union(
+  [
+    Type.Literal('relevance'),
+    Type.Literal('newest'),
+    Type.Literal('oldest'),
+    Type.Literal('price_asc'),
+    Type.Literal('price_desc'),
+    Type.Literal('title_asc'),
+  ],
+  {
+    description:
+      '`relevance` (the default with `q`; without it, `oldest`), `newest`, `oldest` (the default without `q`: the spec’s order), `price_asc`, `price_desc` (by the card price), `title_asc`. Each has its own cursor.',
+  },
+);
+
+export const ProductSearchQuerySchema = Type.Object(
+  { ...PageQuery.properties, ...SearchFilters, sort: Type.Optional(SearchSortSchema) },
+  { additionalProperties: false, patternProperties: OptionFilters },
+);
+
+export const ProductFacetsQuerySchema = Type.Object(SearchFilters, {
+  additionalProperties: false,
+  patternProperties: OptionFilters,
+});
+
+export const ProductFacetsSchema = Type.Object(
+  {
+    total: Type.Integer({ minimum: 0, description: 'How many products the search finds.' }),
+    options: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        values: Type.Array(Type.Object({ value: Type.String(), count: Type.Integer({ minimum: 1 }) })),
+      }),
+      { description: 'Per option name, its values among the found products’ variants, most found first.' },
+    ),
+    price: Type.Object(
+      { min: Type.Union([Type.Integer(), Type.Null()]), max: Type.Union([Type.Integer(), Type.Null()]) },
+      { description: 'The lowest and highest variant price of the found products; null when none is found.' },
+    ),
+    collections: Type.Array(
+      Type.Object({ slug: Type.String(), title: Type.String(), count: Type.Integer({ minimum: 1 }) }),
+    ),
+    available: Type.Object({
+      count: Type.Integer({ minimum: 0, description: 'Found products with a variant in stock.' }),
+    }),
+  },
+  { title: 'ProductFacets' },
+);
+export type ProductFacets = Static<typeof ProductFacetsSchema>;
+
 export const StorefrontVariantSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -88,6 +233,7 @@ export const StorefrontVariantSchema = Type.Object(
       minimum: 0,
       description: 'Live sellable stock; display data, not a reservation.',
     }),
+    imageId: ImageId,
   },
   { title: 'Variant' },
 );
@@ -105,6 +251,7 @@ export const ProductDetailSchema = Type.Object(
     description: Type.String(),
     seo: SeoSchema,
     options: OptionsSchema,
+    images: Type.Array(ProductImageSchema, { description: 'In order; the first is the card’s `image`.' }),
     variants: Type.Array(StorefrontVariantSchema),
   },
   { title: 'ProductDetail' },
@@ -112,7 +259,19 @@ export const ProductDetailSchema = Type.Object(
 export type ProductDetail = Static<typeof ProductDetailSchema>;
 
 export const CollectionCardSchema = Type.Object(
-  { id: Type.String({ format: 'uuid' }), title: Type.String(), slug: Type.String() },
+  {
+    id: Type.String({ format: 'uuid' }),
+    title: Type.String(),
+    slug: Type.String(),
+    productCount: Type.Integer({ minimum: 0, description: 'How many active products it holds.' }),
+    priceRange: Type.Union([Type.Object({ min: Type.Integer(), max: Type.Integer() }), Type.Null()], {
+      description:
+        'The lowest and highest card price (`priceAmount`, minor units in the store currency) of its active products; null when it holds none with a price.',
+    }),
+    onSale: Type.Boolean({
+      description: 'Whether any of its active products is on sale (its card has a `compareAtAmount`).',
+    }),
+  },
   { title: 'Collection' },
 );
 export type CollectionCard = Static<typeof CollectionCardSchema>;
@@ -145,6 +304,7 @@ export const VariantInputSchema = Type.Object(
     onHand: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
     weightGrams: Type.Optional(Type.Union([WeightGrams, Type.Null()])),
     requiresShipping: Type.Optional(RequiresShipping),
+    imageId: Type.Optional(ImageId),
   },
   { title: 'NewVariant', additionalProperties: false },
 );
@@ -160,6 +320,13 @@ export const VariantPatchSchema = Type.Object(
     onHand: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
     weightGrams: Type.Optional(Type.Union([WeightGrams, Type.Null()])),
     requiresShipping: Type.Optional(RequiresShipping),
+    imageId: Type.Optional(ImageId),
+    archived: Type.Optional(
+      Type.Boolean({
+        description:
+          '`true` archives the variant (D46): kept with its history, but not sold, not on the storefront, not searched, not in the card price, its combination free for another variant. `false` brings it back (409 option_in_use when its values are no longer the product’s, option_combination_taken when another variant took its combination).',
+      }),
+    ),
   },
   { title: 'VariantChange', additionalProperties: false },
 );
@@ -181,6 +348,8 @@ export const AdminVariantSchema = Type.Object(
       description: 'Grams, for weight-based shipping; null when not given.',
     }),
     requiresShipping: Type.Boolean({ description: 'False for what is not shipped (gift cards, downloads).' }),
+    imageId: ImageId,
+    archived: Type.Boolean({ description: 'Archived (D46): kept, but not sold and not on the storefront.' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -198,6 +367,7 @@ export const ProductInputSchema = Type.Object(
     handle: Type.Optional(Handle),
     seo: Type.Optional(SeoInputSchema),
     options: Type.Optional(OptionsSchema),
+    images: Type.Optional(ImagesInputSchema),
     variants: Type.Array(VariantInputSchema, { maxItems: 100 }),
   },
   { title: 'NewProduct', additionalProperties: false },
@@ -220,8 +390,15 @@ export const ProductPatchSchema = Type.Object(
     options: Type.Optional({
       ...OptionsSchema,
       description:
-        'The options, replacing the list: values may be added, renamed options and values must not be in use (409 option_in_use names the variants). Adding an option to a product that has variants is refused the same way.',
+        'The options, replacing the list: values may be added; a removed or renamed option or value must not be used by a live variant (409 option_in_use names the variants) unless `strandedVariants` is `archive`. Adding an option to a product that has variants is the same.',
     }),
+    strandedVariants: Type.Optional(
+      Type.Union([Type.Literal('refuse'), Type.Literal('archive')], {
+        description:
+          'With `options`: what happens to live variants the new options leave without a value of theirs. `refuse` (default): 409 option_in_use. `archive`: they are archived in the same change (never deleted); an active product keeps at least one live variant.',
+      }),
+    ),
+    images: Type.Optional(ImagesInputSchema),
   },
   { title: 'ProductChange', additionalProperties: false },
 );
@@ -238,6 +415,7 @@ export const AdminProductSchema = Type.Object(
     handle: Type.String(),
     seo: SeoSchema,
     options: OptionsSchema,
+    images: Type.Array(ProductImageSchema, { description: 'In order; the first is the card’s `image`.' }),
     priceAmount: Type.Union([Type.Integer(), Type.Null()], {
       description: 'Card price; null without variants.',
     }),
@@ -250,6 +428,35 @@ export const AdminProductSchema = Type.Object(
 );
 export type AdminProduct = Static<typeof AdminProductSchema>;
 
+/**
+ * A product is low on stock at this many sellable units or fewer (summed over its variants): the
+ * same number as the Home page's low-stock list by default (`lowStockThreshold` of the overview).
+ */
+export const LOW_STOCK_THRESHOLD = 5;
+
+export const ProductStockFilterSchema = Type.Union(
+  [Type.Literal('in_stock'), Type.Literal('low'), Type.Literal('out')],
+  {
+    description: `By sellable stock, the sum of the product's variants' \`available\` (max(0, onHand − reserved); 0 without variants): \`in_stock\` more than 0, \`low\` ${LOW_STOCK_THRESHOLD} or fewer (out of stock included), \`out\` 0.`,
+  },
+);
+export type ProductStockFilter = Static<typeof ProductStockFilterSchema>;
+
+export const ProductSortSchema = Type.Union(
+  [
+    Type.Literal('created_asc'),
+    Type.Literal('created_desc'),
+    Type.Literal('title_asc'),
+    Type.Literal('price_asc'),
+    Type.Literal('price_desc'),
+  ],
+  {
+    description:
+      'The order: by creation time, oldest first (`created_asc`, the default) or newest first; by title A–Z (case and accents ignored); by the card price (the lowest variant price), low to high or high to low, products without variants last. Ties are broken by id. A cursor belongs to its sort.',
+  },
+);
+export type ProductSort = Static<typeof ProductSortSchema>;
+
 export const AdminProductsQuerySchema = PageQueryWith({
   status: Type.Optional(ProductStatusSchema),
   q: Type.Optional(
@@ -260,6 +467,15 @@ export const AdminProductsQuerySchema = PageQueryWith({
         'Search: products whose title contains it, or with a variant whose SKU contains it (case-insensitive).',
     }),
   ),
+  collection: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description:
+        "Only the products of this collection (manual or smart, any status); an unknown collection's id matches nothing.",
+    }),
+  ),
+  stock: Type.Optional(ProductStockFilterSchema),
+  sort: Type.Optional(ProductSortSchema),
 });
 export type AdminProductsQuery = Static<typeof AdminProductsQuerySchema>;
 

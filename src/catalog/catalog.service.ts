@@ -4,8 +4,13 @@ import { notFound } from '../lib/errors.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
 import type { CollectionCard, ProductCard, ProductDetail } from './catalog.schemas.ts';
 import type { ProductRow } from './catalog.tables.ts';
-import { activeMemberCardsQuery, collectionsQuery, findCollectionBySlug } from './collections.repository.ts';
+import {
+  activeMemberCardsQuery,
+  collectionCardsQuery,
+  findCollectionBySlug,
+} from './collections.repository.ts';
 import { available } from './inventory.ts';
+import { productImages } from './product-images.ts';
 import {
   activeCardsQuery,
   findActiveProduct,
@@ -67,10 +72,11 @@ export async function getProductDetail(
   storeId: string,
   productId: string,
 ): Promise<ProductDetail> {
-  const [product, variants, currency] = await Promise.all([
+  const [product, variants, currency, images] = await Promise.all([
     findActiveProduct(deps.db, storeId, productId),
     variantsOfProduct(deps.db, storeId, productId),
     storeCurrency(deps, storeId),
+    productImages(deps.db, storeId, [productId]),
   ]);
   if (!product) throw notFound('No active product with that id in this store.');
   return {
@@ -78,15 +84,20 @@ export async function getProductDetail(
     description: product.description,
     seo: { title: product.seo_title, description: product.seo_description },
     options: product.options,
-    variants: variants.map((v) => ({
-      id: v.id,
-      sku: v.sku,
-      label: v.label,
-      options: v.options,
-      priceAmount: v.price_amount,
-      compareAtAmount: v.compare_at_amount,
-      available: available(v),
-    })),
+    images: images.get(productId) ?? [],
+    // Archived variants (D46) are not on the storefront.
+    variants: variants
+      .filter((v) => v.archived_at === null)
+      .map((v) => ({
+        id: v.id,
+        sku: v.sku,
+        label: v.label,
+        options: v.options,
+        priceAmount: v.price_amount,
+        compareAtAmount: v.compare_at_amount,
+        available: available(v),
+        imageId: v.image_id,
+      })),
   };
 }
 
@@ -105,6 +116,29 @@ export async function getProductByHandle(
   return { product: await getProductDetail(deps, storeId, found.id) };
 }
 
+function toCollectionCard(row: {
+  id: string;
+  title: string;
+  slug: string;
+  product_count: number;
+  min_price: number | null;
+  max_price: number | null;
+  on_sale: boolean;
+}): CollectionCard {
+  return {
+    id: row.id,
+    title: row.title,
+    slug: row.slug,
+    productCount: Number(row.product_count),
+    priceRange:
+      row.min_price === null || row.max_price === null
+        ? null
+        : { min: Number(row.min_price), max: Number(row.max_price) },
+    onSale: row.on_sale,
+  };
+}
+
+/** The store's collections as cards (with their active products' count, price range and sale), by creation time. */
 export function listCollectionCards(
   deps: Pick<CatalogDeps, 'db' | 'cursors'>,
   storeId: string,
@@ -113,13 +147,10 @@ export function listCollectionCards(
   return byCreated(
     deps.cursors,
     `${storeId}:collections`,
-    collectionsQuery(deps.db, storeId),
+    collectionCardsQuery(deps.db, storeId),
     page,
-    (row) => ({
-      id: row.id,
-      title: row.title,
-      slug: row.slug,
-    }),
+    toCollectionCard,
+    'c.',
   );
 }
 
@@ -128,9 +159,9 @@ export async function getCollectionCard(
   storeId: string,
   slug: string,
 ): Promise<CollectionCard> {
-  const row = await findCollectionBySlug(deps.db, storeId, slug);
+  const row = await collectionCardsQuery(deps.db, storeId).where('c.slug', '=', slug).executeTakeFirst();
   if (!row) throw notFound(`No collection with the slug "${slug}".`);
-  return { id: row.id, title: row.title, slug: row.slug };
+  return toCollectionCard(row);
 }
 
 /** A collection's active products: manual ones in the merchant's order, smart ones by creation time. */
@@ -140,7 +171,8 @@ export async function listCollectionProductCards(
   slug: string,
   page: Page,
 ): Promise<ListPage<ProductCard>> {
-  const collection = await getCollectionCard(deps, storeId, slug);
+  const collection = await findCollectionBySlug(deps.db, storeId, slug);
+  if (!collection) throw notFound(`No collection with the slug "${slug}".`);
   const [currency, rows] = await Promise.all([
     storeCurrency(deps, storeId),
     keysetPage({

@@ -1,9 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { readCached, type ReadCache } from '../http/read-cache.ts';
+import { ANY_STOCK, readCached, type ReadCache } from '../http/read-cache.ts';
 import { requireStorefront } from '../http/principals.ts';
 import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
-import { CollectionCardSchema, ProductCardSchema, ProductDetailSchema } from './catalog.schemas.ts';
+import {
+  CollectionCardSchema,
+  ProductCardSchema,
+  ProductDetailSchema,
+  ProductFacetsQuerySchema,
+  ProductFacetsSchema,
+  ProductSearchQuerySchema,
+} from './catalog.schemas.ts';
+import { isSearch, productFacets, searchProductCards, type SearchParams } from './search.service.ts';
 import {
   getCollectionCard,
   getProductByHandle,
@@ -26,20 +35,50 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
   readCache: ReadCache | null;
 }> = async (app, { deps, readCache }) => {
   const cached = readCached(readCache);
+  /**
+   * A search filtered by stock shows the stock of any product: stale when any of it moves. (Read
+   * before validation on a cache hit, so `available` may still be the text "true".)
+   */
+  const stockOfSearch = (request: FastifyRequest) =>
+    String((request.query as { available?: unknown }).available) === 'true' ? ANY_STOCK : null;
   app.get(
     '/products',
     {
       schema: {
         operationId: 'listProducts',
         tags,
-        summary: 'Active products as cards',
-        description: 'Ordered by creation time. Cursor-paginated.',
-        querystring: PageQuery,
+        summary: 'Active products as cards; search, filter and sort them',
+        description:
+          'Without search parameters: every active product, ordered by creation time (the spec’s list). With `q`, `collection`, `tag`, `minPrice`, `maxPrice`, `available`, `option.<Name>` (repeatable; e.g. `option.Size=M`) or `sort`: a search (D48), only active products, ordered by `sort`. Cursor-paginated for every sort; a cursor belongs to its search (another query, filter or sort answers 400).',
+        querystring: ProductSearchQuerySchema,
         response: { 200: Page(ProductCardSchema), ...problemResponses },
       },
-      ...cached,
+      ...readCached(readCache, stockOfSearch),
     },
-    async (request) => listProductCards(deps, requireStorefront(request).storeId, request.query),
+    async (request) => {
+      const { storeId } = requireStorefront(request);
+      const query = request.query as SearchParams;
+      return isSearch(query)
+        ? searchProductCards(deps, storeId, query)
+        : listProductCards(deps, storeId, query);
+    },
+  );
+
+  app.get(
+    '/products/facets',
+    {
+      schema: {
+        operationId: 'getProductFacets',
+        tags,
+        summary: 'Facets of a search: option values, price range, collections, stock',
+        description:
+          'The same filters as `GET /products` (D48); every count is over the products that search finds (an option value counts the found products with a variant of that value).',
+        querystring: ProductFacetsQuerySchema,
+        response: { 200: ProductFacetsSchema, ...problemResponses },
+      },
+      ...readCached(readCache, () => ANY_STOCK),
+    },
+    async (request) => productFacets(deps, requireStorefront(request).storeId, request.query as SearchParams),
   );
 
   app.get(
@@ -81,9 +120,8 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
           ...problemResponses,
         },
       },
-      // ETag, Cache-Control and 304s as every catalog read, without the process's cache (its body
-      // shows the stock of a product the URL does not name).
-      ...readCached(null),
+      // Its body shows the stock of a product the URL does not name: stale when any stock moves.
+      ...readCached(readCache, () => ANY_STOCK),
     },
     async (request, reply) => {
       const found = await getProductByHandle(deps, requireStorefront(request).storeId, request.params.handle);

@@ -58,10 +58,24 @@ export interface VariantTable {
   requires_shipping: ColumnType<boolean, boolean | undefined, boolean>;
   /** D46: its value of each of its product's options ({} without options); unique per product. */
   options: ColumnType<Record<string, string>, string | undefined, string>;
+  /** D47: the image it shows, one of its product's images (a media id); null: the product's. */
+  image_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D46: set when archived (not sold, not on the storefront, its combination free); null while live. */
+  archived_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
 export type VariantRow = Selectable<VariantTable>;
+
+/** A product's image (D47): a media of the store, in the merchant's order, with its alt text. */
+export interface ProductImageTable {
+  store_id: string;
+  product_id: string;
+  media_id: string;
+  position: number;
+  alt: string | null;
+}
+export type ProductImageRow = Selectable<ProductImageTable>;
 
 export type CollectionKind = 'manual' | 'smart';
 
@@ -99,6 +113,7 @@ export interface CatalogTables {
   products: ProductTable;
   product_handle_redirects: ProductHandleRedirectTable;
   variants: VariantTable;
+  product_images: ProductImageTable;
   collections: CollectionTable;
   collection_products: CollectionProductTable;
 }

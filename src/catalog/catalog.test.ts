@@ -111,6 +111,7 @@ describe('admin products', () => {
       description: 'A fine thing.',
       seo: { title: null, description: null },
       options: [],
+      images: [],
       variants: [
         {
           id: created.variants[0]!.id,
@@ -120,6 +121,7 @@ describe('admin products', () => {
           priceAmount: 1500,
           compareAtAmount: 2000,
           available: 5,
+          imageId: null,
         },
         {
           id: created.variants[1]!.id,
@@ -129,6 +131,7 @@ describe('admin products', () => {
           priceAmount: 1200,
           compareAtAmount: null,
           available: 0,
+          imageId: null,
         },
       ],
     });
@@ -412,13 +415,18 @@ describe('collections', () => {
     await t.admin(shop).patch(`/collections/${collection.id}`, { productIds: [p2.id, p3.id] });
     assert.deepEqual(await walk(shop, '/collections/picks/products', 2), [p2.id, p3.id]);
 
-    assert.deepEqual((await t.storefront(shop).get('/collections/picks')).json(), {
+    // Two active products, each with a card price of 12.00 (the large size, not on sale).
+    const card = {
       id: collection.id,
       title: 'Picks',
       slug: 'picks',
-    });
+      productCount: 2,
+      priceRange: { min: 1200, max: 1200 },
+      onSale: false,
+    };
+    assert.deepEqual((await t.storefront(shop).get('/collections/picks')).json(), card);
     assert.deepEqual((await t.storefront(shop).get('/collections')).json(), {
-      items: [{ id: collection.id, title: 'Picks', slug: 'picks' }],
+      items: [card],
       nextCursor: null,
     });
     assert.equal((await t.storefront(shop).get('/collections/nope')).statusCode, 404);

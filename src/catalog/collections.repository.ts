@@ -51,6 +51,49 @@ export function findCollectionBySlug(
     .executeTakeFirst();
 }
 
+/**
+ * Collections as the storefront's cards, each with its active products' count, the range of their
+ * card prices (`products.price_amount`) and whether one is on sale (a card `compare_at_amount`, set
+ * only when above the price): one aggregate per collection in a lateral join of the same query,
+ * over `collection_products_order_idx`, never a query per collection. For keyset pagination on
+ * (c.created_at, c.id).
+ */
+export function collectionCardsQuery(db: Kysely<Database>, storeId: string) {
+  return db
+    .selectFrom('collections as c')
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('collection_products as cp')
+          .innerJoin('products as p', (join) =>
+            join.onRef('p.store_id', '=', 'cp.store_id').onRef('p.id', '=', 'cp.product_id'),
+          )
+          .select((agg) => [
+            agg.fn.countAll<number>().as('product_count'),
+            agg.fn.min<number | null>('p.price_amount').as('min_price'),
+            agg.fn.max<number | null>('p.price_amount').as('max_price'),
+            sql<boolean>`coalesce(bool_or(p.compare_at_amount IS NOT NULL), false)`.as('on_sale'),
+          ])
+          .whereRef('cp.store_id', '=', 'c.store_id')
+          .whereRef('cp.collection_id', '=', 'c.id')
+          .where('p.status', '=', 'active')
+          .as('stats'),
+      // An aggregate without GROUP BY answers one row, also for a collection without products.
+      (join) => join.onTrue(),
+    )
+    .select([
+      'c.id',
+      'c.title',
+      'c.slug',
+      'c.created_at',
+      'stats.product_count',
+      'stats.min_price',
+      'stats.max_price',
+      'stats.on_sale',
+    ])
+    .where('c.store_id', '=', storeId);
+}
+
 export async function countSmartCollections(db: Kysely<Database>, storeId: string): Promise<number> {
   const row = await db
     .selectFrom('collections')

@@ -176,6 +176,34 @@ describe('product handles (D46)', () => {
     assert.equal(await card(), 1500, 'the Large is the cheapest now');
   });
 
+  test('a read by handle is cached, and shows stock moves within a second', async () => {
+    const shop = await createTestStore(t);
+    const product = await made(shop, { title: 'Stocked Scarf' });
+    const read = async () => {
+      const response = await byHandle(shop, 'stocked-scarf');
+      assert.equal(response.statusCode, 200, response.body);
+      return response;
+    };
+    const first = await read();
+    assert.equal(first.json<{ variants: { available: number }[] }>().variants[0]!.available, 3);
+    const etag = first.headers.etag as string;
+    const revalidated = await t
+      .storefront(shop)
+      .get('/products/handle/stocked-scarf', { 'if-none-match': etag });
+    assert.equal(revalidated.statusCode, 304);
+    const variant = (await t.admin(shop).get(`/products/${product.id}`)).json<{
+      variants: { id: string }[];
+    }>().variants[0]!.id;
+    assert.equal((await t.admin(shop).patch(`/variants/${variant}`, { onHand: 1 })).statusCode, 200);
+    const until = Date.now() + 1500;
+    let available = 3;
+    while (available !== 1 && Date.now() < until) {
+      available = (await read()).json<{ variants: { available: number }[] }>().variants[0]!.available;
+      if (available !== 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(available, 1);
+  });
+
   test('the migration gives existing products handles, oldest first, and the same title a number', async () => {
     const rows = await sql<{ handle: string }>`
       SELECT storefront_handle_of(title) AS handle FROM (VALUES ('Crème Brûlée'), ('  --  '), (${'x'.repeat(120)})) AS v(title)`.execute(

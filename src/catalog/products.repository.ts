@@ -10,6 +10,7 @@ import {
 import type { Database } from '../db/tables.ts';
 import { eventInsert, type NewEvent } from '../events/events.ts';
 import type {
+  ProductImageRow,
   ProductOption,
   ProductRow,
   ProductStatus,
@@ -22,15 +23,90 @@ import type {
 
 // Products
 
+/** Bounds on a product's sellable stock (`sellableStock`): more than `above`, at most `atMost`. */
+export interface StockBounds {
+  above?: number;
+  atMost?: number;
+}
+
 export function productsQuery(
   db: Kysely<Database>,
   storeId: string,
-  filter: { status?: ProductStatus | undefined; q?: string | undefined } = {},
+  filter: {
+    status?: ProductStatus | undefined;
+    q?: string | undefined;
+    /** Only the members of this collection (manual or smart: smart membership is kept in collection_products). */
+    collectionId?: string | undefined;
+    stock?: StockBounds | undefined;
+  } = {},
 ): SelectQueryBuilder<Database, 'products', ProductRow> {
   let query = db.selectFrom('products').selectAll().where('store_id', '=', storeId);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.q) query = query.where(matchesSearch(storeId, filter.q));
+  if (filter.collectionId !== undefined) query = query.where(inCollection(storeId, filter.collectionId));
+  if (filter.stock?.above !== undefined)
+    query = query.where(sql<SqlBool>`${sellableStock(storeId)} > ${filter.stock.above}`);
+  if (filter.stock?.atMost !== undefined)
+    query = query.where(sql<SqlBool>`${sellableStock(storeId)} <= ${filter.stock.atMost}`);
   return query;
+}
+
+function inCollection(storeId: string, collectionId: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`EXISTS (
+    SELECT 1 FROM collection_products cp
+    WHERE cp.store_id = ${storeId}::uuid AND cp.collection_id = ${collectionId}::uuid AND cp.product_id = products.id)`;
+}
+
+/**
+ * A product's sellable stock: the sum of its variants' available units, max(0, on_hand − reserved)
+ * each (an oversold variant counts 0, not less) over its live variants (archived ones are not sold),
+ * 0 without variants.
+ */
+function sellableStock(storeId: string): RawBuilder<number> {
+  return sql<number>`coalesce((
+    SELECT sum(greatest(v.on_hand - v.reserved, 0)) FROM variants v
+    WHERE v.store_id = ${storeId}::uuid AND v.product_id = products.id AND v.archived_at IS NULL), 0)`;
+}
+
+/** The admin list's orders other than by creation time (`productsInOrder`). */
+export type ProductOrder = 'title_asc' | 'price_asc' | 'price_desc';
+
+/** Combining marks, dropped after NFKD so that "Éclair" sorts as "eclair". */
+const COMBINING_MARKS = '[\u0300-\u036f]';
+
+/**
+ * `query`'s products with their sort key for `order` as columns of the subquery `sorted`, for
+ * keyset pagination on `(sorted.sort_rank, sorted.sort_value, sorted.id)`, every column ascending
+ * (`title_asc`, `price_asc`) or descending (`price_desc`):
+ *
+ * - by title: `sort_value` is the title lower-cased with accents folded, compared byte by byte
+ *   (COLLATE "C": the same order on every database, whatever its locale); `sort_rank` is 0;
+ * - by price: `sort_value` is the card price (the lowest variant price) and `sort_rank` puts the
+ *   products without one (no variants) last in either direction.
+ */
+export function productsInOrder(
+  db: Kysely<Database>,
+  query: SelectQueryBuilder<Database, 'products', ProductRow>,
+  order: ProductOrder,
+) {
+  let rank: RawBuilder<number>;
+  let value: RawBuilder<string | number>;
+  switch (order) {
+    case 'title_asc':
+      rank = sql<number>`0`;
+      value = sql<string>`lower(regexp_replace(normalize(products.title, NFKD), ${COMBINING_MARKS}, '', 'g')) COLLATE "C"`;
+      break;
+    case 'price_asc':
+      rank = sql<number>`CASE WHEN products.price_amount IS NULL THEN 1 ELSE 0 END`;
+      value = sql<number>`coalesce(products.price_amount, 0)`;
+      break;
+    case 'price_desc':
+      rank = sql<number>`CASE WHEN products.price_amount IS NULL THEN 0 ELSE 1 END`;
+      value = sql<number>`coalesce(products.price_amount, 0)`;
+      break;
+  }
+  const keyed = query.select([rank.as('sort_rank'), value.as('sort_value')]);
+  return db.selectFrom(keyed.as('sorted')).selectAll('sorted');
 }
 
 /**
@@ -147,6 +223,8 @@ export interface BulkProductRow {
   tags: string[];
   price_amount: number;
   created_at: Date;
+  /** Its variants' SKUs in position order, space-separated (search, D48): the variants' insert then leaves the row alone. */
+  search_skus: string;
 }
 
 /**
@@ -161,11 +239,11 @@ export async function insertBulkProducts(
 ): Promise<void> {
   if (products.length === 0) return;
   await sql`
-    INSERT INTO products (store_id, id, title, description, status, image, tags, price_amount, created_at)
-    SELECT store_id, id, title, description, status, image, tags, price_amount, created_at
+    INSERT INTO products (store_id, id, title, description, status, image, tags, price_amount, created_at, search_skus)
+    SELECT store_id, id, title, description, status, image, tags, price_amount, created_at, search_skus
     FROM json_to_recordset(${JSON.stringify(products)}::json) AS r(
       store_id uuid, id uuid, title text, description text, status text, image text, tags text[],
-      price_amount bigint, created_at timestamptz)`.execute(db);
+      price_amount bigint, created_at timestamptz, search_skus text)`.execute(db);
 }
 
 export async function updateProductRow(
@@ -196,10 +274,10 @@ export async function refreshCardPrice(
     .set({
       price_amount: sql<
         number | null
-      >`(SELECT min(v.price_amount) FROM variants v WHERE v.store_id = ${storeId}::uuid AND v.product_id = ${productId}::uuid)`,
+      >`(SELECT min(v.price_amount) FROM variants v WHERE v.store_id = ${storeId}::uuid AND v.product_id = ${productId}::uuid AND v.archived_at IS NULL)`,
       compare_at_amount: sql<number | null>`(
         SELECT CASE WHEN v.compare_at_amount > v.price_amount THEN v.compare_at_amount END
-        FROM variants v WHERE v.store_id = ${storeId}::uuid AND v.product_id = ${productId}::uuid
+        FROM variants v WHERE v.store_id = ${storeId}::uuid AND v.product_id = ${productId}::uuid AND v.archived_at IS NULL
         ORDER BY v.price_amount, v.position LIMIT 1)`,
     })
     .where('store_id', '=', storeId)
@@ -352,7 +430,7 @@ export function variantsOfProduct(
     .execute();
 }
 
-/** Up to `limit` variant ids of a product. */
+/** Up to `limit` ids of a product's live (not archived) variants. */
 export async function variantIdsOfProduct(
   db: Kysely<Database>,
   storeId: string,
@@ -364,6 +442,7 @@ export async function variantIdsOfProduct(
     .select('id')
     .where('store_id', '=', storeId)
     .where('product_id', '=', productId)
+    .where('archived_at', 'is', null)
     .limit(limit)
     .execute();
   return rows.map((row) => row.id);
@@ -512,6 +591,7 @@ export function findSellableVariants(db: Kysely<Database>, storeId: string, vari
     .where('v.store_id', '=', storeId)
     .where('v.id', 'in', [...variantIds])
     .where('p.status', '=', 'active')
+    .where('v.archived_at', 'is', null)
     .execute();
 }
 
@@ -564,6 +644,7 @@ export async function lowStockVariants(
     )
     .where('v.store_id', '=', storeId)
     .where('p.status', '=', 'active')
+    .where('v.archived_at', 'is', null)
     .where(sql<boolean>`v.on_hand - v.reserved <= ${threshold}`);
   const [rows, total] = await Promise.all([
     low
@@ -636,7 +717,8 @@ export function reserveIfAvailable(
                 .select(sql`1`.as('one'))
                 .where('p.store_id', '=', storeId)
                 .whereRef('p.id', '=', 'variants.product_id')
-                .where('p.status', '=', 'active'),
+                .where('p.status', '=', 'active')
+                .where(sql<boolean>`variants.archived_at IS NULL`),
             )
             .$castTo<boolean>()
             .as('sellable'),
@@ -745,4 +827,67 @@ export function takeFromOnHand(
     .where('id', '=', variantId)
     .returning(['product_id', 'on_hand', 'reserved'])
     .executeTakeFirstOrThrow();
+}
+
+// Images (D47)
+
+/** The images of the given products, by product and position. */
+export function imagesOfProducts(
+  db: Kysely<Database>,
+  storeId: string,
+  productIds: readonly string[],
+): Promise<ProductImageRow[]> {
+  if (productIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('product_images')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('product_id', 'in', [...productIds])
+    .orderBy('product_id')
+    .orderBy('position')
+    .execute();
+}
+
+/**
+ * Makes `images` the product's images, in their order: the images no longer listed are deleted
+ * (a variant that showed one shows the product's again: its foreign key sets it to null), the
+ * others kept with their new position and alt text.
+ */
+export async function replaceProductImages(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+  images: readonly { mediaId: string; alt: string | null }[],
+): Promise<void> {
+  await db
+    .deleteFrom('product_images')
+    .where('store_id', '=', storeId)
+    .where('product_id', '=', productId)
+    .$if(images.length > 0, (qb) =>
+      qb.where(
+        'media_id',
+        'not in',
+        images.map((image) => image.mediaId),
+      ),
+    )
+    .execute();
+  if (images.length === 0) return;
+  await db
+    .insertInto('product_images')
+    .values(
+      images.map((image, position) => ({
+        store_id: storeId,
+        product_id: productId,
+        media_id: image.mediaId,
+        position,
+        alt: image.alt,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['store_id', 'product_id', 'media_id']).doUpdateSet((eb) => ({
+        position: eb.ref('excluded.position'),
+        alt: eb.ref('excluded.alt'),
+      })),
+    )
+    .execute();
 }

@@ -1,25 +1,28 @@
 import type { EmittedData } from '../events/events.schemas.ts';
 import type { ProductCreatedData, ProductDeletedData, ProductUpdatedData } from './catalog.events.ts';
 import type { Kysely, Transaction } from 'kysely';
-import { byCreated } from '../db/keyset.ts';
+import { byCreated, keysetPage } from '../db/keyset.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import { uuidV7 } from '../lib/uuid.ts';
-import type {
-  AdminProduct,
-  AdminProductsQuery,
-  AdminVariant,
-  ProductInput,
-  ProductPatch,
-  VariantInput,
-  VariantPatch,
+import {
+  LOW_STOCK_THRESHOLD,
+  type AdminProduct,
+  type AdminProductsQuery,
+  type AdminVariant,
+  type ProductInput,
+  type ProductPatch,
+  type ProductStockFilter,
+  type VariantInput,
+  type VariantPatch,
 } from './catalog.schemas.ts';
 import { storeCurrency, type CatalogDeps } from './catalog.service.ts';
 import type { ProductOption, ProductRow, ProductStatus, VariantRow } from './catalog.tables.ts';
 import { combinationKey, labelOf, normalizeOptions, variantOptions } from './options.ts';
+import { checkImages, productImages, sameImages, type CheckedImage } from './product-images.ts';
 import { refreshSmartMembership } from './collections.repository.ts';
 import { available, setOnHand } from './inventory.ts';
 import {
@@ -27,6 +30,7 @@ import {
   deleteProductRow,
   deleteVariantRow,
   findProduct,
+  imagesOfProducts,
   findTakenSku,
   findVariant,
   insertProduct,
@@ -37,8 +41,10 @@ import {
   insertVariants,
   lockProduct,
   lockVariant,
+  productsInOrder,
   productsQuery,
   refreshCardPrice,
+  replaceProductImages,
   takeHandle,
   updateProductRow,
   updateVariantRow,
@@ -46,6 +52,7 @@ import {
   variantIdsOfProduct,
   variantsOfProduct,
   variantsOfProducts,
+  type StockBounds,
 } from './products.repository.ts';
 
 export const MAX_VARIANTS = 100;
@@ -65,10 +72,18 @@ export function toAdminVariant(row: VariantRow): AdminVariant {
     available: available(row),
     weightGrams: row.weight_grams,
     requiresShipping: row.requires_shipping,
+    imageId: row.image_id,
+    archived: row.archived_at !== null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
 }
+
+const imageWithImages: FieldError = {
+  pointer: '/image',
+  detail: 'must be left out when images are given: the card image is the first of them',
+};
+const notAnImageOfTheProduct = 'must be the mediaId of one of the product’s images';
 
 /** An image is an https URL (the storefront embeds it; http would be mixed content). */
 export function checkImage(image: string | null | undefined, pointer = '/image'): FieldError[] {
@@ -183,13 +198,11 @@ export async function toAdminProducts(
   rows: ProductRow[],
 ): Promise<AdminProduct[]> {
   if (rows.length === 0) return [];
-  const [variants, currency] = await Promise.all([
-    variantsOfProducts(
-      deps.db,
-      storeId,
-      rows.map((r) => r.id),
-    ),
+  const ids = rows.map((r) => r.id);
+  const [variants, currency, images] = await Promise.all([
+    variantsOfProducts(deps.db, storeId, ids),
     storeCurrency(deps, storeId),
+    productImages(deps.db, storeId, ids),
   ]);
   const byProduct = new Map<string, AdminVariant[]>();
   for (const variant of variants) {
@@ -207,6 +220,7 @@ export async function toAdminProducts(
     handle: row.handle,
     seo: { title: row.seo_title, description: row.seo_description },
     options: row.options,
+    images: images.get(row.id) ?? [],
     priceAmount: row.price_amount,
     currency,
     variants: byProduct.get(row.id) ?? [],
@@ -215,9 +229,19 @@ export async function toAdminProducts(
   }));
 }
 
+/** The sellable stock each `stock` filter of the admin list asks for. */
+const STOCK_BOUNDS: Record<ProductStockFilter, StockBounds> = {
+  in_stock: { above: 0 },
+  low: { atMost: LOW_STOCK_THRESHOLD },
+  out: { atMost: 0 },
+};
+
 /**
- * All products of the store (any status, or one), by creation time; with `q`, those whose title or
- * a variant's SKU contains it. A cursor is bound to its filter and search (its scope).
+ * All products of the store (any status, or one): with `q`, those whose title or a variant's SKU
+ * contains it; with `collection`, that collection's; with `stock`, those whose sellable stock is in
+ * that band. By creation time, oldest first unless `sort` says otherwise. A cursor is bound to its
+ * filters, search and sort (its scope): one from another list is 400. The scope of the default
+ * order is the one it had before `sort` existed, so cursors handed out earlier stay valid.
  */
 export async function listProducts(
   deps: Pick<CatalogDeps, 'db' | 'cursors'>,
@@ -225,14 +249,33 @@ export async function listProducts(
   query: AdminProductsQuery,
 ): Promise<ListPage<AdminProduct>> {
   const q = query.q?.trim() || undefined;
-  const scope = `${storeId}:admin-products:${query.status ?? '*'}${q === undefined ? '' : `:q=${JSON.stringify(q)}`}`;
-  const page = await byCreated(
-    deps.cursors,
-    scope,
-    productsQuery(deps.db, storeId, { status: query.status, q }),
-    query,
-    (row) => row,
-  );
+  const sort = query.sort ?? 'created_asc';
+  const scope = [
+    `${storeId}:admin-products:${query.status ?? '*'}`,
+    q === undefined ? '' : `:q=${JSON.stringify(q)}`,
+    query.collection === undefined ? '' : `:collection=${query.collection}`,
+    query.stock === undefined ? '' : `:stock=${query.stock}`,
+    sort === 'created_asc' ? '' : `:sort=${sort}`,
+  ].join('');
+  const filtered = productsQuery(deps.db, storeId, {
+    status: query.status,
+    q,
+    collectionId: query.collection,
+    stock: query.stock === undefined ? undefined : STOCK_BOUNDS[query.stock],
+  });
+  const page: ListPage<ProductRow> =
+    sort === 'created_asc' || sort === 'created_desc'
+      ? await byCreated(deps.cursors, scope, filtered, query, (row) => row, '', sort === 'created_desc')
+      : await keysetPage({
+          cursors: deps.cursors,
+          scope,
+          query: productsInOrder(deps.db, filtered, sort),
+          columns: ['sorted.sort_rank', 'sorted.sort_value', 'sorted.id'],
+          position: (row) => [row.sort_rank, row.sort_value, row.id],
+          page: query,
+          toItem: (row): ProductRow => row,
+          descending: sort === 'price_desc',
+        });
   return { items: await toAdminProducts(deps, storeId, page.items), nextCursor: page.nextCursor };
 }
 
@@ -289,6 +332,18 @@ export async function createProduct(
       skus.push({ sku, pointer: `/variants/${i}/sku` });
     }
   });
+  const images = await checkImages(deps.db, storeId, input.images, errors);
+  if (images !== undefined) {
+    if (input.image) errors.push(imageWithImages);
+    const ids = new Set(images.map((image) => image.mediaId));
+    input.variants.forEach((variant, i) => {
+      if (variant.imageId && !ids.has(variant.imageId))
+        errors.push({ pointer: `/variants/${i}/imageId`, detail: notAnImageOfTheProduct });
+    });
+  } else if (input.variants.some((variant) => variant.imageId)) {
+    const i = input.variants.findIndex((variant) => variant.imageId);
+    errors.push({ pointer: `/variants/${i}/imageId`, detail: notAnImageOfTheProduct });
+  }
   if (errors.length > 0) throw validationFailed('The product is invalid.', errors);
 
   const now = deps.clock.now();
@@ -300,7 +355,7 @@ export async function createProduct(
         title: input.title.trim(),
         description: input.description ?? '',
         status: input.status,
-        image: input.image ?? null,
+        image: images ? (images[0]?.url ?? null) : (input.image ?? null),
         tags,
         priceAmount: input.variants.length > 0 ? Math.min(...input.variants.map((v) => v.priceAmount)) : null,
         compareAtAmount: cardCompareAt(input.variants),
@@ -311,6 +366,7 @@ export async function createProduct(
         now,
       });
       if (input.handle !== undefined) await takeHandle(trx, storeId, product.id, product.handle, null);
+      if (images?.length) await replaceProductImages(trx, storeId, product.id, images);
       if (input.variants.length > 0) {
         await insertVariants(
           trx,
@@ -326,6 +382,7 @@ export async function createProduct(
             on_hand: variant.onHand,
             weight_grams: variant.weightGrams ?? null,
             requires_shipping: variant.requiresShipping ?? true,
+            image_id: variant.imageId ?? null,
             created_at: now,
             updated_at: now,
           })),
@@ -410,10 +467,12 @@ export async function updateProduct(
   if (patch.title !== undefined && patch.title.trim() === '')
     errors.push({ pointer: '/title', detail: 'must not be blank' });
   const options = normalizeOptions(patch.options, errors);
+  const images = await checkImages(deps.db, storeId, patch.images, errors);
+  if (images !== undefined && patch.image) errors.push(imageWithImages);
   if (errors.length > 0) throw validationFailed('The product change is invalid.', errors);
 
   try {
-    await changeProduct(deps, storeId, productId, patch, tags, options);
+    await changeProduct(deps, storeId, productId, patch, tags, options, images);
   } catch (error) {
     if (isUniqueViolation(error, 'products_handle_idx')) throw handleTaken(patch.handle ?? '');
     throw error;
@@ -422,31 +481,47 @@ export async function updateProduct(
 }
 
 /**
- * New options must still fit every variant of the product (D46): 409 `option_in_use`, naming the
- * variants, when a variant's value would be gone (a removed or renamed option or value) or a new
- * option would leave variants without a value.
+ * New options must still fit every live variant of the product (D46): a variant whose value would
+ * be gone (a removed or renamed option or value), or that lacks a value of a new option, is
+ * refused with 409 `option_in_use` naming the variants, or archived with `strandedVariants:
+ * "archive"` (never deleted). Archived variants need not fit. An active product keeps one live
+ * variant either way.
  */
-async function assertOptionsFit(
+async function fitOptions(
   trx: Transaction<Database>,
   storeId: string,
-  productId: string,
+  product: { id: string; status: ProductStatus },
   options: readonly ProductOption[],
-): Promise<void> {
-  const variants = await variantsOfProduct(trx, storeId, productId);
-  const misfits = variants.filter((variant) => {
-    const errors: FieldError[] = [];
-    const fitted = variantOptions(options, variant.options, '', errors);
-    return errors.length > 0 || combinationKey(fitted) !== combinationKey(variant.options);
-  });
-  if (misfits.length > 0)
+  strategy: 'refuse' | 'archive',
+  now: Date,
+): Promise<boolean> {
+  const variants = (await variantsOfProduct(trx, storeId, product.id)).filter((v) => v.archived_at === null);
+  const misfits = variants.filter((variant) => !fitsOptions(options, variant.options));
+  if (misfits.length === 0) return false;
+  if (strategy === 'refuse' || (product.status === 'active' && misfits.length === variants.length))
     throw new AppError(
       'option_in_use',
       409,
       `These variants use option values the change would remove, or lack a value of a new option: ${misfits
         .map((variant) => `"${variant.label}"`)
-        .join(', ')}. Change or delete them first.`,
+        .join(', ')}. ${
+        strategy === 'refuse'
+          ? 'Change or delete them first, or send strandedVariants: "archive" to archive them.'
+          : 'An active product keeps at least one live variant.'
+      }`,
       { errors: [{ pointer: '/options', detail: 'does not fit every variant of the product' }] },
     );
+  for (const variant of misfits)
+    await updateVariantRow(trx, storeId, variant.id, { archived_at: now, updated_at: now });
+  await refreshCardPrice(trx, storeId, product.id);
+  return true;
+}
+
+/** Whether a variant's values are exactly one of each of the options, from their values. */
+function fitsOptions(options: readonly ProductOption[], values: Record<string, string>): boolean {
+  const errors: FieldError[] = [];
+  const fitted = variantOptions(options, values, '', errors);
+  return errors.length === 0 && combinationKey(fitted) === combinationKey(values);
 }
 
 async function changeProduct(
@@ -456,10 +531,40 @@ async function changeProduct(
   patch: ProductPatch,
   tags: string[] | undefined,
   options: ProductOption[] | undefined,
+  images: CheckedImage[] | undefined,
 ): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const current = await lockExistingProduct(trx, storeId, productId);
-    if (options !== undefined) await assertOptionsFit(trx, storeId, productId, options);
+    // With images (D47), the card image is the first one's: `image` is the server's to set.
+    let image = patch.image !== undefined ? patch.image : current.image;
+    let imagesChanged = false;
+    if (images !== undefined || patch.image !== undefined) {
+      const had = (await imagesOfProducts(trx, storeId, [productId])).map((row) => ({
+        mediaId: row.media_id,
+        alt: row.alt,
+      }));
+      if (images !== undefined) {
+        imagesChanged = !sameImages(had, images);
+        image = images[0]?.url ?? null;
+      } else if (had.length > 0) {
+        throw validationFailed('The product has images: its card image is the first of them.', [
+          {
+            pointer: '/image',
+            detail: 'must be left out while the product has images: change `images` instead',
+          },
+        ]);
+      }
+    }
+    const archived =
+      options !== undefined &&
+      (await fitOptions(
+        trx,
+        storeId,
+        current,
+        options,
+        patch.strandedVariants ?? 'refuse',
+        deps.clock.now(),
+      ));
     const status = patch.status ?? current.status;
     if (status === 'active' && current.price_amount === null) {
       throw validationFailed('An active product needs at least one variant.', [
@@ -472,7 +577,7 @@ async function changeProduct(
       title: patch.title?.trim() ?? current.title,
       description: patch.description ?? current.description,
       status,
-      image: patch.image !== undefined ? patch.image : current.image,
+      image,
       tags: tags ?? current.tags,
       handle: patch.handle ?? current.handle,
       seo_title: seoTitle === undefined ? current.seo_title : seoTitle,
@@ -480,6 +585,8 @@ async function changeProduct(
       options: options ?? current.options,
     };
     const changed =
+      imagesChanged ||
+      archived ||
       next.title !== current.title ||
       next.description !== current.description ||
       next.image !== current.image ||
@@ -496,6 +603,7 @@ async function changeProduct(
     });
     if (next.handle !== current.handle)
       await takeHandle(trx, storeId, productId, next.handle, current.handle);
+    if (imagesChanged) await replaceProductImages(trx, storeId, productId, images!);
     await refreshSmartMembership(trx, storeId, { productIds: [productId] });
     await recordVisibilityChange(trx, storeId, productId, current.status, status, changed);
   });
@@ -518,6 +626,20 @@ export async function deleteProduct(
       });
     }
   });
+}
+
+/** A variant's image is one of its product's (D47): 400 at `/imageId` otherwise. */
+async function assertImageOfProduct(
+  trx: Transaction<Database>,
+  storeId: string,
+  productId: string,
+  imageId: string,
+): Promise<void> {
+  const images = await imagesOfProducts(trx, storeId, [productId]);
+  if (!images.some((image) => image.media_id === imageId))
+    throw validationFailed('A variant shows one of its product’s images.', [
+      { pointer: '/imageId', detail: notAnImageOfTheProduct },
+    ]);
 }
 
 async function findExistingVariant(
@@ -546,6 +668,7 @@ export async function addVariant(
       const optionErrors: FieldError[] = [];
       const made = optionsAndLabel(product.options, input, '', optionErrors);
       if (optionErrors.length > 0) throw validationFailed('The variant is invalid.', optionErrors);
+      if (input.imageId) await assertImageOfProduct(trx, storeId, productId, input.imageId);
       if (sku) await assertSkusFree(trx, storeId, [{ sku, pointer: '/sku' }]);
       const last = await variantCountAndLastPosition(trx, storeId, productId);
       if (last.count >= MAX_VARIANTS) {
@@ -564,6 +687,7 @@ export async function addVariant(
         on_hand: input.onHand,
         weight_grams: input.weightGrams ?? null,
         requires_shipping: input.requiresShipping ?? true,
+        image_id: input.imageId ?? null,
         created_at: now,
         updated_at: now,
       });
@@ -600,6 +724,7 @@ export async function updateVariant(
       const current = await lockVariant(trx, storeId, variantId);
       if (!current) throw noVariant();
       if (sku) await assertSkusFree(trx, storeId, [{ sku, pointer: '/sku' }], variantId);
+      if (patch.imageId) await assertImageOfProduct(trx, storeId, product.id, patch.imageId);
       // New option values: checked against the product's; the label follows them unless given.
       let options: { options: Record<string, string>; label: string } | undefined;
       if (patch.options !== undefined) {
@@ -608,8 +733,12 @@ export async function updateVariant(
         if (optionErrors.length > 0) throw validationFailed('The variant change is invalid.', optionErrors);
       }
       const now = deps.clock.now();
+      const archiving = patch.archived !== undefined && patch.archived !== (current.archived_at !== null);
+      if (archiving)
+        await assertArchivable(trx, storeId, product, current, patch.archived!, options?.options);
       const row = await updateVariantRow(trx, storeId, variantId, {
         updated_at: now,
+        ...(archiving ? { archived_at: patch.archived ? now : null } : {}),
         ...(sku !== undefined ? { sku } : {}),
         ...(options ? { options: JSON.stringify(options.options), label: options.label } : {}),
         ...(patch.label !== undefined ? { label: patch.label.trim() } : {}),
@@ -617,6 +746,7 @@ export async function updateVariant(
         ...(patch.compareAtAmount !== undefined ? { compare_at_amount: patch.compareAtAmount } : {}),
         ...(patch.weightGrams !== undefined ? { weight_grams: patch.weightGrams } : {}),
         ...(patch.requiresShipping !== undefined ? { requires_shipping: patch.requiresShipping } : {}),
+        ...(patch.imageId !== undefined ? { image_id: patch.imageId } : {}),
       });
       const fieldsChanged =
         row.sku !== current.sku ||
@@ -625,11 +755,13 @@ export async function updateVariant(
         row.price_amount !== current.price_amount ||
         row.compare_at_amount !== current.compare_at_amount ||
         row.weight_grams !== current.weight_grams ||
-        row.requires_shipping !== current.requires_shipping;
+        row.requires_shipping !== current.requires_shipping ||
+        row.image_id !== current.image_id ||
+        archiving;
       const stockChanged =
         patch.onHand !== undefined &&
         available({ on_hand: patch.onHand, reserved: current.reserved }) !== available(current);
-      if (row.price_amount !== current.price_amount) {
+      if (row.price_amount !== current.price_amount || archiving) {
         await refreshCardPrice(trx, storeId, product.id);
         await refreshSmartMembership(trx, storeId, { productIds: [product.id] });
       } else if (row.compare_at_amount !== current.compare_at_amount) {
@@ -652,6 +784,38 @@ export async function updateVariant(
   }
 }
 
+/**
+ * Archiving keeps a live variant on an active product (as deleting does); bringing one back needs
+ * its values to be among the product's options again (409 `option_in_use`); its combination may
+ * have been taken meanwhile (409 `option_combination_taken`, from the unique index).
+ */
+async function assertArchivable(
+  trx: Transaction<Database>,
+  storeId: string,
+  product: { id: string; status: ProductStatus; options: ProductOption[] },
+  variant: VariantRow,
+  archive: boolean,
+  newValues: Record<string, string> | undefined,
+): Promise<void> {
+  if (archive) {
+    if (product.status !== 'active') return;
+    const live = await variantIdsOfProduct(trx, storeId, product.id, 2);
+    if (live.length < 2)
+      throw validationFailed(
+        'An active product needs at least one live variant; add or restore another first, or archive the product.',
+        [{ pointer: '/archived', detail: 'would archive the last live variant of an active product' }],
+      );
+    return;
+  }
+  if (!fitsOptions(product.options, newValues ?? variant.options))
+    throw new AppError(
+      'option_in_use',
+      409,
+      `The variant "${variant.label}" has option values the product no longer has; add them back to the product's options, or change the variant's options in the same request.`,
+      { errors: [{ pointer: '/archived', detail: 'does not fit the product’s options' }] },
+    );
+}
+
 export async function deleteVariant(
   deps: Pick<CatalogDeps, 'db'>,
   storeId: string,
@@ -660,7 +824,7 @@ export async function deleteVariant(
   await deps.db.transaction().execute(async (trx) => {
     const found = await findExistingVariant(trx, storeId, variantId);
     const product = await lockExistingProduct(trx, storeId, found.product_id);
-    if (product.status === 'active') {
+    if (product.status === 'active' && found.archived_at === null) {
       const siblings = await variantIdsOfProduct(trx, storeId, product.id, 2);
       if (siblings.length < 2) {
         throw validationFailed(
@@ -728,6 +892,7 @@ export async function importProducts(
         tags: product.tags,
         price_amount: Math.min(...product.variants.map((v) => v.priceAmount)),
         created_at: product.createdAt,
+        search_skus: product.variants.flatMap((v) => (v.sku ? [v.sku] : [])).join(' '),
       })),
     );
     await insertBulkVariants(

@@ -1,4 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
@@ -86,7 +88,7 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
     const buffers = options.pgliteSharedBuffersMb;
     const pglite = await PGlite.create({
       dataDir: options.dataDir,
-      parsers: pgliteParsers,
+      ...pgliteOptions,
       ...(buffers === undefined
         ? {}
         : { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffers}MB`] }),
@@ -99,6 +101,13 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
 }
 
 export const pgliteParsers = { [INT8_OID]: parseInt8 };
+
+/**
+ * What every embedded database opens with: the int8 parser and the extensions the migrations use
+ * (pg_trgm and btree_gin, for search: D48). A PGlite loads an extension's code only when it is
+ * listed here.
+ */
+export const pgliteOptions = { parsers: pgliteParsers, extensions: { pg_trgm, btree_gin } };
 
 async function wrapPglite(pglite: PGlite, lock: DataDirLock | null): Promise<Db> {
   const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });

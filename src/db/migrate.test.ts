@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { sql, type Kysely } from 'kysely';
 import { openBlankPostgres, skipUnlessPostgres } from '../test/harness.ts';
-import { openDatabase, pgliteParsers, type Db } from './database.ts';
+import { openDatabase, pgliteOptions, type Db } from './database.ts';
 import { migrateTo, migrateToLatest, migrationNames } from './migrate.ts';
 
 /** Tables that are global by design (no store scope): the store itself, the hash lookup, secrets. */
@@ -83,7 +83,7 @@ async function checkSchema(db: Kysely<unknown>): Promise<void> {
 
 describe('migrations', () => {
   test('apply on an empty embedded database (PGlite)', async () => {
-    const pglite = await PGlite.create({ parsers: pgliteParsers });
+    const pglite = await PGlite.create({ ...pgliteOptions });
     const db = await openDatabase({ databaseUrl: null, dataDir: '', pglite });
     try {
       await checkSchema(db.kysely as Kysely<unknown>);
@@ -110,7 +110,7 @@ describe('migrations', () => {
 
 describe('0024: the per-country flat shipping of tax rates becomes each country’s default method', () => {
   test('charges stay what they were; a zone that covers the country already takes the method', async () => {
-    const pglite = await PGlite.create({ parsers: pgliteParsers });
+    const pglite = await PGlite.create({ ...pgliteOptions });
     const db = await openDatabase({ databaseUrl: null, dataDir: '', pglite });
     const k = db.kysely as Kysely<unknown>;
     try {

@@ -29,6 +29,9 @@ import * as orderCancellation from './migrations/0026_order_cancellation.ts';
 import * as returns from './migrations/0027_returns.ts';
 import * as productHandles from './migrations/0028_product_handles.ts';
 import * as productOptions from './migrations/0029_product_options.ts';
+import * as productSearch from './migrations/0030_product_search.ts';
+import * as media from './migrations/0031_media.ts';
+import * as variantArchive from './migrations/0032_variant_archive.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -61,6 +64,9 @@ const migrations: Record<string, Migration> = {
   '0027_returns': returns,
   '0028_product_handles': productHandles,
   '0029_product_options': productOptions,
+  '0030_product_search': productSearch,
+  '0031_media': media,
+  '0032_variant_archive': variantArchive,
 };
 
 export class MigrationError extends Error {

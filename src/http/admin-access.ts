@@ -48,6 +48,9 @@ export const ADMIN_ACCESS = {
   adminGetCollection: 'staff',
   adminUpdateCollection: 'staff',
   adminDeleteCollection: 'staff',
+  // Media
+  adminUploadMedia: 'staff',
+  adminGetMedia: 'staff',
   // Content
   adminListMenus: 'staff',
   adminGetMenu: 'staff',

@@ -18,6 +18,11 @@ declare module 'fastify' {
     'x-response-headers'?: Readonly<Record<number, readonly HeaderName[]>>;
     /** On admin routes, the lowest staff role that may call (set from ADMIN_ACCESS, admin-access.ts). */
     'x-staff-role'?: 'owner' | 'admin' | 'staff';
+    /**
+     * A `multipart/form-data` request body, for the document only: the route reads the parts from
+     * the stream itself (an upload), so there is no `body` schema to validate.
+     */
+    'x-multipart-body'?: object;
   }
 }
 
@@ -42,13 +47,14 @@ interface Operation {
   tags?: string[];
   summary?: string;
   parameters?: Parameter[];
-  requestBody?: { content?: Record<string, { schema?: Json }> };
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: Json }> };
   responses: Record<string, Response>;
   security?: Record<string, string[]>[];
   'x-problems'?: ProblemTitle[];
   'x-response-headers'?: Record<string, HeaderName[]>;
   'x-cacheable'?: boolean;
   'x-staff-role'?: string;
+  'x-multipart-body'?: Json;
   [key: string]: unknown;
 }
 
@@ -123,6 +129,7 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Admin: settings', description: 'Store name, currency, reply-to address.' },
   { name: 'Admin: storefront keys', description: 'Publishable keys, their allowed origins and rate limits.' },
   { name: 'Admin: catalog', description: 'Products, variants (price, stock), collections.' },
+  { name: 'Admin: media', description: 'Uploaded images (JPEG, PNG, WebP, AVIF, GIF) for products.' },
   { name: 'Admin: content', description: 'Menus, pages, regions (draft and publish).' },
   { name: 'Admin: themes', description: 'Themes and their publishing.' },
   { name: 'Admin: apps', description: 'Installed apps.' },
@@ -137,6 +144,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
   },
   { name: 'Admin: webhooks', description: 'Endpoints, signing secrets, deliveries, retries and replays.' },
   { name: 'Admin: email sender', description: 'The sending domain, its DNS records and the sender state.' },
+  {
+    name: 'Media',
+    description: 'Uploaded images at immutable URLs, resized to a fixed set of widths in WebP or AVIF.',
+  },
   { name: 'Payments', description: 'Signed webhooks from the payment provider.' },
   {
     name: 'Sandbox provider',
@@ -298,6 +309,11 @@ function pathRank(path: string, options: RefineOptions): number {
 }
 
 function refineOperation(operation: Operation, method: string, path: string, surface: Surface): void {
+  const multipart = operation['x-multipart-body'];
+  delete operation['x-multipart-body'];
+  if (multipart) {
+    operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: multipart } } };
+  }
   const hasBody = operation.requestBody !== undefined;
   const hasPathParams = path.includes('{');
   const parameters = operation.parameters ?? [];

@@ -57,8 +57,13 @@ export const PROBLEMS = {
   test_delivery_not_retryable: [409, 'A test delivery is not sent again; send a new test.'],
   precondition_failed: [412, 'If-Match does not match the current ETag; read again and retry.'],
   payload_too_large: [413, 'The body exceeds 1 MiB.'],
+  image_too_large: [413, 'The uploaded image exceeds MEDIA_MAX_MB (10 MiB) or 50 megapixels.'],
   uri_too_long: [414, 'A path segment or the URL is too long.'],
-  unsupported_media_type: [415, 'Bodies are application/json only.'],
+  unsupported_media_type: [415, 'Bodies are application/json only (uploads: multipart/form-data).'],
+  unsupported_image: [
+    415,
+    'The uploaded file is not a whole JPEG, PNG, WebP, AVIF or GIF image (checked by decoding it).',
+  ],
   idempotency_key_reused: [422, 'This Idempotency-Key was used with a different body.'],
   unprocessable_content: [422, 'The request is well-formed but cannot be processed.'],
   rate_limited: [429, 'Too many requests; retry after Retry-After seconds.'],
@@ -70,6 +75,7 @@ export const PROBLEMS = {
   internal_error: [500, 'An unexpected error; the request id identifies it in the logs.'],
   provider_unavailable: [502, 'The payment provider did not answer; nothing was charged or kept.'],
   service_unavailable: [503, 'Shutting down, or the database is unavailable; retry after Retry-After.'],
+  media_busy: [503, 'The server is resizing as many images as it takes at once; retry after Retry-After.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ProblemTitle = keyof typeof PROBLEMS;

@@ -29,6 +29,12 @@ declare module 'fastify' {
 }
 
 const STOCK_BUCKETS = 256;
+/**
+ * `productOf` for a body that shows the stock of any of the store's products (a search filtered by
+ * stock, facets, a product found by handle): it goes stale when any stock of the store moves.
+ */
+export const ANY_STOCK = '*';
+const ANY_BUCKET = STOCK_BUCKETS;
 /** A store with nothing cached is forgotten (no more re-reads of its versions) after this long unused. */
 const FORGET_AFTER_MS = 60_000;
 
@@ -37,6 +43,8 @@ interface Epochs {
   /** Every stock bucket at once (after a re-read found the stock version moved). */
   stockAll: number;
   stock: Map<number, number>;
+  /** Moved with every stock change of the store (the epoch of ANY_STOCK bodies). */
+  stockAny: number;
   /** The versions the last re-read saw; null until the first. */
   seen: { catalog: number; stock: number } | null;
   entries: number;
@@ -77,6 +85,13 @@ export interface ReadCacheStats {
 function bucketOf(productId: string): number {
   const n = Number.parseInt(productId.slice(-2), 16);
   return Number.isNaN(n) ? 0 : n % STOCK_BUCKETS;
+}
+
+/** The stock epoch a body of `bucket` was made under: -1 (shows no stock), one bucket's, or any. */
+function stockEpoch(epochs: Epochs, bucket: number): number {
+  if (bucket < 0) return -1;
+  if (bucket === ANY_BUCKET) return Math.max(epochs.stockAll, epochs.stockAny);
+  return Math.max(epochs.stockAll, epochs.stock.get(bucket) ?? 0);
 }
 
 /** Bytes an entry holds beyond its body (key, object, map slot): an estimate for the bound. */
@@ -150,8 +165,8 @@ export class ReadCache {
   lookup(storeId: string, key: string, productId: string | null): { entry: Entry } | { ticket: Ticket } {
     const epochs = this.#epochs(storeId);
     epochs.usedAt = Date.now();
-    const bucket = productId === null ? -1 : bucketOf(productId);
-    const stock = bucket < 0 ? -1 : Math.max(epochs.stockAll, epochs.stock.get(bucket) ?? 0);
+    const bucket = productId === null ? -1 : productId === ANY_STOCK ? ANY_BUCKET : bucketOf(productId);
+    const stock = stockEpoch(epochs, bucket);
     const entry = this.#entries.get(key);
     if (entry) {
       if (entry.catalog === epochs.catalog && entry.stock === stock) {
@@ -177,10 +192,7 @@ export class ReadCache {
     const epochs = this.#stores.get(ticket.storeId);
     // Nothing is kept for a store before its versions were first read (see `recheck`).
     if (!epochs || epochs.seen === null || epochs.catalog !== ticket.catalog) return;
-    if (ticket.bucket >= 0) {
-      const stock = Math.max(epochs.stockAll, epochs.stock.get(ticket.bucket) ?? 0);
-      if (stock !== ticket.stock) return;
-    }
+    if (stockEpoch(epochs, ticket.bucket) !== ticket.stock) return;
     const bytes = body.length + ticket.key.length * 2 + ENTRY_OVERHEAD;
     if (bytes > this.#maxEntryBytes) return;
     const previous = this.#entries.get(ticket.key);
@@ -209,7 +221,7 @@ export class ReadCache {
     const [scope, storeId, productId] = payload.split(' ');
     const epochs = storeId === undefined ? undefined : this.#stores.get(storeId);
     if (!epochs) return; // nothing cached and nothing being made for it
-    if (scope === 's' && productId) epochs.stock.set(bucketOf(productId), ++this.#tick);
+    if (scope === 's' && productId) epochs.stock.set(bucketOf(productId), (epochs.stockAny = ++this.#tick));
     else if (scope === 's') epochs.stockAll = ++this.#tick;
     else epochs.catalog = ++this.#tick;
   }
@@ -274,6 +286,7 @@ export class ReadCache {
         catalog: tick,
         stockAll: tick,
         stock: new Map(),
+        stockAny: tick,
         seen: null,
         entries: 0,
         usedAt: Date.now(),
@@ -325,7 +338,7 @@ type Done = (error?: Error) => void;
  */
 export function readCached(
   cache: ReadCache | null,
-  productOf?: (request: FastifyRequest) => string,
+  productOf?: (request: FastifyRequest) => string | null,
 ): {
   onRequest?: (request: FastifyRequest, reply: FastifyReply, done: Done) => void;
   onSend: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>;

@@ -52,7 +52,7 @@ export interface BenchSeed {
  * At the end the catalog's planner statistics are refreshed (decision `analyze-after-bulk-import`).
  */
 export async function seedBench(
-  deps: Omit<SeedDeps, 'keyring'>,
+  deps: Omit<SeedDeps, 'keyring' | 'media'>,
   options: {
     products: number;
     slug: string;

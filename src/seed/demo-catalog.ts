@@ -2,8 +2,10 @@ import type { ProductInput } from '../catalog/catalog.schemas.ts';
 import type { CatalogDeps } from '../catalog/catalog.service.ts';
 import { createCollection } from '../catalog/collections.service.ts';
 import { createProduct } from '../catalog/products.service.ts';
-
-const IMAGE = (name: string) => `https://images.storefront.test/demo/${name}.jpg`;
+import { WorkLimiter } from '../media/media.images.ts';
+import { uploadMedia } from '../media/media.service.ts';
+import type { MediaStorage } from '../media/media.storage.ts';
+import { demoImage } from './demo-images.ts';
 
 type Item = [title: string, tags: string[], price: number, sizes: string[] | null, description: string];
 
@@ -78,11 +80,26 @@ const ITEMS: Item[] = [
   ['Gift Card', ['gift'], 5000, ['$50', '$100', '$200'], 'Delivered by email. Never expires.'],
 ];
 
-/** A small, real-looking catalog for the demo store: 20 products, 3 collections (one smart). */
+/**
+ * A small, real-looking catalog for the demo store: 20 products, each with a picture drawn here and
+ * uploaded as media (D47), and 3 collections (one smart).
+ */
 export async function seedDemoCatalog(
-  deps: Pick<CatalogDeps, 'db' | 'clock'>,
+  deps: Pick<CatalogDeps, 'db' | 'clock'> & { media: MediaStorage },
   storeId: string,
 ): Promise<void> {
+  // Drawn and uploaded a few at a time (each upload is decoded to check it, as any upload is).
+  const media = {
+    db: deps.db,
+    storage: deps.media,
+    limiter: new WorkLimiter({ concurrency: 4, queue: ITEMS.length }),
+  };
+  const pictures = await Promise.all(
+    ITEMS.map(async ([title, tags], index) => {
+      const bytes = await media.limiter.run(() => demoImage(index, tags[0] ?? '', title));
+      return (await uploadMedia(media, storeId, bytes)).media.id;
+    }),
+  );
   const ids: Record<string, string> = {};
   for (const [index, [title, tags, price, sizes, description]] of ITEMS.entries()) {
     const slug = title
@@ -93,7 +110,7 @@ export async function seedDemoCatalog(
       title,
       description,
       status: index === 19 ? 'draft' : 'active',
-      image: IMAGE(slug),
+      images: [{ mediaId: pictures[index]!, alt: title }],
       tags,
       variants: (sizes ?? ['One size']).map((size, i) => ({
         sku: `${slug.slice(0, 12).toUpperCase()}-${size.replace(/[^A-Za-z0-9]/g, '') || i}`,

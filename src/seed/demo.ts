@@ -4,6 +4,7 @@ import { createStorefrontKey } from '../keys/keys.service.ts';
 import { handedOutKey, keepKeySealed } from '../keys/keys.sealed.ts';
 import type { Keyring } from '../lib/keyring.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { MediaStorage } from '../media/media.storage.ts';
 import { createStore } from '../onboarding/onboarding.service.ts';
 import { openStaffSession, type SessionLifetime } from '../staff/staff.service.ts';
 import { deleteStore, findStoreWithSlug } from '../stores/stores.service.ts';
@@ -35,6 +36,8 @@ export interface SeedDeps {
    * `shop-publishable-key`).
    */
   keyring: Keyring;
+  /** Where the demo catalog's pictures are kept (the runtime's media storage). */
+  media: MediaStorage;
 }
 
 export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> {

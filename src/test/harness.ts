@@ -52,6 +52,8 @@ export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {
     secretKey: 'test-secret-key-test-secret-key-0123456789',
     emailTransport: { kind: 'file', dir: fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-mail-')) },
     mailRetryScheduleMs: [50, 50, 50],
+    // Uploaded images go to a directory of the test's own, never to ./data (made on the first upload).
+    media: { ...base.media, dir: path.join(os.tmpdir(), `storefront-media-${randomUUID()}`) },
     ...overrides,
   };
 }
@@ -360,6 +362,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (config.emailTransport.kind === 'file' && !overridesMail) {
         fs.rmSync(config.emailTransport.dir, { recursive: true, force: true });
       }
+      if (options.config?.media === undefined) fs.rmSync(config.media.dir, { recursive: true, force: true });
       const unexpected = unexpectedErrorLogs(logs, expectedErrors);
       if (unexpected.length > 0) {
         throw new Error(

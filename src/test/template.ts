@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { pgliteParsers } from '../db/database.ts';
+import { pgliteOptions } from '../db/database.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 
@@ -27,7 +27,7 @@ export async function ensurePgliteTemplate(): Promise<string> {
   const file = templatePath();
   if (fs.existsSync(file)) return file;
   fs.mkdirSync(CACHE_DIR, { recursive: true });
-  const pglite = await PGlite.create({ parsers: pgliteParsers });
+  const pglite = await PGlite.create({ ...pgliteOptions });
   const db = await openDatabase({ databaseUrl: null, dataDir: '', pglite });
   await migrateToLatest(db.kysely);
   const dump = await pglite.dumpDataDir('gzip');
@@ -41,12 +41,16 @@ export async function ensurePgliteTemplate(): Promise<string> {
 /** A fresh in-memory PGlite loaded from the template. */
 export async function pgliteFromTemplate(): Promise<PGlite> {
   const file = await ensurePgliteTemplate();
-  return PGlite.create({ loadDataDir: new Blob([fs.readFileSync(file)]), parsers: pgliteParsers });
+  return PGlite.create({ loadDataDir: new Blob([fs.readFileSync(file)]), ...pgliteOptions });
 }
 
 /** Unpacks the template into a real data directory (for CLI and lock tests). */
 export async function dataDirFromTemplate(dataDir: string): Promise<void> {
   const file = await ensurePgliteTemplate();
-  const pglite = await PGlite.create({ dataDir, loadDataDir: new Blob([fs.readFileSync(file)]) });
+  const pglite = await PGlite.create({
+    dataDir,
+    loadDataDir: new Blob([fs.readFileSync(file)]),
+    ...pgliteOptions,
+  });
   await pglite.close();
 }

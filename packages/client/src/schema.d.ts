@@ -29,10 +29,30 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Active products as cards
-     * @description Ordered by creation time. Cursor-paginated.
+     * Active products as cards; search, filter and sort them
+     * @description Without search parameters: every active product, ordered by creation time (the spec’s list). With `q`, `collection`, `tag`, `minPrice`, `maxPrice`, `available`, `option.<Name>` (repeatable; e.g. `option.Size=M`) or `sort`: a search (D48), only active products, ordered by `sort`. Cursor-paginated for every sort; a cursor belongs to its search (another query, filter or sort answers 400).
      */
     get: operations['listProducts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/storefront/v1/products/facets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Facets of a search: option values, price range, collections, stock
+     * @description The same filters as `GET /products` (D48); every count is over the products that search finds (an option value counts the found products with a variant of that value).
+     */
+    get: operations['getProductFacets'];
     put?: never;
     post?: never;
     delete?: never;
@@ -719,6 +739,43 @@ export interface paths {
     head?: never;
     /** Change a collection (title, slug, ordered productIds for manual, rules for smart) */
     patch: operations['adminUpdateCollection'];
+    trace?: never;
+  };
+  '/admin/v1/media': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload an image
+     * @description A `multipart/form-data` body with exactly one file part: a JPEG, PNG, WebP, AVIF or GIF of at most MEDIA_MAX_MB (10 MiB) and 50 megapixels, checked by decoding it (its name and declared type are not believed). The same file uploaded again answers the same media. Use the id in a product’s `images`.
+     */
+    post: operations['adminUploadMedia'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/media/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One uploaded image */
+    get: operations['adminGetMedia'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/admin/v1/menus': {
@@ -1552,6 +1609,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/media/{storeId}/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An uploaded image, or a resized copy
+     * @description Public (no key). The URL names the bytes, so the answer never changes: `Cache-Control: public, max-age=31536000, immutable` and an `ETag` (304 to `If-None-Match`). With `w` (160, 320, 640, 960, 1280 or 1920; never enlarged) a copy that wide, as AVIF when `Accept` names image/avif, else WebP when it names image/webp, else in the upload’s format (`Vary: Accept`); GIF and WebP uploads may be animated and are never sent as AVIF. A copy is made once and kept; while the server resizes as many images as it takes at once, a new copy is 503 `media_busy` with Retry-After.
+     */
+    get: operations['getMediaFile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/payments/webhooks/{provider}': {
     parameters: {
       query?: never;
@@ -2121,6 +2198,8 @@ export interface components {
       seo: components['schemas']['Seo'];
       /** @description Up to three options and their values, in order (D46): `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
       options: components['schemas']['ProductOption'][];
+      /** @description In order; the first is the card’s `image`. */
+      images: components['schemas']['ProductImage'][];
       /** @description Card price; null without variants. */
       priceAmount: number | null;
       currency: string;
@@ -2683,6 +2762,10 @@ export interface components {
       weightGrams: number | null;
       /** @description False for what is not shipped (gift cards, downloads). */
       requiresShipping: boolean;
+      /** @description The image this variant shows: the media id of one of its product’s images; null: the product’s. */
+      imageId: string | null;
+      /** @description Archived (D46): kept, but not sold and not on the storefront. */
+      archived: boolean;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -2848,6 +2931,15 @@ export interface components {
       id: string;
       title: string;
       slug: string;
+      /** @description How many active products it holds. */
+      productCount: number;
+      /** @description The lowest and highest card price (`priceAmount`, minor units in the store currency) of its active products; null when it holds none with a price. */
+      priceRange: {
+        min: number;
+        max: number;
+      } | null;
+      /** @description Whether any of its active products is on sale (its card has a `compareAtAmount`). */
+      onSale: boolean;
     };
     /** CollectionChange */
     CollectionChange: {
@@ -3245,6 +3337,33 @@ export interface components {
       /** @description on hand − reserved, never below 0. */
       available: number;
     };
+    /** Media */
+    Media: {
+      /** Format: uuid */
+      id: string;
+      /** @description Where the image is served: a path on this server, `/media/{storeId}/{sha256}.{ext}`, immutable (cached for a year). Add `?w=` (160, 320, 640, 960, 1280 or 1920) for a resized copy in the best format the client accepts. */
+      url: string;
+      /** @description Pixels, as displayed (EXIF orientation applied). */
+      width: number;
+      height: number;
+      /**
+       * @description What the file is, found by decoding it (not from its name).
+       * @enum {string}
+       */
+      contentType: 'image/jpeg' | 'image/png' | 'image/webp' | 'image/avif' | 'image/gif';
+      /** @description The size of the uploaded file. */
+      bytes: number;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    /** MediaUpload */
+    MediaUpload: {
+      /**
+       * Format: binary
+       * @description The image: JPEG, PNG, WebP, AVIF or GIF, at most MEDIA_MAX_MB (10 MiB) and 50 megapixels. Exactly one file part; other fields are ignored.
+       */
+      file: string;
+    };
     /** Menu */
     Menu: {
       handle: string;
@@ -3357,6 +3476,8 @@ export interface components {
       seo?: components['schemas']['SeoInput'];
       /** @description Up to three options and their values, in order (D46): `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
       options?: components['schemas']['ProductOption'][];
+      /** @description The product’s images in order, replacing the list; each a media of this store, at most once. The first is the card’s `image`. A variant whose image leaves the list shows the product’s again. */
+      images?: components['schemas']['ProductImageInput'][];
       variants: components['schemas']['NewVariant'][];
     };
     /** NewRefund */
@@ -3450,6 +3571,8 @@ export interface components {
       weightGrams?: number | null;
       /** @description Whether the variant is shipped (default true); false for gift cards and downloads. */
       requiresShipping?: boolean;
+      /** @description The image this variant shows: the media id of one of its product’s images; null: the product’s. */
+      imageId?: string | null;
     };
     /** NewWebhookEndpoint */
     NewWebhookEndpoint: {
@@ -3830,8 +3953,15 @@ export interface components {
       /** @description A new handle; the previous one keeps answering with a 301 to it (`GET /storefront/v1/products/handle/{old}`). */
       handle?: string;
       seo?: components['schemas']['SeoInput'];
-      /** @description The options, replacing the list: values may be added, renamed options and values must not be in use (409 option_in_use names the variants). Adding an option to a product that has variants is refused the same way. */
+      /** @description The options, replacing the list: values may be added; a removed or renamed option or value must not be used by a live variant (409 option_in_use names the variants) unless `strandedVariants` is `archive`. Adding an option to a product that has variants is the same. */
       options?: components['schemas']['ProductOption'][];
+      /**
+       * @description With `options`: what happens to live variants the new options leave without a value of theirs. `refuse` (default): 409 option_in_use. `archive`: they are archived in the same change (never deleted); an active product keeps at least one live variant.
+       * @enum {string}
+       */
+      strandedVariants?: 'refuse' | 'archive';
+      /** @description The product’s images in order, replacing the list; each a media of this store, at most once. The first is the card’s `image`. A variant whose image leaves the list shows the product’s again. */
+      images?: components['schemas']['ProductImageInput'][];
     };
     /**
      * ProductCreatedData
@@ -3928,7 +4058,59 @@ export interface components {
       seo: components['schemas']['Seo'];
       /** @description Up to three options and their values, in order (D46): `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
       options: components['schemas']['ProductOption'][];
+      /** @description In order; the first is the card’s `image`. */
+      images: components['schemas']['ProductImage'][];
       variants: components['schemas']['Variant'][];
+    };
+    /** ProductFacets */
+    ProductFacets: {
+      /** @description How many products the search finds. */
+      total: number;
+      /** @description Per option name, its values among the found products’ variants, most found first. */
+      options: {
+        name: string;
+        values: {
+          value: string;
+          count: number;
+        }[];
+      }[];
+      /** @description The lowest and highest variant price of the found products; null when none is found. */
+      price: {
+        min: number | null;
+        max: number | null;
+      };
+      collections: {
+        slug: string;
+        title: string;
+        count: number;
+      }[];
+      available: {
+        /** @description Found products with a variant in stock. */
+        count: number;
+      };
+    };
+    /** ProductImage */
+    ProductImage: {
+      /**
+       * Format: uuid
+       * @description The media id.
+       */
+      id: string;
+      /** @description A path on this server (`/media/…`), immutable; add `?w=` (160, 320, 640, 960, 1280, 1920) for a resized copy in WebP or AVIF. */
+      url: string;
+      /** @description Alt text; null: none given. */
+      alt: string | null;
+      width: number;
+      height: number;
+    };
+    /** ProductImageInput */
+    ProductImageInput: {
+      /**
+       * Format: uuid
+       * @description An uploaded image of this store (`POST /media`).
+       */
+      mediaId: string;
+      alt?: string | null;
     };
     /**
      * ProductMoved
@@ -5099,6 +5281,8 @@ export interface components {
       compareAtAmount: number | null;
       /** @description Live sellable stock; display data, not a reservation. */
       available: number;
+      /** @description The image this variant shows: the media id of one of its product’s images; null: the product’s. */
+      imageId: string | null;
     };
     /** VariantChange */
     VariantChange: {
@@ -5115,6 +5299,10 @@ export interface components {
       weightGrams?: number | null;
       /** @description Whether the variant is shipped (default true); false for gift cards and downloads. */
       requiresShipping?: boolean;
+      /** @description The image this variant shows: the media id of one of its product’s images; null: the product’s. */
+      imageId?: string | null;
+      /** @description `true` archives the variant (D46): kept with its history, but not sold, not on the storefront, not searched, not in the card price, its combination free for another variant. `false` brings it back (409 option_in_use when its values are no longer the product’s, option_combination_taken when another variant took its combination). */
+      archived?: boolean;
     };
     /** WebhookDelivery */
     WebhookDelivery: {
@@ -5412,6 +5600,20 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
+        /** @description Words to find: each must begin a word of the title, a SKU, a tag, an option value or the description, or (from 4 letters) be close to a word of the title ("hodie" finds "Hoodie"). Case and accents do not matter. */
+        q?: string;
+        /** @description Only products in the collection with this slug. */
+        collection?: string;
+        /** @description Only products with this tag (any case). */
+        tag?: string;
+        /** @description Only products with a variant at this price or above (minor units). */
+        minPrice?: number;
+        /** @description Only products with a variant at this price or below (minor units). */
+        maxPrice?: number;
+        /** @description `true`: only products with a variant in stock (`false` is the same as leaving it out). */
+        available?: boolean;
+        /** @description `relevance` (the default with `q`; without it, `oldest`), `newest`, `oldest` (the default without `q`: the spec’s order), `price_asc`, `price_desc` (by the card price), `title_asc`. Each has its own cursor. */
+        sort?: 'relevance' | 'newest' | 'oldest' | 'price_asc' | 'price_desc' | 'title_asc';
       };
       header?: {
         /** @description The ETag of a representation you hold: 304 Not Modified when it is still current. */
@@ -5435,6 +5637,130 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ProductCardList'];
+        };
+      };
+      /** @description Not Modified: the representation named by If-None-Match is current; no body. */
+      304: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getProductFacets: {
+    parameters: {
+      query?: {
+        /** @description Words to find: each must begin a word of the title, a SKU, a tag, an option value or the description, or (from 4 letters) be close to a word of the title ("hodie" finds "Hoodie"). Case and accents do not matter. */
+        q?: string;
+        /** @description Only products in the collection with this slug. */
+        collection?: string;
+        /** @description Only products with this tag (any case). */
+        tag?: string;
+        /** @description Only products with a variant at this price or above (minor units). */
+        minPrice?: number;
+        /** @description Only products with a variant at this price or below (minor units). */
+        maxPrice?: number;
+        /** @description `true`: only products with a variant in stock (`false` is the same as leaving it out). */
+        available?: boolean;
+      };
+      header?: {
+        /** @description The ETag of a representation you hold: 304 Not Modified when it is still current. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the ProductFacets */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProductFacets'];
         };
       };
       /** @description Not Modified: the representation named by If-None-Match is current; no body. */
@@ -6844,7 +7170,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7131,7 +7457,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7304,7 +7630,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7609,7 +7935,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7786,7 +8112,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8110,7 +8436,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8351,7 +8677,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8447,7 +8773,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8759,7 +9085,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9053,7 +9379,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9209,7 +9535,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9390,7 +9716,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9664,7 +9990,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9706,6 +10032,12 @@ export interface operations {
         status?: 'draft' | 'active' | 'archived';
         /** @description Search: products whose title contains it, or with a variant whose SKU contains it (case-insensitive). */
         q?: string;
+        /** @description Only the products of this collection (manual or smart, any status); an unknown collection's id matches nothing. */
+        collection?: string;
+        /** @description By sellable stock, the sum of the product's variants' `available` (max(0, onHand − reserved); 0 without variants): `in_stock` more than 0, `low` 5 or fewer (out of stock included), `out` 0. */
+        stock?: 'in_stock' | 'low' | 'out';
+        /** @description The order: by creation time, oldest first (`created_asc`, the default) or newest first; by title A–Z (case and accents ignored); by the card price (the lowest variant price), low to high or high to low, products without variants last. Ties are broken by id. A cursor belongs to its sort. */
+        sort?: 'created_asc' | 'created_desc' | 'title_asc' | 'price_asc' | 'price_desc';
       };
       header?: never;
       path?: never;
@@ -9832,7 +10164,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10076,7 +10408,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10188,7 +10520,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10372,7 +10704,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10537,7 +10869,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10622,7 +10954,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10955,8 +11287,179 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminUploadMedia: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': components['schemas']['MediaUpload'];
+      };
+    };
+    responses: {
+      /** @description Created: the Media */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Media'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `image_too_large`: The uploaded image exceeds MEDIA_MAX_MB (10 MiB) or 50 megapixels.
+       *
+       *     `payload_too_large`: The body exceeds 1 MiB.
+       */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `unsupported_image`: The uploaded file is not a whole JPEG, PNG, WebP, AVIF or GIF image (checked by decoding it).
+       *
+       *     `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data).
+       */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `media_busy`: The server is resizing as many images as it takes at once; retry after Retry-After.
+       *
+       *     `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After.
+       */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminGetMedia: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the Media */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Media'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -11193,7 +11696,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11503,7 +12006,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11959,7 +12462,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12204,7 +12707,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12553,7 +13056,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12734,7 +13237,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13008,7 +13511,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13200,7 +13703,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13322,7 +13825,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13844,7 +14347,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14284,7 +14787,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14416,7 +14919,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14542,7 +15045,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14654,7 +15157,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14766,7 +15269,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14876,7 +15379,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15143,7 +15646,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15333,7 +15836,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15671,7 +16174,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15955,7 +16458,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16073,7 +16576,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16267,7 +16770,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16427,6 +16930,82 @@ export interface operations {
       };
     };
   };
+  getMediaFile: {
+    parameters: {
+      query?: {
+        /** @description A width for a resized copy: 160, 320, 640, 960, 1280 or 1920 (others are 400). Never enlarged. Without it, the upload as it was. */
+        w?: number;
+      };
+      header?: never;
+      path: {
+        storeId: string;
+        /** @description The SHA-256 of the upload and its extension, as in the media `url`. */
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The image. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'image/*': string;
+        };
+      };
+      /** @description Not Modified: the image named by If-None-Match; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `media_busy`: The server is resizing as many images as it takes at once; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   receivePaymentWebhook: {
     parameters: {
       query?: never;
@@ -16545,7 +17124,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unsupported_media_type`: Bodies are application/json only. */
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

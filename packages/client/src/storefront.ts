@@ -43,6 +43,9 @@ import type {
   SuccessBody,
 } from './types.ts';
 
+/** Search filters on option values (D48): `{'option.Size': ['M', 'L']}`; not in the generated types. */
+export type OptionFilters = { [option: `option.${string}`]: string | readonly string[] | undefined };
+
 export interface StorefrontClientOptions extends TransportOptions {
   /** The store's publishable key (`pk_…`), sent as `X-Publishable-Key`. Public by design. */
   publishableKey: string;
@@ -96,11 +99,21 @@ export interface StorefrontClient {
    */
   store: { get: CacheableRead<[], Store> };
   products: {
-    /** One page of active products, as cards. */
-    list: CacheableRead<[query?: QueryParams<'listProducts'>], Paginated<ProductCard>>;
+    /**
+     * One page of active products, as cards; with `q`, filters (`option.<Name>` among them, a value
+     * or several) or `sort`, a search (D48).
+     */
+    list: CacheableRead<[query?: QueryParams<'listProducts'> & OptionFilters], Paginated<ProductCard>>;
     /** Every active product card, page after page (`for await (const card of …)`). */
     listAll(query?: ListQuery<'listProducts'>, options?: CallOptions): AsyncGenerator<ProductCard>;
     get: CacheableRead<[id: string], Product>;
+    /** One active product by its handle; an earlier handle's 301 is followed to the current one. */
+    getByHandle: CacheableRead<[handle: string], Product>;
+    /** The facets of a search: option values, price range, collections and stock, with counts. */
+    facets: CacheableRead<
+      [query?: QueryParams<'getProductFacets'> & OptionFilters],
+      SuccessBody<'getProductFacets'>
+    >;
   };
   collections: {
     list: CacheableRead<[query?: QueryParams<'listCollections'>], SuccessBody<'listCollections'>>;
@@ -247,6 +260,10 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
         read('listProducts', { query }, options),
       listAll: (query, options) => list('listProducts', { ...options, query }),
       get: (id: string, options?: ReadOptions) => read('getProduct', { path: { id } }, options),
+      getByHandle: (handle: string, options?: ReadOptions) =>
+        read('getProductByHandle', { path: { handle } }, options),
+      facets: (query?: QueryParams<'getProductFacets'> & OptionFilters, options?: ReadOptions) =>
+        read('getProductFacets', { query }, options),
     },
     collections: {
       list: (query?: QueryParams<'listCollections'>, options?: ReadOptions) =>

@@ -33,6 +33,7 @@ before(async () => {
     clock: live.t.clock,
     sessions: live.t.deps.sessions,
     keyring: live.t.runtime.keyring,
+    media: live.t.runtime.media,
   });
   assert.ok(seeded, 'the demo store is seeded');
   demo = seeded;

@@ -6,7 +6,7 @@
 import { lazy, Suspense, useEffect, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import { NavLink, Route, Routes, useLocation } from 'react-router';
 import { useSession } from './session.tsx';
-import { useStoreSettings } from './store.ts';
+import { useStoreSettings } from './data/settings.ts';
 import { Loading, PageHeader } from './ui/components.tsx';
 import { SignIn } from './screens/sign-in.tsx';
 import { Home } from './screens/home.tsx';
@@ -16,12 +16,12 @@ function lazyScreen<K extends string, M extends Record<K, ComponentType>>(load: 
   return lazy(() => load().then((module) => ({ default: module[name] })));
 }
 
-const products = () => import('./screens/products.tsx');
-const collections = () => import('./screens/collections.tsx');
+const products = () => import('./screens/products/index.tsx');
+const collections = () => import('./screens/collections/index.tsx');
 const menus = () => import('./screens/menus.tsx');
 const pages = () => import('./screens/pages.tsx');
 const orders = () => import('./screens/orders.tsx');
-const webhooks = () => import('./screens/webhooks.tsx');
+const webhooks = () => import('./screens/webhooks/index.tsx');
 const themesApps = () => import('./screens/themes-apps.tsx');
 
 const ProductsList = lazyScreen(products, 'ProductsList');

@@ -1,6 +1,7 @@
 /**
  * Products and collections in Chromium: a product with two variants whose decimal prices are stored
- * as exact minor units, search by title and SKU, editing, API problems at their fields (a taken SKU,
+ * as exact minor units, search by title and SKU, the list's filters (status, collection, stock) and
+ * orders kept in the address, with its pages, editing, API problems at their fields (a taken SKU,
  * on hand below the reserved units), deletion; variants' weights and whether they are shipped; a
  * product's handle (made from the title, changed, a taken one refused) and SEO fields; a manual collection reordered by drag, by keyboard and
  * by the Move buttons; a smart collection's live preview. What the page shows and what the server
@@ -144,9 +145,9 @@ describe('products in the console', () => {
       ],
     );
 
-    // The list: search by title, by SKU, filter by status.
+    // The list (newest first): search by title, by SKU, filter by status.
     await page.getByRole('link', { name: 'Products', exact: true }).first().click();
-    await expectListed(page, ['Wool Coat', 'Linen Shirt']);
+    await expectListed(page, ['Linen Shirt', 'Wool Coat']);
     await page.getByRole('searchbox', { name: 'Search' }).fill('linen');
     await expectListed(page, ['Linen Shirt']);
     assert.match(page.url(), /\?q=linen$/);
@@ -155,11 +156,11 @@ describe('products in the console', () => {
     await page.getByRole('searchbox', { name: 'Search' }).fill('WC-1');
     await expectListed(page, ['Wool Coat']);
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
-    await expectListed(page, ['Wool Coat', 'Linen Shirt']);
+    await expectListed(page, ['Linen Shirt', 'Wool Coat']);
     await page.getByRole('combobox', { name: 'Status' }).selectOption('draft');
     await page.getByText('No products match with the status draft').waitFor();
     await page.getByRole('combobox', { name: 'Status' }).selectOption('');
-    await expectListed(page, ['Wool Coat', 'Linen Shirt']);
+    await expectListed(page, ['Linen Shirt', 'Wool Coat']);
     const row = page.locator('tr', { has: page.getByRole('link', { name: 'Linen Shirt' }) });
     assert.match((await row.textContent()) ?? '', /\$19\.99 – \$1,234\.50/);
     assert.match((await row.textContent()) ?? '', /7 available · 2 variants/);
@@ -423,10 +424,115 @@ describe('products in the console', () => {
 
     // The list shows the handle under the title.
     await page.getByRole('link', { name: 'Products', exact: true }).first().click();
-    await expectListed(page, ['Wool Coat', 'Linen Shirt']);
+    await expectListed(page, ['Linen Shirt', 'Wool Coat']);
     const row = page.locator('tr', { has: page.getByRole('link', { name: 'Linen Shirt' }) });
     await row.getByText('summer-linen-shirt').waitFor();
     await assertAccessible(page, 'products list with handles');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("the list's filters and orders: collection, stock, sort, kept in the address, with their pages", async () => {
+    const store = await newStore(h);
+    const admin = adminOf(store);
+    const make = (
+      title: string,
+      priceAmount: number,
+      onHand: number,
+      status: 'active' | 'draft' = 'active',
+    ) => admin.products.create({ title, status, variants: [{ label: 'One', priceAmount, onHand }] });
+    const mug = await make('Alpha Mug', 1500, 10);
+    const plate = await make('Beta Plate', 4500, 3);
+    await make('Gamma Lamp', 9000, 0);
+    const bowl = await make('Delta Bowl', 2500, 5, 'draft');
+    const kitchen = await admin.request('adminCreateCollection', {
+      body: { title: 'Kitchen', slug: 'kitchen', kind: 'manual', productIds: [plate.id, mug.id, bowl.id] },
+    });
+    const { context, page, problems } = await newPage(h);
+    await signIn(page, store);
+    await page.getByRole('link', { name: 'Products' }).click();
+    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
+    const search = page.getByRole('search', { name: 'Products' });
+    const sort = search.getByRole('combobox', { name: 'Sort by' });
+    const stock = search.getByRole('combobox', { name: 'Stock' });
+    const collection = search.getByRole('combobox', { name: 'Collection' });
+    const query = () => new URL(page.url()).searchParams.toString();
+
+    // Newest first by default, and the default is not written in the address.
+    await expectListed(page, ['Delta Bowl', 'Gamma Lamp', 'Beta Plate', 'Alpha Mug']);
+    assert.equal(await sort.inputValue(), 'created_desc');
+    assert.equal(query(), '');
+    await page.getByRole('table', { name: 'Products, newest first' }).waitFor();
+
+    // Each order.
+    await sort.selectOption({ label: 'Oldest first' });
+    await expectListed(page, ['Alpha Mug', 'Beta Plate', 'Gamma Lamp', 'Delta Bowl']);
+    await sort.selectOption({ label: 'Title A–Z' });
+    await expectListed(page, ['Alpha Mug', 'Beta Plate', 'Delta Bowl', 'Gamma Lamp']);
+    assert.equal(query(), 'sort=title_asc');
+    await sort.selectOption({ label: 'Price, low to high' });
+    await expectListed(page, ['Alpha Mug', 'Delta Bowl', 'Beta Plate', 'Gamma Lamp']);
+    await sort.selectOption({ label: 'Price, high to low' });
+    await expectListed(page, ['Gamma Lamp', 'Beta Plate', 'Delta Bowl', 'Alpha Mug']);
+    await page.getByRole('table', { name: 'Products, price, high to low' }).waitFor();
+
+    // Stock: sellable units, low at 5 or fewer (out of stock included).
+    await stock.selectOption({ label: 'Low (5 or fewer)' });
+    await expectListed(page, ['Gamma Lamp', 'Beta Plate', 'Delta Bowl']);
+    await stock.selectOption({ label: 'Out of stock' });
+    await expectListed(page, ['Gamma Lamp']);
+    await stock.selectOption({ label: 'In stock' });
+    await expectListed(page, ['Beta Plate', 'Delta Bowl', 'Alpha Mug']);
+
+    // A collection, with the stock filter and the status.
+    await collection.selectOption({ label: 'Kitchen' });
+    await expectListed(page, ['Beta Plate', 'Delta Bowl', 'Alpha Mug']);
+    await stock.selectOption({ label: 'Low (5 or fewer)' });
+    await expectListed(page, ['Beta Plate', 'Delta Bowl']);
+    await search.getByRole('combobox', { name: 'Status' }).selectOption('active');
+    await expectListed(page, ['Beta Plate']);
+    assert.equal(query(), `sort=price_desc&stock=low&collection=${kitchen.id}&status=active`);
+    await assertAccessible(page, 'products list with filters');
+
+    // The address keeps them: a reload shows the same list and controls.
+    await page.reload();
+    await expectListed(page, ['Beta Plate']);
+    assert.equal(await collection.inputValue(), kitchen.id);
+    assert.equal(await stock.inputValue(), 'low');
+    assert.equal(await sort.inputValue(), 'price_desc');
+
+    // Nothing matches: the page says which filters, and clears them (the order stays).
+    await stock.selectOption({ label: 'Out of stock' });
+    await page
+      .getByText(
+        'No products match with the status active in the collection Kitchen that are out of stock. Try another search or filter.',
+      )
+      .waitFor();
+    await page.getByRole('button', { name: 'Clear the search and filters' }).click();
+    await expectListed(page, ['Gamma Lamp', 'Beta Plate', 'Delta Bowl', 'Alpha Mug']);
+    assert.equal(query(), 'sort=price_desc');
+    assert.equal(await stock.inputValue(), '');
+    assert.equal(await collection.inputValue(), '');
+
+    // Pages follow the order: 22 spoons by price, high to low, 20 then 2; a new order starts at page 1.
+    for (let i = 1; i <= 22; i++) await make(`Spoon ${String(i).padStart(2, '0')}`, 100 * i, 1);
+    await page.getByRole('searchbox', { name: 'Search' }).fill('spoon');
+    const spoons = (from: number, to: number, step: number) => {
+      const titles: string[] = [];
+      for (let i = from; step > 0 ? i <= to : i >= to; i += step)
+        titles.push(`Spoon ${String(i).padStart(2, '0')}`);
+      return titles;
+    };
+    await expectListed(page, spoons(22, 3, -1));
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await expectListed(page, spoons(2, 1, -1));
+    await page.getByRole('navigation', { name: 'Pages' }).getByText('Page 2').waitFor();
+    await sort.selectOption({ label: 'Price, low to high' });
+    await expectListed(page, spoons(1, 20, 1));
+    await page.getByRole('navigation', { name: 'Pages' }).getByText('Page 1').waitFor();
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await expectListed(page, spoons(21, 22, 1));
+    assert.equal(query(), 'sort=price_asc&q=spoon');
     assert.deepEqual(problems, []);
     await context.close();
   });

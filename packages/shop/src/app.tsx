@@ -1,6 +1,6 @@
 /** The shop's frame (header with the `main` menu and the cart, footer with the `footer` menu) and its routes. */
 import type { Menu } from '@storefront/client';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { isStatus, shopApi } from './api.ts';
 import { cartStore, itemCount, useCart } from './cart.ts';
 import { useResource } from './data.ts';
@@ -10,7 +10,9 @@ import { ContentPage } from './pages/content.tsx';
 import { HomePage } from './pages/home.tsx';
 import { NotFound } from './pages/not-found.tsx';
 import { ProductPage } from './pages/product.tsx';
-import { Link, match, useLocation } from './router.tsx';
+import { SearchPage } from './pages/search.tsx';
+import { Link, match, navigate, useLocation } from './router.tsx';
+import { readSearch, searchPath } from './search.ts';
 import { CheckoutPage, OrderPage } from './pages/lazy.ts';
 
 function useMenu(handle: string): Menu['items'] {
@@ -26,10 +28,10 @@ function useMenu(handle: string): Menu['items'] {
   return menu.data?.items ?? [];
 }
 
-function MenuLinks({ items, label }: { items: Menu['items']; label: string }) {
+function MenuLinks({ items, label, id }: { items: Menu['items']; label: string; id?: string }) {
   if (items.length === 0) return null;
   return (
-    <nav aria-label={label}>
+    <nav aria-label={label} id={id}>
       <ul class="menu">
         {items.map((item, i) => (
           <li key={i}>
@@ -52,9 +54,155 @@ function Routes() {
   if ((params = match('/products/:handle', path))) return <ProductPage handle={params.handle!} />;
   if ((params = match('/pages/:slug', path))) return <ContentPage slug={params.slug!} />;
   if ((params = match('/orders/:id', path))) return <OrderPage id={params.id!} />;
+  if (match('/search', path)) return <SearchPage />;
   if (match('/cart', path)) return <CartPage />;
   if (match('/checkout', path)) return <CheckoutPage />;
   return <NotFound />;
+}
+
+function SearchIcon() {
+  return (
+    <svg
+      aria-hidden="true"
+      width="20"
+      height="20"
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      stroke-width="2.2"
+      stroke-linecap="round"
+    >
+      <circle cx="10.5" cy="10.5" r="6.5" />
+      <path d="m15.5 15.5 5 5" />
+    </svg>
+  );
+}
+
+function MenuIcon({ open }: { open: boolean }) {
+  return (
+    <svg
+      aria-hidden="true"
+      width="22"
+      height="22"
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      stroke-width="2.2"
+      stroke-linecap="round"
+    >
+      {open ? <path d="M6 6l12 12M18 6 6 18" /> : <path d="M4 7h16M4 12h16M4 17h16" />}
+    </svg>
+  );
+}
+
+/** The search box: a search of the whole catalog at `/search?q=…`; it shows the words searched. */
+function SearchForm({ id, inputRef }: { id: string; inputRef: { current: HTMLInputElement | null } }) {
+  const { path, query } = useLocation();
+  const searched = path === '/search' ? (query.get('q') ?? '') : '';
+  const [text, setText] = useState(searched);
+  useEffect(() => setText(searched), [searched]);
+  return (
+    <form
+      id={id}
+      class="site-search"
+      role="search"
+      aria-label="Search products"
+      onSubmit={(event) => {
+        event.preventDefault();
+        // A new search starts without the last one's filters and sort.
+        navigate(searchPath({ ...readSearch(new URLSearchParams()), q: text.trim() }));
+      }}
+    >
+      <label class="visually-hidden" for={`${id}-input`}>
+        Search products
+      </label>
+      <input
+        ref={inputRef}
+        id={`${id}-input`}
+        type="search"
+        name="q"
+        value={text}
+        maxLength={200}
+        placeholder="Search products"
+        autoComplete="off"
+        enterKeyHint="search"
+        onInput={(event) => setText(event.currentTarget.value)}
+      />
+      <button type="submit" class="site-search-button">
+        <SearchIcon />
+        <span class="visually-hidden">Search</span>
+      </button>
+    </form>
+  );
+}
+
+/**
+ * The header. Wide screens show the store's name, the `main` menu, the search box and the cart in
+ * one row. On a phone (below 48rem) it is one compact row (a menu button, the name, a search
+ * button, the cart): the menu and the search box open below it, one at a time; Escape closes them
+ * and a new page closes the menu.
+ */
+function Header({ name, menu, count }: { name: string; menu: Menu['items']; count: number }) {
+  const { path } = useLocation();
+  const [panel, setPanel] = useState<'menu' | 'search' | null>(null);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const searchButton = useRef<HTMLButtonElement>(null);
+  const searchInput = useRef<HTMLInputElement>(null);
+  useEffect(() => setPanel(null), [path]);
+  useEffect(() => {
+    if (panel === 'search') searchInput.current?.focus();
+  }, [panel]);
+
+  function toggle(which: 'menu' | 'search') {
+    setPanel((open) => (open === which ? null : which));
+  }
+
+  return (
+    <header
+      class="site-header"
+      data-panel={panel ?? undefined}
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape' || panel === null) return;
+        (panel === 'menu' ? menuButton : searchButton).current?.focus();
+        setPanel(null);
+      }}
+    >
+      <div class="site-header-inner">
+        {menu.length > 0 ? (
+          <button
+            ref={menuButton}
+            type="button"
+            class="icon-button menu-toggle"
+            aria-expanded={panel === 'menu'}
+            aria-controls="site-nav"
+            onClick={() => toggle('menu')}
+          >
+            <MenuIcon open={panel === 'menu'} />
+            <span class="visually-hidden">Menu</span>
+          </button>
+        ) : null}
+        <Link to="/" class="site-name">
+          {name}
+        </Link>
+        <MenuLinks items={menu} label="Main" id="site-nav" />
+        <SearchForm id="site-search" inputRef={searchInput} />
+        <button
+          ref={searchButton}
+          type="button"
+          class="icon-button search-toggle"
+          aria-expanded={panel === 'search'}
+          aria-controls="site-search"
+          onClick={() => toggle('search')}
+        >
+          <SearchIcon />
+          <span class="visually-hidden">Show search</span>
+        </button>
+        <Link to="/cart" class="cart-link" aria-label={`Cart, ${count} ${count === 1 ? 'item' : 'items'}`}>
+          Cart <span class="cart-count">{count}</span>
+        </Link>
+      </div>
+    </header>
+  );
 }
 
 export function App() {
@@ -73,17 +221,7 @@ export function App() {
       <a class="skip-link" href="#main">
         Skip to content
       </a>
-      <header class="site-header">
-        <div class="site-header-inner">
-          <Link to="/" class="site-name">
-            {name}
-          </Link>
-          <MenuLinks items={mainMenu} label="Main" />
-          <Link to="/cart" class="cart-link" aria-label={`Cart, ${count} ${count === 1 ? 'item' : 'items'}`}>
-            Cart <span class="cart-count">{count}</span>
-          </Link>
-        </div>
-      </header>
+      <Header name={name} menu={mainMenu} count={count} />
       <main id="main" class="site-main">
         <Routes />
       </main>

@@ -34,11 +34,18 @@ export function href(path: string): string {
   return path.startsWith('/') && !path.startsWith('//') ? basePath + path : path;
 }
 
-export function navigate(path: string, { replace = false }: { replace?: boolean } = {}): void {
+/**
+ * Goes to an app path: a new history entry, or the current one replaced (`replace`). A new page
+ * starts at the top; `scroll: false` keeps the position (a filter or sort changed in place).
+ */
+export function navigate(
+  path: string,
+  { replace = false, scroll = true }: { replace?: boolean; scroll?: boolean } = {},
+): void {
   const target = href(path);
   if (replace) window.history.replaceState(null, '', target);
   else window.history.pushState(null, '', target);
-  window.scrollTo(0, 0);
+  if (scroll) window.scrollTo(0, 0);
   notify();
 }
 

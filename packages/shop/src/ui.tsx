@@ -4,6 +4,7 @@ import { formatMoney, type ProductCard } from '@storefront/client';
 import { h, type ComponentChildren, type ComponentType, type VNode } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError } from './api.ts';
+import { CARD_SIZES, cardSrcSet, FIRST_ROW, GALLERY_SIZES, isMediaPath, mediaUrl } from './media.ts';
 import { href, Link } from './router.tsx';
 
 export function Money({ amount, currency }: { amount: number; currency: string }) {
@@ -116,27 +117,39 @@ export function useMetaDescription(text: string | null | undefined): void {
   }, [text]);
 }
 
-/** A product's picture, or a tile with its initial when it has none or it does not load. */
+/**
+ * A product's picture, or a tile with its initial when it has none or it does not load. The tile is
+ * square (`aspect-ratio` in shop.css) and the picture covers it, so the space is kept before the
+ * picture arrives. An uploaded image (`/media/…`) comes with a `srcset` of its copies; an old
+ * product's https URL is used as it is. Lazy, unless `eager` (a card of the first row, or the
+ * product page's picture).
+ */
 export function ProductImage({
   src,
   title,
   large = false,
+  eager = large,
 }: {
   src: string | null;
   title: string;
   large?: boolean;
+  eager?: boolean;
 }) {
   const initial = (title.trim()[0] ?? '?').toUpperCase();
   const hue = [...title].reduce((sum, char) => sum + char.charCodeAt(0), 0) % 360;
+  const media = src !== null && isMediaPath(src);
   return (
     <div class={large ? 'product-image product-image-large' : 'product-image'} data-hue={hue % 12}>
       <span aria-hidden="true">{initial}</span>
       {src && /^(https:|\/(?!\/))/.test(src) ? (
         <img
-          src={src}
-          alt=""
-          loading={large ? 'eager' : 'lazy'}
+          loading={eager ? 'eager' : 'lazy'}
           decoding="async"
+          fetchpriority={large ? 'high' : undefined}
+          sizes={media ? (large ? GALLERY_SIZES : CARD_SIZES) : undefined}
+          srcset={media ? cardSrcSet(src) : undefined}
+          src={media ? mediaUrl(src, 320) : src}
+          alt=""
           onError={(event) => (event.currentTarget.hidden = true)}
         />
       ) : null}
@@ -147,10 +160,10 @@ export function ProductImage({
 export function ProductGrid({ products }: { products: readonly ProductCard[] }) {
   return (
     <ul class="product-grid">
-      {products.map((product) => (
+      {products.map((product, index) => (
         <li key={product.id}>
           <Link to={`/products/${encodeURIComponent(product.handle)}`} class="product-card">
-            <ProductImage src={product.image} title={product.title} />
+            <ProductImage src={product.image} title={product.title} eager={index < FIRST_ROW} />
             <span class="product-card-title">{product.title}</span>
             <span class="product-card-price">
               <Price
@@ -159,6 +172,67 @@ export function ProductGrid({ products }: { products: readonly ProductCard[] }) 
                 currency={product.currency}
               />
             </span>
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * A collection as the Storefront API's card gives it: with its active products' count, the range
+ * of their prices and whether one is on sale. (Optional until the client's generated types have
+ * them; the API always sends them.)
+ */
+export interface CollectionSummary {
+  id: string;
+  title: string;
+  slug: string;
+  productCount?: number;
+  priceRange?: { min: number; max: number } | null;
+  onSale?: boolean;
+}
+
+/** "$12.00" for one price, "$12.00 – $45.00" for a range. */
+export function priceRangeText(range: { min: number; max: number }, currency: string): string {
+  return range.min === range.max
+    ? formatMoney(range.min, currency)
+    : `${formatMoney(range.min, currency)} – ${formatMoney(range.max, currency)}`;
+}
+
+export function CollectionCards({
+  collections,
+  currency,
+}: {
+  collections: readonly CollectionSummary[];
+  currency: string | undefined;
+}) {
+  return (
+    <ul class="collection-grid">
+      {collections.map((collection) => (
+        <li key={collection.id}>
+          <Link to={`/collections/${encodeURIComponent(collection.slug)}`} class="collection-card">
+            <span class="collection-card-title">
+              {collection.title}
+              {collection.onSale ? (
+                <>
+                  <span class="visually-hidden">, </span>
+                  <span class="sale-badge">Sale</span>
+                </>
+              ) : null}
+            </span>
+            {collection.productCount === undefined ? null : (
+              <span class="muted">
+                <span class="visually-hidden">, </span>
+                {`${collection.productCount} ${collection.productCount === 1 ? 'product' : 'products'}`}
+              </span>
+            )}
+            {collection.priceRange && currency ? (
+              <span class="collection-card-price">
+                <span class="visually-hidden">, </span>
+                {priceRangeText(collection.priceRange, currency)}
+              </span>
+            ) : null}
           </Link>
         </li>
       ))}

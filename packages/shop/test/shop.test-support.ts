@@ -11,6 +11,7 @@ import {
   type StorefrontClient,
 } from '@storefront/client';
 import type { Page } from 'playwright-core';
+import sharp from 'sharp';
 import { startLiveApp } from '../../client/test/server.test-support.ts';
 import { launchBrowser, type ConsoleHarness } from '../../console/test/browser.test-support.ts';
 import { createTestStore, type TestStore } from '../../../src/test/harness.ts';
@@ -173,4 +174,49 @@ export async function firstContentfulPaint(page: Page): Promise<number> {
       }).observe({ type: 'paint', buffered: true });
     })`,
   );
+}
+
+/** An uploaded image, as `POST /admin/v1/media` answers it (D47). */
+export interface UploadedMedia {
+  id: string;
+  url: string;
+  width: number;
+  height: number;
+}
+
+/**
+ * A PNG drawn by sharp, `width` × `height`: a diagonal gradient in `hue` with a mug's silhouette
+ * (its body and handle) in the middle, so that a screenshot shows a picture of something.
+ */
+export function drawPicture(width: number, height: number, hue: number): Promise<Buffer> {
+  const unit = Math.min(width, height) / 10;
+  const [x, y] = [width / 2 - 2.5 * unit, height / 2 - 3 * unit];
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1">
+      <stop offset="0" stop-color="hsl(${hue} 60% 82%)"/><stop offset="1" stop-color="hsl(${(hue + 40) % 360} 55% 62%)"/>
+    </linearGradient></defs>
+    <rect width="${width}" height="${height}" fill="url(#g)"/>
+    <path d="M${x + 4.5 * unit} ${y + 1.5 * unit} h${unit} a${1.5 * unit} ${1.5 * unit} 0 0 1 0 ${3 * unit} h-${unit}"
+      fill="none" stroke="hsl(${hue} 45% 30%)" stroke-width="${0.6 * unit}"/>
+    <rect x="${x}" y="${y}" width="${5 * unit}" height="${6 * unit}" rx="${0.6 * unit}" fill="hsl(${hue} 45% 30%)"/>
+  </svg>`;
+  return sharp(Buffer.from(svg)).png().toBuffer();
+}
+
+/** Uploads `bytes` as a media of the store through the Admin API (`POST /admin/v1/media`, multipart). */
+export async function uploadMedia(
+  h: ShopHarness,
+  { store }: ShopStore,
+  bytes: Buffer,
+): Promise<UploadedMedia> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'picture.png');
+  const response = await fetch(`${h.live.baseUrl}/admin/v1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${store.staffToken}` },
+    body: form,
+  });
+  const body = await response.text();
+  if (response.status !== 201) throw new Error(`upload: ${response.status} ${body}`);
+  return JSON.parse(body) as UploadedMedia;
 }

@@ -26,8 +26,6 @@ import {
   type Block,
   type BlockType,
 } from '@storefront/blocks';
-import type { SuccessBody } from '@storefront/client';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   createElement,
   useCallback,
@@ -40,11 +38,17 @@ import {
   type RefObject,
 } from 'react';
 import { Link, useParams } from 'react-router';
-import { useAdmin } from '../session.tsx';
+import {
+  useCreateRegion,
+  usePublishRegion,
+  useRegion,
+  useSaveRegionDraft,
+  type AdminRegion,
+} from '../data/regions.ts';
 import { formatDateTime } from '../ui/dates.ts';
 import { ConfirmButton, Empty, ErrorBanner, Loading, Notice, PageHeader } from '../ui/components.tsx';
 import { errorMessage, fieldErrors, isStatus } from '../ui/problems.ts';
-import { FORM_RECORD, readingForForm } from '../ui/queries.tsx';
+import { readingForForm } from '../ui/queries.tsx';
 import { Announcer, LeaveGuard, sameJson } from '../screens/content-parts.tsx';
 import { BlockInspector, type Move } from './block-form.tsx';
 import { BlockTree, INSTRUCTIONS } from './block-tree.tsx';
@@ -53,27 +57,13 @@ import { blockLabel, fieldLabel, placeLabel, TYPE_HINTS, TYPE_LABELS } from './l
 import { ChangeList } from './publish-review.tsx';
 import './builder.css';
 
-type AdminRegion = SuccessBody<'adminGetRegion'>;
-
 /** The wire's tree type is the OpenAPI union; the blocks package's is the same shape. */
 const asBlocks = (blocks: unknown): Block[] => blocks as Block[];
 
 export default function RegionBuilder() {
   const { key = '' } = useParams();
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
-  const region = useQuery({
-    queryKey: ['regions', 'one', key],
-    queryFn: () => admin.request('adminGetRegion', { path: { key } }),
-    ...FORM_RECORD,
-  });
-  const create = useMutation({
-    mutationFn: () => admin.request('adminSaveRegionDraft', { path: { key }, body: { blocks: [] } }),
-    onSuccess: (data) => {
-      queryClient.setQueryData(['regions', 'one', key], data);
-      return queryClient.invalidateQueries({ queryKey: ['regions', 'list'] });
-    },
-  });
+  const region = useRegion(key);
+  const create = useCreateRegion();
 
   const title = `Region “${key}”`;
   if (region.isPending || readingForForm(region)) {
@@ -96,7 +86,7 @@ export default function RegionBuilder() {
               <button
                 type="button"
                 className="primary"
-                onClick={() => create.mutate()}
+                onClick={() => create.mutate(key)}
                 disabled={create.isPending}
               >
                 Create “{key}”
@@ -137,9 +127,10 @@ function addPlace(blocks: readonly Block[], selectedId: string | null, chosen: s
 }
 
 function Builder({ initial, title }: { initial: AdminRegion; title: string }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const key = initial.key;
+  // Each keeps its answer as the region's cached copy (and drops the cached lists).
+  const saveDraft = useSaveRegionDraft(key);
+  const publishDraft = usePublishRegion(key);
   const [region, setRegion] = useState(initial);
   const saved = useMemo(() => asBlocks(region.draft.blocks), [region]);
   const published = useMemo(() => (region.published ? asBlocks(region.published.blocks) : null), [region]);
@@ -172,11 +163,6 @@ function Builder({ initial, title }: { initial: AdminRegion; title: string }) {
   const selected = selectedId === null ? null : findBlock(draft, selectedId);
 
   const announce = (text: string) => setAnnouncement(text);
-  const remember = (data: AdminRegion) => {
-    setRegion(data);
-    queryClient.setQueryData(['regions', 'one', key], data);
-    queryClient.removeQueries({ queryKey: ['regions', 'list'] });
-  };
 
   // After "go to the problem": focus the invalid field of the block just selected.
   useEffect(() => {
@@ -260,11 +246,7 @@ function Builder({ initial, title }: { initial: AdminRegion; title: string }) {
     setFailure(null);
     setNotice(null);
     try {
-      const answer = await admin.request('adminSaveRegionDraft', {
-        path: { key },
-        body: { blocks: sent },
-      });
-      remember(answer);
+      setRegion(await saveDraft.mutateAsync(sent));
       setServerIssues([]);
       announce('Draft saved.');
       return true;
@@ -299,12 +281,12 @@ function Builder({ initial, title }: { initial: AdminRegion; title: string }) {
     setBusy('publish');
     setFailure(null);
     try {
-      const answer = await admin.request('adminPublishRegion', { path: { key } });
       // The region as the server has it now (draft, published tree, whether they differ).
-      remember(await admin.request('adminGetRegion', { path: { key } }));
+      const { publishedAt, region: now } = await publishDraft.mutateAsync();
+      setRegion(now);
       setNotice({
         tone: 'success',
-        text: `Published ${formatDateTime(answer.updatedAt)}. Your shop shows this version now.`,
+        text: `Published ${formatDateTime(publishedAt)}. Your shop shows this version now.`,
       });
       announce('Published.');
     } catch (error) {

@@ -1,19 +1,23 @@
 /**
- * Pieces shared by the products and collections screens: the catalog's types, handles made from
- * titles, the image preview and product summaries. (Their forms' API problems are mapped in
- * ui/problems.ts.)
+ * Pieces shared by the products and collections screens (screens/products/, screens/collections/):
+ * the catalog's types (from their data modules), the notice a screen hands the next one, handles
+ * made from titles, the image preview and product summaries. (Their forms' API problems are mapped
+ * in ui/problems.ts.)
  */
-import type { components, RequestBody } from '@storefront/client';
 import { useState } from 'react';
+import { useLocation } from 'react-router';
+import { isLive, type AdminProduct, type ProductStatus } from '../data/products.ts';
 import { formatMoney } from '../ui/money.ts';
 import { useDebounced } from '../ui/search.tsx';
 
-export type AdminProduct = components['schemas']['AdminProduct'];
-export type AdminVariant = components['schemas']['AdminVariant'];
-export type AdminCollection = components['schemas']['AdminCollection'];
-export type Rules = RequestBody<'adminPreviewCollection'>['rules'];
-export type Condition = Rules['conditions'][number];
-export type ProductStatus = AdminProduct['status'];
+export type { AdminProduct, AdminVariant, ProductStatus } from '../data/products.ts';
+export type { AdminCollection, Condition, Rules } from '../data/collections.ts';
+
+/** A message handed to the next screen through the router's state (after a create or a delete). */
+export function useArrivalNotice(): string | null {
+  const state = useLocation().state as { notice?: string } | null;
+  return state?.notice ?? null;
+}
 
 export const STATUS_OPTIONS: { value: ProductStatus; label: string }[] = [
   { value: 'draft', label: 'Draft' },
@@ -77,15 +81,23 @@ export function ImagePreview({ url, alt }: { url: string; alt: string }) {
   );
 }
 
-/** A small thumbnail for lists (decorative: the title is next to it). */
+/** An uploaded image's path (D47, `/media/…`): served by this server, resized with `?w=`. */
+const MEDIA_PATH = /^\/media\/[^?#]+$/;
+
+/**
+ * A small thumbnail for lists (decorative: the title is next to it): an uploaded image's 160 px
+ * copy, or an https address.
+ */
 export function Thumb({ image }: { image: string | null }) {
+  if (image && MEDIA_PATH.test(image))
+    return <img className="thumb" src={`${image}?w=160`} alt="" loading="lazy" />;
   if (!image || imageProblem(image)) return <span className="thumb placeholder" aria-hidden="true" />;
   return <img className="thumb" src={image} alt="" loading="lazy" />;
 }
 
-/** "$12.00", or "$12.00 – $30.00" when the variants' prices differ, or "—" without variants. */
+/** "$12.00", or "$12.00 – $30.00" when the live variants' prices differ, or "—" without any. */
 export function priceRange(product: AdminProduct): string {
-  const prices = product.variants.map((v) => v.priceAmount);
+  const prices = product.variants.filter(isLive).map((v) => v.priceAmount);
   if (prices.length === 0) return '—';
   const low = Math.min(...prices);
   const high = Math.max(...prices);
@@ -93,11 +105,12 @@ export function priceRange(product: AdminProduct): string {
   return low === high ? lowText : `${lowText} – ${formatMoney(high, product.currency)}`;
 }
 
-/** "12 available · 2 variants", "Out of stock", "No variants". */
+/** "12 available · 2 variants", "Out of stock", "No variants" (archived variants are not counted). */
 export function stockSummary(product: AdminProduct): string {
-  const count = product.variants.length;
+  const live = product.variants.filter(isLive);
+  const count = live.length;
   if (count === 0) return 'No variants';
-  const available = product.variants.reduce((sum, v) => sum + v.available, 0);
+  const available = live.reduce((sum, v) => sum + v.available, 0);
   const variants = `${count} variant${count === 1 ? '' : 's'}`;
   return available === 0 ? `Out of stock · ${variants}` : `${available} available · ${variants}`;
 }

@@ -3,10 +3,16 @@
  * domain with its five DNS records (per-record status, copy buttons), verify now, delete, and the
  * store's reply-to address.
  */
-import type { SuccessBody } from '@storefront/client';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useAdmin } from '../session.tsx';
+import {
+  useDeleteDomain,
+  useRegisterDomain,
+  useSender,
+  useVerifyDomain,
+  type SenderState,
+  type SendingDomain,
+} from '../data/email.ts';
+import { useUpdateSettings } from '../data/settings.ts';
 import {
   ConfirmButton,
   CopyButton,
@@ -21,11 +27,7 @@ import { messageAt } from '../ui/problems.ts';
 import { QueryView } from '../ui/queries.tsx';
 import { roleError } from './integrations-parts.tsx';
 
-type SenderState = SuccessBody<'adminGetSenderState'>;
-type SendingDomain = SuccessBody<'adminGetSendingDomain'>;
 type DnsRecord = SendingDomain['dnsRecords'][number];
-
-const SENDER = ['email-sender'] as const;
 
 /** What each record is for, in words a merchant can pass to whoever runs their DNS. */
 function purpose(record: DnsRecord, index: number): string {
@@ -124,14 +126,10 @@ function RecordsTable({ domain }: { domain: SendingDomain }) {
 }
 
 function Domain({ domain }: { domain: SendingDomain }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const [checked, setChecked] = useState<string | null>(null);
-  const verify = useMutation({
-    mutationFn: () => admin.request('adminVerifySendingDomain'),
-    onSuccess: async (next) => {
-      // Refresh the panel first, so the message never shows beside the state it replaces.
-      await queryClient.invalidateQueries({ queryKey: SENDER });
+  // The panel is read again first, so the message never shows beside the state it replaces.
+  const verify = useVerifyDomain({
+    onSuccess: (next) => {
       const found = next.dnsRecords.filter((record) => record.status === 'verified').length;
       setChecked(
         next.status === 'verified'
@@ -140,10 +138,7 @@ function Domain({ domain }: { domain: SendingDomain }) {
       );
     },
   });
-  const remove = useMutation({
-    mutationFn: () => admin.request('adminDeleteSendingDomain'),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: SENDER }),
-  });
+  const remove = useDeleteDomain();
   const verifiedCount = domain.dnsRecords.filter((record) => record.status === 'verified').length;
 
   return (
@@ -215,18 +210,10 @@ function Domain({ domain }: { domain: SendingDomain }) {
 }
 
 function RegisterDomain() {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const [domain, setDomain] = useState('');
   const [localPart, setLocalPart] = useState('orders');
   const [submitted, setSubmitted] = useState(false);
-  const register = useMutation({
-    mutationFn: () =>
-      admin.request('adminRegisterSendingDomain', {
-        body: { domain: domain.trim(), fromLocalPart: localPart.trim() },
-      }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: SENDER }),
-  });
+  const register = useRegisterDomain();
   const cleaned = domain
     .trim()
     .replace(/^https?:\/\//i, '')
@@ -249,7 +236,7 @@ function RegisterDomain() {
     setSubmitted(true);
     if (domainError || localError) return;
     if (cleaned !== domain.trim()) setDomain(cleaned);
-    register.mutate();
+    register.mutate({ domain: domain.trim(), fromLocalPart: localPart.trim() });
   }
 
   return (
@@ -294,18 +281,10 @@ function RegisterDomain() {
 }
 
 function ReplyTo({ current }: { current: string | null }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const [value, setValue] = useState(current ?? '');
   const [saved, setSaved] = useState(false);
-  const save = useMutation({
-    mutationFn: () => admin.request('adminUpdateSettings', { body: { replyToEmail: value.trim() } }),
-    onSuccess: async (settings) => {
-      queryClient.setQueryData(['settings'], settings);
-      setSaved(true);
-      await queryClient.invalidateQueries({ queryKey: SENDER });
-    },
-  });
+  // Done once the sender's state (which shows the reply-to) is read again.
+  const save = useUpdateSettings({ onSuccess: () => setSaved(true) });
   const error =
     value.trim() === '' ? 'A reply-to address is required: customers’ replies go there.' : undefined;
   const [submitted, setSubmitted] = useState(false);
@@ -315,7 +294,7 @@ function ReplyTo({ current }: { current: string | null }) {
     setSubmitted(true);
     setSaved(false);
     if (error) return;
-    save.mutate();
+    save.mutate({ replyToEmail: value.trim() });
   }
 
   return (
@@ -349,8 +328,7 @@ function ReplyTo({ current }: { current: string | null }) {
 }
 
 export function Email() {
-  const admin = useAdmin();
-  const sender = useQuery({ queryKey: SENDER, queryFn: () => admin.request('adminGetSenderState') });
+  const sender = useSender();
 
   return (
     <>

@@ -1,9 +1,8 @@
 /** Home: today's orders and revenue (the browser's day), and what needs the merchant's attention. */
 import type { SuccessBody } from '@storefront/client';
-import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { useAdmin } from '../session.tsx';
+import { useOverview } from '../data/overview.ts';
 import { PageHeader, StatusBadge } from '../ui/components.tsx';
 import { formatDate, startOfToday } from '../ui/dates.ts';
 import { formatMoney } from '../ui/money.ts';
@@ -129,13 +128,9 @@ function SendingDomain({ domain }: { domain: Overview['sendingDomain'] }) {
 }
 
 export function Home() {
-  const admin = useAdmin();
   // Today in the browser's time zone, fixed while the screen is open.
   const [since] = useState(() => startOfToday());
-  const overview = useQuery({
-    queryKey: ['overview', since],
-    queryFn: () => admin.request('adminGetOverview', { query: { since } }),
-  });
+  const overview = useOverview(since);
 
   return (
     <>

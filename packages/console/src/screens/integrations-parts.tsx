@@ -4,7 +4,7 @@
  * the focus helper that moves screen-reader users to what just appeared (a secret shown once).
  */
 import { useEffect, useRef, type ReactNode } from 'react';
-import { useStaffSession } from '../store.ts';
+import { useStaffSession } from '../data/staff.ts';
 import { ErrorBanner, Notice } from '../ui/components.tsx';
 import { fieldErrors, isStatus } from '../ui/problems.ts';
 import './integrations.css';

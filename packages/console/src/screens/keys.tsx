@@ -4,9 +4,14 @@
  * query cache or storage), shown once with a copy button, and gone after a reload or navigation.
  */
 import type { StorefrontKey, StorefrontKeyWithSecret } from '@storefront/client';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useAdmin } from '../session.tsx';
+import {
+  useCreateStorefrontKey,
+  useRevokeStorefrontKey,
+  useStorefrontKeys,
+  useUpdateStorefrontKey,
+  type KeySettings,
+} from '../data/storefront-keys.ts';
 import {
   ACTIONS,
   ConfirmButton,
@@ -23,7 +28,7 @@ import {
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { messageAt } from '../ui/problems.ts';
-import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
+import { QueryView } from '../ui/queries.tsx';
 import {
   FocusOnShow,
   focusSoon,
@@ -33,8 +38,6 @@ import {
   parseBudget,
   roleError,
 } from './integrations-parts.tsx';
-
-const KEYS = ['storefront-keys'] as const;
 
 interface KeyFormValues {
   label: string;
@@ -143,6 +146,14 @@ function KeyForm({
 
 const hasErrors = (errors: Record<string, string | undefined>) => Object.values(errors).some(Boolean);
 
+/** The checked form as the API takes it. */
+const settingsOf = (values: KeyFormValues, checked: ReturnType<typeof validate>): KeySettings => ({
+  label: values.label.trim(),
+  allowedOrigins: checked.origins,
+  publicRead: checked.read,
+  publicWrite: checked.write,
+});
+
 function CreateKey({
   onCreated,
   onCancel,
@@ -151,31 +162,11 @@ function CreateKey({
   onCreated: (key: StorefrontKeyWithSecret, budgetsSaved: boolean) => void;
   onCancel: () => void;
 }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const [values, setValues] = useState<KeyFormValues>(EMPTY_FORM);
   const [submitted, setSubmitted] = useState(false);
-  const create = useMutation({
-    mutationFn: async (input: ReturnType<typeof validate>) => {
-      const key = await admin.storefrontKeys.create({
-        label: values.label.trim(),
-        allowedOrigins: input.origins,
-      });
-      if (input.read === null && input.write === null) return { key, budgetsSaved: true };
-      // Budgets are a change of the new key: if it fails, the key still exists and is shown.
-      try {
-        const changed = await admin.storefrontKeys.update(key.id, {
-          rateLimits: { publicRead: input.read, publicWrite: input.write },
-        });
-        return { key: { ...key, ...changed, key: key.key }, budgetsSaved: true };
-      } catch {
-        return { key, budgetsSaved: false };
-      }
-    },
-    onSuccess: ({ key, budgetsSaved }) => {
-      void queryClient.invalidateQueries({ queryKey: KEYS });
-      onCreated(key, budgetsSaved);
-    },
+  // Budgets are a change of the new key: if it fails, the key still exists and is shown.
+  const create = useCreateStorefrontKey({
+    onSuccess: ({ key, budgetsSaved }) => onCreated(key, budgetsSaved),
   });
   const checked = validate(values, create.error);
 
@@ -183,7 +174,7 @@ function CreateKey({
     event.preventDefault();
     setSubmitted(true);
     if (hasErrors(checked.errors)) return;
-    create.mutate(checked);
+    create.mutate(settingsOf(values, checked));
   }
 
   return (
@@ -216,29 +207,16 @@ function EditKey({
   storefrontKey: StorefrontKey;
   onDone: (saved: boolean) => void;
 }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const [values, setValues] = useState<KeyFormValues>(() => formOf(storefrontKey));
   const [submitted, setSubmitted] = useState(false);
-  const update = useMutation({
-    mutationFn: (input: ReturnType<typeof validate>) =>
-      admin.storefrontKeys.update(storefrontKey.id, {
-        label: values.label.trim(),
-        allowedOrigins: input.origins,
-        rateLimits: { publicRead: input.read, publicWrite: input.write },
-      }),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: KEYS });
-      onDone(true);
-    },
-  });
+  const update = useUpdateStorefrontKey(storefrontKey.id, { onSuccess: () => onDone(true) });
   const checked = validate(values, update.error);
 
   function submit(event: FormEvent) {
     event.preventDefault();
     setSubmitted(true);
     if (hasErrors(checked.errors)) return;
-    update.mutate(checked);
+    update.mutate(settingsOf(values, checked));
   }
 
   return (
@@ -283,21 +261,14 @@ function Budgets({ storefrontKey }: { storefrontKey: StorefrontKey }) {
 }
 
 export function Keys() {
-  const admin = useAdmin();
   const pager = useCursorPager();
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<StorefrontKeyWithSecret | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [warning, setWarning] = useState<string | null>(null);
-  const keys = useQuery({
-    queryKey: [...KEYS, pager.cursor],
-    queryFn: () =>
-      admin.storefrontKeys.list({ limit: 50, ...(pager.cursor ? { cursor: pager.cursor } : {}) }),
-  });
-  const revoke = useChangeAndRefresh({
-    change: (key: StorefrontKey) => admin.storefrontKeys.revoke(key.id),
-    refresh: KEYS,
+  const keys = useStorefrontKeys(pager.cursor);
+  const revoke = useRevokeStorefrontKey({
     onDone: (key) => {
       setMessage(`The key “${key.label}” is revoked: it stops working within a second.`);
       if (created?.id === key.id) setCreated(null);

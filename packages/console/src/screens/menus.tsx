@@ -1,10 +1,16 @@
 /** Menus: named lists of links (main, footer) with their items' labels and URLs, reordered with buttons. */
 import { urlProblem } from '@storefront/blocks';
-import type { SuccessBody } from '@storefront/client';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { useAdmin } from '../session.tsx';
+import {
+  useCreateMenu,
+  useDeleteMenu,
+  useFindMenu,
+  useMenu,
+  useMenus,
+  useSaveMenu,
+  type AdminMenu,
+} from '../data/menus.ts';
 import { formatDateTime } from '../ui/dates.ts';
 import {
   ACTIONS,
@@ -20,23 +26,17 @@ import {
   useCursorPager,
 } from '../ui/components.tsx';
 import { fieldErrors, isStatus } from '../ui/problems.ts';
-import { FORM_RECORD, QueryView, readingForForm, useChangeAndRefresh } from '../ui/queries.tsx';
+import { QueryView, readingForForm } from '../ui/queries.tsx';
 import { Announcer, CreateByHandle, LeaveGuard, sameJson } from './content-parts.tsx';
 
 const MAX_ITEMS = 100;
 
 export function Menus() {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const pager = useCursorPager();
-  const list = useQuery({
-    queryKey: ['menus', 'list', pager.cursor],
-    queryFn: () => admin.request('adminListMenus', { query: { limit: 50, cursor: pager.cursor } }),
-  });
-  const remove = useChangeAndRefresh({
-    change: (handle: string) => admin.request('adminDeleteMenu', { path: { handle } }),
-    refresh: ['menus', 'list'],
-    forget: (handle) => ['menus', 'one', handle],
+  const list = useMenus(pager.cursor);
+  const findMenu = useFindMenu();
+  const create = useCreateMenu();
+  const remove = useDeleteMenu({
     notice: (handle) => `Menu “${handle}” deleted.`,
   });
 
@@ -52,11 +52,8 @@ export function Menus() {
           label="Menu handle"
           hint="How your theme asks for it, e.g. main or footer: lower-case letters, digits and hyphens."
           submitLabel="Create menu"
-          exists={(handle) => admin.request('adminGetMenu', { path: { handle } })}
-          create={async (handle) => {
-            await admin.request('adminPutMenu', { path: { handle }, body: { items: [] } });
-            await queryClient.invalidateQueries({ queryKey: ['menus', 'list'] });
-          }}
+          exists={findMenu}
+          create={(handle) => create.mutateAsync(handle)}
           openPath={(handle) => `/content/menus/${handle}`}
         />
       </section>
@@ -108,16 +105,9 @@ export function Menus() {
   );
 }
 
-type AdminMenu = SuccessBody<'adminGetMenu'>;
-
 export function MenuEdit() {
   const { handle = '' } = useParams();
-  const admin = useAdmin();
-  const menu = useQuery({
-    queryKey: ['menus', 'one', handle],
-    queryFn: () => admin.request('adminGetMenu', { path: { handle } }),
-    ...FORM_RECORD,
-  });
+  const menu = useMenu(handle);
   const title = `Menu “${handle}”`;
   if (menu.isPending || readingForForm(menu))
     return (
@@ -161,8 +151,6 @@ function itemProblem(item: Item, field: ItemField): string | undefined {
 }
 
 function MenuEditor({ initial, title }: { initial: AdminMenu; title: string }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const handle = initial.handle;
   const nextKey = useRef(0);
@@ -234,20 +222,13 @@ function MenuEditor({ initial, title }: { initial: AdminMenu; title: string }) {
     setFocusAfter(`[data-item-key="${item.key}"] input`);
   };
 
-  const save = useMutation({
-    mutationFn: (sent: Item[]) =>
-      admin.request('adminPutMenu', {
-        path: { handle },
-        body: { items: sent.map(({ label, url }) => ({ label, url })) },
-      }),
+  const save = useSaveMenu<Item>(handle, {
     onSuccess: (data) => {
       setMenu(data);
       setItems((list) => list.map((item, i) => ({ ...item, label: data.items[i]?.label ?? item.label })));
       setServer(new Map());
       setFailure(null);
       setNotice('Menu saved. Your shop shows it now.');
-      queryClient.setQueryData(['menus', 'one', handle], data);
-      return queryClient.invalidateQueries({ queryKey: ['menus', 'list'] });
     },
     onError: (error, sent) => {
       setFailure(error);
@@ -261,12 +242,7 @@ function MenuEditor({ initial, title }: { initial: AdminMenu; title: string }) {
       setServer(map);
     },
   });
-  const remove = useChangeAndRefresh({
-    change: () => admin.request('adminDeleteMenu', { path: { handle } }),
-    refresh: ['menus', 'list'],
-    forget: () => ['menus', 'one', handle],
-    onDone: () => void navigate('/content/menus'),
-  });
+  const remove = useDeleteMenu({ onDone: () => void navigate('/content/menus') });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -291,7 +267,7 @@ function MenuEditor({ initial, title }: { initial: AdminMenu; title: string }) {
             title={`Delete the menu “${handle}”?`}
             body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
             confirmLabel="Delete menu"
-            onConfirm={() => remove.mutate()}
+            onConfirm={() => remove.mutate(handle)}
             disabled={remove.isPending}
           >
             Delete menu

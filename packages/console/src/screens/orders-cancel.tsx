@@ -6,8 +6,8 @@
  */
 import type { AdminOrder } from '@storefront/client';
 import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react';
-import type { useCancelOrder } from '../api/cancellation.ts';
-import { useStaffSession } from '../store.ts';
+import type { useCancelOrder } from '../data/orders.ts';
+import { useStaffSession } from '../data/staff.ts';
 import { CheckboxField, ErrorBanner } from '../ui/components.tsx';
 import { formatMoney } from '../ui/money.ts';
 import { messageAt } from '../ui/problems.ts';

@@ -5,7 +5,7 @@
  */
 import type { AdminOrder } from '@storefront/client';
 import { useId, useMemo } from 'react';
-import type { OrderMail, OrderReturn } from '../api/returns.ts';
+import type { OrderMail, OrderReturn } from '../data/orders.ts';
 import { FieldShell, TextAreaField } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { formatMoney } from '../ui/money.ts';

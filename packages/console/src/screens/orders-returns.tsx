@@ -8,8 +8,8 @@
  */
 import { StorefrontError, type AdminOrder } from '@storefront/client';
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
-import { useCreateReturn, useReturnPreview, type OrderReturn, type ReturnBody } from '../api/returns.ts';
-import { useStaffSession } from '../store.ts';
+import { useCreateReturn, useReturnPreview, type OrderReturn, type ReturnBody } from '../data/orders.ts';
+import { useStaffSession } from '../data/staff.ts';
 import { CheckboxField, DataTable, Notice, ProblemBanner, StatusBadge } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { MoneyField } from '../ui/money-field.tsx';

@@ -14,7 +14,7 @@ import {
   type Fulfillment,
   type FulfillmentBody,
   type TrackingChange,
-} from '../api/fulfillments.ts';
+} from '../data/orders.ts';
 import {
   ConfirmButton,
   DataTable,

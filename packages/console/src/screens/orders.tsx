@@ -6,13 +6,16 @@
  */
 import { formatAddress } from '@storefront/address';
 import { StorefrontError, type AdminOrder } from '@storefront/client';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
-import { useCancelOrder } from '../api/cancellation.ts';
-import type { OrderFulfillmentStatus } from '../api/fulfillments.ts';
-import { useAdmin } from '../session.tsx';
-import { useStaffSession } from '../store.ts';
+import {
+  useCancelOrder,
+  useOrder,
+  useOrders,
+  useRefundOrder,
+  type OrderFulfillmentStatus,
+} from '../data/orders.ts';
+import { useStaffSession } from '../data/staff.ts';
 import {
   DataTable,
   ErrorBanner,
@@ -136,19 +139,13 @@ function OrdersPages({
   status: OrderStatus | undefined;
   fulfillment: OrderFulfillmentStatus | undefined;
 }) {
-  const admin = useAdmin();
   const pager = useCursorPager();
-  const orders = useQuery({
-    queryKey: ['orders', status ?? 'all', fulfillment ?? 'all', q, pager.cursor],
-    queryFn: () =>
-      admin.orders.list({
-        status,
-        fulfillmentStatus: fulfillment,
-        cursor: pager.cursor,
-        limit: 20,
-        ...(q ? { q } : {}),
-      }),
-    placeholderData: keepPreviousData,
+  const orders = useOrders({
+    ...(status ? { status } : {}),
+    ...(fulfillment ? { fulfillmentStatus: fulfillment } : {}),
+    ...(pager.cursor ? { cursor: pager.cursor } : {}),
+    limit: 20,
+    ...(q ? { q } : {}),
   });
   const statusLabel = status ? STATUS_OPTIONS.find((option) => option.value === status)?.label : 'All orders';
   const fulfillmentLabel = fulfillment
@@ -415,8 +412,6 @@ function RefundForm({
   done: string | null;
   setDone: (text: string | null) => void;
 }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const currency = order.total.currency;
   const [amount, setAmount] = useState<number | null>(null);
   const [typing, setTyping] = useState<string | null>(null);
@@ -425,8 +420,8 @@ function RefundForm({
   const amountBox = useRef<HTMLDivElement>(null);
   const titleId = useId();
 
-  const refund = useMutation({
-    mutationFn: (body: { amount: number; reason?: string }) => admin.orders.refund(order.id, body),
+  // Done or refused, the order is read again (the form's `max` is then what is left).
+  const refund = useRefundOrder(order.id, {
     onSuccess: (started) => {
       setDone(
         `Refund of ${formatMoney(started.refund.amount.amount, started.refund.amount.currency)} requested. It settles when the payment provider confirms it.`,
@@ -434,11 +429,6 @@ function RefundForm({
       setAmount(null);
       setReason('');
       setTried(false);
-    },
-    onSettled: () => {
-      void queryClient.invalidateQueries({ queryKey: ['order', order.id] });
-      void queryClient.invalidateQueries({ queryKey: ['orders'] });
-      void queryClient.invalidateQueries({ queryKey: ['overview'] });
     },
   });
 
@@ -548,19 +538,13 @@ function RefundSection({ order }: { order: AdminOrder }) {
 }
 
 export function OrderDetail() {
-  const admin = useAdmin();
   const { id = '' } = useParams();
   const cancel = useCancelOrder(id);
   /** What cancelling it here did (kept with the order's id: the page may show another order next). */
   const [cancelledHere, setCancelledHere] = useState<{ id: string; notice: string } | null>(null);
   const cancelled = cancelledHere?.id === id ? cancelledHere.notice : null;
-  const order = useQuery({
-    queryKey: ['order', id],
-    queryFn: () => admin.orders.get(id),
-    // While a refund waits for the provider, look again every few seconds.
-    refetchInterval: (query) =>
-      query.state.data?.refunds.some((refund) => refund.status === 'pending') ? 2000 : false,
-  });
+  // While a refund waits for the provider, it is read again every few seconds.
+  const order = useOrder(id);
 
   if (!order.data) {
     if (!order.isError) {

@@ -1,9 +1,15 @@
 /** Pages: a title and a plain-text body (About us, Shipping), with a live preview of the paragraphs. */
-import type { SuccessBody } from '@storefront/client';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { useAdmin } from '../session.tsx';
+import {
+  useCreatePage,
+  useDeletePage,
+  useFindPage,
+  usePage,
+  usePages,
+  useSavePage,
+  type AdminPage,
+} from '../data/pages.ts';
 import { formatDateTime } from '../ui/dates.ts';
 import {
   ACTIONS,
@@ -20,7 +26,7 @@ import {
   useCursorPager,
 } from '../ui/components.tsx';
 import { errorMessage, isStatus, messageAt } from '../ui/problems.ts';
-import { FORM_RECORD, QueryView, readingForForm, useChangeAndRefresh } from '../ui/queries.tsx';
+import { QueryView, readingForForm } from '../ui/queries.tsx';
 import { handleProblem, LeaveGuard, toHandle } from './content-parts.tsx';
 
 const MAX_TITLE = 200;
@@ -39,16 +45,9 @@ function titleProblem(title: string): string | undefined {
 }
 
 export function Pages() {
-  const admin = useAdmin();
   const pager = useCursorPager();
-  const list = useQuery({
-    queryKey: ['pages', 'list', pager.cursor],
-    queryFn: () => admin.request('adminListPages', { query: { limit: 50, cursor: pager.cursor } }),
-  });
-  const remove = useChangeAndRefresh({
-    change: (slug: string) => admin.request('adminDeletePage', { path: { slug } }),
-    refresh: ['pages', 'list'],
-    forget: (slug) => ['pages', 'one', slug],
+  const list = usePages(pager.cursor);
+  const remove = useDeletePage({
     notice: (slug) => `Page “${slug}” deleted.`,
   });
 
@@ -107,8 +106,8 @@ export function Pages() {
 
 /** Title first; the slug follows it until the merchant edits the slug. */
 function NewPage() {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
+  const findPage = useFindPage();
+  const create = useCreatePage();
   const navigate = useNavigate();
   const [title, setTitle] = useState('');
   const [slug, setSlug] = useState('');
@@ -126,14 +125,13 @@ function NewPage() {
     setFailure(null);
     try {
       try {
-        await admin.request('adminGetPage', { path: { slug } });
+        await findPage(slug);
         setErrors({ slug: `“${slug}” is already in use. Choose another, or open it from the list.` });
         return;
       } catch (lookup) {
         if (!isStatus(lookup, 404)) throw lookup;
       }
-      await admin.request('adminPutPage', { path: { slug }, body: { title: title.trim(), body: '' } });
-      await queryClient.invalidateQueries({ queryKey: ['pages', 'list'] });
+      await create.mutateAsync({ slug, title: title.trim() });
       void navigate(`/content/pages/${slug}`);
     } catch (error) {
       setErrors({ title: messageAt(error, '/title'), slug: messageAt(error, '/slug') });
@@ -180,16 +178,9 @@ function NewPage() {
   );
 }
 
-type AdminPage = SuccessBody<'adminGetPage'>;
-
 export function PageEdit() {
   const { slug = '' } = useParams();
-  const admin = useAdmin();
-  const page = useQuery({
-    queryKey: ['pages', 'one', slug],
-    queryFn: () => admin.request('adminGetPage', { path: { slug } }),
-    ...FORM_RECORD,
-  });
+  const page = usePage(slug);
   if (page.isPending || readingForForm(page))
     return (
       <>
@@ -215,8 +206,6 @@ export function PageEdit() {
 }
 
 function PageEditor({ initial }: { initial: AdminPage }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const slug = initial.slug;
   const [page, setPage] = useState(initial);
@@ -227,22 +216,14 @@ function PageEditor({ initial }: { initial: AdminPage }) {
   const dirty = title !== page.title || body !== page.body;
   const shown = useMemo(() => paragraphs(body), [body]);
 
-  const save = useMutation({
-    mutationFn: () => admin.request('adminPutPage', { path: { slug }, body: { title: title.trim(), body } }),
+  const save = useSavePage(slug, {
     onSuccess: (data) => {
       setPage(data);
       setTitle(data.title);
       setNotice('Page saved. Your shop shows it now.');
-      queryClient.setQueryData(['pages', 'one', slug], data);
-      return queryClient.invalidateQueries({ queryKey: ['pages', 'list'] });
     },
   });
-  const remove = useChangeAndRefresh({
-    change: () => admin.request('adminDeletePage', { path: { slug } }),
-    refresh: ['pages', 'list'],
-    forget: () => ['pages', 'one', slug],
-    onDone: () => void navigate('/content/pages'),
-  });
+  const remove = useDeletePage({ onDone: () => void navigate('/content/pages') });
 
   const bodyLength = length(body);
   const titleError =
@@ -260,7 +241,7 @@ function PageEditor({ initial }: { initial: AdminPage }) {
       document.querySelector<HTMLElement>('.page-editor [aria-invalid="true"]')?.focus();
       return;
     }
-    save.mutate();
+    save.mutate({ title: title.trim(), body });
   };
 
   return (
@@ -272,7 +253,7 @@ function PageEditor({ initial }: { initial: AdminPage }) {
             title={`Delete the page “${page.title}”?`}
             body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
             confirmLabel="Delete page"
-            onConfirm={() => remove.mutate()}
+            onConfirm={() => remove.mutate(slug)}
             disabled={remove.isPending}
           >
             Delete page

@@ -2,13 +2,13 @@
  * Discounts, tax and shipping: discount codes, and per-country tax rate and flat shipping (the
  * country's default shipping method; zones and methods are on the Shipping screen).
  */
-import { StorefrontError, type RequestBody, type SuccessBody } from '@storefront/client';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { StorefrontError } from '@storefront/client';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { shippingKeys } from '../api/shipping.ts';
-import { useAdmin } from '../session.tsx';
-import { useCurrency, useStaffSession } from '../store.ts';
+import { useCreateDiscount, useDeleteDiscount, useDiscounts, type Discount } from '../data/discounts.ts';
+import { useCurrency } from '../data/settings.ts';
+import { useDeleteTaxRate, useSetTaxRate, useTaxRates, type TaxRate } from '../data/shipping.ts';
+import { useStaffSession } from '../data/staff.ts';
 import {
   ACTIONS,
   ConfirmButton,
@@ -26,12 +26,9 @@ import { formatDateTime } from '../ui/dates.ts';
 import { MoneyField } from '../ui/money-field.tsx';
 import { bpsToPercentText, formatMoney, formatPercent, percentTextToBps } from '../ui/money.ts';
 import { errorMessage, messageAt } from '../ui/problems.ts';
-import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
+import { QueryView } from '../ui/queries.tsx';
 import { countryName, CountrySelect } from './orders-parts.tsx';
 import './orders.css';
-
-type Discount = SuccessBody<'adminListDiscounts'>['items'][number];
-type TaxRate = SuccessBody<'adminListTaxRates'>['items'][number];
 
 const CODE = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -59,9 +56,7 @@ interface DiscountProblems {
 }
 
 function NewDiscount() {
-  const admin = useAdmin();
   const currency = useCurrency();
-  const queryClient = useQueryClient();
   const titleId = useId();
   const form = useRef<HTMLFormElement>(null);
   const [code, setCode] = useState('');
@@ -75,8 +70,7 @@ function NewDiscount() {
   const [problems, setProblems] = useState<DiscountProblems>({});
   const [created, setCreated] = useState<string | null>(null);
 
-  const create = useMutation({
-    mutationFn: (body: RequestBody<'adminCreateDiscount'>) => admin.request('adminCreateDiscount', { body }),
+  const create = useCreateDiscount({
     onSuccess: (discount) => {
       setCreated(`Discount code ${discount.code} created.`);
       setCode('');
@@ -85,7 +79,6 @@ function NewDiscount() {
       setStartsAt('');
       setEndsAt('');
       setUsageLimit('');
-      void queryClient.invalidateQueries({ queryKey: ['discounts'] });
     },
   });
 
@@ -248,17 +241,10 @@ function DiscountValue({ discount, currency }: { discount: Discount; currency: s
 }
 
 function Discounts() {
-  const admin = useAdmin();
   const currency = useCurrency();
   const pager = useCursorPager();
-  const discounts = useQuery({
-    queryKey: ['discounts', pager.cursor],
-    queryFn: () => admin.request('adminListDiscounts', { query: { cursor: pager.cursor, limit: 20 } }),
-    placeholderData: keepPreviousData,
-  });
-  const remove = useChangeAndRefresh({
-    change: (discount: Discount) => admin.request('adminDeleteDiscount', { path: { id: discount.id } }),
-    refresh: ['discounts'],
+  const discounts = useDiscounts(pager.cursor);
+  const remove = useDeleteDiscount({
     notice: (discount) => `Discount code ${discount.code} deleted.`,
     onDone: () => pager.reset(),
   });
@@ -333,9 +319,7 @@ function Discounts() {
 // ---- Tax and shipping by country ----
 
 function RateForm({ editing, onSaved }: { editing: TaxRate | null; onSaved: (country: string) => void }) {
-  const admin = useAdmin();
   const currency = useCurrency();
-  const queryClient = useQueryClient();
   const titleId = useId();
   const [country, setCountry] = useState(editing?.country ?? '');
   const [rate, setRate] = useState(editing ? bpsToPercentText(editing.taxRateBps) : '');
@@ -344,19 +328,8 @@ function RateForm({ editing, onSaved }: { editing: TaxRate | null; onSaved: (cou
   const [problems, setProblems] = useState<{ country?: string; rate?: string; shipping?: string }>({});
   const form = useRef<HTMLFormElement>(null);
 
-  const save = useMutation({
-    mutationFn: (input: { country: string; taxRateBps: number; shippingAmount: number }) =>
-      admin.request('adminSetTaxRate', {
-        path: { country: input.country },
-        body: { taxRateBps: input.taxRateBps, shippingAmount: input.shippingAmount },
-      }),
-    onSuccess: (saved) => {
-      void queryClient.invalidateQueries({ queryKey: ['tax-rates'] });
-      // The flat shipping is the country's default method: the Shipping screen shows it too.
-      void queryClient.invalidateQueries({ queryKey: shippingKeys.all });
-      onSaved(saved.country);
-    },
-  });
+  // The flat shipping is the country's default method: the Shipping screen shows it too.
+  const save = useSetTaxRate((saved) => onSaved(saved.country));
   // Editing a row: its form opens with the rate ready to change.
   useEffect(() => {
     if (editing) form.current?.querySelector<HTMLInputElement>('input[inputmode="decimal"]')?.focus();
@@ -441,20 +414,12 @@ function RateForm({ editing, onSaved }: { editing: TaxRate | null; onSaved: (cou
 }
 
 function TaxRates() {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const [editing, setEditing] = useState<TaxRate | null>(null);
   const [formKey, setFormKey] = useState(0);
   const [notice, setNotice] = useState<string | null>(null);
-  const rates = useQuery({
-    queryKey: ['tax-rates'],
-    queryFn: () => admin.request('adminListTaxRates'),
-  });
-  const remove = useChangeAndRefresh({
-    change: (country: string) => admin.request('adminDeleteTaxRate', { path: { country } }),
-    refresh: ['tax-rates'],
+  const rates = useTaxRates();
+  const remove = useDeleteTaxRate({
     onDone: (country) => {
-      void queryClient.invalidateQueries({ queryKey: shippingKeys.all });
       setNotice(`The rate for ${countryName(country)} was deleted.`);
       if (editing?.country === country) setEditing(null);
     },

@@ -1,7 +1,6 @@
 /** Regions: the named slots of blocks the shop shows (home hero, footer note), with their publish state. */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { useAdmin } from '../session.tsx';
+import { useCreateRegion, useDeleteRegion, useFindRegion, useRegions } from '../data/regions.ts';
 import { formatDateTime } from '../ui/dates.ts';
 import {
   ACTIONS,
@@ -13,21 +12,15 @@ import {
   Pager,
   useCursorPager,
 } from '../ui/components.tsx';
-import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
+import { QueryView } from '../ui/queries.tsx';
 import { CreateByHandle } from './content-parts.tsx';
 
 export function Regions() {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const pager = useCursorPager();
-  const list = useQuery({
-    queryKey: ['regions', 'list', pager.cursor],
-    queryFn: () => admin.request('adminListRegions', { query: { limit: 50, cursor: pager.cursor } }),
-  });
-  const remove = useChangeAndRefresh({
-    change: (key: string) => admin.request('adminDeleteRegion', { path: { key } }),
-    refresh: ['regions', 'list'],
-    forget: (key) => ['regions', 'one', key],
+  const list = useRegions(pager.cursor);
+  const findRegion = useFindRegion();
+  const create = useCreateRegion();
+  const remove = useDeleteRegion({
     notice: (key) => `Region “${key}” deleted.`,
   });
 
@@ -46,11 +39,8 @@ export function Regions() {
           label="Region key"
           hint="How your theme asks for it, e.g. home-hero: lower-case letters, digits and hyphens."
           submitLabel="Create region"
-          exists={(key) => admin.request('adminGetRegion', { path: { key } })}
-          create={async (key) => {
-            await admin.request('adminSaveRegionDraft', { path: { key }, body: { blocks: [] } });
-            await queryClient.invalidateQueries({ queryKey: ['regions', 'list'] });
-          }}
+          exists={findRegion}
+          create={(key) => create.mutateAsync(key)}
           openPath={(key) => `/content/regions/${key}`}
         />
       </section>

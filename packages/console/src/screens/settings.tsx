@@ -3,39 +3,23 @@
  * requires a shipping address and method; the handle and the currency are shown read-only (every
  * price is in the currency, so it is fixed at creation).
  */
-import type { SuccessBody } from '@storefront/client';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { useAdmin } from '../session.tsx';
-import { useStaffSession, useStoreSettings } from '../store.ts';
+import { useStoreSettings, useUpdateSettings, type StoreSettings } from '../data/settings.ts';
+import { useStaffSession } from '../data/staff.ts';
 import { ErrorBanner, Notice, PageHeader, TextField } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { messageAt } from '../ui/problems.ts';
 import { QueryView } from '../ui/queries.tsx';
 import { roleError } from './integrations-parts.tsx';
 
-type StoreSettings = SuccessBody<'adminGetSettings'>;
-
 function SettingsForm({ settings, readOnly }: { settings: StoreSettings; readOnly: boolean }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const [name, setName] = useState(settings.name);
   const [replyTo, setReplyTo] = useState(settings.replyToEmail ?? '');
   const [requireAddress, setRequireAddress] = useState(settings.requireShippingAddress);
   const [submitted, setSubmitted] = useState(false);
   const [saved, setSaved] = useState(false);
-  const save = useMutation({
-    mutationFn: () =>
-      admin.request('adminUpdateSettings', {
-        body: { name: name.trim(), replyToEmail: replyTo.trim(), requireShippingAddress: requireAddress },
-      }),
-    onSuccess: (next) => {
-      queryClient.setQueryData(['settings'], next);
-      void queryClient.invalidateQueries({ queryKey: ['email-sender'] });
-      setSaved(true);
-    },
-  });
+  const save = useUpdateSettings({ onSuccess: () => setSaved(true) });
   const errors = {
     name: name.trim() === '' ? 'The store needs a name.' : undefined,
     replyTo: /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(replyTo.trim())
@@ -52,7 +36,7 @@ function SettingsForm({ settings, readOnly }: { settings: StoreSettings; readOnl
     setSubmitted(true);
     setSaved(false);
     if (errors.name || errors.replyTo) return;
-    save.mutate();
+    save.mutate({ name: name.trim(), replyToEmail: replyTo.trim(), requireShippingAddress: requireAddress });
   }
 
   return (

@@ -10,7 +10,7 @@ import {
   type MethodKind,
   type ShippingMethod,
   type ShippingZone,
-} from '../api/shipping.ts';
+} from '../data/shipping.ts';
 import { SelectField, TextField } from '../ui/components.tsx';
 import { MoneyField } from '../ui/money-field.tsx';
 import {

@@ -4,7 +4,7 @@
  * and delivery estimate.
  */
 import { countryRules, knownCountries } from '@storefront/address';
-import type { MethodKind, ShippingMethod, ZoneArea } from '../api/shipping.ts';
+import type { MethodKind, ShippingMethod, ZoneArea } from '../data/shipping.ts';
 import { formatMoney } from '../ui/money.ts';
 import { countryName } from './orders-parts.tsx';
 

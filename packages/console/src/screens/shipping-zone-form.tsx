@@ -7,7 +7,7 @@
 import { countryRules } from '@storefront/address';
 import { StorefrontError } from '@storefront/client';
 import { useMemo, useState } from 'react';
-import { useSaveZone, type ShippingZone, type ZoneArea, type ZoneBody } from '../api/shipping.ts';
+import { useSaveZone, type ShippingZone, type ZoneArea, type ZoneBody } from '../data/shipping.ts';
 import { FieldShell, SelectField, TextField } from '../ui/components.tsx';
 import {
   fieldMessage,

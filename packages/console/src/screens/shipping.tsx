@@ -10,8 +10,9 @@ import {
   useShippingZones,
   type ShippingMethod,
   type ShippingZone,
-} from '../api/shipping.ts';
-import { useCurrency, useStaffSession } from '../store.ts';
+} from '../data/shipping.ts';
+import { useCurrency } from '../data/settings.ts';
+import { useStaffSession } from '../data/staff.ts';
 import {
   ACTIONS,
   ConfirmButton,

@@ -3,36 +3,15 @@
  * code. In development (file mail transport, not production) the dev mailbox shows the platform
  * mail, so the code can be read here instead of in an .eml file.
  */
-import { createAdminClient } from '@storefront/client';
-import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { requestSignInCode, useDevMailbox, verifySignInCode } from '../data/sign-in.ts';
 import { useSession } from '../session.tsx';
 import { ErrorBanner, Notice, TextField } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { messageAt } from '../ui/problems.ts';
 
-interface DevMail {
-  id: string;
-  to: string;
-  subject: string;
-  date: string;
-  text: string;
-}
-
-/**
- * The platform mail of the dev mailbox; null where it does not exist (SMTP, production), 'local-only'
- * when the console was not opened from this machine as localhost (the mailbox answers 403 then).
- */
-async function fetchDevMailbox(): Promise<DevMail[] | null | 'local-only'> {
-  const response = await fetch('/admin/dev/mailbox', { headers: { accept: 'application/json' } });
-  if (response.status === 404) return null;
-  if (response.status === 403) return 'local-only';
-  if (!response.ok) throw new Error(`The dev mailbox answered ${response.status}.`);
-  return ((await response.json()) as { mails: DevMail[] }).mails;
-}
-
 function DevMailbox({ email, onCode }: { email: string; onCode: (code: string) => void }) {
-  const mailbox = useQuery({ queryKey: ['dev-mailbox'], queryFn: fetchDevMailbox, refetchInterval: 2000 });
+  const mailbox = useDevMailbox();
   if (mailbox.data === null) return null;
   if (mailbox.data === 'local-only')
     return (
@@ -88,14 +67,13 @@ export function SignIn() {
   const [step, setStep] = useState<'email' | 'code'>('email');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const client = createAdminClient({ baseUrl: location.origin, token: null });
 
   async function requestCode(event: FormEvent) {
     event.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      await client.request('adminRequestSignInCode', { body: { storeSlug, email } });
+      await requestSignInCode({ storeSlug, email });
       setStep('code');
     } catch (caught) {
       setError(caught);
@@ -109,7 +87,7 @@ export function SignIn() {
     setBusy(true);
     setError(null);
     try {
-      const session = await client.request('adminVerifySignInCode', { body: { storeSlug, email, code } });
+      const session = await verifySignInCode({ storeSlug, email, code });
       signIn({ token: session.token, expiresAt: session.expiresAt, storeSlug, email });
     } catch (caught) {
       setError(caught);

@@ -3,11 +3,17 @@
  * (with confirmation). Managing staff is the owner's (the API answers 403 to others): everyone
  * sees who they are signed in as.
  */
-import type { RequestBody, SuccessBody } from '@storefront/client';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useStaffSession } from '../store.ts';
-import { useAdmin, useSession } from '../session.tsx';
+import {
+  useAddStaffMember,
+  useChangeStaffRole,
+  useRemoveStaffMember,
+  useStaff,
+  useStaffSession,
+  type StaffMember as Member,
+  type StaffRole as Role,
+} from '../data/staff.ts';
+import { useSession } from '../session.tsx';
 import {
   ACTIONS,
   ConfirmButton,
@@ -26,9 +32,6 @@ import { messageAt } from '../ui/problems.ts';
 import { QueryView } from '../ui/queries.tsx';
 import { FocusOnShow, focusSoon, roleError } from './integrations-parts.tsx';
 
-type Member = SuccessBody<'adminListStaff'>['items'][number];
-type Role = RequestBody<'adminAddStaffMember'>['role'];
-
 const ROLES: { value: Role; label: string; help: string }[] = [
   { value: 'staff', label: 'Staff', help: 'products, collections, content and orders, day to day' },
   {
@@ -38,8 +41,6 @@ const ROLES: { value: Role; label: string; help: string }[] = [
   },
   { value: 'owner', label: 'Owner', help: 'everything, including staff and their roles' },
 ];
-
-const STAFF = ['staff'] as const;
 
 function RoleHelp() {
   return (
@@ -54,18 +55,10 @@ function RoleHelp() {
 }
 
 function AddMember({ onAdded, onCancel }: { onAdded: (member: Member) => void; onCancel: () => void }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('staff');
   const [submitted, setSubmitted] = useState(false);
-  const add = useMutation({
-    mutationFn: () => admin.request('adminAddStaffMember', { body: { email: email.trim(), role } }),
-    onSuccess: async (member) => {
-      await queryClient.invalidateQueries({ queryKey: STAFF });
-      onAdded(member);
-    },
-  });
+  const add = useAddStaffMember({ onSuccess: onAdded });
   const emailError = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())
     ? undefined
     : 'Enter their email address, like name@example.com.';
@@ -74,7 +67,7 @@ function AddMember({ onAdded, onCancel }: { onAdded: (member: Member) => void; o
     event.preventDefault();
     setSubmitted(true);
     if (emailError) return;
-    add.mutate();
+    add.mutate({ email: email.trim(), role });
   }
 
   return (
@@ -116,16 +109,8 @@ function AddMember({ onAdded, onCancel }: { onAdded: (member: Member) => void; o
 }
 
 function RoleCell({ member, isYou }: { member: Member; isYou: boolean }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const [role, setRole] = useState<Role>(member.role);
-  const change = useMutation({
-    mutationFn: () => admin.request('adminUpdateStaffMember', { path: { id: member.id }, body: { role } }),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: STAFF });
-      if (isYou) await queryClient.invalidateQueries({ queryKey: ['session'] });
-    },
-  });
+  const change = useChangeStaffRole();
   return (
     <div>
       <div className="inline-form">
@@ -153,7 +138,7 @@ function RoleCell({ member, isYou }: { member: Member; isYou: boolean }) {
           <button
             type="button"
             className="primary"
-            onClick={() => change.mutate()}
+            onClick={() => change.mutate({ member, role, isYou })}
             disabled={change.isPending}
           >
             {change.isPending ? 'Saving…' : 'Save role'}
@@ -169,30 +154,17 @@ function RoleCell({ member, isYou }: { member: Member; isYou: boolean }) {
 }
 
 export function Staff() {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const session = useStaffSession();
   const { signOut } = useSession();
   const pager = useCursorPager();
   const [adding, setAdding] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
   const me = session.data?.staff;
-  const staff = useQuery({
-    queryKey: [...STAFF, pager.cursor],
-    queryFn: () =>
-      admin.request('adminListStaff', {
-        query: { limit: 50, ...(pager.cursor ? { cursor: pager.cursor } : {}) },
-      }),
-  });
-  const remove = useMutation({
-    mutationFn: (member: Member) => admin.request('adminRemoveStaffMember', { path: { id: member.id } }),
-    onSuccess: async (_none, member) => {
-      if (member.id === me?.id) {
-        signOut('You removed yourself from this store.');
-        return;
-      }
-      await queryClient.invalidateQueries({ queryKey: STAFF });
-      setMessage(`${member.email} is removed; their sessions have ended.`);
+  const staff = useStaff(pager.cursor);
+  const remove = useRemoveStaffMember({
+    onSuccess: (_none, { member, isYou }) => {
+      if (isYou) signOut('You removed yourself from this store.');
+      else setMessage(`${member.email} is removed; their sessions have ended.`);
     },
   });
   const roleLabel = ROLES.find((role) => role.value === me?.role)?.label;
@@ -292,7 +264,7 @@ export function Staff() {
                         confirmLabel="Remove"
                         onConfirm={() => {
                           setMessage(null);
-                          remove.mutate(member);
+                          remove.mutate({ member, isYou: member.id === me?.id });
                         }}
                         disabled={remove.isPending}
                       >

@@ -2,10 +2,9 @@
  * Themes (list, create, publish: one live theme per store, emits theme.published) and apps
  * (list, install with access scopes, emits app.installed).
  */
-import type { SuccessBody } from '@storefront/client';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useAdmin } from '../session.tsx';
+import { useApps, useInstallApp } from '../data/apps.ts';
+import { useCreateTheme, usePublishTheme, useThemes, type Theme } from '../data/themes.ts';
 import {
   ACTIONS,
   ConfirmButton,
@@ -21,13 +20,8 @@ import {
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { messageAt } from '../ui/problems.ts';
-import { QueryView, useChangeAndRefresh } from '../ui/queries.tsx';
+import { QueryView } from '../ui/queries.tsx';
 import { FocusOnShow, focusSoon, roleError } from './integrations-parts.tsx';
-
-type Theme = SuccessBody<'adminListThemes'>['items'][number];
-
-const THEMES = ['themes'] as const;
-const APPS = ['apps'] as const;
 
 /** The settings textarea: empty, or a JSON object. */
 function parseSettings(text: string): { value: Record<string, unknown> | undefined; error?: string } {
@@ -44,29 +38,18 @@ function parseSettings(text: string): { value: Record<string, unknown> | undefin
 }
 
 function CreateTheme({ onCreated, onCancel }: { onCreated: (theme: Theme) => void; onCancel: () => void }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [settings, setSettings] = useState('');
   const [submitted, setSubmitted] = useState(false);
   const parsed = parseSettings(settings);
   const nameError = name.trim() === '' ? 'Give the theme a name.' : undefined;
-  const create = useMutation({
-    mutationFn: () =>
-      admin.request('adminCreateTheme', {
-        body: { name: name.trim(), ...(parsed.value ? { settings: parsed.value } : {}) },
-      }),
-    onSuccess: async (theme) => {
-      await queryClient.invalidateQueries({ queryKey: THEMES });
-      onCreated(theme);
-    },
-  });
+  const create = useCreateTheme({ onSuccess: onCreated });
 
   function submit(event: FormEvent) {
     event.preventDefault();
     setSubmitted(true);
     if (nameError || parsed.error) return;
-    create.mutate();
+    create.mutate({ name: name.trim(), ...(parsed.value ? { settings: parsed.value } : {}) });
   }
 
   return (
@@ -107,20 +90,11 @@ function CreateTheme({ onCreated, onCancel }: { onCreated: (theme: Theme) => voi
 }
 
 export function Themes() {
-  const admin = useAdmin();
   const pager = useCursorPager();
   const [creating, setCreating] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
-  const themes = useQuery({
-    queryKey: [...THEMES, pager.cursor],
-    queryFn: () =>
-      admin.request('adminListThemes', {
-        query: { limit: 50, ...(pager.cursor ? { cursor: pager.cursor } : {}) },
-      }),
-  });
-  const publish = useChangeAndRefresh({
-    change: (theme: Theme) => admin.request('adminPublishTheme', { path: { id: theme.id } }),
-    refresh: THEMES,
+  const themes = useThemes(pager.cursor);
+  const publish = usePublishTheme({
     onDone: (_theme, live) => setMessage(`“${live.name}” is now your live theme.`),
   });
   const live = themes.data?.items.find((theme) => theme.live);
@@ -257,8 +231,6 @@ function InstallApp({
   onInstalled: (name: string) => void;
   onCancel: () => void;
 }) {
-  const admin = useAdmin();
-  const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [scopesText, setScopesText] = useState('');
   const [submitted, setSubmitted] = useState(false);
@@ -273,19 +245,13 @@ function InstallApp({
           ? 'At most 50 scopes.'
           : undefined,
   };
-  const install = useMutation({
-    mutationFn: () => admin.request('adminInstallApp', { body: { name: name.trim(), scopes } }),
-    onSuccess: async (app) => {
-      await queryClient.invalidateQueries({ queryKey: APPS });
-      onInstalled(app.name);
-    },
-  });
+  const install = useInstallApp({ onSuccess: (app) => onInstalled(app.name) });
 
   function submit(event: FormEvent) {
     event.preventDefault();
     setSubmitted(true);
     if (errors.name || errors.scopes) return;
-    install.mutate();
+    install.mutate({ name: name.trim(), scopes });
   }
 
   return (
@@ -327,17 +293,10 @@ function InstallApp({
 }
 
 export function Apps() {
-  const admin = useAdmin();
   const pager = useCursorPager();
   const [installing, setInstalling] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
-  const apps = useQuery({
-    queryKey: [...APPS, pager.cursor],
-    queryFn: () =>
-      admin.request('adminListApps', {
-        query: { limit: 50, ...(pager.cursor ? { cursor: pager.cursor } : {}) },
-      }),
-  });
+  const apps = useApps(pager.cursor);
 
   return (
     <>

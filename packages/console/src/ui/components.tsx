@@ -121,18 +121,22 @@ interface FieldShellProps {
   label: string;
   hint?: ReactNode;
   error?: string | undefined;
+  /** The label is read by screen readers, not shown (a table's cell, whose column names it). */
+  hideLabel?: boolean | undefined;
   children: (ids: { id: string; describedBy: string | undefined; invalid: boolean }) => ReactNode;
 }
 
 /** A label, the control, a hint and the error message, tied together with ids and aria attributes. */
-export function FieldShell({ label, hint, error, children }: FieldShellProps) {
+export function FieldShell({ label, hint, error, hideLabel, children }: FieldShellProps) {
   const id = useId();
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
   const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;
   return (
     <div className={`field${error ? ' invalid' : ''}`}>
-      <label htmlFor={id}>{label}</label>
+      <label htmlFor={id} className={hideLabel ? 'visually-hidden' : undefined}>
+        {label}
+      </label>
       {children({ id, describedBy, invalid: Boolean(error) })}
       {hint ? (
         <p className="hint" id={hintId}>
@@ -152,11 +156,12 @@ type InputProps = InputHTMLAttributes<HTMLInputElement> & {
   label: string;
   hint?: ReactNode;
   error?: string | undefined;
+  hideLabel?: boolean | undefined;
 };
 
-export function TextField({ label, hint, error, ...input }: InputProps) {
+export function TextField({ label, hint, error, hideLabel, ...input }: InputProps) {
   return (
-    <FieldShell label={label} hint={hint} error={error}>
+    <FieldShell label={label} hint={hint} error={error} hideLabel={hideLabel}>
       {({ id, describedBy, invalid }) => (
         <input id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...input} />
       )}
@@ -208,12 +213,13 @@ type SelectProps = SelectHTMLAttributes<HTMLSelectElement> & {
   label: string;
   hint?: ReactNode;
   error?: string | undefined;
+  hideLabel?: boolean | undefined;
   options: readonly (string | { value: string; label: string })[];
 };
 
-export function SelectField({ label, hint, error, options, ...select }: SelectProps) {
+export function SelectField({ label, hint, error, hideLabel, options, ...select }: SelectProps) {
   return (
-    <FieldShell label={label} hint={hint} error={error}>
+    <FieldShell label={label} hint={hint} error={error} hideLabel={hideLabel}>
       {({ id, describedBy, invalid }) => (
         <select id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...select}>
           {options.map((option) => {

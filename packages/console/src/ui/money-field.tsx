@@ -13,6 +13,8 @@ export interface MoneyFieldProps {
   error?: string | undefined;
   hint?: string;
   name?: string;
+  /** The label is read by screen readers, not shown (a table's cell, whose column names it). */
+  hideLabel?: boolean;
 }
 
 export function MoneyField({
@@ -24,6 +26,7 @@ export function MoneyField({
   error,
   hint,
   name,
+  hideLabel,
 }: MoneyFieldProps) {
   const exponent = currencyExponent(currency);
   const [text, setText] = useState(value === null ? '' : minorToDecimal(value, exponent));
@@ -38,7 +41,7 @@ export function MoneyField({
   }, [value, exponent]);
 
   return (
-    <FieldShell label={`${label} (${currency})`} hint={hint} error={problem ?? error}>
+    <FieldShell label={`${label} (${currency})`} hint={hint} error={problem ?? error} hideLabel={hideLabel}>
       {({ id, describedBy, invalid }) => (
         <input
           id={id}

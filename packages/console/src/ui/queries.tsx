@@ -1,8 +1,9 @@
 /**
  * The list screens' shared pieces on TanStack Query: `QueryView` shows a query's states (loading,
  * error with "Try again", empty, content) with the markup every screen uses; `useChangeAndRefresh`
- * is a change made from a list (delete, revoke, publish, retry) followed by the list's refresh;
- * `FORM_RECORD` and `readingForForm` make an edit form start from the server's copy of now.
+ * is a change made from a list (delete, revoke, publish, retry) followed by the list's refresh (the
+ * data modules in src/data/ make theirs with it, naming their own query keys); `FORM_RECORD` and
+ * `readingForForm` make an edit form start from the server's copy of now.
  */
 import {
   useMutation,
@@ -68,8 +69,8 @@ export function QueryView<T>({
 export interface ChangeAndRefreshOptions<V, R> {
   /** The call, e.g. `(handle) => admin.request('adminDeleteMenu', { path: { handle } })`. */
   change: (variables: V) => Promise<R>;
-  /** The list's query key (a prefix): refetched after a success, before anything else happens. */
-  refresh: QueryKey;
+  /** The lists' query keys (prefixes): refetched after a success, before anything else happens. */
+  refresh: readonly QueryKey[];
   /** The changed record's own query key, dropped from the cache after a success (a deleted record). */
   forget?: (variables: V) => QueryKey;
   /** The success message the hook keeps in `notice` (replaced by the next success). */
@@ -77,6 +78,9 @@ export interface ChangeAndRefreshOptions<V, R> {
   /** Anything else to do once the list is fresh (a message the screen keeps itself, a navigation). */
   onDone?: (variables: V, result: R) => unknown;
 }
+
+/** What a screen gives a data module's list change: its success message and what it does next. */
+export type ListChangeOptions<V, R = unknown> = Pick<ChangeAndRefreshOptions<V, R>, 'notice' | 'onDone'>;
 
 export type ChangeAndRefresh<V, R> = UseMutationResult<R, Error, V> & {
   /** The last success's message, when `notice` was given. */
@@ -101,7 +105,7 @@ export function useChangeAndRefresh<V = void, R = unknown>({
     mutationFn: change,
     onSuccess: async (result, variables) => {
       if (forget) queryClient.removeQueries({ queryKey: forget(variables) });
-      await queryClient.invalidateQueries({ queryKey: refresh });
+      await Promise.all(refresh.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
       if (notice) setMessage(notice(variables, result));
       await onDone?.(variables, result);
     },

@@ -1,7 +1,8 @@
 /**
  * Typing that settles: `useDebounced` (a value once it stops changing), and a list's search box
  * kept in the address (`?q=`, so back, forward and reload keep the search): `useUrlSearch` and the
- * form that shows it, `SearchForm`; a list's other filters kept there too, `useUrlFilter`.
+ * form that shows it, `SearchForm`; a list's other filters and its order kept there too,
+ * `useUrlFilter` (one of some values) and `useUrlParam` (any value, such as an id).
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
@@ -98,16 +99,11 @@ export function SearchForm({
 }
 
 /**
- * A list's filter kept in the address (`?status=paid`): the value when it is one of `values`
- * (undefined otherwise, or when absent), and its setter (an empty value removes it).
+ * A list's parameter kept in the address (`?collection=…`): its value ('' when absent), and its
+ * setter (an empty value removes it; the other parameters stay).
  */
-export function useUrlFilter<T extends string>(
-  name: string,
-  values: readonly T[],
-): [T | undefined, (value: string) => void] {
+export function useUrlParam(name: string): [string, (value: string) => void] {
   const [params, setParams] = useSearchParams();
-  const raw = params.get(name) ?? '';
-  const value = (values as readonly string[]).includes(raw) ? (raw as T) : undefined;
   const set = (next: string) =>
     setParams(
       (current) => {
@@ -118,5 +114,18 @@ export function useUrlFilter<T extends string>(
       },
       { replace: true },
     );
+  return [params.get(name) ?? '', set];
+}
+
+/**
+ * A list's filter kept in the address (`?status=paid`): the value when it is one of `values`
+ * (undefined otherwise, or when absent), and its setter (an empty value removes it).
+ */
+export function useUrlFilter<T extends string>(
+  name: string,
+  values: readonly T[],
+): [T | undefined, (value: string) => void] {
+  const [raw, set] = useUrlParam(name);
+  const value = (values as readonly string[]).includes(raw) ? (raw as T) : undefined;
   return [value, set];
 }

@@ -1,8 +1,38 @@
-/** Home: the published `home-hero` region, rendered from its blocks, and the newest products. */
+/** Home: the published `home-hero` region, rendered from its blocks, the collections and the newest products. */
 import type { Block } from '@storefront/blocks';
 import { isStatus, shopApi } from '../api.ts';
 import { useResource } from '../data.ts';
-import { Blocks, ErrorMessage, Loading, PageTitle, ProductGrid } from '../ui.tsx';
+import { Link } from '../router.tsx';
+import {
+  Blocks,
+  CollectionCards,
+  ErrorMessage,
+  Loading,
+  PageTitle,
+  ProductGrid,
+  type CollectionSummary,
+} from '../ui.tsx';
+
+/** The store's first collections, as cards (the home and the search's "no results" show them). */
+export function useCollectionCards() {
+  return useResource('collections:cards', () =>
+    shopApi()
+      .collections.list({ limit: 12 })
+      .then((page) => page.items as CollectionSummary[]),
+  );
+}
+
+/** The store's collections with their price ranges and sale markers; nothing when it has none. */
+export function CollectionsSection({ title, currency }: { title: string; currency: string | undefined }) {
+  const collections = useCollectionCards();
+  if (!collections.data || collections.data.length === 0) return null;
+  return (
+    <section aria-labelledby="collections-title">
+      <h2 id="collections-title">{title}</h2>
+      <CollectionCards collections={collections.data} currency={currency} />
+    </section>
+  );
+}
 
 export function HomePage() {
   const store = useResource('store', () => shopApi().store.get());
@@ -15,7 +45,11 @@ export function HomePage() {
         throw error;
       }),
   );
-  const products = useResource('products:home', () => shopApi().products.list({ limit: 8 }));
+  // Newest first, so what the merchant just published shows here (`sort` is D48's; the generated
+  // types know it once the client is regenerated).
+  const products = useResource('products:newest', () =>
+    shopApi().products.list({ limit: 8, sort: 'newest' }),
+  );
   const name = store.data?.name ?? 'Shop';
 
   return (
@@ -37,9 +71,15 @@ export function HomePage() {
         ) : products.data.items.length === 0 ? (
           <p>No products yet.</p>
         ) : (
-          <ProductGrid products={products.data.items} />
+          <>
+            <ProductGrid products={products.data.items} />
+            <p class="see-all">
+              <Link to="/search">See all products</Link>
+            </p>
+          </>
         )}
       </section>
+      <CollectionsSection title="Collections" currency={store.data?.currency} />
     </>
   );
 }

@@ -1,9 +1,10 @@
-/** A product by its handle: a control per option (else a variant picker), prices, availability, add to cart; its SEO title and description. */
-import type { Product } from '@storefront/client';
+/** A product by its handle: its pictures, a control per option (else a variant picker), prices, availability, add to cart; its SEO title and description. */
+import type { Product as ClientProduct } from '@storefront/client';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, isStatus, shopApi } from '../api.ts';
 import { cartStore, NotEnoughStockError, useCart } from '../cart.ts';
 import { remember, useResource } from '../data.ts';
+import { Gallery } from '../gallery.tsx';
 import { Link, navigate, useLocation } from '../router.tsx';
 import {
   ErrorMessage,
@@ -17,6 +18,8 @@ import {
 } from '../ui.tsx';
 import { NotFound } from './not-found.tsx';
 
+/** The product with its pictures (`images`) and each variant's (`imageId`, D47). */
+type Product = ClientProduct;
 type Variant = Product['variants'][number];
 
 function availability(variant: Variant): string {
@@ -160,7 +163,7 @@ function OptionPicker({
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One active product by its handle; an earlier handle follows the API's 301 to the current one. */
-function byHandle(handle: string): Promise<Product> {
+function byHandle(handle: string): Promise<ClientProduct> {
   return shopApi().request('getProductByHandle', { path: { handle } });
 }
 
@@ -247,7 +250,16 @@ function ProductView({ product }: { product: Product }) {
   const allInCart = !soldOut && left === 0;
   return (
     <article class="product">
-      <ProductImage src={product.image} title={product.title} large />
+      {product.images && product.images.length > 0 ? (
+        <Gallery
+          images={product.images}
+          title={product.title}
+          variantId={variant.id}
+          variantImageId={variant.imageId ?? null}
+        />
+      ) : (
+        <ProductImage src={product.image} title={product.title} large />
+      )}
       <div class="product-details">
         <PageTitle title={product.seo.title ?? product.title}>{product.title}</PageTitle>
         <p class="product-price">

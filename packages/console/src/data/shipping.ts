@@ -1,12 +1,13 @@
 /**
- * Shipping zones and their methods on the Admin API: the types, the query keys and the calls the
- * Shipping screen makes. A change of a method also changes the legacy per-country shipping amount
- * the tax rates show (docs/shipping.md), so the rates are read again after it.
+ * Shipping on the Admin API (docs/shipping.md): zones and their methods, and the per-country tax
+ * rates with their flat shipping, in one module because they show the same amounts: a country's
+ * flat shipping is its default shipping method. A change of either refreshes both.
  */
-import type { components, RequestBody } from '@storefront/client';
+import type { components, RequestBody, SuccessBody } from '@storefront/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useAdmin } from '../session.tsx';
-import { useChangeAndRefresh } from '../ui/queries.tsx';
+import { useChangeAndRefresh, type ListChangeOptions } from '../ui/queries.tsx';
+import { invalidate } from './cache.ts';
 
 export type ShippingZone = components['schemas']['ShippingZone'];
 export type ZoneArea = ShippingZone['areas'][number];
@@ -14,14 +15,16 @@ export type ShippingMethod = components['schemas']['ShippingMethod'];
 export type MethodKind = ShippingMethod['kind'];
 export type ZoneBody = RequestBody<'adminCreateShippingZone'>;
 export type MethodBody = RequestBody<'adminCreateShippingMethod'>;
+export type TaxRate = SuccessBody<'adminListTaxRates'>['items'][number];
 
 export const shippingKeys = {
   all: ['shipping'] as const,
   zones: () => [...shippingKeys.all, 'zones'] as const,
 };
 
-/** What else shows shipping amounts: the tax rates' legacy `shippingAmount` (the pricing screen). */
-const TAX_RATES = ['tax-rates'] as const;
+export const taxRateKeys = {
+  all: ['tax-rates'] as const,
+};
 
 /** A store has at most 100 zones, the largest page: one page holds them all. */
 const ZONES_PAGE = 100;
@@ -34,15 +37,18 @@ export function useShippingZones() {
   });
 }
 
-/** Reads the zones (and the rates that show a method's amount) again after a change. */
+export function useTaxRates() {
+  const admin = useAdmin();
+  return useQuery({
+    queryKey: taxRateKeys.all,
+    queryFn: () => admin.request('adminListTaxRates'),
+  });
+}
+
+/** Reads the zones and the rates again after a change of either. */
 function useRefreshShipping() {
   const queryClient = useQueryClient();
-  return async () => {
-    await Promise.all([
-      queryClient.invalidateQueries({ queryKey: shippingKeys.all }),
-      queryClient.invalidateQueries({ queryKey: TAX_RATES }),
-    ]);
-  };
+  return () => invalidate(queryClient, shippingKeys.all, taxRateKeys.all);
 }
 
 /** Creates a zone, or changes the one `id` names. */
@@ -80,22 +86,48 @@ export function useSaveMethod(zoneId: string, onSaved: (method: ShippingMethod) 
 /** Deletes a zone (and its methods). */
 export function useDeleteZone() {
   const admin = useAdmin();
-  const queryClient = useQueryClient();
   return useChangeAndRefresh({
     change: (zone: ShippingZone) => admin.request('adminDeleteShippingZone', { path: { id: zone.id } }),
-    refresh: shippingKeys.all,
-    onDone: () => queryClient.invalidateQueries({ queryKey: TAX_RATES }),
+    refresh: [shippingKeys.all, taxRateKeys.all],
   });
 }
 
 /** Deletes a method. */
 export function useDeleteMethod() {
   const admin = useAdmin();
-  const queryClient = useQueryClient();
   return useChangeAndRefresh({
     change: (method: ShippingMethod) =>
       admin.request('adminDeleteShippingMethod', { path: { id: method.zoneId, methodId: method.id } }),
-    refresh: shippingKeys.all,
-    onDone: () => queryClient.invalidateQueries({ queryKey: TAX_RATES }),
+    refresh: [shippingKeys.all, taxRateKeys.all],
+  });
+}
+
+/**
+ * Sets a country's tax rate and flat shipping (its default shipping method, so the Shipping screen
+ * shows it too). `onSaved` runs at once; both are read again meanwhile.
+ */
+export function useSetTaxRate(onSaved: (rate: SuccessBody<'adminSetTaxRate'>) => void) {
+  const admin = useAdmin();
+  const refresh = useRefreshShipping();
+  return useMutation({
+    mutationFn: (input: { country: string; taxRateBps: number; shippingAmount: number }) =>
+      admin.request('adminSetTaxRate', {
+        path: { country: input.country },
+        body: { taxRateBps: input.taxRateBps, shippingAmount: input.shippingAmount },
+      }),
+    onSuccess: (saved) => {
+      void refresh();
+      onSaved(saved);
+    },
+  });
+}
+
+/** Deletes a country's rate (and its flat shipping method). */
+export function useDeleteTaxRate(options: ListChangeOptions<string>) {
+  const admin = useAdmin();
+  return useChangeAndRefresh({
+    change: (country: string) => admin.request('adminDeleteTaxRate', { path: { country } }),
+    refresh: [taxRateKeys.all, shippingKeys.all],
+    ...options,
   });
 }

@@ -1,0 +1,257 @@
+/**
+ * `npm run bench:search`: storefront search (D48) at 1,000 and at 1,000,000 products.
+ *
+ * Seeds a small store (`--small`) and a large one (`--products`) with `storefront seed bench` (the
+ * bulk import, timed: it keeps the search index current as it goes), starts `storefront serve` and
+ * measures, one request at a time, each search shape with a different query on every request (so
+ * every one misses the read cache and runs its SQL), then the same URL again and again (cached).
+ * With `--compare <checkout>` it also times the same bulk import (`--import` products) with that
+ * checkout's `storefront` (e.g. a worktree of the commit before search), so the difference is what
+ * keeping the search index current costs an import. Puts a section on top of bench/RESULTS.md.
+ *
+ *   npm run bench:search -- [--products 1000000] [--small 1000] [--queries 200] [--cached 2000]
+ *                           [--import 200000] [--compare DIR] [--output bench/RESULTS.md] [--no-write]
+ */
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import {
+  cli,
+  commitOf,
+  createDatabase,
+  freePort,
+  isRecord,
+  machine,
+  percentile,
+  positiveInteger,
+  publish,
+  root,
+  runMain,
+  serve,
+  temporaryDirectory,
+  UNLIMITED_RATES,
+  UsageError,
+} from './lib.ts';
+
+const HELP = `Usage: npm run bench:search -- [options]
+
+  --products N   products in the large store (default 1000000)
+  --small N      products in the small store (default 1000)
+  --queries N    uncached requests per search shape and store (default 200)
+  --cached N     requests of one cached URL per store (default 2000)
+  --import N     products of the import timed against --compare (default 200000)
+  --compare DIR  a checkout (e.g. a worktree of the commit before search) whose import to time too
+  --output FILE  results file (default bench/RESULTS.md)
+  --no-write     print the section, do not write the results file
+
+Without DATABASE_URL the embedded database runs in fresh temporary DATA_DIRs; with it, databases
+are created on that server for the run and dropped afterwards.
+`;
+
+interface Options {
+  products: number;
+  small: number;
+  queries: number;
+  cached: number;
+  importCount: number;
+  compare: string | null;
+  output: string;
+  write: boolean;
+  databaseUrl: string | null;
+}
+
+function parseOptions(argv: string[]): Options | null {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      products: { type: 'string', default: '1000000' },
+      small: { type: 'string', default: '1000' },
+      queries: { type: 'string', default: '200' },
+      cached: { type: 'string', default: '2000' },
+      import: { type: 'string', default: '200000' },
+      compare: { type: 'string' },
+      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
+      'no-write': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return null;
+  return {
+    products: positiveInteger('--products', values.products, 1000, 10_000_000),
+    small: positiveInteger('--small', values.small, 1000, 1_000_000),
+    queries: positiveInteger('--queries', values.queries, 10, 100_000),
+    cached: positiveInteger('--cached', values.cached, 10, 1_000_000),
+    importCount: positiveInteger('--import', values.import, 1000, 10_000_000),
+    compare: values.compare ? path.resolve(values.compare) : null,
+    output: path.resolve(values.output),
+    write: !values['no-write'],
+    databaseUrl: process.env.DATABASE_URL ?? null,
+  };
+}
+
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+const ms = (n: number): string => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+
+/** A fresh database for one seeding: a temporary DATA_DIR, or a database on DATABASE_URL's server. */
+async function freshEnv(
+  options: Options,
+  label: string,
+): Promise<{ env: NodeJS.ProcessEnv; database: string }> {
+  const dir = temporaryDirectory(`storefront-search-${label}-`);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST: '127.0.0.1',
+    DATA_DIR: dir,
+    LOG_LEVEL: 'warn',
+    SEED_DEMO: '0',
+    EMAIL_TRANSPORT: `file:${path.join(dir, 'mail')}`,
+    ...UNLIMITED_RATES,
+  };
+  if (!options.databaseUrl) {
+    delete env.DATABASE_URL;
+    return { env, database: 'PGlite (embedded, fresh temporary DATA_DIR)' };
+  }
+  const created = await createDatabase(options.databaseUrl, `storefront_search_${label}_${Date.now()}`);
+  env.DATABASE_URL = created.url;
+  return { env, database: `PostgreSQL ${created.version} (a database created for the run)` };
+}
+
+/** `storefront seed bench` into a new store; its publishable key and the seconds it took. */
+async function seed(
+  slug: string,
+  products: number,
+  env: NodeJS.ProcessEnv,
+  checkout = root,
+): Promise<{ key: string; seconds: number }> {
+  const started = performance.now();
+  const tail = await cli(
+    ['seed', 'bench', '--products', String(products), '--store', slug],
+    env,
+    undefined,
+    checkout,
+  );
+  const key = tail.lines.at(-1)?.trim() ?? '';
+  if (!key.startsWith('pk_')) throw new Error(`seed bench printed no publishable key:\n${tail.text()}`);
+  return { key, seconds: (performance.now() - started) / 1000 };
+}
+
+/** The search shapes: each request `n` a different query, so none is answered from the cache. */
+const SHAPES: { name: string; path: (n: number) => string }[] = [
+  { name: 'a title word, relevance', path: (n) => `/storefront/v1/products?q=${n}` },
+  {
+    name: 'two words, sorted by price',
+    path: (n) => `/storefront/v1/products?q=product%20${n}&sort=price_asc`,
+  },
+  {
+    name: 'tag and price filters, newest first',
+    path: (n) => `/storefront/v1/products?tag=group-${n % 10}&minPrice=${1000 + n}&sort=newest`,
+  },
+  { name: 'facets of a title word', path: (n) => `/storefront/v1/products/facets?q=${n}` },
+  { name: 'a typo ("prodcut"), relevance', path: (n) => `/storefront/v1/products?q=prodcut%20${n}` },
+];
+
+async function timed(url: string, key: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url, {
+    headers: { 'x-publishable-key': key },
+    signal: AbortSignal.timeout(60_000),
+  });
+  const body: unknown = await response.json();
+  const took = performance.now() - started;
+  if (response.status !== 200 || !isRecord(body))
+    throw new Error(`${url}: ${response.status} ${JSON.stringify(body)}`);
+  return took;
+}
+
+function percentiles(times: number[]): { p50: number; p99: number } {
+  const sorted = Float64Array.from(times).sort();
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (options === null) {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (Number(process.versions.node.split('.')[0]) < 24)
+    throw new UsageError(`run it with Node 24 (npm run bench:search), not ${process.version}`);
+  const host = machine();
+  const { env, database } = await freshEnv(options, 'main');
+  log(`bench: ${database}; seeding ${int(options.small)} and ${int(options.products)} products…`);
+  const small = await seed('search-small', options.small, env);
+  const large = await seed('search-large', options.products, env);
+  log(`bench: seeded in ${small.seconds.toFixed(1)} s and ${large.seconds.toFixed(1)} s`);
+
+  let imports: { here: number; there: number } | null = null;
+  if (options.compare) {
+    const here = await freshEnv(options, 'import_here');
+    const there = await freshEnv(options, 'import_there');
+    log(`bench: timing an import of ${int(options.importCount)} products here and in ${options.compare}…`);
+    const a = await seed('import', options.importCount, here.env);
+    const b = await seed('import', options.importCount, there.env, options.compare);
+    imports = { here: a.seconds, there: b.seconds };
+  }
+
+  const server = await serve(env, await freePort());
+  const stores = [
+    [int(options.small), small],
+    [int(options.products), large],
+  ] as const;
+  // Warm the server up (JIT, plans) on queries not measured.
+  for (let i = 0; i < 100; i += 1)
+    for (const [, store] of stores)
+      await timed(`${server.url}${SHAPES[i % SHAPES.length]!.path(900 + i)}`, store.key);
+
+  const rows: string[] = [];
+  const ratios: number[] = [];
+  for (const shape of SHAPES) {
+    const measured: { p50: number; p99: number }[] = [];
+    for (const [label, store] of stores) {
+      const times: number[] = [];
+      for (let i = 0; i < options.queries; i += 1)
+        times.push(await timed(`${server.url}${shape.path(100 + ((i * 7) % 800))}`, store.key));
+      const result = percentiles(times);
+      measured.push(result);
+      log(`bench: ${shape.name}, ${label}: p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms`);
+    }
+    const [a, b] = measured as [{ p50: number; p99: number }, { p50: number; p99: number }];
+    ratios.push(b.p50 / a.p50);
+    rows.push(
+      `| ${shape.name} | ${ms(a.p50)} | ${ms(a.p99)} | ${ms(b.p50)} | ${ms(b.p99)} | ${(b.p50 / a.p50).toFixed(1)}× |`,
+    );
+  }
+  const cachedRows: string[] = [];
+  for (const [label, store] of stores) {
+    const url = `${server.url}${SHAPES[0]!.path(471)}`;
+    await timed(url, store.key);
+    const times: number[] = [];
+    for (let i = 0; i < options.cached; i += 1) times.push(await timed(url, store.key));
+    const result = percentiles(times);
+    log(`bench: cached, ${label}: p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms`);
+    cachedRows.push(`${label}: p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms`);
+  }
+
+  const text = [
+    `## Search`,
+    '',
+    `${host.date}, commit ${host.commit}, ${host.nproc} × ${host.cpu}, ${host.memory}, ` +
+      `Node ${host.node}, ${host.os}, load ${host.load}; ${database}. \`npm run bench:search -- --products ${options.products} --small ${options.small} --queries ${options.queries}\`.`,
+    '',
+    `Stores of ${int(options.small)} and ${int(options.products)} products (\`storefront seed bench\`: titles "Bench Product N", two variants, ten tags), seeded in ${small.seconds.toFixed(1)} s and ${large.seconds.toFixed(1)} s. One request at a time through HTTP; every request a different query (n from 100 to 899), so each runs its SQL (no read cache).`,
+    '',
+    `| Search (uncached) | ${stores.map(([label]) => `${label}: p50 ms | p99 ms`).join(' | ')} | p50 ratio |`,
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    `Cached (the same URL ${int(options.cached)} times): ${cachedRows.join('; ')}.`,
+    '',
+    imports
+      ? `Bulk import of ${int(options.importCount)} products: ${imports.here.toFixed(1)} s with the search index, ${imports.there.toFixed(1)} s at ${commitOf(options.compare ?? root)} (${options.compare}): ${((imports.here / imports.there - 1) * 100).toFixed(0)} % for keeping the index current.`
+      : 'Bulk import comparison: not run (pass --compare).',
+    '',
+  ].join('\n');
+  await publish(text, options, log);
+}
+
+await runMain(main);

@@ -1,0 +1,13 @@
+/** Where uploaded media is kept and how much work serving it may take (D47; parsed in src/config.ts). */
+export interface MediaConfig {
+  /** The storage adapter (MEDIA_STORAGE): only `local` is built; S3-compatible storage is not yet. */
+  readonly storage: 'local';
+  /** The local adapter's directory: `DATA_DIR/media`. */
+  readonly dir: string;
+  /** The largest file an upload may carry, bytes (MEDIA_MAX_MB). */
+  readonly maxBytes: number;
+  /** Image decodes and resizes run at once in one process (MEDIA_RESIZE_CONCURRENCY). */
+  readonly resizeConcurrency: number;
+  /** Resizes that may wait for a turn; beyond them a request is 503 with Retry-After (MEDIA_RESIZE_QUEUE). */
+  readonly resizeQueue: number;
+}

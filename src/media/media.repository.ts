@@ -1,0 +1,50 @@
+import type { Insertable, Kysely } from 'kysely';
+import type { Database } from '../db/tables.ts';
+import type { MediaRow, MediaTable } from './media.tables.ts';
+
+/** All SQL on media. */
+
+/** Inserts the media, or finds the store's media of the same bytes (same hash): either way, its row. */
+export async function insertOrFindMedia(
+  db: Kysely<Database>,
+  media: Omit<Insertable<MediaTable>, 'id' | 'created_at'>,
+): Promise<{ row: MediaRow; created: boolean }> {
+  const inserted = await db
+    .insertInto('media')
+    .values(media)
+    .onConflict((oc) => oc.columns(['store_id', 'hash']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { row: inserted, created: true };
+  const existing = await db
+    .selectFrom('media')
+    .selectAll()
+    .where('store_id', '=', media.store_id)
+    .where('hash', '=', media.hash)
+    .executeTakeFirstOrThrow();
+  return { row: existing, created: false };
+}
+
+export function findMedia(db: Kysely<Database>, storeId: string, id: string): Promise<MediaRow | undefined> {
+  return db
+    .selectFrom('media')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The store's media among `ids` (unknown ids and other stores' media are left out). */
+export function findMediaByIds(
+  db: Kysely<Database>,
+  storeId: string,
+  ids: readonly string[],
+): Promise<MediaRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('media')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('id', 'in', [...ids])
+    .execute();
+}
