@@ -233,7 +233,7 @@ async function main(): Promise<void> {
   }
 
   const text = [
-    `## Search`,
+    `## ${new Date().toISOString().slice(0, 19)}Z: search at ${int(options.small)} and ${int(options.products)} products, ${options.databaseUrl ? 'PostgreSQL' : 'PGlite'}`,
     '',
     `${host.date}, commit ${host.commit}, ${host.nproc} × ${host.cpu}, ${host.memory}, ` +
       `Node ${host.node}, ${host.os}, load ${host.load}; ${database}. \`npm run bench:search -- --products ${options.products} --small ${options.small} --queries ${options.queries}\`.`,

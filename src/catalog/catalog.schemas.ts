@@ -390,7 +390,7 @@ export const ProductPatchSchema = Type.Object(
     options: Type.Optional({
       ...OptionsSchema,
       description:
-        'The options, replacing the list: values may be added; a removed or renamed option or value must not be used by a live variant (409 option_in_use names the variants) unless `strandedVariants` is `archive`. Adding an option to a product that has variants is the same.',
+        'The options, replacing the list: values may be added; a new option gives every live variant its first value; a removed or renamed option or value must not be used by a live variant, nor may two live variants end with one combination (409 option_in_use names the variants), unless `strandedVariants` is `archive`.',
     }),
     strandedVariants: Type.Optional(
       Type.Union([Type.Literal('refuse'), Type.Literal('archive')], {

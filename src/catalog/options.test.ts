@@ -166,7 +166,7 @@ describe('options and variants (D46)', () => {
     assert.equal(after.variants.length, 4);
   });
 
-  test('changing the options: a value added is fine; one in use removed, or a new option, is 409 option_in_use', async () => {
+  test('changing the options: a value added is fine; one in use removed is 409 option_in_use; a new option gives the variants its first value', async () => {
     const shop = await createTestStore(t);
     const product = await tee(shop);
     const url = `/products/${product.id}`;
@@ -187,19 +187,25 @@ describe('options and variants (D46)', () => {
     assert.equal(removed.statusCode, 409, removed.body);
     assert.equal(removed.json<Problem>().title, 'option_in_use');
     assert.match(removed.json<Problem>().detail, /"S \/ Blue"/);
-    const newOption = await t
-      .admin(shop)
-      .patch(url, { options: [...withL, { name: 'Fit', values: ['Slim'] }] });
-    assert.equal(newOption.statusCode, 409);
     const none = await t.admin(shop).patch(url, { options: [] });
     assert.equal(none.statusCode, 409);
     assert.deepEqual((await t.admin(shop).get(url)).json<Product>().options, withL, 'unchanged');
+
+    // A new option: every live variant takes its first value, and a label made from the values follows.
+    const withFit = [...withL, { name: 'Fit', values: ['Slim', 'Loose'] }];
+    const newOption = await t.admin(shop).patch(url, { options: withFit });
+    assert.equal(newOption.statusCode, 200, newOption.body);
+    for (const variant of newOption.json<Product>().variants) {
+      assert.equal(variant.options.Fit, 'Slim');
+      assert.match(variant.label, / \/ Slim$/);
+    }
 
     // Red is unused: it may go.
     const redGone = await t.admin(shop).patch(url, {
       options: [
         { name: 'Size', values: ['S', 'M', 'L'] },
         { name: 'Colour', values: ['Blue'] },
+        { name: 'Fit', values: ['Slim', 'Loose'] },
       ],
     });
     assert.equal(redGone.statusCode, 200, redGone.body);

@@ -481,28 +481,45 @@ export async function updateProduct(
 }
 
 /**
- * New options must still fit every live variant of the product (D46): a variant whose value would
- * be gone (a removed or renamed option or value), or that lacks a value of a new option, is
+ * New options must still fit every live variant of the product (D46). An option the product did not
+ * have gives every live variant its first value (as Shopify does). A variant whose value would be
+ * gone (a removed or renamed option or value), or that would share its combination with another, is
  * refused with 409 `option_in_use` naming the variants, or archived with `strandedVariants:
  * "archive"` (never deleted). Archived variants need not fit. An active product keeps one live
- * variant either way.
+ * variant either way. Returns whether any variant changed.
  */
 async function fitOptions(
   trx: Transaction<Database>,
   storeId: string,
-  product: { id: string; status: ProductStatus },
+  product: { id: string; status: ProductStatus; options: ProductOption[] },
   options: readonly ProductOption[],
   strategy: 'refuse' | 'archive',
   now: Date,
 ): Promise<boolean> {
   const variants = (await variantsOfProduct(trx, storeId, product.id)).filter((v) => v.archived_at === null);
-  const misfits = variants.filter((variant) => !fitsOptions(options, variant.options));
-  if (misfits.length === 0) return false;
-  if (strategy === 'refuse' || (product.status === 'active' && misfits.length === variants.length))
+  const had = new Set(product.options.map((option) => option.name));
+  const added = options.filter((option) => !had.has(option.name) && option.values.length > 0);
+  const seen = new Set<string>();
+  const fitted = variants.map((variant) => {
+    const values = { ...variant.options };
+    for (const option of added) if (!(option.name in values)) values[option.name] = option.values[0]!;
+    let fits = fitsOptions(options, values);
+    if (fits) {
+      const key = combinationKey(values);
+      fits = !seen.has(key);
+      seen.add(key);
+    }
+    return { variant, values, fits };
+  });
+  const misfits = fitted.filter((entry) => !entry.fits).map((entry) => entry.variant);
+  if (
+    misfits.length > 0 &&
+    (strategy === 'refuse' || (product.status === 'active' && misfits.length === variants.length))
+  )
     throw new AppError(
       'option_in_use',
       409,
-      `These variants use option values the change would remove, or lack a value of a new option: ${misfits
+      `These variants use option values the change would remove, or would share a combination: ${misfits
         .map((variant) => `"${variant.label}"`)
         .join(', ')}. ${
         strategy === 'refuse'
@@ -513,8 +530,20 @@ async function fitOptions(
     );
   for (const variant of misfits)
     await updateVariantRow(trx, storeId, variant.id, { archived_at: now, updated_at: now });
-  await refreshCardPrice(trx, storeId, product.id);
-  return true;
+  let moved = false;
+  for (const { variant, values, fits } of fitted) {
+    if (!fits || combinationKey(values) === combinationKey(variant.options)) continue;
+    // A label made from the values follows them; one the merchant wrote stays.
+    const derived = variant.label === labelOf(product.options, variant.options);
+    await updateVariantRow(trx, storeId, variant.id, {
+      options: JSON.stringify(values),
+      ...(derived ? { label: labelOf(options, values) } : {}),
+      updated_at: now,
+    });
+    moved = true;
+  }
+  if (misfits.length > 0) await refreshCardPrice(trx, storeId, product.id);
+  return misfits.length > 0 || moved;
 }
 
 /** Whether a variant's values are exactly one of each of the options, from their values. */

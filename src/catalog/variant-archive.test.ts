@@ -148,4 +148,40 @@ describe('archived variants (D46)', () => {
     const bad = await t.admin(shop).patch(`/products/${product.id}`, { options, strandedVariants: 'delete' });
     assert.equal(bad.statusCode, 400, bad.body);
   });
+
+  test('a new option on an active product: its variants take the first value; two that would share a combination are not both kept', async () => {
+    const created = await t.admin(shop).post('/products', {
+      title: 'Plainbag',
+      status: 'active',
+      variants: [
+        { label: 'Small', priceAmount: 900, onHand: 1 },
+        { label: 'Large', priceAmount: 1100, onHand: 1 },
+      ],
+    });
+    const product = created.json<Product>();
+    const options = [{ name: 'Colour', values: ['Black', 'Tan'] }];
+    const clash = await t.admin(shop).patch(`/products/${product.id}`, { options });
+    assert.equal(clash.statusCode, 409, clash.body);
+    assert.equal(clash.json<{ title: string }>().title, 'option_in_use');
+    assert.match(clash.json<{ detail: string }>().detail, /"Large"/);
+
+    const archived = await t
+      .admin(shop)
+      .patch(`/products/${product.id}`, { options, strandedVariants: 'archive' });
+    assert.equal(archived.statusCode, 200, archived.body);
+    const [small, large] = archived.json<Product>().variants;
+    assert.deepEqual([small!.options, small!.archived, small!.label], [{ Colour: 'Black' }, false, 'Small']);
+    assert.equal(large!.archived, true);
+
+    // One variant and a second option: it simply takes the first value, in one request.
+    const second = await t.admin(shop).patch(`/products/${product.id}`, {
+      options: [...options, { name: 'Strap', values: ['Short', 'Long'] }],
+    });
+    assert.equal(second.statusCode, 200, second.body);
+    const live = second.json<Product>().variants.filter((v) => !v.archived);
+    assert.deepEqual(
+      live.map((v) => v.options),
+      [{ Colour: 'Black', Strap: 'Short' }],
+    );
+  });
 });

@@ -93,6 +93,8 @@ export interface InspectedImage {
   /** As displayed: the EXIF orientation applied. */
   width: number;
   height: number;
+  /** Whether it carries EXIF, XMP or IPTC metadata (a camera's GPS position among them). */
+  metadata: boolean;
 }
 
 /**
@@ -129,7 +131,39 @@ export async function inspectImage(bytes: Buffer): Promise<InspectedImage> {
       `The file is not a whole ${CONTENT_TYPE[sniffed]} image: its pixels do not decode (it is damaged or cut short).`,
     );
   }
-  return { format: sniffed, width: metadata.autoOrient.width, height: metadata.autoOrient.height };
+  return {
+    format: sniffed,
+    width: metadata.autoOrient.width,
+    height: metadata.autoOrient.height,
+    metadata: Boolean(metadata.exif ?? metadata.xmp ?? metadata.iptc),
+  };
+}
+
+/**
+ * The upload without its EXIF, XMP and IPTC metadata (decision `media-without-metadata`), oriented as
+ * displayed and encoded again in its own format at a high quality. What is served is public: a
+ * photo's GPS position, camera serial or author must not go with it.
+ */
+export async function withoutMetadata(original: Buffer, format: ImageFormat): Promise<Buffer> {
+  const sharp = await loadSharp();
+  const image = sharp(original, {
+    failOn: 'error',
+    limitInputPixels: MAX_INPUT_PIXELS,
+    autoOrient: true,
+    animated: format === 'gif' || format === 'webp',
+  }).timeout({ seconds: TIMEOUT_SECONDS });
+  switch (format) {
+    case 'avif':
+      return image.avif({ quality: 75 }).toBuffer();
+    case 'webp':
+      return image.webp({ quality: 92 }).toBuffer();
+    case 'jpeg':
+      return image.jpeg({ quality: 92 }).toBuffer();
+    case 'png':
+      return image.png().toBuffer();
+    case 'gif':
+      return image.gif().toBuffer();
+  }
 }
 
 /**

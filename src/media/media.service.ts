@@ -9,6 +9,7 @@ import {
   formatOfContentType,
   formatOfExtension,
   inspectImage,
+  withoutMetadata,
   negotiateFormat,
   resizeImage,
   WIDTHS,
@@ -66,16 +67,18 @@ export async function uploadMedia(
   if (bytes.length === 0)
     throw validationFailed('The file is empty.', [{ pointer: '/file', detail: 'is empty' }]);
   const image = await deps.limiter.run(() => inspectImage(bytes));
-  const hash = createHash('sha256').update(bytes).digest('hex');
+  // What is kept is served publicly: without the photo's metadata (GPS position, camera, author).
+  const kept = image.metadata ? await deps.limiter.run(() => withoutMetadata(bytes, image.format)) : bytes;
+  const hash = createHash('sha256').update(kept).digest('hex');
   const key = originalKey(storeId, hash, image.format);
-  if (!(await deps.storage.has(key))) await deps.storage.put(key, bytes);
+  if (!(await deps.storage.has(key))) await deps.storage.put(key, kept);
   const { row, created } = await insertOrFindMedia(deps.db, {
     store_id: storeId,
     hash,
     content_type: CONTENT_TYPE[image.format],
     width: image.width,
     height: image.height,
-    bytes: bytes.length,
+    bytes: kept.length,
   });
   return { media: toMedia(row), created };
 }

@@ -173,6 +173,23 @@ describe('uploads (POST /admin/v1/media)', () => {
     assert.deepEqual([media.width, media.height], [200, 400]);
   });
 
+  test('a photo’s metadata (EXIF GPS, author) is not kept: the file served is oriented and clean, and the same photo is the same media', async () => {
+    const photo = await picture(400, 200)
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .withExif({ IFD0: { Artist: 'Jane Merchant', Copyright: 'Jane' }, IFD3: { GPSLatitudeRef: 'N' } })
+      .toBuffer();
+    assert.ok((await sharp(photo).metadata()).exif, 'the upload carries EXIF');
+    const media = await uploaded(shop, photo);
+    const served = Buffer.from(await (await fetch(`${base}${media.url}`)).arrayBuffer());
+    const metadata = await sharp(served).metadata();
+    assert.equal(metadata.exif, undefined, 'no EXIF served');
+    assert.equal(served.includes('Jane Merchant'), false);
+    assert.deepEqual([metadata.width, metadata.height], [200, 400], 'oriented as displayed');
+    assert.equal(media.bytes, served.length);
+    assert.equal((await uploaded(shop, photo)).id, media.id);
+  });
+
   test('what is not a whole image of the five types is 415 unsupported_image with a clear detail, never a 500', async () => {
     const text = await refused(
       await upload(shop, [{ bytes: 'hello, this is text\n'.repeat(50), name: 'cat.png', type: 'image/png' }]),

@@ -3953,7 +3953,7 @@ export interface components {
       /** @description A new handle; the previous one keeps answering with a 301 to it (`GET /storefront/v1/products/handle/{old}`). */
       handle?: string;
       seo?: components['schemas']['SeoInput'];
-      /** @description The options, replacing the list: values may be added; a removed or renamed option or value must not be used by a live variant (409 option_in_use names the variants) unless `strandedVariants` is `archive`. Adding an option to a product that has variants is the same. */
+      /** @description The options, replacing the list: values may be added; a new option gives every live variant its first value; a removed or renamed option or value must not be used by a live variant, nor may two live variants end with one combination (409 option_in_use names the variants), unless `strandedVariants` is `archive`. */
       options?: components['schemas']['ProductOption'][];
       /**
        * @description With `options`: what happens to live variants the new options leave without a value of theirs. `refuse` (default): 409 option_in_use. `archive`: they are archived in the same change (never deleted); an active product keeps at least one live variant.

@@ -388,8 +388,7 @@ describe('the product form: images and options', () => {
     await archivedList.getByText('M / Blue (TEE-MB)').waitFor();
     assert.equal(await archivedList.getByRole('listitem').count(), 1);
 
-    // A new option would archive every variant of this active product before they get its value:
-    // the form says so before sending; removing the option again leaves the rows as they were.
+    // A new option on this active product: the API gives every live variant its first value, in one save.
     await page.getByRole('button', { name: 'Add option' }).click();
     await page.getByRole('group', { name: 'Option 3' }).getByLabel('Name').fill('Fabric');
     await addValues(page, 'Fabric', ['Cotton']);
@@ -400,14 +399,16 @@ describe('the product form: images and options', () => {
       'M / Blue / Cotton',
     ]);
     await page.getByRole('button', { name: 'Save product' }).click();
-    await page
-      .getByText(/an active product must keep one on sale/)
-      .first()
-      .waitFor();
-    await page.getByRole('button', { name: 'Remove option Fabric' }).click();
-    await expectRows(page, ['S / Red', 'S / Blue', 'M / Red', 'M / Blue']);
-    assert.equal(await page.getByRole('dialog').count(), 0, 'nothing to confirm: no variant is archived');
-    assert.equal((await read(admin, product.id)).options.length, 2, 'nothing sent');
+    await page.getByText('Saved.').waitFor();
+    stored = await read(admin, product.id);
+    assert.equal(stored.options.length, 3);
+    assert.equal((await admin.products.get(product.id)).status, 'active');
+    assert.deepEqual(
+      live()
+        .map((v) => v.label)
+        .sort(),
+      ['M / Blue / Cotton', 'M / Red / Cotton', 'S / Blue / Cotton', 'S / Red / Cotton'],
+    );
 
     assert.deepEqual(problems, []);
     await context.close();

@@ -332,14 +332,31 @@ const moved = (draft: ProductDraft, variant: VariantDraft): boolean =>
   !sameValues(variant.saved.options, comboValues(variant.combo, draft.options));
 
 /**
- * An option change that strands every live variant (a new option, a renamed one) archives them all
+ * Whether a saved row's new values are what the API gives it by itself: its values plus the first
+ * value of each option the product did not have (a new option keeps the variants live).
+ */
+function filledByServer(draft: ProductDraft, saved: AdminProduct, variant: VariantDraft): boolean {
+  if (!variant.saved) return false;
+  const had = new Set(saved.options.map((option) => option.name));
+  const values = { ...variant.saved.options };
+  for (const option of optionsBody(draft.options))
+    if (!had.has(option.name) && !(option.name in values) && option.values[0] !== undefined)
+      values[option.name] = option.values[0];
+  return sameValues(values, comboValues(variant.combo, draft.options));
+}
+
+/**
+ * An option change that strands every live variant (a renamed option or value) archives them all
  * before they get their new values, which the API refuses for an active product (it keeps one
- * on sale): the form says so before sending. Set to draft in the same save, it is allowed.
+ * on sale): the form says so before sending. Set to draft in the same save, it is allowed. A new
+ * option is not such a change: the API gives every variant its first value.
  */
 function takesEveryVariantOffSale(draft: ProductDraft, saved: AdminProduct): string | null {
   if (saved.status !== 'active' || draft.status !== 'active' || !optionsChanged(draft, saved)) return null;
   const live = saved.variants.filter((variant) => !variant.archived);
-  const staying = draft.variants.filter((variant) => variant.saved && !moved(draft, variant));
+  const staying = draft.variants.filter(
+    (variant) => variant.saved && (!moved(draft, variant) || filledByServer(draft, saved, variant)),
+  );
   if (live.length === 0 || staying.length > 0) return null;
   return 'This change gives every variant new option values, so each is archived for a moment before it gets them, and an active product must keep one on sale. Set the status to Draft for this save (then make it active again), or change the options in smaller steps.';
 }
