@@ -42,6 +42,7 @@ export const LAYERS: Record<string, Layer> = {
   webhooks: 'features',
   email: 'features',
   media: 'features',
+  customers: 'features',
   // The composition: builds everything and wires dependencies; nothing below imports it.
   'app.ts': 'composition',
   'server.ts': 'composition',

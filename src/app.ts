@@ -37,6 +37,8 @@ import { idempotentRoutes } from './idempotency/idempotency.hook.ts';
 import { pricingAdminRoutes } from './pricing/pricing.admin-routes.ts';
 import { shippingAdminRoutes } from './shipping/shipping.admin-routes.ts';
 import { overviewAdminRoutes } from './overview/overview.admin-routes.ts';
+import { customersAdminRoutes } from './customers/customers.admin-routes.ts';
+import { customersStorefrontRoutes } from './customers/customers.storefront-routes.ts';
 import { mediaAdminRoutes } from './media/media.admin-routes.ts';
 import { WorkLimiter } from './media/media.images.ts';
 import { mediaRoutes } from './media/media.routes.ts';
@@ -221,6 +223,16 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     signInLimit: config.rateLimits.signIn,
   };
   const orders = ordersDeps(runtime, app.log);
+  const customerSessions = { ttlMs: config.customerSessionTtlMs, maxAgeMs: config.customerSessionMaxAgeMs };
+  const customers = {
+    ...services,
+    keyring,
+    signInCodeKey: keyring.key('sign-in-code'),
+    sessions: customerSessions,
+    signals: runtime.signals,
+    rateLimiter,
+    signInLimit: config.rateLimits.signIn,
+  };
   // One bound on image work per process (decodes of uploads and resizes alike): decision
   // `media-resize-bound`.
   const media = {
@@ -295,8 +307,9 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       await storefront.register(catalogStorefrontRoutes, { deps: services, readCache });
       await storefront.register(contentStorefrontRoutes, { deps: services, readCache });
       await storefront.register(cartsStorefrontRoutes, { deps: services });
-      await storefront.register(checkoutStorefrontRoutes, { deps: orders });
+      await storefront.register(checkoutStorefrontRoutes, { deps: orders, customers });
       await storefront.register(ordersStorefrontRoutes, { deps: orders });
+      await storefront.register(customersStorefrontRoutes, { deps: customers });
     },
     { prefix: STOREFRONT_PREFIX },
   );
@@ -340,6 +353,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       await admin.register(pricingAdminRoutes, { deps: orders });
       await admin.register(shippingAdminRoutes, { deps: services });
       await admin.register(overviewAdminRoutes, { deps: services });
+      await admin.register(customersAdminRoutes, { deps: customers });
     },
     { prefix: ADMIN_PREFIX },
   );

@@ -71,6 +71,10 @@ export interface Config {
   readonly staffSessionTtlMs: number;
   /** …within this absolute lifetime from sign-in (D30). */
   readonly staffSessionMaxAgeMs: number;
+  /** A customer session slides by this much on use… */
+  readonly customerSessionTtlMs: number;
+  /** …within this absolute lifetime from sign-in (D44). */
+  readonly customerSessionMaxAgeMs: number;
   /** Where mail goes: a directory of .eml files, or an SMTP server. */
   readonly emailTransport: MailTransportConfig;
   /** Delays between attempts to send one mail; after the last one it is marked failed (kept, retryable). */
@@ -221,6 +225,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     platformMailDomain,
     staffSessionTtlMs: duration(env, 'STAFF_SESSION_TTL', '12h'),
     staffSessionMaxAgeMs: duration(env, 'STAFF_SESSION_MAX_AGE', '7d'),
+    customerSessionTtlMs: duration(env, 'CUSTOMER_SESSION_TTL', '30d'),
+    customerSessionMaxAgeMs: duration(env, 'CUSTOMER_SESSION_MAX_AGE', '90d'),
     emailTransport: transport,
     mailRetryScheduleMs: Object.freeze(
       durationList(env, 'MAIL_RETRY_SCHEDULE', '30s,2m,10m,30m,1h,3h,6h,12h,24h'),

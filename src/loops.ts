@@ -8,6 +8,7 @@ import { orderLoops } from './orders/orders.loops.ts';
 import { retentionLoop } from './retention.loop.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
 import { sessionCleanupLoop } from './staff/session-cleanup.loop.ts';
+import { customerSessionCleanupLoop } from './customers/session-cleanup.loop.ts';
 import { webhookLoops } from './webhooks/webhooks.loops.ts';
 import type { WorkerLoop } from './workers/runner.ts';
 
@@ -24,6 +25,7 @@ export function backgroundLoops(
   const { log } = io;
   return [
     sessionCleanupLoop(services),
+    customerSessionCleanupLoop(services),
     retentionLoop(runtime, log),
     ...orderLoops(ordersDeps(runtime, log)),
     ...webhookLoops({

@@ -8,6 +8,11 @@ import {
   ProductDeletedData,
   ProductUpdatedData,
 } from './catalog/catalog.events.ts';
+import {
+  CustomerCreatedData,
+  CustomerDeletedData,
+  CustomerUpdatedData,
+} from './customers/customers.events.ts';
 import { MenuUpdatedData, PageUpdatedData, RegionUpdatedData } from './content/content.events.ts';
 import type { EventType } from './events/events.ts';
 import {
@@ -47,6 +52,9 @@ export const EVENT_DATA: Record<EventType, TSchema> = {
   'fulfillment.updated': FulfillmentUpdatedData,
   'order.cancelled': OrderCancelledData,
   'return.created': ReturnCreatedData,
+  'customer.created': CustomerCreatedData,
+  'customer.updated': CustomerUpdatedData,
+  'customer.deleted': CustomerDeletedData,
 };
 
 /** What a sample payload is made for: the store's own id and currency. */
@@ -138,6 +146,23 @@ export const EVENT_SAMPLES: Record<EventType, (store: SampleStore) => Record<str
       refund: { amount: 1500, currency },
       refundId: randomUUID(),
     }) satisfies Static<typeof ReturnCreatedData>,
+  'customer.created': ({ storeId }) =>
+    ({
+      storeId,
+      customerId: randomUUID(),
+      hasAccount: true,
+      acceptsMarketing: false,
+    }) satisfies Static<typeof CustomerCreatedData>,
+  'customer.updated': ({ storeId }) =>
+    ({
+      storeId,
+      customerId: randomUUID(),
+      hasAccount: true,
+      acceptsMarketing: true,
+      changed: ['name', 'acceptsMarketing'],
+    }) satisfies Static<typeof CustomerUpdatedData>,
+  'customer.deleted': ({ storeId }) =>
+    ({ storeId, customerId: randomUUID() }) satisfies Static<typeof CustomerDeletedData>,
 };
 
 function fulfillmentSample(

@@ -112,6 +112,9 @@ describe('apps', () => {
       ['fulfillment.updated', { orderId: 'o-1', fulfillmentId: 'f-1', status: 'delivered' }, 'order:o-1'],
       ['order.cancelled', { orderId: 'o-1', previousStatus: 'paid' }, 'order:o-1'],
       ['return.created', { orderId: 'o-1', returnId: 'r-1' }, 'order:o-1'],
+      ['customer.created', { customerId: 'c-1', hasAccount: true }, 'customer:c-1'],
+      ['customer.updated', { customerId: 'c-1', changed: ['name'] }, 'customer:c-1'],
+      ['customer.deleted', { customerId: 'c-1' }, 'customer:c-1'],
     ];
     for (const [type, data, resource] of others) await emit(t, shop.store.id, type, data, resource);
 

@@ -146,3 +146,19 @@ export async function dropShippingMethod(
 export function deleteCartsUntouchedSince(db: Kysely<Database>, cutoff: Date): Promise<number> {
   return purgeOlderThan(db, { table: 'carts', keyColumns: ['id'], timeColumn: 'updated_at', cutoff });
 }
+
+/** Clears the shipping address of some carts (an erasure of their buyer). */
+export async function clearShippingAddresses(
+  db: Kysely<Database>,
+  storeId: string,
+  cartIds: readonly string[],
+): Promise<void> {
+  if (cartIds.length === 0) return;
+  await db
+    .updateTable('carts')
+    .set({ shipping_address: null })
+    .where('store_id', '=', storeId)
+    .where('id', 'in', [...cartIds])
+    .where('shipping_address', 'is not', null)
+    .execute();
+}

@@ -4,6 +4,7 @@ import { sellableVariants, type PricedVariant } from '../catalog/sellable.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
 import {
+  clearShippingAddresses,
   deleteCartsUntouchedSince,
   completeIfUnchanged,
   dropShippingMethod,
@@ -465,4 +466,13 @@ export async function setDiscountCode(
   const row = await writeCart(deps, storeId, cartId, ifMatch, { changes: { discount_code: normalized } });
   // A code can take the goods under a free_over threshold: the method is priced again, not dropped.
   return shown(await priceCart(deps, row));
+}
+
+/** Forgets the shipping address of some carts (the carts of an erased buyer's orders). */
+export function forgetCartAddresses(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  cartIds: readonly string[],
+): Promise<void> {
+  return clearShippingAddresses(deps.db, storeId, cartIds);
 }

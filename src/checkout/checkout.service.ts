@@ -22,6 +22,7 @@ import {
 import { ProviderError, providerUnavailable, type Intent } from '../payments/provider.ts';
 import { useDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
 import { clientBucketOf } from '../ratelimit/ratelimit.limiter.ts';
+import { customerOfOrder } from '../customers/customers.service.ts';
 import { recentStore, storeCurrency } from '../stores/stores.service.ts';
 import { quote, type Quote, type QuoteInput } from './quote.ts';
 import { ReservationsInFlight } from './reservations-in-flight.ts';
@@ -31,6 +32,8 @@ export { checkoutOfKey };
 export interface CheckoutInput extends QuoteInput {
   cartId: string;
   email: string;
+  /** The signed-in customer (D44): the order is theirs; otherwise the customer of the email. */
+  customerId?: string | undefined;
   /** The client's address (`request.ip`): its pending orders are counted (D52). */
   client: string;
   /** The body's shipping address, checked (the cart's is used without one). */
@@ -47,12 +50,17 @@ export type CheckoutDeps = Pick<OrdersDeps, 'db' | 'keyring' | 'clock' | 'provid
  * The checkout request, checked beyond its schema and normalized (email trimmed, country upper
  * case), with the address of the client that sent it.
  */
-export function checkoutInput(body: CheckoutBody, client: string): CheckoutInput {
-  const email = body.email.trim();
+export function checkoutInput(
+  body: CheckoutBody,
+  client: string,
+  customer: { id: string; email: string } | null = null,
+): CheckoutInput {
+  const email = body.email?.trim() ?? customer?.email ?? '';
   const country = body.country?.toUpperCase();
   const phone = body.phone?.trim() || undefined;
   const errors: FieldError[] = [];
-  if (!isEmail(email)) errors.push({ pointer: '/email', detail: 'must be an email address' });
+  if (email === '') errors.push({ pointer: '/email', detail: 'is required (or sign in as a customer)' });
+  else if (!isEmail(email)) errors.push({ pointer: '/email', detail: 'must be an email address' });
   if (country !== undefined && !isCountryCode(country))
     errors.push({ pointer: '/country', detail: 'must be an ISO 3166-1 alpha-2 country code' });
   if (phone !== undefined && !isPhoneNumber(phone))
@@ -71,6 +79,7 @@ export function checkoutInput(body: CheckoutBody, client: string): CheckoutInput
   return {
     cartId: body.cartId,
     email,
+    customerId: customer?.id,
     country,
     discountCode: body.discountCode,
     client,
@@ -324,8 +333,15 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   // one client (many shoppers behind one address) wait on each other only for the order's insert,
   // which the store's order counter serialises anyway.
   await holdPendingSlot(tx, p);
+  const customerId = await customerOfOrder(
+    tx.db,
+    p.storeId,
+    p.input.customerId === undefined ? { email: p.holder.email } : { customerId: p.input.customerId },
+    p.now,
+  );
   // Last: the store's order counter stays locked from this statement to the commit (D6).
   return writeOrder(tx, {
+    customerId: customerId ?? null,
     storeId: p.storeId,
     orderId: p.orderId,
     cartId: p.input.cartId,

@@ -5,12 +5,13 @@ import { requireStorefront } from '../http/principals.ts';
 import type { OrdersDeps } from '../orders/orders.deps.ts';
 import { CheckoutBodySchema, CheckoutResultSchema } from '../orders/orders.schemas.ts';
 import { checkout, checkoutInput, checkoutOfKey } from './checkout.service.ts';
+import { customerOf, type CustomerAuthDeps } from '../customers/customers.auth.ts';
 
 /** POST /checkout: a cart becomes a pending order and a payment intent, once per Idempotency-Key. */
-export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> = async (
-  app,
-  { deps },
-) => {
+export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{
+  deps: OrdersDeps;
+  customers: CustomerAuthDeps;
+}> = async (app, { deps, customers }) => {
   app.addHook('onSend', async (_request, reply, payload) => {
     void reply.header('cache-control', 'no-store');
     return payload;
@@ -36,15 +37,22 @@ export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersD
           'shipping_method_unavailable',
           'shipping_unavailable',
           'provider_unavailable',
+          'unauthorized',
         ],
         'x-response-headers': { 201: ['Idempotent-Replayed'] },
         tags: ['Storefront: checkout'],
         summary: 'Turn a cart into a pending order and a payment intent',
         description:
-          'Requires an Idempotency-Key header (UUID). Retrying with the same key and body replays the first answer (Idempotent-Replayed: true); stock is reserved once.',
+          'Requires an Idempotency-Key header (UUID). Retrying with the same key and body replays the first answer (Idempotent-Replayed: true); stock is reserved once. A signed-in customer (`Authorization: Bearer ct_…` beside `X-Publishable-Key`) may omit `email`; the order is theirs (`GET /customers/me/orders`). Without a token the order belongs to the customer of its email, who sees it once they sign in with that email.',
         headers: Type.Object({
           'idempotency-key': Type.Optional(Type.String({ description: 'A UUID; required.' })),
         }),
+        // A signed-in customer's token is optional (D44).
+        security: [
+          { publishableKey: [] },
+          { publishableKeyBearer: [] },
+          { publishableKey: [], customerToken: [] },
+        ],
         body: CheckoutBodySchema,
         response: { 201: CheckoutResultSchema, ...problemResponses },
       },
@@ -62,7 +70,12 @@ export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersD
     },
     async (request, reply) => {
       const { storeId } = requireStorefront(request);
-      const input = checkoutInput(request.body, request.ip);
+      const customer = await customerOf(customers, request);
+      const input = checkoutInput(
+        request.body,
+        request.ip,
+        customer && { id: customer.customerId, email: customer.email },
+      );
       void reply.code(201);
       return checkout({ ...deps, log: request.log }, storeId, input, request.idempotencyKey);
     },

@@ -1,6 +1,6 @@
 import type { CreatedAt } from '../db/tables.ts';
 
-export type CredentialKind = 'publishable_key' | 'staff_session';
+export type CredentialKind = 'publishable_key' | 'staff_session' | 'customer_session';
 
 /** Global: SHA-256 of a secret (publishable key or session token) → the store and row it belongs to. */
 export interface CredentialTable {

@@ -32,6 +32,7 @@ import * as productOptions from './migrations/0029_product_options.ts';
 import * as productSearch from './migrations/0030_product_search.ts';
 import * as media from './migrations/0031_media.ts';
 import * as variantArchive from './migrations/0032_variant_archive.ts';
+import * as customers from './migrations/0033_customers.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '0030_product_search': productSearch,
   '0031_media': media,
   '0032_variant_archive': variantArchive,
+  '0033_customers': customers,
 };
 
 export class MigrationError extends Error {

@@ -16,8 +16,11 @@ describe('recordEvent', () => {
       'fulfillment.updated',
       'order.cancelled',
       'return.created',
+      'customer.created',
+      'customer.updated',
+      'customer.deleted',
     ]);
-    assert.equal(EVENT_TYPES.length, 14);
+    assert.equal(EVENT_TYPES.length, 17);
   });
 
   test('writes the event in the caller transaction, with storeId in data', async () => {

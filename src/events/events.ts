@@ -20,6 +20,9 @@ export const EVENT_TYPES = [
   'fulfillment.updated',
   'order.cancelled',
   'return.created',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -133,4 +136,26 @@ export async function listEvents(
     createdAt: row.created_at,
     data: row.data,
   }));
+}
+
+/**
+ * Clears one data field of some resources' events of one type (an erasure: `order.cancelled`
+ * carries the reason staff typed, which may name the buyer). The events stay, their ids and order.
+ */
+export async function clearEventField(
+  db: Kysely<Database>,
+  storeId: string,
+  type: EventType,
+  resources: readonly string[],
+  field: string,
+): Promise<void> {
+  if (resources.length === 0) return;
+  await db
+    .updateTable('events')
+    .set({ data: sql`jsonb_set(data, ${sql.lit(`{${field}}`)}::text[], 'null'::jsonb)` })
+    .where('store_id', '=', storeId)
+    .where('type', '=', type)
+    .where('resource_key', 'in', [...resources])
+    .where(sql`data ->> ${field}`, 'is not', null)
+    .execute();
 }

@@ -10,10 +10,10 @@ export type AdminAccess = 'public' | StaffRole;
  * role. docs/authentication.md shows this table; `src/http/admin-access.test.ts` keeps the two
  * equal and calls every operation with every role.
  *
- * - `staff`: the day-to-day work: the catalog, content, orders (not refunds), the store's settings
+ * - `staff`: the day-to-day work: the catalog, content, orders (not refunds), customers (read), the store's settings
  *   (read only) and the overview.
  * - `admin`: running the store: settings, pricing (discounts, tax rates), shipping, refunds, storefront
- *   keys, webhooks, the email sender, themes and apps.
+ *   keys, webhooks, the email sender, themes and apps; customers' exports and erasures.
  * - `owner`: who works here and with which role.
  */
 export const ADMIN_ACCESS = {
@@ -76,6 +76,12 @@ export const ADMIN_ACCESS = {
   adminCancelOrder: 'admin',
   adminCreateReturn: 'admin',
   adminPreviewReturn: 'staff',
+  // Customers (D44): staff see them (they ship to their addresses); exports and erasure are admin's.
+  adminListCustomers: 'staff',
+  adminGetCustomer: 'staff',
+  adminExportCustomer: 'admin',
+  adminEraseCustomer: 'admin',
+  adminListPrivacyLog: 'admin',
   // Pricing
   adminCreateDiscount: 'admin',
   adminListDiscounts: 'admin',

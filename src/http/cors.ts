@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 /** CORS for the Storefront API (D11): what browsers may send and read. */
-export const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, OPTIONS';
+export const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 export const CORS_ALLOW_HEADERS =
   'X-Publishable-Key, Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match';
 export const CORS_EXPOSE_HEADERS =

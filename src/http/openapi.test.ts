@@ -223,20 +223,26 @@ describe('the OpenAPI document', () => {
     assert.ok(byId('createCart').responses['201']?.headers?.Location);
   });
 
-  test('security per surface: a publishable key in either header, a staff token, or nothing', () => {
+  test('security per surface: a publishable key in either header, a staff token, or nothing; a customer token beside the key', () => {
     assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), [
+      'customerToken',
       'publishableKey',
       'publishableKeyBearer',
       'staffSession',
     ]);
     for (const [method, path, op] of operations()) {
-      const expected = path.startsWith('/storefront/v1')
-        ? [{ publishableKey: [] }, { publishableKeyBearer: [] }]
-        : path.startsWith('/admin/v1/auth/sign-in') || path.startsWith('/admin/v1/auth/verify')
-          ? []
-          : path.startsWith('/admin/v1')
-            ? [{ staffSession: [] }]
-            : [];
+      const signedIn = [{ publishableKey: [], customerToken: [] }];
+      const expected = /^\/storefront\/v1\/customers\/(me|sign-out)/.test(path)
+        ? signedIn
+        : path === '/storefront/v1/checkout'
+          ? [{ publishableKey: [] }, { publishableKeyBearer: [] }, ...signedIn]
+          : path.startsWith('/storefront/v1')
+            ? [{ publishableKey: [] }, { publishableKeyBearer: [] }]
+            : path.startsWith('/admin/v1/auth/sign-in') || path.startsWith('/admin/v1/auth/verify')
+              ? []
+              : path.startsWith('/admin/v1')
+                ? [{ staffSession: [] }]
+                : [];
       assert.deepEqual(op.security, expected, `${method} ${path}`);
     }
   });
@@ -293,7 +299,7 @@ describe('the webhooks of the document', () => {
   test('every event (the ten of the spec and those of D45), each with its envelope, data schema and signature headers', () => {
     const webhooks = (doc as unknown as { webhooks: Record<string, { post: Operation }> }).webhooks;
     assert.deepEqual(Object.keys(webhooks).sort(), Object.keys(EVENT_DATA).sort());
-    assert.equal(Object.keys(webhooks).length, 14);
+    assert.equal(Object.keys(webhooks).length, 17);
     for (const [event, item] of Object.entries(webhooks)) {
       const schema = item.post.requestBody?.content?.['application/json']?.schema;
       assert.match(schema?.$ref ?? '', /^#\/components\/schemas\/\w+Event$/, event);

@@ -178,6 +178,12 @@ export const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: 'A staff session token (`st_…`) from POST /admin/v1/auth/verify.',
   },
+  customerToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'A signed-in customer (`ct_…`, from POST /storefront/v1/customers/verify) as `Authorization: Bearer ct_…`, with the publishable key in `X-Publishable-Key`.',
+  },
 } as const;
 
 type Surface = 'storefront' | 'admin' | 'other';
@@ -321,7 +327,11 @@ function refineOperation(operation: Operation, method: string, path: string, sur
 
   // Security: a storefront key in either header; the staff token on the admin surface (the
   // routes marked public, sign-in, carry none); nothing elsewhere.
-  if (surface === 'storefront') operation.security = [{ publishableKey: [] }, { publishableKeyBearer: [] }];
+  // A route that needs a signed-in customer declares `[{ publishableKey: [], customerToken: [] }]`
+  // (both at once); checkout accepts the token optionally.
+  const signedIn = operation.security?.some((requirement) => 'customerToken' in requirement) === true;
+  if (surface === 'storefront' && !signedIn)
+    operation.security = [{ publishableKey: [] }, { publishableKeyBearer: [] }];
   else if (surface === 'other') operation.security = [];
   const authenticated = (operation.security?.length ?? 0) > 0;
 

@@ -155,3 +155,19 @@ export async function setStoredAnswer(db: Db, name: KeyName, sealed: string): Pr
     .where((eb) => eb.and(keyOf(name)))
     .execute();
 }
+
+/** Deletes the stored answers of some keys of one route (an erasure: they may hold personal data). */
+export async function deleteKeys(
+  db: Db,
+  storeId: string,
+  route: string,
+  keys: readonly string[],
+): Promise<void> {
+  if (keys.length === 0) return;
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('store_id', '=', storeId)
+    .where('route', '=', route)
+    .where('key', 'in', [...keys])
+    .execute();
+}

@@ -7,6 +7,7 @@ import { Keyring, type SealedValues } from '../lib/keyring.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, validationFailed } from '../lib/errors.ts';
 import {
+  deleteKeys,
   completeKey,
   deleteExpiredKey,
   deleteKeysBefore,
@@ -246,4 +247,14 @@ export function storedAnswers(db: Kysely<Database>, keyring: Keyring): SealedVal
       return true;
     },
   };
+}
+
+/** Forgets the stored answers of some keys of a route (an erasure: a checkout's answer holds the address). */
+export function forgetAnswers(
+  deps: { db: Kysely<Database> },
+  storeId: string,
+  route: string,
+  keys: readonly string[],
+): Promise<void> {
+  return deleteKeys(deps.db, storeId, route, keys);
 }

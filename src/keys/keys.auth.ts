@@ -38,6 +38,15 @@ export function storefrontAuth(resolver: KeyResolver) {
     // is known (a 403 for other origins carries no CORS header).
     if (hasOrigin) void reply.header('access-control-allow-origin', origin);
     const key = publishableKeyOf(request);
+    if (key?.startsWith('ct_')) {
+      done(
+        unauthorized(
+          'A customer token (Authorization: Bearer ct_…) travels beside the publishable key: send the key in the X-Publishable-Key header.',
+          'storefront',
+        ),
+      );
+      return;
+    }
     if (key === null) {
       done(
         unauthorized(

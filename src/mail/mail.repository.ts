@@ -197,3 +197,59 @@ export async function purgeSentMail(db: Kysely<Database>, cutoff: Date): Promise
     where: sql`i.status = 'sent'`,
   });
 }
+
+/** A mail as a customer's export shows it: never a sealed one's subject (a sign-in code). */
+export interface MailRecord {
+  id: string;
+  kind: string;
+  to_address: string;
+  subject: string;
+  sealed: boolean;
+  status: MailStatus;
+  created_at: Date;
+  sent_at: Date | null;
+}
+
+const mailToOrAbout = (db: Db, storeId: string, who: { to: string; about: readonly string[] }) =>
+  db
+    .selectFrom('mail_outbox')
+    .where('store_id', '=', storeId)
+    .where((eb) =>
+      eb.or([
+        eb(eb.fn('lower', ['to_address']), '=', who.to.toLowerCase()),
+        ...(who.about.length > 0 ? [eb('about', 'in', [...who.about])] : []),
+      ]),
+    );
+
+/** The mails to an address or about some things (`order:<id>`), oldest first. */
+export function mailsToOrAbout(
+  db: Db,
+  storeId: string,
+  who: { to: string; about: readonly string[] },
+): Promise<MailRecord[]> {
+  return mailToOrAbout(db, storeId, who)
+    .select(['id', 'kind', 'to_address', 'subject', 'sealed', 'status', 'created_at', 'sent_at'])
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Deletes the mails to an address or about some things, sent or not (an erasure). */
+export async function deleteMailsToOrAbout(
+  db: Db,
+  storeId: string,
+  who: { to: string; about: readonly string[] },
+): Promise<number> {
+  const rows = await mailToOrAbout(db, storeId, who).select('id').execute();
+  if (rows.length === 0) return 0;
+  const result = await db
+    .deleteFrom('mail_outbox')
+    .where('store_id', '=', storeId)
+    .where(
+      'id',
+      'in',
+      rows.map((row) => row.id),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -71,3 +71,4 @@ export function sealedMail(db: Kysely<Database>, keyring: Keyring): SealedValues
 }
 
 export { mailsAbout, type MailSummary } from './mail.repository.ts';
+export { mailsToOrAbout, deleteMailsToOrAbout, type MailRecord } from './mail.repository.ts';

@@ -5,7 +5,7 @@ import type { Database } from '../db/tables.ts';
 import { formatMoney } from '../lib/money.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { notifyOwners } from '../staff/owner-notices.ts';
-import type { OrderLineFields } from './orders.repository.ts';
+import { ERASED_EMAIL, type OrderLineFields } from './orders.repository.ts';
 import type { FulfillmentRow, OrderRow, RefundRow, ReturnRow } from './orders.tables.ts';
 
 /** The mail orders send: to the buyer from the store, and notices to the store's owners. */
@@ -13,13 +13,15 @@ import type { FulfillmentRow, OrderRow, RefundRow, ReturnRow } from './orders.ta
 const m = (amount: number, currency: string) => formatMoney({ amount, currency: currency.trim() });
 
 /** Store mail to the order's buyer (from the store's sender, Reply-To the store), on the order's timeline. */
-function mailBuyer(
+async function mailBuyer(
   deps: { db: Kysely<Database> },
   order: Pick<OrderRow, 'store_id' | 'id' | 'email'>,
   kind: string,
   mail: { subject: string; text: string },
-): Promise<string> {
-  return enqueueMail(deps.db, {
+): Promise<void> {
+  // An erased buyer (D44) is never mailed again: the order has no one's address.
+  if (order.email === ERASED_EMAIL) return;
+  await enqueueMail(deps.db, {
     storeId: order.store_id,
     tier: 'store',
     kind,

@@ -218,9 +218,11 @@ export function ordersQuery(
     status?: OrderStatus | undefined;
     fulfillmentStatus?: FulfillmentStatus | undefined;
     q?: string | undefined;
+    customerId?: string | undefined;
   } = {},
 ): SelectQueryBuilder<Database, 'orders', OrderRow> {
   let query = db.selectFrom('orders').selectAll().where('store_id', '=', storeId);
+  if (filter.customerId) query = query.where('customer_id', '=', filter.customerId);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.fulfillmentStatus) query = query.where('fulfillment_status', '=', filter.fulfillmentStatus);
   if (filter.q) query = query.where(matchesOrderSearch(filter.q));
@@ -558,4 +560,79 @@ export function insertReturn(
   values: Insertable<ReturnTable>,
 ): Promise<ReturnRow> {
   return trx.insertInto('returns').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Per customer: paid orders, what they spent (paid totals less refunds), orders still open. */
+export interface CustomerOrderStatsRow {
+  customer_id: string;
+  orders_count: number;
+  total_spent: number;
+  open_orders: number;
+}
+
+export async function customerOrderStats(
+  db: Db,
+  storeId: string,
+  customerIds: readonly string[],
+): Promise<CustomerOrderStatsRow[]> {
+  if (customerIds.length === 0) return [];
+  const { rows } = await sql<CustomerOrderStatsRow>`
+    SELECT customer_id,
+           count(*) FILTER (WHERE paid_at IS NOT NULL)::int AS orders_count,
+           coalesce(sum(total_amount - refunded_amount) FILTER (WHERE paid_at IS NOT NULL), 0)::bigint AS total_spent,
+           count(*) FILTER (WHERE status = 'pending' OR (status = 'paid' AND fulfillment_status <> 'fulfilled'))::int AS open_orders
+    FROM orders
+    WHERE store_id = ${storeId} AND customer_id = ANY(${[...customerIds]}::uuid[])
+    GROUP BY customer_id`.execute(db);
+  return rows.map((row) => ({ ...row, total_spent: Number(row.total_spent) }));
+}
+
+/** The address an erased buyer's orders keep instead of theirs: no one's, and never mailed. */
+export const ERASED_EMAIL = 'erased@erased.invalid';
+
+/**
+ * Scrubs the personal data of a buyer's orders (by customer or email): the email becomes
+ * ERASED_EMAIL, addresses, phone and the staff's cancel reason are cleared, the link to the
+ * customer dropped; numbers, lines and amounts stay. Returns what else must be forgotten.
+ */
+export async function eraseOrders(
+  trx: Db,
+  storeId: string,
+  who: { customerId: string; email: string },
+  now: Date,
+): Promise<{ id: string; cart_id: string; idempotency_key: string | null }[]> {
+  return trx
+    .updateTable('orders')
+    .set({
+      email: ERASED_EMAIL,
+      shipping_address: null,
+      billing_address: null,
+      phone: null,
+      cancel_reason: null,
+      customer_id: null,
+      client_key: null,
+      erased_at: now,
+      updated_at: now,
+    })
+    .where('store_id', '=', storeId)
+    .where((eb) => eb.or([eb('customer_id', '=', who.customerId), eb('email', '=', who.email)]))
+    .returning(['id', 'cart_id', 'idempotency_key'])
+    .execute();
+}
+
+/** Clears the free text staff typed on some orders' returns and refunds (it may name the buyer). */
+export async function clearStaffNotes(trx: Db, storeId: string, orderIds: readonly string[]): Promise<void> {
+  if (orderIds.length === 0) return;
+  await trx
+    .updateTable('returns')
+    .set({ reason: null })
+    .where('store_id', '=', storeId)
+    .where('order_id', 'in', [...orderIds])
+    .execute();
+  await trx
+    .updateTable('refunds')
+    .set({ note: null })
+    .where('store_id', '=', storeId)
+    .where('order_id', 'in', [...orderIds])
+    .execute();
 }

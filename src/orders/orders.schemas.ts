@@ -261,11 +261,14 @@ export type CheckoutResult = Static<typeof CheckoutResultSchema>;
 export const CheckoutBodySchema = Type.Object(
   {
     cartId: Type.String({ format: 'uuid' }),
-    email: Type.String({
-      minLength: 3,
-      maxLength: 254,
-      description: "The buyer's address; receives order mail.",
-    }),
+    email: Type.Optional(
+      Type.String({
+        minLength: 3,
+        maxLength: 254,
+        description:
+          "The buyer's address; receives order mail. Required, except for a signed-in customer (`Authorization: Bearer ct_…`), whose email it defaults to.",
+      }),
+    ),
     country: Type.Optional(
       Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2; drives tax and shipping.' }),
     ),
@@ -419,6 +422,14 @@ export const AdminOrderSchema = Type.Object(
     cancelReason: Type.Union([Type.String(), Type.Null()], {
       description: 'The reason staff gave when cancelling (staff only; never sent to the buyer).',
     }),
+    customerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description:
+        "The customer (D44): the checkout's signed-in customer, else the customer of its email. Null once the customer was erased.",
+    }),
+    erasedAt: Type.Union([Timestamp, Type.Null()], {
+      description:
+        "When the buyer's personal data was erased: the email, addresses and phone are gone; number, lines and amounts stay.",
+    }),
     payments: Type.Array(PaymentSchema),
     refunds: Type.Array(RefundSchema),
     fulfillments: Type.Array(FulfillmentSchema, { description: 'Oldest first, cancelled ones included.' }),
@@ -450,6 +461,7 @@ export type AdminOrder = Static<typeof AdminOrderSchema>;
 
 export const AdminOrdersQuerySchema = PageQueryWith({
   status: Type.Optional(OrderStatusSchema),
+  customerId: Type.Optional(Type.String({ format: 'uuid', description: 'Orders of one customer.' })),
   fulfillmentStatus: Type.Optional(FulfillmentStatusSchema),
   q: Type.Optional(
     Type.String({

@@ -77,6 +77,8 @@ export async function adminView(deps: ReadDeps, order: OrderRow): Promise<AdminO
     ...orderView(order, lines),
     oversold: order.oversold,
     cancelReason: order.cancel_reason,
+    customerId: order.customer_id,
+    erasedAt: order.erased_at?.toISOString() ?? null,
     payments: payments.map(paymentView),
     refunds: refunds.map((r) => refundView(r, order.currency)),
     fulfillments: fulfillments.map(fulfillmentView),
@@ -107,17 +109,18 @@ export async function listOrders(
   query: AdminOrdersQuery,
 ): Promise<ListPage<AdminOrder>> {
   const q = query.q?.trim() || undefined;
-  const { status, fulfillmentStatus } = query;
+  const { status, fulfillmentStatus, customerId } = query;
   const scope = [
     `${storeId}:admin-orders:${status ?? '*'}`,
     fulfillmentStatus === undefined ? '' : `:fulfillment=${fulfillmentStatus}`,
+    customerId === undefined ? '' : `:customer=${customerId}`,
     q === undefined ? '' : `:q=${JSON.stringify(q)}`,
   ].join('');
   return readSnapshot(deps.db, async (db) => {
     const page = await byCreated(
       deps.cursors,
       scope,
-      ordersQuery(db, storeId, { status, fulfillmentStatus, q }),
+      ordersQuery(db, storeId, { status, fulfillmentStatus, q, customerId }),
       query,
       (row) => row,
       '',

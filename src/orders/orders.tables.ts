@@ -60,6 +60,10 @@ export interface OrderTable {
   /** D42: when staff cancelled the order, and the reason they gave (staff only). */
   cancelled_at: NullableTime;
   cancel_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The customer (D44): of the checkout's token, else of its email. Null once erased. */
+  customer_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the buyer's personal data was erased from the order (D44). */
+  erased_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

@@ -98,6 +98,8 @@ export interface NewOrder {
   currency: string;
   idempotencyKey: string;
   holder: Holder;
+  /** The customer the order belongs to (D44), null when none could be linked. */
+  customerId: string | null;
   country: string | null;
   lines: readonly NewOrderLine[];
   totals: { subtotal: number; discount: number; tax: number; shipping: number; total: number };
@@ -156,6 +158,7 @@ export async function writeOrder(
       status: 'pending',
       cart_id: p.cartId,
       email: p.holder.email,
+      customer_id: p.customerId,
       client_key: p.holder.clientKey,
       country: p.country,
       currency: p.currency,

@@ -65,11 +65,16 @@ function refuseOver(decision: RateLimitDecision, detail: (retryInSeconds: number
  * and window across sign-in and verify, whatever store or address they name, so nobody can try
  * codes or probe addresses at speed. 429 `rate_limited` with Retry-After.
  */
-export function signInRateLimit(limiter: RateLimiter, perWindow: number) {
+export function signInRateLimit(
+  limiter: RateLimiter,
+  perWindow: number,
+  /** The counters' scope: staff sign-in counts across stores; customers' per store (D44). */
+  scopeOf: (request: FastifyRequest) => string = () => 'admin-auth',
+) {
   return async function limitSignIn(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const decision = await limiter.hit({
       keyId: 'sign-in',
-      storeId: 'admin-auth',
+      storeId: scopeOf(request),
       tier: 'public-write',
       keyLimit: Number.MAX_SAFE_INTEGER,
       clientLimit: perWindow,

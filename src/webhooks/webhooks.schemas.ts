@@ -7,10 +7,15 @@ const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 export const EventNameSchema = Type.Union(
   [Type.Literal('*'), ...EVENT_TYPES.map((type) => Type.Literal(type))],
-  { description: 'One of the ten event types, or `*` for all of them.' },
+  { description: 'One of the event types, or `*` for all of them (new types included, D45).' },
 );
 
-const EventList = Type.Array(EventNameSchema, { minItems: 1, maxItems: 11, uniqueItems: true });
+// Every type and `*`: a merchant may tick each type one by one.
+const EventList = Type.Array(EventNameSchema, {
+  minItems: 1,
+  maxItems: EVENT_TYPES.length + 1,
+  uniqueItems: true,
+});
 const Url = Type.String({
   minLength: 1,
   maxLength: 2048,

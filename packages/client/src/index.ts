@@ -6,6 +6,7 @@
 export { createStorefrontClient, retryCheckout } from './storefront.ts';
 export type {
   CheckoutOptions,
+  CustomersClient,
   StorefrontClient,
   StorefrontClientOptions,
   WaitForPaidOptions,

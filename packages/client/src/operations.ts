@@ -30,6 +30,18 @@ export const storefrontOperations = {
   removeCartDiscountCode: ['DELETE', '/storefront/v1/carts/{id}/discount-code'],
   createCheckout: ['POST', '/storefront/v1/checkout'],
   getOrder: ['GET', '/storefront/v1/orders/{id}'],
+  customerRequestSignInCode: ['POST', '/storefront/v1/customers/sign-in'],
+  customerVerifySignInCode: ['POST', '/storefront/v1/customers/verify'],
+  customerSignOut: ['POST', '/storefront/v1/customers/sign-out'],
+  getCurrentCustomer: ['GET', '/storefront/v1/customers/me'],
+  eraseCurrentCustomer: ['DELETE', '/storefront/v1/customers/me'],
+  updateCurrentCustomer: ['PATCH', '/storefront/v1/customers/me'],
+  exportCurrentCustomer: ['GET', '/storefront/v1/customers/me/export'],
+  listCurrentCustomerOrders: ['GET', '/storefront/v1/customers/me/orders'],
+  listCustomerAddresses: ['GET', '/storefront/v1/customers/me/addresses'],
+  createCustomerAddress: ['POST', '/storefront/v1/customers/me/addresses'],
+  deleteCustomerAddress: ['DELETE', '/storefront/v1/customers/me/addresses/{id}'],
+  updateCustomerAddress: ['PATCH', '/storefront/v1/customers/me/addresses/{id}'],
   getLiveness: ['GET', '/healthz'],
   getReadiness: ['GET', '/readyz'],
   getMediaFile: ['GET', '/media/{storeId}/{file}'],
@@ -134,6 +146,11 @@ export const adminOperations = {
   adminDeleteShippingMethod: ['DELETE', '/admin/v1/shipping/zones/{id}/methods/{methodId}'],
   adminUpdateShippingMethod: ['PATCH', '/admin/v1/shipping/zones/{id}/methods/{methodId}'],
   adminGetOverview: ['GET', '/admin/v1/overview'],
+  adminListCustomers: ['GET', '/admin/v1/customers'],
+  adminGetCustomer: ['GET', '/admin/v1/customers/{id}'],
+  adminEraseCustomer: ['DELETE', '/admin/v1/customers/{id}'],
+  adminExportCustomer: ['GET', '/admin/v1/customers/{id}/export'],
+  adminListPrivacyLog: ['GET', '/admin/v1/privacy-log'],
 } as const;
 
 /** The operations of the document's `webhooks` section: the requests Storefront sends to endpoints. */
@@ -151,7 +168,10 @@ export type WebhookOperationId =
   | 'onFulfillmentCreated'
   | 'onFulfillmentUpdated'
   | 'onOrderCancelled'
-  | 'onReturnCreated';
+  | 'onReturnCreated'
+  | 'onCustomerCreated'
+  | 'onCustomerUpdated'
+  | 'onCustomerDeleted';
 
 /** Every operationId a client can call, in both tables and in the generated types. */
 export type OperationId = (keyof typeof storefrontOperations | keyof typeof adminOperations) &

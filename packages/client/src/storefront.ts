@@ -20,6 +20,13 @@ import type {
   CheckoutInput,
   Collection,
   ConditionalInput,
+  Customer,
+  CustomerAddress,
+  CustomerAddressInput,
+  CustomerAddressPatch,
+  CustomerExport,
+  CustomerSession,
+  CustomerUpdate,
   ConditionalOperationId,
   ConditionalOptions,
   ListItem,
@@ -35,6 +42,7 @@ import type {
   Region,
   ShippingOption,
   RequestArgs,
+  RequestBody,
   RequestInput,
   SandboxConfirmation,
   SandboxPaymentMethod,
@@ -49,6 +57,17 @@ export type OptionFilters = { [option: `option.${string}`]: string | readonly st
 export interface StorefrontClientOptions extends TransportOptions {
   /** The store's publishable key (`pk_…`), sent as `X-Publishable-Key`. Public by design. */
   publishableKey: string;
+  /**
+   * A signed-in customer's token (`ct_…`) kept from an earlier visit (e.g. in `localStorage`), sent
+   * as `Authorization: Bearer` on the customer calls and on checkout. Default: none (a guest).
+   */
+  customerToken?: string | null;
+  /**
+   * Called whenever the customer token changes: after `verify` (the new token), `signOut`, `erase`,
+   * `setToken`, and when the service answers 401 to a call that carried it (the token expired or
+   * was revoked: the client forgets it). Persist it here.
+   */
+  onCustomerTokenChange?: (token: string | null) => void;
 }
 
 export interface CheckoutOptions extends CallOptions {
@@ -67,6 +86,54 @@ export interface WaitForPaidOptions {
   /** Time between polls (default 1000 ms). */
   intervalMs?: number;
   signal?: AbortSignal;
+}
+
+/** Customer accounts (D44): sign-in by emailed code, the profile, saved addresses, orders, export and erasure. */
+export interface CustomersClient {
+  /**
+   * The signed-in customer's token (`ct_…`), or null for a guest. Sent as `Authorization: Bearer`
+   * (beside `X-Publishable-Key`) on every `/customers/…` call and on checkout.
+   */
+  readonly token: string | null;
+  /** Sets the token (restored from storage) or forgets it (`null`), without calling the service. */
+  setToken(token: string | null): void;
+  /**
+   * Emails a 6-digit sign-in code to `email` (valid 10 minutes, once). Always answers `{status:
+   * 'sent'}`, also for an email without an account: the code creates it.
+   */
+  signIn(body: RequestBody<'customerRequestSignInCode'>, options?: CallOptions): Promise<void>;
+  /**
+   * Exchanges the emailed code for a session: the client keeps its token (see `token`) and resolves
+   * with the session (`token`, `expiresAt`, `customer`). A wrong or expired code is a 401 `unauthorized`.
+   */
+  verify(body: RequestBody<'customerVerifySignInCode'>, options?: CallOptions): Promise<CustomerSession>;
+  /** Revokes the session on the service and forgets the token (also when the service had ended it already). */
+  signOut(options?: CallOptions): Promise<void>;
+  /** The signed-in customer (401 without a valid token). */
+  me(options?: CallOptions): Promise<Customer>;
+  /** Changes the name, phone or marketing consent; `null` clears a name or phone. */
+  update(patch: CustomerUpdate, options?: CallOptions): Promise<Customer>;
+  /**
+   * Erases the account: profile, addresses and sessions deleted, personal data on its orders and
+   * mail scrubbed. The token is forgotten. Cannot be undone.
+   */
+  erase(options?: CallOptions): Promise<void>;
+  addresses: {
+    /** The saved addresses, the default first, then the newest. */
+    list(options?: CallOptions): Promise<CustomerAddress[]>;
+    /** Saves an address (the first one becomes the default; at most 20: 409 `limit_reached`). */
+    create(body: CustomerAddressInput, options?: CallOptions): Promise<CustomerAddress>;
+    /** Changes some fields (checked as a whole address: a bad field is a 400 pointing at it); `isDefault: true` makes it the default. */
+    update(id: string, patch: CustomerAddressPatch, options?: CallOptions): Promise<CustomerAddress>;
+    delete(id: string, options?: CallOptions): Promise<void>;
+  };
+  /**
+   * One page of the customer's orders, newest first (each as `orders.get` shows it). Every page:
+   * `for await (const order of client.list('listCurrentCustomerOrders'))`.
+   */
+  orders(query?: QueryParams<'listCurrentCustomerOrders'>, options?: CallOptions): Promise<Paginated<Order>>;
+  /** Everything the store holds about the customer, as JSON (profile, addresses, orders, mail, sessions). */
+  export(options?: CallOptions): Promise<CustomerExport>;
 }
 
 /** The options of a cacheable read, with or without `ifNoneMatch`. */
@@ -193,6 +260,8 @@ export interface StorefrontClient {
      */
     waitForPaid(id: string, options?: WaitForPaidOptions): Promise<Order>;
   };
+  /** Customer accounts: sign-in by code, the profile, addresses, orders, export and erasure (D44). */
+  customers: CustomersClient;
   sandbox: {
     /**
      * The built-in sandbox payment provider's hosted confirmation (`POST /sandbox/v1/payments/{ref}/confirm`,
@@ -211,6 +280,9 @@ export interface StorefrontClient {
 const ifMatchHeader = (ifMatch: string | undefined) =>
   ifMatch === undefined ? {} : { header: { 'If-Match': ifMatch } };
 
+/** The paths that carry a signed-in customer's token (the customer's own calls, and checkout). */
+const CUSTOMER_PATHS = /^\/storefront\/v1\/(customers\/|checkout$)/;
+
 /** Statuses from which an order never becomes paid. */
 const TERMINAL_ORDER_STATUSES: ReadonlySet<string> = new Set(['expired', 'canceled', 'cancelled']);
 
@@ -225,9 +297,36 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
   if (typeof publishableKey !== 'string' || publishableKey === '') {
     throw new TypeError('publishableKey is required (pk_…)');
   }
-  const transport = createTransport(options, storefrontOperations, (path): Record<string, string> =>
-    path.startsWith('/storefront/') ? { 'x-publishable-key': publishableKey } : {},
-  );
+  let customerToken = options.customerToken ?? null;
+  const setToken = (token: string | null): void => {
+    if (token !== null && (typeof token !== 'string' || token === ''))
+      throw new TypeError('customer token: ct_… or null');
+    if (token === customerToken) return;
+    customerToken = token;
+    options.onCustomerTokenChange?.(token);
+  };
+  const transport = createTransport(options, storefrontOperations, (path): Record<string, string> => {
+    if (!path.startsWith('/storefront/')) return {};
+    // The customer's token goes only where it means something: the customer calls and checkout.
+    const sendsToken = customerToken !== null && CUSTOMER_PATHS.test(path);
+    return sendsToken
+      ? { 'x-publishable-key': publishableKey, authorization: `Bearer ${customerToken}` }
+      : { 'x-publishable-key': publishableKey };
+  });
+  /**
+   * A call that carries the customer's token: a 401 to it means the token expired or was revoked
+   * (or belongs to another store), so the client forgets it. A token set meanwhile is kept.
+   */
+  const withToken = async <T>(send: () => Promise<T>): Promise<T> => {
+    const sent = customerToken;
+    try {
+      return await send();
+    } catch (error) {
+      if (sent !== null && error instanceof StorefrontError && error.status === 401 && customerToken === sent)
+        setToken(null);
+      throw error;
+    }
+  };
   const call = <K extends StorefrontOperationId>(id: K, input?: RequestInput<K>) => transport.call(id, input);
   /** A cacheable read: `ifNoneMatch` becomes the `If-None-Match` header (a 304 then resolves to NotModified). */
   const read = <K extends StorefrontOperationId>(
@@ -316,15 +415,59 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
     },
     checkout: {
       create: (body, { idempotencyKey = randomUUID(), retry, ...options } = {}) =>
-        transport.call(
-          'createCheckout',
-          { ...options, body, header: { 'Idempotency-Key': idempotencyKey } },
-          {
-            idempotencyKey,
-            retryable: retryCheckout,
-            retry: { ...transport.retry, maxAttempts: 5, ...retry },
-          },
+        withToken(() =>
+          transport.call(
+            'createCheckout',
+            { ...options, body, header: { 'Idempotency-Key': idempotencyKey } },
+            {
+              idempotencyKey,
+              retryable: retryCheckout,
+              retry: { ...transport.retry, maxAttempts: 5, ...retry },
+            },
+          ),
         ),
+    },
+    customers: {
+      get token() {
+        return customerToken;
+      },
+      setToken,
+      signIn: async (body, options) => {
+        await call('customerRequestSignInCode', { ...options, body });
+      },
+      verify: async (body, options) => {
+        const session = await call('customerVerifySignInCode', { ...options, body });
+        setToken(session.token);
+        return session;
+      },
+      signOut: async (options) => {
+        if (customerToken === null) return;
+        try {
+          await call('customerSignOut', { ...options });
+        } catch (error) {
+          // Ended already (expired, revoked elsewhere): signed out all the same.
+          if (!(error instanceof StorefrontError && error.status === 401)) throw error;
+        } finally {
+          setToken(null);
+        }
+      },
+      me: (options) => withToken(() => call('getCurrentCustomer', { ...options })),
+      update: (patch, options) => withToken(() => call('updateCurrentCustomer', { ...options, body: patch })),
+      erase: async (options) => {
+        await withToken(() => call('eraseCurrentCustomer', { ...options }));
+        setToken(null);
+      },
+      addresses: {
+        list: async (options) => (await withToken(() => call('listCustomerAddresses', { ...options }))).items,
+        create: (body, options) => withToken(() => call('createCustomerAddress', { ...options, body })),
+        update: (id, patch, options) =>
+          withToken(() => call('updateCustomerAddress', { ...options, path: { id }, body: patch })),
+        delete: async (id, options) => {
+          await withToken(() => call('deleteCustomerAddress', { ...options, path: { id } }));
+        },
+      },
+      orders: (query, options) => withToken(() => call('listCurrentCustomerOrders', { ...options, query })),
+      export: (options) => withToken(() => call('exportCurrentCustomer', { ...options })),
     },
     orders: {
       get: (id, options) => call('getOrder', { ...options, path: { id } }),

@@ -193,6 +193,21 @@ export type Money = Schemas['Money'];
 export type SandboxPaymentMethod = RequestBody<'confirmSandboxPayment'>['paymentMethod'];
 export type SandboxConfirmation = SuccessBody<'confirmSandboxPayment'>;
 
+/** A customer account (D44) as the customer sees it. */
+export type Customer = Schemas['Customer'];
+/** What `customers.verify` answers: the session's `token` (`ct_…`), `expiresAt` and the `customer`. */
+export type CustomerSession = Schemas['CustomerSession'];
+/** The fields `customers.update` changes: `name`, `phone` (null clears them), `acceptsMarketing`. */
+export type CustomerUpdate = Schemas['CustomerUpdate'];
+/** A saved address of the customer: an address with its `id`, `isDefault` and times. */
+export type CustomerAddress = Schemas['CustomerAddress'];
+/** A new saved address: an address, and `isDefault` to make it the default. */
+export type CustomerAddressInput = Schemas['CustomerAddressInput'];
+/** A change to a saved address: some of its fields, `isDefault: true` to make it the default. */
+export type CustomerAddressPatch = Schemas['CustomerAddressUpdate'];
+/** Everything the store holds about the customer: profile, addresses, orders, mail, sessions. */
+export type CustomerExport = Schemas['CustomerExport'];
+
 /** An RFC 9457 problem, as every error response carries it. */
 export type Problem = Schemas['Problem'];
 /** A 422 problem: `errors` names each input at fault by JSON pointer. */

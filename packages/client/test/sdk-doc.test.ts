@@ -140,6 +140,7 @@ describe('docs/sdk.md', () => {
       /^[0-9a-f-]{36}: \d+ requested, \d+ available$/,
       /^Sandbox payment succeeded$/,
       /^Order 1001 is paid$/,
+      /^Code sent; signed in: false$/,
       /^verified order\.paid [0-9a-f-]{36}$/,
       /^test delivery answered 204$/,
       /^1 paid order\(s\) on the first page$/,

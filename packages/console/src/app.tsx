@@ -21,6 +21,7 @@ const collections = () => import('./screens/collections/index.tsx');
 const menus = () => import('./screens/menus.tsx');
 const pages = () => import('./screens/pages.tsx');
 const orders = () => import('./screens/orders.tsx');
+const customers = () => import('./screens/customers/index.tsx');
 const webhooks = () => import('./screens/webhooks/index.tsx');
 const themesApps = () => import('./screens/themes-apps.tsx');
 
@@ -37,6 +38,9 @@ const Pages = lazyScreen(pages, 'Pages');
 const PageEdit = lazyScreen(pages, 'PageEdit');
 const OrdersList = lazyScreen(orders, 'OrdersList');
 const OrderDetail = lazyScreen(orders, 'OrderDetail');
+const CustomersList = lazyScreen(customers, 'CustomersList');
+const CustomerDetail = lazyScreen(customers, 'CustomerDetail');
+const PrivacyLog = lazyScreen(customers, 'PrivacyLog');
 const Pricing = lazyScreen(() => import('./screens/pricing.tsx'), 'Pricing');
 const Shipping = lazyScreen(() => import('./screens/shipping.tsx'), 'Shipping');
 const Keys = lazyScreen(() => import('./screens/keys.tsx'), 'Keys');
@@ -51,6 +55,7 @@ const Apps = lazyScreen(themesApps, 'Apps');
 const NAV: { to: string; label: string; end?: boolean }[] = [
   { to: '/', label: 'Home', end: true },
   { to: '/orders', label: 'Orders' },
+  { to: '/customers', label: 'Customers' },
   { to: '/products', label: 'Products' },
   { to: '/collections', label: 'Collections' },
   { to: '/content/regions', label: 'Regions' },
@@ -155,6 +160,9 @@ export function App() {
           <Route path="/content/pages/:slug" element={<PageEdit />} />
           <Route path="/orders" element={<OrdersList />} />
           <Route path="/orders/:id" element={<OrderDetail />} />
+          <Route path="/customers" element={<CustomersList />} />
+          <Route path="/customers/privacy-log" element={<PrivacyLog />} />
+          <Route path="/customers/:id" element={<CustomerDetail />} />
           <Route path="/pricing" element={<Pricing />} />
           <Route path="/shipping" element={<Shipping />} />
           <Route path="/keys" element={<Keys />} />

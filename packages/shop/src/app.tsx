@@ -3,6 +3,7 @@ import type { Menu } from '@storefront/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { isStatus, shopApi } from './api.ts';
 import { cartStore, itemCount, useCart } from './cart.ts';
+import { customerStore, useCustomer } from './customer.ts';
 import { useResource } from './data.ts';
 import { CartPage } from './pages/cart.tsx';
 import { CollectionPage } from './pages/collection.tsx';
@@ -11,9 +12,9 @@ import { HomePage } from './pages/home.tsx';
 import { NotFound } from './pages/not-found.tsx';
 import { ProductPage } from './pages/product.tsx';
 import { SearchPage } from './pages/search.tsx';
-import { Link, match, navigate, useLocation } from './router.tsx';
+import { href, Link, match, navigate, useLocation } from './router.tsx';
 import { readSearch, searchPath } from './search.ts';
-import { CheckoutPage, OrderPage } from './pages/lazy.ts';
+import { AccountPage, CheckoutPage, OrderPage, SignInPage } from './pages/lazy.ts';
 
 function useMenu(handle: string): Menu['items'] {
   // A store without this menu simply shows none.
@@ -57,6 +58,8 @@ function Routes() {
   if (match('/search', path)) return <SearchPage />;
   if (match('/cart', path)) return <CartPage />;
   if (match('/checkout', path)) return <CheckoutPage />;
+  if (match('/account', path)) return <AccountPage />;
+  if (match('/account/sign-in', path)) return <SignInPage />;
   return <NotFound />;
 }
 
@@ -92,6 +95,37 @@ function MenuIcon({ open }: { open: boolean }) {
     >
       {open ? <path d="M6 6l12 12M18 6 6 18" /> : <path d="M4 7h16M4 12h16M4 17h16" />}
     </svg>
+  );
+}
+
+function AccountIcon() {
+  return (
+    <svg
+      aria-hidden="true"
+      width="20"
+      height="20"
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      stroke-width="2.2"
+      stroke-linecap="round"
+    >
+      <circle cx="12" cy="8" r="4" />
+      <path d="M4 21c0-4.4 3.6-7 8-7s8 2.6 8 7" />
+    </svg>
+  );
+}
+
+/** "Sign in" for a guest, "Account" once signed in; on a phone, the icon (the words stay for screen readers). */
+function AccountLink() {
+  const { signedIn } = useCustomer();
+  const { path } = useLocation();
+  const to = signedIn ? '/account' : '/account/sign-in';
+  return (
+    <a href={href(to)} class="account-link" aria-current={path === to ? 'page' : undefined}>
+      <AccountIcon />
+      <span class="account-link-text">{signedIn ? 'Account' : 'Sign in'}</span>
+    </a>
   );
 }
 
@@ -197,6 +231,7 @@ function Header({ name, menu, count }: { name: string; menu: Menu['items']; coun
           <SearchIcon />
           <span class="visually-hidden">Show search</span>
         </button>
+        <AccountLink />
         <Link to="/cart" class="cart-link" aria-label={`Cart, ${count} ${count === 1 ? 'item' : 'items'}`}>
           Cart <span class="cart-count">{count}</span>
         </Link>
@@ -212,6 +247,7 @@ export function App() {
   const footerMenu = useMenu('footer');
   useEffect(() => {
     void cartStore.load().catch(() => undefined);
+    void customerStore.load().catch(() => undefined);
   }, []);
   const count = itemCount(cart.cart);
   const name = store.data?.name ?? 'Shop';

@@ -32,7 +32,7 @@ import { MoneyField } from '../ui/money-field.tsx';
 import { formatMoney } from '../ui/money.ts';
 import { errorMessage, isStatus, messageAt } from '../ui/problems.ts';
 import { QueryView } from '../ui/queries.tsx';
-import { SearchForm, useUrlFilter, useUrlSearch } from '../ui/search.tsx';
+import { SearchForm, useUrlFilter, useUrlParam, useUrlSearch } from '../ui/search.tsx';
 import { deliveryEstimate } from './shipping-parts.ts';
 import {
   countryName,
@@ -96,10 +96,23 @@ export function OrdersList() {
     'fulfillment',
     FULFILLMENT_STATUSES,
   );
+  // A customer's orders (`?customer=<id>`, from the customer's page).
+  const [customerId, setCustomerId] = useUrlParam('customer');
 
   return (
     <>
       <PageHeader title="Orders" />
+      {customerId ? (
+        <Notice>
+          <p>
+            Showing one customer&apos;s orders (<Link to={`/customers/${customerId}`}>the customer</Link>
+            ).{' '}
+            <button type="button" className="link" onClick={() => setCustomerId('')}>
+              Show every customer&apos;s orders
+            </button>
+          </p>
+        </Notice>
+      ) : null}
       <SearchForm
         label="Orders"
         placeholder="Order number, email or name"
@@ -121,10 +134,11 @@ export function OrdersList() {
       </SearchForm>
       {/* A new search or filter starts again at its first page (a cursor belongs to its search). */}
       <OrdersPages
-        key={`${q}\n${status ?? 'all'}\n${fulfillment ?? 'all'}`}
+        key={`${q}\n${status ?? 'all'}\n${fulfillment ?? 'all'}\n${customerId}`}
         q={q}
         status={status}
         fulfillment={fulfillment}
+        customerId={customerId}
       />
     </>
   );
@@ -134,13 +148,17 @@ function OrdersPages({
   q,
   status,
   fulfillment,
+  customerId,
 }: {
   q: string;
   status: OrderStatus | undefined;
   fulfillment: OrderFulfillmentStatus | undefined;
+  /** One customer's orders ('' for everyone's). */
+  customerId: string;
 }) {
   const pager = useCursorPager();
   const orders = useOrders({
+    ...(customerId ? { customerId } : {}),
     ...(status ? { status } : {}),
     ...(fulfillment ? { fulfillmentStatus: fulfillment } : {}),
     ...(pager.cursor ? { cursor: pager.cursor } : {}),
@@ -166,6 +184,8 @@ function OrdersPages({
         No {status ? `${status} ` : ''}order is {fulfillmentLabel}.
       </p>
     );
+  } else if (customerId) {
+    empty = <p>This customer has no {status ? `${status} ` : ''}orders.</p>;
   } else {
     empty = <p>{EMPTY_TEXT[status ?? '']}</p>;
   }
@@ -180,6 +200,7 @@ function OrdersPages({
             caption={
               <>
                 {statusLabel}
+                {customerId ? ' of one customer' : ''}
                 {fulfillmentLabel ? `, ${fulfillmentLabel}` : ''}
                 {q ? ` matching “${q}”` : ''}, newest first
               </>
@@ -627,6 +648,11 @@ export function OrderDetail() {
             <p>
               <a href={`mailto:${data.email}`}>{data.email}</a>
             </p>
+            {data.customerId ? (
+              <p>
+                <Link to={`/customers/${data.customerId}`}>View customer</Link>
+              </p>
+            ) : null}
             {data.phone ? (
               <p>
                 Phone <a href={`tel:${data.phone.replace(/[^\d+]/g, '')}`}>{data.phone}</a>

@@ -7,7 +7,13 @@
  * next visit.
  */
 import { checkAddress, formatAddress, isPhoneNumber } from '@storefront/address';
-import { StorefrontError, type Cart, type Checkout, type ShippingOption } from '@storefront/client';
+import {
+  StorefrontError,
+  type Cart,
+  type Checkout,
+  type CustomerAddress,
+  type ShippingOption,
+} from '@storefront/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, isStatus } from '../api.ts';
 import { CartChangedError, cartStore, itemsOf, useCart } from '../cart.ts';
@@ -22,6 +28,7 @@ import {
   sendCheckout,
   stillHeld,
 } from '../checkout.ts';
+import { defaultAddress, useCustomer } from '../customer.ts';
 import { Link, navigate } from '../router.tsx';
 import { Loading, Money, Notice, PageTitle } from '../ui.tsx';
 import {
@@ -78,6 +85,7 @@ function FormProblemNotice({ problem }: { problem: FormProblem | null }) {
 
 export function CheckoutPage() {
   const { cart, loading } = useCart();
+  const customer = useCustomer();
   const [checkout, setCheckout] = useState<Checkout | null>(null);
   const [resuming, setResuming] = useState(() => savedCheckout() !== null);
   const started = useRef(false);
@@ -108,6 +116,9 @@ export function CheckoutPage() {
 
   if (resuming) return <Loading label="Loading your checkout…" />;
   if (checkout) return <Review checkout={checkout} />;
+  // A signed-in customer's form starts from their account: wait for it (briefly) to fill it in.
+  if (customer.signedIn && customer.loading && !customer.customer)
+    return <Loading label="Loading your details…" />;
   return <Steps onDone={setCheckout} />;
 }
 
@@ -170,14 +181,25 @@ export function deliveryEstimate(option: {
   return days === 0 ? 'Today' : `${days} business day${days === 1 ? '' : 's'}`;
 }
 
+/** The saved address the form holds, if it holds one exactly (the picker shows it chosen). */
+function savedAddressMatching(addresses: readonly CustomerAddress[], draft: AddressDraft): string {
+  const same = (a: AddressDraft) =>
+    (Object.keys(a) as AddressField[]).every((field) => a[field] === draft[field]);
+  return addresses.find((saved) => same(draftOf(saved)))?.id ?? '';
+}
+
 function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
   const { cart, loading } = useCart();
+  const session = useCustomer();
+  const account = session.customer;
+  const saved = session.addresses ?? [];
   const [details] = useState(() => savedDetails());
   const [step, setStep] = useState<Step>('details');
-  const [email, setEmail] = useState(details?.email ?? savedCheckout()?.body.email ?? '');
-  const [phone, setPhone] = useState(details?.phone ?? '');
+  // Signed in: the account's email, phone and default address; else what this browser kept.
+  const [email, setEmail] = useState(account?.email ?? details?.email ?? savedCheckout()?.body.email ?? '');
+  const [phone, setPhone] = useState(details?.phone || account?.phone || '');
   const [address, setAddress] = useState<AddressDraft>(() => {
-    const from = cart?.shippingAddress ?? details?.address;
+    const from = cart?.shippingAddress ?? defaultAddress(session.addresses) ?? details?.address;
     return from ? draftOf(from) : emptyAddress(browserCountry() ?? 'US');
   });
   const [options, setOptions] = useState<ShippingOption[] | null>(null);
@@ -225,6 +247,11 @@ function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
       setFields(found);
       const first = Object.keys(found)[0];
       if (first) focusSoon(first === 'email' || first === 'phone' ? `checkout-${first}` : `ship-${first}`);
+      return;
+    }
+    if (isStatus(error, 401)) {
+      // The customer's session ended (the client forgot the token): the shopper is a guest now.
+      setProblem({ message: 'You were signed out. Sign in again, or check out as a guest.' });
       return;
     }
     if (error instanceof StorefrontError && error.title === 'discount_invalid') {
@@ -328,6 +355,7 @@ function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
     const lines = cart.items;
     const previewed = cart.totals.total.amount;
     try {
+      // Signed in, the client sends the customer's token too: the order is theirs (D44).
       const body = { cartId: cart.id, email: email.trim(), ...(phone.trim() ? { phone: phone.trim() } : {}) };
       const answer = await placeOrder(body, itemsOf(cart), choicesOf(cart));
       cartStore.forget();
@@ -367,18 +395,30 @@ function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
             <form onSubmit={(event) => void submitDetails(event)} noValidate>
               <fieldset>
                 <legend>Contact</legend>
+                {account ? null : (
+                  <p class="sign-in-hint">
+                    Have an account?{' '}
+                    <Link to={`/account/sign-in?next=${encodeURIComponent('/checkout')}`}>Sign in</Link> to
+                    use your saved addresses.
+                  </p>
+                )}
                 <ContactField
                   id="checkout-email"
                   label="Email"
                   type="email"
                   autoComplete="email"
                   value={email}
+                  readOnly={account !== null}
                   onInput={(value) => {
                     setEmail(value);
                     setFields(({ email: _email, ...rest }) => rest);
                   }}
                   problem={fields.email}
-                  hint="For the order confirmation."
+                  hint={
+                    account
+                      ? 'You are signed in: the order is saved in your account.'
+                      : 'For the order confirmation.'
+                  }
                 />
                 <ContactField
                   id="checkout-phone"
@@ -396,6 +436,28 @@ function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
               </fieldset>
               <fieldset>
                 <legend>Shipping address</legend>
+                {saved.length > 0 ? (
+                  <div class="field">
+                    <label for="checkout-saved-address">Saved addresses</label>
+                    <select
+                      id="checkout-saved-address"
+                      value={savedAddressMatching(saved, address)}
+                      onChange={(event) => {
+                        const chosen = saved.find((entry) => entry.id === event.currentTarget.value);
+                        setFields({});
+                        setAddress(chosen ? draftOf(chosen) : emptyAddress(address.country));
+                      }}
+                    >
+                      {saved.map((entry) => (
+                        <option key={entry.id} value={entry.id}>
+                          {formatAddress(entry).join(', ')}
+                          {entry.isDefault ? ' (default)' : ''}
+                        </option>
+                      ))}
+                      <option value="">A new address</option>
+                    </select>
+                  </div>
+                ) : null}
                 <AddressFields
                   value={address}
                   onChange={(next) => {
@@ -601,6 +663,7 @@ function ContactField(props: {
   type: 'email' | 'tel';
   autoComplete: string;
   value: string;
+  readOnly?: boolean;
   onInput: (value: string) => void;
   problem: string | undefined;
   hint: string;
@@ -609,6 +672,7 @@ function ContactField(props: {
     id: props.id,
     autoComplete: props.autoComplete,
     value: props.value,
+    readOnly: props.readOnly,
     'aria-invalid': props.problem ? ('true' as const) : undefined,
     'aria-describedby': props.problem ? `${props.id}-problem` : `${props.id}-hint`,
     onInput: (event: { currentTarget: HTMLInputElement }) => props.onInput(event.currentTarget.value),

@@ -10,3 +10,10 @@ export const OrderPage = lazyPage(
   () => import('./order.tsx').then((page) => page.OrderPage),
   'Loading your order…',
 );
+
+export const AccountPage = lazyPage(
+  () => import('./account.tsx').then((page) => page.AccountPage),
+  'Loading your account…',
+);
+
+export const SignInPage = lazyPage(() => import('./account.tsx').then((page) => page.SignInPage), 'Loading…');

@@ -26,6 +26,9 @@ export const EVENT_TYPES = [
   'fulfillment.updated',
   'order.cancelled',
   'return.created',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
 ] as const satisfies readonly EventType[];
 // A new event type in the API fails the type check here until it is listed above.
 type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
@@ -47,6 +50,9 @@ export const EVENT_HELP: Record<EventType, string> = {
   'fulfillment.updated': 'a shipment’s tracking changed, it was delivered or cancelled',
   'order.cancelled': 'an order was cancelled',
   'return.created': 'units of an order came back',
+  'customer.created': 'a customer checked out for the first time or created an account (the id only)',
+  'customer.updated': 'a customer changed their profile, addresses or consent (the id and what changed)',
+  'customer.deleted': 'a customer was erased (the id only)',
 };
 
 export function describeEvents(events: readonly string[]): string {

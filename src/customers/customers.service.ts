@@ -1,0 +1,407 @@
+import type { Transaction } from 'kysely';
+import { checkAddress, isPhoneNumber, type Address } from '@storefront/address';
+import { revokeCredentials, storeCredential } from '../credentials/credentials.service.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
+import type { Database } from '../db/tables.ts';
+import { recordEvent } from '../events/events.ts';
+import { randomBase62 } from '../lib/crypto.ts';
+import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
+import type { ListPage } from '../lib/cursors.ts';
+import { byCreated } from '../db/keyset.ts';
+import {
+  customerAdminOrders,
+  customerOrderTotals,
+  type CustomerOrderStats,
+} from '../orders/buyers.service.ts';
+import { storeCurrency } from '../stores/stores.service.ts';
+import {
+  countAddresses,
+  customerAddresses,
+  customerForOrder,
+  customersQuery,
+  deleteAddress,
+  findAddress,
+  findCustomer,
+  insertAddress,
+  insertSession,
+  lockCustomer,
+  replaceAddress,
+  revokeSession,
+  updateCustomer,
+} from './customers.repository.ts';
+import type {
+  AdminCustomer,
+  AdminCustomerDetail,
+  Customer,
+  CustomerAddress,
+  CustomerAddressInput,
+  CustomerAddressPatch,
+  CustomerPatch,
+  CustomerSession,
+} from './customers.schemas.ts';
+import type { CustomerAddressRow, CustomerRow } from './customers.tables.ts';
+
+export const CUSTOMER_TOKEN_PREFIX = 'ct_';
+/** Saved addresses per customer (409 `limit_reached` beyond). */
+export const MAX_ADDRESSES = 20;
+
+/** How long customer sessions live (D44): sliding by `ttlMs` within `maxAgeMs` of the sign-in. */
+export interface CustomerSessionLifetime {
+  ttlMs: number;
+  maxAgeMs: number;
+}
+
+export type CustomersDeps = ServiceDeps;
+
+type Changed = 'name' | 'phone' | 'acceptsMarketing' | 'hasAccount' | 'addresses';
+
+export function customerView(row: CustomerRow): Customer {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    phone: row.phone,
+    acceptsMarketing: row.accepts_marketing,
+    hasAccount: row.verified_at !== null,
+    defaultAddressId: row.default_address_id,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function addressView(row: CustomerAddressRow, defaultId: string | null): CustomerAddress {
+  const a = row.address;
+  return {
+    id: row.id,
+    name: a.name,
+    company: a.company ?? null,
+    line1: a.line1,
+    line2: a.line2 ?? null,
+    city: a.city,
+    region: a.region ?? null,
+    postalCode: a.postalCode ?? null,
+    country: a.country,
+    phone: a.phone ?? null,
+    isDefault: row.id === defaultId,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** The default address first, then the newest. */
+export function addressList(
+  rows: readonly CustomerAddressRow[],
+  defaultId: string | null,
+): CustomerAddress[] {
+  const views = rows.map((row) => addressView(row, defaultId));
+  return [...views.filter((a) => a.isDefault), ...views.filter((a) => !a.isDefault)];
+}
+
+const noCustomer = () => notFound('No customer with that id in this store.');
+
+export async function getCustomer(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  customerId: string,
+): Promise<CustomerRow> {
+  const row = await findCustomer(deps.db, storeId, customerId);
+  if (!row) throw noCustomer();
+  return row;
+}
+
+/** Records customer.updated (or .created) with the customer's flags, never personal data. */
+export async function recordCustomerEvent(
+  trx: Transaction<Database>,
+  row: CustomerRow,
+  type: 'customer.created' | 'customer.updated',
+  changed: readonly Changed[] = [],
+): Promise<void> {
+  await recordEvent(trx, {
+    storeId: row.store_id,
+    type,
+    resource: `customer:${row.id}`,
+    data: {
+      customerId: row.id,
+      hasAccount: row.verified_at !== null,
+      acceptsMarketing: row.accepts_marketing,
+      ...(type === 'customer.updated' ? { changed } : {}),
+    },
+  });
+}
+
+/**
+ * Opens a customer session: an opaque `ct_` token whose SHA-256 is the only thing stored (in the
+ * global credentials table, resolving to this store only).
+ */
+export async function openCustomerSession(
+  deps: Pick<ServiceDeps, 'clock'> & { sessions: CustomerSessionLifetime },
+  trx: Transaction<Database>,
+  row: CustomerRow,
+): Promise<CustomerSession> {
+  const now = deps.clock.now();
+  const token = `${CUSTOMER_TOKEN_PREFIX}${randomBase62(40)}`;
+  const expiresAt = new Date(now.getTime() + Math.min(deps.sessions.ttlMs, deps.sessions.maxAgeMs));
+  const sessionId = await insertSession(trx, { storeId: row.store_id, customerId: row.id, expiresAt, now });
+  await storeCredential(
+    { db: trx },
+    { secret: token, kind: 'customer_session', storeId: row.store_id, subjectId: sessionId },
+  );
+  return { token, expiresAt: expiresAt.toISOString(), customer: customerView(row) };
+}
+
+/** Ends a session: its credential is deleted and the session marked revoked. */
+export async function endCustomerSession(
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
+  storeId: string,
+  sessionId: string,
+): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    await revokeSession(trx, storeId, sessionId, deps.clock.now());
+    await revokeCredentials({ db: trx }, storeId, sessionId, 'customer_session');
+  });
+}
+
+const invalidProfile = (errors: FieldError[]) => validationFailed('The customer update is invalid.', errors);
+
+/** PATCH /customers/me: name, phone and marketing consent; customer.updated names what changed. */
+export async function updateProfile(
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
+  storeId: string,
+  customerId: string,
+  patch: CustomerPatch,
+): Promise<Customer> {
+  const name = patch.name === undefined ? undefined : patch.name?.trim() || null;
+  const phone = patch.phone === undefined ? undefined : patch.phone?.trim() || null;
+  if (phone && !isPhoneNumber(phone))
+    throw invalidProfile([
+      { pointer: '/phone', detail: 'must be a phone number (digits, spaces, + ( ) . -)' },
+    ]);
+  return deps.db.transaction().execute(async (trx) => {
+    const current = await lockCustomer(trx, storeId, customerId);
+    if (!current) throw noCustomer();
+    const changed: Changed[] = [];
+    if (name !== undefined && name !== current.name) changed.push('name');
+    if (phone !== undefined && phone !== current.phone) changed.push('phone');
+    if (patch.acceptsMarketing !== undefined && patch.acceptsMarketing !== current.accepts_marketing)
+      changed.push('acceptsMarketing');
+    if (changed.length === 0) return customerView(current);
+    const row = await updateCustomer(
+      trx,
+      storeId,
+      customerId,
+      {
+        ...(name !== undefined ? { name } : {}),
+        ...(phone !== undefined ? { phone } : {}),
+        ...(patch.acceptsMarketing !== undefined ? { accepts_marketing: patch.acceptsMarketing } : {}),
+      },
+      deps.clock.now(),
+    );
+    await recordCustomerEvent(trx, row, 'customer.updated', changed);
+    return customerView(row);
+  });
+}
+
+// Addresses
+
+export async function listAddresses(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  customerId: string,
+): Promise<CustomerAddress[]> {
+  const customer = await getCustomer(deps, storeId, customerId);
+  return addressList(await customerAddresses(deps.db, storeId, customerId), customer.default_address_id);
+}
+
+/** The address checked as a whole (D37): a bad field is 400 with its pointer. */
+function checkedAddress(input: Partial<Record<keyof Address, unknown>>): Address {
+  const { address, problems } = checkAddress(input, '');
+  if (problems.length > 0) throw validationFailed('The address is invalid.', problems);
+  return address;
+}
+
+const addressFields = (input: CustomerAddressPatch): Partial<Record<keyof Address, unknown>> => {
+  const { isDefault: _isDefault, ...fields } = input;
+  return fields;
+};
+
+const noAddress = () => notFound('No saved address with that id.');
+
+/**
+ * Saves an address; the first one, or one sent with `isDefault`, becomes the default. At most
+ * MAX_ADDRESSES, counted under the customer's row lock so that concurrent saves cannot pass it.
+ */
+export async function addAddress(
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
+  storeId: string,
+  customerId: string,
+  input: CustomerAddressInput,
+): Promise<CustomerAddress> {
+  const address = checkedAddress(addressFields(input));
+  return deps.db.transaction().execute(async (trx) => {
+    const customer = await lockCustomer(trx, storeId, customerId);
+    if (!customer) throw noCustomer();
+    if ((await countAddresses(trx, storeId, customerId)) >= MAX_ADDRESSES)
+      throw new AppError('limit_reached', 409, `A customer keeps at most ${MAX_ADDRESSES} addresses.`);
+    const now = deps.clock.now();
+    const row = await insertAddress(trx, storeId, customerId, address, now);
+    const makeDefault = input.isDefault === true || customer.default_address_id === null;
+    const updated = await updateCustomer(
+      trx,
+      storeId,
+      customerId,
+      makeDefault ? { default_address_id: row.id } : {},
+      now,
+    );
+    await recordCustomerEvent(trx, updated, 'customer.updated', ['addresses']);
+    return addressView(row, updated.default_address_id);
+  });
+}
+
+/** Changes a saved address: the fields sent replace the saved ones, then the whole is checked. */
+export async function changeAddress(
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
+  storeId: string,
+  customerId: string,
+  addressId: string,
+  patch: CustomerAddressPatch,
+): Promise<CustomerAddress> {
+  return deps.db.transaction().execute(async (trx) => {
+    const customer = await lockCustomer(trx, storeId, customerId);
+    if (!customer) throw noCustomer();
+    const current = await findAddress(trx, storeId, customerId, addressId);
+    if (!current) throw noAddress();
+    const now = deps.clock.now();
+    const fields = addressFields(patch);
+    const row =
+      Object.keys(fields).length === 0
+        ? current
+        : await replaceAddress(
+            trx,
+            storeId,
+            addressId,
+            checkedAddress({ ...current.address, ...fields }),
+            now,
+          );
+    let defaultId = customer.default_address_id;
+    if (patch.isDefault === true) defaultId = addressId;
+    if (patch.isDefault === false && defaultId === addressId) defaultId = null;
+    const updated = await updateCustomer(trx, storeId, customerId, { default_address_id: defaultId }, now);
+    await recordCustomerEvent(trx, updated, 'customer.updated', ['addresses']);
+    return addressView(row, updated.default_address_id);
+  });
+}
+
+export async function removeAddress(
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
+  storeId: string,
+  customerId: string,
+  addressId: string,
+): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const customer = await lockCustomer(trx, storeId, customerId);
+    if (!customer) throw noCustomer();
+    if (!(await deleteAddress(trx, storeId, customerId, addressId))) throw noAddress();
+    const defaultId = customer.default_address_id === addressId ? null : customer.default_address_id;
+    const updated = await updateCustomer(
+      trx,
+      storeId,
+      customerId,
+      { default_address_id: defaultId },
+      deps.clock.now(),
+    );
+    await recordCustomerEvent(trx, updated, 'customer.updated', ['addresses']);
+  });
+}
+
+/**
+ * The customer a checkout's order belongs to, in its transaction (D44): the token's customer, or
+ * the customer of the order's email, made as a guest (with customer.created) when the store has
+ * none. Undefined when the token's customer was erased meanwhile.
+ */
+export async function customerOfOrder(
+  trx: Transaction<Database>,
+  storeId: string,
+  who: { customerId: string } | { email: string },
+  now: Date,
+): Promise<string | undefined> {
+  const found = await customerForOrder(trx, storeId, who, now);
+  if (!found) return undefined;
+  if (found.created) {
+    await recordEvent(trx, {
+      storeId,
+      type: 'customer.created',
+      resource: `customer:${found.id}`,
+      data: { customerId: found.id, hasAccount: false, acceptsMarketing: false },
+    });
+  }
+  return found.id;
+}
+
+// Admin
+
+function adminCustomerView(row: CustomerRow, stats: CustomerOrderStats, currency: string): AdminCustomer {
+  return {
+    ...customerView(row),
+    ordersCount: stats.ordersCount,
+    totalSpent: { amount: stats.totalSpent, currency },
+    lastOrderAt: row.last_order_at?.toISOString() ?? null,
+    openOrders: stats.openOrders,
+  };
+}
+
+/**
+ * GET /admin/v1/customers: newest first, optionally matching `q` (an email prefix with an `@`,
+ * else part of the name or email) and accounts or guests only; each with its order totals.
+ */
+export async function listCustomers(
+  deps: CustomersDeps,
+  storeId: string,
+  query: { q?: string | undefined; hasAccount?: boolean | undefined; limit?: number; cursor?: string },
+): Promise<ListPage<AdminCustomer>> {
+  const q = query.q?.trim() || undefined;
+  const scope = `${storeId}:customers:${query.hasAccount ?? '*'}:${JSON.stringify(q ?? '')}`;
+  const [currency, page] = await Promise.all([
+    storeCurrency(deps, storeId),
+    byCreated(
+      deps.cursors,
+      scope,
+      customersQuery(deps.db, storeId, { q, hasAccount: query.hasAccount }),
+      query,
+      (row) => row,
+      '',
+      true,
+    ),
+  ]);
+  const stats = await customerOrderTotals(
+    deps,
+    storeId,
+    page.items.map((row) => row.id),
+  );
+  return {
+    items: page.items.map((row) => adminCustomerView(row, stats(row.id), currency)),
+    nextCursor: page.nextCursor,
+  };
+}
+
+/** The customers shown with an order (newest 50) on the admin detail. */
+export const DETAIL_ORDERS = 50;
+
+/** GET /admin/v1/customers/:id: the customer with totals, addresses and their newest orders. */
+export async function adminCustomer(
+  deps: CustomersDeps,
+  storeId: string,
+  customerId: string,
+): Promise<AdminCustomerDetail> {
+  const row = await getCustomer(deps, storeId, customerId);
+  const [currency, stats, addresses, orders] = await Promise.all([
+    storeCurrency(deps, storeId),
+    customerOrderTotals(deps, storeId, [customerId]),
+    customerAddresses(deps.db, storeId, customerId),
+    customerAdminOrders(deps, storeId, customerId, DETAIL_ORDERS),
+  ]);
+  return {
+    ...adminCustomerView(row, stats(customerId), currency),
+    addresses: addressList(addresses, row.default_address_id),
+    orders,
+  };
+}
