@@ -231,7 +231,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     sessions: customerSessions,
     signals: runtime.signals,
     rateLimiter,
-    signInLimit: config.rateLimits.signIn,
+    signInLimit: config.rateLimits.customerSignIn,
   };
   // One bound on image work per process (decodes of uploads and resizes alike): decision
   // `media-resize-bound`.

@@ -277,6 +277,7 @@ function rateLimits(env: Env): RateLimitConfig {
     ipRead,
     ipWrite,
     signIn: integer(env, 'RATE_LIMIT_SIGN_IN', 20, 1, 10_000_000),
+    customerSignIn: integer(env, 'RATE_LIMIT_CUSTOMER_SIGN_IN', 60, 1, 10_000_000),
     domainVerify: integer(env, 'RATE_LIMIT_DOMAIN_VERIFY', 5, 1, 10_000_000),
   });
 }

@@ -586,3 +586,31 @@ describe('orders and accounts (D44)', () => {
       assert.ok(!logs.includes(secret), `the logs hold ${secret}`);
   });
 });
+
+describe('the sign-in limit (D44)', () => {
+  test('RATE_LIMIT_CUSTOMER_SIGN_IN requests per client IP and store, then 429 with Retry-After; another store is not affected', async () => {
+    const limited = await startTestApp({
+      db,
+      config: { rateLimits: { ...t.config.rateLimits, customerSignIn: 4 } },
+    });
+    try {
+      const [a, b] = [await createTestStore(limited), await createTestStore(limited)];
+      const ask = (shop: TestStore) =>
+        limited.app.inject({
+          method: 'POST',
+          url: '/storefront/v1/customers/sign-in',
+          headers: { 'x-publishable-key': shop.publishableKey },
+          payload: { email: newEmail() },
+          remoteAddress: '203.0.113.9',
+        });
+      const answers = [];
+      for (let n = 0; n < 5; n++) answers.push((await ask(a)).statusCode);
+      assert.deepEqual(answers, [202, 202, 202, 202, 429]);
+      const refused = await ask(a);
+      assert.ok(Number(refused.headers['retry-after']) > 0);
+      assert.equal((await ask(b)).statusCode, 202);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -327,6 +327,7 @@ before(async () => {
         ipRead: 1e7,
         ipWrite: 1e7,
         signIn: 1e7,
+        customerSignIn: 1e7,
       },
     },
   });

@@ -7,6 +7,8 @@ export interface RateLimitConfig {
   readonly ipWrite: number;
   /** Admin sign-in and code checks per client IP and window (D30). */
   readonly signIn: number;
+  /** Customer sign-in and code checks per client IP, store and window (D44). */
+  readonly customerSignIn: number;
   /** Sending-domain verify-now requests per store and window (each runs five DNS lookups). */
   readonly domainVerify: number;
 }

@@ -59,6 +59,7 @@ async function startApp(redis: string | null, rateLimits: Partial<RateLimitConfi
       ipRead: 1000,
       ipWrite: 1000,
       signIn: 1000,
+      customerSignIn: 1000,
       domainVerify: 1000,
       ...rateLimits,
     },

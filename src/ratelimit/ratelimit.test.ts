@@ -21,6 +21,7 @@ const ROOMY: RateLimitConfig = {
   ipRead: 1000,
   ipWrite: 1000,
   signIn: 1000,
+  customerSignIn: 1000,
   domainVerify: 1000,
 };
 
@@ -347,6 +348,7 @@ describe('the limiter', () => {
         ipRead: 1200,
         ipWrite: 300,
         signIn: 20,
+        customerSignIn: 60,
         domainVerify: 5,
       },
       new MemoryCounterStore(),
@@ -369,6 +371,7 @@ describe('the limiter', () => {
         ipRead: 3,
         ipWrite: 3,
         signIn: 20,
+        customerSignIn: 60,
         domainVerify: 5,
       },
       new MemoryCounterStore(),
@@ -386,7 +389,16 @@ describe('the limiter', () => {
   test('counts reads and writes apart, reports the binding budget and resets with the window', async () => {
     let now = Date.parse('2030-01-01T00:00:00.000Z');
     const limiter = new RateLimiter(
-      { windowMs: 10_000, publicRead: 3, publicWrite: 2, ipRead: 2, ipWrite: 5, signIn: 20, domainVerify: 5 },
+      {
+        windowMs: 10_000,
+        publicRead: 3,
+        publicWrite: 2,
+        ipRead: 2,
+        ipWrite: 5,
+        signIn: 20,
+        customerSignIn: 60,
+        domainVerify: 5,
+      },
       new MemoryCounterStore(),
       () => now,
     );

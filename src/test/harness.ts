@@ -45,7 +45,7 @@ export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {
     ...base,
     // Every injected request comes from 127.0.0.1, and with Redis the sign-in counter is shared by
     // all test files: tests of that limit set their own (src/staff/sessions.test.ts).
-    rateLimits: { ...base.rateLimits, signIn: 1_000_000 },
+    rateLimits: { ...base.rateLimits, signIn: 1_000_000, customerSignIn: 1_000_000 },
     // Likewise every test checkout comes from one address, mostly with one email: tests of the
     // pending-order limit (D52) set their own.
     payments: { ...base.payments, pendingOrdersPerClient: 1_000_000 },
