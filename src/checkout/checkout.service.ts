@@ -8,7 +8,7 @@ import { lockScopes } from '../db/advisory-lock.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { isCountryCode } from '../lib/country.ts';
-import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
+import { AppError, unauthorized, validationFailed, type FieldError } from '../lib/errors.ts';
 import { isEmail } from '../lib/validate.ts';
 import type { OrdersDeps } from '../orders/orders.deps.ts';
 import type { CheckoutBody, CheckoutResult } from '../orders/orders.schemas.ts';
@@ -339,9 +339,12 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
     p.input.customerId === undefined ? { email: p.holder.email } : { customerId: p.input.customerId },
     p.now,
   );
+  // The signed-in customer was erased while checking out: nothing of theirs is written.
+  if (customerId === undefined)
+    throw unauthorized('The customer token is invalid or has expired; sign in again.', 'storefront', true);
   // Last: the store's order counter stays locked from this statement to the commit (D6).
   return writeOrder(tx, {
-    customerId: customerId ?? null,
+    customerId,
     storeId: p.storeId,
     orderId: p.orderId,
     cartId: p.input.cartId,

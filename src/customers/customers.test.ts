@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import type { ParsedMail } from 'mailparser';
 import { ShopDriver, type CheckoutBody } from '../orders/orders.test-support.ts';
 import {
@@ -15,7 +16,9 @@ import {
   openTestDatabase,
   QueryObserver,
   readMailDir,
+  skipUnlessPostgres,
   startTestApp,
+  waitFor,
   waitForMail,
   type TestApp,
   type TestDb,
@@ -613,4 +616,52 @@ describe('the sign-in limit (D44)', () => {
       await limited.close();
     }
   });
+});
+
+describe('a customer erased while checking out (D44)', () => {
+  test(
+    'the checkout waits for the erasure, then places nothing of theirs: 401, no order, nothing reserved',
+    { skip: skipUnlessPostgres },
+    async () => {
+      const driver = await ShopDriver.open(t);
+      const session = await signIn(driver.shop, newEmail());
+      const variantId = await driver.variant(5);
+      const cartId = await driver.cart([{ variantId, quantity: 1 }]);
+      const customerId = String(session.customer.id);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      // An erasure in flight: it holds the customer's row while the checkout runs.
+      const erasure = db.kysely.transaction().execute(async (trx) => {
+        await trx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().execute();
+        await released;
+        await trx.deleteFrom('customers').where('id', '=', customerId).execute();
+      });
+      const checkout = store(driver.shop)('POST', '/checkout', {
+        token: session.token,
+        headers: { 'idempotency-key': randomUUID() },
+        payload: { cartId },
+      });
+      await waitFor(
+        async () => {
+          const { rows } = await sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query ILIKE 'update "customers"%'`.execute(db.kysely);
+          return rows[0]!.n > 0;
+        },
+        5000,
+        'the checkout waiting on the customer',
+      );
+      release();
+      await erasure;
+      const answer = await checkout;
+      assert.equal(answer.statusCode, 401, answer.body);
+      assert.equal((await driver.stock(variantId)).reserved, 0);
+      const orders = await db.kysely
+        .selectFrom('orders')
+        .select('id')
+        .where('cart_id', '=', cartId)
+        .execute();
+      assert.deepEqual(orders, []);
+    },
+  );
 });
