@@ -19,6 +19,13 @@ describe('loadConfig', () => {
     assert.equal(config.pgliteOptimizingCompiler, false);
   });
 
+  test("customers' sign-in is limited as staff's unless set apart (D44)", () => {
+    assert.equal(loadConfig({}).rateLimits.customerSignIn, 20);
+    assert.equal(loadConfig({ RATE_LIMIT_SIGN_IN: '7' }).rateLimits.customerSignIn, 7);
+    const apart = loadConfig({ RATE_LIMIT_SIGN_IN: '7', RATE_LIMIT_CUSTOMER_SIGN_IN: '90' }).rateLimits;
+    assert.deepEqual([apart.signIn, apart.customerSignIn], [7, 90]);
+  });
+
   test('PostgreSQL turns the demo seed off unless asked for', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@db/x' }).seedDemo, false);
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@db/x', SEED_DEMO: '1' }).seedDemo, true);

@@ -270,14 +270,16 @@ function rateLimits(env: Env): RateLimitConfig {
       );
     return value;
   };
+  const signIn = integer(env, 'RATE_LIMIT_SIGN_IN', 20, 1, 10_000_000);
   return Object.freeze({
     windowMs: duration(env, 'RATE_LIMIT_WINDOW', '60s'),
     publicRead: keyBudget('RATE_LIMIT_READ', least.publicRead, least.publicRead, 'RATE_LIMIT_IP_READ'),
     publicWrite: keyBudget('RATE_LIMIT_WRITE', least.publicWrite, least.publicWrite, 'RATE_LIMIT_IP_WRITE'),
     ipRead,
     ipWrite,
-    signIn: integer(env, 'RATE_LIMIT_SIGN_IN', 20, 1, 10_000_000),
-    customerSignIn: integer(env, 'RATE_LIMIT_CUSTOMER_SIGN_IN', 60, 1, 10_000_000),
+    signIn,
+    // Customers' sign-in is limited as staff's (D44), unless set apart.
+    customerSignIn: integer(env, 'RATE_LIMIT_CUSTOMER_SIGN_IN', signIn, 1, 10_000_000),
     domainVerify: integer(env, 'RATE_LIMIT_DOMAIN_VERIFY', 5, 1, 10_000_000),
   });
 }
