@@ -1,7 +1,8 @@
 /**
- * The dev mailbox: platform mail (sign-in codes, notices to staff) read back from the file
- * transport's directory, newest first, so a developer signs in to the console without opening
- * `.eml` files. It exists only with the file transport outside production (Config.devMailbox): with
+ * The dev mailbox: platform mail (sign-in codes, notices to staff) and customers' sign-in codes
+ * (store mail of kind `customer_sign_in_code`) read back from the file transport's directory,
+ * newest first, so a developer signs in to the console and the shop without opening `.eml` files.
+ * Other store mail (orders) is left out. It exists only with the file transport outside production (Config.devMailbox): with
  * SMTP the mail is not on this machine, and in production codes must reach only their recipient.
  */
 import fs from 'node:fs/promises';
@@ -84,7 +85,10 @@ export async function readDevMailbox(dir: string, limit = 20): Promise<DevMail[]
     const raw = await fs.readFile(path.join(dir, name), 'utf8').catch(() => null);
     if (raw === null) continue;
     const { headers, body } = split(raw);
-    if (headers.get('x-storefront-mail-tier') !== 'platform') continue;
+    const tier = headers.get('x-storefront-mail-tier');
+    const customerCode =
+      tier === 'store' && headers.get('x-storefront-mail-kind') === 'customer_sign_in_code';
+    if (tier !== 'platform' && !customerCode) continue;
     const date = new Date(headers.get('date') ?? '');
     mails.push({
       id: name.replace(/\.eml$/, ''),

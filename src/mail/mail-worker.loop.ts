@@ -99,7 +99,11 @@ async function sendOne(
       subject: open(row.subject),
       text: open(row.text_body),
       messageId: messageIdOf(row.id, deps.messageIdDomain),
-      headers: { 'X-Storefront-Mail-Id': row.id, 'X-Storefront-Mail-Tier': row.tier },
+      headers: {
+        'X-Storefront-Mail-Id': row.id,
+        'X-Storefront-Mail-Tier': row.tier,
+        'X-Storefront-Mail-Kind': row.kind,
+      },
     }));
   } catch (error) {
     const unreadable = error instanceof SecretUnreadableError;

@@ -64,6 +64,7 @@ export interface ClaimedMail {
   store_id: string;
   id: string;
   tier: MailTier;
+  kind: string;
   to_address: string;
   subject: string;
   text_body: string;
@@ -98,7 +99,7 @@ export async function claimDueMail(
     FROM (SELECT * FROM unnest(${due.map((d) => d.store_id)}::uuid[], ${due.map((d) => d.id)}::uuid[]) AS c(store_id, id)) c
     WHERE m.store_id = c.store_id AND m.id = c.id
       AND m.status = 'pending' AND (m.locked_until IS NULL OR m.locked_until < ${now})
-    RETURNING m.store_id, m.id, m.tier, m.to_address, m.subject, m.text_body, m.sealed, m.attempts`.execute(
+    RETURNING m.store_id, m.id, m.tier, m.kind, m.to_address, m.subject, m.text_body, m.sealed, m.attempts`.execute(
     db,
   );
   return rows;

@@ -189,31 +189,40 @@ describe('the dev mailbox', () => {
     assert.ok(!Number.isNaN(Date.parse(mail.date)));
   });
 
-  test('lists only platform mail, newest first, decoding quoted-printable and encoded words', async () => {
+  test("lists platform mail and customers' sign-in codes, newest first, decoding quoted-printable and encoded words", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-devmail-'));
-    const eml = (tier: string, subject: string, body: string) =>
+    const eml = (tier: string, subject: string, body: string, kind = 'sign_in_code') =>
       [
         'From: Storefront <no-reply@platform.test>',
         'To: a@example.com',
         `Subject: ${subject}`,
         'Date: Mon, 23 Nov 2026 10:00:00 +0000',
         `X-Storefront-Mail-Tier: ${tier}`,
+        `X-Storefront-Mail-Kind: ${kind}`,
         'Content-Type: text/plain; charset=utf-8',
         'Content-Transfer-Encoding: quoted-printable',
         '',
         body,
       ].join('\r\n');
     fs.writeFileSync(path.join(dir, '2026-11-23T10-00-00-000Z-a.eml'), eml('platform', 'First', 'one'));
-    fs.writeFileSync(path.join(dir, '2026-11-23T10-00-01-000Z-b.eml'), eml('store', 'Order', 'store mail'));
+    fs.writeFileSync(
+      path.join(dir, '2026-11-23T10-00-01-000Z-b.eml'),
+      eml('store', 'Order', 'store mail', 'order_confirmation'),
+    );
     fs.writeFileSync(
       path.join(dir, '2026-11-23T10-00-02-000Z-c.eml'),
       eml('platform', '=?UTF-8?Q?Caf=C3=A9_code?=', 'Your code is 123456=\r\n, valid 10 min =E2=80=94 ok'),
+    );
+    fs.writeFileSync(
+      path.join(dir, '2026-11-23T10-00-03-000Z-d.eml'),
+      eml('store', '654321 is your code for Shop', 'shopper code', 'customer_sign_in_code'),
     );
     const mails = await readDevMailbox(dir);
     fs.rmSync(dir, { recursive: true, force: true });
     assert.deepEqual(
       mails.map((m) => [m.subject, m.text]),
       [
+        ['654321 is your code for Shop', 'shopper code'],
         ['Café code', 'Your code is 123456, valid 10 min — ok'],
         ['First', 'one'],
       ],

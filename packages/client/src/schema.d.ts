@@ -416,7 +416,7 @@ export interface paths {
     put?: never;
     /**
      * Email a one-time sign-in code to a customer
-     * @description Always 202, at once, for any address: the store mails a 6-digit code, valid 10 minutes, that works once and only from the client (IP address) that asked; verifying it signs in, making the account on a first sign-in. Each client gets at least 2 codes an hour for an address whatever others ask (nobody can lock anyone out), at most 5, and an address at most 20 from all clients. At most RATE_LIMIT_CUSTOMER_SIGN_IN requests (sign-in and verify, 60 by default) per client IP and store a minute (429).
+     * @description Always 202, at once, for any address: the store mails a 6-digit code, valid 10 minutes, that works once and only from the client (IP address) that asked; verifying it signs in, making the account on a first sign-in. Each client gets at least 2 codes an hour for an address whatever others ask (nobody can lock anyone out), at most 5, and an address at most 20 from all clients. At most RATE_LIMIT_CUSTOMER_SIGN_IN requests (sign-in and verify; by default RATE_LIMIT_SIGN_IN, 20) per client IP and store a minute (429).
      */
     post: operations['customerRequestSignInCode'];
     delete?: never;

@@ -1,11 +1,12 @@
 /**
  * Customer accounts in the reference shop, in Chromium (D44): a shopper signs in with the code the
- * service mailed (read from the test app's mail directory, as they would read their inbox), saves
+ * service mailed, read from the sign-in page's development mailbox ("Use this code"), saves
  * an address, buys with the checkout filled in from the account, finds the order (and later its
  * parcel's tracking link) on the account page, downloads their data and signs out; on a phone, a
  * session ended elsewhere shows the signed-out state, and the account is deleted after a
  * confirmation that says what happens. What the shopper sees is checked on the page; what
- * happened, through the APIs.
+ * happened, through the APIs. axe-core checks the sign-in's two steps, the account page with an
+ * order and an address, and the checkout filled in from the account at 375 px and 1280 px.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,7 +14,6 @@ import { after, before, describe, test } from 'node:test';
 import { createStorefrontClient, StorefrontError } from '@storefront/client';
 import type { Page } from 'playwright-core';
 import { assertAccessible, newPage, screenshot } from '../../console/test/browser.test-support.ts';
-import { waitForMail } from '../../../src/test/harness.ts';
 import { openStore, seedCatalog, startShop, type ShopHarness, type ShopStore } from './shop.test-support.ts';
 
 let h: ShopHarness;
@@ -22,22 +22,49 @@ before(async () => {
 });
 after(() => h.close());
 
-/** The code in the newest of `count` sign-in mails to `email`. */
-async function mailedCode(email: string, count = 1): Promise<string> {
-  const mail = await waitForMail(h.live.t, email, count);
-  const code = /\b(\d{6})\b/.exec(`${mail.subject ?? ''}\n${mail.text ?? ''}`)?.[1];
-  assert.ok(code, `a 6-digit code in the mail: ${mail.text}`);
+/** The sign-in's development mailbox (the dev mailbox of the service: file transport, not production). */
+const devMailbox = (page: Page) => page.getByRole('region', { name: 'Development mailbox' });
+
+/**
+ * The code of the newest mail to `email` the development mailbox offers (its subject: "123456 is
+ * your code for …"), put in the code field with "Use this code".
+ */
+async function useMailedCode(page: Page, email: string): Promise<string> {
+  const mailbox = devMailbox(page);
+  const use = mailbox.getByRole('button', { name: 'Use this code' });
+  await use.waitFor({ timeout: 10_000 });
+  const said = (await mailbox.getByRole('status').textContent()) ?? '';
+  const [, to, code] = /^Newest email to (\S+): (\d{6}) is your code for /.exec(said) ?? [];
+  assert.ok(to === email && code, `the dev mailbox shows the code of the mail to ${email}: ${said}`);
+  await use.click();
+  assert.equal(await page.getByLabel('6-digit code').inputValue(), code, '"Use this code" fills the field');
+  await focusOn(page, 'document.activeElement?.id', 'sign-in-code', 'the code field takes the focus');
   return code;
 }
 
-/** From the header's "Sign in" to the account page, with the code from the mail. */
-async function signIn(page: Page, email: string, count = 1): Promise<void> {
+/** axe-core at 375 px and 1280 px (back to the page's width after), nothing wider than the window. */
+async function assertAccessibleAtBothWidths(page: Page, what: string): Promise<void> {
+  const size = page.viewportSize()!;
+  for (const width of [375, 1280]) {
+    await page.setViewportSize({ width, height: size.height });
+    await assertAccessible(page, `${what} at ${width} px`);
+    const scrollWidth = await page.evaluate<number>('document.documentElement.scrollWidth');
+    assert.ok(
+      scrollWidth <= width,
+      `${what} at ${width} px: nothing wider than the window (${scrollWidth} px)`,
+    );
+  }
+  await page.setViewportSize(size);
+}
+
+/** From the header's "Sign in" to the account page, with the code from the development mailbox. */
+async function signIn(page: Page, email: string): Promise<void> {
   await page.getByRole('banner').getByRole('link', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
   await page.getByLabel('Email').fill(email);
   await page.getByRole('button', { name: 'Email me a code' }).click();
   await page.getByRole('status').getByText(`We sent a code to ${email}.`, { exact: false }).waitFor();
-  await page.getByLabel('6-digit code').fill(await mailedCode(email, count));
+  await useMailedCode(page, email);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Your account', level: 1 }).waitFor();
   await page.getByRole('banner').getByRole('link', { name: 'Account' }).waitFor();
@@ -57,7 +84,7 @@ const storedToken = (page: Page, shop: ShopStore) =>
   page.evaluate<string | null, string>((key) => localStorage.getItem(key), tokenKey(shop));
 
 describe('customer accounts in the reference shop', () => {
-  test('sign in with the mailed code → save an address → the checkout is filled in → the order, then its parcel, on the account page → export → sign out', async () => {
+  test('sign in with the mailed code from the dev mailbox → save an address → the checkout is filled in → the order, then its parcel, on the account page → export → sign out', async () => {
     const shop = await openStore(h);
     const catalog = await seedCatalog(shop);
     const { context, page, problems } = await newPage(h);
@@ -67,7 +94,7 @@ describe('customer accounts in the reference shop', () => {
     await page.getByRole('banner').getByRole('link', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
     await focusOn(page, 'document.activeElement?.tagName', 'H1', 'the heading takes the focus on navigation');
-    await assertAccessible(page, 'sign-in page');
+    await assertAccessibleAtBothWidths(page, 'sign-in page');
     // A mistyped email is refused at its field, nothing is sent.
     await page.getByLabel('Email').fill('ada at example');
     await page.getByRole('button', { name: 'Email me a code' }).click();
@@ -80,7 +107,10 @@ describe('customer accounts in the reference shop', () => {
     assert.equal(await codeField.getAttribute('autocomplete'), 'one-time-code');
     assert.equal(await codeField.getAttribute('inputmode'), 'numeric');
     await focusOn(page, 'document.activeElement?.id', 'sign-in-code', 'the code field takes the focus');
-    const code = await mailedCode(email);
+    // In development the code is on the page: the development mailbox shows the newest mail to the email.
+    await devMailbox(page).getByRole('button', { name: 'Use this code' }).waitFor({ timeout: 10_000 });
+    await assertAccessibleAtBothWidths(page, 'the code step with the development mailbox');
+    const code = await useMailedCode(page, email);
     // A wrong code: said at the field, and a new code can be sent.
     await codeField.fill(code === '123456' ? '654321' : '123456');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -89,7 +119,8 @@ describe('customer accounts in the reference shop', () => {
     await assertAccessible(page, 'a wrong code');
     await page.getByRole('button', { name: 'Send a new code' }).click();
     await page.getByRole('status').getByText(`We sent a new code to ${email}.`, { exact: false }).waitFor();
-    await codeField.fill(await mailedCode(email, 2));
+    // Only the newest code works: the mailbox offers the new mail, not the one already used.
+    await useMailedCode(page, email);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Your account', level: 1 }).waitFor();
     await page.getByRole('banner').getByRole('link', { name: 'Account' }).waitFor();
@@ -138,7 +169,7 @@ describe('customer accounts in the reference shop', () => {
       (await page.getByLabel('Saved addresses').locator('option:checked').textContent()) ?? '',
       /1 Infinite Loop.*\(default\)/,
     );
-    await assertAccessible(page, 'checkout filled in from the account');
+    await assertAccessibleAtBothWidths(page, 'checkout filled in from the account');
     await page.getByRole('button', { name: 'Continue to shipping' }).click();
     await page.getByRole('heading', { name: 'Review and pay', level: 2 }).waitFor();
     await page.getByRole('button', { name: 'Pay $30.00' }).click();
@@ -169,7 +200,7 @@ describe('customer accounts in the reference shop', () => {
     await track.waitFor();
     assert.equal(await track.getAttribute('href'), 'https://www.ups.com/track?tracknum=1Z999AA10123456784');
     assert.match((await card.locator('.order-facts').textContent()) ?? '', /ShippingShipped/);
-    await assertAccessible(page, 'account with an order');
+    await assertAccessibleAtBothWidths(page, 'account with an order and an address');
     await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'account', 'shop');
 
@@ -234,7 +265,7 @@ describe('customer accounts in the reference shop', () => {
     await page.getByRole('banner').getByRole('link', { name: 'Sign in' }).waitFor();
     assert.equal(await storedToken(page, shop), null, 'the refused token is forgotten');
 
-    await signIn(page, email, 2);
+    await signIn(page, email);
     await page.getByRole('button', { name: 'Delete my account' }).click();
     const question = page.getByRole('heading', { name: 'Delete your account?', level: 3 });
     await question.waitFor();
@@ -255,6 +286,20 @@ describe('customer accounts in the reference shop', () => {
       'the account is gone',
     );
     await assertAccessible(page, 'account deleted');
+
+    // Where the dev mailbox does not answer 200 (production: a 404), nothing is shown, once asked.
+    let asked = 0;
+    await page.route('**/admin/dev/mailbox', async (route) => {
+      asked += 1;
+      await route.fulfill({ status: 404, contentType: 'application/problem+json', body: '{}' });
+    });
+    await page.getByRole('banner').getByRole('link', { name: 'Sign in' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Email me a code' }).click();
+    await page.getByRole('status').getByText(`We sent a code to ${email}.`, { exact: false }).waitFor();
+    await page.waitForTimeout(2000);
+    assert.equal(await devMailbox(page).count(), 0, 'no development mailbox');
+    assert.equal(asked, 1, 'asked once, then not again');
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -2,7 +2,8 @@
  * Customer accounts (D44): signing in with a code sent by email (no password), and the account
  * page: the profile, saved addresses (the form of the checkout), the orders with their parcels,
  * the customer's data as a JSON download, and erasing the account. Loaded when first shown: the
- * address form carries every country's rules.
+ * address form carries every country's rules. In development the sign-in's code step also shows the
+ * service's dev mailbox, so the code is read on the page instead of in a mail file.
  */
 import { checkAddress, formatAddress, isPhoneNumber } from '@storefront/address';
 import { formatMoney, StorefrontError, type CustomerAddress, type Order } from '@storefront/client';
@@ -47,6 +48,115 @@ function Status({ message }: { message: string }) {
   );
 }
 
+// ---- The development mailbox ----
+
+interface DevMail {
+  id: string;
+  to: string;
+  subject: string;
+  /** ISO 8601 (the mail's Date header: whole seconds). */
+  date: string;
+  text: string;
+}
+
+/** Whether the To header `to` (`a@b`, `Name <a@b>`, a list) names `address` (lower case). */
+function addressedTo(to: string, address: string): boolean {
+  return to
+    .toLowerCase()
+    .split(',')
+    .some((part) => (/<([^>]*)>/.exec(part)?.[1] ?? part).trim() === address);
+}
+
+/** When each mail of the dev mailbox was first read (kept while the shop is open: one sign-in to the next). */
+const seenMail = new Map<string, number>();
+
+/**
+ * Development only: the newest mail to `email` in the service's dev mailbox (`GET /admin/dev/mailbox`,
+ * which exists only with the file mail transport outside production and answers this machine only),
+ * read every 1.5 s while the code step is open, with a button that puts its code in the field.
+ * Anything but a 200 with a list of mail (a 404 in production, a 403 from another machine, another
+ * host's page) renders nothing and stops the reading. Mail already read before the code was asked
+ * for at `since` (and mail dated before it) is an older code, so it is not offered.
+ */
+function DevMailbox({
+  email,
+  since,
+  onCode,
+}: {
+  email: string;
+  since: number;
+  onCode: (code: string) => void;
+}) {
+  const [mails, setMails] = useState<DevMail[] | null>(null);
+
+  useEffect(() => {
+    let timer = 0;
+    let stopped = false;
+    const controller = new AbortController();
+    async function read() {
+      try {
+        if (!document.hidden) {
+          const response = await fetch('/admin/dev/mailbox', {
+            headers: { accept: 'application/json' },
+            cache: 'no-store',
+            signal: controller.signal,
+          });
+          const found =
+            response.status === 200 ? ((await response.json()) as { mails?: unknown }).mails : null;
+          if (!Array.isArray(found)) throw new Error('no dev mailbox');
+          const now = Date.now();
+          for (const mail of found as DevMail[]) if (!seenMail.has(mail.id)) seenMail.set(mail.id, now);
+          if (stopped) return;
+          setMails(found as DevMail[]);
+        }
+        timer = window.setTimeout(() => void read(), 1500);
+      } catch {
+        if (!stopped) setMails(null);
+      }
+    }
+    void read();
+    return () => {
+      stopped = true;
+      controller.abort();
+      window.clearTimeout(timer);
+    };
+  }, []);
+
+  if (!mails) return null;
+  const address = email.trim().toLowerCase();
+  const second = Math.floor(since / 1000) * 1000;
+  const mail = mails.find(
+    (candidate) =>
+      addressedTo(candidate.to, address) &&
+      Date.parse(candidate.date) >= second &&
+      (seenMail.get(candidate.id) ?? 0) >= since,
+  );
+  const code = mail ? /\b(\d{6})\b/.exec(`${mail.subject}\n${mail.text}`)?.[1] : undefined;
+  return (
+    <section class="notice notice-warning dev-mailbox" aria-labelledby="dev-mailbox-title">
+      <h2 id="dev-mailbox-title">Development mailbox</h2>
+      <p class="field-hint">
+        Development only: the mail this service wrote to files instead of sending it. Never shown in
+        production.
+      </p>
+      <p role="status">
+        {mail ? (
+          <>
+            Newest email to {address}: <strong>{mail.subject}</strong>
+          </>
+        ) : (
+          `No email to ${address} yet.`
+        )}
+      </p>
+      {code ? (
+        <button type="button" class="button-secondary" onClick={() => onCode(code)}>
+          Use this code
+        </button>
+      ) : null}
+    </section>
+  );
+}
+
 // ---- Signing in ----
 
 export function SignInPage() {
@@ -59,6 +169,8 @@ export function SignInPage() {
   const [problem, setProblem] = useState<string | null>(null);
   const [status, setStatus] = useState('');
   const [sending, setSending] = useState(false);
+  /** When the newest code was asked for (the dev mailbox offers mail from then on). */
+  const [requestedAt, setRequestedAt] = useState(0);
   const verifying = useRef(false);
 
   if (signedIn && !verifying.current) {
@@ -77,8 +189,10 @@ export function SignInPage() {
     setSending(true);
     setProblem(null);
     setStatus(again ? 'Sending a new code…' : '');
+    const asked = Date.now();
     try {
       await shopApi().customers.signIn({ email: email.trim() });
+      setRequestedAt(asked);
       setStage('code');
       setCode('');
       setStatus(
@@ -172,63 +286,75 @@ export function SignInPage() {
           </button>
         </form>
       ) : (
-        <form onSubmit={(event) => void submitCode(event)} noValidate>
-          <div class="field">
-            <label for="sign-in-code">6-digit code</label>
-            <input
-              id="sign-in-code"
-              type="text"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              pattern="[0-9]*"
-              maxLength={12}
-              class="code-input"
-              value={code}
-              aria-invalid={problem ? 'true' : undefined}
-              aria-describedby={problem ? 'sign-in-code-problem' : 'sign-in-code-hint'}
-              onInput={(event) => {
-                setCode(event.currentTarget.value);
-                setProblem(null);
-              }}
-            />
-            {problem ? (
-              <p id="sign-in-code-problem" class="field-problem">
-                {problem}
-              </p>
-            ) : (
-              <p id="sign-in-code-hint" class="field-hint">
-                From the email we sent to {email.trim()}.
-              </p>
-            )}
-          </div>
-          <p class="form-actions">
-            <button type="submit" class="button-primary" disabled={sending}>
-              {sending ? 'Signing in…' : 'Sign in'}
-            </button>
-            <button
-              type="button"
-              class="button-secondary"
-              disabled={sending}
-              onClick={() => void sendCode(true)}
-            >
-              Send a new code
-            </button>
-          </p>
-          <p>
-            <button
-              type="button"
-              class="button-link"
-              onClick={() => {
-                setStage('email');
-                setProblem(null);
-                setStatus('');
-                focusSoon('sign-in-email');
-              }}
-            >
-              Use another email
-            </button>
-          </p>
-        </form>
+        <>
+          <form onSubmit={(event) => void submitCode(event)} noValidate>
+            <div class="field">
+              <label for="sign-in-code">6-digit code</label>
+              <input
+                id="sign-in-code"
+                type="text"
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                pattern="[0-9]*"
+                maxLength={12}
+                class="code-input"
+                value={code}
+                aria-invalid={problem ? 'true' : undefined}
+                aria-describedby={problem ? 'sign-in-code-problem' : 'sign-in-code-hint'}
+                onInput={(event) => {
+                  setCode(event.currentTarget.value);
+                  setProblem(null);
+                }}
+              />
+              {problem ? (
+                <p id="sign-in-code-problem" class="field-problem">
+                  {problem}
+                </p>
+              ) : (
+                <p id="sign-in-code-hint" class="field-hint">
+                  From the email we sent to {email.trim()}.
+                </p>
+              )}
+            </div>
+            <p class="form-actions">
+              <button type="submit" class="button-primary" disabled={sending}>
+                {sending ? 'Signing in…' : 'Sign in'}
+              </button>
+              <button
+                type="button"
+                class="button-secondary"
+                disabled={sending}
+                onClick={() => void sendCode(true)}
+              >
+                Send a new code
+              </button>
+            </p>
+            <p>
+              <button
+                type="button"
+                class="button-link"
+                onClick={() => {
+                  setStage('email');
+                  setProblem(null);
+                  setStatus('');
+                  focusSoon('sign-in-email');
+                }}
+              >
+                Use another email
+              </button>
+            </p>
+          </form>
+          <DevMailbox
+            email={email}
+            since={requestedAt}
+            onCode={(found) => {
+              setCode(found);
+              setProblem(null);
+              // The field is on the page already: it takes the focus from the button now.
+              document.getElementById('sign-in-code')?.focus();
+            }}
+          />
+        </>
       )}
     </section>
   );
