@@ -24,6 +24,8 @@ export const LAYERS: Record<string, Layer> = {
   ratelimit: 'infrastructure',
   idempotency: 'infrastructure',
   web: 'infrastructure',
+  // OpenTelemetry traces (D49): the span seam every part may call; the SDK itself loads on demand.
+  telemetry: 'infrastructure',
   stores: 'features',
   credentials: 'features',
   keys: 'features',
@@ -55,8 +57,14 @@ export const LAYERS: Record<string, Layer> = {
   'config.ts': 'composition',
   secrets: 'composition',
   seed: 'composition',
+  // `storefront export` and `import`: copies every table's rows by the catalog (decision `archive-tables`).
+  archive: 'composition',
   // The console's home: reads orders, catalog, webhooks and email through their services.
   overview: 'composition',
+  // What an operator watches (D49): metrics over every part's counts and queues.
+  observability: 'composition',
+  // What in a configuration is unsafe to expose (D51).
+  'doctor.ts': 'composition',
 };
 
 /** Within these layers, every arrow between two parts must be drawn in docs/architecture.md. */
@@ -112,36 +120,37 @@ export const FILE_RULES: IForbiddenRuleType[] = [
     severity: 'error',
     from: {
       path: '^src/',
-      pathNot: String.raw`^src/(app|server|main|runtime|loops|retention\.loop)\.ts$|^src/(secrets|seed)/`,
+      pathNot: String.raw`^src/(app|server|main|runtime|loops|retention\.loop|doctor)\.ts$|^src/(secrets|seed|archive)/`,
     },
     to: { path: String.raw`^src/config\.ts$` },
   },
   {
     name: 'optional-packages-on-demand',
     comment:
-      'Packages only some configurations or requests use (Stripe, Redis, nodemailer, undici, sharp, the /docs page) ' +
+      'Packages only some configurations or requests use (Stripe, Redis, nodemailer, undici, sharp, the /docs page, ' +
+      'OpenTelemetry) ' +
       'are loaded by `await import()` where needed, so that a start does not load them ' +
       '(decision `optional-packages-on-demand`). ' +
       'Their adapters below import them statically and are themselves imported on demand.',
     severity: 'error',
     from: {
       path: '^src/',
-      pathNot: String.raw`^src/(payments/stripe\.provider|ratelimit/ratelimit\.redis-store)\.ts$`,
+      pathNot: String.raw`^src/(payments/stripe\.provider|ratelimit/ratelimit\.redis-store)\.ts$|^src/telemetry/otel/`,
     },
     to: {
-      path: '(^|/)node_modules/(stripe|ioredis|nodemailer|undici|sharp|@scalar/fastify-api-reference)/',
+      path: '(^|/)node_modules/(stripe|ioredis|nodemailer|undici|sharp|@scalar/fastify-api-reference|@opentelemetry)/',
       dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'],
     },
   },
   {
     name: 'optional-adapters-on-demand',
     comment:
-      'The Stripe and Redis adapters are imported by `await import()` (or for types only): ' +
-      'decision `optional-packages-on-demand`.',
+      'The Stripe and Redis adapters and the OpenTelemetry SDK (src/telemetry/otel/) are imported by ' +
+      '`await import()` (or for types only): decisions `optional-packages-on-demand`, `tracing-off-costs-nothing`.',
     severity: 'error',
-    from: { path: '^src/' },
+    from: { path: '^src/', pathNot: '^src/telemetry/otel/' },
     to: {
-      path: String.raw`^src/(payments/stripe\.provider|ratelimit/ratelimit\.redis-store)\.ts$`,
+      path: String.raw`^src/(payments/stripe\.provider|ratelimit/ratelimit\.redis-store)\.ts$|^src/telemetry/otel/`,
       dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'],
     },
   },

@@ -45,7 +45,11 @@ import { mediaRoutes } from './media/media.routes.ts';
 import { applyProviderEvent } from './orders/provider-events.service.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { createRateLimiter } from './ratelimit/ratelimit.limiter.ts';
-import { storefrontRateLimit } from './ratelimit/ratelimit.hook.ts';
+import {
+  adminClientRateLimit,
+  adminSessionRateLimit,
+  storefrontRateLimit,
+} from './ratelimit/ratelimit.hook.ts';
 import { minimumKeyBudgets } from './ratelimit/ratelimit.config.ts';
 import { AppError, forbidden } from './lib/errors.ts';
 import { isLoopbackRequest } from './http/loopback.ts';
@@ -53,9 +57,11 @@ import { adminAccessOf } from './http/admin-access.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
 import { webhookDocuments, webhookSampleData } from './webhook-events.ts';
 import { readDevMailbox } from './mail/dev-mailbox.ts';
+import { installMetrics } from './observability/metrics.http.ts';
 import { registerStaticSite } from './web/static-site.ts';
 import { CONSOLE_DIST, SHOP_DIST } from './web/sites.ts';
 import { refineDocument, SECURITY_SCHEMES, transformRoute, type OpenApiDocument } from './http/openapi.ts';
+import { instrumentHttp, withTraceIds } from './telemetry/telemetry.ts';
 
 export const STOREFRONT_PREFIX = '/storefront/v1';
 export const ADMIN_PREFIX = '/admin/v1';
@@ -124,10 +130,14 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildApp(runtime: Runtime, options: AppOptions = {}): Promise<App> {
   const { config } = runtime;
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: ['req.headers.authorization', 'req.headers["x-publishable-key"]'],
-    },
+    // With tracing on, each line written within a span carries its trace_id and span_id.
+    logger: withTraceIds(
+      config.telemetry,
+      options.logger ?? {
+        level: config.logLevel,
+        redact: ['req.headers.authorization', 'req.headers["x-publishable-key"]'],
+      },
+    ),
     bodyLimit: BODY_LIMIT,
     trustProxy: typeof config.trustProxy === 'boolean' ? config.trustProxy : [...config.trustProxy],
     genReqId: (request) => {
@@ -145,6 +155,8 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       compilersFactory: { buildSerializer: serializerFactory({ eager: options.eagerSchemas === true }) },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // A server span per request when tracing is on (first, so that every other hook runs inside it).
+  instrumentHttp(app);
 
   app.setValidatorCompiler(createValidatorCompiler({ eager: options.eagerSchemas === true }));
   // JSON only: any other body type is 415 (routes that need a raw body, e.g. provider webhooks,
@@ -181,6 +193,9 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     done();
   });
 
+  // Metrics (D49): counted only when something can read them (METRICS_PORT or METRICS_TOKEN).
+  if (runtime.metrics) installMetrics(app, runtime.metrics, config.metrics.token);
+
   const { keyring, payments } = runtime;
   const rateLimiter = await createRateLimiter(config.rateLimits, config.redisUrl, runtime.clock, app.log);
   const { clock } = runtime;
@@ -195,6 +210,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
         })
       : null;
   app.decorate('readCache', readCache);
+  if (readCache && runtime.metrics) runtime.metrics.observeReadCache(() => readCache.stats());
   if (readCache) {
     app.addHook('onReady', () => readCache.start());
     app.addHook('onClose', () => readCache.close());
@@ -316,7 +332,15 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
 
   await app.register(
     async (admin) => {
+      admin.addHook('onRequest', adminClientRateLimit(rateLimiter, config.rateLimits.adminIp));
       admin.addHook('onRequest', staffAuth({ ...services, sessions }));
+      admin.addHook(
+        'onRequest',
+        adminSessionRateLimit(rateLimiter, {
+          read: config.rateLimits.adminRead,
+          write: config.rateLimits.adminWrite,
+        }),
+      );
       // Every admin route's access comes from the one table (ADMIN_ACCESS); a route missing from it
       // fails the build of the app. The role shows in the OpenAPI document as `x-staff-role`.
       admin.addHook('onRoute', (route) => {

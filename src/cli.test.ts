@@ -109,7 +109,17 @@ describe('storefront CLI', () => {
     assert.doesNotMatch(result.stderr, /at .*\.ts:\d+/, 'no stack trace');
   });
 
-  test('migrate reports an up-to-date database', async () => {
+  test('migrate lists what it applied, then reports an up-to-date database', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-migrate-'));
+    try {
+      const first = await run(['migrate'], { DATA_DIR: empty, DATABASE_URL: '' });
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(first.stdout, /^Applied: 0001_\w+, 0002_/);
+      const again = await run(['migrate'], { DATA_DIR: empty, DATABASE_URL: '' });
+      assert.match(again.stdout, /up to date/);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
     const result = await run(['migrate']);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /up to date/);
@@ -295,7 +305,7 @@ describe('storefront CLI', () => {
       assert.ok(key, output);
       assert.match(output, /Staff token: +st_/);
       assert.match(output, /\/docs/);
-      assert.match(output, /Warning: Development mode: sign-in codes are shown at \/admin\/dev\/mailbox/);
+      assert.match(output, /Warning: The dev mailbox shows sign-in codes at \/admin\/dev\/mailbox/);
       const response = await fetch(`${server.url}/storefront/v1/store`, {
         headers: { 'x-publishable-key': key },
       });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig, startupWarnings } from './config.ts';
+import { ConfigError, loadConfig } from './config.ts';
 
 describe('loadConfig', () => {
   test('defaults describe the embedded quick start', () => {
@@ -32,27 +32,29 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ SEED_DEMO: '0' }).seedDemo, false);
   });
 
-  test('production mode turns development conveniences off and says what is left unsafe', () => {
+  test('production mode turns development conveniences off unless named', () => {
     assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /EMAIL_TRANSPORT/);
     const production = loadConfig({ NODE_ENV: 'production', EMAIL_TRANSPORT: 'smtp://mail.internal:25' });
     assert.equal(production.devMailbox, false);
     assert.equal(production.seedDemo, false);
-    assert.deepEqual(startupWarnings(production), [
-      'SECRET_KEY is not set: stored secrets are sealed under a root kept in the database itself.',
-    ]);
-    assert.deepEqual(
-      startupWarnings(
-        loadConfig({
-          NODE_ENV: 'production',
-          EMAIL_TRANSPORT: 'smtp://mail.internal:25',
-          SECRET_KEY: 'x'.repeat(32),
-        }),
-      ),
-      [],
-    );
+    assert.equal(production.webhooks.allowHttp, false);
     const development = loadConfig({});
     assert.equal(development.devMailbox, true);
-    assert.match(startupWarnings(development)[0]!, /^Development mode: sign-in codes are shown/);
+    assert.equal(development.seedDemo, true);
+    // Named explicitly, a convenience is on in production mode too (D51)…
+    const named = loadConfig({
+      NODE_ENV: 'production',
+      EMAIL_TRANSPORT: 'file:./mail',
+      DEV_MAILBOX: '1',
+      SEED_DEMO: '1',
+    });
+    assert.deepEqual([named.devMailbox, named.seedDemo], [true, true]);
+    // …and off in development when named off; the dev mailbox never without file mail.
+    assert.equal(loadConfig({ DEV_MAILBOX: 'off' }).devMailbox, false);
+    assert.throws(
+      () => loadConfig({ DEV_MAILBOX: '1', EMAIL_TRANSPORT: 'smtp://mail.internal:25' }),
+      /DEV_MAILBOX/,
+    );
   });
 
   test('parses durations and booleans', () => {

@@ -7,7 +7,9 @@ import { loadPaymentsConfig, type PaymentsConfig } from './payments/payments.con
 import type { MailTransportConfig } from './mail/mail.config.ts';
 import type { MediaConfig } from './media/media.config.ts';
 import type { RateLimitConfig } from './ratelimit/ratelimit.config.ts';
+import { loadMetricsConfig, type MetricsConfig } from './observability/metrics.config.ts';
 import { loadWebhookConfig, type WebhookConfig } from './webhooks/webhooks.config.ts';
+import { loadTelemetryConfig, type TelemetryConfig } from './telemetry/telemetry.config.ts';
 
 export { ConfigError } from './lib/env.ts';
 export type { RateLimitConfig } from './ratelimit/ratelimit.config.ts';
@@ -104,10 +106,14 @@ export interface Config {
   readonly shopPublishableKey: string | null;
   /**
    * The console's "dev mailbox" (GET /admin/dev/mailbox): platform mail read back from the file
-   * transport, so a developer can sign in without opening .eml files. Only with the file transport
-   * and outside production.
+   * transport, so a developer can sign in without opening .eml files. Only with the file transport;
+   * on by default outside production mode, and in production mode only when DEV_MAILBOX names it.
    */
   readonly devMailbox: boolean;
+  /** Where /metrics answers, if anywhere (D49). */
+  readonly metrics: MetricsConfig;
+  /** OpenTelemetry traces from the standard OTEL_* variables (D49): off unless an endpoint is set. */
+  readonly telemetry: TelemetryConfig;
 }
 
 export interface RetentionConfig {
@@ -248,8 +254,21 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     adminUi: boolean(env, 'ADMIN_UI', true),
     shopUi: boolean(env, 'SHOP_UI', true),
     shopPublishableKey,
-    devMailbox: !production && transport.kind === 'file',
+    devMailbox: devMailbox(env, production, transport),
+    metrics: loadMetricsConfig(env),
+    telemetry: loadTelemetryConfig(env),
   });
+}
+
+/**
+ * DEV_MAILBOX: on by default with the file transport outside production mode (D51); named
+ * explicitly it may be on in production mode too, but only ever with the file transport.
+ */
+function devMailbox(env: Env, production: boolean, transport: MailTransportConfig): boolean {
+  const on = boolean(env, 'DEV_MAILBOX', !production && transport.kind === 'file');
+  if (on && transport.kind !== 'file')
+    throw new ConfigError('DEV_MAILBOX', 'off unless EMAIL_TRANSPORT is file:<directory>', 'on');
+  return on;
 }
 
 /**
@@ -281,6 +300,9 @@ function rateLimits(env: Env): RateLimitConfig {
     // Customers' sign-in is limited as staff's (D44), unless set apart.
     customerSignIn: integer(env, 'RATE_LIMIT_CUSTOMER_SIGN_IN', signIn, 1, 10_000_000),
     domainVerify: integer(env, 'RATE_LIMIT_DOMAIN_VERIFY', 5, 1, 10_000_000),
+    adminIp: integer(env, 'RATE_LIMIT_ADMIN_IP', 3000, 1, 10_000_000),
+    adminRead: integer(env, 'RATE_LIMIT_ADMIN_READ', 1200, 1, 10_000_000),
+    adminWrite: integer(env, 'RATE_LIMIT_ADMIN_WRITE', 600, 1, 10_000_000),
   });
 }
 
@@ -323,25 +345,4 @@ function trustProxy(env: Env): boolean | readonly string[] {
     );
   }
   return Object.freeze(entries);
-}
-
-/**
- * What in this configuration is a development convenience or unsafe to expose (D51): `serve`
- * prints these at start, so nobody runs a development configuration in production unawares.
- */
-export function startupWarnings(config: Readonly<Config>): string[] {
-  const warnings: string[] = [];
-  if (config.devMailbox)
-    warnings.push(
-      'Development mode: sign-in codes are shown at /admin/dev/mailbox to requests from this machine (file mail). Set NODE_ENV=production for a deployment.',
-    );
-  if (config.production && config.emailTransport.kind === 'file')
-    warnings.push(`Mail is written to files in ${config.emailTransport.dir}, not sent (EMAIL_TRANSPORT).`);
-  if (config.webhooks.allowHttp)
-    warnings.push('ALLOW_HTTP_WEBHOOKS is on: webhooks may go to http:// URLs on loopback.');
-  if (config.secretKey === null && config.production)
-    warnings.push(
-      'SECRET_KEY is not set: stored secrets are sealed under a root kept in the database itself.',
-    );
-  return warnings;
 }

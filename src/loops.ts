@@ -4,6 +4,7 @@ import { mailSenders } from './email/email.sender.ts';
 import type { Log } from './lib/log.ts';
 import { mailWorkerLoop } from './mail/mail-worker.loop.ts';
 import type { MailTransport } from './mail/transport.ts';
+import type { Metrics } from './observability/metrics.ts';
 import { orderLoops } from './orders/orders.loops.ts';
 import { retentionLoop } from './retention.loop.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
@@ -20,9 +21,10 @@ export function backgroundLoops(
   runtime: Runtime,
   io: { log: Log; mailTransport: MailTransport },
 ): WorkerLoop[] {
-  const { config, keyring, signals, services } = runtime;
+  const { config, keyring, signals, services, metrics } = runtime;
   const { db } = services;
   const { log } = io;
+  const transport = metrics ? countedTransport(io.mailTransport, metrics) : io.mailTransport;
   return [
     sessionCleanupLoop(services),
     customerSessionCleanupLoop(services),
@@ -34,6 +36,7 @@ export function backgroundLoops(
       log,
       webhooks: config.webhooks,
       databaseUrl: config.databaseUrl,
+      ...(metrics ? { onAttempt: (outcome, seconds) => metrics.webhookAttempt(outcome, seconds) } : {}),
     }),
     ...emailIdentityLoops({ ...services, config, log, signals }),
     mailWorkerLoop({
@@ -43,11 +46,28 @@ export function backgroundLoops(
       leaseMs: config.mailLeaseMs,
       messageIdDomain: config.platformMailDomain,
       keyring,
-      transport: io.mailTransport,
+      transport,
       senderOf: mailSenders({ db, config, keyring }),
       log,
     }),
     // PGlite runs no autovacuum: its tables' statistics are kept up to date here.
     ...(runtime.db.kind === 'pglite' ? [statisticsLoop({ db, log })] : []),
   ];
+}
+
+/** The mail transport, counting each send's outcome (D49). */
+function countedTransport(transport: MailTransport, metrics: Metrics): MailTransport {
+  return {
+    async send(mail) {
+      try {
+        const sent = await transport.send(mail);
+        metrics.mailSend('sent');
+        return sent;
+      } catch (error) {
+        metrics.mailSend('error');
+        throw error;
+      }
+    },
+    close: () => transport.close(),
+  };
 }

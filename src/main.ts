@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
-import { ConfigError, loadConfig, startupWarnings, type Config } from './config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { doctorReport, findings } from './doctor.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -9,6 +10,7 @@ import { createStorefrontKey } from './keys/keys.service.ts';
 import { seedBench } from './seed/bench.ts';
 import { seedDemo } from './seed/demo.ts';
 import { startServer } from './server.ts';
+import { startTelemetry, withTraceIds } from './telemetry/telemetry.ts';
 import { openStaffSession } from './staff/staff.service.ts';
 import { findStoreWithSlug } from './stores/stores.service.ts';
 import { createStore } from './onboarding/onboarding.service.ts';
@@ -16,13 +18,15 @@ import { backgroundLoops } from './loops.ts';
 import { createMailTransport } from './mail/transport.ts';
 import { loadKeyring } from './secrets/keyring.loader.ts';
 import { reportUnreadableSecrets, rotateSecrets } from './secrets/rotate.ts';
-import { createRuntime } from './runtime.ts';
+import { createRuntime, databaseOptions } from './runtime.ts';
+import { startMetricsServer } from './observability/metrics.http.ts';
 import { platformDkimRecords, zoneFileLines } from './email/email.dkim.ts';
 import { startWorkers } from './workers/runner.ts';
 import { systemClock } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
 import { progressReporter } from './lib/progress.ts';
 import { LocalMediaStorage } from './media/media.storage.ts';
+import { runExport, runImport } from './archive/archive.cli.ts';
 
 const HELP = `storefront: multi-tenant online-store service
 
@@ -46,6 +50,12 @@ Commands:
                                           SECRET_KEY_PREVIOUS) cannot decrypt; exit 1 if any
   secrets rotate                          Re-encrypt every stored secret under SECRET_KEY, so the
                                           keys in SECRET_KEY_PREVIOUS can be retired
+  export --out FILE [--store SLUG]        Write the database (or one store) to a versioned archive
+                                          (gzip-compressed tar; it holds personal data)
+  import FILE                             Load an archive into an empty database (embedded or
+                                          DATABASE_URL), re-sealing its secrets under SECRET_KEY
+  doctor                                  List what in this configuration is unsafe to expose
+                                          (development conveniences, missing secrets); exit 1 if any
 
 Configuration comes from environment variables (see README.md). Without DATABASE_URL the
 embedded database in DATA_DIR (./data) is used; only one process may open it at a time.
@@ -68,17 +78,11 @@ async function withDatabase<T>(
   config: Readonly<Config>,
   command: string,
   fn: (db: Db) => Promise<T>,
+  { migrate = true }: { migrate?: boolean } = {},
 ): Promise<T> {
-  const db = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
-    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
-    preparedStatements: config.databasePreparedStatements,
-    command,
-  });
+  const db = await openDatabase(databaseOptions(config, command));
   try {
-    await migrateToLatest(db.kysely);
+    if (migrate) await migrateToLatest(db.kysely);
     return await fn(db);
   } finally {
     await db.close();
@@ -92,19 +96,17 @@ async function storeIdOf(db: Db, slug: string): Promise<string> {
 }
 
 function logger(config: Readonly<Config>): Logger {
-  return pino({ level: config.logLevel, base: { pid: process.pid } });
+  return pino(withTraceIds(config.telemetry, { level: config.logLevel, base: { pid: process.pid } }));
 }
 
 async function serve(config: Readonly<Config>): Promise<void> {
   const log = logger(config);
   const started = performance.now();
+  // Before the database opens: its statements get spans (OTEL_* variables; null when off).
+  const telemetry = await startTelemetry(config.telemetry, log);
   const db = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
-    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
-    preparedStatements: config.databasePreparedStatements,
-    command: 'storefront serve',
+    ...databaseOptions(config, 'storefront serve'),
+    instrument: telemetry?.instrumentDialect,
   });
   const applied = await migrateToLatest(db.kysely);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
@@ -124,6 +126,7 @@ async function serve(config: Readonly<Config>): Promise<void> {
             : `  Shop:            ${base}/shop/  (no key: set SHOP_PUBLISHABLE_KEY, see docs/shop.md)`,
         ]
       : []),
+    ...(server.metricsUrl ? [`  Metrics:         ${server.metricsUrl}`] : []),
     `  API reference:   ${base}/docs`,
     `  OpenAPI:         ${base}/openapi.json`,
   ];
@@ -142,13 +145,24 @@ async function serve(config: Readonly<Config>): Promise<void> {
       '  New credentials: stop the server, then `npx storefront keys create --store demo --label dev`.',
     );
   }
-  const warnings = startupWarnings(config);
-  if (warnings.length > 0) lines.push('', ...warnings.map((warning) => `  Warning: ${warning}`));
+  // What `storefront doctor` finds unsafe, printed and logged at every start (D51).
+  const warnings = findings(config).filter((finding) => finding.severity === 'unsafe');
+  if (warnings.length > 0)
+    lines.push(
+      '',
+      ...warnings.map((warning) => `  Warning: ${warning.message}`),
+      '  (`npx storefront doctor` lists these with the variables that change them.)',
+    );
   process.stdout.write(`${lines.join('\n')}\n\n`);
-  for (const warning of warnings) log.warn(warning);
+  for (const warning of warnings) log.warn({ variable: warning.variable }, warning.message);
   log.info({ url: server.url, startupMs: Math.round(performance.now() - started) }, 'listening');
 
-  onShutdownSignal(log, config, 'shutting down', () => server.close().then(() => db.close()));
+  onShutdownSignal(log, config, 'shutting down', () =>
+    server
+      .close()
+      .then(() => db.close())
+      .finally(() => telemetry?.shutdown(config.shutdownTimeoutMs)),
+  );
 }
 
 /**
@@ -184,25 +198,29 @@ function onShutdownSignal(
 
 async function worker(config: Readonly<Config>): Promise<void> {
   const log = logger(config);
+  const telemetry = await startTelemetry(config.telemetry, log);
   const db = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
-    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
-    preparedStatements: config.databasePreparedStatements,
-    command: 'storefront worker',
+    ...databaseOptions(config, 'storefront worker'),
+    instrument: telemetry?.instrumentDialect,
   });
   await migrateToLatest(db.kysely);
   const mailTransport = createMailTransport(config.emailTransport, config.mailConcurrency);
   const runtime = await createRuntime(config, db, { log });
   await reportUnreadableSecrets(db.kysely, runtime.keyring, log);
   const workers = startWorkers(backgroundLoops(runtime, { log, mailTransport }), log);
-  log.info('worker started');
+  // A worker has no HTTP API: its metrics (webhook and mail outcomes, the backlog) are on METRICS_PORT.
+  const metricsServer =
+    runtime.metrics && config.metrics.port !== null
+      ? await startMetricsServer(runtime.metrics, { ...config.metrics, port: config.metrics.port }, log)
+      : null;
+  log.info(metricsServer ? { metricsPort: metricsServer.port } : {}, 'worker started');
   onShutdownSignal(log, config, 'worker shutting down', () =>
     workers
       .stop()
+      .then(() => metricsServer?.close())
       .then(() => mailTransport.close())
-      .then(() => db.close()),
+      .then(() => db.close())
+      .finally(() => telemetry?.shutdown(config.shutdownTimeoutMs)),
   );
 }
 
@@ -222,15 +240,25 @@ async function run(argv: string[]): Promise<void> {
       label: { type: 'string' },
       origin: { type: 'string', multiple: true },
       products: { type: 'string' },
+      out: { type: 'string' },
     },
   });
-  const command = positionals.join(' ');
+  // `import FILE` is the one command with an operand.
+  const command = positionals[0] === 'import' ? 'import' : positionals.join(' ');
   if (values.help || command === '' || command === 'help') {
     process.stdout.write(HELP);
     return;
   }
 
   const config = loadConfig();
+  if (command === 'doctor') {
+    // Reads only the configuration and the built front ends: it opens no database, so it runs
+    // beside a running `serve` on the embedded database too.
+    const found = findings(config);
+    process.stdout.write(doctorReport(config, found));
+    if (found.some((finding) => finding.severity === 'unsafe')) process.exitCode = 1;
+    return;
+  }
   /** What the one-shot commands' service calls need. */
   const deps = (db: Db) => ({
     db: db.kysely,
@@ -243,7 +271,9 @@ async function run(argv: string[]): Promise<void> {
     case 'worker':
       return worker(config);
     case 'migrate': {
-      const applied = await withDatabase(config, 'storefront migrate', (db) => migrateToLatest(db.kysely));
+      const applied = await withDatabase(config, 'storefront migrate', (db) => migrateToLatest(db.kysely), {
+        migrate: false,
+      });
       process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
       return;
     }
@@ -353,6 +383,20 @@ async function run(argv: string[]): Promise<void> {
         );
       }
       return;
+    }
+    case 'export':
+      return runExport(
+        config,
+        {
+          out: required(values, 'out'),
+          store: values.store === undefined ? null : required(values, 'store'),
+        },
+        fail,
+      );
+    case 'import': {
+      const [, file, ...extra] = positionals;
+      if (!file || extra.length > 0) throw new UsageError('import takes one archive: storefront import FILE');
+      return runImport(config, file, fail);
     }
     default:
       throw new UsageError(`unknown command "${command}" (see storefront --help)`);

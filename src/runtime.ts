@@ -1,5 +1,5 @@
 import type { Config } from './config.ts';
-import type { Db } from './db/database.ts';
+import type { Db, OpenOptions } from './db/database.ts';
 import type { ServiceDeps } from './db/service-deps.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { CursorCodec } from './lib/cursors.ts';
@@ -8,6 +8,7 @@ import type { Log } from './lib/log.ts';
 import { LocalMediaStorage, type MediaStorage } from './media/media.storage.ts';
 import type { OrdersDeps } from './orders/orders.deps.ts';
 import { createPayments, type Payments } from './payments/payments.setup.ts';
+import type { Metrics } from './observability/metrics.ts';
 import { loadKeyring } from './secrets/keyring.loader.ts';
 import { WorkerSignals } from './workers/runner.ts';
 
@@ -32,6 +33,11 @@ export interface Runtime {
   payments: Payments;
   /** Where uploaded images are kept (MEDIA_STORAGE, D47). */
   media: MediaStorage;
+  /**
+   * This process's metrics (D49), when anything can read them (METRICS_PORT or METRICS_TOKEN);
+   * null otherwise, and then nothing is counted.
+   */
+  metrics: Metrics | null;
 }
 
 export async function createRuntime(
@@ -52,7 +58,24 @@ export async function createRuntime(
     signals: options.signals ?? new WorkerSignals(),
     payments: await createPayments(config.payments, { db: db.kysely, keyring, log: options.log, clock }),
     media: new LocalMediaStorage(config.media.dir),
+    metrics: await processMetrics(config, db, clock, options.log),
   };
+}
+
+/** prom-client is loaded only when something can read the metrics (decision `optional-packages-on-demand`). */
+async function processMetrics(
+  config: Readonly<Config>,
+  db: Db,
+  clock: Clock,
+  log: Log,
+): Promise<Metrics | null> {
+  if (config.metrics.port === null && config.metrics.token === null) return null;
+  const { Metrics } = await import('./observability/metrics.ts');
+  const metrics = new Metrics();
+  // The embedded database has no pool: one session inside the process.
+  if (db.kind === 'postgres') metrics.observePool(db.poolStats);
+  metrics.observeBacklog(db.kysely, log, () => clock.now());
+  return metrics;
 }
 
 /** Orders' deps: checkout, the money path and the order loops. */
@@ -65,5 +88,17 @@ export function ordersDeps(runtime: Runtime, log: Log): OrdersDeps {
     provider: runtime.payments.provider,
     signals: runtime.signals,
     settings: { orderTtlMs, idempotencyTtlMs, pendingOrdersPerClient },
+  };
+}
+
+/** How the configuration opens the database, for a command named in `pg_stat_activity`. */
+export function databaseOptions(config: Readonly<Config>, command: string): OpenOptions {
+  return {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+    preparedStatements: config.databasePreparedStatements,
+    command,
   };
 }

@@ -8,6 +8,11 @@ import { startWorkers, type RunningWorkers } from './workers/runner.ts';
 import { createMailTransport } from './mail/transport.ts';
 import { reportUnreadableSecrets } from './secrets/rotate.ts';
 import { createRuntime } from './runtime.ts';
+import { startMetricsServer } from './observability/metrics.http.ts';
+
+/** `host:port`, an IPv6 address in brackets. */
+export const hostPort = (host: string, port: number): string =>
+  `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 export interface RunningServer {
   app: App;
@@ -15,6 +20,8 @@ export interface RunningServer {
   demo: DemoCredentials | null;
   /** The publishable key the reference shop at /shop uses, if any. */
   shopKey: string | null;
+  /** Where the METRICS_PORT listener answers, if there is one. */
+  metricsUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -48,7 +55,12 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const url = `http://${hostPort(config.host, port)}`;
+
+  const metricsServer =
+    runtime.metrics && config.metrics.port !== null
+      ? await startMetricsServer(runtime.metrics, { ...config.metrics, port: config.metrics.port }, log)
+      : null;
 
   let workers: RunningWorkers | null = null;
   const mailTransport = createMailTransport(config.emailTransport, config.mailConcurrency);
@@ -64,9 +76,11 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
     url,
     demo,
     shopKey,
+    metricsUrl: metricsServer ? `http://${hostPort(config.metrics.host, metricsServer.port)}/metrics` : null,
     close() {
       closing ??= (async () => {
         await app.close();
+        await metricsServer?.close();
         await workers?.stop();
         mailTransport.close();
       })();

@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import type { Database } from './tables.ts';
@@ -22,7 +22,16 @@ export interface Db {
   readonly kysely: Kysely<Database>;
   /** Calls `handler` with the payload of every `storefront_read` notification; returns the unsubscribe. */
   readonly onReadChange: (handler: (payload: string) => void) => () => void;
+  /** The PostgreSQL pool's connections and waiting queries (metrics, D49); null on PGlite. */
+  readonly poolStats: () => PoolStats | null;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 /** A small fan-out of notification payloads to the subscribed handlers. */
@@ -72,6 +81,8 @@ export interface OpenOptions {
    * absent.
    */
   pgliteSharedBuffersMb?: number;
+  /** Wraps the Kysely dialect (tracing's SQL spans, when on: src/telemetry); none by default. */
+  instrument?: ((dialect: Dialect) => Dialect) | undefined;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Db> {
@@ -81,8 +92,9 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
       options.poolSize ?? 10,
       options.preparedStatements ?? true,
       options.command,
+      options.instrument,
     );
-  if (options.pglite) return wrapPglite(options.pglite, null);
+  if (options.pglite) return wrapPglite(options.pglite, null, options.instrument);
   const lock = acquireDataDirLock(options.dataDir, options.command ?? 'storefront');
   try {
     const buffers = options.pgliteSharedBuffersMb;
@@ -93,7 +105,7 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
         ? {}
         : { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffers}MB`] }),
     });
-    return await wrapPglite(pglite, lock);
+    return await wrapPglite(pglite, lock, options.instrument);
   } catch (error) {
     lock.release();
     throw error;
@@ -109,8 +121,13 @@ export const pgliteParsers = { [INT8_OID]: parseInt8 };
  */
 export const pgliteOptions = { parsers: pgliteParsers, extensions: { pg_trgm, btree_gin } };
 
-async function wrapPglite(pglite: PGlite, lock: DataDirLock | null): Promise<Db> {
-  const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+async function wrapPglite(
+  pglite: PGlite,
+  lock: DataDirLock | null,
+  instrument: OpenOptions['instrument'],
+): Promise<Db> {
+  const dialect = new PGliteDialect({ pglite });
+  const kysely = new Kysely<Database>({ dialect: instrument?.(dialect) ?? dialect });
   const hub = readChangeHub();
   // PGlite calls listeners while it reads the result of the COMMIT, before the query resolves.
   const unlisten = await pglite.listen(READ_CHANNEL, hub.emit);
@@ -119,6 +136,7 @@ async function wrapPglite(pglite: PGlite, lock: DataDirLock | null): Promise<Db>
     kind: 'pglite',
     kysely,
     onReadChange: hub.subscribe,
+    poolStats: () => null,
     async close() {
       if (closed) return;
       closed = true;
@@ -199,6 +217,7 @@ function openPostgres(
   max: number,
   preparedStatements: boolean,
   command: string | undefined,
+  instrument: OpenOptions['instrument'],
 ): Db {
   const pool = new pg.Pool({
     connectionString,
@@ -233,12 +252,19 @@ function openPostgres(
     client.query(`LISTEN ${READ_CHANNEL}`).catch(() => undefined);
   });
   if (preparedStatements) pool.on('connect', prepareStatements);
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const dialect = new PostgresDialect({ pool });
+  const kysely = new Kysely<Database>({ dialect: instrument?.(dialect) ?? dialect });
   let closed = false;
   return {
     kind: 'postgres',
     kysely,
     onReadChange: hub.subscribe,
+    poolStats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: pool.options.max,
+    }),
     async close() {
       if (closed) return;
       closed = true;

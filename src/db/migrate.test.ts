@@ -92,6 +92,21 @@ describe('migrations', () => {
     }
   });
 
+  // docs/operations.md, "Upgrades": going back to older code after a migration needs the backup.
+  test('an older version refuses a database migrated by a newer one', async () => {
+    const pglite = await PGlite.create({ ...pgliteOptions });
+    const db = await openDatabase({ databaseUrl: null, dataDir: '', pglite });
+    try {
+      await migrateToLatest(db.kysely);
+      await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_from_a_newer_version', now())`.execute(
+        db.kysely,
+      );
+      await assert.rejects(() => migrateToLatest(db.kysely), /9999_from_a_newer_version/);
+    } finally {
+      await db.close();
+    }
+  });
+
   // Without DATABASE_URL there is no server to test against: reported as skipped on the embedded
   // run; .ci/run runs the suite on PostgreSQL too, where it runs.
   test('apply on an empty PostgreSQL database', { skip: skipUnlessPostgres }, async () => {

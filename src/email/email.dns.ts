@@ -1,4 +1,5 @@
 import { Resolver } from 'node:dns/promises';
+import { clientSpan, internalSpan } from '../telemetry/spans.ts';
 import type { EmailIdentityConfig } from './email.config.ts';
 import type { DnsRecordType } from './email.tables.ts';
 
@@ -50,7 +51,17 @@ function includesOf(spf: string): string[] {
     .map((term) => term.replace(/^[+?~-]/, ''));
 }
 
-async function check(resolver: Resolver, record: RecordToCheck): Promise<LookupResult> {
+/** One record's lookup, in a client span when tracing is on (its outcome, a failure's DNS code). */
+function check(resolver: Resolver, record: RecordToCheck): Promise<LookupResult> {
+  return clientSpan(`DNS ${record.type}`, { 'dns.question.name': record.name }, async (span) => {
+    const { code, ...result } = await lookUp(resolver, record);
+    span.set({ 'storefront.dns.outcome': result.outcome });
+    if (result.outcome === 'inconclusive') span.fail(code ?? 'inconclusive');
+    return result;
+  });
+}
+
+async function lookUp(resolver: Resolver, record: RecordToCheck): Promise<LookupResult & { code?: string }> {
   try {
     switch (record.type) {
       case 'CNAME': {
@@ -83,7 +94,8 @@ async function check(resolver: Resolver, record: RecordToCheck): Promise<LookupR
       }
     }
   } catch (error) {
-    return failure(record.type, error);
+    const code = (error as { code?: unknown }).code;
+    return { ...failure(record.type, error), ...(typeof code === 'string' ? { code } : {}) };
   }
 }
 
@@ -92,11 +104,14 @@ export async function lookUpRecords(
   records: readonly RecordToCheck[],
   config: Pick<EmailIdentityConfig, 'dnsServers' | 'dnsTimeoutMs'>,
 ): Promise<LookupResult[]> {
-  const resolver = new Resolver({ timeout: config.dnsTimeoutMs, tries: 2 });
-  if (config.dnsServers.length > 0) resolver.setServers([...config.dnsServers]);
-  try {
-    return await Promise.all(records.map((record) => check(resolver, record)));
-  } finally {
-    resolver.cancel();
-  }
+  // One span groups a domain's lookups (from the verify loop, one trace per domain checked).
+  return internalSpan('DNS verify records', { 'storefront.dns.records': records.length }, async () => {
+    const resolver = new Resolver({ timeout: config.dnsTimeoutMs, tries: 2 });
+    if (config.dnsServers.length > 0) resolver.setServers([...config.dnsServers]);
+    try {
+      return await Promise.all(records.map((record) => check(resolver, record)));
+    } finally {
+      resolver.cancel();
+    }
+  });
 }

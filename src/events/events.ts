@@ -1,4 +1,5 @@
 import { sql, type Kysely, type QueryCreator, type RawBuilder, type Transaction } from 'kysely';
+import { backlogColumns, queueBacklog, type QueueBacklog } from '../db/backlog.ts';
 import type { Database } from '../db/tables.ts';
 
 /**
@@ -158,4 +159,14 @@ export async function clearEventField(
     .where('resource_key', 'in', [...resources])
     .where(sql`data ->> ${field}`, 'is not', null)
     .execute();
+}
+
+/** Events recorded and not yet fanned out by the relay, and the oldest one's age (metrics, D49). */
+export async function outboxBacklog(db: Kysely<Database>, now: Date): Promise<QueueBacklog> {
+  const row = await db
+    .selectFrom('events')
+    .where('dispatched_at', 'is', null)
+    .select((eb) => backlogColumns(eb))
+    .executeTakeFirst();
+  return queueBacklog(row, now);
 }

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 
 /** CORS for the Storefront API (D11): what browsers may send and read. */
 export const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+// traceparent and tracestate: a shop traced in the browser continues its trace here (D49).
 export const CORS_ALLOW_HEADERS =
-  'X-Publishable-Key, Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match';
+  'X-Publishable-Key, Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, traceparent, tracestate';
 export const CORS_EXPOSE_HEADERS =
   'ETag, Location, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, X-Request-Id';
 

@@ -440,7 +440,8 @@ function problemTitles(
     }
     if (has.hasPathParams) titles.add('not_found');
   }
-  if (surface === 'storefront') titles.add('rate_limited');
+  // Every Storefront and Admin API request counts against a budget (rate-limits.md).
+  if (surface === 'storefront' || surface === 'admin') titles.add('rate_limited');
   if (has.hasBody) {
     titles.add('payload_too_large');
     titles.add('unsupported_media_type');

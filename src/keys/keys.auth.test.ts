@@ -128,6 +128,8 @@ describe('origins and CORS', () => {
       'idempotency-key',
       'if-match',
       'if-none-match',
+      'traceparent',
+      'tracestate',
     ]) {
       assert.ok(allowHeaders.includes(header), header);
     }

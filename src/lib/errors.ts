@@ -41,7 +41,11 @@ export const validationFailed = (detail: string, errors?: FieldError[]): AppErro
  * 401 with its `WWW-Authenticate` challenge (RFC 9110 requires one): `Bearer realm="<realm>"`, plus
  * `error="invalid_token"` (RFC 6750) when a credential was sent but is not valid.
  */
-export const unauthorized = (detail: string, realm: 'storefront' | 'admin', invalidToken = false): AppError =>
+export const unauthorized = (
+  detail: string,
+  realm: 'storefront' | 'admin' | 'metrics',
+  invalidToken = false,
+): AppError =>
   new AppError('unauthorized', 401, detail, {
     headers: {
       'www-authenticate': `Bearer realm="${realm}"${invalidToken ? ', error="invalid_token"' : ''}`,

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { fairBatch } from '../db/fair-batch.ts';
 import { purgeOlderThan } from '../db/purge.ts';
+import { backlogColumns, queueBacklog, type QueueBacklog } from '../db/backlog.ts';
 import type { Database } from '../db/tables.ts';
 import type { MailStatus, MailTier } from './mail.tables.ts';
 
@@ -253,4 +254,14 @@ export async function deleteMailsToOrAbout(
     )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** Mails not yet sent (retries included) and the oldest one's age, across stores (metrics, D49). */
+export async function mailBacklog(db: Db, now: Date): Promise<QueueBacklog> {
+  const row = await db
+    .selectFrom('mail_outbox')
+    .where('status', '=', 'pending')
+    .select((eb) => backlogColumns(eb))
+    .executeTakeFirst();
+  return queueBacklog(row, now);
 }

@@ -5,7 +5,7 @@ import type { Keyring, SealedValues } from '../lib/keyring.ts';
 import type { MailTier } from './mail.tables.ts';
 import { insertMail, sealedPendingMail, updateSealedMail, type SealedMailRow } from './mail.repository.ts';
 
-export { purgeSentMail } from './mail.repository.ts';
+export { mailBacklog, purgeSentMail } from './mail.repository.ts';
 export type { MailTier } from './mail.tables.ts';
 
 export interface QueuedMail {

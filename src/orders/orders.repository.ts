@@ -636,3 +636,28 @@ export async function clearStaffNotes(trx: Db, storeId: string, orderIds: readon
     .where('order_id', 'in', [...orderIds])
     .execute();
 }
+
+/**
+ * Orders by status across every store, and pending orders whose expiry is before `before`: the
+ * operator's view (metrics, D49), never a merchant's. The second count reads the partial index of
+ * pending orders; the first counts the table.
+ */
+export async function countOrdersPlatformWide(
+  db: Db,
+  before: Date,
+): Promise<{ byStatus: { status: OrderStatus; count: number | string }[]; pastExpiry: number }> {
+  const [byStatus, late] = await Promise.all([
+    db
+      .selectFrom('orders')
+      .select(['status', (eb) => eb.fn.countAll<number | string>().as('count')])
+      .groupBy('status')
+      .execute(),
+    db
+      .selectFrom('orders')
+      .where('status', '=', 'pending')
+      .where('expires_at', '<', before)
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .executeTakeFirst(),
+  ]);
+  return { byStatus, pastExpiry: Number(late?.count ?? 0) };
+}

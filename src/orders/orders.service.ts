@@ -4,7 +4,10 @@ import type { ListPage } from '../lib/cursors.ts';
 import { notFound } from '../lib/errors.ts';
 import { orderPayments } from './order-payments.repository.ts';
 import type { OrdersDeps } from './orders.deps.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.ts';
 import {
+  countOrdersPlatformWide,
   findBuyerOrder,
   findOrder,
   orderCounts,
@@ -139,4 +142,21 @@ export async function listOrders(
  */
 export function orderActivity(deps: ReadDeps, storeId: string, since: Date): Promise<OrderCountsRow> {
   return orderCounts(deps.db, storeId, since);
+}
+
+/** Grace before a pending order past its expiry counts as backlog (the expiry loop runs every few seconds). */
+const EXPIRY_GRACE_MS = 60_000;
+
+/**
+ * Orders by status across every store (all four statuses, zeros included), and unpaid orders over
+ * a minute past their expiry that the expiry loop has not cancelled yet (metrics, D49).
+ */
+export async function platformOrderCounts(
+  db: Kysely<Database>,
+  now: Date,
+): Promise<{ byStatus: Record<string, number>; pastExpiry: number }> {
+  const counts = await countOrdersPlatformWide(db, new Date(now.getTime() - EXPIRY_GRACE_MS));
+  const byStatus: Record<string, number> = { pending: 0, paid: 0, expired: 0, cancelled: 0 };
+  for (const row of counts.byStatus) byStatus[row.status] = Number(row.count);
+  return { byStatus, pastExpiry: counts.pastExpiry };
 }

@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { clientSpan } from '../telemetry/spans.ts';
 import {
   ProviderError,
   WebhookSignatureError,
@@ -95,6 +96,16 @@ function apiBaseConfig(apiBase: string | null): Pick<Stripe.StripeConfig, 'host'
   };
 }
 
+/** The API call behind each operation, for its client span (`POST /v1/payment_intents`). */
+const OPERATIONS = {
+  'create a PaymentIntent': ['POST', '/v1/payment_intents'],
+  'retrieve a PaymentIntent': ['GET', '/v1/payment_intents/{intent}'],
+  'cancel a PaymentIntent': ['POST', '/v1/payment_intents/{intent}/cancel'],
+  'create a refund': ['POST', '/v1/refunds'],
+  'retrieve a refund': ['GET', '/v1/refunds/{refund}'],
+} as const;
+type Operation = keyof typeof OPERATIONS;
+
 function headerValue(headers: Record<string, string | string[] | undefined>, name: string): unknown {
   if (name in headers) return headers[name];
   const key = Object.keys(headers).find((candidate) => candidate.toLowerCase() === name);
@@ -114,6 +125,8 @@ export class StripeProvider implements PaymentProvider {
   readonly #stripe: Stripe;
   readonly #webhookSecret: string;
   readonly #secretKey: string;
+  /** Where requests go, for the spans' server.address and server.port. */
+  readonly #server: { address: string; port: number };
 
   constructor(options: StripeProviderOptions) {
     if (!options.secretKey) throw new Error('StripeProvider needs a secret key.');
@@ -127,6 +140,8 @@ export class StripeProvider implements PaymentProvider {
       appInfo: { name: 'storefront' },
       ...apiBaseConfig(options.apiBase),
     });
+    const base = apiBaseConfig(options.apiBase);
+    this.#server = { address: base.host ?? 'api.stripe.com', port: Number(base.port ?? 443) };
   }
 
   async createIntent(input: CreateIntentInput): Promise<Intent> {
@@ -161,7 +176,7 @@ export class StripeProvider implements PaymentProvider {
    */
   async cancelIntent(ref: string): Promise<void> {
     try {
-      await this.#stripe.paymentIntents.cancel(ref);
+      await this.#traced('cancel a PaymentIntent', () => this.#stripe.paymentIntents.cancel(ref));
       return;
     } catch (error) {
       if (!(error instanceof Stripe.errors.StripeError) || error.code !== 'payment_intent_unexpected_state') {
@@ -274,12 +289,41 @@ export class StripeProvider implements PaymentProvider {
     return status;
   }
 
-  async #call<T>(operation: string, request: () => Promise<T>): Promise<T> {
+  async #call<T>(operation: Operation, request: () => Promise<T>): Promise<T> {
     try {
-      return await request();
+      return await this.#traced(operation, request);
     } catch (error) {
       throw this.#providerError(operation, error);
     }
+  }
+
+  /**
+   * One client span per operation when tracing is on (the SDK's own retries inside it); no trace
+   * context is sent to Stripe.
+   */
+  #traced<T>(operation: Operation, request: () => Promise<T>): Promise<T> {
+    const [method, template] = OPERATIONS[operation];
+    return clientSpan(
+      `${method} ${template}`,
+      {
+        'http.request.method': method,
+        'url.template': template,
+        'server.address': this.#server.address,
+        'server.port': this.#server.port,
+        'storefront.payment.provider': 'stripe',
+      },
+      async (span) => {
+        try {
+          return await request();
+        } catch (error) {
+          if (error instanceof Stripe.errors.StripeError) {
+            span.set({ 'http.response.status_code': error.statusCode });
+            span.fail(error.type);
+          }
+          throw error;
+        }
+      },
+    );
   }
 
   #providerError(operation: string, error: unknown): ProviderError {

@@ -11,6 +11,12 @@ export interface RateLimitConfig {
   readonly customerSignIn: number;
   /** Sending-domain verify-now requests per store and window (each runs five DNS lookups). */
   readonly domainVerify: number;
+  /** Admin API requests per client IP and window, signed in or not (before authentication). */
+  readonly adminIp: number;
+  /** Admin API reads (GET, HEAD) per staff session and window. */
+  readonly adminRead: number;
+  /** Admin API writes per staff session and window. */
+  readonly adminWrite: number;
 }
 
 /**

@@ -1,5 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { tierOf, type RateLimitDecision, type RateLimiter } from './ratelimit.limiter.ts';
+import {
+  tierOf,
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimitSubject,
+} from './ratelimit.limiter.ts';
 import { AppError } from '../lib/errors.ts';
 
 /**
@@ -27,37 +32,120 @@ export function storefrontRateLimit(limiter: RateLimiter) {
       keyLimit: tier === 'public-read' ? key.rateLimitRead : key.rateLimitWrite,
       ip: request.ip,
     };
-    const decided = (decision: RateLimitDecision): void => {
-      void reply.header('ratelimit-limit', String(decision.limit));
-      void reply.header('ratelimit-remaining', String(decision.remaining));
-      void reply.header('ratelimit-reset', String(decision.resetSeconds));
-      if (decision.allowed) {
-        done();
-        return;
-      }
-      const whose = decision.scope === 'key' ? "This publishable key's" : "This client's";
-      done(
-        new AppError(
-          'rate_limited',
-          429,
-          `${whose} ${tier} budget of ${decision.limit} requests per window is used up; retry in ${decision.resetSeconds} s.`,
-          { headers: { 'retry-after': String(decision.resetSeconds) } },
-        ),
-      );
+    const whose = (decision: RateLimitDecision) =>
+      decision.scope === 'key' ? "This publishable key's" : "This client's";
+    countWithHeaders(limiter, subject, reply, done, (decision) =>
+      refusal(
+        decision,
+        `${whose(decision)} ${tier} budget of ${decision.limit} requests per window is used up; retry in ${decision.resetSeconds} s.`,
+      ),
+    );
+  };
+}
+
+/**
+ * Counts one request, sets the RateLimit-* headers (kept on every answer, error answers included)
+ * and calls `done`, with the refusal when over budget. Without a promise when the counters are in
+ * process memory.
+ */
+function countWithHeaders(
+  limiter: RateLimiter,
+  subject: RateLimitSubject,
+  reply: FastifyReply | null,
+  done: (error?: Error) => void,
+  refuse: (decision: RateLimitDecision) => AppError,
+): void {
+  const decided = (decision: RateLimitDecision): void => {
+    if (reply === null) {
+      done(decision.allowed ? undefined : refuse(decision));
+      return;
+    }
+    void reply.header('ratelimit-limit', String(decision.limit));
+    void reply.header('ratelimit-remaining', String(decision.remaining));
+    void reply.header('ratelimit-reset', String(decision.resetSeconds));
+    done(decision.allowed ? undefined : refuse(decision));
+  };
+  const now = limiter.hitNow(subject);
+  if (now) decided(now);
+  else limiter.hit(subject).then(decided, done);
+}
+
+/** 429 `rate_limited` with Retry-After. */
+function refusal(decision: RateLimitDecision, detail: string): AppError {
+  return new AppError('rate_limited', 429, detail, {
+    headers: { 'retry-after': String(decision.resetSeconds) },
+  });
+}
+
+/**
+ * The Admin API's budgets: every request from one client IP, signed in or not, counts against
+ * RATE_LIMIT_ADMIN_IP before its token is even looked up (`adminClientRateLimit`, first onRequest
+ * hook), and a staff session's reads and writes against RATE_LIMIT_ADMIN_READ / _WRITE
+ * (`adminSessionRateLimit`, after authentication). Over either: 429 `rate_limited` with
+ * Retry-After. The console's bursts (a page loads a handful of reads) stay far below both.
+ */
+export function adminClientRateLimit(limiter: RateLimiter, perWindow: number) {
+  return function limitAdminClient(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    done: (error?: Error) => void,
+  ): void {
+    if (request.method === 'OPTIONS') {
+      done();
+      return;
+    }
+    const subject = {
+      keyId: 'all',
+      storeId: 'admin',
+      tier: 'public-read' as const,
+      keyLimit: Number.MAX_SAFE_INTEGER,
+      clientLimit: perWindow,
+      ip: request.ip,
     };
-    const now = limiter.hitNow(subject);
-    if (now) decided(now);
-    else limiter.hit(subject).then(decided, done);
+    // No RateLimit-* headers from this one: the session's budget, counted next, is the one a
+    // signed-in client paces itself by.
+    countWithHeaders(limiter, subject, null, done, (decision) =>
+      refusal(
+        decision,
+        `Too many Admin API requests from this address: the budget is ${decision.limit} per window; retry in ${decision.resetSeconds} s.`,
+      ),
+    );
+  };
+}
+
+export function adminSessionRateLimit(limiter: RateLimiter, budgets: { read: number; write: number }) {
+  return function limitAdminSession(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: (error?: Error) => void,
+  ): void {
+    const tier = tierOf(request.method);
+    const staff = request.staff;
+    if (tier === null || staff === null) {
+      done();
+      return;
+    }
+    const read = tier === 'public-read';
+    const subject = {
+      keyId: staff.sessionId,
+      storeId: `admin:${staff.storeId}`,
+      tier,
+      keyLimit: read ? budgets.read : budgets.write,
+      clientLimit: Number.MAX_SAFE_INTEGER,
+      ip: 'session',
+    };
+    countWithHeaders(limiter, subject, reply, done, (decision) =>
+      refusal(
+        decision,
+        `This staff session's ${read ? 'read' : 'write'} budget of ${decision.limit} requests per window is used up; retry in ${decision.resetSeconds} s.`,
+      ),
+    );
   };
 }
 
 /** 429 `rate_limited` with Retry-After, when a decision refuses. */
 function refuseOver(decision: RateLimitDecision, detail: (retryInSeconds: number) => string): void {
-  if (!decision.allowed) {
-    throw new AppError('rate_limited', 429, detail(decision.resetSeconds), {
-      headers: { 'retry-after': String(decision.resetSeconds) },
-    });
-  }
+  if (!decision.allowed) throw refusal(decision, detail(decision.resetSeconds));
 }
 
 /**

@@ -61,6 +61,9 @@ async function startApp(redis: string | null, rateLimits: Partial<RateLimitConfi
       signIn: 1000,
       customerSignIn: 1000,
       domainVerify: 1000,
+      adminIp: 3000,
+      adminRead: 1200,
+      adminWrite: 600,
       ...rateLimits,
     },
   };

@@ -23,6 +23,9 @@ const ROOMY: RateLimitConfig = {
   signIn: 1000,
   customerSignIn: 1000,
   domainVerify: 1000,
+  adminIp: 3000,
+  adminRead: 1200,
+  adminWrite: 600,
 };
 
 /** An app on the shared test database with small budgets (counters in Redis when REDIS_URL is set). */
@@ -350,6 +353,9 @@ describe('the limiter', () => {
         signIn: 20,
         customerSignIn: 60,
         domainVerify: 5,
+        adminIp: 3000,
+        adminRead: 1200,
+        adminWrite: 600,
       },
       new MemoryCounterStore(),
     );
@@ -373,6 +379,9 @@ describe('the limiter', () => {
         signIn: 20,
         customerSignIn: 60,
         domainVerify: 5,
+        adminIp: 3000,
+        adminRead: 1200,
+        adminWrite: 600,
       },
       new MemoryCounterStore(),
       () => Date.parse('2030-01-01T00:00:00.000Z'),
@@ -398,6 +407,9 @@ describe('the limiter', () => {
         signIn: 20,
         customerSignIn: 60,
         domainVerify: 5,
+        adminIp: 3000,
+        adminRead: 1200,
+        adminWrite: 600,
       },
       new MemoryCounterStore(),
       () => now,

@@ -16,7 +16,7 @@ import pg from 'pg';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
-import { openDatabase, type Db } from '../db/database.ts';
+import { openDatabase, type Db, type OpenOptions } from '../db/database.ts';
 import { createStorefrontKey } from '../keys/keys.service.ts';
 import { openStaffSession } from '../staff/staff.service.ts';
 import { createStore } from '../onboarding/onboarding.service.ts';
@@ -43,9 +43,17 @@ export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {
   const base = loadConfig({ ...process.env, SEED_DEMO: '0', LOG_LEVEL: 'silent', PORT: '0' });
   return {
     ...base,
-    // Every injected request comes from 127.0.0.1, and with Redis the sign-in counter is shared by
-    // all test files: tests of that limit set their own (src/staff/sessions.test.ts).
-    rateLimits: { ...base.rateLimits, signIn: 1_000_000, customerSignIn: 1_000_000 },
+    // Every injected request comes from 127.0.0.1, and with Redis the sign-in and admin counters
+    // are shared by all test files: tests of those limits set their own (src/staff/sessions.test.ts,
+    // src/ratelimit/admin-ratelimit.test.ts).
+    rateLimits: {
+      ...base.rateLimits,
+      signIn: 1_000_000,
+      customerSignIn: 1_000_000,
+      adminIp: 1_000_000,
+      adminRead: 1_000_000,
+      adminWrite: 1_000_000,
+    },
     // Likewise every test checkout comes from one address, mostly with one email: tests of the
     // pending-order limit (D52) set their own.
     payments: { ...base.payments, pendingOrdersPerClient: 1_000_000 },
@@ -74,15 +82,17 @@ export interface TestDb extends Db {
   readonly url: string | null;
 }
 
-/** A database for one test file. */
-export async function openTestDatabase(): Promise<TestDb> {
+/** A database for one test file (`instrument`: a dialect wrapper, as tracing's SQL spans). */
+export async function openTestDatabase(options: Pick<OpenOptions, 'instrument'> = {}): Promise<TestDb> {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
-    const db = await openDatabase({ databaseUrl: null, dataDir: '', pglite: await pgliteFromTemplate() });
+    const pglite = await pgliteFromTemplate();
+    const db = await openDatabase({ databaseUrl: null, dataDir: '', pglite, ...options });
     return {
       kind: db.kind,
       kysely: db.kysely,
       onReadChange: db.onReadChange,
+      poolStats: db.poolStats,
       close: () => db.close(),
       url: null,
     };
@@ -95,11 +105,12 @@ export async function openTestDatabase(): Promise<TestDb> {
   await withAdmin(admin.href, (client) => createFromTemplate(client, name, template));
   const url = new URL(databaseUrl);
   url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.href, dataDir: '', poolSize: 8 });
+  const db = await openDatabase({ databaseUrl: url.href, dataDir: '', poolSize: 8, ...options });
   return {
     kind: db.kind,
     kysely: db.kysely,
     onReadChange: db.onReadChange,
+    poolStats: db.poolStats,
     url: url.href,
     async close() {
       await db.close();
@@ -278,6 +289,7 @@ export function observedDb(db: TestDb, plugin: KyselyPlugin): Db {
     kind: db.kind,
     kysely: db.kysely.withPlugin(plugin),
     onReadChange: db.onReadChange,
+    poolStats: db.poolStats,
     close: () => Promise.resolve(),
   };
 }

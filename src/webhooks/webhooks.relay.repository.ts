@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { backlogColumns, queueBacklog, type QueueBacklog } from '../db/backlog.ts';
 import type { Database } from '../db/tables.ts';
 import { WEBHOOK_CHANNEL } from './webhooks.repository.ts';
 import type { SendResult } from './webhooks.sender.ts';
@@ -571,4 +572,14 @@ export async function purgeWebhookData(
 export async function currentDatabaseName(db: Kysely<Database>): Promise<string> {
   const { rows } = await sql<{ name: string }>`SELECT current_database() AS name`.execute(db);
   return rows[0]!.name;
+}
+
+/** Deliveries waiting for an attempt and the oldest one's age, across stores (metrics, D49). */
+export async function deliveryBacklog(db: Kysely<Database>, now: Date): Promise<QueueBacklog> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .where('status', '=', 'pending')
+    .select((eb) => backlogColumns(eb))
+    .executeTakeFirst();
+  return queueBacklog(row, now);
 }

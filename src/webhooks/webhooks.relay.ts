@@ -42,6 +42,11 @@ export interface RelayDeps {
   webhooks: WebhookConfig;
   /** The PostgreSQL URL to LISTEN on (another connection); null on the embedded PGlite. */
   databaseUrl: string | null;
+  /**
+   * Told of every attempt's outcome (`retry`: failed, another attempt follows; `failed`: no
+   * attempts left, a dead letter) and how long the send took (the metrics, D49).
+   */
+  onAttempt?: (outcome: 'delivered' | 'retry' | 'failed' | 'lost', seconds: number) => void;
 }
 
 /** The lease a relay takes on a delivery for one attempt. */
@@ -311,6 +316,7 @@ export class WebhookRelay {
         return;
       }
       const body = envelopeOf(delivery);
+      const sentAt = performance.now();
       const result = await sender.send(
         {
           url: delivery.url,
@@ -333,6 +339,10 @@ export class WebhookRelay {
         result,
         options: { retryScheduleMs: webhooks.retryScheduleMs, now: clock.now() },
       });
+      this.#deps.onAttempt?.(
+        outcome.status === 'pending' ? 'retry' : outcome.status,
+        (performance.now() - sentAt) / 1000,
+      );
       if (!result.ok) {
         log.warn(
           { ...context, error: result.error, status: result.status, outcome: outcome.status },

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { Agent, request } from 'undici';
+import { clientSpan, errorTypeOf, type SpanScope } from '../telemetry/spans.ts';
 import { signBody, standardSignature, type SigningKey } from './webhooks.secrets.ts';
 import { guardedLookup, refusalFor, RefusedAddressError, type AddressPolicy } from './webhooks.url-guard.ts';
 
@@ -172,6 +173,34 @@ export class WebhookSender {
 
     // Loaded before the attempt's clock starts: loading undici is not the receiver's time.
     const client = await this.#agents();
+    // A client span per attempt when tracing is on (decision `webhook-delivery-spans`): the
+    // receiver's host only (a webhook URL's path and query may hold its token), and the request
+    // carries the span's `traceparent`.
+    const { headers } = input;
+    return clientSpan(
+      `webhook ${headers['x-webhook-event'] ?? 'send'}`,
+      {
+        'http.request.method': 'POST',
+        'server.address': url.hostname.replace(/^\[|\]$/g, ''),
+        'server.port': url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
+        'url.scheme': url.protocol.slice(0, -1),
+        'storefront.webhook.event': headers['x-webhook-event'],
+        'storefront.webhook.event_id': headers['x-webhook-id'],
+        'storefront.webhook.delivery_id': headers['x-webhook-delivery'],
+        'storefront.webhook.attempt': Number(headers['x-webhook-attempt'] ?? 1),
+      },
+      (span) => this.#attempt(client, url, input, stop, now, span),
+    );
+  }
+
+  async #attempt(
+    client: { request: typeof request; https: Agent; http: Agent },
+    url: URL,
+    input: WebhookRequest,
+    stop: AbortSignal | undefined,
+    now: () => Date,
+    span: SpanScope,
+  ): Promise<SendResult> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -184,11 +213,12 @@ export class WebhookSender {
       const response = await client.request(url, {
         dispatcher: url.protocol === 'http:' ? client.http : client.https,
         method: 'POST',
-        headers: input.headers,
+        headers: span.withTraceContext(input.headers),
         body: input.body,
         signal: controller.signal,
       });
       const status = response.statusCode;
+      span.set({ 'http.response.status_code': status });
       if (status >= 200 && status < 300) {
         // Delivered once the status line says so, whatever happens to the rest of the body.
         await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
@@ -204,6 +234,7 @@ export class WebhookSender {
         // The status is what counts; a body cut short only shortens the excerpt.
       }
       const text = excerpt.replace(/\s+/g, ' ').trim().slice(0, EXCERPT_CHARS);
+      span.fail(String(status));
       return {
         ok: false,
         status,
@@ -213,6 +244,7 @@ export class WebhookSender {
       };
     } catch (error) {
       const interrupted = !timedOut && stop?.aborted === true;
+      span.fail(timedOut ? 'timeout' : interrupted ? 'interrupted' : errorTypeOf(error));
       return {
         ok: false,
         status: null,

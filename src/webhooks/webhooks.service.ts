@@ -45,6 +45,8 @@ import type { WebhookEndpointRow, WebhookEndpointTable } from './webhooks.tables
 import { checkEndpointUrl } from './webhooks.url-guard.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 
+export { deliveryBacklog } from './webhooks.relay.repository.ts';
+
 /** How long the previous secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 /** Webhook endpoints a store may have (D31). */

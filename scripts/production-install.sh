@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# The production install of docs/operations.md ("Production install"), step by step, on a clean
+# clone of this repository's HEAD (`--worktree`: a copy of the working tree instead): build the console and shop ahead (`npm ci && npm run build`),
+# reinstall without development packages (`npm ci --omit=dev`), then `doctor`, `migrate`, `serve`
+# (API only) and `worker` in production mode, each checked from outside. `.ci/run` runs it.
+#
+# Production hosts bring their own Node.js 24; here the one `npm ci` put in this checkout's
+# node_modules stands in for it (the clone's own is removed with the development packages).
+# On PostgreSQL (127.0.0.1:5432) when it answers, in a database of its own that is dropped after;
+# else on the embedded database.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+NODE24="$ROOT/node_modules/node/bin"
+if [ ! -x "$NODE24/node" ]; then
+  echo "production-install: run npm ci in $ROOT first (it brings Node.js 24)" >&2
+  exit 1
+fi
+export PATH="$NODE24:$PATH"
+
+WORK="$(mktemp -d)"
+PIDS=()
+DB=""
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  if [ -n "$DB" ]; then
+    psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS \"$DB\" WITH (FORCE)" >/dev/null 2>&1 || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+step() { echo "== production install: $*"; }
+fail() {
+  echo "production install FAILED: $*" >&2
+  exit 1
+}
+
+if [ "${1:-}" = "--worktree" ]; then
+  # The working tree as it is, uncommitted changes included (ignored files left out).
+  step "copy of the working tree in $WORK/storefront"
+  mkdir "$WORK/storefront"
+  (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' | tar --null -T - -cf -) |
+    tar -xf - -C "$WORK/storefront"
+else
+  step "clean clone of HEAD in $WORK/storefront"
+  git clone -q "$ROOT" "$WORK/storefront"
+fi
+cd "$WORK/storefront"
+
+step "build ahead: npm ci && npm run build"
+npm ci --no-audit --no-fund --loglevel=error >/dev/null
+npm run build >/dev/null
+[ -f packages/console/dist/index.html ] || fail "the console was not built"
+[ -f packages/shop/dist/index.html ] || fail "the shop was not built"
+
+step "runtime dependencies only: npm ci --omit=dev"
+npm ci --omit=dev --no-audit --no-fund --loglevel=error | tail -n 3
+for dev in vite esbuild typescript eslint @redocly/cli playwright-core node react; do
+  [ ! -e "node_modules/$dev" ] || fail "development package $dev was installed"
+done
+[ -f packages/console/dist/index.html ] || fail "npm ci --omit=dev removed the console's build"
+echo "   node_modules: $(du -sh node_modules | cut -f1)"
+
+# The configuration of a production host (docs/operations.md); the SMTP server is never reached.
+export NODE_ENV=production
+export SECRET_KEY="$(node -e 'console.log(require("node:crypto").randomBytes(32).toString("base64url"))')"
+export EMAIL_TRANSPORT=smtp://127.0.0.1:2525
+export PAYMENT_PROVIDER=stripe STRIPE_SECRET_KEY=sk_test_production_install STRIPE_WEBHOOK_SECRET=whsec_production_install
+export HOST=127.0.0.1 PORT=0 LOG_LEVEL=warn
+export DATA_DIR="$WORK/data"
+if command -v pg_isready >/dev/null && pg_isready -q -h 127.0.0.1 -p 5432 -t 3; then
+  DB="storefront_production_install_$$"
+  psql -q -h 127.0.0.1 -U postgres -d postgres -c "CREATE DATABASE \"$DB\"" >/dev/null
+  export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB"
+  if (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then export REDIS_URL=redis://127.0.0.1:6379; fi
+  step "on PostgreSQL ($DB)"
+else
+  step "on the embedded database (PostgreSQL does not answer)"
+fi
+
+step "storefront doctor"
+node bin/storefront.js doctor || {
+  [ -z "${DATABASE_URL:-}" ] || fail "doctor found this production configuration unsafe"
+}
+
+step "storefront migrate"
+node bin/storefront.js migrate | tail -n 1
+
+free_port() { node -e 'const s=require("node:net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+wait_for() { # url, what
+  for _ in $(seq 1 100); do
+    if curl -fsS -o /dev/null "$1" 2>/dev/null; then return 0; fi
+    sleep 0.2
+  done
+  fail "$2 did not answer at $1"
+}
+
+if [ -n "${DATABASE_URL:-}" ]; then
+  step "storefront serve (RUN_WORKERS=false) and storefront worker"
+  SERVE_ENV=(RUN_WORKERS=false)
+else
+  step "storefront serve (with its worker loops: the embedded database takes one process)"
+  SERVE_ENV=()
+fi
+API_PORT="$(free_port)"
+API_METRICS="$(free_port)"
+env "${SERVE_ENV[@]}" PORT="$API_PORT" METRICS_PORT="$API_METRICS" node bin/storefront.js serve >"$WORK/serve.log" 2>&1 &
+PIDS+=($!)
+wait_for "http://127.0.0.1:$API_PORT/readyz" "serve"
+curl -fsS "http://127.0.0.1:$API_PORT/admin/" | grep -q '<div id="root"' || fail "the console is not served at /admin/"
+curl -fsS "http://127.0.0.1:$API_PORT/shop/" | grep -qi '<!doctype html>' || fail "the shop is not served at /shop/"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$API_PORT/admin/dev/mailbox")" = 404 ] ||
+  fail "the dev mailbox exists in production mode"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$API_PORT/metrics")" = 404 ] ||
+  fail "/metrics is open on the public port"
+curl -fsS "http://127.0.0.1:$API_METRICS/metrics" | grep -q '^storefront_http_requests_total' ||
+  fail "no request metrics on METRICS_PORT"
+grep -q "Publishable key:" "$WORK/serve.log" && fail "a demo store was created in production mode"
+
+if [ -n "${DATABASE_URL:-}" ]; then
+  WORKER_METRICS="$(free_port)"
+  METRICS_PORT="$WORKER_METRICS" node bin/storefront.js worker >"$WORK/worker.log" 2>&1 &
+  PIDS+=($!)
+  wait_for "http://127.0.0.1:$WORKER_METRICS/metrics" "worker"
+  curl -fsS "http://127.0.0.1:$WORKER_METRICS/metrics" | grep -q '^storefront_outbox_pending_events' ||
+    fail "no outbox metrics from the worker"
+  step "stores create (the CLI beside the running processes)"
+  node bin/storefront.js stores create --name "Production Install" --slug prod-install --currency EUR \
+    --owner-email owner@example.com | grep -q "Created store prod-install" || fail "stores create"
+  curl -fsS -X POST -H 'content-type: application/json' -d '{"storeSlug":"prod-install","email":"owner@example.com"}' \
+    "http://127.0.0.1:$API_PORT/admin/v1/auth/sign-in" -o /dev/null -w '%{http_code}\n' | grep -q '^202$' ||
+    fail "admin sign-in did not answer 202"
+fi
+
+if command -v systemd-analyze >/dev/null 2>&1; then
+  step "systemd-analyze verify deploy/systemd/*.service"
+  systemd-analyze verify --man=no deploy/systemd/storefront.service deploy/systemd/storefront-worker.service ||
+    fail "the systemd units do not verify"
+fi
+
+step "SIGTERM: every process stops cleanly"
+for pid in "${PIDS[@]}"; do kill -TERM "$pid"; done
+for pid in "${PIDS[@]}"; do
+  wait "$pid" || fail "a process exited with status $? on SIGTERM (logs: $(cat "$WORK"/*.log))"
+done
+PIDS=()
+echo "== production install: passed"

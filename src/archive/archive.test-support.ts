@@ -1,0 +1,561 @@
+/**
+ * What the archive tests share: a populated store made through the HTTP API, fresh target databases
+ * of either kind, and a read of every GET route of the OpenAPI document on two apps side by side.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { PGlite } from '@electric-sql/pglite';
+import type { LightMyRequestResponse } from 'fastify';
+import { openDatabase, pgliteOptions, type Db } from '../db/database.ts';
+import { uniqueDomain } from '../email/email.test-support.ts';
+import { LocalMediaStorage } from '../media/media.storage.ts';
+import { seedDemo } from '../seed/demo.ts';
+import {
+  addressesOf,
+  createTestStore,
+  openBlankPostgres,
+  openTestDatabase,
+  readMailDir,
+  waitFor,
+  type TestApp,
+  type TestStore,
+} from '../test/harness.ts';
+import { pgliteFromTemplate } from '../test/template.ts';
+import { registerEndpoint, type CreatedEndpoint, type Receiver } from '../webhooks/webhooks.test-support.ts';
+
+/** A database to import into: PostgreSQL beside DATABASE_URL when it is set, else a fresh PGlite. */
+export interface Target {
+  db: Db;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh target: `blank` has no migrations at all (the import migrates it), otherwise it is
+ * migrated to the latest schema, as after `storefront migrate`.
+ */
+export async function openTarget(blank: boolean): Promise<Target> {
+  if (process.env.DATABASE_URL) {
+    if (!blank) {
+      const db = await openTestDatabase();
+      return { db, close: () => db.close() };
+    }
+    const created = (await openBlankPostgres())!;
+    const db = await openDatabase({ databaseUrl: created.url, dataDir: '', poolSize: 4 });
+    return {
+      db,
+      async close() {
+        await db.close();
+        await created.drop();
+      },
+    };
+  }
+  const pglite = blank ? await PGlite.create({ ...pgliteOptions }) : await pgliteFromTemplate();
+  const db = await openDatabase({ databaseUrl: null, dataDir: '', pglite });
+  return { db, close: () => db.close() };
+}
+
+/** The embedded source database, always PGlite (D50: the move is embedded → PostgreSQL). */
+export async function openEmbeddedSource(): Promise<Db> {
+  return openDatabase({ databaseUrl: null, dataDir: '', pglite: await pgliteFromTemplate() });
+}
+
+/** What a populated store is, and the credentials and handles the tests need afterwards. */
+export interface World {
+  shop: TestStore;
+  /** A second store, left out by `--store`. */
+  other: TestStore;
+  customerEmail: string;
+  customerToken: string;
+  endpoint: CreatedEndpoint;
+  /** A publishable key revoked before the export: 401 after the import too. */
+  revokedKey: string;
+  cartIds: string[];
+  mediaIds: string[];
+  mediaUrls: string[];
+  /** A checkout with its Idempotency-Key and the body it answered (sealed at rest). */
+  checkout: { body: Record<string, unknown>; key: string; answer: string };
+  /** When the sessions were last used (the clock the comparison apps are set back to). */
+  warmedAt: number;
+}
+
+const US_ADDRESS = {
+  name: 'Ada Lovelace',
+  line1: '1 Market Street',
+  city: 'San Francisco',
+  region: 'US-CA',
+  postalCode: '94105',
+  country: 'US',
+  phone: '+1 415 555 0100',
+};
+
+function ok(response: LightMyRequestResponse, status: number, what: string): Record<string, unknown> {
+  assert.equal(response.statusCode, status, `${what}: ${response.body}`);
+  return response.body === '' ? {} : response.json<Record<string, unknown>>();
+}
+
+/**
+ * A store with a bit of everything, made through the HTTP API (the demo seed first: catalog with
+ * images, collections, content, shipping zones, a sealed publishable key): staff, keys (one
+ * revoked), a theme, an app, a discount, a tax rate, pages, menus, a published region with a newer
+ * draft, a renamed product handle, a sending domain (DKIM keys), a webhook endpoint with delivered
+ * deliveries, a customer with an address and a session, carts, a paid order fulfilled with a
+ * return and a refund, a cancelled order, a pending order, a privacy-log entry; and a second store.
+ * `t` must run the worker loops (mail, relay, payments).
+ */
+export async function populate(t: TestApp, receiver: Receiver): Promise<World> {
+  const demo = (await seedDemo({
+    ...t.deps,
+    keyring: t.runtime.keyring,
+    media: new LocalMediaStorage(t.config.media.dir),
+  }))!;
+  const shop: TestStore = {
+    store: { id: demo.storeId, slug: 'demo' } as TestStore['store'],
+    ownerEmail: 'owner@demo.storefront.test',
+    publishableKey: demo.publishableKey,
+    keyId: '',
+    staffToken: demo.staffToken,
+  };
+  const admin = t.admin(shop);
+  const storefront = t.storefront(shop);
+  const endpoint = await registerEndpoint(t, shop, `${receiver.url}/archive`);
+
+  ok(await admin.post('/staff', { email: 'clerk@demo.storefront.test', role: 'staff' }), 201, 'staff');
+  ok(await admin.post('/integrations/storefront-keys', { label: 'spare', allowedOrigins: [] }), 201, 'key');
+  const revoked = ok(
+    await admin.post('/integrations/storefront-keys', { label: 'gone', allowedOrigins: [] }),
+    201,
+    'key',
+  );
+  ok(await admin.delete(`/integrations/storefront-keys/${String(revoked.id)}`), 204, 'revoke');
+  const theme = ok(
+    await admin.post('/themes', { name: 'Autumn', settings: { accent: '#aa3300' } }),
+    201,
+    'theme',
+  );
+  ok(await admin.post(`/themes/${String(theme.id)}/publish`), 200, 'publish theme');
+  ok(await admin.post('/apps', { name: 'Reviews', scopes: ['read_products'] }), 201, 'app');
+  ok(await admin.post('/discounts', { code: 'WELCOME10', kind: 'percent', value: 10 }), 201, 'discount');
+  ok(await admin.put('/tax-rates/US', { taxRateBps: 825 }), 200, 'tax rate');
+  ok(
+    await admin.put('/pages/returns', {
+      title: 'Returns',
+      body: 'Thirty days, “no” questions.\nÜbrigens: ✓',
+    }),
+    200,
+    'page',
+  );
+  ok(await admin.put('/menus/footer', { items: [{ label: 'Returns', url: '/pages/returns' }] }), 200, 'menu');
+  const blocks = (text: string) => [{ id: 'a', type: 'text', settings: { text } }];
+  ok(await admin.put('/regions/banner/draft', { blocks: blocks('Published') }), 200, 'draft');
+  ok(await admin.post('/regions/banner/publish'), 200, 'publish region');
+  ok(await admin.put('/regions/banner/draft', { blocks: blocks('Next week') }), 200, 'newer draft');
+  ok(
+    await admin.post('/email/sending-domain', { domain: uniqueDomain('archive'), fromLocalPart: 'orders' }),
+    201,
+    'sending domain',
+  );
+
+  const products = ok(await storefront.get('/products?limit=100'), 200, 'products').items as { id: string }[];
+  // A product with images; one of its variants gets stock enough for every order below.
+  const detail = ok(await storefront.get(`/products/${products[0]!.id}`), 200, 'product');
+  const variantId = (detail.variants as { id: string }[])[1]!.id;
+  ok(await admin.patch(`/variants/${variantId}`, { onHand: 100 }), 200, 'stock');
+  ok(
+    await admin.patch(`/products/${products[1]!.id}`, { handle: `renamed-${randomUUID().slice(0, 6)}` }),
+    200,
+    'handle',
+  );
+  const mediaIds = (detail.images as { id: string; url: string }[]).map((image) => image.id);
+  const mediaUrls = (detail.images as { id: string; url: string }[]).map((image) => image.url);
+
+  // A customer: signs in with an emailed code, names themself, keeps an address.
+  const customerEmail = `ada-${randomUUID().slice(0, 6)}@example.com`;
+  ok(await storefront.post('/customers/sign-in', { email: customerEmail }), 202, 'sign-in');
+  const transport = t.config.emailTransport;
+  assert.equal(transport.kind, 'file');
+  const mail = await waitFor(async () => {
+    const mails = await readMailDir(transport.kind === 'file' ? transport.dir : '');
+    return mails.find((m) => addressesOf(m).includes(customerEmail));
+  }, 10_000);
+  const code = /\b(\d{6})\b/.exec(mail.text ?? '')![1]!;
+  const verified = ok(
+    await storefront.post('/customers/verify', { email: customerEmail, code }),
+    200,
+    'verify',
+  );
+  const customerToken = String(verified.token);
+  const me = { authorization: `Bearer ${customerToken}` };
+  ok(
+    await storefront.patch('/customers/me', { name: 'Ada Lovelace', phone: '+1 415 555 0100' }, me),
+    200,
+    'me',
+  );
+  ok(await storefront.post('/customers/me/addresses', US_ADDRESS, me), 201, 'address');
+
+  // Carts with an address, a method, a discount; checkouts.
+  const cart = async (quantity: number, code?: string): Promise<string> => {
+    const created = ok(await storefront.post('/carts', { items: [{ variantId, quantity }] }), 201, 'cart');
+    const id = String(created.id);
+    ok(await storefront.put(`/carts/${id}/shipping-address`, US_ADDRESS), 200, 'cart address');
+    const options = ok(await storefront.get(`/carts/${id}/shipping-options`), 200, 'options').items as {
+      id: string;
+    }[];
+    ok(await storefront.put(`/carts/${id}/shipping-method`, { id: options[0]!.id }), 200, 'method');
+    if (code) ok(await storefront.put(`/carts/${id}/discount-code`, { code }), 200, 'code');
+    return id;
+  };
+  const checkout = async (cartId: string, headers: Record<string, string> = {}) => {
+    const key = randomUUID();
+    const body = { cartId, email: customerEmail };
+    const placed = await storefront.post('/checkout', body, { 'idempotency-key': key, ...headers });
+    const answer = ok(placed, 201, 'checkout') as {
+      order: { id: string };
+      payment: { ref: string; clientSecret: string };
+    };
+    return { key, body, answer, text: placed.body };
+  };
+  const pay = async (placed: {
+    answer: { order: { id: string }; payment: { ref: string; clientSecret: string } };
+  }) => {
+    ok(
+      await t.app.inject({
+        method: 'POST',
+        url: `/sandbox/v1/payments/${placed.answer.payment.ref}/confirm`,
+        payload: { clientSecret: placed.answer.payment.clientSecret, paymentMethod: 'pm_card_visa' },
+      }),
+      200,
+      'confirm',
+    );
+    await waitFor(
+      async () =>
+        (await storefront.get(`/orders/${placed.answer.order.id}`)).json<{ status: string }>().status ===
+        'paid',
+      10_000,
+      'paid',
+    );
+  };
+  const open = await cart(1, 'WELCOME10');
+  const kept = await checkout(await cart(2, 'WELCOME10'), me);
+  await pay(kept);
+  const orderId = kept.answer.order.id;
+  ok(
+    await admin.post(`/orders/${orderId}/fulfillments`, {
+      lines: [{ variantId, quantity: 2 }],
+      carrier: 'UPS',
+      trackingNumber: '1Z999AA10123456784',
+    }),
+    201,
+    'fulfilment',
+  );
+  ok(
+    await admin.post(`/orders/${orderId}/returns`, {
+      lines: [{ variantId, quantity: 1 }],
+      reason: 'Too small',
+    }),
+    201,
+    'return',
+  );
+  ok(await admin.post(`/orders/${orderId}/refunds`, { amount: 150, reason: 'Goodwill' }), 202, 'refund');
+  const cancelled = await checkout(await cart(1));
+  await pay(cancelled);
+  ok(
+    await admin.post(`/orders/${cancelled.answer.order.id}/cancel`, { reason: 'Changed their mind' }),
+    200,
+    'cancel',
+  );
+  const pending = await checkout(await cart(1));
+
+  // The staff's export of the customer (the privacy log records it).
+  const customers = ok(
+    await admin.get(`/customers?q=${encodeURIComponent(customerEmail)}`),
+    200,
+    'customers',
+  );
+  const customerId = (customers.items as { id: string }[])[0]!.id;
+  ok(await admin.get(`/customers/${customerId}/export`), 200, 'export');
+
+  // A second store, which `--store demo` leaves out.
+  const other = await createTestStore(t);
+  ok(
+    await t.admin(other).post('/products', {
+      title: 'Elsewhere',
+      status: 'active',
+      variants: [{ label: 'One', priceAmount: 999, onHand: 5 }],
+    }),
+    201,
+    'other product',
+  );
+
+  // Everything settles: mail sent, deliveries made, the refund settled.
+  await waitFor(
+    async () => {
+      const pendingMail = await t.db.kysely
+        .selectFrom('mail_outbox')
+        .select('id')
+        .where('status', '=', 'pending')
+        .execute();
+      const pendingDeliveries = await t.db.kysely
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('status', '=', 'pending')
+        .execute();
+      const undispatched = await t.db.kysely
+        .selectFrom('events')
+        .select('id')
+        .where('dispatched_at', 'is', null)
+        .execute();
+      const refunds = await t.db.kysely
+        .selectFrom('refunds')
+        .select('id')
+        .where('status', '=', 'pending')
+        .execute();
+      return pendingMail.length + pendingDeliveries.length + undispatched.length + refunds.length === 0;
+    },
+    20_000,
+    'the store to settle',
+  );
+  // The sessions' last use (a session slides at most once a minute): the comparison apps' clocks go
+  // back to this moment, so reading on one side never slides a session the other side does not.
+  ok(await admin.get('/auth/session'), 200, 'staff session');
+  ok(await storefront.get('/customers/me', me), 200, 'customer session');
+  return {
+    shop,
+    other,
+    customerEmail,
+    customerToken,
+    endpoint,
+    revokedKey: String(revoked.key),
+    cartIds: [open, kept.body.cartId, pending.body.cartId],
+    mediaIds,
+    mediaUrls,
+    checkout: { body: kept.body, key: kept.key, answer: kept.text },
+    warmedAt: Date.now(),
+  };
+}
+
+interface Operation {
+  parameters?: { in: string; name: string; required?: boolean }[];
+}
+
+type Api = 'storefront' | 'admin' | 'none';
+
+/** One GET to make on both sides. */
+export interface PlannedRead {
+  route: string;
+  url: string;
+  api: Api;
+  /** Follow `nextCursor` (each side its own). */
+  paged: boolean;
+}
+
+const apiOf = (route: string): Api =>
+  route.startsWith('/storefront/') ? 'storefront' : route.startsWith('/admin/') ? 'admin' : 'none';
+
+function headersFor(world: World, api: Api, route: string): Record<string, string> {
+  if (api === 'admin') return { authorization: `Bearer ${world.shop.staffToken}` };
+  if (api === 'storefront')
+    return {
+      'x-publishable-key': world.shop.publishableKey,
+      ...(route.startsWith('/storefront/v1/customers/me')
+        ? { authorization: `Bearer ${world.customerToken}` }
+        : {}),
+    };
+  return {};
+}
+
+export function get(t: TestApp, world: World, read: Pick<PlannedRead, 'api' | 'route'>, url: string) {
+  return t.app.inject({ method: 'GET', url, headers: headersFor(world, read.api, read.route) });
+}
+
+/** Values for required query parameters, by name. */
+const QUERY_VALUES: Record<string, string> = { since: '2020-01-01T00:00:00.000Z' };
+
+/**
+ * Every GET route of the app's OpenAPI document, with its path parameters filled from the list
+ * answers of the source (`/storefront/v1/products/{id}` from `/storefront/v1/products`, a route
+ * without a list in its API from the other API's, e.g. `/storefront/v1/orders/{id}` from
+ * `/admin/v1/orders`) or from `known` values; plus `extra` URLs (filters, searches). A route whose
+ * parameters cannot be filled fails the test: a new route is covered, or the test says why not.
+ */
+export async function planReads(
+  t: TestApp,
+  world: World,
+  known: Record<string, string[]>,
+  extra: string[],
+): Promise<PlannedRead[]> {
+  const doc = t.app.swagger() as { paths: Record<string, { get?: Operation }> };
+  const routes = Object.entries(doc.paths)
+    .filter(([, item]) => item.get)
+    .map(([route, item]) => ({ route, parameters: item.get!.parameters ?? [] }));
+  const lists = new Set(routes.filter((r) => !r.route.includes('{')).map((r) => r.route));
+  const cache = new Map<string, Record<string, unknown>[]>();
+  const itemsOf = async (list: string): Promise<Record<string, unknown>[]> => {
+    if (cache.has(list)) return cache.get(list)!;
+    const items: Record<string, unknown>[] = [];
+    let cursor: string | null = null;
+    do {
+      const query = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}) });
+      const response = await get(t, world, { api: apiOf(list), route: list }, `${list}?${query.toString()}`);
+      if (response.statusCode !== 200) break;
+      const body = response.json<{ items?: Record<string, unknown>[]; nextCursor?: string | null }>();
+      if (!Array.isArray(body.items)) break;
+      items.push(...body.items);
+      cursor = body.nextCursor ?? null;
+    } while (cursor);
+    cache.set(list, items);
+    return items;
+  };
+  const valuesFor = async (route: string, name: string): Promise<string[]> => {
+    if (known[route]) return known[route];
+    const staticPart = route.slice(0, route.indexOf('/{'));
+    const other = staticPart.startsWith('/storefront/v1')
+      ? staticPart.replace('/storefront/v1', '/admin/v1')
+      : staticPart.replace('/admin/v1', '/storefront/v1');
+    for (const base of [staticPart, other]) {
+      const candidates = [...lists]
+        .filter((list) => base === list || base.startsWith(`${list}/`))
+        .sort((a, b) => b.length - a.length);
+      for (const list of candidates) {
+        const values = (await itemsOf(list))
+          .map((item) => item[name])
+          .filter((v): v is string => typeof v === 'string');
+        if (values.length > 0) return [...new Set(values)].slice(0, 8);
+      }
+    }
+    return [];
+  };
+  const planned: PlannedRead[] = [];
+  for (const { route, parameters } of routes) {
+    const pathParams = parameters.filter((p) => p.in === 'path').map((p) => p.name);
+    const required = parameters.filter((p) => p.in === 'query' && p.required).map((p) => p.name);
+    for (const name of required)
+      assert.ok(QUERY_VALUES[name], `no value for the required query parameter ${name} of ${route}`);
+    const query =
+      required.length > 0
+        ? `?${new URLSearchParams(required.map((n): [string, string] => [n, QUERY_VALUES[n]!])).toString()}`
+        : '';
+    const paged = parameters.some((p) => p.in === 'query' && p.name === 'cursor');
+    let urls = [route];
+    if (known[route])
+      urls = known[route].map((url) => (url.startsWith('/') ? url : route.replace(/\{[^}]+\}/, url)));
+    else
+      for (const name of pathParams) {
+        const values = await valuesFor(route, name);
+        assert.ok(
+          values.length > 0,
+          `no value for {${name}} of GET ${route}: teach src/archive/archive.test-support.ts where to find one`,
+        );
+        urls = urls.flatMap((url) =>
+          values.map((value) => url.replace(`{${name}}`, encodeURIComponent(value))),
+        );
+      }
+    for (const url of urls) planned.push({ route, url: `${url}${query}`, api: apiOf(route), paged });
+  }
+  const pagedRoutes = new Set(
+    routes
+      .filter((r) => r.parameters.some((p) => p.in === 'query' && p.name === 'cursor'))
+      .map((r) => r.route),
+  );
+  for (const url of extra) {
+    const route = url.split('?')[0]!;
+    planned.push({ route, url, api: apiOf(route), paged: pagedRoutes.has(route) });
+  }
+  // Reads that write go last: an export records itself in the privacy log, which is read before.
+  return planned.sort((a, b) => Number(a.route.endsWith('/export')) - Number(b.route.endsWith('/export')));
+}
+
+/** What is compared of an answer: status, the caching headers, the body. */
+export interface Answer {
+  status: number;
+  contentType: string | undefined;
+  etag: string | undefined;
+  body: string;
+}
+
+export const answerOf = (response: LightMyRequestResponse): Answer => ({
+  status: response.statusCode,
+  contentType: response.headers['content-type'],
+  etag: response.headers.etag,
+  body: response.body,
+});
+
+const withUrl = (url: string, cursor: string): string =>
+  `${url}${url.includes('?') ? '&' : '?'}${new URLSearchParams({ cursor }).toString()}`;
+
+/**
+ * Reads every planned URL on both apps and compares the answers. With `sameKey` they must be
+ * identical; otherwise they may differ only in key-derived values: the opaque cursors (and, with
+ * them, the ETag of a page that carries one). Lists are read in pages of 2, each side following
+ * its own cursors. Returns how many reads were compared and the routes that answered 2xx.
+ */
+export async function compareReads(
+  source: TestApp,
+  target: TestApp,
+  world: World,
+  planned: PlannedRead[],
+  sameKey: boolean,
+): Promise<{ reads: number; answered: Set<string> }> {
+  let reads = 0;
+  const answered = new Set<string>();
+  const differences: string[] = [];
+  for (const read of planned) {
+    // An export is a write: it says when it was made and records itself in the privacy log, which
+    // the next export lists. What the comparison's own exports wrote (after the sessions' last use,
+    // where both clocks start) is not the data the archive carried.
+    const moment = read.route.endsWith('/export')
+      ? (answer: Answer): Answer => {
+          if (answer.status !== 200) return answer;
+          const body = JSON.parse(answer.body) as { privacyLog?: { createdAt: string }[] };
+          const privacyLog = body.privacyLog?.filter((entry) => Date.parse(entry.createdAt) < world.warmedAt);
+          return {
+            ...answer,
+            etag: undefined,
+            body: JSON.stringify({ ...body, exportedAt: 'now', privacyLog }),
+          };
+        }
+      : (answer: Answer): Answer => answer;
+    const first = read.paged ? `${read.url}${read.url.includes('?') ? '&' : '?'}limit=2` : read.url;
+    let urls: [string, string] = [first, first];
+    for (let page = 0; page < 40; page++) {
+      const a = moment(answerOf(await get(source, world, read, urls[0])));
+      const b = moment(answerOf(await get(target, world, read, urls[1])));
+      reads += 1;
+      if (a.status >= 200 && a.status < 300) answered.add(read.route);
+      const cursors = read.paged && a.status === 200 ? [cursorOf(a.body), cursorOf(b.body)] : [null, null];
+      if (sameKey || cursors[0] === null) {
+        if (!isDeepStrictEqual(a, b)) differences.push(`${urls[0]}:${contrast(a, b)}`);
+      } else {
+        const strip = (answer: Answer) => ({
+          ...answer,
+          etag: undefined,
+          body: JSON.stringify({ ...JSON.parse(answer.body), nextCursor: 'present' }),
+        });
+        if (!isDeepStrictEqual(strip(a), strip(b))) differences.push(`${urls[0]}:${contrast(a, b)}`);
+        if (cursors[1] === null) differences.push(`${urls[0]}: the target has no next page`);
+      }
+      if (!cursors[0] || !cursors[1]) break;
+      urls = [withUrl(first, cursors[0]), withUrl(first, cursors[1])];
+    }
+  }
+  assert.deepEqual(differences, [], `${differences.length} reads differ`);
+  return { reads, answered };
+}
+
+function cursorOf(body: string): string | null {
+  try {
+    const parsed = JSON.parse(body) as { nextCursor?: unknown };
+    return typeof parsed.nextCursor === 'string' ? parsed.nextCursor : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The two answers where they first differ. */
+function contrast(a: Answer, b: Answer): string {
+  let at = 0;
+  while (at < a.body.length && a.body[at] === b.body[at]) at += 1;
+  const around = (answer: Answer) =>
+    `${answer.status} ${answer.etag ?? ''} …${answer.body.slice(Math.max(0, at - 200), at + 200)}…`;
+  return `\n    source ${around(a)}\n    target ${around(b)}`;
+}
