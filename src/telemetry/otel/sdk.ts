@@ -100,6 +100,14 @@ async function exporterOf(config: TelemetryConfig): Promise<SpanExporter> {
  * count of those not logged, so that a collector that is down costs a log line a minute, not one
  * per batch. Export errors carry the collector's answer, never the request's headers.
  */
+/** A diagnostic's text: its message and the messages of the errors after it. */
+function diagnosis(message: string, args: unknown[]): string {
+  const details = args.map((arg) =>
+    arg instanceof Error ? arg.message : typeof arg === 'string' ? arg : '',
+  );
+  return [message, ...details.filter((detail) => detail !== '')].join(': ');
+}
+
 function troubleReporter(log: Log): (problem: unknown) => void {
   const limiter = new OncePerInterval(REPORT_INTERVAL_MS);
   return (problem) => {
@@ -122,8 +130,9 @@ function attributesOf(attributes: SpanAttributes): Attributes {
 export async function startSdk(config: TelemetryConfig, log: Log): Promise<StartedTelemetry> {
   const report = troubleReporter(log);
   const diagLogger: DiagLogger = {
-    error: (message) => report(message),
-    warn: (message) => report(message),
+    // The SDK names its component first (`OTLPExportDelegate`) and passes the error after it.
+    error: (message, ...args) => report(diagnosis(message, args)),
+    warn: (message, ...args) => report(diagnosis(message, args)),
     info: () => undefined,
     debug: () => undefined,
     verbose: () => undefined,
