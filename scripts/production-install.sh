@@ -33,6 +33,13 @@ fail() {
   echo "production install FAILED: $*" >&2
   exit 1
 }
+# `has PATTERN URL`: the answer at URL holds a line matching PATTERN. Read whole before matching:
+# `curl | grep -q` under pipefail fails when grep stops reading early (curl gets SIGPIPE).
+has() {
+  local body
+  body="$(curl -fsS "$2")" || return 1
+  grep -qi -- "$1" <<<"$body"
+}
 
 if [ "${1:-}" = "--worktree" ]; then
   # The working tree as it is, uncommitted changes included (ignored files left out).
@@ -106,13 +113,13 @@ API_METRICS="$(free_port)"
 env "${SERVE_ENV[@]}" PORT="$API_PORT" METRICS_PORT="$API_METRICS" node bin/storefront.js serve >"$WORK/serve.log" 2>&1 &
 PIDS+=($!)
 wait_for "http://127.0.0.1:$API_PORT/readyz" "serve"
-curl -fsS "http://127.0.0.1:$API_PORT/admin/" | grep -q '<div id="root"' || fail "the console is not served at /admin/"
-curl -fsS "http://127.0.0.1:$API_PORT/shop/" | grep -qi '<!doctype html>' || fail "the shop is not served at /shop/"
+has '<div id="root"' "http://127.0.0.1:$API_PORT/admin/" || fail "the console is not served at /admin/"
+has '<!doctype html>' "http://127.0.0.1:$API_PORT/shop/" || fail "the shop is not served at /shop/"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$API_PORT/admin/dev/mailbox")" = 404 ] ||
   fail "the dev mailbox exists in production mode"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$API_PORT/metrics")" = 404 ] ||
   fail "/metrics is open on the public port"
-curl -fsS "http://127.0.0.1:$API_METRICS/metrics" | grep -q '^storefront_http_requests_total' ||
+has '^storefront_http_requests_total' "http://127.0.0.1:$API_METRICS/metrics" ||
   fail "no request metrics on METRICS_PORT"
 grep -q "Publishable key:" "$WORK/serve.log" && fail "a demo store was created in production mode"
 
@@ -121,14 +128,16 @@ if [ -n "${DATABASE_URL:-}" ]; then
   METRICS_PORT="$WORKER_METRICS" node bin/storefront.js worker >"$WORK/worker.log" 2>&1 &
   PIDS+=($!)
   wait_for "http://127.0.0.1:$WORKER_METRICS/metrics" "worker"
-  curl -fsS "http://127.0.0.1:$WORKER_METRICS/metrics" | grep -q '^storefront_outbox_pending_events' ||
+  has '^storefront_outbox_pending_events' "http://127.0.0.1:$WORKER_METRICS/metrics" ||
     fail "no outbox metrics from the worker"
   step "stores create (the CLI beside the running processes)"
-  node bin/storefront.js stores create --name "Production Install" --slug prod-install --currency EUR \
-    --owner-email owner@example.com | grep -q "Created store prod-install" || fail "stores create"
-  curl -fsS -X POST -H 'content-type: application/json' -d '{"storeSlug":"prod-install","email":"owner@example.com"}' \
-    "http://127.0.0.1:$API_PORT/admin/v1/auth/sign-in" -o /dev/null -w '%{http_code}\n' | grep -q '^202$' ||
-    fail "admin sign-in did not answer 202"
+  created="$(node bin/storefront.js stores create --name "Production Install" --slug prod-install \
+    --currency EUR --owner-email owner@example.com)" || fail "stores create"
+  grep -q "Created store prod-install" <<<"$created" || fail "stores create printed: $created"
+  status="$(curl -sS -X POST -H 'content-type: application/json' \
+    -d '{"storeSlug":"prod-install","email":"owner@example.com"}' \
+    "http://127.0.0.1:$API_PORT/admin/v1/auth/sign-in" -o /dev/null -w '%{http_code}')"
+  [ "$status" = 202 ] || fail "admin sign-in answered $status, not 202"
 fi
 
 if command -v systemd-analyze >/dev/null 2>&1; then
