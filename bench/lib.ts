@@ -423,6 +423,16 @@ export function cpuSecondsOf(pid: number): number {
   }
 }
 
+/** Resident memory of the process in MiB (VmRSS in /proc/<pid>/status; NaN where /proc is missing). */
+export function rssMiBOf(pid: number): number {
+  try {
+    const kib = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib === undefined ? Number.NaN : Number(kib) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Numbers and the results file
 

@@ -12,17 +12,32 @@
  *      `--race-units` units in a cart, then all check out at once; the winners pay; the stock must end
  *      at exactly 0 with no order oversold.
  *
- * With `--compare DIR` a second server runs from another checkout (e.g. a worktree of main) with its
- * own database, and the rounds alternate between the two: a before/after in one run. It puts a
- * section with the machine, the date and the numbers on top of bench/RESULTS.md. See bench/README.md.
+ * On PostgreSQL the worker loops (webhook relay, mail worker, …) run by default in a `storefront worker`
+ * process beside the server (`--workers separate`; the server gets RUN_WORKERS=false), and each
+ * process serves its /metrics on a loopback METRICS_PORT of its own. Per paid purchase it reports, for
+ * the server (API) and for the worker: its CPU (/proc/<pid>/stat), the CPU of the PostgreSQL backends
+ * it connects (pg_stat_activity by application_name: `storefront serve`, `storefront worker`), the
+ * statements and transactions it sends (its storefront_db_statements_total and
+ * storefront_db_transactions_total, scraped before and after each recorded round), and its RSS
+ * (VmRSS) idle and after the last round; plus the database's own transactions (pg_stat_database).
+ * The database's floor (`--floor`, pgbench running the least SQL of one purchase) runs before the
+ * first round and after the last: its tps, its database CPU per purchase, and each server's
+ * purchases/s and database CPU per purchase as a multiple of them. PGlite: one process, CPU and RSS.
+ *
+ * With `--compare DIR` a second server (and its worker) runs from another checkout (e.g. a worktree
+ * of main) with its own database, and the rounds alternate between the two: a before/after in one
+ * run. It puts a section with the machine, the date and the numbers on top of bench/RESULTS.md. See
+ * bench/README.md.
  *
  *   npm run bench:purchase -- [--buyers 50] [--duration 10] [--warmup 2] [--rounds 1] [--products 200]
  *                             [--poll-interval 25] [--race-buyers 1000] [--race-units 100] [--no-race]
- *                             [--compare DIR] [--db-prefix storefront_bench_purchase_]
+ *                             [--shipping] [--workers separate|inline] [--floor PATH | --no-floor]
+ *                             [--compare DIR] [--compare-env N=V] [--db-prefix storefront_bench_purchase_]
  *                             [--output bench/RESULTS.md] [--no-write]
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -42,13 +57,16 @@ import {
   positiveInteger,
   publish,
   root,
+  rssMiBOf,
   runMain,
   serve,
+  startWorker,
   temporaryDirectory,
   UsageError,
   withClient,
   type Checkout,
   type Machine,
+  type OutputTail,
   type RunningServer,
   UNLIMITED_RATES,
 } from './lib.ts';
@@ -57,6 +75,8 @@ import {
 const PAID_TIMEOUT_MS = 30_000;
 /** PostgreSQL flushes an idle backend's statistics at most this long after its last transaction. */
 const STATS_FLUSH_MS = 11_000;
+/** The database's floor for a purchase (pgbench, the least SQL of one purchase), when it exists. */
+const DEFAULT_FLOOR = path.resolve(root, '..', 'shared', 'tools', 'purchase-floor', 'run.sh');
 
 const HELP = `Usage: npm run bench:purchase -- [options]
 
@@ -72,6 +92,14 @@ const HELP = `Usage: npm run bench:purchase -- [options]
   --shipping          each buyer also sets a US shipping address on the cart, reads its shipping
                       options and chooses the first (what a shop with shipping does, D39); the
                       store gets a United States zone with a flat and a weight-based method
+  --workers MODE      PostgreSQL: \`separate\` (default) runs the worker loops (webhook relay, mail
+                      worker, …) in a \`storefront worker\` process beside each server (the server
+                      gets RUN_WORKERS=false); \`inline\` runs them in the server. PGlite: always inline
+  --floor PATH        the database's floor (PostgreSQL): a script run as \`bash PATH <buyers>
+                      <max(10, duration)>\` that prints pgbench's \`tps = N\`, once before the first
+                      round and once after the last (default ${DEFAULT_FLOOR},
+                      when it exists)
+  --no-floor          do not run the floor
   --compare DIR       also run a server from the checkout in DIR (its own database), alternating
                       with this one round by round
   --compare-env N=V   an environment variable of the compared server only (repeatable), e.g.
@@ -84,6 +112,13 @@ const HELP = `Usage: npm run bench:purchase -- [options]
 Without DATABASE_URL the embedded database runs in a fresh temporary DATA_DIR. With it, the
 benchmark connects to that PostgreSQL server, creates a database per server for the run and drops
 it afterwards (WITH (FORCE)); the database named in the URL is left alone.
+
+Reported per paid purchase, for each server: purchases/s (and × the floor's tps), the steps' times,
+the CPU of the server (API) process, of the worker process and of the PostgreSQL backends of each
+(by application_name), the statements and transactions each process sends (its
+storefront_db_*_total counters, scraped from its own METRICS_PORT) and the database's transactions
+(pg_stat_database); the RSS of each process idle and after the last round; the floor's tps and its
+database CPU per purchase. PGlite: one process, no database split, no counters, no floor.
 `;
 
 // ---------------------------------------------------------------------------------------------
@@ -101,6 +136,10 @@ interface Options {
   race: boolean;
   /** Each purchase takes the cart's shipping steps (address, options, method) before checkout. */
   shipping: boolean;
+  /** Where the worker loops run: in the server, or in a `storefront worker` beside it (PostgreSQL). */
+  workers: 'inline' | 'separate';
+  /** The floor script (PostgreSQL), or null: no floor. */
+  floor: string | null;
   compare: string | null;
   /** Extra environment of the compared server (e.g. another DATABASE_POOL_SIZE). */
   compareEnv: Record<string, string>;
@@ -125,6 +164,9 @@ function parseOptions(argv: string[]): Options | null {
       'race-units': { type: 'string', default: '100' },
       'no-race': { type: 'boolean', default: false },
       shipping: { type: 'boolean', default: false },
+      workers: { type: 'string' },
+      floor: { type: 'string' },
+      'no-floor': { type: 'boolean', default: false },
       compare: { type: 'string' },
       'compare-env': { type: 'string', multiple: true, default: [] },
       'db-prefix': { type: 'string', default: 'storefront_bench_purchase_' },
@@ -150,6 +192,24 @@ function parseOptions(argv: string[]): Options | null {
       '--compare-env needs --compare (use --compare . to compare this checkout with itself)',
     );
   }
+  const workers = values.workers ?? (databaseUrl === null ? 'inline' : 'separate');
+  if (workers !== 'inline' && workers !== 'separate')
+    throw new UsageError(`--workers must be inline or separate, got "${workers}"`);
+  if (workers === 'separate' && databaseUrl === null)
+    throw new UsageError(
+      '--workers separate needs DATABASE_URL (PGlite is one process: the loops run in the server)',
+    );
+  let floor: string | null = null;
+  if (values['no-floor']) {
+    if (values.floor !== undefined) throw new UsageError('--floor and --no-floor contradict each other');
+  } else if (values.floor !== undefined) {
+    floor = path.resolve(values.floor);
+    if (!existsSync(floor)) throw new UsageError(`--floor: no file ${floor}`);
+    if (databaseUrl === null)
+      throw new UsageError('--floor needs DATABASE_URL (the floor runs on PostgreSQL)');
+  } else if (databaseUrl !== null && existsSync(DEFAULT_FLOOR)) {
+    floor = DEFAULT_FLOOR;
+  }
   const options: Options = {
     buyers: positiveInteger('buyers', values.buyers, 1, 5000),
     duration: positiveInteger('duration', values.duration, 1, 3600),
@@ -161,6 +221,8 @@ function parseOptions(argv: string[]): Options | null {
     raceUnits: positiveInteger('race-units', values['race-units'], 1, 1_000_000),
     race: !values['no-race'],
     shipping: values.shipping,
+    workers,
+    floor,
     compare,
     compareEnv,
     dbPrefix: values['db-prefix'],
@@ -292,6 +354,61 @@ interface Target {
   database: string;
   /** Whether purchases take the cart's shipping steps (--shipping). */
   shipping: boolean;
+  /** The `storefront worker` beside the server (--workers separate), else null. */
+  worker: Worker | null;
+  /** The METRICS_PORT of the server and of the worker (PostgreSQL), for the round-trip counters. */
+  metricsPorts: { api: number | null; worker: number | null };
+  /** What a scrape of /metrics sends (METRICS_TOKEN, when the environment sets one). */
+  metricsHeaders: Record<string, string>;
+  /** RSS (MiB) after start-up and seeding, before any purchase. */
+  rssIdle: Rss;
+  /** RSS (MiB) right after the target's last steady round. */
+  rssAfter: Rss | null;
+}
+
+interface Worker {
+  child: ChildProcess;
+  pid: number;
+  tail: OutputTail;
+  startupSeconds: number;
+}
+
+/** Resident memory in MiB of the server and of the worker (NaN: no worker). */
+interface Rss {
+  api: number;
+  worker: number;
+}
+
+function rssOf(target: Pick<Target, 'server' | 'worker'>): Rss {
+  return {
+    api: rssMiBOf(target.server.pid),
+    worker: target.worker ? rssMiBOf(target.worker.pid) : Number.NaN,
+  };
+}
+
+/** Waits (up to 120 s) until the worker's METRICS_PORT answers: its loops have started. */
+async function waitForWorker(
+  child: ChildProcess,
+  tail: OutputTail,
+  port: number,
+  headers: Record<string, string>,
+): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (!alive(child)) throw new Error(`the worker exited during start-up:\n${tail.text()}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
+        headers,
+        signal: AbortSignal.timeout(1000),
+      });
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`the worker's /metrics did not answer within 120 s:\n${tail.text()}`);
 }
 
 async function setUpTarget(
@@ -311,8 +428,9 @@ async function setUpTarget(
     EMAIL_TRANSPORT: `file:${path.join(tempDir, 'mail')}`,
     PAYMENT_PROVIDER: 'sandbox',
     ...UNLIMITED_RATES,
-    // Every buyer of the benchmark is one client address (D52 would refuse its sixth pending order).
-    PENDING_ORDERS_PER_CLIENT: '1000000',
+    // Each buyer is its own client address (X-Forwarded-For from loopback, clientOf), as a shop's
+    // buyers are: D52's pending-order limit stays at its default and its per-client lock uncontended.
+    TRUST_PROXY: 'loopback',
     ...extraEnv,
   };
   delete env.DATABASE_URL;
@@ -343,10 +461,38 @@ async function setUpTarget(
   if (!key.startsWith('pk_') || token === '')
     throw new Error(`seed bench printed no key or token:\n${seeded.text()}`);
 
-  const server = await serve(env, await freePort(), { checkout: checkout.root });
-  log(
-    `bench: ${label}: server pid ${server.pid} ready at ${server.url} in ${server.startupSeconds.toFixed(1)} s`,
+  // PostgreSQL: each process serves its own /metrics (the storefront_db_*_total round-trip counters)
+  // on a loopback port; with --workers separate the loops run in a `storefront worker` beside it.
+  const separate = options.workers === 'separate';
+  const metricsEnv = (port: number | null): NodeJS.ProcessEnv =>
+    port === null ? {} : { METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' };
+  const metricsHeaders: Record<string, string> = env.METRICS_TOKEN?.trim()
+    ? { authorization: `Bearer ${env.METRICS_TOKEN.trim()}` }
+    : {};
+  const apiMetricsPort = databaseUrl !== null ? await freePort() : null;
+  const server = await serve(
+    { ...env, ...metricsEnv(apiMetricsPort), ...(separate ? { RUN_WORKERS: 'false' } : {}) },
+    await freePort(),
+    { checkout: checkout.root },
   );
+  log(
+    `bench: ${label}: server pid ${server.pid} ready at ${server.url} in ${server.startupSeconds.toFixed(1)} s` +
+      (separate ? ' (RUN_WORKERS=false)' : ''),
+  );
+  let worker: Worker | null = null;
+  let workerMetricsPort: number | null = null;
+  if (separate) {
+    workerMetricsPort = await freePort();
+    const started = performance.now();
+    const { child, tail } = startWorker(
+      { ...env, RUN_WORKERS: 'false', ...metricsEnv(workerMetricsPort) },
+      checkout.root,
+    );
+    await waitForWorker(child, tail, workerMetricsPort, metricsHeaders);
+    if (child.pid === undefined) throw new Error('the worker has no pid');
+    worker = { child, pid: child.pid, tail, startupSeconds: (performance.now() - started) / 1000 };
+    log(`bench: ${label}: worker pid ${worker.pid} ready in ${worker.startupSeconds.toFixed(1)} s`);
+  }
   const target: Target = {
     label,
     checkout,
@@ -358,13 +504,24 @@ async function setUpTarget(
     databaseUrl,
     database,
     shipping: options.shipping,
+    worker,
+    metricsPorts: { api: apiMetricsPort, worker: workerMetricsPort },
+    metricsHeaders,
+    rssIdle: { api: Number.NaN, worker: Number.NaN },
+    rssAfter: null,
   };
   target.variantIds = await listVariants(target);
   if (options.shipping) await addShippingZone(target);
-  if (server.tail.problems > 0)
-    log(`bench: ${label}: the server logged at start-up:\n${server.tail.text(10)}`);
-  server.tail.problems = 0;
-  server.tail.firstProblem = null;
+  for (const [who, tail] of [
+    ['server', server.tail],
+    ['worker', worker?.tail],
+  ] as const) {
+    if (tail === undefined) continue;
+    if (tail.problems > 0) log(`bench: ${label}: the ${who} logged at start-up:\n${tail.text(10)}`);
+    tail.problems = 0;
+    tail.firstProblem = null;
+  }
+  target.rssIdle = rssOf(target);
   return target;
 }
 
@@ -454,7 +611,7 @@ interface Paid {
 /** Confirms the payment like the shop's hosted fields, then reads the order until it is paid. */
 async function payAndWait(
   pool: Pool,
-  target: Target,
+  key: Record<string, string>,
   checkoutBody: unknown,
   pollMs: number,
   steps: Partial<Record<Step, number>>,
@@ -477,7 +634,7 @@ async function payAndWait(
   const started = performance.now();
   let polls = 0;
   for (;;) {
-    const read = await call(pool, 'GET', `/storefront/v1/orders/${orderId}`, target.key);
+    const read = await call(pool, 'GET', `/storefront/v1/orders/${orderId}`, key);
     polls += 1;
     if (read.status !== 200) return { ok: false, ms: 0, polls, failure: `paid ${read.status}` };
     if (field(read.body, 'status') === 'paid')
@@ -490,6 +647,11 @@ async function payAndWait(
 
 let buyerSerial = 0;
 
+/** The headers of buyer `n`: the store's key, and the buyer's own address (TRUST_PROXY=loopback). */
+function clientOf(target: Target, n: number): Record<string, string> {
+  return { ...target.key, 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` };
+}
+
 const BENCH_ADDRESS = {
   name: 'Bench Buyer',
   line1: '1 Main St',
@@ -500,26 +662,31 @@ const BENCH_ADDRESS = {
 };
 
 /** The cart's shipping steps a shop makes (D39): its address, its options, the first option. Milliseconds, or the failure. */
-async function shippingSteps(pool: Pool, target: Target, cartId: string): Promise<number | string> {
+async function shippingSteps(
+  pool: Pool,
+  key: Record<string, string>,
+  cartId: string,
+): Promise<number | string> {
   const address = await call(
     pool,
     'PUT',
     `/storefront/v1/carts/${cartId}/shipping-address`,
-    target.key,
+    key,
     BENCH_ADDRESS,
   );
   if (address.status !== 200) return `shipping-address ${address.status}`;
-  const options = await call(pool, 'GET', `/storefront/v1/carts/${cartId}/shipping-options`, target.key);
+  const options = await call(pool, 'GET', `/storefront/v1/carts/${cartId}/shipping-options`, key);
   const items = isRecord(options.body) && Array.isArray(options.body.items) ? options.body.items : [];
   if (options.status !== 200 || items.length === 0) return `shipping-options ${options.status}`;
-  const method = await call(pool, 'PUT', `/storefront/v1/carts/${cartId}/shipping-method`, target.key, {
+  const method = await call(pool, 'PUT', `/storefront/v1/carts/${cartId}/shipping-method`, key, {
     id: stringAt(items[0], 'id'),
   });
   if (method.status !== 200) return `shipping-method ${method.status}`;
   return address.ms + options.ms + method.ms;
 }
 
-async function purchase(pool: Pool, target: Target, pollMs: number): Promise<Purchase> {
+async function purchase(pool: Pool, target: Target, pollMs: number, buyer: number): Promise<Purchase> {
+  const key = clientOf(target, buyer);
   const started = performance.now();
   const steps: Partial<Record<Step, number>> = {};
   const failed = (failure: string, polls = 0): Purchase => ({
@@ -531,13 +698,13 @@ async function purchase(pool: Pool, target: Target, pollMs: number): Promise<Pur
     end: performance.now(),
   });
   const variantId = target.variantIds[Math.floor(Math.random() * target.variantIds.length)] ?? '';
-  const cart = await call(pool, 'POST', '/storefront/v1/carts', target.key, {
+  const cart = await call(pool, 'POST', '/storefront/v1/carts', key, {
     items: [{ variantId, quantity: 1 }],
   });
   steps.cart = cart.ms;
   if (cart.status !== 201) return failed(`cart ${cart.status}`);
   if (target.shipping) {
-    const shipped = await shippingSteps(pool, target, stringAt(cart.body, 'id'));
+    const shipped = await shippingSteps(pool, key, stringAt(cart.body, 'id'));
     if (typeof shipped === 'string') return failed(shipped);
     steps.shipping = shipped;
   }
@@ -546,12 +713,12 @@ async function purchase(pool: Pool, target: Target, pollMs: number): Promise<Pur
     pool,
     'POST',
     '/storefront/v1/checkout',
-    { ...target.key, 'idempotency-key': randomUUID() },
+    { ...key, 'idempotency-key': randomUUID() },
     { cartId: stringAt(cart.body, 'id'), email: `buyer-${buyerSerial}@example.com` },
   );
   steps.checkout = checkout.ms;
   if (checkout.status !== 201) return failed(`checkout ${checkout.status}`);
-  const paid = await payAndWait(pool, target, checkout.body, pollMs, steps);
+  const paid = await payAndWait(pool, key, checkout.body, pollMs, steps);
   if (!paid.ok) return failed(paid.failure ?? 'paid ?', paid.polls);
   steps.paid = paid.ms;
   return {
@@ -565,22 +732,49 @@ async function purchase(pool: Pool, target: Target, pollMs: number): Promise<Pur
 }
 
 // ---------------------------------------------------------------------------------------------
-// Readings: server CPU, database CPU and transactions
+// Readings: CPU of the processes and of the database, round trips, transactions
 
-interface Readings {
-  serverCpu: number;
-  /** CPU seconds of each PostgreSQL backend connected to the target's database. */
-  backends: Map<number, number>;
-  /** Commits + rollbacks in the target's database (flushed statistics). */
+/** Whose a PostgreSQL backend is: the server's (API), the worker's, or neither (autovacuum, …). */
+type Role = 'api' | 'worker' | 'other';
+
+/** Statements and transactions a process has sent (its storefront_db_*_total counters). */
+interface Counts {
+  statements: number;
   transactions: number;
 }
 
-async function backendPids(databaseUrl: string): Promise<number[]> {
+const NO_COUNTS: Counts = { statements: Number.NaN, transactions: Number.NaN };
+
+interface Readings {
+  serverCpu: number;
+  /** CPU seconds of the `storefront worker` (NaN: none). */
+  workerCpu: number;
+  /** CPU seconds of each PostgreSQL backend connected to the target's database, and whose it is. */
+  backends: Map<number, { seconds: number; role: Role }>;
+  /** Commits + rollbacks in the target's database (flushed statistics). */
+  transactions: number;
+  api: Counts;
+  worker: Counts;
+}
+
+/**
+ * The process a backend serves, by the `application_name` the service gives its sessions
+ * (src/runtime.ts databaseOptions: `storefront serve`, `storefront worker`; the webhook relay's LISTEN
+ * session is `storefront webhook listener`, in whichever process runs the relay).
+ */
+function roleOf(applicationName: string, separate: boolean): Role {
+  if (applicationName === 'storefront serve') return 'api';
+  if (applicationName === 'storefront worker') return 'worker';
+  if (applicationName === 'storefront webhook listener') return separate ? 'worker' : 'api';
+  return 'other';
+}
+
+async function backendsOf(databaseUrl: string): Promise<{ pid: number; name: string }[]> {
   return withClient(databaseUrl, async (client) => {
-    const result = await client.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    const result = await client.query<{ pid: number; name: string | null }>(
+      'SELECT pid, application_name AS name FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
     );
-    return result.rows.map((row) => row.pid);
+    return result.rows.map((row) => ({ pid: row.pid, name: row.name ?? '' }));
   });
 }
 
@@ -593,23 +787,199 @@ async function transactionCount(databaseUrl: string): Promise<number> {
   });
 }
 
-async function read(target: Target, withTransactions: boolean): Promise<Readings> {
-  const backends = new Map<number, number>();
-  let transactions = Number.NaN;
-  if (target.databaseUrl !== null) {
-    for (const pid of await backendPids(target.databaseUrl)) backends.set(pid, cpuSecondsOf(pid));
-    if (withTransactions) transactions = await transactionCount(target.databaseUrl);
-  }
-  return { serverCpu: cpuSecondsOf(target.server.pid), backends, transactions };
+/** The value of a sample without labels in a Prometheus exposition, NaN when it is not there. */
+function sampleOf(text: string, name: string): number {
+  const match = new RegExp(`^${name}(?:\\{\\})? (\\S+)`, 'm').exec(text);
+  return match ? Number(match[1]) : Number.NaN;
 }
 
-/** Database CPU between two readings: backends seen at the end, minus what they had used at the start. */
-function databaseCpu(before: Readings, after: Readings): number {
-  let total = 0;
-  for (const [pid, seconds] of after.backends) {
-    if (Number.isFinite(seconds)) total += seconds - (before.backends.get(pid) ?? 0);
+const missingCounters = new Set<string>();
+
+/** The round-trip counters of the process whose METRICS_PORT is `port` (NaN: none, or not exposed). */
+async function scrape(target: Target, who: 'api' | 'worker'): Promise<Counts> {
+  const port = target.metricsPorts[who];
+  if (port === null) return NO_COUNTS;
+  let counts = NO_COUNTS;
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
+      headers: target.metricsHeaders,
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await response.text();
+    if (response.ok) {
+      counts = {
+        statements: sampleOf(text, 'storefront_db_statements_total'),
+        transactions: sampleOf(text, 'storefront_db_transactions_total'),
+      };
+    }
+  } catch {
+    // counted as missing below
   }
-  return after.backends.size > 0 ? total : Number.NaN;
+  const key = `${target.label} ${who}`;
+  if (!Number.isFinite(counts.statements) && !missingCounters.has(key)) {
+    missingCounters.add(key);
+    process.stderr.write(
+      `bench: ${target.label}: no storefront_db_statements_total on the ${who === 'api' ? 'server' : 'worker'}'s /metrics (port ${port})\n`,
+    );
+  }
+  return counts;
+}
+
+async function read(target: Target, withTransactions: boolean): Promise<Readings> {
+  const backends = new Map<number, { seconds: number; role: Role }>();
+  let transactions = Number.NaN;
+  const [api, worker] = await Promise.all([scrape(target, 'api'), scrape(target, 'worker')]);
+  const serverCpu = cpuSecondsOf(target.server.pid);
+  const workerCpu = target.worker ? cpuSecondsOf(target.worker.pid) : Number.NaN;
+  if (target.databaseUrl !== null) {
+    const separate = target.worker !== null;
+    for (const { pid, name } of await backendsOf(target.databaseUrl))
+      backends.set(pid, { seconds: cpuSecondsOf(pid), role: roleOf(name, separate) });
+    if (withTransactions) transactions = await transactionCount(target.databaseUrl);
+  }
+  return { serverCpu, workerCpu, backends, transactions, api, worker };
+}
+
+/** Database CPU seconds, by whose backends they are, and in all. */
+interface DatabaseCpu {
+  api: number;
+  worker: number;
+  other: number;
+  total: number;
+}
+
+/**
+ * Database CPU between two readings: backends seen at the end, minus what they had used at the
+ * start; NaN without backends (PGlite).
+ */
+function databaseCpu(before: Readings, after: Readings): DatabaseCpu {
+  const cpu: DatabaseCpu = { api: 0, worker: 0, other: 0, total: 0 };
+  for (const [pid, { seconds, role }] of after.backends) {
+    if (!Number.isFinite(seconds)) continue;
+    const used = seconds - (before.backends.get(pid)?.seconds ?? 0);
+    cpu[role] += used;
+    cpu.total += used;
+  }
+  if (after.backends.size === 0)
+    return { api: Number.NaN, worker: Number.NaN, other: Number.NaN, total: Number.NaN };
+  return cpu;
+}
+
+function countsBetween(before: Counts, after: Counts): Counts {
+  return {
+    statements: after.statements - before.statements,
+    transactions: after.transactions - before.transactions,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The database's floor
+
+interface FloorRun {
+  /** pgbench's `tps`: purchases per second the database alone does (NaN: the script failed). */
+  tps: number;
+  /** CPU µs of the floor database's backends per purchase (NaN: not measured). */
+  databaseCpuMicros: number;
+  /** Why it failed, when it did. */
+  failure: string | null;
+}
+
+const floorChildren = new Set<ChildProcess>();
+onCleanup(() => {
+  // The script's process group: pgbench stops, the script's EXIT trap drops its database.
+  for (const child of floorChildren) {
+    if (alive(child) && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // gone already
+      }
+    }
+  }
+});
+
+/**
+ * Runs the floor script (`bash PATH <clients> <seconds>`; it makes the database `floor_<its pid>`
+ * and runs pgbench there) and, while it runs, samples every 500 ms the CPU of that database's
+ * backends (psql's excluded): from the first sample one second after they appeared to the last one
+ * before the script ends. CPU per purchase = that CPU ÷ (tps × the seconds between the two).
+ */
+async function runFloor(
+  script: string,
+  clients: number,
+  seconds: number,
+  adminUrl: string,
+): Promise<FloorRun> {
+  const child = spawn('bash', [script, String(clients), String(seconds)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  floorChildren.add(child);
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  let done = false;
+  const closed = new Promise<number | null>((resolve) => {
+    child.once('error', () => resolve(-1));
+    child.once('close', (code) => resolve(code));
+  }).finally(() => {
+    done = true;
+    floorChildren.delete(child);
+  });
+
+  let firstSeen: number | null = null;
+  let base = null as Map<number, number> | null;
+  let baseAt = 0;
+  const last = new Map<number, number>();
+  let lastAt = 0;
+  let sampling: string | null = null;
+  try {
+    await withClient(adminUrl, async (client) => {
+      while (!done) {
+        const result = await client.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND application_name <> 'psql'",
+          [`floor_${child.pid}`],
+        );
+        const now = performance.now();
+        const cpu = new Map<number, number>();
+        for (const { pid } of result.rows) {
+          const used = cpuSecondsOf(pid);
+          if (Number.isFinite(used)) cpu.set(pid, used);
+        }
+        if (cpu.size > 0) {
+          firstSeen ??= now;
+          if (base === null) {
+            if (now - firstSeen >= 1000) {
+              base = cpu;
+              baseAt = now;
+            }
+          } else {
+            for (const [pid, used] of cpu) last.set(pid, used);
+            lastAt = now;
+          }
+        }
+        await Promise.race([sleep(500), closed]);
+      }
+    });
+  } catch (error) {
+    sampling = error instanceof Error ? error.message : String(error);
+  }
+  const code = await closed;
+  const tps = Number(/^tps = ([\d.]+)/m.exec(output)?.[1] ?? Number.NaN);
+  if (code !== 0 || !Number.isFinite(tps)) {
+    const tail = output.trim().split('\n').slice(-5).join(' / ');
+    return { tps: Number.NaN, databaseCpuMicros: Number.NaN, failure: `exit ${String(code)}: ${tail}` };
+  }
+  let cpu = 0;
+  for (const [pid, used] of last) cpu += used - (base?.get(pid) ?? 0);
+  const window = (lastAt - baseAt) / 1000;
+  const databaseCpuMicros =
+    base !== null && last.size > 0 && window > 0 ? (cpu * 1e6) / (tps * window) : Number.NaN;
+  return {
+    tps,
+    databaseCpuMicros,
+    failure: sampling === null ? null : `the CPU sampling failed: ${sampling}`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -620,9 +990,24 @@ interface Round {
   purchases: Purchase[];
   seconds: number;
   serverCpuSeconds: number;
-  databaseCpuSeconds: number;
+  workerCpuSeconds: number;
+  databaseCpu: DatabaseCpu;
   /** Transactions in the database during the round and the statistics flush after it (PostgreSQL). */
   transactions: number;
+  /** Round trips of the server and of the worker during the round (their own counters). */
+  api: Counts;
+  worker: Counts;
+  /** The statistics flush after the round (PostgreSQL): what was still done (the worker catching up, idle loops). */
+  flush: Flush | null;
+}
+
+/** CPU and round trips of the processes and the database in the 11 s after a round. */
+interface Flush {
+  serverCpuSeconds: number;
+  workerCpuSeconds: number;
+  databaseCpuSeconds: number;
+  api: Counts;
+  worker: Counts;
 }
 
 async function buyFor(
@@ -635,12 +1020,14 @@ async function buyFor(
   const deadline = performance.now() + seconds * 1000;
   const purchases: Purchase[] = [];
   await Promise.all(
-    Array.from({ length: buyers }, async () => {
+    Array.from({ length: buyers }, async (_, buyer) => {
       while (performance.now() < deadline) {
-        const made = await purchase(pool, target, pollMs);
+        const made = await purchase(pool, target, pollMs, buyer);
         purchases.push(made);
         if (!made.ok) await sleep(50);
         if (!alive(target.server.child)) throw new Error(`the server died:\n${target.server.tail.text()}`);
+        if (target.worker && !alive(target.worker.child))
+          throw new Error(`the worker died:\n${target.worker.tail.text()}`);
       }
     }),
   );
@@ -659,17 +1046,30 @@ async function steadyRound(target: Target, options: Options): Promise<Round> {
     const ended = performance.now();
     const middle = await read(target, false);
     let transactions = Number.NaN;
+    let flush: Flush | null = null;
     if (withTransactions) {
       await sleep(STATS_FLUSH_MS);
-      transactions = (await transactionCount(target.databaseUrl!)) - before.transactions;
+      const late = await read(target, true);
+      transactions = late.transactions - before.transactions;
+      flush = {
+        serverCpuSeconds: late.serverCpu - middle.serverCpu,
+        workerCpuSeconds: late.workerCpu - middle.workerCpu,
+        databaseCpuSeconds: databaseCpu(middle, late).total,
+        api: countsBetween(middle.api, late.api),
+        worker: countsBetween(middle.worker, late.worker),
+      };
     }
     return {
       target: target.label,
       purchases,
       seconds: (ended - started) / 1000,
       serverCpuSeconds: middle.serverCpu - before.serverCpu,
-      databaseCpuSeconds: databaseCpu(before, middle),
+      workerCpuSeconds: middle.workerCpu - before.workerCpu,
+      databaseCpu: databaseCpu(before, middle),
       transactions,
+      api: countsBetween(before.api, middle.api),
+      worker: countsBetween(before.worker, middle.worker),
+      flush,
     };
   } finally {
     await closePool(pool);
@@ -699,6 +1099,8 @@ interface Race {
   reserved: number;
   oversoldOrders: number;
   serverCpuSeconds: number;
+  /** NaN without a separate worker. */
+  workerCpuSeconds: number;
   databaseCpuSeconds: number;
 }
 
@@ -730,7 +1132,7 @@ async function race(target: Target, options: Options): Promise<Race> {
   const cartFailures: Record<string, number> = {};
   await Promise.all(
     cartIds.map(async (_, index) => {
-      const cart = await call(pool, 'POST', '/storefront/v1/carts', target.key, {
+      const cart = await call(pool, 'POST', '/storefront/v1/carts', clientOf(target, index), {
         items: [{ variantId, quantity: 1 }],
       });
       cartMs.push(cart.ms);
@@ -753,7 +1155,7 @@ async function race(target: Target, options: Options): Promise<Race> {
         pool,
         'POST',
         '/storefront/v1/checkout',
-        { ...target.key, 'idempotency-key': randomUUID() },
+        { ...clientOf(target, index), 'idempotency-key': randomUUID() },
         { cartId, email: `racer-${index}@example.com` },
       );
       checkoutMs.push(checkout.ms);
@@ -769,7 +1171,7 @@ async function race(target: Target, options: Options): Promise<Race> {
         return;
       }
       winners.push(stringAt(checkout.body, 'order', 'id'));
-      const paid = await payAndWait(pool, target, checkout.body, options.pollMs, {});
+      const paid = await payAndWait(pool, clientOf(target, index), checkout.body, options.pollMs, {});
       if (paid.ok) purchaseMs.push(performance.now() - started);
       else tally(payFailures, paid.failure ?? '?');
     }),
@@ -811,7 +1213,8 @@ async function race(target: Target, options: Options): Promise<Race> {
     reserved: Number(field(variant, 'reserved')),
     oversoldOrders,
     serverCpuSeconds: after.serverCpu - before.serverCpu,
-    databaseCpuSeconds: databaseCpu(before, after),
+    workerCpuSeconds: after.workerCpu - before.workerCpu,
+    databaseCpuSeconds: databaseCpu(before, after).total,
   };
 }
 
@@ -864,8 +1267,28 @@ interface Steady {
   ok: Purchase[];
   failures: Record<string, number>;
   serverCpuMicros: number;
+  /** NaN without a separate worker. */
+  workerCpuMicros: number;
+  /** All the database's backends (PostgreSQL). */
   databaseCpuMicros: number;
+  /** The database CPU by whose backends it is. */
+  databaseCpuMicrosOf: Record<Role, number>;
+  /** Commits and rollbacks in the database (pg_stat_database). */
   transactionsPerPurchase: number;
+  /** Statements and transactions per purchase as each process counts them. */
+  api: Counts;
+  worker: Counts;
+  /** The statistics flushes after the rounds, per purchase of the rounds (PostgreSQL), else null. */
+  flush: FlushPerPurchase | null;
+}
+
+/** Flush, per purchase of the rounds: CPU in µs, round trips. */
+interface FlushPerPurchase {
+  serverCpuMicros: number;
+  workerCpuMicros: number;
+  databaseCpuMicros: number;
+  api: Counts;
+  worker: Counts;
 }
 
 function combine(target: Target, rounds: Round[]): Steady {
@@ -875,15 +1298,40 @@ function combine(target: Target, rounds: Round[]): Steady {
   for (const p of all) if (!p.ok) tally(failures, p.failure ?? '?');
   const okCount = ok.length;
   const sum = (pick: (r: Round) => number): number => rounds.reduce((a, r) => a + pick(r), 0);
+  const per = (pick: (r: Round) => number, scale = 1): number =>
+    okCount > 0 ? (sum(pick) * scale) / okCount : Number.NaN;
   return {
     target,
     rounds,
     purchasesPerSecond: median(rounds.map((r) => r.purchases.filter((p) => p.ok).length / r.seconds)),
     ok,
     failures,
-    serverCpuMicros: okCount > 0 ? (sum((r) => r.serverCpuSeconds) * 1e6) / okCount : Number.NaN,
-    databaseCpuMicros: okCount > 0 ? (sum((r) => r.databaseCpuSeconds) * 1e6) / okCount : Number.NaN,
-    transactionsPerPurchase: okCount > 0 ? sum((r) => r.transactions) / okCount : Number.NaN,
+    serverCpuMicros: per((r) => r.serverCpuSeconds, 1e6),
+    workerCpuMicros: per((r) => r.workerCpuSeconds, 1e6),
+    databaseCpuMicros: per((r) => r.databaseCpu.total, 1e6),
+    databaseCpuMicrosOf: {
+      api: per((r) => r.databaseCpu.api, 1e6),
+      worker: per((r) => r.databaseCpu.worker, 1e6),
+      other: per((r) => r.databaseCpu.other, 1e6),
+    },
+    transactionsPerPurchase: per((r) => r.transactions),
+    api: { statements: per((r) => r.api.statements), transactions: per((r) => r.api.transactions) },
+    worker: { statements: per((r) => r.worker.statements), transactions: per((r) => r.worker.transactions) },
+    flush: rounds.every((r) => r.flush !== null)
+      ? {
+          serverCpuMicros: per((r) => r.flush?.serverCpuSeconds ?? Number.NaN, 1e6),
+          workerCpuMicros: per((r) => r.flush?.workerCpuSeconds ?? Number.NaN, 1e6),
+          databaseCpuMicros: per((r) => r.flush?.databaseCpuSeconds ?? Number.NaN, 1e6),
+          api: {
+            statements: per((r) => r.flush?.api.statements ?? Number.NaN),
+            transactions: per((r) => r.flush?.api.transactions ?? Number.NaN),
+          },
+          worker: {
+            statements: per((r) => r.flush?.worker.statements ?? Number.NaN),
+            transactions: per((r) => r.flush?.worker.transactions ?? Number.NaN),
+          },
+        }
+      : null,
   };
 }
 
@@ -894,6 +1342,64 @@ interface Report {
   steady: Steady[];
   races: Race[];
   pool: string;
+  /** The floor's runs before the first round and after the last (empty: no floor). */
+  floor: FloorRun[];
+  /** Clients and seconds of each floor run. */
+  floorShape: { clients: number; seconds: number };
+}
+
+/** What the floor script says one purchase is ("4 transactions, 13 statements" in its header). */
+function floorShapeOf(script: string | null): { statements: string; transactions: string } {
+  try {
+    const match = /(\d+) transactions, (\d+) statements/.exec(readFileSync(script ?? '', 'utf8'));
+    if (match) return { transactions: match[1]!, statements: match[2]! };
+  } catch {
+    // unreadable: unknown
+  }
+  return { statements: '–', transactions: '–' };
+}
+
+/** The mean of the finite values, NaN when there are none. */
+function meanOf(values: number[]): number {
+  const finite = values.filter((v) => Number.isFinite(v));
+  return finite.length > 0 ? finite.reduce((a, v) => a + v, 0) / finite.length : Number.NaN;
+}
+
+const mib = (n: number): string => (Number.isFinite(n) ? n.toFixed(0) : '–');
+const rssPair = (idle: number, after: number | undefined): string =>
+  Number.isFinite(idle) || Number.isFinite(after ?? Number.NaN)
+    ? `${mib(idle)} → ${mib(after ?? Number.NaN)}`
+    : '–';
+const sumOf = (a: number, b: number): number => a + b;
+
+/** The rows of the "per purchase, by process" table for one server. */
+function processRows(s: Steady, server: string, kind: 'PostgreSQL' | 'PGlite'): string[] {
+  const t = s.target;
+  const after = t.rssAfter;
+  if (t.worker === null) {
+    const what =
+      kind === 'PGlite'
+        ? 'server (API, worker loops and the embedded database: one process)'
+        : 'server (API and worker loops: `storefront serve`)';
+    return [
+      `| ${server} | ${what} | ${int(s.serverCpuMicros)} | ${int(s.databaseCpuMicros)} | ${one(s.api.statements)} | ${one(
+        s.api.transactions,
+      )} | ${rssPair(t.rssIdle.api, after?.api)} |`,
+    ];
+  }
+  return [
+    `| ${server} | API (\`storefront serve\`) | ${int(s.serverCpuMicros)} | ${int(s.databaseCpuMicrosOf.api)} | ${one(
+      s.api.statements,
+    )} | ${one(s.api.transactions)} | ${rssPair(t.rssIdle.api, after?.api)} |`,
+    `| ${server} | worker (\`storefront worker\`) | ${int(s.workerCpuMicros)} | ${int(s.databaseCpuMicrosOf.worker)} | ${one(
+      s.worker.statements,
+    )} | ${one(s.worker.transactions)} | ${rssPair(t.rssIdle.worker, after?.worker)} |`,
+    `| ${server} | both${Number.isFinite(s.databaseCpuMicrosOf.other) && s.databaseCpuMicrosOf.other > 0 ? ` (database: ${int(s.databaseCpuMicrosOf.other)} µs of other backends too)` : ''} | ${int(
+      sumOf(s.serverCpuMicros, s.workerCpuMicros),
+    )} | ${int(s.databaseCpuMicros)} | ${one(sumOf(s.api.statements, s.worker.statements))} | ${one(
+      sumOf(s.api.transactions, s.worker.transactions),
+    )} | ${rssPair(t.rssIdle.api + t.rssIdle.worker, after ? after.api + after.worker : Number.NaN)} |`,
+  ];
 }
 
 function section(report: Report): string {
@@ -902,12 +1408,17 @@ function section(report: Report): string {
   const kind = options.databaseUrl ? 'PostgreSQL' : 'PGlite';
   const compared = steady.length > 1;
   const name = (t: Target): string => (compared ? `${t.label} (${t.commit})` : t.commit);
+  const separate = steady.some((s) => s.target.worker !== null);
+  const floorTps = meanOf(report.floor.map((f) => f.tps));
+  const floorCpu = meanOf(report.floor.map((f) => f.databaseCpuMicros));
+  const withFloor = report.floor.length > 0;
+  const times = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}×` : '–');
 
   const steadyRows = steady.map((s) => {
     const totals = sortedOf(s.ok.map((p) => p.total));
     const step = (which: Step): string => pair(sortedOf(s.ok.map((p) => p.steps[which] ?? Number.NaN)));
     const polls = s.ok.reduce((a, p) => a + p.polls, 0) / Math.max(1, s.ok.length);
-    return `| ${name(s.target)} | ${int(s.ok.length)} | ${int(s.purchasesPerSecond)} | ${pair(totals)} | ${stepsOf(options.shipping).map(step).join(' | ')} | ${one(
+    return `| ${name(s.target)} | ${int(s.ok.length)} | ${int(s.purchasesPerSecond)} | ${withFloor ? `${two(s.purchasesPerSecond / floorTps)} | ` : ''}${pair(totals)} | ${stepsOf(options.shipping).map(step).join(' | ')} | ${one(
       polls,
     )} | ${counts(s.failures)} | ${int(s.serverCpuMicros)} | ${int(s.databaseCpuMicros)} | ${one(s.transactionsPerPurchase)} |`;
   });
@@ -921,7 +1432,7 @@ function section(report: Report): string {
       },
     )} | ${pair(r.cartMs)} | ${pair(r.checkoutMs)} | ${pair(r.purchaseMs)} | ${int(r.paid)} | ${int(r.onHand)} / ${int(
       r.reserved,
-    )} | ${int(r.oversoldOrders)} | ${two(r.serverCpuSeconds)} | ${two(r.databaseCpuSeconds)} | ${verdict} |`;
+    )} | ${int(r.oversoldOrders)} | ${two(r.serverCpuSeconds)} | ${separate ? `${two(r.workerCpuSeconds)} | ` : ''}${two(r.databaseCpuSeconds)} | ${verdict} |`;
   });
 
   const notes: string[] = [];
@@ -931,6 +1442,9 @@ function section(report: Report): string {
       notes.push(
         `- ${a.target.label} vs ${b.target.label}: ${(a.purchasesPerSecond / b.purchasesPerSecond).toFixed(2)}× the purchases/s, ` +
           `${(a.serverCpuMicros / b.serverCpuMicros).toFixed(2)}× the server CPU per purchase` +
+          (Number.isFinite(a.workerCpuMicros) && Number.isFinite(b.workerCpuMicros)
+            ? `, ${(a.workerCpuMicros / b.workerCpuMicros).toFixed(2)}× the worker CPU per purchase`
+            : '') +
           (Number.isFinite(a.databaseCpuMicros)
             ? `, ${(a.databaseCpuMicros / b.databaseCpuMicros).toFixed(2)}× the database CPU per purchase`
             : '') +
@@ -949,10 +1463,53 @@ function section(report: Report): string {
     );
   }
   for (const s of steady) {
-    if (s.target.server.tail.problems > 0) {
+    const f = s.flush;
+    if (f === null || !Number.isFinite(f.api.statements)) continue;
+    const counted =
+      s.api.transactions +
+      f.api.transactions +
+      (s.target.worker ? s.worker.transactions + f.worker.transactions : 0);
+    notes.push(
+      `- ${compared ? `${s.target.label}: ` : ''}in the ${STATS_FLUSH_MS / 1000} s after each round (the wait for PostgreSQL's statistics: ` +
+        `the worker catching up, idle loops), per purchase of the round: ${s.target.worker ? 'API' : 'server'} ${int(f.serverCpuMicros)} µs CPU, ` +
+        `${one(f.api.statements)} statements, ${one(f.api.transactions)} transactions` +
+        (s.target.worker
+          ? `; worker ${int(f.workerCpuMicros)} µs, ${one(f.worker.statements)} statements, ${one(f.worker.transactions)} transactions`
+          : '') +
+        `; database ${int(f.databaseCpuMicros)} µs. Over the round and those seconds the processes counted ` +
+        `${one(counted)} transactions per purchase, pg_stat_database ${one(s.transactionsPerPurchase)}.`,
+    );
+  }
+  if (withFloor) {
+    const runs = report.floor;
+    notes.push(
+      `- The database's floor (\`${path.basename(path.dirname(options.floor ?? ''))}/${path.basename(options.floor ?? '')}\`: pgbench, the least SQL of one purchase, ` +
+        `${report.floorShape.clients} clients, ${report.floorShape.seconds} s, on a database of its own, before the first round and after the last): ` +
+        `${runs.map((f) => `${int(f.tps)} tps`).join(' / ')}, median ${int(median(runs.map((f) => f.tps)))}; ` +
+        `PostgreSQL CPU ${runs.map((f) => `${int(f.databaseCpuMicros)}`).join(' / ')} µs per purchase. ` +
+        steady
+          .map(
+            (s) =>
+              `${compared ? `${s.target.label}: ` : 'The service: '}${times(s.purchasesPerSecond / floorTps)} the floor's purchases/s, ` +
+              `${times(s.databaseCpuMicros / floorCpu)} its database CPU per purchase`,
+          )
+          .join('; ') +
+        '.',
+    );
+    for (const [index, f] of runs.entries()) {
+      if (f.failure !== null)
+        notes.push(`- The floor's ${index === 0 ? 'first' : 'second'} run: ${f.failure}`);
+    }
+  }
+  for (const s of steady) {
+    for (const [who, tail] of [
+      ['server', s.target.server.tail],
+      ['worker', s.target.worker?.tail],
+    ] as const) {
+      if (tail === undefined || tail.problems === 0) continue;
       notes.push(
-        `- ${compared ? `${s.target.label}: ` : ''}the server logged ${int(s.target.server.tail.problems)} warnings or errors; the first: \`${(
-          s.target.server.tail.firstProblem ?? ''
+        `- ${compared ? `${s.target.label}: ` : ''}the ${who} logged ${int(tail.problems)} warnings or errors; the first: \`${(
+          tail.firstProblem ?? ''
         )
           .slice(0, 300)
           .replace(/`/g, "'")}\``,
@@ -982,10 +1539,37 @@ function section(report: Report): string {
       `(pm_card_visa) → \`GET /storefront/v1/orders/:id\` every ${options.pollMs} ms until \`paid\`; ${options.duration} s ` +
       `after ${options.warmup} s of warm-up${options.rounds > 1 || compared ? `, ${options.rounds} round${options.rounds === 1 ? '' : 's'}${compared ? ' per server, alternating' : ''}, median purchases/s` : ''}; ` +
       `client and server on the same machine; rate limits out of reach (bench/lib.ts UNLIMITED_RATES) (REDIS_URL ${process.env.REDIS_URL ? 'set' : 'unset'})`,
+    `- Worker loops (webhook relay, mail worker, …): ${
+      separate
+        ? 'in a `storefront worker` process beside each server (the server has `RUN_WORKERS=false`), so Server CPU is the API alone'
+        : kind === 'PGlite'
+          ? 'in the server process (PGlite: one process)'
+          : 'in the server process (`--workers inline`)'
+    }${kind === 'PostgreSQL' ? '; each process serves /metrics on a loopback METRICS_PORT of its own (its round-trip counters)' : ''}`,
     '',
-    `| Server | Purchases | Purchases/s | Purchase p50 / p99 ms | Cart p50 / p99 | ${options.shipping ? 'Shipping steps p50 / p99 | ' : ''}Checkout p50 / p99 | Confirm p50 / p99 | Confirm → paid p50 / p99 | Order reads / purchase | Failures | Server CPU µs / purchase | Database CPU µs / purchase | Transactions / purchase |`,
-    `| --- | ---: | ---: | ---: | ---: | ${options.shipping ? '---: | ' : ''}---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |`,
+    `| Server | Purchases | Purchases/s | ${withFloor ? '× floor | ' : ''}Purchase p50 / p99 ms | Cart p50 / p99 | ${options.shipping ? 'Shipping steps p50 / p99 | ' : ''}Checkout p50 / p99 | Confirm p50 / p99 | Confirm → paid p50 / p99 | Order reads / purchase | Failures | Server CPU µs / purchase | Database CPU µs / purchase | Transactions / purchase |`,
+    `| --- | ---: | ---: | ${withFloor ? '---: | ' : ''}---: | ---: | ${options.shipping ? '---: | ' : ''}---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |`,
     ...steadyRows,
+    '',
+    kind === 'PostgreSQL'
+      ? 'Per purchase, by process: the CPU of each process and of the PostgreSQL backends it connects ' +
+        '(by `application_name`), the statements and transactions it sends (its `storefront_db_statements_total` ' +
+        'and `storefront_db_transactions_total`, read from its /metrics at the start and the end of each recorded round), ' +
+        'and its RSS (VmRSS, MiB) idle after start-up and seeding → after the last round. ' +
+        `“Transactions / purchase” above is the database’s own count (pg_stat_database), over the round and the ${STATS_FLUSH_MS / 1000} s after it.`
+      : 'Per purchase, by process: the CPU of the one process (the embedded database included) and its RSS ' +
+        '(VmRSS, MiB) idle after start-up and seeding → after the last round; PGlite has no round-trip counters.',
+    '',
+    '| Server | Process | CPU µs / purchase | Database CPU µs / purchase | Statements / purchase | Transactions / purchase | RSS idle → after MiB |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    ...steady.flatMap((s) => processRows(s, name(s.target), kind)),
+    ...(withFloor
+      ? [
+          `| floor | pgbench (no service; statements and transactions as its script says, BEGIN and COMMIT not counted) | – | ${int(
+            floorCpu,
+          )} | ${floorShapeOf(options.floor).statements} | ${floorShapeOf(options.floor).transactions} | – |`,
+        ]
+      : []),
     '',
     ...(races.length > 0
       ? [
@@ -994,8 +1578,8 @@ function section(report: Report): string {
             'min(units, buyers) checkouts make an order, every other one is 409 `insufficient_stock`, every order is paid, ' +
             'the variant ends with on hand = units − paid and nothing reserved, no order is `oversold`, and the checkout p99 is under 2 s.',
           '',
-          '| Server | Buyers | Units | Orders (201) | 409 insufficient_stock | Other failures | Cart p50 / p99 ms | Checkout p50 / p99 ms | Winner checkout → paid p50 / p99 ms | Paid | On hand / reserved after | Oversold orders | Server CPU s | Database CPU s | Verdict |',
-          '| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+          `| Server | Buyers | Units | Orders (201) | 409 insufficient_stock | Other failures | Cart p50 / p99 ms | Checkout p50 / p99 ms | Winner checkout → paid p50 / p99 ms | Paid | On hand / reserved after | Oversold orders | Server CPU s | ${separate ? 'Worker CPU s | ' : ''}Database CPU s | Verdict |`,
+          `| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ${separate ? '---: | ' : ''}---: | --- |`,
           ...raceRows,
           '',
         ]
@@ -1032,6 +1616,29 @@ async function main(): Promise<void> {
   if (options.compare !== null)
     targets.push(await setUpTarget('compared', { root: options.compare }, options, log, options.compareEnv));
 
+  for (const t of targets) {
+    log(
+      `bench: ${t.label}: RSS idle: server ${mib(t.rssIdle.api)} MiB${t.worker ? `, worker ${mib(t.rssIdle.worker)} MiB` : ''}`,
+    );
+  }
+
+  const floorShape = { clients: options.buyers, seconds: Math.max(10, options.duration) };
+  const floor: FloorRun[] = [];
+  const runTheFloor = async (when: string): Promise<void> => {
+    if (options.floor === null || options.databaseUrl === null) return;
+    log(
+      `bench: the database's floor ${when}: bash ${options.floor} ${floorShape.clients} ${floorShape.seconds}…`,
+    );
+    const result = await runFloor(options.floor, floorShape.clients, floorShape.seconds, options.databaseUrl);
+    log(
+      result.failure !== null && !Number.isFinite(result.tps)
+        ? `       the floor failed: ${result.failure}`
+        : `       ${int(result.tps)} tps, database CPU ${int(result.databaseCpuMicros)} µs/purchase`,
+    );
+    floor.push(result);
+  };
+  await runTheFloor('before the first round');
+
   const rounds = new Map<string, Round[]>(targets.map((t) => [t.label, []]));
   for (let round = 1; round <= options.rounds; round += 1) {
     const order = round % 2 === 1 ? targets : [...targets].reverse();
@@ -1039,16 +1646,30 @@ async function main(): Promise<void> {
       const of = options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : '';
       log(`bench: ${target.label}: ${options.buyers} buyers for ${options.duration} s${of}…`);
       const measured = await steadyRound(target, options);
+      if (round === options.rounds) target.rssAfter = rssOf(target);
       rounds.get(target.label)?.push(measured);
       const ok = measured.purchases.filter((p) => p.ok);
       const totals = sortedOf(ok.map((p) => p.total));
+      const each = (n: number): number => n / Math.max(1, ok.length);
       log(
         `       ${int(ok.length / measured.seconds)} purchases/s, p50 ${ms(percentile(totals, 50))} ms, p99 ` +
           `${ms(percentile(totals, 99))} ms, ${measured.purchases.length - ok.length} failed, server CPU ` +
-          `${int((measured.serverCpuSeconds * 1e6) / Math.max(1, ok.length))} µs/purchase`,
+          `${int(each(measured.serverCpuSeconds * 1e6))} µs/purchase` +
+          (target.worker ? `, worker CPU ${int(each(measured.workerCpuSeconds * 1e6))} µs` : '') +
+          (target.databaseUrl !== null
+            ? `, database CPU ${int(each(measured.databaseCpu.total * 1e6))} µs, statements ` +
+              `${one(each(measured.api.statements))}${target.worker ? ` + ${one(each(measured.worker.statements))}` : ''}`
+            : ''),
       );
     }
   }
+  for (const t of targets) {
+    log(
+      `bench: ${t.label}: RSS after the last round: server ${mib(t.rssAfter?.api ?? Number.NaN)} MiB` +
+        (t.worker ? `, worker ${mib(t.rssAfter?.worker ?? Number.NaN)} MiB` : ''),
+    );
+  }
+  await runTheFloor('after the last round');
   const races: Race[] = [];
   if (options.race) {
     for (const target of targets) {
@@ -1068,6 +1689,8 @@ async function main(): Promise<void> {
     steady: targets.map((t) => combine(t, rounds.get(t.label) ?? [])),
     races,
     pool: process.env.DATABASE_POOL_SIZE?.trim() || '10 (default)',
+    floor,
+    floorShape,
   });
   await publish(text, options, log);
   if (races.some((r) => !raceHolds(r))) process.exitCode = 1;

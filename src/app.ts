@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { createValidatorCompiler } from './http/ajv.ts';
 import { serializerFactory } from './http/serializers.ts';
 import { ping } from './db/database.ts';
+import { watchStoreSettings } from './db/settings-cache.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installInputHygiene, problemOnClientError, problemOnFrameworkError } from './http/input-hygiene.ts';
 import { healthRoutes } from './http/health-routes.ts';
@@ -167,6 +168,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   app.decorateRequest('storefront', null);
   app.decorateRequest('staff', null);
   app.decorateRequest('idempotencyKey', '');
+  app.decorateRequest('storeIdempotentAnswer', null);
   const { idempotencyTtlMs, idempotencyLeaseMs } = config.payments;
   app.addHook(
     'onRoute',
@@ -210,6 +212,9 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
         })
       : null;
   app.decorate('readCache', readCache);
+  // Tax rates and shipping zones, kept by this process and dropped at each change (settings-cache).
+  const unwatchSettings = watchStoreSettings(runtime.db.kysely, runtime.db.onReadChange);
+  app.addHook('onClose', async () => unwatchSettings());
   if (readCache && runtime.metrics) runtime.metrics.observeReadCache(() => readCache.stats());
   if (readCache) {
     app.addHook('onReady', () => readCache.start());

@@ -100,5 +100,7 @@ export function databaseOptions(config: Readonly<Config>, command: string): Open
     pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
     preparedStatements: config.databasePreparedStatements,
     command,
+    // Only the API keeps what read-change notifications invalidate (its caches).
+    listen: command === 'storefront serve',
   };
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
@@ -28,6 +28,18 @@ export async function insertCartWithLines(
   return { ...cart, items: [...items] };
 }
 
+/** A cart's lines (`c`) in the order they were added, as its row's `items`. */
+function linesOf(eb: ExpressionBuilder<Database & { c: CartTable }, 'c'>) {
+  return jsonArrayFrom(
+    eb
+      .selectFrom('cart_lines as l')
+      .select(['l.variant_id as variantId', 'l.quantity'])
+      .whereRef('l.store_id', '=', 'c.store_id')
+      .whereRef('l.cart_id', '=', 'c.id')
+      .orderBy('l.position'),
+  ).as('items');
+}
+
 /** The cart with its lines in the order they were added (one statement); `forUpdate` locks the cart row. */
 export async function findCartRow(
   db: Kysely<Database>,
@@ -38,16 +50,7 @@ export async function findCartRow(
   const query = db
     .selectFrom('carts as c')
     .selectAll('c')
-    .select((eb) =>
-      jsonArrayFrom(
-        eb
-          .selectFrom('cart_lines as l')
-          .select(['l.variant_id as variantId', 'l.quantity'])
-          .whereRef('l.store_id', '=', 'c.store_id')
-          .whereRef('l.cart_id', '=', 'c.id')
-          .orderBy('l.position'),
-      ).as('items'),
-    )
+    .select((eb) => linesOf(eb))
     .where('c.store_id', '=', storeId)
     .where('c.id', '=', cartId);
   return (forUpdate ? query.forUpdate('c') : query).executeTakeFirst();
@@ -124,6 +127,28 @@ export function updateCart(
     .where('completed_at', 'is', null)
     .$if(version !== null, (qb) => qb.where('version', '=', version!))
     .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * updateCart of an open cart at any version, returning it with its lines (one statement: a write
+ * that did not read the cart first); undefined when there is no open cart with that id.
+ */
+export async function updateOpenCart(
+  db: Kysely<Database>,
+  storeId: string,
+  cartId: string,
+  changes: CartChanges,
+  now: Date,
+): Promise<CartRow | undefined> {
+  return db
+    .updateTable('carts as c')
+    .set((eb) => ({ ...changes, version: eb('c.version', '+', 1), updated_at: now }))
+    .where('c.store_id', '=', storeId)
+    .where('c.id', '=', cartId)
+    .where('c.completed_at', 'is', null)
+    .returningAll('c')
+    .returning((eb) => linesOf(eb))
     .executeTakeFirst();
 }
 

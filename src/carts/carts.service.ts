@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { checkAddress, completeAddress, type Address } from '@storefront/address';
-import { sellableVariants, type PricedVariant } from '../catalog/sellable.ts';
+import { sellableVariants, shownSellableVariants, type PricedVariant } from '../catalog/sellable.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
 import {
@@ -11,6 +11,7 @@ import {
   findCartRow,
   insertCartWithLines,
   updateCart,
+  updateOpenCart,
   writeLines,
   type CartChanges,
 } from './carts.repository.ts';
@@ -151,7 +152,7 @@ async function priceCart(
 ): Promise<PricedCartWith> {
   const [variants, currency, discount] = await Promise.all([
     sellable ??
-      sellableVariants(
+      shownSellableVariants(
         deps,
         row.store_id,
         row.items.map((i) => i.variantId),
@@ -292,16 +293,36 @@ async function writeCart(
   /** The cart as the caller has just read it, when it has. */
   read?: CartRow,
 ): Promise<CartRow> {
+  if (read === undefined && ifMatch === undefined && !write.items) {
+    // Unconditional and of the cart's own fields: one UPDATE, no read before it.
+    const updated = await updateOpenCart(deps.db, storeId, cartId, write.changes ?? {}, deps.clock.now());
+    if (updated) return updated;
+    if ((await findCart(deps, storeId, cartId)).completed_at !== null) throw cartCompleted();
+    throw preconditionFailed();
+  }
   const current = read ?? (await findCart(deps, storeId, cartId));
   if (current.completed_at !== null) throw cartCompleted();
   if (ifMatch !== undefined && !ifMatchMatches(ifMatch, current.version)) throw preconditionFailed();
   const guarded = ifMatch !== undefined && ifMatch.trim() !== '*' ? current.version : null;
-  const row = await deps.db.transaction().execute(async (trx) => {
-    const updated = await updateCart(trx, storeId, cartId, write.changes ?? {}, deps.clock.now(), guarded);
-    if (!updated) return null;
-    if (write.items) await writeLines(trx, storeId, cartId, write.items);
-    return { ...updated, items: write.items ?? current.items };
-  });
+  const { items } = write;
+  // A write of the cart's own fields is one UPDATE (its own transaction); new lines go with it in one.
+  const row = items
+    ? await deps.db.transaction().execute(async (trx) => {
+        const updated = await updateCart(
+          trx,
+          storeId,
+          cartId,
+          write.changes ?? {},
+          deps.clock.now(),
+          guarded,
+        );
+        if (!updated) return null;
+        await writeLines(trx, storeId, cartId, items);
+        return { ...updated, items };
+      })
+    : await updateCart(deps.db, storeId, cartId, write.changes ?? {}, deps.clock.now(), guarded).then(
+        (updated) => updated && { ...updated, items: current.items },
+      );
   if (row) return row;
   const now = await findCart(deps, storeId, cartId);
   if (now.completed_at !== null) throw cartCompleted();

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { variantValues } from '../db/settings-cache.ts';
 import type { Database } from '../db/tables.ts';
 import { available } from './inventory.ts';
 import { findSellableVariants } from './products.repository.ts';
@@ -40,4 +41,21 @@ export async function sellableVariants(
       { ...row, available: available({ on_hand: onHand, reserved }) },
     ]),
   );
+}
+
+/**
+ * sellableVariants for showing a cart (its prices, its shipping options): from the API process's
+ * cache of the variants its carts read, dropped at every catalog change of the store and every stock
+ * change of their product (decision `settings-cache`). Checkout reads them afresh.
+ */
+export function shownSellableVariants(
+  deps: { db: Kysely<Database> },
+  storeId: string,
+  variantIds: readonly string[],
+): Promise<Map<string, PricedVariant>> {
+  if (variantIds.length === 0) return Promise.resolve(new Map<string, PricedVariant>());
+  return variantValues<PricedVariant>(deps.db, storeId, variantIds, async (missing) => {
+    const read = await sellableVariants(deps, storeId, missing);
+    return new Map([...read].map(([id, variant]) => [id, { value: variant, product: variant.productId }]));
+  });
 }

@@ -103,6 +103,20 @@ test(
         .where('status', '=', 'in_progress')
         .execute()
     ).length;
+    // The answer commits with its order (D7): no order the crash left has a key without its answer.
+    const withoutAnswer = await db.kysely
+      .selectFrom('orders as o')
+      .leftJoin('idempotency_keys as k', (join) =>
+        join
+          .onRef('k.store_id', '=', 'o.store_id')
+          .onRef('k.key', '=', 'o.idempotency_key')
+          .on('k.route', '=', 'checkout'),
+      )
+      .select(['o.id', 'k.status'])
+      .where('o.store_id', '=', shop.storeId)
+      .where((eb) => eb.or([eb('k.status', 'is', null), eb('k.status', '<>', 'done')]))
+      .execute();
+    assert.deepEqual(withoutAnswer, [], 'every committed order has its stored answer');
 
     const second = await serve();
     try {

@@ -139,6 +139,9 @@ const inFlight = new ReservationsInFlight();
 const GATE_WAIT_MS = 2000;
 const GATE_DEADLINE_MS = 5000;
 
+/** Stores the checkout's answer under its Idempotency-Key, in the order's transaction. */
+export type StoreCheckoutAnswer = (db: Transaction<Database>, answer: CheckoutResult) => Promise<void>;
+
 /** Why a checkout must be priced again: the catalog changed between quoting and reserving. */
 class QuoteChanged extends Error {}
 
@@ -169,6 +172,8 @@ export async function checkout(
   storeId: string,
   input: CheckoutInput,
   idempotencyKey: string,
+  /** Stores the answer under the key in the order's transaction (D7: they commit together). */
+  storeAnswer?: StoreCheckoutAnswer,
 ): Promise<CheckoutResult> {
   const [currency, store] = await Promise.all([storeCurrency(deps, storeId), recentStore(deps, storeId)]);
   const requireShipping = store?.requireShippingAddress ?? false;
@@ -235,6 +240,7 @@ export async function checkout(
         cartVersion: cart.version,
         cartItems: cart.items,
         now,
+        storeAnswer,
       });
     } catch (error) {
       if (error instanceof QuoteChanged && attempt < 3) continue;
@@ -253,7 +259,10 @@ export async function checkout(
 async function placeWithIntent(
   deps: CheckoutDeps,
   placed: { left?: Map<string, number> },
-  p: Omit<PlaceOrder, 'orderId' | 'intent'> & { cartId: string },
+  p: Omit<PlaceOrder, 'orderId' | 'intent'> & {
+    cartId: string;
+    storeAnswer: StoreCheckoutAnswer | undefined;
+  },
 ): Promise<CheckoutResult> {
   const { storeId, idempotencyKey } = p;
   const orderId = randomUUID();
@@ -266,7 +275,11 @@ async function placeWithIntent(
   });
   const order: PlaceOrder = { ...p, orderId, intent };
   try {
-    const result = await deps.db.transaction().execute((trx) => placeOrder({ ...deps, db: trx }, order));
+    const result = await deps.db.transaction().execute(async (trx) => {
+      const placed = await placeOrder({ ...deps, db: trx }, order);
+      await p.storeAnswer?.(trx, placed);
+      return placed;
+    });
     // Committed: what the reservation left is now true.
     placed.left = order.left;
     return result;

@@ -77,7 +77,13 @@ export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{
         customer && { id: customer.customerId, email: customer.email },
       );
       void reply.code(201);
-      return checkout({ ...deps, log: request.log }, storeId, input, request.idempotencyKey);
+      return checkout(
+        { ...deps, log: request.log },
+        storeId,
+        input,
+        request.idempotencyKey,
+        request.storeIdempotentAnswer ?? undefined,
+      );
     },
   );
 };

@@ -32,6 +32,32 @@ export interface PoolStats {
   idle: number;
   waiting: number;
   max: number;
+  /** Statements this process has sent (each a round trip), since it started. */
+  statements: number;
+  /** Transactions this process has run: BEGINs, and statements sent outside a transaction. */
+  transactions: number;
+}
+
+/** Round trips of a process, counted as its connections send them (PostgreSQL). */
+interface RoundTrips {
+  statements: number;
+  transactions: number;
+}
+
+/**
+ * Counts what `client` sends: every statement is a round trip, and a transaction is a BEGIN or a
+ * statement sent outside one (its own transaction). The purchase benchmark reads these (through
+ * /metrics) to give statements and transactions per purchase for each process.
+ */
+function countRoundTrips(client: pg.ClientBase, counts: RoundTrips): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((text: unknown, ...rest: unknown[]) => {
+    counts.statements += 1;
+    const sql = typeof text === 'string' ? text : (text as { text?: string } | null)?.text;
+    if (sql !== undefined && /^\s*begin\b/i.test(sql)) counts.transactions += 1;
+    else if ((client as { _txStatus?: string })._txStatus === 'I') counts.transactions += 1;
+    return query(text, ...rest);
+  }) as typeof client.query;
 }
 
 /** A small fan-out of notification payloads to the subscribed handlers. */
@@ -83,6 +109,13 @@ export interface OpenOptions {
   pgliteSharedBuffersMb?: number;
   /** Wraps the Kysely dialect (tracing's SQL spans, when on: src/telemetry); none by default. */
   instrument?: ((dialect: Dialect) => Dialect) | undefined;
+  /**
+   * PostgreSQL: every connection LISTENs on `storefront_read` (default true), for a process that
+   * keeps what those notifications invalidate (the API's read and settings caches). A process with
+   * nothing to invalidate (a worker, a CLI command) passes false: each listening connection is
+   * woken, and runs a transaction, for every notification committed in the database.
+   */
+  listen?: boolean;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Db> {
@@ -93,6 +126,7 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
       options.preparedStatements ?? true,
       options.command,
       options.instrument,
+      options.listen ?? true,
     );
   if (options.pglite) return wrapPglite(options.pglite, null, options.instrument);
   const lock = acquireDataDirLock(options.dataDir, options.command ?? 'storefront');
@@ -218,6 +252,7 @@ function openPostgres(
   preparedStatements: boolean,
   command: string | undefined,
   instrument: OpenOptions['instrument'],
+  listen: boolean,
 ): Db {
   const pool = new pg.Pool({
     connectionString,
@@ -249,9 +284,11 @@ function openPostgres(
       if (message.channel === READ_CHANNEL) hub.emit(message.payload ?? '');
     });
     // Queued before any query of the pool's caller; a failure surfaces on that query.
-    client.query(`LISTEN ${READ_CHANNEL}`).catch(() => undefined);
+    if (listen) client.query(`LISTEN ${READ_CHANNEL}`).catch(() => undefined);
   });
   if (preparedStatements) pool.on('connect', prepareStatements);
+  const roundTrips: RoundTrips = { statements: 0, transactions: 0 };
+  pool.on('connect', (client) => countRoundTrips(client, roundTrips));
   const dialect = new PostgresDialect({ pool });
   const kysely = new Kysely<Database>({ dialect: instrument?.(dialect) ?? dialect });
   let closed = false;
@@ -264,6 +301,8 @@ function openPostgres(
       idle: pool.idleCount,
       waiting: pool.waitingCount,
       max: pool.options.max,
+      statements: roundTrips.statements,
+      transactions: roundTrips.transactions,
     }),
     async close() {
       if (closed) return;

@@ -33,6 +33,7 @@ import * as productSearch from './migrations/0030_product_search.ts';
 import * as media from './migrations/0031_media.ts';
 import * as variantArchive from './migrations/0032_variant_archive.ts';
 import * as customers from './migrations/0033_customers.ts';
+import * as settingsNotify from './migrations/0034_settings_notify.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   '0031_media': media,
   '0032_variant_archive': variantArchive,
   '0033_customers': customers,
+  '0034_settings_notify': settingsNotify,
 };
 
 export class MigrationError extends Error {

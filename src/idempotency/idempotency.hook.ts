@@ -8,7 +8,8 @@
  * parsed, the key is claimed for (store, route, key) with the request body's hash, a retry replays
  * the stored answer byte for byte, and the handler runs at most once per key. The handler stays as
  * thin as any other: it returns its body and sets its status; it sees the key as
- * `request.idempotencyKey` (a resource that carries its key can be found again by it, `recover`).
+ * `request.idempotencyKey` (a resource that carries its key can be found again by it, `recover`),
+ * and may store its answer in its own transaction with `request.storeIdempotentAnswer`.
  */
 import type { FastifyReply, FastifyRequest, onRouteHookHandler, RouteHandlerMethod } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -38,6 +39,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The request's Idempotency-Key (a lower-case UUID) on an idempotent route; '' elsewhere. */
     idempotencyKey: string;
+    /**
+     * On an idempotent route: stores the handler's answer body (with the reply's status) in the
+     * handler's own transaction, so that it commits with what it answers (the checkout's order).
+     * Optional for a handler; without it the answer is stored after the handler returns.
+     */
+    storeIdempotentAnswer: ((db: Kysely<Database>, body: unknown) => Promise<void>) | null;
   }
 }
 
@@ -55,7 +62,8 @@ export interface IdempotencySettings {
 
 /**
  * The `onRoute` hook that makes routes with `config.idempotent` idempotent. Add it to the root
- * instance before the routes are registered (`app.decorateRequest('idempotencyKey', '')` too).
+ * instance before the routes are registered (`app.decorateRequest('idempotencyKey', '')` and
+ * `app.decorateRequest('storeIdempotentAnswer', null)` too).
  */
 export function idempotentRoutes(settings: IdempotencySettings): onRouteHookHandler {
   return (route) => {
@@ -75,7 +83,8 @@ export function idempotentRoutes(settings: IdempotencySettings): onRouteHookHand
           ...(declared.recover ? { recover: () => declared.recover!(request, key) } : {}),
         },
         reply,
-        async () => {
+        async (storeAnswer) => {
+          request.storeIdempotentAnswer = (db, body) => storeAnswer(db, { status: reply.statusCode, body });
           const body: unknown = await handler.call(this, request, reply);
           return { status: reply.statusCode, body };
         },

@@ -175,15 +175,23 @@ const serialise = (answer: HandlerAnswer): StoredAnswer => ({
 });
 
 /**
+ * Stores a handler's answer in the handler's own transaction (`db`), so that the answer commits with
+ * what it answers: a checkout's order and its key's answer are one commit (and one round trip
+ * fewer than storing it after). The answer is sent as stored.
+ */
+export type StoreAnswer = (db: Kysely<Database>, answer: HandlerAnswer) => Promise<void>;
+
+/**
  * Runs `handler` at most once per (store, route, key) and replays its answer byte-for-byte on
  * retries (DESIGN D7). The response body is serialised here, once, and stored as the exact text
  * sent, by the current holder of the key only (its lease token fences a holder whose lease ran
- * out and was taken over, D25).
+ * out and was taken over, D25): after the handler, or by the handler in its own transaction
+ * (`StoreAnswer`).
  */
 export async function withIdempotency(
   scope: IdempotencyScope,
   reply: FastifyReply,
-  handler: () => Promise<HandlerAnswer>,
+  handler: (storeAnswer: StoreAnswer) => Promise<HandlerAnswer>,
 ): Promise<FastifyReply> {
   const claimed = await claim(scope);
   if (claimed.kind === 'replay') {
@@ -202,8 +210,20 @@ export async function withIdempotency(
       .send(response.body);
   }
   let response: StoredAnswer;
+  /** The answer the handler stored in its transaction (kept only if the handler then succeeds). */
+  let stored: StoredAnswer | null = null;
+  const storeAnswer: StoreAnswer = async (db, answer) => {
+    const serialised = serialise(answer);
+    await completeKey(db, scope, claimed.leaseToken, sealAnswer(scope, serialised));
+    stored = serialised;
+  };
   try {
-    response = serialise(await handler());
+    const answer = await handler(storeAnswer);
+    if (stored !== null) {
+      const sent: StoredAnswer = stored;
+      return reply.code(sent.status).type(sent.type).send(sent.body);
+    }
+    response = serialise(answer);
   } catch (error) {
     if (error instanceof AppError && isStorable(error)) {
       response = {
@@ -217,12 +237,15 @@ export async function withIdempotency(
       throw error;
     }
   }
-  await completeKey(scope.db, scope, claimed.leaseToken, {
-    ...response,
-    body: scope.keyring.seal(ANSWER_PURPOSE, response.body, answerContext(scope)),
-  });
+  await completeKey(scope.db, scope, claimed.leaseToken, sealAnswer(scope, response));
   return reply.code(response.status).type(response.type).send(response.body);
 }
+
+/** The answer as stored: its body sealed (D28). */
+const sealAnswer = (scope: IdempotencyScope, answer: StoredAnswer): StoredAnswer => ({
+  ...answer,
+  body: scope.keyring.seal(ANSWER_PURPOSE, answer.body, answerContext(scope)),
+});
 
 /** Deletes keys older than the retention (24 h by default), store by store, in batches. */
 export function purgeIdempotencyKeys(

@@ -144,6 +144,28 @@ export class Metrics {
         if (now !== null) this.set(now.max);
       },
     });
+    new Counter({
+      name: 'storefront_db_statements_total',
+      help: 'Statements this process has sent to PostgreSQL (each one round trip).',
+      registers,
+      collect() {
+        const now = stats();
+        if (now === null) return;
+        this.reset();
+        this.inc(now.statements);
+      },
+    });
+    new Counter({
+      name: 'storefront_db_transactions_total',
+      help: 'Transactions this process has run on PostgreSQL: BEGINs, and statements sent outside a transaction.',
+      registers,
+      collect() {
+        const now = stats();
+        if (now === null) return;
+        this.reset();
+        this.inc(now.transactions);
+      },
+    });
     new Gauge({
       name: 'storefront_db_pool_waiting_queries',
       help: 'Queries waiting for a free pool connection.',

@@ -75,24 +75,6 @@ export async function adjustDiscountUse(
     .execute();
 }
 
-/** The rate of the region when there is one, else the country's. */
-export function findTaxRate(
-  db: Db,
-  storeId: string,
-  country: string,
-  region: string | null,
-): Promise<TaxRateRow | undefined> {
-  const keys = region !== null && region.startsWith(`${country}-`) ? [region, country] : [country];
-  return db
-    .selectFrom('tax_rates')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('country', 'in', keys)
-    .orderBy((eb) => eb.fn('length', ['country']), 'desc')
-    .limit(1)
-    .executeTakeFirst();
-}
-
 export function taxRates(db: Db, storeId: string): Promise<TaxRateRow[]> {
   return db.selectFrom('tax_rates').selectAll().where('store_id', '=', storeId).orderBy('country').execute();
 }

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import { byCreated } from '../db/keyset.ts';
+import { storeSetting } from '../db/settings-cache.ts';
 import type { Database } from '../db/tables.ts';
 import { countryRules } from '@storefront/address';
 import { isCountryCode } from '../lib/country.ts';
@@ -22,7 +23,6 @@ import {
   deleteTaxRate,
   discountsQuery,
   findDiscountByCode,
-  findTaxRate,
   insertDiscount,
   taxRates,
   upsertTaxRate,
@@ -133,8 +133,14 @@ export async function rateFor(
   region?: string | null,
 ): Promise<{ taxRateBps: number }> {
   if (!country) return { taxRateBps: 0 };
-  const rate = await findTaxRate(deps.db, storeId, country, region ?? null);
-  return { taxRateBps: rate?.tax_rate_bps ?? 0 };
+  // Every rate of the store, from the process's settings cache (a store has a few dozen at most).
+  const rates = await storeSetting(deps.db, storeId, 'tax-rates', () => taxRates(deps.db, storeId));
+  const keys = region && region.startsWith(`${country}-`) ? [region, country] : [country];
+  for (const key of keys) {
+    const rate = rates.find((row) => row.country === key);
+    if (rate) return { taxRateBps: rate.tax_rate_bps };
+  }
+  return { taxRateBps: 0 };
 }
 
 export async function createDiscount(deps: Deps, storeId: string, body: DiscountBody): Promise<Discount> {

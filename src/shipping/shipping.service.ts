@@ -3,6 +3,7 @@ import type { Insertable, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { lockScope } from '../db/advisory-lock.ts';
 import { byCreated } from '../db/keyset.ts';
+import { storeSetting } from '../db/settings-cache.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
@@ -409,7 +410,9 @@ export async function shippingRates(
   to: Destination,
   parcel: Parcel,
 ): Promise<ShippingRates> {
-  const rows = await zonesWithMethods(deps.db, storeId);
+  const rows = await storeSetting(deps.db, storeId, 'shipping-zones', () =>
+    zonesWithMethods(deps.db, storeId),
+  );
   const zones = new Map<string, RatedZone<RatedRow>>();
   for (const row of rows) {
     let zone = zones.get(row.zone_id);
