@@ -132,6 +132,36 @@ describe('metrics (D49)', () => {
     assert.equal(after.get('storefront_orders_expiry_backlog'), late + Number(moved.numUpdatedRows));
   });
 
+  test('PostgreSQL: the round trips the process sends are counted, a transaction per BEGIN or lone statement', async () => {
+    if (t.db.kind !== 'postgres') {
+      assert.equal((await scrape()).values.has('storefront_db_statements_total'), false);
+      return;
+    }
+    const before = (await scrape()).values;
+    // Two lone statements (two transactions), then a transaction of two statements and its COMMIT.
+    await t.db.kysely.selectFrom('stores').select('id').limit(1).execute();
+    await t.db.kysely.selectFrom('stores').select('id').limit(1).execute();
+    await t.db.kysely.transaction().execute(async (trx) => {
+      await trx.selectFrom('stores').select('id').limit(1).execute();
+      await trx.selectFrom('stores').select('id').limit(1).execute();
+    });
+    const now = (await scrape()).values;
+    const delta = (name: string) => (now.get(name) ?? Number.NaN) - (before.get(name) ?? Number.NaN);
+    // Other work of the process (its worker loops) may run between the two scrapes: at least these.
+    assert.ok(
+      delta('storefront_db_statements_total') >= 6,
+      `statements ${delta('storefront_db_statements_total')}`,
+    );
+    assert.ok(
+      delta('storefront_db_transactions_total') >= 3,
+      `transactions ${delta('storefront_db_transactions_total')}`,
+    );
+    assert.ok(
+      delta('storefront_db_statements_total') > delta('storefront_db_transactions_total'),
+      'a COMMIT is a statement, not a transaction',
+    );
+  });
+
   test('webhook attempts are counted by outcome with their latency', async () => {
     const receiver = await startReceiver();
     try {
