@@ -999,6 +999,8 @@ interface Round {
   worker: Counts;
   /** The statistics flush after the round (PostgreSQL): what was still done (the worker catching up, idle loops). */
   flush: Flush | null;
+  /** The processes' RSS right after the round (a soak: many rounds). */
+  rss?: Rss;
 }
 
 /** CPU and round trips of the processes and the database in the 11 s after a round. */
@@ -1462,6 +1464,20 @@ function section(report: Report): string {
         .join('; ')}.`,
     );
   }
+  if (options.rounds > 2) {
+    // A soak: memory after each round, and the last against the fifth minute's.
+    for (const s of steady) {
+      const rss = s.rounds.map((r) =>
+        r.rss ? r.rss.api + (Number.isNaN(r.rss.worker) ? 0 : r.rss.worker) : Number.NaN,
+      );
+      const perRound =
+        options.warmup + options.duration + (s.rounds[0]?.flush ? (2 * STATS_FLUSH_MS) / 1000 : 0);
+      const fifth = rss[Math.min(rss.length - 1, Math.max(0, Math.ceil(300 / perRound) - 1))] ?? Number.NaN;
+      notes.push(
+        `- ${s.target.label}: RSS after each round (MiB${s.rounds[0]?.rss && !Number.isNaN(s.rounds[0].rss.worker) ? ', API + worker' : ''}): ${rss.map(int).join(' / ')}; the last is ${(rss.at(-1)! / fifth).toFixed(2)}× the one at about minute five.`,
+      );
+    }
+  }
   for (const s of steady) {
     const f = s.flush;
     if (f === null || !Number.isFinite(f.api.statements)) continue;
@@ -1646,7 +1662,8 @@ async function main(): Promise<void> {
       const of = options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : '';
       log(`bench: ${target.label}: ${options.buyers} buyers for ${options.duration} s${of}…`);
       const measured = await steadyRound(target, options);
-      if (round === options.rounds) target.rssAfter = rssOf(target);
+      measured.rss = rssOf(target);
+      if (round === options.rounds) target.rssAfter = measured.rss;
       rounds.get(target.label)?.push(measured);
       const ok = measured.purchases.filter((p) => p.ok);
       const totals = sortedOf(ok.map((p) => p.total));
@@ -1659,7 +1676,8 @@ async function main(): Promise<void> {
           (target.databaseUrl !== null
             ? `, database CPU ${int(each(measured.databaseCpu.total * 1e6))} µs, statements ` +
               `${one(each(measured.api.statements))}${target.worker ? ` + ${one(each(measured.worker.statements))}` : ''}`
-            : ''),
+            : '') +
+          `, RSS ${int(measured.rss.api)}${target.worker ? ` + ${int(measured.rss.worker)}` : ''} MiB`,
       );
     }
   }
