@@ -31,6 +31,8 @@ interface Entry {
 
 /** Products whose stock moved, remembered per store (beyond this, a stock change drops the store). */
 const MAX_MOVED_PRODUCTS = 10_000;
+/** Entries kept per store (beyond this, the store's entries are dropped and read again). */
+const MAX_ENTRIES = 10_000;
 
 interface Store {
   /** Moved on by every change of the store's catalog or settings (`c`). */
@@ -40,6 +42,8 @@ interface Store {
   /** The `stock` count at each product's last stock change. */
   moved: Map<string, number>;
   entries: Map<string, Entry>;
+  /** The keys of the entries of each product (what its stock change drops). */
+  byProduct: Map<string, string[]>;
 }
 
 class StoreSettings {
@@ -53,21 +57,38 @@ class StoreSettings {
       store.catalog += 1;
       store.moved.clear();
       store.entries.clear();
+      store.byProduct.clear();
       return;
     }
     store.stock += 1;
     store.moved.set(product, store.stock);
-    for (const [key, entry] of store.entries) if (entry.product === product) store.entries.delete(key);
+    for (const key of store.byProduct.get(product) ?? []) store.entries.delete(key);
+    store.byProduct.delete(product);
   }
 
   #store(storeId: string): Store {
     let store = this.#stores.get(storeId);
     if (!store) {
       if (this.#stores.size >= MAX_STORES) this.#stores.delete(this.#stores.keys().next().value!);
-      store = { catalog: 0, stock: 0, moved: new Map(), entries: new Map() };
+      store = { catalog: 0, stock: 0, moved: new Map(), entries: new Map(), byProduct: new Map() };
       this.#stores.set(storeId, store);
     }
     return store;
+  }
+
+  #keep(store: Store, key: string, entry: Entry): void {
+    if (!store.entries.has(key)) {
+      if (store.entries.size >= MAX_ENTRIES) {
+        store.entries.clear();
+        store.byProduct.clear();
+      }
+      if (entry.product !== null) {
+        const keys = store.byProduct.get(entry.product);
+        if (keys) keys.push(key);
+        else store.byProduct.set(entry.product, [key]);
+      }
+    }
+    store.entries.set(key, entry);
   }
 
   #fresh(entry: Entry | undefined, now: number): entry is Entry {
@@ -82,7 +103,7 @@ class StoreSettings {
     const catalog = store.catalog;
     const value = await load();
     if (store.catalog === catalog && this.#stores.get(storeId) === store)
-      store.entries.set(name, { value, loadedAt: now, product: null });
+      this.#keep(store, name, { value, loadedAt: now, product: null });
     return value;
   }
 
@@ -108,7 +129,7 @@ class StoreSettings {
       found.set(key, value);
       // Kept unless its product's stock (or the store's catalog) moved while it was read.
       if (current && (store.moved.get(product) ?? -1) <= stock)
-        store.entries.set(`v:${key}`, { value, loadedAt: now, product });
+        this.#keep(store, `v:${key}`, { value, loadedAt: now, product });
     }
     return found;
   }
