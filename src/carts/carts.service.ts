@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { RawBuilder } from 'kysely';
 import { checkAddress, completeAddress, type Address } from '@storefront/address';
-import { sellableVariants, shownSellableVariants, type PricedVariant } from '../catalog/sellable.ts';
+import { cachedSellableVariants, type PricedVariant } from '../catalog/sellable.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
 import {
@@ -9,6 +10,7 @@ import {
   completeIfUnchanged,
   dropShippingMethod,
   findCartRow,
+  findCartRowWith,
   insertCartWithLines,
   updateCart,
   updateOpenCart,
@@ -91,10 +93,12 @@ async function assertSellable(
   items: readonly CartItem[],
   raw: readonly CartItem[],
 ): Promise<Map<string, PricedVariant>> {
-  const found = await sellableVariants(
+  // Read afresh (a line is refused or taken on it), and kept: the cart's next reads show them.
+  const found = await cachedSellableVariants(
     deps,
     storeId,
     items.map((i) => i.variantId),
+    'fresh',
   );
   const errors: FieldError[] = [];
   raw.forEach((item, i) => {
@@ -152,7 +156,7 @@ async function priceCart(
 ): Promise<PricedCartWith> {
   const [variants, currency, discount] = await Promise.all([
     sellable ??
-      shownSellableVariants(
+      cachedSellableVariants(
         deps,
         row.store_id,
         row.items.map((i) => i.variantId),
@@ -257,6 +261,18 @@ export async function findCart(
   options: { forUpdate?: boolean } = {},
 ): Promise<CartRow> {
   const row = await findCartRow(deps.db, storeId, cartId, options.forUpdate);
+  if (!row) throw notFound('No cart with that id in this store.');
+  return row;
+}
+
+/** findCart with `also`, a value of another module read in the same statement (as `also`). */
+export async function findCartWith<T>(
+  deps: Pick<CartsDeps, 'db'>,
+  storeId: string,
+  cartId: string,
+  also: RawBuilder<T>,
+): Promise<CartRow & { also: T }> {
+  const row = await findCartRowWith(deps.db, storeId, cartId, also);
   if (!row) throw notFound('No cart with that id in this store.');
   return row;
 }

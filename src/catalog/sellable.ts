@@ -44,18 +44,27 @@ export async function sellableVariants(
 }
 
 /**
- * sellableVariants for showing a cart (its prices, its shipping options): from the API process's
- * cache of the variants its carts read, dropped at every catalog change of the store and every stock
- * change of their product (decision `settings-cache`). Checkout reads them afresh.
+ * sellableVariants through the API process's cache of the variants carts read, dropped at every
+ * catalog change of the store and every stock change of their product (decision `settings-cache`).
+ * `cached` (showing a cart, its shipping options, a checkout's first quote) takes what is kept, at
+ * most a second old; `fresh` (a new cart's check, a quote that refuses or is priced again) reads
+ * the catalog and keeps what it read for the reads that follow.
  */
-export function shownSellableVariants(
+export function cachedSellableVariants(
   deps: { db: Kysely<Database> },
   storeId: string,
   variantIds: readonly string[],
+  read: 'cached' | 'fresh' = 'cached',
 ): Promise<Map<string, PricedVariant>> {
   if (variantIds.length === 0) return Promise.resolve(new Map<string, PricedVariant>());
-  return variantValues<PricedVariant>(deps.db, storeId, variantIds, async (missing) => {
-    const read = await sellableVariants(deps, storeId, missing);
-    return new Map([...read].map(([id, variant]) => [id, { value: variant, product: variant.productId }]));
-  });
+  return variantValues<PricedVariant>(
+    deps.db,
+    storeId,
+    variantIds,
+    async (missing) => {
+      const found = await sellableVariants(deps, storeId, missing);
+      return new Map([...found].map(([id, variant]) => [id, { value: variant, product: variant.productId }]));
+    },
+    read === 'fresh',
+  );
 }

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { checkAddress, isPhoneNumber, type Address } from '@storefront/address';
-import { cartCompleted, completeCart, findCart, type CartRow } from '../carts/carts.service.ts';
+import { cartCompleted, completeCart, findCartWith, type CartRow } from '../carts/carts.service.ts';
 import { heldMethodAmount } from '../shipping/shipping.service.ts';
 import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
 import { lockScopes } from '../db/advisory-lock.ts';
@@ -14,6 +14,8 @@ import type { OrdersDeps } from '../orders/orders.deps.ts';
 import type { CheckoutBody, CheckoutResult } from '../orders/orders.schemas.ts';
 import {
   checkoutOfKey,
+  pendingOrdersCount,
+  pendingOrdersFrom,
   pendingOrdersHeld,
   writeOrder,
   type Holder,
@@ -122,15 +124,19 @@ const tooManyPending = (limit: number, held: PendingOrdersOf, now: Date): AppErr
 };
 
 /** 429 too_many_pending_orders when the client or the email holds the most pending orders allowed. */
+function tooManyHeld(limit: number, held: PendingOrdersOf, now: Date): AppError | null {
+  return held.byClient >= limit || held.byEmail >= limit ? tooManyPending(limit, held, now) : null;
+}
+
 async function refuseHoarding(
   deps: Pick<CheckoutDeps, 'db' | 'settings'>,
   storeId: string,
   holder: Holder,
   now: Date,
 ): Promise<void> {
-  const limit = deps.settings.pendingOrdersPerClient;
   const held = await pendingOrdersHeld(deps, storeId, holder);
-  if (held.byClient >= limit || held.byEmail >= limit) throw tooManyPending(limit, held, now);
+  const refusal = tooManyHeld(deps.settings.pendingOrdersPerClient, held, now);
+  if (refusal) throw refusal;
 }
 
 /** Checkouts reserving units right now in this process (a hint for the pre-check). */
@@ -154,8 +160,9 @@ class QuoteChanged extends Error {}
  * 1. An order that already carries this Idempotency-Key is the answer (a retry after a crash). It
  *    completed its cart, so it is looked for when the cart is completed or gone, and when the
  *    order's insert meets the key's unique index: the common first attempt pays no lookup.
- * 2. Quote the cart from the database and pre-check its stock, both without locks: a checkout
- *    that cannot succeed is refused before the provider is called (D25).
+ * 2. Quote the cart and pre-check its stock, both without locks: a checkout that cannot succeed
+ *    is refused before the provider is called (D25). The first quote prices the variants the
+ *    cart's own reads kept a moment ago; a refusal is only given on a fresh read.
  * 3. Create the payment intent at the provider for that amount (with a provider idempotency key
  *    per order id, so the SDK's network retries never create a second intent). A provider failure
  *    ends the checkout here: 502, nothing written, nothing reserved.
@@ -186,44 +193,48 @@ export async function checkout(
   };
 
   const holder = holderOf(deps.keyring, input);
+  // The first quote takes the variants the cart's last reads kept (decision `settings-cache`); a
+  // refusal, a wait and a second attempt read them afresh, so no checkout is refused on a cached
+  // read, and the reservation checks every price under its lock anyway.
+  let read: 'cached' | 'fresh' = 'cached';
   let gated = true;
   const gateDeadline = performance.now() + GATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt++) {
     let cart;
     try {
-      cart = await findCart(deps, storeId, input.cartId);
+      // With the holder's pending orders, counted in the same statement without locks, before the
+      // provider is called; the transaction counts again under a lock.
+      cart = await findCartWith(deps, storeId, input.cartId, pendingOrdersCount(storeId, holder));
     } catch (error) {
       if (error instanceof AppError && error.status === 404) return refuse(error);
       throw error;
     }
     if (cart.completed_at !== null) return refuse(cartCompleted());
     if (cart.items.length === 0) throw cartEmpty();
-    // Without locks, before the provider is called; the transaction counts again under a lock.
-    try {
-      await refuseHoarding(deps, storeId, holder, deps.clock.now());
-    } catch (error) {
-      return refuse(error as AppError);
-    }
+    const hoarding = tooManyHeld(
+      deps.settings.pendingOrdersPerClient,
+      pendingOrdersFrom(cart.also),
+      deps.clock.now(),
+    );
+    if (hoarding) return refuse(hoarding);
     const chosen = cartChoices(input, cart);
     let now: Date;
     let quoted: Quote;
     for (;;) {
       now = deps.clock.now();
-      quoted = await quote(deps, storeId, currency, chosen, cart.items, now);
-      refuseShipping(quoted, chosen, requireShipping);
-      if (quoted.missing.length > 0)
-        throw insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
-      // The stock pre-check (D25) reads the availability the quote read with the prices.
-      const short = quoted.lines
-        .filter((line) => line.available < line.quantity)
-        .map((line) => ({ variantId: line.variantId, requested: line.quantity, available: line.available }))
-        .sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
-      if (short.length > 0) throw insufficientStock(short);
+      quoted = await quote(deps, storeId, currency, chosen, cart.items, now, read);
+      const refusal = refusalOf(quoted, chosen, requireShipping);
+      if (refusal && read === 'cached') {
+        read = 'fresh';
+        continue;
+      }
+      if (refusal) throw refusal;
       // Units other checkouts of this process are reserving now: wait for them, then quote again
       // (the cart's version is checked when the order is placed).
       const busy = gated ? inFlight.waitIfShort(storeId, quoted.lines, GATE_WAIT_MS) : null;
       if (!busy) break;
       await busy;
+      read = 'fresh';
       gated = performance.now() < gateDeadline;
     }
     const release = inFlight.hold(storeId, quoted.lines);
@@ -243,6 +254,7 @@ export async function checkout(
         storeAnswer,
       });
     } catch (error) {
+      read = 'fresh';
       if (error instanceof QuoteChanged && attempt < 3) continue;
       if (error instanceof QuoteChanged) throw cartChanged();
       throw error;
@@ -413,6 +425,26 @@ function cartChoices(input: CheckoutInput, cart: CartRow): CheckoutInput {
     discountCode: input.discountCode ?? cart.discount_code ?? undefined,
     shippingMethodId: input.shippingMethodId ?? cart.shipping_method_id ?? undefined,
   };
+}
+
+/**
+ * Why a priced checkout cannot go on, if it cannot: its shipping (D40), a line no longer sellable,
+ * or the stock pre-check (D25, on the availability the quote read with the prices).
+ */
+function refusalOf(quoted: Quote, input: CheckoutInput, requireShipping: boolean): AppError | null {
+  try {
+    refuseShipping(quoted, input, requireShipping);
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  if (quoted.missing.length > 0)
+    return insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
+  const short = quoted.lines
+    .filter((line) => line.available < line.quantity)
+    .map((line) => ({ variantId: line.variantId, requested: line.quantity, available: line.available }))
+    .sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
+  return short.length > 0 ? insufficientStock(short) : null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Address } from '@storefront/address';
 import type { StockLine } from '../catalog/inventory.ts';
-import { sellableVariants } from '../catalog/sellable.ts';
+import { cachedSellableVariants } from '../catalog/sellable.ts';
 import type { OrdersDeps } from '../orders/orders.deps.ts';
 import type { NewOrderLine } from '../orders/placed-orders.service.ts';
 import { priceOrder, type Pricing } from '../pricing/order-pricing.ts';
@@ -36,8 +36,10 @@ export interface QuoteInput {
 }
 
 /**
- * Prices cart lines from the database (never from the client) with the discount code, the tax of
- * the destination and its shipping: the one pricing the cart's preview shows (D39, D40).
+ * Prices cart lines from the catalog (never from the client) with the discount code, the tax of
+ * the destination and its shipping: the one pricing the cart's preview shows (D39, D40). A quote
+ * decides nothing alone: the reservation checks each price under its row lock, and checkout reads
+ * afresh before it refuses on a cached quote (decision `settings-cache`).
  */
 export async function quote(
   deps: Pick<OrdersDeps, 'db'>,
@@ -46,12 +48,15 @@ export async function quote(
   input: QuoteInput,
   items: readonly StockLine[],
   now: Date,
+  /** `cached`: the variants as the cart's last reads saw them (at most a second old), else afresh. */
+  read: 'cached' | 'fresh',
 ): Promise<Quote> {
   const [variants, discount] = await Promise.all([
-    sellableVariants(
+    cachedSellableVariants(
       deps,
       storeId,
       items.map((i) => i.variantId),
+      read,
     ),
     input.discountCode !== undefined ? usableDiscount(deps, storeId, input.discountCode, now) : null,
   ]);

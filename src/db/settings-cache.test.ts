@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Kysely } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
 import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
 import { storeSetting, variantValues, watchStoreSettings } from './settings-cache.ts';
 import type { Database } from './tables.ts';
@@ -108,6 +109,50 @@ describe('a change of the settings is priced by the next request', () => {
     const productId = product.json<{ id: string }>().id;
     assert.equal((await admin.patch(`/products/${productId}`, { status: 'draft' })).statusCode, 200);
     assert.equal(await subtotal(), 0);
+  });
+});
+
+describe('a checkout priced from the variants its cart kept', () => {
+  /** A variant's row changed without the read cache's notification (as if it were lost). */
+  async function changeUnheard(variantId: string, change: { on_hand?: number; price_amount?: number }) {
+    await t.db.kysely.transaction().execute(async (trx) => {
+      await sql`SET LOCAL session_replication_role = replica`.execute(trx);
+      await trx.updateTable('variants').set(change).where('id', '=', variantId).execute();
+    });
+  }
+
+  async function cartOf(onHand: number) {
+    const product = await t.admin(shop).post('/products', {
+      title: 'Lamp',
+      status: 'active',
+      variants: [{ label: 'Brass', priceAmount: 1000, onHand }],
+    });
+    assert.equal(product.statusCode, 201, product.body);
+    const variantId = product.json<{ variants: { id: string }[] }>().variants[0]!.id;
+    const cart = await t.storefront(shop).post('/carts', { items: [{ variantId, quantity: 1 }] });
+    assert.equal(cart.statusCode, 201, cart.body);
+    return { variantId, cartId: cart.json<{ id: string }>().id };
+  }
+
+  const checkout = (cartId: string) =>
+    t
+      .storefront(shop)
+      .post('/checkout', { cartId, email: 'kept@example.com' }, { 'idempotency-key': randomUUID() });
+
+  test('no checkout is refused on a kept read: out of stock when the cart was made, restocked unheard', async () => {
+    const { variantId, cartId } = await cartOf(0);
+    await changeUnheard(variantId, { on_hand: 3 });
+    const placed = await checkout(cartId);
+    assert.equal(placed.statusCode, 201, placed.body);
+  });
+
+  test('a price changed unheard is charged as it is now, never as it was kept', async () => {
+    const { variantId, cartId } = await cartOf(5);
+    await changeUnheard(variantId, { price_amount: 1400 });
+    const placed = await checkout(cartId);
+    assert.equal(placed.statusCode, 201, placed.body);
+    const { order } = placed.json<{ order: { subtotal: { amount: number } } }>();
+    assert.equal(order.subtotal.amount, 1400);
   });
 });
 
@@ -219,6 +264,16 @@ describe('variantValues', () => {
       v3: 'v3@1',
     });
     await variantValues(db, STORE, ['v1', 'v3'], loader(reads));
+    assert.deepEqual(reads, [['v1', 'v3'], ['v1']]);
+  });
+
+  test('a refresh reads every key afresh and keeps what it read for the reads after it', async () => {
+    const { db } = watchedHandle();
+    const reads: string[][] = [];
+    const get = (keys: string[], refresh = false) => variantValues(db, STORE, keys, loader(reads), refresh);
+    assert.deepEqual([...(await get(['v1', 'v3'])).values()], ['v1@1', 'v3@1']);
+    assert.deepEqual([...(await get(['v1'], true)).values()], ['v1@2']);
+    assert.deepEqual([...(await get(['v1', 'v3'])).values()], ['v1@2', 'v3@1']);
     assert.deepEqual(reads, [['v1', 'v3'], ['v1']]);
   });
 

@@ -111,13 +111,14 @@ class StoreSettings {
     storeId: string,
     keys: readonly string[],
     load: (missing: readonly string[]) => Promise<Map<string, { value: T; product: string }>>,
+    refresh: boolean,
   ): Promise<Map<string, T>> {
     const store = this.#store(storeId);
     const now = performance.now();
     const found = new Map<string, T>();
     const missing: string[] = [];
     for (const key of keys) {
-      const entry = store.entries.get(`v:${key}`);
+      const entry = refresh ? undefined : store.entries.get(`v:${key}`);
       if (this.#fresh(entry, now)) found.set(key, entry.value as T);
       else missing.push(key);
     }
@@ -170,15 +171,17 @@ export function storeSetting<T>(
  * Values by key (a variant's price and titles), each of one product, from this process's cache when
  * `db` is watched: dropped with the store's catalog, and with their product's stock (`s`
  * notifications), used for at most a second. `load` reads the keys not kept (a key it does not
- * answer is not kept either).
+ * answer is not kept either). With `refresh`, every key is read afresh and what is read is kept (a
+ * caller that must not act on a cached value, whose read the next ones can use).
  */
 export function variantValues<T>(
   db: Kysely<Database>,
   storeId: string,
   keys: readonly string[],
   load: (missing: readonly string[]) => Promise<Map<string, { value: T; product: string }>>,
+  refresh = false,
 ): Promise<Map<string, T>> {
   const settings = watched.get(db);
-  if (settings) return settings.many(storeId, keys, load);
+  if (settings) return settings.many(storeId, keys, load, refresh);
   return load(keys).then((loaded) => new Map([...loaded].map(([key, { value }]) => [key, value])));
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
 import type { OrderRow, PaymentRow, PaymentStatus } from './orders.tables.ts';
@@ -39,25 +39,57 @@ export async function lockPaymentAndOrder(
   return { payment, order };
 }
 
+/** A provider event's dedupe record (D4). */
+export interface SeenEvent {
+  storeId: string;
+  provider: string;
+  eventId: string;
+  type: string;
+}
+
 /**
- * Marks the payment with this provider reference succeeded, which also locks it: the first half of
- * the lock order of `lockPaymentAndOrder` (the caller locks the order next). Undefined when there is
- * no such payment.
+ * A payment's success, once: records the event as seen (recordProviderEvent) and, only when it is
+ * new (`fresh`), marks the payment with this provider reference succeeded, in one statement. That
+ * also locks the payment: the first half of the lock order of `lockPaymentAndOrder` (the caller
+ * locks the order next). `payment` is undefined when the event was seen already or there is no
+ * such payment.
  */
-export function succeedPayment(
+export async function succeedPaymentOnce(
   trx: Transaction<Database>,
-  storeId: string,
+  event: SeenEvent,
   by: { provider: string; ref: string },
   now: Date,
-): Promise<PaymentRow | undefined> {
-  return trx
-    .updateTable('payments')
-    .set({ status: 'succeeded', last_error: null, updated_at: now })
-    .where('store_id', '=', storeId)
-    .where('provider', '=', by.provider)
-    .where('ref', '=', by.ref)
-    .returningAll()
-    .executeTakeFirst();
+): Promise<{ fresh: boolean; payment: PaymentRow | undefined }> {
+  const row = await trx
+    .with('seen', (db) =>
+      db
+        .insertInto('provider_events')
+        .values({
+          store_id: event.storeId,
+          provider: event.provider,
+          event_id: event.eventId,
+          type: event.type,
+        })
+        .onConflict((oc) => oc.columns(['store_id', 'provider', 'event_id']).doNothing())
+        .returning('event_id'),
+    )
+    .with('paid', (db) =>
+      db
+        .updateTable('payments')
+        .set({ status: 'succeeded', last_error: null, updated_at: now })
+        .where('store_id', '=', event.storeId)
+        .where('provider', '=', by.provider)
+        .where('ref', '=', by.ref)
+        .where((eb) => eb.exists(eb.selectFrom('seen').select('event_id')))
+        .returningAll(),
+    )
+    .selectFrom(sql<{ fresh: boolean }>`(SELECT EXISTS (SELECT 1 FROM seen) AS fresh)`.as('s'))
+    .leftJoin('paid', (join) => join.onTrue())
+    .select('s.fresh')
+    .selectAll('paid')
+    .executeTakeFirstOrThrow();
+  const { fresh, ...payment } = row;
+  return { fresh, payment: payment.id === null ? undefined : (payment as PaymentRow) };
 }
 
 export function orderPayments(db: Db, storeId: string, orderId: string): Promise<PaymentRow[]> {

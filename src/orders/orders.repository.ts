@@ -476,21 +476,48 @@ export interface PendingOrdersOf {
   firstExpiry: Date | null;
 }
 
-/** Counts a client's and an email's pending orders (D52), through the two partial indexes. */
+/**
+ * Counts a client's and an email's pending orders (D52), through the two partial indexes: a
+ * subquery giving one JSON object, to read alone (pendingOrdersOf) or beside another row (the
+ * cart a checkout reads, in the same statement); pendingOrdersFrom reads its value.
+ */
+export function pendingOrdersCount(
+  storeId: string,
+  who: { clientKey: string; email: string },
+): RawBuilder<PendingOrdersJson> {
+  return sql<PendingOrdersJson>`(
+    SELECT json_build_object(
+             'byClient', count(*) FILTER (WHERE client_key = ${who.clientKey}),
+             'byEmail', count(*) FILTER (WHERE email = ${who.email}),
+             'firstExpiry', min(expires_at))
+    FROM orders
+    WHERE store_id = ${storeId} AND status = 'pending'
+      AND (client_key = ${who.clientKey} OR email = ${who.email}))`;
+}
+
+/** What pendingOrdersCount gives (a timestamp in JSON is its text). */
+export interface PendingOrdersJson {
+  byClient: number;
+  byEmail: number;
+  firstExpiry: string | null;
+}
+
+export function pendingOrdersFrom(json: PendingOrdersJson): PendingOrdersOf {
+  return {
+    byClient: json.byClient,
+    byEmail: json.byEmail,
+    firstExpiry: json.firstExpiry === null ? null : new Date(json.firstExpiry),
+  };
+}
+
 export async function pendingOrdersOf(
   db: Db,
   storeId: string,
   who: { clientKey: string; email: string },
 ): Promise<PendingOrdersOf> {
-  const { rows } = await sql<{ by_client: number; by_email: number; first_expiry: Date | null }>`
-    SELECT count(*) FILTER (WHERE client_key = ${who.clientKey})::int AS by_client,
-           count(*) FILTER (WHERE email = ${who.email})::int AS by_email,
-           min(expires_at) AS first_expiry
-    FROM orders
-    WHERE store_id = ${storeId} AND status = 'pending'
-      AND (client_key = ${who.clientKey} OR email = ${who.email})`.execute(db);
-  const row = rows[0]!;
-  return { byClient: row.by_client, byEmail: row.by_email, firstExpiry: row.first_expiry };
+  const { rows } = await sql<{ held: PendingOrdersJson }>`
+    SELECT ${pendingOrdersCount(storeId, who)} AS held`.execute(db);
+  return pendingOrdersFrom(rows[0]!.held);
 }
 
 /** An order's fulfilments, oldest first. */

@@ -12,6 +12,8 @@ import {
   findOrderIdByKey,
   insertNumberedOrder,
   orderLines,
+  pendingOrdersCount,
+  pendingOrdersFrom,
   pendingOrdersOf,
   type PendingOrdersOf,
 } from './orders.repository.ts';
@@ -26,6 +28,8 @@ import { openClientSecret, sealClientSecret } from './payment-secrets.ts';
  */
 
 export type { PendingOrdersOf };
+/** The holder's pending orders as a subquery, to read beside the checkout's cart in one statement. */
+export { pendingOrdersCount, pendingOrdersFrom };
 
 /** Who holds pending orders (D52): the client, by a keyed hash of its address, and the email. */
 export interface Holder {

@@ -14,7 +14,8 @@ import {
   movePayment,
   paymentOrderId,
   recordProviderEvent,
-  succeedPayment,
+  succeedPaymentOnce,
+  type SeenEvent,
 } from './order-payments.repository.ts';
 import {
   queueOrderConfirmation,
@@ -93,11 +94,14 @@ async function paymentSucceeded(
   store: Store,
   ref: string,
   after: AfterCommit,
+  seen: SeenEvent,
 ): Promise<ApplyResult> {
   const now = tx.clock.now();
   const storeId = store.id;
-  // The lock order of every money path (D24): the payment (marked succeeded), then its order.
-  const payment = await succeedPayment(tx.db, storeId, { provider: tx.provider.name, ref }, now);
+  // The event's dedupe record and the payment marked succeeded, in one statement; then the order:
+  // the lock order of every money path (D24).
+  const { fresh, payment } = await succeedPaymentOnce(tx.db, seen, { provider: tx.provider.name, ref }, now);
+  if (!fresh) return 'duplicate';
   if (!payment) return 'ignored';
   const pending = await payPendingOrder(
     tx.db,
@@ -215,12 +219,11 @@ async function refundSettled(
   return 'applied';
 }
 
-/** Applies one event inside the transaction that records it as seen. */
+/** Applies one event (not a payment's success) inside the transaction that records it as seen. */
 function apply(
   tx: InTransaction,
   store: Store,
-  event: Exclude<ProviderEvent, { kind: 'ignored' }>,
-  after: AfterCommit,
+  event: Exclude<ProviderEvent, { kind: 'ignored' | 'payment.succeeded' }>,
 ): Promise<ApplyResult> {
   const now = tx.clock.now();
   const storeId = store.id;
@@ -230,8 +233,6 @@ function apply(
     case 'payment.processing':
       // The provider is still working on it (a bank transfer, a delayed card): mirror it.
       return movePayment(tx.db, storeId, by, ['pending'], { status: 'processing' }, now).then(moved);
-    case 'payment.succeeded':
-      return paymentSucceeded(tx, store, event.ref, after);
     case 'payment.failed':
       return movePayment(
         tx.db,
@@ -268,14 +269,11 @@ export async function applyProviderEvent(
   const after: AfterCommit = [];
   const result = await deps.db.transaction().execute(async (trx): Promise<ApplyResult> => {
     const tx = { ...deps, db: trx };
-    const fresh = await recordProviderEvent(trx, {
-      storeId,
-      provider: deps.provider.name,
-      eventId: event.id,
-      type: event.kind,
-    });
-    if (!fresh) return 'duplicate';
-    return apply(tx, store, event, after);
+    const seen: SeenEvent = { storeId, provider: deps.provider.name, eventId: event.id, type: event.kind };
+    // A payment's success (one per purchase) records its dedupe in the payment's own statement.
+    if (event.kind === 'payment.succeeded') return paymentSucceeded(tx, store, event.ref, after, seen);
+    if (!(await recordProviderEvent(trx, seen))) return 'duplicate';
+    return apply(tx, store, event);
   });
   if (result === 'applied') deps.signals.wake(MAIL_LOOP);
   // The refund row is committed; whatever the provider answers now, it is never lost (D24).
