@@ -12,6 +12,12 @@
  *      `--race-units` units in a cart, then all check out at once; the winners pay; the stock must end
  *      at exactly 0 with no order oversold.
  *
+ * With `--readers N`, N shoppers browse while the buyers run (each round's warm-up and recorded
+ * seconds, nothing else): each in a loop, a request picked at random among the first product page,
+ * a product detail, a search (`q`, a word of a seeded title) and the same search with a filter (a
+ * price range or `available=true`), each reader its own client address. It reports their reads/s
+ * per round and their failures: a soak "of purchases and reads" is `--rounds` with `--readers`.
+ *
  * On PostgreSQL the worker loops (webhook relay, mail worker, …) run by default in a `storefront worker`
  * process beside the server (`--workers separate`; the server gets RUN_WORKERS=false), and each
  * process serves its /metrics on a loopback METRICS_PORT of its own. Per paid purchase it reports, for
@@ -29,11 +35,11 @@
  * run. It puts a section with the machine, the date and the numbers on top of bench/RESULTS.md. See
  * bench/README.md.
  *
- *   npm run bench:purchase -- [--buyers 50] [--duration 10] [--warmup 2] [--rounds 1] [--products 200]
- *                             [--poll-interval 25] [--race-buyers 1000] [--race-units 100] [--no-race]
- *                             [--shipping] [--workers separate|inline] [--floor PATH | --no-floor]
- *                             [--compare DIR] [--compare-env N=V] [--db-prefix storefront_bench_purchase_]
- *                             [--output bench/RESULTS.md] [--no-write]
+ *   npm run bench:purchase -- [--buyers 50] [--readers 0] [--duration 10] [--warmup 2] [--rounds 1]
+ *                             [--products 200] [--poll-interval 25] [--race-buyers 1000] [--race-units 100]
+ *                             [--no-race] [--shipping] [--workers separate|inline]
+ *                             [--floor PATH | --no-floor] [--compare DIR] [--compare-env N=V]
+ *                             [--db-prefix storefront_bench_purchase_] [--output bench/RESULTS.md] [--no-write]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -81,6 +87,10 @@ const DEFAULT_FLOOR = path.resolve(root, '..', 'shared', 'tools', 'purchase-floo
 const HELP = `Usage: npm run bench:purchase -- [options]
 
   --buyers N          concurrent buyers in the steady scenario (default 50)
+  --readers N         concurrent shoppers browsing while the buyers run (warm-up and recorded
+                      seconds), each in a loop: the first product page, a product detail, a search
+                      or a search with a filter, picked at random; reads/s and read failures per
+                      round (default 0: none)
   --duration S        recorded seconds of the steady scenario per round (default 10)
   --warmup S          unrecorded seconds of purchases before each round (default 2; 0 disables)
   --rounds R          repeat the steady scenario R times; median purchases/s (default 1)
@@ -119,6 +129,8 @@ the CPU of the server (API) process, of the worker process and of the PostgreSQL
 storefront_db_*_total counters, scraped from its own METRICS_PORT) and the database's transactions
 (pg_stat_database); the RSS of each process idle and after the last round; the floor's tps and its
 database CPU per purchase. PGlite: one process, no database split, no counters, no floor.
+With --readers: reads/s (median over the rounds) and read failures; the CPU, statements and
+transactions per purchase then include what the reads cost.
 `;
 
 // ---------------------------------------------------------------------------------------------
@@ -126,6 +138,8 @@ database CPU per purchase. PGlite: one process, no database split, no counters, 
 
 interface Options {
   buyers: number;
+  /** Shoppers browsing (product page, detail, search) while the buyers run; 0: none. */
+  readers: number;
   duration: number;
   warmup: number;
   rounds: number;
@@ -155,6 +169,7 @@ function parseOptions(argv: string[]): Options | null {
     strict: true,
     options: {
       buyers: { type: 'string', default: '50' },
+      readers: { type: 'string', default: '0' },
       duration: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '2' },
       rounds: { type: 'string', default: '1' },
@@ -212,6 +227,7 @@ function parseOptions(argv: string[]): Options | null {
   }
   const options: Options = {
     buyers: positiveInteger('buyers', values.buyers, 1, 5000),
+    readers: positiveInteger('readers', values.readers, 0, 5000),
     duration: positiveInteger('duration', values.duration, 1, 3600),
     warmup: positiveInteger('warmup', values.warmup, 0, 600),
     rounds: positiveInteger('rounds', values.rounds, 1, 100),
@@ -349,6 +365,8 @@ interface Target {
   key: Record<string, string>;
   admin: Record<string, string>;
   variantIds: string[];
+  /** The seeded products (from the listing at set-up): what --readers browse and search for. */
+  products: CatalogProduct[];
   /** The run's own database (PostgreSQL), else null. */
   databaseUrl: string | null;
   database: string;
@@ -364,6 +382,14 @@ interface Target {
   rssIdle: Rss;
   /** RSS (MiB) right after the target's last steady round. */
   rssAfter: Rss | null;
+}
+
+/** A product of the store, as a shopper sees it: its id, the words of its title, its variants' prices. */
+interface CatalogProduct {
+  id: string;
+  /** Lower-case words of the title (search terms that find it: each begins a word of its title). */
+  words: string[];
+  prices: number[];
 }
 
 interface Worker {
@@ -501,6 +527,7 @@ async function setUpTarget(
     key: { 'x-publishable-key': key },
     admin: { authorization: `Bearer ${token}` },
     variantIds: [],
+    products: [],
     databaseUrl,
     database,
     shipping: options.shipping,
@@ -510,7 +537,10 @@ async function setUpTarget(
     rssIdle: { api: Number.NaN, worker: Number.NaN },
     rssAfter: null,
   };
-  target.variantIds = await listVariants(target);
+  const catalog = await listCatalog(target);
+  target.variantIds = catalog.variantIds;
+  target.products = catalog.products;
+  if (options.readers > 0) await checkSearches(target);
   if (options.shipping) await addShippingZone(target);
   for (const [who, tail] of [
     ['server', server.tail],
@@ -546,8 +576,8 @@ async function addShippingZone(target: Target): Promise<void> {
   });
 }
 
-/** Every variant of the seeded products (the product list, then each product's detail). */
-async function listVariants(target: Target): Promise<string[]> {
+/** Every product and variant of the store (the product list, then each product's detail). */
+async function listCatalog(target: Target): Promise<{ products: CatalogProduct[]; variantIds: string[] }> {
   const pool = newPool(target.server.url, 8);
   try {
     const productIds: string[] = [];
@@ -565,17 +595,31 @@ async function listVariants(target: Target): Promise<string[]> {
       cursor = typeof next === 'string' ? next : null;
     } while (cursor !== null);
     const variantIds: string[] = [];
+    const products: CatalogProduct[] = [];
     await inParallel(productIds.length, 8, async (index) => {
+      const id = productIds[index] ?? '';
       const product = await expectAnswer(
-        call(pool, 'GET', `/storefront/v1/products/${productIds[index]}`, target.key),
+        call(pool, 'GET', `/storefront/v1/products/${id}`, target.key),
         200,
         'GET /products/:id',
       );
       const variants = field(product, 'variants');
-      if (Array.isArray(variants)) for (const variant of variants) variantIds.push(stringAt(variant, 'id'));
+      const prices: number[] = [];
+      if (Array.isArray(variants)) {
+        for (const variant of variants) {
+          variantIds.push(stringAt(variant, 'id'));
+          const price = field(variant, 'priceAmount');
+          if (typeof price === 'number') prices.push(price);
+        }
+      }
+      const words = stringAt(product, 'title')
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((word) => word !== '');
+      products.push({ id, words, prices });
     });
     if (variantIds.length === 0) throw new Error('the benchmark store has no variants');
-    return variantIds;
+    return { products, variantIds };
   } finally {
     await closePool(pool);
   }
@@ -729,6 +773,129 @@ async function purchase(pool: Pool, target: Target, pollMs: number, buyer: numbe
     failure: null,
     end: performance.now(),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Readers: shoppers browsing while the buyers buy (--readers)
+
+type ReadKind = 'page' | 'detail' | 'search' | 'filtered';
+const READ_KINDS: readonly ReadKind[] = ['page', 'detail', 'search', 'filtered'];
+type SearchFilter = 'none' | 'price' | 'available';
+
+/** The reads of one span of buying (a warm-up or a recorded round). */
+interface Reads {
+  /** Reads answered 2xx or 304. */
+  ok: number;
+  /** Failed reads by kind and status (`search 500`; status 0: a connection error or timeout). */
+  failures: Record<string, number>;
+  /** From the readers' start to the last read's answer. */
+  seconds: number;
+}
+
+const failedReads = (reads: Reads): number => Object.values(reads.failures).reduce((a, n) => a + n, 0);
+
+function pick<T>(items: readonly T[]): T | undefined {
+  return items[Math.floor(Math.random() * items.length)];
+}
+
+/** The headers of reader `n`: the store's key and its own address, apart from the buyers' (10.0.x.y). */
+function readerOf(target: Target, n: number): Record<string, string> {
+  return { ...target.key, 'x-forwarded-for': `10.200.${(n >> 8) & 255}.${n & 255}` };
+}
+
+/**
+ * A search (D48, docs/search.md) that finds `product`: a word of its title (each word of `q` must
+ * begin a word of the title, a SKU, …), with a filter it meets too: a price range around one of its
+ * variants' prices, or `available=true` (`seed bench` puts 1,000,000 units on hand).
+ */
+function searchRoute(product: CatalogProduct, filter: SearchFilter, word: string): string {
+  const query = new URLSearchParams({ q: word, limit: '20' });
+  const price = pick(product.prices);
+  if (filter === 'price' && price !== undefined) {
+    query.set('minPrice', String(Math.max(0, price - 500)));
+    query.set('maxPrice', String(price + 500));
+  } else if (filter !== 'none') {
+    query.set('available', 'true');
+  }
+  return `/storefront/v1/products?${query.toString()}`;
+}
+
+function readRoute(target: Target, kind: ReadKind): string {
+  const product = pick(target.products);
+  const word = product ? pick(product.words) : undefined;
+  if (kind === 'page' || product === undefined) return '/storefront/v1/products?limit=20';
+  if (kind === 'detail' || word === undefined) return `/storefront/v1/products/${product.id}`;
+  return searchRoute(product, kind === 'search' ? 'none' : Math.random() < 0.5 ? 'price' : 'available', word);
+}
+
+/** Before any load: the readers' searches find something (or the bench would measure empty results). */
+async function checkSearches(target: Target): Promise<void> {
+  const product = target.products.find((p) => p.words.length > 0);
+  if (product === undefined) throw new Error('--readers: no seeded product has a title word to search for');
+  const pool = newPool(target.server.url, 1);
+  try {
+    for (const word of product.words) {
+      for (const filter of ['none', 'price', 'available'] as const) {
+        const route = searchRoute(product, filter, word);
+        const found = field(
+          await expectAnswer(call(pool, 'GET', route, target.key), 200, `GET ${route}`),
+          'items',
+        );
+        if (!Array.isArray(found) || found.length === 0)
+          throw new Error(
+            `--readers: GET ${route} found no products; the readers' searches would find nothing`,
+          );
+      }
+    }
+  } finally {
+    await closePool(pool);
+  }
+}
+
+/** Reader `n`: a read picked at random, again and again, until `stopped()`. */
+async function browse(
+  pool: Pool,
+  target: Target,
+  n: number,
+  reads: Reads,
+  stopped: () => boolean,
+): Promise<void> {
+  const headers = readerOf(target, n);
+  while (!stopped()) {
+    const kind = pick(READ_KINDS) ?? 'page';
+    const answer = await call(pool, 'GET', readRoute(target, kind), headers);
+    if ((answer.status >= 200 && answer.status < 300) || answer.status === 304) {
+      reads.ok += 1;
+    } else {
+      tally(reads.failures, `${kind} ${answer.status}`);
+      await sleep(50);
+    }
+  }
+}
+
+/** Runs `work` (the buyers) with `readers` shoppers browsing exactly as long; their reads (null: none). */
+async function withReaders<T>(
+  pool: Pool | null,
+  target: Target,
+  readers: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; reads: Reads | null }> {
+  if (pool === null || readers === 0) return { result: await work(), reads: null };
+  let stopped = false;
+  const reads: Reads = { ok: 0, failures: {}, seconds: 0 };
+  const started = performance.now();
+  const loops = Promise.all(
+    Array.from({ length: readers }, (_, n) => browse(pool, target, n, reads, () => stopped)),
+  );
+  let result: T;
+  try {
+    result = await work();
+  } finally {
+    stopped = true;
+    await loops;
+  }
+  reads.seconds = (performance.now() - started) / 1000;
+  return { result, reads };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1001,6 +1168,8 @@ interface Round {
   flush: Flush | null;
   /** The processes' RSS right after the round (a soak: many rounds). */
   rss?: Rss;
+  /** What the readers read while the buyers ran (--readers), else null. */
+  reads: Reads | null;
 }
 
 /** CPU and round trips of the processes and the database in the 11 s after a round. */
@@ -1038,13 +1207,19 @@ async function buyFor(
 
 async function steadyRound(target: Target, options: Options): Promise<Round> {
   const pool = newPool(target.server.url, options.buyers);
+  // The readers' own connections: their requests do not queue behind the buyers'.
+  const readerPool = options.readers > 0 ? newPool(target.server.url, options.readers) : null;
+  const buyingFor = (seconds: number) =>
+    withReaders(readerPool, target, options.readers, () =>
+      buyFor(pool, target, options.buyers, seconds, options.pollMs),
+    );
   try {
-    if (options.warmup > 0) await buyFor(pool, target, options.buyers, options.warmup, options.pollMs);
+    if (options.warmup > 0) await buyingFor(options.warmup);
     const withTransactions = target.databaseUrl !== null;
     if (withTransactions) await sleep(STATS_FLUSH_MS);
     const before = await read(target, withTransactions);
     const started = performance.now();
-    const purchases = await buyFor(pool, target, options.buyers, options.duration, options.pollMs);
+    const { result: purchases, reads } = await buyingFor(options.duration);
     const ended = performance.now();
     const middle = await read(target, false);
     let transactions = Number.NaN;
@@ -1072,9 +1247,11 @@ async function steadyRound(target: Target, options: Options): Promise<Round> {
       api: countsBetween(before.api, middle.api),
       worker: countsBetween(before.worker, middle.worker),
       flush,
+      reads,
     };
   } finally {
     await closePool(pool);
+    if (readerPool !== null) await closePool(readerPool);
   }
 }
 
@@ -1282,6 +1459,10 @@ interface Steady {
   worker: Counts;
   /** The statistics flushes after the rounds, per purchase of the rounds (PostgreSQL), else null. */
   flush: FlushPerPurchase | null;
+  /** --readers: the median over the rounds of the reads/s (NaN without readers). */
+  readsPerSecond: number;
+  /** --readers: failed reads of all the rounds, by kind and status. */
+  readFailures: Record<string, number>;
 }
 
 /** Flush, per purchase of the rounds: CPU in µs, round trips. */
@@ -1293,11 +1474,18 @@ interface FlushPerPurchase {
   worker: Counts;
 }
 
+const readsPerSecondOf = (reads: Reads): number =>
+  reads.seconds > 0 ? reads.ok / reads.seconds : Number.NaN;
+
 function combine(target: Target, rounds: Round[]): Steady {
   const all = rounds.flatMap((r) => r.purchases);
   const ok = all.filter((p) => p.ok);
   const failures: Record<string, number> = {};
   for (const p of all) if (!p.ok) tally(failures, p.failure ?? '?');
+  const readFailures: Record<string, number> = {};
+  for (const r of rounds)
+    for (const [what, n] of Object.entries(r.reads?.failures ?? {}))
+      readFailures[what] = (readFailures[what] ?? 0) + n;
   const okCount = ok.length;
   const sum = (pick: (r: Round) => number): number => rounds.reduce((a, r) => a + pick(r), 0);
   const per = (pick: (r: Round) => number, scale = 1): number =>
@@ -1308,6 +1496,8 @@ function combine(target: Target, rounds: Round[]): Steady {
     purchasesPerSecond: median(rounds.map((r) => r.purchases.filter((p) => p.ok).length / r.seconds)),
     ok,
     failures,
+    readsPerSecond: median(rounds.flatMap((r) => (r.reads ? [readsPerSecondOf(r.reads)] : []))),
+    readFailures,
     serverCpuMicros: per((r) => r.serverCpuSeconds, 1e6),
     workerCpuMicros: per((r) => r.workerCpuSeconds, 1e6),
     databaseCpuMicros: per((r) => r.databaseCpu.total, 1e6),
@@ -1414,6 +1604,7 @@ function section(report: Report): string {
   const floorTps = meanOf(report.floor.map((f) => f.tps));
   const floorCpu = meanOf(report.floor.map((f) => f.databaseCpuMicros));
   const withFloor = report.floor.length > 0;
+  const withReaders = options.readers > 0;
   const times = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}×` : '–');
 
   const steadyRows = steady.map((s) => {
@@ -1422,7 +1613,7 @@ function section(report: Report): string {
     const polls = s.ok.reduce((a, p) => a + p.polls, 0) / Math.max(1, s.ok.length);
     return `| ${name(s.target)} | ${int(s.ok.length)} | ${int(s.purchasesPerSecond)} | ${withFloor ? `${two(s.purchasesPerSecond / floorTps)} | ` : ''}${pair(totals)} | ${stepsOf(options.shipping).map(step).join(' | ')} | ${one(
       polls,
-    )} | ${counts(s.failures)} | ${int(s.serverCpuMicros)} | ${int(s.databaseCpuMicros)} | ${one(s.transactionsPerPurchase)} |`;
+    )} | ${counts(s.failures)} | ${withReaders ? `${int(s.readsPerSecond)} | ${counts(s.readFailures)} | ` : ''}${int(s.serverCpuMicros)} | ${int(s.databaseCpuMicros)} | ${one(s.transactionsPerPurchase)} |`;
   });
   const raceRows = races.map((r) => {
     const verdict = raceHolds(r) ? 'holds' : '**fails**';
@@ -1460,6 +1651,16 @@ function section(report: Report): string {
         .map(
           (s) =>
             `${compared ? `${s.target.label} ` : ''}${s.rounds.map((r) => int(r.purchases.filter((p) => p.ok).length / r.seconds)).join(' / ')}`,
+        )
+        .join('; ')}.`,
+    );
+  }
+  if (withReaders && (options.rounds > 1 || compared)) {
+    notes.push(
+      `- Reads/s per round: ${steady
+        .map(
+          (s) =>
+            `${compared ? `${s.target.label} ` : ''}${s.rounds.map((r) => int(r.reads ? readsPerSecondOf(r.reads) : Number.NaN)).join(' / ')}`,
         )
         .join('; ')}.`,
     );
@@ -1555,6 +1756,16 @@ function section(report: Report): string {
       `(pm_card_visa) → \`GET /storefront/v1/orders/:id\` every ${options.pollMs} ms until \`paid\`; ${options.duration} s ` +
       `after ${options.warmup} s of warm-up${options.rounds > 1 || compared ? `, ${options.rounds} round${options.rounds === 1 ? '' : 's'}${compared ? ' per server, alternating' : ''}, median purchases/s` : ''}; ` +
       `client and server on the same machine; rate limits out of reach (bench/lib.ts UNLIMITED_RATES) (REDIS_URL ${process.env.REDIS_URL ? 'set' : 'unset'})`,
+    ...(withReaders
+      ? [
+          `- Readers: ${options.readers} shoppers browsing while the buyers run (warm-up and recorded seconds), each its own ` +
+            'client address and connection, each in a loop, one read at random of: `GET /storefront/v1/products?limit=20`, ' +
+            '`GET /storefront/v1/products/:id` (a random product), `GET /storefront/v1/products?q=…&limit=20` (a word of a random ' +
+            'product’s title) and the same with `minPrice`/`maxPrice` around one of its prices or `available=true`; ' +
+            'Reads/s: answered 2xx or 304 over the readers’ time, the median of the rounds; a read failure is any other status ' +
+            'or a connection error. The CPU, statements and transactions per purchase include what the reads cost',
+        ]
+      : []),
     `- Worker loops (webhook relay, mail worker, …): ${
       separate
         ? 'in a `storefront worker` process beside each server (the server has `RUN_WORKERS=false`), so Server CPU is the API alone'
@@ -1563,8 +1774,8 @@ function section(report: Report): string {
           : 'in the server process (`--workers inline`)'
     }${kind === 'PostgreSQL' ? '; each process serves /metrics on a loopback METRICS_PORT of its own (its round-trip counters)' : ''}`,
     '',
-    `| Server | Purchases | Purchases/s | ${withFloor ? '× floor | ' : ''}Purchase p50 / p99 ms | Cart p50 / p99 | ${options.shipping ? 'Shipping steps p50 / p99 | ' : ''}Checkout p50 / p99 | Confirm p50 / p99 | Confirm → paid p50 / p99 | Order reads / purchase | Failures | Server CPU µs / purchase | Database CPU µs / purchase | Transactions / purchase |`,
-    `| --- | ---: | ---: | ${withFloor ? '---: | ' : ''}---: | ---: | ${options.shipping ? '---: | ' : ''}---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |`,
+    `| Server | Purchases | Purchases/s | ${withFloor ? '× floor | ' : ''}Purchase p50 / p99 ms | Cart p50 / p99 | ${options.shipping ? 'Shipping steps p50 / p99 | ' : ''}Checkout p50 / p99 | Confirm p50 / p99 | Confirm → paid p50 / p99 | Order reads / purchase | Failures | ${withReaders ? 'Reads/s | Read failures | ' : ''}Server CPU µs / purchase | Database CPU µs / purchase | Transactions / purchase |`,
+    `| --- | ---: | ---: | ${withFloor ? '---: | ' : ''}---: | ---: | ${options.shipping ? '---: | ' : ''}---: | ---: | ---: | ---: | --- | ${withReaders ? '---: | --- | ' : ''}---: | ---: | ---: |`,
     ...steadyRows,
     '',
     kind === 'PostgreSQL'
@@ -1660,7 +1871,9 @@ async function main(): Promise<void> {
     const order = round % 2 === 1 ? targets : [...targets].reverse();
     for (const target of order) {
       const of = options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : '';
-      log(`bench: ${target.label}: ${options.buyers} buyers for ${options.duration} s${of}…`);
+      log(
+        `bench: ${target.label}: ${options.buyers} buyers${options.readers > 0 ? ` and ${options.readers} readers` : ''} for ${options.duration} s${of}…`,
+      );
       const measured = await steadyRound(target, options);
       measured.rss = rssOf(target);
       if (round === options.rounds) target.rssAfter = measured.rss;
@@ -1670,7 +1883,13 @@ async function main(): Promise<void> {
       const each = (n: number): number => n / Math.max(1, ok.length);
       log(
         `       ${int(ok.length / measured.seconds)} purchases/s, p50 ${ms(percentile(totals, 50))} ms, p99 ` +
-          `${ms(percentile(totals, 99))} ms, ${measured.purchases.length - ok.length} failed, server CPU ` +
+          `${ms(percentile(totals, 99))} ms, ${measured.purchases.length - ok.length} failed, ` +
+          (measured.reads
+            ? `${int(readsPerSecondOf(measured.reads))} reads/s, ${failedReads(measured.reads)} reads failed` +
+              (failedReads(measured.reads) > 0 ? ` (${counts(measured.reads.failures)})` : '') +
+              ', '
+            : '') +
+          'server CPU ' +
           `${int(each(measured.serverCpuSeconds * 1e6))} µs/purchase` +
           (target.worker ? `, worker CPU ${int(each(measured.workerCpuSeconds * 1e6))} µs` : '') +
           (target.databaseUrl !== null

@@ -350,6 +350,8 @@ async function prepare(
   ]) {
     expectStatus(await request(`${api}${url}`, key), 200, `GET ${url}`);
   }
+  await expectFound(api, key, SEARCH);
+  await expectFound(api, key, FILTERED_SEARCH);
 
   const detail = await request(`${api}/products/${productId}`, key);
   expectStatus(detail, 200, 'GET /products/:id');
@@ -379,6 +381,27 @@ async function prepare(
   return { productId, etag, variantId, secondPageCursor, walk: await walkDeep(api, key, products) };
 }
 
+/**
+ * The search scenarios' queries (D48, docs/search.md): `seed bench` titles its products "Bench Product
+ * <n>" (a description "Benchmark product number <n>."), so `product` begins a word of every title,
+ * and its variants cost 10.00 to 24.90, so the price range keeps the S variants of about half of them.
+ */
+const SEARCH = 'q=product&limit=20';
+const FILTERED_SEARCH = 'q=product&minPrice=1000&maxPrice=1490&limit=20';
+
+/** A search finds something, or its scenario would measure an empty answer. */
+async function expectFound(api: string, key: KeyHeaders, query: string): Promise<void> {
+  const fetched = await request(`${api}/products?${query}`, key);
+  expectStatus(fetched, 200, `GET /products?${query}`);
+  const items = isRecord(fetched.body) ? fetched.body.items : undefined;
+  if (!Array.isArray(items) || items.length === 0) {
+    throw new Error(
+      `GET /storefront/v1/products?${query} found no products: the search scenarios need a catalog ` +
+        'seeded by `seed bench` (titles "Bench Product <n>"); adjust SEARCH / FILTERED_SEARCH in bench/run.ts',
+    );
+  }
+}
+
 function cartBody(variantId: string): string {
   return JSON.stringify({ items: [{ variantId, quantity: 1 }] });
 }
@@ -394,6 +417,8 @@ type ScenarioId =
   | 'deep'
   | 'product'
   | 'product304'
+  | 'search'
+  | 'searchFiltered'
   | 'collections'
   | 'collection'
   | 'collectionProducts'
@@ -480,6 +505,24 @@ function scenarios(key: KeyHeaders, prepared: Prepared): Scenario[] {
       path: `${api}/products/${productId}`,
       headers: { ...key, 'if-none-match': etag },
       expect: 304,
+    },
+    {
+      id: 'search',
+      name: 'Search',
+      method: 'GET',
+      shown: `${api}/products?${SEARCH}`,
+      path: `${api}/products?${SEARCH}`,
+      headers: key,
+      expect: 200,
+    },
+    {
+      id: 'searchFiltered',
+      name: 'Search with a price filter',
+      method: 'GET',
+      shown: `${api}/products?${FILTERED_SEARCH}`,
+      path: `${api}/products?${FILTERED_SEARCH}`,
+      headers: key,
+      expect: 200,
     },
     ...(
       [
@@ -734,6 +777,15 @@ function section(report: Report): string {
   if (product && notModified) {
     ratios.push(
       `- Product detail 304 vs 200: ${ratio(notModified.requestsPerSecond, product.requestsPerSecond)} the requests/s.`,
+    );
+  }
+  const search = by('search');
+  const searchFiltered = by('searchFiltered');
+  if (first && search && searchFiltered) {
+    ratios.push(
+      `- Search vs first page (both served by the read cache after their first request): ` +
+        `${ratio(search.requestsPerSecond, first.requestsPerSecond)} the requests/s, with the price filter ` +
+        `${ratio(searchFiltered.requestsPerSecond, first.requestsPerSecond)}.`,
     );
   }
   const reads = results.filter(
