@@ -4,6 +4,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PGliteDialect, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
+import { withPreparedStatements } from './pglite-prepared.ts';
 import type { Database } from './tables.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -93,7 +94,10 @@ export interface OpenOptions {
   databaseUrl: string | null;
   dataDir: string;
   poolSize?: number;
-  /** PostgreSQL: run parameterised statements as named prepared statements (default true). */
+  /**
+   * Run parameterised statements as named prepared statements (default true): on PostgreSQL per
+   * connection, on PGlite through `withPreparedStatements`.
+   */
   preparedStatements?: boolean;
   /**
    * The command that opens the database (`storefront serve`): written into the embedded data-dir
@@ -128,7 +132,8 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
       options.instrument,
       options.listen ?? true,
     );
-  if (options.pglite) return wrapPglite(options.pglite, null, options.instrument);
+  const prepared = options.preparedStatements ?? true;
+  if (options.pglite) return wrapPglite(options.pglite, null, options.instrument, prepared);
   const lock = acquireDataDirLock(options.dataDir, options.command ?? 'storefront');
   try {
     const buffers = options.pgliteSharedBuffersMb;
@@ -139,7 +144,7 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
         ? {}
         : { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffers}MB`] }),
     });
-    return await wrapPglite(pglite, lock, options.instrument);
+    return await wrapPglite(pglite, lock, options.instrument, prepared);
   } catch (error) {
     lock.release();
     throw error;
@@ -159,8 +164,11 @@ async function wrapPglite(
   pglite: PGlite,
   lock: DataDirLock | null,
   instrument: OpenOptions['instrument'],
+  preparedStatements: boolean,
 ): Promise<Db> {
-  const dialect = new PGliteDialect({ pglite });
+  const dialect = new PGliteDialect({
+    pglite: preparedStatements ? withPreparedStatements(pglite) : pglite,
+  });
   const kysely = new Kysely<Database>({ dialect: instrument?.(dialect) ?? dialect });
   const hub = readChangeHub();
   // PGlite calls listeners while it reads the result of the COMMIT, before the query resolves.
