@@ -26,6 +26,12 @@
  * statements and transactions it sends (its storefront_db_statements_total and
  * storefront_db_transactions_total, scraped before and after each recorded round), and its RSS
  * (VmRSS) idle and after the last round; plus the database's own transactions (pg_stat_database).
+ * While each recorded round runs it also samples, every 50 ms on a connection of its own (itself
+ * excluded), where the database's client backends are (pg_stat_activity: `active, on CPU`,
+ * `active, waiting: Lock/transactionid`, `LWLock/WALWrite`, …, `idle in transaction`, `idle`), by
+ * process (application_name), and reports the mean number of backends in each state per sample: the
+ * backends waiting on a lock another transaction holds (Lock/*) are what serialises purchases
+ * (`--no-waits`: no sampling).
  * The database's floor (`--floor`, pgbench running the least SQL of one purchase) runs before the
  * first round and after the last: its tps, its database CPU per purchase, and each server's
  * purchases/s and database CPU per purchase as a multiple of them. PGlite: one process, CPU and RSS.
@@ -38,7 +44,7 @@
  *   npm run bench:purchase -- [--buyers 50] [--readers 0] [--duration 10] [--warmup 2] [--rounds 1]
  *                             [--products 200] [--poll-interval 25] [--race-buyers 1000] [--race-units 100]
  *                             [--no-race] [--shipping] [--workers separate|inline]
- *                             [--floor PATH | --no-floor] [--compare DIR] [--compare-env N=V]
+ *                             [--floor PATH | --no-floor] [--no-waits] [--compare DIR] [--compare-env N=V]
  *                             [--db-prefix storefront_bench_purchase_] [--output bench/RESULTS.md] [--no-write]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -110,6 +116,9 @@ const HELP = `Usage: npm run bench:purchase -- [options]
                       round and once after the last (default ${DEFAULT_FLOOR},
                       when it exists)
   --no-floor          do not run the floor
+  --no-waits          PostgreSQL: do not sample where the database's backends wait during the
+                      recorded rounds (default: pg_stat_activity every 50 ms on a connection of
+                      its own)
   --compare DIR       also run a server from the checkout in DIR (its own database), alternating
                       with this one round by round
   --compare-env N=V   an environment variable of the compared server only (repeatable), e.g.
@@ -128,7 +137,12 @@ the CPU of the server (API) process, of the worker process and of the PostgreSQL
 (by application_name), the statements and transactions each process sends (its
 storefront_db_*_total counters, scraped from its own METRICS_PORT) and the database's transactions
 (pg_stat_database); the RSS of each process idle and after the last round; the floor's tps and its
-database CPU per purchase. PGlite: one process, no database split, no counters, no floor.
+database CPU per purchase. PostgreSQL also: where the database's client backends were during the
+recorded rounds (pg_stat_activity every 50 ms, by application_name): the mean number per sample
+on CPU, waiting (Lock/transactionid, Lock/tuple, LWLock/WALWrite, IO/WALSync, …: a backend
+waiting on a Lock/* is held up by another transaction, a serialisation point), idle in
+transaction (its process has not sent the next statement yet) and idle; the 10 largest.
+PGlite: one process, no database split, no counters, no floor, no waits.
 With --readers: reads/s (median over the rounds) and read failures; the CPU, statements and
 transactions per purchase then include what the reads cost.
 `;
@@ -154,6 +168,8 @@ interface Options {
   workers: 'inline' | 'separate';
   /** The floor script (PostgreSQL), or null: no floor. */
   floor: string | null;
+  /** PostgreSQL: sample where the database's backends wait during each recorded round (not --no-waits). */
+  waits: boolean;
   compare: string | null;
   /** Extra environment of the compared server (e.g. another DATABASE_POOL_SIZE). */
   compareEnv: Record<string, string>;
@@ -182,6 +198,7 @@ function parseOptions(argv: string[]): Options | null {
       workers: { type: 'string' },
       floor: { type: 'string' },
       'no-floor': { type: 'boolean', default: false },
+      'no-waits': { type: 'boolean', default: false },
       compare: { type: 'string' },
       'compare-env': { type: 'string', multiple: true, default: [] },
       'db-prefix': { type: 'string', default: 'storefront_bench_purchase_' },
@@ -239,6 +256,7 @@ function parseOptions(argv: string[]): Options | null {
     shipping: values.shipping,
     workers,
     floor,
+    waits: !values['no-waits'],
     compare,
     compareEnv,
     dbPrefix: values['db-prefix'],
@@ -1040,6 +1058,126 @@ function countsBetween(before: Counts, after: Counts): Counts {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Where the database's backends wait (PostgreSQL, not --no-waits)
+
+/** How often the wait sampling reads pg_stat_activity during a recorded round. */
+const WAIT_SAMPLE_MS = 50;
+
+/**
+ * Where the client backends of the target's database were during a recorded round: pg_stat_activity
+ * read every WAIT_SAMPLE_MS on a connection of its own (itself excluded), each backend counted in its
+ * class: `active, on CPU`, `active, waiting: <wait_event_type>/<wait_event>`, `idle in transaction`
+ * or `idle`, for the process it serves (by application_name, as roleOf tells them apart).
+ */
+interface Waits {
+  /** Reads of pg_stat_activity. */
+  samples: number;
+  /** Per process and class: the backends seen in that class, summed over the samples. */
+  seen: Record<Role, Record<string, number>>;
+  /** Why the sampling stopped before the round's end, if it did. */
+  failure: string | null;
+}
+
+const noWaits = (): Waits => ({ samples: 0, seen: { api: {}, worker: {}, other: {} }, failure: null });
+
+interface ActivityRow {
+  application_name: string | null;
+  state: string | null;
+  wait_event_type: string | null;
+  wait_event: string | null;
+  backend_type: string | null;
+}
+
+/** The start of the class of an active backend that waits (for a lock, I/O, …). */
+const WAITING = 'active, waiting: ';
+
+/** The class of a client backend in a sample of pg_stat_activity. */
+function waitClassOf(row: ActivityRow): string {
+  if (row.state === 'active')
+    return row.wait_event_type === null
+      ? 'active, on CPU'
+      : `${WAITING}${row.wait_event_type}/${row.wait_event ?? '?'}`;
+  // `idle in transaction (aborted)` too: the backend waits for its client between statements.
+  if (row.state?.startsWith('idle in transaction')) return 'idle in transaction';
+  return row.state ?? 'unknown';
+}
+
+/**
+ * Starts sampling where the target's backends wait (null: PGlite or --no-waits); resolves once its
+ * connection is open. `stop()` ends it (at once, not after the next 50 ms) and `counted` then gives
+ * the samples, once the connection is closed; it never rejects (a failure is in `failure`).
+ */
+async function sampleWaits(
+  target: Target,
+  enabled: boolean,
+): Promise<{ stop: () => void; counted: Promise<Waits> } | null> {
+  if (!enabled || target.databaseUrl === null) return null;
+  const separate = target.worker !== null;
+  const waits = noWaits();
+  let stopped = false;
+  let stop = (): void => undefined;
+  const stopping = new Promise<void>((resolve) => {
+    stop = () => {
+      stopped = true;
+      resolve();
+    };
+  });
+  let opened = (): void => undefined;
+  const open = new Promise<void>((resolve) => (opened = resolve));
+  const counted = withClient(target.databaseUrl, async (client) => {
+    opened();
+    while (!stopped) {
+      const next = performance.now() + WAIT_SAMPLE_MS;
+      const result = await client.query<ActivityRow>(
+        'SELECT application_name, state, wait_event_type, wait_event, backend_type FROM pg_stat_activity ' +
+          'WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      waits.samples += 1;
+      for (const row of result.rows) {
+        if (row.backend_type !== 'client backend') continue;
+        tally(waits.seen[roleOf(row.application_name ?? '', separate)], waitClassOf(row));
+      }
+      await Promise.race([sleep(Math.max(0, next - performance.now())), stopping]);
+    }
+  }).then(
+    () => waits,
+    (error: unknown) => {
+      waits.failure = error instanceof Error ? error.message : String(error);
+      opened();
+      return waits;
+    },
+  );
+  await open;
+  return { stop, counted };
+}
+
+/** The waits of several rounds together (null: none was sampled). */
+function sumWaits(all: (Waits | null)[]): Waits | null {
+  const sampled = all.filter((w): w is Waits => w !== null);
+  if (sampled.length === 0) return null;
+  const sum = noWaits();
+  for (const w of sampled) {
+    sum.samples += w.samples;
+    sum.failure ??= w.failure;
+    for (const role of ['api', 'worker', 'other'] as const)
+      for (const [what, n] of Object.entries(w.seen[role]))
+        sum.seen[role][what] = (sum.seen[role][what] ?? 0) + n;
+  }
+  return sum;
+}
+
+/** Backends in the classes `which` picks, on average per sample, over every process. */
+function backendsIn(waits: Waits, which: (what: string) => boolean): number {
+  if (waits.samples === 0) return Number.NaN;
+  let seen = 0;
+  for (const role of ['api', 'worker', 'other'] as const)
+    for (const [what, n] of Object.entries(waits.seen[role])) if (which(what)) seen += n;
+  return seen / waits.samples;
+}
+
+const isLockWait = (what: string): boolean => what.startsWith(`${WAITING}Lock/`);
+
+// ---------------------------------------------------------------------------------------------
 // The database's floor
 
 interface FloorRun {
@@ -1170,6 +1308,8 @@ interface Round {
   rss?: Rss;
   /** What the readers read while the buyers ran (--readers), else null. */
   reads: Reads | null;
+  /** Where the database's backends were during the round (PostgreSQL, not --no-waits), else null. */
+  waits: Waits | null;
 }
 
 /** CPU and round trips of the processes and the database in the 11 s after a round. */
@@ -1218,9 +1358,13 @@ async function steadyRound(target: Target, options: Options): Promise<Round> {
     const withTransactions = target.databaseUrl !== null;
     if (withTransactions) await sleep(STATS_FLUSH_MS);
     const before = await read(target, withTransactions);
+    // Its connection opens before the round starts and closes before the next reading (its backend's
+    // CPU is not the round's).
+    const sampling = await sampleWaits(target, options.waits);
     const started = performance.now();
-    const { result: purchases, reads } = await buyingFor(options.duration);
+    const { result: purchases, reads } = await buyingFor(options.duration).finally(() => sampling?.stop());
     const ended = performance.now();
+    const waits = sampling === null ? null : await sampling.counted;
     const middle = await read(target, false);
     let transactions = Number.NaN;
     let flush: Flush | null = null;
@@ -1248,6 +1392,7 @@ async function steadyRound(target: Target, options: Options): Promise<Round> {
       worker: countsBetween(before.worker, middle.worker),
       flush,
       reads,
+      waits,
     };
   } finally {
     await closePool(pool);
@@ -1463,6 +1608,8 @@ interface Steady {
   readsPerSecond: number;
   /** --readers: failed reads of all the rounds, by kind and status. */
   readFailures: Record<string, number>;
+  /** Where the database's backends were, over all the rounds (PostgreSQL, not --no-waits), else null. */
+  waits: Waits | null;
 }
 
 /** Flush, per purchase of the rounds: CPU in µs, round trips. */
@@ -1498,6 +1645,7 @@ function combine(target: Target, rounds: Round[]): Steady {
     failures,
     readsPerSecond: median(rounds.flatMap((r) => (r.reads ? [readsPerSecondOf(r.reads)] : []))),
     readFailures,
+    waits: sumWaits(rounds.map((r) => r.waits)),
     serverCpuMicros: per((r) => r.serverCpuSeconds, 1e6),
     workerCpuMicros: per((r) => r.workerCpuSeconds, 1e6),
     databaseCpuMicros: per((r) => r.databaseCpu.total, 1e6),
@@ -1591,6 +1739,57 @@ function processRows(s: Steady, server: string, kind: 'PostgreSQL' | 'PGlite'): 
     )} | ${int(s.databaseCpuMicros)} | ${one(sumOf(s.api.statements, s.worker.statements))} | ${one(
       sumOf(s.api.transactions, s.worker.transactions),
     )} | ${rssPair(t.rssIdle.api + t.rssIdle.worker, after ? after.api + after.worker : Number.NaN)} |`,
+  ];
+}
+
+/** Rows of the wait table: at most this many, the largest. */
+const WAIT_ROWS = 10;
+
+/**
+ * The wait table of one server: for each process and class, the backends in it on average per
+ * sample and their share of the process's backends, the largest first; then a note saying what
+ * they mean.
+ */
+function waitLines(s: Steady, server: string, compared: boolean): string[] {
+  const w = s.waits;
+  if (w === null) return [];
+  const processOf: Record<Role, string> = {
+    api: s.target.worker ? 'API (`storefront serve`)' : 'server (`storefront serve`)',
+    worker: 'worker (`storefront worker`)',
+    other: 'other (not the service’s)',
+  };
+  const rows: { role: Role; what: string; mean: number; share: number }[] = [];
+  for (const role of ['api', 'worker', 'other'] as const) {
+    const all = Object.values(w.seen[role]).reduce((a, n) => a + n, 0);
+    for (const [what, n] of Object.entries(w.seen[role]))
+      rows.push({ role, what, mean: w.samples > 0 ? n / w.samples : Number.NaN, share: n / all });
+  }
+  rows.sort((a, b) => b.mean - a.mean || a.what.localeCompare(b.what));
+  const onLocks = backendsIn(w, isLockWait);
+  const inside = backendsIn(w, (what) => /^(LWLock|IO|BufferPin)\//.test(what.replace(WAITING, '')));
+  const lockKinds = [
+    ...new Set(rows.filter((r) => isLockWait(r.what)).map((r) => r.what.slice(WAITING.length))),
+  ];
+  return [
+    `Where the PostgreSQL client backends of the run’s database were during the recorded rounds${compared ? ` (${server})` : ''}: ` +
+      `${int(w.samples)} samples of \`pg_stat_activity\` (every ${WAIT_SAMPLE_MS} ms, on a connection of the benchmark’s own, not counted), ` +
+      `each backend in its state, by the process it serves (\`application_name\`); backends = the mean number in that state per sample` +
+      `${rows.length > WAIT_ROWS ? `; the ${WAIT_ROWS} largest of ${rows.length}` : ''}.`,
+    '',
+    '| Process | State / wait | Backends | Share of the process’s backends |',
+    '| --- | --- | ---: | ---: |',
+    ...rows
+      .slice(0, WAIT_ROWS)
+      .map((r) => `| ${processOf[r.role]} | ${r.what} | ${two(r.mean)} | ${(r.share * 100).toFixed(0)} % |`),
+    '',
+    `${compared ? `${server}: on` : 'On'} average ${two(onLocks)} backends were waiting on a lock held by another transaction ` +
+      `(Lock/*${lockKinds.length > 0 ? `: ${lockKinds.join(', ')}` : ''}): the serialisation points; ` +
+      `${two(inside)} waited inside PostgreSQL (LWLock/*, IO/*: WAL flushes, buffers), ` +
+      `${two(backendsIn(w, (what) => what === 'active, on CPU'))} ran on CPU, ` +
+      `${two(backendsIn(w, (what) => what === 'idle in transaction'))} were idle in transaction (waiting for the API or the worker between statements of a transaction) ` +
+      `and ${two(backendsIn(w, (what) => what === 'idle'))} idle (the pools’ spare connections).` +
+      (w.failure !== null ? ` The sampling failed before a round’s end: ${w.failure}.` : ''),
+    '',
   ];
 }
 
@@ -1798,6 +1997,7 @@ function section(report: Report): string {
         ]
       : []),
     '',
+    ...steady.flatMap((s) => waitLines(s, name(s.target), compared)),
     ...(races.length > 0
       ? [
           `Hot-variant race: one variant with ${int(options.raceUnits)} units; ${int(options.raceBuyers)} buyers put it in a cart at the same moment, ` +
@@ -1895,6 +2095,10 @@ async function main(): Promise<void> {
           (target.databaseUrl !== null
             ? `, database CPU ${int(each(measured.databaseCpu.total * 1e6))} µs, statements ` +
               `${one(each(measured.api.statements))}${target.worker ? ` + ${one(each(measured.worker.statements))}` : ''}`
+            : '') +
+          (measured.waits
+            ? `, backends on locks ${two(backendsIn(measured.waits, isLockWait))}, idle in transaction ` +
+              `${two(backendsIn(measured.waits, (what) => what === 'idle in transaction'))}`
             : '') +
           `, RSS ${int(measured.rss.api)}${target.worker ? ` + ${int(measured.rss.worker)}` : ''} MiB`,
       );

@@ -72,7 +72,11 @@ export function withPreparedStatements(pglite: PGlite): PGlite {
     const serialized = values.map((value, index) => {
       if (value === null || value === undefined) return null;
       const serializer = pglite.serializers[prepared.types[index] ?? 0];
-      return serializer ? serializer(value) : String(value);
+      if (serializer) return serializer(value);
+      if (typeof value === 'string') return value;
+      if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
+        return String(value);
+      return JSON.stringify(value);
     });
     const messages = await pglite.execProtocolStream(
       concat([
