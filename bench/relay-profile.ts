@@ -28,7 +28,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { pino } from 'pino';
-import { pgliteOptions } from '../src/db/database.ts';
+import { pgliteOptions } from '../src/db/pglite.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import type { Database } from '../src/db/tables.ts';
 import { recordEvent } from '../src/events/events.ts';

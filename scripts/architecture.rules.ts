@@ -128,29 +128,29 @@ export const FILE_RULES: IForbiddenRuleType[] = [
     name: 'optional-packages-on-demand',
     comment:
       'Packages only some configurations or requests use (Stripe, Redis, nodemailer, undici, sharp, the /docs page, ' +
-      'OpenTelemetry) ' +
+      'OpenTelemetry, PGlite when the database is PostgreSQL) ' +
       'are loaded by `await import()` where needed, so that a start does not load them ' +
       '(decision `optional-packages-on-demand`). ' +
       'Their adapters below import them statically and are themselves imported on demand.',
     severity: 'error',
     from: {
       path: '^src/',
-      pathNot: String.raw`^src/(payments/stripe\.provider|ratelimit/ratelimit\.redis-store)\.ts$|^src/telemetry/otel/`,
+      pathNot: String.raw`^src/(payments/stripe\.provider|ratelimit/ratelimit\.redis-store|db/pglite|db/pglite-prepared)\.ts$|^src/telemetry/otel/`,
     },
     to: {
-      path: '(^|/)node_modules/(stripe|ioredis|nodemailer|undici|sharp|@scalar/fastify-api-reference|@opentelemetry)/',
+      path: '(^|/)node_modules/(stripe|ioredis|nodemailer|undici|sharp|@scalar/fastify-api-reference|@opentelemetry|@electric-sql/pglite)/',
       dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'],
     },
   },
   {
     name: 'optional-adapters-on-demand',
     comment:
-      'The Stripe and Redis adapters and the OpenTelemetry SDK (src/telemetry/otel/) are imported by ' +
+      'The Stripe, Redis and PGlite adapters and the OpenTelemetry SDK (src/telemetry/otel/) are imported by ' +
       '`await import()` (or for types only): decisions `optional-packages-on-demand`, `tracing-off-costs-nothing`.',
     severity: 'error',
-    from: { path: '^src/', pathNot: '^src/telemetry/otel/' },
+    from: { path: '^src/', pathNot: String.raw`^src/telemetry/otel/|^src/db/pglite\.ts$` },
     to: {
-      path: String.raw`^src/(payments/stripe\.provider|ratelimit/ratelimit\.redis-store)\.ts$|^src/telemetry/otel/`,
+      path: String.raw`^src/(payments/stripe\.provider|ratelimit/ratelimit\.redis-store|db/pglite|db/pglite-prepared)\.ts$|^src/telemetry/otel/`,
       dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'],
     },
   },

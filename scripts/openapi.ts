@@ -13,7 +13,8 @@ import { PGlite } from '@electric-sql/pglite';
 import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { openDatabase, pgliteOptions } from '../src/db/database.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { pgliteOptions } from '../src/db/pglite.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createRuntime } from '../src/runtime.ts';
 

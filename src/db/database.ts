@@ -1,10 +1,8 @@
-import { PGlite } from '@electric-sql/pglite';
-import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
-import { withPreparedStatements } from './pglite-prepared.ts';
+import { INT8_OID, NUMERIC_OID, parseInt8 } from './int8.ts';
 import type { Database } from './tables.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -80,16 +78,6 @@ export async function ping(db: Kysely<Database>): Promise<void> {
   await sql`SELECT 1`.execute(db);
 }
 
-const INT8_OID = 20;
-const NUMERIC_OID = 1700;
-
-/** bigint columns hold minor units and counters far below 2^53: read them as JS numbers. */
-function parseInt8(value: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 value ${value} exceeds the safe integer range`);
-  return n;
-}
-
 export interface OpenOptions {
   databaseUrl: string | null;
   dataDir: string;
@@ -136,14 +124,9 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
   if (options.pglite) return wrapPglite(options.pglite, null, options.instrument, prepared);
   const lock = acquireDataDirLock(options.dataDir, options.command ?? 'storefront');
   try {
-    const buffers = options.pgliteSharedBuffersMb;
-    const pglite = await PGlite.create({
-      dataDir: options.dataDir,
-      ...pgliteOptions,
-      ...(buffers === undefined
-        ? {}
-        : { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffers}MB`] }),
-    });
+    // Loaded only here: a process on PostgreSQL never loads PGlite (optional-packages-on-demand).
+    const { createPglite } = await import('./pglite.ts');
+    const pglite = await createPglite(options.dataDir, options.pgliteSharedBuffersMb);
     return await wrapPglite(pglite, lock, options.instrument, prepared);
   } catch (error) {
     lock.release();
@@ -151,21 +134,13 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
   }
 }
 
-export const pgliteParsers = { [INT8_OID]: parseInt8 };
-
-/**
- * What every embedded database opens with: the int8 parser and the extensions the migrations use
- * (pg_trgm and btree_gin, for search: D48). A PGlite loads an extension's code only when it is
- * listed here.
- */
-export const pgliteOptions = { parsers: pgliteParsers, extensions: { pg_trgm, btree_gin } };
-
 async function wrapPglite(
   pglite: PGlite,
   lock: DataDirLock | null,
   instrument: OpenOptions['instrument'],
   preparedStatements: boolean,
 ): Promise<Db> {
+  const { withPreparedStatements } = await import('./pglite.ts');
   const dialect = new PGliteDialect({
     pglite: preparedStatements ? withPreparedStatements(pglite) : pglite,
   });

@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { sql, type Kysely } from 'kysely';
 import { openBlankPostgres, skipUnlessPostgres } from '../test/harness.ts';
-import { openDatabase, pgliteOptions, type Db } from './database.ts';
+import { openDatabase, type Db } from './database.ts';
+import { pgliteOptions } from './pglite.ts';
 import { migrateTo, migrateToLatest, migrationNames } from './migrate.ts';
 
 /** Tables that are global by design (no store scope): the store itself, the hash lookup, secrets. */

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
-import { pgliteOptions } from './database.ts';
+import { pgliteOptions } from './pglite.ts';
 import { withPreparedStatements } from './pglite-prepared.ts';
 
 let raw: PGlite;
