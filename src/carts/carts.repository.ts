@@ -47,19 +47,24 @@ function linesOf(eb: ExpressionBuilder<Database & { c: CartTable }, 'c'>) {
   ).as('items');
 }
 
-/** The cart with its lines in the order they were added (one statement); `forUpdate` locks the cart row. */
+/** The cart (`c`) with its lines in the order they were added, as its row's `items`. */
+function cartWithLines(db: Kysely<Database>, storeId: string, cartId: string) {
+  return db
+    .selectFrom('carts as c')
+    .selectAll('c')
+    .select((eb) => linesOf(eb))
+    .where('c.store_id', '=', storeId)
+    .where('c.id', '=', cartId);
+}
+
+/** The cart with its lines (one statement); `forUpdate` locks the cart row. */
 export async function findCartRow(
   db: Kysely<Database>,
   storeId: string,
   cartId: string,
   forUpdate = false,
 ): Promise<CartRow | undefined> {
-  const query = db
-    .selectFrom('carts as c')
-    .selectAll('c')
-    .select((eb) => linesOf(eb))
-    .where('c.store_id', '=', storeId)
-    .where('c.id', '=', cartId);
+  const query = cartWithLines(db, storeId, cartId);
   return (forUpdate ? query.forUpdate('c') : query).executeTakeFirst();
 }
 
@@ -73,13 +78,7 @@ export async function findCartRowWith<T>(
   cartId: string,
   also: RawBuilder<T>,
 ): Promise<(CartRow & { also: T }) | undefined> {
-  const row = await db
-    .selectFrom('carts as c')
-    .selectAll('c')
-    .select((eb) => [linesOf(eb), also.as('also')])
-    .where('c.store_id', '=', storeId)
-    .where('c.id', '=', cartId)
-    .executeTakeFirst();
+  const row = await cartWithLines(db, storeId, cartId).select(also.as('also')).executeTakeFirst();
   // Kysely types a raw selection as SelectType<T>, which is T for the JSON values passed here.
   return row as (CartRow & { also: T }) | undefined;
 }

@@ -432,12 +432,8 @@ function cartChoices(input: CheckoutInput, cart: CartRow): CheckoutInput {
  * or the stock pre-check (D25, on the availability the quote read with the prices).
  */
 function refusalOf(quoted: Quote, input: CheckoutInput, requireShipping: boolean): AppError | null {
-  try {
-    refuseShipping(quoted, input, requireShipping);
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
+  const shipping = shippingRefusal(quoted, input, requireShipping);
+  if (shipping) return shipping;
   if (quoted.missing.length > 0)
     return insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
   const short = quoted.lines
@@ -454,25 +450,26 @@ function refusalOf(quoted: Quote, input: CheckoutInput, requireShipping: boolean
  * all ships free, as before zones existed); a chosen method that is not one of the options is 409
  * `shipping_method_unavailable`.
  */
-function refuseShipping(quoted: Quote, input: CheckoutInput, requireShipping: boolean): void {
+function shippingRefusal(quoted: Quote, input: CheckoutInput, requireShipping: boolean): AppError | null {
   const { parcel, rates, chosenUnavailable } = quoted.shipping;
-  if (!parcel.shipped) return;
+  if (!parcel.shipped) return null;
   if (requireShipping && input.shippingAddress === undefined)
-    throw validation('/shippingAddress', 'is required: the store ships these goods to an address');
+    return validation('/shippingAddress', 'is required: the store ships these goods to an address');
   if (input.shippingAddress !== undefined && rates !== null && rates.configured && rates.options.length === 0)
-    throw new AppError(
+    return new AppError(
       'shipping_unavailable',
       409,
       `The store does not ship this order to ${input.shippingAddress.country}: no shipping method reaches the address.`,
     );
   if (chosenUnavailable)
-    throw new AppError(
+    return new AppError(
       'shipping_method_unavailable',
       409,
       'The shipping method no longer fits the cart or its address: choose another from its shipping options.',
     );
   if (requireShipping && input.shippingMethodId === undefined)
-    throw validation('/shippingMethodId', "is required: choose one of the cart's shipping options");
+    return validation('/shippingMethodId', "is required: choose one of the cart's shipping options");
+  return null;
 }
 
 /**
