@@ -70,13 +70,10 @@ async function signIn(page: Page, email: string): Promise<void> {
   await page.getByRole('banner').getByRole('link', { name: 'Account' }).waitFor();
 }
 
-/**
- * Waits (up to 5 s) until `expression` is `expected`: the focus moves after the frame is drawn. On a
- * loaded 2-core CI machine it once arrived just after 2 s (the message showed it in place).
- */
+/** Waits (up to 2 s) until `expression` is `expected`: the focus moves after the frame is drawn. */
 async function focusOn(page: Page, expression: string, expected: string, what: string): Promise<void> {
   const moved = await page
-    .waitForFunction(`(${expression}) === ${JSON.stringify(expected)}`, undefined, { timeout: 5000 })
+    .waitForFunction(`(${expression}) === ${JSON.stringify(expected)}`, undefined, { timeout: 2000 })
     .then(() => true)
     .catch(() => false);
   assert.ok(moved, `${what}: the focus is on ${await page.evaluate<string>(`String(${expression})`)}`);
