@@ -70,13 +70,19 @@ async function signIn(page: Page, email: string): Promise<void> {
   await page.getByRole('banner').getByRole('link', { name: 'Account' }).waitFor();
 }
 
-/** Waits (up to 2 s) until `expression` is `expected`: the focus moves after the frame is drawn. */
+/**
+ * Waits (up to 2 s) until `expression` is `expected`: the focus moves after the frame is drawn. Read
+ * with `page.evaluate` every 50 ms: `waitForFunction`'s frame-driven polling was seen (in CI and then
+ * on every local run for a while) never to see a focus that one `evaluate` right after found in place.
+ */
 async function focusOn(page: Page, expression: string, expected: string, what: string): Promise<void> {
-  const moved = await page
-    .waitForFunction(`(${expression}) === ${JSON.stringify(expected)}`, undefined, { timeout: 2000 })
-    .then(() => true)
-    .catch(() => false);
-  assert.ok(moved, `${what}: the focus is on ${await page.evaluate<string>(`String(${expression})`)}`);
+  const deadline = Date.now() + 2000;
+  let seen = await page.evaluate<string>(`String(${expression})`);
+  while (seen !== expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    seen = await page.evaluate<string>(`String(${expression})`);
+  }
+  assert.equal(seen, expected, `${what}: the focus is on ${seen}`);
 }
 
 const tokenKey = (shop: ShopStore) => `storefront.customer.${shop.store.publishableKey}`;
