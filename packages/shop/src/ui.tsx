@@ -2,7 +2,7 @@
 import { renderBlocks, toElements, type Block, type CreateElement } from '@storefront/blocks';
 import { formatMoney, type ProductCard } from '@storefront/client';
 import { h, type ComponentChildren, type ComponentType, type VNode } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describeError } from './api.ts';
 import { CARD_SIZES, cardSrcSet, FIRST_ROW, GALLERY_SIZES, isMediaPath, mediaUrl } from './media.ts';
 import { href, Link } from './router.tsx';
@@ -73,11 +73,17 @@ export function Notice({
   );
 }
 
-/** The page's heading; it takes the focus when the page changes, so screen readers announce it. */
+/**
+ * The page's heading; it takes the focus when the page changes, so screen readers announce it. The
+ * document's title changes in the same commit as the heading (a layout effect), so nothing that sees
+ * the new page sees the old title.
+ */
 export function PageTitle({ children, title }: { children: ComponentChildren; title: string }) {
   const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     document.title = title;
+  }, [title]);
+  useEffect(() => {
     ref.current?.focus({ preventScroll: true });
   }, [title]);
   return (
@@ -107,10 +113,11 @@ function setMetaDescription(text: string | null): void {
 
 /**
  * The page's `<meta name="description">`: `text`, or none when it is null; `undefined` (not known
- * yet) leaves the shop's own, which comes back when the page goes.
+ * yet) leaves the shop's own, which comes back when the page goes. Set in the commit that draws the
+ * page, like the title.
  */
 export function useMetaDescription(text: string | null | undefined): void {
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (text === undefined) return;
     setMetaDescription(text);
     return () => setMetaDescription(shopDescription);
