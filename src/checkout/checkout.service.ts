@@ -25,6 +25,7 @@ import { ProviderError, providerUnavailable, type Intent } from '../payments/pro
 import { useDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
 import { clientBucketOf } from '../ratelimit/ratelimit.limiter.ts';
 import { customerOfOrder } from '../customers/customers.service.ts';
+import { commitsWith } from '../db/last-statement.ts';
 import { recentStore, storeCurrency } from '../stores/stores.service.ts';
 import { quote, type Quote, type QuoteInput } from './quote.ts';
 import { ReservationsInFlight } from './reservations-in-flight.ts';
@@ -289,7 +290,8 @@ async function placeWithIntent(
   try {
     const result = await deps.db.transaction().execute(async (trx) => {
       const placed = await placeOrder({ ...deps, db: trx }, order);
-      await p.storeAnswer?.(trx, placed);
+      // The transaction's last statement: the COMMIT goes with it.
+      await p.storeAnswer?.(commitsWith(trx), placed);
       return placed;
     });
     // Committed: what the reservation left is now true.

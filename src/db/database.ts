@@ -3,6 +3,12 @@ import { Kysely, PGliteDialect, PostgresDialect, sql, type Dialect } from 'kysel
 import pg from 'pg';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import { INT8_OID, NUMERIC_OID, parseInt8 } from './int8.ts';
+import {
+  answeredLocally,
+  forgetTransactionEdges,
+  sendTransactionEdges,
+  transactionOpen,
+} from './pg-transactions.ts';
 import type { Database } from './tables.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -45,16 +51,21 @@ interface RoundTrips {
 
 /**
  * Counts what `client` sends: every statement is a round trip, and a transaction is a BEGIN or a
- * statement sent outside one (its own transaction). The purchase benchmark reads these (through
- * /metrics) to give statements and transactions per purchase for each process.
+ * statement sent outside one (its own transaction). A BEGIN travels with the next statement
+ * (src/d./pg-transactions.ts), so it is a transaction but no round trip of its own; nor is a COMMIT or
+ * ROLLBACK that ends a transaction before any statement (nothing is sent). The purchase benchmark
+ * reads these (through /metrics) to give statements and transactions per purchase for each process.
  */
 function countRoundTrips(client: pg.ClientBase, counts: RoundTrips): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   client.query = ((text: unknown, ...rest: unknown[]) => {
-    counts.statements += 1;
     const sql = typeof text === 'string' ? text : (text as { text?: string } | null)?.text;
-    if (sql !== undefined && /^\s*begin\b/i.test(sql)) counts.transactions += 1;
-    else if ((client as { _txStatus?: string })._txStatus === 'I') counts.transactions += 1;
+    const kept = sql === undefined ? null : answeredLocally(client, sql);
+    if (kept === 'begin') counts.transactions += 1;
+    else if (kept === null) {
+      counts.statements += 1;
+      if (!transactionOpen(client)) counts.transactions += 1;
+    }
     return query(text, ...rest);
   }) as typeof client.query;
 }
@@ -204,8 +215,7 @@ export function prepareStatements(client: pg.ClientBase): void {
   const prepared = async (text: string, values: unknown[]): Promise<unknown> => {
     const name = nameOf(text);
     if (name === undefined) return query(text, values);
-    // pg records the transaction status of the last ReadyForQuery: 'I' is outside a transaction.
-    const outsideTransaction = (client as { _txStatus?: string })._txStatus === 'I';
+    const outsideTransaction = !transactionOpen(client);
     try {
       return await query({ name, text, values });
     } catch (error) {
@@ -269,6 +279,9 @@ function openPostgres(
     // Queued before any query of the pool's caller; a failure surfaces on that query.
     if (listen) client.query(`LISTEN ${READ_CHANNEL}`).catch(() => undefined);
   });
+  // Innermost first: BEGIN and COMMIT with the statements, then names, then the counts.
+  pool.on('connect', sendTransactionEdges);
+  pool.on('release', (_error: unknown, client: pg.ClientBase) => forgetTransactionEdges(client));
   if (preparedStatements) pool.on('connect', prepareStatements);
   const roundTrips: RoundTrips = { statements: 0, transactions: 0 };
   pool.on('connect', (client) => countRoundTrips(client, roundTrips));

@@ -33,6 +33,7 @@ import {
   type OrderLineFields,
 } from './orders.repository.ts';
 import { stockLinesOf } from './orders.views.ts';
+import { commitsWith } from '../db/last-statement.ts';
 import type { OrderRow } from './orders.tables.ts';
 import {
   AUTOMATIC_REFUND_REASON,
@@ -78,9 +79,14 @@ async function announcePaid(
   lines: readonly OrderLineFields[],
   oversold: Parameters<typeof queueOversoldNotice>[3],
 ): Promise<void> {
-  if (oversold.length > 0) await markOversold(tx.db, paid);
+  if (oversold.length === 0) {
+    // The transaction's last statement (its callers only log after this): the COMMIT goes with it.
+    await queueOrderConfirmation({ db: commitsWith(tx.db) }, store.name, paid, lines);
+    return;
+  }
+  await markOversold(tx.db, paid);
   await queueOrderConfirmation(tx, store.name, paid, lines);
-  if (oversold.length > 0) await queueOversoldNotice(tx, paid, lines, oversold);
+  await queueOversoldNotice(tx, paid, lines, oversold);
 }
 
 /**

@@ -1,0 +1,257 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import { openBlankPostgres, skipUnlessPostgres } from '../test/harness.ts';
+import { openDatabase } from './database.ts';
+import { commitsWith } from './last-statement.ts';
+import {
+  COMMIT_MARK,
+  CommittedAlready,
+  forgetTransactionEdges,
+  sendTransactionEdges,
+} from './pg-transactions.ts';
+
+/**
+ * BEGIN sent with the transaction's first statement (decision `begin-with-first-statement`), on a
+ * real PostgreSQL connection: the round trips are counted as the server's ReadyForQuery answers
+ * (one per Sync or simple query), and the transaction's state as pg records it from them.
+ */
+describe('BEGIN with the first statement', { skip: skipUnlessPostgres }, () => {
+  let blank: { url: string; drop(): Promise<void> } | null = null;
+  let client: pg.Client;
+  let answers = 0;
+  const status = () => (client as unknown as { _txStatus: string })._txStatus;
+
+  before(async () => {
+    blank = await openBlankPostgres();
+    if (!blank) throw new Error('DATABASE_URL is set, so a blank PostgreSQL database must open');
+    client = new pg.Client({ connectionString: blank.url });
+    await client.connect();
+    sendTransactionEdges(client);
+    (client as unknown as { connection: pg.Connection }).connection.on('readyForQuery', () => {
+      answers += 1;
+    });
+    await client.query('CREATE TABLE things (id integer PRIMARY KEY, name text NOT NULL)');
+    await client.query(
+      'CREATE TABLE deferred (id integer, CONSTRAINT deferred_unique UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)',
+    );
+  });
+  beforeEach(() => {
+    answers = 0;
+  });
+  after(async () => {
+    await client?.end();
+    await blank?.drop();
+  });
+
+  test('a transaction of two statements takes three round trips, not four, and commits', async () => {
+    await client.query('begin');
+    assert.equal(answers, 0, 'the BEGIN is kept');
+    const inserted = await client.query('INSERT INTO things VALUES ($1, $2) RETURNING name', [1, 'one']);
+    assert.deepEqual(inserted.rows, [{ name: 'one' }]);
+    assert.equal(answers, 1);
+    assert.equal(status(), 'T', 'inside the transaction BEGIN opened');
+    const counted = await client.query('SELECT count(*)::int AS n FROM things');
+    assert.deepEqual(counted.rows, [{ n: 1 }]);
+    await client.query('commit');
+    assert.equal(answers, 3);
+    assert.equal(status(), 'I');
+    assert.equal(
+      (await client.query<{ name: string }>('SELECT name FROM things WHERE id = 1')).rows[0]?.name,
+      'one',
+    );
+  });
+
+  test('a first statement without parameters carries the BEGIN too; ROLLBACK undoes it', async () => {
+    await client.query('begin');
+    await client.query("INSERT INTO things VALUES (2, 'two')");
+    assert.equal(answers, 1);
+    assert.equal(status(), 'T');
+    await client.query('rollback');
+    assert.equal(
+      (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM things WHERE id = 2')).rows[0]?.n,
+      0,
+    );
+  });
+
+  test('a transaction ended before any statement sends nothing', async () => {
+    await client.query('begin');
+    assert.equal((await client.query('commit')).command, 'COMMIT');
+    await client.query('begin');
+    assert.equal((await client.query('rollback')).command, 'ROLLBACK');
+    assert.equal(answers, 0);
+    assert.equal(status(), 'I');
+  });
+
+  test('START TRANSACTION keeps its isolation level and access mode', async () => {
+    await client.query('start transaction isolation level repeatable read read only');
+    const level = await client.query<{ transaction_isolation: string }>('SHOW transaction_isolation');
+    assert.equal(level.rows[0]?.transaction_isolation, 'repeatable read');
+    await assert.rejects(client.query("INSERT INTO things VALUES (3, 'three')"), { code: '25006' });
+    await client.query('rollback');
+    assert.equal(answers, 3);
+  });
+
+  test('a first statement that fails leaves the transaction aborted, as it would have; ROLLBACK mends it', async () => {
+    await client.query('begin');
+    await assert.rejects(client.query('SELECT 1 / $1::int AS n', [0]), { code: '22012' });
+    // The BEGIN ran: the transaction is open and aborted.
+    await assert.rejects(client.query('SELECT 1'), { code: '25P02' });
+    assert.equal(status(), 'E');
+    await client.query('rollback');
+    assert.equal(status(), 'I');
+    assert.deepEqual((await client.query('SELECT 2 AS n')).rows, [{ n: 2 }]);
+  });
+
+  test('a named statement first parsed with the BEGIN is kept prepared; one whose Parse failed is parsed again', async () => {
+    await client.query('begin');
+    const first = await client.query({ name: 'plus_one', text: 'SELECT $1::int + 1 AS n', values: [1] });
+    assert.deepEqual(first.rows, [{ n: 2 }]);
+    await client.query('commit');
+    answers = 0;
+    assert.deepEqual(
+      (await client.query({ name: 'plus_one', text: 'SELECT $1::int + 1 AS n', values: [2] })).rows,
+      [{ n: 3 }],
+    );
+    const prepared = await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'plus_one'",
+    );
+    assert.equal(prepared.rows[0]?.n, 1);
+
+    // The BEGIN's own ParseComplete must not mark a statement parsed whose Parse then failed: the
+    // second attempt parses it again (42703 again), instead of finding no such statement (26000).
+    const broken = { name: 'broken', text: 'SELECT no_such_column FROM things WHERE id = $1', values: [1] };
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      await client.query('begin');
+      await assert.rejects(client.query(broken), { code: '42703' });
+      await client.query('rollback');
+    }
+  });
+
+  test('a statement marked last carries the COMMIT: BEGIN, statement and COMMIT in one round trip', async () => {
+    await client.query('begin');
+    const inserted = await client.query(`INSERT INTO things VALUES ($1, $2) RETURNING name ${COMMIT_MARK}`, [
+      10,
+      'ten',
+    ]);
+    assert.deepEqual(inserted.rows, [{ name: 'ten' }], "the statement's own result, not the COMMIT's");
+    assert.equal(answers, 1);
+    assert.equal(status(), 'I', 'committed');
+    assert.equal((await client.query('commit')).command, 'COMMIT', 'the COMMIT after it is answered here');
+    assert.equal(answers, 1);
+    assert.equal(
+      (await client.query<{ name: string }>('SELECT name FROM things WHERE id = 10')).rows[0]?.name,
+      'ten',
+    );
+  });
+
+  test('a COMMIT that fails fails the statement that carried it, and nothing is kept', async () => {
+    await client.query('INSERT INTO deferred VALUES (1)');
+    await client.query('begin');
+    await client.query('INSERT INTO deferred VALUES ($1)', [2]);
+    // The unique check is deferred to the COMMIT: the statement itself succeeds, its COMMIT does not.
+    await assert.rejects(client.query(`INSERT INTO deferred VALUES ($1) ${COMMIT_MARK}`, [1]), {
+      code: '23505',
+    });
+    // (pg rejects on the error, before the ReadyForQuery that follows it: the ROLLBACK below is
+    // sent after it, to a connection the failed COMMIT left outside any transaction.)
+    await client.query('rollback');
+    assert.equal(status(), 'I');
+    const rows = await client.query('SELECT id FROM deferred ORDER BY id');
+    assert.deepEqual(rows.rows, [{ id: 1 }]);
+  });
+
+  test('a marked statement that fails leaves the transaction aborted; ROLLBACK undoes the rest', async () => {
+    await client.query('begin');
+    await client.query("INSERT INTO things VALUES (11, 'eleven')");
+    await assert.rejects(client.query(`SELECT 1 / $1::int AS n ${COMMIT_MARK}`, [0]), { code: '22012' });
+    await assert.rejects(client.query('SELECT 1'), { code: '25P02' }, 'aborted, not committed');
+    await client.query('rollback');
+    assert.equal(
+      (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM things WHERE id = 11')).rows[0]?.n,
+      0,
+    );
+  });
+
+  test('after a transaction committed with its last statement, a ROLLBACK or another statement is refused', async () => {
+    await client.query('begin');
+    await client.query(`INSERT INTO things VALUES ($1, $2) ${COMMIT_MARK}`, [12, 'twelve']);
+    await assert.rejects(client.query('rollback'), CommittedAlready);
+    await client.query('begin');
+    await client.query(`INSERT INTO things VALUES ($1, $2) ${COMMIT_MARK}`, [13, 'thirteen']);
+    await assert.rejects(client.query('SELECT 1'), CommittedAlready);
+    assert.equal(
+      (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM things WHERE id IN (12, 13)'))
+        .rows[0]?.n,
+      2,
+    );
+  });
+
+  test('a connection given back with a kept BEGIN forgets it', async () => {
+    await client.query('begin');
+    forgetTransactionEdges(client);
+    await client.query("INSERT INTO things VALUES (4, 'four')");
+    assert.equal(status(), 'I', 'the statement ran on its own and committed');
+    assert.equal(answers, 1);
+  });
+});
+
+describe('BEGIN with the first statement, through the service’s pool', { skip: skipUnlessPostgres }, () => {
+  let blank: { url: string; drop(): Promise<void> } | null = null;
+  let db: Awaited<ReturnType<typeof openDatabase>> | null = null;
+
+  before(async () => {
+    blank = await openBlankPostgres();
+    if (!blank) throw new Error('DATABASE_URL is set, so a blank PostgreSQL database must open');
+    db = await openDatabase({ databaseUrl: blank.url, dataDir: '', poolSize: 1 });
+    await sql`CREATE TABLE things (id integer PRIMARY KEY)`.execute(db.kysely);
+  });
+  after(async () => {
+    await db?.close();
+    await blank?.drop();
+  });
+
+  test('a Kysely transaction is one transaction: its statements see each other, a throw undoes them all', async () => {
+    const k = db!.kysely as Kysely<unknown>;
+    const start = db!.poolStats();
+    await k.transaction().execute(async (trx) => {
+      await sql`INSERT INTO things VALUES (${1})`.execute(trx);
+      const seen = await sql<{ n: number }>`SELECT count(*)::int AS n FROM things`.execute(trx);
+      assert.equal(seen.rows[0]?.n, 1);
+    });
+    const end = db!.poolStats();
+    assert.equal(end!.statements - start!.statements, 3, 'two statements and the COMMIT');
+    assert.equal(end!.transactions - start!.transactions, 1);
+
+    // The last statement through commitsWith: the COMMIT goes with it (two round trips in all).
+    const marked = db!.poolStats();
+    await k.transaction().execute(async (trx) => {
+      await sql`INSERT INTO things VALUES (${3})`.execute(trx);
+      await commitsWith(trx as unknown as Kysely<{ things: { id: number } }>)
+        .deleteFrom('things')
+        .where('id', '=', 3)
+        .execute();
+    });
+    const done = db!.poolStats();
+    assert.equal(done!.statements - marked!.statements, 2);
+    assert.equal(done!.transactions - marked!.transactions, 1);
+
+    await assert.rejects(
+      k.transaction().execute(async (trx) => {
+        await sql`INSERT INTO things VALUES (${2})`.execute(trx);
+        throw new Error('changed my mind');
+      }),
+      /changed my mind/,
+    );
+    // A transaction that never sent a statement: its BEGIN and ROLLBACK cost nothing.
+    await assert.rejects(
+      k.transaction().execute(async () => {
+        throw new Error('before anything');
+      }),
+      /before anything/,
+    );
+    const rows = await sql<{ id: number }>`SELECT id FROM things ORDER BY id`.execute(k);
+    assert.deepEqual(rows.rows, [{ id: 1 }]);
+  });
+});
