@@ -4,7 +4,7 @@ import { checkAddress, isPhoneNumber, type Address } from '@storefront/address';
 import { cartCompleted, completeCart, findCartWith, type CartRow } from '../carts/carts.service.ts';
 import { heldMethodAmount } from '../shipping/shipping.service.ts';
 import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
-import { lockScopes } from '../db/advisory-lock.ts';
+import { lockScopes, scopesLock } from '../db/advisory-lock.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { isCountryCode } from '../lib/country.ts';
@@ -355,11 +355,13 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   await completeUnchangedCart(tx, p);
   const discount = await reserveAtQuotedPrices(tx, p);
   if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
-  await shippingAsQuoted(tx, p);
   // Late: the client's and the email's slot lock is held from here to the commit, so checkouts of
   // one client (many shoppers behind one address) wait on each other only for the order's insert,
-  // which the store's order counter serialises anyway.
-  await holdPendingSlot(tx, p);
+  // which the store's order counter serialises anyway. Taken by the shipping method's read when
+  // there is one (a round trip fewer), else on its own.
+  const slot = pendingSlotLock(p);
+  if (!(await shippingAsQuoted(tx, p, slot))) await lockScopes(tx.db, slot.kind, slot.scopes);
+  await refuseHoarding(tx, p.storeId, p.holder, p.now);
   const customerId = await customerOfOrder(
     tx.db,
     p.storeId,
@@ -401,11 +403,17 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
  * lock on the method that holds until the commit: a changed amount, or a method that no longer
  * fits, prices the checkout again (as a changed price does).
  */
-async function shippingAsQuoted(tx: InTransaction, p: PlaceOrder): Promise<void> {
+async function shippingAsQuoted(
+  tx: InTransaction,
+  p: PlaceOrder,
+  slot: { kind: string; scopes: string[] },
+): Promise<boolean> {
   const method = p.quoted.shipping.method;
-  if (method === null) return;
-  const amount = await heldMethodAmount(tx, p.storeId, method.id, p.quoted.shipping.parcel);
+  if (method === null) return false;
+  const locks = scopesLock(slot.kind, slot.scopes);
+  const amount = await heldMethodAmount(tx, p.storeId, method.id, p.quoted.shipping.parcel, locks);
   if (amount !== method.amount.amount) throw new QuoteChanged();
+  return true;
 }
 
 const validation = (pointer: string, detail: string): AppError =>
@@ -478,12 +486,11 @@ function shippingRefusal(quoted: Quote, input: CheckoutInput, requireShipping: b
  * The client and the email may hold one more pending order (D52): counted under their locks, held
  * to the commit, so concurrent checkouts of one client or email are counted one after another.
  */
-async function holdPendingSlot(tx: InTransaction, p: PlaceOrder): Promise<void> {
-  await lockScopes(tx.db, 'pending-orders', [
-    `${p.storeId}:client:${p.holder.clientKey}`,
-    `${p.storeId}:email:${p.holder.email}`,
-  ]);
-  await refuseHoarding(tx, p.storeId, p.holder, p.now);
+function pendingSlotLock(p: PlaceOrder): { kind: string; scopes: string[] } {
+  return {
+    kind: 'pending-orders',
+    scopes: [`${p.storeId}:client:${p.holder.clientKey}`, `${p.storeId}:email:${p.holder.email}`],
+  };
 }
 
 /**

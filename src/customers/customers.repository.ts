@@ -1,6 +1,8 @@
 import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { Address } from '@storefront/address';
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/tables.ts';
+import { eventInsert, type NewEvent } from '../events/events.ts';
 import type { CustomerAddressRow, CustomerRow, PrivacyAction, PrivacyLogRow } from './customers.tables.ts';
 
 // Customers
@@ -90,13 +92,15 @@ export async function verifyCustomerOfEmail(
 
 /**
  * The customer an order is placed for, in the checkout's transaction: by id (a customer token),
- * or by email, made as a guest when the store has none; its `last_order_at` set. `created` when new.
+ * or by email, made as a guest when the store has none; its `last_order_at` set. `created` when
+ * new, and then `created(id)` is recorded by the same statement (decision `event-in-statement`).
  */
 export async function customerForOrder(
   trx: Transaction<Database>,
   storeId: string,
   who: { customerId: string } | { email: string },
   now: Date,
+  created: (customerId: string) => NewEvent,
 ): Promise<{ id: string; created: boolean } | undefined> {
   if ('customerId' in who) {
     const row = await trx
@@ -108,11 +112,26 @@ export async function customerForOrder(
       .executeTakeFirst();
     return row && { id: row.id, created: false };
   }
+  // The id a new customer gets, chosen here so that its event is written by this statement too.
+  const id = randomUUID();
   const row = await trx
-    .insertInto('customers')
-    .values({ store_id: storeId, email: who.email, last_order_at: now, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.columns(['store_id', 'email']).doUpdateSet({ last_order_at: now }))
-    .returning(['id', sql<boolean>`(xmax = 0)`.as('created')])
+    .with('c', (db) =>
+      db
+        .insertInto('customers')
+        .values({
+          store_id: storeId,
+          id,
+          email: who.email,
+          last_order_at: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .onConflict((oc) => oc.columns(['store_id', 'email']).doUpdateSet({ last_order_at: now }))
+        .returning(['id', sql<boolean>`(xmax = 0)`.as('created')]),
+    )
+    .with('event', (db) => eventInsert(db, created(id), { from: 'c', where: sql`c.created` }))
+    .selectFrom('c')
+    .select(['id', 'created'])
     .executeTakeFirstOrThrow();
   return { id: row.id, created: row.created };
 }

@@ -324,16 +324,13 @@ export async function customerOfOrder(
   who: { customerId: string } | { email: string },
   now: Date,
 ): Promise<string | undefined> {
-  const found = await customerForOrder(trx, storeId, who, now);
+  const found = await customerForOrder(trx, storeId, who, now, (customerId) => ({
+    storeId,
+    type: 'customer.created',
+    resource: `customer:${customerId}`,
+    data: { customerId, hasAccount: false, acceptsMarketing: false },
+  }));
   if (!found) return undefined;
-  if (found.created) {
-    await recordEvent(trx, {
-      storeId,
-      type: 'customer.created',
-      resource: `customer:${found.id}`,
-      data: { customerId: found.id, hasAccount: false, acceptsMarketing: false },
-    });
-  }
   return found.id;
 }
 

@@ -525,8 +525,28 @@ describe('orders and accounts (D44)', () => {
       email: newEmail(),
     });
     assert.equal(other.statusCode, 201);
+    const again = await driver.checkout({ cartId: await driver.cart([{ variantId, quantity: 1 }]), email });
+    assert.equal(again.statusCode, 201, again.body);
     const created = await events(driver.shop, 'customer.created');
-    assert.equal(created.length, 2, 'each new buyer is a (guest) customer');
+    assert.equal(
+      created.length,
+      2,
+      'each new buyer is a (guest) customer, once: not again on a second order',
+    );
+    const customerOf = async (answer: typeof guest) =>
+      (
+        await db.kysely
+          .selectFrom('orders')
+          .select('customer_id')
+          .where('id', '=', answer.json<CheckoutBody>().order.id)
+          .executeTakeFirstOrThrow()
+      ).customer_id;
+    assert.deepEqual(
+      created.map((data) => data.customerId),
+      [await customerOf(guest), await customerOf(other)],
+      'each event names the customer its order is for',
+    );
+    assert.equal(await customerOf(again), await customerOf(guest), 'the second order is the same customer’s');
     assert.ok(created.every((data) => data.hasAccount === false));
     const session = await signIn(driver.shop, email);
     assert.equal(session.customer.id, created[0]!.customerId, 'the guest became the account');
@@ -535,7 +555,7 @@ describe('orders and accounts (D44)', () => {
     const mine = await store(driver.shop)('GET', '/customers/me/orders', { token: session.token });
     assert.deepEqual(
       mine.json<{ items: { id: string }[] }>().items.map((o) => o.id),
-      [guest.json<CheckoutBody>().order.id],
+      [again, guest].map((answer) => answer.json<CheckoutBody>().order.id),
     );
   });
 

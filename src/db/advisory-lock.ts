@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from './tables.ts';
 
 /**
@@ -19,10 +19,17 @@ export async function lockScopes(
   kind: string,
   scopes: readonly string[],
 ): Promise<void> {
+  await sql`SELECT ${scopesLock(kind, scopes)}`.execute(trx);
+}
+
+/**
+ * `lockScopes` as an expression, to take the locks within another statement of the transaction (a
+ * round trip fewer): a scalar subquery, evaluated once, when that statement computes its first row
+ * (so a statement that returns no row takes none). A statement after it sees what the previous
+ * holders committed; the statement that takes them does not (its snapshot is older).
+ */
+export function scopesLock(kind: string, scopes: readonly string[]): RawBuilder<number> {
   const names = [...new Set(scopes)].map((scope) => `storefront:${kind}:${scope}`);
-  await sql`
-    SELECT pg_advisory_xact_lock(h)
-    FROM (SELECT hashtextextended(name, 0) AS h FROM unnest(${names}::text[]) AS name ORDER BY 1) AS ordered`.execute(
-    trx,
-  );
+  return sql<number>`(SELECT count(pg_advisory_xact_lock(h)::text)
+    FROM (SELECT hashtextextended(name, 0) AS h FROM unnest(${names}::text[]) AS name ORDER BY 1) AS ordered)`;
 }

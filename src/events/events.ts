@@ -93,13 +93,13 @@ function eventValues(event: NewEvent): {
  * An event recorded by a statement of the caller, as one of its data-modifying CTEs
  * (`.with('event', (db) => eventInsert(db, event, { from: 'changed', more }))`): it commits with the
  * caller's transaction like recordEvent. With `from` (another CTE of the statement) one event is
- * recorded per row it returns, none when it returns none; `more` adds data fields computed from
- * that row (a `jsonb` expression).
+ * recorded per row it returns (those `where` keeps), none when it returns none; `more` adds data
+ * fields computed from that row (a `jsonb` expression).
  */
 export function eventInsert<DB extends Database>(
   db: QueryCreator<DB>,
   event: NewEvent,
-  options: { from?: string; more?: RawBuilder<unknown> } = {},
+  options: { from?: string; where?: RawBuilder<unknown>; more?: RawBuilder<unknown> } = {},
 ) {
   const values = eventValues(event);
   let data = sql`${JSON.stringify(values.data)}::jsonb`;
@@ -111,7 +111,7 @@ export function eventInsert<DB extends Database>(
     .expression(
       sql`SELECT ${values.store_id}::uuid, ${values.type}::text, ${values.resource_key}::text, ${data}${
         options.from ? sql` FROM ${sql.table(options.from)}` : sql``
-      }`,
+      }${options.where ? sql` WHERE ${options.where}` : sql``}`,
     )
     .returning('id');
 }

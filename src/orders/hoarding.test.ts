@@ -172,6 +172,54 @@ describe('pending orders per client and per email', () => {
   });
 });
 
+describe('pending orders per client and per email, with a shipping method', () => {
+  test('concurrent checkouts that ship are counted exactly too (the locks taken with the method’s row)', async () => {
+    const shop = await ShopDriver.open(t);
+    // A variant each: one shared variant's row lock would order the checkouts by itself.
+    const variants: string[] = [];
+    for (let i = 0; i < 12; i += 1) variants.push(await shop.variant(100));
+    const zone = (
+      await shop.admin('POST', '/shipping/zones', { name: 'US', areas: [{ country: 'US' }] })
+    ).json<{
+      id: string;
+    }>().id;
+    const method = (
+      await shop.admin('POST', `/shipping/zones/${zone}/methods`, {
+        name: 'Ground',
+        kind: 'flat',
+        amount: 500,
+      })
+    ).json<{ id: string }>().id;
+    const shippingAddress = {
+      name: 'A',
+      line1: '1 Infinite Loop',
+      city: 'Cupertino',
+      region: 'US-CA',
+      postalCode: '95014',
+      country: 'US',
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) =>
+        checkoutAt(shop, '203.0.113.78', randomUUID(), {
+          cartId: await shop.cart([{ variantId: variants[i]!, quantity: 1 }]),
+          email: `s${i}@example.com`,
+          shippingAddress,
+          shippingMethodId: method,
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.statusCode).sort();
+    assert.deepEqual(
+      statuses,
+      [...Array<number>(LIMIT).fill(201), ...Array<number>(12 - LIMIT).fill(429)],
+      answers.find((answer) => answer.statusCode !== 201 && answer.statusCode !== 429)?.body,
+    );
+    assert.equal(await pendingOrders(shop), LIMIT);
+    const placed = answers.find((answer) => answer.statusCode === 201)!;
+    assert.equal(placed.json<CheckoutBody>().order.total.amount, 1000 + 500, 'the unit and its shipping');
+  });
+});
+
 describe('discount uses are reserved at checkout and given back on expiry', () => {
   test('unpaid checkouts cannot use a limited code up; an expired order gives its use back', async () => {
     const shop = await ShopDriver.open(t);
