@@ -19,8 +19,8 @@ if (major < REQUIRED_MAJOR) {
   process.exit(1);
 }
 
-// `storefront serve` starts with V8 flags that V8 reads only from the command line, so the process
-// replaces itself (same pid and stdio, `process.execve`) with one that has them:
+// `storefront serve` and `storefront worker` start with V8 flags that V8 reads only from the command
+// line, so the process replaces itself (same pid and stdio, `process.execve`) with one that has them:
 // - on the embedded database, which runs PostgreSQL compiled to WebAssembly in this process,
 //   `--liftoff-only`: V8 compiles it with its baseline compiler (Liftoff) and would later compile
 //   the hot functions again with TurboFan, which takes ~500 MiB for a few seconds and keeps ~50 MiB
@@ -45,7 +45,9 @@ const flags = [
 const arenas = process.env.MALLOC_ARENA_MAX === undefined ? { MALLOC_ARENA_MAX: '2' } : null;
 // `export` and `import` read or write a whole embedded database in one process: the same flags keep
 // their peak RSS ~460 MiB lower (bench/RESULTS.md, "export and import").
-const relaunched = ['serve', 'export', 'import'];
+// A `storefront worker` needs them as much as `serve`: without them its RSS went from ~130 to
+// 190–260 MiB under the purchase benchmark (its live heap stayed ~34 MB).
+const relaunched = ['serve', 'worker', 'export', 'import'];
 if (
   relaunched.includes(process.argv[2] ?? '') &&
   (flags.length > 0 || arenas) &&

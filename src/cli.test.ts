@@ -428,6 +428,35 @@ describe('bin/storefront.js', () => {
     },
   );
 
+  test(
+    'worker starts with the same bounds as serve: the young generation and two malloc arenas (decisions `young-generation-bound`, `malloc-arenas`)',
+    { skip: process.platform !== 'linux' && 'reads /proc' },
+    async () => {
+      const env = cliEnv({ LOG_LEVEL: 'info' });
+      delete env.MALLOC_ARENA_MAX;
+      const child = spawn(process.execPath, [BIN, 'worker'], { env });
+      try {
+        let output = '';
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.on('data', (chunk: Buffer) => {
+            output += chunk.toString();
+            if (output.includes('worker started')) resolve();
+          });
+          child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+          child.on('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
+        });
+        // The pid this test started now runs with the flag and the variable (it replaced itself).
+        const args = fs.readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+        assert.ok(args.includes('--max-semi-space-size=8'), args.join(' '));
+        const environment = fs.readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0');
+        assert.ok(environment.includes('MALLOC_ARENA_MAX=2'));
+      } finally {
+        child.kill('SIGTERM');
+      }
+      assert.equal(await exited(child), 0, 'SIGTERM reaches the replaced process');
+    },
+  );
+
   test('an older Node.js gets a clear message, not ERR_UNKNOWN_FILE_EXTENSION', async () => {
     // The machine's own Node (Debian 12 ships Node 20) when there is one before 24 on the PATH …
     const older = (process.env.PATH ?? '')
