@@ -56,10 +56,13 @@ interface PgConnection {
   parse(query: { text: string; name: string; types: unknown[] }): void;
   bind(config: { portal: string; statement: string; values: unknown[] }): void;
   execute(config: { portal: string; rows: number }): void;
+  sync(): void;
   submittedNamedStatements: Record<string, string | undefined>;
 }
 interface PgQuery {
+  portal: string;
   prepare(connection: PgConnection): void;
+  _getRows(connection: PgConnection, rows: number | undefined): void;
   handleCommandComplete(message: unknown, connection: PgConnection): void;
   handleError(error: Error, connection: PgConnection): void;
 }
@@ -99,23 +102,19 @@ class EdgedQuery extends PgQuery {
   override prepare(connection: PgConnection): void {
     this.awaiting = 'statement';
     if (this.begin !== null) sendPlain(connection, this.begin);
-    // pg's own Parse/Bind/Describe/Execute of the statement end with its Sync: the COMMIT goes
-    // just before that Sync.
-    const withSync = connection as PgConnection & { sync: () => void };
-    const sync = withSync.sync.bind(connection);
-    if (this.commit) {
-      withSync.sync = () => {
-        withSync.sync = sync;
-        sendPlain(connection, 'COMMIT');
-        sync();
-      };
-    }
-    try {
-      super.prepare(connection);
-    } finally {
-      delete (withSync as { sync?: unknown }).sync;
-    }
+    super.prepare(connection);
     if (this.begin !== null) this.awaiting = 'begin';
+  }
+
+  /** pg's Execute of the statement and its Sync (no row limit here): the COMMIT goes between. */
+  override _getRows(connection: PgConnection, rows: number | undefined): void {
+    if (!this.commit || rows) {
+      super._getRows(connection, rows);
+      return;
+    }
+    connection.execute({ portal: this.portal, rows: 0 });
+    sendPlain(connection, 'COMMIT');
+    connection.sync();
   }
 
   override handleCommandComplete(message: unknown, connection: PgConnection): void {
