@@ -213,7 +213,8 @@ async function worker(config: Readonly<Config>): Promise<void> {
     runtime.metrics && config.metrics.port !== null
       ? await startMetricsServer(runtime.metrics, { ...config.metrics, port: config.metrics.port }, log)
       : null;
-  log.info(metricsServer ? { metricsPort: metricsServer.port } : {}, 'worker started');
+  // Listened for before the start is announced: a SIGTERM right after "worker started" shuts down
+  // cleanly instead of ending the process with the signal's default.
   onShutdownSignal(log, config, 'worker shutting down', () =>
     workers
       .stop()
@@ -222,6 +223,7 @@ async function worker(config: Readonly<Config>): Promise<void> {
       .then(() => db.close())
       .finally(() => telemetry?.shutdown(config.shutdownTimeoutMs)),
   );
+  log.info(metricsServer ? { metricsPort: metricsServer.port } : {}, 'worker started');
 }
 
 async function run(argv: string[]): Promise<void> {
