@@ -1,5 +1,6 @@
 /** The shop's frame (header with the `main` menu and the cart, footer with the `footer` menu) and its routes. */
 import type { Menu } from '@storefront/client';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { isStatus, shopApi } from './api.ts';
 import { cartStore, itemCount, useCart } from './cart.ts';
@@ -63,58 +64,50 @@ function Routes() {
   return <NotFound />;
 }
 
-function SearchIcon() {
+/** A line icon of the header, 24 units square, drawn in the text's colour; hidden from screen readers. */
+function Icon({ size, children }: { size: number; children: ComponentChildren }) {
   return (
     <svg
       aria-hidden="true"
-      width="20"
-      height="20"
+      width={size}
+      height={size}
       viewBox="0 0 24 24"
       fill="none"
       stroke="currentColor"
       stroke-width="2.2"
       stroke-linecap="round"
+      stroke-linejoin="round"
     >
-      <circle cx="10.5" cy="10.5" r="6.5" />
-      <path d="m15.5 15.5 5 5" />
+      {children}
     </svg>
   );
 }
 
-function MenuIcon({ open }: { open: boolean }) {
-  return (
-    <svg
-      aria-hidden="true"
-      width="22"
-      height="22"
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      stroke-width="2.2"
-      stroke-linecap="round"
-    >
-      {open ? <path d="M6 6l12 12M18 6 6 18" /> : <path d="M4 7h16M4 12h16M4 17h16" />}
-    </svg>
-  );
-}
+const SearchIcon = () => (
+  <Icon size={20}>
+    <circle cx="10.5" cy="10.5" r="6.5" />
+    <path d="m15.5 15.5 5 5" />
+  </Icon>
+);
 
-function AccountIcon() {
-  return (
-    <svg
-      aria-hidden="true"
-      width="20"
-      height="20"
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      stroke-width="2.2"
-      stroke-linecap="round"
-    >
-      <circle cx="12" cy="8" r="4" />
-      <path d="M4 21c0-4.4 3.6-7 8-7s8 2.6 8 7" />
-    </svg>
-  );
-}
+const MenuIcon = ({ open }: { open: boolean }) => (
+  <Icon size={22}>{open ? <path d="M6 6l12 12M18 6 6 18" /> : <path d="M4 7h16M4 12h16M4 17h16" />}</Icon>
+);
+
+const AccountIcon = () => (
+  <Icon size={20}>
+    <circle cx="12" cy="8" r="4" />
+    <path d="M4 21c0-4.4 3.6-7 8-7s8 2.6 8 7" />
+  </Icon>
+);
+
+/** The cart on a phone (the word "Cart" on a wider screen). */
+const CartIcon = () => (
+  <Icon size={22}>
+    <path d="M5 8h14l-1.2 12H6.2z" />
+    <path d="M9 10V6.5a3 3 0 0 1 6 0V10" />
+  </Icon>
+);
 
 /** "Sign in" for a guest, "Account" once signed in; on a phone, the icon (the words stay for screen readers). */
 function AccountLink() {
@@ -173,8 +166,9 @@ function SearchForm({ id, inputRef }: { id: string; inputRef: { current: HTMLInp
 /**
  * The header. Wide screens show the store's name, the `main` menu, the search box and the cart in
  * one row. On a phone (below 48rem) it is one compact row (a menu button, the name, a search
- * button, the cart): the menu and the search box open below it, one at a time; Escape closes them
- * and a new page closes the menu.
+ * button, the account and the cart as icons): the name takes the rest of the row, on two lines
+ * when it needs them; the menu and the search box open below it, one at a time; Escape closes
+ * them and a new page closes the menu.
  */
 function Header({ name, menu, count }: { name: string; menu: Menu['items']; count: number }) {
   const { path } = useLocation();
@@ -233,7 +227,8 @@ function Header({ name, menu, count }: { name: string; menu: Menu['items']; coun
         </button>
         <AccountLink />
         <Link to="/cart" class="cart-link" aria-label={`Cart, ${count} ${count === 1 ? 'item' : 'items'}`}>
-          Cart <span class="cart-count">{count}</span>
+          <CartIcon />
+          <span class="cart-link-text">Cart</span> <span class="cart-count">{count}</span>
         </Link>
       </div>
     </header>

@@ -5,7 +5,7 @@ import { h, type ComponentChildren, type ComponentType, type VNode } from 'preac
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describeError } from './api.ts';
 import { CARD_SIZES, cardSrcSet, FIRST_ROW, GALLERY_SIZES, isMediaPath, mediaUrl } from './media.ts';
-import { href, Link } from './router.tsx';
+import { focusIsWhereRouteChangeLeftIt, href, Link, useLocation } from './router.tsx';
 
 export function Money({ amount, currency }: { amount: number; currency: string }) {
   return <>{formatMoney(amount, currency)}</>;
@@ -73,19 +73,33 @@ export function Notice({
   );
 }
 
+/** The route whose page has shown its heading (-1: none yet). */
+let headingShownFor = -1;
+
 /**
- * The page's heading; it takes the focus when the page changes, so screen readers announce it. The
- * document's title changes in the same commit as the heading (a layout effect), so nothing that sees
- * the new page sees the old title.
+ * The page's heading. It takes the focus when the route changes (a link followed, a search
+ * submitted, back to another page), so screen readers announce the new page: the first heading
+ * the new route shows takes it, unless the shopper has put the focus elsewhere meanwhile (typing in
+ * the search box while the page loads). A heading that comes later on the same route (the next
+ * step of the checkout) takes it only from nowhere (the button pressed is gone). A data update
+ * (the store's name, an order's status arriving in the title) never moves it, nor does the page the
+ * shop is opened at (the browser announces it; Tab starts at the skip link). The document's title
+ * changes in the same commit as the heading (a layout effect), so nothing that sees the new page
+ * sees the old title.
  */
 export function PageTitle({ children, title }: { children: ComponentChildren; title: string }) {
   const ref = useRef<HTMLHeadingElement>(null);
+  const { route } = useLocation();
   useLayoutEffect(() => {
     document.title = title;
   }, [title]);
   useEffect(() => {
-    ref.current?.focus({ preventScroll: true });
-  }, [title]);
+    const first = headingShownFor !== route;
+    headingShownFor = route;
+    const nowhere = document.activeElement === null || document.activeElement === document.body;
+    if (first ? route > 0 && focusIsWhereRouteChangeLeftIt() : nowhere)
+      ref.current?.focus({ preventScroll: true });
+  }, [route]);
   return (
     <h1 ref={ref} tabIndex={-1}>
       {children}

@@ -14,7 +14,14 @@ import { after, before, describe, test } from 'node:test';
 import { createStorefrontClient, StorefrontError } from '@storefront/client';
 import type { Page } from 'playwright-core';
 import { assertAccessible, newPage, screenshot } from '../../console/test/browser.test-support.ts';
-import { openStore, seedCatalog, startShop, type ShopHarness, type ShopStore } from './shop.test-support.ts';
+import {
+  focusOn,
+  openStore,
+  seedCatalog,
+  startShop,
+  type ShopHarness,
+  type ShopStore,
+} from './shop.test-support.ts';
 
 let h: ShopHarness;
 before(async () => {
@@ -68,21 +75,6 @@ async function signIn(page: Page, email: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Your account', level: 1 }).waitFor();
   await page.getByRole('banner').getByRole('link', { name: 'Account' }).waitFor();
-}
-
-/**
- * Waits (up to 2 s) until `expression` is `expected`: the focus moves after the frame is drawn. Read
- * with `page.evaluate` every 50 ms: `waitForFunction`'s frame-driven polling was seen (in CI and then
- * on every local run for a while) never to see a focus that one `evaluate` right after found in place.
- */
-async function focusOn(page: Page, expression: string, expected: string, what: string): Promise<void> {
-  const deadline = Date.now() + 2000;
-  let seen = await page.evaluate<string>(`String(${expression})`);
-  while (seen !== expected && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    seen = await page.evaluate<string>(`String(${expression})`);
-  }
-  assert.equal(seen, expected, `${what}: the focus is on ${seen}`);
 }
 
 const tokenKey = (shop: ShopStore) => `storefront.customer.${shop.store.publishableKey}`;

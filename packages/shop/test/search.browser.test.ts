@@ -11,7 +11,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { assertAccessible, newPage, screenshot, until } from '../../console/test/browser.test-support.ts';
-import { openStore, seedCatalog, startShop, type ShopHarness, type ShopStore } from './shop.test-support.ts';
+import {
+  focusOn,
+  openStore,
+  seedCatalog,
+  startShop,
+  type ShopHarness,
+  type ShopStore,
+} from './shop.test-support.ts';
 
 let h: ShopHarness;
 before(async () => {
@@ -341,7 +348,12 @@ describe('the reference shop: search', () => {
     assert.equal(await searchButton.getAttribute('aria-expanded'), 'true');
     const box = page.getByRole('searchbox', { name: 'Search products' });
     await box.waitFor();
-    assert.equal(await page.evaluate<string | null>('document.activeElement.getAttribute("type")'), 'search');
+    await focusOn(
+      page,
+      'document.activeElement?.getAttribute("type")',
+      'search',
+      'the search box takes the focus',
+    );
     await box.fill('hodie');
     await box.press('Enter');
     await resultCount(page, '3 results for “hodie”').waitFor();

@@ -4,6 +4,7 @@
  * on any page error, CSP violation or request leaving the machine), with the shop's publishable key
  * set per store: each test makes its own store and the shop at /shop serves with its key.
  */
+import assert from 'node:assert/strict';
 import {
   createAdminClient,
   createStorefrontClient,
@@ -160,6 +161,21 @@ export async function seedZone(
     ids[made.name] = made.id;
   }
   return ids;
+}
+
+/**
+ * Waits (up to 2 s) until `expression` is `expected`: the focus moves after the frame is drawn. Read
+ * with `page.evaluate` every 50 ms: `waitForFunction`'s frame-driven polling was seen (in CI and then
+ * on every local run for a while) never to see a focus that one `evaluate` right after found in place.
+ */
+export async function focusOn(page: Page, expression: string, expected: string, what: string): Promise<void> {
+  const deadline = Date.now() + 2000;
+  let seen = await page.evaluate<string>(`String(${expression})`);
+  while (seen !== expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    seen = await page.evaluate<string>(`String(${expression})`);
+  }
+  assert.equal(seen, expected, `${what}: the focus is on ${seen}`);
 }
 
 /** First contentful paint of the page's load, in milliseconds. */
