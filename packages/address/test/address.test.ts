@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkAddress, countryRules, formatAddress, knownCountries, type Address } from '@storefront/address';
+import {
+  checkAddress,
+  countryRules,
+  formatAddress,
+  knownCountries,
+  regionLabel,
+  regionOptions,
+  type Address,
+} from '@storefront/address';
 
 const US: Address = {
   name: 'Ada Lovelace',
@@ -146,5 +154,107 @@ describe('formatAddress', () => {
       }),
       ['Max Muster', 'Unter den Linden 1', '10117 Berlin', 'Germany'],
     );
+  });
+});
+
+describe('region names in Latin letters', () => {
+  const region = (code: string) => {
+    const found = countryRules(code.slice(0, 2))!.regions.find((candidate) => candidate.code === code);
+    assert.ok(found, code);
+    return found;
+  };
+
+  test('a Japanese prefecture in an English form: its Latin name with its own beside it; in a Japanese one, its own', () => {
+    const tokyo = region('JP-13');
+    assert.deepEqual(tokyo, { code: 'JP-13', name: '東京都', latinName: 'Tokyo' });
+    assert.equal(regionLabel(tokyo, 'en'), 'Tokyo (東京都)');
+    assert.equal(regionLabel(tokyo, 'en-GB'), 'Tokyo (東京都)');
+    assert.equal(regionLabel(tokyo, 'de'), 'Tokyo (東京都)');
+    assert.equal(regionLabel(tokyo, 'ja'), '東京都');
+    assert.equal(regionLabel(tokyo, 'ja-JP'), '東京都');
+    assert.equal(regionLabel(region('KR-11'), 'en'), 'Seoul (서울)');
+    assert.equal(regionLabel(region('KR-11'), 'ko'), '서울');
+    // A Chinese form shows Taiwan's own names (zh-Hant is Chinese too).
+    assert.equal(regionLabel(region('TW-TPE'), 'zh-CN'), '台北市');
+    assert.equal(regionLabel(region('TW-TPE'), 'en'), 'Taipei City (台北市)');
+  });
+
+  test('names in Latin letters already stay as they are, in any language', () => {
+    assert.equal(region('US-CA').latinName, null);
+    assert.equal(regionLabel(region('US-CA'), 'ja'), 'California');
+    // Vietnam's and Indonesia's own names are Latin letters: no second name beside them.
+    assert.equal(regionLabel(region('VN-44'), 'en'), 'An Giang');
+    assert.equal(regionLabel(region('ID-BA'), 'en'), 'Bali');
+  });
+
+  test('every country whose regions have names in another script has a Latin name for each', () => {
+    const otherScript = /(?=\p{L})\P{Script=Latin}/u;
+    const countries: string[] = [];
+    for (const country of knownCountries()) {
+      const { regions } = countryRules(country)!;
+      if (!regions.some((candidate) => otherScript.test(candidate.name))) continue;
+      countries.push(country);
+      for (const candidate of regions) {
+        assert.ok(candidate.latinName, `${candidate.code} ${candidate.name} has a Latin name`);
+        assert.doesNotMatch(candidate.latinName, otherScript, candidate.code);
+        assert.equal(regionLabel(candidate, 'en'), `${candidate.latinName} (${candidate.name})`);
+      }
+    }
+    assert.deepEqual(countries, [
+      'AE',
+      'AM',
+      'CN',
+      'EG',
+      'HK',
+      'IR',
+      'JP',
+      'KP',
+      'KR',
+      'RU',
+      'TH',
+      'TW',
+      'UA',
+    ]);
+  });
+
+  test('the options of a form: ISO 3166-2 codes as values, alphabetical by Latin name, or in the data’s order', () => {
+    const english = regionOptions(countryRules('JP')!, 'en');
+    assert.equal(english.length, 47);
+    assert.deepEqual(english.slice(0, 3), [
+      { code: 'JP-23', label: 'Aichi (愛知県)' },
+      { code: 'JP-05', label: 'Akita (秋田県)' },
+      { code: 'JP-02', label: 'Aomori (青森県)' },
+    ]);
+    assert.deepEqual(
+      english.find((option) => option.code === 'JP-13'),
+      { code: 'JP-13', label: 'Tokyo (東京都)' },
+    );
+    const japanese = regionOptions(countryRules('JP')!, 'ja');
+    assert.deepEqual(japanese.slice(0, 2), [
+      { code: 'JP-01', label: '北海道' },
+      { code: 'JP-02', label: '青森県' },
+    ]);
+    // Names in Latin letters keep the data's order.
+    const us = regionOptions(countryRules('US')!, 'en');
+    assert.deepEqual(
+      us.map((option) => option.code),
+      countryRules('US')!.regions.map((candidate) => candidate.code),
+    );
+  });
+
+  test('an address and a check in English name the prefecture in Latin letters', () => {
+    const tokyo: Address = {
+      name: 'Kei Tanaka',
+      line1: '1-1 Marunouchi',
+      city: 'Chiyoda-ku',
+      region: 'JP-13',
+      postalCode: '100-0001',
+      country: 'JP',
+    };
+    assert.deepEqual(formatAddress(tokyo), ['Kei Tanaka', '1-1 Marunouchi, Tokyo', '100-0001', 'Japan']);
+    assert.deepEqual(checkAddress(tokyo).problems, []);
+    assert.deepEqual(checkAddress({ ...tokyo, postalCode: '060-0001' }).problems, [
+      { pointer: '/postalCode', detail: 'does not belong to Tokyo (東京都)' },
+    ]);
   });
 });

@@ -2,7 +2,7 @@
  * Shipping in Chromium: a zone for the US and a weight method with two tiers made in the console,
  * listed in words; the method changed to a flat rate and turned off; the zone narrowed to two
  * states; a zone that overlaps another refused with the server's sentence; deletes; a country's
- * default method shown as such; the store setting that requires an address at checkout. What the
+ * default method shown as such; Japan's prefectures by their Latin names with their own beside them; the store setting that requires an address at checkout. What the
  * page shows and what the server stored are both checked.
  */
 import assert from 'node:assert/strict';
@@ -213,6 +213,39 @@ describe('shipping in the console', () => {
       await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth'),
       'no horizontal scrolling at 375 px',
     );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a zone for some of Japan’s prefectures: listed by their Latin names with their own beside them, stored as ISO 3166-2 codes', async () => {
+    const shop = await openShop(h.live);
+    const { context, page, problems } = await newPage(h);
+    await signIn(page, shop.shop);
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Shipping', exact: true })
+      .click();
+    await page.getByRole('button', { name: 'Add zone' }).click();
+    const newZone = page.getByRole('region', { name: 'New zone', exact: true });
+    await newZone.getByLabel('Zone name').fill('Kanto');
+    const area = newZone.getByRole('group', { name: 'Area 1' });
+    await area.getByLabel('Country').selectOption('JP');
+    await area.getByLabel('Covers').selectOption('regions');
+    const prefectures = area.getByLabel('Prefectures');
+    const labels = await prefectures.locator('option').allTextContents();
+    assert.equal(labels.length, 47);
+    assert.deepEqual(labels.slice(0, 2), ['Aichi (愛知県)', 'Akita (秋田県)'], 'alphabetical by Latin name');
+    await prefectures.selectOption([{ label: 'Tokyo (東京都)' }, { label: 'Kanagawa (神奈川県)' }]);
+    await area.getByText('Chosen: Kanagawa (神奈川県), Tokyo (東京都).').waitFor();
+    await assertAccessible(page, 'a zone’s prefectures');
+    await newZone.getByRole('button', { name: 'Create zone' }).click();
+    await page.getByText('The zone “Kanto” was created.').waitFor();
+    await page
+      .getByRole('region', { name: 'Kanto', exact: true })
+      .getByText('Japan: Kanagawa (神奈川県), Tokyo (東京都)')
+      .waitFor();
+    const [zone] = await zonesOf(shop.admin);
+    assert.deepEqual(zone?.areas, [{ country: 'JP', regions: ['JP-14', 'JP-13'], postalCodePrefixes: [] }]);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -15,6 +15,7 @@ import {
   seedCatalog,
   seedZone,
   startShop,
+  toCheckout,
   type ShopHarness,
   type ShopStore,
 } from './shop.test-support.ts';
@@ -24,16 +25,6 @@ before(async () => {
   h = await startShop();
 });
 after(() => h.close());
-
-/** Adds the small mug to the cart from its page and opens the checkout. */
-async function toCheckout(page: Page, handle: string, quantity = 1): Promise<void> {
-  await page.goto(`/shop/products/${handle}`);
-  await page.getByLabel('Quantity').selectOption(String(quantity));
-  await page.getByRole('button', { name: 'Add to cart' }).click();
-  await page.getByRole('link', { name: 'View cart' }).click();
-  await page.getByRole('link', { name: 'Check out' }).click();
-  await page.getByRole('heading', { name: 'Checkout', level: 1 }).waitFor();
-}
 
 interface TestAddress {
   country: string;

@@ -144,6 +144,16 @@ export async function seedCatalog({ admin }: ShopStore): Promise<Catalog> {
   };
 }
 
+/** Adds `quantity` of the product to the cart from its page and opens the checkout. */
+export async function toCheckout(page: Page, handle: string, quantity = 1): Promise<void> {
+  await page.goto(`/shop/products/${handle}`);
+  await page.getByLabel('Quantity').selectOption(String(quantity));
+  await page.getByRole('button', { name: 'Add to cart' }).click();
+  await page.getByRole('link', { name: 'View cart' }).click();
+  await page.getByRole('link', { name: 'Check out' }).click();
+  await page.getByRole('heading', { name: 'Checkout', level: 1 }).waitFor();
+}
+
 /** A zone and its methods, made through the Admin API; returns the methods' ids by name. */
 export async function seedZone(
   { admin }: ShopStore,

@@ -1,9 +1,10 @@
 /**
  * Shipping in words, for the Shipping screen and the order page: a zone's areas (countries named
- * in the browser's language, regions by their names in the address data), a method's kind, price
+ * in the browser's language, regions by their names in the address data, in Latin letters first
+ * where theirs are in another script), a method's kind, price
  * and delivery estimate.
  */
-import { countryRules, knownCountries } from '@storefront/address';
+import { countryRules, knownCountries, regionLabel } from '@storefront/address';
 import type { MethodKind, ShippingMethod, ZoneArea } from '../data/shipping.ts';
 import { formatMoney } from '../ui/money.ts';
 import { countryName } from './orders-parts.tsx';
@@ -39,9 +40,16 @@ export function zoneCountries(): { code: string; name: string }[] {
   return zoneCountryCache;
 }
 
-/** A region's name from its ISO 3166-2 code (`US-CA` → California), or the code when unknown. */
+/** The console's language (`<html lang>`): region names show as a reader of it can read them. */
+export const consoleLanguage = (): string => document.documentElement.lang || 'en';
+
+/**
+ * A region's name from its ISO 3166-2 code (`US-CA` → California, `JP-13` → Tokyo (東京都) in an
+ * English console), or the code when unknown.
+ */
 export function regionName(country: string, code: string): string {
-  return countryRules(country)?.regions.find((region) => region.code === code)?.name ?? code;
+  const region = countryRules(country)?.regions.find((candidate) => candidate.code === code);
+  return region ? regionLabel(region, consoleLanguage()) : code;
 }
 
 /** An area as a merchant reads it: "United States: California, Oregon", "Rest of the world". */

@@ -4,7 +4,7 @@
  * prefixes. Problems are shown at their fields (the server's by their JSON Pointers); a place
  * another zone has already (409 shipping_zone_conflict) is said in the banner.
  */
-import { countryRules } from '@storefront/address';
+import { countryRules, regionOptions } from '@storefront/address';
 import { StorefrontError } from '@storefront/client';
 import { useMemo, useState } from 'react';
 import { useSaveZone, type ShippingZone, type ZoneArea, type ZoneBody } from '../data/shipping.ts';
@@ -17,7 +17,14 @@ import {
   type FormProblem,
 } from '../ui/problems.ts';
 import { FormPanel } from './shipping-form-panel.tsx';
-import { inSentence, plural, regionName, REST_OF_WORLD, zoneCountries } from './shipping-parts.ts';
+import {
+  consoleLanguage,
+  inSentence,
+  plural,
+  regionName,
+  REST_OF_WORLD,
+  zoneCountries,
+} from './shipping-parts.ts';
 
 type Coverage = 'country' | 'regions' | 'postal';
 
@@ -249,9 +256,9 @@ function AreaFields({
                 onChange({ regions: Array.from(event.target.selectedOptions, (option) => option.value) })
               }
             >
-              {rules.regions.map((region) => (
+              {regionOptions(rules, consoleLanguage()).map((region) => (
                 <option key={region.code} value={region.code}>
-                  {region.name}
+                  {region.label}
                 </option>
               ))}
             </select>

@@ -18,6 +18,7 @@ import {
   browserCountry,
   draftOf,
   emptyAddress,
+  problemsAfterEdit,
   type AddressDraft,
   type AddressField,
   type AddressProblems,
@@ -624,12 +625,7 @@ function AddressForm({
       <AddressFields
         value={draft}
         onChange={(next) => {
-          setProblems((current) => {
-            const kept = { ...current };
-            for (const field of Object.keys(next) as AddressField[])
-              if (next[field] !== draft[field]) delete kept[field];
-            return kept;
-          });
+          setProblems((current) => problemsAfterEdit(current, draft, next));
           setDraft(next);
         }}
         problems={problems}

@@ -4,7 +4,7 @@
  * service checks with (`@storefront/address`), and each field carries the autocomplete token a
  * browser fills it from.
  */
-import { countryRules, knownCountries } from '@storefront/address';
+import { checkAddress, countryRules, knownCountries, regionOptions } from '@storefront/address';
 import type { AddressInput } from '@storefront/client';
 import type { ComponentChildren } from 'preact';
 
@@ -42,6 +42,32 @@ export function addressInput(draft: AddressDraft): AddressInput {
   };
 }
 
+/**
+ * The complaints still true after the shopper edits the address: a field they changed loses its
+ * complaint until the next check; when the country changed, the other fields' complaints are
+ * checked again by the new country's rules (a ZIP code refused for the US may be a good German
+ * postal code), kept as the new rules word them or dropped. Complaints about other fields (the
+ * email) stay.
+ */
+export function problemsAfterEdit<T extends AddressProblems>(
+  problems: T,
+  before: AddressDraft,
+  after: AddressDraft,
+): T {
+  const kept = { ...problems };
+  const again =
+    before.country === after.country
+      ? null
+      : new Map(checkAddress(addressInput(after)).problems.map((found) => [found.pointer, found.detail]));
+  for (const field of Object.keys(after) as AddressField[]) {
+    if (kept[field] === undefined) continue;
+    const detail = after[field] !== before[field] ? undefined : again ? again.get(`/${field}`) : kept[field];
+    if (detail === undefined) delete kept[field];
+    else kept[field] = detail;
+  }
+  return kept;
+}
+
 let countryList: { code: string; name: string }[] | null = null;
 
 /** Every country the address data knows, by name in the shopper's language. */
@@ -63,6 +89,9 @@ export function countries(): { code: string; name: string }[] {
 export function countryName(code: string): string {
   return countries().find((country) => country.code === code)?.name ?? code;
 }
+
+/** The shop's language (`<html lang>`): region names show as a reader of it can read them ("Tokyo (東京都)"). */
+const shopLanguage = () => document.documentElement.lang || 'en';
 
 /** The shopper's country by their browser's language (`de-DE` → DE), when the data knows it. */
 export function browserCountry(): string | null {
@@ -158,7 +187,9 @@ export function AddressFields({
       {text('company', 'Company', 'organization', false)}
       {text('line1', 'Address', 'address-line1')}
       {text('line2', 'Apartment, suite, etc.', 'address-line2', false)}
-      {rules?.uses.city === false ? null : text('city', rules?.labels.city ?? 'City', 'address-level2')}
+      {/* Every address has a city (D37), also where the country's layout has no line for it (Japan,
+          Singapore): the check asks for it, so the form always shows it. */}
+      {text('city', rules?.labels.city ?? 'City', 'address-level2')}
       {rules?.uses.region ? (
         <Field
           id={id('region')}
@@ -176,9 +207,9 @@ export function AddressFields({
               onChange={set('region')}
             >
               <option value="">Choose…</option>
-              {rules.regions.map((region) => (
+              {regionOptions(rules, shopLanguage()).map((region) => (
                 <option key={region.code} value={region.code}>
-                  {region.name}
+                  {region.label}
                 </option>
               ))}
             </select>

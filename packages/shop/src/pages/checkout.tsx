@@ -38,6 +38,7 @@ import {
   countryName,
   draftOf,
   emptyAddress,
+  problemsAfterEdit,
   type AddressDraft,
   type AddressField,
   type AddressProblems,
@@ -461,13 +462,7 @@ function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
                 <AddressFields
                   value={address}
                   onChange={(next) => {
-                    // A field the shopper changes loses its complaint until the next check.
-                    setFields((current) => {
-                      const kept = { ...current };
-                      for (const field of Object.keys(next) as AddressField[])
-                        if (next[field] !== address[field]) delete kept[field];
-                      return kept;
-                    });
+                    setFields((current) => problemsAfterEdit(current, address, next));
                     setAddress(next);
                   }}
                   problems={fields}
