@@ -2,7 +2,7 @@ import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import type { Keyring, SealedValues } from '../lib/keyring.ts';
+import type { Keyring, SealedColumns, SealedValues } from '../lib/keyring.ts';
 import { findStore } from '../stores/stores.service.ts';
 import type { EmailSettings } from './email.config.ts';
 import {
@@ -54,6 +54,7 @@ export async function generateDkimKey(token: string): Promise<DkimKeyMaterial> {
 
 const PURPOSE = 'dkim-private-keys';
 const context = (storeId: string, token: string): string => `${storeId}:${token}`;
+const legacyContext = (storeId: string, token: string): string => `dkim-key:${storeId}:${token}`;
 
 export function encryptPrivateKey(keyring: Keyring, storeId: string, token: string, pem: string): string {
   return keyring.seal(PURPOSE, pem, context(storeId, token));
@@ -66,7 +67,7 @@ export function decryptPrivateKey(keyring: Keyring, storeId: string, token: stri
     stored,
     context(storeId, token),
     `The DKIM key ${token} of store ${storeId}`,
-    `dkim-key:${storeId}:${token}`,
+    legacyContext(storeId, token),
   );
 }
 
@@ -143,10 +144,20 @@ export function zoneFileLines(records: readonly PlatformDkimRecord[], platformMa
   return lines;
 }
 
+/** Where the private keys rest (for an archive's re-sealing). */
+export const DKIM_KEY_COLUMNS: SealedColumns = {
+  what: 'DKIM private keys',
+  table: 'dkim_keys',
+  purpose: PURPOSE,
+  columns: ['private_key_ciphertext'],
+  context: (row) => context(row.store_id!, row.token!),
+  legacyContext: (row) => legacyContext(row.store_id!, row.token!),
+};
+
 /** Every DKIM private key, for `storefront secrets rotate`. */
 export function dkimPrivateKeys(db: Kysely<Database>, keyring: Keyring): SealedValues<DkimKeyRef> {
   return {
-    what: 'DKIM private keys',
+    what: DKIM_KEY_COLUMNS.what,
     batch: (after, limit) => dkimPrivateKeyBatch(db, after, limit),
     async reseal(row, dryRun) {
       const resealed = resealPrivateKey(keyring, row.store_id, row.token, row.private_key_ciphertext);

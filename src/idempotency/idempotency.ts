@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { problemOf } from '../http/errors.ts';
-import { Keyring, type SealedValues } from '../lib/keyring.ts';
+import { Keyring, type SealedColumns, type SealedValues } from '../lib/keyring.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, validationFailed } from '../lib/errors.ts';
 import {
@@ -256,10 +256,20 @@ export function purgeIdempotencyKeys(
   return deleteKeysBefore(deps.db, new Date(now.getTime() - ttlMs));
 }
 
+/** Where the stored answers rest (for an archive's re-sealing). */
+export const STORED_ANSWER_COLUMNS: SealedColumns = {
+  what: 'stored idempotent answers',
+  table: 'idempotency_keys',
+  purpose: ANSWER_PURPOSE,
+  columns: ['response_body'],
+  context: (row) => answerContext({ storeId: row.store_id!, route: row.route!, key: row.key! }),
+  plaintextBefore: true,
+};
+
 /** Every stored answer (plaintext ones from before sealing included), for `secrets rotate`. */
 export function storedAnswers(db: Kysely<Database>, keyring: Keyring): SealedValues<StoredAnswerRow> {
   return {
-    what: 'stored idempotent answers',
+    what: STORED_ANSWER_COLUMNS.what,
     batch: (after, limit) => storedAnswersAfter(db, after, limit),
     async reseal(row, dryRun) {
       if (row.response_body === null || keyring.isCurrent(ANSWER_PURPOSE, row.response_body)) return false;

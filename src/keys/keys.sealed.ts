@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import type { Keyring, SealedValues } from '../lib/keyring.ts';
+import type { Keyring, SealedColumns, SealedValues } from '../lib/keyring.ts';
 import { findHandedOutKey, sealedKeysAfter, setSealedKey } from './keys.repository.ts';
 import type { StorefrontKeyRow } from './keys.tables.ts';
 
@@ -35,13 +35,22 @@ export async function handedOutKey(
   return keyring.open(PURPOSE, row.sealed_key, context(row), `The sealed publishable key ${row.id}`);
 }
 
+/** Where the kept keys rest (for an archive's re-sealing). */
+export const SEALED_KEY_COLUMNS: SealedColumns = {
+  what: 'publishable keys kept for the reference shop',
+  table: 'storefront_keys',
+  purpose: PURPOSE,
+  columns: ['sealed_key'],
+  context: (row) => context({ store_id: row.store_id!, id: row.id! }),
+};
+
 /** Every sealed key, for `storefront secrets rotate` and `check`. */
 export function sealedStorefrontKeys(
   db: Kysely<Database>,
   keyring: Keyring,
 ): SealedValues<Row & { sealed_key: string | null }> {
   return {
-    what: 'publishable keys kept for the reference shop',
+    what: SEALED_KEY_COLUMNS.what,
     batch: (after, limit) => sealedKeysAfter(db, after, limit),
     async reseal(row, dryRun) {
       if (!row.sealed_key || keyring.isCurrent(PURPOSE, row.sealed_key)) return false;

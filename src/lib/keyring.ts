@@ -189,3 +189,55 @@ export async function resealAll<Row>(values: SealedValues<Row>, dryRun: boolean)
     after = rows.at(-1);
   }
 }
+
+/** A row as the text form of its columns' values, by column name (null for SQL NULL). */
+export type TextRow = Record<string, string | null>;
+
+/**
+ * Where one kind of sealed value rests, described so that a row can be re-sealed outside the
+ * database (a row of an archive, `storefront export --key-file`): its table, its columns, and how a
+ * row's context (the associated data its values are sealed with) is made from the row's other
+ * columns. Each kind declares it beside the code that seals it, with the same context function.
+ */
+export interface SealedColumns {
+  /** As `SealedValues.what`. */
+  readonly what: string;
+  readonly table: string;
+  readonly purpose: string;
+  readonly columns: readonly string[];
+  context(row: Readonly<TextRow>): string;
+  /** The associated data of the pre-keyring `v1` format, when the kind had one. */
+  legacyContext?(row: Readonly<TextRow>): string;
+  /** Only these rows hold sealed values (default: every row). */
+  sealedIn?(row: Readonly<TextRow>): boolean;
+  /** Values from before sealing may rest as plaintext: they are sealed on the way. */
+  plaintextBefore?: boolean;
+}
+
+/**
+ * Re-seals the values of one kind in `row` (changed in place) from the roots of `from` under the
+ * current root of `to`; returns how many values changed. A value `to` sealed already stays as it
+ * is. Throws SecretUnreadableError for a value no root of `from` opens.
+ */
+export function resealColumns(spec: SealedColumns, row: TextRow, from: Keyring, to: Keyring): number {
+  if (spec.sealedIn && !spec.sealedIn(row)) return 0;
+  let changed = 0;
+  for (const column of spec.columns) {
+    const value = row[column];
+    if (value === null || value === undefined || to.isCurrent(spec.purpose, value)) continue;
+    const context = spec.context(row);
+    const plain =
+      spec.plaintextBefore && !Keyring.isSealed(value)
+        ? value
+        : from.open(
+            spec.purpose,
+            value,
+            context,
+            `${spec.what} (${spec.table}.${column})`,
+            spec.legacyContext?.(row),
+          );
+    row[column] = to.seal(spec.purpose, plain, context);
+    changed += 1;
+  }
+  return changed;
+}

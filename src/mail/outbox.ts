@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import type { Keyring, SealedValues } from '../lib/keyring.ts';
+import type { Keyring, SealedColumns, SealedValues } from '../lib/keyring.ts';
 import type { MailTier } from './mail.tables.ts';
 import { insertMail, sealedPendingMail, updateSealedMail, type SealedMailRow } from './mail.repository.ts';
 
@@ -51,10 +51,20 @@ export async function enqueueMail(
   return id;
 }
 
+/** Where sealed mail rests (for an archive's re-sealing): subject and body of pending sealed mail. */
+export const SEALED_MAIL_COLUMNS: SealedColumns = {
+  what: 'sealed mail waiting to be sent',
+  table: 'mail_outbox',
+  purpose: MAIL_PURPOSE,
+  columns: ['subject', 'text_body'],
+  context: (row) => mailContext(row.store_id!, row.id!),
+  sealedIn: (row) => row.sealed === 'true' && row.status === 'pending',
+};
+
 /** Sealed mail not yet sent (sign-in codes), for `storefront secrets rotate`. */
 export function sealedMail(db: Kysely<Database>, keyring: Keyring): SealedValues<SealedMailRow> {
   return {
-    what: 'sealed mail waiting to be sent',
+    what: SEALED_MAIL_COLUMNS.what,
     batch: (after, limit) => sealedPendingMail(db, after, limit),
     async reseal(row, dryRun) {
       if (keyring.isCurrent(MAIL_PURPOSE, row.subject) && keyring.isCurrent(MAIL_PURPOSE, row.text_body))

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { Keyring, type SealedValues } from '../lib/keyring.ts';
+import { Keyring, type SealedColumns, type SealedValues } from '../lib/keyring.ts';
 import { paymentSecretsAfter, setClientSecret, type PaymentSecretRow } from './order-payments.repository.ts';
 import type { PaymentRow } from './orders.tables.ts';
 
@@ -36,10 +36,20 @@ export function openClientSecret(
     : payment.client_secret;
 }
 
+/** Where the client secrets rest (for an archive's re-sealing). */
+export const PAYMENT_SECRET_COLUMNS: SealedColumns = {
+  what: 'payment client secrets',
+  table: 'payments',
+  purpose: PURPOSE,
+  columns: ['client_secret'],
+  context: (row) => context({ store_id: row.store_id!, provider: row.provider!, ref: row.ref! }),
+  plaintextBefore: true,
+};
+
 /** Every payment's client secret (plaintext ones from before sealing included), for `secrets rotate`. */
 export function paymentClientSecrets(db: Kysely<Database>, keyring: Keyring): SealedValues<PaymentSecretRow> {
   return {
-    what: 'payment client secrets',
+    what: PAYMENT_SECRET_COLUMNS.what,
     batch: (after, limit) => paymentSecretsAfter(db, after, limit),
     async reseal(row, dryRun) {
       if (keyring.isCurrent(PURPOSE, row.client_secret)) return false;

@@ -2,13 +2,19 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
-import { dkimPrivateKeys } from '../email/email.dkim.ts';
-import { sealedStorefrontKeys } from '../keys/keys.sealed.ts';
-import { resealAll, type Keyring, type ResealReport, type SealedValues } from '../lib/keyring.ts';
-import { sealedMail } from '../mail/outbox.ts';
-import { paymentClientSecrets } from '../orders/payment-secrets.ts';
-import { storedAnswers } from '../idempotency/idempotency.ts';
-import { endpointSecrets } from '../webhooks/webhooks.secrets.ts';
+import { DKIM_KEY_COLUMNS, dkimPrivateKeys } from '../email/email.dkim.ts';
+import { SEALED_KEY_COLUMNS, sealedStorefrontKeys } from '../keys/keys.sealed.ts';
+import {
+  resealAll,
+  type Keyring,
+  type ResealReport,
+  type SealedColumns,
+  type SealedValues,
+} from '../lib/keyring.ts';
+import { SEALED_MAIL_COLUMNS, sealedMail } from '../mail/outbox.ts';
+import { PAYMENT_SECRET_COLUMNS, paymentClientSecrets } from '../orders/payment-secrets.ts';
+import { STORED_ANSWER_COLUMNS, storedAnswers } from '../idempotency/idempotency.ts';
+import { ENDPOINT_SECRET_COLUMNS, endpointSecrets } from '../webhooks/webhooks.secrets.ts';
 import { dropGeneratedRoot } from './keyring.loader.ts';
 
 type Reseal = (dryRun: boolean) => Promise<ResealReport>;
@@ -28,6 +34,20 @@ function sealedKinds(db: Kysely<Database>, keyring: Keyring): Reseal[] {
     each(sealedStorefrontKeys(db, keyring)),
   ];
 }
+
+/**
+ * Where each kind of `sealedKinds` rests, in the same order (the same `what`): what an archive
+ * re-seals on its way out (`storefront export --key-file`, `--store`). A kind added above is added
+ * here too; src/archive/archive.test.ts holds the two lists together.
+ */
+export const SEALED_COLUMNS: readonly SealedColumns[] = [
+  ENDPOINT_SECRET_COLUMNS,
+  DKIM_KEY_COLUMNS,
+  PAYMENT_SECRET_COLUMNS,
+  STORED_ANSWER_COLUMNS,
+  SEALED_MAIL_COLUMNS,
+  SEALED_KEY_COLUMNS,
+];
 
 export interface RotateResult {
   reports: ResealReport[];

@@ -1,7 +1,7 @@
 import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import type { Keyring, SealedValues } from '../lib/keyring.ts';
+import type { Keyring, SealedColumns, SealedValues } from '../lib/keyring.ts';
 import { endpointSecretsAfter, writeEndpointSecrets } from './webhooks.repository.ts';
 
 /**
@@ -166,10 +166,20 @@ interface EndpointSecretRow {
   previous_secret_ciphertext: string | null;
 }
 
+/** Where the signing secrets rest (for an archive's re-sealing). */
+export const ENDPOINT_SECRET_COLUMNS: SealedColumns = {
+  what: 'webhook endpoint signing secrets',
+  table: 'webhook_endpoints',
+  purpose: PURPOSE,
+  columns: ['secret_ciphertext', 'previous_secret_ciphertext'],
+  context: (row) => context(row.store_id!, row.id!),
+  legacyContext: (row) => legacyContext(row.store_id!, row.id!),
+};
+
 /** Every endpoint's signing secrets (current and previous), for `storefront secrets rotate`. */
 export function endpointSecrets(db: Kysely<Database>, keyring: Keyring): SealedValues<EndpointSecretRow> {
   return {
-    what: 'webhook endpoint signing secrets',
+    what: ENDPOINT_SECRET_COLUMNS.what,
     batch: (after, limit) => endpointSecretsAfter(db, after, limit),
     async reseal(row, dryRun) {
       const secret = resealSecret(keyring, row.store_id, row.id, row.secret_ciphertext);
