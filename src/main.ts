@@ -50,10 +50,16 @@ Commands:
                                           SECRET_KEY_PREVIOUS) cannot decrypt; exit 1 if any
   secrets rotate                          Re-encrypt every stored secret under SECRET_KEY, so the
                                           keys in SECRET_KEY_PREVIOUS can be retired
-  export --out FILE [--store SLUG]        Write the database (or one store) to a versioned archive
-                                          (gzip-compressed tar; it holds personal data)
-  import FILE                             Load an archive into an empty database (embedded or
-                                          DATABASE_URL), re-sealing its secrets under SECRET_KEY
+  export --out FILE [--store SLUG] [--key-file KEY]
+                                          Write the database (or one store) to a versioned archive
+                                          (gzip-compressed tar; it holds personal data), its secrets
+                                          sealed and its manifest signed with SECRET_KEY, or with the
+                                          key in KEY (required without SECRET_KEY)
+  import [--key-file KEY] [--trust-unsigned] [--max-line-mib N] [--max-archive-gib N] FILE
+                                          Load an archive into an empty database (embedded or
+                                          DATABASE_URL), re-sealing its secrets under SECRET_KEY;
+                                          refuses an archive whose signature does not verify (or an
+                                          unsigned one of an earlier version) unless --trust-unsigned
   doctor                                  List what in this configuration is unsafe to expose
                                           (development conveniences, missing secrets); exit 1 if any
 
@@ -243,6 +249,10 @@ async function run(argv: string[]): Promise<void> {
       origin: { type: 'string', multiple: true },
       products: { type: 'string' },
       out: { type: 'string' },
+      'key-file': { type: 'string' },
+      'trust-unsigned': { type: 'boolean' },
+      'max-line-mib': { type: 'string' },
+      'max-archive-gib': { type: 'string' },
     },
   });
   // `import FILE` is the one command with an operand.
@@ -392,13 +402,24 @@ async function run(argv: string[]): Promise<void> {
         {
           out: required(values, 'out'),
           store: values.store === undefined ? null : required(values, 'store'),
+          keyFile: values['key-file'] === undefined ? null : required(values, 'key-file'),
         },
         fail,
       );
     case 'import': {
       const [, file, ...extra] = positionals;
       if (!file || extra.length > 0) throw new UsageError('import takes one archive: storefront import FILE');
-      return runImport(config, file, fail);
+      return runImport(
+        config,
+        file,
+        {
+          keyFile: values['key-file'] === undefined ? null : required(values, 'key-file'),
+          trustUnsigned: values['trust-unsigned'] === true,
+          maxLineMib: values['max-line-mib'],
+          maxArchiveGib: values['max-archive-gib'],
+        },
+        fail,
+      );
     }
     default:
       throw new UsageError(`unknown command "${command}" (see storefront --help)`);

@@ -7,22 +7,19 @@
  * still works.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createPublicKey, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import zlib from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
 import { openDatabase, type Db } from '../db/database.ts';
 import { pgliteOptions } from '../db/pglite.ts';
 import { acquireDataDirLock } from '../db/data-dir-lock.ts';
-import { Keyring } from '../lib/keyring.ts';
+import { Keyring, type TextRow } from '../lib/keyring.ts';
 import { loadKeyring } from '../secrets/keyring.loader.ts';
-import { rotateSecrets } from '../secrets/rotate.ts';
+import { rotateSecrets, SEALED_COLUMNS } from '../secrets/rotate.ts';
 import {
   createTestStore,
   openBlankPostgres,
@@ -30,6 +27,7 @@ import {
   testConfig,
   type TestApp,
 } from '../test/harness.ts';
+import { decryptPrivateKey } from '../email/email.dkim.ts';
 import { dataDirFromTemplate, ensurePgliteTemplate } from '../test/template.ts';
 import {
   emit,
@@ -40,7 +38,22 @@ import {
   type CreatedEndpoint,
   type Receiver,
 } from '../webhooks/webhooks.test-support.ts';
-import { ArchiveError, MANIFEST_NAME, type Manifest } from './archive.format.ts';
+import {
+  ArchiveError,
+  MAC_NAME,
+  MANIFEST_NAME,
+  dataRows,
+  tableFile,
+  type Manifest,
+} from './archive.format.ts';
+import {
+  editManifest,
+  entries,
+  manifestOf,
+  rewrite,
+  rootOf,
+  storefront,
+} from './archive-files.test-support.ts';
 import {
   answerOf,
   compareReads,
@@ -54,7 +67,6 @@ import {
 import { exportArchive } from './export.ts';
 import { importArchive } from './import.ts';
 import { readCatalog, TABLE_RULES, unclassified } from './tables.ts';
-import { readTar, TarWriter } from './tar.ts';
 
 const K1 = `archive-first-root-${randomUUID()}`;
 const K2 = `archive-second-root-${randomUUID()}`;
@@ -191,8 +203,40 @@ async function replaysCheckout(t: TestApp) {
   assert.equal(replay.body, world.checkout.answer);
 }
 
-const rowsOf = (m: Manifest) =>
-  m.tables.filter((t) => t.name !== 'platform_secrets').reduce((n, t) => n + t.rows, 0);
+/**
+ * Every sealed value of an archive, with what opens it: each kind's rows as `SEALED_COLUMNS`
+ * describes them, from the archive's table files.
+ */
+async function sealedValuesOf(file: string) {
+  const all = await entries(file);
+  const manifest = await manifestOf(file);
+  const values: { spec: (typeof SEALED_COLUMNS)[number]; row: TextRow; value: string }[] = [];
+  for (const spec of SEALED_COLUMNS) {
+    const table = manifest.tables.find((t) => t.name === spec.table)!;
+    const content = all.find((entry) => entry.name === tableFile(spec.table))!.content.toString('utf8');
+    for (const line of content.split('\n').filter(Boolean)) {
+      const cells = JSON.parse(line) as (string | null)[];
+      const row: TextRow = Object.fromEntries(table.columns.map((c, i) => [c.name, cells[i] ?? null]));
+      if (spec.sealedIn && !spec.sealedIn(row)) continue;
+      for (const column of spec.columns) {
+        const value = row[column];
+        if (value !== null && value !== undefined && Keyring.isSealed(value))
+          values.push({ spec, row, value });
+      }
+    }
+  }
+  return values;
+}
+
+/** Whether `keyring` opens the sealed value. */
+function opens(keyring: Keyring, sealed: Awaited<ReturnType<typeof sealedValuesOf>>[number]): boolean {
+  try {
+    keyring.open(sealed.spec.purpose, sealed.value, sealed.spec.context(sealed.row), sealed.spec.what);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('the archive carries every table or says why not', () => {
   test('every table of the schema has a rule in src/archive/tables.ts', async () => {
@@ -204,9 +248,26 @@ describe('the archive carries every table or says why not', () => {
     }
   });
 
-  test('the manifest: format, schema, source, checksums; tables in load order, parents first', () => {
+  test('every kind of sealed value that `secrets rotate` re-seals is described for the archive', async () => {
+    const db = await openEmbeddedSource();
+    try {
+      const keys = { secretKey: K1, secretKeyPrevious: [] };
+      const report = await rotateSecrets(db.kysely, await loadKeyring(db.kysely, keys), keys, true);
+      assert.deepEqual(
+        SEALED_COLUMNS.map((spec) => spec.what),
+        report.reports.map((kind) => kind.what),
+      );
+    } finally {
+      await db.close();
+    }
+  });
+
+  test('the manifest: format, schema, source, checksums; tables in load order, parents first', async () => {
     assert.equal(manifest.format, 'storefront-archive');
-    assert.equal(manifest.formatVersion, 1);
+    assert.equal(manifest.formatVersion, 2);
+    assert.equal(manifest.secrets.sealedWith, 'SECRET_KEY');
+    const files = (await entries(archive)).map((entry) => entry.name);
+    assert.deepEqual(files.slice(-2), [MANIFEST_NAME, MAC_NAME], 'the manifest, then its MAC, last');
     assert.match(manifest.schemaVersion, /^\d{4}_/);
     assert.equal(manifest.source.database, 'pglite');
     assert.equal(manifest.store, null);
@@ -215,7 +276,13 @@ describe('the archive carries every table or says why not', () => {
     assert.ok(names.indexOf('products') < names.indexOf('variants'));
     assert.ok(names.indexOf('orders') < names.indexOf('payments'));
     assert.ok(names.indexOf('events') < names.indexOf('webhook_deliveries'));
-    for (const skipped of ['sign_in_codes', 'customer_sign_in_codes', 'read_versions', 'kysely_migration'])
+    for (const skipped of [
+      'sign_in_codes',
+      'customer_sign_in_codes',
+      'read_versions',
+      'kysely_migration',
+      'platform_secrets',
+    ])
       assert.ok(!names.includes(skipped), skipped);
     assert.ok(
       !manifest.tables.find((t) => t.name === 'customers')!.columns.some((c) => c.name === 'search_text'),
@@ -231,7 +298,7 @@ describe('embedded → another database, same SECRET_KEY', () => {
     const target = await openTarget(true);
     try {
       const summary = await importArchive(target.db, { file: archive, secrets: ONLY_K1 });
-      assert.equal(summary.rows, rowsOf(manifest));
+      assert.equal(summary.rows, dataRows(manifest));
       assert.equal(summary.resealed, 0, 'everything was sealed by this key already');
       const apps = await readers(target.db, ONLY_K1);
       try {
@@ -333,6 +400,7 @@ describe('one store (--store)', () => {
     }
     assert.deepEqual(one.store, { id: world.shop.store.id, slug: 'demo' });
     assert.equal(one.tables.find((t) => t.name === 'stores')!.rows, 1);
+    assert.ok(!one.tables.some((t) => t.name === 'platform_secrets'), 'no platform secret');
     const target = await openTarget(true);
     try {
       await importArchive(target.db, { file, secrets: ONLY_K1 });
@@ -354,6 +422,71 @@ describe('one store (--store)', () => {
       } finally {
         await apps.close();
       }
+    } finally {
+      await target.close();
+    }
+  });
+
+  test("with --key-file: sealed under that key only, nothing opens with the platform's; the store works after an import under another SECRET_KEY", async () => {
+    const KA = `one-store-archive-key-${randomUUID()}`;
+    const source = await pristineSource();
+    const file = path.join(work, 'demo-own-key.tar.gz');
+    try {
+      const exported = await exportArchive(source, {
+        out: file,
+        storeSlug: 'demo',
+        secrets: ONLY_K1,
+        keyFile: rootOf(KA),
+      });
+      assert.equal(exported.sealedWith, 'key file');
+      assert.ok(exported.resealed >= 5, `${exported.resealed} re-sealed on the way`);
+    } finally {
+      await source.close();
+    }
+    const one = await manifestOf(file);
+    assert.equal(one.secrets.sealedWith, 'key file');
+    assert.ok(!one.tables.some((t) => t.name === 'platform_secrets'), 'no platform secret');
+    const bytes = Buffer.concat((await entries(file)).map((entry) => entry.content));
+    assert.equal(bytes.indexOf(K1), -1);
+    const sealed = await sealedValuesOf(file);
+    assert.deepEqual([...new Set(sealed.map((value) => value.spec.what))].sort(), [
+      'DKIM private keys',
+      'payment client secrets',
+      'publishable keys kept for the reference shop',
+      'stored idempotent answers',
+      'webhook endpoint signing secrets',
+    ]);
+    const platform = new Keyring([{ name: 'SECRET_KEY', secret: Buffer.from(K1) }]);
+    for (const value of sealed) {
+      assert.equal(opens(platform, value), false, `${value.spec.what} opens with the platform's SECRET_KEY`);
+      assert.equal(opens(new Keyring([rootOf(KA)]), value), true, `${value.spec.what} opens with the key`);
+    }
+
+    const target = await openTarget(true);
+    try {
+      await assert.rejects(importArchive(target.db, { file, secrets: ONLY_K1 }), /--key-file FILE/);
+      const summary = await importArchive(target.db, { file, secrets: ONLY_K2, keyFile: rootOf(KA) });
+      assert.ok(summary.resealed >= 5);
+      const keyring = await loadKeyring(target.db.kysely, ONLY_K2);
+      const check = await rotateSecrets(target.db.kysely, keyring, ONLY_K2, true);
+      for (const report of check.reports)
+        assert.deepEqual([report.what, report.unreadable, report.resealed], [report.what, 0, 0]);
+      // The DKIM keys open under the new key, each the private half of the key the zone publishes.
+      const dkim = await target.db.kysely.selectFrom('dkim_keys').selectAll().execute();
+      assert.ok(dkim.length >= 3);
+      for (const key of dkim) {
+        const pem = decryptPrivateKey(keyring, key.store_id, key.token, key.private_key_ciphertext);
+        const published = createPublicKey(pem).export({ type: 'spki', format: 'der' }).toString('base64');
+        assert.equal(published, key.public_key);
+      }
+      const apps = await readers(target.db, ONLY_K2);
+      try {
+        await compareReads(apps.source, apps.target, world, await plan(apps.source), false);
+        await replaysCheckout(apps.target);
+      } finally {
+        await apps.close();
+      }
+      await signsWebhooks(target.db, ONLY_K2, world.endpoint, world.shop.store.id);
     } finally {
       await target.close();
     }
@@ -419,7 +552,8 @@ describe('values round-trip exactly', () => {
   });
 });
 
-describe('without SECRET_KEY, the generated root travels', () => {
+describe('without SECRET_KEY: a key of its own, never the generated root', () => {
+  const KA = `archive-key-file-${randomUUID()}`;
   let file: string;
   let endpoint: CreatedEndpoint;
   let storeId: string;
@@ -435,30 +569,58 @@ describe('without SECRET_KEY, the generated root travels', () => {
     } finally {
       await t.close();
     }
-    sourceRoot = (
-      await source.kysely.selectFrom('platform_secrets').select('value').executeTakeFirstOrThrow()
-    ).value;
-    file = path.join(work, 'generated-root.tar.gz');
-    const exported = await exportArchive(source, { out: file, secrets: NO_KEY });
-    assert.equal(exported.manifest.tables.find((table) => table.name === 'platform_secrets')!.rows, 1);
-    await source.close();
+    try {
+      sourceRoot = (
+        await source.kysely.selectFrom('platform_secrets').select('value').executeTakeFirstOrThrow()
+      ).value;
+      const refused = path.join(work, 'no-key.tar.gz');
+      await assert.rejects(
+        exportArchive(source, { out: refused, secrets: NO_KEY }),
+        /SECRET_KEY is not set.*--key-file FILE/,
+      );
+      assert.ok(!fs.existsSync(refused) && !fs.existsSync(`${refused}.partial`), 'no archive is left');
+      file = path.join(work, 'own-key.tar.gz');
+      const exported = await exportArchive(source, { out: file, secrets: NO_KEY, keyFile: rootOf(KA) });
+      assert.equal(exported.sealedWith, 'key file');
+      assert.ok(exported.resealed >= 1, 'what the generated root sealed is sealed again under the key');
+    } finally {
+      await source.close();
+    }
   });
 
-  test('a target without SECRET_KEY takes it as its own: nothing is re-sealed, cursors stay the same', async () => {
+  test('the archive holds no root secret, and nothing in it opens with the source root', async () => {
+    const exported = await manifestOf(file);
+    assert.ok(!exported.tables.some((table) => table.name === 'platform_secrets'));
+    const bytes = Buffer.concat((await entries(file)).map((entry) => entry.content));
+    assert.equal(bytes.indexOf(sourceRoot), -1, 'the generated root is nowhere in the archive');
+    const sealed = await sealedValuesOf(file);
+    assert.ok(sealed.some((value) => value.spec.what === 'webhook endpoint signing secrets'));
+    const generated = new Keyring([{ name: 'source root', secret: Buffer.from(sourceRoot, 'base64url') }]);
+    for (const value of sealed) {
+      assert.equal(opens(generated, value), false, `${value.spec.what} opens with the source's root`);
+      assert.equal(opens(new Keyring([rootOf(KA)]), value), true, `${value.spec.what} opens with the key`);
+    }
+  });
+
+  test('a target without SECRET_KEY needs the key file; it seals everything under a root of its own', async () => {
     const target = await openTarget(true);
     try {
-      const summary = await importArchive(target.db, { file, secrets: NO_KEY });
-      assert.equal(summary.adoptedRoot, true);
-      assert.equal(summary.resealed, 0);
+      await assert.rejects(
+        importArchive(target.db, { file, secrets: NO_KEY }),
+        /sealed and signed with a key of its own .*--key-file FILE/,
+      );
+      await assert.rejects(
+        importArchive(target.db, { file, secrets: NO_KEY, keyFile: rootOf(`another-${KA}`) }),
+        /The key file does not open this archive/,
+      );
+      const summary = await importArchive(target.db, { file, secrets: NO_KEY, keyFile: rootOf(KA) });
+      assert.equal(summary.adoptedRoot, false);
+      assert.ok(summary.resealed >= 1);
       const root = await target.db.kysely
         .selectFrom('platform_secrets')
         .select('value')
         .executeTakeFirstOrThrow();
-      assert.equal(root.value, sourceRoot);
-      // The same root derives the same cursor key: cursors issued before the move still work.
-      const before = new Keyring([{ name: 'source', secret: Buffer.from(sourceRoot, 'base64url') }]);
-      const after = await loadKeyring(target.db.kysely, NO_KEY);
-      assert.deepEqual(after.key('cursor'), before.key('cursor'));
+      assert.notEqual(root.value, sourceRoot, "the target's own root, never the source's");
       await signsWebhooks(target.db, NO_KEY, endpoint, storeId);
     } finally {
       await target.close();
@@ -468,7 +630,7 @@ describe('without SECRET_KEY, the generated root travels', () => {
   test('a target with SECRET_KEY re-seals everything under it and keeps no root in the database', async () => {
     const target = await openTarget(true);
     try {
-      const summary = await importArchive(target.db, { file, secrets: ONLY_K2 });
+      const summary = await importArchive(target.db, { file, secrets: ONLY_K2, keyFile: rootOf(KA) });
       assert.equal(summary.adoptedRoot, false);
       assert.ok(summary.resealed >= 1);
       assert.deepEqual(await target.db.kysely.selectFrom('platform_secrets').select('name').execute(), []);
@@ -478,34 +640,6 @@ describe('without SECRET_KEY, the generated root travels', () => {
     }
   });
 });
-
-/** Copies an archive, changing each entry's content with `edit` (the tar is rewritten, gzip again). */
-async function rewrite(
-  from: string,
-  to: string,
-  edit: (name: string, content: Buffer) => Buffer,
-): Promise<void> {
-  const gzip = zlib.createGzip();
-  const done = pipeline(gzip, fs.createWriteStream(to));
-  const tar = new TarWriter(gzip, new Date());
-  const input = fs.createReadStream(from).pipe(zlib.createGunzip());
-  for await (const entry of readTar(input)) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of entry.body) chunks.push(chunk);
-    const content = edit(entry.name, Buffer.concat(chunks));
-    await tar.add(entry.name, content.length, [content]);
-  }
-  await tar.finish();
-  gzip.end();
-  await done;
-}
-
-const editManifest = (change: (m: Record<string, unknown>) => void) => (name: string, content: Buffer) => {
-  if (name !== MANIFEST_NAME) return content;
-  const m = JSON.parse(content.toString('utf8')) as Record<string, unknown>;
-  change(m);
-  return Buffer.from(JSON.stringify(m));
-};
 
 describe('what an import refuses (nothing is written)', () => {
   async function refused(file: string, pattern: RegExp, secrets = ONLY_K1, blank = true): Promise<void> {
@@ -587,31 +721,21 @@ describe('what an import refuses (nothing is written)', () => {
       format,
       editManifest((m) => (m.formatVersion = 99)),
     );
-    await refused(format, /format version 99; this Storefront reads up to version 1/);
+    await refused(format, /format version 99; this Storefront reads up to version 2/);
+    // An archive of an older schema (signed again with its key, as that version's export would).
     const older = path.join(work, 'older-schema.tar.gz');
     await rewrite(
       archive,
       older,
       editManifest((m) => (m.schemaVersion = '0032_variant_archive')),
+      { signWith: rootOf(K1) },
     );
     await refused(older, /migrated past the archive's schema \(0032_variant_archive/, ONLY_K1, false);
   });
 });
 
 describe('the commands', () => {
-  const MAIN = path.resolve(import.meta.dirname, '..', 'main.ts');
-  const run = (args: string[], env: Record<string, string>) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [MAIN, ...args], {
-        env: { ...process.env, SEED_DEMO: '0', LOG_LEVEL: 'error', SECRET_KEY: K1, DATABASE_URL: '', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    });
+  const run = (args: string[], env: Record<string, string>) => storefront(args, { SECRET_KEY: K1, ...env });
   const noStack = (text: string) => assert.doesNotMatch(text, /\n\s+at /, 'no stack trace');
 
   test('export and import an embedded data directory; refusals exit 1 with a message, usage errors 2', async () => {

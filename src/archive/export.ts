@@ -6,21 +6,28 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { readSnapshot } from '../db/snapshot.ts';
 import type { Database } from '../db/tables.ts';
+import { Keyring, type RootSecret } from '../lib/keyring.ts';
 import { loadKeyring } from '../secrets/keyring.loader.ts';
-import { rotateSecrets } from '../secrets/rotate.ts';
 import { findStoreWithSlug } from '../stores/stores.service.ts';
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_FORMAT_VERSION,
   ArchiveError,
+  DEFAULT_LIMITS,
   KEY_CHECK_PURPOSE,
   KEY_CHECK_TEXT,
+  MAC_NAME,
   MANIFEST_NAME,
+  dataRows,
   keyCheckContext,
+  sizeText,
   tableFile,
+  type ArchiveKeySource,
   type ArchiveTable,
   type Manifest,
 } from './archive.format.ts';
+import { exportKey, manifestMac, type ArchiveSecrets } from './archive.keys.ts';
+import { lineResealer, type LineResealer } from './reseal.ts';
 import { Spool } from './spool.ts';
 import {
   carriedTables,
@@ -32,18 +39,17 @@ import {
 } from './tables.ts';
 import { TarWriter } from './tar.ts';
 
-/** The root secrets of the process (SECRET_KEY, SECRET_KEY_PREVIOUS), as the configuration holds them. */
-export interface ArchiveSecrets {
-  secretKey: string | null;
-  secretKeyPrevious: readonly string[];
-}
+export type { ArchiveSecrets } from './archive.keys.ts';
 
 export interface ExportOptions {
   /** The archive to write; refused if it exists. */
   out: string;
   /** Only this store (`--store SLUG`). */
   storeSlug?: string | null;
+  /** The process's root secrets: they open what the database holds sealed. */
   secrets: ArchiveSecrets;
+  /** The archive key of `--key-file`; without it the archive is sealed and signed with SECRET_KEY. */
+  keyFile?: RootSecret | null;
   /** Rows written so far of all rows to write. */
   onProgress?: (done: number, total: number) => void;
   /** Something the operator should know (printed on stderr by the CLI). */
@@ -57,8 +63,12 @@ export interface ExportOptions {
 export interface ExportSummary {
   file: string;
   bytes: number;
+  /** The rows of data it holds (`dataRows`: what `storefront import` counts too). */
   rows: number;
   manifest: Manifest;
+  /** Sealed values re-sealed under the archive key on the way (sealed by another root in the database). */
+  resealed: number;
+  sealedWith: ArchiveKeySource;
 }
 
 const storefrontVersion = (): string =>
@@ -76,9 +86,12 @@ const storefrontVersion = (): string =>
  * in primary-key order, a batch at a time, never as a whole. The archive is written under a
  * temporary name and renamed when complete, so a failed export leaves no half archive behind.
  *
- * Sealed values stay sealed (decision `archive-secrets`). Before anything is written the export
- * checks that its keyring opens every sealed value, so an archive never carries secrets nobody can
- * open: run it with the SECRET_KEY the service runs with.
+ * Sealed values stay sealed, under one archive key (decision `archive-secrets`): the key file of
+ * `--key-file`, else SECRET_KEY (without either the export refuses). A value the database holds
+ * sealed by another root is opened and sealed again under the archive key on its way, so an archive
+ * never carries a root secret of its source, and one store's archive under its own key opens
+ * nothing of the source's. The archive key signs the manifest (`manifest.mac`, decision
+ * `archive-signature`).
  */
 export async function exportArchive(db: Db, options: ExportOptions): Promise<ExportSummary> {
   const out = path.resolve(options.out);
@@ -89,7 +102,9 @@ export async function exportArchive(db: Db, options: ExportOptions): Promise<Exp
   const store = options.storeSlug ? await findStoreWithSlug({ db: db.kysely }, options.storeSlug) : null;
   if (options.storeSlug && !store)
     throw new ArchiveError(`There is no store with slug "${options.storeSlug}".`);
+  const key = exportKey(options.secrets, options.keyFile ?? null);
   const keyring = await loadKeyring(db.kysely, options.secrets);
+  const archiveKeyring = new Keyring([key.root]);
   const createdAt = new Date().toISOString();
 
   const partial = `${out}.partial`;
@@ -98,25 +113,12 @@ export async function exportArchive(db: Db, options: ExportOptions): Promise<Exp
   written.catch(() => undefined); // awaited below; a failure also surfaces as the writes' error
   const tar = new TarWriter(gzip, new Date(createdAt));
   let rows = 0;
+  let resealed = 0;
   try {
     const manifest = await readSnapshot(db.kysely, async (trx) => {
       await textSettings(trx);
       const catalog = await readCatalog(trx);
       const tables = carriedTables(catalog);
-      const report = await rotateSecrets(trx, keyring, options.secrets, true);
-      const unreadable = report.reports.reduce((sum, kind) => sum + kind.unreadable, 0);
-      if (unreadable > 0)
-        throw new ArchiveError(
-          `${unreadable} stored secrets cannot be decrypted with this process's SECRET_KEY (and SECRET_KEY_PREVIOUS), ` +
-            `so no one could open them from the archive. Run the export with the SECRET_KEY the service runs with; ` +
-            `\`storefront secrets check\` lists what cannot be decrypted.`,
-        );
-      const sealedByOlderRoots = report.reports.reduce((sum, kind) => sum + kind.resealed, 0);
-      if (sealedByOlderRoots > 0)
-        options.onWarning?.(
-          `${sealedByOlderRoots} stored secrets are sealed with a key from SECRET_KEY_PREVIOUS: the import will need that key too ` +
-            `(run \`storefront secrets rotate\` before exporting to avoid this).`,
-        );
       const counts = new Map<string, number>();
       for (const { table, rule } of tables)
         counts.set(table.name, await countRows(trx, table, rule, store?.id ?? null));
@@ -126,19 +128,21 @@ export async function exportArchive(db: Db, options: ExportOptions): Promise<Exp
       const archived: ArchiveTable[] = [];
       for (const { table, rule } of tables) {
         const spool = new Spool(`${partial}.${table.name}.tmp`);
+        const reseal = lineResealer(table, keyring, archiveKeyring);
         try {
-          const count = await spoolTable(
-            trx,
-            table,
-            rule,
-            store?.id ?? null,
-            spool,
-            options.batchRows ?? 2000,
-            (n) => {
+          const count = await spoolTable(trx, table, rule, store?.id ?? null, spool, {
+            batch: options.batchRows ?? 2000,
+            reseal,
+            onRows: (n) => {
               rows += n;
               options.onProgress?.(rows, total);
             },
-          );
+            onLongLine: (line, bytes) =>
+              options.onWarning?.(
+                `line ${line} of table ${table.name} is ${sizeText(bytes)}, more than an import reads by default: import this archive with --max-line-mib ${Math.ceil(bytes / 1024 / 1024)}.`,
+              ),
+          });
+          resealed += reseal?.resealed ?? 0;
           const file = tableFile(table.name);
           await tar.add(file, spool.size, spool.read());
           archived.push({
@@ -164,19 +168,28 @@ export async function exportArchive(db: Db, options: ExportOptions): Promise<Exp
         source: { database: db.kind, storefrontVersion: storefrontVersion() },
         store: store ? { id: store.id, slug: store.slug } : null,
         secrets: {
-          keyCheck: keyring.seal(KEY_CHECK_PURPOSE, KEY_CHECK_TEXT, keyCheckContext(createdAt)),
-          sealedByOlderRoots,
+          keyCheck: archiveKeyring.seal(KEY_CHECK_PURPOSE, KEY_CHECK_TEXT, keyCheckContext(createdAt)),
+          sealedWith: key.source,
         },
         tables: archived,
       } satisfies Manifest;
     });
     const text = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
     await tar.add(MANIFEST_NAME, text.length, [text]);
+    const mac = Buffer.from(manifestMac(key.root, text), 'utf8');
+    await tar.add(MAC_NAME, mac.length, [mac]);
     await tar.finish();
     gzip.end();
     await written;
     fs.renameSync(partial, out);
-    return { file: out, bytes: fs.statSync(out).size, rows, manifest };
+    return {
+      file: out,
+      bytes: fs.statSync(out).size,
+      rows: dataRows(manifest),
+      manifest,
+      resealed,
+      sealedWith: key.source,
+    };
   } catch (error) {
     gzip.destroy();
     await written.catch(() => undefined);
@@ -200,7 +213,8 @@ async function countRows(
  * Writes a table's rows as JSON lines into `spool`, in primary-key order, `batch` rows per query:
  * keyset pagination (`WHERE (pk) > (last pk)`), never OFFSET, so each batch costs the same however
  * deep into the table it is. Generated columns are left out (the import computes them again).
- * Returns the number of rows.
+ * `reseal` re-seals the lines' sealed values under the archive key; a line longer than an import
+ * reads by default is reported (`onLongLine`). Returns the number of rows.
  */
 async function spoolTable(
   db: Kysely<Database>,
@@ -208,9 +222,14 @@ async function spoolTable(
   rule: TableRule,
   storeId: string | null,
   spool: Spool,
-  batch: number,
-  onRows: (n: number) => void,
+  options: {
+    batch: number;
+    reseal: LineResealer | null;
+    onRows: (n: number) => void;
+    onLongLine: (line: number, bytes: number) => void;
+  },
 ): Promise<number> {
+  const { batch, reseal, onRows, onLongLine } = options;
   if (table.primaryKey.length === 0)
     throw new ArchiveError(`Table ${table.name} has no primary key: the archive cannot read it in order.`);
   const values = table.columns
@@ -239,7 +258,16 @@ async function spoolTable(
       LIMIT ${batch}`.execute(db);
     if (rows.length === 0) return count;
     let text = '';
-    for (const row of rows) text += `${row.line}\n`;
+    for (const [i, row] of rows.entries()) {
+      const line = reseal ? reseal(row.line!) : row.line!;
+      // A UTF-16 unit is at most 3 bytes of UTF-8: only a line that long can be over the bound.
+      if (
+        line.length * 3 > DEFAULT_LIMITS.maxLineBytes &&
+        Buffer.byteLength(line) > DEFAULT_LIMITS.maxLineBytes
+      )
+        onLongLine(count + i + 1, Buffer.byteLength(line));
+      text += `${line}\n`;
+    }
     await spool.write(Buffer.from(text, 'utf8'));
     count += rows.length;
     onRows(rows.length);

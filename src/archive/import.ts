@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import zlib from 'node:zlib';
 import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/tables.ts';
@@ -11,21 +9,18 @@ import { rotateSecrets } from '../secrets/rotate.ts';
 import {
   ArchiveError,
   KEY_CHECK_PURPOSE,
-  MANIFEST_NAME,
+  PLATFORM_SECRETS,
+  dataRows,
   keyCheckContext,
-  parseManifest,
-  tableFile,
   type ArchiveTable,
   type Manifest,
 } from './archive.format.ts';
-import type { ArchiveSecrets } from './export.ts';
+import { noKeyOpens } from './archive.keys.ts';
+import { checkArchive, entriesOf, tableLines, type CheckedArchive, type CheckOptions } from './check.ts';
 import { readCatalog, textSettings, type CatalogTable } from './tables.ts';
-import { readTar, TarError, type TarEntry } from './tar.ts';
 
-export interface ImportOptions {
+export interface ImportOptions extends CheckOptions {
   file: string;
-  /** The importing process's root secrets: everything sealed is re-sealed under its SECRET_KEY. */
-  secrets: ArchiveSecrets;
   /** Rows loaded so far of all rows. */
   onProgress?: (done: number, total: number) => void;
   /** What the import is doing now ("Checking the archive"), for the operator. */
@@ -50,21 +45,16 @@ export interface ImportSummary {
 }
 
 /** Tables that are not data: rows in them do not make a database "not empty". */
-const NOT_DATA = new Set(['kysely_migration', 'kysely_migration_lock', 'read_versions', 'platform_secrets']);
-const PLATFORM_SECRETS = 'platform_secrets';
-/** manifest.json is small; a huge one is not ours. */
-const MAX_MANIFEST = 16 * 1024 * 1024;
+const NOT_DATA = new Set(['kysely_migration', 'kysely_migration_lock', 'read_versions', PLATFORM_SECRETS]);
 /** Tables of at least this many rows are analysed as soon as they are loaded. */
 const ANALYZE_FROM = 1000;
-/** The generated root's row is small; so is the table. */
-const MAX_CAPTURED = 1024 * 1024;
 
 /**
  * `storefront import` (DESIGN D50): loads an archive of `storefront export` into an empty database
  * of either kind, in one transaction, so a failure leaves the database as it was.
  *
- * 1. The archive is read once to check it (its format, the schema it was written with, and every
- *    table's checksum and row count) before the database is touched.
+ * 1. The archive is read once to check it (its format, its signature, the schema it was written
+ *    with, and every table's checksum and row count) before the database is touched.
  * 2. The database is migrated to the archive's schema if it is behind (a blank database); a
  *    database migrated past it is refused, since the archive's rows would miss the migrations'
  *    data steps.
@@ -77,8 +67,8 @@ const MAX_CAPTURED = 1024 * 1024;
  *    analysed for the planner.
  */
 export async function importArchive(db: Db, options: ImportOptions): Promise<ImportSummary> {
-  const { manifest, platformSecrets } =
-    options.checked ?? (await checkArchive(options.file, options.onStage));
+  const { manifest, platformSecrets, archiveRoot, limits } =
+    options.checked ?? (await checkArchive(options.file, options));
   const known = migrationNames();
   const applied = await appliedMigrations(db.kysely);
   const archived = known.indexOf(manifest.schemaVersion);
@@ -90,21 +80,21 @@ export async function importArchive(db: Db, options: ImportOptions): Promise<Imp
     );
   if (applied.at(-1) !== manifest.schemaVersion) await migrateTo(db.kysely, manifest.schemaVersion);
 
-  const total = manifest.tables
-    .filter((table) => table.name !== PLATFORM_SECRETS)
-    .reduce((sum, table) => sum + table.rows, 0);
+  const total = dataRows(manifest);
   let rows = 0;
   const loaded = await db.kysely.transaction().execute(async (trx) => {
     await textSettings(trx);
     const catalog = new Map((await readCatalog(trx)).map((table) => [table.name, table]));
     await refuseData(trx, [...catalog.keys()]);
 
-    // The keyring: this process's roots, plus the root the archive's source generated (if any).
-    // Without SECRET_KEY and without a root of its own, this database takes the archive's root as
-    // its own: every value then opens as it is, and key-derived values (cursors) stay the same.
+    // The keyring: this process's roots, plus the archive key (format 2) or the root the source
+    // generated (format 1, if any). Without SECRET_KEY and without a root of its own, this database
+    // takes a format-1 archive's root as its own: every value then opens as it is, and key-derived
+    // values (cursors) stay the same.
     const archiveRoots = platformSecrets
       .map((row) => rootOfRow(row, 'generated root of the archive'))
       .filter((root): root is RootSecret => root !== null);
+    const extraRoots = [...(archiveRoot ? [archiveRoot] : []), ...(options.keyFile ? [options.keyFile] : [])];
     const adoptedRoot =
       options.secrets.secretKey === null && archiveRoots.length > 0 && !(await hasGeneratedRoot(trx));
     if (adoptedRoot)
@@ -113,8 +103,12 @@ export async function importArchive(db: Db, options: ImportOptions): Promise<Imp
         catalog.get(PLATFORM_SECRETS)!,
         manifest.tables.find((table) => table.name === PLATFORM_SECRETS)!,
         platformSecrets.map((row) => row.line),
+        1,
       );
-    const keyring = await loadKeyring(trx, options.secrets, adoptedRoot ? [] : archiveRoots);
+    const keyring = await loadKeyring(trx, options.secrets, [
+      ...extraRoots,
+      ...(adoptedRoot ? [] : archiveRoots),
+    ]);
     try {
       keyring.open(
         KEY_CHECK_PURPOSE,
@@ -124,15 +118,12 @@ export async function importArchive(db: Db, options: ImportOptions): Promise<Imp
       );
     } catch (error) {
       if (!(error instanceof SecretUnreadableError)) throw error;
-      throw new ArchiveError(
-        "The archive's secrets were sealed with a SECRET_KEY this process does not have. " +
-          'Set SECRET_KEY_PREVIOUS to the SECRET_KEY of the process that exported it (and SECRET_KEY to the key this installation keeps), then import again.',
-      );
+      throw noKeyOpens(manifest, Boolean(options.keyFile));
     }
 
     options.onStage?.('Loading');
     options.onProgress?.(0, total);
-    await loadTables(trx, options, manifest, catalog, (n) => {
+    await loadTables(trx, { ...options, limits }, manifest, catalog, (n) => {
       rows += n;
       options.onProgress?.(rows, total);
     });
@@ -185,148 +176,10 @@ async function refuseData(db: Kysely<Database>, tables: string[]): Promise<void>
     );
 }
 
-/** An error of reading the file, of gzip or of tar, as the operator should read it. */
-function readError(file: string, error: unknown): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return new ArchiveError(`Cannot read ${file}: there is no such file.`);
-  if (code === 'EACCES') return new ArchiveError(`Cannot read ${file}: permission denied.`);
-  if (code === 'EISDIR') return new ArchiveError(`Cannot read ${file}: it is a directory.`);
-  if (typeof code === 'string' && code.startsWith('Z_'))
-    return new ArchiveError(
-      `${file} is not a Storefront archive, or it is damaged or truncated (gzip: ${(error as Error).message}).`,
-    );
-  if (error instanceof TarError)
-    return new ArchiveError(`${file} is not a Storefront archive, or it is damaged: ${error.message}.`);
-  return error;
-}
-
-/** The archive as a stream of tar entries; errors of the file, gzip and tar become ArchiveErrors. */
-async function* entriesOf(file: string): AsyncGenerator<TarEntry> {
-  const input = fs.createReadStream(file);
-  const gunzip = zlib.createGunzip();
-  input.on('error', (error) => gunzip.destroy(error));
-  input.pipe(gunzip);
-  // The body is read by the caller: its errors are the stream's too.
-  const body = async function* (chunks: AsyncIterable<Buffer>) {
-    try {
-      yield* chunks;
-    } catch (error) {
-      throw readError(file, error);
-    }
-  };
-  try {
-    for await (const entry of readTar(gunzip)) yield { ...entry, body: body(entry.body) };
-  } catch (error) {
-    throw readError(file, error);
-  } finally {
-    input.destroy();
-    gunzip.destroy();
-  }
-}
-
-async function readAll(body: AsyncIterable<Buffer>, limit: number, what: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > limit) throw new ArchiveError(`The archive is damaged: ${what} is too large.`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
-/** An archive read through once and found whole: its manifest and its platform_secrets rows. */
-export interface CheckedArchive {
-  manifest: Manifest;
-  platformSecrets: CapturedRow[];
-}
-
-interface CapturedRow {
-  name: string;
-  value: string;
-  /** The row's line, to insert it as it is. */
-  line: string;
-}
-
-/**
- * Reads the whole archive once: the manifest (last), and every table file's SHA-256 and line count,
- * which must match it, in its order. Returns the manifest and the archive's platform_secrets rows.
- * Touches no database: `storefront import` checks the archive before it opens one.
- */
-export async function checkArchive(
-  file: string,
-  onStage?: (message: string) => void,
-): Promise<CheckedArchive> {
-  onStage?.('Checking the archive');
-  const seen: { name: string; sha256: string; rows: number }[] = [];
-  let manifestText: string | null = null;
-  let captured = '';
-  for await (const entry of entriesOf(file)) {
-    if (entry.name === MANIFEST_NAME) {
-      manifestText = (await readAll(entry.body, MAX_MANIFEST, 'its manifest')).toString('utf8');
-      continue;
-    }
-    const hash = createHash('sha256');
-    let lines = 0;
-    const capture = entry.name === tableFile(PLATFORM_SECRETS);
-    for await (const chunk of entry.body) {
-      hash.update(chunk);
-      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
-      if (capture) {
-        captured += chunk.toString('utf8');
-        if (captured.length > MAX_CAPTURED)
-          throw new ArchiveError('The archive is damaged: platform_secrets is too large.');
-      }
-    }
-    seen.push({ name: entry.name, sha256: hash.digest('hex'), rows: lines });
-  }
-  if (manifestText === null)
-    throw new ArchiveError(
-      `${file} has no manifest.json: it is not a Storefront archive, or it is truncated.`,
-    );
-  const manifest = parseManifest(manifestText);
-  const known = migrationNames();
-  if (!known.includes(manifest.schemaVersion))
-    throw new ArchiveError(
-      `The archive was written by a newer Storefront (schema ${manifest.schemaVersion}); this one knows migrations up to ${known.at(-1)!}. Upgrade Storefront, then import.`,
-    );
-  const files = manifest.tables.map((table) => table.file);
-  const order = seen.map((entry) => entry.name);
-  const strangers = order.filter((name) => !files.includes(name));
-  if (strangers.length > 0)
-    throw new ArchiveError(
-      `The archive is damaged: it holds files its manifest does not list (${strangers.join(', ')}).`,
-    );
-  for (const table of manifest.tables) {
-    const found = seen.find((entry) => entry.name === table.file);
-    if (!found) throw new ArchiveError(`The archive is damaged: ${table.file} is missing.`);
-    if (found.sha256 !== table.sha256)
-      throw new ArchiveError(
-        `The archive is damaged: the checksum of ${table.file} does not match its manifest. Export again, or use an intact copy.`,
-      );
-    if (found.rows !== table.rows)
-      throw new ArchiveError(
-        `The archive is damaged: ${table.file} has ${found.rows} rows, its manifest says ${table.rows}.`,
-      );
-  }
-  if (order.join('\n') !== files.join('\n'))
-    throw new ArchiveError('The archive is damaged: its tables are not in the order of its manifest.');
-  const platformSecrets = captured
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => {
-      const columns = manifest.tables.find((table) => table.name === PLATFORM_SECRETS)!.columns;
-      const values = JSON.parse(line) as (string | null)[];
-      const at = (name: string) => values[columns.findIndex((column) => column.name === name)] ?? '';
-      return { name: at('name'), value: at('value'), line };
-    });
-  return { manifest, platformSecrets };
-}
-
 /** Reads the archive again and loads each table's lines, a batch per INSERT. */
 async function loadTables(
   db: Kysely<Database>,
-  options: ImportOptions,
+  options: ImportOptions & Pick<CheckedArchive, 'limits'>,
   manifest: Manifest,
   catalog: Map<string, CatalogTable>,
   onRows: (n: number) => void,
@@ -334,7 +187,7 @@ async function loadTables(
   const byFile = new Map(manifest.tables.map((table) => [table.file, table]));
   const maxRows = options.batchRows ?? 2000;
   const maxBytes = options.batchBytes ?? 4 * 1024 * 1024;
-  for await (const entry of entriesOf(options.file)) {
+  for await (const entry of entriesOf(options.file, options.limits.maxArchiveBytes)) {
     const archived = byFile.get(entry.name);
     if (!archived || archived.name === PLATFORM_SECRETS) continue;
     const table = catalog.get(archived.name);
@@ -343,27 +196,27 @@ async function loadTables(
         `The archive's table ${archived.name} does not exist in this database's schema.`,
       );
     const hash = createHash('sha256');
+    const reader = tableLines(entry.name, options.limits, true);
     let batch: string[] = [];
     let bytes = 0;
-    let rest = '';
+    let loaded = 0;
     const flush = async () => {
       if (batch.length === 0) return;
-      await insertRows(db, table, archived, batch);
+      await insertRows(db, table, archived, batch, loaded + 1);
+      loaded += batch.length;
       onRows(batch.length);
       batch = [];
       bytes = 0;
     };
     for await (const chunk of entry.body) {
       hash.update(chunk);
-      const lines = (rest + chunk.toString('utf8')).split('\n');
-      rest = lines.pop()!;
-      for (const line of lines) {
+      for (const line of reader.push(chunk)) {
         batch.push(line);
         bytes += line.length;
         if (batch.length >= maxRows || bytes >= maxBytes) await flush();
       }
     }
-    if (rest !== '')
+    if (reader.rest > 0)
       throw new ArchiveError(`The archive is damaged: ${archived.file} does not end with a line break.`);
     await flush();
     // Statistics at once, inside the transaction (ANALYZE counts its own transaction's rows): the
@@ -377,18 +230,41 @@ async function loadTables(
   }
 }
 
+/** SQLSTATE classes of what is wrong with the data (22 data exception, 23 constraint, P0 a trigger's refusal). */
+const DATA_ERROR = /^(22|23|P0)[0-9A-Z]{3}$/;
+
 /**
- * One multi-row INSERT of archive lines: the batch travels as one JSON array parameter, and each
- * value is cast from its text form to this database's type of the column. An identity column
- * GENERATED ALWAYS takes the archived values (OVERRIDING SYSTEM VALUE); generated columns are
- * computed by the database.
+ * One multi-row INSERT of archive lines (`first` is the number of the first in its table file):
+ * the batch travels as one JSON array parameter, and each value is cast from its text form to this
+ * database's type of the column. An identity column GENERATED ALWAYS takes the archived values
+ * (OVERRIDING SYSTEM VALUE); generated columns are computed by the database. A line the database
+ * cannot take (not JSON, not a row, a value of the wrong type) is an archive error naming its lines.
  */
 async function insertRows(
   db: Kysely<Database>,
   table: CatalogTable,
   archived: ArchiveTable,
   lines: string[],
+  first: number,
 ): Promise<void> {
+  const where = `line${lines.length > 1 ? `s ${first}–${first + lines.length - 1}` : ` ${first}`} of table ${archived.name}`;
+  let inserted: bigint | undefined;
+  try {
+    inserted = (await insertLines(db, table, archived, lines)).numAffectedRows;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string' || !DATA_ERROR.test(code)) throw error;
+    throw new ArchiveError(
+      `The archive is damaged: ${where} cannot be loaded (${(error as Error).message}). Nothing was imported.`,
+    );
+  }
+  if (inserted !== undefined && Number(inserted) !== lines.length)
+    throw new ArchiveError(
+      `The archive is damaged: ${where} hold ${inserted} rows, not one row a line. Nothing was imported.`,
+    );
+}
+
+function insertLines(db: Kysely<Database>, table: CatalogTable, archived: ArchiveTable, lines: string[]) {
   const columns = archived.columns.map((column) => {
     const target = table.columns.find((candidate) => candidate.name === column.name);
     if (!target || target.generated)
@@ -398,7 +274,7 @@ async function insertRows(
     return target;
   });
   const overriding = columns.some((column) => column.identity === 'a') ? sql`OVERRIDING SYSTEM VALUE` : sql``;
-  await sql`
+  return sql`
     INSERT INTO ${sql.table(table.name)} (${sql.join(columns.map((column) => sql.ref(column.name)))}) ${overriding}
     SELECT ${sql.join(columns.map((column, i) => sql`(r ->> ${sql.lit(i)})::${sql.raw(column.type)}`))}
     FROM jsonb_array_elements(${`[${lines.join(',')}]`}::jsonb) AS e(r)`.execute(db);

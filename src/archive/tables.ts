@@ -11,8 +11,6 @@ import { ArchiveError } from './archive.format.ts';
  *   record a store: credentials, sending-domain claims).
  * - `through`: the rows whose `column` is among the store's `parent.parentColumn` values (the
  *   sandbox provider's records, which are the provider's, not a store's, and name no store).
- * - `all`: every row, whatever the store (the root secret generated when SECRET_KEY is unset:
- *   the store's sealed values need it to be opened).
  * - `skip`: never carried, with the reason.
  *
  * `leaveOut` drops rows that must not travel even when the table does.
@@ -20,14 +18,16 @@ import { ArchiveError } from './archive.format.ts';
 export type TableRule =
   | { carry: 'store'; column: string; leaveOut?: { where: RawBuilder<unknown>; why: string } }
   | { carry: 'through'; column: string; parent: string; parentColumn: string }
-  | { carry: 'all'; why: string }
   | { skip: string };
 
 const STORE = { carry: 'store', column: 'store_id' } as const;
 const THE_STORE = { carry: 'store', column: 'id' } as const;
 
-/** Sign-in codes are not carried (see `skip` below), so neither is the mail that would deliver one. */
-const PENDING_SIGN_IN_MAIL = sql`kind IN ('sign_in_code', 'customer_sign_in_code') AND status = 'pending'`;
+/**
+ * Sign-in codes are not carried (see `skip` below), so neither is the mail that would deliver one,
+ * pending or failed (sent ones are erased): the only mail sealed under the source's root.
+ */
+const UNSENT_SIGN_IN_MAIL = sql`kind IN ('sign_in_code', 'customer_sign_in_code') AND status <> 'sent'`;
 
 export const TABLE_RULES: Record<string, TableRule> = {
   // The store and its people.
@@ -77,7 +77,7 @@ export const TABLE_RULES: Record<string, TableRule> = {
   webhook_deliveries: STORE,
   mail_outbox: {
     ...STORE,
-    leaveOut: { where: PENDING_SIGN_IN_MAIL, why: 'a code that is not carried' },
+    leaveOut: { where: UNSENT_SIGN_IN_MAIL, why: 'a code that is not carried' },
   },
   sending_domains: STORE,
   sending_domain_claims: STORE,
@@ -86,8 +86,7 @@ export const TABLE_RULES: Record<string, TableRule> = {
   dkim_keys: STORE,
   // Secrets.
   platform_secrets: {
-    carry: 'all',
-    why: 'the root generated when SECRET_KEY is unset: the sealed values cannot be opened without it',
+    skip: 'the root generated when SECRET_KEY is unset: an archive never carries a root secret; its sealed values travel sealed under the archive key (decision `archive-secrets`)',
   },
   // Not carried.
   sign_in_codes: {

@@ -20,6 +20,16 @@ export class TarError extends Error {
   }
 }
 
+/** A tar stream whose entries together are larger than the reader was told to read. */
+export class TarTooLargeError extends TarError {
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`the entries are larger than ${limit} bytes together`);
+    this.name = 'TarTooLargeError';
+    this.limit = limit;
+  }
+}
+
 /** Writes a chunk, waiting for the stream to drain when its buffer is full. */
 export async function writeChunk(sink: Writable, chunk: Buffer): Promise<void> {
   if (!sink.write(chunk)) await once(sink, 'drain');
@@ -174,16 +184,24 @@ function parseHeader(block: Buffer): { name: string; size: number; type: string 
 
 /**
  * The regular files of a tar stream, in order. Each entry's body must be consumed (or abandoned)
- * before the next entry is asked for; what is left of it is skipped.
+ * before the next entry is asked for; what is left of it is skipped. Entries larger than `maxBytes`
+ * together (as their headers announce them, before anything of them is read) throw
+ * TarTooLargeError.
  */
-export async function* readTar(source: AsyncIterable<Buffer>): AsyncGenerator<TarEntry> {
+export async function* readTar(
+  source: AsyncIterable<Buffer>,
+  maxBytes = Number.POSITIVE_INFINITY,
+): AsyncGenerator<TarEntry> {
   const reader = new ChunkReader(source);
+  let total = 0;
   for (;;) {
     const block = await reader.exactly(BLOCK);
     if (block === null) throw new TarError('the archive ends without its end-of-archive marker (truncated?)');
     if (block.equals(ZERO_BLOCK)) return;
     const { name, size, type } = parseHeader(block);
     const padding = (BLOCK - (size % BLOCK)) % BLOCK;
+    total += size;
+    if (total > maxBytes) throw new TarTooLargeError(maxBytes);
     if (type !== '0' && type !== '') {
       // Directories, links and extended headers: nothing an archive of ours holds.
       await reader.skip(size + padding);

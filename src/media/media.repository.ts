@@ -48,3 +48,21 @@ export function findMediaByIds(
     .where('id', 'in', [...ids])
     .execute();
 }
+
+/** Media rows after `after` in key order, at most `limit`: every upload of every store, page by page. */
+export function mediaAfter(
+  db: Kysely<Database>,
+  after: Pick<MediaRow, 'store_id' | 'id'> | undefined,
+  limit: number,
+): Promise<Pick<MediaRow, 'store_id' | 'id' | 'hash' | 'content_type'>[]> {
+  return db
+    .selectFrom('media')
+    .select(['store_id', 'id', 'hash', 'content_type'])
+    .$if(after !== undefined, (qb) =>
+      qb.where((eb) => eb(eb.refTuple('store_id', 'id'), '>', eb.tuple(after!.store_id, after!.id))),
+    )
+    .orderBy('store_id')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
