@@ -93,7 +93,7 @@ async function attempt(
         onWarning: (message) => warnings.push(message),
       });
     } catch (error) {
-      assert.ok(error instanceof ArchiveError, `an archive error, not ${String(error)}`);
+      assert.ok(error instanceof ArchiveError, `an archive error, not ${String(error).slice(0, 300)}`);
       const stores = await sql<{ n: number }>`SELECT count(*)::int AS n FROM stores`
         .execute(target.db.kysely)
         .catch(() => ({ rows: [{ n: 0 }] }));
