@@ -39,8 +39,6 @@ import {
 } from './tables.ts';
 import { TarWriter } from './tar.ts';
 
-export type { ArchiveSecrets } from './archive.keys.ts';
-
 export interface ExportOptions {
   /** The archive to write; refused if it exists. */
   out: string;
