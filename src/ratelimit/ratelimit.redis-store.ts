@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions, type Result } from 'ioredis';
 import type { Log } from '../lib/log.ts';
+import { OncePerInterval } from '../lib/once-per-interval.ts';
 import { MemoryCounterStore } from './ratelimit.memory-store.ts';
 import type { CounterStore, HitCounts, WindowHit } from './ratelimit.store.ts';
 
@@ -34,6 +35,8 @@ declare module 'ioredis' {
 const TTL_SLACK_MS = 5_000;
 /** After a failed command, calls count in memory for this long before trying Redis again. */
 const PAUSE_AFTER_FAILURE_MS = 1_000;
+/** A Redis that keeps failing and recovering is reported at most once per this interval. */
+const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
 export interface RedisStoreOptions {
   /** Longest wait for one Redis reply before the call counts in memory instead (default 250 ms). */
@@ -47,7 +50,8 @@ export interface RedisStoreOptions {
 /**
  * Counters in Redis, shared by every process that uses the same Redis. While Redis is unreachable
  * or failing, each call counts in this process's memory instead (so requests are still limited,
- * per process) and one warning is logged per outage; calls use Redis again as soon as it answers.
+ * per process) and one warning is logged per outage (at most one per 10 s, without a stack, for a
+ * Redis that keeps failing and recovering); calls use Redis again as soon as it answers.
  * Commands are never queued while disconnected, so a dead Redis costs a request no waiting.
  */
 export class RedisCounterStore implements CounterStore {
@@ -59,6 +63,7 @@ export class RedisCounterStore implements CounterStore {
   #healthy: boolean | null = null;
   /** Until then (epoch ms), calls skip a connected Redis that just failed or timed out. */
   #pausedUntil = 0;
+  readonly #outages = new OncePerInterval(OUTAGE_LOG_INTERVAL_MS);
 
   constructor(url: string, log: Log, options: RedisStoreOptions = {}) {
     this.#log = log;
@@ -143,8 +148,10 @@ export class RedisCounterStore implements CounterStore {
   #down(error: unknown): void {
     if (this.#healthy === false) return;
     this.#healthy = false;
+    const unlogged = this.#outages.hit();
+    if (unlogged === null) return;
     this.#log.warn(
-      { err: error },
+      { err: error instanceof Error ? error.message : String(error), outagesMeanwhile: unlogged },
       'Redis for rate limits is unavailable: counting in process memory (per process) until it answers again',
     );
   }
