@@ -4,7 +4,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createValidatorCompiler } from './http/ajv.ts';
 import { serializerFactory } from './http/serializers.ts';
-import { ping } from './db/database.ts';
 import { watchStoreSettings } from './db/settings-cache.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installInputHygiene, problemOnClientError, problemOnFrameworkError } from './http/input-hygiene.ts';
@@ -63,6 +62,7 @@ import { registerStaticSite } from './web/static-site.ts';
 import { CONSOLE_DIST, SHOP_DIST } from './web/sites.ts';
 import { refineDocument, SECURITY_SCHEMES, transformRoute, type OpenApiDocument } from './http/openapi.ts';
 import { instrumentHttp, withTraceIds } from './telemetry/telemetry.ts';
+import { boundRequestDatabaseWork } from './http/request-bounds.ts';
 
 export const STOREFRONT_PREFIX = '/storefront/v1';
 export const ADMIN_PREFIX = '/admin/v1';
@@ -158,6 +158,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   }).withTypeProvider<TypeBoxTypeProvider>();
   // A server span per request when tracing is on (first, so that every other hook runs inside it).
   instrumentHttp(app);
+  boundRequestDatabaseWork(app);
 
   app.setValidatorCompiler(createValidatorCompiler({ eager: options.eagerSchemas === true }));
   // JSON only: any other body type is 415 (routes that need a raw body, e.g. provider webhooks,
@@ -313,7 +314,12 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   registerDocsRoutes(app, { prefix: '/docs', configuration: docsConfiguration(options.docsKey) });
 
-  await app.register(healthRoutes, { deps: { ping: () => ping(runtime.db.kysely) } });
+  await app.register(healthRoutes, {
+    deps: {
+      ping: () => runtime.db.ping(runtime.config.databaseReadinessTimeoutMs),
+      now: () => runtime.clock.now().getTime(),
+    },
+  });
   await app.register(mediaRoutes, { deps: media });
   await app.register(paymentsRoutes, {
     deps: { payments, onEvent: (event, log) => applyProviderEvent({ ...orders, log }, event) },

@@ -17,6 +17,8 @@ describe('loadConfig', () => {
     assert.equal(config.platformMailDomain, 'storefront.test');
     assert.equal(config.pgliteSharedBuffersMb, 16);
     assert.equal(config.pgliteOptimizingCompiler, false);
+    assert.equal(config.databaseStatementTimeoutMs, 15_000);
+    assert.equal(config.databaseReadinessTimeoutMs, 2000);
   });
 
   test("customers' sign-in is limited as staff's unless set apart (D44)", () => {
@@ -63,7 +65,11 @@ describe('loadConfig', () => {
       SHUTDOWN_TIMEOUT: '2s',
       TRUST_PROXY: 'yes',
       KEY_CACHE_TTL: '1s',
+      DATABASE_STATEMENT_TIMEOUT: '5m',
+      DATABASE_READINESS_TIMEOUT: '500ms',
     });
+    assert.equal(config.databaseStatementTimeoutMs, 5 * 60 * 1000);
+    assert.equal(config.databaseReadinessTimeoutMs, 500);
     assert.equal(config.staffSessionTtlMs, 30 * 60 * 1000);
     assert.equal(config.shutdownTimeoutMs, 2000);
     assert.equal(config.trustProxy, true);
@@ -95,6 +101,9 @@ describe('loadConfig', () => {
     [{ STAFF_SESSION_TTL: 'soon' }, 'STAFF_SESSION_TTL', /duration/],
     [{ PLATFORM_MAIL_DOMAIN: 'not a domain' }, 'PLATFORM_MAIL_DOMAIN', /domain name/],
     [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE', /integer from 1/],
+    [{ DATABASE_STATEMENT_TIMEOUT: '10ms' }, 'DATABASE_STATEMENT_TIMEOUT', /from 100 ms to 3600 s/],
+    [{ DATABASE_STATEMENT_TIMEOUT: '2h' }, 'DATABASE_STATEMENT_TIMEOUT', /from 100 ms to 3600 s/],
+    [{ DATABASE_READINESS_TIMEOUT: '2m' }, 'DATABASE_READINESS_TIMEOUT', /from 100 ms to 60 s/],
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY', /CIDR/],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY', /CIDR/],
     [{ TRUST_PROXY: '10.0.0.1,proxy.internal' }, 'TRUST_PROXY', /CIDR/],

@@ -45,6 +45,14 @@ export interface Config {
    * `prepared-statements`).
    */
   readonly databasePreparedStatements: boolean;
+  /**
+   * The bound of one statement of `serve` and `worker` on PostgreSQL (DATABASE_STATEMENT_TIMEOUT,
+   * decision `database-faults`): the server's `statement_timeout`, and 2 s later the client gives
+   * the connection up. The CLI's other commands are not bounded.
+   */
+  readonly databaseStatementTimeoutMs: number;
+  /** How long `/readyz` waits for the database's answer (DATABASE_READINESS_TIMEOUT). */
+  readonly databaseReadinessTimeoutMs: number;
   readonly redisUrl: string | null;
   /** Create the demo store on an empty database (default: on for the embedded database outside production mode). */
   readonly seedDemo: boolean;
@@ -125,6 +133,14 @@ export interface RetentionConfig {
   readonly providerEventsMs: number;
   /** Records of the built-in sandbox provider untouched this long (a refundable payment is kept). */
   readonly sandboxMs: number;
+}
+
+/** A duration from `min` to `max` milliseconds. */
+function boundedDuration(env: Env, name: string, fallback: string, min: number, max: number): number {
+  const ms = duration(env, name, fallback);
+  if (ms < min || ms > max)
+    throw new ConfigError(name, `a duration from ${min} ms to ${max / 1000} s`, read(env, name) ?? fallback);
+  return ms;
 }
 
 /** Revoked keys must stop working within 1 s on every process, so the cache may not hold longer. */
@@ -218,6 +234,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     pgliteSharedBuffersMb: integer(env, 'PGLITE_SHARED_BUFFERS_MB', 16, 1, 1024),
     pgliteOptimizingCompiler: boolean(env, 'PGLITE_OPTIMIZING_COMPILER', false),
     databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
+    databaseStatementTimeoutMs: boundedDuration(env, 'DATABASE_STATEMENT_TIMEOUT', '15s', 100, 3_600_000),
+    databaseReadinessTimeoutMs: boundedDuration(env, 'DATABASE_READINESS_TIMEOUT', '2s', 100, 60_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     seedDemo: boolean(env, 'SEED_DEMO', databaseUrl === null && !production),
     logLevel: logLevel as Config['logLevel'],

@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { doctorReport, findings } from './doctor.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { migrateToLatest, migrationsPending } from './db/migrate.ts';
 import { createStorefrontKey } from './keys/keys.service.ts';
 import { seedBench } from './seed/bench.ts';
 import { seedDemo } from './seed/demo.ts';
@@ -95,6 +95,20 @@ async function withDatabase<T>(
   }
 }
 
+/**
+ * Applies pending migrations at the start of `serve` or `worker`. Their pool bounds every
+ * statement (DATABASE_STATEMENT_TIMEOUT) and a migration may take longer, so on PostgreSQL pending
+ * migrations run on a pool of their own without the bound, as `storefront migrate` runs them; the
+ * usual start, with nothing pending, costs one read.
+ */
+async function migrateAtStart(config: Readonly<Config>, db: Db): Promise<string[]> {
+  if (db.kind === 'pglite') return migrateToLatest(db.kysely);
+  if (!(await migrationsPending(db.kysely))) return [];
+  return withDatabase(config, 'storefront migrate', (unbounded) => migrateToLatest(unbounded.kysely), {
+    migrate: false,
+  });
+}
+
 async function storeIdOf(db: Db, slug: string): Promise<string> {
   const store = await findStoreWithSlug({ db: db.kysely }, slug);
   if (!store) throw new UsageError(`no store with slug "${slug}"`);
@@ -114,7 +128,7 @@ async function serve(config: Readonly<Config>): Promise<void> {
     ...databaseOptions(config, 'storefront serve'),
     instrument: telemetry?.instrumentDialect,
   });
-  const applied = await migrateToLatest(db.kysely);
+  const applied = await migrateAtStart(config, db);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
   const server = await startServer(config, db, log);
   const base = config.publicBaseUrl;
@@ -209,7 +223,7 @@ async function worker(config: Readonly<Config>): Promise<void> {
     ...databaseOptions(config, 'storefront worker'),
     instrument: telemetry?.instrumentDialect,
   });
-  await migrateToLatest(db.kysely);
+  await migrateAtStart(config, db);
   const mailTransport = createMailTransport(config.emailTransport, config.mailConcurrency);
   const runtime = await createRuntime(config, db, { log });
   await reportUnreadableSecrets(db.kysely, runtime.keyring, log);

@@ -91,7 +91,14 @@ export function ordersDeps(runtime: Runtime, log: Log): OrdersDeps {
   };
 }
 
-/** How the configuration opens the database, for a command named in `pg_stat_activity`. */
+/** The commands that serve requests or run the loops: their statements are bounded. */
+const BOUNDED_COMMANDS = new Set(['storefront serve', 'storefront worker']);
+
+/**
+ * How the configuration opens the database, for a command named in `pg_stat_activity`. `serve` and
+ * `worker` bound every statement (DATABASE_STATEMENT_TIMEOUT, decision `database-faults`); the other
+ * commands (migrations, `seed bench`, export and import, …) may run as long as their work takes.
+ */
 export function databaseOptions(config: Readonly<Config>, command: string): OpenOptions {
   return {
     databaseUrl: config.databaseUrl,
@@ -102,5 +109,6 @@ export function databaseOptions(config: Readonly<Config>, command: string): Open
     command,
     // Only the API keeps what read-change notifications invalidate (its caches).
     listen: command === 'storefront serve',
+    statementTimeoutMs: BOUNDED_COMMANDS.has(command) ? config.databaseStatementTimeoutMs : null,
   };
 }

@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
+import { boundAcquisition, boundStatements, DEADLINE_MARGIN_MS, pingPool, pingWithin } from './bounds.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import { INT8_OID, NUMERIC_OID, parseInt8 } from './int8.ts';
 import {
@@ -29,6 +30,11 @@ export interface Db {
   readonly onReadChange: (handler: (payload: string) => void) => () => void;
   /** The PostgreSQL pool's connections and waiting queries (metrics, D49); null on PGlite. */
   readonly poolStats: () => PoolStats | null;
+  /**
+   * Readiness: resolves when the database answers a trivial query within `timeoutMs` (on
+   * PostgreSQL the wait for a pooled connection included), else fails with an outage error.
+   */
+  readonly ping: (timeoutMs: number) => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -84,11 +90,6 @@ function readChangeHub(): { emit: (payload: string) => void; subscribe: Db['onRe
   };
 }
 
-/** Resolves when the database answers a trivial query (readiness). */
-export async function ping(db: Kysely<Database>): Promise<void> {
-  await sql`SELECT 1`.execute(db);
-}
-
 export interface OpenOptions {
   databaseUrl: string | null;
   dataDir: string;
@@ -103,6 +104,13 @@ export interface OpenOptions {
    * lock, shown to a second process that is refused, and PostgreSQL's `application_name`.
    */
   command?: string;
+  /**
+   * PostgreSQL: the server cancels a statement after this many milliseconds (`statement_timeout`),
+   * and the client gives a connection that has not answered up {@link DEADLINE_MARGIN_MS} later
+   * (decision `database-faults`). Null (the default): no bound, for the CLI's long work
+   * (migrations, `seed bench`, export and import). The embedded database has no such bound.
+   */
+  statementTimeoutMs?: number | null;
   /** An already-open PGlite (tests pass an in-memory clone). */
   pglite?: PGlite;
   /**
@@ -123,14 +131,14 @@ export interface OpenOptions {
 
 export async function openDatabase(options: OpenOptions): Promise<Db> {
   if (options.databaseUrl)
-    return openPostgres(
-      options.databaseUrl,
-      options.poolSize ?? 10,
-      options.preparedStatements ?? true,
-      options.command,
-      options.instrument,
-      options.listen ?? true,
-    );
+    return openPostgres(options.databaseUrl, {
+      max: options.poolSize ?? 10,
+      preparedStatements: options.preparedStatements ?? true,
+      command: options.command,
+      instrument: options.instrument,
+      listen: options.listen ?? true,
+      statementTimeoutMs: options.statementTimeoutMs ?? null,
+    });
   const prepared = options.preparedStatements ?? true;
   if (options.pglite) return wrapPglite(options.pglite, null, options.instrument, prepared);
   const lock = acquireDataDirLock(options.dataDir, options.command ?? 'storefront');
@@ -165,6 +173,8 @@ async function wrapPglite(
     kysely,
     onReadChange: hub.subscribe,
     poolStats: () => null,
+    // In the process's own thread: while a statement runs, nothing else (this included) does.
+    ping: (timeoutMs) => pingWithin(sql`SELECT 1`.execute(kysely), timeoutMs),
     async close() {
       if (closed) return;
       closed = true;
@@ -241,15 +251,27 @@ const CONNECT_TIMEOUT_MS = 5000;
 
 function openPostgres(
   connectionString: string,
-  max: number,
-  preparedStatements: boolean,
-  command: string | undefined,
-  instrument: OpenOptions['instrument'],
-  listen: boolean,
+  {
+    max,
+    preparedStatements,
+    command,
+    instrument,
+    listen,
+    statementTimeoutMs,
+  }: {
+    max: number;
+    preparedStatements: boolean;
+    command: string | undefined;
+    instrument: OpenOptions['instrument'];
+    listen: boolean;
+    statementTimeoutMs: number | null;
+  },
 ): Db {
   const pool = new pg.Pool({
     connectionString,
     max,
+    // Sent with the connection's start-up (no round trip): the server cancels a longer statement.
+    ...(statementTimeoutMs === null ? {} : { statement_timeout: statementTimeoutMs }),
     // Names the process's sessions in pg_stat_activity (`storefront serve`); the URL's own
     // `application_name` parameter, when given, wins.
     ...(command ? { application_name: command } : {}),
@@ -279,12 +301,16 @@ function openPostgres(
     // Queued before any query of the pool's caller; a failure surfaces on that query.
     if (listen) client.query(`LISTEN ${READ_CHANNEL}`).catch(() => undefined);
   });
-  // Innermost first: BEGIN and COMMIT with the statements, then names, then the counts.
+  // Innermost first: BEGIN and COMMIT with the statements, then names, then the counts, then the
+  // bounds (./bounds.ts), which see each statement as its caller sent it.
   pool.on('connect', sendTransactionEdges);
   pool.on('release', (_error: unknown, client: pg.ClientBase) => forgetTransactionEdges(client));
   if (preparedStatements) pool.on('connect', prepareStatements);
   const roundTrips: RoundTrips = { statements: 0, transactions: 0 };
   pool.on('connect', (client) => countRoundTrips(client, roundTrips));
+  const deadlineMs = statementTimeoutMs === null ? null : statementTimeoutMs + DEADLINE_MARGIN_MS;
+  pool.on('connect', (client) => boundStatements(client, deadlineMs));
+  boundAcquisition(pool, deadlineMs);
   const dialect = new PostgresDialect({ pool });
   const kysely = new Kysely<Database>({ dialect: instrument?.(dialect) ?? dialect });
   let closed = false;
@@ -300,6 +326,7 @@ function openPostgres(
       statements: roundTrips.statements,
       transactions: roundTrips.transactions,
     }),
+    ping: (timeoutMs) => pingPool(pool, timeoutMs),
     async close() {
       if (closed) return;
       closed = true;

@@ -1,4 +1,3 @@
-import type { Log } from '../lib/log.ts';
 import { OncePerInterval } from '../lib/once-per-interval.ts';
 
 /** PostgreSQL's unique_violation (SQLSTATE 23505), optionally of one named constraint or index. */
@@ -8,13 +7,23 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return code === '23505' && (constraint === undefined || name === constraint);
 }
 
-/** SQLSTATEs that say the database (not the statement) is unavailable: retry later. */
+/**
+ * SQLSTATE classes and codes that say the database (not the statement) cannot do the work now, so
+ * the same request may succeed later as it is: retry later (decision `database-faults`).
+ */
+const UNAVAILABLE_CLASSES = [
+  '08', // connection exception
+  '53', // insufficient resources: 53100 disk_full, 53200 out_of_memory, 53300 too_many_connections, …
+  '58', // system error, outside PostgreSQL: 58030 io_error, 58P01 undefined_file, …
+  '57P', // operator intervention: admin or crash shutdown, cannot connect now, database dropped, …
+  '28', // invalid authorization: a new connection is refused (the role or its password changed)
+];
 const UNAVAILABLE_STATES = new Set([
-  '57P01', // admin_shutdown: the server is stopping, or an administrator terminated the connection
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now: the server is starting up or in recovery
-  '53300', // too_many_connections
+  '57014', // query_canceled: DATABASE_STATEMENT_TIMEOUT ran out (or an administrator cancelled it)
+  '3D000', // invalid_catalog_name: the database does not exist (dropped while the service runs)
 ]);
+/** Of those, the classes that say the database cannot write (disk full, out of memory, I/O error). */
+const RESOURCE_CLASSES = ['53', '58'];
 
 /** Errors of the socket under a connection (Node's `code`). */
 const UNAVAILABLE_SOCKET_CODES = new Set([
@@ -36,6 +45,20 @@ const UNAVAILABLE_MESSAGES = [
   'Client was closed and is not queryable',
 ];
 
+/** Five characters of digits and capitals: a SQLSTATE (Node's socket codes are longer words). */
+const isSqlState = (code: string): boolean => /^[0-9A-Z]{5}$/.test(code);
+
+/**
+ * A statement the database did not answer within the client-side deadline (a stalled server, a
+ * network that dropped without a word): its connection was closed, never to be reused.
+ */
+export class DatabaseDeadlineError extends Error {
+  constructor(ms: number, what = 'the database did not answer') {
+    super(`${what} within ${ms} ms`);
+    this.name = 'DatabaseDeadlineError';
+  }
+}
+
 /**
  * Whether an error means that the database could not be reached or dropped the connection (an
  * outage, a restart, a terminated backend), rather than that the statement was wrong: such a request
@@ -43,9 +66,10 @@ const UNAVAILABLE_MESSAGES = [
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
+  if (error instanceof DatabaseDeadlineError) return true;
   const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
   if (typeof code === 'string') {
-    if (code.startsWith('08') && code.length === 5) return true; // class 08: connection exception
+    if (isSqlState(code) && UNAVAILABLE_CLASSES.some((prefix) => code.startsWith(prefix))) return true;
     if (UNAVAILABLE_STATES.has(code) || UNAVAILABLE_SOCKET_CODES.has(code)) return true;
   }
   if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m))) return true;
@@ -53,21 +77,63 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return Array.isArray(errors) && errors.length > 0 && errors.every(isDatabaseUnavailable);
 }
 
+/** What {@link reportIfOutage} logs with: any logger (pino, a request's, a feature's narrower one). */
+export interface OutageLog {
+  warn(object: object, message: string): void;
+}
+
 /** While the database is unavailable, its failures are logged once per this interval. */
 const OUTAGE_LOG_INTERVAL_MS = 10_000;
 const outage = new OncePerInterval(OUTAGE_LOG_INTERVAL_MS);
 
 /**
+ * How long after the last reported failure for lack of resources (disk full, out of memory, an I/O
+ * error) readiness keeps failing: such a database still answers a `SELECT 1`, so readiness cannot
+ * see it by asking.
+ */
+export const RESOURCE_FAILURE_WINDOW_MS = 30_000;
+let lastResourceFailure: { at: number; code: string } | null = null;
+
+/**
+ * The SQLSTATE of a failure for lack of resources reported (by {@link reportIfOutage}) in this
+ * process within the last {@link RESOURCE_FAILURE_WINDOW_MS} before `now` (the runtime's clock), or
+ * null.
+ */
+export function recentResourceFailure(now = Date.now()): string | null {
+  if (lastResourceFailure === null || now - lastResourceFailure.at > RESOURCE_FAILURE_WINDOW_MS) return null;
+  return lastResourceFailure.code;
+}
+
+/** The error's `code`: a SQLSTATE from the database, or a socket's code (`ECONNREFUSED`). */
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
  * When `error` is the database being unavailable, logs it (once per interval for the whole process,
  * without a stack: every request and loop fails alike during an outage) and returns true; any other
  * error is left to the caller. Requests answer 503 meanwhile and the loops retry on their intervals.
+ * A failure for lack of resources is also remembered for readiness ({@link recentResourceFailure}).
  */
-export function reportIfOutage(log: Log, error: unknown, context: Record<string, unknown> = {}): boolean {
+export function reportIfOutage(
+  log: OutageLog,
+  error: unknown,
+  context: Record<string, unknown> = {},
+): boolean {
   if (!isDatabaseUnavailable(error)) return false;
+  const code = codeOf(error);
+  if (code !== undefined && isSqlState(code) && RESOURCE_CLASSES.some((prefix) => code.startsWith(prefix)))
+    lastResourceFailure = { at: Date.now(), code };
   const unlogged = outage.hit();
   if (unlogged !== null)
     log.warn(
-      { ...context, err: (error as Error).message, failedMeanwhile: unlogged },
+      {
+        ...context,
+        err: (error as Error).message,
+        ...(code === undefined ? {} : { code }),
+        failedMeanwhile: unlogged,
+      },
       'database unavailable: requests answer 503 and loops retry until it is back',
     );
   return true;

@@ -108,6 +108,12 @@ export async function migrateTo(db: Kysely<any>, name: string): Promise<void> {
   if (result.error) throw new MigrationError(`Migrating to ${name} failed`, { cause: result.error });
 }
 
+/** Whether any migration is to be applied (or the migration table cannot be read). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema may be migrated
+export async function migrationsPending(db: Kysely<any>): Promise<boolean> {
+  return !(await allApplied(db));
+}
+
 /** True when the migration table lists exactly the known migrations; false when unsure. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema may be migrated
 async function allApplied(db: Kysely<any>): Promise<boolean> {

@@ -14,6 +14,7 @@ import {
 } from './email.repository.ts';
 import type { DomainStatus, SendingDomainRecordRow, SendingDomainRow } from './email.tables.ts';
 import { MAIL_LOOP } from '../mail/outbox.ts';
+import { reportIfOutage } from '../db/errors.ts';
 
 /**
  * The sending-domain verifier (DESIGN D18). One check looks up the five records, then decides in
@@ -238,7 +239,8 @@ export async function checkDueDomains(deps: VerifierDeps, signal?: AbortSignal):
         try {
           await checkSendingDomain(deps, store_id, id, 'scheduled');
         } catch (error) {
-          deps.log.warn({ err: error, storeId: store_id, domainId: id }, 'sending domain check failed');
+          if (!reportIfOutage(deps.log, error, { storeId: store_id, domainId: id }))
+            deps.log.warn({ err: error, storeId: store_id, domainId: id }, 'sending domain check failed');
         }
       }),
     );
@@ -272,7 +274,8 @@ export async function releaseAbandonedDomains(deps: VerifierDeps): Promise<numbe
       released += 1;
       deps.log.info({ storeId, domain }, 'sending domain released: not verified in time');
     } catch (error) {
-      deps.log.warn({ err: error, storeId, domainId: id }, 'could not release an unproven sending domain');
+      if (!reportIfOutage(deps.log, error, { storeId, domainId: id }))
+        deps.log.warn({ err: error, storeId, domainId: id }, 'could not release an unproven sending domain');
     }
   }
   // A clock older than two release periods neither shortens a new registration nor refuses one.

@@ -11,7 +11,6 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import {
   openTestDatabase,
-  serveProcess,
   startTestApp,
   waitFor,
   type ServiceProcess,
@@ -19,7 +18,8 @@ import {
   type TestDb,
   skipUnlessPostgres,
 } from '../test/harness.ts';
-import { startTcpProxy, type TcpProxy } from '../test/tcp-proxy.ts';
+import { hasStack, logLinesSince, purchase, serveThroughProxy, stopProcess } from '../test/served.ts';
+import type { TcpProxy } from '../test/tcp-proxy.ts';
 import { ShopDriver } from '../orders/orders.test-support.ts';
 
 let db: TestDb;
@@ -31,36 +31,15 @@ before(async () => {
   if (skipUnlessPostgres) return;
   db = await openTestDatabase();
   t = await startTestApp({ db });
-  const target = new URL(db.url!);
-  proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-  const throughProxy = new URL(db.url!);
-  throughProxy.hostname = '127.0.0.1';
-  throughProxy.port = String(proxy.port);
-  server = await serveProcess(db, t.config.secretKey!, {
-    DATABASE_URL: throughProxy.href,
-    LOG_LEVEL: 'warn',
-    REDIS_URL: undefined,
-  });
+  ({ proxy, server } = await serveThroughProxy(db, t, { LOG_LEVEL: 'warn', REDIS_URL: undefined }));
 });
 after(async () => {
   if (skipUnlessPostgres) return;
-  if (server.child.exitCode === null && server.child.signalCode === null) {
-    server.child.kill('SIGTERM');
-    await new Promise((resolve) => server.child.once('exit', resolve));
-  }
+  await stopProcess(server);
   await proxy.close();
   await t.close();
   await db.close();
 });
-
-/** The log lines the child wrote at warn level or above, parsed. */
-function warnings(output: string): { level: number; msg: string; err?: unknown; stack?: unknown }[] {
-  return output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { level: number; msg: string })
-    .filter((line) => line.level >= 40);
-}
 
 test(
   'a database outage answers 503 with Retry-After, logs once, and the service recovers by itself',
@@ -118,7 +97,7 @@ test(
     const live = await fetch(`${server.url}/healthz`);
     assert.equal(live.status, 200, 'liveness does not depend on the database');
 
-    const during = warnings(server.output().slice(logsBefore));
+    const during = logLinesSince(server, logsBefore).filter((line) => line.level >= 40);
     assert.equal(
       during.filter((line) => line.level >= 50).length,
       0,
@@ -129,10 +108,7 @@ test(
       outageLines.length >= 1 && outageLines.length <= 2,
       `the outage is logged once per 10 s, not per request (${requests.length} requests): ${JSON.stringify(during)}`,
     );
-    assert.ok(
-      during.every((line) => !JSON.stringify(line).includes('    at ')),
-      'no stack trace in the log during the outage',
-    );
+    assert.ok(!during.some(hasStack), 'no stack trace in the log during the outage');
 
     proxy.restore();
     // The pool reconnects by itself: the next requests are served, and a purchase goes through.
@@ -141,30 +117,7 @@ test(
       15_000,
       'the cart to be served again',
     );
-    const checkout = await storefront(
-      'POST',
-      '/checkout',
-      { cartId, email: 'buyer@example.com' },
-      { 'idempotency-key': randomUUID() },
-    );
-    assert.equal(checkout.status, 201, await checkout.clone().text());
-    const { order, payment } = (await checkout.json()) as {
-      order: { id: string };
-      payment: { ref: string; clientSecret: string };
-    };
-    const confirm = await fetch(`${server.url}/sandbox/v1/payments/${payment.ref}/confirm`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ clientSecret: payment.clientSecret, paymentMethod: 'pm_card_visa' }),
-    });
-    assert.equal(confirm.status, 200);
-    await waitFor(
-      async () =>
-        ((await (await storefront('GET', `/orders/${order.id}`)).json()) as { status: string }).status ===
-        'paid',
-      15_000,
-      'the order to be paid',
-    );
+    await purchase(server, key, { cartId });
     assert.equal(server.child.exitCode, null, 'the process is still running');
   },
 );

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { PoolStats } from '../db/database.ts';
 import type { Database } from '../db/tables.ts';
 import type { Log } from '../lib/log.ts';
+import { reportIfOutage } from '../db/errors.ts';
 
 /** The HTTP methods the API answers; anything else is counted as `other`, so the label stays bounded. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -225,7 +226,8 @@ export class Metrics {
         this.#backlog = {
           at: at.getTime(),
           value: backlogOf(db, at).catch((error: unknown) => {
-            log.warn({ err: error }, 'metrics: the database backlog could not be read');
+            if (!reportIfOutage(log, error))
+              log.warn({ err: error }, 'metrics: the database backlog could not be read');
             return null;
           }),
         };

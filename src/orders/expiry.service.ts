@@ -6,6 +6,7 @@ import { cancelOpenPayments, latestPayment, lockPaymentAndOrder } from './order-
 import { dueOrders, findOrder, markOrderExpired, orderLines, postponeSweep } from './orders.repository.ts';
 import { stockLinesOf } from './orders.views.ts';
 import { applyProviderEvent, type ProviderEventDeps } from './provider-events.service.ts';
+import { reportIfOutage } from '../db/errors.ts';
 
 export const EXPIRY_BATCH = 50;
 /** An order the sweep could not settle is looked at again after this, doubling up to the maximum. */
@@ -39,14 +40,15 @@ export async function expireOrders(deps: ProviderEventDeps, batch = EXPIRY_BATCH
     try {
       outcome = await sweepOne(deps, order.store_id, order.id);
     } catch (error) {
-      deps.log.warn(
-        {
-          err: error instanceof Error ? error.message : error,
-          orderId: order.id,
-          attempt: order.sweep_attempts + 1,
-        },
-        'could not settle an overdue order; trying it again later',
-      );
+      if (!reportIfOutage(deps.log, error, { orderId: order.id }))
+        deps.log.warn(
+          {
+            err: error instanceof Error ? error.message : error,
+            orderId: order.id,
+            attempt: order.sweep_attempts + 1,
+          },
+          'could not settle an overdue order; trying it again later',
+        );
       outcome = 'postponed';
     }
     if (outcome === 'expired') expired += 1;

@@ -9,6 +9,7 @@ import {
   pendingRefundWithPayment,
   updateRefund,
 } from './refunds.repository.ts';
+import { reportIfOutage } from '../db/errors.ts';
 
 export { RECONCILE_AFTER_MS } from './refunds.service.ts';
 
@@ -38,10 +39,11 @@ export async function reconcileRefunds(deps: ProviderEventDeps): Promise<Reconci
       if (await reconcileOne(deps, refund.store_id, refund.id)) settled += 1;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      deps.log.warn(
-        { err: message, refundId: refund.id },
-        'refund reconciliation failed; asking again later',
-      );
+      if (!reportIfOutage(deps.log, error, { refundId: refund.id }))
+        deps.log.warn(
+          { err: message, refundId: refund.id },
+          'refund reconciliation failed; asking again later',
+        );
       const at = new Date(deps.clock.now().getTime() + backoffMs(2, RECONCILE_AFTER_MS, RECHECK_MAX_MS));
       await countReconcileError(deps.db, refund, message.slice(0, 1000), at);
     }

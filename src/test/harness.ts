@@ -93,6 +93,7 @@ export async function openTestDatabase(options: Pick<OpenOptions, 'instrument'> 
       kysely: db.kysely,
       onReadChange: db.onReadChange,
       poolStats: db.poolStats,
+      ping: db.ping,
       close: () => db.close(),
       url: null,
     };
@@ -111,6 +112,7 @@ export async function openTestDatabase(options: Pick<OpenOptions, 'instrument'> 
     kysely: db.kysely,
     onReadChange: db.onReadChange,
     poolStats: db.poolStats,
+    ping: db.ping,
     url: url.href,
     async close() {
       await db.close();
@@ -290,6 +292,7 @@ export function observedDb(db: TestDb, plugin: KyselyPlugin): Db {
     kysely: db.kysely.withPlugin(plugin),
     onReadChange: db.onReadChange,
     poolStats: db.poolStats,
+    ping: db.ping,
     close: () => Promise.resolve(),
   };
 }

@@ -1,5 +1,6 @@
 import type { Log } from '../lib/log.ts';
 import pg from 'pg';
+import { reportIfOutage } from '../db/errors.ts';
 
 /**
  * A wake-up flag a loop can sleep on: `notify()` ends the current `wait()` at once, or makes the
@@ -89,10 +90,12 @@ export class NotificationListener {
       await client.connect();
       await client.query(`LISTEN ${this.#channel}`);
     } catch (error) {
-      this.#log.warn(
-        { err: (error as Error).message },
-        'webhook LISTEN connection failed; polling meanwhile',
-      );
+      // While the database is away this fails every 5 s: logged with the outage, throttled.
+      if (!reportIfOutage(this.#log, error))
+        this.#log.warn(
+          { err: (error as Error).message },
+          'webhook LISTEN connection failed; polling meanwhile',
+        );
       drop();
       return;
     }

@@ -1,0 +1,194 @@
+/**
+ * Bounds on what the PostgreSQL pool may cost a caller (decision `database-faults`):
+ *
+ * - the server cancels a statement that runs longer than `statement_timeout` (set per connection
+ *   at its start-up, no round trip), and the error answers 503 like any outage;
+ * - a statement whose answer does not come at all (a stalled server, a network that went silent)
+ *   fails on the client after that bound plus {@link DEADLINE_MARGIN_MS}: its connection is closed,
+ *   so the pool can never hand it out again;
+ * - a request's database work, all of it (waiting for a pooled connection, every statement, the
+ *   statements of its error path), ends within the same deadline counted from the request's start
+ *   ({@link runAsRequest}): a request fails with 503 within it instead of waiting for one bound
+ *   after another;
+ * - a statement that failed because its connection is gone (PostgreSQL terminated the session, the
+ *   socket broke) closes the connection before the failure reaches the caller, who then gives the
+ *   client back to the pool: the pool drops a client that is ending instead of keeping it idle.
+ *   Without this, a session terminated during a statement outside a transaction went back to the
+ *   pool before pg noticed the socket's end, and the next caller's statement failed on it with
+ *   "Connection terminated unexpectedly".
+ *
+ * A BEGIN kept for the next statement and a COMMIT sent with the last one (./pg-transactions.ts)
+ * travel in that statement's message group, under its bound; a COMMIT or ROLLBACK sent alone is a
+ * statement of its own, bounded the same way.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type pg from 'pg';
+import { DatabaseDeadlineError, isDatabaseUnavailable } from './errors.ts';
+
+/**
+ * How much longer than the statement bound the client waits for an answer before it closes the
+ * connection: time for the server's own cancellation (a 57014 error, the connection kept) to arrive.
+ */
+export const DEADLINE_MARGIN_MS = 2000;
+
+/** An HTTP request whose database work is bounded from its start, until it is answered. */
+export interface RequestScope {
+  readonly startedAt: number;
+  answered: boolean;
+}
+const requests = new AsyncLocalStorage<RequestScope>();
+
+/** A scope for a request starting now. */
+export function requestScope(): RequestScope {
+  return { startedAt: performance.now(), answered: false };
+}
+
+/**
+ * Runs `next` (the rest of a request's hooks and its handler) as work of `scope`: the statements it
+ * sends until the request is answered share one deadline. What runs after the answer (work the
+ * request left behind) is bounded per statement only.
+ */
+export function runAsRequest(scope: RequestScope, next: () => void): void {
+  requests.run(scope, next);
+}
+
+/** Milliseconds the current request's database work has left under `deadlineMs`; Infinity outside one. */
+function requestTimeLeft(deadlineMs: number): number {
+  const scope = requests.getStore();
+  if (scope === undefined || scope.answered) return Number.POSITIVE_INFINITY;
+  return scope.startedAt + deadlineMs - performance.now();
+}
+
+const REQUEST_WORK = "the request's database work did not end";
+
+/** Closes `client` now; the pool removes a client that is ending when it is released. */
+function discard(client: pg.ClientBase): void {
+  (client as pg.Client).end().catch(() => undefined);
+}
+
+/**
+ * Whether the connection under a failed statement is gone or cannot be trusted with another
+ * statement: the server ended the session (severity FATAL or PANIC), or the error came from the
+ * socket or the client rather than from the server (no severity), as a lost connection does.
+ */
+function connectionLost(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const severity = (error as { severity?: unknown }).severity;
+  if (severity === 'FATAL' || severity === 'PANIC') return true;
+  return severity === undefined && isDatabaseUnavailable(error);
+}
+
+/** `pending`, or `late()`'s error after `ms` (then `onLate` closes what the late answer would use). */
+function within<T>(pending: Promise<T>, ms: number, onLate: () => void, late: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      onLate();
+      reject(late());
+    }, ms);
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: Error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Wraps `client.query` (outermost): each statement answers within `deadlineMs`, and within what
+ * its request has left of it, or its connection is closed (null: no deadline, for the CLI's long
+ * work); a statement that failed with its connection closes it before the caller sees the failure.
+ */
+export function boundStatements(client: pg.ClientBase, deadlineMs: number | null): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((...args: unknown[]) => {
+    const left = deadlineMs === null ? Number.POSITIVE_INFINITY : requestTimeLeft(deadlineMs);
+    if (left <= 0) {
+      // Nothing is sent; the connection goes, in case a transaction is open on it.
+      discard(client);
+      return Promise.reject(new DatabaseDeadlineError(deadlineMs!, REQUEST_WORK));
+    }
+    const result = query(...args);
+    if (typeof (result as Promise<unknown> | undefined)?.then !== 'function') return result;
+    const pending = (result as Promise<unknown>).catch((error: unknown) => {
+      if (connectionLost(error)) discard(client);
+      throw error;
+    });
+    if (deadlineMs === null) return pending;
+    return left < deadlineMs
+      ? within(
+          pending,
+          left,
+          () => discard(client),
+          () => new DatabaseDeadlineError(deadlineMs, REQUEST_WORK),
+        )
+      : within(
+          pending,
+          deadlineMs,
+          () => discard(client),
+          () => new DatabaseDeadlineError(deadlineMs),
+        );
+  }) as typeof client.query;
+}
+
+/** Gives a client the pool hands over after its caller stopped waiting straight back. */
+function releaseWhenAcquired(acquiring: Promise<pg.PoolClient>): void {
+  acquiring.then(
+    (late) => late.release(),
+    () => undefined,
+  );
+}
+
+/**
+ * Bounds the wait for a pooled connection of a request by what its database work has left
+ * (`pool.connect()` as Kysely calls it; the pool's own callers pass a callback and are left alone).
+ */
+export function boundAcquisition(pool: pg.Pool, deadlineMs: number | null): void {
+  if (deadlineMs === null) return;
+  const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<pg.PoolClient> | undefined;
+  pool.connect = ((callback?: unknown) => {
+    if (callback !== undefined) return connect(callback);
+    const left = requestTimeLeft(deadlineMs);
+    if (left === Number.POSITIVE_INFINITY) return connect();
+    if (left <= 0) return Promise.reject(new DatabaseDeadlineError(deadlineMs, REQUEST_WORK));
+    const acquiring = connect()!;
+    return within(
+      acquiring,
+      left,
+      () => releaseWhenAcquired(acquiring),
+      () => new DatabaseDeadlineError(deadlineMs, REQUEST_WORK),
+    );
+  }) as typeof pool.connect;
+}
+
+/**
+ * Readiness on PostgreSQL: a pooled connection answers `SELECT 1` within `timeoutMs` in all (the
+ * wait for a connection included), or it fails with a {@link DatabaseDeadlineError}; a connection
+ * that did not answer in time is closed.
+ */
+export async function pingPool(pool: pg.Pool, timeoutMs: number): Promise<void> {
+  const started = performance.now();
+  const late = (): Error => new DatabaseDeadlineError(timeoutMs);
+  const acquiring = pool.connect();
+  const client = await within(acquiring, timeoutMs, () => releaseWhenAcquired(acquiring), late);
+  try {
+    const left = Math.max(1, timeoutMs - (performance.now() - started));
+    await within(client.query('SELECT 1'), left, () => discard(client), late);
+  } finally {
+    client.release();
+  }
+}
+
+/** Readiness on the embedded database: `probe` resolves within `timeoutMs` or fails. */
+export async function pingWithin(probe: Promise<unknown>, timeoutMs: number): Promise<void> {
+  await within(
+    probe,
+    timeoutMs,
+    () => undefined,
+    () => new DatabaseDeadlineError(timeoutMs),
+  );
+}
