@@ -13,6 +13,7 @@ import { databaseOptions } from '../runtime.ts';
 import { openBlankPostgres, skipUnlessPostgres } from '../test/harness.ts';
 import { startTcpProxy, type TcpProxy } from '../test/tcp-proxy.ts';
 import { DEADLINE_MARGIN_MS, requestScope, runAsRequest } from './bounds.ts';
+import { COMMIT_MARK } from './pg-transactions.ts';
 import { openDatabase, type Db } from './database.ts';
 import { DatabaseDeadlineError, isDatabaseUnavailable } from './errors.ts';
 
@@ -136,6 +137,23 @@ describe('the PostgreSQL pool', { skip: skipUnlessPostgres }, () => {
     assert.match(failed.message, new RegExp(`did not answer within ${100 + DEADLINE_MARGIN_MS} ms`));
     assert.ok(isDatabaseUnavailable(failed));
     assert.notEqual(await backendPid(db.kysely), pid, 'a new session, not the stalled one');
+  });
+
+  test('the deadline covers a BEGIN sent with the first statement and a COMMIT sent with the last', async () => {
+    const db = await open({ statementTimeoutMs: 100, viaProxy: true });
+    await sql`CREATE TABLE IF NOT EXISTS bounded (id int PRIMARY KEY)`.execute(admin.kysely);
+    const pid = await backendPid(db.kysely);
+    const failed = await whileStalled(proxy, () =>
+      db.kysely.transaction().execute(async (trx) => {
+        // One message group: BEGIN, the insert and COMMIT (the mark), under one Sync.
+        await sql`INSERT INTO bounded VALUES (1) ${sql.raw(COMMIT_MARK)}`.execute(trx);
+      }),
+    );
+    assert.ok(failed instanceof DatabaseDeadlineError, String(failed));
+    assert.notEqual(await backendPid(db.kysely), pid, 'a new session');
+    // Whatever the stalled group did, the table is consistent and the pool serves.
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM bounded`.execute(db.kysely);
+    assert.ok(rows[0]!.n <= 1);
   });
 
   test("a request's database work shares one deadline from the request's start", async () => {

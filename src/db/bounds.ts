@@ -61,8 +61,14 @@ function requestTimeLeft(deadlineMs: number): number {
 
 const REQUEST_WORK = "the request's database work did not end";
 
+/** Clients closed here: a transaction open on one ended with its connection. */
+const closed = new WeakSet<pg.ClientBase>();
+const ROLLBACK = /^\s*rollback\s*;?\s*$/i;
+const rolledBack = { command: 'ROLLBACK', rowCount: null, oid: 0, rows: [], fields: [] };
+
 /** Closes `client` now; the pool removes a client that is ending when it is released. */
 function discard(client: pg.ClientBase): void {
+  closed.add(client);
   (client as pg.Client).end().catch(() => undefined);
 }
 
@@ -106,6 +112,11 @@ function within<T>(pending: Promise<T>, ms: number, onLate: () => void, late: ()
 export function boundStatements(client: pg.ClientBase, deadlineMs: number | null): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   client.query = ((...args: unknown[]) => {
+    // The ROLLBACK of a transaction whose connection was closed here: the server rolled it back
+    // when the connection ended, and the caller keeps the error that ended it.
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | null)?.text;
+    if (closed.has(client) && typeof text === 'string' && ROLLBACK.test(text))
+      return Promise.resolve(rolledBack);
     const left = deadlineMs === null ? Number.POSITIVE_INFINITY : requestTimeLeft(deadlineMs);
     if (left <= 0) {
       // Nothing is sent; the connection goes, in case a transaction is open on it.
