@@ -686,6 +686,28 @@ describe('additive changes', () => {
     });
   }
 
+  test('a new maximum on a number is breaking below 2^53 − 1 and not at it (no client relies on a larger JSON integer)', () => {
+    const unbounded = changed(components, (d) => {
+      delete at(d, 'components', 'parameters', 'Limit', 'schema').maximum;
+    });
+    const bounded = (maximum: number) =>
+      compareContracts(
+        snapshot(unbounded),
+        snapshot(
+          changed(unbounded, (d) => (at(d, 'components', 'parameters', 'Limit', 'schema').maximum = maximum)),
+        ),
+      );
+    assert.deepEqual(bounded(Number.MAX_SAFE_INTEGER).breaking, []);
+    assert.ok(
+      bounded(Number.MAX_SAFE_INTEGER).additive.includes(
+        `${PRODUCTS} query parameter "limit": new maximum 9007199254740991`,
+      ),
+    );
+    assert.deepEqual(bounded(Number.MAX_SAFE_INTEGER - 1).breaking, [
+      `${PRODUCTS} query parameter "limit": new maximum 9007199254740990`,
+    ]);
+  });
+
   test('rewritten descriptions, summaries, titles and examples are no change', () => {
     for (const document of [inline, components]) {
       const rewritten = rewriteText(document);

@@ -211,6 +211,12 @@ function compareValues(
 
 /** Bounds a request value must stay under: lowering one (or adding one) rejects values sent before. */
 const UPPER_BOUNDS = ['maxLength', 'maxItems', 'maxProperties', 'maximum', 'exclusiveMaximum'];
+/**
+ * What an absent upper bound means where it is not infinite: a JSON number is exact only up to
+ * 2^53 − 1 (I-JSON, RFC 7493 § 2.2), so no client can rely on a larger one being taken, and a new
+ * `maximum` at or above it rejects nothing a client could send.
+ */
+const IMPLICIT_UPPER_BOUNDS: Record<string, number> = { maximum: Number.MAX_SAFE_INTEGER };
 /** Bounds a request value must stay over, with the value their absence means. */
 const LOWER_BOUNDS: Record<string, number> = {
   minLength: 0,
@@ -243,7 +249,8 @@ function compareConstraints(
   for (const keyword of UPPER_BOUNDS) {
     const was = numberOf(before.get(keyword));
     const is = numberOf(after.get(keyword));
-    if (is !== undefined && (was === undefined || is < was)) {
+    const ceiling = was ?? IMPLICIT_UPPER_BOUNDS[keyword];
+    if (is !== undefined && (ceiling === undefined || is < ceiling)) {
       breaking(
         comparison,
         attribute(
@@ -252,7 +259,8 @@ function compareConstraints(
         ),
       );
     } else if (was !== is) {
-      additive(comparison, attribute(path, loosened(keyword, was, is, 'raised')));
+      const change = was === undefined ? `new ${keyword} ${is}` : loosened(keyword, was, is, 'raised');
+      additive(comparison, attribute(path, change));
     }
   }
   for (const [keyword, floor] of Object.entries(LOWER_BOUNDS)) {

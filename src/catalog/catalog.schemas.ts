@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { PageQuery, PageQueryWith } from '../http/schemas.ts';
+import { MAX_QUERY_INTEGER, PageQuery, PageQueryWith } from '../http/schemas.ts';
 
 const Amount = Type.Integer({
   minimum: 0,
@@ -147,13 +147,15 @@ const SearchFilters = {
   minPrice: Type.Optional(
     Type.Integer({
       minimum: 0,
-      description: 'Only products with a variant at this price or above (minor units).',
+      maximum: MAX_QUERY_INTEGER,
+      description: 'Only products with a variant at this price or above (minor units; at most 2^53 − 1).',
     }),
   ),
   maxPrice: Type.Optional(
     Type.Integer({
       minimum: 0,
-      description: 'Only products with a variant at this price or below (minor units).',
+      maximum: MAX_QUERY_INTEGER,
+      description: 'Only products with a variant at this price or below (minor units; at most 2^53 − 1).',
     }),
   ),
   available: Type.Optional(
@@ -483,7 +485,10 @@ const Condition = Type.Object(
   {
     field: Type.Union([Type.Literal('tag'), Type.Literal('title'), Type.Literal('priceAmount')]),
     op: Type.Union([Type.Literal('eq'), Type.Literal('contains'), Type.Literal('gt'), Type.Literal('lt')]),
-    value: Type.Union([Type.String({ maxLength: 200 }), Type.Integer({ minimum: 0 })]),
+    value: Type.Union([
+      Type.String({ maxLength: 200 }),
+      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    ]),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { AddressInputSchema, AddressSchema, MoneySchema } from '../http/schemas.ts';
+import { AddressInputSchema, AddressSchema, MoneySchema, PageQuery } from '../http/schemas.ts';
 import { AdminOrderSchema } from '../orders/orders.schemas.ts';
 
 /** The customer wire schemas (D44), Storefront and Admin. */
@@ -124,8 +124,7 @@ export const AdminCustomersQuerySchema = Type.Object(
       }),
     ),
     hasAccount: Type.Optional(Type.Boolean({ description: 'Accounts only (true) or guests only (false).' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1 })),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    ...PageQuery.properties,
   },
   { additionalProperties: false },
 );

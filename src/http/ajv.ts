@@ -30,21 +30,39 @@ interface ValidateFunction {
   errors?: AjvTypes.ErrorObject[] | null;
 }
 
-/** Names of the top-level properties of an object schema that are integers or numbers. */
-function numericProperties(schema: unknown): string[] {
-  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+interface PropertySchema {
+  type?: unknown;
+  format?: unknown;
+  items?: { format?: unknown };
+}
+
+/** Names of the top-level properties of an object schema that match `test`. */
+function propertiesWhere(schema: unknown, test: (property: PropertySchema) => boolean): string[] {
+  const properties = (schema as { properties?: Record<string, PropertySchema> }).properties ?? {};
   return Object.entries(properties)
-    .filter(([, property]) => property.type === 'integer' || property.type === 'number')
+    .filter(([, property]) => test(property))
     .map(([name]) => name);
 }
 
+const isNumeric = (property: PropertySchema) => property.type === 'integer' || property.type === 'number';
+const isUuid = (property: PropertySchema) => property.format === 'uuid' || property.items?.format === 'uuid';
+
 /**
  * Text parts (query, path, headers) are coerced to numbers by Ajv, which would also read `1e2`,
- * `0x10` or ` 5` as numbers. Each numeric value must first be written as a canonical integer.
+ * `0x10` or ` 5` as numbers: each numeric value must first be written as a canonical integer. A
+ * UUID is taken in either case and goes on in lower case, the form the service writes and stores
+ * (decision `canonical-text-parameters`): `/media/{storeId}/…` names a directory by it, and no
+ * comparison after the schema has to think of case.
  */
-function canonicalNumbers(validate: ValidateFunction, numeric: string[]): ValidateFunction {
+function canonicalText(validate: ValidateFunction, numeric: string[], uuids: string[]): ValidateFunction {
   const wrapped: ValidateFunction = (data) => {
     const values = (data ?? {}) as Record<string, unknown>;
+    for (const name of uuids) {
+      const value = values[name];
+      if (typeof value === 'string') values[name] = value.toLowerCase();
+      else if (Array.isArray(value))
+        values[name] = value.map((item: unknown) => (typeof item === 'string' ? item.toLowerCase() : item));
+    }
     for (const name of numeric) {
       const value = values[name];
       if (typeof value === 'string' && !CANONICAL_INTEGER.test(value)) {
@@ -82,7 +100,7 @@ function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
 /**
  * Bodies are validated strictly (no type coercion: `"2"` is not a quantity); query strings, path
  * parameters and headers arrive as text and are coerced to the schema's types, numbers only from
- * canonical decimal integers. Each validator is compiled on its first use unless `eager` (decision
+ * canonical decimal integers, UUIDs to lower case. Each validator is compiled on its first use unless `eager` (decision
  * `lazy-schema-compilation`): compiling all of them at start-up took a third of it, and most are
  * rarely or never used by one process.
  */
@@ -92,8 +110,9 @@ export function createValidatorCompiler(options: { eager?: boolean } = {}): Fast
   const compile: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
     if (httpPart === 'body') return body.compile(schema as object);
     const validate = text.compile(schema as object);
-    const numeric = numericProperties(schema);
-    return numeric.length === 0 ? validate : canonicalNumbers(validate, numeric);
+    const numeric = propertiesWhere(schema, isNumeric);
+    const uuids = propertiesWhere(schema, isUuid);
+    return numeric.length + uuids.length === 0 ? validate : canonicalText(validate, numeric, uuids);
   };
   if (options.eager) return compile;
   return (route) => compiledOnFirstUse(() => compile(route) as ValidateFunction);

@@ -20,6 +20,11 @@ import {
 } from '../test/harness.ts';
 import { webhookTestConfig } from '../webhooks/webhooks.test-support.ts';
 
+/** A 1 × 1 PNG, uploaded so that media URLs in requests name a real file. */
+const PNG_1X1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAADElEQVQImWM4E2oMAANFAVWNHRN+AAAAAElFTkSuQmCC',
+  'base64',
+);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 3200);
 const PARALLEL = 8;
@@ -50,6 +55,7 @@ class Rng {
 interface Schema {
   type?: string | string[];
   format?: string;
+  pattern?: string;
   properties?: Record<string, Schema>;
   required?: string[];
   items?: Schema;
@@ -87,6 +93,9 @@ interface Pools {
   uuids: string[];
   slugs: string[];
   refs: string[];
+  /** The store's id (media URLs name it) and an uploaded image's `<sha256>.<ext>`. */
+  storeId: string;
+  files: string[];
 }
 
 const HOSTILE_STRINGS = [
@@ -127,6 +136,13 @@ const HOSTILE_VALUES: unknown[] = [
   { constructor: { prototype: { polluted: true } } },
   ...HOSTILE_STRINGS,
 ];
+/** Past the largest integer JSON holds exactly (2^53 − 1), and past PostgreSQL's bigint. */
+const HUGE_NUMBERS = [
+  '9007199254740992',
+  '9007199254740993',
+  '99999999999999999999',
+  '-99999999999999999999',
+];
 const QUERY_NUMBERS = [
   '0',
   '-1',
@@ -134,7 +150,8 @@ const QUERY_NUMBERS = [
   '20',
   '100',
   '101',
-  '9007199254740993',
+  '9007199254740991',
+  ...HUGE_NUMBERS,
   '1e2',
   '0x10',
   ' 5',
@@ -260,10 +277,18 @@ function pathValue(parameter: Parameter, rng: Rng, pools: Pools): string {
   const roll = rng.next();
   if (roll < 0.2) return rng.pick(ODD_SEGMENTS); // already percent-encoded (or not) on purpose
   if (roll < 0.35) return encodeURIComponent(rng.pick(HOSTILE_STRINGS.filter((s) => s.isWellFormed())));
-  if (parameter.schema.format === 'uuid') return rng.chance(0.8) ? rng.pick(pools.uuids) : randomUUID();
+  if (parameter.name === 'storeId' && rng.chance(0.8)) return caseOf(pools.storeId, rng);
+  if (parameter.name === 'file' && rng.chance(0.8)) return rng.pick(pools.files);
+  if (parameter.schema.format === 'uuid')
+    return caseOf(rng.chance(0.8) ? rng.pick(pools.uuids) : randomUUID(), rng);
   if (parameter.name === 'provider') return rng.pick(['sandbox', 'stripe', 'nope']);
   if (parameter.name === 'ref') return rng.pick([...pools.refs, 'pi_sbx_nope']);
   return encodeURIComponent(rng.pick(pools.slugs));
+}
+
+/** A UUID as a client may write it: mostly lower case, sometimes upper case (both are the same id). */
+function caseOf(uuid: string, rng: Rng): string {
+  return rng.chance(0.25) ? uuid.toUpperCase() : uuid;
 }
 
 function queryValue(parameter: Parameter, rng: Rng, pools: Pools): string {
@@ -313,7 +338,7 @@ async function headersFor(op: Operation, rng: Rng, creds: Credentials): Promise<
 let t: TestApp;
 let base = '';
 let creds: Credentials;
-const pools: Pools = { uuids: [], slugs: [], refs: [] };
+const pools: Pools = { uuids: [], slugs: [], refs: [], storeId: '', files: [] };
 
 /** Fixtures: a store with one of everything, so ids in requests are often real. */
 before(async () => {
@@ -404,6 +429,17 @@ before(async () => {
   );
   pools.slugs.push('fuzz', 'main', 'hero', 'about', 'FUZZ10', 'US', String(shop.store.slug));
   pools.refs.push(payment.ref);
+  pools.storeId = shop.store.id;
+  const form = new FormData();
+  form.append('file', new Blob([PNG_1X1]), 'pixel.png');
+  const media = (await (
+    await fetch(`${base}/admin/v1/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${shop.staffToken}` },
+      body: form,
+    })
+  ).json()) as { url: string };
+  pools.files.push(media.url.split('/').pop()!);
 });
 after(() => t.close());
 
@@ -471,10 +507,7 @@ function formBody(value: unknown): string {
   return new URLSearchParams(fields).toString();
 }
 
-async function request(
-  op: Operation,
-  rng: Rng,
-): Promise<{ status: number; type: string; body: string; url: string; html: boolean }> {
+async function request(op: Operation, rng: Rng): Promise<Answer> {
   let url = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
     const parameter = op.parameters.find((p) => p.in === 'path' && p.name === name) ?? {
       name,
@@ -507,6 +540,15 @@ async function request(
   } else if (bodyAllowed && rng.chance(0.2)) {
     headers['content-type'] = 'application/json'; // a bodyless request declaring JSON
   }
+  return send(op, url, headers, body);
+}
+
+async function send(
+  op: Operation,
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<Answer> {
   const response = await fetch(`${base}${url}`, {
     method: op.method,
     headers,
@@ -519,6 +561,43 @@ async function request(
     url: `${op.method} ${url}`,
     html: op.html,
   };
+}
+
+interface Answer {
+  status: number;
+  type: string;
+  body: string;
+  url: string;
+  html: boolean;
+}
+
+/** What is wrong with an answer: a 5xx, an error that is not problem+json (or an HTML page's), a stack. */
+function badAnswer(answer: Answer): string[] {
+  const failures: string[] = [];
+  if (answer.status >= 500) failures.push(`${answer.status} ${answer.url}: ${answer.body.slice(0, 200)}`);
+  else if (answer.status >= 400 && answer.html && answer.type.startsWith('text/html')) {
+    // An HTML page's error (errors raised before routing, e.g. bad percent-encoding, stay problems).
+    if (!answer.body.startsWith('<!doctype html>'))
+      failures.push(`${answer.status} not an HTML page ${answer.url}: ${answer.body.slice(0, 200)}`);
+  } else if (answer.status >= 400) {
+    let problem: { title?: unknown; status?: unknown } = {};
+    try {
+      problem = JSON.parse(answer.body) as typeof problem;
+    } catch {
+      // reported below
+    }
+    if (
+      !answer.type.startsWith('application/problem+json') ||
+      typeof problem.title !== 'string' ||
+      problem.status !== answer.status
+    ) {
+      failures.push(
+        `${answer.status} not problem+json (${answer.type}) ${answer.url}: ${answer.body.slice(0, 200)}`,
+      );
+    }
+  }
+  if (/\bat \S+\.ts:\d+/.test(answer.body)) failures.push(`stack trace in ${answer.url}`);
+  return failures;
 }
 
 test(`fuzzing every operation of /openapi.json (${REQUESTS} requests, seed ${SEED}): no 5xx, every error problem+json (an HTML page's: HTML)`, async () => {
@@ -537,30 +616,7 @@ test(`fuzzing every operation of /openapi.json (${REQUESTS} requests, seed ${SEE
         const op = jobs[next++]!;
         const answer = await request(op, rng);
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-        if (answer.status >= 500)
-          failures.push(`${answer.status} ${answer.url}: ${answer.body.slice(0, 200)}`);
-        else if (answer.status >= 400 && answer.html && answer.type.startsWith('text/html')) {
-          // An HTML page's error (errors raised before routing, e.g. bad percent-encoding, stay problems).
-          if (!answer.body.startsWith('<!doctype html>'))
-            failures.push(`${answer.status} not an HTML page ${answer.url}: ${answer.body.slice(0, 200)}`);
-        } else if (answer.status >= 400) {
-          let problem: { title?: unknown; status?: unknown } = {};
-          try {
-            problem = JSON.parse(answer.body) as typeof problem;
-          } catch {
-            // reported below
-          }
-          if (
-            !answer.type.startsWith('application/problem+json') ||
-            typeof problem.title !== 'string' ||
-            problem.status !== answer.status
-          ) {
-            failures.push(
-              `${answer.status} not problem+json (${answer.type}) ${answer.url}: ${answer.body.slice(0, 200)}`,
-            );
-          }
-        }
-        if (/\bat \S+\.ts:\d+/.test(answer.body)) failures.push(`stack trace in ${answer.url}`);
+        failures.push(...badAnswer(answer));
       }
     }),
   );
@@ -574,4 +630,97 @@ test(`fuzzing every operation of /openapi.json (${REQUESTS} requests, seed ${SEE
     'some requests succeed (the fuzzer reaches the handlers)',
   );
   assert.deepEqual(failures.slice(0, 20), [], `${failures.length} bad answers`);
+});
+
+/** The values a numeric parameter is swept with: its bounds, one past each, and huge numbers. */
+function boundaryNumbers(schema: Schema): string[] {
+  const values = new Set(HUGE_NUMBERS);
+  for (const bound of [schema.minimum, schema.maximum]) {
+    if (bound === undefined) continue;
+    const exact = BigInt(bound);
+    for (const value of [exact - 1n, exact, exact + 1n]) values.add(String(value));
+  }
+  return [...values];
+}
+
+/** Credentials that pass, so that a swept value reaches the handler. */
+async function validHeaders(op: Operation): Promise<Record<string, string>> {
+  if (op.path.startsWith('/storefront/')) return { 'x-publishable-key': creds.shop.publishableKey };
+  if (op.path.startsWith('/admin/'))
+    return {
+      authorization: `Bearer ${op.path === '/admin/v1/auth/sign-out' ? await creds.spareToken() : creds.shop.staffToken}`,
+    };
+  return {};
+}
+
+test('a sweep of every operation: each numeric query parameter at, past and far past its bounds, and every UUID of a path in upper case; no 5xx, every error problem+json', async () => {
+  const doc = (await (await fetch(`${base}/openapi.json`)).json()) as Parameters<typeof operationsOf>[0];
+  const rng = new Rng(SEED);
+  const failures: string[] = [];
+  let sent = 0;
+  let upperCased = 0;
+  for (const op of operationsOf(dereferenced(doc))) {
+    const uuids = op.parameters.filter((p) => p.in === 'path' && p.schema.format === 'uuid');
+    const path = (upper: boolean) =>
+      op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
+        const parameter = op.parameters.find((p) => p.in === 'path' && p.name === name);
+        if (name === 'storeId') return upper ? pools.storeId.toUpperCase() : pools.storeId;
+        if (name === 'file') return pools.files[0]!;
+        if (parameter?.schema.format === 'uuid') {
+          const id = rng.pick(pools.uuids);
+          return upper ? id.toUpperCase() : id;
+        }
+        return parameter ? pathValue({ ...parameter, name }, new Rng(SEED), pools) : 'x';
+      });
+    const body = () => (op.body ? JSON.stringify(plausible(op.body, rng, pools)) : undefined);
+    const headers = async () => ({
+      ...(await validHeaders(op)),
+      ...(op.body
+        ? { 'content-type': op.form ? 'application/x-www-form-urlencoded' : 'application/json' }
+        : {}),
+    });
+    const urls: string[] = [];
+    if (uuids.length > 0) {
+      urls.push(path(true));
+      upperCased += 1;
+    }
+    for (const parameter of op.parameters.filter((p) => p.in === 'query')) {
+      const type = typeOf(parameter.schema);
+      if (type !== 'integer' && type !== 'number') continue;
+      for (const value of boundaryNumbers(parameter.schema))
+        urls.push(`${path(false)}?${parameter.name}=${value}`);
+    }
+    for (const url of urls) {
+      const answer = await send(op, url, await headers(), op.form ? undefined : body());
+      sent += 1;
+      failures.push(...badAnswer(answer));
+    }
+  }
+  process.stdout.write(`# sweep: ${sent} requests, ${upperCased} operations with upper-case path UUIDs\n`);
+  assert.ok(upperCased >= 50, `${upperCased} operations with a UUID in the path`);
+  assert.deepEqual(failures.slice(0, 20), [], `${failures.length} bad answers`);
+});
+
+test('every number a request can carry has a maximum, at most 2^53 − 1 (parameters and JSON bodies, at any depth)', async () => {
+  const doc = (await (await fetch(`${base}/openapi.json`)).json()) as Parameters<typeof operationsOf>[0];
+  const unbounded: string[] = [];
+  const visit = (schema: Schema | undefined, where: string, depth = 0): void => {
+    if (!schema || depth > 12) return;
+    const type = typeOf(schema);
+    if ((type === 'integer' || type === 'number') && !(schema.maximum! <= Number.MAX_SAFE_INTEGER))
+      unbounded.push(where);
+    for (const alternative of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])])
+      visit(alternative, where, depth + 1);
+    for (const [name, property] of Object.entries(schema.properties ?? {}))
+      visit(property, `${where}/${name}`, depth + 1);
+    const patterns = (schema as { patternProperties?: Record<string, Schema> }).patternProperties ?? {};
+    for (const [name, property] of Object.entries(patterns)) visit(property, `${where}/${name}`, depth + 1);
+    visit(schema.items, `${where}/[]`, depth + 1);
+  };
+  for (const op of operationsOf(dereferenced(doc))) {
+    for (const parameter of op.parameters)
+      visit(parameter.schema, `${op.method} ${op.path} ${parameter.in} ${parameter.name}`);
+    visit(op.body ?? undefined, `${op.method} ${op.path} body`);
+  }
+  assert.deepEqual(unbounded, []);
 });

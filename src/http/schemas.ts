@@ -114,12 +114,20 @@ export const problemResponses = {
   '5xx': ProblemSchema,
 };
 
+/**
+ * The largest value a numeric query parameter takes (decision `canonical-text-parameters`): the
+ * largest integer a JSON number holds exactly, well inside PostgreSQL's `bigint`. Every numeric
+ * parameter names a maximum, this one or a smaller one.
+ */
+export const MAX_QUERY_INTEGER = Number.MAX_SAFE_INTEGER;
+
 export const PageQuery = Type.Object(
   {
     limit: Type.Optional(
       Type.Integer({
         minimum: 1,
-        description: 'Page size, default 20; values above 100 are clamped to 100.',
+        maximum: MAX_QUERY_INTEGER,
+        description: 'Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100.',
       }),
     ),
     cursor: Type.Optional(

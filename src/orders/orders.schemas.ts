@@ -354,7 +354,7 @@ export type Refund = Static<typeof RefundSchema>;
 
 export const RefundBodySchema = Type.Object(
   {
-    amount: Type.Integer({ minimum: 1, description: 'Minor units.' }),
+    amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Minor units.' }),
     reason: Type.Optional(
       Type.String({
         maxLength: 500,

@@ -6259,7 +6259,7 @@ export interface operations {
   listProducts: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -6269,9 +6269,9 @@ export interface operations {
         collection?: string;
         /** @description Only products with this tag (any case). */
         tag?: string;
-        /** @description Only products with a variant at this price or above (minor units). */
+        /** @description Only products with a variant at this price or above (minor units; at most 2^53 − 1). */
         minPrice?: number;
-        /** @description Only products with a variant at this price or below (minor units). */
+        /** @description Only products with a variant at this price or below (minor units; at most 2^53 − 1). */
         maxPrice?: number;
         /** @description `true`: only products with a variant in stock (`false` is the same as leaving it out). */
         available?: boolean;
@@ -6395,9 +6395,9 @@ export interface operations {
         collection?: string;
         /** @description Only products with this tag (any case). */
         tag?: string;
-        /** @description Only products with a variant at this price or above (minor units). */
+        /** @description Only products with a variant at this price or above (minor units; at most 2^53 − 1). */
         minPrice?: number;
-        /** @description Only products with a variant at this price or below (minor units). */
+        /** @description Only products with a variant at this price or below (minor units; at most 2^53 − 1). */
         maxPrice?: number;
         /** @description `true`: only products with a variant in stock (`false` is the same as leaving it out). */
         available?: boolean;
@@ -6779,7 +6779,7 @@ export interface operations {
   listCollections: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -7021,7 +7021,7 @@ export interface operations {
   listCollectionProducts: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -7152,7 +7152,7 @@ export interface operations {
   listMenus: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -7394,7 +7394,7 @@ export interface operations {
   listPages: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -10065,7 +10065,7 @@ export interface operations {
   listCurrentCustomerOrders: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -10982,7 +10982,7 @@ export interface operations {
   adminListStaff: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -11690,7 +11690,7 @@ export interface operations {
   adminListStorefrontKeys: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -12200,7 +12200,7 @@ export interface operations {
   adminListProducts: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -13002,7 +13002,7 @@ export interface operations {
   adminListCollections: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -13285,7 +13285,7 @@ export interface operations {
   adminListCollectionProducts: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -13855,7 +13855,7 @@ export interface operations {
   adminListMenus: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -14209,7 +14209,7 @@ export interface operations {
   adminListPages: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -14563,7 +14563,7 @@ export interface operations {
   adminListRegions: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -15087,7 +15087,7 @@ export interface operations {
   adminListThemes: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -15470,7 +15470,7 @@ export interface operations {
   adminListApps: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -15673,7 +15673,7 @@ export interface operations {
   adminListWebhookEndpoints: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -16530,7 +16530,7 @@ export interface operations {
   adminListWebhookDeliveries: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -17300,7 +17300,7 @@ export interface operations {
   adminListOrders: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -18348,7 +18348,7 @@ export interface operations {
   adminListDiscounts: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -18938,7 +18938,7 @@ export interface operations {
   adminListShippingZones: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
@@ -19888,7 +19888,9 @@ export interface operations {
         q?: string;
         /** @description Accounts only (true) or guests only (false). */
         hasAccount?: boolean;
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
+        /** @description Opaque cursor from a previous page. */
         cursor?: string;
       };
       header?: never;
@@ -20236,7 +20238,7 @@ export interface operations {
   adminListPrivacyLog: {
     parameters: {
       query?: {
-        /** @description Page size, default 20; values above 100 are clamped to 100. */
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
