@@ -5,6 +5,7 @@ import { AppError, notFound, validationFailed, type FieldError } from '../lib/er
 import { recentStore } from '../stores/stores.service.ts';
 import { trackingUrlOf } from './carriers.ts';
 import { queueShippingConfirmation } from './order-mail.ts';
+import { normaliseTrackingUrl } from './tracking-url.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import type { FulfillmentCreatedData } from './orders.events.ts';
 import {
@@ -36,13 +37,13 @@ type Tx = Transaction<Database>;
 const orderNotFound = () => notFound('No order with that id in this store.');
 const fulfillmentNotFound = () => notFound('No fulfilment with that id on this order.');
 
-/** A tracking link must be a web page a buyer can open safely. */
+/** A tracking link must be a web page a buyer can open safely: kept normalised, or a field error. */
 function checkTrackingUrl(url: string | undefined, errors: FieldError[]): string | undefined {
   if (url === undefined) return undefined;
-  const trimmed = url.trim();
-  if (URL.parse(trimmed)?.protocol !== 'https:')
-    errors.push({ pointer: '/trackingUrl', detail: 'must be an https URL (the carrier’s tracking page)' });
-  return trimmed;
+  const checked = normaliseTrackingUrl(url);
+  if ('url' in checked) return checked.url;
+  errors.push({ pointer: '/trackingUrl', detail: checked.problem });
+  return undefined;
 }
 
 function statusOf(

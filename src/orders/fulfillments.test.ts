@@ -143,6 +143,78 @@ describe('fulfilments (D41)', () => {
     assert.deepEqual(await fulfilmentStatus(shop, orderId), ['unfulfilled', 'unfulfilled']);
   });
 
+  test('a tracking URL is kept normalised; credentials, control characters, quotes and other schemes are 400 at /trackingUrl, on create and on change, and nothing is written', async () => {
+    const shop = await ShopDriver.open(t);
+    const { orderId, mug, tee } = await paidOrder(shop);
+    const refusals: [string, RegExp][] = [
+      ['https://user:pass@track.example/1', /user name or password/],
+      ['https://merchant@track.example/1', /user name or password/],
+      ['https://track.example/1\r\nBcc: victim@example.com', /control characters/],
+      ['https://track.example/1\nX', /control characters/],
+      ['https://track.example/\t1', /control characters/],
+      ['https://track.example/1\u0085', /control characters/],
+      ['https://track.example/1"onmouseover="alert(1)', /quotes/],
+      ["https://track.example/1'x", /quotes/],
+      ['https://track.example/1`x', /quotes/],
+      ['https://track.example/<script>', /quotes or angle brackets/],
+      ['http://track.example/1', /https URL/],
+      ['javascript:alert(1)', /https URL/],
+      ['data:text/html,<b>x</b>', /quotes or angle brackets|https URL/],
+      ['ftp://track.example/1', /https URL/],
+      ['//track.example/1', /https URL/],
+      ['track.example/1', /https URL/],
+      ['', /https URL/],
+    ];
+    const kept = (
+      await fulfil(shop, orderId, { lines: [{ variantId: tee, quantity: 1 }] })
+    ).json<Fulfillment>();
+    for (const [trackingUrl, detail] of refusals) {
+      const created = await fulfil(shop, orderId, { lines: [{ variantId: mug, quantity: 1 }], trackingUrl });
+      const changed = await shop.admin('PATCH', `/orders/${orderId}/fulfillments/${kept.id}`, {
+        trackingUrl,
+      });
+      for (const refused of [created, changed]) {
+        assert.equal(refused.statusCode, 400, `${JSON.stringify(trackingUrl)}: ${refused.body}`);
+        const problem = refused.json<{ title: string; errors: { pointer: string; detail: string }[] }>();
+        assert.equal(problem.title, 'validation_failed');
+        assert.equal(problem.errors[0]!.pointer, '/trackingUrl', trackingUrl);
+        assert.match(problem.errors[0]!.detail, detail, JSON.stringify(trackingUrl));
+      }
+    }
+    // Nothing was written: no parcel of mugs, the kept one's link as it was.
+    const order = (await shop.admin('GET', `/orders/${orderId}`)).json<{ fulfillments: Fulfillment[] }>();
+    assert.deepEqual(
+      order.fulfillments.map((parcel) => [parcel.id, parcel.trackingUrl]),
+      [[kept.id, null]],
+    );
+
+    // What is kept is the URL as a browser reads it: host in lower case and ASCII, spaces encoded.
+    const normalised: [string, string][] = [
+      ['  HTTPS://Track.Example/Parcel 1?id=A B  \n', 'https://track.example/Parcel%201?id=A%20B'],
+      ['https://bücher.example/t/1', 'https://xn--bcher-kva.example/t/1'],
+      ['https://track.example:443/a/../b', 'https://track.example/b'],
+    ];
+    for (const [given, stored] of normalised) {
+      const changed = await shop.admin('PATCH', `/orders/${orderId}/fulfillments/${kept.id}`, {
+        trackingUrl: given,
+      });
+      assert.equal(changed.statusCode, 200, changed.body);
+      assert.equal(changed.json<Fulfillment>().trackingUrl, stored);
+    }
+    const created = await fulfil(shop, orderId, {
+      lines: [{ variantId: mug, quantity: 1 }],
+      trackingUrl: 'https://Track.Example/x y',
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal(created.json<Fulfillment>().trackingUrl, 'https://track.example/x%20y');
+    const row = await t.db.kysely
+      .selectFrom('fulfillments')
+      .select('tracking_url')
+      .where('id', '=', created.json<Fulfillment>().id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.tracking_url, 'https://track.example/x%20y');
+  });
+
   test('tracking changed, delivered; a shipped parcel cancelled (idempotent) counts no more; a delivered one is not cancelled', async () => {
     const shop = await ShopDriver.open(t);
     const { orderId, mug, tee } = await paidOrder(shop);

@@ -54,7 +54,8 @@ export const FulfillmentSchema = Type.Object(
     carrier: Type.Union([Type.String(), Type.Null()]),
     trackingNumber: Type.Union([Type.String(), Type.Null()]),
     trackingUrl: Type.Union([Type.String(), Type.Null()], {
-      description: "The carrier's tracking page: as given, or made from the number for a known carrier.",
+      description:
+        "The carrier's tracking page: as given (in its normalised form), or made from the number for a known carrier.",
     }),
     createdAt: Timestamp,
     deliveredAt: Type.Union([Timestamp, Type.Null()]),
@@ -77,7 +78,7 @@ export const FulfillmentBodySchema = Type.Object(
       Type.String({
         maxLength: 2000,
         description:
-          'An https URL. Left out with a known carrier (UPS, USPS, FedEx, DHL, Royal Mail, Canada Post, Australia Post, PostNL, La Poste, Deutsche Post) and a number: made from them.',
+          'An https URL, kept as a browser reads it (host in lower case and ASCII, spaces percent-encoded); one with a user name or password, control characters (line breaks, tabs), quotes or angle brackets is 400. Left out with a known carrier (UPS, USPS, FedEx, DHL, Royal Mail, Canada Post, Australia Post, PostNL, La Poste, Deutsche Post) and a number: made from them.',
       }),
     ),
     notifyCustomer: Type.Optional(
@@ -94,7 +95,9 @@ export const FulfillmentPatchSchema = Type.Object(
   {
     carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     trackingNumber: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    trackingUrl: Type.Optional(Type.String({ maxLength: 2000 })),
+    trackingUrl: Type.Optional(
+      Type.String({ maxLength: 2000, description: 'An https URL, checked and kept as on creation.' }),
+    ),
     status: Type.Optional(Type.Literal('delivered', { description: 'The parcel arrived.' })),
   },
   { title: 'FulfillmentChange', additionalProperties: false },

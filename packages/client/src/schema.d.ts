@@ -3754,7 +3754,7 @@ export interface components {
       lines: components['schemas']['FulfillmentLine'][];
       carrier: string | null;
       trackingNumber: string | null;
-      /** @description The carrier's tracking page: as given, or made from the number for a known carrier. */
+      /** @description The carrier's tracking page: as given (in its normalised form), or made from the number for a known carrier. */
       trackingUrl: string | null;
       /** Format: date-time */
       createdAt: string;
@@ -3765,6 +3765,7 @@ export interface components {
     FulfillmentChange: {
       carrier?: string;
       trackingNumber?: string;
+      /** @description An https URL, checked and kept as on creation. */
       trackingUrl?: string;
       /**
        * @description The parcel arrived.
@@ -4085,7 +4086,7 @@ export interface components {
       lines: components['schemas']['FulfillmentLine'][];
       carrier?: string;
       trackingNumber?: string;
-      /** @description An https URL. Left out with a known carrier (UPS, USPS, FedEx, DHL, Royal Mail, Canada Post, Australia Post, PostNL, La Poste, Deutsche Post) and a number: made from them. */
+      /** @description An https URL, kept as a browser reads it (host in lower case and ASCII, spaces percent-encoded); one with a user name or password, control characters (line breaks, tabs), quotes or angle brackets is 400. Left out with a known carrier (UPS, USPS, FedEx, DHL, Royal Mail, Canada Post, Australia Post, PostNL, La Poste, Deutsche Post) and a number: made from them. */
       trackingUrl?: string;
       /** @description Mail the buyer a shipping confirmation with the tracking link (true when left out). */
       notifyCustomer?: boolean;
