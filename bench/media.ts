@@ -12,7 +12,14 @@
  *    now read from the stored copies. Each of `--rounds` floods uses fresh images, so the rounds
  *    show whether the RSS keeps growing or stays bounded.
  *
- *   node bench/media.ts [--resizes 20] [--flood 200] [--rounds 3] [--output bench/RESULTS.md] [--no-write]
+ * 3. Large uploads (issue 42): `--large N` uploads of a 7000 × 7000 PNG of 16 bits per sample
+ *    (each a distinct gradient, about 3.5 MiB) sent at once to a fresh `storefront serve`: their
+ *    statuses and times, the server's RSS before, at its highest and after. With `--compare DIR`
+ *    the same is done on a server of that checkout (e.g. the commit before a change), in turn.
+ *    `--large-only` skips parts 1 and 2. MEDIA_MAX_PIXELS in the environment reaches the servers.
+ *
+ *   node bench/media.ts [--resizes 20] [--flood 200] [--rounds 3] [--large 3] [--large-only]
+ *                       [--compare DIR] [--output bench/RESULTS.md] [--no-write]
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -20,6 +27,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { loadSharp, resizeImage } from '../src/media/media.images.ts';
 import {
+  compareCheckout,
   freePort,
   machine,
   positiveInteger,
@@ -31,6 +39,7 @@ import {
   stopChild,
   temporaryDirectory,
   UNLIMITED_RATES,
+  type RunningServer,
 } from './lib.ts';
 
 const WIDTHS = [160, 320, 640, 960, 1280, 1920];
@@ -168,6 +177,121 @@ async function floodOnce(pid: number, urls: readonly { url: string; accept: stri
   return { counts, floodSeconds, drainSeconds, attempts, before, highest, after, cachedOk, cachedSeconds };
 }
 
+/** A 7000 × 7000 PNG of 16 bits per sample with alpha, a gradient: the upload of issue 42. */
+async function largePng(seed: number): Promise<Buffer> {
+  const sharp = await loadSharp();
+  const size = 7000;
+  const hue = (seed * 67) % 360;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}">
+    <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl(${hue},60%,70%)"/><stop offset="1" stop-color="hsl(${(hue + 90) % 360},50%,30%)"/></linearGradient></defs>
+    <rect width="${size}" height="${size}" fill="url(#g)"/></svg>`;
+  return sharp(Buffer.from(svg), { limitInputPixels: false })
+    .toColourspace('rgb16')
+    .png({ compressionLevel: 9 })
+    .toBuffer();
+}
+
+/** A fresh `storefront serve` (embedded database, demo seed for a staff token) of `checkout`. */
+async function startServer(checkout: string | undefined): Promise<{ server: RunningServer; token: string }> {
+  const port = await freePort();
+  const server = await serve(
+    {
+      ...process.env,
+      ...UNLIMITED_RATES,
+      DATA_DIR: temporaryDirectory('storefront-bench-media-'),
+      DATABASE_URL: '',
+      SEED_DEMO: '1',
+      LOG_LEVEL: 'error',
+      ADMIN_UI: '0',
+      SHOP_UI: '0',
+    },
+    port,
+    checkout === undefined ? {} : { checkout },
+  );
+  for (let i = 0; i < 100; i++) {
+    const token = /Staff token:\s+(st_\S+)/.exec(server.tail.lines.join('\n'))?.[1];
+    if (token !== undefined) return { server, token };
+    await sleep(50);
+  }
+  throw new Error(`no staff token in the output:\n${server.tail.text()}`);
+}
+
+async function uploadFile(
+  server: RunningServer,
+  token: string,
+  bytes: Buffer,
+  name: string,
+): Promise<{ status: number; body: string; seconds: number }> {
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), name);
+  const started = performance.now();
+  const response = await fetch(`${server.url}/admin/v1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  const body = await response.text();
+  return { status: response.status, body, seconds: (performance.now() - started) / 1000 };
+}
+
+interface LargeRun {
+  label: string;
+  answers: { status: number; title: string; seconds: number }[];
+  before: number;
+  highest: number;
+  after: number;
+}
+
+/** `files` uploaded at once to a fresh server of `checkout`: answers, times and the server's RSS. */
+async function largeUploads(label: string, checkout: string | undefined, files: Buffer[]): Promise<LargeRun> {
+  const { server, token } = await startServer(checkout);
+  await sleep(1000);
+  const before = rssMiB(server.pid);
+  const sampler = rssSampler(server.pid);
+  const answers = await Promise.all(
+    files.map(async (bytes, i) => {
+      const answer = await uploadFile(server, token, bytes, `large-${i}.png`);
+      const title = answer.status === 201 ? 'created' : (JSON.parse(answer.body) as { title: string }).title;
+      return { status: answer.status, title, seconds: answer.seconds };
+    }),
+  );
+  const highest = sampler.stop();
+  await sleep(1000);
+  const after = rssMiB(server.pid);
+  await stopChild(server.child);
+  return { label, answers, before, highest, after };
+}
+
+function largeTable(runs: readonly LargeRun[], count: number, bytes: number): string {
+  const mib = (n: number) => `${n.toFixed(0)} MiB`;
+  return `- Large uploads: ${count} distinct 7000 × 7000 PNGs of 16 bits per sample (RGBA, ${(bytes / 1024 / 1024).toFixed(1)} MiB each) sent at once to a fresh \`storefront serve\` (embedded database, demo seed; MEDIA_MAX_PIXELS ${process.env.MEDIA_MAX_PIXELS ?? 'unset: the default'}), RSS sampled every 20 ms
+
+| Server | Answers | Seconds (each upload) | RSS before / highest / 1 s after |
+| ------ | ------- | --------------------: | -------------------------------: |
+${runs
+  .map(
+    (run) =>
+      `| ${run.label} | ${run.answers.map((a) => `${a.status} ${a.title}`).join(', ')} | ${run.answers.map((a) => a.seconds.toFixed(1)).join(', ')} | ${mib(run.before)} / ${mib(run.highest)} / ${mib(run.after)} |`,
+  )
+  .join('\n')}
+`;
+}
+
+async function largeOnly(count: number, compare: string | null, write: { write: boolean; output: string }) {
+  const host = machine();
+  log(`bench: making ${count} 7000 × 7000 16-bit PNGs…`);
+  const files = await Promise.all(Array.from({ length: count }, (_, i) => largePng(i)));
+  const runs = [await largeUploads(`this checkout (${host.commit})`, undefined, files)];
+  if (compare !== null) runs.push(await largeUploads(`compared (${compare})`, compare, files));
+  const text = `## ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}: large uploads at once, PGlite
+
+- Date: ${host.date}
+- Machine: \`nproc\` ${host.nproc} (${host.cpu}), ${host.memory} memory; load average at start ${host.load}
+- Node ${host.node}, commit ${host.commit}
+${largeTable(runs, count, files[0]!.length)}`;
+  await publish(text, write, log);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -176,8 +300,15 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '3' },
       output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
       'no-write': { type: 'boolean', default: false },
+      large: { type: 'string', default: '3' },
+      'large-only': { type: 'boolean', default: false },
+      compare: { type: 'string' },
     },
   });
+  const large = positiveInteger('large', values.large, 1, 20);
+  const compare = compareCheckout(values.compare);
+  if (values['large-only'])
+    return largeOnly(large, compare, { write: !values['no-write'], output: values.output });
   const resizes = positiveInteger('resizes', values.resizes, 1, 10_000);
   const flood = positiveInteger('flood', values.flood, 1, 5_000);
   const rounds = positiveInteger('rounds', values.rounds, 1, 20);
@@ -192,28 +323,8 @@ async function main(): Promise<void> {
   const avifTwo = await throughput(original, 'avif', Math.max(1, Math.ceil(resizes / 2)), 2);
   log(`bench: w=640 WebP ${webpOne.toFixed(1)}/s (one at a time), ${webpTwo.toFixed(1)}/s (two)`);
 
-  const dataDir = temporaryDirectory('storefront-bench-media-');
-  const port = await freePort();
   log('bench: starting storefront serve (embedded database, demo seed)…');
-  const server = await serve(
-    {
-      ...process.env,
-      ...UNLIMITED_RATES,
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      SEED_DEMO: '1',
-      LOG_LEVEL: 'error',
-      ADMIN_UI: '0',
-      SHOP_UI: '0',
-    },
-    port,
-  );
-  let token: string | undefined;
-  for (let i = 0; i < 100 && token === undefined; i++) {
-    token = /Staff token:\s+(st_\S+)/.exec(server.tail.lines.join('\n'))?.[1];
-    if (token === undefined) await sleep(50);
-  }
-  if (token === undefined) throw new Error(`no staff token in the output:\n${server.tail.text()}`);
+  const { server, token } = await startServer(undefined);
 
   const distinct = WIDTHS.length * ACCEPTS.length;
   const uploads = Math.ceil(flood / distinct);
@@ -222,16 +333,9 @@ async function main(): Promise<void> {
     log(`bench: round ${round + 1}: uploading ${uploads} distinct 2000 × 1500 JPEGs…`);
     const urls: { url: string; accept: string }[] = [];
     for (let i = 0; i < uploads; i++) {
-      const form = new FormData();
-      const bytes = await photo(1 + round * uploads + i);
-      form.append('file', new Blob([bytes], { type: 'image/jpeg' }), `photo-${i}.jpg`);
-      const response = await fetch(`${server.url}/admin/v1/media`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}` },
-        body: form,
-      });
-      if (response.status !== 201) throw new Error(`upload: ${response.status} ${await response.text()}`);
-      const { url } = (await response.json()) as { url: string };
+      const answer = await uploadFile(server, token, await photo(1 + round * uploads + i), `photo-${i}.jpg`);
+      if (answer.status !== 201) throw new Error(`upload: ${answer.status} ${answer.body}`);
+      const { url } = JSON.parse(answer.body) as { url: string };
       for (const w of WIDTHS)
         for (const accept of ACCEPTS) urls.push({ url: `${server.url}${url}?w=${w}`, accept });
     }
@@ -242,6 +346,11 @@ async function main(): Promise<void> {
   }
   const peakFile = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1];
   await stopChild(server.child);
+
+  log(`bench: ${large} large uploads at once…`);
+  const files = await Promise.all(Array.from({ length: large }, (_, i) => largePng(i)));
+  const largeRuns = [await largeUploads(`this checkout (${host.commit})`, undefined, files)];
+  if (compare !== null) largeRuns.push(await largeUploads(`compared (${compare})`, compare, files));
 
   const mib = (n: number) => `${n.toFixed(0)} MiB`;
   const arenas = process.env.MALLOC_ARENA_MAX ? `, MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX}` : '';
@@ -273,7 +382,7 @@ ${results
   .join('\n')}
 
 - Server peak RSS since start (VmHWM, start-up and the demo seed included): ${mib(Number(peakFile) / 1024)}
-`;
+${largeTable(largeRuns, large, files[0]!.length)}`;
   await publish(text, { write: !values['no-write'], output: values.output }, log);
 }
 

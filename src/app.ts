@@ -40,7 +40,7 @@ import { overviewAdminRoutes } from './overview/overview.admin-routes.ts';
 import { customersAdminRoutes } from './customers/customers.admin-routes.ts';
 import { customersStorefrontRoutes } from './customers/customers.storefront-routes.ts';
 import { mediaAdminRoutes } from './media/media.admin-routes.ts';
-import { WorkLimiter } from './media/media.images.ts';
+import { WorkLimiter } from './media/media.limiter.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { applyProviderEvent } from './orders/provider-events.service.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
@@ -265,6 +265,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       queue: config.media.resizeQueue,
     }),
     maxBytes: config.media.maxBytes,
+    maxPixels: config.media.maxPixels,
   };
   app.addHook('onReady', () => rateLimiter.start());
   app.addHook('onClose', () => rateLimiter.close());

@@ -28,6 +28,13 @@ describe('loadConfig', () => {
     assert.deepEqual([apart.signIn, apart.customerSignIn], [7, 90]);
   });
 
+  test('MEDIA_MAX_PIXELS: 40 megapixels unless set, within 1 million and sharp’s own limit', () => {
+    assert.equal(loadConfig({}).media.maxPixels, 40_000_000);
+    assert.equal(loadConfig({ MEDIA_MAX_PIXELS: '12000000' }).media.maxPixels, 12_000_000);
+    for (const bad of ['999999', '268402690', '4e7', 'many'])
+      assert.throws(() => loadConfig({ MEDIA_MAX_PIXELS: bad }), ConfigError, bad);
+  });
+
   test('PostgreSQL turns the demo seed off unless asked for', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@db/x' }).seedDemo, false);
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@db/x', SEED_DEMO: '1' }).seedDemo, true);

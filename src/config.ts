@@ -5,7 +5,7 @@ import { boolean, ConfigError, duration, durationList, integer, read, url, type 
 import { loadEmailIdentityConfig, type EmailIdentityConfig } from './email/email.config.ts';
 import { loadPaymentsConfig, type PaymentsConfig } from './payments/payments.config.ts';
 import type { MailTransportConfig } from './mail/mail.config.ts';
-import type { MediaConfig } from './media/media.config.ts';
+import { DEFAULT_MAX_PIXELS, type MediaConfig } from './media/media.config.ts';
 import type { RateLimitConfig } from './ratelimit/ratelimit.config.ts';
 import { loadMetricsConfig, type MetricsConfig } from './observability/metrics.config.ts';
 import { loadWebhookConfig, type WebhookConfig } from './webhooks/webhooks.config.ts';
@@ -324,7 +324,7 @@ function rateLimits(env: Env): RateLimitConfig {
   });
 }
 
-/** MEDIA_*: where uploads are kept (only the local adapter is built), their size, the resize bound. */
+/** MEDIA_*: where uploads are kept (only the local adapter is built), their size and pixels, the resize bound. */
 function media(env: Env, dataDir: string): MediaConfig {
   const storage = read(env, 'MEDIA_STORAGE') ?? 'local';
   if (storage !== 'local')
@@ -333,6 +333,8 @@ function media(env: Env, dataDir: string): MediaConfig {
     storage,
     dir: path.join(dataDir, 'media'),
     maxBytes: integer(env, 'MEDIA_MAX_MB', 10, 1, 100) * 1024 * 1024,
+    // Up to sharp's own limit (16383 × 16383).
+    maxPixels: integer(env, 'MEDIA_MAX_PIXELS', DEFAULT_MAX_PIXELS, 1_000_000, 268_402_689),
     resizeConcurrency: integer(env, 'MEDIA_RESIZE_CONCURRENCY', 2, 1, 64),
     resizeQueue: integer(env, 'MEDIA_RESIZE_QUEUE', 32, 0, 10_000),
   });

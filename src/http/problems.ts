@@ -57,7 +57,10 @@ export const PROBLEMS = {
   test_delivery_not_retryable: [409, 'A test delivery is not sent again; send a new test.'],
   precondition_failed: [412, 'If-Match does not match the current ETag; read again and retry.'],
   payload_too_large: [413, 'The body exceeds 1 MiB.'],
-  image_too_large: [413, 'The uploaded image exceeds MEDIA_MAX_MB (10 MiB) or 50 megapixels.'],
+  image_too_large: [
+    413,
+    'The uploaded image exceeds MEDIA_MAX_MB (10 MiB) or MEDIA_MAX_PIXELS (40 megapixels; fewer for WebP, GIF, AVIF and 16-bit PNG).',
+  ],
   uri_too_long: [414, 'A path segment or the URL is too long.'],
   unsupported_media_type: [415, 'Bodies are application/json only (uploads: multipart/form-data).'],
   unsupported_image: [

@@ -75,7 +75,7 @@ export const mediaAdminRoutes: FastifyPluginAsyncTypebox<{ deps: MediaDeps }> = 
         tags,
         summary: 'Upload an image',
         description:
-          'A `multipart/form-data` body with exactly one file part: a JPEG, PNG, WebP, AVIF or GIF of at most MEDIA_MAX_MB (10 MiB) and 50 megapixels, checked by decoding it (its name and declared type are not believed). The same file uploaded again answers the same media. Use the id in a product’s `images`.',
+          'A `multipart/form-data` body with exactly one file part: a JPEG, PNG, WebP, AVIF or GIF of at most MEDIA_MAX_MB (10 MiB) and MEDIA_MAX_PIXELS (40 megapixels by default, read from its header before anything is decoded; fewer for WebP, GIF, AVIF and 16-bit PNG), checked by decoding it (its name and declared type are not believed). What is kept and served is its pixels alone, encoded again in its own format: no EXIF (GPS), XMP, IPTC, ICC profile, comment, text chunk or trailing bytes. The same file uploaded again answers the same media. Use the id in a product’s `images`.',
         response: { 201: MediaSchema, ...problemResponses },
       },
       onRequest: (request, _reply, done) => {

@@ -4,8 +4,8 @@ import { AppError } from '../lib/errors.ts';
 import type { MediaContentType } from './media.tables.ts';
 
 /**
- * Images through sharp (libvips): what an upload is, checked by decoding it, and its resized
- * copies. sharp is loaded on first use (decision `optional-packages-on-demand`): a process that
+ * Images through sharp (libvips): what an upload is (from its header), what is kept of it (its
+ * pixels alone, encoded again) and its resized copies. sharp is loaded on first use (decision `optional-packages-on-demand`): a process that
  * serves no image never loads libvips. Its own operation cache is off and each image is worked on
  * by one thread, so the work in flight is what `WorkLimiter` lets through (decision
  * `media-resize-bound`).
@@ -16,10 +16,21 @@ export type ImageFormat = 'jpeg' | 'png' | 'webp' | 'avif' | 'gif';
 /** The widths a resized copy may have (decision `media-widths`). */
 export const WIDTHS: readonly number[] = [160, 320, 640, 960, 1280, 1920];
 
-/** An image over this many pixels is refused, at upload and when it is decoded. */
-export const MAX_INPUT_PIXELS = 50_000_000;
+/**
+ * Bytes of memory one pixel costs while an upload is decoded and encoded again, decoder and encoder
+ * together, by format (measured on 8- and 12-megapixel images and rounded up; 16 bits per sample
+ * count twice). JPEG's is the unit of MEDIA_MAX_PIXELS: the encoder with optimised Huffman tables
+ * holds the whole image's coefficients. Decision `media-pixel-bound`.
+ */
+const BYTES_PER_PIXEL: Readonly<Record<ImageFormat, number>> = {
+  jpeg: 8,
+  png: 8,
+  webp: 13,
+  gif: 16,
+  avif: 36,
+};
 
-/** One decode or resize may take this long before sharp stops it. */
+/** One decode or resize may take this long before sharp stops it (an AVIF encode is not stopped). */
 const TIMEOUT_SECONDS = 20;
 
 export const EXTENSION: Readonly<Record<ImageFormat, string>> = {
@@ -88,21 +99,63 @@ function decodedFormat(metadata: Metadata): ImageFormat | null {
   return (['jpeg', 'png', 'webp', 'gif'] as const).find((format) => format === metadata.format) ?? null;
 }
 
-export interface InspectedImage {
+const FORMAT_NAME: Readonly<Record<ImageFormat, string>> = {
+  jpeg: 'JPEG',
+  png: 'PNG',
+  webp: 'WebP',
+  avif: 'AVIF',
+  gif: 'GIF',
+};
+
+/**
+ * The most pixels, frames included, an upload of `format` may have: `maxPixels` (MEDIA_MAX_PIXELS)
+ * for a JPEG, fewer where the work needs more memory per pixel, so that one upload never needs more
+ * than `maxPixels` JPEG pixels' worth (decision `media-pixel-bound`).
+ */
+export function pixelLimit(format: ImageFormat, sixteenBit: boolean, maxPixels: number): number {
+  const bytes = BYTES_PER_PIXEL[format] * (sixteenBit ? 2 : 1);
+  return Math.floor((maxPixels * BYTES_PER_PIXEL.jpeg) / bytes);
+}
+
+const megapixels = (pixels: number): string => `${Number((pixels / 1_000_000).toFixed(1))}`;
+
+/** What an upload's header says; nothing of its pixels is decoded to know it. */
+export interface ImageHeader {
   format: ImageFormat;
   /** As displayed: the EXIF orientation applied. */
   width: number;
   height: number;
-  /** Whether it carries EXIF, XMP or IPTC metadata (a camera's GPS position among them). */
-  metadata: boolean;
+  /** Frames of an animated GIF or WebP (1 for a still image). */
+  frames: number;
+  /** The most pixels sharp may decode for it (its `pixelLimit`). */
+  limit: number;
+  /** A PNG with a palette: kept with one (encoded again without loss). */
+  palette: boolean;
+  /** A WebP compressed without loss: kept without loss. */
+  lossless: boolean;
+}
+
+/** Whether a WebP's first image is lossless (a `VP8L` chunk before any lossy `VP8 ` one). */
+function losslessWebp(bytes: Buffer): boolean {
+  let offset = 12; // after "RIFF", the size and "WEBP"
+  while (offset + 8 <= bytes.length) {
+    const fourcc = bytes.toString('latin1', offset, offset + 4);
+    if (fourcc === 'VP8L') return true;
+    if (fourcc === 'VP8 ') return false;
+    const size = bytes.readUInt32LE(offset + 4);
+    // A frame of an animation holds its image's chunks after a 16-byte header of its own.
+    offset += fourcc === 'ANMF' ? 8 + 16 : 8 + size + (size % 2);
+  }
+  return false;
 }
 
 /**
- * What an uploaded file is: one of the five types by its first bytes, and by sharp, which reads its
- * header and then decodes every pixel (a renamed text file, another format or a file cut short is
- * 415 `unsupported_image`; more than MAX_INPUT_PIXELS is 413 `image_too_large`).
+ * What an uploaded file is, from its first bytes and its header alone (decision
+ * `media-pixel-bound`): one of the five types (its name and declared type are not believed; a
+ * renamed text file, another format or an unreadable header is 415 `unsupported_image`), within the
+ * pixels its format may have (413 `image_too_large`, before any pixel is decoded).
  */
-export async function inspectImage(bytes: Buffer): Promise<InspectedImage> {
+export async function readImageHeader(bytes: Buffer, maxPixels: number): Promise<ImageHeader> {
   const sniffed = sniffFormat(bytes);
   if (sniffed === null)
     throw unsupportedImage(`The file is not ${ACCEPTED}: its content is of another kind, whatever its name.`);
@@ -115,54 +168,64 @@ export async function inspectImage(bytes: Buffer): Promise<InspectedImage> {
   }
   if (decodedFormat(metadata) !== sniffed)
     throw unsupportedImage(`The file is not ${ACCEPTED} (it decodes as ${metadata.format}).`);
-  const pages = Math.max(1, metadata.pages ?? 1);
-  if (metadata.width * metadata.height * pages > MAX_INPUT_PIXELS)
-    throw new AppError(
-      'image_too_large',
-      413,
-      `The image is ${metadata.width}×${metadata.height} pixels${pages > 1 ? ` in ${pages} frames` : ''}; at most ${MAX_INPUT_PIXELS / 1_000_000} megapixels are taken.`,
-    );
-  try {
-    await sharp(bytes, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS })
-      .timeout({ seconds: TIMEOUT_SECONDS })
-      .stats();
-  } catch {
-    throw unsupportedImage(
-      `The file is not a whole ${CONTENT_TYPE[sniffed]} image: its pixels do not decode (it is damaged or cut short).`,
-    );
+  const animated = sniffed === 'gif' || sniffed === 'webp';
+  const frames = animated ? Math.max(1, metadata.pages ?? 1) : 1;
+  const pixels = metadata.width * metadata.height * frames;
+  const limit = pixelLimit(sniffed, metadata.depth === 'ushort', maxPixels);
+  if (pixels > limit) {
+    const size = `${metadata.width}×${metadata.height} pixels${frames > 1 ? ` in ${frames} frames` : ''}`;
+    const kind = `${metadata.depth === 'ushort' ? '16-bit ' : ''}${FORMAT_NAME[sniffed]}`;
+    const detail =
+      limit === maxPixels
+        ? `at most ${megapixels(limit)} megapixels are taken (MEDIA_MAX_PIXELS).`
+        : `${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind} is taken up to ${megapixels(limit)} megapixels (MEDIA_MAX_PIXELS is ${megapixels(maxPixels)} for JPEG; cleaning this format takes more memory per pixel). Upload it smaller, or as JPEG.`;
+    throw new AppError('image_too_large', 413, `The image is ${size}; ${detail}`);
   }
   return {
     format: sniffed,
     width: metadata.autoOrient.width,
     height: metadata.autoOrient.height,
-    metadata: Boolean(metadata.exif ?? metadata.xmp ?? metadata.iptc),
+    frames,
+    limit,
+    palette: sniffed === 'png' && metadata.isPalette,
+    lossless: sniffed === 'webp' && losslessWebp(bytes),
   };
 }
 
 /**
- * The upload without its EXIF, XMP and IPTC metadata (decision `media-without-metadata`), oriented as
- * displayed and encoded again in its own format at a high quality. What is served is public: a
- * photo's GPS position, camera serial or author must not go with it.
+ * The upload as it is kept and served (decision `media-without-metadata`): every pixel decoded
+ * (a damaged or cut-short file is 415 `unsupported_image`), oriented as displayed, turned into sRGB,
+ * and encoded again in its own format with nothing but its pixels: no EXIF (a GPS position), XMP,
+ * IPTC, ICC profile, comment, text chunk or byte after the image's end survives. Animated GIF and
+ * WebP stay animated, a palette PNG and a lossless WebP stay lossless, GIF keeps its palette.
  */
-export async function withoutMetadata(original: Buffer, format: ImageFormat): Promise<Buffer> {
+export async function cleanImage(original: Buffer, header: ImageHeader): Promise<Buffer> {
   const sharp = await loadSharp();
   const image = sharp(original, {
     failOn: 'error',
-    limitInputPixels: MAX_INPUT_PIXELS,
+    limitInputPixels: header.limit,
     autoOrient: true,
-    animated: format === 'gif' || format === 'webp',
+    animated: header.format === 'gif' || header.format === 'webp',
   }).timeout({ seconds: TIMEOUT_SECONDS });
-  switch (format) {
-    case 'avif':
-      return image.avif({ quality: 75 }).toBuffer();
-    case 'webp':
-      return image.webp({ quality: 92 }).toBuffer();
-    case 'jpeg':
-      return image.jpeg({ quality: 92 }).toBuffer();
-    case 'png':
-      return image.png().toBuffer();
-    case 'gif':
-      return image.gif().toBuffer();
+  const encoded = {
+    jpeg: () => image.jpeg({ quality: 92 }),
+    png: () => (header.palette ? image.png({ palette: true, quality: 100, dither: 0 }) : image.png()),
+    webp: () => (header.lossless ? image.webp({ lossless: true }) : image.webp({ quality: 92 })),
+    gif: () => image.gif(),
+    avif: () => image.avif({ quality: 75, effort: 2 }),
+  }[header.format]();
+  try {
+    return await encoded.toBuffer();
+  } catch (error) {
+    if (/timeout/i.test((error as Error).message))
+      throw new AppError(
+        'image_too_large',
+        413,
+        `The image could not be checked within ${TIMEOUT_SECONDS} s; upload it smaller.`,
+      );
+    throw unsupportedImage(
+      `The file is not a whole ${CONTENT_TYPE[header.format]} image: its pixels do not decode (it is damaged or cut short).`,
+    );
   }
 }
 
@@ -202,9 +265,9 @@ export async function resizeImage(
   format: ImageFormat,
 ): Promise<Buffer> {
   const sharp = await loadSharp();
+  // The upload was bounded when it was taken (`readImageHeader`); sharp's own limit guards the rest.
   const image = sharp(original, {
     failOn: 'error',
-    limitInputPixels: MAX_INPUT_PIXELS,
     autoOrient: true,
     animated: source === 'gif' || source === 'webp',
   })
@@ -221,61 +284,5 @@ export async function resizeImage(
       return image.png({ compressionLevel: 8 }).toBuffer();
     case 'gif':
       return image.gif().toBuffer();
-  }
-}
-
-export const mediaBusy = (): AppError =>
-  new AppError(
-    'media_busy',
-    503,
-    'The server is resizing as many images as it takes at once; retry after Retry-After.',
-    { headers: { 'retry-after': '1' } },
-  );
-
-/**
- * A bound on image work in one process: at most `concurrency` tasks run, at most `queue` wait for a
- * turn, and one more is refused at once (`mediaBusy`, 503 with Retry-After) instead of piling up.
- */
-export class WorkLimiter {
-  readonly #concurrency: number;
-  readonly #queue: number;
-  #running = 0;
-  readonly #waiting: (() => void)[] = [];
-  readonly #inFlight = new Map<string, Promise<unknown>>();
-
-  constructor(options: { concurrency: number; queue: number }) {
-    this.#concurrency = options.concurrency;
-    this.#queue = options.queue;
-  }
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#running < this.#concurrency) this.#running += 1;
-    else if (this.#waiting.length < this.#queue)
-      await new Promise<void>((resolve) => this.#waiting.push(resolve)); // its turn is handed over
-    else throw mediaBusy();
-    try {
-      return await task();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#running -= 1;
-    }
-  }
-
-  /**
-   * `run`, once at a time per `key`: a request for work already in flight (the same resized copy
-   * asked for by many shoppers at once) waits for that work instead of doing it again.
-   */
-  runOnce<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const running = this.#inFlight.get(key) as Promise<T> | undefined;
-    if (running) return running;
-    const started = this.run(task).finally(() => this.#inFlight.delete(key));
-    this.#inFlight.set(key, started);
-    return started;
-  }
-
-  /** Tasks running and waiting now. */
-  get load(): { running: number; waiting: number } {
-    return { running: this.#running, waiting: this.#waiting.length };
   }
 }

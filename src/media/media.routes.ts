@@ -8,6 +8,17 @@ import { openMediaFile, type MediaDeps } from './media.service.ts';
 /** A year: the longest lifetime caches honour. A URL names its bytes (their hash), so they never change. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
+/**
+ * The headers of every answer under /media, errors included (decision `media-response-headers`):
+ * opened on its own, an image (or whatever a file might pass for) is a document that may load and
+ * run nothing, in an opaque origin, shown inline and never sniffed as another type.
+ */
+export const MEDIA_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': "default-src 'none'; sandbox",
+  'content-disposition': 'inline',
+  'x-content-type-options': 'nosniff',
+};
+
 /** Serves uploaded images to anyone (an `<img>` sends no key): `GET /media/{storeId}/{sha256}.{ext}?w=`. */
 export const mediaRoutes: FastifyPluginAsyncTypebox<{
   deps: Pick<MediaDeps, 'storage' | 'limiter'>;
@@ -21,7 +32,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{
         tags: ['Media'],
         summary: 'An uploaded image, or a resized copy',
         description:
-          'Public (no key). The URL names the bytes, so the answer never changes: `Cache-Control: public, max-age=31536000, immutable` and an `ETag` (304 to `If-None-Match`). With `w` (160, 320, 640, 960, 1280 or 1920; never enlarged) a copy that wide, as AVIF when `Accept` names image/avif, else WebP when it names image/webp, else in the upload’s format (`Vary: Accept`); GIF and WebP uploads may be animated and are never sent as AVIF. A copy is made once and kept; while the server resizes as many images as it takes at once, a new copy is 503 `media_busy` with Retry-After.',
+          "Public (no key). Every answer, errors included, carries `Content-Security-Policy: default-src 'none'; sandbox`, `Content-Disposition: inline` and `X-Content-Type-Options: nosniff`. The URL names the bytes, so the answer never changes: `Cache-Control: public, max-age=31536000, immutable` and an `ETag` (304 to `If-None-Match`). With `w` (160, 320, 640, 960, 1280 or 1920; never enlarged) a copy that wide, as AVIF when `Accept` names image/avif, else WebP when it names image/webp, else in the upload’s format (`Vary: Accept`); GIF and WebP uploads may be animated and are never sent as AVIF. A copy is made once and kept; while the server resizes as many images as it takes at once, a new copy is 503 `media_busy` with Retry-After.",
         params: MediaFileParams,
         querystring: MediaFileQuery,
         response: {
@@ -34,7 +45,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{
       },
       // An error (400, 404, 503) must not be kept by a cache; a file's answer replaces this.
       onRequest: (_request, reply, done) => {
-        void reply.header('cache-control', 'no-store');
+        void reply.headers({ ...MEDIA_HEADERS, 'cache-control': 'no-store' });
         done();
       },
     },
@@ -54,7 +65,6 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{
       void reply.headers({
         'cache-control': IMMUTABLE,
         etag: file.etag,
-        'x-content-type-options': 'nosniff',
         'cross-origin-resource-policy': 'cross-origin',
         'access-control-allow-origin': '*',
         ...(file.negotiated ? { vary: 'Accept' } : {}),

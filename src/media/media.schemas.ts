@@ -19,7 +19,10 @@ export const MediaSchema = Type.Object(
       ],
       { description: 'What the file is, found by decoding it (not from its name).' },
     ),
-    bytes: Type.Integer({ minimum: 1, description: 'The size of the uploaded file.' }),
+    bytes: Type.Integer({
+      minimum: 1,
+      description: 'The size of the file kept and served: the upload encoded again, its pixels alone.',
+    }),
     createdAt: Type.String({ format: 'date-time' }),
   },
   { title: 'Media' },
@@ -32,7 +35,7 @@ export const MediaUploadSchema = Type.Object(
     file: Type.String({
       format: 'binary',
       description:
-        'The image: JPEG, PNG, WebP, AVIF or GIF, at most MEDIA_MAX_MB (10 MiB) and 50 megapixels. Exactly one file part; other fields are ignored.',
+        'The image: JPEG, PNG, WebP, AVIF or GIF, at most MEDIA_MAX_MB (10 MiB) and MEDIA_MAX_PIXELS (40 megapixels by default; fewer for WebP, GIF, AVIF and 16-bit PNG). Exactly one file part; other fields are ignored.',
     }),
   },
   { title: 'MediaUpload', required: ['file'] },
@@ -56,7 +59,7 @@ export const MediaFileQuery = Type.Object(
         minimum: 1,
         maximum: 100_000,
         description:
-          'A width for a resized copy: 160, 320, 640, 960, 1280 or 1920 (others are 400). Never enlarged. Without it, the upload as it was.',
+          'A width for a resized copy: 160, 320, 640, 960, 1280 or 1920 (others are 400). Never enlarged. Without it, the file kept at upload (its pixels alone, see the upload).',
       }),
     ),
   },

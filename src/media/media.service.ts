@@ -4,18 +4,18 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
 import {
+  cleanImage,
   CONTENT_TYPE,
   EXTENSION,
   formatOfContentType,
   formatOfExtension,
-  inspectImage,
-  withoutMetadata,
   negotiateFormat,
+  readImageHeader,
   resizeImage,
   WIDTHS,
   type ImageFormat,
-  type WorkLimiter,
 } from './media.images.ts';
+import type { WorkLimiter } from './media.limiter.ts';
 import { findMedia, findMediaByIds, insertOrFindMedia } from './media.repository.ts';
 import type { Media } from './media.schemas.ts';
 import type { MediaStorage } from './media.storage.ts';
@@ -32,6 +32,8 @@ export interface MediaDeps {
   limiter: WorkLimiter;
   /** The largest upload, bytes (MEDIA_MAX_MB). */
   maxBytes: number;
+  /** The most pixels of an upload, by its header (MEDIA_MAX_PIXELS; fewer for some formats). */
+  maxPixels: number;
 }
 
 const originalKey = (storeId: string, hash: string, format: ImageFormat) =>
@@ -55,20 +57,22 @@ function toMedia(row: MediaRow): Media {
 }
 
 /**
- * Keeps an uploaded image: decoded in full first (in the process's bound on image work), so that
- * only a whole JPEG, PNG, WebP, AVIF or GIF is kept; the same bytes uploaded again are the same
- * media. The file is stored before its row, so a row always has its file.
+ * Keeps an uploaded image: its header read first (its type, and its pixels within MEDIA_MAX_PIXELS,
+ * before a turn is waited for), then, in the process's bound on image work, every pixel decoded and
+ * encoded again without anything else (decision `media-without-metadata`): only a whole JPEG, PNG,
+ * WebP, AVIF or GIF is kept, and what is served publicly carries no GPS position, name, comment or
+ * trailing bytes. The same bytes uploaded again are the same media. The file is stored before its
+ * row, so a row always has its file.
  */
 export async function uploadMedia(
-  deps: Pick<MediaDeps, 'db' | 'storage' | 'limiter'>,
+  deps: Pick<MediaDeps, 'db' | 'storage' | 'limiter' | 'maxPixels'>,
   storeId: string,
   bytes: Buffer,
 ): Promise<{ media: Media; created: boolean }> {
   if (bytes.length === 0)
     throw validationFailed('The file is empty.', [{ pointer: '/file', detail: 'is empty' }]);
-  const image = await deps.limiter.run(() => inspectImage(bytes));
-  // What is kept is served publicly: without the photo's metadata (GPS position, camera, author).
-  const kept = image.metadata ? await deps.limiter.run(() => withoutMetadata(bytes, image.format)) : bytes;
+  const image = await readImageHeader(bytes, deps.maxPixels);
+  const kept = await deps.limiter.run(() => cleanImage(bytes, image));
   const hash = createHash('sha256').update(kept).digest('hex');
   const key = originalKey(storeId, hash, image.format);
   if (!(await deps.storage.has(key))) await deps.storage.put(key, kept);
@@ -118,7 +122,7 @@ export interface MediaFile {
 }
 
 /**
- * A file of `/media/…`: the upload as it was, or a copy `width` wide in the format the Accept header
+ * A file of `/media/…`: the file kept at upload, or a copy `width` wide in the format the Accept header
  * prefers (AVIF, else WebP, else the upload's), made once and kept in the storage. A copy is made in
  * the bound on image work: when that is full the answer is 503 `media_busy` with Retry-After.
  */

@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+import { pngChunk, startMediaTestApp, type MediaTestApp } from './media.test-support.ts';
 
 interface Media {
   id: string;
@@ -105,8 +105,11 @@ describe('uploads (POST /admin/v1/media)', () => {
       const metadata = await sharp(bytes).metadata();
       assert.equal(media.contentType, type);
       assert.deepEqual([media.width, media.height], [metadata.width, metadata.height]);
-      assert.equal(media.bytes, bytes.length);
       assert.match(media.url, new RegExp(`^/media/${shop.store.id}/[0-9a-f]{64}\\.${ext}$`));
+      // What is kept is the upload encoded again; `bytes` is its size.
+      const served = Buffer.from(await (await fetch(`${base}${media.url}`)).arrayBuffer());
+      assert.equal(media.bytes, served.length);
+      assert.equal((await sharp(served).metadata()).format, metadata.format);
 
       const read = await t.admin(shop).get(`/media/${media.id}`);
       assert.equal(read.statusCode, 200, read.body);
@@ -124,7 +127,7 @@ describe('uploads (POST /admin/v1/media)', () => {
     assert.equal(rows.length, cases.length);
   });
 
-  test('a photo of several MiB is taken (the API’s 1 MiB JSON limit does not apply); over 50 megapixels is 413', async () => {
+  test('a photo of several MiB is taken (the API’s 1 MiB JSON limit does not apply); over MEDIA_MAX_PIXELS (40 megapixels) is 413', async () => {
     const noise = await sharp({
       create: {
         width: 1200,
@@ -138,33 +141,25 @@ describe('uploads (POST /admin/v1/media)', () => {
       .toBuffer();
     assert.ok(noise.length > 2 * 1024 * 1024, `${noise.length} bytes`);
     const media = await uploaded(shop, noise, 'noise.png');
-    assert.deepEqual([media.width, media.height, media.bytes], [1200, 1000, noise.length]);
+    assert.deepEqual([media.width, media.height], [1200, 1000]);
 
     // A PNG whose header says 10,000 × 10,000: refused from the header, before any pixel is decoded.
-    const chunk = (type: string, data: Buffer) => {
-      const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-      const length = Buffer.alloc(4);
-      length.writeUInt32BE(data.length);
-      const crc = Buffer.alloc(4);
-      crc.writeUInt32BE(zlib.crc32(body));
-      return Buffer.concat([length, body, crc]);
-    };
     const header = Buffer.alloc(13);
     header.writeUInt32BE(10_000, 0);
     header.writeUInt32BE(10_000, 4);
     header.set([8, 2, 0, 0, 0], 8);
     const bomb = Buffer.concat([
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-      chunk('IHDR', header),
-      chunk('IDAT', zlib.deflateSync(Buffer.alloc(0))),
-      chunk('IEND', Buffer.alloc(0)),
+      pngChunk('IHDR', header),
+      pngChunk('IDAT', zlib.deflateSync(Buffer.alloc(0))),
+      pngChunk('IEND', Buffer.alloc(0)),
     ]);
     const problem = await refused(
       await upload(shop, [{ bytes: bomb, name: 'bomb.png' }]),
       413,
       'image_too_large',
     );
-    assert.match(problem.detail, /10000×10000 pixels; at most 50 megapixels/);
+    assert.match(problem.detail, /10000×10000 pixels; at most 40 megapixels are taken \(MEDIA_MAX_PIXELS\)/);
   });
 
   test('an EXIF orientation is applied to the size shown', async () => {
@@ -277,30 +272,19 @@ describe('uploads (POST /admin/v1/media)', () => {
 });
 
 describe('uploads over MEDIA_MAX_MB', () => {
-  let small: TestApp;
-  let smallBase: string;
-  let dir: string;
+  let small: MediaTestApp;
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-media-small-'));
-    small = await startTestApp({
-      config: {
-        media: { storage: 'local', dir, maxBytes: 1024 * 1024, resizeConcurrency: 2, resizeQueue: 8 },
-      },
-    });
-    smallBase = await small.app.listen({ port: 0, host: '127.0.0.1' });
+    small = await startMediaTestApp({ maxBytes: 1024 * 1024, resizeConcurrency: 2, resizeQueue: 8 });
   });
-  after(async () => {
-    await small.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => small.close());
 
   test('413 image_too_large, whether the length says so at once or the file runs over while it is read', async () => {
-    const shop = await createTestStore(small);
+    const shop = await createTestStore(small.t);
     const jpegHeader = Buffer.from([0xff, 0xd8, 0xff, 0xe0]);
     for (const size of [3 * 1024 * 1024, 1024 * 1024 + 4096]) {
       const form = new FormData();
       form.append('file', new Blob([jpegHeader, Buffer.alloc(size)]), 'big.jpg');
-      const response = await fetch(`${smallBase}/admin/v1/media`, {
+      const response = await fetch(`${small.base}/admin/v1/media`, {
         method: 'POST',
         headers: { authorization: `Bearer ${shop.staffToken}` },
         body: form,
@@ -308,7 +292,7 @@ describe('uploads over MEDIA_MAX_MB', () => {
       const problem = await refused(response, 413, 'image_too_large');
       assert.match(problem.detail, /larger than 1 MiB.*MEDIA_MAX_MB/);
     }
-    assert.deepEqual(fs.readdirSync(dir), [], 'nothing kept');
+    assert.deepEqual(fs.readdirSync(small.t.config.media.dir), [], 'nothing kept');
   });
 });
 
@@ -321,7 +305,7 @@ describe('serving (GET /media/{storeId}/{hash}.{ext})', () => {
   });
   const hashOf = (media: Media) => /([0-9a-f]{64})\./.exec(media.url)![1]!;
 
-  test('the upload as it was: immutable for a year, its hash as ETag, 304 to If-None-Match, no key needed', async () => {
+  test('the file kept at upload: immutable for a year, its hash as ETag, 304 to If-None-Match, no key needed', async () => {
     const response = await get(photo.url);
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('content-type'), 'image/jpeg');
@@ -414,28 +398,17 @@ describe('serving (GET /media/{storeId}/{hash}.{ext})', () => {
 });
 
 describe('the bound on resizing work', () => {
-  let busy: TestApp;
-  let busyBase: string;
-  let dir: string;
+  let busy: MediaTestApp;
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-media-busy-'));
-    busy = await startTestApp({
-      config: {
-        media: { storage: 'local', dir, maxBytes: 10 * 1024 * 1024, resizeConcurrency: 1, resizeQueue: 2 },
-      },
-    });
-    busyBase = await busy.app.listen({ port: 0, host: '127.0.0.1' });
+    busy = await startMediaTestApp({ resizeConcurrency: 1, resizeQueue: 2 });
   });
-  after(async () => {
-    await busy.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => busy.close());
 
   test('a flood of distinct resizes: what the queue cannot hold is 503 media_busy with Retry-After, never a 500; retried, all succeed', async () => {
-    const shop = await createTestStore(busy);
+    const shop = await createTestStore(busy.t);
     const form = new FormData();
     form.append('file', new Blob([await picture(2000, 1500).jpeg().toBuffer()]), 'big.jpg');
-    const response = await fetch(`${busyBase}/admin/v1/media`, {
+    const response = await fetch(`${busy.base}/admin/v1/media`, {
       method: 'POST',
       headers: { authorization: `Bearer ${shop.staffToken}` },
       body: form,
@@ -448,7 +421,7 @@ describe('the bound on resizing work', () => {
     );
     const answers = await Promise.all(
       urls.map(async ({ url, accept }) => {
-        const answer = await fetch(`${busyBase}${url}`, { headers: { accept } });
+        const answer = await fetch(`${busy.base}${url}`, { headers: { accept } });
         const body = Buffer.from(await answer.arrayBuffer());
         return { status: answer.status, retryAfter: answer.headers.get('retry-after'), body };
       }),
@@ -467,18 +440,18 @@ describe('the bound on resizing work', () => {
     }
     // One at a time, every copy is made.
     for (const { url, accept } of urls) {
-      const answer = await fetch(`${busyBase}${url}`, { headers: { accept } });
+      const answer = await fetch(`${busy.base}${url}`, { headers: { accept } });
       assert.equal(answer.status, 200, `${url} ${accept}`);
       await answer.arrayBuffer();
     }
   });
 
   test('many requests for one copy at once wait for the one resize instead of filling the queue', async () => {
-    const shop = await createTestStore(busy);
+    const shop = await createTestStore(busy.t);
     const form = new FormData();
     form.append('file', new Blob([await picture(1200, 800).png().toBuffer()]), 'p.png');
     const media = (await (
-      await fetch(`${busyBase}/admin/v1/media`, {
+      await fetch(`${busy.base}/admin/v1/media`, {
         method: 'POST',
         headers: { authorization: `Bearer ${shop.staffToken}` },
         body: form,
@@ -486,7 +459,7 @@ describe('the bound on resizing work', () => {
     ).json()) as Media;
     const answers = await Promise.all(
       Array.from({ length: 20 }, async () => {
-        const answer = await fetch(`${busyBase}${media.url}?w=960`, { headers: { accept: 'image/webp' } });
+        const answer = await fetch(`${busy.base}${media.url}?w=960`, { headers: { accept: 'image/webp' } });
         await answer.arrayBuffer();
         return answer.status;
       }),

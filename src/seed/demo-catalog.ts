@@ -2,7 +2,8 @@ import type { ProductInput } from '../catalog/catalog.schemas.ts';
 import type { CatalogDeps } from '../catalog/catalog.service.ts';
 import { createCollection } from '../catalog/collections.service.ts';
 import { createProduct } from '../catalog/products.service.ts';
-import { WorkLimiter } from '../media/media.images.ts';
+import { DEFAULT_MAX_PIXELS } from '../media/media.config.ts';
+import { WorkLimiter } from '../media/media.limiter.ts';
 import { uploadMedia } from '../media/media.service.ts';
 import type { MediaStorage } from '../media/media.storage.ts';
 import { demoImage } from './demo-images.ts';
@@ -88,11 +89,12 @@ export async function seedDemoCatalog(
   deps: Pick<CatalogDeps, 'db' | 'clock'> & { media: MediaStorage },
   storeId: string,
 ): Promise<void> {
-  // Drawn and uploaded a few at a time (each upload is decoded to check it, as any upload is).
+  // Drawn and uploaded a few at a time (each upload is decoded and encoded again, as any upload is).
   const media = {
     db: deps.db,
     storage: deps.media,
     limiter: new WorkLimiter({ concurrency: 4, queue: ITEMS.length }),
+    maxPixels: DEFAULT_MAX_PIXELS,
   };
   const pictures = await Promise.all(
     ITEMS.map(async ([title, tags], index) => {

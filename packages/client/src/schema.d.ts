@@ -916,7 +916,7 @@ export interface paths {
     put?: never;
     /**
      * Upload an image
-     * @description A `multipart/form-data` body with exactly one file part: a JPEG, PNG, WebP, AVIF or GIF of at most MEDIA_MAX_MB (10 MiB) and 50 megapixels, checked by decoding it (its name and declared type are not believed). The same file uploaded again answers the same media. Use the id in a product’s `images`.
+     * @description A `multipart/form-data` body with exactly one file part: a JPEG, PNG, WebP, AVIF or GIF of at most MEDIA_MAX_MB (10 MiB) and MEDIA_MAX_PIXELS (40 megapixels by default, read from its header before anything is decoded; fewer for WebP, GIF, AVIF and 16-bit PNG), checked by decoding it (its name and declared type are not believed). What is kept and served is its pixels alone, encoded again in its own format: no EXIF (GPS), XMP, IPTC, ICC profile, comment, text chunk or trailing bytes. The same file uploaded again answers the same media. Use the id in a product’s `images`.
      */
     post: operations['adminUploadMedia'];
     delete?: never;
@@ -1860,7 +1860,7 @@ export interface paths {
     };
     /**
      * An uploaded image, or a resized copy
-     * @description Public (no key). The URL names the bytes, so the answer never changes: `Cache-Control: public, max-age=31536000, immutable` and an `ETag` (304 to `If-None-Match`). With `w` (160, 320, 640, 960, 1280 or 1920; never enlarged) a copy that wide, as AVIF when `Accept` names image/avif, else WebP when it names image/webp, else in the upload’s format (`Vary: Accept`); GIF and WebP uploads may be animated and are never sent as AVIF. A copy is made once and kept; while the server resizes as many images as it takes at once, a new copy is 503 `media_busy` with Retry-After.
+     * @description Public (no key). Every answer, errors included, carries `Content-Security-Policy: default-src 'none'; sandbox`, `Content-Disposition: inline` and `X-Content-Type-Options: nosniff`. The URL names the bytes, so the answer never changes: `Cache-Control: public, max-age=31536000, immutable` and an `ETag` (304 to `If-None-Match`). With `w` (160, 320, 640, 960, 1280 or 1920; never enlarged) a copy that wide, as AVIF when `Accept` names image/avif, else WebP when it names image/webp, else in the upload’s format (`Vary: Accept`); GIF and WebP uploads may be animated and are never sent as AVIF. A copy is made once and kept; while the server resizes as many images as it takes at once, a new copy is 503 `media_busy` with Retry-After.
      */
     get: operations['getMediaFile'];
     put?: never;
@@ -3979,7 +3979,7 @@ export interface components {
        * @enum {string}
        */
       contentType: 'image/jpeg' | 'image/png' | 'image/webp' | 'image/avif' | 'image/gif';
-      /** @description The size of the uploaded file. */
+      /** @description The size of the file kept and served: the upload encoded again, its pixels alone. */
       bytes: number;
       /** Format: date-time */
       createdAt: string;
@@ -3988,7 +3988,7 @@ export interface components {
     MediaUpload: {
       /**
        * Format: binary
-       * @description The image: JPEG, PNG, WebP, AVIF or GIF, at most MEDIA_MAX_MB (10 MiB) and 50 megapixels. Exactly one file part; other fields are ignored.
+       * @description The image: JPEG, PNG, WebP, AVIF or GIF, at most MEDIA_MAX_MB (10 MiB) and MEDIA_MAX_PIXELS (40 megapixels by default; fewer for WebP, GIF, AVIF and 16-bit PNG). Exactly one file part; other fields are ignored.
        */
       file: string;
     };
@@ -13704,7 +13704,7 @@ export interface operations {
         };
       };
       /**
-       * @description `image_too_large`: The uploaded image exceeds MEDIA_MAX_MB (10 MiB) or 50 megapixels.
+       * @description `image_too_large`: The uploaded image exceeds MEDIA_MAX_MB (10 MiB) or MEDIA_MAX_PIXELS (40 megapixels; fewer for WebP, GIF, AVIF and 16-bit PNG).
        *
        *     `payload_too_large`: The body exceeds 1 MiB.
        */
@@ -20388,7 +20388,7 @@ export interface operations {
   getMediaFile: {
     parameters: {
       query?: {
-        /** @description A width for a resized copy: 160, 320, 640, 960, 1280 or 1920 (others are 400). Never enlarged. Without it, the upload as it was. */
+        /** @description A width for a resized copy: 160, 320, 640, 960, 1280 or 1920 (others are 400). Never enlarged. Without it, the file kept at upload (its pixels alone, see the upload). */
         w?: number;
       };
       header?: never;
