@@ -29,6 +29,19 @@ export type WebhookOutcome = 'delivered' | 'retry' | 'failed' | 'lost';
 export type MailOutcome = 'sent' | 'error';
 
 /**
+ * Removes prom-client's default series that are gauges named like counters (`nodejs_active_handles_total`,
+ * `…_requests_total`, `…_resources_total`): Prometheus's naming rules reserve `_total` for counters
+ * and `promtool check metrics` refuses the scrape. Each is the sum of the labelled series of the
+ * same name without `_total` (`sum(nodejs_active_handles)`), which stay.
+ */
+function dropMisnamedGauges(registry: Registry): void {
+  for (const metric of registry.getMetricsAsArray()) {
+    const { name, type } = metric as unknown as { name: string; type: string };
+    if (name.endsWith('_total') && type !== 'counter') registry.removeSingleMetric(name);
+  }
+}
+
+/**
  * One process's metrics (D49), in a registry of its own (tests run several apps in one process):
  * HTTP requests by route pattern and status, the database pool, the outbox, webhook deliveries,
  * the mail queue, orders by status, the read cache, and Node's own process and event-loop series.
@@ -57,6 +70,7 @@ export class Metrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
+    dropMisnamedGauges(this.registry);
     this.#http = new Counter({
       name: 'storefront_http_requests_total',
       help: 'HTTP requests answered, by method, route pattern and status code.',
