@@ -17,7 +17,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
 import Fastify from 'fastify';
-import { instrumentFastify } from '../src/telemetry/otel/http.ts';
+import { requestSpans } from '../src/telemetry/otel/http.ts';
 
 const MODES = ['none', 'unsampled', 'sampled'] as const;
 const mode = process.argv[2] ?? 'none';
@@ -37,7 +37,7 @@ if (mode !== 'none') {
     sampler: mode === 'sampled' ? new AlwaysOnSampler() : new AlwaysOffSampler(),
     spanProcessors: [new BatchSpanProcessor({ exporter })],
   });
-  instrumentFastify(app, provider.getTracer('bench'), new W3CTraceContextPropagator());
+  requestSpans(provider.getTracer('bench'), new W3CTraceContextPropagator()).instrument(app);
 }
 app.get('/things/:id', async () => ({ ok: true, items: [1, 2, 3] }));
 await app.ready();

@@ -61,7 +61,8 @@ import { installMetrics } from './observability/metrics.http.ts';
 import { registerStaticSite } from './web/static-site.ts';
 import { CONSOLE_DIST, SHOP_DIST } from './web/sites.ts';
 import { refineDocument, SECURITY_SCHEMES, transformRoute, type OpenApiDocument } from './http/openapi.ts';
-import { instrumentHttp, withTraceIds } from './telemetry/telemetry.ts';
+import { instrumentHttp, requestSpans, withTraceIds } from './telemetry/telemetry.ts';
+import { RequestLogController, withRequestRedaction } from './http/request-log.ts';
 import { boundRequestDatabaseWork } from './http/request-bounds.ts';
 
 export const STOREFRONT_PREFIX = '/storefront/v1';
@@ -131,14 +132,14 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildApp(runtime: Runtime, options: AppOptions = {}): Promise<App> {
   const { config } = runtime;
   const app = Fastify({
-    // With tracing on, each line written within a span carries its trace_id and span_id.
+    // With tracing on, each line written within a span carries its trace_id and span_id; a request
+    // is logged by its route pattern and its path with the query values redacted (request-log.ts).
     logger: withTraceIds(
       config.telemetry,
-      options.logger ?? {
-        level: config.logLevel,
-        redact: ['req.headers.authorization', 'req.headers["x-publishable-key"]'],
-      },
+      withRequestRedaction(options.logger ?? { level: config.logLevel }),
     ),
+    // Fastify's own request lines (incoming, completed) inside the request's server span.
+    logController: new RequestLogController(requestSpans()),
     bodyLimit: BODY_LIMIT,
     trustProxy: typeof config.trustProxy === 'boolean' ? config.trustProxy : [...config.trustProxy],
     genReqId: (request) => {

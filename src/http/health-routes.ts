@@ -19,6 +19,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
     '/healthz',
     {
       logLevel: 'warn',
+      config: { traced: false },
       schema: {
         operationId: 'getLiveness',
         tags: ['Operations'],
@@ -33,6 +34,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
     '/readyz',
     {
       logLevel: 'warn',
+      config: { traced: false },
       schema: {
         operationId: 'getReadiness',
         tags: ['Operations'],

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Dialect } from 'kysely';
 import type { Log } from '../lib/log.ts';
 import { traceLogFields } from './spans.ts';
@@ -21,6 +21,16 @@ export interface Telemetry {
    * the process makes no more spans. Never rejects.
    */
   shutdown(timeoutMs: number): Promise<void>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * `false`: the route's requests get no server span (nor, so, SQL spans): health checks and
+     * /metrics scrapes, which would otherwise be most of the traces and tell nothing.
+     */
+    traced?: boolean;
+  }
 }
 
 let started: StartedTelemetry | null = null;
@@ -52,6 +62,23 @@ export async function startTelemetry(config: TelemetryConfig, log: Log): Promise
  */
 export function instrumentHttp(app: FastifyInstance): void {
   started?.instrumentHttp(app);
+}
+
+/** A request's server span, as the app's log controller enters it (see `requestSpans`). */
+export interface RequestSpans {
+  /** Runs `fn` in the request's server span, started first if the request has none yet. */
+  enter<T>(request: FastifyRequest, fn: () => T): T;
+  /** Ends the request's server span (if its hooks did not) and runs `fn` in it. */
+  leave<T>(request: FastifyRequest, reply: FastifyReply, fn: () => T): T;
+}
+
+/**
+ * The server spans of requests for the log lines Fastify writes outside the request's hooks (its
+ * `incoming request` before the first hook, `request completed` after the last), so that those
+ * carry the trace id too; null when tracing is off.
+ */
+export function requestSpans(): RequestSpans | null {
+  return started?.requestScope ?? null;
 }
 
 /**

@@ -34,11 +34,13 @@ import {
   webhookTestConfig,
 } from '../webhooks/webhooks.test-support.ts';
 import { startOtlpReceiver, SPAN_KIND, type OtlpReceiver, type ReceivedSpan } from './otlp.test-support.ts';
+import { ShopDriver } from '../orders/orders.test-support.ts';
 import { clientSpan, internalSpan } from './spans.ts';
 import { loadTelemetryConfig, type TelemetryConfig } from './telemetry.config.ts';
 import { startTelemetry, type Telemetry } from './telemetry.ts';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
+const METRICS_TOKEN = 'metrics-token-tracing-test-0123456789';
 
 /** A pino logger whose lines land in `lines`, parsed. */
 function capturedLog(lines: Record<string, unknown>[]) {
@@ -87,7 +89,12 @@ describe('tracing on (OTLP http/json)', () => {
       db,
       workers: true,
       // No read cache: every read runs its SQL.
-      config: { ...webhookTestConfig(), telemetry: config, readCacheBytes: 0 },
+      config: {
+        ...webhookTestConfig(),
+        telemetry: config,
+        readCacheBytes: 0,
+        metrics: { port: null, host: '127.0.0.1', token: METRICS_TOKEN },
+      },
       routes: (app) => {
         app.get('/test/fail', () => {
           throw new Error('boom for the trace');
@@ -115,7 +122,7 @@ describe('tracing on (OTLP http/json)', () => {
     const shop = await createTestStore(t);
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     const callerSpan = '00f067aa0ba902b7';
-    const response = await fetch(`${base}/storefront/v1/products?limit=5`, {
+    const response = await fetch(`${base}/storefront/v1/products?limit=5&q=vicky%40example.com`, {
       headers: {
         'x-publishable-key': shop.publishableKey,
         traceparent: `00-${callerTrace}-${callerSpan}-01`,
@@ -138,8 +145,9 @@ describe('tracing on (OTLP http/json)', () => {
     assert.equal(server.statusCode, 0, 'a 200 leaves the status unset');
     assert.equal(server.resource['service.name'], 'storefront-test');
     assert.equal(server.resource['deployment.environment.name'], 'test');
-    // Neither the query string nor the raw path is recorded.
-    assert.ok(!everything([server]).includes('limit=5'), everything([server]));
+    // Neither the query string nor the raw path is recorded (no url.query, no http.target).
+    for (const leak of ['limit=5', 'vicky', 'url.query', 'http.target', 'url.full'])
+      assert.ok(!everything([server]).includes(leak), everything([server]));
 
     const sql = await receiver.waitForSpans((span) => span.parentSpanId === server.spanId);
     for (const span of sql) {
@@ -268,11 +276,77 @@ describe('tracing on (OTLP http/json)', () => {
     });
     const failed = lines.find((line) => line.msg === 'request failed');
     assert.ok(failed, JSON.stringify(lines));
+    // Fastify's first line of the request too, written before its first hook.
+    const incoming = lines.find((line) => line.msg === 'incoming request');
+    assert.equal(incoming?.trace_id, server.traceId, JSON.stringify(incoming));
+    assert.equal(incoming?.span_id, server.spanId);
+    for (const line of lines)
+      assert.equal(line.trace_id, server.traceId, `every line: ${JSON.stringify(line)}`);
     assert.equal(failed.trace_id, server.traceId);
     assert.equal(failed.span_id, server.spanId);
     assert.equal(failed.trace_flags, '01', 'sampled');
     const completed = lines.find((line) => line.msg === 'request completed');
     assert.equal(completed?.trace_id, server.traceId, 'the completion line too');
+  });
+
+  test('health checks and /metrics scrapes are not traced; their SQL neither', async () => {
+    const traceOf = (n: number) => `5ca1ab1e00000000000000000000000${n}`;
+    const probes: [string, Record<string, string>][] = [
+      ['/healthz', {}],
+      ['/readyz', {}],
+      ['/metrics', { authorization: `Bearer ${METRICS_TOKEN}` }],
+    ];
+    for (const [index, [path, headers]] of probes.entries()) {
+      const response = await fetch(`${base}${path}`, {
+        headers: { ...headers, traceparent: `00-${traceOf(index)}-00f067aa0ba902b7-01` },
+      });
+      assert.equal(response.status, 200, `${path}: ${await response.text()}`);
+    }
+    // A traced request after them: once its span is exported, theirs would have been too.
+    const control = traceOf(9);
+    const shop = await createTestStore(t);
+    await fetch(`${base}/storefront/v1/store`, {
+      headers: { 'x-publishable-key': shop.publishableKey, traceparent: `00-${control}-00f067aa0ba902b7-01` },
+    });
+    await receiver.waitForSpans((span) => span.traceId === control && span.kind === SPAN_KIND.server);
+    await telemetry.forceFlush();
+    const probed = receiver.spans.filter((span) =>
+      probes.some((_, index) => span.traceId === traceOf(index)),
+    );
+    assert.deepEqual(
+      probed.map((span) => span.name),
+      [],
+      'no span of a health check or scrape, nor of the SQL they ran',
+    );
+    assert.ok(!receiver.spans.some((span) => /^GET \/(metrics|healthz|readyz)$/.test(span.name)));
+  });
+
+  test('SQL spans are named by operation and table, a CTE followed to its table', async () => {
+    const driver = await ShopDriver.open(t);
+    const variantId = await driver.variant(5);
+    const bought = await driver.buy(variantId);
+    const [checkout] = await receiver.waitForSpans((span) => span.name === 'POST /storefront/v1/checkout');
+    assert.ok(checkout);
+    const sql = await receiver.waitForSpans(
+      (span) => span.parentSpanId === checkout.spanId && span.kind === SPAN_KIND.client,
+      5,
+    );
+    const names = sql.map((span) => span.name);
+    // The reservation (WITH r AS (UPDATE variants …) SELECT … FROM r) and the order's statement
+    // (WITH next_number …, o AS (INSERT INTO orders …) … SELECT … FROM o): never "SELECT r" or "WITH".
+    assert.ok(names.includes('SELECT variants'), names.join(', '));
+    assert.ok(names.includes('SELECT orders'), names.join(', '));
+    for (const span of sql) {
+      assert.match(span.name, /^[A-Z]+( [a-z_]{3,})?$/, `${span.name}: an operation and a table`);
+      assert.doesNotMatch(span.name, /^WITH\b/);
+      assert.equal(
+        span.name,
+        [span.attributes['db.operation.name'], span.attributes['db.collection.name']]
+          .filter(Boolean)
+          .join(' '),
+      );
+    }
+    assert.ok(!everything(sql).includes(bought.order.id), 'no value');
   });
 
   test('a webhook delivery carries a traceparent naming its exported client span', async () => {
@@ -495,6 +569,12 @@ describe('storefront serve with OTEL_* in its environment', () => {
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .find((line) => line.msg === 'request completed');
       assert.equal(completed?.trace_id, trace, output);
+      const incoming = output
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line.msg === 'incoming request' && line.reqId === completed?.reqId);
+      assert.equal(incoming?.trace_id, trace, 'the first line of the request too');
     } finally {
       child.kill('SIGKILL');
       await receiver.close();

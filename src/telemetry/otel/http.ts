@@ -10,7 +10,7 @@ import {
   type TextMapPropagator,
   type Tracer,
 } from '@opentelemetry/api';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorTypeOf } from '../spans.ts';
 
 /** The methods HTTP semantic conventions name; any other is `_OTHER` (bounded cardinality). */
@@ -38,34 +38,33 @@ interface RequestSpan {
   ended: boolean;
 }
 
+/** A request's span: what its log lines and code run inside (telemetry.ts `RequestSpans`). */
+export interface RequestSpanScope {
+  enter<T>(request: FastifyRequest, fn: () => T): T;
+  leave<T>(request: FastifyRequest, reply: FastifyReply, fn: () => T): T;
+}
+
 /**
  * One SERVER span per request (HTTP semantic conventions): named `METHOD /route/pattern` (the
  * pattern, never the path with its ids, nor the query string), a child of the caller's span when
  * the request carries a W3C `traceparent` (the sampler decides whether to follow its sampled
- * flag), failed on a 5xx. The span is made active for everything the request runs: hooks, the
- * handler and so its SQL, and the "request completed" log line.
+ * flag), failed on a 5xx. The span is opened by the first of Fastify's "incoming request" log line
+ * (`scope.enter`, through the app's log controller) and its first onRequest hook, and is active for
+ * everything the request runs: hooks, the handler and so its SQL, and both of Fastify's log lines.
+ * Routes that say `config: { traced: false }` (health checks, /metrics) get none.
  */
-export function instrumentFastify(app: FastifyInstance, tracer: Tracer, propagator: TextMapPropagator): void {
-  // A request property declared up front (Fastify's advice: no shape change per request); only
-  // apps with tracing on get it.
-  app.decorateRequest(SPAN, null);
+export function requestSpans(
+  tracer: Tracer,
+  propagator: TextMapPropagator,
+): { scope: RequestSpanScope; instrument(app: FastifyInstance): void } {
   const entryOf = (request: FastifyRequest): RequestSpan | null =>
-    (request as unknown as Record<typeof SPAN, RequestSpan | null>)[SPAN];
+    (request as unknown as Partial<Record<typeof SPAN, RequestSpan | null>>)[SPAN] ?? null;
 
-  const end = (entry: RequestSpan, statusCode: number | null): void => {
-    if (entry.ended) return;
-    entry.ended = true;
-    if (statusCode !== null) {
-      entry.span.setAttribute('http.response.status_code', statusCode);
-      if (statusCode >= 500) {
-        entry.span.setAttribute('error.type', entry.errorType ?? String(statusCode));
-        entry.span.setStatus({ code: SpanStatusCode.ERROR });
-      }
-    }
-    entry.span.end();
-  };
-
-  app.addHook('onRequest', (request, _reply, done) => {
+  const begin = (request: FastifyRequest): RequestSpan | null => {
+    const existing = entryOf(request);
+    if (existing !== null) return existing;
+    const config = request.routeOptions.config as { traced?: boolean } | undefined;
+    if (config?.traced === false) return null;
     const parent = propagator.extract(context.active(), request.headers, defaultTextMapGetter);
     const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
     const route = request.routeOptions.url;
@@ -89,41 +88,74 @@ export function instrumentFastify(app: FastifyInstance, tracer: Tracer, propagat
     }
     const entry: RequestSpan = { span, active: trace.setSpan(parent, span), errorType: null, ended: false };
     (request as unknown as Record<typeof SPAN, RequestSpan | null>)[SPAN] = entry;
-    context.with(entry.active, done);
-  });
+    return entry;
+  };
 
-  // A body is read from the socket's events, outside the request's context: enter it again for
-  // validation, the handler and what follows.
-  app.addHook('preValidation', (request, _reply, done) => {
-    const entry = entryOf(request);
-    if (entry === null) done();
-    else context.with(entry.active, done);
-  });
+  const end = (entry: RequestSpan, statusCode: number | null): void => {
+    if (entry.ended) return;
+    entry.ended = true;
+    if (statusCode !== null) {
+      entry.span.setAttribute('http.response.status_code', statusCode);
+      if (statusCode >= 500) {
+        entry.span.setAttribute('error.type', entry.errorType ?? String(statusCode));
+        entry.span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+    }
+    entry.span.end();
+  };
 
-  app.addHook('onError', (request, _reply, error, done) => {
-    const entry = entryOf(request);
-    if (entry !== null) entry.errorType = errorTypeOf(error);
-    done();
-  });
+  const scope: RequestSpanScope = {
+    enter(request, fn) {
+      const entry = begin(request);
+      return entry === null ? fn() : context.with(entry.active, fn);
+    },
+    // A request no hook ran for (a framework refusal before routing) is ended here too.
+    leave(request, reply, fn) {
+      const entry = entryOf(request);
+      if (entry === null) return fn();
+      end(entry, reply.statusCode);
+      return context.with(entry.active, fn);
+    },
+  };
 
-  app.addHook('onResponse', (request, reply, done) => {
-    const entry = entryOf(request);
-    if (entry === null) {
+  const instrument = (app: FastifyInstance): void => {
+    // A request property declared up front (Fastify's advice: no shape change per request); only
+    // apps with tracing on get it.
+    app.decorateRequest(SPAN, null);
+
+    app.addHook('onRequest', (request, _reply, done) => {
+      scope.enter(request, done);
+    });
+
+    // A body is read from the socket's events, outside the request's context: enter it again for
+    // validation, the handler and what follows.
+    app.addHook('preValidation', (request, _reply, done) => {
+      const entry = entryOf(request);
+      if (entry === null) done();
+      else context.with(entry.active, done);
+    });
+
+    app.addHook('onError', (request, _reply, error, done) => {
+      const entry = entryOf(request);
+      if (entry !== null) entry.errorType = errorTypeOf(error);
       done();
-      return;
-    }
-    end(entry, reply.statusCode);
-    // Fastify logs "request completed" after the last onResponse hook: within the span, so the
-    // line carries its trace id.
-    context.with(entry.active, done);
-  });
+    });
 
-  app.addHook('onRequestAbort', (request, done) => {
-    const entry = entryOf(request);
-    if (entry !== null) {
-      entry.span.setAttribute('storefront.request.aborted', true);
-      end(entry, null);
-    }
-    done();
-  });
+    app.addHook('onResponse', (request, reply, done) => {
+      const entry = entryOf(request);
+      if (entry !== null) end(entry, reply.statusCode);
+      done();
+    });
+
+    app.addHook('onRequestAbort', (request, done) => {
+      const entry = entryOf(request);
+      if (entry !== null) {
+        entry.span.setAttribute('storefront.request.aborted', true);
+        end(entry, null);
+      }
+      done();
+    });
+  };
+
+  return { scope, instrument };
 }

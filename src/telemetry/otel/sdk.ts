@@ -44,7 +44,7 @@ import {
   type Tracing,
 } from '../spans.ts';
 import type { SamplerConfig, TelemetryConfig } from '../telemetry.config.ts';
-import { instrumentFastify } from './http.ts';
+import { requestSpans, type RequestSpanScope } from './http.ts';
 import { instrumentKyselyDialect } from './sql.ts';
 
 /** The instrumentation scope of every span this service makes. */
@@ -55,6 +55,8 @@ const REPORT_INTERVAL_MS = 60_000;
 /** What startTelemetry (telemetry.ts) gets back. */
 export interface StartedTelemetry {
   instrumentHttp(app: FastifyInstance): void;
+  /** The server span of a request, for the log lines Fastify writes outside its hooks. */
+  readonly requestScope: RequestSpanScope;
   readonly instrumentDialect: (dialect: Dialect) => Dialect;
   /** Exports what is buffered now; a failure is reported (rate-limited), never thrown. */
   forceFlush(): Promise<void>;
@@ -232,8 +234,10 @@ export async function startSdk(config: TelemetryConfig, log: Log): Promise<Start
   installTracing(tracing);
 
   let stopped: Promise<void> | null = null;
+  const http = requestSpans(tracer, propagator);
   return {
-    instrumentHttp: (app) => instrumentFastify(app, tracer, propagator),
+    instrumentHttp: (app) => http.instrument(app),
+    requestScope: http.scope,
     instrumentDialect: (dialect) => instrumentKyselyDialect(dialect, tracer),
     // A failed export is reported like a scheduled one's, never thrown at the caller.
     forceFlush: () => provider.forceFlush().catch(report),

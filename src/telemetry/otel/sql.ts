@@ -1,50 +1,33 @@
 import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { CompiledQuery, DatabaseConnection, Dialect, QueryResult } from 'kysely';
 import { errorTypeOf } from '../spans.ts';
+import { summarizeSql, type SqlSummary } from '../sql-summary.ts';
 
 /** Longer statement texts (bulk inserts with thousands of placeholders) are cut here. */
 const MAX_QUERY_TEXT = 2048;
 
-interface Node {
-  readonly kind: string;
-}
+/**
+ * Summaries of the statements seen, by text: the same few hundred statements run over and over.
+ * Bounded in entries and in the length of the texts kept (a bulk INSERT's is summarized each time).
+ */
+const summaries = new Map<string, SqlSummary>();
+const MAX_SUMMARIES = 2000;
+const MAX_CACHED_TEXT = 8192;
 
-/** The table a FROM / INTO item names (`products`, or `products AS p`). */
-function tableOf(node: unknown): string | undefined {
-  const item = node as (Node & { table?: { identifier?: { name?: unknown } }; node?: unknown }) | undefined;
-  if (item?.kind === 'AliasNode') return tableOf(item.node);
-  if (item?.kind !== 'TableNode') return undefined;
-  const name = item.table?.identifier?.name;
-  return typeof name === 'string' ? name : undefined;
-}
-
-/** The statement's operation and main table, from Kysely's query tree (raw SQL: its first word). */
-function describe(query: CompiledQuery): { operation: string; table: string | undefined } {
-  const node = query.query as Node & {
-    from?: { froms?: readonly unknown[] };
-    into?: unknown;
-    table?: unknown;
-  };
-  switch (node.kind) {
-    case 'SelectQueryNode':
-      return { operation: 'SELECT', table: tableOf(node.from?.froms?.[0]) };
-    case 'InsertQueryNode':
-      return { operation: 'INSERT', table: tableOf(node.into) };
-    case 'UpdateQueryNode':
-      return { operation: 'UPDATE', table: tableOf(node.table) };
-    case 'DeleteQueryNode':
-      return { operation: 'DELETE', table: tableOf(node.from?.froms?.[0]) };
-    case 'MergeQueryNode':
-      return { operation: 'MERGE', table: tableOf(node.into) };
-    default: {
-      const word = /^\s*(?:--[^\n]*\n\s*)*([A-Za-z]+)/.exec(query.sql)?.[1];
-      return { operation: word === undefined ? 'SQL' : word.toUpperCase(), table: undefined };
+function summaryOf(query: CompiledQuery): SqlSummary {
+  let summary = summaries.get(query.sql);
+  if (summary === undefined) {
+    summary = summarizeSql(query.sql);
+    if (query.sql.length <= MAX_CACHED_TEXT) {
+      if (summaries.size >= MAX_SUMMARIES) summaries.clear();
+      summaries.set(query.sql, summary);
     }
   }
+  return summary;
 }
 
 function startSpan(tracer: Tracer, query: CompiledQuery): Span {
-  const { operation, table } = describe(query);
+  const { operation, table } = summaryOf(query);
   const summary = table === undefined ? operation : `${operation} ${table}`;
   const text = query.sql.length > MAX_QUERY_TEXT ? `${query.sql.slice(0, MAX_QUERY_TEXT)}…` : query.sql;
   return tracer.startSpan(
