@@ -31,14 +31,22 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
-/** `delayMs`: how long the server takes to accept each message (a slow relay). */
-export async function startSmtpSink(options: { delayMs?: number } = {}): Promise<SmtpSink> {
+/**
+ * `delayMs`: how long the server takes to accept each message (a slow relay); `refuse`: every
+ * recipient is refused with this permanent error (`550 …`), as a server refusing to relay does.
+ */
+export async function startSmtpSink(options: { delayMs?: number; refuse?: string } = {}): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
   const delayMs = options.delayMs ?? 0;
+  const { refuse } = options;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (refuse === undefined) return callback();
+      return callback(Object.assign(new Error(`${refuse} <${address.address}>`), { responseCode: 550 }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));

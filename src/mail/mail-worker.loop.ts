@@ -3,6 +3,7 @@ import type { Database } from '../db/tables.ts';
 import type { Clock } from '../lib/clock.ts';
 import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
 import type { Log } from '../lib/log.ts';
+import { OncePerIntervalByKey } from '../lib/once-per-interval.ts';
 import type { WorkerLoop } from '../workers/runner.ts';
 import { claimDueMail, markMailAttemptFailed, markMailSent, type ClaimedMail } from './mail.repository.ts';
 import type { MailTier } from './mail.tables.ts';
@@ -11,6 +12,21 @@ import type { MailTransport, Sender } from './transport.ts';
 
 /** Mails claimed at once: enough to keep every concurrent send busy between two claims. */
 const BATCH_PER_SEND = 4;
+/**
+ * An SMTP server that is down or refuses fails every send: failed sends (and, apart, mails failed
+ * for good) are logged once per this interval, with the count of the others. Each mail keeps its
+ * own last error in the outbox.
+ */
+export const FAILURE_LOG_INTERVAL_MS = 60_000;
+
+/** The failures of one worker's sends, logged per kind at most once per interval. */
+export function mailFailureLog(clock: Clock): OncePerIntervalByKey {
+  return new OncePerIntervalByKey(FAILURE_LOG_INTERVAL_MS, () => clock.now().getTime());
+}
+
+/** An SMTP answer quotes the recipient (`550 <ada@example.com>: no such user`): not in the log. */
+const redactAddresses = (text: string): string =>
+  text.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, '[address]');
 
 export interface MailWorkerDeps {
   db: Kysely<Database>;
@@ -47,7 +63,10 @@ export const messageIdOf = (mailId: string, domain: string): string => `<${mailI
  * sealed text, or the store's DKIM key) fails at once with the reason, loudly, instead of retrying.
  * A sealed mail (a sign-in code) is erased once sent. Returns the number of mails claimed.
  */
-export async function sendDueMail(deps: MailWorkerDeps): Promise<number> {
+export async function sendDueMail(
+  deps: MailWorkerDeps,
+  failures: OncePerIntervalByKey = mailFailureLog(deps.clock),
+): Promise<number> {
   const { db, clock } = deps;
   const now = clock.now();
   const batch = deps.concurrency * BATCH_PER_SEND;
@@ -70,7 +89,7 @@ export async function sendDueMail(deps: MailWorkerDeps): Promise<number> {
   const lane = async (): Promise<void> => {
     while (stopped === null && next < claimed.length) {
       try {
-        await sendOne(deps, claimed[next++]!, senderOf);
+        await sendOne(deps, claimed[next++]!, senderOf, failures);
       } catch (error) {
         stopped ??= { error };
       }
@@ -86,6 +105,7 @@ async function sendOne(
   deps: MailWorkerDeps,
   row: ClaimedMail,
   senderOf: (tier: MailTier, storeId: string) => Promise<Sender>,
+  failures: OncePerIntervalByKey,
 ): Promise<void> {
   const { db, clock, keyring } = deps;
   const open = (text: string): string =>
@@ -111,11 +131,16 @@ async function sendOne(
     const message = error instanceof Error ? error.message : String(error);
     if (unreadable)
       deps.log.error({ mailId: row.id, err: message }, 'mail failed: a secret cannot be decrypted');
-    else
-      deps.log.warn(
-        { mailId: row.id, attempt: row.attempts, err: message },
-        delay === undefined ? 'mail failed for good' : 'mail send failed; will retry',
-      );
+    else {
+      const unlogged = failures.hit(delay === undefined ? 'failed' : 'retry');
+      if (unlogged !== null)
+        deps.log.warn(
+          { mailId: row.id, attempt: row.attempts, err: redactAddresses(message), failedMeanwhile: unlogged },
+          delay === undefined
+            ? 'mail failed for good (at most one line a minute)'
+            : 'mail send failed; will retry (at most one line a minute)',
+        );
+    }
     const failedAt = clock.now();
     const retryAt = delay === undefined ? null : new Date(failedAt.getTime() + delay);
     await markMailAttemptFailed(db, row, message, retryAt, failedAt);
@@ -125,12 +150,13 @@ async function sendOne(
 }
 
 export function mailWorkerLoop(deps: MailWorkerDeps): WorkerLoop {
+  const failures = mailFailureLog(deps.clock);
   return {
     name: MAIL_LOOP,
     intervalMs: 2000,
     async run(signal) {
       // Drain: keep going while full batches come back.
-      while (!signal.aborted && (await sendDueMail(deps)) === deps.concurrency * BATCH_PER_SEND) {
+      while (!signal.aborted && (await sendDueMail(deps, failures)) === deps.concurrency * BATCH_PER_SEND) {
         /* next batch */
       }
     },

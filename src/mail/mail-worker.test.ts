@@ -10,10 +10,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
+import { startSmtpSink } from '../email/email.test-support.ts';
 import { createTestStore, readMailDir, startTestApp, type TestApp } from '../test/harness.ts';
-import { sendDueMail, type MailWorkerDeps } from './mail-worker.loop.ts';
+import {
+  FAILURE_LOG_INTERVAL_MS,
+  mailFailureLog,
+  sendDueMail,
+  type MailWorkerDeps,
+} from './mail-worker.loop.ts';
 import { enqueueMail } from './outbox.ts';
-import { fileTransport, type MailTransport } from './transport.ts';
+import { fileTransport, smtpTransport, type MailTransport } from './transport.ts';
 
 let t: TestApp;
 let dir: string;
@@ -180,4 +186,67 @@ test('each mail is marked sent as soon as the transport accepted it, at most MAI
   );
   assert.deepEqual([...(await statusOf()).values()], Array<string>(ids.length).fill('sent'));
   transport.close();
+});
+
+test('an SMTP server that refuses every mail: a bounded number of log lines, each mail keeps its error', async () => {
+  const { store } = await createTestStore(t);
+  const sink = await startSmtpSink({ refuse: 'relay access denied' });
+  const transport = smtpTransport(sink.url, 3);
+  const lines: Record<string, unknown>[] = [];
+  const log = pino(
+    { level: 'info' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  const MAILS = 12;
+  const ids: string[] = [];
+  for (let i = 0; i < MAILS; i++)
+    ids.push(
+      await enqueueMail(t.deps.db, {
+        storeId: store.id,
+        tier: 'store',
+        kind: 'test',
+        to: `refused${i}@example.com`,
+        subject: `Mail ${i}`,
+        text: 'Hello',
+      }),
+    );
+  const started = Date.now();
+  // Two attempts each: the first is retried at once (a schedule of one 0 ms retry), the second fails
+  // the mail for good; the loop's one failure log serves both batches.
+  const deps = {
+    ...workerDeps(),
+    retryScheduleMs: [0],
+    log,
+    transport,
+    senderOf: () => Promise.resolve({ from: { name: store.name, address: 'shop@example.com' } }),
+  };
+  const failures = mailFailureLog(t.clock);
+  try {
+    while ((await sendDueMail(deps, failures)) > 0) {
+      /* until nothing is due */
+    }
+  } finally {
+    transport.close();
+    await sink.close();
+  }
+  const minutes = Math.floor((Date.now() - started) / FAILURE_LOG_INTERVAL_MS) + 1;
+
+  const rows = await t.deps.db
+    .selectFrom('mail_outbox')
+    .select(['status', 'attempts', 'last_error'])
+    .where('id', 'in', ids)
+    .execute();
+  assert.equal(rows.length, MAILS);
+  for (const row of rows) {
+    assert.equal(row.status, 'failed');
+    assert.equal(row.attempts, 2);
+    assert.match(String(row.last_error), /relay access denied/, 'each mail keeps its own error');
+  }
+  const warnings = lines.filter((line) => String(line.msg).startsWith('mail '));
+  assert.ok(warnings.length <= 2 * minutes, `${warnings.length} lines for ${MAILS * 2} failed sends`);
+  assert.deepEqual(
+    warnings.slice(0, 2).map((line) => String(line.msg).split(' (')[0]),
+    ['mail send failed; will retry', 'mail failed for good'],
+  );
+  assert.ok(!JSON.stringify(lines).includes('@example.com'), 'no recipient address in the log');
 });

@@ -5,6 +5,7 @@ import type { Database } from '../db/tables.ts';
 import { reportIfOutage } from '../db/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
+import { OncePerIntervalByKey } from '../lib/once-per-interval.ts';
 import type { WebhookConfig } from './webhooks.config.ts';
 import { NotificationListener, Waker } from './webhooks.listener.ts';
 import {
@@ -22,7 +23,7 @@ import {
 } from './webhooks.relay.repository.ts';
 import { WEBHOOK_CHANNEL } from './webhooks.repository.ts';
 import { SigningKeyCache, type SigningKey } from './webhooks.secrets.ts';
-import { WebhookSender, webhookHeaders } from './webhooks.sender.ts';
+import { WebhookSender, webhookHeaders, type SendResult } from './webhooks.sender.ts';
 
 /**
  * How often the relay looks for new events without a notification (one small statement): a
@@ -33,6 +34,12 @@ export const POLL_MS = { notified: 2000, polling: 100 } as const;
 export const SCAN_MS = { notified: 2000, polling: 500 } as const;
 /** A claimed delivery belongs to its relay for the attempt's timeout plus this margin. */
 const LEASE_MARGIN_MS = 30_000;
+/**
+ * A receiver that is down fails every attempt to it: each endpoint's failed attempts (and, apart,
+ * its deliveries failed for good) are logged once per this interval, with the count of the others.
+ * Each delivery keeps its own last error for the console and the API.
+ */
+export const FAILURE_LOG_INTERVAL_MS = 60_000;
 
 export interface RelayDeps {
   db: Kysely<Database>;
@@ -59,6 +66,15 @@ async function listenUrl(db: Kysely<Database>, databaseUrl: string): Promise<str
   const url = new URL(databaseUrl);
   url.pathname = `/${encodeURIComponent(await currentDatabaseName(db))}`;
   return url.href;
+}
+
+/** The host (and port) of a receiver's URL: never its path or query, which often hold a token. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
 }
 
 /** The exact raw body: the envelope `{id, event, createdAt, data}` (spec 2.16); `id` is the event id. */
@@ -112,9 +128,11 @@ export class WebhookRelay {
   })[] = [];
   #recording: Promise<void> | null = null;
   readonly #signingKeys = new SigningKeyCache();
+  readonly #failures: OncePerIntervalByKey;
 
   constructor(deps: RelayDeps) {
     this.#deps = deps;
+    this.#failures = new OncePerIntervalByKey(FAILURE_LOG_INTERVAL_MS, () => deps.clock.now().getTime());
   }
 
   /** The payload of this relay's notifications; `''` (a commit's) and others' wake it. */
@@ -287,6 +305,33 @@ export class WebhookRelay {
     this.#recording = null;
   }
 
+  /** A failed attempt's warning: per endpoint and kind, the first, then one per interval with a count. */
+  #logFailure(
+    delivery: ClaimedDelivery,
+    result: Extract<SendResult, { ok: false }>,
+    outcome: Outcome,
+    context: Record<string, unknown>,
+  ): void {
+    const forGood = outcome.status === 'failed';
+    const unlogged = this.#failures.hit(
+      `${forGood ? 'failed' : 'attempt'}:${delivery.storeId}:${delivery.endpointId}`,
+    );
+    if (unlogged === null) return;
+    this.#deps.log.warn(
+      {
+        ...context,
+        host: hostOf(delivery.url),
+        error: result.error,
+        status: result.status,
+        outcome: outcome.status,
+        failedMeanwhile: unlogged,
+      },
+      forGood
+        ? 'webhook delivery failed for good (this endpoint: at most one line a minute)'
+        : 'webhook attempt failed (this endpoint: at most one line a minute)',
+    );
+  }
+
   async #deliver(
     delivery: ClaimedDelivery,
     keyring: Keyring,
@@ -343,12 +388,7 @@ export class WebhookRelay {
         outcome.status === 'pending' ? 'retry' : outcome.status,
         (performance.now() - sentAt) / 1000,
       );
-      if (!result.ok) {
-        log.warn(
-          { ...context, error: result.error, status: result.status, outcome: outcome.status },
-          outcome.status === 'failed' ? 'webhook delivery failed for good' : 'webhook attempt failed',
-        );
-      }
+      if (!result.ok) this.#logFailure(delivery, result, outcome, context);
       if (outcome.disabled) log.warn(context, 'webhook endpoint answered 410 Gone and was disabled');
       if (outcome.status === 'lost') log.warn(context, 'webhook attempt outlived its lease; result dropped');
     } catch (error) {
