@@ -116,6 +116,16 @@ export function eventInsert<DB extends Database>(
     .returning('id');
 }
 
+/**
+ * The last event sequence number handed out so far, by any transaction, committed or not (0 before
+ * the first): every event recorded before this expression runs has a `seq` at or below it, every
+ * one recorded after, above (the sequence is not transactional). Webhook endpoints note it at their
+ * creation (decision `events-after-endpoint`).
+ */
+export function lastEventSeq(): RawBuilder<number> {
+  return sql<number>`COALESCE(pg_sequence_last_value(pg_get_serial_sequence('events', 'seq')::regclass), 0)`;
+}
+
 /** Events of one store, oldest first (admin inspection and tests). */
 export async function listEvents(
   db: Kysely<Database>,

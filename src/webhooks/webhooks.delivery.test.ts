@@ -171,10 +171,12 @@ describe('webhook delivery', () => {
     const delivered = await waitForDelivery(shop, event.id, 'delivered');
     assert.equal(delivered.attempts, 3);
     assert.equal(delivered.lastStatusCode, 200);
+    // The endpoint's first failure is logged; its second, within the minute, is counted in the next
+    // line instead (decision `throttled-failure-logs`, webhooks.failure-log.test.ts).
     const warnings = t.logs.filter((line) => line.deliveryId === delivered.id);
     assert.deepEqual(
       warnings.map((line) => line.error),
-      ['HTTP 500: boom', 'timed out after 1500 ms'],
+      ['HTTP 500: boom'],
     );
   });
 

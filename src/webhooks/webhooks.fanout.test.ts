@@ -3,12 +3,13 @@
  * claims at once only those a claim would choose now, so the shortcut keeps per-resource order,
  * leaves disabled endpoints' rows waiting, and never lets new events overtake a backlog (D31).
  * Each test removes its endpoints (and so its deliveries) at the end: the claim shortcut looks at
- * every store's due deliveries.
+ * every store's due deliveries. Which endpoints an event goes to: those that existed when it was
+ * recorded, and not one deleted while the fan-out runs.
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+import { createTestStore, startTestApp, waitFor, type TestApp, type TestStore } from '../test/harness.ts';
 import {
   claimDeliveries,
   fanOutAndClaim,
@@ -189,5 +190,95 @@ describe('fan-out claims fresh deliveries only where a claim would', () => {
     const fanOut = await fanOutAndClaim(t.db.kysely, options(10));
     assert.equal(fanOut.dispatched, 1);
     assert.equal(fanOut.claimed.length, 1);
+  });
+});
+
+describe('which endpoints an event goes to', () => {
+  const endpointsOf = async (shop: TestStore, eventId: string) =>
+    (
+      await t.db.kysely
+        .selectFrom('webhook_deliveries')
+        .select('endpoint_id')
+        .where('store_id', '=', shop.store.id)
+        .where('event_id', '=', eventId)
+        .execute()
+    )
+      .map((row) => row.endpoint_id)
+      .sort();
+
+  test('an endpoint receives only the events recorded after it was created, waiting ones included', async () => {
+    const shop = await store();
+    const early = await registerEndpoint(t, shop, 'http://127.0.0.1:9/early');
+    // Committed, still waiting for fan-out when the second endpoint is created.
+    const waiting = await emit(t, shop.store.id, 'order.paid', { orderId: 'o' }, 'order:o');
+    const late = await registerEndpoint(t, shop, 'http://127.0.0.1:9/late');
+    const fresh = await emit(t, shop.store.id, 'order.refunded', { orderId: 'o' }, 'order:o');
+
+    assert.equal(await fanOutEvents(t.db.kysely, t.clock.now()), 2);
+    assert.deepEqual(await endpointsOf(shop, waiting.id), [early.id], 'not to the endpoint made after it');
+    assert.deepEqual(await endpointsOf(shop, fresh.id), [early.id, late.id].sort());
+  });
+
+  test('an endpoint whose noted sequence number is ahead of this database (an imported archive) still receives new events', async () => {
+    const shop = await store();
+    const imported = await registerEndpoint(t, shop, 'http://127.0.0.1:9/imported');
+    // As an import leaves it when the source's later events were purged: the sequence here is
+    // behind the endpoint's note, and its note's time is past.
+    await sql`UPDATE webhook_endpoints SET events_after_seq = 9000000000000,
+      events_after_at = now() - interval '1 minute' WHERE id = ${imported.id}`.execute(t.db.kysely);
+    const fresh = await emit(t, shop.store.id, 'product.updated', { productId: 'i' }, 'product:i');
+    assert.equal(await fanOutEvents(t.db.kysely, t.clock.now()), 1);
+    assert.deepEqual(await endpointsOf(shop, fresh.id), [imported.id]);
+  });
+
+  test('an endpoint deleted during fan-out is skipped without an error (PostgreSQL: a concurrent delete)', async (context) => {
+    if (t.db.kind !== 'postgres') {
+      context.skip('PGlite has one session: a delete never runs during a fan-out');
+      return;
+    }
+    const shop = await store();
+    const doomed = await registerEndpoint(t, shop, 'http://127.0.0.1:9/doomed');
+    const kept = await registerEndpoint(t, shop, 'http://127.0.0.1:9/kept');
+    const event = await emit(t, shop.store.id, 'product.updated', { productId: 'd' }, 'product:d');
+
+    // The delete is made, not committed, before the fan-out starts: the fan-out's snapshot still has
+    // the endpoint, and its statement must wait for the delete's row lock. It commits only once the
+    // fan-out is seen waiting for it, so the race goes the same way every run.
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => (commit = resolve));
+    let deleted!: () => void;
+    const deleting = new Promise<void>((resolve) => (deleted = resolve));
+    const deleter = t.db.kysely.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('webhook_endpoints')
+        .where('store_id', '=', shop.store.id)
+        .where('id', '=', doomed.id)
+        .execute();
+      deleted();
+      await committing;
+    });
+    await deleting;
+    const fanOut = fanOutAndClaim(t.db.kysely, options(0));
+    try {
+      await waitFor(
+        async () => {
+          const { rows } = await sql<{ waiting: number }>`
+          SELECT count(*)::int AS waiting FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%fanout_lock%'`.execute(
+            t.db.kysely,
+          );
+          return rows[0]!.waiting > 0 ? true : undefined;
+        },
+        10_000,
+        'the fan-out to wait for the delete',
+      );
+    } finally {
+      commit();
+      await deleter;
+    }
+    const done = await fanOut;
+    assert.equal(done.dispatched, 1);
+    assert.equal(done.created, 1, 'a delivery for the endpoint that is left only');
+    assert.deepEqual(await endpointsOf(shop, event.id), [kept.id]);
   });
 });

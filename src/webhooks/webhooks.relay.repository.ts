@@ -85,6 +85,13 @@ export async function fanOutAndClaim(db: Kysely<Database>, options: FanOutOption
         -- deliveries (they wait until the keys are fixed and it is enabled again): no event is lost.
         AND (en.enabled OR en.disabled_reason = 'secret_unreadable')
         AND (en.events ? '*' OR en.events ? ev.type)
+        -- Only the events recorded after the endpoint was created (its sequence number and, for a
+        -- database whose sequence restarted lower, e.g. an imported archive, its time).
+        AND (en.events_after_seq IS NULL OR ev.seq > en.events_after_seq OR ev.created_at > en.events_after_at)
+      -- An endpoint deleted while this statement runs is skipped, not inserted for: the key-share
+      -- lock waits for a delete in flight, and a row deleted meanwhile is left out (READ COMMITTED
+      -- re-checks a locked row), so no delivery ever names a deleted endpoint.
+      FOR KEY SHARE OF en
     ),
     backlog AS (
       SELECT EXISTS (

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely';
 import type { Database } from '../db/tables.ts';
+import { lastEventSeq } from '../events/events.ts';
 import type {
   DeliveryKind,
   DeliveryStatus,
@@ -54,11 +55,24 @@ export async function countEndpoints(db: Kysely<Database>, storeId: string): Pro
   return Number(row.n);
 }
 
+/**
+ * Inserts an endpoint that will receive only the events recorded after this statement: it notes the
+ * last event sequence number handed out and the database's clock rounded up to the millisecond
+ * (the fan-out compares both, decision `events-after-endpoint`).
+ */
 export function insertEndpoint(
   db: Kysely<Database>,
-  endpoint: Insertable<WebhookEndpointTable>,
+  endpoint: Omit<Insertable<WebhookEndpointTable>, 'events_after_seq' | 'events_after_at'>,
 ): Promise<WebhookEndpointRow> {
-  return db.insertInto('webhook_endpoints').values(endpoint).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('webhook_endpoints')
+    .values({
+      ...endpoint,
+      events_after_seq: lastEventSeq(),
+      events_after_at: sql<Date>`date_trunc('milliseconds', clock_timestamp()) + interval '1 millisecond'`,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export function updateEndpointRow(

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, RawBuilder, Selectable } from 'kysely';
 import type { CreatedAt, Json, NullableTime, UpdatedAt } from '../db/tables.ts';
 
 /** Table types of webhook endpoints and deliveries. Merged into `Database` in db/tables.ts. */
@@ -21,6 +21,14 @@ export interface WebhookEndpointTable {
   /** The secret replaced by the last rotation; it keeps signing until `previous_secret_expires_at`. */
   previous_secret_ciphertext: string | null;
   previous_secret_expires_at: NullableTime;
+  /**
+   * The last event sequence number handed out when the endpoint was created, and the database's
+   * clock then (rounded up to the millisecond): the fan-out skips the events recorded before the
+   * endpoint (`seq` and `created_at` both at or before these). Null for endpoints older than the
+   * rule: no bound.
+   */
+  events_after_seq: ColumnType<number | null, RawBuilder<number> | undefined, never>;
+  events_after_at: ColumnType<Date | null, RawBuilder<Date> | undefined, never>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
