@@ -46,6 +46,16 @@ function workerDeps(): Omit<MailWorkerDeps, 'transport' | 'senderOf'> {
   };
 }
 
+/** `count` plain test mails of a store, to `<prefix><i>@example.com`; their ids. */
+async function enqueueMails(storeId: string, prefix: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const mail = { storeId, tier: 'store' as const, kind: 'test', subject: `Mail ${i}`, text: 'Hello' };
+    ids.push(await enqueueMail(t.deps.db, { ...mail, to: `${prefix}${i}@example.com` }));
+  }
+  return ids;
+}
+
 test('one batch: sent mail is marked sent (sealed erased), a failed send is retried on its own', async () => {
   const { store } = await createTestStore(t);
   const mail = (to: string) => ({
@@ -116,19 +126,7 @@ test('one batch: sent mail is marked sent (sealed erased), a failed send is retr
 
 test('each mail is marked sent as soon as the transport accepted it, at most MAIL_CONCURRENCY at a time', async () => {
   const { store } = await createTestStore(t);
-  const ids: string[] = [];
-  for (let i = 0; i < 8; i++) {
-    ids.push(
-      await enqueueMail(t.deps.db, {
-        storeId: store.id,
-        tier: 'store',
-        kind: 'test',
-        to: `each${i}@example.com`,
-        subject: `Mail ${i}`,
-        text: 'Hello',
-      }),
-    );
-  }
+  const ids = await enqueueMails(store.id, 'each', 8);
   const statusOf = async () =>
     new Map(
       (
@@ -198,18 +196,7 @@ test('an SMTP server that refuses every mail: a bounded number of log lines, eac
     { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
   );
   const MAILS = 12;
-  const ids: string[] = [];
-  for (let i = 0; i < MAILS; i++)
-    ids.push(
-      await enqueueMail(t.deps.db, {
-        storeId: store.id,
-        tier: 'store',
-        kind: 'test',
-        to: `refused${i}@example.com`,
-        subject: `Mail ${i}`,
-        text: 'Hello',
-      }),
-    );
+  const ids = await enqueueMails(store.id, 'refused', MAILS);
   const started = Date.now();
   // Two attempts each: the first is retried at once (a schedule of one 0 ms retry), the second fails
   // the mail for good; the loop's one failure log serves both batches.
