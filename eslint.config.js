@@ -12,6 +12,7 @@ export default tseslint.config(
       'coverage/',
       '**/.tmp/',
       'packages/*/dist/',
+      'packages/*/.dist-*/',
       'packages/client/src/schema.d.ts',
     ],
   },

@@ -6,20 +6,17 @@
  * so the guide cannot rot.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import ts from 'typescript';
 import { seedDemo, type DemoCredentials } from '../../../src/seed/demo.ts';
 import { webhookTestConfig } from '../../../src/webhooks/webhooks.test-support.ts';
+import { run, typeErrors, WORK_DIR } from './doc-program.test-support.ts';
 import { startLiveApp, type LiveApp } from './server.test-support.ts';
 
 const GUIDE = path.resolve(import.meta.dirname, '../../../docs/sdk.md');
 const README = path.resolve(import.meta.dirname, '../../../README.md');
-/** Inside the package, so `@storefront/client` resolves as it does for users (node_modules → dist). */
-const WORK_DIR = path.resolve(import.meta.dirname, '../.tmp');
 
 let live: LiveApp;
 let demo: DemoCredentials;
@@ -67,42 +64,6 @@ function programOfGuide(): string {
     code = code.replaceAll(placeholder, value);
   }
   return code;
-}
-
-function typeErrors(fileName: string): string[] {
-  const options: ts.CompilerOptions = {
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    lib: ['lib.es2024.d.ts'],
-    types: ['node'],
-    noEmit: true,
-  };
-  const checked = ts.createProgram([fileName], options);
-  return ts.getPreEmitDiagnostics(checked).map((diagnostic) => {
-    const text = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
-    if (!diagnostic.file || diagnostic.start === undefined) return text;
-    const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
-    return `${path.basename(diagnostic.file.fileName)}:${line + 1}: ${text}`;
-  });
-}
-
-function run(fileName: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileName], { cwd: path.dirname(fileName), stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 describe('docs/sdk.md', () => {
