@@ -16,7 +16,6 @@ import { run, typeErrors, WORK_DIR } from './doc-program.test-support.ts';
 import { startLiveApp, type LiveApp } from './server.test-support.ts';
 
 const GUIDE = path.resolve(import.meta.dirname, '../../../docs/sdk.md');
-const README = path.resolve(import.meta.dirname, '../../../README.md');
 
 let live: LiveApp;
 let demo: DemoCredentials;
@@ -69,19 +68,6 @@ function programOfGuide(): string {
 describe('docs/sdk.md', () => {
   test('its code type-checks against the built package', () => {
     assert.deepEqual(typeErrors(file), []);
-  });
-
-  test('the client example of README.md type-checks too', () => {
-    const readme = fs.readFileSync(README, 'utf8');
-    const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(([, body]) => body);
-    assert.equal(blocks.length, 1, 'README.md has its client example');
-    const example = path.join(WORK_DIR, `readme-${randomUUID().slice(0, 8)}.ts`);
-    fs.writeFileSync(example, `${blocks.join('\n')}\nexport { order, payment };\n`);
-    try {
-      assert.deepEqual(typeErrors(example), []);
-    } finally {
-      fs.rmSync(example, { force: true });
-    }
   });
 
   test('its code runs, in order, against a real server and prints what the guide says', async () => {
