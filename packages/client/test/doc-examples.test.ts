@@ -13,9 +13,9 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { seedDemo, type DemoCredentials } from '../../../src/seed/demo.ts';
+import type { DemoCredentials } from '../../../src/seed/demo.ts';
 import { run, typeErrors, WORK_DIR } from './doc-program.test-support.ts';
-import { startLiveApp, type LiveApp } from './server.test-support.ts';
+import { startDemoApp, type LiveApp } from './server.test-support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 /** The documents whose examples run here (docs/sdk.md runs as one program in sdk-doc.test.ts). */
@@ -68,16 +68,7 @@ let live: LiveApp;
 let demo: DemoCredentials;
 
 before(async () => {
-  live = await startLiveApp();
-  const seeded = await seedDemo({
-    db: live.t.deps.db,
-    clock: live.t.clock,
-    sessions: live.t.deps.sessions,
-    keyring: live.t.runtime.keyring,
-    media: live.t.runtime.media,
-  });
-  assert.ok(seeded, 'the demo store is seeded');
-  demo = seeded;
+  ({ live, demo } = await startDemoApp());
   fs.mkdirSync(WORK_DIR, { recursive: true });
 });
 after(async () => {

@@ -10,10 +10,10 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { seedDemo, type DemoCredentials } from '../../../src/seed/demo.ts';
+import type { DemoCredentials } from '../../../src/seed/demo.ts';
 import { webhookTestConfig } from '../../../src/webhooks/webhooks.test-support.ts';
 import { run, typeErrors, WORK_DIR } from './doc-program.test-support.ts';
-import { startLiveApp, type LiveApp } from './server.test-support.ts';
+import { startDemoApp, type LiveApp } from './server.test-support.ts';
 
 const GUIDE = path.resolve(import.meta.dirname, '../../../docs/sdk.md');
 
@@ -23,16 +23,7 @@ let program: string;
 let file: string;
 
 before(async () => {
-  live = await startLiveApp({ config: webhookTestConfig() });
-  const seeded = await seedDemo({
-    db: live.t.deps.db,
-    clock: live.t.clock,
-    sessions: live.t.deps.sessions,
-    keyring: live.t.runtime.keyring,
-    media: live.t.runtime.media,
-  });
-  assert.ok(seeded, 'the demo store is seeded');
-  demo = seeded;
+  ({ live, demo } = await startDemoApp({ config: webhookTestConfig() }));
   program = programOfGuide();
   fs.mkdirSync(WORK_DIR, { recursive: true });
   file = path.join(WORK_DIR, `sdk-doc-${randomUUID().slice(0, 8)}.ts`);

@@ -21,6 +21,7 @@ import {
   type TestAppOptions,
   type TestStore,
 } from '../../../src/test/harness.ts';
+import { seedDemo, type DemoCredentials } from '../../../src/seed/demo.ts';
 
 export interface LiveApp {
   t: TestApp;
@@ -35,6 +36,22 @@ export async function startLiveApp(options: TestAppOptions = {}): Promise<LiveAp
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = t.app.server.address() as AddressInfo;
   return { t, baseUrl: `http://127.0.0.1:${port}`, close: () => t.close() };
+}
+
+/** The live app with the demo store seeded in it (as `storefront serve` makes it), and its credentials. */
+export async function startDemoApp(
+  options: TestAppOptions = {},
+): Promise<{ live: LiveApp; demo: DemoCredentials }> {
+  const live = await startLiveApp(options);
+  const demo = await seedDemo({
+    db: live.t.deps.db,
+    clock: live.t.clock,
+    sessions: live.t.deps.sessions,
+    keyring: live.t.runtime.keyring,
+    media: live.t.runtime.media,
+  });
+  assert.ok(demo, 'the demo store is seeded');
+  return { live, demo };
 }
 
 export interface Shop {
