@@ -34,7 +34,7 @@ import * as media from './migrations/0031_media.ts';
 import * as variantArchive from './migrations/0032_variant_archive.ts';
 import * as customers from './migrations/0033_customers.ts';
 import * as settingsNotify from './migrations/0034_settings_notify.ts';
-import * as endpointEventWatermark from './migrations/0038_endpoint_event_watermark.ts';
+import * as endpointEventWatermark from './migrations/0035_endpoint_event_watermark.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -72,7 +72,7 @@ const migrations: Record<string, Migration> = {
   '0032_variant_archive': variantArchive,
   '0033_customers': customers,
   '0034_settings_notify': settingsNotify,
-  '0038_endpoint_event_watermark': endpointEventWatermark,
+  '0035_endpoint_event_watermark': endpointEventWatermark,
 };
 
 export class MigrationError extends Error {
