@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { runCli, type CliResult } from './test/cli.ts';
 import { dataDirFromTemplate } from './test/template.ts';
 
 const MAIN = path.resolve(import.meta.dirname, 'main.ts');
@@ -22,22 +23,11 @@ function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Result = CliResult;
 
-function run(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: cliEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** A one-shot command on this file's embedded data directory (`env` adds to or overrides). */
+function run(args: string[], env: Record<string, string> = {}, entry?: string): Promise<Result> {
+  return runCli(args, { DATA_DIR: dataDir, DATABASE_URL: undefined, REDIS_URL: undefined, ...env }, entry);
 }
 
 function lastLine(text: string): string {
@@ -285,6 +275,10 @@ describe('storefront CLI', () => {
     try {
       const output = server.output();
       assert.doesNotMatch(output, /Publishable key:/, 'no demo store in production mode');
+      // The banner names no store that does not exist.
+      assert.doesNotMatch(output, /demo/i, output);
+      assert.match(output, /Console: +http:\/\/\S+\/admin\/ +\(sign in with a store's slug/);
+      assert.match(output, /Shop: +http:\/\/\S+\/shop\/ +\(no key: set SHOP_PUBLISHABLE_KEY/);
       assert.doesNotMatch(output, /dev\/mailbox/);
       assert.match(output, /Warning: Mail is written to files/);
       assert.match(output, /Warning: SECRET_KEY is not set/);
@@ -304,6 +298,7 @@ describe('storefront CLI', () => {
       const key = /Publishable key: (pk_\S+)/.exec(output)?.[1];
       assert.ok(key, output);
       assert.match(output, /Staff token: +st_/);
+      assert.match(output, /Console: +http:\/\/\S+\/admin\/ +\(store "demo", owner@demo\.storefront\.test\)/);
       assert.match(output, /\/docs/);
       assert.match(output, /Warning: The dev mailbox shows sign-in codes at \/admin\/dev\/mailbox/);
       const response = await fetch(`${server.url}/storefront/v1/store`, {

@@ -5,11 +5,11 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { doctorReport, findings } from './doctor.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
-import { migrateToLatest, migrationsPending } from './db/migrate.ts';
+import { DatabaseNewerError, migrateToLatest, migrationsPending } from './db/migrate.ts';
 import { createStorefrontKey } from './keys/keys.service.ts';
 import { seedBench } from './seed/bench.ts';
 import { seedDemo } from './seed/demo.ts';
-import { startServer } from './server.ts';
+import { startBanner, startServer } from './server.ts';
 import { startTelemetry, withTraceIds } from './telemetry/telemetry.ts';
 import { openStaffSession } from './staff/staff.service.ts';
 import { findStoreWithSlug } from './stores/stores.service.ts';
@@ -131,40 +131,7 @@ async function serve(config: Readonly<Config>): Promise<void> {
   const applied = await migrateAtStart(config, db);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
   const server = await startServer(config, db, log);
-  const base = config.publicBaseUrl;
-
-  const lines = [
-    '',
-    `  Storefront is running at ${server.url}  (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
-    ...(config.adminUi
-      ? [`  Console:         ${base}/admin/  (store "demo", owner@demo.storefront.test)`]
-      : []),
-    ...(config.shopUi
-      ? [
-          server.shopKey
-            ? `  Shop:            ${base}/shop/  (${config.shopPublishableKey ? 'SHOP_PUBLISHABLE_KEY' : 'the demo store'})`
-            : `  Shop:            ${base}/shop/  (no key: set SHOP_PUBLISHABLE_KEY, see docs/shop.md)`,
-        ]
-      : []),
-    ...(server.metricsUrl ? [`  Metrics:         ${server.metricsUrl}`] : []),
-    `  API reference:   ${base}/docs`,
-    `  OpenAPI:         ${base}/openapi.json`,
-  ];
-  if (server.demo) {
-    lines.push(
-      '',
-      '  Demo store created (slug "demo"). Save these; they are shown only once:',
-      `  Publishable key: ${server.demo.publishableKey}`,
-      `  Staff token:     ${server.demo.staffToken}`,
-      '',
-      `  Try: curl -H "X-Publishable-Key: ${server.demo.publishableKey}" ${base}/storefront/v1/store`,
-    );
-  } else if (config.seedDemo) {
-    lines.push(
-      '',
-      '  New credentials: stop the server, then `npx storefront keys create --store demo --label dev`.',
-    );
-  }
+  const lines = startBanner(config, server, db.kind);
   // What `storefront doctor` finds unsafe, printed and logged at every start (D51).
   const warnings = findings(config).filter((finding) => finding.severity === 'unsafe');
   if (warnings.length > 0)
@@ -444,6 +411,7 @@ run(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) fail(error.message, 2);
   if (error instanceof UsageError) fail(error.message, 2);
   if (error instanceof DataDirLockedError) fail(error.message, 1);
+  if (error instanceof DatabaseNewerError) fail(error.message, 1);
   if (error instanceof AppError) {
     const fields = error.errors?.map((e) => `  ${e.pointer}: ${e.detail}`).join('\n');
     fail(`${error.detail}${fields ? `\n${fields}` : ''}`, 1);

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { buildApp, type App } from './app.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
-import { demoStoreKey, seedDemo, type DemoCredentials } from './seed/demo.ts';
+import { DEMO_OWNER_EMAIL, DEMO_SLUG, demoStoreKey, seedDemo, type DemoCredentials } from './seed/demo.ts';
+import { findStoreWithSlug } from './stores/stores.service.ts';
 import { backgroundLoops } from './loops.ts';
 import { startWorkers, type RunningWorkers } from './workers/runner.ts';
 import { createMailTransport } from './mail/transport.ts';
@@ -18,6 +19,8 @@ export interface RunningServer {
   app: App;
   url: string;
   demo: DemoCredentials | null;
+  /** Whether a demo store exists (made by this start or an earlier one). */
+  demoStore: boolean;
   /** The publishable key the reference shop at /shop uses, if any. */
   shopKey: string | null;
   /** Where the METRICS_PORT listener answers, if there is one. */
@@ -50,6 +53,7 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
       log.warn({ err: error }, 'the demo store key cannot be opened; /shop has no key');
       return null;
     }));
+  const demoStore = demo !== null || (await findStoreWithSlug({ db: db.kysely }, DEMO_SLUG)) !== null;
   const app = await buildApp(runtime, { docsKey: shopKey ?? undefined, shopKey: () => shopKey });
   await reportUnreadableSecrets(db.kysely, runtime.keyring, log);
   await app.listen({ host: config.host, port: config.port });
@@ -75,6 +79,7 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
     app,
     url,
     demo,
+    demoStore,
     shopKey,
     metricsUrl: metricsServer ? `http://${hostPort(config.metrics.host, metricsServer.port)}/metrics` : null,
     close() {
@@ -87,4 +92,49 @@ export async function startServer(config: Readonly<Config>, db: Db, log: Logger)
       return closing;
     },
   };
+}
+
+/**
+ * What `serve` prints when it listens: where everything is, and the demo store's credentials when
+ * this start made it. It names the demo store only when one exists (a production start has none).
+ */
+export function startBanner(config: Readonly<Config>, server: RunningServer, kind: Db['kind']): string[] {
+  const base = config.publicBaseUrl;
+  const lines = [
+    '',
+    `  Storefront is running at ${server.url}  (${kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
+    ...(config.adminUi
+      ? [
+          server.demoStore
+            ? `  Console:         ${base}/admin/  (store "${DEMO_SLUG}", ${DEMO_OWNER_EMAIL})`
+            : `  Console:         ${base}/admin/  (sign in with a store's slug and a staff member's email)`,
+        ]
+      : []),
+    ...(config.shopUi
+      ? [
+          server.shopKey
+            ? `  Shop:            ${base}/shop/  (${config.shopPublishableKey ? 'SHOP_PUBLISHABLE_KEY' : 'the demo store'})`
+            : `  Shop:            ${base}/shop/  (no key: set SHOP_PUBLISHABLE_KEY, see docs/shop.md)`,
+        ]
+      : []),
+    ...(server.metricsUrl ? [`  Metrics:         ${server.metricsUrl}`] : []),
+    `  API reference:   ${base}/docs`,
+    `  OpenAPI:         ${base}/openapi.json`,
+  ];
+  if (server.demo) {
+    lines.push(
+      '',
+      '  Demo store created (slug "demo"). Save these; they are shown only once:',
+      `  Publishable key: ${server.demo.publishableKey}`,
+      `  Staff token:     ${server.demo.staffToken}`,
+      '',
+      `  Try: curl -H "X-Publishable-Key: ${server.demo.publishableKey}" ${base}/storefront/v1/store`,
+    );
+  } else if (server.demoStore && config.seedDemo) {
+    lines.push(
+      '',
+      '  New credentials: stop the server, then `npx storefront keys create --store demo --label dev`.',
+    );
+  }
+  return lines;
 }

@@ -82,6 +82,32 @@ export class MigrationError extends Error {
   }
 }
 
+/**
+ * The database was migrated by a newer version of Storefront: it lists migrations this code does
+ * not have. Going on would run old code on a schema it does not know (docs/operations.md,
+ * "Upgrades"), so every command that opens the database stops with this message instead.
+ */
+export class DatabaseNewerError extends Error {
+  /** The newest migration this version has. */
+  readonly newestKnown: string;
+  /** The migrations in the database this version does not have, in order. */
+  readonly unknown: readonly string[];
+
+  constructor(newestKnown: string, unknown: readonly string[]) {
+    const found = unknown.at(-1) ?? '';
+    super(
+      `This database was migrated by a newer version of Storefront: it has migration ${found}` +
+        `${unknown.length > 1 ? ` (and ${unknown.length - 1} more this version does not know)` : ''}, ` +
+        `and the newest migration this version knows is ${newestKnown}. ` +
+        'Run the newer version (upgrade this installation to it), or restore the backup taken before the upgrade ' +
+        'to go back to this one (docs/operations.md, "Upgrades").',
+    );
+    this.name = 'DatabaseNewerError';
+    this.newestKnown = newestKnown;
+    this.unknown = unknown;
+  }
+}
+
 export function migrationNames(): string[] {
   return Object.keys(migrations);
 }
@@ -91,7 +117,11 @@ export function migrationNames(): string[] {
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   // The common case at start-up: everything is applied. One read answers it without the
   // Migrator's table checks and lock (a few round trips, noticeable on the embedded database).
-  if (await allApplied(db)) return [];
+  const applied = await appliedMigrations(db);
+  const known = migrationNames();
+  const unknown = (applied ?? []).filter((name) => !(name in migrations));
+  if (unknown.length > 0) throw new DatabaseNewerError(known.at(-1) ?? '', unknown);
+  if (applied !== null && applied.length === known.length) return [];
   const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(migrations) } });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
@@ -110,21 +140,25 @@ export async function migrateTo(db: Kysely<any>, name: string): Promise<void> {
   if (result.error) throw new MigrationError(`Migrating to ${name} failed`, { cause: result.error });
 }
 
-/** Whether any migration is to be applied (or the migration table cannot be read). */
+/**
+ * Whether the database's migrations differ from the known ones: some are to be applied, the
+ * migration table cannot be read, or a newer version applied ones this version does not know
+ * (`migrateToLatest` then says so).
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema may be migrated
 export async function migrationsPending(db: Kysely<any>): Promise<boolean> {
-  return !(await allApplied(db));
+  const applied = await appliedMigrations(db);
+  const known = migrationNames();
+  return applied === null || applied.length !== known.length || applied.some((name, i) => name !== known[i]);
 }
 
-/** True when the migration table lists exactly the known migrations; false when unsure. */
+/** The migrations the database lists as applied, in order; null when it has no migration table yet. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema may be migrated
-async function allApplied(db: Kysely<any>): Promise<boolean> {
+async function appliedMigrations(db: Kysely<any>): Promise<string[] | null> {
   try {
     const { rows } = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db);
-    const applied = rows.map((row) => row.name);
-    const known = migrationNames();
-    return applied.length === known.length && applied.every((name, i) => name === known[i]);
+    return rows.map((row) => row.name);
   } catch {
-    return false; // no migration table yet: a fresh database
+    return null; // no migration table yet: a fresh database
   }
 }
