@@ -3,6 +3,9 @@
 # clone of this repository's HEAD (`--worktree`: a copy of the working tree instead): build the console and shop ahead (`npm ci && npm run build`),
 # reinstall without development packages (`npm ci --omit=dev`), then `doctor`, `migrate`, `serve`
 # (API only) and `worker` in production mode, each checked from outside. `.ci/run` runs it.
+# Every command reads the configuration from a file the documented way,
+# `(set -a; . FILE; set +a; node bin/storefront.js …)`: first deploy/storefront.env.example as it
+# ships (doctor must list its placeholders), then a filled-in copy.
 #
 # Production hosts bring their own Node.js 24; here the one `npm ci` put in this checkout's
 # node_modules stands in for it (the clone's own is removed with the development packages).
@@ -67,30 +70,61 @@ done
 [ -f packages/console/dist/index.html ] || fail "npm ci --omit=dev removed the console's build"
 echo "   node_modules: $(du -sh node_modules | cut -f1)"
 
-# The configuration of a production host (docs/operations.md); the SMTP server is never reached.
-export NODE_ENV=production
-export SECRET_KEY="$(node -e 'console.log(require("node:crypto").randomBytes(32).toString("base64url"))')"
-export EMAIL_TRANSPORT=smtp://127.0.0.1:2525
-export PAYMENT_PROVIDER=stripe STRIPE_SECRET_KEY=sk_test_production_install STRIPE_WEBHOOK_SECRET=whsec_production_install
-export HOST=127.0.0.1 PORT=0 LOG_LEVEL=warn
-export DATA_DIR="$WORK/data"
+# The documented doctor command on the example configuration as it ships: it reads the file
+# (comments, quotes, an apostrophe) and lists its placeholders.
+step "storefront doctor on deploy/storefront.env.example as it ships"
+example="$(env -i PATH="$PATH" sh -c '(set -a; . deploy/storefront.env.example; set +a; exec node bin/storefront.js doctor)' 2>&1)" &&
+  fail "doctor found nothing unsafe in the example configuration: $example"
+for placeholder in SECRET_KEY "STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET" EMAIL_TRANSPORT PUBLIC_BASE_URL PLATFORM_MAIL_DOMAIN; do
+  grep -q "^UNSAFE  $placeholder: " <<<"$example" || fail "doctor did not flag the example's $placeholder: $example"
+done
+echo "   $(grep -c "^UNSAFE" <<<"$example") unsafe findings, the placeholders among them"
+
+# The configuration of a production host: the example with its placeholders filled in, as
+# /etc/storefront/storefront.env would be (the SMTP server is never reached).
+CONFIG="$WORK/storefront.env"
+SECRET_KEY="$(node -e 'console.log(require("node:crypto").randomBytes(32).toString("base64url"))')"
+sed -e "s|^SECRET_KEY=.*|SECRET_KEY=$SECRET_KEY|" \
+  -e "s|^PUBLIC_BASE_URL=.*|PUBLIC_BASE_URL=https://shop.storefront-install.internal|" \
+  -e "s|^PLATFORM_MAIL_DOMAIN=.*|PLATFORM_MAIL_DOMAIN=mail.storefront-install.internal|" \
+  -e "s|^EMAIL_TRANSPORT=.*|EMAIL_TRANSPORT=smtp://127.0.0.1:2525|" \
+  -e "s|^STRIPE_SECRET_KEY=.*|STRIPE_SECRET_KEY=sk_live_production_install_$$|" \
+  -e "s|^STRIPE_WEBHOOK_SECRET=.*|STRIPE_WEBHOOK_SECRET=whsec_production_install_$$|" \
+  -e "s|^HOST=.*|HOST=127.0.0.1|" -e "s|^PORT=.*|PORT=0|" -e "s|^LOG_LEVEL=.*|LOG_LEVEL=warn|" \
+  -e "/^DATABASE_URL=/d" -e "/^REDIS_URL=/d" -e "/^METRICS_/d" \
+  deploy/storefront.env.example >"$CONFIG"
+echo "DATA_DIR=$WORK/data" >>"$CONFIG"
 if command -v pg_isready >/dev/null && pg_isready -q -h 127.0.0.1 -p 5432 -t 3; then
   DB="storefront_production_install_$$"
   psql -q -h 127.0.0.1 -U postgres -d postgres -c "CREATE DATABASE \"$DB\"" >/dev/null
-  export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB"
-  if (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then export REDIS_URL=redis://127.0.0.1:6379; fi
+  echo "DATABASE_URL='postgres://postgres@127.0.0.1:5432/$DB?application_name=production-install&sslmode=disable'" >>"$CONFIG"
+  if (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then echo "REDIS_URL=redis://127.0.0.1:6379" >>"$CONFIG"; fi
   step "on PostgreSQL ($DB)"
 else
   step "on the embedded database (PostgreSQL does not answer)"
 fi
-
-step "storefront doctor"
-node bin/storefront.js doctor || {
-  [ -z "${DATABASE_URL:-}" ] || fail "doctor found this production configuration unsafe"
+# `storefront …` with the configuration file read the documented way (`set -a; . FILE; set +a`);
+# VAR=value arguments before the command add to it (a process's own port). It takes the place of
+# the shell it runs in, so it runs in a subshell `( … )`, a `$( … )` or the background, where the
+# process it starts is the one `$!` names (SIGTERM reaches it).
+storefront() {
+  local extra=()
+  while [[ "${1:-}" == *=* ]]; do
+    extra+=("$1")
+    shift
+  done
+  set -a
+  # shellcheck source=/dev/null
+  . "$CONFIG"
+  set +a
+  exec env "${extra[@]}" node bin/storefront.js "$@"
 }
 
+step "storefront doctor"
+(storefront doctor) || fail "doctor found this production configuration unsafe"
+
 step "storefront migrate"
-node bin/storefront.js migrate | tail -n 1
+(storefront migrate) | tail -n 1
 
 free_port() { node -e 'const s=require("node:net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 wait_for() { # url, what
@@ -101,7 +135,8 @@ wait_for() { # url, what
   fail "$2 did not answer at $1"
 }
 
-if [ -n "${DATABASE_URL:-}" ]; then
+POSTGRES="$(grep -c '^DATABASE_URL=' "$CONFIG" || true)"
+if [ "$POSTGRES" = 1 ]; then
   step "storefront serve (RUN_WORKERS=false) and storefront worker"
   SERVE_ENV=(RUN_WORKERS=false)
 else
@@ -110,7 +145,7 @@ else
 fi
 API_PORT="$(free_port)"
 API_METRICS="$(free_port)"
-env "${SERVE_ENV[@]}" PORT="$API_PORT" METRICS_PORT="$API_METRICS" node bin/storefront.js serve >"$WORK/serve.log" 2>&1 &
+storefront "${SERVE_ENV[@]}" PORT="$API_PORT" METRICS_PORT="$API_METRICS" serve >"$WORK/serve.log" 2>&1 &
 PIDS+=($!)
 wait_for "http://127.0.0.1:$API_PORT/readyz" "serve"
 has '<div id="root"' "http://127.0.0.1:$API_PORT/admin/" || fail "the console is not served at /admin/"
@@ -123,15 +158,15 @@ has '^storefront_http_requests_total' "http://127.0.0.1:$API_METRICS/metrics" ||
   fail "no request metrics on METRICS_PORT"
 grep -q "Publishable key:" "$WORK/serve.log" && fail "a demo store was created in production mode"
 
-if [ -n "${DATABASE_URL:-}" ]; then
+if [ "$POSTGRES" = 1 ]; then
   WORKER_METRICS="$(free_port)"
-  METRICS_PORT="$WORKER_METRICS" node bin/storefront.js worker >"$WORK/worker.log" 2>&1 &
+  storefront METRICS_PORT="$WORKER_METRICS" worker >"$WORK/worker.log" 2>&1 &
   PIDS+=($!)
   wait_for "http://127.0.0.1:$WORKER_METRICS/metrics" "worker"
   has '^storefront_outbox_pending_events' "http://127.0.0.1:$WORKER_METRICS/metrics" ||
     fail "no outbox metrics from the worker"
   step "stores create (the CLI beside the running processes)"
-  created="$(node bin/storefront.js stores create --name "Production Install" --slug prod-install \
+  created="$(storefront stores create --name "Production Install" --slug prod-install \
     --currency EUR --owner-email owner@example.com)" || fail "stores create"
   grep -q "Created store prod-install" <<<"$created" || fail "stores create printed: $created"
   status="$(curl -sS -X POST -H 'content-type: application/json' \

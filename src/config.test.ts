@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import Fastify from 'fastify';
 import { ConfigError, loadConfig } from './config.ts';
 
 describe('loadConfig', () => {
@@ -66,6 +68,32 @@ describe('loadConfig', () => {
     );
   });
 
+  // `serve` hands TRUST_PROXY to Fastify (@fastify/proxy-addr), which throws at start on what it
+  // cannot take (a /0 did): whatever the configuration accepts, Fastify must take.
+  test('every TRUST_PROXY the configuration accepts, Fastify takes: no crash at start', () => {
+    const address = fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('::ffff:10.0.0.1', 'fe80::1'));
+    const entry = fc.oneof(
+      fc
+        .tuple(address, fc.option(fc.integer({ min: 0, max: 129 }), { nil: undefined }))
+        .map(([ip, bits]) => (bits === undefined ? ip : `${ip}/${bits}`)),
+      fc.constantFrom('loopback', 'linklocal', 'uniquelocal', 'true', 'off'),
+    );
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 4 }), (entries) => {
+        let trustProxy;
+        try {
+          trustProxy = loadConfig({ TRUST_PROXY: entries.join(',') }).trustProxy;
+        } catch (error) {
+          if (error instanceof ConfigError && error.variable === 'TRUST_PROXY') return;
+          throw error;
+        }
+        const app = Fastify({ trustProxy: typeof trustProxy === 'boolean' ? trustProxy : [...trustProxy] });
+        void app.close();
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   test('parses durations and booleans', () => {
     const config = loadConfig({
       STAFF_SESSION_TTL: '30m',
@@ -114,6 +142,8 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY', /CIDR/],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY', /CIDR/],
     [{ TRUST_PROXY: '10.0.0.1,proxy.internal' }, 'TRUST_PROXY', /CIDR/],
+    [{ TRUST_PROXY: '0.0.0.0/0' }, 'TRUST_PROXY', /0\.0\.0\.0\/0 is every client, not a proxy/],
+    [{ TRUST_PROXY: '10.0.0.1, ::/00' }, 'TRUST_PROXY', /::\/00 is every client/],
     [{ SHOP_PUBLISHABLE_KEY: 'st_secret' }, 'SHOP_PUBLISHABLE_KEY', /pk_/],
     [{ SHOP_UI: 'maybe' }, 'SHOP_UI', /1\/true/],
     [{ PGLITE_SHARED_BUFFERS_MB: '16MB' }, 'PGLITE_SHARED_BUFFERS_MB', /integer from 1 to 1024/],

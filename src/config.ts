@@ -364,5 +364,13 @@ function trustProxy(env: Env): boolean | readonly string[] {
       raw,
     );
   }
+  // A /0 is not a proxy but every client, and Fastify's trustProxy refuses it when `serve` starts.
+  const everyone = entries.find((entry) => /\/0+$/.test(entry));
+  if (everyone !== undefined)
+    throw new ConfigError(
+      'TRUST_PROXY',
+      `proxy addresses and ranges of /1 or narrower: ${everyone} is every client, not a proxy (TRUST_PROXY=true would say that, and \`storefront doctor\` calls it unsafe)`,
+      raw,
+    );
   return Object.freeze(entries);
 }
