@@ -22,7 +22,12 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['eslint.config.js', 'bin/storefront.js', 'packages/*/vite.config.ts'],
+          allowDefaultProject: [
+            'eslint.config.js',
+            'bin/storefront.js',
+            'scripts/prepare.js',
+            'packages/*/vite.config.ts',
+          ],
         },
         tsconfigRootDir: import.meta.dirname,
       },

@@ -1,18 +1,39 @@
 #!/usr/bin/env node
-/* global process */
+/* global process, URL */
 // The `storefront` command. Plain JavaScript on purpose: it must run on any Node.js, so that an
 // older one (Node 20 ships on Debian 12) gets a clear message instead of ERR_UNKNOWN_FILE_EXTENSION
 // for the TypeScript sources, which only Node 24 or newer runs directly.
+import { existsSync } from 'node:fs';
+
 const REQUIRED_MAJOR = 24;
 const major = Number(process.versions.node.split('.')[0]);
 
 if (major < REQUIRED_MAJOR) {
+  // What to do depends on what this checkout has: `npm ci` installs Node.js 24 into it (the `node`
+  // devDependency, which npm and npx put first on the PATH); a production install
+  // (`npm ci --omit=dev`) leaves it out, so the host must bring its own.
+  const projectNode = existsSync(new URL('../node_modules/node/bin/node', import.meta.url));
+  const installed = existsSync(new URL('../node_modules/', import.meta.url));
+  const advice = projectNode
+    ? [
+        '`npm ci` installed Node.js 24 into this project (the `node` development package); run through npm, which uses it:',
+        '  npm start                 start the service',
+        "  npx storefront <command>  any other command (npx runs the project's own Node.js)",
+      ]
+    : installed
+      ? [
+          'This is a production install (`npm ci --omit=dev`): it has no Node.js of its own to run instead.',
+          'Install Node.js 24 or newer on this host (nodesource, Debian backports or a tarball), then run this again',
+          '(docs/operations.md, "Production install").',
+        ]
+      : [
+          'Run `npm ci` first: in development it installs Node.js 24 into the project, then `npm start` and',
+          '`npx storefront <command>` use it. A production host needs Node.js 24 of its own (docs/operations.md).',
+        ];
   process.stderr.write(
     [
       `storefront: this needs Node.js ${REQUIRED_MAJOR} or newer, and this is Node.js ${process.versions.node}.`,
-      '`npm ci` installs Node.js 24 into the project (the `node` devDependency); use it through npm:',
-      '  npm start                 start the service',
-      "  npx storefront <command>  any other command (npx runs the project's own Node.js)",
+      ...advice,
       '',
     ].join('\n'),
   );

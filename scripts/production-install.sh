@@ -8,7 +8,9 @@
 # ships (doctor must list its placeholders), then a filled-in copy.
 #
 # Production hosts bring their own Node.js 24; here the one `npm ci` put in this checkout's
-# node_modules stands in for it (the clone's own is removed with the development packages).
+# node_modules stands in for it (the clone's own is removed with the development packages). When
+# the machine's own Node is older (Debian 12's Node 20), `npm ci --omit=dev` runs on it, as on a
+# host that has not installed Node.js 24 yet: it must install, and say what the host lacks.
 # On PostgreSQL (127.0.0.1:5432) when it answers, in a database of its own that is dropped after;
 # else on the embedded database.
 set -euo pipefail
@@ -18,6 +20,15 @@ if [ ! -x "$NODE24/node" ]; then
   echo "production-install: run npm ci in $ROOT first (it brings Node.js 24)" >&2
   exit 1
 fi
+# The machine's own Node.js (on the PATH, or Debian's /usr/bin/node), when it is older than 24.
+OLD_NODE=""
+for candidate in "$(command -v node || true)" /usr/bin/node; do
+  if [ -x "$candidate" ] && [ "$("$candidate" -p 'process.versions.node.split(".")[0] < 24')" = true ]; then
+    OLD_NODE="$candidate"
+    SYSTEM_PATH="$(dirname "$candidate"):$PATH"
+    break
+  fi
+done
 export PATH="$NODE24:$PATH"
 
 WORK="$(mktemp -d)"
@@ -62,8 +73,19 @@ npm run build >/dev/null
 [ -f packages/console/dist/index.html ] || fail "the console was not built"
 [ -f packages/shop/dist/index.html ] || fail "the shop was not built"
 
-step "runtime dependencies only: npm ci --omit=dev"
-npm ci --omit=dev --no-audit --no-fund --loglevel=error | tail -n 3
+if [ -n "$OLD_NODE" ]; then
+  step "runtime dependencies only: npm ci --omit=dev, on this machine's Node.js $("$OLD_NODE" --version)"
+  omitted="$(PATH="$SYSTEM_PATH" npm ci --omit=dev --no-audit --no-fund --loglevel=error 2>&1)" ||
+    fail "npm ci --omit=dev failed on Node.js $("$OLD_NODE" --version): $omitted"
+  grep -q "Install Node.js 24 on this host" <<<"$omitted" || fail "prepare did not say what the host lacks: $omitted"
+  ! grep -q ERR_UNKNOWN_FILE_EXTENSION <<<"$omitted" || fail "prepare failed on the TypeScript sources: $omitted"
+  refused="$("$OLD_NODE" bin/storefront.js doctor 2>&1)" && fail "bin/storefront.js ran on Node.js $("$OLD_NODE" --version)"
+  grep -q "Install Node.js 24 or newer on this host" <<<"$refused" || fail "bin/storefront.js advised: $refused"
+  echo "   on $("$OLD_NODE" --version): installed; prepare and bin/storefront.js say to install Node.js 24"
+else
+  step "runtime dependencies only: npm ci --omit=dev"
+  npm ci --omit=dev --no-audit --no-fund --loglevel=error | tail -n 3
+fi
 for dev in vite esbuild typescript eslint @redocly/cli playwright-core node react; do
   [ ! -e "node_modules/$dev" ] || fail "development package $dev was installed"
 done

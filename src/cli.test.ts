@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -369,29 +369,8 @@ describe('data-dir lock', () => {
 describe('bin/storefront.js', () => {
   const BIN = path.resolve(import.meta.dirname, '..', 'bin', 'storefront.js');
 
-  function runBin(node: string, nodeArgs: string[]): Promise<Result> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(node, [...nodeArgs, BIN, '--help'], { env: cliEnv() });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
-
-  const assertRefused = (result: Result, version: RegExp): void => {
-    assert.equal(result.code, 1, result.stderr);
-    assert.match(result.stderr, /needs Node\.js 24 or newer/);
-    assert.match(result.stderr, version);
-    assert.match(result.stderr, /npx storefront/);
-    assert.doesNotMatch(result.stderr, /ERR_UNKNOWN_FILE_EXTENSION/);
-    assert.equal(result.stdout, '');
-  };
-
   test('on Node 24 the bin runs the CLI', async () => {
-    const result = await runBin(process.execPath, []);
+    const result = await run(['--help'], {}, BIN);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /Usage: storefront <command>/);
   });
@@ -452,22 +431,5 @@ describe('bin/storefront.js', () => {
     },
   );
 
-  test('an older Node.js gets a clear message, not ERR_UNKNOWN_FILE_EXTENSION', async () => {
-    // The machine's own Node (Debian 12 ships Node 20) when there is one before 24 on the PATH …
-    const older = (process.env.PATH ?? '')
-      .split(path.delimiter)
-      .map((dir) => path.join(dir, 'node'))
-      .filter(
-        (candidate) =>
-          fs.existsSync(candidate) && fs.realpathSync(candidate) !== fs.realpathSync(process.execPath),
-      )
-      .find((candidate) => {
-        const result = spawnSync(candidate, ['-p', 'process.versions.node'], { encoding: 'utf8' });
-        return result.status === 0 && Number(result.stdout.split('.')[0]) < 24;
-      });
-    if (older) assertRefused(await runBin(older, []), /this is Node\.js 2[0-3]\./);
-    // … and always this Node made to report version 20 before the bin runs.
-    const pretend20 = `data:text/javascript,Object.defineProperty(process,'versions',{value:{...process.versions,node:'20.20.2'}})`;
-    assertRefused(await runBin(process.execPath, ['--import', pretend20]), /this is Node\.js 20\.20\.2/);
-  });
+  // On a Node.js older than 24: scripts/node-versions.test.ts.
 });
