@@ -1,12 +1,21 @@
 /**
  * Runs the examples of README.md and docs/*.md against a real server seeded with the demo store,
- * as a reader would paste them (docs/sdk.md, one program, is sdk-doc.test.ts): every TypeScript
- * block is type-checked against the built packages and run, and every `curl` command of a shell
- * block that names no value to fill in (`<cartId>`, `ct_…`) is run with the demo store's key and
- * staff token in place of `pk_…`, `st_…`, `$PK`, `$STAFF_TOKEN`, and this server in place of
- * `http://127.0.0.1:3000`; it must answer 2xx, or exactly the refusal listed below. Shell lines
- * that install, start or deploy (`npm`, `docker`, `git`, `node bin/storefront.js`, `stripe`) are
- * not run here: CI and scripts/production-install.sh run those.
+ * as a reader would paste them (docs/sdk.md, one program, is sdk-doc.test.ts):
+ *
+ * - every ```ts block is type-checked against the built packages and run;
+ * - each document's walkthrough runs in order as one session: the `curl` commands of its ```sh
+ *   blocks (through bash, after the block's `export` lines) and the requests of its ```http blocks
+ *   (through fetch; the credentials a block leaves out are the demo store's: a staff token for
+ *   /admin/, the publishable key for /storefront/). A placeholder (`<cartId>`, `ct_…`) is filled
+ *   from an earlier answer as PLACEHOLDERS declares; `pk_…`, `st_…` and `http://127.0.0.1:3000`
+ *   are the demo store's key and token and this server. Each must answer 2xx, the status the block
+ *   shows after `→`, or exactly the refusal EXPECTED_REFUSALS lists. An http block that shows an
+ *   answer is marked ```http response;
+ * - a ```js block is a fragment (marked ```js fragment) or a program another test runs (JS_RUN_BY).
+ *
+ * Shell lines that install, start or deploy (`npm`, `docker`, `git`, `node bin/storefront.js`,
+ * `stripe`) are not run here: CI and scripts/production-install.sh run those, and
+ * doc-cli.test.ts checks every `storefront` command the docs name against the CLI's help.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -14,10 +23,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { DemoCredentials } from '../../../src/seed/demo.ts';
+import { waitForMail } from '../../../src/test/harness.ts';
+import { blocksOf, ROOT, Session, walkthroughOf, type Source } from './doc-examples.test-support.ts';
 import { run, typeErrors, WORK_DIR } from './doc-program.test-support.ts';
-import { startDemoApp, type LiveApp } from './server.test-support.ts';
+import { demoShop, startDemoApp, type DemoShop, type LiveApp } from './server.test-support.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 /** The documents whose examples run here (docs/sdk.md runs as one program in sdk-doc.test.ts). */
 const DOCUMENTS = [
   'README.md',
@@ -27,63 +37,120 @@ const DOCUMENTS = [
     .map((name) => `docs/${name}`),
 ];
 
-/** Commands of a shell block that answer other than 2xx on purpose, by document: the status. */
-const EXPECTED_REFUSALS: Record<string, Record<string, number>> = {
-  // The sign-in code is the one the mail carried; the guide's `123456` is made up: 401.
-  'docs/customers.md': { '/storefront/v1/customers/verify': 401 },
+/**
+ * Each document's placeholders and where a reader takes their values from: an earlier answer of
+ * the same walkthrough (`s.json('POST /carts', 'id')`: the newest request containing that text,
+ * a dot path into its body), a mail, or what the test set up before (GIVEN). Filled in this order.
+ */
+const PLACEHOLDERS: Record<string, Record<string, Source>> = {
+  'docs/checkout.md': {
+    '<productId>': (s) => s.json('GET /storefront/v1/products?limit=1', 'items.0.id'),
+    // "A variant with stock": the cart asks for 2 units of it.
+    '<variantId>': (s) =>
+      s.find('GET /storefront/v1/products/', 'variants', (variant) => Number(variant.available) >= 2),
+    '"1-Q2x9…"': (s) => s.header('POST /storefront/v1/carts', 'etag'),
+    '<cartId>': (s) => s.json('POST /storefront/v1/carts', 'id'),
+    '<optionId>': (s) => s.json('/shipping-options', 'items.0.id'),
+    '<clientSecret>': (s) => s.json('POST /storefront/v1/checkout', 'payment.clientSecret'),
+    '<ref>': (s) => s.json('POST /storefront/v1/checkout', 'payment.ref'),
+    '<orderId>': (s) => s.json('POST /storefront/v1/checkout', 'order.id'),
+  },
+  'docs/customers.md': {
+    // The code of the mail the sign-in sent, as the reader reads it.
+    '"code":"123456"': async () => `"code":"${await mailedCode('ada@example.com')}"`,
+    'ct_…': (s) => s.json('/customers/verify', 'token'),
+  },
+  'docs/authentication.md': {
+    '"code": "123456"': async () => `"code": "${await mailedCode('owner@demo.storefront.test')}"`,
+  },
+  'docs/catalog.md': {
+    '<frontMediaId>': (s) => s.given.frontMediaId!,
+    '<backMediaId>': (s) => s.given.backMediaId!,
+    '<productId>': (s) => s.json('POST /admin/v1/products', 'id', 0),
+    '<anotherProductId>': (s) => s.json('POST /admin/v1/products', 'id', 1),
+  },
+  'docs/fulfillment.md': {
+    // Shipping and returning take an order of their own; cancelling, one that has not shipped.
+    '<orderId>': (s, step) => (step.text.includes('/cancel') ? s.given.unshippedOrderId! : s.given.orderId!),
+    '<variantId>': (s) => s.given.variantId!,
+  },
+  'docs/shipping.md': {
+    '"3-…"': (s) => s.given.cartEtag!,
+    '<cartId>': (s) => s.given.cartId!,
+    '<optionId>': (s) => s.json('/shipping-options', 'items.0.id'),
+    '0c6f…': () => randomUUID(),
+  },
 };
 
-interface Block {
-  document: string;
-  language: string;
-  code: string;
-  line: number;
-}
+/** What the test sets up before a document's walkthrough, as its prose says the reader has. */
+const GIVEN: Record<string, (shop: DemoShop) => Promise<Record<string, string>>> = {
+  // "Images are uploaded once and used by id": two uploads, front and back.
+  'docs/catalog.md': async (shop) => ({
+    frontMediaId: await shop.uploadImage(),
+    backMediaId: await shop.uploadImage(),
+  }),
+  // "A paid order": one of two units of a variant to ship and return, one to cancel.
+  'docs/fulfillment.md': async (shop) => {
+    const order = await shop.paidOrder(2);
+    const unshipped = await shop.paidOrder(1);
+    return { orderId: order.id, variantId: order.lines[0]!.variantId, unshippedOrderId: unshipped.id };
+  },
+  // A cart with a line in it; its ETag is the one to send in If-Match.
+  'docs/shipping.md': async (shop) => {
+    const { cart, etag } = await shop.cart();
+    return { cartId: cart.id, cartEtag: etag };
+  },
+};
 
-function blocksOf(document: string): Block[] {
-  const text = fs.readFileSync(path.join(ROOT, document), 'utf8');
-  return [...text.matchAll(/^( *)```(\w*)\n([\s\S]*?)^\1```$/gm)].map((match) => ({
-    document,
-    language: match[2]!,
-    // Blocks indented in a list: their lines lose the indentation.
-    code: match[3]!
-      .split('\n')
-      .map((line) => line.slice(match[1]!.length))
-      .join('\n'),
-    line: text.slice(0, match.index).split('\n').length,
-  }));
-}
+/** Requests that answer other than 2xx on purpose, by document: a part of the request, the status. */
+const EXPECTED_REFUSALS: Record<string, Record<string, number>> = {};
 
-/** A shell block's commands: continuation lines joined, comments and blank lines dropped. */
-function commandsOf(code: string): string[] {
-  return code
-    .replace(/\\\n\s*/g, ' ')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-}
+/** The ```js blocks that are complete programs, and the test that runs each (by a line it starts with). */
+const JS_RUN_BY: Record<string, string> = {
+  '// A Storefront webhook receiver': 'src/webhooks/webhooks.receiver-example.test.ts',
+};
 
-const blocks = DOCUMENTS.flatMap(blocksOf);
 let live: LiveApp;
 let demo: DemoCredentials;
+let shop: DemoShop;
+/** Where the walkthroughs' curl commands run (a folder of this run's own). */
+let workDir: string;
 
 before(async () => {
   ({ live, demo } = await startDemoApp());
+  shop = demoShop(live, demo);
   fs.mkdirSync(WORK_DIR, { recursive: true });
+  workDir = fs.mkdtempSync(path.join(WORK_DIR, 'walkthrough-'));
 });
 after(async () => {
+  fs.rmSync(workDir, { recursive: true, force: true });
   if (fs.existsSync(WORK_DIR) && fs.readdirSync(WORK_DIR).length === 0) fs.rmdirSync(WORK_DIR);
   await live.close();
 });
 
-/** The example with the demo store's credentials and this server in place of the placeholders. */
-function filled(code: string): string {
-  return code
-    .replaceAll('http://127.0.0.1:3000', live.baseUrl)
-    .replaceAll('http://localhost:3000', live.baseUrl)
-    .replaceAll('pk_…', demo.publishableKey)
-    .replaceAll('st_…', demo.staffToken);
+/** The demo store's credentials and this server in place of the docs' placeholders. */
+function common(): [string, string][] {
+  return [
+    ['http://127.0.0.1:3000', live.baseUrl],
+    ['http://localhost:3000', live.baseUrl],
+    ['pk_…', demo.publishableKey],
+    ['st_…', demo.staffToken],
+  ];
 }
+
+function filled(code: string): string {
+  return common().reduce((text, [placeholder, value]) => text.replaceAll(placeholder, value), code);
+}
+
+/** The 6-digit code of the newest mail to `to`. */
+async function mailedCode(to: string): Promise<string> {
+  const mail = await waitForMail(live.t, to);
+  const code = /\b(\d{6})\b/.exec(mail.text ?? '')?.[1];
+  assert.ok(code, `a code in the mail to ${to}`);
+  return code;
+}
+
+const blocks = DOCUMENTS.flatMap(blocksOf);
 
 describe('the TypeScript examples of README.md and docs/', () => {
   const typescript = blocks.filter((block) => block.language === 'ts');
@@ -106,34 +173,59 @@ describe('the TypeScript examples of README.md and docs/', () => {
   }
 });
 
-describe('the curl examples of README.md and docs/', () => {
-  const curls = blocks
-    .filter((block) => block.language === 'sh')
-    .flatMap((block) => commandsOf(block.code).map((command) => ({ ...block, command })))
-    .filter(({ command }) => command.startsWith('curl '));
-  // What is left to fill in by hand (`<cartId>`, `ct_…`) or a file to upload (`-F file=@jacket.jpg`).
-  const runnable = curls.filter(
-    ({ command }) =>
-      !/<[A-Za-z]+>|[a-z]{2}_…|=@\S/.test(command.replaceAll('pk_…', '').replaceAll('st_…', '')),
-  );
-  test('there are some', () => assert.ok(runnable.length >= 5, `${runnable.length} of ${curls.length}`));
-  for (const { document, line, command } of runnable) {
-    test(`${document}:${line} ${command.slice(0, 90)}`, async () => {
-      const refusals = EXPECTED_REFUSALS[document] ?? {};
-      const expected = Object.entries(refusals).find(([url]) => command.includes(url))?.[1];
-      // The command as written, its status code printed last on a line of its own.
-      const script = `curl() { command curl -sS -w '\\n%{http_code}\\n' "$@"; }\n${filled(command)}`;
-      const { code, stdout, stderr } = await run(path.join(WORK_DIR, 'curl'), ['bash', '-c', script], {
-        ...process.env,
-        PK: demo.publishableKey,
-        STAFF_TOKEN: demo.staffToken,
-        API: live.baseUrl,
-        B: `${live.baseUrl}/storefront/v1`,
+describe('the walkthroughs of README.md and docs/ (curl commands and http requests, in order)', () => {
+  const walkthroughs = DOCUMENTS.map((document) => ({
+    document,
+    steps: walkthroughOf(blocks.filter((block) => block.document === document)),
+  })).filter(({ steps }) => steps.length > 0);
+  const count = (kind: string) =>
+    walkthroughs.flatMap(({ steps }) => steps).filter((step) => step.kind === kind).length;
+  test('there are some', () =>
+    assert.ok(count('curl') >= 16 && count('http') >= 20, `${count('curl')} curl, ${count('http')} http`));
+  for (const { document, steps } of walkthroughs) {
+    describe(document, () => {
+      let session: Session;
+      before(async () => {
+        const given = {
+          staffAuthorization: `Bearer ${demo.staffToken}`,
+          publishableKey: demo.publishableKey,
+        };
+        Object.assign(given, await GIVEN[document]?.(shop));
+        session = new Session({
+          baseUrl: live.baseUrl,
+          common: common(),
+          placeholders: PLACEHOLDERS[document] ?? {},
+          workDir,
+          given,
+        });
+        session.provideTools();
       });
-      assert.equal(code, 0, stderr);
-      const status = Number(stdout.trim().split('\n').at(-1));
-      if (expected === undefined) assert.ok(status >= 200 && status < 300, `${status}: ${stdout}`);
-      else assert.equal(status, expected, stdout);
+      for (const step of steps) {
+        test(`${document}:${step.line} ${step.text.split('\n')[0]!.slice(0, 90)}`, async () => {
+          const { request, status, body } = await session.run(step);
+          const refusal = Object.entries(EXPECTED_REFUSALS[document] ?? {}).find(([part]) =>
+            request.includes(part),
+          );
+          const expected = refusal?.[1] ?? step.shownStatus;
+          const answer = `${request} → ${status} ${JSON.stringify(body).slice(0, 600)}`;
+          if (expected === undefined) assert.ok(status >= 200 && status < 300, answer);
+          else assert.equal(status, expected, answer);
+        });
+      }
+    });
+  }
+});
+
+describe('the JavaScript examples of README.md and docs/', () => {
+  for (const block of blocks.filter((block) => block.language === 'js')) {
+    test(`${block.document}:${block.line} is a fragment or a program another test runs`, () => {
+      if (block.marks.includes('fragment')) return;
+      const runner = Object.entries(JS_RUN_BY).find(([start]) => block.code.startsWith(start))?.[1];
+      assert.ok(runner, 'mark it ```js fragment, or run it and name the test in JS_RUN_BY');
+      assert.ok(
+        fs.readFileSync(path.join(ROOT, runner), 'utf8').includes(block.document),
+        `${runner} reads ${block.document}`,
+      );
     });
   }
 });

@@ -11,9 +11,12 @@ import {
   createStorefrontClient,
   type AdminClient,
   type AdminProduct,
+  type Cart,
   type FetchLike,
+  type Order,
   type StorefrontClient,
 } from '@storefront/client';
+import sharp from 'sharp';
 import {
   createTestStore,
   startTestApp,
@@ -155,4 +158,77 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   assert.fail('expected the call to fail');
+}
+
+/** What the tests set up in the demo store before a walkthrough, through the public APIs. */
+export interface DemoShop {
+  /** Uploads a small real JPEG (`POST /admin/v1/media`); its media id. */
+  uploadImage(): Promise<string>;
+  /** A cart with one unit of an available variant, and its ETag. */
+  cart(): Promise<{ cart: Cart; etag: string }>;
+  /** A paid order of `quantity` units of one variant (checkout, the sandbox's confirmation). */
+  paidOrder(quantity: number): Promise<Order>;
+}
+
+/** A small real JPEG, a different picture each call (media are kept by content hash). */
+export function jpeg(): Promise<Buffer> {
+  const [r, g, b] = [0, 0, 0].map(() => Math.floor(Math.random() * 256));
+  return sharp({ create: { width: 40, height: 30, channels: 3, background: { r: r!, g: g!, b: b! } } })
+    .jpeg()
+    .toBuffer();
+}
+
+export function demoShop(live: LiveApp, demo: DemoCredentials): DemoShop {
+  const storefront = createStorefrontClient({ baseUrl: live.baseUrl, publishableKey: demo.publishableKey });
+  const variantWith = async (quantity: number) => {
+    for await (const card of storefront.products.listAll()) {
+      const product = await storefront.products.get(card.id);
+      const variant = product.variants.find((candidate) => candidate.available >= quantity);
+      if (variant) return variant;
+    }
+    throw new Error(`no variant of the demo store has ${quantity} units`);
+  };
+  const address = {
+    name: 'Ada Lovelace',
+    line1: '1 Main St',
+    city: 'Boston',
+    region: 'MA',
+    postalCode: '02108',
+    country: 'US',
+  };
+  return {
+    async uploadImage() {
+      const form = new FormData();
+      form.append('file', new Blob([await jpeg()], { type: 'image/jpeg' }), 'picture.jpg');
+      const response = await fetch(`${live.baseUrl}/admin/v1/media`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${demo.staffToken}` },
+        body: form,
+      });
+      assert.equal(response.status, 201, await response.clone().text());
+      return ((await response.json()) as { id: string }).id;
+    },
+    async cart() {
+      let etag = '';
+      const variant = await variantWith(1);
+      const cart = await storefront.carts.create(
+        { items: [{ variantId: variant.id, quantity: 1 }] },
+        { onResponse: (response) => (etag = response.headers.get('etag') ?? '') },
+      );
+      return { cart, etag };
+    },
+    async paidOrder(quantity) {
+      const variant = await variantWith(quantity);
+      const cart = await storefront.carts.create({ items: [{ variantId: variant.id, quantity }] });
+      await storefront.carts.setShippingAddress(cart.id, address);
+      const [option] = await storefront.carts.shippingOptions(cart.id);
+      await storefront.carts.setShippingMethod(cart.id, option!.id);
+      const { order, payment } = await storefront.checkout.create({
+        cartId: cart.id,
+        email: 'buyer@example.com',
+      });
+      await storefront.sandbox.confirm(payment, 'pm_card_visa');
+      return storefront.orders.waitForPaid(order.id, { intervalMs: 50 });
+    },
+  };
 }
