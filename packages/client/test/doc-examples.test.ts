@@ -103,7 +103,10 @@ const GIVEN: Record<string, (shop: DemoShop) => Promise<Record<string, string>>>
 };
 
 /** Requests that answer other than 2xx on purpose, by document: a part of the request, the status. */
-const EXPECTED_REFUSALS: Record<string, Record<string, number>> = {};
+const EXPECTED_REFUSALS: Record<string, Record<string, number>> = {
+  // None today: every example answers as its document says. (customers.md's and authentication.md's
+  // `123456` was refused with 401 before the walkthrough took the code from the mail.)
+};
 
 /** The ```js blocks that are complete programs, and the test that runs each (by a line it starts with). */
 const JS_RUN_BY: Record<string, string> = {
