@@ -37,33 +37,55 @@ export function blocksOf(document: string): Block[] {
   }));
 }
 
+/** A command of a shell block, the line it starts on (0 = the block's first), and the comment under it. */
+export interface Command {
+  text: string;
+  line: number;
+  /** The comment lines right under the command (`# {"name": …}`: what it answers), `#` dropped. */
+  comment: string;
+}
+
 /**
  * A shell block's commands, as bash reads them: a line ends a command unless it ends in `\\` or
- * is inside quotes (a JSON body over two lines); comments and blank lines are dropped.
+ * is inside quotes (a JSON body over two lines); comments and blank lines are not commands.
  */
-export function commandsOf(code: string): string[] {
-  const commands: string[] = [];
-  let command = '';
+export function commandsOf(code: string): Command[] {
+  const lines = code.split('\n');
+  const commands: Command[] = [];
+  let text = '';
   let quote = '';
+  let line = 0;
+  let start = 0;
+  const end = () => {
+    if (text.trim() === '') return;
+    // The comment lines right under the command's last line.
+    let comment = '';
+    for (let next = line + 1; lines[next]?.trim().startsWith('#'); next++)
+      comment += `${lines[next]!.trim().slice(1).trim()}\n`;
+    commands.push({ text: text.trim(), line: start, comment });
+  };
   for (let i = 0; i < code.length; i++) {
     const char = code[i]!;
     if (quote === '' && char === '\\' && code[i + 1] === '\n') {
       i++; // a continuation line: joined with a space
-      command += ' ';
+      line++;
+      text += ' ';
       while (code[i + 1] === ' ') i++;
-    } else if (quote === '' && char === '#' && /(^|\s)$/.test(command)) {
+    } else if (quote === '' && char === '#' && /(^|\s)$/.test(text)) {
       while (i + 1 < code.length && code[i + 1] !== '\n') i++; // a comment, to the end of the line
     } else if (quote === '' && char === '\n') {
-      commands.push(command.trim());
-      command = '';
+      end();
+      text = '';
+      start = ++line;
     } else {
       if (quote === '' && (char === "'" || char === '"')) quote = char;
       else if (char === quote) quote = '';
-      command += char;
+      if (char === '\n') line++;
+      text += char;
     }
   }
-  commands.push(command.trim());
-  return commands.filter((line) => line !== '');
+  end();
+  return commands;
 }
 
 /** One request of a walkthrough: a `curl` command, or a request of an http block. */
@@ -75,8 +97,15 @@ export interface Step {
   text: string;
   /** curl: the block's and earlier blocks' `export NAME=…` lines, in order. */
   exports: string[];
-  /** http: the status the document shows after `→`. */
-  shownStatus?: number;
+  /** The answer the document shows: after `→` in an http block, in the comment under a command. */
+  shown?: { status?: number; body: string };
+}
+
+/** A shown answer: `[→] [status] {json…}` (trailing words after the JSON allowed). */
+function shownAnswer(text: string): Step['shown'] {
+  const match = /^(?:→ )?(\d{3})?[^{[]*?([{[][\s\S]*)?$/.exec(text.trim());
+  if (!match?.[1] && !match?.[2]) return undefined;
+  return { ...(match[1] ? { status: Number(match[1]) } : {}), body: match[2] ?? '' };
 }
 
 const REQUEST_LINE = /^(GET|POST|PUT|PATCH|DELETE) \/\S*/;
@@ -99,8 +128,10 @@ function requestsOf(block: Block): Step[] {
       responding = false;
     } else if (line.startsWith('→')) {
       assert.ok(current, `${block.document}:${block.line}: an answer before any request`);
-      current.shownStatus = Number(/^→ (\d{3})/.exec(line)?.[1]);
+      current.shown = shownAnswer(line);
       responding = true;
+    } else if (responding && current?.shown && line.trim() !== '') {
+      current.shown.body += `\n${line}`;
     } else if (line.trim() !== '' && !responding) {
       assert.ok(current, `${block.document}:${block.line}: neither a request nor marked \`http response\``);
       current.text += `\n${line}`;
@@ -116,16 +147,18 @@ export function walkthroughOf(blocks: Block[]): Step[] {
   for (const block of blocks) {
     if (block.language === 'http' && !block.marks.includes('response')) steps.push(...requestsOf(block));
     if (block.language !== 'sh') continue;
-    for (const command of commandsOf(block.code)) {
-      if (command.startsWith('export ')) exports.push(command);
-      if (command.startsWith('curl '))
-        steps.push({
-          document: block.document,
-          line: block.line,
-          kind: 'curl',
-          text: command,
-          exports: [...exports],
-        });
+    for (const { text, line, comment } of commandsOf(block.code)) {
+      if (text.startsWith('export ')) exports.push(text);
+      if (!text.startsWith('curl ')) continue;
+      const shown = shownAnswer(comment);
+      steps.push({
+        document: block.document,
+        line: block.line + 1 + line,
+        kind: 'curl',
+        text,
+        exports: [...exports],
+        ...(shown ? { shown } : {}),
+      });
     }
   }
   return steps;
@@ -335,4 +368,26 @@ function parsed(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/**
+ * The answer matches what the document shows of it: every field the shown JSON names is in the
+ * answer; when the shown JSON is complete (no `…`), every value it shows is the answer's too.
+ */
+export function assertShown(shown: string, answer: unknown, message: string): void {
+  const keys = new Set<string>();
+  const collect = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(collect);
+    else if (value && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        keys.add(key);
+        collect(inner);
+      }
+    }
+  };
+  collect(answer);
+  const missing = [...shown.matchAll(/"(\w+)"\s*:/g)].map(([, key]) => key!).filter((key) => !keys.has(key));
+  assert.deepEqual(missing, [], `fields the document shows are not in the answer: ${message}`);
+  const complete = /…|</.test(shown) ? undefined : parsed(shown);
+  if (typeof complete === 'object') assert.partialDeepStrictEqual(answer, complete, message);
 }

@@ -24,7 +24,14 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { DemoCredentials } from '../../../src/seed/demo.ts';
 import { waitForMail } from '../../../src/test/harness.ts';
-import { blocksOf, ROOT, Session, walkthroughOf, type Source } from './doc-examples.test-support.ts';
+import {
+  assertShown,
+  blocksOf,
+  ROOT,
+  Session,
+  walkthroughOf,
+  type Source,
+} from './doc-examples.test-support.ts';
 import { run, typeErrors, WORK_DIR } from './doc-program.test-support.ts';
 import { demoShop, startDemoApp, type DemoShop, type LiveApp } from './server.test-support.ts';
 
@@ -209,10 +216,11 @@ describe('the walkthroughs of README.md and docs/ (curl commands and http reques
           const refusal = Object.entries(EXPECTED_REFUSALS[document] ?? {}).find(([part]) =>
             request.includes(part),
           );
-          const expected = refusal?.[1] ?? step.shownStatus;
+          const expected = refusal?.[1] ?? step.shown?.status;
           const answer = `${request} → ${status} ${JSON.stringify(body).slice(0, 600)}`;
           if (expected === undefined) assert.ok(status >= 200 && status < 300, answer);
           else assert.equal(status, expected, answer);
+          if (step.shown?.body) assertShown(step.shown.body, body, answer);
         });
       }
     });
