@@ -3,7 +3,9 @@
  * --label web`, `node bin/storefront.js doctor`, `storefront export --out FILE`), in code spans and
  * code blocks, exists with the options it is given: checked against `storefront --help` of
  * bin/storefront.js, the command the docs tell readers to run. Running the commands is other tests'
- * work; RUN_BY names, for each command of the help, the test that runs it.
+ * work; RUN_BY names, for each command of the help, the test that runs it. Likewise every
+ * `npm run SCRIPT` the docs show is a script of package.json, and every file a command names
+ * (`npm test -- src/http/fuzz.test.ts`, `node bench/tracing.ts`) exists.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -60,40 +62,58 @@ const NOT_COMMANDS = [
 const TYPED = /(?:npx storefront|node bin\/storefront\.js)((?: [^\s`|;)#]+)+)/g;
 const NAMED = /^storefront((?: [^\s`|;)#]+)+)$/g;
 
+const DOCUMENTS = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
+    .map((name) => `docs/${name}`),
+].filter((name) => name.endsWith('.md'));
+
+/**
+ * What a document shows as code, with where: each line of its code blocks, and each code span of
+ * its prose (`span: true`; one may run over two lines of a paragraph).
+ */
+function codeOf(document: string): (Mention & { span: boolean })[] {
+  const text = fs.readFileSync(path.join(ROOT, document), 'utf8');
+  const lineOf = (index: number) => text.slice(0, index).split('\n').length;
+  const code: (Mention & { span: boolean })[] = [];
+  const blocks = /^ *```[^\n]*\n[\s\S]*?^ *```$/gm;
+  for (const block of text.matchAll(blocks)) {
+    block[0].split('\n').forEach((line, index) => {
+      code.push({ where: `${document}:${lineOf(block.index) + index}`, text: line, span: false });
+    });
+  }
+  // The prose: the blocks blanked out, their lines kept.
+  const prose = text.replace(blocks, (block) => block.replace(/[^\n]/g, ' '));
+  for (const span of prose.matchAll(/`((?:[^`\n]|\n(?!\s*\n))+)`/g)) {
+    code.push({
+      where: `${document}:${lineOf(span.index)}`,
+      text: span[1]!.replace(/\s+/g, ' '),
+      span: true,
+    });
+  }
+  return code;
+}
+
 /**
  * Where the docs name a `storefront` command: `npx storefront …` and `node bin/storefront.js …`
  * in code blocks and code spans, `storefront …` as a whole code span, and the first column of
  * README's table of commands.
  */
 function mentions(): Mention[] {
-  const documents = [
-    'README.md',
-    ...fs
-      .readdirSync(path.join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
-      .map((name) => `docs/${name}`),
-  ].filter((name) => name.endsWith('.md'));
   const found: Mention[] = [];
-  for (const document of documents) {
-    const text = fs.readFileSync(path.join(ROOT, document), 'utf8');
-    const lineOf = (index: number) => text.slice(0, index).split('\n').length;
-    const blocks = /^ *```[^\n]*\n[\s\S]*?^ *```$/gm;
-    for (const block of text.matchAll(blocks)) {
-      for (const match of block[0].matchAll(TYPED))
-        found.push({ where: `${document}:${lineOf(block.index + match.index)}`, text: match[1]!.trim() });
-    }
-    // The spans of the prose, the blocks blanked out (their lines kept).
-    const prose = text.replace(blocks, (block) => block.replace(/[^\n]/g, ' '));
-    // A span may run over two lines of a paragraph.
-    for (const spanMatch of prose.matchAll(/`((?:[^`\n]|\n(?!\s*\n))+)`/g)) {
-      const span = spanMatch[1]!.replace(/\s+/g, ' ');
-      if (NOT_COMMANDS.includes(span)) continue;
-      for (const match of [...span.matchAll(TYPED), ...span.matchAll(NAMED)]) {
-        found.push({ where: `${document}:${lineOf(spanMatch.index)}`, text: match[1]!.trim() });
+  for (const document of DOCUMENTS) {
+    for (const { where, text, span } of codeOf(document)) {
+      if (NOT_COMMANDS.includes(text)) continue;
+      for (const match of [...text.matchAll(TYPED), ...(span ? text.matchAll(NAMED) : [])]) {
+        found.push({ where, text: match[1]!.trim() });
       }
     }
+    const text = fs.readFileSync(path.join(ROOT, document), 'utf8');
     const table = /^\| Command +\|.*\n\|[- |]+\n((?:\|.*\n)+)/m.exec(text);
     for (const row of table?.[1]!.matchAll(/^\| `([^`]+)`/gm) ?? []) {
-      found.push({ where: `${document}:${lineOf(table!.index + table![0].indexOf(row[0]))}`, text: row[1]! });
+      const line = text.slice(0, table!.index + table![0].indexOf(row[0])).split('\n').length;
+      found.push({ where: `${document}:${line}`, text: row[1]! });
     }
   }
   return found;
@@ -137,5 +157,32 @@ describe('the storefront commands the docs name', () => {
         assert.ok(commands.get(name)!.has(flag) || flag === '--help', `storefront ${name} has no ${flag}`);
       }
     });
+  }
+});
+
+describe("the npm scripts and files the docs' commands name", () => {
+  const scripts = (
+    JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: object }
+  ).scripts;
+  const named = DOCUMENTS.flatMap(codeOf).flatMap(({ where, text }) => [
+    ...[...text.matchAll(/\bnpm run ([\w:-]+)/g)].map(([, script]) => ({ where, script: script! })),
+    // `npm test -- FILE…`, `node scripts/….ts`, `bash scripts/….sh`: files of this repository.
+    ...[...text.matchAll(/\b(?:npm test --|node|bash)((?: +[^\s#`]+)+)/g)].flatMap(([, args]) =>
+      args!
+        .trim()
+        .split(/ +/)
+        .filter((arg) => /^(src|scripts|packages|bench)\/[^…]+\.(ts|sh)$/.test(arg))
+        .map((file) => ({ where, file })),
+    ),
+  ]);
+  test('there are some', () => assert.ok(named.length >= 30, `${named.length}`));
+  for (const name of named) {
+    if ('script' in name) {
+      test(`${name.where}: npm run ${name.script}`, () =>
+        assert.ok(name.script in scripts, `package.json has no script ${name.script}`));
+    } else {
+      test(`${name.where}: ${name.file}`, () =>
+        assert.ok(fs.globSync(name.file, { cwd: ROOT }).length > 0, `no ${name.file}`));
+    }
   }
 });
