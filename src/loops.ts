@@ -6,6 +6,7 @@ import { mailWorkerLoop } from './mail/mail-worker.loop.ts';
 import type { MailTransport } from './mail/transport.ts';
 import type { Metrics } from './observability/metrics.ts';
 import { orderLoops } from './orders/orders.loops.ts';
+import { paymentLoops } from './payments/payments.loops.ts';
 import { retentionLoop } from './retention.loop.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
 import { sessionCleanupLoop } from './staff/session-cleanup.loop.ts';
@@ -30,6 +31,7 @@ export function backgroundLoops(
     customerSessionCleanupLoop(services),
     retentionLoop(runtime, log),
     ...orderLoops(ordersDeps(runtime, log)),
+    ...paymentLoops(runtime.payments),
     ...webhookLoops({
       ...services,
       keyring,

@@ -7,7 +7,9 @@ import type { Keyring } from './lib/keyring.ts';
 import type { Log } from './lib/log.ts';
 import { LocalMediaStorage, type MediaStorage } from './media/media.storage.ts';
 import type { OrdersDeps } from './orders/orders.deps.ts';
+import { applyProviderEvent } from './orders/provider-events.service.ts';
 import { createPayments, type Payments } from './payments/payments.setup.ts';
+import { directDelivery } from './payments/webhook-receiver.ts';
 import type { Metrics } from './observability/metrics.ts';
 import { loadKeyring } from './secrets/keyring.loader.ts';
 import { WorkerSignals } from './workers/runner.ts';
@@ -48,7 +50,7 @@ export async function createRuntime(
   const keyring = await loadKeyring(db.kysely, config);
   const clock = options.clock ?? systemClock;
   const cursors = new CursorCodec(keyring.key('cursor'));
-  return {
+  const runtime: Runtime = {
     config,
     db,
     clock,
@@ -60,6 +62,16 @@ export async function createRuntime(
     media: new LocalMediaStorage(config.media.dir),
     metrics: await processMetrics(config, db, clock, options.log),
   };
+  // The sandbox's webhooks go straight to the receiver in a process without the HTTP app (a
+  // `storefront worker` running the sandbox's loop); app.ts sends them through the webhook route.
+  runtime.payments.sandbox?.setDelivery(
+    directDelivery(
+      runtime.payments.provider,
+      (event, log) => applyProviderEvent({ ...ordersDeps(runtime, log), log }, event),
+      options.log,
+    ),
+  );
+  return runtime;
 }
 
 /** prom-client is loaded only when something can read the metrics (decision `optional-packages-on-demand`). */

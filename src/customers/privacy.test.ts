@@ -81,6 +81,7 @@ const TABLES: Record<string, string> = {
   regions: 'none',
   sandbox_intents: 'none',
   sandbox_refunds: 'none',
+  sandbox_webhooks: 'none: store and order ids',
   sending_domain_claims: 'none',
   sending_domain_clocks: 'none',
   sending_domain_records: 'none',

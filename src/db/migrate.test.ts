@@ -11,6 +11,7 @@ import { migrateTo, migrateToLatest, migrationNames } from './migrate.ts';
 const GLOBAL_TABLES = new Set([
   'sandbox_intents',
   'sandbox_refunds',
+  'sandbox_webhooks',
   'stores',
   'credentials',
   'platform_secrets',

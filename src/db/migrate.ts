@@ -35,6 +35,7 @@ import * as variantArchive from './migrations/0032_variant_archive.ts';
 import * as customers from './migrations/0033_customers.ts';
 import * as settingsNotify from './migrations/0034_settings_notify.ts';
 import * as endpointEventWatermark from './migrations/0035_endpoint_event_watermark.ts';
+import * as sandboxWebhookOutbox from './migrations/0036_sandbox_webhook_outbox.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '0033_customers': customers,
   '0034_settings_notify': settingsNotify,
   '0035_endpoint_event_watermark': endpointEventWatermark,
+  '0036_sandbox_webhook_outbox': sandboxWebhookOutbox,
 };
 
 export class MigrationError extends Error {

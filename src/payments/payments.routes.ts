@@ -4,9 +4,8 @@ import Type from 'typebox';
 import { logRequestFailure, toAppError } from '../http/errors.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
-import type { Log } from '../lib/log.ts';
 import type { Payments } from './payments.setup.ts';
-import { ProviderError, WebhookSignatureError, type ProviderEvent } from './provider.ts';
+import { ProviderError } from './provider.ts';
 import {
   HOSTED_ASSET_CACHE_CONTROL,
   HOSTED_ASSETS,
@@ -22,14 +21,11 @@ import {
   type ReturnUrl,
 } from './sandbox.hosted-page.ts';
 import type { SandboxProvider } from './sandbox.provider.ts';
+import { verifiedEvent, type OnProviderEvent } from './webhook-receiver.ts';
 
 export interface PaymentRoutesDeps {
   payments: Payments;
-  /**
-   * What a verified provider event does (orders registers it at the composition, so payments never
-   * imports orders). Returns how it was applied, e.g. `applied`, `duplicate`, `ignored`.
-   */
-  onEvent: (event: ProviderEvent, log: Log) => Promise<string>;
+  onEvent: OnProviderEvent;
 }
 
 /**
@@ -74,20 +70,13 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ deps: PaymentRoutesDeps
         if (request.params.provider !== provider.name)
           throw notFound(`No payment provider "${request.params.provider}" is configured.`);
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        let event;
-        try {
-          event = provider.verifyWebhook(raw, request.headers);
-        } catch (error) {
-          if (error instanceof WebhookSignatureError || error instanceof SyntaxError) {
-            request.log.warn({ reason: error.message }, 'rejected a payment webhook');
-            throw new AppError(
-              'invalid_signature',
-              400,
-              'The webhook signature is missing or does not match the body.',
-            );
-          }
-          throw error;
-        }
+        const event = verifiedEvent(provider, raw, request.headers, request.log);
+        if (!event)
+          throw new AppError(
+            'invalid_signature',
+            400,
+            'The webhook signature is missing or does not match the body.',
+          );
         return { received: true, result: await deps.onEvent(event, request.log) };
       },
     );

@@ -199,11 +199,22 @@ describe('paying', () => {
     assert.equal(response.headers['referrer-policy'], 'no-referrer');
     await shop.waitForStatus(bought.order.id, 'paid');
 
-    // Paying again (a second click, the Back button) cannot pay twice: 409, back to the shop.
+    // Paying again with the same card (a second click, the Back button, a retry after a lost
+    // answer) is the same answer and pays nothing twice; another card is 409, back to the shop.
     const again = await pay(page.body, 'pm_card_visa');
-    assert.equal(again.statusCode, 409, again.body);
-    assert.match(again.body, /can no longer be confirmed/);
-    assert.match(again.body, /redirect_status=succeeded/);
+    assert.equal(again.statusCode, 303, again.body);
+    assert.equal(again.headers.location, response.headers.location);
+    const other = await pay(page.body, 'pm_card_delayed');
+    assert.equal(other.statusCode, 409, other.body);
+    assert.match(other.body, /can no longer be confirmed/);
+    assert.match(other.body, /redirect_status=succeeded/);
+    const paid = await t.db.kysely
+      .selectFrom('events')
+      .select('id')
+      .where('type', '=', 'order.paid')
+      .where('resource_key', '=', `order:${bought.order.id}`)
+      .execute();
+    assert.equal(paid.length, 1, 'one order.paid');
 
     // The client secret went in bodies only; the request logs carry URLs.
     assert.ok(t.logs.some((line) => JSON.stringify(line).includes(bought.payment.ref)));

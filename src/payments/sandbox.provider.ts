@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
+import { reportIfOutage } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { hmacSha256, randomBase62, safeEqual, sha256Hex } from '../lib/crypto.ts';
 import {
@@ -18,6 +18,7 @@ import {
 import {
   addIntentRefund,
   deleteIntentsBefore,
+  deleteWebhooksBefore,
   findIntent,
   findIntentByKey,
   findRefund,
@@ -26,16 +27,21 @@ import {
   insertRefund,
   confirmIntent,
   moveIntent,
+  succeedProcessing,
   type SandboxIntentRow,
 } from './sandbox.repository.ts';
 import type { SandboxIntentStatus } from './sandbox.tables.ts';
+import {
+  SANDBOX_SIGNATURE_HEADER,
+  SandboxWebhookOutbox,
+  type SandboxWebhookBody,
+  type WebhookDelivery,
+} from './sandbox.webhooks.ts';
 
-export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
+export { SANDBOX_SIGNATURE_HEADER, type WebhookDelivery } from './sandbox.webhooks.ts';
+
 const TOLERANCE_S = 300;
-const RETRY_DELAYS_MS = [200, 1000, 5000, 15_000, 60_000];
-
-/** Where the sandbox posts its webhooks: an HTTP URL, or in-process (tests, single process). */
-export type WebhookDelivery = (body: string, headers: Record<string, string>) => Promise<number>;
+const BATCH = 1000;
 
 export type PaymentMethod = 'pm_card_visa' | 'pm_card_declined' | 'pm_card_delayed';
 
@@ -47,23 +53,12 @@ export interface SandboxIntent {
   status: IntentStatus;
 }
 
-interface SandboxWebhookBody {
-  id: string;
-  type:
-    | 'payment_intent.processing'
-    | 'payment_intent.succeeded'
-    | 'payment_intent.payment_failed'
-    | 'refund.succeeded';
-  created: number;
-  data: {
-    ref: string;
-    amount: number;
-    currency: string;
-    metadata: Record<string, string>;
-    refundRef?: string;
-    reason?: string;
-  };
-}
+/** What a confirmation with each test card leads to. */
+const OUTCOME: Record<PaymentMethod, SandboxIntentStatus> = {
+  pm_card_visa: 'succeeded',
+  pm_card_declined: 'failed',
+  pm_card_delayed: 'processing',
+};
 
 function toIntentStatus(status: SandboxIntentStatus): IntentStatus {
   switch (status) {
@@ -91,7 +86,7 @@ export class SandboxProvider implements PaymentProvider {
   readonly #delayMs: number;
   readonly #log: Log;
   readonly #clock: Clock;
-  #deliver: WebhookDelivery | null = null;
+  readonly #webhooks: SandboxWebhookOutbox;
   readonly #timers = new Set<NodeJS.Timeout>();
 
   constructor(db: Kysely<Database>, options: { secret: string; delayMs: number; log: Log; clock: Clock }) {
@@ -100,16 +95,25 @@ export class SandboxProvider implements PaymentProvider {
     this.#secret = options.secret;
     this.#delayMs = options.delayMs;
     this.#log = options.log;
+    this.#webhooks = new SandboxWebhookOutbox(db, {
+      sign: (body) => this.sign(body),
+      log: options.log,
+      clock: options.clock,
+    });
   }
 
-  /** Sets where webhooks go (server.ts: the service's own URL; tests: in-process inject). */
+  /**
+   * Sets where webhooks go: the service's webhook route in-process (app.ts), else the receiver
+   * called directly (runtime.ts, for `storefront worker`).
+   */
   setDelivery(deliver: WebhookDelivery): void {
-    this.#deliver = deliver;
+    this.#webhooks.setDelivery(deliver);
   }
 
   close(): void {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
+    this.#webhooks.close();
   }
 
   async createIntent(input: CreateIntentInput): Promise<Intent> {
@@ -147,9 +151,10 @@ export class SandboxProvider implements PaymentProvider {
    */
   async refund(input: RefundInput): Promise<{ refundRef: string }> {
     const refundRef = `re_sbx_${randomBase62(20)}`;
+    // The refund, the intent's refunded amount and the refund's webhook commit together.
     const outcome = await this.#db.transaction().execute(async (trx) => {
       const existing = await findRefundByKey(trx, input.idempotencyKey);
-      if (existing) return { ref: existing.ref, currency: null };
+      if (existing) return { ref: existing.ref, webhooks: [] };
       const currency = await addIntentRefund(trx, input.ref, input.amount, this.#clock.now());
       if (currency === undefined) return null;
       await insertRefund(trx, {
@@ -159,27 +164,19 @@ export class SandboxProvider implements PaymentProvider {
         status: 'succeeded',
         idempotency_key: input.idempotencyKey,
       });
-      return { ref: refundRef, currency };
+      const data = { ref: input.ref, amount: input.amount, currency, metadata: input.metadata, refundRef };
+      return {
+        ref: refundRef,
+        webhooks: await this.#webhooks.add(trx, input.ref, [{ type: 'refund.succeeded', data }]),
+      };
     });
     if (!outcome)
       throw new ProviderError(`The sandbox cannot refund ${input.amount} on ${input.ref}`, {
         definitive: true,
       });
-    if (outcome.currency === null) return { refundRef: outcome.ref };
-    const intent = { currency: outcome.currency };
-    void this.#send({
-      id: `evt_sbx_${randomUUID()}`,
-      type: 'refund.succeeded',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        ref: input.ref,
-        amount: input.amount,
-        currency: intent.currency,
-        metadata: input.metadata,
-        refundRef,
-      },
-    });
-    return { refundRef };
+    // Reported like a real provider's, after the answer.
+    void this.#webhooks.deliverNow(outcome.webhooks);
+    return { refundRef: outcome.ref };
   }
 
   async retrieveRefund(refundRef: string): Promise<{ status: RefundStatus; amount: number }> {
@@ -191,65 +188,112 @@ export class SandboxProvider implements PaymentProvider {
   /**
    * The buyer's client confirms an intent with its client secret and a test payment method:
    * `pm_card_visa` succeeds, `pm_card_declined` fails (the intent may be confirmed again),
-   * `pm_card_delayed` is processing and succeeds after SANDBOX_DELAY.
+   * `pm_card_delayed` is processing and succeeds after SANDBOX_DELAY. The outcome and its webhooks
+   * commit together; the webhooks' first attempt ends before the answer (a client that reads the
+   * order then finds it settled), and any process delivers them if this one cannot. A confirmation
+   * retried with the same card after it went through is answered as it was, its webhooks delivered
+   * now if they were not.
    */
   async confirm(ref: string, clientSecret: string, method: PaymentMethod): Promise<SandboxIntent | null> {
-    const next: SandboxIntentStatus =
-      method === 'pm_card_visa' ? 'succeeded' : method === 'pm_card_declined' ? 'failed' : 'processing';
-    // One statement when it can be confirmed; the secret is compared as a hash, in the database.
-    const row = await confirmIntent(
-      this.#db,
-      ref,
-      sha256Hex(clientSecret),
-      ['requires_payment_method', 'failed'],
-      next,
-      this.#clock.now(),
-    );
-    if (!row) {
-      // Unknown, wrong secret (the caller must not say which), or not confirmable any more.
+    const next = OUTCOME[method];
+    const confirmed = await this.#db.transaction().execute(async (trx) => {
+      // The secret is compared as a hash, in the database.
+      const from: SandboxIntentStatus[] = ['requires_payment_method', 'failed'];
+      const row = await confirmIntent(
+        trx,
+        ref,
+        sha256Hex(clientSecret),
+        from,
+        next,
+        method,
+        this.#clock.now(),
+      );
+      if (!row) return null;
+      const data = { ref, amount: row.amount, currency: row.currency, metadata: row.metadata };
+      const webhooks = await this.#webhooks.add(trx, ref, [
+        next === 'succeeded'
+          ? { type: 'payment_intent.succeeded', data }
+          : next === 'failed'
+            ? { type: 'payment_intent.payment_failed', data: { ...data, reason: 'card_declined' } }
+            : // Like Stripe: the provider says at once that the payment is processing, then how it ended.
+              { type: 'payment_intent.processing', data },
+      ]);
+      return { row, webhooks };
+    });
+    if (!confirmed) {
+      // Unknown, wrong secret (the caller must not say which), a retry, or not confirmable any more.
       const current = await this.#findWithSecret(ref, clientSecret);
       if (!current) return null;
+      if (
+        current.confirmed_method === method &&
+        (current.status === 'succeeded' || current.status === 'processing')
+      ) {
+        await this.#webhooks.deliverPendingOf(ref);
+        return {
+          ref,
+          amount: current.amount,
+          currency: current.currency,
+          status: toIntentStatus(current.status),
+        };
+      }
       throw new ProviderError(
         current.status === 'requires_payment_method' || current.status === 'failed'
           ? 'The intent changed while confirming it.'
           : `The intent is ${current.status} and cannot be confirmed.`,
       );
     }
-    const data = { ref, amount: row.amount, currency: row.currency, metadata: row.metadata };
-    const created = Math.floor(Date.now() / 1000);
-    // The outcome's webhook is delivered before the confirmation answers (its first attempt; retries
-    // run in the background): a client that reads the order after the answer finds it settled.
-    if (next === 'succeeded')
-      await this.#send({ id: `evt_sbx_${randomUUID()}`, type: 'payment_intent.succeeded', created, data });
-    if (next === 'failed') {
-      await this.#send({
-        id: `evt_sbx_${randomUUID()}`,
-        type: 'payment_intent.payment_failed',
-        created,
-        data: { ...data, reason: 'card_declined' },
-      });
-    }
-    if (next === 'processing') {
-      // Like Stripe: the provider says at once that the payment is processing, then how it ended.
-      await this.#send({ id: `evt_sbx_${randomUUID()}`, type: 'payment_intent.processing', created, data });
-      const timer = setTimeout(() => {
-        this.#timers.delete(timer);
-        void moveIntent(this.#db, ref, ['processing'], 'succeeded', this.#clock.now())
-          .then(async (done) => {
-            if (done)
-              await this.#send({
-                id: `evt_sbx_${randomUUID()}`,
-                type: 'payment_intent.succeeded',
-                created: Math.floor(Date.now() / 1000),
-                data,
-              });
-          })
-          .catch((error: unknown) => this.#log.error({ err: error, ref }, 'sandbox: delayed payment failed'));
-      }, this.#delayMs);
-      timer.unref();
-      this.#timers.add(timer);
-    }
+    await this.#webhooks.deliverNow(confirmed.webhooks);
+    if (next === 'processing') this.#succeedLater(ref);
+    const { row } = confirmed;
     return { ref, amount: row.amount, currency: row.currency, status: toIntentStatus(next) };
+  }
+
+  /**
+   * Delayed payments whose SANDBOX_DELAY has passed succeed, with their webhook in the same
+   * transaction, and every webhook that is due is attempted: the `sandbox-webhooks` loop, in any
+   * process (a delayed payment's own timer does it sooner in the process that confirmed it).
+   */
+  async runDue(signal?: AbortSignal): Promise<void> {
+    const before = new Date(this.#clock.now().getTime() - this.#delayMs);
+    while ((await this.#succeedDelayed({ before })) === BATCH && !signal?.aborted) {
+      /* next batch */
+    }
+    await this.#webhooks.deliverDue(signal);
+  }
+
+  /** The delayed payment `ref` succeeds after SANDBOX_DELAY, in this process if it still runs. */
+  #succeedLater(ref: string): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      this.#succeedDelayed({ ref }).catch((error: unknown) => {
+        if (!reportIfOutage(this.#log, error, { ref, in: 'sandbox' }))
+          this.#log.error({ err: error, ref }, 'sandbox: delayed payment failed');
+      });
+    }, this.#delayMs);
+    timer.unref();
+    this.#timers.add(timer);
+  }
+
+  /** Processing intents (the due ones, or `ref`) succeed with their webhook; how many did. */
+  async #succeedDelayed(match: { before: Date } | { ref: string }): Promise<number> {
+    const settled = await this.#db.transaction().execute(async (trx) => {
+      const moved = await succeedProcessing(trx, match, BATCH, this.#clock.now());
+      const webhooks = [];
+      for (const intent of moved) {
+        const data = {
+          ref: intent.ref,
+          amount: intent.amount,
+          currency: intent.currency,
+          metadata: intent.metadata,
+        };
+        webhooks.push(
+          ...(await this.#webhooks.add(trx, intent.ref, [{ type: 'payment_intent.succeeded', data }])),
+        );
+      }
+      return webhooks;
+    });
+    await this.#webhooks.deliverNow(settled);
+    return settled.length;
   }
 
   /**
@@ -270,58 +314,25 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   /**
-   * Forgets intents untouched since `cutoff` (D29), with their refunds, except a succeeded payment
-   * that can still be refunded: a live order may need it. Batched; returns how many went.
+   * Forgets webhooks delivered (or given up) and intents untouched since `cutoff` (D29), intents
+   * with their refunds and webhooks, except a succeeded payment that can still be refunded: a live
+   * order may need it. Batched; returns how many went.
    */
   async purge(cutoff: Date): Promise<number> {
     let total = 0;
-    for (;;) {
-      const deleted = await deleteIntentsBefore(this.#db, cutoff, 1000);
-      total += deleted;
-      if (deleted < 1000) return total;
+    for (const purge of [deleteWebhooksBefore, deleteIntentsBefore]) {
+      for (;;) {
+        const deleted = await purge(this.#db, cutoff, BATCH);
+        total += deleted;
+        if (deleted < BATCH) break;
+      }
     }
+    return total;
   }
 
   /** Signs a body the way the sandbox's webhooks are signed (tests use it to forge and tamper). */
   sign(body: string, timestamp = Math.floor(Date.now() / 1000)): string {
     return `t=${timestamp},v1=${hmacSha256(this.#secret, `${timestamp}.${body}`).toString('hex')}`;
-  }
-
-  /**
-   * Delivers a webhook; resolves when the first attempt has ended (delivered or not). Failed
-   * attempts are retried in the background with backoff; the promise never rejects.
-   */
-  #send(event: SandboxWebhookBody, attempt = 0): Promise<void> {
-    const body = JSON.stringify(event);
-    const deliver = this.#deliver;
-    if (!deliver) {
-      this.#log.warn({ event: event.id }, 'sandbox: no webhook delivery configured; event dropped');
-      return Promise.resolve();
-    }
-    const run = async () => {
-      let status = 0;
-      try {
-        status = await deliver(body, {
-          'content-type': 'application/json',
-          [SANDBOX_SIGNATURE_HEADER]: this.sign(body),
-        });
-      } catch (error) {
-        this.#log.warn({ err: error, event: event.id, attempt }, 'sandbox: webhook delivery failed');
-      }
-      if (status >= 200 && status < 300) return;
-      const delay = RETRY_DELAYS_MS[attempt];
-      if (delay === undefined) {
-        this.#log.error({ event: event.id }, 'sandbox: webhook not delivered; giving up');
-        return;
-      }
-      const timer = setTimeout(() => {
-        this.#timers.delete(timer);
-        void this.#send(event, attempt + 1);
-      }, delay);
-      timer.unref();
-      this.#timers.add(timer);
-    };
-    return new Promise<void>((resolve) => setImmediate(() => void run().finally(resolve)));
   }
 
   verifyWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): ProviderEvent {
