@@ -5,7 +5,7 @@ import { cartCompleted, completeCart, findCartWith, type CartRow } from '../cart
 import { heldMethodAmount } from '../shipping/shipping.service.ts';
 import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
 import { lockScopes, scopesLock } from '../db/advisory-lock.ts';
-import { isUniqueViolation } from '../db/errors.ts';
+import { isDatabaseUnavailable, isUniqueViolation, reportIfOutage } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { isCountryCode } from '../lib/country.ts';
 import { AppError, unauthorized, validationFailed, type FieldError } from '../lib/errors.ts';
@@ -299,7 +299,9 @@ async function placeWithIntent(
     return result;
   } catch (error) {
     await deps.provider.cancelIntent(intent.ref).catch((cancelError: unknown) => {
-      deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
+      // While the database is away (the sandbox keeps its intents there), one throttled line.
+      if (!reportIfOutage(deps.log, cancelError, { ref: intent.ref }))
+        deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
     });
     // Another attempt with this key won the race (its lease had been taken over): its order is the answer.
     if (isUniqueViolation(error) || (error instanceof AppError && error.title === 'cart_completed')) {
@@ -322,6 +324,9 @@ async function createIntent(
       idempotencyKey: `checkout:${order.storeId}:${order.orderId}`,
     });
   } catch (error) {
+    // The database, not the provider (the sandbox keeps its intents there): 503 with Retry-After,
+    // logged once per interval by the error handler.
+    if (isDatabaseUnavailable(error)) throw error;
     deps.log.warn(
       { err: error instanceof ProviderError ? error.message : error, storeId: order.storeId },
       'payment provider failed at checkout',
