@@ -93,7 +93,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ deps: PaymentRoutesDeps
         tags: ['Sandbox provider'],
         summary: 'Confirm a sandbox payment (stands in for the provider’s hosted fields)',
         description:
-          'pm_card_visa succeeds, pm_card_declined fails (confirm again with another method), pm_card_delayed succeeds after SANDBOX_DELAY. The result reaches the service only through the signed webhook.',
+          'pm_card_visa succeeds, pm_card_declined fails (confirm again with another method), pm_card_delayed succeeds after SANDBOX_DELAY. The result reaches the service only through the signed webhook, which the sandbox keeps until it is delivered. A retry with the same card after the payment went through (succeeded or processing) answers 200 with its status now, and delivers its webhook at once if it was not yet; another card is then 409.',
         params: Type.Object({ ref: Type.String({ pattern: '^pi_sbx_[0-9A-Za-z]+$' }) }),
         body: Type.Object(
           {
@@ -156,7 +156,7 @@ const html = (description: string) => ({
 const PAGE_ERRORS = {
   404: html('The ref and client secret match no sandbox payment (the page does not say which).'),
   409: html(
-    'The payment can no longer be confirmed (it succeeded, is processing or was canceled); links back to return_url.',
+    'The payment can no longer be confirmed (it was canceled, or went through with another card); links back to return_url.',
   ),
   413: html('The form is larger than 8 KiB.'),
   415: html('The body is not application/x-www-form-urlencoded.'),
@@ -294,7 +294,7 @@ async function sandboxHostedPage(scope: FastifyInstance, sandbox: SandboxProvide
         tags: ['Sandbox provider'],
         summary: 'Pay on the sandbox’s hosted payment page (its form posts here)',
         description:
-          'Confirms the payment with the chosen test card, as confirmSandboxPayment does. Succeeded or processing: 303 to return_url with `payment_intent=<ref>&redirect_status=<succeeded|processing>` appended. Declined: the page again (402) with an alert, so the shopper can choose another card.',
+          'Confirms the payment with the chosen test card, as confirmSandboxPayment does (a second click with the same card after it went through is the same answer). Succeeded or processing: 303 to return_url with `payment_intent=<ref>&redirect_status=<succeeded|processing>` appended. Declined: the page again (402) with an alert, so the shopper can choose another card.',
         consumes: ['application/x-www-form-urlencoded'],
         'x-response-headers': { 303: ['Location'] },
         params: REF,

@@ -1902,7 +1902,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm a sandbox payment (stands in for the provider’s hosted fields)
-     * @description pm_card_visa succeeds, pm_card_declined fails (confirm again with another method), pm_card_delayed succeeds after SANDBOX_DELAY. The result reaches the service only through the signed webhook.
+     * @description pm_card_visa succeeds, pm_card_declined fails (confirm again with another method), pm_card_delayed succeeds after SANDBOX_DELAY. The result reaches the service only through the signed webhook, which the sandbox keeps until it is delivered. A retry with the same card after the payment went through (succeeded or processing) answers 200 with its status now, and delivers its webhook at once if it was not yet; another card is then 409.
      */
     post: operations['confirmSandboxPayment'];
     delete?: never;
@@ -1942,7 +1942,7 @@ export interface paths {
     put?: never;
     /**
      * Pay on the sandbox’s hosted payment page (its form posts here)
-     * @description Confirms the payment with the chosen test card, as confirmSandboxPayment does. Succeeded or processing: 303 to return_url with `payment_intent=<ref>&redirect_status=<succeeded|processing>` appended. Declined: the page again (402) with an alert, so the shopper can choose another card.
+     * @description Confirms the payment with the chosen test card, as confirmSandboxPayment does (a second click with the same card after it went through is the same answer). Succeeded or processing: 303 to return_url with `payment_intent=<ref>&redirect_status=<succeeded|processing>` appended. Declined: the page again (402) with an alert, so the shopper can choose another card.
      */
     post: operations['confirmSandboxPaymentPage'];
     delete?: never;
@@ -20646,7 +20646,7 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description The payment can no longer be confirmed (it succeeded, is processing or was canceled); links back to return_url. */
+      /** @description The payment can no longer be confirmed (it was canceled, or went through with another card); links back to return_url. */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -20742,7 +20742,7 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description The payment can no longer be confirmed (it succeeded, is processing or was canceled); links back to return_url. */
+      /** @description The payment can no longer be confirmed (it was canceled, or went through with another card); links back to return_url. */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

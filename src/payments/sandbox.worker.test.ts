@@ -1,0 +1,75 @@
+/**
+ * A `storefront worker` (no HTTP app) delivers the sandbox's webhooks itself, on PostgreSQL: a
+ * payment confirmed by a process whose delivery never came back is settled by a real worker process
+ * once the dead attempt's lease has ended, its webhook verified and applied as the webhook route
+ * would (decision `sandbox-webhook-outbox`).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { pino } from 'pino';
+import { ShopDriver } from '../orders/orders.test-support.ts';
+import {
+  openTestDatabase,
+  serveProcess,
+  skipUnlessPostgres,
+  startTestApp,
+  waitFor,
+  type TestApp,
+  type TestDb,
+} from '../test/harness.ts';
+import { SandboxProvider } from './sandbox.provider.ts';
+import { ATTEMPT_LEASE_MS } from './sandbox.webhooks.ts';
+
+let db: TestDb;
+let t: TestApp;
+
+before(async () => {
+  if (skipUnlessPostgres) return;
+  db = await openTestDatabase();
+  t = await startTestApp({ db });
+});
+after(async () => {
+  if (skipUnlessPostgres) return;
+  await t.close();
+  await db.close();
+});
+
+test(
+  'a storefront worker delivers a sandbox webhook its confirming process never did',
+  { skip: skipUnlessPostgres },
+  async () => {
+    const shop = await ShopDriver.open(t);
+    const bought = await shop.buy(await shop.variant(5));
+    const dead = new SandboxProvider(t.db.kysely, {
+      secret: 'the dead process',
+      delayMs: 1000,
+      log: pino({ level: 'silent' }),
+      clock: t.clock,
+    });
+    dead.setDelivery(() => new Promise<number>(() => undefined));
+    void dead.confirm(bought.payment.ref, bought.payment.clientSecret, 'pm_card_visa');
+    await waitFor(async () => {
+      const intent = await t.db.kysely
+        .selectFrom('sandbox_intents')
+        .select('status')
+        .where('ref', '=', bought.payment.ref)
+        .executeTakeFirst();
+      return intent?.status === 'succeeded';
+    });
+    dead.close();
+
+    const worker = await serveProcess(db, t.config.secretKey!, { REDIS_URL: undefined }, 'worker');
+    try {
+      await waitFor(
+        async () => (await shop.order(bought.order.id)).status === 'paid',
+        ATTEMPT_LEASE_MS + 10_000,
+        'the worker to deliver the webhook',
+      );
+    } finally {
+      worker.child.kill('SIGTERM');
+      await new Promise((resolve) => worker.child.once('exit', resolve));
+    }
+    assert.equal((await shop.events('order.paid')).length, 1);
+    assert.doesNotMatch(worker.output(), /"level":50/, `no error in the worker's log:\n${worker.output()}`);
+  },
+);
