@@ -57,6 +57,12 @@ test('carts, sent mail, provider events and sandbox records go after their reten
     .set({ updated_at: daysAgo(31) })
     .where('ref', 'in', [paid.payment.ref, refunded.payment.ref])
     .execute();
+  // The paid payment's delivered webhook is old too: it goes, though its intent stays.
+  await db
+    .updateTable('sandbox_webhooks')
+    .set({ created_at: daysAgo(31) } as never)
+    .where('intent_ref', '=', paid.payment.ref)
+    .execute();
 
   const sentOld = await enqueueMail(db, {
     storeId,
@@ -141,6 +147,17 @@ test('carts, sent mail, provider events and sandbox records go after their reten
     intents.sort(),
     [paid.payment.ref, pending.payment.ref].sort(),
     'a refundable or live payment stays',
+  );
+
+  const webhooks = await db
+    .selectFrom('sandbox_webhooks')
+    .select('intent_ref')
+    .where('intent_ref', 'in', [paid.payment.ref, refunded.payment.ref])
+    .execute();
+  assert.deepEqual(
+    webhooks,
+    [],
+    "delivered sandbox webhooks go after SANDBOX_RETENTION, and an intent's with it",
   );
 
   // The orders are untouched, and the paid one can still be refunded through the sandbox.

@@ -9,7 +9,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { pino } from 'pino';
 import { sql } from 'kysely';
 import { ShopDriver, type CheckoutBody } from '../orders/orders.test-support.ts';
 import {
@@ -21,7 +20,7 @@ import {
   type TestDb,
 } from '../test/harness.ts';
 import { SANDBOX_WEBHOOK_LOOP } from './payments.loops.ts';
-import { SandboxProvider } from './sandbox.provider.ts';
+import { confirmInDeadProcess, intentStatus } from './sandbox.test-support.ts';
 import { ATTEMPT_LEASE_MS } from './sandbox.webhooks.ts';
 
 let db: TestDb;
@@ -55,7 +54,11 @@ async function confirmInProcessKilled(bought: CheckoutBody): Promise<void> {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ clientSecret: bought.payment.clientSecret, paymentMethod: 'pm_card_visa' }),
     }).catch(() => null);
-    await waitFor(() => intentStatus(bought.payment.ref).then((s) => s === 'succeeded'), 10_000, 'payment');
+    await waitFor(
+      () => intentStatus(t, bought.payment.ref).then((s) => s === 'succeeded'),
+      10_000,
+      'payment',
+    );
     served.child.kill('SIGKILL');
     await new Promise((resolve) => served.child.once('exit', resolve));
     assert.equal(await answer, null, 'the killed process never answered');
@@ -65,36 +68,13 @@ async function confirmInProcessKilled(bought: CheckoutBody): Promise<void> {
   }
 }
 
-/** A sandbox whose delivery never returns confirms the payment: the process that dies. */
-async function confirmInDoomedSandbox(bought: CheckoutBody): Promise<void> {
-  const doomed = new SandboxProvider(t.db.kysely, {
-    secret: 'the dead process',
-    delayMs: 1000,
-    log: pino({ level: 'silent' }),
-    clock: t.clock,
-  });
-  doomed.setDelivery(() => new Promise<number>(() => undefined));
-  void doomed.confirm(bought.payment.ref, bought.payment.clientSecret, 'pm_card_visa');
-  await waitFor(() => intentStatus(bought.payment.ref).then((s) => s === 'succeeded'), 5000, 'payment');
-  doomed.close();
-}
-
-async function intentStatus(ref: string): Promise<string | undefined> {
-  const row = await t.db.kysely
-    .selectFrom('sandbox_intents')
-    .select('status')
-    .where('ref', '=', ref)
-    .executeTakeFirst();
-  return row?.status;
-}
-
 test('a process killed between a sandbox payment and its webhook: another settles the order, and the retried confirmation succeeds', async (context) => {
   const shop = await ShopDriver.open(t);
   const variantId = await shop.variant(5);
   const bought = await shop.buy(variantId);
 
   if (db.url) await confirmInProcessKilled(bought);
-  else await confirmInDoomedSandbox(bought);
+  else await confirmInDeadProcess(t, bought);
   context.diagnostic(db.url ? 'serve killed with SIGKILL before its webhook' : 'delivery never returned');
   assert.equal((await shop.order(bought.order.id)).status, 'pending', 'the webhook did not arrive');
 
@@ -145,7 +125,7 @@ test('a retried confirmation delivers a webhook still due at once: the order is 
   const shop = await ShopDriver.open(t);
   const variantId = await shop.variant(5);
   const bought = await shop.buy(variantId);
-  await confirmInDoomedSandbox(bought);
+  await confirmInDeadProcess(t, bought);
   assert.equal((await shop.order(bought.order.id)).status, 'pending');
 
   // Within the dead attempt's lease: the loop leaves it, the buyer's retry does not wait for it.

@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { pino } from 'pino';
 import { ShopDriver } from '../orders/orders.test-support.ts';
 import {
   openTestDatabase,
@@ -17,7 +16,7 @@ import {
   type TestApp,
   type TestDb,
 } from '../test/harness.ts';
-import { SandboxProvider } from './sandbox.provider.ts';
+import { confirmInDeadProcess } from './sandbox.test-support.ts';
 import { ATTEMPT_LEASE_MS } from './sandbox.webhooks.ts';
 
 let db: TestDb;
@@ -40,23 +39,7 @@ test(
   async () => {
     const shop = await ShopDriver.open(t);
     const bought = await shop.buy(await shop.variant(5));
-    const dead = new SandboxProvider(t.db.kysely, {
-      secret: 'the dead process',
-      delayMs: 1000,
-      log: pino({ level: 'silent' }),
-      clock: t.clock,
-    });
-    dead.setDelivery(() => new Promise<number>(() => undefined));
-    void dead.confirm(bought.payment.ref, bought.payment.clientSecret, 'pm_card_visa');
-    await waitFor(async () => {
-      const intent = await t.db.kysely
-        .selectFrom('sandbox_intents')
-        .select('status')
-        .where('ref', '=', bought.payment.ref)
-        .executeTakeFirst();
-      return intent?.status === 'succeeded';
-    });
-    dead.close();
+    await confirmInDeadProcess(t, bought);
 
     const worker = await serveProcess(db, t.config.secretKey!, { REDIS_URL: undefined }, 'worker');
     try {
