@@ -167,7 +167,7 @@ export class SandboxProvider implements PaymentProvider {
       const data = { ref: input.ref, amount: input.amount, currency, metadata: input.metadata, refundRef };
       return {
         ref: refundRef,
-        webhooks: await this.#webhooks.add(trx, input.ref, [{ type: 'refund.succeeded', data }]),
+        webhooks: await this.#webhooks.add(trx, [{ type: 'refund.succeeded', data }]),
       };
     });
     if (!outcome)
@@ -210,7 +210,7 @@ export class SandboxProvider implements PaymentProvider {
       );
       if (!row) return null;
       const data = { ref, amount: row.amount, currency: row.currency, metadata: row.metadata };
-      const webhooks = await this.#webhooks.add(trx, ref, [
+      const webhooks = await this.#webhooks.add(trx, [
         next === 'succeeded'
           ? { type: 'payment_intent.succeeded', data }
           : next === 'failed'
@@ -278,19 +278,11 @@ export class SandboxProvider implements PaymentProvider {
   async #succeedDelayed(match: { before: Date } | { ref: string }): Promise<number> {
     const settled = await this.#db.transaction().execute(async (trx) => {
       const moved = await succeedProcessing(trx, match, BATCH, this.#clock.now());
-      const webhooks = [];
-      for (const intent of moved) {
-        const data = {
-          ref: intent.ref,
-          amount: intent.amount,
-          currency: intent.currency,
-          metadata: intent.metadata,
-        };
-        webhooks.push(
-          ...(await this.#webhooks.add(trx, intent.ref, [{ type: 'payment_intent.succeeded', data }])),
-        );
-      }
-      return webhooks;
+      const webhooks = moved.map(({ ref, amount, currency, metadata }) => ({
+        type: 'payment_intent.succeeded' as const,
+        data: { ref, amount, currency, metadata },
+      }));
+      return this.#webhooks.add(trx, webhooks);
     });
     await this.#webhooks.deliverNow(settled);
     return settled.length;

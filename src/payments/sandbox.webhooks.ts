@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { reportIfOutage } from '../db/errors.ts';
+import { commitsWith } from '../db/last-statement.ts';
 import type { Database } from '../db/tables.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
@@ -76,17 +77,18 @@ export class SandboxWebhookOutbox {
   }
 
   /**
-   * Writes webhooks for `intentRef` in the caller's transaction, taken by this process for their
-   * first attempt ({@link deliverNow} after the commit). Returns them to pass to it.
+   * Writes webhooks (each about the intent `data.ref`) as the caller's transaction's last statement
+   * (its COMMIT goes with it), taken by this process for their first attempt: pass what this
+   * returns to {@link deliverNow} after the commit.
    */
-  async add(trx: Transaction<Database>, intentRef: string, webhooks: readonly NewWebhook[]) {
+  async add(trx: Transaction<Database>, webhooks: readonly NewWebhook[]): Promise<ClaimedWebhook[]> {
     const created = Math.floor(Date.now() / 1000);
     const rows = webhooks.map((webhook) => {
       const id = `evt_sbx_${randomUUID()}`;
       const body: SandboxWebhookBody = { id, created, ...webhook };
-      return { id, intentRef, body: JSON.stringify(body) };
+      return { id, intentRef: webhook.data.ref, body: JSON.stringify(body) };
     });
-    await insertWebhooks(trx, rows, this.#leaseUntil());
+    await insertWebhooks(commitsWith(trx), rows, this.#leaseUntil());
     return rows.map((row) => ({ id: row.id, body: row.body, attempts: 1, created_at: this.#clock.now() }));
   }
 
