@@ -275,7 +275,8 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   if (sandbox) {
     // The sandbox delivers its signed webhooks in-process, through the webhook route (verified like
     // any provider's) but without a socket: it runs inside the service (decision
-    // `sandbox-webhooks-in-process`).
+    // `sandbox-webhooks-in-process`). This replaces the direct delivery the runtime set for a process
+    // without the app; either way they are kept until delivered (`sandbox-webhook-outbox`).
     sandbox.setDelivery(async (body, headers) => {
       const response = await app.inject({
         method: 'POST',
