@@ -274,6 +274,8 @@ describe('deploy/storefront.env.example and the documented doctor command', () =
     'DATABASE_POOL_SIZE',
     'REDIS_URL',
     'PAYMENT_PROVIDER',
+    'PAYMENT_HOLD',
+    'ORDER_TTL',
     'METRICS_PORT',
     'METRICS_HOST',
     'LOG_LEVEL',

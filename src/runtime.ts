@@ -92,14 +92,14 @@ async function processMetrics(
 
 /** Orders' deps: checkout, the money path and the order loops. */
 export function ordersDeps(runtime: Runtime, log: Log): OrdersDeps {
-  const { orderTtlMs, idempotencyTtlMs, pendingOrdersPerClient } = runtime.config.payments;
+  const { orderTtlMs, paymentHoldMs, idempotencyTtlMs, pendingOrdersPerClient } = runtime.config.payments;
   return {
     ...runtime.services,
     log,
     keyring: runtime.keyring,
     provider: runtime.payments.provider,
     signals: runtime.signals,
-    settings: { orderTtlMs, idempotencyTtlMs, pendingOrdersPerClient },
+    settings: { orderTtlMs, paymentHoldMs, idempotencyTtlMs, pendingOrdersPerClient },
   };
 }
 

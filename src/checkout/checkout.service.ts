@@ -99,7 +99,7 @@ const cartEmpty = (): AppError =>
 const cartChanged = (): AppError =>
   new AppError('cart_changed', 409, 'Prices changed while checking out. Review the cart and try again.');
 
-/** Orders are kept with their email in lower case; a buyer's pending orders are counted by it. */
+/** Orders are kept with their email in lower case. */
 const orderEmail = (email: string): string => email.trim().toLowerCase();
 
 function holderOf(keyring: CheckoutDeps['keyring'], input: CheckoutInput): Holder {
@@ -111,7 +111,6 @@ function holderOf(keyring: CheckoutDeps['keyring'], input: CheckoutInput): Holde
 const CLIENT_KEY_PURPOSE = 'client-address';
 
 const tooManyPending = (limit: number, held: PendingOrdersOf, now: Date): AppError => {
-  const who = held.byClient >= limit ? 'This device or network' : 'This email address';
   const retryAfter =
     held.firstExpiry === null
       ? 1
@@ -119,14 +118,17 @@ const tooManyPending = (limit: number, held: PendingOrdersOf, now: Date): AppErr
   return new AppError(
     'too_many_pending_orders',
     429,
-    `${who} has ${limit} unpaid orders in this store already. Pay one of them, or check out again once one has expired.`,
+    `This device or network has ${limit} unpaid orders in this store already. Pay one of them, or check out again once one has expired.`,
     { headers: { 'retry-after': String(retryAfter) } },
   );
 };
 
-/** 429 too_many_pending_orders when the client or the email holds the most pending orders allowed. */
+/**
+ * 429 too_many_pending_orders when the client holds the most pending orders allowed. An email's are
+ * not counted: anyone can type anyone's (decision `pending-orders-per-client`).
+ */
 function tooManyHeld(limit: number, held: PendingOrdersOf, now: Date): AppError | null {
-  return held.byClient >= limit || held.byEmail >= limit ? tooManyPending(limit, held, now) : null;
+  return held.byClient >= limit ? tooManyPending(limit, held, now) : null;
 }
 
 async function refuseHoarding(
@@ -203,9 +205,9 @@ export async function checkout(
   for (let attempt = 1; ; attempt++) {
     let cart;
     try {
-      // With the holder's pending orders, counted in the same statement without locks, before the
+      // With the client's pending orders, counted in the same statement without locks, before the
       // provider is called; the transaction counts again under a lock.
-      cart = await findCartWith(deps, storeId, input.cartId, pendingOrdersCount(storeId, holder));
+      cart = await findCartWith(deps, storeId, input.cartId, pendingOrdersCount(storeId, holder.clientKey));
     } catch (error) {
       if (error instanceof AppError && error.status === 404) return refuse(error);
       throw error;
@@ -360,7 +362,7 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   await completeUnchangedCart(tx, p);
   const discount = await reserveAtQuotedPrices(tx, p);
   if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
-  // Late: the client's and the email's slot lock is held from here to the commit, so checkouts of
+  // Late: the client's slot lock is held from here to the commit, so checkouts of
   // one client (many shoppers behind one address) wait on each other only for the order's insert,
   // which the store's order counter serialises anyway. Taken by the shipping method's read when
   // there is one (a round trip fewer), else on its own.
@@ -379,6 +381,7 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   // Last: the store's order counter stays locked from this statement to the commit (D6).
   return writeOrder(tx, {
     customerId,
+    signedIn: p.input.customerId !== undefined,
     storeId: p.storeId,
     orderId: p.orderId,
     cartId: p.input.cartId,
@@ -488,14 +491,11 @@ function shippingRefusal(quoted: Quote, input: CheckoutInput, requireShipping: b
 }
 
 /**
- * The client and the email may hold one more pending order (D52): counted under their locks, held
- * to the commit, so concurrent checkouts of one client or email are counted one after another.
+ * The client may hold one more pending order (D52): counted under its lock, held to the commit, so
+ * concurrent checkouts of one client are counted one after another.
  */
 function pendingSlotLock(p: PlaceOrder): { kind: string; scopes: string[] } {
-  return {
-    kind: 'pending-orders',
-    scopes: [`${p.storeId}:client:${p.holder.clientKey}`, `${p.storeId}:email:${p.holder.email}`],
-  };
+  return { kind: 'pending-orders', scopes: [`${p.storeId}:client:${p.holder.clientKey}`] };
 }
 
 /**

@@ -43,7 +43,7 @@ export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{
         tags: ['Storefront: checkout'],
         summary: 'Turn a cart into a pending order and a payment intent',
         description:
-          'Requires an Idempotency-Key header (UUID). Retrying with the same key and body replays the first answer (Idempotent-Replayed: true); stock is reserved once. A signed-in customer (`Authorization: Bearer ct_…` beside `X-Publishable-Key`) may omit `email`; the order is theirs (`GET /customers/me/orders`). Without a token the order belongs to the customer of its email, who sees it once they sign in with that email.',
+          'Requires an Idempotency-Key header (UUID). Retrying with the same key and body replays the first answer (Idempotent-Replayed: true); stock is reserved once. A signed-in customer (`Authorization: Bearer ct_…` beside `X-Publishable-Key`) may omit `email`; the order is theirs (`GET /customers/me/orders`). Without a token the order belongs to the customer of its email, whose account shows it once it is paid. The order holds its stock for PAYMENT_HOLD (10 min) until the buyer tries to pay at the provider, then until ORDER_TTL (30 min) from checkout (`order.expiresAt`).',
         headers: Type.Object({
           'idempotency-key': Type.Optional(Type.String({ description: 'A UUID; required.' })),
         }),

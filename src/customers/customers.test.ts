@@ -511,7 +511,7 @@ describe('orders and accounts (D44)', () => {
     );
   });
 
-  test('guest orders with the email attach once the email is proven by a code; others’ never do', async () => {
+  test('paid guest orders with the email attach once the email is proven by a code; others’ never do', async () => {
     const driver = await ShopDriver.open(t);
     const email = newEmail();
     const variantId = await driver.variant(10);
@@ -552,11 +552,55 @@ describe('orders and accounts (D44)', () => {
     assert.equal(session.customer.id, created[0]!.customerId, 'the guest became the account');
     const updated = await events(driver.shop, 'customer.updated');
     assert.deepEqual(updated.at(-1)!.changed, ['hasAccount']);
+    for (const answer of [guest, other, again]) {
+      await driver.confirm(answer.json<CheckoutBody>());
+      await driver.waitForStatus(answer.json<CheckoutBody>().order.id, 'paid');
+    }
     const mine = await store(driver.shop)('GET', '/customers/me/orders', { token: session.token });
     assert.deepEqual(
       mine.json<{ items: { id: string }[] }>().items.map((o) => o.id),
       [again, guest].map((answer) => answer.json<CheckoutBody>().order.id),
     );
+  });
+
+  test("unpaid checkouts someone else made with the email stay out of the account; paid ones and the customer's own show", async () => {
+    const driver = await ShopDriver.open(t);
+    const email = newEmail();
+    const session = await signIn(driver.shop, email);
+    const variantId = await driver.variant(10);
+    const call = store(driver.shop);
+    const ids = async () =>
+      (await call('GET', '/customers/me/orders', { token: session.token }))
+        .json<{ items: { id: string }[] }>()
+        .items.map((o) => o.id);
+    // Another client types the customer's email into checkouts and never pays.
+    const planted: CheckoutBody[] = [];
+    for (let n = 0; n < 2; n++) {
+      const answer = await call('POST', '/checkout', {
+        ip: '192.0.2.201',
+        headers: { 'idempotency-key': randomUUID() },
+        payload: { cartId: await driver.cart([{ variantId, quantity: 1 }]), email },
+      });
+      assert.equal(answer.statusCode, 201, answer.body);
+      planted.push(answer.json());
+    }
+    assert.deepEqual(await ids(), [], 'nothing in the account the customer did not place or pay');
+    // The customer's own checkout, signed in, shows while unpaid.
+    const own = await call('POST', '/checkout', {
+      token: session.token,
+      headers: { 'idempotency-key': randomUUID() },
+      payload: { cartId: await driver.cart([{ variantId, quantity: 1 }]) },
+    });
+    assert.equal(own.statusCode, 201, own.body);
+    const ownId = own.json<CheckoutBody>().order.id;
+    assert.deepEqual(await ids(), [ownId]);
+    // A guest order with the email that is paid is the customer's purchase: it shows.
+    await driver.confirm(planted[1]!);
+    await driver.waitForStatus(planted[1]!.order.id, 'paid');
+    assert.deepEqual(await ids(), [ownId, planted[1]!.order.id]);
+    // The merchant still sees every order of the email under the customer.
+    const admin = await driver.adminOrder(planted[0]!.order.id);
+    assert.equal((admin as unknown as { customerId: string }).customerId, session.customer.id);
   });
 
   test('a checkout without a token and without an email is 400 /email; a dead token is 401 and places nothing', async () => {
@@ -661,17 +705,21 @@ describe('a customer erased while checking out (D44)', () => {
         headers: { 'idempotency-key': randomUUID() },
         payload: { cartId },
       });
-      await waitFor(
-        async () => {
-          const { rows } = await sql<{ n: number }>`
-            SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE wait_event_type = 'Lock' AND query ILIKE 'update "customers"%'`.execute(db.kysely);
-          return rows[0]!.n > 0;
-        },
-        5000,
-        'the checkout waiting on the customer',
-      );
-      release();
+      try {
+        await waitFor(
+          async () => {
+            const { rows } = await sql<{ n: number }>`
+              SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND query ILIKE 'update "customers"%'`.execute(db.kysely);
+            return rows[0]!.n > 0;
+          },
+          5000,
+          'the checkout waiting on the customer',
+        );
+      } finally {
+        // Also when the wait failed: an erasure left open would hang the file instead of failing it.
+        release();
+      }
       await erasure;
       const answer = await checkout;
       assert.equal(answer.statusCode, 401, answer.body);

@@ -36,6 +36,7 @@ import * as customers from './migrations/0033_customers.ts';
 import * as settingsNotify from './migrations/0034_settings_notify.ts';
 import * as endpointEventWatermark from './migrations/0035_endpoint_event_watermark.ts';
 import * as sandboxWebhookOutbox from './migrations/0036_sandbox_webhook_outbox.ts';
+import * as ordersSignedIn from './migrations/0037_orders_signed_in.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   '0034_settings_notify': settingsNotify,
   '0035_endpoint_event_watermark': endpointEventWatermark,
   '0036_sandbox_webhook_outbox': sandboxWebhookOutbox,
+  '0037_orders_signed_in': ordersSignedIn,
 };
 
 export class MigrationError extends Error {

@@ -72,7 +72,7 @@ export const PROBLEMS = {
   rate_limited: [429, 'Too many requests; retry after Retry-After seconds.'],
   too_many_pending_orders: [
     429,
-    'This client or email holds the most unpaid orders a store allows (PENDING_ORDERS_PER_CLIENT); pay one or retry after Retry-After, when one expires.',
+    'This client (its address) holds the most unpaid orders a store allows (PENDING_ORDERS_PER_CLIENT); pay one or retry after Retry-After, when one expires.',
   ],
   request_header_fields_too_large: [431, 'The request headers are too large.'],
   internal_error: [500, 'An unexpected error; the request id identifies it in the logs.'],

@@ -46,7 +46,10 @@ export async function customerOrderTotals(
   return (id) => byId.get(id) ?? NO_ORDERS;
 }
 
-/** GET /customers/me/orders: the buyer's view of each of their orders, newest first. */
+/**
+ * GET /customers/me/orders: the buyer's view of each of their orders, newest first: those placed
+ * signed in, and the paid ones with their email (decision `account-shows-own-or-paid-orders`).
+ */
 export function buyerOrdersPage(
   deps: Pick<OrdersDeps, 'db' | 'cursors'>,
   storeId: string,
@@ -57,7 +60,7 @@ export function buyerOrdersPage(
     const ids = await byCreated(
       deps.cursors,
       `${storeId}:customer-orders:${customerId}`,
-      ordersQuery(db, storeId, { customerId }),
+      ordersQuery(db, storeId, { customerId, account: true }),
       page,
       (row) => row.id,
       '',

@@ -1,9 +1,17 @@
 import { releaseReserved } from '../catalog/inventory.ts';
 import { giveBackDiscountUse } from '../pricing/pricing.service.ts';
 import { backoffMs } from '../lib/backoff.ts';
-import type { IntentStatus } from '../payments/provider.ts';
 import { cancelOpenPayments, latestPayment, lockPaymentAndOrder } from './order-payments.repository.ts';
-import { dueOrders, findOrder, markOrderExpired, orderLines, postponeSweep } from './orders.repository.ts';
+import type { OrdersDeps } from './orders.deps.ts';
+import {
+  dueOrders,
+  extendHold,
+  findOrder,
+  markOrderExpired,
+  orderLines,
+  postponeSweep,
+  type DueOrder,
+} from './orders.repository.ts';
 import { stockLinesOf } from './orders.views.ts';
 import { applyProviderEvent, type ProviderEventDeps } from './provider-events.service.ts';
 import { reportIfOutage } from '../db/errors.ts';
@@ -19,7 +27,9 @@ export interface SweepResult {
   expired: number;
 }
 
-type Outcome = 'expired' | 'paid' | 'postponed' | 'settled';
+type Outcome = 'expired' | 'paid' | 'postponed' | 'settled' | 'extended';
+
+export type ExpiryDeps = ProviderEventDeps & Pick<OrdersDeps, 'settings'>;
 
 /**
  * Expires unpaid orders past their time (D5), fairly across stores and each order on its own (D23):
@@ -28,17 +38,19 @@ type Outcome = 'expired' | 'paid' | 'postponed' | 'settled';
  * error in one order is logged once and contained.
  *
  * The provider is asked first: an intent that already succeeded is the payment (its webhook may be
- * late), one still processing is waited for. Otherwise the reservation is released in the same
- * transaction that marks the order expired (payment, then order locked, as everywhere), and the
- * intent is cancelled after the commit.
+ * late), one still processing is waited for. An order at the end of its short hold whose buyer has
+ * tried to pay keeps its stock until ORDER_TTL from checkout (decision
+ * `short-hold-until-payment-tried`). Otherwise the reservation is released in the same transaction
+ * that marks the order expired (payment, then order locked, as everywhere), and the intent is
+ * cancelled after the commit.
  */
-export async function expireOrders(deps: ProviderEventDeps, batch = EXPIRY_BATCH): Promise<SweepResult> {
+export async function expireOrders(deps: ExpiryDeps, batch = EXPIRY_BATCH): Promise<SweepResult> {
   const rows = await dueOrders(deps.db, deps.clock.now(), batch);
   let expired = 0;
   for (const order of rows) {
     let outcome: Outcome;
     try {
-      outcome = await sweepOne(deps, order.store_id, order.id);
+      outcome = await sweepOne(deps, order);
     } catch (error) {
       if (!reportIfOutage(deps.log, error, { orderId: order.id }))
         deps.log.warn(
@@ -61,14 +73,17 @@ export async function expireOrders(deps: ProviderEventDeps, batch = EXPIRY_BATCH
   return { examined: rows.length, expired };
 }
 
-/** Asks the provider about the order's payment; an answer that settles the order is applied. */
+/**
+ * Asks the provider about the order's payment; an answer that settles the order is applied.
+ * Otherwise: whether the buyer has tried to pay (`tried`) or not.
+ */
 async function askProvider(
   deps: ProviderEventDeps,
   storeId: string,
   orderId: string,
   ref: string,
-): Promise<Outcome | null> {
-  const status: IntentStatus = (await deps.provider.retrieveIntent(ref)).status;
+): Promise<'paid' | 'postponed' | 'tried' | 'untried'> {
+  const { status, attempted } = await deps.provider.retrieveIntent(ref);
   const metadata = { storeId, orderId };
   if (status === 'succeeded') {
     await applyProviderEvent(deps, {
@@ -90,7 +105,7 @@ async function askProvider(
     });
     return 'postponed';
   }
-  return null;
+  return attempted ? 'tried' : 'untried';
 }
 
 /** Releases the reservation and marks the order expired, in one transaction; false when it was settled meanwhile. */
@@ -108,12 +123,20 @@ async function expire(deps: ProviderEventDeps, storeId: string, orderId: string)
   });
 }
 
-async function sweepOne(deps: ProviderEventDeps, storeId: string, orderId: string): Promise<Outcome> {
+async function sweepOne(deps: ExpiryDeps, order: DueOrder): Promise<Outcome> {
+  const { store_id: storeId, id: orderId } = order;
   const payment = await latestPayment(deps.db, storeId, orderId);
   const ours = payment !== undefined && payment.provider === deps.provider.name;
   if (payment && ours) {
-    const settled = await askProvider(deps, storeId, orderId, payment.ref);
-    if (settled) return settled;
+    const answer = await askProvider(deps, storeId, orderId, payment.ref);
+    if (answer === 'paid' || answer === 'postponed') return answer;
+    // The short hold ends; a buyer who tried to pay keeps the order to ORDER_TTL from checkout.
+    const until = new Date(new Date(order.created_at).getTime() + deps.settings.orderTtlMs);
+    const now = deps.clock.now();
+    if (answer === 'tried' && now < until) {
+      await extendHold(deps.db, order, until, now);
+      return 'extended';
+    }
   } else if (payment) {
     deps.log.warn(
       { orderId, provider: payment.provider },

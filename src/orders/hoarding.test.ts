@@ -1,8 +1,10 @@
 /**
  * Unpaid checkouts cannot hoard (DESIGN D52): at most PENDING_ORDERS_PER_CLIENT pending orders per
- * client address and per email in a store (429 too_many_pending_orders, with Retry-After until the
- * first of them expires), counted exactly under concurrency; and a discount's use is reserved at
- * checkout and given back when the order expires, so unpaid checkouts cannot use a limited code up.
+ * client address in a store (429 too_many_pending_orders, with Retry-After until the first of them
+ * expires), counted exactly under concurrency, and never per email (anyone can type anyone's); a
+ * discount's use is reserved at checkout and given back when the order expires, so unpaid checkouts
+ * cannot use a limited code up; and an unpaid order whose buyer never tried to pay holds its stock
+ * and code only for PAYMENT_HOLD.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -55,7 +57,7 @@ const pendingOrders = async (shop: ShopDriver) =>
       .execute()
   ).length;
 
-describe('pending orders per client and per email', () => {
+describe('pending orders per client', () => {
   test(`a client address holds at most ${LIMIT} pending orders; another address and a paid order free a slot`, async () => {
     const shop = await ShopDriver.open(t);
     const variantId = await shop.variant(100);
@@ -72,8 +74,8 @@ describe('pending orders per client and per email', () => {
     assert.equal(problem.title, 'too_many_pending_orders');
     assert.match(problem.detail, /device or network has 5 unpaid orders/);
     const retryAfter = Number(refused.headers['retry-after']);
-    const ttlSeconds = t.config.payments.orderTtlMs / 1000;
-    assert.ok(retryAfter > ttlSeconds - 60 && retryAfter <= ttlSeconds, `Retry-After ${retryAfter}`);
+    const holdSeconds = t.config.payments.paymentHoldMs / 1000;
+    assert.ok(retryAfter > holdSeconds - 60 && retryAfter <= holdSeconds, `Retry-After ${retryAfter}`);
     assert.equal(await pendingOrders(shop), LIMIT, 'nothing was reserved for the refused checkout');
     const stock = await shop.stock(variantId);
     assert.equal(stock.reserved, LIMIT);
@@ -115,26 +117,22 @@ describe('pending orders per client and per email', () => {
     assert.ok(rows.every((row) => !row.client_key?.includes('203.0.113')));
   });
 
-  test(`an email holds at most ${LIMIT} pending orders in a store, from any address`, async () => {
+  test("another client's unpaid checkouts with a buyer's email do not block the buyer; the client cap still holds the other client", async () => {
     const shop = await ShopDriver.open(t);
     const variantId = await shop.variant(100);
+    // Someone types the victim's email into five checkouts and never pays.
     for (let i = 0; i < LIMIT; i++) {
-      const response = await checkoutFrom(shop, variantId, {
-        ip: `192.0.2.${i + 1}`,
-        email: 'Same@Example.com',
-      });
-      assert.equal(response.statusCode, 201);
+      const response = await checkoutFrom(shop, variantId, { ip: '192.0.2.66', email: 'Victim@Example.com' });
+      assert.equal(response.statusCode, 201, response.body);
     }
-    const refused = await checkoutFrom(shop, variantId, { ip: '192.0.2.99', email: 'same@example.com ' });
-    assert.equal(refused.statusCode, 429);
-    assert.match(refused.json<{ detail: string }>().detail, /email address has 5 unpaid orders/);
-    // The same email in another store is another buyer.
-    const elsewhere = await ShopDriver.open(t);
-    const response = await checkoutFrom(elsewhere, await elsewhere.variant(5), {
-      ip: '192.0.2.99',
-      email: 'same@example.com',
-    });
-    assert.equal(response.statusCode, 201);
+    const capped = await checkoutFrom(shop, variantId, { ip: '192.0.2.66', email: 'victim@example.com' });
+    assert.equal(capped.statusCode, 429, 'the other client is capped by its own pending orders');
+    assert.match(capped.json<{ detail: string }>().detail, /device or network has 5 unpaid orders/);
+    // The victim, from their own address, checks out as usual, again and again.
+    for (let i = 0; i < 2; i++) {
+      const own = await checkoutFrom(shop, variantId, { ip: '198.51.100.23', email: 'victim@example.com' });
+      assert.equal(own.statusCode, 201, own.body);
+    }
   });
 
   test('a retried Idempotency-Key still answers with its order when the client is at the limit', async () => {
@@ -179,7 +177,7 @@ describe('pending orders per client and per email', () => {
   });
 });
 
-describe('pending orders per client and per email, with a shipping method', () => {
+describe('pending orders per client, with a shipping method', () => {
   test('concurrent checkouts that ship are counted exactly too (the locks taken with the method’s row)', async () => {
     const shop = await ShopDriver.open(t);
     // A variant each: one shared variant's row lock would order the checkouts by itself.
@@ -288,5 +286,117 @@ describe('discount uses are reserved at checkout and given back on expiry', () =
     await shop.latePaymentSucceeded(unpaid[0]!);
     assert.equal((await shop.order(unpaid[0]!.order.id)).status, 'paid');
     assert.equal(await usedCount(), 2);
+  });
+});
+
+describe('the short hold of an unpaid checkout (PAYMENT_HOLD)', () => {
+  /** Runs the expiry sweep with the clock `ms` ahead, as the worker would then. */
+  async function sweepAfter(ms: number) {
+    t.clock.advance(ms);
+    try {
+      return await expireOrders(paymentDeps(t));
+    } finally {
+      t.clock.advance(-ms);
+    }
+  }
+
+  test('a client holding the last units and a limited code through unpaid checkouts loses them after PAYMENT_HOLD; a buyer who tried to pay keeps theirs', async () => {
+    const { paymentHoldMs, orderTtlMs } = t.config.payments;
+    assert.ok(paymentHoldMs < orderTtlMs, 'the hold is shorter than ORDER_TTL by default');
+    const shop = await ShopDriver.open(t);
+    const variantId = await shop.variant(4);
+    const code = await shop.admin('POST', '/discounts', {
+      code: 'few',
+      kind: 'fixed',
+      value: 100,
+      usageLimit: 3,
+    });
+    assert.equal(code.statusCode, 201, code.body);
+    // One client takes three units and every use of the code, and never pays.
+    const hoarded: CheckoutBody[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await checkoutFrom(shop, variantId, {
+        ip: '203.0.113.90',
+        email: `h${i}@example.com`,
+        discountCode: 'few',
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      hoarded.push(response.json<CheckoutBody>());
+    }
+    // A buyer takes the last unit and tries to pay: the card is declined (they may try another).
+    const trying = await checkoutFrom(shop, variantId, { ip: '198.51.100.31', email: 'tries@example.com' });
+    assert.equal(trying.statusCode, 201, trying.body);
+    const tried = trying.json<CheckoutBody>();
+    await shop.confirm(tried, 'pm_card_declined');
+    const shut = await checkoutFrom(shop, variantId, { ip: '198.51.100.32', email: 'next@example.com' });
+    assert.equal(shut.statusCode, 409, 'sold out while the orders hold the stock');
+
+    // The short hold ends: the untried orders expire, giving back their units and code uses.
+    await sweepAfter(paymentHoldMs - 1000);
+    for (const body of hoarded) assert.equal((await shop.order(body.order.id)).status, 'pending');
+    await sweepAfter(paymentHoldMs + 1000);
+    for (const body of hoarded) assert.equal((await shop.order(body.order.id)).status, 'expired');
+    const intents = await t.db.kysely
+      .selectFrom('sandbox_intents')
+      .select('status')
+      .where(
+        'ref',
+        'in',
+        hoarded.map((body) => body.payment.ref),
+      )
+      .execute();
+    assert.deepEqual(
+      intents.map((row) => row.status),
+      ['canceled', 'canceled', 'canceled'],
+      'their intents are cancelled: nobody can pay them any more',
+    );
+    const { used_count: used } = await t.db.kysely
+      .selectFrom('discounts')
+      .select('used_count')
+      .where('store_id', '=', shop.storeId)
+      .where('code', '=', 'FEW')
+      .executeTakeFirstOrThrow();
+    assert.equal(used, 0);
+    assert.deepEqual(
+      await shop.stock(variantId),
+      { on_hand: 4, reserved: 1 },
+      'the buyer who tried keeps theirs',
+    );
+
+    // The buyer who tried keeps the order to ORDER_TTL from checkout, and pays.
+    const kept = (await shop.storefront('GET', `/orders/${tried.order.id}`)).json<{
+      status: string;
+      createdAt: string;
+      expiresAt: string;
+    }>();
+    assert.equal(kept.status, 'pending');
+    assert.equal(
+      Date.parse(kept.expiresAt),
+      Date.parse(kept.createdAt) + orderTtlMs,
+      'held to ORDER_TTL from checkout',
+    );
+    // Another buyer gets the released units and the code.
+    const next = await checkoutFrom(shop, variantId, {
+      ip: '198.51.100.32',
+      email: 'next@example.com',
+      discountCode: 'few',
+    });
+    assert.equal(next.statusCode, 201, next.body);
+    await shop.confirm(tried);
+    await shop.waitForStatus(tried.order.id, 'paid');
+  });
+
+  test('a hold extended for a buyer who tried to pay still ends at ORDER_TTL', async () => {
+    const shop = await ShopDriver.open(t);
+    const variantId = await shop.variant(1);
+    const placed = await checkoutFrom(shop, variantId, { ip: '198.51.100.40', email: 'slow@example.com' });
+    assert.equal(placed.statusCode, 201, placed.body);
+    const body = placed.json<CheckoutBody>();
+    await shop.confirm(body, 'pm_card_declined');
+    await sweepAfter(t.config.payments.paymentHoldMs + 1000);
+    assert.equal((await shop.order(body.order.id)).status, 'pending');
+    await sweepAfter(t.config.payments.orderTtlMs + 1000);
+    assert.equal((await shop.order(body.order.id)).status, 'expired');
+    assert.deepEqual(await shop.stock(variantId), { on_hand: 1, reserved: 0 });
   });
 });

@@ -4,13 +4,18 @@ import type { PaymentProvider } from '../payments/provider.ts';
 import type { WorkerSignals } from '../workers/runner.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 
-/** Checkout and order settings (PaymentsConfig's ORDER_TTL, IDEMPOTENCY_TTL, PENDING_ORDERS_PER_CLIENT). */
+/** Checkout and order settings (PaymentsConfig's ORDER_TTL, PAYMENT_HOLD, IDEMPOTENCY_TTL, PENDING_ORDERS_PER_CLIENT). */
 export interface OrderSettings {
-  /** Unpaid orders expire after this long. */
+  /** Unpaid orders expire after this long at the latest. */
   readonly orderTtlMs: number;
+  /**
+   * An unpaid order whose buyer has not tried to pay at the provider expires after this long
+   * (PAYMENT_HOLD, at most orderTtlMs); a payment tried extends it to orderTtlMs from checkout.
+   */
+  readonly paymentHoldMs: number;
   /** How long idempotency keys are kept (the orders loop purges older ones). */
   readonly idempotencyTtlMs: number;
-  /** Pending orders one client address, and one email, may hold in a store at once (D52). */
+  /** Pending orders one client address may hold in a store at once (D52). */
   readonly pendingOrdersPerClient: number;
 }
 

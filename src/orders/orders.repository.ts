@@ -219,10 +219,14 @@ export function ordersQuery(
     fulfillmentStatus?: FulfillmentStatus | undefined;
     q?: string | undefined;
     customerId?: string | undefined;
+    /** Only the orders the customer's account shows: placed signed in, or paid (with `customerId`). */
+    account?: boolean;
   } = {},
 ): SelectQueryBuilder<Database, 'orders', OrderRow> {
   let query = db.selectFrom('orders').selectAll().where('store_id', '=', storeId);
   if (filter.customerId) query = query.where('customer_id', '=', filter.customerId);
+  if (filter.account)
+    query = query.where((eb) => eb.or([eb('signed_in', '=', true), eb('paid_at', 'is not', null)]));
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.fulfillmentStatus) query = query.where('fulfillment_status', '=', filter.fulfillmentStatus);
   if (filter.q) query = query.where(matchesOrderSearch(filter.q));
@@ -443,7 +447,7 @@ export function addRefunded(
     .executeTakeFirstOrThrow();
 }
 
-export type DueOrder = Pick<OrderRow, 'store_id' | 'id' | 'sweep_attempts'>;
+export type DueOrder = Pick<OrderRow, 'store_id' | 'id' | 'sweep_attempts' | 'created_at'>;
 
 /** Pending orders whose sweep time has come, fairly across stores (D23). */
 export async function dueOrders(db: Db, now: Date, limit: number): Promise<DueOrder[]> {
@@ -452,10 +456,24 @@ export async function dueOrders(db: Db, now: Date, limit: number): Promise<DueOr
     open: sql`t.status = 'pending'`,
     due: sql`t.next_sweep_at <= ${now}`,
     orderBy: sql`t.next_sweep_at, t.id`,
-    columns: sql`t.store_id, t.id, t.sweep_attempts`,
+    columns: sql`t.store_id, t.id, t.sweep_attempts, t.created_at`,
     limit,
   }).execute(db);
   return rows;
+}
+
+/**
+ * A pending order whose buyer tried to pay holds its stock until `until` (decision
+ * `short-hold-until-payment-tried`), when the sweep looks at it again.
+ */
+export async function extendHold(db: Db, order: DueOrder, until: Date, now: Date): Promise<void> {
+  await db
+    .updateTable('orders')
+    .set({ expires_at: until, next_sweep_at: until, sweep_attempts: 0, updated_at: now })
+    .where('store_id', '=', order.store_id)
+    .where('id', '=', order.id)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /** A pending order the sweep could not settle is looked at again at `at`. */
@@ -469,54 +487,40 @@ export async function postponeSweep(db: Db, order: DueOrder, attempts: number, a
     .execute();
 }
 
-/** The pending orders of one client (by its key) and of one email in a store, and the first to expire. */
+/** The pending orders of one client (by its key) in a store, and the first of them to expire. */
 export interface PendingOrdersOf {
   byClient: number;
-  byEmail: number;
   firstExpiry: Date | null;
 }
 
 /**
- * Counts a client's and an email's pending orders (D52), through the two partial indexes: a
- * subquery giving one JSON object, to read alone (pendingOrdersOf) or beside another row (the
- * cart a checkout reads, in the same statement); pendingOrdersFrom reads its value.
+ * Counts a client's pending orders (D52), through their partial index: a subquery giving one JSON
+ * object, to read alone (pendingOrdersOf) or beside another row (the cart a checkout reads, in the
+ * same statement); pendingOrdersFrom reads its value.
  */
-export function pendingOrdersCount(
-  storeId: string,
-  who: { clientKey: string; email: string },
-): RawBuilder<PendingOrdersJson> {
+export function pendingOrdersCount(storeId: string, clientKey: string): RawBuilder<PendingOrdersJson> {
   return sql<PendingOrdersJson>`(
-    SELECT json_build_object(
-             'byClient', count(*) FILTER (WHERE client_key = ${who.clientKey}),
-             'byEmail', count(*) FILTER (WHERE email = ${who.email}),
-             'firstExpiry', min(expires_at))
+    SELECT json_build_object('byClient', count(*), 'firstExpiry', min(expires_at))
     FROM orders
-    WHERE store_id = ${storeId} AND status = 'pending'
-      AND (client_key = ${who.clientKey} OR email = ${who.email}))`;
+    WHERE store_id = ${storeId} AND status = 'pending' AND client_key = ${clientKey})`;
 }
 
 /** What pendingOrdersCount gives (a timestamp in JSON is its text). */
 export interface PendingOrdersJson {
   byClient: number;
-  byEmail: number;
   firstExpiry: string | null;
 }
 
 export function pendingOrdersFrom(json: PendingOrdersJson): PendingOrdersOf {
   return {
     byClient: json.byClient,
-    byEmail: json.byEmail,
     firstExpiry: json.firstExpiry === null ? null : new Date(json.firstExpiry),
   };
 }
 
-export async function pendingOrdersOf(
-  db: Db,
-  storeId: string,
-  who: { clientKey: string; email: string },
-): Promise<PendingOrdersOf> {
+export async function pendingOrdersOf(db: Db, storeId: string, clientKey: string): Promise<PendingOrdersOf> {
   const { rows } = await sql<{ held: PendingOrdersJson }>`
-    SELECT ${pendingOrdersCount(storeId, who)} AS held`.execute(db);
+    SELECT ${pendingOrdersCount(storeId, clientKey)} AS held`.execute(db);
   return pendingOrdersFrom(rows[0]!.held);
 }
 

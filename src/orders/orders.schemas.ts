@@ -222,7 +222,8 @@ const orderFields = {
   createdAt: Timestamp,
   expiresAt: Type.String({
     format: 'date-time',
-    description: 'An unpaid order expires then and its stock is released.',
+    description:
+      'An unpaid order expires then and its stock is released: PAYMENT_HOLD after checkout until the buyer tries to pay at the provider, then ORDER_TTL after checkout.',
   }),
   paidAt: Type.Union([Timestamp, Type.Null()]),
   cancelledAt: Type.Union([Timestamp, Type.Null()], {

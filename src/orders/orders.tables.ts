@@ -62,6 +62,11 @@ export interface OrderTable {
   cancel_reason: ColumnType<string | null, string | null | undefined, string | null>;
   /** The customer (D44): of the checkout's token, else of its email. Null once erased. */
   customer_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * Placed with its customer's token: the customer's own order, in their account from the start; a
+   * guest order with their email shows there once paid (decision `account-shows-own-or-paid-orders`).
+   */
+  signed_in: Generated<boolean>;
   /** When the buyer's personal data was erased from the order (D44). */
   erased_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: CreatedAt;

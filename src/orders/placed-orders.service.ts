@@ -31,7 +31,10 @@ export type { PendingOrdersOf };
 /** The holder's pending orders as a subquery, to read beside the checkout's cart in one statement. */
 export { pendingOrdersCount, pendingOrdersFrom };
 
-/** Who holds pending orders (D52): the client, by a keyed hash of its address, and the email. */
+/**
+ * Who places the order: the client, by a keyed hash of its address, whose pending orders are
+ * counted (D52), and the order's email.
+ */
 export interface Holder {
   clientKey: string;
   email: string;
@@ -74,13 +77,13 @@ export async function checkoutOfKey(
   return payment ? checkoutResult(deps.keyring, order, lines, payment) : null;
 }
 
-/** The pending orders a client and an email hold in a store, and when the first of them expires. */
+/** The pending orders a client holds in a store, and when the first of them expires. */
 export function pendingOrdersHeld(
   deps: Pick<OrdersDeps, 'db'>,
   storeId: string,
   holder: Holder,
 ): Promise<PendingOrdersOf> {
-  return pendingOrdersOf(deps.db, storeId, holder);
+  return pendingOrdersOf(deps.db, storeId, holder.clientKey);
 }
 
 /** A quoted line as the order keeps it. */
@@ -104,6 +107,8 @@ export interface NewOrder {
   holder: Holder;
   /** The customer the order belongs to (D44), null when none could be linked. */
   customerId: string | null;
+  /** Placed with the customer's token (their account shows it while unpaid too). */
+  signedIn: boolean;
   country: string | null;
   lines: readonly NewOrderLine[];
   totals: { subtotal: number; discount: number; tax: number; shipping: number; total: number };
@@ -127,7 +132,8 @@ export async function writeOrder(
   p: NewOrder,
 ): Promise<CheckoutResult> {
   const { totals } = p;
-  const expiresAt = new Date(p.now.getTime() + tx.settings.orderTtlMs);
+  // The short hold until the buyer tries to pay (decision `short-hold-until-payment-tried`).
+  const expiresAt = new Date(p.now.getTime() + Math.min(tx.settings.paymentHoldMs, tx.settings.orderTtlMs));
   const lines: OrderLineRow[] = p.lines.map((line, position) => ({
     store_id: p.storeId,
     order_id: p.orderId,
@@ -163,6 +169,7 @@ export async function writeOrder(
       cart_id: p.cartId,
       email: p.holder.email,
       customer_id: p.customerId,
+      signed_in: p.signedIn,
       client_key: p.holder.clientKey,
       country: p.country,
       currency: p.currency,

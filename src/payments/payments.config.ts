@@ -11,8 +11,14 @@ export interface PaymentsConfig {
   readonly sandboxWebhookSecret: string | null;
   /** Delay before a `pm_card_delayed` sandbox payment succeeds. */
   readonly sandboxDelayMs: number;
-  /** Unpaid orders expire after this long. */
+  /** Unpaid orders expire after this long at the latest (ORDER_TTL). */
   readonly orderTtlMs: number;
+  /**
+   * How long an unpaid order holds its stock and discount use before its buyer has tried to pay at
+   * the provider (PAYMENT_HOLD; a longer one than ORDER_TTL counts as ORDER_TTL). A payment tried
+   * (declined, challenged, processing) extends the hold to ORDER_TTL from checkout.
+   */
+  readonly paymentHoldMs: number;
   /** How long idempotency keys are kept. */
   readonly idempotencyTtlMs: number;
   /**
@@ -22,7 +28,7 @@ export interface PaymentsConfig {
    */
   readonly idempotencyLeaseMs: number;
   /**
-   * Pending (unpaid) orders one client address, and one email, may hold in a store at once
+   * Pending (unpaid) orders one client address may hold in a store at once
    * (PENDING_ORDERS_PER_CLIENT, D52); a store behind one proxy that is not trusted raises it.
    */
   readonly pendingOrdersPerClient: number;
@@ -61,6 +67,7 @@ export function loadPaymentsConfig(env: Env): PaymentsConfig {
     sandboxWebhookSecret: read(env, 'SANDBOX_WEBHOOK_SECRET') ?? null,
     sandboxDelayMs: duration(env, 'SANDBOX_DELAY', '3s'),
     orderTtlMs: duration(env, 'ORDER_TTL', '30m'),
+    paymentHoldMs: duration(env, 'PAYMENT_HOLD', '10m'),
     idempotencyTtlMs: duration(env, 'IDEMPOTENCY_TTL', '24h'),
     idempotencyLeaseMs: duration(env, 'IDEMPOTENCY_LEASE', '30s'),
     pendingOrdersPerClient: integer(env, 'PENDING_ORDERS_PER_CLIENT', 5, 1, 1_000_000),

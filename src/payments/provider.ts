@@ -23,6 +23,18 @@ export interface CreateIntentInput {
   idempotencyKey: string;
 }
 
+/** An intent as the provider reports it when asked. */
+export interface IntentState {
+  status: IntentStatus;
+  amount: number;
+  /**
+   * The buyer has tried to pay at the provider: a payment method was declined (and may be tried
+   * again), a challenge such as 3-D Secure is under way, or a method awaits confirmation. Opening a
+   * payment page is not a try: no provider tells the merchant, and it costs nothing.
+   */
+  attempted: boolean;
+}
+
 export interface Intent {
   ref: string;
   clientSecret: string;
@@ -62,7 +74,7 @@ export type ProviderEvent =
 export interface PaymentProvider {
   readonly name: string;
   createIntent(input: CreateIntentInput): Promise<Intent>;
-  retrieveIntent(ref: string): Promise<{ status: IntentStatus; amount: number }>;
+  retrieveIntent(ref: string): Promise<IntentState>;
   cancelIntent(ref: string): Promise<void>;
   /** Requests a refund; the same idempotency key returns the same refund, never a second one. */
   refund(input: RefundInput): Promise<{ refundRef: string }>;

@@ -9,6 +9,7 @@ import {
   WebhookSignatureError,
   type CreateIntentInput,
   type Intent,
+  type IntentState,
   type IntentStatus,
   type PaymentProvider,
   type ProviderEvent,
@@ -135,10 +136,11 @@ export class SandboxProvider implements PaymentProvider {
     return { ref: row.ref, clientSecret: clientSecret(row.ref), status: toIntentStatus(row.status) };
   }
 
-  async retrieveIntent(ref: string): Promise<{ status: IntentStatus; amount: number }> {
+  async retrieveIntent(ref: string): Promise<IntentState> {
     const row = await findIntent(this.#db, ref);
     if (!row) throw new ProviderError(`No sandbox intent ${ref}`, { definitive: true });
-    return { status: toIntentStatus(row.status), amount: row.amount };
+    // A declined card leaves the intent `failed`, to be confirmed again.
+    return { status: toIntentStatus(row.status), amount: row.amount, attempted: row.status === 'failed' };
   }
 
   async cancelIntent(ref: string): Promise<void> {

@@ -136,18 +136,23 @@ describe('StripeProvider: PaymentIntents and refunds against a local Stripe stub
       idempotencyKey: 'k-status',
     });
     const expected = {
-      requires_payment_method: 'pending',
-      requires_confirmation: 'pending',
-      requires_action: 'pending',
-      processing: 'processing',
-      requires_capture: 'processing',
-      succeeded: 'succeeded',
-      canceled: 'canceled',
+      requires_payment_method: ['pending', false],
+      requires_confirmation: ['pending', true],
+      requires_action: ['pending', true],
+      processing: ['processing', false],
+      requires_capture: ['processing', false],
+      succeeded: ['succeeded', false],
+      canceled: ['canceled', false],
     } as const;
-    for (const [stripeStatus, status] of Object.entries(expected)) {
+    for (const [stripeStatus, [status, attempted]] of Object.entries(expected)) {
       stub.setStatus(ref, stripeStatus);
-      assert.deepEqual(await stripe.retrieveIntent(ref), { status, amount: 2500 }, stripeStatus);
+      assert.deepEqual(await stripe.retrieveIntent(ref), { status, amount: 2500, attempted }, stripeStatus);
     }
+    // A declined attempt: back to requires_payment_method, with the error (the buyer may try again).
+    stub.setStatus(ref, 'requires_payment_method', {
+      last_payment_error: { type: 'card_error', code: 'card_declined', message: 'Your card was declined.' },
+    });
+    assert.deepEqual(await stripe.retrieveIntent(ref), { status: 'pending', amount: 2500, attempted: true });
     const get = stub.requests.at(-1)!;
     assert.equal(get.method, 'GET');
     assert.equal(get.path, `/v1/payment_intents/${ref}`);

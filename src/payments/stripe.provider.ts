@@ -5,6 +5,7 @@ import {
   WebhookSignatureError,
   type CreateIntentInput,
   type Intent,
+  type IntentState,
   type IntentMetadata,
   type IntentStatus,
   type PaymentProvider,
@@ -162,11 +163,17 @@ export class StripeProvider implements PaymentProvider {
     return { ref: intent.id, clientSecret: intent.client_secret, status: this.#status(intent) };
   }
 
-  async retrieveIntent(ref: string): Promise<{ status: IntentStatus; amount: number }> {
+  async retrieveIntent(ref: string): Promise<IntentState> {
     const intent = await this.#call('retrieve a PaymentIntent', () =>
       this.#stripe.paymentIntents.retrieve(ref),
     );
-    return { status: this.#status(intent), amount: intent.amount };
+    // A declined attempt leaves `requires_payment_method` with its error; a challenge waits in
+    // `requires_action`.
+    const attempted =
+      intent.status === 'requires_action' ||
+      intent.status === 'requires_confirmation' ||
+      Boolean(intent.last_payment_error);
+    return { status: this.#status(intent), amount: intent.amount, attempted };
   }
 
   /**

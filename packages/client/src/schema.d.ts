@@ -379,7 +379,7 @@ export interface paths {
     put?: never;
     /**
      * Turn a cart into a pending order and a payment intent
-     * @description Requires an Idempotency-Key header (UUID). Retrying with the same key and body replays the first answer (Idempotent-Replayed: true); stock is reserved once. A signed-in customer (`Authorization: Bearer ct_…` beside `X-Publishable-Key`) may omit `email`; the order is theirs (`GET /customers/me/orders`). Without a token the order belongs to the customer of its email, who sees it once they sign in with that email.
+     * @description Requires an Idempotency-Key header (UUID). Retrying with the same key and body replays the first answer (Idempotent-Replayed: true); stock is reserved once. A signed-in customer (`Authorization: Bearer ct_…` beside `X-Publishable-Key`) may omit `email`; the order is theirs (`GET /customers/me/orders`). Without a token the order belongs to the customer of its email, whose account shows it once it is paid. The order holds its stock for PAYMENT_HOLD (10 min) until the buyer tries to pay at the provider, then until ORDER_TTL (30 min) from checkout (`order.expiresAt`).
      */
     post: operations['createCheckout'];
     delete?: never;
@@ -2468,7 +2468,7 @@ export interface components {
       createdAt: string;
       /**
        * Format: date-time
-       * @description An unpaid order expires then and its stock is released.
+       * @description An unpaid order expires then and its stock is released: PAYMENT_HOLD after checkout until the buyer tries to pay at the provider, then ORDER_TTL after checkout.
        */
       expiresAt: string;
       paidAt: string | null;
@@ -4263,7 +4263,7 @@ export interface components {
       createdAt: string;
       /**
        * Format: date-time
-       * @description An unpaid order expires then and its stock is released.
+       * @description An unpaid order expires then and its stock is released: PAYMENT_HOLD after checkout until the buyer tries to pay at the provider, then ORDER_TTL after checkout.
        */
       expiresAt: string;
       paidAt: string | null;
@@ -5758,7 +5758,7 @@ export interface components {
       createdAt: string;
       /**
        * Format: date-time
-       * @description An unpaid order expires then and its stock is released.
+       * @description An unpaid order expires then and its stock is released: PAYMENT_HOLD after checkout until the buyer tries to pay at the provider, then ORDER_TTL after checkout.
        */
       expiresAt: string;
       paidAt: string | null;
@@ -9129,7 +9129,7 @@ export interface operations {
       /**
        * @description `rate_limited`: Too many requests; retry after Retry-After seconds.
        *
-       *     `too_many_pending_orders`: This client or email holds the most unpaid orders a store allows (PENDING_ORDERS_PER_CLIENT); pay one or retry after Retry-After, when one expires.
+       *     `too_many_pending_orders`: This client (its address) holds the most unpaid orders a store allows (PENDING_ORDERS_PER_CLIENT); pay one or retry after Retry-After, when one expires.
        */
       429: {
         headers: {
