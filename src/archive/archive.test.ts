@@ -126,7 +126,7 @@ after(async () => {
 /**
  * Two apps without worker loops to read with: the pristine source (SECRET_KEY K1) and the target
  * with `keys`, each with its own copy of the media directory (the operator copies DATA_DIR/media),
- * their clocks set back to the sessions' last use, so that no read slides a session on one side.
+ * their clocks stopped at the moment the world was warmed, so that no read slides a session on one side.
  */
 async function readers(
   target: Db,
@@ -137,7 +137,8 @@ async function readers(
   fs.cpSync(sourceMedia, copy, { recursive: true });
   const a = await startTestApp({ db: source, config: { ...ONLY_K1, media: mediaConfig(sourceMedia) } });
   const b = await startTestApp({ db: target, config: { ...keys, media: mediaConfig(copy) } });
-  for (const app of [a, b]) app.clock.advance(world.warmedAt - Date.now());
+  // Stopped, not set back: however long the reads take (a loaded machine), no session slides.
+  for (const app of [a, b]) app.clock.freezeAt(world.warmedAt);
   return {
     source: a,
     target: b,

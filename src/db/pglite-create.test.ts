@@ -15,7 +15,7 @@ after(() => fs.rmSync(work, { recursive: true, force: true }));
 // Decision `cluster-template`: PGlite's initdb raises the peak of the process that runs it by about
 // 450 MiB (1 GiB without --liftoff-only, as in a test); opening a cluster, by about 100.
 describe('a new embedded data directory', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
-  test('starts as a copy of the cluster template, without initdb in this process', async () => {
+  test('starts as a copy of the cluster template, without initdb in this process', async (t) => {
     const template = await ensureClusterTemplate(path.join(work, 'template'));
     assert.ok(fs.existsSync(path.join(template, 'PG_VERSION')), 'the template was made (in a child process)');
     assert.deepEqual(
@@ -26,6 +26,8 @@ describe('a new embedded data directory', { skip: process.platform !== 'linux' &
     const dataDir = path.join(work, 'data');
     fs.mkdirSync(dataDir);
     fs.writeFileSync(path.join(dataDir, 'storefront.lock'), '{}'); // what the service puts there first
+    // A file only the template has: a data directory made by initdb would not have it.
+    fs.writeFileSync(path.join(template, 'made-by-the-template'), '');
     const before = peakMiB();
     const pglite = await createPglite(dataDir, 16, template);
     try {
@@ -34,8 +36,13 @@ describe('a new embedded data directory', { skip: process.platform !== 'linux' &
     } finally {
       await pglite.close();
     }
-    const grew = peakMiB() - before;
-    assert.ok(grew < 250, `this process's peak grew by ${grew.toFixed(0)} MiB: initdb ran in it`);
+    // What it saves is memory (initdb peaks near 600 MiB); a peak is a figure for the benchmark
+    // (`npm run bench:first-start`), too noisy on a loaded machine to assert: the copy is asserted.
+    t.diagnostic(`this process's peak grew by ${(peakMiB() - before).toFixed(0)} MiB`);
+    assert.ok(
+      fs.existsSync(path.join(dataDir, 'made-by-the-template')),
+      'the data directory is a copy of the template, not a cluster initdb made',
+    );
     assert.ok(fs.existsSync(path.join(dataDir, 'storefront.lock')), 'what was in the directory stays');
     assert.equal(
       fs.readFileSync(path.join(dataDir, 'PG_VERSION'), 'utf8'),

@@ -69,11 +69,17 @@ export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {
 /** A clock tests can move. */
 export class TestClock implements Clock {
   private offsetMs = 0;
+  private frozenAtMs: number | null = null;
   now(): Date {
-    return new Date(Date.now() + this.offsetMs);
+    return new Date(this.frozenAtMs ?? Date.now() + this.offsetMs);
   }
   advance(ms: number): void {
-    this.offsetMs += ms;
+    if (this.frozenAtMs !== null) this.frozenAtMs += ms;
+    else this.offsetMs += ms;
+  }
+  /** Stops the clock at `at` (epoch ms): time moves only by {@link advance} from then on. */
+  freezeAt(at: number): void {
+    this.frozenAtMs = at;
   }
 }
 
