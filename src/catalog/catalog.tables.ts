@@ -108,6 +108,14 @@ export interface CollectionProductTable {
   position: number;
 }
 
+/** A word of the store's dictionary for typos (migration 0038): kept by triggers, read by search. */
+export interface SearchWordTable {
+  store_id: string;
+  word: string;
+  /** Active products whose title, tags or option values have the word. */
+  products: number;
+}
+
 /** Table types of the catalog module (products, variants, collections). Merged into `Database`. */
 export interface CatalogTables {
   products: ProductTable;
@@ -116,6 +124,7 @@ export interface CatalogTables {
   product_images: ProductImageTable;
   collections: CollectionTable;
   collection_products: CollectionProductTable;
+  search_words: SearchWordTable;
 }
 
 declare module '../db/tables.ts' {

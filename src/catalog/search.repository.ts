@@ -1,17 +1,23 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { CARD_COLUMNS } from './products.repository.ts';
+import type { Correction, DictionaryWord } from './typos.ts';
 
 /**
  * The SQL of storefront search (D48): which active products a search finds, in which order, and
- * the facets of that set. Matching uses the generated `products.search` tsvector and the folded
- * title's trigrams of migration 0030.
+ * the facets of that set. Matching uses the generated `products.search` tsvector of migration 0030;
+ * typos, the store's dictionary `search_words` of migration 0038.
  */
 
 /** What a search asks, already normalised by the service (folded words, resolved option names). */
 export interface SearchFilter {
   /** Folded words of `q` (lower case, accents removed), at most 8. */
   words: string[];
+  /**
+   * Per word (same order), the dictionary words it may be a typo of: empty for a word the store's
+   * dictionary knows (decision `typos-from-the-store-dictionary`). Not part of a cursor's search.
+   */
+  corrections: Correction[][];
   collection?: string | undefined;
   tag?: string | undefined;
   minPrice?: number | undefined;
@@ -19,24 +25,25 @@ export interface SearchFilter {
   available?: boolean | undefined;
   /** Option name → the values accepted (any of them). */
   options: [string, string[]][];
-  /**
-   * False: every word begins a word of the document (one tsquery, which GIN answers fast however
-   * common the words). True, the fallback when that finds nothing: each word by prefix or, from 4
-   * letters, by trigram similarity to a word of the title (typos).
-   */
-  fuzzy: boolean;
 }
 
 export type SearchSort = 'relevance' | 'newest' | 'oldest' | 'price_asc' | 'price_desc' | 'title_asc';
 
-/** Words shorter than this match by prefix only; longer ones also by trigram similarity (typos). */
-const FUZZY_MIN_LENGTH = 4;
+/** A word in tsquery syntax, quoted, matching by prefix (`'word':*`). */
+function prefixTerm(word: string): string {
+  return `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}':*`;
+}
 
-/** One word: a prefix of a word of the document, or, from 4 letters, close to a word of the title. */
-function wordMatches(word: string): RawBuilder<SqlBool> {
-  const prefix = sql<SqlBool>`p.search @@ to_tsquery('simple', ${`${word}:*`})`;
-  if (word.length < FUZZY_MIN_LENGTH) return prefix;
-  return sql<SqlBool>`(${prefix} OR ${word} <% storefront_search_fold(p.title))`;
+/** Word `i` of a filter: its prefix, or the prefix of one of its corrections. */
+function wordTerm(filter: Pick<SearchFilter, 'words' | 'corrections'>, i: number): string {
+  const terms = [filter.words[i]!, ...(filter.corrections[i] ?? []).map((c) => c.word)].map(prefixTerm);
+  return terms.length === 1 ? terms[0]! : `(${terms.join(' | ')})`;
+}
+
+/** Every word matches (by prefix, or a correction by prefix): one tsquery, which GIN answers. */
+function wordsMatch(filter: SearchFilter): RawBuilder<SqlBool> {
+  const query = filter.words.map((_, i) => wordTerm(filter, i)).join(' & ');
+  return sql<SqlBool>`p.search @@ to_tsquery('simple', ${query})`;
 }
 
 /** All the conditions of a filter on `products as p`, ANDed. */
@@ -50,11 +57,7 @@ function conditions(storeId: string, filter: SearchFilter): RawBuilder<SqlBool>[
     sql<SqlBool>`p.store_id = ${storeId}`,
     sql<SqlBool>`p.status = 'active'`,
   ];
-  if (filter.fuzzy) for (const word of filter.words) where.push(wordMatches(word));
-  else if (filter.words.length > 0)
-    where.push(
-      sql<SqlBool>`p.search @@ to_tsquery('simple', ${filter.words.map((word) => `${word}:*`).join(' & ')})`,
-    );
+  if (filter.words.length > 0) where.push(wordsMatch(filter));
   if (filter.collection !== undefined)
     where.push(sql<SqlBool>`p.id IN (
       SELECT cp.product_id FROM collection_products cp
@@ -79,17 +82,45 @@ function conditions(storeId: string, filter: SearchFilter): RawBuilder<SqlBool>[
   return where;
 }
 
-/** How well a product matches the words: full-text rank plus the title's similarity (float8). */
-function relevance(words: string[]): RawBuilder<number> {
-  const anyWord = words.map((word) => `${word}:*`).join(' | ');
+/** Below every product with fewer typos, whatever its rank (rank and similarity are at most 1 each). */
+const TYPO_PENALTY = 10;
+
+/**
+ * The typos of a product's match: for each corrected word, 0 when the word itself begins a word of
+ * the product, else the fewest typos among the corrections it has.
+ */
+function typos(filter: Pick<SearchFilter, 'words' | 'corrections'>): RawBuilder<number> {
+  const perWord = filter.words.flatMap((word, i) => {
+    const corrections = filter.corrections[i] ?? [];
+    if (corrections.length === 0) return [];
+    const within = (most: number) =>
+      corrections
+        .filter((c) => c.typos <= most)
+        .map((c) => prefixTerm(c.word))
+        .join(' | ') || prefixTerm(word);
+    return [
+      sql<number>`CASE WHEN p.search @@ to_tsquery('simple', ${prefixTerm(word)}) THEN 0
+        WHEN p.search @@ to_tsquery('simple', ${within(1)}) THEN 1 ELSE 2 END`,
+    ];
+  });
+  return perWord.length === 0 ? sql<number>`0` : sql<number>`(${sql.join(perWord, sql` + `)})`;
+}
+
+/**
+ * How well a product matches the words: fewer typos first (decision
+ * `typos-from-the-store-dictionary`), then full-text rank plus the title's similarity (float8).
+ */
+function relevance(filter: Pick<SearchFilter, 'words' | 'corrections'>): RawBuilder<number> {
+  const anyWord = filter.words.map((_, i) => wordTerm(filter, i)).join(' | ');
   return sql<number>`(ts_rank(p.search, to_tsquery('simple', ${anyWord}))::float8
-    + word_similarity(${words.join(' ')}, storefront_search_fold(p.title))::float8)`;
+    + word_similarity(${filter.words.join(' ')}, storefront_search_fold(p.title))::float8
+    - ${TYPO_PENALTY}::float8 * ${typos(filter)})`;
 }
 
 /** The sort key of each sort: an expression named `sort_key`, ordered with `id` as the tie-break. */
 export const SORT_KEYS: Record<
   SearchSort,
-  { descending: boolean; key: (words: string[]) => RawBuilder<unknown> }
+  { descending: boolean; key: (filter: SearchFilter) => RawBuilder<unknown> }
 > = {
   relevance: { descending: true, key: relevance },
   newest: { descending: true, key: () => sql`p.created_at` },
@@ -112,7 +143,7 @@ export function searchCardsQuery(
 ) {
   const inner = db
     .selectFrom('products as p')
-    .select([...CARD_COLUMNS, SORT_KEYS[sort].key(filter.words).as('sort_key')])
+    .select([...CARD_COLUMNS, SORT_KEYS[sort].key(filter).as('sort_key')])
     .where(matches(storeId, filter));
   return db.selectFrom(inner.as('s')).selectAll();
 }
@@ -182,4 +213,33 @@ export async function searchFacets(
       total: row.total,
     },
   };
+}
+
+/**
+ * The dictionary's candidates for each query word it does not know (no word of the dictionary
+ * begins with it): the words with its first letter and a length within `spread` of its own.
+ */
+export async function typoCandidates(
+  db: Kysely<Database>,
+  storeId: string,
+  words: string[],
+  spread: number,
+): Promise<Map<string, DictionaryWord[]>> {
+  const { rows } = await sql<{ query: string; word: string; products: number }>`
+    SELECT q.word AS query, d.word, d.products
+    FROM unnest(${words}::text[]) AS q(word)
+    JOIN search_words d ON d.store_id = ${storeId} AND left(d.word, 1) = left(q.word, 1)
+      AND char_length(d.word) BETWEEN char_length(q.word) - ${spread}::int AND char_length(q.word) + ${spread}::int
+    WHERE NOT EXISTS (
+      SELECT 1 FROM search_words k
+      WHERE k.store_id = ${storeId} AND k.word >= q.word COLLATE "C" AND k.word < (q.word || chr(1114111)) COLLATE "C")`.execute(
+    db,
+  );
+  const candidates = new Map<string, DictionaryWord[]>();
+  for (const row of rows) {
+    const list = candidates.get(row.query) ?? [];
+    list.push({ word: row.word, products: row.products });
+    candidates.set(row.query, list);
+  }
+  return candidates;
 }

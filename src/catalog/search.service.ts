@@ -8,9 +8,11 @@ import {
   SORT_KEYS,
   searchCardsQuery,
   searchFacets,
+  typoCandidates,
   type SearchFilter,
   type SearchSort,
 } from './search.repository.ts';
+import { correctionsOf, MAX_LENGTH_DIFFERENCE, mayHaveTypos } from './typos.ts';
 
 /**
  * Storefront search (DESIGN D48): `q`, filters, sorts with a cursor each, and facets, over the
@@ -72,15 +74,35 @@ function filterOf(params: SearchParams): SearchFilter {
   if (params.minPrice !== undefined && params.maxPrice !== undefined && params.minPrice > params.maxPrice)
     errors.push({ pointer: '/minPrice', detail: 'must not be above maxPrice', in: 'query' });
   if (errors.length > 0) throw validationFailed('The search parameters are not valid.', errors);
+  const words = wordsOf(params.q);
   return {
-    words: wordsOf(params.q),
+    words,
+    corrections: words.map(() => []),
     collection: params.collection,
     tag: params.tag?.trim() || undefined,
     minPrice: params.minPrice,
     maxPrice: params.maxPrice,
     available: params.available === true ? true : undefined,
     options,
-    fuzzy: false,
+  };
+}
+
+/**
+ * The filter with each word the store's dictionary does not know given the dictionary words it may
+ * be a typo of (decision `typos-from-the-store-dictionary`); known words are never corrected.
+ */
+async function withCorrections(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  filter: SearchFilter,
+): Promise<SearchFilter> {
+  const asked = [...new Set(filter.words.filter(mayHaveTypos))];
+  if (asked.length === 0) return filter;
+  const candidates = await typoCandidates(deps.db, storeId, asked, MAX_LENGTH_DIFFERENCE);
+  if (candidates.size === 0) return filter;
+  return {
+    ...filter,
+    corrections: filter.words.map((word) => correctionsOf(word, candidates.get(word) ?? [])),
   };
 }
 
@@ -92,32 +114,19 @@ function sortOf(params: SearchParams, filter: SearchFilter): SearchSort {
 
 /**
  * Active products found by a search, as cards, one page; the cursor holds for this search only.
- * Words match exactly (by prefix) first; when that finds nothing, with typos (decision
- * `search-in-the-database`); a cursor remembers which.
+ * A word the store's dictionary does not know also matches the words it may be a typo of, ranked
+ * below exact matches (decision `typos-from-the-store-dictionary`).
  */
 export async function searchProductCards(
   deps: Pick<ServiceDeps, 'db' | 'cursors'>,
   storeId: string,
   params: SearchParams,
 ): Promise<ListPage<ProductCard>> {
-  const exact = filterOf(params);
-  const sort = sortOf(params, exact);
-  const fuzzy = { ...exact, fuzzy: true };
+  const asked = filterOf(params);
+  const sort = sortOf(params, asked);
   const [currency, page] = await Promise.all([
     storeCurrency(deps, storeId),
-    (async () => {
-      if (exact.words.length === 0) return cardsPage(deps, storeId, exact, sort, params);
-      if (params.cursor !== undefined)
-        return cardsPage(
-          deps,
-          storeId,
-          isCursorOf(deps, storeId, exact, sort, params.cursor) ? exact : fuzzy,
-          sort,
-          params,
-        );
-      const found = await cardsPage(deps, storeId, exact, sort, params);
-      return found.items.length > 0 ? found : cardsPage(deps, storeId, fuzzy, sort, params);
-    })(),
+    withCorrections(deps, storeId, asked).then((filter) => cardsPage(deps, storeId, filter, sort, params)),
   ]);
   return {
     items: page.items.map((row) => ({
@@ -133,24 +142,13 @@ export async function searchProductCards(
   };
 }
 
-/** A cursor names its search: one from another query, filter, sort or match is refused (400). */
+/**
+ * A cursor names its search: one from another query, filter or sort is refused (400). The
+ * corrections are not part of it: they are found again for every page.
+ */
 function scopeOf(storeId: string, filter: SearchFilter, sort: SearchSort): string {
-  return `${storeId}:products:search:${JSON.stringify([filter, sort])}`;
-}
-
-function isCursorOf(
-  deps: Pick<ServiceDeps, 'cursors'>,
-  storeId: string,
-  filter: SearchFilter,
-  sort: SearchSort,
-  cursor: string,
-): boolean {
-  try {
-    deps.cursors.decode(scopeOf(storeId, filter, sort), cursor);
-    return true;
-  } catch {
-    return false;
-  }
+  const { corrections: _corrections, ...asked } = filter;
+  return `${storeId}:products:search:${JSON.stringify([asked, sort])}`;
 }
 
 function cardsPage(
@@ -179,17 +177,14 @@ function cardsPage(
 
 /**
  * The facets of a search: option values, price range, collections and stock, counted over its
- * products (found as `searchProductCards` finds them: exactly, else with typos).
+ * products (found as `searchProductCards` finds them, typos included).
  */
 export async function productFacets(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   params: SearchParams,
 ): Promise<ProductFacets> {
-  const exact = filterOf(params);
-  let rows = await searchFacets(deps.db, storeId, exact);
-  if (rows.summary.total === 0 && exact.words.length > 0)
-    rows = await searchFacets(deps.db, storeId, { ...exact, fuzzy: true });
+  const rows = await searchFacets(deps.db, storeId, await withCorrections(deps, storeId, filterOf(params)));
   const options: ProductFacets['options'] = [];
   for (const row of rows.options) {
     const last = options.at(-1);

@@ -37,6 +37,7 @@ import * as settingsNotify from './migrations/0034_settings_notify.ts';
 import * as endpointEventWatermark from './migrations/0035_endpoint_event_watermark.ts';
 import * as sandboxWebhookOutbox from './migrations/0036_sandbox_webhook_outbox.ts';
 import * as ordersSignedIn from './migrations/0037_orders_signed_in.ts';
+import * as searchWords from './migrations/0038_search_words.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   '0035_endpoint_event_watermark': endpointEventWatermark,
   '0036_sandbox_webhook_outbox': sandboxWebhookOutbox,
   '0037_orders_signed_in': ordersSignedIn,
+  '0038_search_words': searchWords,
 };
 
 export class MigrationError extends Error {
