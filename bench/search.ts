@@ -9,11 +9,18 @@
  * checkout's `storefront` (e.g. a worktree of the commit before search), so the difference is what
  * keeping the search index current costs an import. Puts a section on top of bench/RESULTS.md.
  *
+ * With `--typos` it measures typo searches instead (decision `typos-from-the-store-dictionary`): one
+ * store of `--products` (default 100,000) titled from a made-up vocabulary of 20,000 words
+ * (`storefront seed bench --words`), each shape a word as typed, with one typo of each kind, with two
+ * typos, beside another word, and the facets of a typo, each request another word (uncached).
+ *
  *   npm run bench:search -- [--products 1000000] [--small 1000] [--queries 200] [--cached 2000]
  *                           [--import 200000] [--compare DIR] [--output bench/RESULTS.md] [--no-write]
+ *   npm run bench:search -- --typos [--products 100000] [--queries 200] [--import 100000] [--compare DIR]
  */
 import { parseArgs } from 'node:util';
 import path from 'node:path';
+import { BENCH_VOCABULARY, benchWord } from '../src/seed/bench.ts';
 import {
   cli,
   commitOf,
@@ -40,6 +47,7 @@ const HELP = `Usage: npm run bench:search -- [options]
   --cached N     requests of one cached URL per store (default 2000)
   --import N     products of the import timed against --compare (default 200000)
   --compare DIR  a checkout (e.g. a worktree of the commit before search) whose import to time too
+  --typos        typo searches on one store of --products (default 100000) with a real-sized dictionary
   --output FILE  results file (default bench/RESULTS.md)
   --no-write     print the section, do not write the results file
 
@@ -57,13 +65,14 @@ interface Options {
   output: string;
   write: boolean;
   databaseUrl: string | null;
+  typos: boolean;
 }
 
 function parseOptions(argv: string[]): Options | null {
   const { values } = parseArgs({
     args: argv,
     options: {
-      products: { type: 'string', default: '1000000' },
+      products: { type: 'string' },
       small: { type: 'string', default: '1000' },
       queries: { type: 'string', default: '200' },
       cached: { type: 'string', default: '2000' },
@@ -71,12 +80,18 @@ function parseOptions(argv: string[]): Options | null {
       compare: { type: 'string' },
       output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
       'no-write': { type: 'boolean', default: false },
+      typos: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) return null;
   return {
-    products: positiveInteger('--products', values.products, 1000, 10_000_000),
+    products: positiveInteger(
+      '--products',
+      values.products ?? (values.typos ? '100000' : '1000000'),
+      1000,
+      10_000_000,
+    ),
     small: positiveInteger('--small', values.small, 1000, 1_000_000),
     queries: positiveInteger('--queries', values.queries, 10, 100_000),
     cached: positiveInteger('--cached', values.cached, 10, 1_000_000),
@@ -85,6 +100,7 @@ function parseOptions(argv: string[]): Options | null {
     output: path.resolve(values.output),
     write: !values['no-write'],
     databaseUrl: process.env.DATABASE_URL ?? null,
+    typos: values.typos,
   };
 }
 
@@ -122,10 +138,11 @@ async function seed(
   products: number,
   env: NodeJS.ProcessEnv,
   checkout = root,
+  words = false,
 ): Promise<{ key: string; seconds: number }> {
   const started = performance.now();
   const tail = await cli(
-    ['seed', 'bench', '--products', String(products), '--store', slug],
+    ['seed', 'bench', '--products', String(products), '--store', slug, ...(words ? ['--words'] : [])],
     env,
     undefined,
     checkout,
@@ -176,6 +193,7 @@ async function main(): Promise<void> {
   }
   if (Number(process.versions.node.split('.')[0]) < 24)
     throw new UsageError(`run it with Node 24 (npm run bench:search), not ${process.version}`);
+  if (options.typos) return typoMain(options);
   const host = machine();
   const { env, database } = await freshEnv(options, 'main');
   log(`bench: ${database}; seeding ${int(options.small)} and ${int(options.products)} products…`);
@@ -248,6 +266,97 @@ async function main(): Promise<void> {
     '',
     imports
       ? `Bulk import of ${int(options.importCount)} products: ${imports.here.toFixed(1)} s with the search index, ${imports.there.toFixed(1)} s at ${commitOf(options.compare ?? root)} (${options.compare}): ${((imports.here / imports.there - 1) * 100).toFixed(0)} % for keeping the index current.`
+      : 'Bulk import comparison: not run (pass --compare).',
+    '',
+  ].join('\n');
+  await publish(text, options, log);
+}
+
+/** Word `n` of the vocabulary with at least `letters` letters (every one is in some title at 100k). */
+function wordOf(n: number, letters: number): string {
+  for (let i = (n * 7919) % BENCH_VOCABULARY; ; i = (i + 1) % BENCH_VOCABULARY) {
+    const word = benchWord(i);
+    if (word.length >= letters) return word;
+  }
+}
+
+/** One typo of kind `kind` (0–3: deletion, insertion, substitution, swap) at `at` (never the first letter). */
+function typo(word: string, kind: number, at: number): string {
+  const i = 1 + (at % (word.length - 2));
+  if (kind === 0) return word.slice(0, i) + word.slice(i + 1);
+  if (kind === 1) return `${word.slice(0, i)}x${word.slice(i)}`;
+  if (kind === 2) return `${word.slice(0, i)}${word[i] === 'q' ? 'x' : 'q'}${word.slice(i + 1)}`;
+  return word.slice(0, i) + word[i + 1]! + word[i]! + word.slice(i + 2);
+}
+
+const TYPO_SHAPES: { name: string; path: (n: number) => string }[] = [
+  { name: 'a word as typed (5+ letters)', path: (n) => `/storefront/v1/products?q=${wordOf(n, 5)}` },
+  ...['deleted', 'inserted', 'substituted', 'swapped'].map((kind, k) => ({
+    name: `one typo, a letter ${kind}`,
+    path: (n: number) => `/storefront/v1/products?q=${typo(wordOf(n, 5), k, n)}`,
+  })),
+  {
+    name: 'two typos in a 9-letter word',
+    path: (n) => `/storefront/v1/products?q=${typo(typo(wordOf(n, 9), n % 4, n), (n + 1) % 4, n + 3)}`,
+  },
+  {
+    name: 'two words, one with a typo',
+    path: (n) => `/storefront/v1/products?q=${wordOf(n + 1, 4)}%20${typo(wordOf(n, 5), n % 4, n)}`,
+  },
+  {
+    name: 'facets of a word with a typo',
+    path: (n) => `/storefront/v1/products/facets?q=${typo(wordOf(n, 5), n % 4, n)}`,
+  },
+];
+
+/** `--typos`: typo searches against the same words as typed, on one store with a large dictionary. */
+async function typoMain(options: Options): Promise<void> {
+  const host = machine();
+  const { env, database } = await freshEnv(options, 'typos');
+  log(
+    `bench: ${database}; seeding ${int(options.products)} products titled from ${int(BENCH_VOCABULARY)} words…`,
+  );
+  const store = await seed('search-typos', options.products, env, root, true);
+  log(`bench: seeded in ${store.seconds.toFixed(1)} s`);
+  let imports: { here: number; there: number } | null = null;
+  if (options.compare) {
+    const here = await freshEnv(options, 'import_here');
+    const there = await freshEnv(options, 'import_there');
+    log(`bench: timing an import of ${int(options.importCount)} products here and in ${options.compare}…`);
+    imports = {
+      here: (await seed('import', options.importCount, here.env)).seconds,
+      there: (await seed('import', options.importCount, there.env, options.compare)).seconds,
+    };
+  }
+  const server = await serve(env, await freePort());
+  for (let i = 0; i < 100; i += 1)
+    await timed(`${server.url}${TYPO_SHAPES[i % TYPO_SHAPES.length]!.path(90_000 + i)}`, store.key);
+  // Round-robin over the shapes, so a change in the machine's other load falls on all of them alike.
+  const times = TYPO_SHAPES.map((): number[] => []);
+  for (let i = 0; i < options.queries; i += 1)
+    for (const [s, shape] of TYPO_SHAPES.entries())
+      times[s]!.push(await timed(`${server.url}${shape.path(100 + i * 13)}`, store.key));
+  const measured = times.map(percentiles);
+  const exact = measured[0]!.p50;
+  const rows = TYPO_SHAPES.map((shape, s) => {
+    const { p50, p99 } = measured[s]!;
+    log(`bench: ${shape.name}: p50 ${ms(p50)} ms, p99 ${ms(p99)} ms`);
+    return `| ${shape.name} | ${ms(p50)} | ${ms(p99)} | ${(p50 / exact).toFixed(1)}× |`;
+  });
+  const text = [
+    `## ${new Date().toISOString().slice(0, 19)}Z: typo search at ${int(options.products)} products, ${options.databaseUrl ? 'PostgreSQL' : 'PGlite'}`,
+    '',
+    `${host.date}, commit ${host.commit}, ${host.nproc} × ${host.cpu}, ${host.memory}, ` +
+      `Node ${host.node}, ${host.os}, load ${host.load}; ${database}. \`npm run bench:search -- --typos --products ${options.products} --queries ${options.queries}\`.`,
+    '',
+    `One store of ${int(options.products)} products titled with three words each of a made-up vocabulary of ${int(BENCH_VOCABULARY)} words of 4 to 9 letters (\`storefront seed bench --words\`: about ${int((options.products * 3) / BENCH_VOCABULARY)} titles a word, seeded in ${store.seconds.toFixed(1)} s). One request at a time through HTTP, ${int(options.queries)} per shape, the shapes in turn, every request another word (no read cache).`,
+    '',
+    '| Search (uncached) | p50 ms | p99 ms | p50 vs as typed |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+    '',
+    imports
+      ? `Bulk import of ${int(options.importCount)} products ("Bench Product N"): ${imports.here.toFixed(1)} s with the dictionary, ${imports.there.toFixed(1)} s at ${commitOf(options.compare ?? root)} (${options.compare}): ${((imports.here / imports.there - 1) * 100).toFixed(0)} % for keeping it current.`
       : 'Bulk import comparison: not run (pass --compare).',
     '',
   ].join('\n');

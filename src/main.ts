@@ -42,8 +42,10 @@ Commands:
   keys create --store SLUG --label L [--origin O]...
                                           Create a publishable key; prints the pk_ key last
   seed demo                               Create the demo store (slug "demo") if missing
-  seed bench --products N [--store SLUG]  Add N products to a benchmark store (default slug "bench");
-                                          prints its publishable key last
+  seed bench --products N [--store SLUG] [--words]
+                                          Add N products to a benchmark store (default slug "bench"),
+                                          titled from a made-up vocabulary with --words; prints its
+                                          publishable key last
   dkim records                            Print the DKIM TXT records the zone of PLATFORM_MAIL_DOMAIN
                                           must publish (zone-file syntax, one per sending-domain token)
   secrets check                           Report stored secrets the configured SECRET_KEY (and
@@ -229,6 +231,7 @@ async function run(argv: string[]): Promise<void> {
       label: { type: 'string' },
       origin: { type: 'string', multiple: true },
       products: { type: 'string' },
+      words: { type: 'boolean' },
       out: { type: 'string' },
       'key-file': { type: 'string' },
       'trust-unsigned': { type: 'boolean' },
@@ -336,7 +339,7 @@ async function run(argv: string[]): Promise<void> {
         unit: 'products',
       });
       const seeded = await withDatabase(config, 'storefront seed bench', (db) =>
-        seedBench(deps(db), { products: count, slug, onProgress: progress }),
+        seedBench(deps(db), { products: count, slug, words: values.words === true, onProgress: progress }),
       );
       process.stdout.write(
         `Added ${seeded.products} products to store ${slug} (${seeded.storeId}).\nStaff token: ${seeded.staffToken}\nPublishable key:\n${seeded.publishableKey}\n`,
