@@ -215,26 +215,35 @@ export async function searchFacets(
   };
 }
 
+/** A query word to find candidates for, and the lengths a correction of it can have. */
+export interface TypoQuery {
+  word: string;
+  shortest: number;
+  longest: number;
+}
+
 /**
  * The dictionary's candidates for each query word it does not know (no word of the dictionary
- * begins with it): the words with its first letter and a length within `spread` of its own.
+ * begins with it): the words with its first letter and a length within its bounds.
  */
 export async function typoCandidates(
   db: Kysely<Database>,
   storeId: string,
-  words: string[],
-  spread: number,
+  queries: TypoQuery[],
 ): Promise<Map<string, DictionaryWord[]>> {
   const { rows } = await sql<{ query: string; word: string; products: number }>`
-    SELECT q.word AS query, d.word, d.products
-    FROM unnest(${words}::text[]) AS q(word)
-    JOIN search_words d ON d.store_id = ${storeId} AND left(d.word, 1) = left(q.word, 1)
-      AND char_length(d.word) BETWEEN char_length(q.word) - ${spread}::int AND char_length(q.word) + ${spread}::int
-    WHERE NOT EXISTS (
-      SELECT 1 FROM search_words k
-      WHERE k.store_id = ${storeId} AND k.word >= q.word COLLATE "C" AND k.word < (q.word || chr(1114111)) COLLATE "C")`.execute(
-    db,
-  );
+    WITH unknown AS MATERIALIZED (
+      SELECT q.word, q.shortest, q.longest
+      FROM unnest(${queries.map((q) => q.word)}::text[], ${queries.map((q) => q.shortest)}::int[],
+                  ${queries.map((q) => q.longest)}::int[]) AS q(word, shortest, longest)
+      WHERE NOT EXISTS (
+        SELECT 1 FROM search_words k
+        WHERE k.store_id = ${storeId} AND k.word >= q.word COLLATE "C" AND k.word < (q.word || chr(1114111)) COLLATE "C")
+    )
+    SELECT u.word AS query, d.word, d.products
+    FROM unknown u
+    JOIN search_words d ON d.store_id = ${storeId} AND left(d.word, 1) = left(u.word, 1)
+      AND char_length(d.word) BETWEEN u.shortest AND u.longest`.execute(db);
   const candidates = new Map<string, DictionaryWord[]>();
   for (const row of rows) {
     const list = candidates.get(row.query) ?? [];

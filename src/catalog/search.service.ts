@@ -12,7 +12,7 @@ import {
   type SearchFilter,
   type SearchSort,
 } from './search.repository.ts';
-import { correctionsOf, MAX_LENGTH_DIFFERENCE, mayHaveTypos } from './typos.ts';
+import { correctionLengths, correctionsOf, mayHaveTypos } from './typos.ts';
 
 /**
  * Storefront search (DESIGN D48): `q`, filters, sorts with a cursor each, and facets, over the
@@ -98,7 +98,11 @@ async function withCorrections(
 ): Promise<SearchFilter> {
   const asked = [...new Set(filter.words.filter(mayHaveTypos))];
   if (asked.length === 0) return filter;
-  const candidates = await typoCandidates(deps.db, storeId, asked, MAX_LENGTH_DIFFERENCE);
+  const candidates = await typoCandidates(
+    deps.db,
+    storeId,
+    asked.map((word) => ({ word, ...correctionLengths(Array.from(word).length) })),
+  );
   if (candidates.size === 0) return filter;
   return {
     ...filter,

@@ -24,8 +24,6 @@ export interface DictionaryWord {
 export const MAX_CORRECTIONS = 10;
 /** The shortest query word that may be corrected (one typo from a 5-letter word). */
 export const MIN_TYPO_LENGTH = 4;
-/** How much longer or shorter than the query word a correction can be (at most two typos). */
-export const MAX_LENGTH_DIFFERENCE = 2;
 
 /** Typos allowed between two words whose longer one has `length` characters. */
 export function typoBudget(length: number): number {
@@ -84,6 +82,18 @@ export function correctionsOf(word: string, candidates: readonly DictionaryWord[
       a.typos - b.typos || b.products - a.products || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0),
   );
   return found.slice(0, MAX_CORRECTIONS).map(({ word: corrected, typos }) => ({ word: corrected, typos }));
+}
+
+/**
+ * The lengths a correction of a word of `length` characters can have: shorter by at most the
+ * word's own budget (none under 5 letters), longer by one, or by two when that makes 9 or more.
+ */
+export function correctionLengths(length: number): { shortest: number; longest: number } {
+  const budget = typoBudget(length);
+  return {
+    shortest: budget === 0 ? length + 1 : length - budget,
+    longest: length + (length + 2 >= 9 ? 2 : 1),
+  };
 }
 
 /** Whether a query word may be corrected at all: 4 letters or more, and no digit (sizes, SKUs). */
