@@ -12,14 +12,10 @@ import { openDatabase } from '../db/database.ts';
 import { migrateTo, migrateToLatest } from '../db/migrate.ts';
 import { pgliteOptions } from '../db/pglite.ts';
 import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+import { storefrontSearch } from '../test/storefront-search.ts';
 
 let t: TestApp;
 let shop: TestStore;
-
-interface CardPage {
-  items: { id: string; title: string }[];
-  nextCursor: string | null;
-}
 
 async function product(title: string, body: Record<string, unknown> = {}): Promise<string> {
   const response = await t.admin(shop).post('/products', {
@@ -32,27 +28,7 @@ async function product(title: string, body: Record<string, unknown> = {}): Promi
   return response.json<{ id: string }>().id;
 }
 
-async function search(query: string): Promise<CardPage> {
-  const response = await t.storefront(shop).get(`/products?${query}`);
-  assert.equal(response.statusCode, 200, `${query}: ${response.body}`);
-  return response.json<CardPage>();
-}
-
-const titles = async (query: string) => (await search(query)).items.map((card) => card.title);
-
-/** Every page of a search, one item at a time. */
-async function walk(query: string): Promise<string[]> {
-  const seen: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: CardPage = await search(
-      `${query}&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    );
-    seen.push(...page.items.map((card) => card.title));
-    cursor = page.nextCursor;
-  } while (cursor !== null && seen.length < 20);
-  return seen;
-}
+const { search, titles, walk } = storefrontSearch({ storefront: (store) => t.storefront(store) }, () => shop);
 
 /** The words of the store's dictionary that begin with `prefix`, with their counts. */
 async function dictionary(prefix: string): Promise<Record<string, number>> {

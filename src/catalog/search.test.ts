@@ -7,20 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+import { storefrontSearch, type CardPage } from '../test/storefront-search.ts';
 
 let t: TestApp;
 let shop: TestStore;
 const ids: Record<string, string> = {};
 
-interface Card {
-  id: string;
-  title: string;
-  priceAmount: number;
-}
-interface CardPage {
-  items: Card[];
-  nextCursor: string | null;
-}
 interface Facets {
   total: number;
   options: { name: string; values: { value: string; count: number }[] }[];
@@ -101,28 +93,8 @@ before(async () => {
 });
 after(() => t.close());
 
-async function search(query: string): Promise<CardPage> {
-  const response = await t.storefront(shop).get(`/products?${query}`);
-  assert.equal(response.statusCode, 200, `${query}: ${response.body}`);
-  return response.json<CardPage>();
-}
-
-const titles = async (query: string) => (await search(query)).items.map((card) => card.title);
+const { search, titles, walk } = storefrontSearch({ storefront: (store) => t.storefront(store) }, () => shop);
 const sorted = (list: string[]) => [...list].sort();
-
-/** Every page of a search, one item at a time, following the cursors. */
-async function walk(query: string): Promise<string[]> {
-  const seen: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: CardPage = await search(
-      `${query}&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    );
-    seen.push(...page.items.map((card) => card.title));
-    cursor = page.nextCursor;
-  } while (cursor !== null && seen.length < 20);
-  return seen;
-}
 
 async function facets(query: string): Promise<Facets> {
   const response = await t.storefront(shop).get(`/products/facets?${query}`);

@@ -41,33 +41,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         ), ''))))) AS w
       WHERE char_length(w) BETWEEN 4 AND 50 AND w !~ '[0-9]'
     $$`.execute(db);
-  // Adds each delta to its word's count, in word order, and deletes the words no product has.
+  // Adds the deltas (+1 or -1 per product and word) to the words' counts, in word order, and
+  // deletes the words no product has any more.
   await sql`
     CREATE FUNCTION storefront_search_words_apply(stores uuid[], words text[], deltas integer[]) RETURNS void
     LANGUAGE plpgsql AS $$
     BEGIN
       INSERT INTO search_words AS d (store_id, word, products)
-      SELECT s, w, n FROM unnest(stores, words, deltas) AS c(s, w, n) WHERE n <> 0 ORDER BY s, w
+      SELECT s, w, sum(n) FROM unnest(stores, words, deltas) AS c(s, w, n)
+      GROUP BY s, w HAVING sum(n) <> 0 ORDER BY s, w
       ON CONFLICT (store_id, word) DO UPDATE SET products = d.products + excluded.products;
       DELETE FROM search_words d USING unnest(stores, words) AS c(s, w)
       WHERE d.store_id = c.s AND d.word = c.w AND d.products <= 0;
     END $$`.execute(db);
   await sql`
     CREATE FUNCTION products_search_words_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-    DECLARE
-      stores uuid[];
-      words text[];
-      deltas integer[];
     BEGIN
-      SELECT array_agg(s ORDER BY s, w), array_agg(w ORDER BY s, w), array_agg(n ORDER BY s, w)
-      INTO stores, words, deltas
-      FROM (
-        SELECT c.store_id AS s, w, (CASE WHEN TG_OP = 'DELETE' THEN -count(*) ELSE count(*) END)::int AS n
-        FROM changed c CROSS JOIN LATERAL unnest(storefront_search_dictionary_words(c.title, c.tags, c.options)) AS w
-        WHERE c.status = 'active'
-        GROUP BY c.store_id, w
-      ) counted;
-      IF stores IS NOT NULL THEN PERFORM storefront_search_words_apply(stores, words, deltas); END IF;
+      PERFORM storefront_search_words_apply(array_agg(c.store_id), array_agg(w),
+        array_agg(CASE WHEN TG_OP = 'DELETE' THEN -1 ELSE 1 END))
+      FROM changed c CROSS JOIN LATERAL unnest(storefront_search_dictionary_words(c.title, c.tags, c.options)) AS w
+      WHERE c.status = 'active';
       RETURN NULL;
     END $$`.execute(db);
   await sql`
@@ -82,23 +75,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   );
   await sql`
     CREATE FUNCTION products_search_word_updated() RETURNS trigger LANGUAGE plpgsql AS $$
-    DECLARE
-      stores uuid[];
-      words text[];
-      deltas integer[];
     BEGIN
-      SELECT array_agg(NEW.store_id), array_agg(w ORDER BY w), array_agg(n ORDER BY w)
-      INTO stores, words, deltas
+      PERFORM storefront_search_words_apply(array_agg(NEW.store_id), array_agg(w), array_agg(n))
       FROM (
-        SELECT w, sum(n)::int AS n FROM (
-          SELECT w, -1 AS n FROM unnest(storefront_search_dictionary_words(OLD.title, OLD.tags, OLD.options)) AS w
-          WHERE OLD.status = 'active'
-          UNION ALL
-          SELECT w, 1 AS n FROM unnest(storefront_search_dictionary_words(NEW.title, NEW.tags, NEW.options)) AS w
-          WHERE NEW.status = 'active'
-        ) both_sides GROUP BY w
-      ) counted WHERE n <> 0;
-      IF stores IS NOT NULL THEN PERFORM storefront_search_words_apply(stores, words, deltas); END IF;
+        SELECT w, -1 AS n FROM unnest(storefront_search_dictionary_words(OLD.title, OLD.tags, OLD.options)) AS w
+        WHERE OLD.status = 'active'
+        UNION ALL
+        SELECT w, 1 AS n FROM unnest(storefront_search_dictionary_words(NEW.title, NEW.tags, NEW.options)) AS w
+        WHERE NEW.status = 'active'
+      ) both_sides;
       RETURN NULL;
     END $$`.execute(db);
   await sql`
