@@ -82,6 +82,7 @@ const TABLES: Record<string, string> = {
   sandbox_intents: 'none',
   sandbox_refunds: 'none',
   sandbox_webhooks: 'none: store and order ids',
+  search_words: 'none: words of product titles, tags and option values',
   sending_domain_claims: 'none',
   sending_domain_clocks: 'none',
   sending_domain_records: 'none',
