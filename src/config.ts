@@ -45,6 +45,8 @@ export interface Config {
    * `prepared-statements`).
    */
   readonly databasePreparedStatements: boolean;
+  /** BEGIN with the first statement, COMMIT with the last (PostgreSQL); off: plain BEGIN … COMMIT. */
+  readonly databasePipelining: boolean;
   /**
    * The bound of one statement of `serve` and `worker` on PostgreSQL (DATABASE_STATEMENT_TIMEOUT,
    * decision `database-faults`): the server's `statement_timeout`, and 2 s later the client gives
@@ -234,6 +236,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     pgliteSharedBuffersMb: integer(env, 'PGLITE_SHARED_BUFFERS_MB', 16, 1, 1024),
     pgliteOptimizingCompiler: boolean(env, 'PGLITE_OPTIMIZING_COMPILER', false),
     databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
+    databasePipelining: boolean(env, 'DATABASE_PIPELINING', true),
     databaseStatementTimeoutMs: boundedDuration(env, 'DATABASE_STATEMENT_TIMEOUT', '15s', 100, 3_600_000),
     databaseReadinessTimeoutMs: boundedDuration(env, 'DATABASE_READINESS_TIMEOUT', '2s', 100, 60_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

@@ -118,6 +118,7 @@ export function databaseOptions(config: Readonly<Config>, command: string): Open
     poolSize: config.databasePoolSize,
     pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
     preparedStatements: config.databasePreparedStatements,
+    pipelining: config.databasePipelining,
     command,
     // Only the API keeps what read-change notifications invalidate (its caches).
     listen: command === 'storefront serve',

@@ -100,6 +100,13 @@ export interface OpenOptions {
    */
   preparedStatements?: boolean;
   /**
+   * PostgreSQL: send a transaction's BEGIN with its first statement and its COMMIT with a statement
+   * marked last (default true; decisions `begin-with-first-statement`, `commit-with-last-statement`).
+   * False: every transaction is a plain BEGIN … COMMIT, each its own round trip, and the mark is a
+   * comment. No effect on the embedded database.
+   */
+  pipelining?: boolean;
+  /**
    * The command that opens the database (`storefront serve`): written into the embedded data-dir
    * lock, shown to a second process that is refused, and PostgreSQL's `application_name`.
    */
@@ -134,6 +141,7 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
     return openPostgres(options.databaseUrl, {
       max: options.poolSize ?? 10,
       preparedStatements: options.preparedStatements ?? true,
+      pipelining: options.pipelining ?? true,
       command: options.command,
       instrument: options.instrument,
       listen: options.listen ?? true,
@@ -254,6 +262,7 @@ function openPostgres(
   {
     max,
     preparedStatements,
+    pipelining,
     command,
     instrument,
     listen,
@@ -261,6 +270,7 @@ function openPostgres(
   }: {
     max: number;
     preparedStatements: boolean;
+    pipelining: boolean;
     command: string | undefined;
     instrument: OpenOptions['instrument'];
     listen: boolean;
@@ -301,10 +311,13 @@ function openPostgres(
     // Queued before any query of the pool's caller; a failure surfaces on that query.
     if (listen) client.query(`LISTEN ${READ_CHANNEL}`).catch(() => undefined);
   });
-  // Innermost first: BEGIN and COMMIT with the statements, then names, then the counts, then the
-  // bounds (./bounds.ts), which see each statement as its caller sent it.
-  pool.on('connect', sendTransactionEdges);
-  pool.on('release', (_error: unknown, client: pg.ClientBase) => forgetTransactionEdges(client));
+  // Innermost first: BEGIN and COMMIT with the statements (unless DATABASE_PIPELINING is off), then
+  // names, then the counts, then the bounds (./bounds.ts), which see each statement as its caller
+  // sent it.
+  if (pipelining) {
+    pool.on('connect', sendTransactionEdges);
+    pool.on('release', (_error: unknown, client: pg.ClientBase) => forgetTransactionEdges(client));
+  }
   if (preparedStatements) pool.on('connect', prepareStatements);
   const roundTrips: RoundTrips = { statements: 0, transactions: 0 };
   pool.on('connect', (client) => countRoundTrips(client, roundTrips));

@@ -204,12 +204,38 @@ describe('BEGIN with the first statement, through the service’s pool', { skip:
   before(async () => {
     blank = await openBlankPostgres();
     if (!blank) throw new Error('DATABASE_URL is set, so a blank PostgreSQL database must open');
-    db = await openDatabase({ databaseUrl: blank.url, dataDir: '', poolSize: 1 });
+    db = await openDatabase({ databaseUrl: blank.url, dataDir: '', poolSize: 1, pipelining: true });
     await sql`CREATE TABLE things (id integer PRIMARY KEY)`.execute(db.kysely);
   });
   after(async () => {
     await db?.close();
+    await plain?.close();
     await blank?.drop();
+  });
+
+  let plain: Awaited<ReturnType<typeof openDatabase>> | null = null;
+  test('DATABASE_PIPELINING off: every transaction is a plain BEGIN … COMMIT, the mark only a comment', async () => {
+    plain = await openDatabase({ databaseUrl: blank!.url, dataDir: '', poolSize: 1, pipelining: false });
+    const k = plain.kysely as unknown as Kysely<{ things: { id: number } }>;
+    const start = plain.poolStats();
+    await k.transaction().execute(async (trx) => {
+      await sql`INSERT INTO things VALUES (${20})`.execute(trx);
+      await commitsWith(trx).deleteFrom('things').where('id', '=', 20).execute();
+    });
+    const end = plain.poolStats();
+    assert.equal(end!.statements - start!.statements, 4, 'BEGIN, two statements and COMMIT, each sent');
+    assert.equal(end!.transactions - start!.transactions, 1);
+
+    // Nothing committed with the marked statement: a throw after it undoes it, with its own error.
+    await assert.rejects(
+      k.transaction().execute(async (trx) => {
+        await commitsWith(trx).insertInto('things').values({ id: 21 }).execute();
+        throw new Error('after the last statement');
+      }),
+      /after the last statement/,
+    );
+    const rows = await k.selectFrom('things').select('id').where('id', '>=', 20).execute();
+    assert.deepEqual(rows, []);
   });
 
   test('a Kysely transaction is one transaction: its statements see each other, a throw undoes them all', async () => {

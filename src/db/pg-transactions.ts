@@ -29,6 +29,8 @@ export const COMMIT_MARK = '/* commit with this statement */';
 /** What a connection keeps: a BEGIN for its next statement, or a COMMIT already done. */
 type Kept = { begin: string } | { committed: true };
 const kept = new WeakMap<pg.ClientBase, Kept>();
+/** The connections wrapped by {@link sendTransactionEdges} (none when `DATABASE_PIPELINING` is off). */
+const edged = new WeakSet<pg.ClientBase>();
 
 const OPENS = /^\s*(begin|start\s+transaction)\b/i;
 const ENDS = /^\s*(commit|rollback)\s*;?\s*$/i;
@@ -47,6 +49,7 @@ export function transactionOpen(client: pg.ClientBase): boolean {
  * COMMIT/ROLLBACK ending a transaction that sent nothing or committed with its last statement.
  */
 export function answeredLocally(client: pg.ClientBase, text: string): 'begin' | 'end' | null {
+  if (!edged.has(client)) return null;
   if (!kept.has(client)) return OPENS.test(text) ? 'begin' : null;
   return ENDS.test(text) ? 'end' : null;
 }
@@ -159,6 +162,7 @@ export class CommittedAlready extends Error {
  * BEGIN (a callback or a custom submittable, such as a cursor) is queued behind a BEGIN of its own.
  */
 export function sendTransactionEdges(client: pg.ClientBase): void {
+  edged.add(client);
   const send = client.query.bind(client) as (...args: unknown[]) => unknown;
   client.query = ((config: unknown, values?: unknown, callback?: unknown) => {
     const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;

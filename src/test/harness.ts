@@ -16,6 +16,7 @@ import pg from 'pg';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
+import { boolean } from '../lib/env.ts';
 import { openDatabase, type Db, type OpenOptions } from '../db/database.ts';
 import { createStorefrontKey } from '../keys/keys.service.ts';
 import { openStaffSession } from '../staff/staff.service.ts';
@@ -112,7 +113,13 @@ export async function openTestDatabase(options: Pick<OpenOptions, 'instrument'> 
   await withAdmin(admin.href, (client) => createFromTemplate(client, name, template));
   const url = new URL(databaseUrl);
   url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.href, dataDir: '', poolSize: 8, ...options });
+  const db = await openDatabase({
+    databaseUrl: url.href,
+    dataDir: '',
+    poolSize: 8,
+    pipelining: boolean(process.env, 'DATABASE_PIPELINING', true),
+    ...options,
+  });
   return {
     kind: db.kind,
     kysely: db.kysely,
