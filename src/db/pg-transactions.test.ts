@@ -75,6 +75,31 @@ describe('BEGIN with the first statement', { skip: skipUnlessPostgres }, () => {
     );
   });
 
+  test('a first statement of several commands without parameters runs, BEGIN and all, in one round trip', async () => {
+    await client.query('begin');
+    const results = (await client.query(
+      "INSERT INTO things VALUES (5, 'five'); SELECT name FROM things WHERE id = 5",
+    )) as unknown as pg.QueryResult[];
+    assert.deepEqual(
+      results.map((result) => result.command),
+      ['INSERT', 'SELECT'],
+      "the commands' own results, not the BEGIN's",
+    );
+    assert.deepEqual(results[1]?.rows, [{ name: 'five' }]);
+    assert.equal(answers, 1);
+    assert.equal(status(), 'T');
+    // Marked last, the COMMIT goes with it too.
+    const last = await client.query(`DELETE FROM things WHERE id = 5; SELECT 7 AS n ${COMMIT_MARK}`);
+    assert.deepEqual((last as unknown as pg.QueryResult[]).at(-1)?.rows, [{ n: 7 }]);
+    assert.equal(status(), 'I', 'committed');
+    await client.query('commit');
+    assert.equal(answers, 2);
+    assert.equal(
+      (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM things WHERE id = 5')).rows[0]?.n,
+      0,
+    );
+  });
+
   test('a transaction ended before any statement sends nothing', async () => {
     await client.query('begin');
     assert.equal((await client.query('commit')).command, 'COMMIT');
@@ -211,6 +236,16 @@ describe('BEGIN with the first statement, through the service’s pool', { skip:
     await db?.close();
     await plain?.close();
     await blank?.drop();
+  });
+
+  test('a Kysely transaction whose first statement holds several commands without parameters commits them', async () => {
+    const k = db!.kysely as Kysely<unknown>;
+    await k.transaction().execute(async (trx) => {
+      await sql.raw('INSERT INTO things VALUES (30); INSERT INTO things VALUES (31)').execute(trx);
+    });
+    const rows = await sql<{ id: number }>`SELECT id FROM things WHERE id >= 30 ORDER BY id`.execute(k);
+    assert.deepEqual(rows.rows, [{ id: 30 }, { id: 31 }]);
+    await sql`DELETE FROM things WHERE id >= 30`.execute(k);
   });
 
   let plain: Awaited<ReturnType<typeof openDatabase>> | null = null;

@@ -8,8 +8,11 @@
  * PostgreSQL connection wrapped here, the BEGIN is answered at once and kept; the next statement
  * goes out as one extended-protocol message group, BEGIN's Parse/Bind/Execute and then the
  * statement's, under one Sync. PostgreSQL runs them in order, as it would have run two messages, and
- * the explicit BEGIN keeps the transaction open after the Sync. A transaction that ends before any
- * statement (COMMIT or ROLLBACK right after BEGIN) sends nothing at all.
+ * the explicit BEGIN keeps the transaction open after the Sync. A statement without parameters, which
+ * pg sends as a simple query and which may hold several commands (the extended protocol refuses
+ * them), is sent as one simple query with the BEGIN (and the COMMIT) joined to its text, and answers
+ * with its own commands' results. A transaction that ends before any statement (COMMIT or ROLLBACK
+ * right after BEGIN) sends nothing at all.
  *
  * A statement whose text ends with {@link COMMIT_MARK} (see `commitsWith` in ./last-statement.ts)
  * is the last of its transaction: its group ends with COMMIT's Parse/Bind/Execute before the Sync,
@@ -148,6 +151,17 @@ const answered = (command: string): pg.QueryResult => ({
   fields: [],
 });
 
+/** The results of a simple query's own commands, without those of the BEGIN before and COMMIT after. */
+function ownResults(
+  result: pg.QueryResult | pg.QueryResult[],
+  begin: boolean,
+  commit: boolean,
+): pg.QueryResult | pg.QueryResult[] {
+  const all = Array.isArray(result) ? result : [result];
+  const own = all.slice(begin ? 1 : 0, commit ? -1 : undefined);
+  return own.length === 1 ? own[0]! : own;
+}
+
 /** Refused after a transaction committed with its last statement (a programming error). */
 export class CommittedAlready extends Error {
   constructor(what: string) {
@@ -193,6 +207,16 @@ export function sendTransactionEdges(client: pg.ClientBase): void {
       // Queued first on this connection; if it fails, so does the statement behind it.
       if (begin !== null) (send(begin) as Promise<unknown>).catch(() => undefined);
       return send(config, values, callback);
+    }
+    if (plain && !(typeof config === 'object' && config !== null && 'name' in config)) {
+      // Without parameters pg sends a statement as a simple query, which may hold several commands
+      // (the extended protocol refuses them): the BEGIN and the COMMIT join its text instead.
+      const edged = `${begin === null ? '' : `${begin};\n`}${text}${commit ? '\n;COMMIT' : ''}`;
+      const statement = typeof config === 'string' ? edged : { ...(config as object), text: edged };
+      return (send(statement) as Promise<pg.QueryResult | pg.QueryResult[]>).then((result) => {
+        if (commit) kept.set(client, { committed: true });
+        return ownResults(result, begin !== null, commit);
+      });
     }
     const statement = typeof config === 'string' ? { text, values } : { ...(config as object), text };
     return new Promise((resolve, reject) => {
