@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import type { Transaction } from 'kysely';
+import type { Compilable, Transaction } from 'kysely';
 import { checkAddress, isPhoneNumber, type Address } from '@storefront/address';
 import { cartCompleted, completeCart, findCartWith, type CartRow } from '../carts/carts.service.ts';
 import { heldMethodAmount } from '../shipping/shipping.service.ts';
@@ -25,7 +25,7 @@ import { ProviderError, providerUnavailable, type Intent } from '../payments/pro
 import { useDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
 import { clientBucketOf } from '../ratelimit/ratelimit.limiter.ts';
 import { customerOfOrder } from '../customers/customers.service.ts';
-import { commitsWith } from '../db/last-statement.ts';
+import { transactionEndingWith } from '../db/last-statement.ts';
 import { recentStore, storeCurrency } from '../stores/stores.service.ts';
 import { quote, type Quote, type QuoteInput } from './quote.ts';
 import { ReservationsInFlight } from './reservations-in-flight.ts';
@@ -149,7 +149,7 @@ const GATE_WAIT_MS = 2000;
 const GATE_DEADLINE_MS = 5000;
 
 /** Stores the checkout's answer under its Idempotency-Key, in the order's transaction. */
-export type StoreCheckoutAnswer = (db: Transaction<Database>, answer: CheckoutResult) => Promise<void>;
+export type StoreCheckoutAnswer = (db: Transaction<Database>, answer: CheckoutResult) => Compilable;
 
 /** Why a checkout must be priced again: the catalog changed between quoting and reserving. */
 class QuoteChanged extends Error {}
@@ -290,12 +290,12 @@ async function placeWithIntent(
   });
   const order: PlaceOrder = { ...p, orderId, intent };
   try {
-    const result = await deps.db.transaction().execute(async (trx) => {
-      const placed = await placeOrder({ ...deps, db: trx }, order);
+    const result = await transactionEndingWith(
+      deps.db,
+      (trx) => placeOrder({ ...deps, db: trx }, order),
       // The transaction's last statement: the COMMIT goes with it.
-      await p.storeAnswer?.(commitsWith(trx), placed);
-      return placed;
-    });
+      (trx, placed) => p.storeAnswer?.(trx, placed) ?? null,
+    );
     // Committed: what the reservation left is now true.
     placed.left = order.left;
     return result;

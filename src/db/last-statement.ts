@@ -1,36 +1,31 @@
-import {
-  RawNode,
-  type KyselyPlugin,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-  type QueryResult,
-  type RootOperationNode,
-  type UnknownRow,
-} from 'kysely';
+import type { Compilable, Kysely, Transaction } from 'kysely';
 import { COMMIT_MARK } from './pg-transactions.ts';
 
-const MARK = RawNode.createWithSql(COMMIT_MARK);
-const MARKED_KINDS = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'SelectQueryNode']);
-
-/** Ends each statement with {@link COMMIT_MARK}. */
-const commitMark: KyselyPlugin = {
-  transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
-    if (!MARKED_KINDS.has(node.kind)) return node;
-    const marked = node as RootOperationNode & { endModifiers?: readonly RawNode[] };
-    return { ...marked, endModifiers: [...(marked.endModifiers ?? []), MARK] } as RootOperationNode;
-  },
-  transformResult({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return Promise.resolve(result);
-  },
-};
+/**
+ * The statement a transaction ends with, built but not run (a Kysely query builder or raw `sql`), or
+ * null when it ends without one (a plain COMMIT).
+ */
+export type LastStatement = Compilable | null;
 
 /**
- * `trx` for the transaction's last statement (decision `commit-with-last-statement`): on PostgreSQL
- * the COMMIT travels with it, saving the COMMIT's own round trip, and the transaction's locks are let
- * go one round trip sooner. Give it to exactly one statement, the last thing the transaction's
- * callback does: a statement or a ROLLBACK after it is refused (src/db/pg-transactions.ts). On the
- * embedded database the mark is only a comment; Kysely's COMMIT commits, as always.
+ * A transaction whose last statement its signature names (decision `commit-with-last-statement`):
+ * `body` does the work and returns what it found; `last` builds from that the final statement, which
+ * is run here and is the last thing the transaction does. On PostgreSQL its COMMIT travels with it,
+ * saving the COMMIT's round trip and letting the transaction's locks go one round trip sooner.
+ * Nothing can run after it: a throw in `body` or `last` comes before it, so the transaction rolls
+ * back with that error; a failing statement (or COMMIT) fails the transaction with its own error.
+ * With `DATABASE_PIPELINING=false`, and on the embedded database, the mark is only a comment and
+ * Kysely's COMMIT commits. Resolves with `body`'s result once committed.
  */
-export function commitsWith<T extends { withPlugin(plugin: KyselyPlugin): unknown }>(trx: T): T {
-  return trx.withPlugin(commitMark) as T;
+export function transactionEndingWith<DB, T>(
+  db: Kysely<DB>,
+  body: (trx: Transaction<DB>) => Promise<T>,
+  last: (trx: Transaction<DB>, done: T) => LastStatement,
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    const done = await body(trx);
+    const statement = last(trx, done)?.compile();
+    if (statement) await trx.executeQuery({ ...statement, sql: `${statement.sql} ${COMMIT_MARK}` });
+    return done;
+  });
 }

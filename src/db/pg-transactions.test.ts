@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { openBlankPostgres, skipUnlessPostgres } from '../test/harness.ts';
 import { openDatabase } from './database.ts';
-import { commitsWith } from './last-statement.ts';
+import { transactionEndingWith } from './last-statement.ts';
 import {
   COMMIT_MARK,
   CommittedAlready,
@@ -248,27 +248,64 @@ describe('BEGIN with the first statement, through the service’s pool', { skip:
     await sql`DELETE FROM things WHERE id >= 30`.execute(k);
   });
 
+  test('transactionEndingWith: a throw before the last statement rolls back with its own error; so does a failing last statement', async () => {
+    const k = db!.kysely as unknown as Kysely<{ things: { id: number } }>;
+    // In the body, after a statement.
+    await assert.rejects(
+      transactionEndingWith(
+        k,
+        async (trx) => {
+          await trx.insertInto('things').values({ id: 40 }).execute();
+          throw new Error('the body changed its mind');
+        },
+        (trx) => trx.insertInto('things').values({ id: 41 }),
+      ),
+      /the body changed its mind/,
+    );
+    // While the last statement is built (the code that used to run after a marked statement).
+    await assert.rejects(
+      transactionEndingWith(
+        k,
+        (trx) => trx.insertInto('things').values({ id: 42 }).execute(),
+        () => {
+          throw new Error('no last statement after all');
+        },
+      ),
+      /no last statement after all/,
+    );
+    // The last statement itself fails: its error, and the body's rows are undone.
+    await assert.rejects(
+      transactionEndingWith(
+        k,
+        (trx) => trx.insertInto('things').values({ id: 43 }).execute(),
+        (trx) => trx.insertInto('things').values({ id: 43 }),
+      ),
+      { code: '23505' },
+    );
+    const rows = await k.selectFrom('things').select('id').where('id', '>=', 40).execute();
+    assert.deepEqual(rows, [], 'nothing committed');
+    // The connection is clean: the next transaction works (no CommittedAlready left behind).
+    await transactionEndingWith(
+      k,
+      () => Promise.resolve(null),
+      (trx) => trx.insertInto('things').values({ id: 44 }),
+    );
+    await k.deleteFrom('things').where('id', '=', 44).execute();
+  });
+
   let plain: Awaited<ReturnType<typeof openDatabase>> | null = null;
   test('DATABASE_PIPELINING off: every transaction is a plain BEGIN … COMMIT, the mark only a comment', async () => {
     plain = await openDatabase({ databaseUrl: blank!.url, dataDir: '', poolSize: 1, pipelining: false });
     const k = plain.kysely as unknown as Kysely<{ things: { id: number } }>;
     const start = plain.poolStats();
-    await k.transaction().execute(async (trx) => {
-      await sql`INSERT INTO things VALUES (${20})`.execute(trx);
-      await commitsWith(trx).deleteFrom('things').where('id', '=', 20).execute();
-    });
+    await transactionEndingWith(
+      k,
+      (trx) => sql`INSERT INTO things VALUES (${20})`.execute(trx),
+      (trx) => trx.deleteFrom('things').where('id', '=', 20),
+    );
     const end = plain.poolStats();
     assert.equal(end!.statements - start!.statements, 4, 'BEGIN, two statements and COMMIT, each sent');
     assert.equal(end!.transactions - start!.transactions, 1);
-
-    // Nothing committed with the marked statement: a throw after it undoes it, with its own error.
-    await assert.rejects(
-      k.transaction().execute(async (trx) => {
-        await commitsWith(trx).insertInto('things').values({ id: 21 }).execute();
-        throw new Error('after the last statement');
-      }),
-      /after the last statement/,
-    );
     const rows = await k.selectFrom('things').select('id').where('id', '>=', 20).execute();
     assert.deepEqual(rows, []);
   });
@@ -285,15 +322,14 @@ describe('BEGIN with the first statement, through the service’s pool', { skip:
     assert.equal(end!.statements - start!.statements, 3, 'two statements and the COMMIT');
     assert.equal(end!.transactions - start!.transactions, 1);
 
-    // The last statement through commitsWith: the COMMIT goes with it (two round trips in all).
+    // The last statement named by transactionEndingWith: the COMMIT goes with it (two round trips).
     const marked = db!.poolStats();
-    await k.transaction().execute(async (trx) => {
-      await sql`INSERT INTO things VALUES (${3})`.execute(trx);
-      await commitsWith(trx as unknown as Kysely<{ things: { id: number } }>)
-        .deleteFrom('things')
-        .where('id', '=', 3)
-        .execute();
-    });
+    const inserted = await transactionEndingWith(
+      db!.kysely as unknown as Kysely<{ things: { id: number } }>,
+      async (trx) => (await sql`INSERT INTO things VALUES (${3})`.execute(trx)).numAffectedRows,
+      (trx) => trx.deleteFrom('things').where('id', '=', 3),
+    );
+    assert.equal(inserted, 1n, "the body's result");
     const done = db!.poolStats();
     assert.equal(done!.statements - marked!.statements, 2);
     assert.equal(done!.transactions - marked!.transactions, 1);

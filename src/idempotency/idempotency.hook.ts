@@ -12,7 +12,7 @@
  * and may store its answer in its own transaction with `request.storeIdempotentAnswer`.
  */
 import type { FastifyReply, FastifyRequest, onRouteHookHandler, RouteHandlerMethod } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Compilable, Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Keyring } from '../lib/keyring.ts';
@@ -41,10 +41,11 @@ declare module 'fastify' {
     idempotencyKey: string;
     /**
      * On an idempotent route: stores the handler's answer body (with the reply's status) in the
-     * handler's own transaction, so that it commits with what it answers (the checkout's order).
+     * handler's own transaction, so that it commits with what it answers (the checkout's order): it
+     * returns the statement, for the transaction to end with (`transactionEndingWith`).
      * Optional for a handler; without it the answer is stored after the handler returns.
      */
-    storeIdempotentAnswer: ((db: Kysely<Database>, body: unknown) => Promise<void>) | null;
+    storeIdempotentAnswer: ((db: Kysely<Database>, body: unknown) => Compilable) | null;
   }
 }
 

@@ -99,7 +99,12 @@ export async function completeKey(
   leaseToken: string,
   answer: StoredAnswer,
 ): Promise<void> {
-  await db
+  await completeKeyStatement(db, name, leaseToken, answer).execute();
+}
+
+/** {@link completeKey}'s statement, not run: a transaction's last (src/db/last-statement.ts). */
+export function completeKeyStatement(db: Db, name: KeyName, leaseToken: string, answer: StoredAnswer) {
+  return db
     .updateTable('idempotency_keys')
     .set({
       status: 'done',
@@ -111,8 +116,7 @@ export async function completeKey(
     })
     .where((eb) => eb.and(keyOf(name)))
     .where('status', '=', 'in_progress')
-    .where('lease_token', '=', leaseToken)
-    .execute();
+    .where('lease_token', '=', leaseToken);
 }
 
 export function deleteKeysBefore(db: Db, cutoff: Date): Promise<number> {

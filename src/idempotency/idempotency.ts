@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Compilable, Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { problemOf } from '../http/errors.ts';
 import { Keyring, type SealedColumns, type SealedValues } from '../lib/keyring.ts';
@@ -9,6 +9,7 @@ import { AppError, validationFailed } from '../lib/errors.ts';
 import {
   deleteKeys,
   completeKey,
+  completeKeyStatement,
   deleteExpiredKey,
   deleteKeysBefore,
   findKey,
@@ -177,9 +178,10 @@ const serialise = (answer: HandlerAnswer): StoredAnswer => ({
 /**
  * Stores a handler's answer in the handler's own transaction (`db`), so that the answer commits with
  * what it answers: a checkout's order and its key's answer are one commit (and one round trip
- * fewer than storing it after). The answer is sent as stored.
+ * fewer than storing it after). It returns the statement, for the handler's transaction to end with
+ * (`transactionEndingWith`, src/db/last-statement.ts). The answer is sent as stored.
  */
-export type StoreAnswer = (db: Kysely<Database>, answer: HandlerAnswer) => Promise<void>;
+export type StoreAnswer = (db: Kysely<Database>, answer: HandlerAnswer) => Compilable;
 
 /**
  * Runs `handler` at most once per (store, route, key) and replays its answer byte-for-byte on
@@ -212,10 +214,11 @@ export async function withIdempotency(
   let response: StoredAnswer;
   /** The answer the handler stored in its transaction (kept only if the handler then succeeds). */
   let stored: StoredAnswer | null = null;
-  const storeAnswer: StoreAnswer = async (db, answer) => {
+  const storeAnswer: StoreAnswer = (db, answer) => {
     const serialised = serialise(answer);
-    await completeKey(db, scope, claimed.leaseToken, sealAnswer(scope, serialised));
+    // Sent only when the handler then succeeds, that is when the statement committed.
     stored = serialised;
+    return completeKeyStatement(db, scope, claimed.leaseToken, sealAnswer(scope, serialised));
   };
   try {
     const answer = await handler(storeAnswer);

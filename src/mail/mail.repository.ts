@@ -45,20 +45,22 @@ export function mailsAbout(db: Db, storeId: string, about: string): Promise<Mail
 }
 
 export async function insertMail(db: Db, mail: NewMailRow): Promise<void> {
-  await db
-    .insertInto('mail_outbox')
-    .values({
-      store_id: mail.storeId,
-      id: mail.id,
-      tier: mail.tier,
-      kind: mail.kind,
-      to_address: mail.to,
-      subject: mail.subject,
-      text_body: mail.text,
-      sealed: mail.sealed,
-      about: mail.about ?? null,
-    })
-    .execute();
+  await insertMailStatement(db, mail).execute();
+}
+
+/** {@link insertMail}'s statement, not run: a transaction's last (src/db/last-statement.ts). */
+export function insertMailStatement(db: Db, mail: NewMailRow) {
+  return db.insertInto('mail_outbox').values({
+    store_id: mail.storeId,
+    id: mail.id,
+    tier: mail.tier,
+    kind: mail.kind,
+    to_address: mail.to,
+    subject: mail.subject,
+    text_body: mail.text,
+    sealed: mail.sealed,
+    about: mail.about ?? null,
+  });
 }
 
 export interface ClaimedMail {

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Compilable, Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { Keyring, SealedColumns, SealedValues } from '../lib/keyring.ts';
 import type { MailTier } from './mail.tables.ts';
-import { insertMail, sealedPendingMail, updateSealedMail, type SealedMailRow } from './mail.repository.ts';
+import {
+  insertMail,
+  insertMailStatement,
+  sealedPendingMail,
+  updateSealedMail,
+  type SealedMailRow,
+} from './mail.repository.ts';
 
 export { mailBacklog, purgeSentMail } from './mail.repository.ts';
 export type { MailTier } from './mail.tables.ts';
@@ -38,17 +44,21 @@ export async function enqueueMail(
   mail: QueuedMail,
   sealWith?: Keyring,
 ): Promise<string> {
+  const row = mailRow(mail, sealWith);
+  await insertMail(trx, row);
+  return row.id;
+}
+
+/** {@link enqueueMail}'s statement, not run: a transaction's last (src/db/last-statement.ts). */
+export function enqueueMailStatement(trx: Transaction<Database>, mail: QueuedMail): Compilable {
+  return insertMailStatement(trx, mailRow(mail));
+}
+
+function mailRow(mail: QueuedMail, sealWith?: Keyring) {
   const id = randomUUID();
   const seal = (text: string): string =>
     sealWith ? sealWith.seal(MAIL_PURPOSE, text, mailContext(mail.storeId, id)) : text;
-  await insertMail(trx, {
-    ...mail,
-    id,
-    subject: seal(mail.subject),
-    text: seal(mail.text),
-    sealed: sealWith !== undefined,
-  });
-  return id;
+  return { ...mail, id, subject: seal(mail.subject), text: seal(mail.text), sealed: sealWith !== undefined };
 }
 
 /** Where sealed mail rests (for an archive's re-sealing): subject and body of pending sealed mail. */

@@ -1,9 +1,10 @@
 import { formatAddress } from '@storefront/address';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Shortfall } from '../catalog/inventory.ts';
 import type { Database } from '../db/tables.ts';
 import { formatMoney } from '../lib/money.ts';
-import { enqueueMail } from '../mail/outbox.ts';
+import type { LastStatement } from '../db/last-statement.ts';
+import { enqueueMail, enqueueMailStatement, type QueuedMail } from '../mail/outbox.ts';
 import { notifyOwners } from '../staff/owner-notices.ts';
 import { ERASED_EMAIL, type OrderLineFields } from './orders.repository.ts';
 import type { FulfillmentRow, OrderRow, RefundRow, ReturnRow } from './orders.tables.ts';
@@ -21,14 +22,22 @@ async function mailBuyer(
 ): Promise<void> {
   // An erased buyer (D44) is never mailed again: the order has no one's address.
   if (order.email === ERASED_EMAIL) return;
-  await enqueueMail(deps.db, {
+  await enqueueMail(deps.db, buyerMail(order, kind, mail));
+}
+
+function buyerMail(
+  order: Pick<OrderRow, 'store_id' | 'id' | 'email'>,
+  kind: string,
+  mail: { subject: string; text: string },
+): QueuedMail {
+  return {
     storeId: order.store_id,
     tier: 'store',
     kind,
     to: order.email,
     about: `order:${order.id}`,
     ...mail,
-  });
+  };
 }
 
 /** An address under its title, as the country writes it, indented; nothing without one. */
@@ -64,6 +73,31 @@ export async function queueOrderConfirmation(
   order: OrderRow,
   lines: readonly OrderLineFields[],
 ): Promise<void> {
+  await mailBuyer(deps, order, 'order_confirmation', confirmation(storeName, order, lines));
+}
+
+/**
+ * {@link queueOrderConfirmation}'s statement, not run: a transaction's last
+ * (src/db/last-statement.ts); none for an erased buyer.
+ */
+export function orderConfirmationStatement(
+  trx: Transaction<Database>,
+  storeName: string,
+  order: OrderRow,
+  lines: readonly OrderLineFields[],
+): LastStatement {
+  if (order.email === ERASED_EMAIL) return null;
+  return enqueueMailStatement(
+    trx,
+    buyerMail(order, 'order_confirmation', confirmation(storeName, order, lines)),
+  );
+}
+
+function confirmation(
+  storeName: string,
+  order: OrderRow,
+  lines: readonly OrderLineFields[],
+): { subject: string; text: string } {
   const c = order.currency;
   const text = [
     `Thank you for your order from ${storeName}.`,
@@ -87,10 +121,7 @@ export async function queueOrderConfirmation(
     '',
     'Reply to this email if you have any questions.',
   ].join('\n');
-  await mailBuyer(deps, order, 'order_confirmation', {
-    subject: `Order #${order.number} confirmed`,
-    text,
-  });
+  return { subject: `Order #${order.number} confirmed`, text };
 }
 
 /** `  2 × Mug (Blue)` for each line of a parcel or a return, named from the order's lines. */

@@ -18,6 +18,7 @@ import {
   type SeenEvent,
 } from './order-payments.repository.ts';
 import {
+  orderConfirmationStatement,
   queueOrderConfirmation,
   queueOversoldNotice,
   queueRefundNotice,
@@ -33,7 +34,7 @@ import {
   type OrderLineFields,
 } from './orders.repository.ts';
 import { stockLinesOf } from './orders.views.ts';
-import { commitsWith } from '../db/last-statement.ts';
+import { transactionEndingWith } from '../db/last-statement.ts';
 import type { OrderRow } from './orders.tables.ts';
 import {
   AUTOMATIC_REFUND_REASON,
@@ -63,6 +64,18 @@ type InTransaction = Omit<ProviderEventDeps, 'db'> & { db: Transaction<Database>
 /** Work to do once the transaction has committed (provider calls never run inside one). */
 type AfterCommit = OpenedRefund[];
 
+/** A paid order whose buyer's confirmation is its transaction's last statement. */
+interface Confirm {
+  paid: OrderRow;
+  lines: readonly OrderLineFields[];
+}
+
+/** What the event did, and the confirmation that ends its transaction, if any. */
+interface Applied {
+  result: ApplyResult;
+  confirm?: Confirm | null;
+}
+
 /** order.paid of an order; its `number` and `total` come from the order's row. */
 function orderPaid(storeId: string, orderId: string) {
   return { storeId, type: 'order.paid' as const, resource: `order:${orderId}`, data: { orderId } };
@@ -70,7 +83,8 @@ function orderPaid(storeId: string, orderId: string) {
 
 /**
  * What follows an order becoming paid (`paid`, its row marked paid, order.paid recorded): the
- * buyer's confirmation, and when stock was short the `oversold` flag and a notice (D22).
+ * buyer's confirmation, and when stock was short the `oversold` flag and a notice (D22). Without a
+ * short line the confirmation is left to be the transaction's last statement (returned).
  */
 async function announcePaid(
   tx: InTransaction,
@@ -78,15 +92,12 @@ async function announcePaid(
   paid: OrderRow,
   lines: readonly OrderLineFields[],
   oversold: Parameters<typeof queueOversoldNotice>[3],
-): Promise<void> {
-  if (oversold.length === 0) {
-    // The transaction's last statement (its callers only log after this): the COMMIT goes with it.
-    await queueOrderConfirmation({ db: commitsWith(tx.db) }, store.name, paid, lines);
-    return;
-  }
+): Promise<Confirm | null> {
+  if (oversold.length === 0) return { paid, lines };
   await markOversold(tx.db, paid);
   await queueOrderConfirmation(tx, store.name, paid, lines);
   await queueOversoldNotice(tx, paid, lines, oversold);
+  return null;
 }
 
 /**
@@ -101,14 +112,14 @@ async function paymentSucceeded(
   ref: string,
   after: AfterCommit,
   seen: SeenEvent,
-): Promise<ApplyResult> {
+): Promise<Applied> {
   const now = tx.clock.now();
   const storeId = store.id;
   // The event's dedupe record and the payment marked succeeded, in one statement; then the order:
   // the lock order of every money path (D24).
   const { fresh, payment } = await succeedPaymentOnce(tx.db, seen, { provider: tx.provider.name, ref }, now);
-  if (!fresh) return 'duplicate';
-  if (!payment) return 'ignored';
+  if (!fresh) return { result: 'duplicate' };
+  if (!payment) return { result: 'ignored' };
   const pending = await payPendingOrder(
     tx.db,
     storeId,
@@ -118,23 +129,23 @@ async function paymentSucceeded(
   );
   if (pending) {
     const oversold = await sellReserved(tx.db, storeId, stockLinesOf(pending.lines), now);
-    await announcePaid(tx, store, pending.order, pending.lines, oversold);
+    const confirm = await announcePaid(tx, store, pending.order, pending.lines, oversold);
     if (oversold.length > 0)
       tx.log.warn({ orderId: pending.order.id, oversold }, 'order paid with short stock');
-    return 'applied';
+    return { result: 'applied', confirm };
   }
   const { order, lines } = await lockOrderWithLines(tx.db, storeId, payment.order_id);
-  if (order.status === 'paid') return 'applied';
+  if (order.status === 'paid') return { result: 'applied' };
   if (order.status === 'cancelled') {
     // Paid before it was cancelled: this payment was counted then (the cancel chose its refund).
-    if (order.paid_at) return 'applied';
+    if (order.paid_at) return { result: 'applied' };
     // Staff cancelled it before the money arrived (D42): never revived, the money goes back.
     const opened = await openFullRefund(tx, payment, order, CANCELLATION_REFUND_REASON, now);
     if (opened) {
       tx.log.warn({ orderId: order.id }, 'payment for a cancelled order: refunding in full');
       after.push(opened);
     }
-    return 'applied';
+    return { result: 'applied' };
   }
 
   // Expired: take the goods again if every line is still available, else refund everything.
@@ -150,9 +161,9 @@ async function paymentSucceeded(
         total: { amount: paid.total_amount, currency: paid.currency.trim() },
       } satisfies EmittedData<typeof OrderPaidData>,
     });
-    await announcePaid(tx, store, paid, lines, []);
+    const confirm = await announcePaid(tx, store, paid, lines, []);
     tx.log.info({ orderId: order.id }, 'late payment for an expired order: stock taken again, order paid');
-    return 'applied';
+    return { result: 'applied', confirm };
   }
   const opened = await openFullRefund(tx, payment, order, AUTOMATIC_REFUND_REASON, now);
   if (opened) {
@@ -162,7 +173,7 @@ async function paymentSucceeded(
     );
     after.push(opened);
   }
-  return 'applied';
+  return { result: 'applied' };
 }
 
 /**
@@ -273,14 +284,20 @@ export async function applyProviderEvent(
   const store = await recentStore(deps, storeId);
   if (!store) return 'ignored';
   const after: AfterCommit = [];
-  const result = await deps.db.transaction().execute(async (trx): Promise<ApplyResult> => {
-    const tx = { ...deps, db: trx };
-    const seen: SeenEvent = { storeId, provider: deps.provider.name, eventId: event.id, type: event.kind };
-    // A payment's success (one per purchase) records its dedupe in the payment's own statement.
-    if (event.kind === 'payment.succeeded') return paymentSucceeded(tx, store, event.ref, after, seen);
-    if (!(await recordProviderEvent(trx, seen))) return 'duplicate';
-    return apply(tx, store, event);
-  });
+  const { result } = await transactionEndingWith(
+    deps.db,
+    async (trx): Promise<Applied> => {
+      const tx = { ...deps, db: trx };
+      const seen: SeenEvent = { storeId, provider: deps.provider.name, eventId: event.id, type: event.kind };
+      // A payment's success (one per purchase) records its dedupe in the payment's own statement.
+      if (event.kind === 'payment.succeeded') return paymentSucceeded(tx, store, event.ref, after, seen);
+      if (!(await recordProviderEvent(trx, seen))) return { result: 'duplicate' };
+      return { result: await apply(tx, store, event) };
+    },
+    // A paid order's confirmation, when it is all that is left: the COMMIT goes with it.
+    (trx, { confirm }) =>
+      confirm ? orderConfirmationStatement(trx, store.name, confirm.paid, confirm.lines) : null,
+  );
   if (result === 'applied') deps.signals.wake(MAIL_LOOP);
   // The refund row is committed; whatever the provider answers now, it is never lost (D24).
   for (const opened of after) await sendRefund(deps, opened);

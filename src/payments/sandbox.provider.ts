@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
 import { reportIfOutage } from '../db/errors.ts';
+import { transactionEndingWith } from '../db/last-statement.ts';
 import type { Database } from '../db/tables.ts';
 import { hmacSha256, randomBase62, safeEqual, sha256Hex } from '../lib/crypto.ts';
 import {
@@ -154,30 +155,32 @@ export class SandboxProvider implements PaymentProvider {
   async refund(input: RefundInput): Promise<{ refundRef: string }> {
     const refundRef = `re_sbx_${randomBase62(20)}`;
     // The refund, the intent's refunded amount and the refund's webhook commit together.
-    const outcome = await this.#db.transaction().execute(async (trx) => {
-      const existing = await findRefundByKey(trx, input.idempotencyKey);
-      if (existing) return { ref: existing.ref, webhooks: [] };
-      const currency = await addIntentRefund(trx, input.ref, input.amount, this.#clock.now());
-      if (currency === undefined) return null;
-      await insertRefund(trx, {
-        ref: refundRef,
-        intent_ref: input.ref,
-        amount: input.amount,
-        status: 'succeeded',
-        idempotency_key: input.idempotencyKey,
-      });
-      const data = { ref: input.ref, amount: input.amount, currency, metadata: input.metadata, refundRef };
-      return {
-        ref: refundRef,
-        webhooks: await this.#webhooks.add(trx, [{ type: 'refund.succeeded', data }]),
-      };
-    });
+    const outcome = await transactionEndingWith(
+      this.#db,
+      async (trx) => {
+        const existing = await findRefundByKey(trx, input.idempotencyKey);
+        if (existing) return { ref: existing.ref, webhooks: this.#webhooks.written([]) };
+        const currency = await addIntentRefund(trx, input.ref, input.amount, this.#clock.now());
+        if (currency === undefined) return null;
+        await insertRefund(trx, {
+          ref: refundRef,
+          intent_ref: input.ref,
+          amount: input.amount,
+          status: 'succeeded',
+          idempotency_key: input.idempotencyKey,
+        });
+        const data = { ref: input.ref, amount: input.amount, currency, metadata: input.metadata, refundRef };
+        return { ref: refundRef, webhooks: this.#webhooks.written([{ type: 'refund.succeeded', data }]) };
+      },
+      // The refund's webhook: the COMMIT goes with it.
+      (trx, done) => done?.webhooks.insert(trx) ?? null,
+    );
     if (!outcome)
       throw new ProviderError(`The sandbox cannot refund ${input.amount} on ${input.ref}`, {
         definitive: true,
       });
     // Reported like a real provider's, after the answer.
-    void this.#webhooks.deliverNow(outcome.webhooks);
+    void this.#webhooks.deliverNow(outcome.webhooks.claimed);
     return { refundRef: outcome.ref };
   }
 
@@ -198,30 +201,35 @@ export class SandboxProvider implements PaymentProvider {
    */
   async confirm(ref: string, clientSecret: string, method: PaymentMethod): Promise<SandboxIntent | null> {
     const next = OUTCOME[method];
-    const confirmed = await this.#db.transaction().execute(async (trx) => {
-      // The secret is compared as a hash, in the database.
-      const from: SandboxIntentStatus[] = ['requires_payment_method', 'failed'];
-      const row = await confirmIntent(
-        trx,
-        ref,
-        sha256Hex(clientSecret),
-        from,
-        next,
-        method,
-        this.#clock.now(),
-      );
-      if (!row) return null;
-      const data = { ref, amount: row.amount, currency: row.currency, metadata: row.metadata };
-      const webhooks = await this.#webhooks.add(trx, [
-        next === 'succeeded'
-          ? { type: 'payment_intent.succeeded', data }
-          : next === 'failed'
-            ? { type: 'payment_intent.payment_failed', data: { ...data, reason: 'card_declined' } }
-            : // Like Stripe: the provider says at once that the payment is processing, then how it ended.
-              { type: 'payment_intent.processing', data },
-      ]);
-      return { row, webhooks };
-    });
+    const confirmed = await transactionEndingWith(
+      this.#db,
+      async (trx) => {
+        // The secret is compared as a hash, in the database.
+        const from: SandboxIntentStatus[] = ['requires_payment_method', 'failed'];
+        const row = await confirmIntent(
+          trx,
+          ref,
+          sha256Hex(clientSecret),
+          from,
+          next,
+          method,
+          this.#clock.now(),
+        );
+        if (!row) return null;
+        const data = { ref, amount: row.amount, currency: row.currency, metadata: row.metadata };
+        const webhooks = this.#webhooks.written([
+          next === 'succeeded'
+            ? { type: 'payment_intent.succeeded', data }
+            : next === 'failed'
+              ? { type: 'payment_intent.payment_failed', data: { ...data, reason: 'card_declined' } }
+              : // Like Stripe: the provider says at once that the payment is processing, then how it ended.
+                { type: 'payment_intent.processing', data },
+        ]);
+        return { row, webhooks };
+      },
+      // The outcome's webhook: the COMMIT goes with it.
+      (trx, done) => done?.webhooks.insert(trx) ?? null,
+    );
     if (!confirmed) {
       // Unknown, wrong secret (the caller must not say which), a retry, or not confirmable any more.
       const current = await this.#findWithSecret(ref, clientSecret);
@@ -244,7 +252,7 @@ export class SandboxProvider implements PaymentProvider {
           : `The intent is ${current.status} and cannot be confirmed.`,
       );
     }
-    await this.#webhooks.deliverNow(confirmed.webhooks);
+    await this.#webhooks.deliverNow(confirmed.webhooks.claimed);
     if (next === 'processing') this.#succeedLater(ref);
     const { row } = confirmed;
     return { ref, amount: row.amount, currency: row.currency, status: toIntentStatus(next) };
@@ -278,16 +286,22 @@ export class SandboxProvider implements PaymentProvider {
 
   /** Processing intents (the due ones, or `ref`) succeed with their webhook; how many did. */
   async #succeedDelayed(match: { before: Date } | { ref: string }): Promise<number> {
-    const settled = await this.#db.transaction().execute(async (trx) => {
-      const moved = await succeedProcessing(trx, match, BATCH, this.#clock.now());
-      const webhooks = moved.map(({ ref, amount, currency, metadata }) => ({
-        type: 'payment_intent.succeeded' as const,
-        data: { ref, amount, currency, metadata },
-      }));
-      return this.#webhooks.add(trx, webhooks);
-    });
-    await this.#webhooks.deliverNow(settled);
-    return settled.length;
+    const settled = await transactionEndingWith(
+      this.#db,
+      async (trx) => {
+        const moved = await succeedProcessing(trx, match, BATCH, this.#clock.now());
+        return this.#webhooks.written(
+          moved.map(({ ref, amount, currency, metadata }) => ({
+            type: 'payment_intent.succeeded' as const,
+            data: { ref, amount, currency, metadata },
+          })),
+        );
+      },
+      // Their webhooks, in one insert: the COMMIT goes with it.
+      (trx, webhooks) => webhooks.insert(trx),
+    );
+    await this.#webhooks.deliverNow(settled.claimed);
+    return settled.claimed.length;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { LastStatement } from '../db/last-statement.ts';
 import type { Database } from '../db/tables.ts';
 import type {
   SandboxIntentStatus,
@@ -166,24 +167,21 @@ export function succeedProcessing(
 }
 
 /** Adds webhooks to the outbox, taken for their first attempt by the caller until `leaseUntil`. */
-export async function insertWebhooks(
+export function insertWebhooksStatement(
   db: Db,
   webhooks: readonly { id: string; intentRef: string; body: string }[],
   leaseUntil: Date,
-): Promise<void> {
-  if (webhooks.length === 0) return;
-  await db
-    .insertInto('sandbox_webhooks')
-    .values(
-      webhooks.map((w) => ({
-        id: w.id,
-        intent_ref: w.intentRef,
-        body: w.body,
-        attempts: 1,
-        next_attempt_at: leaseUntil,
-      })),
-    )
-    .execute();
+): LastStatement {
+  if (webhooks.length === 0) return null;
+  return db.insertInto('sandbox_webhooks').values(
+    webhooks.map((w) => ({
+      id: w.id,
+      intent_ref: w.intentRef,
+      body: w.body,
+      attempts: 1,
+      next_attempt_at: leaseUntil,
+    })),
+  );
 }
 
 /**

@@ -1,13 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { reportIfOutage } from '../db/errors.ts';
-import { commitsWith } from '../db/last-statement.ts';
+import type { LastStatement } from '../db/last-statement.ts';
 import type { Database } from '../db/tables.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
-import { claimWebhooks, insertWebhooks, settleWebhook, type ClaimedWebhook } from './sandbox.repository.ts';
+import {
+  claimWebhooks,
+  insertWebhooksStatement,
+  settleWebhook,
+  type ClaimedWebhook,
+} from './sandbox.repository.ts';
 
 export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
+
+/** Webhooks to write at the end of a transaction, then to attempt once it committed. */
+export interface WrittenWebhooks {
+  claimed: ClaimedWebhook[];
+  insert: (trx: Transaction<Database>) => LastStatement;
+}
 
 /** Where the sandbox posts its webhooks: the webhook route in-process, or the receiver directly. */
 export type WebhookDelivery = (body: string, headers: Record<string, string>) => Promise<number>;
@@ -77,19 +88,27 @@ export class SandboxWebhookOutbox {
   }
 
   /**
-   * Writes webhooks (each about the intent `data.ref`) as the caller's transaction's last statement
-   * (its COMMIT goes with it), taken by this process for their first attempt: pass what this
-   * returns to {@link deliverNow} after the commit.
+   * Webhooks (each about the intent `data.ref`) for the caller's transaction to write as its last
+   * statement (`insert`, for `transactionEndingWith`: its COMMIT goes with it), taken by this process
+   * for their first attempt: pass `claimed` to {@link deliverNow} after the commit.
    */
-  async add(trx: Transaction<Database>, webhooks: readonly NewWebhook[]): Promise<ClaimedWebhook[]> {
+  written(webhooks: readonly NewWebhook[]): WrittenWebhooks {
     const created = Math.floor(Date.now() / 1000);
     const rows = webhooks.map((webhook) => {
       const id = `evt_sbx_${randomUUID()}`;
       const body: SandboxWebhookBody = { id, created, ...webhook };
       return { id, intentRef: webhook.data.ref, body: JSON.stringify(body) };
     });
-    await insertWebhooks(commitsWith(trx), rows, this.#leaseUntil());
-    return rows.map((row) => ({ id: row.id, body: row.body, attempts: 1, created_at: this.#clock.now() }));
+    const leaseUntil = this.#leaseUntil();
+    return {
+      claimed: rows.map((row) => ({
+        id: row.id,
+        body: row.body,
+        attempts: 1,
+        created_at: this.#clock.now(),
+      })),
+      insert: (trx) => insertWebhooksStatement(trx, rows, leaseUntil),
+    };
   }
 
   /** The first attempt of webhooks this process just wrote, in order; never rejects. */
