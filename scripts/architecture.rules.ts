@@ -29,6 +29,8 @@ export const LAYERS: Record<string, Layer> = {
   stores: 'features',
   credentials: 'features',
   keys: 'features',
+  // Passwordless codes and sessions, once; staff and customers use it on their own tables.
+  'sign-in': 'features',
   staff: 'features',
   onboarding: 'features',
   catalog: 'features',

@@ -9,8 +9,9 @@ import { orderLoops } from './orders/orders.loops.ts';
 import { paymentLoops } from './payments/payments.loops.ts';
 import { retentionLoop } from './retention.loop.ts';
 import { ordersDeps, type Runtime } from './runtime.ts';
-import { sessionCleanupLoop } from './staff/session-cleanup.loop.ts';
-import { customerSessionCleanupLoop } from './customers/session-cleanup.loop.ts';
+import { sessionCleanupLoop } from './sign-in/session-cleanup.loop.ts';
+import { STAFF_SIGN_IN } from './staff/staff.sign-in.ts';
+import { CUSTOMER_SIGN_IN } from './customers/customers.sign-in.ts';
 import { webhookLoops } from './webhooks/webhooks.loops.ts';
 import type { WorkerLoop } from './workers/runner.ts';
 
@@ -27,8 +28,7 @@ export function backgroundLoops(
   const { log } = io;
   const transport = metrics ? countedTransport(io.mailTransport, metrics) : io.mailTransport;
   return [
-    sessionCleanupLoop(services),
-    customerSessionCleanupLoop(services),
+    sessionCleanupLoop(services, [STAFF_SIGN_IN, CUSTOMER_SIGN_IN]),
     retentionLoop(runtime, log),
     ...orderLoops(ordersDeps(runtime, log)),
     ...paymentLoops(runtime.payments),

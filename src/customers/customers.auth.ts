@@ -1,15 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import { resolveCredential } from '../credentials/credentials.service.ts';
-import type { ServiceDeps } from '../db/service-deps.ts';
 import { unauthorized } from '../lib/errors.ts';
 import { requireStorefront } from '../http/principals.ts';
-import { findLiveSession, slideSession } from './customers.repository.ts';
-import type { CustomerSessionLifetime } from './customers.service.ts';
+import { sessionAuthenticator, tokenPattern, type SessionAuthDeps } from '../sign-in/sign-in.service.ts';
+import { findLiveSession } from './customers.repository.ts';
+import { CUSTOMER_SIGN_IN } from './customers.sign-in.ts';
 
-export const CUSTOMER_TOKEN_PATTERN = /^ct_[0-9A-Za-z]{40}$/;
-
-/** A session's expiry slides forward at most this often (saves a write on every request). */
-const SLIDE_EVERY_MS = 60_000;
+export const CUSTOMER_TOKEN_PATTERN = tokenPattern(CUSTOMER_SIGN_IN);
 
 /** The signed-in customer of a storefront request. */
 export interface CustomerPrincipal {
@@ -21,9 +17,7 @@ export interface CustomerPrincipal {
   expiresAt: Date;
 }
 
-export interface CustomerAuthDeps extends Pick<ServiceDeps, 'db' | 'clock'> {
-  sessions: CustomerSessionLifetime;
-}
+export type CustomerAuthDeps = SessionAuthDeps;
 
 /** The `ct_…` of `Authorization: Bearer ct_…`, or null when the header carries none. */
 export function customerTokenOf(request: FastifyRequest): string | null {
@@ -33,14 +27,18 @@ export function customerTokenOf(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
-const invalid = () =>
-  unauthorized('The customer token is invalid or has expired; sign in again.', 'storefront', true);
+const authenticateCustomer = sessionAuthenticator(CUSTOMER_SIGN_IN, {
+  invalid: () =>
+    unauthorized('The customer token is invalid or has expired; sign in again.', 'storefront', true),
+  findLive: findLiveSession,
+});
 
 /**
  * The customer a storefront request is signed in as (D44), or null without a customer token; a
  * token that is unknown, revoked, expired, past its absolute lifetime or of another store than the
- * publishable key's is 401. Its expiry slides by the session TTL on use, never past the absolute
- * lifetime. Resolved only by the routes that need a customer (never on catalog reads).
+ * publishable key's is 401 (`sessionAuthenticator`: its expiry slides by the session TTL on use,
+ * never past the absolute lifetime). Resolved only by the routes that need a customer (never on
+ * catalog reads).
  */
 export async function customerOf(
   deps: CustomerAuthDeps,
@@ -48,28 +46,18 @@ export async function customerOf(
 ): Promise<CustomerPrincipal | null> {
   const token = customerTokenOf(request);
   if (token === null) return null;
-  if (!CUSTOMER_TOKEN_PATTERN.test(token)) throw invalid();
-  const { storeId } = requireStorefront(request);
-  const credential = await resolveCredential(deps, token, 'customer_session');
-  // A token of one store is worthless in another: the same answer as an unknown token.
-  if (!credential || credential.storeId !== storeId) throw invalid();
-  const now = deps.clock.now();
-  const row = await findLiveSession(
-    deps.db,
-    storeId,
-    credential.subjectId,
-    now,
-    new Date(now.getTime() - deps.sessions.maxAgeMs),
+  const { session, expiresAt } = await authenticateCustomer(
+    deps,
+    token,
+    () => requireStorefront(request).storeId,
   );
-  if (!row) throw invalid();
-  let expiresAt = row.expires_at;
-  if (now.getTime() - row.last_used_at.getTime() >= SLIDE_EVERY_MS) {
-    expiresAt = new Date(
-      Math.min(now.getTime() + deps.sessions.ttlMs, row.created_at.getTime() + deps.sessions.maxAgeMs),
-    );
-    await slideSession(deps.db, storeId, row.session_id, expiresAt, now);
-  }
-  return { storeId, customerId: row.customer_id, email: row.email, sessionId: row.session_id, expiresAt };
+  return {
+    storeId: session.store_id,
+    customerId: session.customer_id,
+    email: session.email,
+    sessionId: session.session_id,
+    expiresAt,
+  };
 }
 
 /** The signed-in customer, or 401 asking for a token. */

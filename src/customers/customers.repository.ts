@@ -286,25 +286,7 @@ export async function deleteAddress(
   return Number(result.numDeletedRows) > 0;
 }
 
-// Sessions
-
-export async function insertSession(
-  trx: Transaction<Database>,
-  session: { storeId: string; customerId: string; expiresAt: Date; now: Date },
-): Promise<string> {
-  const row = await trx
-    .insertInto('customer_sessions')
-    .values({
-      store_id: session.storeId,
-      customer_id: session.customerId,
-      expires_at: session.expiresAt,
-      last_used_at: session.now,
-      created_at: session.now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
+// Sessions (their SQL is the sign-in module's; these join the customer, list for an export)
 
 /** A session that is live (not revoked, not expired, within its absolute lifetime), with its customer. */
 export function findLiveSession(
@@ -336,35 +318,6 @@ export function findLiveSession(
     .executeTakeFirst();
 }
 
-export async function slideSession(
-  db: Kysely<Database>,
-  storeId: string,
-  sessionId: string,
-  expiresAt: Date,
-  now: Date,
-): Promise<void> {
-  await db
-    .updateTable('customer_sessions')
-    .set({ expires_at: expiresAt, last_used_at: now })
-    .where('store_id', '=', storeId)
-    .where('id', '=', sessionId)
-    .execute();
-}
-
-export async function revokeSession(
-  trx: Transaction<Database>,
-  storeId: string,
-  sessionId: string,
-  now: Date,
-): Promise<void> {
-  await trx
-    .updateTable('customer_sessions')
-    .set({ revoked_at: now })
-    .where('store_id', '=', storeId)
-    .where('id', '=', sessionId)
-    .execute();
-}
-
 export function customerSessions(db: Kysely<Database>, storeId: string, customerId: string) {
   return db
     .selectFrom('customer_sessions')
@@ -373,156 +326,6 @@ export function customerSessions(db: Kysely<Database>, storeId: string, customer
     .where('customer_id', '=', customerId)
     .orderBy('created_at', 'desc')
     .execute();
-}
-
-/** Sessions that expired or were revoked before `before` (a system purge, across stores). */
-export function staleSessions(db: Kysely<Database>, now: Date, revokedBefore: Date, limit: number) {
-  return db
-    .selectFrom('customer_sessions')
-    .select(['store_id', 'id'])
-    .where((eb) => eb.or([eb('expires_at', '<', now), eb('revoked_at', '<', revokedBefore)]))
-    .limit(limit)
-    .execute();
-}
-
-export async function deleteSession(trx: Transaction<Database>, storeId: string, sessionId: string) {
-  await trx
-    .deleteFrom('customer_sessions')
-    .where('store_id', '=', storeId)
-    .where('id', '=', sessionId)
-    .execute();
-}
-
-// Sign-in codes
-
-interface CodeOwner {
-  storeId: string;
-  emailHash: string;
-  clientHash: string;
-}
-
-/** Codes made for an email since `since`: in all, and for one of its clients. */
-export async function countCodesSince(
-  db: Kysely<Database>,
-  code: CodeOwner,
-  since: Date,
-): Promise<{ member: number; client: number }> {
-  const row = await db
-    .selectFrom('customer_sign_in_codes')
-    .select((eb) => [
-      eb.fn.countAll<number>().as('member'),
-      eb.fn.countAll<number>().filterWhere('client_hash', '=', code.clientHash).as('client'),
-    ])
-    .where('store_id', '=', code.storeId)
-    .where('email_hash', '=', code.emailHash)
-    .where('created_at', '>', since)
-    .executeTakeFirstOrThrow();
-  return { member: Number(row.member), client: Number(row.client) };
-}
-
-/** Voids the pending codes of one client of an email (not other clients'). */
-export async function voidPendingCodes(db: Kysely<Database>, code: CodeOwner, now: Date): Promise<void> {
-  await db
-    .updateTable('customer_sign_in_codes')
-    .set({ voided_at: now })
-    .where('store_id', '=', code.storeId)
-    .where('email_hash', '=', code.emailHash)
-    .where('client_hash', '=', code.clientHash)
-    .where('used_at', 'is', null)
-    .where('voided_at', 'is', null)
-    .execute();
-}
-
-export async function insertCode(
-  db: Kysely<Database>,
-  code: CodeOwner & { hash: string; expiresAt: Date; now: Date },
-): Promise<void> {
-  await db
-    .insertInto('customer_sign_in_codes')
-    .values({
-      store_id: code.storeId,
-      email_hash: code.emailHash,
-      client_hash: code.clientHash,
-      code_hash: code.hash,
-      expires_at: code.expiresAt,
-      created_at: code.now,
-    })
-    .execute();
-}
-
-/**
- * Spends one attempt on the newest usable code of an email's client and hands back its hash, in
- * one conditional UPDATE: a guess is counted before it is compared, and a code whose attempts are
- * used up is not returned, so at most `maxAttempts` guesses ever see a code's hash however many
- * arrive at once.
- */
-export function spendCodeAttempt(
-  db: Kysely<Database>,
-  code: CodeOwner,
-  now: Date,
-  maxAttempts: number,
-): Promise<{ id: string; code_hash: string } | undefined> {
-  return db
-    .updateTable('customer_sign_in_codes')
-    .set({ attempts: sql<number>`attempts + 1` })
-    .where('store_id', '=', code.storeId)
-    .where('id', '=', (eb) =>
-      eb
-        .selectFrom('customer_sign_in_codes')
-        .select('id')
-        .where('store_id', '=', code.storeId)
-        .where('email_hash', '=', code.emailHash)
-        .where('client_hash', '=', code.clientHash)
-        .where('used_at', 'is', null)
-        .where('voided_at', 'is', null)
-        .where('expires_at', '>', now)
-        .orderBy('created_at', 'desc')
-        .limit(1),
-    )
-    .where('used_at', 'is', null)
-    .where('voided_at', 'is', null)
-    .where('expires_at', '>', now)
-    .where('attempts', '<', maxAttempts)
-    .returning(['id', 'code_hash'])
-    .executeTakeFirst();
-}
-
-/** Uses a code once (its attempt already counted): true when this call used it. */
-export async function useCode(
-  db: Kysely<Database>,
-  storeId: string,
-  codeId: string,
-  now: Date,
-): Promise<boolean> {
-  const row = await db
-    .updateTable('customer_sign_in_codes')
-    .set({ used_at: now })
-    .where('store_id', '=', storeId)
-    .where('id', '=', codeId)
-    .where('used_at', 'is', null)
-    .where('voided_at', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-export async function deleteCodesOfEmail(trx: Transaction<Database>, storeId: string, emailHash: string) {
-  await trx
-    .deleteFrom('customer_sign_in_codes')
-    .where('store_id', '=', storeId)
-    .where('email_hash', '=', emailHash)
-    .execute();
-}
-
-/** Deletes at most `limit` codes made before `before` (a system purge, across stores). */
-export async function deleteCodesMadeBefore(db: Kysely<Database>, before: Date, limit: number) {
-  const result = await db
-    .deleteFrom('customer_sign_in_codes')
-    .where('id', 'in', (eb) =>
-      eb.selectFrom('customer_sign_in_codes').select('id').where('created_at', '<', before).limit(limit),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
 }
 
 // Privacy log

@@ -1,10 +1,10 @@
 import type { Transaction } from 'kysely';
 import { checkAddress, isPhoneNumber, type Address } from '@storefront/address';
-import { revokeCredentials, storeCredential } from '../credentials/credentials.service.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
-import { randomBase62 } from '../lib/crypto.ts';
+import { openSession, revokeSession, type SessionLifetime } from '../sign-in/sign-in.service.ts';
+import { CUSTOMER_SIGN_IN } from './customers.sign-in.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import type { ListPage } from '../lib/cursors.ts';
 import { byCreated } from '../db/keyset.ts';
@@ -23,10 +23,8 @@ import {
   findAddress,
   findCustomer,
   insertAddress,
-  insertSession,
   lockCustomer,
   replaceAddress,
-  revokeSession,
   updateCustomer,
 } from './customers.repository.ts';
 import type {
@@ -41,15 +39,11 @@ import type {
 } from './customers.schemas.ts';
 import type { CustomerAddressRow, CustomerRow } from './customers.tables.ts';
 
-export const CUSTOMER_TOKEN_PREFIX = 'ct_';
 /** Saved addresses per customer (409 `limit_reached` beyond). */
 export const MAX_ADDRESSES = 20;
 
 /** How long customer sessions live (D44): sliding by `ttlMs` within `maxAgeMs` of the sign-in. */
-export interface CustomerSessionLifetime {
-  ttlMs: number;
-  maxAgeMs: number;
-}
+export type CustomerSessionLifetime = SessionLifetime;
 
 export type CustomersDeps = ServiceDeps;
 
@@ -130,22 +124,19 @@ export async function recordCustomerEvent(
 }
 
 /**
- * Opens a customer session: an opaque `ct_` token whose SHA-256 is the only thing stored (in the
- * global credentials table, resolving to this store only).
+ * Opens a customer session (`openSession`): an opaque `ct_` token whose SHA-256 is the only thing
+ * stored (in the global credentials table, resolving to this store only).
  */
 export async function openCustomerSession(
   deps: Pick<ServiceDeps, 'clock'> & { sessions: CustomerSessionLifetime },
   trx: Transaction<Database>,
   row: CustomerRow,
 ): Promise<CustomerSession> {
-  const now = deps.clock.now();
-  const token = `${CUSTOMER_TOKEN_PREFIX}${randomBase62(40)}`;
-  const expiresAt = new Date(now.getTime() + Math.min(deps.sessions.ttlMs, deps.sessions.maxAgeMs));
-  const sessionId = await insertSession(trx, { storeId: row.store_id, customerId: row.id, expiresAt, now });
-  await storeCredential(
-    { db: trx },
-    { secret: token, kind: 'customer_session', storeId: row.store_id, subjectId: sessionId },
-  );
+  const { token, expiresAt } = await openSession(trx, CUSTOMER_SIGN_IN, deps.sessions, {
+    storeId: row.store_id,
+    owner: row.id,
+    now: deps.clock.now(),
+  });
   return { token, expiresAt: expiresAt.toISOString(), customer: customerView(row) };
 }
 
@@ -156,8 +147,7 @@ export async function endCustomerSession(
   sessionId: string,
 ): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
-    await revokeSession(trx, storeId, sessionId, deps.clock.now());
-    await revokeCredentials({ db: trx }, storeId, sessionId, 'customer_session');
+    await revokeSession(trx, CUSTOMER_SIGN_IN, storeId, sessionId, deps.clock.now());
   });
 }
 

@@ -1,5 +1,4 @@
 import Type, { type Static } from 'typebox';
-import { revokeCredentials } from '../credentials/credentials.service.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 import { recordEvent } from '../events/events.ts';
 import { byCreated } from '../db/keyset.ts';
@@ -10,7 +9,6 @@ import { AdminOrderSchema } from '../orders/orders.schemas.ts';
 import {
   customerAddresses,
   customerSessions,
-  deleteCodesOfEmail,
   deleteCustomer,
   findCustomer,
   insertPrivacyLog,
@@ -26,7 +24,9 @@ import {
 } from './customers.schemas.ts';
 import { addressList, customerView } from './customers.service.ts';
 import type { PrivacyLogRow } from './customers.tables.ts';
+import { CUSTOMER_SIGN_IN } from './customers.sign-in.ts';
 import { emailHashOf } from './sign-in.service.ts';
+import { forgetCodesOf, revokeCredentialsOf } from '../sign-in/sign-in.service.ts';
 
 /**
  * Export and erasure of a customer's personal data (D44), by staff (Admin API) or by the customer
@@ -166,9 +166,13 @@ export async function eraseCustomer(
     if (!customer) throw noCustomer();
     const now = deps.clock.now();
     await eraseBuyer({ db: trx }, storeId, { customerId, email: customer.email }, now);
-    for (const session of await customerSessions(trx, storeId, customerId))
-      await revokeCredentials({ db: trx }, storeId, session.id, 'customer_session');
-    await deleteCodesOfEmail(trx, storeId, emailHashOf(deps.signInCodeKey, storeId, customer.email));
+    await revokeCredentialsOf(trx, CUSTOMER_SIGN_IN, storeId, customerId);
+    await forgetCodesOf(
+      trx,
+      CUSTOMER_SIGN_IN,
+      storeId,
+      emailHashOf(deps.signInCodeKey, storeId, customer.email),
+    );
     await deleteCustomer(trx, storeId, customerId);
     await recordEvent(trx, {
       storeId,

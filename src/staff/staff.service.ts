@@ -1,9 +1,7 @@
 import type { Kysely } from 'kysely';
-import { revokeCredentials, storeCredential } from '../credentials/credentials.service.ts';
 import { byCreated } from '../db/keyset.ts';
 import type { Database } from '../db/tables.ts';
 import type { StaffRole } from '../http/principals.ts';
-import { randomBase62 } from '../lib/crypto.ts';
 import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 import { isEmail } from '../lib/validate.ts';
@@ -12,27 +10,20 @@ import {
   findMember,
   findMemberByEmail,
   insertMember,
-  insertSession,
   lockOwners,
   membersQuery,
-  sessionIdsOf,
   updateMemberRole,
 } from './staff.repository.ts';
 import type { StaffMember } from './staff.schemas.ts';
 import type { StaffMemberRow } from './staff.tables.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
-
-export const STAFF_TOKEN_PREFIX = 'st_';
+import { openSession, revokeCredentialsOf, type SessionLifetime } from '../sign-in/sign-in.service.ts';
+import { STAFF_SIGN_IN } from './staff.sign-in.ts';
 
 export type StaffDeps = ServiceDeps;
 
-/** How long staff sessions live (D30). */
-export interface SessionLifetime {
-  /** A session slides by this much on use … */
-  ttlMs: number;
-  /** … within this absolute lifetime from sign-in. */
-  maxAgeMs: number;
-}
+/** How long staff sessions live (D30): sliding by `ttlMs` within `maxAgeMs` of the sign-in. */
+export type { SessionLifetime } from '../sign-in/sign-in.service.ts';
 
 export interface StaffSession {
   token: string;
@@ -63,16 +54,11 @@ export async function openStaffSession(
 ): Promise<StaffSession> {
   const staff = await findMemberByEmail(deps.db, storeId, email.trim().toLowerCase());
   if (!staff) throw notFound(`No staff member ${email} in this store.`);
-  const now = deps.clock.now();
-  const token = `${STAFF_TOKEN_PREFIX}${randomBase62(40)}`;
-  const expiresAt = new Date(now.getTime() + Math.min(deps.sessions.ttlMs, deps.sessions.maxAgeMs));
-  await deps.db.transaction().execute(async (trx) => {
-    const sessionId = await insertSession(trx, { storeId, staffId: staff.id, expiresAt, now });
-    await storeCredential(
-      { db: trx },
-      { secret: token, kind: 'staff_session', storeId, subjectId: sessionId },
+  const { token, expiresAt } = await deps.db
+    .transaction()
+    .execute((trx) =>
+      openSession(trx, STAFF_SIGN_IN, deps.sessions, { storeId, owner: staff.id, now: deps.clock.now() }),
     );
-  });
   return { token, expiresAt, staff: { id: staff.id, email: staff.email, role: staff.role } };
 }
 
@@ -147,9 +133,7 @@ export async function removeStaffMember(
     const current = await findMember(trx, storeId, staffId);
     if (!current) throw noMember();
     if (current.role === 'owner') await assertAnotherOwner(trx, storeId, staffId);
-    for (const sessionId of await sessionIdsOf(trx, storeId, staffId)) {
-      await revokeCredentials({ db: trx }, storeId, sessionId, 'staff_session');
-    }
+    await revokeCredentialsOf(trx, STAFF_SIGN_IN, storeId, staffId);
     await deleteMember(trx, storeId, staffId);
   });
 }
