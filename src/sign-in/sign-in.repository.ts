@@ -8,6 +8,7 @@ import {
   type Kysely,
   type KyselyPlugin,
   type QueryId,
+  type Updateable,
 } from 'kysely';
 import type { CreatedAt, Database, Time } from '../db/tables.ts';
 
@@ -292,32 +293,17 @@ export async function insertSession(
   return row.id;
 }
 
-export async function slideSession(
+/** Slides a session (`expires_at`, `last_used_at`) or marks it revoked (`revoked_at`). */
+export async function updateSession(
   db: Kysely<Database>,
   tables: SignInTables,
   storeId: string,
   sessionId: string,
-  expiresAt: Date,
-  now: Date,
+  change: Updateable<SessionTable>,
 ): Promise<void> {
   await on(db, tables)
     .updateTable('sessions')
-    .set({ expires_at: expiresAt, last_used_at: now })
-    .where('store_id', '=', storeId)
-    .where('id', '=', sessionId)
-    .execute();
-}
-
-export async function markSessionRevoked(
-  db: Kysely<Database>,
-  tables: SignInTables,
-  storeId: string,
-  sessionId: string,
-  now: Date,
-): Promise<void> {
-  await on(db, tables)
-    .updateTable('sessions')
-    .set({ revoked_at: now })
+    .set(change)
     .where('store_id', '=', storeId)
     .where('id', '=', sessionId)
     .execute();

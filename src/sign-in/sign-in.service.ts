@@ -13,10 +13,9 @@ import {
   deleteCodesOf,
   insertCode,
   insertSession,
-  markSessionRevoked,
   sessionIdsOf,
-  slideSession,
   spendCodeAttempt,
+  updateSession,
   useCode,
   voidPendingCodes,
   type CodeOwner,
@@ -200,7 +199,7 @@ export async function revokeSession(
   sessionId: string,
   now: Date,
 ): Promise<void> {
-  await markSessionRevoked(db, kind.tables, storeId, sessionId, now);
+  await updateSession(db, kind.tables, storeId, sessionId, { revoked_at: now });
   await revokeCredentials({ db }, storeId, sessionId, kind.credential);
 }
 
@@ -283,7 +282,10 @@ export function sessionAuthenticator<Row extends LiveSession>(
       expiresAt = new Date(
         Math.min(now.getTime() + deps.sessions.ttlMs, session.created_at.getTime() + deps.sessions.maxAgeMs),
       );
-      await slideSession(deps.db, kind.tables, session.store_id, session.session_id, expiresAt, now);
+      await updateSession(deps.db, kind.tables, session.store_id, session.session_id, {
+        expires_at: expiresAt,
+        last_used_at: now,
+      });
     }
     return { session, expiresAt };
   };
