@@ -42,13 +42,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       WHERE char_length(w) BETWEEN 4 AND 50 AND w !~ '[0-9]'
     $$`.execute(db);
   // Adds the deltas (+1 or -1 per product and word) to the words' counts, in word order, and
-  // deletes the words no product has any more.
+  // deletes the words no product has any more. A store being deleted is skipped: its products go by
+  // cascade, and so do its words.
   await sql`
     CREATE FUNCTION storefront_search_words_apply(stores uuid[], words text[], deltas integer[]) RETURNS void
     LANGUAGE plpgsql AS $$
     BEGIN
       INSERT INTO search_words AS d (store_id, word, products)
       SELECT s, w, sum(n) FROM unnest(stores, words, deltas) AS c(s, w, n)
+      WHERE EXISTS (SELECT 1 FROM stores WHERE stores.id = c.s)
       GROUP BY s, w HAVING sum(n) <> 0 ORDER BY s, w
       ON CONFLICT (store_id, word) DO UPDATE SET products = d.products + excluded.products;
       DELETE FROM search_words d USING unnest(stores, words) AS c(s, w)
