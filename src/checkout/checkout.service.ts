@@ -1,13 +1,12 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Compilable, Transaction } from 'kysely';
-import { checkAddress, isPhoneNumber, type Address } from '@storefront/address';
+import { checkAddress, isKnownCountry, isPhoneNumber, type Address } from '@storefront/address';
 import { cartCompleted, completeCart, findCartWith, type CartRow } from '../carts/carts.service.ts';
 import { heldMethodAmount } from '../shipping/shipping.service.ts';
 import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
 import { lockScopes, scopesLock } from '../db/advisory-lock.ts';
 import { isDatabaseUnavailable, isUniqueViolation, reportIfOutage } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
-import { isCountryCode } from '../lib/country.ts';
 import { AppError, unauthorized, validationFailed, type FieldError } from '../lib/errors.ts';
 import { isEmail } from '../lib/validate.ts';
 import type { OrdersDeps } from '../orders/orders.deps.ts';
@@ -64,7 +63,7 @@ export function checkoutInput(
   const errors: FieldError[] = [];
   if (email === '') errors.push({ pointer: '/email', detail: 'is required (or sign in as a customer)' });
   else if (!isEmail(email)) errors.push({ pointer: '/email', detail: 'must be an email address' });
-  if (country !== undefined && !isCountryCode(country))
+  if (country !== undefined && !isKnownCountry(country))
     errors.push({ pointer: '/country', detail: 'must be an ISO 3166-1 alpha-2 country code' });
   if (phone !== undefined && !isPhoneNumber(phone))
     errors.push({ pointer: '/phone', detail: 'must be a phone number (digits, spaces, + ( ) . -)' });

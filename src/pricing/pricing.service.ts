@@ -2,8 +2,7 @@ import type { Transaction } from 'kysely';
 import { byCreated } from '../db/keyset.ts';
 import { storeSetting } from '../db/settings-cache.ts';
 import type { Database } from '../db/tables.ts';
-import { countryRules } from '@storefront/address';
-import { isCountryCode } from '../lib/country.ts';
+import { countryRules, isKnownCountry } from '@storefront/address';
 import {
   countryShippingAmounts,
   removeCountryShipping,
@@ -197,7 +196,7 @@ export async function removeDiscount(
 function taxRateKey(param: string): { code: string; region: boolean } {
   const code = param.toUpperCase();
   const [country, subdivision] = code.split('-') as [string, string | undefined];
-  const rules = isCountryCode(country) ? countryRules(country) : undefined;
+  const rules = isKnownCountry(country) ? countryRules(country) : undefined;
   if (!rules)
     throw validationFailed('Unknown country code.', [
       {

@@ -227,15 +227,71 @@ export function countryRules(country: string): CountryRules | null {
   return load(country)?.rules ?? null;
 }
 
-/** Every country code the data set knows, sorted. */
+let knownCodes: readonly string[] | null = null;
+let knownSet: ReadonlySet<string> | null = null;
+
+/**
+ * Every country code the data set knows, sorted: the one list of countries the server accepts and
+ * the console's and shop's pickers offer.
+ */
 export function knownCountries(): string[] {
-  const codes: string[] = [];
-  for (let a = 65; a <= 90; a++)
-    for (let b = 65; b <= 90; b++) {
-      const code = String.fromCharCode(a, b);
-      if (getCountryData(code)) codes.push(code);
+  if (!knownCodes) {
+    const codes: string[] = [];
+    for (let a = 65; a <= 90; a++)
+      for (let b = 65; b <= 90; b++) {
+        const code = String.fromCharCode(a, b);
+        if (getCountryData(code)) codes.push(code);
+      }
+    knownCodes = codes;
+  }
+  return [...knownCodes];
+}
+
+/** Is this a country code (upper-case ISO 3166-1 alpha-2) the data set knows? */
+export function isKnownCountry(code: string): boolean {
+  knownSet ??= new Set(knownCountries());
+  return knownSet.has(code);
+}
+
+const countryNamers = new Map<string, (code: string) => string>();
+
+function countryNamer(language: string | undefined): (code: string) => string {
+  const key = language ?? '';
+  let namer = countryNamers.get(key);
+  if (!namer) {
+    try {
+      const names = new Intl.DisplayNames(language, { type: 'region', fallback: 'code' });
+      namer = (code) => names.of(code) ?? code;
+    } catch {
+      namer = (code) => code; // a language Intl cannot name regions in: codes, then
     }
-  return codes;
+    countryNamers.set(key, namer);
+  }
+  return namer;
+}
+
+/** A country's name in `language` (a BCP 47 tag; the runtime's own when absent), or its code. */
+export function countryName(code: string, language?: string): string {
+  try {
+    return countryNamer(language)(code);
+  } catch {
+    return code; // not a region code Intl takes
+  }
+}
+
+const optionLists = new Map<string, { code: string; name: string }[]>();
+
+/** Every known country with its name in `language`, sorted by name: what a country picker offers. */
+export function countryOptions(language?: string): readonly { code: string; name: string }[] {
+  const key = language ?? '';
+  let list = optionLists.get(key);
+  if (!list) {
+    list = knownCountries()
+      .map((code) => ({ code, name: countryName(code, language) }))
+      .sort((a, b) => a.name.localeCompare(b.name, language));
+    optionLists.set(key, list);
+  }
+  return list;
 }
 
 /** One thing wrong with an address: where (a JSON Pointer below the address's own) and what. */

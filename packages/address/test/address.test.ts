@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   checkAddress,
+  countryName,
+  countryOptions,
   countryRules,
   formatAddress,
+  isKnownCountry,
   knownCountries,
   regionLabel,
   regionOptions,
@@ -257,4 +260,23 @@ describe('region names in Latin letters', () => {
       { pointer: '/postalCode', detail: 'does not belong to Tokyo (東京都)' },
     ]);
   });
+});
+
+test('one country list: the codes the data knows, named in a language and sorted by name', () => {
+  const codes = knownCountries();
+  assert.ok(codes.length > 240);
+  assert.ok(isKnownCountry('DE') && isKnownCountry('XK'));
+  for (const code of ['SU', 'YU', 'EU', 'UN', 'ZZ', 'de', 'DEU', ''])
+    assert.equal(isKnownCountry(code), false, code);
+  const english = countryOptions('en');
+  assert.deepEqual(english.map((country) => country.code).sort(), codes);
+  assert.equal(english.find((country) => country.code === 'DE')?.name, 'Germany');
+  assert.equal(countryOptions('de').find((country) => country.code === 'DE')?.name, 'Deutschland');
+  const names = english.map((country) => country.name);
+  assert.deepEqual(
+    names,
+    [...names].sort((a, b) => a.localeCompare(b, 'en')),
+  );
+  assert.equal(countryName('JP', 'en'), 'Japan');
+  assert.equal(countryName('??', 'en'), '??');
 });

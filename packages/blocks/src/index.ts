@@ -12,6 +12,8 @@ export type { SettingRule } from './rules.ts';
 export { renderBlocks, safeUrl, toElements } from './render.ts';
 export type { CreateElement, RenderElement, RenderNode, RenderTag } from './render.ts';
 export { blockAtPointer } from './pointer.ts';
+export { deliveryEstimate } from './delivery.ts';
+export type { DeliveryDays } from './delivery.ts';
 export {
   blockHeight,
   childrenOf,

@@ -356,7 +356,7 @@ describe('orders in the console', () => {
       'SW1Y 4JH',
       'United Kingdom',
     ]);
-    await shipping.getByText('Ground · delivery in 3–5 days').waitFor();
+    await shipping.getByText('Ground · 3–5 business days').waitFor();
     await page
       .getByRole('region', { name: 'Customer' })
       .getByRole('link', { name: '+1 617 555 0100' })

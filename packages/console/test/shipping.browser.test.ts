@@ -92,7 +92,7 @@ describe('shipping in the console', () => {
     assert.deepEqual((await ground.getByRole('cell').allTextContents()).slice(0, 4), [
       'By weight',
       'up to 500 g: $5.00up to 2,000 g: $9.50',
-      '3–7 days',
+      '3–7 business days',
       'active',
     ]);
     let zones = await zonesOf(shop.admin);
@@ -141,7 +141,7 @@ describe('shipping in the console', () => {
     assert.deepEqual((await ground.getByRole('cell').allTextContents()).slice(0, 4), [
       'Flat rate',
       '$8.00',
-      '3–7 days',
+      '3–7 business days',
       'inactive',
     ]);
     zones = await zonesOf(shop.admin);

@@ -1,105 +1,14 @@
 /**
- * Shared by the home, orders and pricing screens: countries, what an order can still refund, ship
+ * Shared by the home and orders screens: what an order can still refund, ship
  * and take back, and its timeline. (Rates in basis points are parsed and shown with money, in
  * ui/money.ts.)
  */
 import type { AdminOrder } from '@storefront/client';
-import { useId, useMemo } from 'react';
+import { useId } from 'react';
 import type { OrderMail, OrderReturn } from '../data/orders.ts';
-import { FieldShell, TextAreaField } from '../ui/components.tsx';
+import { TextAreaField } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { formatMoney } from '../ui/money.ts';
-
-// ---- Countries (ISO 3166-1 alpha-2, named in the browser's language) ----
-
-/** Codes Intl names but ISO 3166-1 does not assign (the server refuses them too). */
-const NOT_ISO = new Set([
-  'AC',
-  'CP',
-  'DG',
-  'EA',
-  'EU',
-  'EZ',
-  'IC',
-  'QO',
-  'TA',
-  'UK',
-  'UN',
-  'XA',
-  'XB',
-  'XK',
-  'ZZ',
-]);
-
-let countryCache: { code: string; name: string }[] | null = null;
-
-/** Every country the browser can name, by name. */
-export function countries(): { code: string; name: string }[] {
-  if (countryCache) return countryCache;
-  const names = new Intl.DisplayNames(undefined, { type: 'region', fallback: 'none' });
-  const english = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
-  const list: { code: string; name: string }[] = [];
-  const A = 'A'.charCodeAt(0);
-  for (let i = 0; i < 26; i += 1) {
-    for (let j = 0; j < 26; j += 1) {
-      const code = String.fromCharCode(A + i, A + j);
-      if (NOT_ISO.has(code)) continue;
-      const known = english.of(code);
-      if (!known || known === code || known === 'Unknown Region') continue;
-      list.push({ code, name: names.of(code) ?? known });
-    }
-  }
-  countryCache = list.sort((a, b) => a.name.localeCompare(b.name));
-  return countryCache;
-}
-
-export function countryName(code: string): string {
-  try {
-    return new Intl.DisplayNames(undefined, { type: 'region', fallback: 'code' }).of(code) ?? code;
-  } catch {
-    return code;
-  }
-}
-
-/** A country picker: a native select of every country, by name. */
-export function CountrySelect({
-  label,
-  value,
-  onChange,
-  error,
-  hint,
-  disabled,
-}: {
-  label: string;
-  value: string;
-  onChange: (code: string) => void;
-  error?: string | undefined;
-  hint?: string;
-  disabled?: boolean;
-}) {
-  const list = useMemo(countries, []);
-  return (
-    <FieldShell label={label} error={error} hint={hint}>
-      {({ id, describedBy, invalid }) => (
-        <select
-          id={id}
-          value={value}
-          disabled={disabled}
-          aria-describedby={describedBy}
-          aria-invalid={invalid || undefined}
-          onChange={(event) => onChange(event.target.value)}
-        >
-          <option value="">Choose a country…</option>
-          {list.map((country) => (
-            <option key={country.code} value={country.code}>
-              {country.name} ({country.code})
-            </option>
-          ))}
-        </select>
-      )}
-    </FieldShell>
-  );
-}
 
 // ---- Refunds ----
 

@@ -6,6 +6,7 @@
  */
 import { formatAddress } from '@storefront/address';
 import { StorefrontError, type AdminOrder } from '@storefront/client';
+import { countryName } from '@storefront/address';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import {
@@ -35,7 +36,6 @@ import { QueryView } from '../ui/queries.tsx';
 import { SearchForm, useUrlFilter, useUrlParam, useUrlSearch } from '../ui/search.tsx';
 import { deliveryEstimate } from './shipping-parts.ts';
 import {
-  countryName,
   fulfillmentBadge,
   orderBadges,
   orderTimeline,
@@ -271,7 +271,7 @@ function Shipping({ order }: { order: AdminOrder }) {
       {method ? (
         <p>
           {method.name}
-          {estimate ? <span className="muted"> · delivery in {estimate}</span> : null}
+          {estimate ? <span className="muted"> · {estimate}</span> : null}
         </p>
       ) : (
         <p className="muted">None</p>

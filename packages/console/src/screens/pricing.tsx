@@ -27,7 +27,8 @@ import { MoneyField } from '../ui/money-field.tsx';
 import { bpsToPercentText, formatMoney, formatPercent, percentTextToBps } from '../ui/money.ts';
 import { errorMessage, messageAt } from '../ui/problems.ts';
 import { QueryView } from '../ui/queries.tsx';
-import { countryName, CountrySelect } from './orders-parts.tsx';
+import { countryName } from '@storefront/address';
+import { CountrySelect } from '../ui/country-select.tsx';
 import './orders.css';
 
 const CODE = /^[A-Za-z0-9_-]{1,64}$/;

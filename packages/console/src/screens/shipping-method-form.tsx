@@ -20,7 +20,7 @@ import {
   type FieldMessage,
   type FormProblem,
 } from '../ui/problems.ts';
-import { countryName } from './orders-parts.tsx';
+import { countryName } from '@storefront/address';
 import { FormPanel } from './shipping-form-panel.tsx';
 import { formatGrams, KIND_LABELS } from './shipping-parts.ts';
 

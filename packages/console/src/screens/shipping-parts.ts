@@ -4,10 +4,10 @@
  * where theirs are in another script), a method's kind, price
  * and delivery estimate.
  */
-import { countryRules, knownCountries, regionLabel } from '@storefront/address';
+import { countryName, countryOptions, countryRules, regionLabel } from '@storefront/address';
 import type { MethodKind, ShippingMethod, ZoneArea } from '../data/shipping.ts';
 import { formatMoney } from '../ui/money.ts';
-import { countryName } from './orders-parts.tsx';
+import { deliveryEstimate } from '@storefront/blocks';
 
 export const REST_OF_WORLD = '*';
 
@@ -30,15 +30,8 @@ export function plural(noun: string): string {
   return `${noun}s`;
 }
 
-let zoneCountryCache: { code: string; name: string }[] | null = null;
-
 /** The countries a zone can name (those the address data knows, as the server checks), by name. */
-export function zoneCountries(): { code: string; name: string }[] {
-  zoneCountryCache ??= knownCountries()
-    .map((code) => ({ code, name: countryName(code) }))
-    .sort((a, b) => a.name.localeCompare(b.name));
-  return zoneCountryCache;
-}
+export const zoneCountries = (): readonly { code: string; name: string }[] => countryOptions();
 
 /** The console's language (`<html lang>`): region names show as a reader of it can read them. */
 export const consoleLanguage = (): string => document.documentElement.lang || 'en';
@@ -92,15 +85,4 @@ export function methodPrices(method: ShippingMethod, currency: string): string[]
   }
 }
 
-/** "3–7 business days"-style estimate, or null when the method gives none. */
-export function deliveryEstimate(method: {
-  minDeliveryDays: number | null;
-  maxDeliveryDays: number | null;
-}): string | null {
-  const { minDeliveryDays: min, maxDeliveryDays: max } = method;
-  const days = (n: number) => `${n} day${n === 1 ? '' : 's'}`;
-  if (min !== null && max !== null) return min === max ? days(max) : `${min}–${days(max)}`;
-  if (max !== null) return `up to ${days(max)}`;
-  if (min !== null) return `${days(min)} or more`;
-  return null;
-}
+export { deliveryEstimate };

@@ -23,7 +23,7 @@ import {
   StatusBadge,
 } from '../ui/components.tsx';
 import { QueryView } from '../ui/queries.tsx';
-import { countryName } from './orders-parts.tsx';
+import { countryName } from '@storefront/address';
 import { MethodForm } from './shipping-method-form.tsx';
 import { deliveryEstimate, describeArea, KIND_LABELS, methodPrices } from './shipping-parts.ts';
 import { ZoneForm } from './shipping-zone-form.tsx';

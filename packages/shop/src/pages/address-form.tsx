@@ -4,7 +4,7 @@
  * service checks with (`@storefront/address`), and each field carries the autocomplete token a
  * browser fills it from.
  */
-import { checkAddress, countryRules, knownCountries, regionOptions } from '@storefront/address';
+import { checkAddress, countryName, countryOptions, countryRules, regionOptions } from '@storefront/address';
 import type { AddressInput } from '@storefront/client';
 import type { ComponentChildren } from 'preact';
 
@@ -68,27 +68,10 @@ export function problemsAfterEdit<T extends AddressProblems>(
   return kept;
 }
 
-let countryList: { code: string; name: string }[] | null = null;
+/** Every country the address data knows (the one list the server checks), by name in the shopper's language. */
+export const countries = (): readonly { code: string; name: string }[] => countryOptions();
 
-/** Every country the address data knows, by name in the shopper's language. */
-export function countries(): { code: string; name: string }[] {
-  if (countryList) return countryList;
-  let name = (code: string) => code;
-  try {
-    const names = new Intl.DisplayNames(undefined, { type: 'region' });
-    name = (code) => names.of(code) ?? code;
-  } catch {
-    // codes, then
-  }
-  countryList = knownCountries()
-    .map((code) => ({ code, name: name(code) }))
-    .sort((a, b) => a.name.localeCompare(b.name));
-  return countryList;
-}
-
-export function countryName(code: string): string {
-  return countries().find((country) => country.code === code)?.name ?? code;
-}
+export { countryName };
 
 /** The shop's language (`<html lang>`): region names show as a reader of it can read them ("Tokyo (東京都)"). */
 const shopLanguage = () => document.documentElement.lang || 'en';

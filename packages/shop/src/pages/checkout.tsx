@@ -7,6 +7,7 @@
  * next visit.
  */
 import { checkAddress, formatAddress, isPhoneNumber } from '@storefront/address';
+import { deliveryEstimate } from '@storefront/blocks';
 import {
   StorefrontError,
   type Cart,
@@ -170,17 +171,7 @@ function focusSoon(id: string) {
   window.requestAnimationFrame(() => document.getElementById(id)?.focus());
 }
 
-/** The days an option takes, in words ("3–5 business days"); empty when the store gave none. */
-export function deliveryEstimate(option: {
-  minDeliveryDays: number | null;
-  maxDeliveryDays: number | null;
-}): string {
-  const { minDeliveryDays: min, maxDeliveryDays: max } = option;
-  if (min !== null && max !== null && min !== max) return `${min}–${max} business days`;
-  const days = max ?? min;
-  if (days === null) return '';
-  return days === 0 ? 'Today' : `${days} business day${days === 1 ? '' : 's'}`;
-}
+export { deliveryEstimate };
 
 /** The saved address the form holds, if it holds one exactly (the picker shows it chosen). */
 function savedAddressMatching(addresses: readonly CustomerAddress[], draft: AddressDraft): string {
