@@ -13,7 +13,7 @@ import type { Database } from '../db/tables.ts';
 import { ShopDriver } from '../orders/orders.test-support.ts';
 import { SANDBOX_WEBHOOK_LOOP } from '../payments/payments.loops.ts';
 import { ATTEMPT_LEASE_MS } from '../payments/sandbox.webhooks.ts';
-import { assertQuiet, startTestApp, testConfig, waitFor, type TestApp } from '../test/harness.ts';
+import { startTestApp, testConfig, waitFor, type TestApp } from '../test/harness.ts';
 
 const DELAY_MS = 1000;
 
@@ -33,11 +33,16 @@ after(() => t.close());
 
 type Write = 'INSERT' | 'UPDATE';
 
-/** These tables refuse these writes as a full disk makes PostgreSQL do, until `allowWrites`. */
+/**
+ * These tables refuse these writes as a full disk makes PostgreSQL do, until `allowWrites`; each
+ * refused statement is counted in a sequence (which a rollback does not undo): see `refusedWrites`.
+ */
 async function refuseWrites(db: Kysely<Database>, refused: Record<string, Write[]>): Promise<void> {
+  await sql`CREATE SEQUENCE IF NOT EXISTS storefront_test_refused`.execute(db);
   await sql`
     CREATE FUNCTION storefront_test_disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+      PERFORM nextval('storefront_test_refused');
       RAISE EXCEPTION 'could not extend file "base/16384/16415": No space left on device'
         USING ERRCODE = 'disk_full';
     END $$`.execute(db);
@@ -49,6 +54,15 @@ async function refuseWrites(db: Kysely<Database>, refused: Record<string, Write[
 
 async function allowWrites(db: Kysely<Database>): Promise<void> {
   await sql`DROP FUNCTION storefront_test_disk_full() CASCADE`.execute(db);
+}
+
+/** How many writes `refuseWrites` has refused so far. */
+async function refusedWrites(): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    SELECT CASE WHEN is_called THEN last_value ELSE 0 END::int AS n FROM storefront_test_refused`.execute(
+    t.db.kysely,
+  );
+  return rows[0]!.n;
 }
 
 const hasStack = (line: Record<string, unknown>): boolean => /"stack"|\\n\s+at /.test(JSON.stringify(line));
@@ -105,16 +119,27 @@ test('the order cannot be written nor its intent cancelled: 503, and the cancel 
 
 test('a delayed payment that cannot succeed meanwhile: no error, no stack; it succeeds once the database writes', async () => {
   const bought = await shop.buy(variantId);
+  const confirmedAt = Date.now();
   await shop.confirm(bought, 'pm_card_delayed');
   const from = t.logs.length;
   // Before SANDBOX_DELAY has passed: its success cannot be written.
   await refuseWrites(t.db.kysely, { sandbox_intents: ['UPDATE'] });
   try {
     assert.equal((await shop.order(bought.order.id)).payment.status, 'processing');
-    // Its timer fires within this; the loop tries too.
-    await assertQuiet(
-      DELAY_MS + 1000,
-      () => t.logs.slice(from).find((line) => hasStack(line) || /delayed payment/.test(String(line.msg))),
+    // Its timer fires after SANDBOX_DELAY and its write is refused; then the loop tries too.
+    const refused = await refusedWrites();
+    await waitFor(
+      async () => Date.now() >= confirmedAt + DELAY_MS && (await refusedWrites()) > refused,
+      DELAY_MS + 10_000,
+      'the delayed payment’s write to be refused',
+    );
+    const pass = t.nextPass(SANDBOX_WEBHOOK_LOOP);
+    t.runtime.signals.wake(SANDBOX_WEBHOOK_LOOP);
+    await pass;
+    assert.ok((await refusedWrites()) >= refused + 2, 'the loop’s write was refused too');
+    assert.equal(
+      t.logs.slice(from).find((line) => hasStack(line) || /delayed payment/.test(String(line.msg))),
+      undefined,
       'no line about the delayed payment',
     );
   } finally {

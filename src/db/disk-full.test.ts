@@ -106,12 +106,13 @@ test('a full disk: writes answer 503 with Retry-After, readiness fails, one warn
     assert.equal(ready.statusCode, 503, 'not ready while writes fail, though SELECT 1 answers');
     assert.equal(ready.headers['retry-after'], '5');
 
-    // The loops meet the full disk too: the relay's claims, the mail worker's, expiry's.
-    for (const loop of [WEBHOOK_RELAY_LOOP, WEBHOOK_PURGE_LOOP, MAIL_LOOP, 'refund-reconcile'])
-      t.runtime.signals.wake(loop);
+    // The loops meet the full disk too: the relay's claims, the mail worker's, expiry's. Each is
+    // woken and run once more (the relay runs until the worker stops: it has no pass to wait for).
     t.clock.advance(t.config.payments.orderTtlMs + 60_000);
-    t.runtime.signals.wake(ORDER_EXPIRY_LOOP);
-    await new Promise((resolve) => setTimeout(resolve, 2500)); // the relay and mail retry meanwhile
+    const loops = [WEBHOOK_PURGE_LOOP, MAIL_LOOP, 'refund-reconcile', ORDER_EXPIRY_LOOP];
+    const passes = loops.map((loop) => t.nextPass(loop));
+    for (const loop of [WEBHOOK_RELAY_LOOP, ...loops]) t.runtime.signals.wake(loop);
+    await Promise.all(passes);
   } finally {
     await freeTheDisk(t.db.kysely);
   }

@@ -195,6 +195,12 @@ export interface TestApp {
   admin(shop: TestStore | string): ApiCaller;
   /** The Storefront API with the store's publishable key, or with the key given instead. */
   storefront(shop: TestStore | string): ApiCaller;
+  /**
+   * With `workers`: resolves once the named loop has finished a pass that started after this call
+   * (failed or not, its log lines written). Wait on it instead of a fixed sleep to know a loop ran.
+   * Not for the webhook relay, whose one pass lasts until the workers stop.
+   */
+  nextPass(loop: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -354,9 +360,30 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   }
   let workers: RunningWorkers | null = null;
   const mailTransport = createMailTransport(config.emailTransport, config.mailConcurrency);
+  const passes = new Map<string, { started: number; waiters: { after: number; done: () => void }[] }>();
   if (options.workers) {
     const log = pino({ level: 'info' }, stream);
-    workers = startWorkers(backgroundLoops(runtime, { log, mailTransport }), log);
+    const loops = backgroundLoops(runtime, { log, mailTransport }).map((loop) => {
+      const entry = { started: 0, waiters: [] as { after: number; done: () => void }[] };
+      passes.set(loop.name, entry);
+      return {
+        ...loop,
+        async run(signal: AbortSignal) {
+          const pass = ++entry.started;
+          try {
+            await loop.run(signal);
+          } finally {
+            // After the runner has logged this pass's failure, if any.
+            setImmediate(() => {
+              const due = entry.waiters.filter((waiter) => waiter.after < pass);
+              entry.waiters = entry.waiters.filter((waiter) => waiter.after >= pass);
+              for (const waiter of due) waiter.done();
+            });
+          }
+        },
+      };
+    });
+    workers = startWorkers(loops, log);
     runtime.signals.attach(workers);
   }
   return {
@@ -382,6 +409,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       apiCaller(app, '/storefront/v1', {
         'x-publishable-key': typeof shop === 'string' ? shop : shop.publishableKey,
       }),
+    nextPass(loop) {
+      const entry = passes.get(loop);
+      if (!entry) return Promise.reject(new Error(`no worker loop ${loop} runs in this test app`));
+      return new Promise((done) => entry.waiters.push({ after: entry.started, done }));
+    },
     async close() {
       await app.close();
       await workers?.stop();
