@@ -61,7 +61,7 @@ export class RedisCounterStore implements CounterStore {
   readonly #connectTimeoutMs: number;
   /** null until the first connection attempt settles. */
   #healthy: boolean | null = null;
-  /** Until then (epoch ms), calls skip a connected Redis that just failed or timed out. */
+  /** Until then (epoch ms on the limiter’s clock: the hits’ `now`), calls skip a connected Redis that just failed or timed out. */
   #pausedUntil = 0;
   readonly #outages = new OncePerInterval(OUTAGE_LOG_INTERVAL_MS);
 
@@ -119,7 +119,7 @@ export class RedisCounterStore implements CounterStore {
       if (this.#healthy !== false) this.#down(new Error(`The Redis connection is ${this.#redis.status}.`));
       return this.#fallback.hitNow(hit);
     }
-    if (this.#pausedUntil > Date.now()) return this.#fallback.hitNow(hit);
+    if (this.#pausedUntil > hit.now) return this.#fallback.hitNow(hit);
     try {
       const ttlMs = Math.max(1, hit.windowEndsAt - hit.now) + TTL_SLACK_MS;
       const reply = await this.#redis.storefrontRateLimitHit(
@@ -134,7 +134,7 @@ export class RedisCounterStore implements CounterStore {
     } catch (error) {
       // A connected Redis that errs or does not answer in time: give it a moment before the next try,
       // so a hung server costs at most one command timeout per pause, not one per request.
-      this.#pausedUntil = Date.now() + PAUSE_AFTER_FAILURE_MS;
+      this.#pausedUntil = hit.now + PAUSE_AFTER_FAILURE_MS;
       this.#down(error);
       return this.#fallback.hitNow(hit);
     }

@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -99,6 +98,21 @@ function capturingLog() {
 
 const warnings = (logs: Record<string, unknown>[], pattern: RegExp) =>
   logs.filter((line) => line.level === 40 && pattern.test(String(line.msg)));
+
+/** A Redis that is down: every connection to its port is reset at once, and counted (an attempt). */
+async function downRedis(): Promise<{ url: string; attempts(): number; close(): Promise<void> }> {
+  let attempts = 0;
+  const server = net.createServer((socket) => {
+    attempts += 1;
+    socket.resetAndDestroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    attempts: () => attempts,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 /** A TCP proxy in front of Redis that can be cut and restored, or hold commands, to play outages. */
 class TcpProxy {
@@ -242,12 +256,14 @@ describe(`rate-limit counters (${redisUrl ? `Redis at ${new URL(redisUrl).host}`
   );
 
   test('with Redis down requests are served, still limited per process, and one warning is logged', async () => {
-    const t = await startApp(DEAD_REDIS, { publicRead: 3 });
+    const down = await downRedis();
+    const t = await startApp(down.url, { publicRead: 3 });
     try {
       const shop = await createTestStore(t);
       assert.deepEqual(budget(await get(t, shop.publishableKey)), [200, 3, 2]);
       assert.deepEqual(budget(await get(t, shop.publishableKey)), [200, 3, 1]);
-      await sleep(300); // several reconnection attempts fail meanwhile
+      const attempts = down.attempts();
+      await waitFor(() => down.attempts() >= attempts + 2, 5000, 'two more reconnection attempts');
       assert.deepEqual(budget(await get(t, shop.publishableKey)), [200, 3, 0]);
       assert.deepEqual(budget(await get(t, shop.publishableKey)), [429, 3, 0]);
       assert.equal(warnings(t.logs, UNAVAILABLE).length, 1, 'one warning per outage, not per request');
@@ -257,6 +273,7 @@ describe(`rate-limit counters (${redisUrl ? `Redis at ${new URL(redisUrl).host}`
       }
     } finally {
       await t.close();
+      await down.close();
     }
 
     // A dead Redis costs a call no waiting: no offline queue, no retries per command.
@@ -317,15 +334,17 @@ describe(`rate-limit counters (${redisUrl ? `Redis at ${new URL(redisUrl).host}`
     async () => {
       if (!redisUrl) {
         const { log, lines } = capturingLog();
-        const store = new RedisCounterStore(DEAD_REDIS, log, { maxReconnectDelayMs: 50 });
+        const down = await downRedis();
+        const store = new RedisCounterStore(down.url, log, { maxReconnectDelayMs: 50 });
         await store.start();
-        await sleep(500);
+        await waitFor(() => down.attempts() >= 5, 5000, 'five connection attempts');
         const now = Date.now();
         assert.deepEqual(
           await store.hit({ keyCounter: 'k', ipCounter: 'ip', ipLimit: 5, windowEndsAt: now + 1000, now }),
           { key: 1, ip: 1 },
         );
         await store.close();
+        await down.close();
         assert.equal(lines.filter((line) => UNAVAILABLE.test(line.msg)).length, 1);
         return;
       }
@@ -347,7 +366,7 @@ describe(`rate-limit counters (${redisUrl ? `Redis at ${new URL(redisUrl).host}`
         assert.equal(await counter(), '1');
 
         await proxy.stop();
-        await sleep(50);
+        await waitFor(() => warnings(t.logs, UNAVAILABLE).length > 0, 5000, 'the outage to be noticed');
         assert.deepEqual(budget(await get(t, shop.publishableKey)), [200, 10, 9], 'counted in memory');
         assert.deepEqual(budget(await get(t, shop.publishableKey)), [200, 10, 8]);
         assert.equal(await counter(), '1', 'Redis was not reached');
@@ -375,7 +394,7 @@ describe(`rate-limit counters (${redisUrl ? `Redis at ${new URL(redisUrl).host}`
           'a second outage within 10 s of the first warning is counted, not logged',
         );
         proxy.release();
-        await sleep(1100);
+        t.clock.advance(1100); // the pause is on the limiter's clock
         const before = Number(await counter());
         assert.equal((await get(t, shop.publishableKey)).statusCode, 200);
         assert.equal(Number(await counter()), before + 1, 'Redis is used again after the pause');
