@@ -4,10 +4,9 @@
  * loop is not registered, but the same statements must work there).
  */
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
-import { openTestDatabase, type TestDb } from './test/harness.ts';
+import { openTestDatabase, waitFor, type TestDb } from './test/harness.ts';
 import { analyzeStaleTables, staleTables } from './statistics.loop.ts';
 
 let db: TestDb;
@@ -26,11 +25,26 @@ async function estimate(table: string): Promise<number> {
 
 /** Statistics counters reach the views about a second after the writing transaction. */
 async function untilStale(table: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await staleTables(db.kysely)).includes(table)) {
-    assert.ok(Date.now() < deadline, `${table} never showed up as stale`);
-    await sleep(250);
-  }
+  await waitFor(
+    async () => (await staleTables(db.kysely)).includes(table),
+    10_000,
+    `${table} to show up as stale`,
+  );
+}
+
+/** Waits until the view counts `rows` changed since the last ANALYZE of `table`. */
+async function untilCounted(table: string, rows: number): Promise<void> {
+  await waitFor(
+    async () => {
+      const result = await sql<{ changed: number }>`
+        SELECT n_mod_since_analyze::int AS changed FROM pg_stat_user_tables WHERE relname = ${table}`.execute(
+        db.kysely,
+      );
+      return Number(result.rows[0]?.changed) >= rows;
+    },
+    10_000,
+    `${rows} changed rows of ${table} to be counted`,
+  );
 }
 
 test('a table that grew is analyzed once, and not again until it changes enough', async () => {
@@ -51,9 +65,7 @@ test('a table that grew is analyzed once, and not again until it changes enough'
 
   // 100 changed rows of 2,000 stay under 50 + 10 %: not stale; 300 more are over it.
   await sql`UPDATE statistics_probe SET note = 'changed' WHERE id <= 100`.execute(db.kysely);
-  await sleep(1500);
-  await sql`SELECT 1`.execute(db.kysely);
-  await sleep(500);
+  await untilCounted(table, 100);
   assert.ok(!(await staleTables(db.kysely)).includes(table), '100 of 2,000 rows changed is not stale');
   await sql`DELETE FROM statistics_probe WHERE id > 1700`.execute(db.kysely);
   await untilStale(table);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as settled } from 'node:timers/promises';
 import { ReservationsInFlight } from './reservations-in-flight.ts';
 
 const STORE = '00000000-0000-4000-8000-000000000001';
@@ -32,7 +32,7 @@ describe('reservations in flight (decision `reservations-in-flight`)', () => {
     const wait = gate.waitIfShort(STORE, [line('a', 1, 2)], 60_000)!.then(() => (done = true));
     first();
     first(); // a second release of the same hold changes nothing
-    await sleep(10);
+    await settled(); // a wait ended by a release settles in microtasks, before this
     assert.equal(done, false, 'one unit is still held');
     second();
     await wait;
@@ -47,7 +47,7 @@ describe('reservations in flight (decision `reservations-in-flight`)', () => {
     let done = false;
     const wait = gate.waitIfShort(STORE, [line('a', 1, 2)], 60_000)!.then(() => (done = true));
     winner(new Map([['a', 1]]));
-    await sleep(10);
+    await settled();
     assert.equal(done, false, 'one unit left: keep waiting');
     const other = gate.hold(STORE, [line('a', 1, 2)]);
     other(new Map([['a', 0]]));

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { loadConfig } from '../config.ts';
 import { databaseOptions } from '../runtime.ts';
-import { openBlankPostgres, skipUnlessPostgres } from '../test/harness.ts';
+import { openBlankPostgres, skipUnlessPostgres, waitFor } from '../test/harness.ts';
 import { startTcpProxy, type TcpProxy } from '../test/tcp-proxy.ts';
 import { DEADLINE_MARGIN_MS, requestScope, runAsRequest } from './bounds.ts';
 import { COMMIT_MARK } from './pg-transactions.ts';
@@ -46,10 +46,16 @@ async function whileStalled(proxy: TcpProxy, pending: () => Promise<unknown>): P
   }
 }
 
-/** Runs `fn` as the database work of a request that started `ago` ms before now. */
-function asRequest<T>(ago: number, fn: () => Promise<T>): Promise<T> {
-  const scope = { ...requestScope(), startedAt: performance.now() - ago };
-  return new Promise<T>((resolve, reject) => runAsRequest(scope, () => void fn().then(resolve, reject)));
+/**
+ * Runs `fn` as the database work of a request that started `ago` ms before now; `fn` may move that
+ * start back (the request's time going by).
+ */
+function asRequest<T>(ago: number, fn: (scope: { startedAt: number }) => Promise<T>): Promise<T> {
+  const scope: { startedAt: number; answered: boolean } = {
+    ...requestScope(),
+    startedAt: performance.now() - ago,
+  };
+  return new Promise<T>((resolve, reject) => runAsRequest(scope, () => void fn(scope).then(resolve, reject)));
 }
 
 describe('the PostgreSQL pool', { skip: skipUnlessPostgres }, () => {
@@ -95,7 +101,15 @@ describe('the PostgreSQL pool', { skip: skipUnlessPostgres }, () => {
     for (let run = 0; run < 5; run++) {
       const pid = await backendPid(db.kysely);
       const sleeping = outcome(sql`SELECT pg_sleep(10)`.execute(db.kysely));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor(
+        async () => {
+          const { rows } = await sql<{ state: string | null }>`
+          SELECT state FROM pg_stat_activity WHERE pid = ${pid}`.execute(admin.kysely);
+          return rows[0]?.state === 'active';
+        },
+        5000,
+        'the statement to run',
+      );
       await sql`SELECT pg_terminate_backend(${pid})`.execute(admin.kysely);
       const failed = await sleeping;
       assert.equal((failed as { code?: string }).code, '57P01', 'the statement failed with the termination');
@@ -167,11 +181,11 @@ describe('the PostgreSQL pool', { skip: skipUnlessPostgres }, () => {
     // Spent inside a transaction: the next statement is not sent and the connection, its
     // transaction open, is given up.
     const pid = await backendPid(db.kysely);
-    const inTransaction = await asRequest(deadline - 300, () =>
+    const inTransaction = await asRequest(deadline - 300, (scope) =>
       outcome(
         db.kysely.transaction().execute(async (trx) => {
           await sql`SELECT 1`.execute(trx);
-          await new Promise((resolve) => setTimeout(resolve, 400));
+          scope.startedAt -= 400; // the request's work takes 400 ms more
           await sql`SELECT 2`.execute(trx);
         }),
       ),

@@ -184,7 +184,9 @@ test(
     await waitFor(() => sold >= 10, 30_000, 'the first purchases');
     for (let i = 0; i < TERMINATIONS; i++) {
       terminated.push(await terminateServiceConnections());
-      await sleep(1500);
+      // Selling goes on before the next termination.
+      const soldAtTermination = sold;
+      await waitFor(() => sold >= soldAtTermination + BUYERS, 60_000, `purchases after termination ${i + 1}`);
     }
     const soldAtLastTermination = sold;
     // Work resumes by itself: purchases go on after the last termination.

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import Type from 'typebox';
@@ -236,9 +235,15 @@ describe('shutdown', () => {
     const inClose = new Promise<void>((resolve) => (closeStarted = resolve));
     const closing = await startTestApp({
       routes(app) {
+        // It finishes once the server has the request sent after it on the same connection.
+        let secondArrived!: () => void;
+        const second = new Promise<void>((resolve) => (secondArrived = resolve));
+        app.server.on('request', (request: { url?: string }) => {
+          if (request.url === '/healthz') secondArrived();
+        });
         app.get('/test/slow', async () => {
           handlerStarted();
-          await sleep(400);
+          await second;
           return { done: true };
         });
         // After the app's own preClose hook, which marks it closing.

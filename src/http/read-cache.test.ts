@@ -17,6 +17,7 @@ import {
   type TestDb,
   type TestStore,
   skipUnlessPostgres,
+  waitFor,
 } from '../test/harness.ts';
 import { ReadCache } from './read-cache.ts';
 import { etagOf } from './caching.ts';
@@ -446,7 +447,18 @@ describe('the versions the triggers keep', () => {
   });
 });
 
-const serve = () => serveProcess(db, t.config.secretKey!, { RUN_WORKERS: '0' });
+const METRICS_TOKEN = 'read-cache-test-metrics-token-0123456789';
+const serve = () => serveProcess(db, t.config.secretKey!, { RUN_WORKERS: '0', METRICS_TOKEN });
+
+/** The reads a served process answered from its read cache, from its /metrics. */
+async function servedHits(server: { url: string }): Promise<number> {
+  const response = await fetch(`${server.url}/metrics`, {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  });
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  return Number(/^storefront_read_cache_requests_total\{result="hit"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+}
 
 test(
   'two processes: a change committed by one is served by the other within a second',
@@ -473,13 +485,18 @@ test(
       };
       const [writer, reader] = [servers[0]!, servers[1]!];
       for (let round = 0; round < 5; round++) {
-        // Warm both processes' caches (after the first re-read of the store's versions).
-        for (const server of servers) {
-          await get(server, `/products/${lamp.id}`);
-          await get(server, '/products?limit=5');
-        }
-        await sleep(600);
-        for (const server of servers) await get(server, `/products/${lamp.id}`);
+        // Warm both processes' caches: read until a read is a hit (the store's versions were re-read).
+        for (const server of servers)
+          for (const url of [`/products/${lamp.id}`, '/products?limit=5'])
+            await waitFor(
+              async () => {
+                const before = await servedHits(server);
+                await get(server, url);
+                return (await servedHits(server)) > before;
+              },
+              20_000,
+              `${url} cached (round ${round})`,
+            );
 
         const title = `Lamp ${round}`;
         await patch(writer, `/products/${lamp.id}`, { title });

@@ -23,8 +23,6 @@ import {
 import { hasStack, logLinesSince, purchase, serveThroughProxy, stopProcess } from '../test/served.ts';
 import type { TcpProxy } from '../test/tcp-proxy.ts';
 
-/** How long the buyers keep sending requests into the stall (more than twice the 3 s deadline). */
-const STALL_LOAD_MS = 7000;
 /** How long the test waits for the requests in flight before it gives up (and resumes the proxy). */
 const GIVE_UP_MS = 40_000;
 const BUYERS = 8;
@@ -122,7 +120,7 @@ test(
     const prober = async (): Promise<void> => {
       while (sending) {
         probes.push(await send('GET /readyz', '/readyz'));
-        await sleep(250);
+        await sleep(100);
       }
     };
 
@@ -138,7 +136,15 @@ test(
 
     proxy.stall();
     const stalledAt = at();
-    await sleep(STALL_LOAD_MS);
+    // The buyers keep sending into the stall until two requests each (more than twice the 3 s
+    // deadline: sent into a stall already old) and a readiness probe, all sent during it, are answered.
+    await waitFor(
+      () =>
+        answered.filter((a) => a.start > stalledAt && a.what !== 'GET /readyz').length >= 2 * BUYERS &&
+        probes.some((p) => p.start > stalledAt),
+      GIVE_UP_MS,
+      'requests sent into the stall to be answered',
+    );
     sending = false;
     const settled = await Promise.race([
       Promise.all(load).then(() => true),
