@@ -617,7 +617,7 @@ describe('collections in the console', () => {
     await page.keyboard.press('Space');
     await page.locator('.sortable-item.dragging').waitFor();
     await page.keyboard.press('ArrowDown');
-    await page.waitForTimeout(250);
+    await page.getByText('Alpha Mug is over position 3 of 3.').waitFor({ state: 'attached' });
     await page.keyboard.press('Space');
     await expectOrder(page, ['Gamma Lamp', 'Beta Plate', 'Alpha Mug']);
     // And the Move buttons, which keep focus on the moved product.

@@ -186,9 +186,10 @@ describe('the product form: images and options', () => {
     await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 12 });
     await page.mouse.up();
     await expectImages(page, ['48 × 32', '32 × 48']);
-    // dnd-kit swallows clicks for 50 ms after a drag (so that the drop is not a click).
+    // dnd-kit swallows clicks for 50 ms after a drag (so that the drop is not a click): a timer
+    // the page sets now for as long fires after dnd-kit's, set at the drop.
     await media.locator('.media-item.dragging').waitFor({ state: 'detached' });
-    await page.waitForTimeout(150);
+    await page.evaluate('new Promise((resolve) => setTimeout(resolve, 50))');
     await media.getByRole('button', { name: 'Move image 1 down' }).click();
     await expectImages(page, ['32 × 48', '48 × 32']);
 
