@@ -76,21 +76,18 @@ function cumulativeLayoutShift(page: Page): Promise<{ cls: number; shifts: strin
     `new Promise((resolve) => {
       let cls = 0;
       const shifts = [];
-      const observer = new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) {
-          if (entry.hadRecentInput) continue;
-          cls += entry.value;
-          const moved = entry.sources.map(({ node }) =>
-            node && node.nodeType === 1 ? node.tagName.toLowerCase() + '.' + node.className : String(node && node.nodeName));
-          shifts.push(entry.value.toFixed(4) + ' at ' + Math.round(entry.startTime) + ' ms: ' + moved.join(', '));
-        }
-      });
+      const observer = new PerformanceObserver(() => undefined);
       observer.observe({ type: 'layout-shift', buffered: true });
-      // Buffered entries come in the observer's next callback.
-      setTimeout(() => {
-        observer.disconnect();
-        resolve({ cls, shifts });
-      }, 250);
+      // The buffered entries are in the observer's buffer as soon as it observes.
+      for (const entry of observer.takeRecords()) {
+        if (entry.hadRecentInput) continue;
+        cls += entry.value;
+        const moved = entry.sources.map(({ node }) =>
+          node && node.nodeType === 1 ? node.tagName.toLowerCase() + '.' + node.className : String(node && node.nodeName));
+        shifts.push(entry.value.toFixed(4) + ' at ' + Math.round(entry.startTime) + ' ms: ' + moved.join(', '));
+      }
+      observer.disconnect();
+      resolve({ cls, shifts });
     })`,
   );
 }
