@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { recordEvent } from '../events/events.ts';
-import {
-  assertQuiet,
-  createTestStore,
-  startTestApp,
-  waitFor,
-  type TestApp,
-  type TestStore,
-} from '../test/harness.ts';
+import { createTestStore, startTestApp, waitFor, type TestApp, type TestStore } from '../test/harness.ts';
 import {
   as,
   emit,
@@ -134,14 +127,29 @@ describe('webhook delivery', () => {
     const otherHook = await receiver();
     await registerEndpoint(t, shop, hook.url, ['order.paid']);
     await registerEndpoint(t, other, otherHook.url, ['*']);
-    await emit(t, shop.store.id, 'product.updated', { productId: 'p' }, 'product:p');
+    const updated = await emit(t, shop.store.id, 'product.updated', { productId: 'p' }, 'product:p');
     const paid = await emit(t, shop.store.id, 'order.paid', { orderId: 'o' }, 'order:o');
     const [request] = await hook.waitForRequests(1);
     assert.equal(request?.body.id, paid.id);
-    await assertQuiet(
-      300,
-      () => hook.requests.length > 1 || otherHook.requests.length > 0,
-      'no other request to either endpoint',
+    // Both events are fanned out, and the only delivery made (so the only request ever sent) is the paid one.
+    const ids = [updated.id, paid.id];
+    await waitFor(
+      async () =>
+        (
+          await t.db.kysely.selectFrom('events').select('dispatched_at').where('id', 'in', ids).execute()
+        ).every((row) => row.dispatched_at !== null),
+      5000,
+      'both events fanned out',
+    );
+    const made = await t.db.kysely
+      .selectFrom('webhook_deliveries')
+      .select('event_id')
+      .where('store_id', 'in', [shop.store.id, other.store.id])
+      .execute();
+    assert.deepEqual(
+      made.map((row) => row.event_id),
+      [paid.id],
+      'no delivery of product.updated, none to the other store',
     );
     assert.equal(hook.requests.length, 1, 'product.updated was not sent to an order.paid endpoint');
     assert.equal(otherHook.requests.length, 0, 'another store’s endpoint got nothing');
@@ -363,8 +371,19 @@ describe('webhook delivery', () => {
     );
     const committed = await emit(t, shop.store.id, 'order.paid', { orderId: 'y' }, 'order:y');
     await hook.waitForRequests(1, (r) => r.body.id === committed.id);
-    await assertQuiet(300, () => hook.requests.length > 1, 'no request for the rolled-back event');
+    // Nothing of the rolled-back event is left to send: no event row, no delivery.
     assert.ok(rolledBackId !== '');
+    const left = await t.db.kysely.selectFrom('events').select('id').where('id', '=', rolledBackId).execute();
+    assert.deepEqual(left, [], 'no row of the rolled-back event');
+    const made = await t.db.kysely
+      .selectFrom('webhook_deliveries')
+      .select('event_id')
+      .where('store_id', '=', shop.store.id)
+      .execute();
+    assert.deepEqual(
+      made.map((row) => row.event_id),
+      [committed.id],
+    );
     assert.ok(!hook.requests.some((r) => r.body.id === rolledBackId));
     assert.equal(hook.requests.length, 1);
   });
