@@ -7,6 +7,7 @@
  *    within a layer only as drawn in the Mermaid diagram of docs/architecture.md, and every arrow
  *    drawn there exists (the diagram cannot drift from the code).
  * 3. Tables: SQL in a part names only the tables that part declares in its `*.tables.ts`.
+ * 4. SQL seams: no part takes, hands out or re-exports a query fragment (scripts/sql-seams.ts).
  *
  * Exits 1 with one line per violation, naming the imports or the SQL that cause it.
  */
@@ -22,6 +23,7 @@ import {
   SHARED_TABLES,
   type Layer,
 } from './architecture.rules.ts';
+import { sqlSeamProblems } from './sql-seams.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 process.chdir(root);
@@ -170,10 +172,13 @@ for (const file of sourceFiles) {
   }
 }
 
+// 4. SQL seams: each part builds and runs its own statements.
+problems.push(...sqlSeamProblems(sourceFiles.map((file) => ({ file, text: fs.readFileSync(file, 'utf8') }))));
+
 if (problems.length > 0) {
   process.stderr.write(`Architecture check failed (${problems.length}):\n  ${problems.join('\n  ')}\n`);
   process.exit(1);
 }
 process.stdout.write(
-  `Architecture check passed: ${output.modules.length} modules, ${arrows.size} arrows between ${graph.size} parts, no cycle, ${owner.size} tables each used by its owner only.\n`,
+  `Architecture check passed: ${output.modules.length} modules, ${arrows.size} arrows between ${graph.size} parts, no cycle, ${owner.size} tables each used by its owner only, no SQL across a part's edge.\n`,
 );

@@ -1,11 +1,4 @@
-import {
-  sql,
-  type ExpressionBuilder,
-  type Kysely,
-  type RawBuilder,
-  type Selectable,
-  type Updateable,
-} from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
@@ -66,21 +59,6 @@ export async function findCartRow(
 ): Promise<CartRow | undefined> {
   const query = cartWithLines(db, storeId, cartId);
   return (forUpdate ? query.forUpdate('c') : query).executeTakeFirst();
-}
-
-/**
- * findCartRow with `also`, a value of another module read in the same statement (checkout: the
- * client's pending orders), as the row's `also`.
- */
-export async function findCartRowWith<T>(
-  db: Kysely<Database>,
-  storeId: string,
-  cartId: string,
-  also: RawBuilder<T>,
-): Promise<(CartRow & { also: T }) | undefined> {
-  const row = await cartWithLines(db, storeId, cartId).select(also.as('also')).executeTakeFirst();
-  // Kysely types a raw selection as SelectType<T>, which is T for the JSON values passed here.
-  return row as (CartRow & { also: T }) | undefined;
 }
 
 /**

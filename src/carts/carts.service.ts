@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { RawBuilder } from 'kysely';
 import { checkAddress, completeAddress, type Address } from '@storefront/address';
 import { cachedSellableVariants, type PricedVariant } from '../catalog/sellable.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
@@ -10,7 +9,6 @@ import {
   completeIfUnchanged,
   dropShippingMethod,
   findCartRow,
-  findCartRowWith,
   insertCartWithLines,
   updateCart,
   updateOpenCart,
@@ -261,18 +259,6 @@ export async function findCart(
   options: { forUpdate?: boolean } = {},
 ): Promise<CartRow> {
   const row = await findCartRow(deps.db, storeId, cartId, options.forUpdate);
-  if (!row) throw notFound('No cart with that id in this store.');
-  return row;
-}
-
-/** findCart with `also`, a value of another module read in the same statement (as `also`). */
-export async function findCartWith<T>(
-  deps: Pick<CartsDeps, 'db'>,
-  storeId: string,
-  cartId: string,
-  also: RawBuilder<T>,
-): Promise<CartRow & { also: T }> {
-  const row = await findCartRowWith(deps.db, storeId, cartId, also);
   if (!row) throw notFound('No cart with that id in this store.');
   return row;
 }

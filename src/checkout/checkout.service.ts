@@ -1,10 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Compilable, Transaction } from 'kysely';
 import { checkAddress, isKnownCountry, isPhoneNumber, type Address } from '@storefront/address';
-import { cartCompleted, completeCart, findCartWith, type CartRow } from '../carts/carts.service.ts';
+import { cartCompleted, completeCart, findCart, type CartRow } from '../carts/carts.service.ts';
 import { heldMethodAmount } from '../shipping/shipping.service.ts';
 import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
-import { lockScopes, scopesLock } from '../db/advisory-lock.ts';
 import { isDatabaseUnavailable, isUniqueViolation, reportIfOutage } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { AppError, unauthorized, validationFailed, type FieldError } from '../lib/errors.ts';
@@ -13,8 +12,7 @@ import type { OrdersDeps } from '../orders/orders.deps.ts';
 import type { CheckoutBody, CheckoutResult } from '../orders/orders.schemas.ts';
 import {
   checkoutOfKey,
-  pendingOrdersCount,
-  pendingOrdersFrom,
+  holdPendingSlot,
   pendingOrdersHeld,
   writeOrder,
   type Holder,
@@ -130,17 +128,6 @@ function tooManyHeld(limit: number, held: PendingOrdersOf, now: Date): AppError 
   return held.byClient >= limit ? tooManyPending(limit, held, now) : null;
 }
 
-async function refuseHoarding(
-  deps: Pick<CheckoutDeps, 'db' | 'settings'>,
-  storeId: string,
-  holder: Holder,
-  now: Date,
-): Promise<void> {
-  const held = await pendingOrdersHeld(deps, storeId, holder);
-  const refusal = tooManyHeld(deps.settings.pendingOrdersPerClient, held, now);
-  if (refusal) throw refusal;
-}
-
 /** Checkouts reserving units right now in this process (a hint for the pre-check). */
 const inFlight = new ReservationsInFlight();
 /** The longest one wait for other checkouts' reservations lasts, and all of them together. */
@@ -202,22 +189,22 @@ export async function checkout(
   let gated = true;
   const gateDeadline = performance.now() + GATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt++) {
-    let cart;
+    let cart: CartRow;
+    let held: PendingOrdersOf;
     try {
-      // With the client's pending orders, counted in the same statement without locks, before the
-      // provider is called; the transaction counts again under a lock.
-      cart = await findCartWith(deps, storeId, input.cartId, pendingOrdersCount(storeId, holder.clientKey));
+      // With the client's pending orders, counted without locks at the same time (each part reads
+      // its own tables), before the provider is called; the transaction counts again under a lock.
+      [cart, held] = await Promise.all([
+        findCart(deps, storeId, input.cartId),
+        pendingOrdersHeld(deps, storeId, holder),
+      ]);
     } catch (error) {
       if (error instanceof AppError && error.status === 404) return refuse(error);
       throw error;
     }
     if (cart.completed_at !== null) return refuse(cartCompleted());
     if (cart.items.length === 0) throw cartEmpty();
-    const hoarding = tooManyHeld(
-      deps.settings.pendingOrdersPerClient,
-      pendingOrdersFrom(cart.also),
-      deps.clock.now(),
-    );
+    const hoarding = tooManyHeld(deps.settings.pendingOrdersPerClient, held, deps.clock.now());
     if (hoarding) return refuse(hoarding);
     const chosen = cartChoices(input, cart);
     let now: Date;
@@ -361,13 +348,16 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   await completeUnchangedCart(tx, p);
   const discount = await reserveAtQuotedPrices(tx, p);
   if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
-  // Late: the client's slot lock is held from here to the commit, so checkouts of
-  // one client (many shoppers behind one address) wait on each other only for the order's insert,
-  // which the store's order counter serialises anyway. Taken by the shipping method's read when
-  // there is one (a round trip fewer), else on its own.
-  const slot = pendingSlotLock(p);
-  if (!(await shippingAsQuoted(tx, p, slot))) await lockScopes(tx.db, slot.kind, slot.scopes);
-  await refuseHoarding(tx, p.storeId, p.holder, p.now);
+  await shippingAsQuoted(tx, p);
+  // Late: the client's slot lock is held from here to the commit, so checkouts of one client (many
+  // shoppers behind one address) wait on each other only for the order's insert, which the store's
+  // order counter serialises anyway.
+  const hoarding = tooManyHeld(
+    tx.settings.pendingOrdersPerClient,
+    await holdPendingSlot(tx, p.storeId, p.holder),
+    p.now,
+  );
+  if (hoarding) throw hoarding;
   const customerId = await customerOfOrder(
     tx.db,
     p.storeId,
@@ -410,17 +400,11 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
  * lock on the method that holds until the commit: a changed amount, or a method that no longer
  * fits, prices the checkout again (as a changed price does).
  */
-async function shippingAsQuoted(
-  tx: InTransaction,
-  p: PlaceOrder,
-  slot: { kind: string; scopes: string[] },
-): Promise<boolean> {
+async function shippingAsQuoted(tx: InTransaction, p: PlaceOrder): Promise<void> {
   const method = p.quoted.shipping.method;
-  if (method === null) return false;
-  const locks = scopesLock(slot.kind, slot.scopes);
-  const amount = await heldMethodAmount(tx, p.storeId, method.id, p.quoted.shipping.parcel, locks);
+  if (method === null) return;
+  const amount = await heldMethodAmount(tx, p.storeId, method.id, p.quoted.shipping.parcel);
   if (amount !== method.amount.amount) throw new QuoteChanged();
-  return true;
 }
 
 const validation = (pointer: string, detail: string): AppError =>
@@ -487,14 +471,6 @@ function shippingRefusal(quoted: Quote, input: CheckoutInput, requireShipping: b
   if (requireShipping && input.shippingMethodId === undefined)
     return validation('/shippingMethodId', "is required: choose one of the cart's shipping options");
   return null;
-}
-
-/**
- * The client may hold one more pending order (D52): counted under its lock, held to the commit, so
- * concurrent checkouts of one client are counted one after another.
- */
-function pendingSlotLock(p: PlaceOrder): { kind: string; scopes: string[] } {
-  return { kind: 'pending-orders', scopes: [`${p.storeId}:client:${p.holder.clientKey}`] };
 }
 
 /**

@@ -23,12 +23,11 @@ export async function lockScopes(
 }
 
 /**
- * `lockScopes` as an expression, to take the locks within another statement of the transaction (a
- * round trip fewer): a scalar subquery, evaluated once, when that statement computes its first row
- * (so a statement that returns no row takes none). A statement after it sees what the previous
- * holders committed; the statement that takes them does not (its snapshot is older).
+ * The locks of `lockScopes` as a scalar subquery, evaluated once. A statement after the one that
+ * takes them sees what the previous holders committed; that statement does not (its snapshot is
+ * older).
  */
-export function scopesLock(kind: string, scopes: readonly string[]): RawBuilder<number> {
+function scopesLock(kind: string, scopes: readonly string[]): RawBuilder<number> {
   const names = [...new Set(scopes)].map((scope) => `storefront:${kind}:${scope}`);
   return sql<number>`(SELECT count(pg_advisory_xact_lock(h)::text)
     FROM (SELECT hashtextextended(name, 0) AS h FROM unnest(${names}::text[]) AS name ORDER BY 1) AS ordered)`;

@@ -493,35 +493,26 @@ export interface PendingOrdersOf {
   firstExpiry: Date | null;
 }
 
-/**
- * Counts a client's pending orders (D52), through their partial index: a subquery giving one JSON
- * object, to read alone (pendingOrdersOf) or beside another row (the cart a checkout reads, in the
- * same statement); pendingOrdersFrom reads its value.
- */
-export function pendingOrdersCount(storeId: string, clientKey: string): RawBuilder<PendingOrdersJson> {
-  return sql<PendingOrdersJson>`(
-    SELECT json_build_object('byClient', count(*), 'firstExpiry', min(expires_at))
-    FROM orders
-    WHERE store_id = ${storeId} AND status = 'pending' AND client_key = ${clientKey})`;
-}
-
-/** What pendingOrdersCount gives (a timestamp in JSON is its text). */
-export interface PendingOrdersJson {
+/** What the count of a client's pending orders gives (a timestamp in JSON is its text). */
+interface PendingOrdersJson {
   byClient: number;
   firstExpiry: string | null;
 }
 
-export function pendingOrdersFrom(json: PendingOrdersJson): PendingOrdersOf {
-  return {
-    byClient: json.byClient,
-    firstExpiry: json.firstExpiry === null ? null : new Date(json.firstExpiry),
-  };
-}
-
+/**
+ * A client's pending orders in a store (D52), counted through their partial index, and when the
+ * first of them expires.
+ */
 export async function pendingOrdersOf(db: Db, storeId: string, clientKey: string): Promise<PendingOrdersOf> {
   const { rows } = await sql<{ held: PendingOrdersJson }>`
-    SELECT ${pendingOrdersCount(storeId, clientKey)} AS held`.execute(db);
-  return pendingOrdersFrom(rows[0]!.held);
+    SELECT json_build_object('byClient', count(*), 'firstExpiry', min(expires_at)) AS held
+    FROM orders
+    WHERE store_id = ${storeId} AND status = 'pending' AND client_key = ${clientKey}`.execute(db);
+  const held = rows[0]!.held;
+  return {
+    byClient: held.byClient,
+    firstExpiry: held.firstExpiry === null ? null : new Date(held.firstExpiry),
+  };
 }
 
 /** An order's fulfilments, oldest first. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Address } from '@storefront/address';
 import type { Transaction } from 'kysely';
 import type { EmittedData } from '../events/events.schemas.ts';
+import { lockScope } from '../db/advisory-lock.ts';
 import type { Database } from '../db/tables.ts';
 import type { Keyring } from '../lib/keyring.ts';
 import { latestPayment } from './order-payments.repository.ts';
@@ -12,8 +13,6 @@ import {
   findOrderIdByKey,
   insertNumberedOrder,
   orderLines,
-  pendingOrdersCount,
-  pendingOrdersFrom,
   pendingOrdersOf,
   type PendingOrdersOf,
 } from './orders.repository.ts';
@@ -28,8 +27,6 @@ import { openClientSecret, sealClientSecret } from './payment-secrets.ts';
  */
 
 export type { PendingOrdersOf };
-/** The holder's pending orders as a subquery, to read beside the checkout's cart in one statement. */
-export { pendingOrdersCount, pendingOrdersFrom };
 
 /**
  * Who places the order: the client, by a keyed hash of its address, whose pending orders are
@@ -84,6 +81,20 @@ export function pendingOrdersHeld(
   holder: Holder,
 ): Promise<PendingOrdersOf> {
   return pendingOrdersOf(deps.db, storeId, holder.clientKey);
+}
+
+/**
+ * The client's pending orders in a store (D52), counted under the client's slot lock, which holds
+ * until the transaction ends: concurrent checkouts of one client are counted one after another. The
+ * lock is a statement of its own, so that the count after it sees what the previous holder committed.
+ */
+export async function holdPendingSlot(
+  tx: { db: Transaction<Database> },
+  storeId: string,
+  holder: Holder,
+): Promise<PendingOrdersOf> {
+  await lockScope(tx.db, 'pending-orders', `${storeId}:client:${holder.clientKey}`);
+  return pendingOrdersOf(tx.db, storeId, holder.clientKey);
 }
 
 /** A quoted line as the order keeps it. */

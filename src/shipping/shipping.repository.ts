@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, RawBuilder, SelectQueryBuilder, Transaction, Updateable } from 'kysely';
+import type { Insertable, Kysely, SelectQueryBuilder, Transaction, Updateable } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type {
   ShippingMethodRow,
@@ -143,19 +143,16 @@ export async function deleteMethod(
 
 /**
  * A method, its row locked until the transaction ends (a change of it waits): checkout charges it
- * as read. Undefined when it is gone. `also`, an expression of the caller's (advisory locks to take
- * in this round trip), is evaluated with the row.
+ * as read. Undefined when it is gone.
  */
 export function lockMethodForShare(
   db: Transaction<Database>,
   storeId: string,
   methodId: string,
-  also?: RawBuilder<unknown>,
 ): Promise<ShippingMethodRow | undefined> {
   return db
     .selectFrom('shipping_methods')
     .selectAll()
-    .$if(also !== undefined, (query) => query.select(also!.as('also')))
     .where('store_id', '=', storeId)
     .where('id', '=', methodId)
     .forShare()

@@ -1,5 +1,5 @@
 import { countryRules, normalizePostalCode } from '@storefront/address';
-import type { Insertable, RawBuilder, Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { lockScope } from '../db/advisory-lock.ts';
 import { byCreated } from '../db/keyset.ts';
@@ -466,17 +466,15 @@ const ratedRow = (method: ShippingMethodRow): RatedRow => ({
  * What a shipping method charges a parcel now, read under a lock held until the caller's
  * transaction ends (D40): checkout re-reads the amount it quoted this way, so a change of the
  * method waits for the order instead of slipping between the check and the commit. Null when the
- * method is gone or can no longer carry the parcel. `also` is evaluated in the same statement when
- * the method is found (checkout's pending-order locks).
+ * method is gone or can no longer carry the parcel.
  */
 export async function heldMethodAmount(
   deps: { db: Transaction<Database> },
   storeId: string,
   methodId: string,
   parcel: Parcel,
-  also?: RawBuilder<unknown>,
 ): Promise<number | null> {
-  const row = await lockMethodForShare(deps.db, storeId, methodId, also);
+  const row = await lockMethodForShare(deps.db, storeId, methodId);
   return row ? methodAmount(ratedRow(row), parcel) : null;
 }
 
