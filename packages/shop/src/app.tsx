@@ -12,7 +12,7 @@ import { ContentPage } from './pages/content.tsx';
 import { HomePage } from './pages/home.tsx';
 import { NotFound } from './pages/not-found.tsx';
 import { ProductPage } from './pages/product.tsx';
-import { SearchPage } from './pages/search.tsx';
+import { SearchPage } from './pages/search/search-page.tsx';
 import { href, Link, match, navigate, useLocation } from './router.tsx';
 import { readSearch, searchPath } from './search.ts';
 import { AccountPage, CheckoutPage, OrderPage, SignInPage } from './pages/lazy.ts';

@@ -6,6 +6,7 @@
  */
 import type { ProductCard } from '@storefront/client';
 import { shopApi } from './api.ts';
+import { navigate } from './router.tsx';
 
 export type SearchSort = 'relevance' | 'newest' | 'oldest' | 'price_asc' | 'price_desc' | 'title_asc';
 
@@ -107,6 +108,11 @@ export function searchPath(state: SearchState): string {
   if (state.pages > 1) params.set('pages', String(state.pages));
   const text = params.toString();
   return text === '' ? '/search' : `/search?${text}`;
+}
+
+/** Goes to another state of the search in place: a history entry, the scroll position kept. */
+export function goToSearch(state: SearchState, options: { replace?: boolean } = {}): void {
+  navigate(searchPath(state), { ...options, scroll: false });
 }
 
 /** Whether anything narrows the list besides the words. */

@@ -1,26 +1,10 @@
 /** Home: the published `home-hero` region, rendered from its blocks, the collections and the newest products. */
 import type { Block } from '@storefront/blocks';
 import { isStatus, shopApi } from '../api.ts';
+import { useCollectionCards } from '../collections.ts';
 import { useResource } from '../data.ts';
 import { Link } from '../router.tsx';
-import {
-  Blocks,
-  CollectionCards,
-  ErrorMessage,
-  Loading,
-  PageTitle,
-  ProductGrid,
-  type CollectionSummary,
-} from '../ui.tsx';
-
-/** The store's first collections, as cards (the home and the search's "no results" show them). */
-export function useCollectionCards() {
-  return useResource('collections:cards', () =>
-    shopApi()
-      .collections.list({ limit: 12 })
-      .then((page) => page.items as CollectionSummary[]),
-  );
-}
+import { Blocks, CollectionCards, ErrorMessage, Loading, PageTitle, ProductGrid } from '../ui.tsx';
 
 /** The store's collections with their price ranges and sale markers; nothing when it has none. */
 export function CollectionsSection({ title, currency }: { title: string; currency: string | undefined }) {

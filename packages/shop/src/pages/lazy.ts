@@ -2,7 +2,7 @@
 import { lazyPage } from '../ui.tsx';
 
 export const CheckoutPage = lazyPage(
-  () => import('./checkout.tsx').then((page) => page.CheckoutPage),
+  () => import('./checkout/checkout-page.tsx').then((page) => page.CheckoutPage),
   'Loading the checkout…',
 );
 
@@ -12,8 +12,11 @@ export const OrderPage = lazyPage(
 );
 
 export const AccountPage = lazyPage(
-  () => import('./account.tsx').then((page) => page.AccountPage),
+  () => import('./account/account-page.tsx').then((page) => page.AccountPage),
   'Loading your account…',
 );
 
-export const SignInPage = lazyPage(() => import('./account.tsx').then((page) => page.SignInPage), 'Loading…');
+export const SignInPage = lazyPage(
+  () => import('./account/sign-in.tsx').then((page) => page.SignInPage),
+  'Loading…',
+);

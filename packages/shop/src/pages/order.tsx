@@ -4,16 +4,18 @@
  * provider's signed webhook makes an order paid, never the redirect. A shopper who left the payment
  * page without paying finds the order's lines back in the cart, and can pay the order still.
  */
+import { deliveryEstimate } from '@storefront/blocks';
 import { formatMoney, type Order } from '@storefront/client';
 import { useEffect, useState } from 'preact/hooks';
+import { PostalAddress } from '../address-form.tsx';
 import { describeError, isStatus, shopApi } from '../api.ts';
 import { cartStore, itemsOf, sameItems } from '../cart.ts';
 import { payOnHostedPage, saveCheckout, savedCheckout, sendCheckout } from '../checkout.ts';
 import { Link, useLocation } from '../router.tsx';
+import { day } from '../format.ts';
+import { HeldUntil, SummaryLines, Totals } from '../order-parts.tsx';
 import { Loading, Notice, PageTitle } from '../ui.tsx';
 import { NotFound } from './not-found.tsx';
-import { deliveryEstimate, HeldUntil, OrderLines, Totals } from './checkout.tsx';
-import { formatAddress } from '@storefront/address';
 
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 8000;
@@ -175,7 +177,7 @@ export function OrderPage({ id }: { id: string }) {
       {order.status === 'paid' ? <Shipments order={order} /> : null}
       {order.returns.length > 0 ? <Returns order={order} /> : null}
       <h2>Order #{order.number}</h2>
-      <OrderLines order={order} />
+      <SummaryLines lines={order.lines} />
       <Totals order={order} />
       {order.shippingAddress || order.shippingMethod ? (
         <dl class="review-choices">
@@ -183,13 +185,7 @@ export function OrderPage({ id }: { id: string }) {
             <div>
               <dt>Ships to</dt>
               <dd>
-                <address>
-                  {formatAddress(order.shippingAddress).map((line) => (
-                    <span key={line} class="address-line">
-                      {line}
-                    </span>
-                  ))}
-                </address>
+                <PostalAddress address={order.shippingAddress} />
               </dd>
             </div>
           ) : null}
@@ -230,8 +226,6 @@ function refundWords(order: Order): string | null {
       : `${formatMoney(refunded.amount, refunded.currency)} of your payment was refunded.`;
   return order.paidAt ? 'A refund can take a few days to reach your account.' : null;
 }
-
-const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' });
 
 /** The order's parcels with their tracking, and where the order stands. */
 function Shipments({ order }: { order: Order }) {

@@ -4,7 +4,14 @@
  * service checks with (`@storefront/address`), and each field carries the autocomplete token a
  * browser fills it from.
  */
-import { checkAddress, countryName, countryOptions, countryRules, regionOptions } from '@storefront/address';
+import {
+  checkAddress,
+  countryName,
+  countryOptions,
+  countryRules,
+  formatAddress,
+  regionOptions,
+} from '@storefront/address';
 import type { AddressInput } from '@storefront/client';
 import type { ComponentChildren } from 'preact';
 
@@ -40,6 +47,32 @@ export function addressInput(draft: AddressDraft): AddressInput {
     ...(optional(draft.region) ? { region: optional(draft.region) } : {}),
     ...(optional(draft.postalCode) ? { postalCode: optional(draft.postalCode) } : {}),
   };
+}
+
+/** What the address rules find wrong with the draft, by field, before anything is sent. */
+export function draftProblems(draft: AddressDraft): AddressProblems {
+  const found: AddressProblems = {};
+  for (const { pointer, detail } of checkAddress(addressInput(draft)).problems)
+    found[pointer.slice(1) as AddressField] = detail;
+  return found;
+}
+
+/** An address on one line, for names of buttons and the checkout's picker. */
+export function addressSummary(address: Parameters<typeof formatAddress>[0]): string {
+  return formatAddress(address).join(', ');
+}
+
+/** An address as its country writes it, a line each. */
+export function PostalAddress({ address }: { address: Parameters<typeof formatAddress>[0] }) {
+  return (
+    <address>
+      {formatAddress(address).map((line) => (
+        <span key={line} class="address-line">
+          {line}
+        </span>
+      ))}
+    </address>
+  );
 }
 
 /**

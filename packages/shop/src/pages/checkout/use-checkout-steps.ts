@@ -1,0 +1,285 @@
+/**
+ * The one owner of the checkout steps' state: what the shopper typed (contact, address, discount
+ * code), the shipping options offered and the method chosen, the step shown, and what was refused.
+ * A reducer holds it; the steps get what they show and the callbacks below, and keep no copies.
+ * Each step writes to the cart (its address, method and code, under If-Match).
+ */
+import { isPhoneNumber } from '@storefront/address';
+import { StorefrontError, type Cart, type Checkout, type ShippingOption } from '@storefront/client';
+import { useReducer } from 'preact/hooks';
+import {
+  addressInput,
+  browserCountry,
+  countryName,
+  draftOf,
+  draftProblems,
+  emptyAddress,
+  problemsAfterEdit,
+  type AddressDraft,
+  type AddressProblems,
+} from '../../address-form.tsx';
+import { describeError, isStatus } from '../../api.ts';
+import { CartChangedError, cartStore, itemsOf, useCart } from '../../cart.ts';
+import {
+  choicesOf,
+  payOnHostedPage,
+  placeOrder,
+  saveDetails,
+  savedCheckout,
+  savedDetails,
+} from '../../checkout.ts';
+import { defaultAddress, useCustomer, type CustomerState } from '../../customer.ts';
+import { focusSoon } from '../../focus.ts';
+import { EMAIL } from '../../format.ts';
+import { shortLines, type FormProblem } from './form-problem.tsx';
+
+export type Step = 'details' | 'shipping' | 'review';
+
+/** What is refused at a field: the address's fields, the contact's and the discount code. */
+export type FieldProblems = AddressProblems & { email?: string; phone?: string; discountCode?: string };
+
+export interface CheckoutSteps {
+  step: Step;
+  email: string;
+  phone: string;
+  address: AddressDraft;
+  /** The options for the saved address; null until the address is saved. */
+  options: ShippingOption[] | null;
+  methodId: string | null;
+  /** The discount code field (the cart holds the code applied). */
+  discountCode: string;
+  sending: boolean;
+  fields: FieldProblems;
+  problem: FormProblem | null;
+}
+
+type Action =
+  | { type: 'set'; patch: Partial<CheckoutSteps> }
+  | { type: 'go'; step: Step }
+  | { type: 'email'; email: string }
+  | { type: 'phone'; phone: string }
+  | { type: 'address'; address: AddressDraft };
+
+function reducer(state: CheckoutSteps, action: Action): CheckoutSteps {
+  switch (action.type) {
+    case 'set':
+      return { ...state, ...action.patch };
+    case 'go':
+      return { ...state, step: action.step, problem: null, fields: {} };
+    case 'email': {
+      const { email: _email, ...fields } = state.fields;
+      return { ...state, email: action.email, fields };
+    }
+    case 'phone': {
+      const { phone: _phone, ...fields } = state.fields;
+      return { ...state, phone: action.phone, fields };
+    }
+    case 'address':
+      return {
+        ...state,
+        address: action.address,
+        fields: problemsAfterEdit(state.fields, state.address, action.address),
+      };
+  }
+}
+
+/** Signed in: the account's email, phone and default address; else what this browser kept. */
+function firstState(cart: Cart | null, session: CustomerState): CheckoutSteps {
+  const details = savedDetails();
+  const account = session.customer;
+  const from = cart?.shippingAddress ?? defaultAddress(session.addresses) ?? details?.address;
+  return {
+    step: 'details',
+    email: account?.email ?? details?.email ?? savedCheckout()?.body.email ?? '',
+    phone: details?.phone || account?.phone || '',
+    address: from ? draftOf(from) : emptyAddress(browserCountry() ?? 'US'),
+    options: null,
+    methodId: cart?.shippingMethod?.id ?? null,
+    discountCode: '',
+    sending: false,
+    fields: {},
+    problem: null,
+  };
+}
+
+/** The id a field's refusal focuses: the contact's fields, else the address's. */
+const fieldId = (name: string) =>
+  name === 'email' || name === 'phone' ? `checkout-${name}` : `ship-${name}`;
+
+export function useCheckoutSteps(onDone: (checkout: Checkout) => void) {
+  const { cart, loading } = useCart();
+  const session = useCustomer();
+  const [state, dispatch] = useReducer(reducer, null, () => firstState(cart, session));
+  const set = (patch: Partial<CheckoutSteps>) => dispatch({ type: 'set', patch });
+  const { email, phone, address, methodId } = state;
+
+  function go(next: Step) {
+    dispatch({ type: 'go', step: next });
+    focusSoon('checkout-step-title');
+  }
+
+  /** A refusal: at the field it names when it names one, else above the form. */
+  function refused(error: unknown, lines: Cart['items']) {
+    if (error instanceof CartChangedError) {
+      set({ problem: { message: error.message } });
+      return;
+    }
+    if (error instanceof StorefrontError && error.title === 'validation_failed') {
+      const found: Record<string, string> = {};
+      for (const field of error.errors) {
+        const name = field.pointer.replace(/^\/(shippingAddress\/)?/, '');
+        found[name] = field.detail;
+      }
+      set({ fields: found });
+      const first = Object.keys(found)[0];
+      if (first) focusSoon(fieldId(first));
+      return;
+    }
+    if (isStatus(error, 401)) {
+      // The customer's session ended (the client forgot the token): the shopper is a guest now.
+      set({ problem: { message: 'You were signed out. Sign in again, or check out as a guest.' } });
+      return;
+    }
+    if (error instanceof StorefrontError && error.title === 'discount_invalid') {
+      set({ fields: { discountCode: error.detail } });
+      focusSoon('checkout-discount');
+      return;
+    }
+    if (error instanceof StorefrontError && error.title === 'insufficient_stock') {
+      set({
+        problem: {
+          message:
+            'Some items in your cart are not available in that quantity any more. Nothing was reserved.',
+          stock: shortLines(error, lines),
+        },
+      });
+      return;
+    }
+    set({ problem: { message: describeError(error) } });
+  }
+
+  async function submitDetails(event: Event) {
+    event.preventDefault();
+    const found: FieldProblems = {};
+    if (!EMAIL.test(email.trim())) found.email = 'Enter your email address, like name@example.com.';
+    if (phone.trim() !== '' && !isPhoneNumber(phone.trim()))
+      found.phone = 'Enter a phone number: digits, spaces and + ( ) . -';
+    Object.assign(found, draftProblems(address));
+    if (Object.keys(found).length > 0) {
+      set({ fields: found });
+      focusSoon(fieldId(Object.keys(found)[0]!));
+      return;
+    }
+    const input = addressInput(address);
+    set({ sending: true, fields: {}, problem: null });
+    try {
+      const addressed = await cartStore.setShippingAddress(input);
+      saveDetails({ email: email.trim(), phone: phone.trim(), address: input });
+      if (addressed.notices.some((notice) => notice.code === 'shipping_unavailable')) {
+        set({
+          fields: {
+            country: `We do not ship to ${countryName(address.country)} yet. Choose another address.`,
+          },
+        });
+        focusSoon('ship-country');
+        return;
+      }
+      const offered = await cartStore.shippingOptions();
+      const kept = offered.find((option) => option.id === addressed.shippingMethod?.id);
+      set({ options: offered, methodId: kept?.id ?? offered[0]?.id ?? null });
+      go(offered.length === 0 ? 'review' : 'shipping');
+    } catch (error) {
+      refused(error, cart!.items);
+    } finally {
+      set({ sending: false });
+    }
+  }
+
+  /** The method stopped fitting (turned off, the cart changed): the options as they are now. */
+  async function chooseAgain() {
+    set({ options: await cartStore.shippingOptions().catch(() => []) });
+    go('shipping');
+    set({
+      problem: { message: 'That shipping method is not available for this order any more. Choose another.' },
+    });
+  }
+
+  async function submitShipping(event: Event) {
+    event.preventDefault();
+    if (!methodId) return;
+    set({ sending: true, problem: null });
+    try {
+      await cartStore.setShippingMethod(methodId);
+      go('review');
+    } catch (error) {
+      if (error instanceof StorefrontError && error.title === 'shipping_method_unavailable')
+        await chooseAgain();
+      else refused(error, cart!.items);
+    } finally {
+      set({ sending: false });
+    }
+  }
+
+  async function applyCode(code: string | null) {
+    set({ sending: true, fields: {}, problem: null });
+    try {
+      await cartStore.setDiscountCode(code);
+      set({ discountCode: '' });
+    } catch (error) {
+      refused(error, cart!.items);
+    } finally {
+      set({ sending: false });
+    }
+  }
+
+  async function pay() {
+    if (!cart) return;
+    set({ sending: true, problem: null });
+    const lines = cart.items;
+    const previewed = cart.totals.total.amount;
+    try {
+      // Signed in, the client sends the customer's token too: the order is theirs (D44).
+      const body = { cartId: cart.id, email: email.trim(), ...(phone.trim() ? { phone: phone.trim() } : {}) };
+      const answer = await placeOrder(body, itemsOf(cart), choicesOf(cart));
+      cartStore.forget();
+      // The service charged what the review showed: straight to the provider's page. When a price
+      // or a rate changed meanwhile, the order's own review says what it costs now.
+      if (answer.order.total.amount === previewed && answer.payment.provider === 'sandbox')
+        payOnHostedPage(answer);
+      else {
+        set({ sending: false });
+        onDone(answer);
+      }
+    } catch (error) {
+      set({ sending: false });
+      if (isStatus(error, 409) && error instanceof StorefrontError && error.title !== 'discount_invalid') {
+        // The cart moved on (prices, stock, a method, checked out elsewhere): show what it holds now.
+        await cartStore.load().catch(() => undefined);
+      }
+      if (error instanceof StorefrontError && error.title === 'shipping_method_unavailable')
+        await chooseAgain();
+      else refused(error, lines);
+    }
+  }
+
+  return {
+    state,
+    cart,
+    loading,
+    signedIn: session.customer !== null,
+    savedAddresses: session.addresses ?? [],
+    skipShipping: state.options !== null && state.options.length === 0,
+    go,
+    editEmail: (value: string) => dispatch({ type: 'email', email: value }),
+    editPhone: (value: string) => dispatch({ type: 'phone', phone: value }),
+    editAddress: (next: AddressDraft) => dispatch({ type: 'address', address: next }),
+    /** A saved address chosen in the picker (or a new one): its problems go. */
+    pickAddress: (next: AddressDraft) => set({ address: next, fields: {} }),
+    chooseMethod: (id: string) => set({ methodId: id }),
+    editDiscountCode: (value: string) => set({ discountCode: value }),
+    submitDetails,
+    submitShipping,
+    applyCode,
+    pay,
+  };
+}

@@ -1,0 +1,112 @@
+/** The search's price range: two fields in the store's currency, checked before they are sent. */
+import { currencyExponent, formatMoney } from '@storefront/client';
+import { useEffect, useState } from 'preact/hooks';
+import { goToSearch, type SearchState } from '../../search.ts';
+import type { FacetSet } from './use-facets.ts';
+
+/** Minor units as the text of a price field ("12.5" for 1250 in USD); '' for none. */
+function toField(amount: number | null, exponent: number): string {
+  if (amount === null) return '';
+  return String(amount / 10 ** exponent);
+}
+
+/** A price field's text as minor units; null when empty, NaN when it is not a price. */
+function fromField(text: string, exponent: number): number | null {
+  const trimmed = text.trim().replace(',', '.');
+  if (trimmed === '') return null;
+  if (!/^\d{1,9}(\.\d*)?$/.test(trimmed)) return Number.NaN;
+  return Math.round(Number(trimmed) * 10 ** exponent);
+}
+
+export function PriceFilter({
+  state,
+  facets,
+  currency,
+}: {
+  state: SearchState;
+  facets: FacetSet | undefined;
+  currency: string | undefined;
+}) {
+  const exponent = currency ? currencyExponent(currency) : 2;
+  const [min, setMin] = useState(() => toField(state.minPrice, exponent));
+  const [max, setMax] = useState(() => toField(state.maxPrice, exponent));
+  const [problem, setProblem] = useState<string | null>(null);
+  // Back, forward or "Clear all filters" change the address: the fields follow it.
+  useEffect(() => {
+    setMin(toField(state.minPrice, exponent));
+    setMax(toField(state.maxPrice, exponent));
+    setProblem(null);
+  }, [state.minPrice, state.maxPrice, exponent]);
+
+  function apply(event: Event) {
+    event.preventDefault();
+    const minPrice = fromField(min, exponent);
+    const maxPrice = fromField(max, exponent);
+    if (Number.isNaN(minPrice) || Number.isNaN(maxPrice)) {
+      setProblem('Enter prices as numbers, like 12 or 12.50.');
+      return;
+    }
+    if (minPrice !== null && maxPrice !== null && minPrice > maxPrice) {
+      setProblem('The lowest price must not be above the highest.');
+      return;
+    }
+    setProblem(null);
+    goToSearch({ ...state, minPrice, maxPrice, pages: 1 });
+  }
+
+  const range = facets?.main.price;
+  const hint =
+    range && range.min !== null && range.max !== null && currency
+      ? `${formatMoney(range.min, currency)} – ${formatMoney(range.max, currency)} here`
+      : null;
+  return (
+    <form class="filter-group price-filter" onSubmit={apply} noValidate>
+      <fieldset aria-describedby={hint ? 'price-hint' : undefined}>
+        <legend>Price{currency ? ` (${currency})` : ''}</legend>
+        {hint ? (
+          <p id="price-hint" class="field-hint">
+            {hint}
+          </p>
+        ) : null}
+        <div class="price-fields">
+          <label>
+            <span>
+              Min<span class="visually-hidden"> price</span>
+            </span>
+            <input
+              type="text"
+              inputMode="decimal"
+              name="minPrice"
+              value={min}
+              aria-invalid={problem ? true : undefined}
+              aria-describedby={problem ? 'price-problem' : undefined}
+              onInput={(event) => setMin(event.currentTarget.value)}
+            />
+          </label>
+          <label>
+            <span>
+              Max<span class="visually-hidden"> price</span>
+            </span>
+            <input
+              type="text"
+              inputMode="decimal"
+              name="maxPrice"
+              value={max}
+              aria-invalid={problem ? true : undefined}
+              aria-describedby={problem ? 'price-problem' : undefined}
+              onInput={(event) => setMax(event.currentTarget.value)}
+            />
+          </label>
+        </div>
+        {problem ? (
+          <p id="price-problem" class="field-problem" role="alert">
+            {problem}
+          </p>
+        ) : null}
+        <button type="submit" class="button-secondary">
+          Apply price
+        </button>
+      </fieldset>
+    </form>
+  );
+}
