@@ -5,18 +5,20 @@
 import type { Cart, Checkout } from '@storefront/client';
 import { Money } from './ui.tsx';
 
-/** The cart's totals preview: what the checkout will charge when nothing changes. */
-export function CartTotals({ cart }: { cart: Cart }) {
-  const { totals } = cart;
+/** Amounts priced by the service: the cart's preview (`cart.totals`) or an order's own. */
+type Amounts = Pick<Cart['totals'], 'subtotal' | 'discount' | 'shipping' | 'tax' | 'total'>;
+
+/** The totals: the cart's preview (what the checkout will charge when nothing changes) or the order's. */
+export function Totals({ amounts, discountCode }: { amounts: Amounts; discountCode: string | null }) {
   return (
     <TotalsList
-      currency={totals.total.currency}
-      subtotal={totals.subtotal.amount}
-      discount={totals.discount.amount}
-      discountCode={cart.discountCode}
-      shipping={totals.shipping.amount}
-      tax={totals.tax.amount}
-      total={totals.total.amount}
+      currency={amounts.total.currency}
+      subtotal={amounts.subtotal.amount}
+      discount={amounts.discount.amount}
+      discountCode={discountCode}
+      shipping={amounts.shipping.amount}
+      tax={amounts.tax.amount}
+      total={amounts.total.amount}
     />
   );
 }
@@ -66,21 +68,6 @@ function TotalsList(props: {
         </dd>
       </div>
     </dl>
-  );
-}
-
-/** The order's totals as the service priced them. */
-export function Totals({ order }: { order: Checkout['order'] }) {
-  return (
-    <TotalsList
-      currency={order.total.currency}
-      subtotal={order.subtotal.amount}
-      discount={order.discount.amount}
-      discountCode={order.discountCode}
-      shipping={order.shipping.amount}
-      tax={order.tax.amount}
-      total={order.total.amount}
-    />
   );
 }
 

@@ -178,7 +178,7 @@ export function OrderPage({ id }: { id: string }) {
       {order.returns.length > 0 ? <Returns order={order} /> : null}
       <h2>Order #{order.number}</h2>
       <SummaryLines lines={order.lines} />
-      <Totals order={order} />
+      <Totals amounts={order} discountCode={order.discountCode} />
       {order.shippingAddress || order.shippingMethod ? (
         <dl class="review-choices">
           {order.shippingAddress ? (

@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { shopApi } from '../../api.ts';
 import { customerStore, useCustomer } from '../../customer.ts';
 import { focusSoon } from '../../focus.ts';
+import { TextField } from '../../text-field.tsx';
 import { ErrorMessage } from '../../ui.tsx';
 import { Status } from './status.tsx';
 
@@ -62,42 +63,25 @@ export function Profile() {
         Profile
       </h2>
       <form onSubmit={(event) => void save(event)} noValidate>
-        <div class="field">
-          <label for="profile-name">Name (optional)</label>
-          <input
-            id="profile-name"
-            type="text"
-            autoComplete="name"
-            maxLength={200}
-            value={name}
-            aria-invalid={problems.name ? 'true' : undefined}
-            aria-describedby={problems.name ? 'profile-name-problem' : undefined}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
-          {problems.name ? (
-            <p id="profile-name-problem" class="field-problem">
-              {problems.name}
-            </p>
-          ) : null}
-        </div>
-        <div class="field">
-          <label for="profile-phone">Phone (optional)</label>
-          <input
-            id="profile-phone"
-            type="tel"
-            autoComplete="tel"
-            maxLength={40}
-            value={phone}
-            aria-invalid={problems.phone ? 'true' : undefined}
-            aria-describedby={problems.phone ? 'profile-phone-problem' : undefined}
-            onInput={(event) => setPhone(event.currentTarget.value)}
-          />
-          {problems.phone ? (
-            <p id="profile-phone-problem" class="field-problem">
-              {problems.phone}
-            </p>
-          ) : null}
-        </div>
+        <TextField
+          id="profile-name"
+          label="Name (optional)"
+          autoComplete="name"
+          maxLength={200}
+          value={name}
+          onInput={setName}
+          problem={problems.name}
+        />
+        <TextField
+          id="profile-phone"
+          label="Phone (optional)"
+          type="tel"
+          autoComplete="tel"
+          maxLength={40}
+          value={phone}
+          onInput={setPhone}
+          problem={problems.phone}
+        />
         <div class="checkbox-field">
           <input
             id="profile-marketing"

@@ -9,6 +9,7 @@ import { useCustomer } from '../../customer.ts';
 import { focusSoon } from '../../focus.ts';
 import { EMAIL } from '../../format.ts';
 import { Link, navigate, useLocation } from '../../router.tsx';
+import { TextField } from '../../text-field.tsx';
 import { PageTitle } from '../../ui.tsx';
 import { DevMailbox } from './dev-mailbox.tsx';
 import { Status } from './status.tsx';
@@ -172,23 +173,15 @@ function EmailForm(props: {
   return (
     <form onSubmit={props.onSubmit} noValidate>
       <p>We email you a code to sign in: no password to remember. New here? The code opens your account.</p>
-      <div class="field">
-        <label for="sign-in-email">Email</label>
-        <input
-          id="sign-in-email"
-          type="email"
-          autoComplete="email"
-          value={props.email}
-          aria-invalid={props.problem ? 'true' : undefined}
-          aria-describedby={props.problem ? 'sign-in-email-problem' : undefined}
-          onInput={(event) => props.onEmail(event.currentTarget.value)}
-        />
-        {props.problem ? (
-          <p id="sign-in-email-problem" class="field-problem">
-            {props.problem}
-          </p>
-        ) : null}
-      </div>
+      <TextField
+        id="sign-in-email"
+        label="Email"
+        type="email"
+        autoComplete="email"
+        value={props.email}
+        onInput={props.onEmail}
+        problem={props.problem}
+      />
       <button type="submit" class="button-primary" disabled={props.sending}>
         {props.sending ? 'Sending…' : 'Email me a code'}
       </button>
@@ -208,31 +201,19 @@ function CodeForm(props: {
 }) {
   return (
     <form onSubmit={(event) => void props.onSubmit(event)} noValidate>
-      <div class="field">
-        <label for="sign-in-code">6-digit code</label>
-        <input
-          id="sign-in-code"
-          type="text"
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          pattern="[0-9]*"
-          maxLength={12}
-          class="code-input"
-          value={props.code}
-          aria-invalid={props.problem ? 'true' : undefined}
-          aria-describedby={props.problem ? 'sign-in-code-problem' : 'sign-in-code-hint'}
-          onInput={(event) => props.onCode(event.currentTarget.value)}
-        />
-        {props.problem ? (
-          <p id="sign-in-code-problem" class="field-problem">
-            {props.problem}
-          </p>
-        ) : (
-          <p id="sign-in-code-hint" class="field-hint">
-            From the email we sent to {props.email.trim()}.
-          </p>
-        )}
-      </div>
+      <TextField
+        id="sign-in-code"
+        label="6-digit code"
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        pattern="[0-9]*"
+        maxLength={12}
+        class="code-input"
+        value={props.code}
+        onInput={props.onCode}
+        problem={props.problem}
+        hint={<>From the email we sent to {props.email.trim()}.</>}
+      />
       <p class="form-actions">
         <button type="submit" class="button-primary" disabled={props.sending}>
           {props.sending ? 'Signing in…' : 'Sign in'}

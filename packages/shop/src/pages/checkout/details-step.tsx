@@ -9,6 +9,7 @@ import {
   type AddressField,
 } from '../../address-form.tsx';
 import { Link } from '../../router.tsx';
+import { TextField } from '../../text-field.tsx';
 import type { FieldProblems } from './use-checkout-steps.ts';
 
 /** The saved address the form holds, if it holds one exactly (the picker shows it chosen). */
@@ -44,7 +45,7 @@ export function DetailsStep(props: {
             saved addresses.
           </p>
         )}
-        <ContactField
+        <TextField
           id="checkout-email"
           label="Email"
           type="email"
@@ -59,7 +60,7 @@ export function DetailsStep(props: {
               : 'For the order confirmation.'
           }
         />
-        <ContactField
+        <TextField
           id="checkout-phone"
           label="Phone (optional)"
           type="tel"
@@ -99,42 +100,5 @@ export function DetailsStep(props: {
         {props.sending ? 'Saving…' : 'Continue to shipping'}
       </button>
     </form>
-  );
-}
-
-function ContactField(props: {
-  id: string;
-  label: string;
-  type: 'email' | 'tel';
-  autoComplete: string;
-  value: string;
-  readOnly?: boolean;
-  onInput: (value: string) => void;
-  problem: string | undefined;
-  hint: string;
-}) {
-  const attributes = {
-    id: props.id,
-    autoComplete: props.autoComplete,
-    value: props.value,
-    readOnly: props.readOnly,
-    'aria-invalid': props.problem ? ('true' as const) : undefined,
-    'aria-describedby': props.problem ? `${props.id}-problem` : `${props.id}-hint`,
-    onInput: (event: { currentTarget: HTMLInputElement }) => props.onInput(event.currentTarget.value),
-  };
-  return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      {props.type === 'email' ? <input type="email" {...attributes} /> : <input type="tel" {...attributes} />}
-      {props.problem ? (
-        <p id={`${props.id}-problem`} class="field-problem">
-          {props.problem}
-        </p>
-      ) : (
-        <p id={`${props.id}-hint`} class="field-hint">
-          {props.hint}
-        </p>
-      )}
-    </div>
   );
 }

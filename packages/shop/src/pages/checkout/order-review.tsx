@@ -23,7 +23,7 @@ export function OrderReview({ checkout }: { checkout: Checkout }) {
         Order #{order.number} for {order.email}. It is held for you until <HeldUntil order={order} />.
       </p>
       <SummaryLines lines={order.lines} />
-      <Totals order={order} />
+      <Totals amounts={order} discountCode={order.discountCode} />
       {sandbox ? (
         <button
           type="button"

@@ -3,7 +3,7 @@ import { deliveryEstimate } from '@storefront/blocks';
 import type { Cart } from '@storefront/client';
 import type { ComponentChildren } from 'preact';
 import { PostalAddress } from '../../address-form.tsx';
-import { CartTotals } from '../../order-parts.tsx';
+import { Totals } from '../../order-parts.tsx';
 import { Money, Notice } from '../../ui.tsx';
 import type { Step } from './use-checkout-steps.ts';
 
@@ -104,7 +104,7 @@ export function ReviewStep(props: {
           </p>
         ) : null}
       </form>
-      <CartTotals cart={cart} />
+      <Totals amounts={cart.totals} discountCode={cart.discountCode} />
       <button type="button" class="button-primary" disabled={sending} onClick={() => void props.onPay()}>
         {sending ? (
           'Opening the payment page…'

@@ -69,34 +69,8 @@ export function PriceFilter({
           </p>
         ) : null}
         <div class="price-fields">
-          <label>
-            <span>
-              Min<span class="visually-hidden"> price</span>
-            </span>
-            <input
-              type="text"
-              inputMode="decimal"
-              name="minPrice"
-              value={min}
-              aria-invalid={problem ? true : undefined}
-              aria-describedby={problem ? 'price-problem' : undefined}
-              onInput={(event) => setMin(event.currentTarget.value)}
-            />
-          </label>
-          <label>
-            <span>
-              Max<span class="visually-hidden"> price</span>
-            </span>
-            <input
-              type="text"
-              inputMode="decimal"
-              name="maxPrice"
-              value={max}
-              aria-invalid={problem ? true : undefined}
-              aria-describedby={problem ? 'price-problem' : undefined}
-              onInput={(event) => setMax(event.currentTarget.value)}
-            />
-          </label>
+          <PriceField name="minPrice" label="Min" value={min} invalid={problem !== null} onInput={setMin} />
+          <PriceField name="maxPrice" label="Max" value={max} invalid={problem !== null} onInput={setMax} />
         </div>
         {problem ? (
           <p id="price-problem" class="field-problem" role="alert">
@@ -108,5 +82,32 @@ export function PriceFilter({
         </button>
       </fieldset>
     </form>
+  );
+}
+
+/** One end of the price range: "Min" or "Max" (read out as "Min price"), tied to the range's problem. */
+function PriceField(props: {
+  name: string;
+  label: string;
+  value: string;
+  invalid: boolean;
+  onInput: (value: string) => void;
+}) {
+  return (
+    <label>
+      <span>
+        {props.label}
+        <span class="visually-hidden"> price</span>
+      </span>
+      <input
+        type="text"
+        inputMode="decimal"
+        name={props.name}
+        value={props.value}
+        aria-invalid={props.invalid ? true : undefined}
+        aria-describedby={props.invalid ? 'price-problem' : undefined}
+        onInput={(event) => props.onInput(event.currentTarget.value)}
+      />
+    </label>
   );
 }
