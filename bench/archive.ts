@@ -26,6 +26,9 @@ import {
   temporaryDirectory,
   UsageError,
   withClient,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
 } from './lib.ts';
 
 const HELP = `Usage: npm run bench:archive -- [options]
@@ -39,11 +42,9 @@ const HELP = `Usage: npm run bench:archive -- [options]
 Needs /usr/bin/time (GNU time) for the peak RSS of the export and import processes.
 `;
 
-interface Options {
+interface Options extends ResultsTarget {
   products: number;
   postgres: string;
-  output: string;
-  write: boolean;
 }
 
 function parseOptions(argv: string[]): Options | null {
@@ -53,8 +54,7 @@ function parseOptions(argv: string[]): Options | null {
     options: {
       products: { type: 'string', default: '1000000' },
       postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
-      'no-write': { type: 'boolean', default: false },
+      ...RESULTS_OPTIONS,
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -62,8 +62,7 @@ function parseOptions(argv: string[]): Options | null {
   return {
     products: positiveInteger('products', values.products, 1, 10_000_000),
     postgres: values.postgres,
-    output: path.resolve(values.output),
-    write: !values['no-write'],
+    ...resultsTarget(values),
   };
 }
 

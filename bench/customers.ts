@@ -31,13 +31,15 @@ import {
   percentile,
   positiveInteger,
   publish,
-  root,
   runMain,
   serve,
   temporaryDirectory,
   UNLIMITED_RATES,
   UsageError,
   withClient,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
 } from './lib.ts';
 
 const HELP = `Usage: DATABASE_URL=postgres://… npm run bench:customers -- [options]
@@ -53,12 +55,10 @@ Needs PostgreSQL (DATABASE_URL): a database is created on that server for the ru
 afterwards.
 `;
 
-interface Options {
+interface Options extends ResultsTarget {
   customers: number;
   small: number;
   queries: number;
-  output: string;
-  write: boolean;
   keep: boolean;
   databaseUrl: string;
 }
@@ -70,8 +70,7 @@ function parseOptions(argv: string[]): Options | null {
       customers: { type: 'string', default: '100000' },
       small: { type: 'string', default: '2000' },
       queries: { type: 'string', default: '200' },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
-      'no-write': { type: 'boolean', default: false },
+      ...RESULTS_OPTIONS,
       keep: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -83,8 +82,7 @@ function parseOptions(argv: string[]): Options | null {
     customers: positiveInteger('customers', values.customers, 1000, 10_000_000),
     small: positiveInteger('small', values.small, 100, 1_000_000),
     queries: positiveInteger('queries', values.queries, 10, 100_000),
-    output: path.resolve(values.output),
-    write: !values['no-write'],
+    ...resultsTarget(values),
     keep: values.keep,
     databaseUrl,
   };

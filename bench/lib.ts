@@ -65,6 +65,31 @@ export function compareCheckout(raw: string | undefined): string | null {
   return compare;
 }
 
+/**
+ * `--output FILE` and `--no-write`, the options of every script that writes a section into
+ * bench/RESULTS.md (spread into parseArgs's options).
+ */
+export const RESULTS_OPTIONS = {
+  output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
+  'no-write': { type: 'boolean', default: false },
+} as const;
+
+/** Where a script's section goes: the results file, and whether to write it (false: print only). */
+export interface ResultsTarget {
+  output: string;
+  write: boolean;
+}
+
+/** The ResultsTarget of parsed RESULTS_OPTIONS. */
+export function resultsTarget(values: { output: string; 'no-write': boolean }): ResultsTarget {
+  return { output: path.resolve(values.output), write: !values['no-write'] };
+}
+
+/** DATABASE_URL when it is set and not blank (a run on PostgreSQL), else null (embedded PGlite). */
+export function databaseUrlFromEnv(): string | null {
+  return process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null;
+}
+
 /** Type guard for a parsed JSON object. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -441,6 +466,16 @@ export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[index] ?? Number.NaN;
+}
+
+/** The median of the values (the mean of the middle two for an even count; NaN for none). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? Number.NaN)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 const HEADER = `# Benchmark results

@@ -37,6 +37,10 @@ import {
   startWorker,
   stopChild,
   temporaryDirectory,
+  RESULTS_OPTIONS,
+  databaseUrlFromEnv,
+  resultsTarget,
+  type ResultsTarget,
 } from './lib.ts';
 
 const HELP = `Usage: npm run bench:mail -- [options]
@@ -53,14 +57,12 @@ Without DATABASE_URL each worker runs on a fresh embedded database in a temporar
 it, each gets a database storefront_bench_mail_<n> on that server, dropped afterwards.
 `;
 
-interface Options {
+interface Options extends ResultsTarget {
   mails: number;
   latencyMs: number;
   concurrency: number;
   rounds: number;
   compare: string | null;
-  output: string;
-  write: boolean;
   databaseUrl: string | null;
 }
 
@@ -74,8 +76,7 @@ function parseOptions(argv: string[]): Options | null {
       concurrency: { type: 'string', default: '8' },
       rounds: { type: 'string', default: '1' },
       compare: { type: 'string' },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
-      'no-write': { type: 'boolean', default: false },
+      ...RESULTS_OPTIONS,
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -87,9 +88,8 @@ function parseOptions(argv: string[]): Options | null {
     concurrency: positiveInteger('concurrency', values.concurrency, 1, 64),
     rounds: positiveInteger('rounds', values.rounds, 1, 100),
     compare,
-    output: path.resolve(values.output),
-    write: !values['no-write'],
-    databaseUrl: process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null,
+    ...resultsTarget(values),
+    databaseUrl: databaseUrlFromEnv(),
   };
 }
 

@@ -22,7 +22,6 @@
  *                       [--compare DIR] [--output bench/RESULTS.md] [--no-write]
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { loadSharp, resizeImage } from '../src/media/media.images.ts';
@@ -32,7 +31,6 @@ import {
   machine,
   positiveInteger,
   publish,
-  root,
   run,
   runMain,
   serve,
@@ -40,6 +38,7 @@ import {
   temporaryDirectory,
   UNLIMITED_RATES,
   type RunningServer,
+  RESULTS_OPTIONS,
 } from './lib.ts';
 
 const WIDTHS = [160, 320, 640, 960, 1280, 1920];
@@ -298,8 +297,7 @@ async function main(): Promise<void> {
       resizes: { type: 'string', default: '20' },
       flood: { type: 'string', default: '200' },
       rounds: { type: 'string', default: '3' },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
-      'no-write': { type: 'boolean', default: false },
+      ...RESULTS_OPTIONS,
       large: { type: 'string', default: '3' },
       'large-only': { type: 'boolean', default: false },
       compare: { type: 'string' },

@@ -24,15 +24,16 @@ import {
   onCleanup,
   positiveInteger,
   publish,
-  root,
   runMain,
   serve,
   temporaryDirectory,
   UNLIMITED_RATES,
   UsageError,
   type RunningServer,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
 } from './lib.ts';
-import path from 'node:path';
 
 const HELP = `Usage: npm run bench:overhead -- [options]
 
@@ -46,13 +47,11 @@ const HELP = `Usage: npm run bench:overhead -- [options]
   --no-write        print the section, do not write the results file
 `;
 
-interface Options {
+interface Options extends ResultsTarget {
   duration: number;
   rounds: number;
   connections: number;
   products: number;
-  output: string;
-  write: boolean;
   /** Which variants run (`baseline` always). */
   variants: string[];
 }
@@ -64,9 +63,8 @@ function options(): Options {
       rounds: { type: 'string', default: '3' },
       connections: { type: 'string', default: '32' },
       products: { type: 'string', default: '1000' },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
+      ...RESULTS_OPTIONS,
       variants: { type: 'string', default: 'control,metrics,tracing,both' },
-      'no-write': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -79,8 +77,7 @@ function options(): Options {
     rounds: positiveInteger('--rounds', values.rounds, 1, 50),
     connections: positiveInteger('--connections', values.connections, 1, 1000),
     products: positiveInteger('--products', values.products, 1, 1_000_000),
-    output: path.resolve(values.output),
-    write: !values['no-write'],
+    ...resultsTarget(values),
     variants: values.variants.split(',').map((name) => name.trim()),
   };
 }

@@ -81,6 +81,11 @@ import {
   type OutputTail,
   type RunningServer,
   UNLIMITED_RATES,
+  RESULTS_OPTIONS,
+  databaseUrlFromEnv,
+  median,
+  resultsTarget,
+  type ResultsTarget,
 } from './lib.ts';
 
 /** A purchase whose order is not `paid` this long after the confirmation counts as failed. */
@@ -150,7 +155,7 @@ transactions per purchase then include what the reads cost.
 // ---------------------------------------------------------------------------------------------
 // Options
 
-interface Options {
+interface Options extends ResultsTarget {
   buyers: number;
   /** Shoppers browsing (product page, detail, search) while the buyers run; 0: none. */
   readers: number;
@@ -174,8 +179,6 @@ interface Options {
   /** Extra environment of the compared server (e.g. another DATABASE_POOL_SIZE). */
   compareEnv: Record<string, string>;
   dbPrefix: string;
-  output: string;
-  write: boolean;
   databaseUrl: string | null;
 }
 
@@ -202,8 +205,7 @@ function parseOptions(argv: string[]): Options | null {
       compare: { type: 'string' },
       'compare-env': { type: 'string', multiple: true, default: [] },
       'db-prefix': { type: 'string', default: 'storefront_bench_purchase_' },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
-      'no-write': { type: 'boolean', default: false },
+      ...RESULTS_OPTIONS,
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -212,7 +214,7 @@ function parseOptions(argv: string[]): Options | null {
   if (!/^[a-z_][a-z0-9_]{0,40}$/.test(values['db-prefix'])) {
     throw new UsageError('--db-prefix must be lower-case letters, digits and underscores (at most 41)');
   }
-  const databaseUrl = process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null;
+  const databaseUrl = databaseUrlFromEnv();
   const compareEnv: Record<string, string> = {};
   for (const pair of values['compare-env']) {
     const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
@@ -260,8 +262,7 @@ function parseOptions(argv: string[]): Options | null {
     compare,
     compareEnv,
     dbPrefix: values['db-prefix'],
-    output: path.resolve(values.output),
-    write: !values['no-write'],
+    ...resultsTarget(values),
     databaseUrl,
   };
   return options;
@@ -1562,15 +1563,6 @@ function raceHolds(r: Race): boolean {
 
 function sortedOf(values: number[]): Float64Array {
   return Float64Array.from(values).sort();
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  if (sorted.length === 0) return Number.NaN;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? Number.NaN)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 const int = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');

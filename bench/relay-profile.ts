@@ -38,7 +38,7 @@ import { createStore } from '../src/onboarding/onboarding.service.ts';
 import { loadWebhookConfig } from '../src/webhooks/webhooks.config.ts';
 import { WebhookRelay } from '../src/webhooks/webhooks.relay.ts';
 import { createEndpoint } from '../src/webhooks/webhooks.service.ts';
-import { onCleanup, percentile, positiveInteger, runMain, UsageError } from './lib.ts';
+import { databaseUrlFromEnv, onCleanup, percentile, positiveInteger, runMain, UsageError } from './lib.ts';
 
 const HELP = `Usage: npm run bench:relay-profile -- [options]
 
@@ -85,7 +85,7 @@ function parseOptions(argv: string[]): Options | null {
     resources: positiveInteger('resources', values.resources, 1, 1_000_000),
     concurrency: positiveInteger('concurrency', values.concurrency, 1, 1000),
     top: positiveInteger('top', values.top, 0, 100),
-    databaseUrl: process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null,
+    databaseUrl: databaseUrlFromEnv(),
   };
 }
 

@@ -33,6 +33,11 @@ import {
   runMain,
   type Machine,
   UNLIMITED_RATES,
+  RESULTS_OPTIONS,
+  databaseUrlFromEnv,
+  median,
+  resultsTarget,
+  type ResultsTarget,
 } from './lib.ts';
 
 const HELP = `Usage: npm run bench -- [options]
@@ -57,7 +62,7 @@ PostgreSQL database is used (and keeps the seeded store afterwards).
 // ---------------------------------------------------------------------------------------------
 // Options
 
-interface Options {
+interface Options extends ResultsTarget {
   products: number;
   duration: number;
   connections: number;
@@ -66,8 +71,6 @@ interface Options {
   /** Seconds of /healthz measured right before each read (0: off). */
   paired: number;
   store: string;
-  output: string;
-  write: boolean;
   databaseUrl: string | null;
 }
 
@@ -83,8 +86,7 @@ function parseOptions(argv: string[]): Options | null {
       rounds: { type: 'string', default: '1' },
       paired: { type: 'string', default: '0' },
       store: { type: 'string' },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
-      'no-write': { type: 'boolean', default: false },
+      ...RESULTS_OPTIONS,
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -93,7 +95,7 @@ function parseOptions(argv: string[]): Options | null {
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(store)) {
     throw new UsageError('--store must be lower-case letters, digits and hyphens');
   }
-  const databaseUrl = process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null;
+  const databaseUrl = databaseUrlFromEnv();
   return {
     products: positiveInteger('products', values.products, 1, 10_000_000),
     duration: positiveInteger('duration', values.duration, 1, 3600),
@@ -102,8 +104,7 @@ function parseOptions(argv: string[]): Options | null {
     rounds: positiveInteger('rounds', values.rounds, 1, 100),
     paired: positiveInteger('paired', values.paired, 0, 600),
     store,
-    output: path.resolve(values.output),
-    write: !values['no-write'],
+    ...resultsTarget(values),
     databaseUrl,
   };
 }
@@ -644,15 +645,6 @@ function roundOrder(list: Scenario[], round: number): Scenario[] {
   const writes = list.filter((s) => s.method !== 'GET');
   const shift = (round - 1) % Math.max(1, reads.length);
   return [...reads.slice(shift), ...reads.slice(0, shift), ...writes];
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  if (sorted.length === 0) return Number.NaN;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? Number.NaN)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 /**

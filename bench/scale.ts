@@ -27,13 +27,17 @@ import {
   percentile,
   positiveInteger,
   publish,
-  root,
   runMain,
   serve,
   temporaryDirectory,
   UsageError,
   type Machine,
   UNLIMITED_RATES,
+  RESULTS_OPTIONS,
+  databaseUrlFromEnv,
+  median,
+  resultsTarget,
+  type ResultsTarget,
 } from './lib.ts';
 
 const HELP = `Usage: npm run bench:scale -- [options]
@@ -55,15 +59,13 @@ drops it afterwards (WITH (FORCE)); the database named in the URL is left alone.
 // ---------------------------------------------------------------------------------------------
 // Options
 
-interface Options {
+interface Options extends ResultsTarget {
   products: number;
   small: number;
   duration: number;
   connections: number;
   warmup: number;
   rounds: number;
-  output: string;
-  write: boolean;
   databaseUrl: string | null;
 }
 
@@ -78,8 +80,7 @@ function parseOptions(argv: string[]): Options | null {
       connections: { type: 'string', default: '8' },
       warmup: { type: 'string', default: '1' },
       rounds: { type: 'string', default: '3' },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
-      'no-write': { type: 'boolean', default: false },
+      ...RESULTS_OPTIONS,
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -87,7 +88,7 @@ function parseOptions(argv: string[]): Options | null {
   const products = positiveInteger('products', values.products, 200, 10_000_000);
   const small = positiveInteger('small', values.small, 200, 10_000_000);
   if (small >= products) throw new UsageError('--small must be below --products');
-  const databaseUrl = process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null;
+  const databaseUrl = databaseUrlFromEnv();
   return {
     products,
     small,
@@ -95,8 +96,7 @@ function parseOptions(argv: string[]): Options | null {
     connections: positiveInteger('connections', values.connections, 1, 10_000),
     warmup: positiveInteger('warmup', values.warmup, 0, 600),
     rounds: positiveInteger('rounds', values.rounds, 1, 100),
-    output: path.resolve(values.output),
-    write: !values['no-write'],
+    ...resultsTarget(values),
     databaseUrl,
   };
 }
@@ -374,15 +374,6 @@ async function measureTogether(
     }),
   );
   return measured;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  if (sorted.length === 0) return Number.NaN;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? Number.NaN)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 function combine(scenario: Scenario, rounds: Round[], together: Together[]): Measured {

@@ -37,6 +37,9 @@ import {
   temporaryDirectory,
   UNLIMITED_RATES,
   UsageError,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
 } from './lib.ts';
 
 const HELP = `Usage: npm run bench:search -- [options]
@@ -55,15 +58,13 @@ Without DATABASE_URL the embedded database runs in fresh temporary DATA_DIRs; wi
 are created on that server for the run and dropped afterwards.
 `;
 
-interface Options {
+interface Options extends ResultsTarget {
   products: number;
   small: number;
   queries: number;
   cached: number;
   importCount: number;
   compare: string | null;
-  output: string;
-  write: boolean;
   databaseUrl: string | null;
   typos: boolean;
 }
@@ -78,8 +79,7 @@ function parseOptions(argv: string[]): Options | null {
       cached: { type: 'string', default: '2000' },
       import: { type: 'string', default: '200000' },
       compare: { type: 'string' },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
-      'no-write': { type: 'boolean', default: false },
+      ...RESULTS_OPTIONS,
       typos: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -97,8 +97,7 @@ function parseOptions(argv: string[]): Options | null {
     cached: positiveInteger('--cached', values.cached, 10, 1_000_000),
     importCount: positiveInteger('--import', values.import, 1000, 10_000_000),
     compare: values.compare ? path.resolve(values.compare) : null,
-    output: path.resolve(values.output),
-    write: !values['no-write'],
+    ...resultsTarget(values),
     databaseUrl: process.env.DATABASE_URL ?? null,
     typos: values.typos,
   };

@@ -19,7 +19,6 @@
  *                          [--env NAME=VALUE]… [--output bench/RESULTS.md] [--no-write]
  */
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import {
@@ -32,13 +31,15 @@ import {
   onCleanup,
   positiveInteger,
   publish,
-  root,
   runMain,
   serve,
   UNLIMITED_RATES,
   UsageError,
   withClient,
   type Machine,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
 } from './lib.ts';
 
 const HELP = `Usage: DATABASE_URL=postgres://… npm run bench:stall -- [options]
@@ -53,15 +54,13 @@ const HELP = `Usage: DATABASE_URL=postgres://… npm run bench:stall -- [options
   --no-write        print the section, do not write the results file
 `;
 
-interface Options {
+interface Options extends ResultsTarget {
   buyers: number;
   warmup: number;
   stall: number;
   after: number;
   products: number;
   env: Record<string, string>;
-  output: string;
-  write: boolean;
 }
 
 function parseOptions(argv: string[]): Options | null {
@@ -76,8 +75,7 @@ function parseOptions(argv: string[]): Options | null {
       after: { type: 'string', default: '15' },
       products: { type: 'string', default: '50' },
       env: { type: 'string', multiple: true, default: [] },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
-      'no-write': { type: 'boolean', default: false },
+      ...RESULTS_OPTIONS,
     },
   });
   if (values.help) return null;
@@ -94,8 +92,7 @@ function parseOptions(argv: string[]): Options | null {
     after: positiveInteger('after', values.after, 1, 600),
     products: positiveInteger('products', values.products, 1, 100_000),
     env,
-    output: path.resolve(values.output),
-    write: !values['no-write'],
+    ...resultsTarget(values),
   };
 }
 

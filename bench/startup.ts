@@ -34,6 +34,10 @@ import {
   type Machine,
   UNLIMITED_RATES,
   compareCheckout,
+  RESULTS_OPTIONS,
+  databaseUrlFromEnv,
+  resultsTarget,
+  type ResultsTarget,
 } from './lib.ts';
 
 const STORE = 'startup';
@@ -58,15 +62,13 @@ and drops it afterwards; the database named in the URL is not touched.
 // ---------------------------------------------------------------------------------------------
 // Options
 
-interface Options {
+interface Options extends ResultsTarget {
   runs: number;
   products: number;
   idle: number;
   load: number;
   connections: number;
   compare: string | null;
-  output: string;
-  write: boolean;
   databaseUrl: string | null;
 }
 
@@ -81,8 +83,7 @@ function parseOptions(argv: string[]): Options | null {
       load: { type: 'string', default: '10' },
       connections: { type: 'string', default: '32' },
       compare: { type: 'string' },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
-      'no-write': { type: 'boolean', default: false },
+      ...RESULTS_OPTIONS,
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -95,9 +96,8 @@ function parseOptions(argv: string[]): Options | null {
     load: positiveInteger('load', values.load, 0, 3600),
     connections: positiveInteger('connections', values.connections, 1, 10_000),
     compare,
-    output: path.resolve(values.output),
-    write: !values['no-write'],
-    databaseUrl: process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null,
+    ...resultsTarget(values),
+    databaseUrl: databaseUrlFromEnv(),
   };
 }
 

@@ -13,7 +13,6 @@
 import autocannon from 'autocannon';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   cli,
@@ -31,6 +30,10 @@ import {
   temporaryDirectory,
   UNLIMITED_RATES,
   type RunningServer,
+  RESULTS_OPTIONS,
+  databaseUrlFromEnv,
+  resultsTarget,
+  type ResultsTarget,
 } from './lib.ts';
 
 const HELP = `Usage: node bench/tracing.ts [options]
@@ -47,14 +50,12 @@ On PostgreSQL (DATABASE_URL) every server reads one database created for the run
 server gets an embedded database of its own, seeded alike.
 `;
 
-interface Options {
+interface Options extends ResultsTarget {
   products: number;
   duration: number;
   rounds: number;
   connections: number;
   compare: string | null;
-  output: string;
-  write: boolean;
   databaseUrl: string | null;
 }
 
@@ -68,8 +69,7 @@ function parseOptions(argv: string[]): Options | null {
       rounds: { type: 'string', default: '3' },
       connections: { type: 'string', default: '32' },
       compare: { type: 'string' },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
-      'no-write': { type: 'boolean', default: false },
+      ...RESULTS_OPTIONS,
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -80,9 +80,8 @@ function parseOptions(argv: string[]): Options | null {
     rounds: positiveInteger('rounds', values.rounds, 1, 50),
     connections: positiveInteger('connections', values.connections, 1, 10_000),
     compare: compareCheckout(values.compare),
-    output: path.resolve(values.output),
-    write: !values['no-write'],
-    databaseUrl: process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null,
+    ...resultsTarget(values),
+    databaseUrl: databaseUrlFromEnv(),
   };
 }
 

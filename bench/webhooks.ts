@@ -34,7 +34,6 @@ import {
   onCleanup,
   percentile,
   positiveInteger,
-  root,
   serve,
   temporaryDirectory,
   UsageError,
@@ -42,6 +41,10 @@ import {
   runMain,
   type Machine,
   type RunningServer,
+  RESULTS_OPTIONS,
+  databaseUrlFromEnv,
+  resultsTarget,
+  type ResultsTarget,
 } from './lib.ts';
 
 const STORE = 'webhook-bench';
@@ -67,14 +70,12 @@ the run and drops it afterwards (WITH (FORCE)); the database named in the URL is
 // ---------------------------------------------------------------------------------------------
 // Options
 
-interface Options {
+interface Options extends ResultsTarget {
   events: number;
   rate: number;
   duration: number;
   connections: number;
   products: number;
-  output: string;
-  write: boolean;
   databaseUrl: string | null;
 }
 
@@ -88,21 +89,19 @@ function parseOptions(argv: string[]): Options | null {
       duration: { type: 'string', default: '10' },
       connections: { type: 'string', default: '16' },
       products: { type: 'string', default: '200' },
-      output: { type: 'string', default: path.join(root, 'bench', 'RESULTS.md') },
-      'no-write': { type: 'boolean', default: false },
+      ...RESULTS_OPTIONS,
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) return null;
-  const databaseUrl = process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null;
+  const databaseUrl = databaseUrlFromEnv();
   return {
     events: positiveInteger('events', values.events, 1, 1_000_000),
     rate: positiveInteger('rate', values.rate, 1, 10_000),
     duration: positiveInteger('duration', values.duration, 1, 3600),
     connections: positiveInteger('connections', values.connections, 1, 1000),
     products: positiveInteger('products', values.products, 1, 100_000),
-    output: path.resolve(values.output),
-    write: !values['no-write'],
+    ...resultsTarget(values),
     databaseUrl,
   };
 }
