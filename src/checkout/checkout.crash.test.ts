@@ -9,9 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import {
-  openTestDatabase,
+  startTestAppWithDb,
   serveProcess,
-  startTestApp,
   type TestApp,
   type TestDb,
   skipUnlessPostgres,
@@ -25,13 +24,11 @@ let t: TestApp;
 
 before(async () => {
   if (skipUnlessPostgres) return;
-  db = await openTestDatabase();
-  t = await startTestApp({ db });
+  ({ db, t } = await startTestAppWithDb());
 });
 after(async () => {
   if (skipUnlessPostgres) return;
   await t.close();
-  await db.close();
 });
 
 /** `storefront serve` on the test's database, without Redis. */

@@ -16,14 +16,7 @@ import {
   type UnknownRow,
 } from 'kysely';
 import { after, before, test } from 'node:test';
-import {
-  createTestStore,
-  observedDb,
-  openTestDatabase,
-  startTestApp,
-  type TestApp,
-  type TestDb,
-} from '../test/harness.ts';
+import { createTestStore, startTestAppWithDb, type TestApp } from '../test/harness.ts';
 
 /** Runs `during` once, right after the sandbox provider stored a payment intent (between quote and transaction). */
 class AfterIntentCreated implements KyselyPlugin {
@@ -45,18 +38,11 @@ class AfterIntentCreated implements KyselyPlugin {
   }
 }
 
-let db: TestDb;
 let t: TestApp;
 const plugin = new AfterIntentCreated();
 
-before(async () => {
-  db = await openTestDatabase();
-  t = await startTestApp({ db: observedDb(db, plugin) });
-});
-after(async () => {
-  await t.close();
-  await db.close();
-});
+before(async () => ({ t } = await startTestAppWithDb({ plugin })));
+after(() => t.close());
 
 test('a method whose amount changes between the quote and the order is charged its new amount', async () => {
   const store = await createTestStore(t);

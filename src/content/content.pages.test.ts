@@ -1,15 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { addStaffMember, openStaffSession } from '../staff/staff.service.ts';
-import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
-import { assertNotFound, clients, pointersOf, type Envelope } from './content.test-support.ts';
+import { createTestStore, type TestApp, type TestStore } from '../test/harness.ts';
+import {
+  assertNotFound,
+  pointersOf,
+  startContentApp,
+  type ContentClients,
+  type Envelope,
+} from './content.test-support.ts';
 
 let t: TestApp;
-let api: ReturnType<typeof clients>;
-before(async () => {
-  t = await startTestApp();
-  api = clients(t);
-});
+let api: ContentClients;
+before(async () => ({ t, api } = await startContentApp()));
 after(() => t.close());
 
 interface AdminPage {

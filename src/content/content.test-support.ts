@@ -1,7 +1,7 @@
 /** Helpers shared by the content tests: calls through HTTP as a store's staff or storefront. */
 import assert from 'node:assert/strict';
 import { listEvents } from '../events/events.ts';
-import type { TestApp, TestStore } from '../test/harness.ts';
+import { startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
@@ -43,6 +43,14 @@ export function clients(t: TestApp) {
   };
 
   return { contentEvents, walk };
+}
+
+export type ContentClients = ReturnType<typeof clients>;
+
+/** A test app and its content clients: the set-up of the content test files. */
+export async function startContentApp(): Promise<{ t: TestApp; api: ContentClients }> {
+  const t = await startTestApp();
+  return { t, api: clients(t) };
 }
 
 /** Asserts a 400 validation_failed problem and returns its pointers in order. */

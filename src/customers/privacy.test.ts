@@ -13,9 +13,8 @@ import {
   addressesOf,
   clientAddresses,
   createTestStore,
-  openTestDatabase,
+  startTestAppWithDb,
   readMailDir,
-  startTestApp,
   waitFor,
   waitForMail,
   type TestApp,
@@ -25,14 +24,8 @@ import {
 
 let db: TestDb;
 let t: TestApp;
-before(async () => {
-  db = await openTestDatabase();
-  t = await startTestApp({ db, workers: true });
-});
-after(async () => {
-  await t.close();
-  await db.close();
-});
+before(async () => ({ db, t } = await startTestAppWithDb({ workers: true })));
+after(() => t.close());
 
 /**
  * Every table and whether it holds a customer's personal data. A new table fails the first test

@@ -19,10 +19,9 @@ import { sql } from 'kysely';
 import { ShopDriver } from '../orders/orders.test-support.ts';
 import {
   addressesOf,
-  openTestDatabase,
+  startTestAppWithDb,
   readMailDir,
   serveProcess,
-  startTestApp,
   waitFor,
   type ServiceProcess,
   type TestApp,
@@ -47,8 +46,7 @@ const servers: ServiceProcess[] = [];
 
 before(async () => {
   if (skipUnlessPostgres) return;
-  db = await openTestDatabase();
-  t = await startTestApp({ db, config: webhookTestConfig() });
+  ({ db, t } = await startTestAppWithDb({ config: webhookTestConfig() }));
   receiver = await startReceiver();
   mailDir = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-connection-loss-'));
   for (let i = 0; i < 2; i++) {
@@ -75,7 +73,6 @@ after(async () => {
   }
   await receiver.close();
   await t.close();
-  await db.close();
   fs.rmSync(mailDir, { recursive: true, force: true });
 });
 

@@ -10,10 +10,9 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import {
   createTestStore,
-  openTestDatabase,
+  startTestAppWithDb,
   serveProcess,
   skipUnlessPostgres,
-  startTestApp,
   type ServiceProcess,
   type TestApp,
   type TestDb,
@@ -26,15 +25,13 @@ let server: ServiceProcess;
 
 before(async () => {
   if (skipUnlessPostgres) return;
-  db = await openTestDatabase();
-  t = await startTestApp({ db });
+  ({ db, t } = await startTestAppWithDb());
   server = await serveProcess(db, t.config.secretKey!, { LOG_LEVEL: 'warn', REDIS_URL: undefined });
 });
 after(async () => {
   if (skipUnlessPostgres) return;
   await stopProcess(server);
   await t.close();
-  await db.close();
 });
 
 test(

@@ -7,17 +7,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+import { startTestAppWithStore, type TestApp, type TestStore } from '../test/harness.ts';
 import { storeSetting, variantValues, watchStoreSettings } from './settings-cache.ts';
 import type { Database } from './tables.ts';
 
 let t: TestApp;
 let shop: TestStore;
 
-before(async () => {
-  t = await startTestApp();
-  shop = await createTestStore(t);
-});
+before(async () => ({ t, shop } = await startTestAppWithStore()));
 after(() => t.close());
 
 const ADDRESS = {

@@ -10,8 +10,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import {
-  openTestDatabase,
-  startTestApp,
+  startTestAppWithDb,
   waitFor,
   type ServiceProcess,
   type TestApp,
@@ -29,8 +28,7 @@ let server: ServiceProcess;
 
 before(async () => {
   if (skipUnlessPostgres) return;
-  db = await openTestDatabase();
-  t = await startTestApp({ db });
+  ({ db, t } = await startTestAppWithDb());
   ({ proxy, server } = await serveThroughProxy(db, t, { LOG_LEVEL: 'warn', REDIS_URL: undefined }));
 });
 after(async () => {
@@ -38,7 +36,6 @@ after(async () => {
   await stopProcess(server);
   await proxy.close();
   await t.close();
-  await db.close();
 });
 
 test(

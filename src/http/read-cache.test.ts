@@ -10,9 +10,8 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import {
   createTestStore,
-  openTestDatabase,
+  startTestAppWithDb,
   serveProcess,
-  startTestApp,
   type TestApp,
   type TestDb,
   type TestStore,
@@ -24,14 +23,8 @@ import { etagOf } from './caching.ts';
 
 let db: TestDb;
 let t: TestApp;
-before(async () => {
-  db = await openTestDatabase();
-  t = await startTestApp({ db });
-});
-after(async () => {
-  await t.close();
-  await db.close();
-});
+before(async () => ({ db, t } = await startTestAppWithDb()));
+after(() => t.close());
 
 const hits = (): number => t.app.readCache!.stats().hits;
 

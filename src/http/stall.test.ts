@@ -12,9 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { ShopDriver } from '../orders/orders.test-support.ts';
 import {
-  openTestDatabase,
+  startTestAppWithDb,
   skipUnlessPostgres,
-  startTestApp,
   waitFor,
   type ServiceProcess,
   type TestApp,
@@ -34,8 +33,7 @@ let server: ServiceProcess;
 
 before(async () => {
   if (skipUnlessPostgres) return;
-  db = await openTestDatabase();
-  t = await startTestApp({ db });
+  ({ db, t } = await startTestAppWithDb());
   ({ proxy, server } = await serveThroughProxy(db, t, {
     DATABASE_STATEMENT_TIMEOUT: '1s',
     DATABASE_READINESS_TIMEOUT: '500ms',
@@ -49,7 +47,6 @@ after(async () => {
   await stopProcess(server);
   await proxy.close();
   await t.close();
-  await db.close();
 });
 
 interface Answered {

@@ -11,9 +11,8 @@ import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../email/email.
 import {
   assertQuiet,
   createTestStore,
-  openTestDatabase,
+  startTestAppWithDb,
   serveProcess,
-  startTestApp,
   waitFor,
   type TestApp,
   type TestDb,
@@ -30,8 +29,7 @@ let sink: SmtpSink;
 
 before(async () => {
   if (skipUnlessPostgres) return;
-  db = await openTestDatabase();
-  t = await startTestApp({ db });
+  ({ db, t } = await startTestAppWithDb());
   // 20 ms per message: a batch takes long enough to be killed in its middle.
   sink = await startSmtpSink({ delayMs: 20 });
 });
@@ -39,7 +37,6 @@ after(async () => {
   if (skipUnlessPostgres) return;
   await sink.close();
   await t.close();
-  await db.close();
 });
 
 const mailIdOf = (mail: ReceivedMail): string => {

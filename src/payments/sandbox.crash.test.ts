@@ -11,14 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { ShopDriver, type CheckoutBody } from '../orders/orders.test-support.ts';
-import {
-  openTestDatabase,
-  serveProcess,
-  startTestApp,
-  waitFor,
-  type TestApp,
-  type TestDb,
-} from '../test/harness.ts';
+import { startTestAppWithDb, serveProcess, waitFor, type TestApp, type TestDb } from '../test/harness.ts';
 import { SANDBOX_WEBHOOK_LOOP } from './payments.loops.ts';
 import { confirmInDeadProcess, intentStatus } from './sandbox.test-support.ts';
 import { ATTEMPT_LEASE_MS } from './sandbox.webhooks.ts';
@@ -26,14 +19,8 @@ import { ATTEMPT_LEASE_MS } from './sandbox.webhooks.ts';
 let db: TestDb;
 let t: TestApp;
 
-before(async () => {
-  db = await openTestDatabase();
-  t = await startTestApp({ db, workers: true });
-});
-after(async () => {
-  await t.close();
-  await db.close();
-});
+before(async () => ({ db, t } = await startTestAppWithDb({ workers: true })));
+after(() => t.close());
 
 /** A real `serve` confirms the payment and is killed while its webhook waits for a row lock. */
 async function confirmInProcessKilled(bought: CheckoutBody): Promise<void> {

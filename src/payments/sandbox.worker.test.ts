@@ -8,10 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ShopDriver } from '../orders/orders.test-support.ts';
 import {
-  openTestDatabase,
+  startTestAppWithDb,
   serveProcess,
   skipUnlessPostgres,
-  startTestApp,
   waitFor,
   type TestApp,
   type TestDb,
@@ -24,13 +23,11 @@ let t: TestApp;
 
 before(async () => {
   if (skipUnlessPostgres) return;
-  db = await openTestDatabase();
-  t = await startTestApp({ db });
+  ({ db, t } = await startTestAppWithDb());
 });
 after(async () => {
   if (skipUnlessPostgres) return;
   await t.close();
-  await db.close();
 });
 
 test(

@@ -7,10 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import {
   clientAddresses,
   createTestStore,
-  observedDb,
-  openTestDatabase,
+  startTestAppWithDb,
   QueryObserver,
-  startTestApp,
   testConfig,
   waitFor,
   type TestApp,
@@ -22,14 +20,12 @@ const counter = { count: 0 };
 let db: TestDb;
 let t: TestApp;
 before(async () => {
-  db = await openTestDatabase();
-  const counted = observedDb(db, new QueryObserver({ onQuery: () => (counter.count += 1) }));
-  t = await startTestApp({ db: counted, config: { rateLimits: { ...testConfig().rateLimits, signIn: 8 } } });
+  ({ db, t } = await startTestAppWithDb({
+    plugin: new QueryObserver({ onQuery: () => (counter.count += 1) }),
+    config: { rateLimits: { ...testConfig().rateLimits, signIn: 8 } },
+  }));
 });
-after(async () => {
-  await t.close();
-  await db.close();
-});
+after(() => t.close());
 
 /** Each test speaks from its own client address, so the sign-in limit of one does not touch another. */
 const client = clientAddresses();

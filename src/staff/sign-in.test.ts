@@ -12,15 +12,12 @@ import {
   addressesOf,
   clientAddresses,
   createTestStore,
-  observedDb,
-  openTestDatabase,
+  startTestAppWithDb,
   QueryObserver,
   readMailDir,
-  startTestApp,
   waitFor,
   waitForMail,
   type TestApp,
-  type TestDb,
   type TestStore,
 } from '../test/harness.ts';
 
@@ -30,20 +27,15 @@ import {
  * embedded database too.
  */
 const reads = { count: 0 };
-let db: TestDb;
 let t: TestApp;
 before(async () => {
-  db = await openTestDatabase();
   const observer = new QueryObserver({
     onResult: (result) => (reads.count += result.rows.filter((row) => 'code_hash' in row).length),
     nextTurn: true,
   });
-  t = await startTestApp({ db: observedDb(db, observer), workers: true });
+  ({ t } = await startTestAppWithDb({ plugin: observer, workers: true }));
 });
-after(async () => {
-  await t.close();
-  await db.close();
-});
+after(() => t.close());
 
 /** A fresh client address per call. */
 const client = clientAddresses();

@@ -4,15 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertQuiet, createTestStore, startTestApp, type TestApp, type TestStore } from './harness.ts';
+import { assertQuiet, startTestAppWithStore, type TestApp, type TestStore } from './harness.ts';
 
 let t: TestApp;
 let shop: TestStore;
 
-before(async () => {
-  t = await startTestApp();
-  shop = await createTestStore(t);
-});
+before(async () => ({ t, shop } = await startTestAppWithStore()));
 after(() => t.close());
 
 describe('authenticated callers', () => {

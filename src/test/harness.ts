@@ -462,6 +462,53 @@ export async function createTestStore(
   return { store, ownerEmail, publishableKey: key.key, keyId: key.id, staffToken: session.token };
 }
 
+export interface TestAppWithDbOptions extends Omit<TestAppOptions, 'db'> {
+  /** A plugin on the app's connection to the database (observedDb), e.g. a QueryObserver. */
+  plugin?: KyselyPlugin;
+}
+
+/**
+ * A fresh test database and an app on it, for tests that use the database besides the app (read
+ * it directly, or hand it to a `storefront serve` process). Closing the app closes the database.
+ */
+export async function startTestAppWithDb(
+  options: TestAppWithDbOptions = {},
+): Promise<{ db: TestDb; t: TestApp }> {
+  const { plugin, ...appOptions } = options;
+  const db = await openTestDatabase();
+  let app: TestApp;
+  try {
+    app = await startTestApp({ ...appOptions, db: plugin ? observedDb(db, plugin) : db });
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const t: TestApp = {
+    ...app,
+    async close() {
+      try {
+        await app.close();
+      } finally {
+        await db.close();
+      }
+    },
+  };
+  return { db, t };
+}
+
+/** A test app and one store on it: the set-up of many test files. */
+export async function startTestAppWithStore(
+  options: TestAppOptions = {},
+): Promise<{ t: TestApp; shop: TestStore }> {
+  const t = await startTestApp(options);
+  try {
+    return { t, shop: await createTestStore(t) };
+  } catch (error) {
+    await t.close();
+    throw error;
+  }
+}
+
 /** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(
   probe: () => Promise<T | undefined | false> | T | undefined | false,
