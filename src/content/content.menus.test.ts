@@ -2,13 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { addStaffMember, openStaffSession } from '../staff/staff.service.ts';
 import { createTestStore, type TestApp, type TestStore } from '../test/harness.ts';
-import {
-  assertNotFound,
-  pointersOf,
-  startContentApp,
-  type ContentClients,
-  type Envelope,
-} from './content.test-support.ts';
+import { assertNotFound, pointersOf, startContentApp } from './content.test-support.ts';
+import type { ContentClients, Envelope } from './content.test-support.ts';
 
 let t: TestApp;
 let api: ContentClients;
