@@ -86,6 +86,15 @@ export const SHARED_TABLES: Record<string, { with: string[]; why: string }> = {
 /** Test code is not part of the architecture (a test may reach into any part it tests). */
 export const NOT_ARCHITECTURE = String.raw`(\.test\.ts|test-support\.ts|\.test-dns\.ts)$|^src/test/`;
 
+/** The files of src/catalog/ that other parts may import (rule `catalog-faces`). */
+export const CATALOG_FACES = String.raw`^src/catalog/(${[
+  String.raw`catalog\.(schemas|events|admin-routes|storefront-routes)\.ts`,
+  String.raw`[a-z-]+/[a-z-]+\.schemas\.ts`,
+  String.raw`inventory/(inventory|sellable)\.ts`,
+  String.raw`products/products\.service\.ts`,
+  String.raw`collections/collections\.service\.ts`,
+].join('|')})$`;
+
 /** File rules, checked by dependency-cruiser on every import, type-only imports included. */
 export const FILE_RULES: IForbiddenRuleType[] = [
   {
@@ -101,6 +110,25 @@ export const FILE_RULES: IForbiddenRuleType[] = [
     severity: 'error',
     from: { path: '^src/([^/]+)/' },
     to: { path: String.raw`\.repository\.ts$`, pathNot: '^src/$1/' },
+  },
+  {
+    name: 'catalog-repositories-private',
+    comment:
+      "The catalog's sub-parts (products/, variants/, inventory/, collections/, search/, media/) keep " +
+      'their SQL: a sub-part calls another one through its non-repository files (decision `catalog-sub-parts`).',
+    severity: 'error',
+    from: { path: '^src/catalog/([^/]+)' },
+    to: { path: String.raw`^src/catalog/[^/]+/[^/]+\.repository\.ts$`, pathNot: '^src/catalog/$1/' },
+  },
+  {
+    name: 'catalog-faces',
+    comment:
+      'Other parts use the catalog through its faces only: stock through inventory/inventory.ts and ' +
+      'inventory/sellable.ts, products through products/products.service.ts, collections through ' +
+      'collections/collections.service.ts, its schemas, events and (for the app) routes (decision `catalog-sub-parts`).',
+    severity: 'error',
+    from: { path: '^src/', pathNot: '^src/catalog/' },
+    to: { path: '^src/catalog/', pathNot: CATALOG_FACES },
   },
   {
     name: 'tables-private',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { checkAddress, completeAddress, type Address } from '@storefront/address';
-import { cachedSellableVariants, type PricedVariant } from '../catalog/sellable.ts';
+import { cachedSellableVariants, type PricedVariant } from '../catalog/inventory/sellable.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
 import {

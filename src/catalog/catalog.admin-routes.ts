@@ -3,20 +3,22 @@ import Type from 'typebox';
 import { requireStaff } from '../http/principals.ts';
 import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
 import {
-  AdminCollectionSchema,
   AdminProductSchema,
   AdminProductsQuerySchema,
   AdminVariantSchema,
-  CollectionInputSchema,
-  CollectionPatchSchema,
-  CollectionPreviewInputSchema,
-  CollectionPreviewSchema,
   ProductInputSchema,
   ProductPatchSchema,
   VariantInputSchema,
   VariantPatchSchema,
 } from './catalog.schemas.ts';
-import type { CatalogDeps } from './catalog.service.ts';
+import {
+  AdminCollectionSchema,
+  CollectionInputSchema,
+  CollectionPatchSchema,
+  CollectionPreviewInputSchema,
+  CollectionPreviewSchema,
+} from './collections/collection.schemas.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
 import {
   createCollection,
   deleteCollection,
@@ -25,23 +27,21 @@ import {
   listCollections,
   previewRules,
   updateCollection,
-} from './collections.service.ts';
+} from './collections/collections.service.ts';
 import {
-  addVariant,
   createProduct,
   deleteProduct,
-  deleteVariant,
   getProduct,
   listProducts,
   updateProduct,
-  updateVariant,
-} from './products.service.ts';
+} from './products/products.service.ts';
+import { addVariant, deleteVariant, updateVariant } from './variants/variants.service.ts';
 
 const productTags = ['Admin: catalog'];
 const NoContent = { 204: Type.Null(), ...problemResponses };
 
 /** Catalog management. Every staff role may edit the catalog. */
-export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: CatalogDeps }> = async (app, { deps }) => {
+export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.post(
     '/products',
     {

@@ -1,12 +1,12 @@
 import Type, { type Static } from 'typebox';
-import { MAX_QUERY_INTEGER, PageQuery, PageQueryWith } from '../http/schemas.ts';
+import { PageQueryWith } from '../http/schemas.ts';
 
 const Amount = Type.Integer({
   minimum: 0,
   maximum: 1_000_000_000_00,
   description: 'Minor units (e.g. cents).',
 });
-const Timestamp = Type.String({ format: 'date-time' });
+export const Timestamp = Type.String({ format: 'date-time' });
 export const ProductStatusSchema = Type.Union([
   Type.Literal('draft'),
   Type.Literal('active'),
@@ -122,106 +122,6 @@ export const ProductCardSchema = Type.Object(
   { title: 'ProductCard' },
 );
 export type ProductCard = Static<typeof ProductCardSchema>;
-
-// ---- Storefront search (D48) ----
-
-const SearchFilters = {
-  q: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 200,
-      description:
-        'Words to find: each must begin a word of the title, a SKU, a tag, an option value or the description, or (from 4 letters) be close to a word of the title ("hodie" finds "Hoodie"). Case and accents do not matter.',
-    }),
-  ),
-  collection: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 100,
-      description: 'Only products in the collection with this slug.',
-    }),
-  ),
-  tag: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 64, description: 'Only products with this tag (any case).' }),
-  ),
-  minPrice: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: MAX_QUERY_INTEGER,
-      description: 'Only products with a variant at this price or above (minor units; at most 2^53 − 1).',
-    }),
-  ),
-  maxPrice: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: MAX_QUERY_INTEGER,
-      description: 'Only products with a variant at this price or below (minor units; at most 2^53 − 1).',
-    }),
-  ),
-  available: Type.Optional(
-    Type.Boolean({
-      description: '`true`: only products with a variant in stock (`false` is the same as leaving it out).',
-    }),
-  ),
-};
-
-/**
- * `option.<Name>=<value>` filters (repeatable: any of the values). Price, stock and option values
- * are matched on one variant: `option.Size=M&available=true` finds products whose M is in stock.
- */
-const OptionFilters = {
-  '^option\\.[^\\s].{0,59}$': Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 }),
-};
-
-export const SearchSortSchema = Type.Union(
-  [
-    Type.Literal('relevance'),
-    Type.Literal('newest'),
-    Type.Literal('oldest'),
-    Type.Literal('price_asc'),
-    Type.Literal('price_desc'),
-    Type.Literal('title_asc'),
-  ],
-  {
-    description:
-      '`relevance` (the default with `q`; without it, `oldest`), `newest`, `oldest` (the default without `q`: the spec’s order), `price_asc`, `price_desc` (by the card price), `title_asc`. Each has its own cursor.',
-  },
-);
-
-export const ProductSearchQuerySchema = Type.Object(
-  { ...PageQuery.properties, ...SearchFilters, sort: Type.Optional(SearchSortSchema) },
-  { additionalProperties: false, patternProperties: OptionFilters },
-);
-
-export const ProductFacetsQuerySchema = Type.Object(SearchFilters, {
-  additionalProperties: false,
-  patternProperties: OptionFilters,
-});
-
-export const ProductFacetsSchema = Type.Object(
-  {
-    total: Type.Integer({ minimum: 0, description: 'How many products the search finds.' }),
-    options: Type.Array(
-      Type.Object({
-        name: Type.String(),
-        values: Type.Array(Type.Object({ value: Type.String(), count: Type.Integer({ minimum: 1 }) })),
-      }),
-      { description: 'Per option name, its values among the found products’ variants, most found first.' },
-    ),
-    price: Type.Object(
-      { min: Type.Union([Type.Integer(), Type.Null()]), max: Type.Union([Type.Integer(), Type.Null()]) },
-      { description: 'The lowest and highest variant price of the found products; null when none is found.' },
-    ),
-    collections: Type.Array(
-      Type.Object({ slug: Type.String(), title: Type.String(), count: Type.Integer({ minimum: 1 }) }),
-    ),
-    available: Type.Object({
-      count: Type.Integer({ minimum: 0, description: 'Found products with a variant in stock.' }),
-    }),
-  },
-  { title: 'ProductFacets' },
-);
-export type ProductFacets = Static<typeof ProductFacetsSchema>;
 
 export const StorefrontVariantSchema = Type.Object(
   {
@@ -480,104 +380,3 @@ export const AdminProductsQuerySchema = PageQueryWith({
   sort: Type.Optional(ProductSortSchema),
 });
 export type AdminProductsQuery = Static<typeof AdminProductsQuerySchema>;
-
-const Condition = Type.Object(
-  {
-    field: Type.Union([Type.Literal('tag'), Type.Literal('title'), Type.Literal('priceAmount')]),
-    op: Type.Union([Type.Literal('eq'), Type.Literal('contains'), Type.Literal('gt'), Type.Literal('lt')]),
-    value: Type.Union([
-      Type.String({ maxLength: 200 }),
-      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-    ]),
-  },
-  { additionalProperties: false },
-);
-
-export const RulesSchema = Type.Object(
-  {
-    match: Type.Union([Type.Literal('all'), Type.Literal('any')]),
-    conditions: Type.Array(Condition, { minItems: 1, maxItems: 20 }),
-  },
-  {
-    additionalProperties: false,
-    description:
-      'tag: eq|contains; title: eq|contains (case-insensitive); priceAmount: eq|gt|lt on the card price.',
-  },
-);
-export type Rules = Static<typeof RulesSchema>;
-
-export const CollectionSlug = Type.String({
-  pattern: '^[a-z0-9]([a-z0-9-]{0,98}[a-z0-9])?$',
-  maxLength: 100,
-});
-
-export const CollectionInputSchema = Type.Object(
-  {
-    title: Type.String({ minLength: 1, maxLength: 200 }),
-    slug: CollectionSlug,
-    kind: Type.Union([Type.Literal('manual'), Type.Literal('smart')]),
-    productIds: Type.Optional(Type.Array(Type.String({ format: 'uuid' }), { maxItems: 1000 })),
-    rules: Type.Optional(RulesSchema),
-  },
-  { title: 'NewCollection', additionalProperties: false },
-);
-export type CollectionInput = Static<typeof CollectionInputSchema>;
-
-export const CollectionPatchSchema = Type.Object(
-  {
-    title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    slug: Type.Optional(CollectionSlug),
-    productIds: Type.Optional(
-      Type.Array(Type.String({ format: 'uuid' }), {
-        maxItems: 1000,
-        description: 'Manual: the full ordered list (reorder by sending a new order).',
-      }),
-    ),
-    rules: Type.Optional(RulesSchema),
-  },
-  { title: 'CollectionChange', additionalProperties: false },
-);
-export type CollectionPatch = Static<typeof CollectionPatchSchema>;
-
-export const AdminCollectionSchema = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    title: Type.String(),
-    slug: Type.String(),
-    kind: Type.Union([Type.Literal('manual'), Type.Literal('smart')]),
-    productIds: Type.Union([Type.Array(Type.String()), Type.Null()], {
-      description: 'Manual collections: the ordered products. Null for smart.',
-    }),
-    rules: Type.Union([RulesSchema, Type.Null()]),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { title: 'AdminCollection' },
-);
-export type AdminCollection = Static<typeof AdminCollectionSchema>;
-
-export const CollectionPreviewInputSchema = Type.Object(
-  {
-    rules: RulesSchema,
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 50,
-        description: 'How many matching products to answer, default 20.',
-      }),
-    ),
-  },
-  { title: 'CollectionPreviewRequest', additionalProperties: false },
-);
-export type CollectionPreviewInput = Static<typeof CollectionPreviewInputSchema>;
-
-export const CollectionPreviewSchema = Type.Object(
-  {
-    items: Type.Array(AdminProductSchema, {
-      description: 'The first matching products (any status), in the order of a smart collection.',
-    }),
-    total: Type.Integer({ minimum: 0, description: 'How many products of the store match.' }),
-  },
-  { title: 'CollectionPreview' },
-);
-export type CollectionPreview = Static<typeof CollectionPreviewSchema>;

@@ -1,27 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { ServiceDeps } from '../db/service-deps.ts';
 import Type from 'typebox';
 import { ANY_STOCK, readCached, type ReadCache } from '../http/read-cache.ts';
 import { requireStorefront } from '../http/principals.ts';
 import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
+import { CollectionCardSchema, ProductCardSchema, ProductDetailSchema } from './catalog.schemas.ts';
 import {
-  CollectionCardSchema,
-  ProductCardSchema,
-  ProductDetailSchema,
   ProductFacetsQuerySchema,
   ProductFacetsSchema,
   ProductSearchQuerySchema,
-} from './catalog.schemas.ts';
-import { isSearch, productFacets, searchProductCards, type SearchParams } from './search.service.ts';
+} from './search/search.schemas.ts';
+import { isSearch, productFacets, searchProductCards, type SearchParams } from './search/search.service.ts';
 import {
   getCollectionCard,
-  getProductByHandle,
-  getProductDetail,
   listCollectionCards,
   listCollectionProductCards,
-  listProductCards,
-  type CatalogDeps,
-} from './catalog.service.ts';
+} from './collections/collection-cards.service.ts';
+import { getProductByHandle, getProductDetail, listProductCards } from './products/product-cards.service.ts';
 
 const tags = ['Storefront: catalog'];
 const SlugParams = Type.Object(
@@ -31,7 +27,7 @@ const SlugParams = Type.Object(
 
 /** Read-only catalog. Only active products appear, anywhere on the storefront (spec 1, 4.1). */
 export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
-  deps: CatalogDeps;
+  deps: ServiceDeps;
   readCache: ReadCache | null;
 }> = async (app, { deps, readCache }) => {
   const cached = readCached(readCache);

@@ -26,6 +26,19 @@ export interface ProductTable {
 }
 export type ProductRow = Selectable<ProductTable>;
 
+/**
+ * What a product card shows (D46: with its handle and compare-at price), as columns of `products as
+ * p`: the storefront lists, search and collections select the same ones.
+ */
+export const CARD_COLUMNS = [
+  'p.id',
+  'p.title',
+  'p.handle',
+  'p.image',
+  'p.price_amount',
+  'p.compare_at_amount',
+] as const;
+
 /** An option of a product and its values, in the merchant's order (D46). */
 export interface ProductOption {
   name: string;

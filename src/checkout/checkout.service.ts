@@ -3,7 +3,7 @@ import type { Compilable, Transaction } from 'kysely';
 import { checkAddress, isKnownCountry, isPhoneNumber, type Address } from '@storefront/address';
 import { cartCompleted, completeCart, findCart, type CartRow } from '../carts/carts.service.ts';
 import { heldMethodAmount } from '../shipping/shipping.service.ts';
-import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory.ts';
+import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory/inventory.ts';
 import { isDatabaseUnavailable, isUniqueViolation, reportIfOutage } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { AppError, unauthorized, validationFailed, type FieldError } from '../lib/errors.ts';

@@ -1,6 +1,6 @@
 import type { Address } from '@storefront/address';
-import type { StockLine } from '../catalog/inventory.ts';
-import { cachedSellableVariants } from '../catalog/sellable.ts';
+import type { StockLine } from '../catalog/inventory/inventory.ts';
+import { cachedSellableVariants } from '../catalog/inventory/sellable.ts';
 import type { OrdersDeps } from '../orders/orders.deps.ts';
 import type { NewOrderLine } from '../orders/placed-orders.service.ts';
 import { priceOrder, type Pricing } from '../pricing/order-pricing.ts';

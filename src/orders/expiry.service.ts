@@ -1,4 +1,4 @@
-import { releaseReserved } from '../catalog/inventory.ts';
+import { releaseReserved } from '../catalog/inventory/inventory.ts';
 import { giveBackDiscountUse } from '../pricing/pricing.service.ts';
 import { backoffMs } from '../lib/backoff.ts';
 import { cancelOpenPayments, latestPayment, lockPaymentAndOrder } from './order-payments.repository.ts';

@@ -1,6 +1,6 @@
 import { formatAddress } from '@storefront/address';
 import type { Kysely, Transaction } from 'kysely';
-import type { Shortfall } from '../catalog/inventory.ts';
+import type { Shortfall } from '../catalog/inventory/inventory.ts';
 import type { Database } from '../db/tables.ts';
 import { formatMoney } from '../lib/money.ts';
 import type { LastStatement } from '../db/last-statement.ts';

@@ -1,5 +1,5 @@
 import { completeAddress, type Address } from '@storefront/address';
-import type { StockLine } from '../catalog/inventory.ts';
+import type { StockLine } from '../catalog/inventory/inventory.ts';
 import type { FulfillmentJson, OrderLineFields, ReturnJson } from './orders.repository.ts';
 import type { Money } from '../lib/money.ts';
 import type { Fulfillment, Order, Payment, Refund, Return, StorefrontOrder } from './orders.schemas.ts';

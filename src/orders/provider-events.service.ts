@@ -2,7 +2,7 @@ import type { EmittedData } from '../events/events.schemas.ts';
 import { countRevivedDiscountUse } from '../pricing/pricing.service.ts';
 import type { OrderPaidData, OrderRefundedData } from './orders.events.ts';
 import type { Transaction } from 'kysely';
-import { sellReserved, takeStock } from '../catalog/inventory.ts';
+import { sellReserved, takeStock } from '../catalog/inventory/inventory.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import { MAIL_LOOP } from '../mail/outbox.ts';

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { restock } from '../catalog/inventory.ts';
+import { restock } from '../catalog/inventory/inventory.ts';
 import type { Database } from '../db/tables.ts';
 import type { EmittedData } from '../events/events.schemas.ts';
 import { recordEvent } from '../events/events.ts';

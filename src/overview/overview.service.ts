@@ -1,4 +1,4 @@
-import { lowStock } from '../catalog/inventory.ts';
+import { lowStock } from '../catalog/inventory/inventory.ts';
 import { sendingDomainStatus } from '../email/email.service.ts';
 import { orderActivity } from '../orders/orders.service.ts';
 import { getStore } from '../stores/stores.service.ts';

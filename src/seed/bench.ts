@@ -3,7 +3,7 @@ import {
   productCount,
   refreshProductStatistics,
   type BulkProduct,
-} from '../catalog/products.service.ts';
+} from '../catalog/products/products.service.ts';
 import { createStorefrontKey } from '../keys/keys.service.ts';
 import { createStore } from '../onboarding/onboarding.service.ts';
 import { ownerEmails } from '../staff/owner-notices.ts';

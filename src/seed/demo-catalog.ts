@@ -1,7 +1,7 @@
 import type { ProductInput } from '../catalog/catalog.schemas.ts';
-import type { CatalogDeps } from '../catalog/catalog.service.ts';
-import { createCollection } from '../catalog/collections.service.ts';
-import { createProduct } from '../catalog/products.service.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
+import { createCollection } from '../catalog/collections/collections.service.ts';
+import { createProduct } from '../catalog/products/products.service.ts';
 import { DEFAULT_MAX_PIXELS } from '../media/media.config.ts';
 import { WorkLimiter } from '../media/media.limiter.ts';
 import { uploadMedia } from '../media/media.service.ts';
@@ -86,7 +86,7 @@ const ITEMS: Item[] = [
  * uploaded as media (D47), and 3 collections (one smart).
  */
 export async function seedDemoCatalog(
-  deps: Pick<CatalogDeps, 'db' | 'clock'> & { media: MediaStorage },
+  deps: Pick<ServiceDeps, 'db' | 'clock'> & { media: MediaStorage },
   storeId: string,
 ): Promise<void> {
   // Drawn and uploaded a few at a time (each upload is decoded and encoded again, as any upload is).

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+import { createTestStore, startTestApp, type TestApp, type TestStore } from '../../test/harness.ts';
 
 let t: TestApp;
 let shop: TestStore;

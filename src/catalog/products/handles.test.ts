@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+import { createTestStore, startTestApp, type TestApp, type TestStore } from '../../test/harness.ts';
 
 let t: TestApp;
 before(async () => {

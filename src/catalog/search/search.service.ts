@@ -1,9 +1,11 @@
-import { keysetPage } from '../db/keyset.ts';
-import type { ServiceDeps } from '../db/service-deps.ts';
-import type { ListPage } from '../lib/cursors.ts';
-import { validationFailed, type FieldError } from '../lib/errors.ts';
-import { storeCurrency } from '../stores/stores.service.ts';
-import type { ProductCard, ProductFacets } from './catalog.schemas.ts';
+import { keysetPage } from '../../db/keyset.ts';
+import type { ServiceDeps } from '../../db/service-deps.ts';
+import type { ListPage } from '../../lib/cursors.ts';
+import { validationFailed, type FieldError } from '../../lib/errors.ts';
+import { storeCurrency } from '../../stores/stores.service.ts';
+import type { ProductCard } from '../catalog.schemas.ts';
+import type { ProductFacets } from './search.schemas.ts';
+import { toCard } from '../products/product-cards.service.ts';
 import {
   SORT_KEYS,
   searchCardsQuery,
@@ -133,15 +135,7 @@ export async function searchProductCards(
     withCorrections(deps, storeId, asked).then((filter) => cardsPage(deps, storeId, filter, sort, params)),
   ]);
   return {
-    items: page.items.map((row) => ({
-      id: row.id,
-      title: row.title,
-      handle: row.handle,
-      image: row.image,
-      priceAmount: row.price_amount ?? 0,
-      compareAtAmount: row.compare_at_amount,
-      currency,
-    })),
+    items: page.items.map((row) => toCard(row, currency)),
     nextCursor: page.nextCursor,
   };
 }

@@ -1,5 +1,5 @@
-import type { FieldError } from '../lib/errors.ts';
-import type { ProductOption } from './catalog.tables.ts';
+import type { FieldError } from '../../lib/errors.ts';
+import type { ProductOption } from '../catalog.tables.ts';
 
 /**
  * Options (DESIGN D46), as rules on plain data: a product names up to three options, each with
@@ -89,4 +89,11 @@ export function labelOf(
 /** A stable key of a combination, to find two variants that give the same one. */
 export function combinationKey(options: Readonly<Record<string, string>>): string {
   return JSON.stringify(Object.entries(options).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Whether a variant's values are exactly one of each of the options, from their values. */
+export function fitsOptions(options: readonly ProductOption[], values: Record<string, string>): boolean {
+  const errors: FieldError[] = [];
+  const fitted = variantOptions(options, values, '', errors);
+  return errors.length === 0 && combinationKey(fitted) === combinationKey(values);
 }

@@ -1,10 +1,10 @@
-import type { EmittedData } from '../events/events.schemas.ts';
-import type { InventoryUpdatedData } from './catalog.events.ts';
+import type { EmittedData } from '../../events/events.schemas.ts';
+import type { InventoryUpdatedData } from '../catalog.events.ts';
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/tables.ts';
-import { recordEvent } from '../events/events.ts';
-import type { VariantRow } from './catalog.tables.ts';
-import { AppError } from '../lib/errors.ts';
+import type { Database } from '../../db/tables.ts';
+import { recordEvent } from '../../events/events.ts';
+import type { VariantRow } from '../catalog.tables.ts';
+import { AppError } from '../../lib/errors.ts';
 import {
   addToOnHand,
   lockStockLevels,
@@ -15,9 +15,10 @@ import {
   sellFromReserved,
   stockLevel,
   takeFromOnHand,
-  updateVariantRow,
+  updateOnHand,
   type StockLevel,
-} from './products.repository.ts';
+  type StockShift,
+} from './inventory.repository.ts';
 
 /**
  * Stock (DESIGN D8, D22). The catalog owns `on_hand` and `reserved` of every variant, and this
@@ -49,6 +50,12 @@ function inLockOrder(lines: readonly StockLine[]): StockLine[] {
     .map(([variantId, quantity]) => ({ variantId, quantity }))
     .sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
 }
+
+/** The levels a shift started from. */
+const levelsBefore = (shift: StockShift): Pick<StockLevel, 'on_hand' | 'reserved'> => ({
+  on_hand: shift.old_on_hand,
+  reserved: shift.old_reserved,
+});
 
 async function recordIfChanged(
   trx: Transaction<Database>,
@@ -201,13 +208,7 @@ export async function sellReserved(
     if (row.old_on_hand < line.quantity) {
       oversold.push({ variantId: line.variantId, requested: line.quantity, available: row.old_on_hand });
     }
-    await recordIfChanged(
-      trx,
-      storeId,
-      line.variantId,
-      { on_hand: row.old_on_hand, reserved: row.old_reserved },
-      row,
-    );
+    await recordIfChanged(trx, storeId, line.variantId, levelsBefore(row), row);
   }
   return oversold;
 }
@@ -221,14 +222,7 @@ export async function releaseReserved(
 ): Promise<void> {
   for (const line of inLockOrder(lines)) {
     const row = await releaseFromReserved(trx, storeId, line.variantId, line.quantity, now);
-    if (row)
-      await recordIfChanged(
-        trx,
-        storeId,
-        line.variantId,
-        { on_hand: row.old_on_hand, reserved: row.old_reserved },
-        row,
-      );
+    if (row) await recordIfChanged(trx, storeId, line.variantId, levelsBefore(row), row);
   }
 }
 
@@ -248,13 +242,7 @@ export async function restock(
     const row = await addToOnHand(trx, storeId, line.variantId, line.quantity, now);
     if (!row) continue;
     restocked.push(line);
-    await recordIfChanged(
-      trx,
-      storeId,
-      line.variantId,
-      { on_hand: row.old_on_hand, reserved: row.old_reserved },
-      row,
-    );
+    await recordIfChanged(trx, storeId, line.variantId, levelsBefore(row), row);
   }
   return restocked;
 }
@@ -289,6 +277,9 @@ export async function takeStock(
   return true;
 }
 
+/** The variant row, locked for the rest of the transaction (a change to it); undefined when unknown. */
+export { lockVariant };
+
 /**
  * Sets a variant's on-hand count (a stock recount). It may not go below what pending orders hold
  * (D22): that is 409 `stock_reserved`, decided in the same UPDATE, so a checkout committing at the
@@ -320,7 +311,7 @@ export async function setOnHand(
       },
     );
   }
-  const row = await updateVariantRow(trx, storeId, variantId, { on_hand: onHand, updated_at: now });
+  const row = await updateOnHand(trx, storeId, variantId, onHand, now);
   await recordIfChanged(trx, storeId, variantId, before, row);
   return row;
 }

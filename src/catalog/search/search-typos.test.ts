@@ -11,9 +11,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { LocalMediaStorage } from '../media/media.storage.ts';
-import { seedDemoCatalog } from '../seed/demo-catalog.ts';
-import { createTestStore, startTestApp, testConfig, type TestApp, type TestStore } from '../test/harness.ts';
+import { LocalMediaStorage } from '../../media/media.storage.ts';
+import { seedDemoCatalog } from '../../seed/demo-catalog.ts';
+import {
+  createTestStore,
+  startTestApp,
+  testConfig,
+  type TestApp,
+  type TestStore,
+} from '../../test/harness.ts';
 import { fold, wordsOf } from './search.service.ts';
 import { typoDistance } from './typos.ts';
 

@@ -6,9 +6,14 @@ import {
   type SqlBool,
   type Updateable,
 } from 'kysely';
-import type { Database } from '../db/tables.ts';
-import type { CollectionKind, CollectionRow, CollectionTable, SmartRules } from './catalog.tables.ts';
-import { CARD_COLUMNS } from './products.repository.ts';
+import type { Database } from '../../db/tables.ts';
+import {
+  CARD_COLUMNS,
+  type CollectionKind,
+  type CollectionRow,
+  type CollectionTable,
+  type SmartRules,
+} from '../catalog.tables.ts';
 
 /** All SQL on collections and their membership (collection_products). */
 

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import { variantValues } from '../db/settings-cache.ts';
-import type { Database } from '../db/tables.ts';
+import { variantValues } from '../../db/settings-cache.ts';
+import type { Database } from '../../db/tables.ts';
 import { available } from './inventory.ts';
-import { findSellableVariants } from './products.repository.ts';
+import { findSellableVariants } from './inventory.repository.ts';
 
 /**
  * What carts and checkout may sell: the current price and titles of a store's variants whose

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { listEvents } from '../events/events.ts';
-import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+import { listEvents } from '../../events/events.ts';
+import { createTestStore, startTestApp, type TestApp, type TestStore } from '../../test/harness.ts';
 
 let t: TestApp;
 before(async () => {

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import type { Database } from '../db/tables.ts';
-import { CARD_COLUMNS } from './products.repository.ts';
+import type { Database } from '../../db/tables.ts';
+import { CARD_COLUMNS } from '../catalog.tables.ts';
 import type { Correction, DictionaryWord } from './typos.ts';
 
 /**

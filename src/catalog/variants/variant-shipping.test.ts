@@ -1,8 +1,8 @@
 /** Variants' shipping fields (D38): weight in grams and whether the variant is shipped at all. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { listEvents } from '../events/events.ts';
-import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+import { listEvents } from '../../events/events.ts';
+import { createTestStore, startTestApp, type TestApp, type TestStore } from '../../test/harness.ts';
 
 let t: TestApp;
 let shop: TestStore;

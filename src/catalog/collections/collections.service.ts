@@ -1,22 +1,22 @@
-import type { EmittedData } from '../events/events.schemas.ts';
-import type { CollectionUpdatedData } from './catalog.events.ts';
+import type { EmittedData } from '../../events/events.schemas.ts';
+import type { CollectionUpdatedData } from '../catalog.events.ts';
 import type { Kysely } from 'kysely';
-import { byCreated, keysetPage } from '../db/keyset.ts';
-import type { Database } from '../db/tables.ts';
-import { recordEvent } from '../events/events.ts';
-import type { ListPage } from '../lib/cursors.ts';
-import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
+import { byCreated, keysetPage } from '../../db/keyset.ts';
+import type { Database } from '../../db/tables.ts';
+import { recordEvent } from '../../events/events.ts';
+import type { ListPage } from '../../lib/cursors.ts';
+import { AppError, notFound, validationFailed, type FieldError } from '../../lib/errors.ts';
+import type { AdminProduct } from '../catalog.schemas.ts';
 import type {
   AdminCollection,
-  AdminProduct,
   CollectionInput,
   CollectionPatch,
   CollectionPreview,
   CollectionPreviewInput,
   Rules,
-} from './catalog.schemas.ts';
-import type { CatalogDeps } from './catalog.service.ts';
-import type { CollectionKind, CollectionRow } from './catalog.tables.ts';
+} from './collection.schemas.ts';
+import type { ServiceDeps } from '../../db/service-deps.ts';
+import type { CollectionKind, CollectionRow } from '../catalog.tables.ts';
 import {
   collectionsQuery,
   countProductsMatching,
@@ -33,8 +33,8 @@ import {
   replaceMembers,
   updateCollectionRow,
 } from './collections.repository.ts';
-import { existingProductIds } from './products.repository.ts';
-import { toAdminProducts } from './products.service.ts';
+import { toAdminProducts } from '../products/admin-products.ts';
+import { existingProductIds } from '../products/products.service.ts';
 
 export const MAX_MANUAL_PRODUCTS = 1000;
 export const MAX_CONDITIONS = 20;
@@ -92,7 +92,7 @@ async function assertProductsExist(
     errors.push({ pointer: '/productIds', detail: `must list at most ${MAX_MANUAL_PRODUCTS} products` });
   }
   if (productIds.length > 0 && errors.length === 0) {
-    const existing = new Set(await existingProductIds(db, storeId, productIds));
+    const existing = new Set(await existingProductIds({ db }, storeId, productIds));
     productIds.forEach((id, i) => {
       if (!existing.has(id))
         errors.push({ pointer: `/productIds/${i}`, detail: 'is not a product of this store' });
@@ -128,7 +128,7 @@ async function toAdminCollection(db: Kysely<Database>, row: CollectionRow): Prom
 const noCollection = () => notFound('No collection with that id in this store.');
 
 export async function listCollections(
-  deps: Pick<CatalogDeps, 'db' | 'cursors'>,
+  deps: Pick<ServiceDeps, 'db' | 'cursors'>,
   storeId: string,
   page: { limit?: number | undefined; cursor?: string | undefined },
 ): Promise<ListPage<AdminCollection>> {
@@ -146,7 +146,7 @@ export async function listCollections(
 }
 
 export async function getCollection(
-  deps: Pick<CatalogDeps, 'db'>,
+  deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   collectionId: string,
 ): Promise<AdminCollection> {
@@ -176,7 +176,7 @@ function checkKindFields(
 }
 
 export async function createCollection(
-  deps: Pick<CatalogDeps, 'db' | 'clock'>,
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
   storeId: string,
   input: CollectionInput,
 ): Promise<AdminCollection> {
@@ -219,7 +219,7 @@ export async function createCollection(
 }
 
 export async function updateCollection(
-  deps: Pick<CatalogDeps, 'db' | 'clock'>,
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
   storeId: string,
   collectionId: string,
   patch: CollectionPatch,
@@ -255,7 +255,7 @@ export async function updateCollection(
 }
 
 export async function deleteCollection(
-  deps: Pick<CatalogDeps, 'db'>,
+  deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   collectionId: string,
 ): Promise<void> {
@@ -278,7 +278,7 @@ export async function deleteCollection(
  * time), in the admin shape: what the console lists and reorders.
  */
 export async function listCollectionProducts(
-  deps: Pick<CatalogDeps, 'db' | 'cursors'>,
+  deps: Pick<ServiceDeps, 'db' | 'cursors'>,
   storeId: string,
   collectionId: string,
   page: { limit?: number | undefined; cursor?: string | undefined },
@@ -304,7 +304,7 @@ export const DEFAULT_PREVIEW_SIZE = 20;
  * ones `createCollection` accepts, checked and matched by the same code (validateRules, rulesSql).
  */
 export async function previewRules(
-  deps: Pick<CatalogDeps, 'db'>,
+  deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   input: CollectionPreviewInput,
 ): Promise<CollectionPreview> {

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { sql, type Kysely } from 'kysely';
-import { openDatabase } from '../db/database.ts';
-import { migrateTo, migrateToLatest } from '../db/migrate.ts';
-import { pgliteOptions } from '../db/pglite.ts';
-import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
-import { storefrontSearch } from '../test/storefront-search.ts';
+import { openDatabase } from '../../db/database.ts';
+import { migrateTo, migrateToLatest } from '../../db/migrate.ts';
+import { pgliteOptions } from '../../db/pglite.ts';
+import { createTestStore, startTestApp, type TestApp, type TestStore } from '../../test/harness.ts';
+import { storefrontSearch } from '../../test/storefront-search.ts';
 
 let t: TestApp;
 let shop: TestStore;

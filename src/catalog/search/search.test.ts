@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
-import { storefrontSearch, type CardPage } from '../test/storefront-search.ts';
+import { createTestStore, startTestApp, type TestApp, type TestStore } from '../../test/harness.ts';
+import { storefrontSearch, type CardPage } from '../../test/storefront-search.ts';
 
 let t: TestApp;
 let shop: TestStore;

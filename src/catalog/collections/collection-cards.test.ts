@@ -7,14 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { listCollectionCards } from './catalog.service.ts';
+import { listCollectionCards } from './collection-cards.service.ts';
 import {
   createTestStore,
   QueryObserver,
   startTestApp,
   type TestApp,
   type TestStore,
-} from '../test/harness.ts';
+} from '../../test/harness.ts';
 
 let t: TestApp;
 before(async () => {

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/tables.ts';
-import type { FieldError } from '../lib/errors.ts';
-import { mediaOfStore } from '../media/media.service.ts';
-import type { ProductImage } from './catalog.schemas.ts';
-import { imagesOfProducts } from './products.repository.ts';
+import type { Database } from '../../db/tables.ts';
+import type { FieldError } from '../../lib/errors.ts';
+import { mediaOfStore } from '../../media/media.service.ts';
+import type { ProductImage } from '../catalog.schemas.ts';
+import { imagesOfProducts, replaceProductImages } from './product-images.repository.ts';
 
 /**
  * A product's images (D47): media of its store, which the media feature keeps (asked through its
@@ -31,6 +31,19 @@ export async function productImages(
     byProduct.set(row.product_id, list);
   }
   return byProduct;
+}
+
+/** Makes the checked images the product's, in their order (`replaceProductImages`). */
+export { replaceProductImages };
+
+/** A product's images as stored: their media ids and alt text, in order. */
+export async function imageLinks(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+): Promise<{ mediaId: string; alt: string | null }[]> {
+  const rows = await imagesOfProducts(db, storeId, [productId]);
+  return rows.map((row) => ({ mediaId: row.media_id, alt: row.alt }));
 }
 
 /** An image of a product input, checked: a media of the store, with its URL for the card. */

@@ -1,0 +1,104 @@
+import { byCreated } from '../../db/keyset.ts';
+import type { ServiceDeps } from '../../db/service-deps.ts';
+import type { ListPage } from '../../lib/cursors.ts';
+import { notFound } from '../../lib/errors.ts';
+import { storeCurrency } from '../../stores/stores.service.ts';
+import type { ProductCard, ProductDetail } from '../catalog.schemas.ts';
+import type { ProductRow } from '../catalog.tables.ts';
+import { available } from '../inventory/inventory.ts';
+import { productImages } from '../media/product-images.ts';
+import { variantsOfProduct } from '../variants/product-variants.ts';
+import { activeCardsQuery, findActiveProduct, findActiveProductByHandle } from './products.repository.ts';
+
+/**
+ * The storefront's read-only products: active products as cards, one with its variants and their
+ * live stock, by id or handle. `deps.db` may be a transaction.
+ */
+
+export type Page = { limit?: number | undefined; cursor?: string | undefined };
+
+/** A product as a card, in the store's currency (storefront lists, search, collections). */
+export function toCard(
+  row: Pick<ProductRow, 'id' | 'title' | 'handle' | 'image' | 'price_amount' | 'compare_at_amount'>,
+  currency: string,
+): ProductCard {
+  return {
+    id: row.id,
+    title: row.title,
+    handle: row.handle,
+    image: row.image,
+    priceAmount: row.price_amount ?? 0,
+    compareAtAmount: row.compare_at_amount,
+    currency,
+  };
+}
+
+/** Active products as cards, by creation time. Only active products appear on the storefront. */
+export async function listProductCards(
+  deps: Pick<ServiceDeps, 'db' | 'cursors'>,
+  storeId: string,
+  page: Page,
+): Promise<ListPage<ProductCard>> {
+  const [currency, rows] = await Promise.all([
+    storeCurrency(deps, storeId),
+    byCreated(
+      deps.cursors,
+      `${storeId}:products`,
+      activeCardsQuery(deps.db, storeId),
+      page,
+      (row) => row,
+      'p.',
+    ),
+  ]);
+  return { items: rows.items.map((row) => toCard(row, currency)), nextCursor: rows.nextCursor };
+}
+
+/** One active product with its variants and their live stock. */
+export async function getProductDetail(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  productId: string,
+): Promise<ProductDetail> {
+  const [product, variants, currency, images] = await Promise.all([
+    findActiveProduct(deps.db, storeId, productId),
+    variantsOfProduct(deps.db, storeId, productId),
+    storeCurrency(deps, storeId),
+    productImages(deps.db, storeId, [productId]),
+  ]);
+  if (!product) throw notFound('No active product with that id in this store.');
+  return {
+    ...toCard(product, currency),
+    description: product.description,
+    seo: { title: product.seo_title, description: product.seo_description },
+    options: product.options,
+    images: images.get(productId) ?? [],
+    // Archived variants (D46) are not on the storefront.
+    variants: variants
+      .filter((v) => v.archived_at === null)
+      .map((v) => ({
+        id: v.id,
+        sku: v.sku,
+        label: v.label,
+        options: v.options,
+        priceAmount: v.price_amount,
+        compareAtAmount: v.compare_at_amount,
+        available: available(v),
+        imageId: v.image_id,
+      })),
+  };
+}
+
+/**
+ * The product a handle names (D46): its detail for the current handle; for an earlier one, where it
+ * moved (`moved`, the route answers 301); 404 when no active product answers to it.
+ */
+export async function getProductByHandle(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  handle: string,
+): Promise<{ moved: string } | { product: ProductDetail }> {
+  const found = await findActiveProductByHandle(deps.db, storeId, handle.toLowerCase());
+  if (!found) throw notFound(`No active product with the handle "${handle}".`);
+  if (found.moved) return { moved: found.handle };
+  return { product: await getProductDetail(deps, storeId, found.id) };
+}

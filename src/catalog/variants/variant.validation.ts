@@ -1,0 +1,52 @@
+import { AppError, type FieldError } from '../../lib/errors.ts';
+import type { VariantInput, VariantPatch } from '../catalog.schemas.ts';
+import type { ProductOption } from '../catalog.tables.ts';
+import { labelOf, variantOptions } from './options.ts';
+
+/**
+ * A variant's values checked, on plain data: each check adds its field errors (pointer under `at`)
+ * to `errors`; the services throw them as one 400, or the 409s below.
+ */
+
+export const MAX_VARIANTS = 100;
+
+/** A variant's label and SKU: not blank (a SKU may be null). */
+export function checkVariant(variant: VariantInput | VariantPatch, at: string, errors: FieldError[]): void {
+  if (variant.label !== undefined && variant.label.trim() === '')
+    errors.push({ pointer: `${at}/label`, detail: 'must not be blank' });
+  if (variant.sku !== undefined && variant.sku !== null && variant.sku.trim() === '') {
+    errors.push({ pointer: `${at}/sku`, detail: 'must not be blank (use null for no SKU)' });
+  }
+}
+
+/**
+ * A variant's options and label as stored (D46): checked against its product's options; the
+ * label, when not given, made from the values. A product without options needs a label.
+ */
+export function optionsAndLabel(
+  product: readonly ProductOption[],
+  variant: { label?: string | undefined; options?: Record<string, string> | undefined },
+  at: string,
+  errors: FieldError[],
+): { options: Record<string, string>; label: string } {
+  const options = variantOptions(product, variant.options, at, errors);
+  const label = variant.label?.trim() || (product.length > 0 ? labelOf(product, options) : '');
+  if (label === '' && variant.label === undefined)
+    errors.push({ pointer: `${at}/label`, detail: 'is required for a product without options' });
+  return { options, label };
+}
+
+export const notAnImageOfTheProduct = 'must be the mediaId of one of the product’s images';
+
+export const skuTaken = (sku: string, pointer: string): AppError =>
+  new AppError('sku_unavailable', 409, `The SKU "${sku}" is already used by another variant of this store.`, {
+    errors: [{ pointer, detail: 'is already used in this store' }],
+  });
+
+export const combinationTaken = (pointer: string): AppError =>
+  new AppError(
+    'option_combination_taken',
+    409,
+    'Another variant of this product has the same option values.',
+    { errors: [{ pointer, detail: 'is the combination of another variant of this product' }] },
+  );

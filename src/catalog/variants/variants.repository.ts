@@ -1,0 +1,212 @@
+import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
+import type { Database } from '../../db/tables.ts';
+import type { VariantRow, VariantTable } from '../catalog.tables.ts';
+
+/** All SQL on variants but their stock (inventory/ holds every stock statement). */
+
+/** The variants of the given products, by product and position. */
+export function variantsOfProducts(
+  db: Kysely<Database>,
+  storeId: string,
+  productIds: readonly string[],
+): Promise<VariantRow[]> {
+  return db
+    .selectFrom('variants')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('product_id', 'in', [...productIds])
+    .orderBy('product_id')
+    .orderBy('position')
+    .execute();
+}
+
+/** The variants of one product, by position. */
+export function variantsOfProduct(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+): Promise<VariantRow[]> {
+  return db
+    .selectFrom('variants')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('product_id', '=', productId)
+    .orderBy('position')
+    .execute();
+}
+
+/** Up to `limit` ids of a product's live (not archived) variants. */
+export async function variantIdsOfProduct(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('variants')
+    .select('id')
+    .where('store_id', '=', storeId)
+    .where('product_id', '=', productId)
+    .where('archived_at', 'is', null)
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** The variant row; undefined when unknown (inventory.ts locks it: `lockVariant`). */
+export function findVariant(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+): Promise<VariantRow | undefined> {
+  return db
+    .selectFrom('variants')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('id', '=', variantId)
+    .executeTakeFirst();
+}
+
+/** One of `skus` that a variant of the store (other than `exceptVariantId`) uses, or undefined. */
+export async function findTakenSku(
+  db: Kysely<Database>,
+  storeId: string,
+  skus: readonly string[],
+  exceptVariantId?: string,
+): Promise<string | undefined> {
+  let query = db
+    .selectFrom('variants')
+    .select('sku')
+    .where('store_id', '=', storeId)
+    .where('sku', 'in', [...skus]);
+  if (exceptVariantId) query = query.where('id', '<>', exceptVariantId);
+  const taken = await query.executeTakeFirst();
+  return taken?.sku ?? undefined;
+}
+
+/** How many variants a product has, and the highest position among them (null without any). */
+export async function variantCountAndLastPosition(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+): Promise<{ count: number; lastPosition: number | null }> {
+  const row = await db
+    .selectFrom('variants')
+    .select((eb) => [eb.fn.max<number>('position').as('position'), eb.fn.countAll<number>().as('n')])
+    .where('store_id', '=', storeId)
+    .where('product_id', '=', productId)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.n), lastPosition: row.position === null ? null : Number(row.position) };
+}
+
+/** A new variant's values, checked by the service; the repository makes the row. */
+export interface NewVariant {
+  sku: string | null;
+  label: string;
+  options: Record<string, string>;
+  priceAmount: number;
+  compareAtAmount: number | null;
+  onHand: number;
+  weightGrams: number | null;
+  requiresShipping: boolean;
+  imageId: string | null;
+}
+
+function variantRow(
+  where: { storeId: string; productId: string; now: Date },
+  position: number,
+  variant: NewVariant,
+): Insertable<VariantTable> {
+  return {
+    store_id: where.storeId,
+    product_id: where.productId,
+    position,
+    sku: variant.sku,
+    label: variant.label,
+    options: JSON.stringify(variant.options),
+    price_amount: variant.priceAmount,
+    compare_at_amount: variant.compareAtAmount,
+    on_hand: variant.onHand,
+    weight_grams: variant.weightGrams,
+    requires_shipping: variant.requiresShipping,
+    image_id: variant.imageId,
+    created_at: where.now,
+    updated_at: where.now,
+  };
+}
+
+/** Inserts a variant of the product at `position`. */
+export function insertVariant(
+  db: Kysely<Database>,
+  where: { storeId: string; productId: string; now: Date },
+  position: number,
+  variant: NewVariant,
+): Promise<VariantRow> {
+  return db
+    .insertInto('variants')
+    .values(variantRow(where, position, variant))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Inserts the product's variants in one statement, at positions 0, 1, … in their order. */
+export async function insertVariants(
+  db: Kysely<Database>,
+  where: { storeId: string; productId: string; now: Date },
+  variants: readonly NewVariant[],
+): Promise<void> {
+  await db
+    .insertInto('variants')
+    .values(variants.map((variant, position) => variantRow(where, position, variant)))
+    .execute();
+}
+
+/** A variant of the bulk import, every column given. */
+export interface BulkVariantRow {
+  store_id: string;
+  id: string;
+  product_id: string;
+  position: number;
+  sku: string | null;
+  label: string;
+  price_amount: number;
+  compare_at_amount: number | null;
+  on_hand: number;
+}
+
+/** Inserts many variants in one statement, as `insertBulkProducts` does products. */
+export async function insertBulkVariants(
+  db: Kysely<Database>,
+  variants: readonly BulkVariantRow[],
+): Promise<void> {
+  if (variants.length === 0) return;
+  await sql`
+    INSERT INTO variants (store_id, id, product_id, position, sku, label, price_amount, compare_at_amount, on_hand)
+    SELECT store_id, id, product_id, position, sku, label, price_amount, compare_at_amount, on_hand
+    FROM json_to_recordset(${JSON.stringify(variants)}::json) AS r(
+      store_id uuid, id uuid, product_id uuid, position integer, sku text, label text,
+      price_amount bigint, compare_at_amount bigint, on_hand integer)`.execute(db);
+}
+
+export function updateVariantRow(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+  changes: Updateable<VariantTable>,
+): Promise<VariantRow> {
+  return db
+    .updateTable('variants')
+    .set(changes)
+    .where('store_id', '=', storeId)
+    .where('id', '=', variantId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteVariantRow(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+): Promise<void> {
+  await db.deleteFrom('variants').where('store_id', '=', storeId).where('id', '=', variantId).execute();
+}

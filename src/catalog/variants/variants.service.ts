@@ -1,0 +1,235 @@
+import type { Kysely, Transaction } from 'kysely';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { ServiceDeps } from '../../db/service-deps.ts';
+import type { Database } from '../../db/tables.ts';
+import { AppError, notFound, validationFailed, type FieldError } from '../../lib/errors.ts';
+import type { AdminVariant, VariantInput, VariantPatch } from '../catalog.schemas.ts';
+import type { ProductOption, ProductStatus, VariantRow } from '../catalog.tables.ts';
+import { productChanged } from '../collections/smart-membership.ts';
+import { available, lockVariant, setOnHand } from '../inventory/inventory.ts';
+import { imageLinks } from '../media/product-images.ts';
+import {
+  lockExistingProduct,
+  recordVisibilityChange,
+  refreshCardPrice,
+} from '../products/product-changes.ts';
+import { combinationKey, fitsOptions } from './options.ts';
+import { assertSkusFree, newVariant, toAdminVariant } from './product-variants.ts';
+import {
+  checkVariant,
+  combinationTaken,
+  MAX_VARIANTS,
+  notAnImageOfTheProduct,
+  optionsAndLabel,
+  skuTaken,
+} from './variant.validation.ts';
+import {
+  deleteVariantRow,
+  findVariant,
+  insertVariant,
+  updateVariantRow,
+  variantCountAndLastPosition,
+  variantIdsOfProduct,
+} from './variants.repository.ts';
+
+/** The admin's use cases on one variant: add, change (archive, stock), delete. */
+
+const noVariant = () => notFound('No variant with that id in this store.');
+
+/** A variant's image is one of its product's (D47): 400 at `/imageId` otherwise. */
+async function assertImageOfProduct(
+  trx: Transaction<Database>,
+  storeId: string,
+  productId: string,
+  imageId: string,
+): Promise<void> {
+  const images = await imageLinks(trx, storeId, productId);
+  if (!images.some((image) => image.mediaId === imageId))
+    throw validationFailed('A variant shows one of its product’s images.', [
+      { pointer: '/imageId', detail: notAnImageOfTheProduct },
+    ]);
+}
+
+async function findExistingVariant(
+  db: Kysely<Database>,
+  storeId: string,
+  variantId: string,
+): Promise<VariantRow> {
+  const row = await findVariant(db, storeId, variantId);
+  if (!row) throw noVariant();
+  return row;
+}
+
+export async function addVariant(
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
+  storeId: string,
+  productId: string,
+  input: VariantInput,
+): Promise<AdminVariant> {
+  const errors: FieldError[] = [];
+  checkVariant(input, '', errors);
+  if (errors.length > 0) throw validationFailed('The variant is invalid.', errors);
+  const sku = input.sku?.trim() || null;
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const product = await lockExistingProduct(trx, storeId, productId);
+      const optionErrors: FieldError[] = [];
+      const made = optionsAndLabel(product.options, input, '', optionErrors);
+      if (optionErrors.length > 0) throw validationFailed('The variant is invalid.', optionErrors);
+      if (input.imageId) await assertImageOfProduct(trx, storeId, productId, input.imageId);
+      if (sku) await assertSkusFree(trx, storeId, [{ sku, pointer: '/sku' }]);
+      const last = await variantCountAndLastPosition(trx, storeId, productId);
+      if (last.count >= MAX_VARIANTS) {
+        throw new AppError('limit_reached', 409, `A product can have at most ${MAX_VARIANTS} variants.`);
+      }
+      const now = deps.clock.now();
+      const position = last.lastPosition === null ? 0 : last.lastPosition + 1;
+      const row = await insertVariant(trx, { storeId, productId, now }, position, newVariant(input, made));
+      await refreshCardPrice(trx, storeId, productId);
+      await productChanged(trx, storeId, productId);
+      await recordVisibilityChange(trx, storeId, productId, product.status, product.status, true);
+      return toAdminVariant(row);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, 'variants_options_idx')) throw combinationTaken('/options');
+    if (isUniqueViolation(error) && sku) throw skuTaken(sku, '/sku');
+    throw error;
+  }
+}
+
+/**
+ * Changes a variant. Emits product.updated when the product is visible and a field changed, and
+ * inventory.updated whenever the variant's sellable stock changed.
+ */
+export async function updateVariant(
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
+  storeId: string,
+  variantId: string,
+  patch: VariantPatch,
+): Promise<AdminVariant> {
+  const errors: FieldError[] = [];
+  checkVariant(patch, '', errors);
+  if (errors.length > 0) throw validationFailed('The variant change is invalid.', errors);
+  const sku = patch.sku === undefined ? undefined : patch.sku?.trim() || null;
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const found = await findExistingVariant(trx, storeId, variantId);
+      const product = await lockExistingProduct(trx, storeId, found.product_id);
+      const current = await lockVariant(trx, storeId, variantId);
+      if (!current) throw noVariant();
+      if (sku) await assertSkusFree(trx, storeId, [{ sku, pointer: '/sku' }], variantId);
+      if (patch.imageId) await assertImageOfProduct(trx, storeId, product.id, patch.imageId);
+      // New option values: checked against the product's; the label follows them unless given.
+      let options: { options: Record<string, string>; label: string } | undefined;
+      if (patch.options !== undefined) {
+        const optionErrors: FieldError[] = [];
+        options = optionsAndLabel(product.options, patch, '', optionErrors);
+        if (optionErrors.length > 0) throw validationFailed('The variant change is invalid.', optionErrors);
+      }
+      const now = deps.clock.now();
+      const archiving = patch.archived !== undefined && patch.archived !== (current.archived_at !== null);
+      if (archiving)
+        await assertArchivable(trx, storeId, product, current, patch.archived!, options?.options);
+      const row = await updateVariantRow(trx, storeId, variantId, {
+        updated_at: now,
+        ...(archiving ? { archived_at: patch.archived ? now : null } : {}),
+        ...(sku !== undefined ? { sku } : {}),
+        ...(options ? { options: JSON.stringify(options.options), label: options.label } : {}),
+        ...(patch.label !== undefined ? { label: patch.label.trim() } : {}),
+        ...(patch.priceAmount !== undefined ? { price_amount: patch.priceAmount } : {}),
+        ...(patch.compareAtAmount !== undefined ? { compare_at_amount: patch.compareAtAmount } : {}),
+        ...(patch.weightGrams !== undefined ? { weight_grams: patch.weightGrams } : {}),
+        ...(patch.requiresShipping !== undefined ? { requires_shipping: patch.requiresShipping } : {}),
+        ...(patch.imageId !== undefined ? { image_id: patch.imageId } : {}),
+      });
+      const fieldsChanged =
+        row.sku !== current.sku ||
+        row.label !== current.label ||
+        combinationKey(row.options) !== combinationKey(current.options) ||
+        row.price_amount !== current.price_amount ||
+        row.compare_at_amount !== current.compare_at_amount ||
+        row.weight_grams !== current.weight_grams ||
+        row.requires_shipping !== current.requires_shipping ||
+        row.image_id !== current.image_id ||
+        archiving;
+      const stockChanged =
+        patch.onHand !== undefined &&
+        available({ on_hand: patch.onHand, reserved: current.reserved }) !== available(current);
+      if (row.price_amount !== current.price_amount || archiving) {
+        await refreshCardPrice(trx, storeId, product.id);
+        await productChanged(trx, storeId, product.id);
+      } else if (row.compare_at_amount !== current.compare_at_amount) {
+        // The card's compare-at (D46) may be this variant's.
+        await refreshCardPrice(trx, storeId, product.id);
+      }
+      if (fieldsChanged || stockChanged) {
+        await recordVisibilityChange(trx, storeId, product.id, product.status, product.status, true);
+      }
+      // Stock goes through the inventory module: 409 stock_reserved below what pending orders hold,
+      // inventory.updated when the sellable count changed.
+      const stocked =
+        patch.onHand === undefined ? row : await setOnHand(trx, storeId, variantId, patch.onHand, now);
+      return toAdminVariant(stocked ?? row);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, 'variants_options_idx')) throw combinationTaken('/options');
+    if (isUniqueViolation(error) && sku) throw skuTaken(sku, '/sku');
+    throw error;
+  }
+}
+
+/**
+ * Archiving keeps a live variant on an active product (as deleting does); bringing one back needs
+ * its values to be among the product's options again (409 `option_in_use`); its combination may
+ * have been taken meanwhile (409 `option_combination_taken`, from the unique index).
+ */
+async function assertArchivable(
+  trx: Transaction<Database>,
+  storeId: string,
+  product: { id: string; status: ProductStatus; options: ProductOption[] },
+  variant: VariantRow,
+  archive: boolean,
+  newValues: Record<string, string> | undefined,
+): Promise<void> {
+  if (archive) {
+    if (product.status !== 'active') return;
+    const live = await variantIdsOfProduct(trx, storeId, product.id, 2);
+    if (live.length < 2)
+      throw validationFailed(
+        'An active product needs at least one live variant; add or restore another first, or archive the product.',
+        [{ pointer: '/archived', detail: 'would archive the last live variant of an active product' }],
+      );
+    return;
+  }
+  if (!fitsOptions(product.options, newValues ?? variant.options))
+    throw new AppError(
+      'option_in_use',
+      409,
+      `The variant "${variant.label}" has option values the product no longer has; add them back to the product's options, or change the variant's options in the same request.`,
+      { errors: [{ pointer: '/archived', detail: 'does not fit the product’s options' }] },
+    );
+}
+
+export async function deleteVariant(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  variantId: string,
+): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const found = await findExistingVariant(trx, storeId, variantId);
+    const product = await lockExistingProduct(trx, storeId, found.product_id);
+    if (product.status === 'active' && found.archived_at === null) {
+      const siblings = await variantIdsOfProduct(trx, storeId, product.id, 2);
+      if (siblings.length < 2) {
+        throw validationFailed(
+          'An active product needs at least one variant; archive the product or add a variant first.',
+          [{ pointer: '/id', detail: 'is the last variant of an active product', in: 'path' }],
+        );
+      }
+    }
+    await deleteVariantRow(trx, storeId, variantId);
+    await refreshCardPrice(trx, storeId, product.id);
+    await productChanged(trx, storeId, product.id);
+    await recordVisibilityChange(trx, storeId, product.id, product.status, product.status, true);
+  });
+}
