@@ -1,6 +1,6 @@
 /**
  * `npm run bench:archive`: moving a large embedded store to PostgreSQL with `storefront export` and
- * `storefront import` (DESIGN D50).
+ * `storefront import` (decision `archive-format`).
  *
  * Seeds N products (`--products`, default 1,000,000) into a fresh temporary DATA_DIR with
  * `storefront seed bench`, exports the embedded database to an archive, imports the archive into a

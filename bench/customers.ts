@@ -1,5 +1,5 @@
 /**
- * `npm run bench:customers`: the admin customer search (D44, GET /admin/v1/customers) at 100,000
+ * `npm run bench:customers`: the admin customer search (decision `customer-accounts`, GET /admin/v1/customers) at 100,000
  * customers on PostgreSQL.
  *
  * Makes a database on DATABASE_URL's server, creates a large store (`--customers`) and a small one

@@ -15,7 +15,7 @@ import * as prettier from 'prettier';
 
 /**
  * Rate-limit budgets no benchmark can reach (every load comes from one client address): the
- * configuration's upper bounds (src/config.ts); a key's budget is at least 50 clients' (D52).
+ * configuration's upper bounds (src/config.ts); a key's budget is at least 50 clients' (decision `key-budget-is-a-safety-cap`).
  */
 export const UNLIMITED_RATES = {
   RATE_LIMIT_READ: '1000000000',

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:media`: the cost of resizing images (D47) and what a flood of resize requests does
+ * `npm run bench:media`: the cost of resizing images (decision `media-resize-bound`) and what a flood of resize requests does
  * to the server.
  *
  * 1. In this process: one 2000 × 1500 JPEG resized to 640 px wide WebP (and AVIF), cold each time

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:overhead`: what metrics and tracing cost (D49). Starts one `storefront serve` per
+ * `npm run bench:overhead`: what metrics and tracing cost (decision `metrics-off-until-readable`). Starts one `storefront serve` per
  * variant of this checkout, each on its own embedded database with the same seeded catalog, and
  * runs the same loads against each, round after round, alternating: a cached catalog read and a
  * cart creation (a write: SQL, the outbox, no cache). Reports each variant's requests a second and

@@ -111,7 +111,7 @@ const HELP = `Usage: npm run bench:purchase -- [options]
   --race-units N      units of the raced variant (default 100)
   --no-race           skip the race
   --shipping          each buyer also sets a US shipping address on the cart, reads its shipping
-                      options and chooses the first (what a shop with shipping does, D39); the
+                      options and chooses the first (what a shop with shipping does, decision \`cart-shipping-and-totals\`); the
                       store gets a United States zone with a flat and a weight-based method
   --workers MODE      PostgreSQL: \`separate\` (default) runs the worker loops (webhook relay, mail
                       worker, …) in a \`storefront worker\` process beside each server (the server
@@ -474,7 +474,7 @@ async function setUpTarget(
     PAYMENT_PROVIDER: 'sandbox',
     ...UNLIMITED_RATES,
     // Each buyer is its own client address (X-Forwarded-For from loopback, clientOf), as a shop's
-    // buyers are: D52's pending-order limit stays at its default and its per-client lock uncontended.
+    // buyers are: decision `pending-orders-per-client`'s pending-order limit stays at its default and its per-client lock uncontended.
     TRUST_PROXY: 'loopback',
     ...extraEnv,
   };
@@ -724,7 +724,7 @@ const BENCH_ADDRESS = {
   country: 'US',
 };
 
-/** The cart's shipping steps a shop makes (D39): its address, its options, the first option. Milliseconds, or the failure. */
+/** The cart's shipping steps a shop makes (decision `cart-shipping-and-totals`): its address, its options, the first option. Milliseconds, or the failure. */
 async function shippingSteps(
   pool: Pool,
   key: Record<string, string>,
@@ -823,7 +823,7 @@ function readerOf(target: Target, n: number): Record<string, string> {
 }
 
 /**
- * A search (D48, docs/search.md) that finds `product`: a word of its title (each word of `q` must
+ * A search (decision `storefront-search`, docs/search.md) that finds `product`: a word of its title (each word of `q` must
  * begin a word of the title, a SKU, …), with a filter it meets too: a price range around one of its
  * variants' prices, or `available=true` (`seed bench` puts 1,000,000 units on hand).
  */

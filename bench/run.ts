@@ -383,7 +383,7 @@ async function prepare(
 }
 
 /**
- * The search scenarios' queries (D48, docs/search.md): `seed bench` titles its products "Bench Product
+ * The search scenarios' queries (decision `storefront-search`, docs/search.md): `seed bench` titles its products "Bench Product
  * <n>" (a description "Benchmark product number <n>."), so `product` begins a word of every title,
  * and its variants cost 10.00 to 24.90, so the price range keeps the S variants of about half of them.
  */

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:search`: storefront search (D48) at 1,000 and at 1,000,000 products.
+ * `npm run bench:search`: storefront search (decision `storefront-search`) at 1,000 and at 1,000,000 products.
  *
  * Seeds a small store (`--small`) and a large one (`--products`) with `storefront seed bench` (the
  * bulk import, timed: it keeps the search index current as it goes), starts `storefront serve` and

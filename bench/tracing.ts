@@ -1,5 +1,5 @@
 /**
- * `node bench/tracing.ts`: what OpenTelemetry tracing costs a read (D49, decision
+ * `node bench/tracing.ts`: what OpenTelemetry tracing costs a read (decision `tracing-off-costs-nothing`, decision
  * `tracing-off-costs-nothing`). Starts `storefront serve` twice on the same data, tracing off (no
  * OTEL_* variable) and on (exporting over OTLP http/protobuf to a receiver in this process that
  * counts what arrives), and with `--compare DIR` a third time from another checkout (the code

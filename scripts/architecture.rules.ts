@@ -24,7 +24,7 @@ export const LAYERS: Record<string, Layer> = {
   ratelimit: 'infrastructure',
   idempotency: 'infrastructure',
   web: 'infrastructure',
-  // OpenTelemetry traces (D49): the span seam every part may call; the SDK itself loads on demand.
+  // OpenTelemetry traces (decision `tracing-off-costs-nothing`): the span seam every part may call; the SDK itself loads on demand.
   telemetry: 'infrastructure',
   stores: 'features',
   credentials: 'features',
@@ -63,9 +63,9 @@ export const LAYERS: Record<string, Layer> = {
   archive: 'composition',
   // The console's home: reads orders, catalog, webhooks and email through their services.
   overview: 'composition',
-  // What an operator watches (D49): metrics over every part's counts and queues.
+  // What an operator watches (decision `metrics-off-until-readable`): metrics over every part's counts and queues.
   observability: 'composition',
-  // What in a configuration is unsafe to expose (D51).
+  // What in a configuration is unsafe to expose (decision `production-mode`).
   'doctor.ts': 'composition',
 };
 
@@ -79,7 +79,7 @@ export const DRAWN_LAYERS: readonly Layer[] = ['infrastructure', 'features'];
 export const SHARED_TABLES: Record<string, { with: string[]; why: string }> = {
   events: {
     with: ['webhooks'],
-    why: 'the outbox (events/ writes it in the caller transaction) is drained by its one consumer, the webhook relay, which claims, fans out, marks dispatched and purges its rows (D15)',
+    why: 'the outbox (events/ writes it in the caller transaction) is drained by its one consumer, the webhook relay, which claims, fans out, marks dispatched and purges its rows (decision `webhook-delivery`)',
   },
 };
 

@@ -1,5 +1,5 @@
 /**
- * Builds the web front ends (DESIGN D36) with Vite: the merchant console (packages/console → its
+ * Builds the web front ends (decision `console-built-not-committed`) with Vite: the merchant console (packages/console → its
  * dist, served at /admin) and the reference shop (packages/shop → its dist, served at /shop). Nothing built is committed: the root `prepare` (so `npm ci`) and
  * `npm start` run this, and `npm test` before the browser tests.
  *

@@ -150,7 +150,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     // While closing, new requests get our own 503 problem+json (the hook below), not Fastify's body.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    // Errors raised before a route runs are problem+json too (D26).
+    // Errors raised before a route runs are problem+json too (decision `input-hygiene`).
     frameworkErrors: problemOnFrameworkError,
     clientErrorHandler: problemOnClientError,
     schemaController: {
@@ -197,7 +197,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     done();
   });
 
-  // Metrics (D49): counted only when something can read them (METRICS_PORT or METRICS_TOKEN).
+  // Metrics (decision `metrics-off-until-readable`): counted only when something can read them (METRICS_PORT or METRICS_TOKEN).
   if (runtime.metrics) installMetrics(app, runtime.metrics, config.metrics.token);
 
   const { keyring, payments } = runtime;
@@ -399,7 +399,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   const transport = config.emailTransport;
   if (config.devMailbox && transport.kind === 'file') {
     // Development only (file transport, not production mode): the console's dev mailbox reads
-    // sign-in codes here, for this machine only (D51).
+    // sign-in codes here, for this machine only (decision `production-mode`).
     app.get('/admin/dev/mailbox', { schema: { hide: true } }, async (request, reply) => {
       void reply.header('cache-control', 'no-store');
       if (!isLoopbackRequest(request))

@@ -23,7 +23,7 @@ describe('loadConfig', () => {
     assert.equal(config.databaseReadinessTimeoutMs, 2000);
   });
 
-  test("customers' sign-in is limited as staff's unless set apart (D44)", () => {
+  test("customers' sign-in is limited as staff's unless set apart (decision `customer-sign-in-limit`)", () => {
     assert.equal(loadConfig({}).rateLimits.customerSignIn, 20);
     assert.equal(loadConfig({ RATE_LIMIT_SIGN_IN: '7' }).rateLimits.customerSignIn, 7);
     const apart = loadConfig({ RATE_LIMIT_SIGN_IN: '7', RATE_LIMIT_CUSTOMER_SIGN_IN: '90' }).rateLimits;
@@ -52,7 +52,7 @@ describe('loadConfig', () => {
     const development = loadConfig({});
     assert.equal(development.devMailbox, true);
     assert.equal(development.seedDemo, true);
-    // Named explicitly, a convenience is on in production mode too (D51)…
+    // Named explicitly, a convenience is on in production mode too (decision `production-mode`)…
     const named = loadConfig({
       NODE_ENV: 'production',
       EMAIL_TRANSPORT: 'file:./mail',

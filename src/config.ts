@@ -60,7 +60,7 @@ export interface Config {
   readonly seedDemo: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /**
-   * Root secret (D28): encrypts stored secrets and signs opaque values. Null: one is generated and
+   * Root secret (decision `keyring`): encrypts stored secrets and signs opaque values. Null: one is generated and
    * kept in the database.
    */
   readonly secretKey: string | null;
@@ -75,17 +75,17 @@ export interface Config {
   readonly trustProxy: boolean | readonly string[];
   /** How long a storefront key lookup may be served from process memory. */
   readonly keyCacheTtlMs: number;
-  /** The read cache's memory bound (D35), bytes; 0 turns the cache off. */
+  /** The read cache's memory bound (decision `read-cache-invalidation`), bytes; 0 turns the cache off. */
   readonly readCacheBytes: number;
   readonly shutdownTimeoutMs: number;
   readonly platformMailDomain: string;
   /** A staff session slides by this much on use… */
   readonly staffSessionTtlMs: number;
-  /** …within this absolute lifetime from sign-in (D30). */
+  /** …within this absolute lifetime from sign-in (decision `staff-sessions`). */
   readonly staffSessionMaxAgeMs: number;
   /** A customer session slides by this much on use… */
   readonly customerSessionTtlMs: number;
-  /** …within this absolute lifetime from sign-in (D44). */
+  /** …within this absolute lifetime from sign-in (decision `customer-sessions`). */
   readonly customerSessionMaxAgeMs: number;
   /** Where mail goes: a directory of .eml files, or an SMTP server. */
   readonly emailTransport: MailTransportConfig;
@@ -96,15 +96,15 @@ export interface Config {
   /** How long a worker holds the mails it claimed; those of a worker that died are sent after it (MAIL_LEASE). */
   readonly mailLeaseMs: number;
   readonly rateLimits: RateLimitConfig;
-  /** How long finished data is kept before the purge loop removes it (D29). */
+  /** How long finished data is kept before the purge loop removes it (decision `retention`). */
   readonly retention: RetentionConfig;
   readonly payments: PaymentsConfig;
   readonly webhooks: WebhookConfig;
   readonly emailIdentity: EmailIdentityConfig;
-  /** Uploaded images (D47): storage, upload size and the bound on resizing work. */
+  /** Uploaded images (decision `media-resize-bound`): storage, upload size and the bound on resizing work. */
   readonly media: MediaConfig;
   /**
-   * Production mode (NODE_ENV=production, D51): development conveniences are off unless named
+   * Production mode (NODE_ENV=production, decision `production-mode`): development conveniences are off unless named
    * explicitly: no dev mailbox, no demo seed by default, EMAIL_TRANSPORT must be given.
    */
   readonly production: boolean;
@@ -120,9 +120,9 @@ export interface Config {
    * on by default outside production mode, and in production mode only when DEV_MAILBOX names it.
    */
   readonly devMailbox: boolean;
-  /** Where /metrics answers, if anywhere (D49). */
+  /** Where /metrics answers, if anywhere (decision `metrics-off-until-readable`). */
   readonly metrics: MetricsConfig;
-  /** OpenTelemetry traces from the standard OTEL_* variables (D49): off unless an endpoint is set. */
+  /** OpenTelemetry traces from the standard OTEL_* variables (decision `tracing-off-costs-nothing`): off unless an endpoint is set. */
   readonly telemetry: TelemetryConfig;
 }
 
@@ -156,7 +156,7 @@ function keyCacheTtl(env: Env): number {
 function emailTransport(env: Env, cwd: string, dataDir: string, production: boolean): MailTransportConfig {
   const raw = read(env, 'EMAIL_TRANSPORT');
   if (raw === undefined) {
-    // Production mode sends mail nowhere by default: a deployment names its SMTP server (D51).
+    // Production mode sends mail nowhere by default: a deployment names its SMTP server (decision `production-mode`).
     if (production)
       throw new ConfigError(
         'EMAIL_TRANSPORT',
@@ -282,7 +282,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 }
 
 /**
- * DEV_MAILBOX: on by default with the file transport outside production mode (D51); named
+ * DEV_MAILBOX: on by default with the file transport outside production mode (decision `production-mode`); named
  * explicitly it may be on in production mode too, but only ever with the file transport.
  */
 function devMailbox(env: Env, production: boolean, transport: MailTransportConfig): boolean {
@@ -293,7 +293,7 @@ function devMailbox(env: Env, production: boolean, transport: MailTransportConfi
 }
 
 /**
- * Rate-limit budgets (D12, D52): a key's budget defaults to KEY_BUDGET_CLIENTS clients' budgets and
+ * Rate-limit budgets (decisions `budgets-per-key-and-client` and `key-budget-is-a-safety-cap`): a key's budget defaults to KEY_BUDGET_CLIENTS clients' budgets and
  * may not be set below that, so no group of fewer clients can use a store's key up for the others.
  */
 function rateLimits(env: Env): RateLimitConfig {
@@ -318,7 +318,7 @@ function rateLimits(env: Env): RateLimitConfig {
     ipRead,
     ipWrite,
     signIn,
-    // Customers' sign-in is limited as staff's (D44), unless set apart.
+    // Customers' sign-in is limited as staff's (decision `customer-sign-in-limit`), unless set apart.
     customerSignIn: integer(env, 'RATE_LIMIT_CUSTOMER_SIGN_IN', signIn, 1, 10_000_000),
     domainVerify: integer(env, 'RATE_LIMIT_DOMAIN_VERIFY', 5, 1, 10_000_000),
     adminIp: integer(env, 'RATE_LIMIT_ADMIN_IP', 3000, 1, 10_000_000),

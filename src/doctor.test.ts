@@ -31,7 +31,7 @@ function unsafeIn(env: Record<string, string>, facts: DoctorFacts = built): stri
     .map((finding) => finding.variable);
 }
 
-describe('storefront doctor (D51)', () => {
+describe('storefront doctor (decision `production-mode`)', () => {
   test('a production configuration has nothing unsafe', () => {
     assert.deepEqual(findings(loadConfig(SAFE), built), []);
   });

@@ -6,7 +6,7 @@ import { publicCoverage } from './lib/ip-ranges.ts';
 import { CONSOLE_DIST, SHOP_DIST } from './web/sites.ts';
 
 /**
- * What in a configuration is a development convenience or unsafe to expose (D51). `storefront
+ * What in a configuration is a development convenience or unsafe to expose (decision `production-mode`). `storefront
  * doctor` lists these and exits 1 when any is `unsafe`; `serve` prints the same at start, so nobody
  * runs a development configuration in production unawares.
  */

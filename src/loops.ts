@@ -57,7 +57,7 @@ export function backgroundLoops(
   ];
 }
 
-/** The mail transport, counting each send's outcome (D49). */
+/** The mail transport, counting each send's outcome (decision `metrics-off-until-readable`). */
 function countedTransport(transport: MailTransport, metrics: Metrics): MailTransport {
   return {
     async send(mail) {

@@ -134,7 +134,7 @@ async function serve(config: Readonly<Config>): Promise<void> {
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
   const server = await startServer(config, db, log);
   const lines = startBanner(config, server, db.kind);
-  // What `storefront doctor` finds unsafe, printed and logged at every start (D51).
+  // What `storefront doctor` finds unsafe, printed and logged at every start (decision `production-mode`).
   const warnings = findings(config).filter((finding) => finding.severity === 'unsafe');
   if (warnings.length > 0)
     lines.push(

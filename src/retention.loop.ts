@@ -8,7 +8,7 @@ import type { WorkerLoop } from './workers/runner.ts';
 export const RETENTION_LOOP = 'retention';
 
 /**
- * The purge loop (DESIGN D29): abandoned carts, sent mail, processed provider events and the
+ * The purge loop (decision `retention`): abandoned carts, sent mail, processed provider events and the
  * sandbox provider's records, each after its configured retention. Each purge goes store by store
  * along an index, in batches; nothing a live order needs is removed (orders copy their cart lines,
  * and a refundable sandbox payment is kept).

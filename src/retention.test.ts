@@ -1,5 +1,5 @@
 /**
- * The purge loop (DESIGN D29): each kind of finished data goes after its retention, and nothing a
+ * The purge loop (decision `retention`): each kind of finished data goes after its retention, and nothing a
  * live order needs is removed.
  */
 import assert from 'node:assert/strict';

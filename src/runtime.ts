@@ -23,7 +23,7 @@ export interface Runtime {
   config: Readonly<Config>;
   db: Db;
   clock: Clock;
-  /** The root secrets (D28): seals stored secrets, derives keys. */
+  /** The root secrets (decision `keyring`): seals stored secrets, derives keys. */
   keyring: Keyring;
   /** Signs pagination cursors. */
   cursors: CursorCodec;
@@ -33,10 +33,10 @@ export interface Runtime {
   signals: WorkerSignals;
   /** The payment provider (built here, never inside the app). */
   payments: Payments;
-  /** Where uploaded images are kept (MEDIA_STORAGE, D47). */
+  /** Where uploaded images are kept (MEDIA_STORAGE, decision `media-uploads`). */
   media: MediaStorage;
   /**
-   * This process's metrics (D49), when anything can read them (METRICS_PORT or METRICS_TOKEN);
+   * This process's metrics (decision `metrics-off-until-readable`), when anything can read them (METRICS_PORT or METRICS_TOKEN);
    * null otherwise, and then nothing is counted.
    */
   metrics: Metrics | null;

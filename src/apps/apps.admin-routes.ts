@@ -6,7 +6,7 @@ import { installApp, listApps, type AppsDeps } from './apps.service.ts';
 
 const tags = ['Admin: apps'];
 
-/** Installed apps (DESIGN D19): owners and admins. */
+/** Installed apps (decision `themes-and-apps`): owners and admins. */
 export const appsAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AppsDeps }> = async (app, { deps }) => {
   app.post(
     '/apps',

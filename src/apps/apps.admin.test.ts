@@ -76,7 +76,7 @@ describe('apps', () => {
     );
   });
 
-  test('every event type (the ten of the spec and those of D45) reaches an endpoint subscribed to *, signed', async () => {
+  test('every event type (the ten of the spec and those of decision `event-types`) reaches an endpoint subscribed to *, signed', async () => {
     const shop = await createTestStore(t);
     const endpoint = await registerEndpoint(t, shop, hook.url, ['*']);
     const headers = as(shop.staffToken);

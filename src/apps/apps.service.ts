@@ -10,7 +10,7 @@ import type { AppRow } from './apps.tables.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 
 /**
- * Apps (DESIGN D19): a minimal admin resource, so that `app.installed` has a real source.
+ * Apps (decision `themes-and-apps`): a minimal admin resource, so that `app.installed` has a real source.
  * Installing records its event in the same transaction.
  */
 

@@ -10,7 +10,7 @@ export interface AppTable {
 }
 export type AppRow = Selectable<AppTable>;
 
-/** Installed apps (DESIGN D19). */
+/** Installed apps (decision `themes-and-apps`). */
 export interface AppTables {
   apps: AppTable;
 }

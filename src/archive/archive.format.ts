@@ -1,5 +1,5 @@
 /**
- * The archive of `storefront export` (DESIGN D50, decision `archive-format`): a gzip-compressed tar
+ * The archive of `storefront export` (decision `archive-format`): a gzip-compressed tar
  * holding one JSON-lines file per table, `tables/<table>.jsonl`, in the order the import loads
  * them (parents before the rows that reference them), then `manifest.json`, which carries the
  * checksums of what precedes it, then `manifest.mac`, the manifest's HMAC-SHA-256 under the archive

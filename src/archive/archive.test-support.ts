@@ -56,7 +56,7 @@ export async function openTarget(blank: boolean): Promise<Target> {
   return { db, close: () => db.close() };
 }
 
-/** The embedded source database, always PGlite (D50: the move is embedded → PostgreSQL). */
+/** The embedded source database, always PGlite (decision `archive-format`: the move is embedded → PostgreSQL). */
 export async function openEmbeddedSource(): Promise<Db> {
   return openDatabase({ databaseUrl: null, dataDir: '', pglite: await pgliteFromTemplate() });
 }

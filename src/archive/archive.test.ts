@@ -1,5 +1,5 @@
 /**
- * `storefront export` and `storefront import` (DESIGN D50): a store populated through the HTTP API
+ * `storefront export` and `storefront import` (decision `archive-format`): a store populated through the HTTP API
  * on the embedded database is exported, imported into a fresh database (PostgreSQL beside
  * DATABASE_URL when it is set, else a fresh PGlite), and every GET route of the OpenAPI document is
  * read on both sides: under the same SECRET_KEY every answer is identical; under another key (the

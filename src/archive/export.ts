@@ -77,7 +77,7 @@ const storefrontVersion = (): string =>
   ).version;
 
 /**
- * `storefront export` (DESIGN D50): writes every table the archive carries (decision
+ * `storefront export` (decision `archive-format`): writes every table the archive carries (decision
  * `archive-tables`), or one store's rows of them, into a versioned archive (decision
  * `archive-format`). Everything is read in one read-only REPEATABLE READ transaction, so the
  * archive is one consistent snapshot even while the service runs on PostgreSQL; each table is read

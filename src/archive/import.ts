@@ -50,7 +50,7 @@ const NOT_DATA = new Set(['kysely_migration', 'kysely_migration_lock', 'read_ver
 const ANALYZE_FROM = 1000;
 
 /**
- * `storefront import` (DESIGN D50): loads an archive of `storefront export` into an empty database
+ * `storefront import` (decision `archive-format`): loads an archive of `storefront export` into an empty database
  * of either kind, in one transaction, so a failure leaves the database as it was.
  *
  * 1. The archive is read once to check it (its format, its signature, the schema it was written

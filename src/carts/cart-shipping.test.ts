@@ -1,5 +1,5 @@
 /**
- * The cart's shipping address and its shipping options (D37, D39): the address checked against its
+ * The cart's shipping address and its shipping options (decisions `postal-addresses` and `cart-shipping-and-totals`): the address checked against its
  * country's rules and kept normalised under If-Match; the options of the address's zone for the
  * cart's lines, by weight and subtotal.
  */
@@ -274,7 +274,7 @@ interface PricedCart {
 const amounts = (cart: PricedCart) =>
   Object.fromEntries(Object.entries(cart.totals).map(([name, money]) => [name, money.amount]));
 
-describe('the cart’s method, discount code and totals (D39)', () => {
+describe('the cart’s method, discount code and totals (decision `cart-shipping-and-totals`)', () => {
   test('totals preview the charge; a code and a method change them; each write takes If-Match', async () => {
     const store = await createTestStore(t);
     const zone = (
@@ -472,7 +472,7 @@ describe('the cart’s method, discount code and totals (D39)', () => {
   });
 });
 
-describe('checkout charges what the cart previews (D39, D40)', () => {
+describe('checkout charges what the cart previews (decisions `cart-shipping-and-totals` and `checkout-with-shipping`)', () => {
   async function shippingStore() {
     const store = await createTestStore(t);
     const zone = (

@@ -139,7 +139,7 @@ interface PricedCartWith extends PricedCart {
 
 /**
  * Prices a cart from the catalog (never from the client), with the totals its checkout will charge
- * when nothing changes (D39): the one pricing checkout uses (`priceOrder`), on the cart's lines at
+ * when nothing changes (decision `cart-shipping-and-totals`): the one pricing checkout uses (`priceOrder`), on the cart's lines at
  * current prices, its code, and its address and method. Lines whose variant is no longer sellable
  * are left out (checkout reports them as insufficient stock). A method or code that no longer
  * applies is not counted, and a notice says so. `sellable` is the catalog's answer when the caller
@@ -282,7 +282,7 @@ const preconditionFailed = (): AppError =>
   );
 
 /**
- * One write of a cart (D3, D39): its lines and/or other fields, moving it to its next version. With
+ * One write of a cart (decisions `cart-full-replace` and `cart-shipping-and-totals`): its lines and/or other fields, moving it to its next version. With
  * `ifMatch`, the write only happens if the cart is still at that version (412 otherwise), checked
  * in the same UPDATE so two tabs cannot both win; a checked-out cart is 409 `cart_completed`.
  */
@@ -334,7 +334,7 @@ async function writeCart(
 /**
  * Replaces every line of a cart (the client sends the complete desired state), under If-Match. A
  * chosen shipping method that no longer fits the new lines (too heavy now) is dropped, and the
- * answer says so (D39).
+ * answer says so (decision `cart-shipping-and-totals`).
  */
 export async function replaceCart(
   deps: CartsDeps,
@@ -374,7 +374,7 @@ export function purgeStaleCarts(deps: Pick<CartsDeps, 'db'>, cutoff: Date): Prom
 }
 
 /**
- * Sets where the cart's parcel goes (D39): checked against the country's rules (400 with a pointer
+ * Sets where the cart's parcel goes (decision `cart-shipping-and-totals`): checked against the country's rules (400 with a pointer
  * at each bad field) and kept normalised, under If-Match like every cart write. A chosen method
  * that does not serve the new address is dropped, and the answer says so.
  */
@@ -426,7 +426,7 @@ const addressRequired = (): AppError =>
   );
 
 /**
- * The shipping methods the cart's parcel can take to its address (D39), cheapest first: its zone's
+ * The shipping methods the cart's parcel can take to its address (decision `cart-shipping-and-totals`), cheapest first: its zone's
  * active methods that can carry the lines that require shipping (by their weight, and by the goods
  * after discounts for free_over). Empty when no line requires shipping, or no zone covers the
  * address.
@@ -448,7 +448,7 @@ const methodUnavailable = (): AppError =>
     'That shipping method is not one of this cart’s shipping options (GET /carts/{id}/shipping-options).',
   );
 
-/** Chooses the cart's shipping method (D39): one of its current options, under If-Match. */
+/** Chooses the cart's shipping method (decision `cart-shipping-and-totals`): one of its current options, under If-Match. */
 export async function setShippingMethod(
   deps: CartsDeps,
   storeId: string,
@@ -474,7 +474,7 @@ export async function setShippingMethod(
 }
 
 /**
- * Applies a discount code to the cart's preview (D39): 409 `discount_invalid` when it cannot be used
+ * Applies a discount code to the cart's preview (decision `cart-shipping-and-totals`): 409 `discount_invalid` when it cannot be used
  * now, as at checkout; `null` removes it. Under If-Match.
  */
 export async function setDiscountCode(

@@ -25,7 +25,7 @@ async function sendCart(reply: FastifyReply, priced: Promise<PricedCart>): Promi
   return reply.header('etag', etag).send(cart);
 }
 
-/** Server-side carts (DESIGN D3). Stock is not checked here; checkout reserves it. */
+/** Server-side carts (decision `cart-full-replace`). Stock is not checked here; checkout reserves it. */
 export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps }> = async (
   app,
   { deps },

@@ -13,11 +13,11 @@ export interface CartTable {
   /** Bumped on every write; the cart's ETag (If-Match on PUT). */
   version: ColumnType<number, number | undefined, number>;
   completed_at: NullableTime;
-  /** Where the parcel goes (D39), checked and normalised; jsonb, written as a JSON string. */
+  /** Where the parcel goes (decision `cart-shipping-and-totals`), checked and normalised; jsonb, written as a JSON string. */
   shipping_address: ColumnType<Address | null, string | null | undefined, string | null>;
-  /** The chosen shipping method (D39), or null. */
+  /** The chosen shipping method (decision `cart-shipping-and-totals`), or null. */
   shipping_method_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The discount code applied to the preview (D39), upper case, or null. */
+  /** The discount code applied to the preview (decision `cart-shipping-and-totals`), upper case, or null. */
   discount_code: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;

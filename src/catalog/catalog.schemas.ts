@@ -26,7 +26,7 @@ const Handle = Type.String({
   maxLength: 100,
   pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
   description:
-    'The product’s name in URLs (D46): lower-case letters, digits and single hyphens, unique in the store. Made from the title when not given.',
+    'The product’s name in URLs: lower-case letters, digits and single hyphens, unique in the store. Made from the title when not given.',
 });
 const OptionSchema = Type.Object(
   {
@@ -38,7 +38,7 @@ const OptionSchema = Type.Object(
 const OptionsSchema = Type.Array(OptionSchema, {
   maxItems: 3,
   description:
-    'Up to three options and their values, in order (D46): `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`.',
+    'Up to three options and their values, in order: `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`.',
 });
 const VariantOptionsSchema = Type.Record(Type.String({ maxLength: 50 }), Type.String({ maxLength: 100 }), {
   description:
@@ -63,7 +63,7 @@ const SeoInputSchema = Type.Object(
   { title: 'SeoInput', additionalProperties: false, description: 'Blank or null clears a field.' },
 );
 
-/** An image of a product (D47): a media of the store with its alt text, in the merchant's order. */
+/** An image of a product (decision `media-uploads`): a media of the store with its alt text, in the merchant's order. */
 export const ProductImageSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'The media id.' }),
@@ -110,7 +110,7 @@ export const ProductCardSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     title: Type.String(),
-    handle: Type.String({ description: 'For URLs: `GET /products/handle/{handle}` (D46).' }),
+    handle: Type.String({ description: 'For URLs: `GET /products/handle/{handle}`.' }),
     image: Type.Union([Type.String(), Type.Null()]),
     priceAmount: Type.Integer({ description: 'The lowest variant price, minor units.' }),
     compareAtAmount: Type.Union([Type.Integer(), Type.Null()], {
@@ -178,12 +178,12 @@ export const CollectionCardSchema = Type.Object(
 );
 export type CollectionCard = Static<typeof CollectionCardSchema>;
 
-// ---- Admin shapes (D20) ----
+// ---- Admin shapes ----
 
 const WeightGrams = Type.Integer({
   minimum: 0,
   maximum: 10_000_000,
-  description: 'Grams, for weight-based shipping methods (D38); null or absent: not given.',
+  description: 'Grams, for weight-based shipping methods; null or absent: not given.',
 });
 const RequiresShipping = Type.Boolean({
   description: 'Whether the variant is shipped (default true); false for gift cards and downloads.',
@@ -226,7 +226,7 @@ export const VariantPatchSchema = Type.Object(
     archived: Type.Optional(
       Type.Boolean({
         description:
-          '`true` archives the variant (D46): kept with its history, but not sold, not on the storefront, not searched, not in the card price, its combination free for another variant. `false` brings it back (409 option_in_use when its values are no longer the product’s, option_combination_taken when another variant took its combination).',
+          '`true` archives the variant: kept with its history, but not sold, not on the storefront, not searched, not in the card price, its combination free for another variant. `false` brings it back (409 option_in_use when its values are no longer the product’s, option_combination_taken when another variant took its combination).',
       }),
     ),
   },
@@ -251,7 +251,7 @@ export const AdminVariantSchema = Type.Object(
     }),
     requiresShipping: Type.Boolean({ description: 'False for what is not shipped (gift cards, downloads).' }),
     imageId: ImageId,
-    archived: Type.Boolean({ description: 'Archived (D46): kept, but not sold and not on the storefront.' }),
+    archived: Type.Boolean({ description: 'Archived: kept, but not sold and not on the storefront.' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },

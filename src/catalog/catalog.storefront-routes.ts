@@ -45,7 +45,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Active products as cards; search, filter and sort them',
         description:
-          'Without search parameters: every active product, ordered by creation time (the spec’s list). With `q`, `collection`, `tag`, `minPrice`, `maxPrice`, `available`, `option.<Name>` (repeatable; e.g. `option.Size=M`) or `sort`: a search (D48), only active products, ordered by `sort`. Cursor-paginated for every sort; a cursor belongs to its search (another query, filter or sort answers 400).',
+          'Without search parameters: every active product, ordered by creation time (the spec’s list). With `q`, `collection`, `tag`, `minPrice`, `maxPrice`, `available`, `option.<Name>` (repeatable; e.g. `option.Size=M`) or `sort`: a search, only active products, ordered by `sort`. Cursor-paginated for every sort; a cursor belongs to its search (another query, filter or sort answers 400).',
         querystring: ProductSearchQuerySchema,
         response: { 200: Page(ProductCardSchema), ...problemResponses },
       },
@@ -68,7 +68,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Facets of a search: option values, price range, collections, stock',
         description:
-          'The same filters as `GET /products` (D48); every count is over the products that search finds (an option value counts the found products with a variant of that value).',
+          'The same filters as `GET /products`; every count is over the products that search finds (an option value counts the found products with a variant of that value).',
         querystring: ProductFacetsQuerySchema,
         response: { 200: ProductFacetsSchema, ...problemResponses },
       },
@@ -105,7 +105,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'One active product by its handle (an earlier handle: 301 to the current one)',
         description:
-          'The same body as `GET /products/{id}`. A handle the product had before answers 301 with `Location` set to the current handle’s URL and `{handle}` in the body (D46).',
+          'The same body as `GET /products/{id}`. A handle the product had before answers 301 with `Location` set to the current handle’s URL and `{handle}` in the body.',
         params: HandleParams,
         response: {
           200: ProductDetailSchema,

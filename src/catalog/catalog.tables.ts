@@ -13,13 +13,13 @@ export interface ProductTable {
   tags: ColumnType<string[], string[] | undefined, string[]>;
   /** Card price: the lowest variant price; null only while the product has no variants. */
   price_amount: number | null;
-  /** D46: unique per store; made from the title by a trigger when an insert gives none. */
+  /** Decision `product-handles`: unique per store; made from the title by a trigger when an insert gives none. */
   handle: ColumnType<string, string | undefined, string>;
   seo_title: ColumnType<string | null, string | null | undefined, string | null>;
   seo_description: ColumnType<string | null, string | null | undefined, string | null>;
   /** The card price's compare-at (of the cheapest variant) when higher than the price, else null. */
   compare_at_amount: ColumnType<number | null, number | null | undefined, number | null>;
-  /** D46: up to three options with their values, in order; [] without options. */
+  /** Decision `product-options`: up to three options with their values, in order; [] without options. */
   options: ColumnType<ProductOption[], string | undefined, string>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
@@ -27,7 +27,7 @@ export interface ProductTable {
 export type ProductRow = Selectable<ProductTable>;
 
 /**
- * What a product card shows (D46: with its handle and compare-at price), as columns of `products as
+ * What a product card shows (decision `product-handles`: with its handle and compare-at price), as columns of `products as
  * p`: the storefront lists, search and collections select the same ones.
  */
 export const CARD_COLUMNS = [
@@ -39,13 +39,13 @@ export const CARD_COLUMNS = [
   'p.compare_at_amount',
 ] as const;
 
-/** An option of a product and its values, in the merchant's order (D46). */
+/** An option of a product and its values, in the merchant's order (decision `product-options`). */
 export interface ProductOption {
   name: string;
   values: string[];
 }
 
-/** A product's earlier handle, answering with a 301 to the current one (D46). */
+/** A product's earlier handle, answering with a 301 to the current one (decision `product-handles`). */
 export interface ProductHandleRedirectTable {
   store_id: string;
   handle: string;
@@ -67,20 +67,20 @@ export interface VariantTable {
   reserved: Generated<number>;
   /** Grams, for weight-based shipping methods; null: not given (weighs nothing to them). */
   weight_grams: ColumnType<number | null, number | null | undefined, number | null>;
-  /** Whether the variant is shipped (false for gift cards, downloads): D38. */
+  /** Whether the variant is shipped (false for gift cards, downloads): decision `shipping-zones-and-methods`. */
   requires_shipping: ColumnType<boolean, boolean | undefined, boolean>;
-  /** D46: its value of each of its product's options ({} without options); unique per product. */
+  /** Decision `product-options`: its value of each of its product's options ({} without options); unique per product. */
   options: ColumnType<Record<string, string>, string | undefined, string>;
-  /** D47: the image it shows, one of its product's images (a media id); null: the product's. */
+  /** Decision `media-uploads`: the image it shows, one of its product's images (a media id); null: the product's. */
   image_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** D46: set when archived (not sold, not on the storefront, its combination free); null while live. */
+  /** Decision `product-options`: set when archived (not sold, not on the storefront, its combination free); null while live. */
   archived_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
 export type VariantRow = Selectable<VariantTable>;
 
-/** A product's image (D47): a media of the store, in the merchant's order, with its alt text. */
+/** A product's image (decision `media-uploads`): a media of the store, in the merchant's order, with its alt text. */
 export interface ProductImageTable {
   store_id: string;
   product_id: string;

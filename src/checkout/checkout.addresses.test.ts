@@ -1,5 +1,5 @@
 /**
- * Checkout with shipping (D38, D40): addresses, method and phone on the order; the store's
+ * Checkout with shipping (decisions `shipping-zones-and-methods` and `checkout-with-shipping`): addresses, method and phone on the order; the store's
  * `requireShippingAddress`; an address no method reaches; the method of a checkout that names
  * none; tax by region; the legacy per-country `shippingAmount` as the country's default method.
  */
@@ -129,7 +129,7 @@ async function usStore() {
   return { store, us, ground, express, pickup, mug: mug! };
 }
 
-describe('the order keeps its addresses, method and phone (D40)', () => {
+describe('the order keeps its addresses, method and phone (decision `checkout-with-shipping`)', () => {
   test('the checkout body’s addresses, method and phone are on the order; the buyer’s view masks them', async () => {
     const { store, express, mug } = await usStore();
     const cartId = await newCart(store, mug);
@@ -236,7 +236,7 @@ describe('the order keeps its addresses, method and phone (D40)', () => {
   });
 });
 
-describe('the confirmation mail (D40)', () => {
+describe('the confirmation mail (decision `checkout-with-shipping`)', () => {
   test('shows the method with its estimate and the address as the country writes it', async () => {
     const shop = await ShopDriver.open(t);
     const us = await zone(shop.shop, { name: 'US', areas: [{ country: 'US' }] });
@@ -271,7 +271,7 @@ describe('the confirmation mail (D40)', () => {
   });
 });
 
-describe('requireShippingAddress (D40)', () => {
+describe('requireShippingAddress (decision `checkout-with-shipping`)', () => {
   test('off (every store made before zones): a checkout with only a country works; on: address and method are required', async () => {
     const { store, ground, mug } = await usStore();
     const settings = await t.admin(store).get('/settings');
@@ -315,7 +315,7 @@ describe('requireShippingAddress (D40)', () => {
   });
 });
 
-describe('where the store ships (D38, D40)', () => {
+describe('where the store ships (decisions `shipping-zones-and-methods` and `checkout-with-shipping`)', () => {
   test('an address no method reaches is 409 shipping_unavailable; a method of another zone is 409 shipping_method_unavailable', async () => {
     const { store, mug } = await usStore();
     const europe = await zone(store, { name: 'Europe', areas: [{ country: 'FR' }] });
@@ -439,7 +439,7 @@ describe('where the store ships (D38, D40)', () => {
   });
 });
 
-describe('the legacy per-country shippingAmount is the country’s default method (D38)', () => {
+describe('the legacy per-country shippingAmount is the country’s default method (decision `legacy-shipping-amount-is-a-method`)', () => {
   test('it is a flat method of the country’s zone; a checkout that names no method is charged it, not the cheapest', async () => {
     const store = await createTestStore(t);
     const set = await t.admin(store).put('/tax-rates/de', { taxRateBps: 1900, shippingAmount: 495 });

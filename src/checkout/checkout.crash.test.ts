@@ -1,5 +1,5 @@
 /**
- * A crash during concurrent checkouts, on PostgreSQL (D25): a real `storefront serve` process is
+ * A crash during concurrent checkouts, on PostgreSQL (decision `checkout-after-a-crash`): a real `storefront serve` process is
  * killed with SIGKILL while 120 checkouts are in flight, started again, and every key is retried
  * with its body. Every key ends with exactly one order (the same one it was first answered with),
  * never `cart_completed`, and the stock reserved is exactly the stock of the orders that exist.
@@ -100,7 +100,7 @@ test(
         .where('status', '=', 'in_progress')
         .execute()
     ).length;
-    // The answer commits with its order (D7): no order the crash left has a key without its answer.
+    // The answer commits with its order (decision `idempotency-keys`): no order the crash left has a key without its answer.
     const withoutAnswer = await db.kysely
       .selectFrom('orders as o')
       .leftJoin('idempotency_keys as k', (join) =>

@@ -32,9 +32,9 @@ export { checkoutOfKey };
 export interface CheckoutInput extends QuoteInput {
   cartId: string;
   email: string;
-  /** The signed-in customer (D44): the order is theirs; otherwise the customer of the email. */
+  /** The signed-in customer (decision `customer-accounts`): the order is theirs; otherwise the customer of the email. */
   customerId?: string | undefined;
-  /** The client's address (`request.ip`): its pending orders are counted (D52). */
+  /** The client's address (`request.ip`): its pending orders are counted (decision `pending-orders-per-client`). */
   client: string;
   /** The body's shipping address, checked (the cart's is used without one). */
   shippingAddress?: Address | undefined;
@@ -141,7 +141,7 @@ export type StoreCheckoutAnswer = (db: Transaction<Database>, answer: CheckoutRe
 class QuoteChanged extends Error {}
 
 /**
- * Checkout (spec 4.2, DESIGN D7, D8, D25).
+ * Checkout (spec 4.2, decisions `idempotency-keys`, `stock-reservation` and `checkout-after-a-crash`).
  *
  * Order of operations, chosen so that no failure can leave reserved stock, a half order, or a
  * charge without an order:
@@ -150,7 +150,7 @@ class QuoteChanged extends Error {}
  *    completed its cart, so it is looked for when the cart is completed or gone, and when the
  *    order's insert meets the key's unique index: the common first attempt pays no lookup.
  * 2. Quote the cart and pre-check its stock, both without locks: a checkout that cannot succeed
- *    is refused before the provider is called (D25). The first quote prices the variants the
+ *    is refused before the provider is called (decision `checkout-after-a-crash`). The first quote prices the variants the
  *    cart's own reads kept a moment ago; a refusal is only given on a fresh read.
  * 3. Create the payment intent at the provider for that amount (with a provider idempotency key
  *    per order id, so the SDK's network retries never create a second intent). A provider failure
@@ -168,12 +168,12 @@ export async function checkout(
   storeId: string,
   input: CheckoutInput,
   idempotencyKey: string,
-  /** Stores the answer under the key in the order's transaction (D7: they commit together). */
+  /** Stores the answer under the key in the order's transaction (decision `idempotency-keys`: they commit together). */
   storeAnswer?: StoreCheckoutAnswer,
 ): Promise<CheckoutResult> {
   const [currency, store] = await Promise.all([storeCurrency(deps, storeId), recentStore(deps, storeId)]);
   const requireShipping = store?.requireShippingAddress ?? false;
-  // Step 1 (D25): the body, hence the cart, is the key's; a key reused on another cart after its
+  // Step 1 (decision `checkout-after-a-crash`): the body, hence the cart, is the key's; a key reused on another cart after its
   // record expired meets the order's unique key at the insert (handled below).
   const refuse = async (refusal: AppError): Promise<CheckoutResult> => {
     const made = await checkoutOfKey(deps, storeId, idempotencyKey);
@@ -367,7 +367,7 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   // The signed-in customer was erased while checking out: nothing of theirs is written.
   if (customerId === undefined)
     throw unauthorized('The customer token is invalid or has expired; sign in again.', 'storefront', true);
-  // Last: the store's order counter stays locked from this statement to the commit (D6).
+  // Last: the store's order counter stays locked from this statement to the commit (decision `order-numbers`).
   return writeOrder(tx, {
     customerId,
     signedIn: p.input.customerId !== undefined,
@@ -396,7 +396,7 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
 }
 
 /**
- * The shipping method charged still carries the parcel at the quoted amount (D40), read under a
+ * The shipping method charged still carries the parcel at the quoted amount (decision `checkout-with-shipping`), read under a
  * lock on the method that holds until the commit: a changed amount, or a method that no longer
  * fits, prices the checkout again (as a changed price does).
  */
@@ -411,7 +411,7 @@ const validation = (pointer: string, detail: string): AppError =>
   validationFailed('The checkout request is invalid.', [{ pointer, detail }]);
 
 /**
- * What the cart brings to its checkout (D39, D40): its address, its discount code and its shipping
+ * What the cart brings to its checkout (decisions `cart-shipping-and-totals` and `checkout-with-shipping`): its address, its discount code and its shipping
  * method, each unless the body gives its own, and the destination country (the body's `country`
  * must be the address's).
  */
@@ -429,8 +429,8 @@ function cartChoices(input: CheckoutInput, cart: CartRow): CheckoutInput {
 }
 
 /**
- * Why a priced checkout cannot go on, if it cannot: its shipping (D40), a line no longer sellable,
- * or the stock pre-check (D25, on the availability the quote read with the prices).
+ * Why a priced checkout cannot go on, if it cannot: its shipping (decision `checkout-with-shipping`), a line no longer sellable,
+ * or the stock pre-check (decision `checkout-after-a-crash`, on the availability the quote read with the prices).
  */
 function refusalOf(quoted: Quote, input: CheckoutInput, requireShipping: boolean): AppError | null {
   const shipping = shippingRefusal(quoted, input, requireShipping);
@@ -445,7 +445,7 @@ function refusalOf(quoted: Quote, input: CheckoutInput, requireShipping: boolean
 }
 
 /**
- * The shipping rules of D40 on a priced checkout. When a line requires shipping: a store that
+ * The shipping rules of decision `checkout-with-shipping` on a priced checkout. When a line requires shipping: a store that
  * requires an address wants one (400 `/shippingAddress`) and a method (400 `/shippingMethodId`); an
  * address no method of the store reaches is 409 `shipping_unavailable` (a store with no zones at
  * all ships free, as before zones existed); a chosen method that is not one of the options is 409
@@ -482,7 +482,7 @@ async function completeUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<
 }
 
 /**
- * Reserves every line (the atomic reservation decides, D8). Each reservation returns, under its row
+ * Reserves every line (the atomic reservation decides, decision `stock-reservation`). Each reservation returns, under its row
  * lock, the variant's price and whether its product is active; both hold until commit, so each
  * line must still be sellable at its quoted price (decision `quote-checked-by-reservations`). The
  * discount is checked again when its use is counted; the tax rate is the quote's. Returns the

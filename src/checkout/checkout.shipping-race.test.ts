@@ -1,5 +1,5 @@
 /**
- * The shipping method is re-checked in the checkout's transaction (D40): a merchant who changes
+ * The shipping method is re-checked in the checkout's transaction (decision `checkout-with-shipping`): a merchant who changes
  * the method's amount after the checkout quoted it, while the provider creates the payment intent,
  * gets the new amount charged, never the quoted one, and never a silent difference between the
  * intent and the order.

@@ -47,7 +47,7 @@ export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{
         headers: Type.Object({
           'idempotency-key': Type.Optional(Type.String({ description: 'A UUID; required.' })),
         }),
-        // A signed-in customer's token is optional (D44).
+        // A signed-in customer's token is optional (decision `customer-accounts`).
         security: [
           { publishableKey: [] },
           { publishableKeyBearer: [] },
@@ -60,7 +60,7 @@ export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{
         idempotent: {
           name: 'checkout',
           storeId: (request) => requireStorefront(request).storeId,
-          // The order carries its key: a retry after a crash answers with it (D25).
+          // The order carries its key: a retry after a crash answers with it (decision `checkout-after-a-crash`).
           recover: async (request, key) => {
             const made = await checkoutOfKey(deps, requireStorefront(request).storeId, key);
             return made ? { status: 201, body: made } : null;

@@ -37,7 +37,7 @@ export interface QuoteInput {
 
 /**
  * Prices cart lines from the catalog (never from the client) with the discount code, the tax of
- * the destination and its shipping: the one pricing the cart's preview shows (D39, D40). A quote
+ * the destination and its shipping: the one pricing the cart's preview shows (decisions `cart-shipping-and-totals` and `checkout-with-shipping`). A quote
  * decides nothing alone: the reservation checks each price under its row lock, and checkout reads
  * afresh before it refuses on a cached quote (decision `settings-cache`).
  */

@@ -1,6 +1,6 @@
 /**
  * The units of each variant that this process's checkouts are reserving right now: from a stock
- * pre-check that passed to the end of its transaction. A hint for the pre-check only (D25): the
+ * pre-check that passed to the end of its transaction. A hint for the pre-check only (decision `checkout-after-a-crash`): the
  * conditional reservation in the database still decides, across every process.
  *
  * When many buyers want the last units of a variant at once, they all pass a pre-check that reads

@@ -261,7 +261,7 @@ describe('region rules: settings of each type', () => {
     for (const href of disguised) {
       await refused({ blocks: [text(), button(href)] }, ['/blocks/1/settings/href'], /javascript: URL/);
     }
-    // A NUL is refused before any rule runs, like every NUL in any input (D26).
+    // A NUL is refused before any rule runs, like every NUL in any input (decision `input-hygiene`).
     await refused(
       { blocks: [text(), button('\u0000javascript:alert(1)')] },
       ['/blocks/1/settings/href'],

@@ -18,7 +18,7 @@ import { getPublishedRegion } from './regions.service.ts';
 
 const tags = ['Storefront: content'];
 
-/** Read-only content: menus, pages and published regions. Cacheable (ETag, D13). */
+/** Read-only content: menus, pages and published regions. Cacheable (ETag, decision `etags`). */
 export const contentStorefrontRoutes: FastifyPluginAsyncTypebox<{
   deps: ContentDeps;
   readCache: ReadCache | null;

@@ -19,7 +19,7 @@ import {
 
 const tags = ['Admin: customers'];
 
-/** The merchant's customers (D44): list, detail, export and erasure, and the privacy log. */
+/** The merchant's customers (decision `erasure-is-immediate`): list, detail, export and erasure, and the privacy log. */
 export const customersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: PrivacyDeps }> = async (
   app,
   { deps },

@@ -34,7 +34,7 @@ const authenticateCustomer = sessionAuthenticator(CUSTOMER_SIGN_IN, {
 });
 
 /**
- * The customer a storefront request is signed in as (D44), or null without a customer token; a
+ * The customer a storefront request is signed in as (decision `customer-accounts`), or null without a customer token; a
  * token that is unknown, revoked, expired, past its absolute lifetime or of another store than the
  * publishable key's is 401 (`sessionAuthenticator`: its expiry slides by the session TTL on use,
  * never past the absolute lifetime). Resolved only by the routes that need a customer (never on

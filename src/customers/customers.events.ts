@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { EventId, eventData } from '../events/events.schemas.ts';
 
 /**
- * The data of the customer events (D44, D45): ids and flags, never personal data (the events
+ * The data of the customer events (decisions `customer-accounts` and `customer-events-without-personal-data`): ids and flags, never personal data (the events
  * outlive an erasure; a receiver reads the customer through the Admin API).
  */
 

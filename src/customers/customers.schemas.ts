@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { AddressInputSchema, AddressSchema, MoneySchema, PageQuery } from '../http/schemas.ts';
 import { AdminOrderSchema } from '../orders/orders.schemas.ts';
 
-/** The customer wire schemas (D44), Storefront and Admin. */
+/** The customer wire schemas (decision `customer-accounts`), Storefront and Admin. */
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Time = Type.String({ format: 'date-time' });

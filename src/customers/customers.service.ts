@@ -42,7 +42,7 @@ import type { CustomerAddressRow, CustomerRow } from './customers.tables.ts';
 /** Saved addresses per customer (409 `limit_reached` beyond). */
 export const MAX_ADDRESSES = 20;
 
-/** How long customer sessions live (D44): sliding by `ttlMs` within `maxAgeMs` of the sign-in. */
+/** How long customer sessions live (decision `customer-sessions`): sliding by `ttlMs` within `maxAgeMs` of the sign-in. */
 export type CustomerSessionLifetime = SessionLifetime;
 
 export type CustomersDeps = ServiceDeps;
@@ -202,7 +202,7 @@ export async function listAddresses(
   return addressList(await customerAddresses(deps.db, storeId, customerId), customer.default_address_id);
 }
 
-/** The address checked as a whole (D37): a bad field is 400 with its pointer. */
+/** The address checked as a whole (decision `postal-addresses`): a bad field is 400 with its pointer. */
 function checkedAddress(input: Partial<Record<keyof Address, unknown>>): Address {
   const { address, problems } = checkAddress(input, '');
   if (problems.length > 0) throw validationFailed('The address is invalid.', problems);
@@ -304,7 +304,7 @@ export async function removeAddress(
 }
 
 /**
- * The customer a checkout's order belongs to, in its transaction (D44): the token's customer, or
+ * The customer a checkout's order belongs to, in its transaction (decision `customer-accounts`): the token's customer, or
  * the customer of the order's email, made as a guest (with customer.created) when the store has
  * none. Undefined when the token's customer was erased meanwhile.
  */

@@ -41,7 +41,7 @@ const TAGS = ['Storefront: customers'];
 const SIGNED_IN = [{ publishableKey: [], customerToken: [] }];
 
 /**
- * Customer accounts (D44): passwordless sign-in by an emailed code, then `me` with the `ct_`
+ * Customer accounts (decision `customer-accounts`): passwordless sign-in by an emailed code, then `me` with the `ct_`
  * token beside the publishable key. Nothing here is cached: every answer is `private, no-store`.
  */
 export const customersStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CustomerRouteDeps }> = async (
@@ -265,7 +265,7 @@ export const customersStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: Custom
         tags: TAGS,
         summary: 'Save an address',
         description:
-          'Checked by its country’s rules (D37): a bad field is 400 with its pointer (`/postalCode`). The first address, or one sent with `isDefault: true`, becomes the default. At most 20 per customer.',
+          'Checked by its country’s rules: a bad field is 400 with its pointer (`/postalCode`). The first address, or one sent with `isDefault: true`, becomes the default. At most 20 per customer.',
         security: SIGNED_IN,
         body: CustomerAddressInputSchema,
         response: { 201: CustomerAddressSchema, ...problemResponses },

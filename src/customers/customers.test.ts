@@ -1,5 +1,5 @@
 /**
- * Customer accounts (D44): sign-in by code, tokens, `me`, addresses, orders linked to accounts,
+ * Customer accounts (decision `customer-accounts`): sign-in by code, tokens, `me`, addresses, orders linked to accounts,
  * and the attacks on sign-in (guess races, floods from other clients).
  */
 import assert from 'node:assert/strict';
@@ -110,7 +110,7 @@ async function events(shop: TestStore, type: string) {
   return rows.map((row) => row.data);
 }
 
-describe('sign-in by code (D44)', () => {
+describe('sign-in by code (decision `customer-accounts`)', () => {
   test('any email gets 202 and a code from the store; verifying makes the account (customer.created) and a ct_ token', async () => {
     const shop = await createTestStore(t);
     const email = newEmail();
@@ -248,7 +248,7 @@ describe('sign-in by code (D44)', () => {
   });
 });
 
-describe('tokens (D44)', () => {
+describe('tokens (decision `customer-accounts`)', () => {
   test('me answers with the token beside the key; without a token, or a bad one, 401 with WWW-Authenticate', async () => {
     const shop = await createTestStore(t);
     const session = await signIn(shop, newEmail());
@@ -342,7 +342,7 @@ describe('tokens (D44)', () => {
   });
 });
 
-describe('profile and addresses (D44)', () => {
+describe('profile and addresses (decision `customer-accounts`)', () => {
   test('PATCH me changes name, phone and consent; customer.updated names what changed, no personal data', async () => {
     const shop = await createTestStore(t);
     const session = await signIn(shop, newEmail());
@@ -472,7 +472,7 @@ describe('profile and addresses (D44)', () => {
   });
 });
 
-describe('orders and accounts (D44)', () => {
+describe('orders and accounts (decision `customer-accounts`)', () => {
   test("a checkout with a token needs no email, is the customer's, and shows in /me/orders newest first", async () => {
     const driver = await ShopDriver.open(t);
     const shop = driver.shop;
@@ -654,7 +654,7 @@ describe('orders and accounts (D44)', () => {
   });
 });
 
-describe('the sign-in limit (D44)', () => {
+describe('the sign-in limit (decision `customer-sign-in-limit`)', () => {
   test('RATE_LIMIT_CUSTOMER_SIGN_IN requests per client IP and store, then 429 with Retry-After; another store is not affected', async () => {
     const limited = await startTestApp({
       db,
@@ -682,7 +682,7 @@ describe('the sign-in limit (D44)', () => {
   });
 });
 
-describe('a customer erased while checking out (D44)', () => {
+describe('a customer erased while checking out (decision `erasure-is-immediate`)', () => {
   test(
     'the checkout waits for the erasure, then places nothing of theirs: 401, no order, nothing reserved',
     { skip: skipUnlessPostgres },

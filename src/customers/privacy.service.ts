@@ -29,7 +29,7 @@ import { emailHashOf } from './sign-in.service.ts';
 import { forgetCodesOf, revokeCredentialsOf } from '../sign-in/sign-in.service.ts';
 
 /**
- * Export and erasure of a customer's personal data (D44), by staff (Admin API) or by the customer
+ * Export and erasure of a customer's personal data (decision `erasure-is-immediate`), by staff (Admin API) or by the customer
  * (Storefront API), each recorded in the privacy log. docs/customers.md lists where personal data
  * lives; `privacy.test.ts` holds every table to that list.
  */
@@ -150,7 +150,7 @@ export async function exportCustomer(
 }
 
 /**
- * Erases a customer (D44), in one transaction: their personal data on their orders, carts, mail and
+ * Erases a customer (decision `erasure-is-immediate`), in one transaction: their personal data on their orders, carts, mail and
  * stored checkout answers is scrubbed (numbers, lines and amounts stay), their sessions end (tokens
  * dead at once), their sign-in codes, addresses and the customer row are deleted, `customer.deleted`
  * is recorded with the id alone, and the privacy log notes who erased whom.

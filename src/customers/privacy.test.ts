@@ -1,5 +1,5 @@
 /**
- * Personal data (D44, docs/customers.md): every table is classified, export covers every place a
+ * Personal data (decision `customer-accounts`, docs/customers.md): every table is classified, export covers every place a
  * customer's data lives, and erasure leaves none of it anywhere in the database, while their orders
  * keep numbers, lines and amounts. The dump of every table after an erasure is searched for the
  * customer's name, email, phone, street and the staff's notes about them.
@@ -175,7 +175,7 @@ async function richCustomer(driver: ShopDriver) {
   const variantId = await driver.variant(20, 2500);
   const checkout = async (): Promise<CheckoutBody> => {
     const cartId = await driver.cart([{ variantId, quantity: 2 }]);
-    // The cart keeps the address too (D39).
+    // The cart keeps the address too (decision `cart-shipping-and-totals`).
     const put = await t.app.inject({
       method: 'PUT',
       url: `/storefront/v1/carts/${cartId}/shipping-address`,
@@ -317,7 +317,7 @@ describe('where personal data lives', () => {
   });
 });
 
-describe('erasure (D44)', () => {
+describe('erasure (decision `erasure-is-immediate`)', () => {
   test('staff erasure leaves none of the customer anywhere; orders keep numbers, lines and amounts; the accounts add up', async () => {
     const driver = await ShopDriver.open(t);
     const { markers, session, orders, totals, guest } = await richCustomer(driver);

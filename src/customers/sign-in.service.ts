@@ -44,7 +44,7 @@ const ownerOf = (deps: CustomerSignInDeps, request: CustomerSignInRequest) =>
   });
 
 /**
- * Starts a sign-in (D44): any email gets a code (`issueCode`), known or not (the code makes the
+ * Starts a sign-in (decision `customer-accounts`): any email gets a code (`issueCode`), known or not (the code makes the
  * account on verify), so the answer never tells who is a customer. The code is mailed by the store
  * (its verified domain).
  */

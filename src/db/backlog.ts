@@ -1,6 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 
-/** A queue's length and the age of its oldest item (the metrics of D49). */
+/** A queue's length and the age of its oldest item (the metrics of decision `metrics-off-until-readable`). */
 export interface QueueBacklog {
   pending: number;
   oldestAgeSeconds: number;

@@ -15,7 +15,7 @@ import type { Database } from './tables.ts';
 export type DatabaseKind = 'pglite' | 'postgres';
 
 /**
- * The channel the read cache's triggers notify at commit (migration 0015, DESIGN D35). Every
+ * The channel the read cache's triggers notify at commit (migration 0015, decision `read-cache-invalidation`). Every
  * connection of the pool LISTENs on it: a session receives its own notifications before its COMMIT
  * returns, so the process that made a change has dropped the stale bodies before it answers, and
  * the other processes hear of it a moment later.
@@ -28,7 +28,7 @@ export interface Db {
   readonly kysely: Kysely<Database>;
   /** Calls `handler` with the payload of every `storefront_read` notification; returns the unsubscribe. */
   readonly onReadChange: (handler: (payload: string) => void) => () => void;
-  /** The PostgreSQL pool's connections and waiting queries (metrics, D49); null on PGlite. */
+  /** The PostgreSQL pool's connections and waiting queries (metrics, decision `metrics-off-until-readable`); null on PGlite. */
   readonly poolStats: () => PoolStats | null;
   /**
    * Readiness: resolves when the database answers a trivial query within `timeoutMs` (on

@@ -15,7 +15,7 @@ export interface FairBatch {
 }
 
 /**
- * A batch of due work picked fairly across stores (DESIGN D23): each store's due rows are ranked,
+ * A batch of due work picked fairly across stores (decision `worker-loops`): each store's due rows are ranked,
  * and the batch takes every store's first row before any store's second, so one store with a large
  * backlog never delays another's work. The stores with open work are found by skipping through
  * the `(store_id, …)` index (one index probe per store that has open rows, never a table scan),

@@ -19,7 +19,7 @@ export const pgliteParsers = { [INT8_OID]: parseInt8 };
 
 /**
  * What every embedded database opens with: the int8 parser and the extensions the migrations use
- * (pg_trgm and btree_gin, for search: D48). A PGlite loads an extension's code only when it is
+ * (pg_trgm and btree_gin, for search: decision `search-in-the-database`). A PGlite loads an extension's code only when it is
  * listed here.
  */
 export const pgliteOptions = { parsers: pgliteParsers, extensions: { pg_trgm, btree_gin } };

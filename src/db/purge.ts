@@ -16,7 +16,7 @@ export interface PurgeOptions {
 }
 
 /**
- * Deletes a tenant table's rows older than a cutoff (DESIGN D29). Each statement walks the stores
+ * Deletes a tenant table's rows older than a cutoff (decision `retention`). Each statement walks the stores
  * and, per store, the `(store_id, <time>)` index up to the cutoff, so a purge reads only what it
  * deletes, never the whole table; it repeats in batches until nothing old is left, so no statement
  * holds many locks. Returns how many rows went.

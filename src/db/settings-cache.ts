@@ -8,7 +8,7 @@ import type { Database } from './tables.ts';
  * (decision `settings-cache`): a purchase priced them four times (its address, its options, its
  * method, its checkout), two statements each.
  *
- * Invalidation is the read cache's (D35): the tables' triggers (migration 0034) notify
+ * Invalidation is the read cache's (decision `read-cache-invalidation`): the tables' triggers (migration 0034) notify
  * `storefront_read` with the store's catalog scope at commit, and every connection listens, so the
  * process that made a change has dropped the store's settings before its COMMIT returns; other
  * processes hear of it a moment later. A notification can be lost (a connection opened after it was

@@ -23,7 +23,7 @@ export interface EmailRouteDeps extends EmailDeps {
   verifyLimit: number;
 }
 
-/** The store's email sender identity (spec 2.14, 2.15, 4.3; DESIGN D17, D18): owners and admins. */
+/** The store's email sender identity (spec 2.14, 2.15, 4.3; decisions `platform-and-store-mail` and `sending-domain-verification`): owners and admins. */
 export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ deps: EmailRouteDeps }> = async (
   app,
   { deps },

@@ -1,6 +1,6 @@
 import { ConfigError, duration, read, type Env } from '../lib/env.ts';
 
-/** Sending-domain verification settings (DESIGN D18). */
+/** Sending-domain verification settings (decision `sending-domain-verification`). */
 export interface EmailIdentityConfig {
   /** DNS servers for verification lookups (`host` or `host:port`); empty = the system resolver. */
   readonly dnsServers: readonly string[];
@@ -12,7 +12,7 @@ export interface EmailIdentityConfig {
   readonly recheckIntervalMs: number;
   /** Time allowed for one DNS answer before a lookup is retried (once); a timeout is "not yet". */
   readonly dnsTimeoutMs: number;
-  /** A domain `failed` this long is released, so its real owner can register it (D32). */
+  /** A domain `failed` this long is released, so its real owner can register it (decision `released-domain-deleted`). */
   readonly releaseAfterMs: number;
 }
 

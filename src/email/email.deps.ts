@@ -13,7 +13,7 @@ export interface EmailDeps {
   db: Kysely<Database>;
   config: EmailSettings;
   clock: Clock;
-  /** Seals and opens the DKIM private keys (D28). */
+  /** Seals and opens the DKIM private keys (decision `sealed-secrets`). */
   keyring: Keyring;
   /** Wakes this process's mail loop after a notice was queued. */
   signals?: WorkerSignals | undefined;

@@ -20,7 +20,7 @@ import {
  * other two keys are published so a key can be rotated without a DNS change by the merchant.
  *
  * Private keys are stored only sealed by the keyring (AES-256-GCM under a key derived from the root
- * secret, D28), with the store and token as associated data, so a ciphertext moved to another row
+ * secret, decision `sealed-secrets`), with the store and token as associated data, so a ciphertext moved to another row
  * does not decrypt.
  */
 

@@ -66,7 +66,7 @@ export async function queueDomainNotice(
   return notifyOwners({ db: trx }, domain.store_id, { kind: `sending_domain_${kind}`, subject, text });
 }
 
-/** The domain was unproven for DOMAIN_RELEASE_AFTER and has been released (D32). */
+/** The domain was unproven for DOMAIN_RELEASE_AFTER and has been released (decision `released-domain-deleted`). */
 async function queueReleaseNotice(
   trx: Transaction<Database>,
   domain: SendingDomainRow,

@@ -179,7 +179,7 @@ async function deleteSendingDomain(db: Db, storeId: string): Promise<string | nu
 
 /**
  * Deletes a domain the caller has locked; an unproven one leaves its release clock behind under the
- * store and name (D32), so registering the name again continues the clock instead of restarting it.
+ * store and name (decision `released-domain-deleted`), so registering the name again continues the clock instead of restarting it.
  */
 export async function deleteDomainKeepingClock(trx: Db, row: SendingDomainRow): Promise<void> {
   if (row.unproven_since !== null) {
@@ -227,7 +227,7 @@ export async function purgeClocks(db: Db, before: Date): Promise<number> {
   return Number(result.numDeletedRows);
 }
 
-/** Domains unproven since before `cutoff` (pending or failed, whatever verify-now did): what D32 releases. */
+/** Domains unproven since before `cutoff` (pending or failed, whatever verify-now did): what decision `released-domain-deleted` releases. */
 export async function findAbandonedDomains(
   db: Db,
   cutoff: Date,

@@ -177,7 +177,7 @@ describe('store mail headers over SMTP', () => {
     assert.ok(!mail.raw.toString('latin1').includes(`d=${domain}`));
   });
 
-  test('the reply-to address cannot be cleared: null and "" are 400 and store mail keeps its Reply-To (D33)', async () => {
+  test('the reply-to address cannot be cleared: null and "" are 400 and store mail keeps its Reply-To (decision `reply-to-required`)', async () => {
     const { shop } = await verifiedStore();
     for (const replyToEmail of [null, '', '   ']) {
       const put = await api.app.inject({

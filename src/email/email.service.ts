@@ -188,7 +188,7 @@ export async function getSendingDomain(
 
 /**
  * Checks the DNS records now (restarting the verification window unless verified) and returns the
- * result. The release clock is not the window: verify-now never moves it (D32).
+ * result. The release clock is not the window: verify-now never moves it (decision `released-domain-deleted`).
  */
 export async function verifySendingDomainNow(deps: VerifierDeps, storeId: string): Promise<SendingDomain> {
   const row = await findSendingDomain(deps.db, storeId);
@@ -214,7 +214,7 @@ export async function removeSendingDomain(deps: Pick<EmailDeps, 'db'>, storeId: 
 }
 
 /**
- * The release time of an unproven domain (D32): DOMAIN_RELEASE_AFTER after it became unproven; null
+ * The release time of an unproven domain (decision `released-domain-deleted`): DOMAIN_RELEASE_AFTER after it became unproven; null
  * while verified.
  */
 export function releaseTime(

@@ -3,7 +3,7 @@ import type { CreatedAt, UpdatedAt, Time, NullableTime } from '../db/tables.ts';
 
 /** Table types of sending domains and DKIM keys. Merged into `Database` in db/tables.ts. */
 
-/** Verification state of a domain and of each of its DNS records (spec 3.1, DESIGN D18). */
+/** Verification state of a domain and of each of its DNS records (spec 3.1, decision `sending-domain-verification`). */
 export type DomainStatus = 'pending' | 'verified' | 'failed';
 export type DnsRecordType = 'CNAME' | 'MX' | 'TXT';
 
@@ -37,7 +37,7 @@ export interface SendingDomainTable {
   /** A verified domain whose records vanished: when that was first seen (the admin notice went out then). */
   records_missing_since: NullableTime;
   /**
-   * The release clock (D32): set exactly while not verified, from registration (or from when a
+   * The release clock (decision `released-domain-deleted`): set exactly while not verified, from registration (or from when a
    * verified domain's records were first missing); verify-now never moves it, only verification
    * clears it. The domain is released DOMAIN_RELEASE_AFTER after it.
    */

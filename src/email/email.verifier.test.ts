@@ -315,7 +315,7 @@ describe('verification against a real DNS server', () => {
   });
 });
 
-describe('the release clock (D32): unproven for DOMAIN_RELEASE_AFTER, a domain is released', () => {
+describe('the release clock (decision `released-domain-deleted`): unproven for DOMAIN_RELEASE_AFTER, a domain is released', () => {
   test('released with a notice DOMAIN_RELEASE_AFTER after registration, and its real owner can claim it', async () => {
     const squatter = await registered();
     const view = (await squatter.api.get()).body;

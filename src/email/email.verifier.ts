@@ -17,7 +17,7 @@ import { MAIL_LOOP } from '../mail/outbox.ts';
 import { reportIfOutage } from '../db/errors.ts';
 
 /**
- * The sending-domain verifier (DESIGN D18). One check looks up the five records, then decides in
+ * The sending-domain verifier (decision `sending-domain-verification`). One check looks up the five records, then decides in
  * one transaction (on the locked domain row) what the answers mean:
  *
  *   pending  → verified   all five records found as expected;
@@ -33,7 +33,7 @@ import { reportIfOutage } from '../db/errors.ts';
  * The sender reads the status from the database at send time, so a change is effective at once on
  * every process.
  *
- * The release clock (D32) is not the window: `unproven_since` is set at registration (or when a
+ * The release clock (decision `released-domain-deleted`) is not the window: `unproven_since` is set at registration (or when a
  * verified domain's records are first seen missing), verify-now never moves it, and only a
  * verification clears it. A domain unproven for DOMAIN_RELEASE_AFTER is released, pending or failed.
  */
@@ -250,7 +250,7 @@ export async function checkDueDomains(deps: VerifierDeps, signal?: AbortSignal):
 }
 
 /**
- * Releases sending domains unproven for DOMAIN_RELEASE_AFTER (D32), pending or failed: the domain
+ * Releases sending domains unproven for DOMAIN_RELEASE_AFTER (decision `released-domain-deleted`), pending or failed: the domain
  * and its claim are deleted (its clock stays behind for the store, see email.service.ts), and the
  * store's owners get an admin notice, in one transaction per domain, so a domain cannot be held by
  * a store that never proves it owns it, however often it asks to verify now. Also forgets clocks

@@ -10,7 +10,7 @@ before(async () => {
 after(() => t.close());
 
 describe('recordEvent', () => {
-  test('the ten event types of the spec, then those of D45', () => {
+  test('the ten event types of the spec, then those it adds (decision `event-types`)', () => {
     assert.deepEqual(EVENT_TYPES.slice(10), [
       'fulfillment.created',
       'fulfillment.updated',

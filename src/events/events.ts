@@ -3,7 +3,7 @@ import { backlogColumns, queueBacklog, type QueueBacklog } from '../db/backlog.t
 import type { Database } from '../db/tables.ts';
 
 /**
- * The domain event types: the ten of the specification (section 6.1), then those of DESIGN D45,
+ * The domain event types: the ten of the specification (section 6.1), then those of decision `event-types`,
  * added without changing the others (an endpoint subscribed to `*` receives them too).
  */
 export const EVENT_TYPES = [
@@ -39,7 +39,7 @@ export interface NewEvent {
    * The resource the event is about, declared by the feature that emits it (`order:<id>`,
    * `product:<id>`, `variant:<id>`, `content:<kind>:<id>`, `theme`, `app:<id>`): each endpoint
    * receives the events of one resource in the order they were recorded, and those of different
-   * resources in parallel (DESIGN D15).
+   * resources in parallel (decision `webhook-delivery`).
    */
   resource: string;
   data: Record<string, unknown>;
@@ -171,7 +171,7 @@ export async function clearEventField(
     .execute();
 }
 
-/** Events recorded and not yet fanned out by the relay, and the oldest one's age (metrics, D49). */
+/** Events recorded and not yet fanned out by the relay, and the oldest one's age (metrics, decision `metrics-off-until-readable`). */
 export async function outboxBacklog(db: Kysely<Database>, now: Date): Promise<QueueBacklog> {
   const row = await db
     .selectFrom('events')

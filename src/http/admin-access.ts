@@ -76,7 +76,7 @@ export const ADMIN_ACCESS = {
   adminCancelOrder: 'admin',
   adminCreateReturn: 'admin',
   adminPreviewReturn: 'staff',
-  // Customers (D44): staff see them (they ship to their addresses); exports and erasure are admin's.
+  // Customers (decision `erasure-is-immediate`): staff see them (they ship to their addresses); exports and erasure are admin's.
   adminListCustomers: 'staff',
   adminGetCustomer: 'staff',
   adminExportCustomer: 'admin',

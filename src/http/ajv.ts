@@ -22,7 +22,7 @@ function makeAjv(coerceTypes: false | 'array'): AjvInstance {
   return ajv;
 }
 
-/** A canonical decimal integer (D34): `0`, `17`, `-3`; never `1e2`, `0x10`, ` 5`, `05` or `+5`. */
+/** A canonical decimal integer (decision `canonical-text-parameters`): `0`, `17`, `-3`; never `1e2`, `0x10`, ` 5`, `05` or `+5`. */
 const CANONICAL_INTEGER = /^(?:0|-?[1-9][0-9]*)$/;
 
 interface ValidateFunction {

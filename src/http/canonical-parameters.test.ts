@@ -57,7 +57,7 @@ describe('numbers past their maximum are 400 (GET /storefront/v1/products?minPri
     }
   }
 
-  test('a page size past 2^53 − 1 is 400; any size up to it is clamped to 100 (D10)', async () => {
+  test('a page size past 2^53 − 1 is 400; any size up to it is clamped to 100 (decision `signed-cursors`)', async () => {
     const huge = await t.storefront(shop).get('/products?limit=99999999999999999999');
     assert.equal(huge.statusCode, 400, huge.body);
     const clamped = await t.storefront(shop).get('/products?limit=9007199254740991');

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 
-/** CORS for the Storefront API (D11): what browsers may send and read. */
+/** CORS for the Storefront API (decision `publishable-keys-and-cors`): what browsers may send and read. */
 export const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
-// traceparent and tracestate: a shop traced in the browser continues its trace here (D49).
+// traceparent and tracestate: a shop traced in the browser continues its trace here (decision `tracing-off-costs-nothing`).
 export const CORS_ALLOW_HEADERS =
   'X-Publishable-Key, Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, traceparent, tracestate';
 export const CORS_EXPOSE_HEADERS =

@@ -1,5 +1,5 @@
 /**
- * A fuzz test generated from the served `/openapi.json` (DESIGN D26): every operation gets requests
+ * A fuzz test generated from the served `/openapi.json` (decision `input-hygiene`): every operation gets requests
  * with valid, invalid and missing credentials, wrong types, boundary numbers, NUL characters, lone
  * surrogates, long strings and odd percent-encoding, over real HTTP. No answer may be a 5xx, and
  * every error must be problem+json. Seeded and bounded: FUZZ_SEED repeats a run, FUZZ_REQUESTS

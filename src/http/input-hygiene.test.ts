@@ -57,7 +57,7 @@ function raw(request: string | Buffer): Promise<{ status: number; headers: strin
   });
 }
 
-describe('NUL and lone surrogates are 400 validation_failed everywhere (D26)', () => {
+describe('NUL and lone surrogates are 400 validation_failed everywhere (decision `input-hygiene`)', () => {
   test('finds every bad string at any depth, keys included', () => {
     assert.deepEqual(findUnsafeText({ a: 'ok', b: [{ c: 'x\u0000' }], d: '\ud800' }), ['/b/0/c', '/d']);
     assert.deepEqual(findUnsafeText({ 'a/b': ['\ud800'] }), ['/a~1b/0']);
@@ -223,7 +223,7 @@ describe('JSON bodies nest at most MAX_JSON_DEPTH levels', () => {
   });
 });
 
-describe("the framework's own refusals are problem+json (D26)", () => {
+describe("the framework's own refusals are problem+json (decision `input-hygiene`)", () => {
   test('bad percent-encoding in the path', async () => {
     for (const path of ['/storefront/v1/products/%E0%A4%A', '/storefront/v1/pages/%ED%A0%80']) {
       const response = await fetch(`${base}${path}`, { headers: storefront() });
@@ -303,7 +303,7 @@ describe("the framework's own refusals are problem+json (D26)", () => {
   });
 });
 
-describe('integers in query strings are canonical decimal (D34)', () => {
+describe('integers in query strings are canonical decimal (decision `canonical-text-parameters`)', () => {
   test('1e2, 0x10, " 5", 05, +5, 5.0 are 400; 5 is fine', async () => {
     for (const limit of ['1e2', '0x10', '%205', '05', '%2B5', '5.0', '']) {
       const response = await t.app.inject({

@@ -4,7 +4,7 @@ import { sendProblem } from './errors.ts';
 import { AppError, validationFailed, type FieldError } from '../lib/errors.ts';
 
 /**
- * Input hygiene (DESIGN D26), in one place for every route: no client string may carry U+0000 or a
+ * Input hygiene (decision `input-hygiene`), in one place for every route: no client string may carry U+0000 or a
  * lone UTF-16 surrogate (PostgreSQL cannot store the first, and the second is not text), wherever
  * it sits: path, query, headers, or a JSON body at any depth (object keys included); and no JSON
  * body may nest objects and arrays deeper than MAX_JSON_DEPTH levels (code that walks a value

@@ -296,7 +296,7 @@ describe('the OpenAPI document', () => {
 });
 
 describe('the webhooks of the document', () => {
-  test('every event (the ten of the spec and those of D45), each with its envelope, data schema and signature headers', () => {
+  test('every event (the ten of the spec and those of decision `event-types`), each with its envelope, data schema and signature headers', () => {
     const webhooks = (doc as unknown as { webhooks: Record<string, { post: Operation }> }).webhooks;
     assert.deepEqual(Object.keys(webhooks).sort(), Object.keys(EVENT_DATA).sort());
     assert.equal(Object.keys(webhooks).length, 17);

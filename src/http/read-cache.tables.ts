@@ -1,4 +1,4 @@
-/** The read cache's versions (migration 0015, DESIGN D35): written only by the database's triggers. */
+/** The read cache's versions (migration 0015, decision `read-cache-invalidation`): written only by the database's triggers. */
 export interface ReadVersionTable {
   store_id: string;
   /** `c` catalog and content, `s` stock. */

@@ -1,5 +1,5 @@
 /**
- * The read cache (DESIGN D35): storefront reads come from memory while nothing changed, and every
+ * The read cache (decision `read-cache-invalidation`): storefront reads come from memory while nothing changed, and every
  * committed change is visible at once in the process that made it, within the re-check period in a
  * process that missed the notification, and within a second in another process (PostgreSQL).
  */
@@ -98,7 +98,7 @@ describe('the read cache', () => {
     await product(shop, 'Gate');
     await cachedRead(shop, '/products?limit=3');
     // The hit comes before validation and the input checks; headers are not fixed by the URL, so
-    // a header with unsafe text still gets its 400 (D26), and an unknown key its 401.
+    // a header with unsafe text still gets its 400 (decision `input-hygiene`), and an unknown key its 401.
     const before = hits();
     const unsafe = await t.storefront(shop).get('/products?limit=3', { 'x-note': 'a\ud800' });
     assert.equal(unsafe.statusCode, 400, unsafe.body);

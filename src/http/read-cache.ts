@@ -8,7 +8,7 @@ import { headersHoldUnsafeText } from './input-hygiene.ts';
 import { readVersions } from './read-cache.repository.ts';
 
 /**
- * The read cache of DESIGN D35 (decision `read-cache-invalidation`): storefront catalog and content
+ * The read cache of (decision `read-cache-invalidation`): storefront catalog and content
  * GETs served from serialized bodies and their ETags kept in this process, keyed by store and URL.
  *
  * Invalidation: the database's triggers (migration 0015) bump a store's versions in the transaction
@@ -327,7 +327,7 @@ type Done = (error?: Error) => void;
 /**
  * Route options for a cacheable storefront read (catalog, content, store): the body from the read
  * cache when fresh, else made by the handler and kept; always a strong ETag, `Cache-Control`/`Vary`
- * per D13, and 304 when If-None-Match matches. `productOf` names the product whose live stock the
+ * per decision `etags`, and 304 when If-None-Match matches. `productOf` names the product whose live stock the
  * body shows. Without a cache (READ_CACHE_MB=0), only the headers and the 304.
  *
  * A fresh entry is answered from the route's onRequest hook, right after the scope's

@@ -18,7 +18,7 @@ export const MoneySchema = Type.Object(
 );
 
 /**
- * A postal address (D37). Which fields a country requires, its regions and its postal-code format
+ * A postal address (decision `postal-addresses`). Which fields a country requires, its regions and its postal-code format
  * are checked against Google's address metadata (`@storefront/address`), not by this schema: a bad
  * field is 400 with its pointer.
  */

@@ -1,5 +1,5 @@
 /**
- * Idempotency as a route option (D7, D25). A route declares itself idempotent in its `config`:
+ * Idempotency as a route option (decisions `idempotency-keys` and `checkout-after-a-crash`). A route declares itself idempotent in its `config`:
  *
  *   app.post('/checkout', { schema, config: { idempotent: { name: 'checkout', storeId, recover } } },
  *     async (request, reply) => { reply.code(201); return checkout(deps, …, request.idempotencyKey); });
@@ -52,7 +52,7 @@ declare module 'fastify' {
 /** Where keys and answers are kept, and for how long. */
 export interface IdempotencySettings {
   db: Kysely<Database>;
-  /** Seals stored answers (D28: a checkout answer holds the payment's client secret). */
+  /** Seals stored answers (decision `sealed-secrets`: a checkout answer holds the payment's client secret). */
   keyring: Keyring;
   clock: Clock;
   /** How long a key and its answer are kept. */

@@ -1,5 +1,5 @@
 /**
- * The idempotency lease (D25): a request holds its key for a lease; a retry after the lease ran
+ * The idempotency lease (decision `idempotency-lease`): a request holds its key for a lease; a retry after the lease ran
  * out takes the key over with a new token, and only the current holder may store the answer.
  */
 import assert from 'node:assert/strict';

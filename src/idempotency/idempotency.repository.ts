@@ -3,7 +3,7 @@ import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
 import type { IdempotencyKeyRow } from './idempotency.tables.ts';
 
-/** All SQL on idempotency keys (D7, D25). */
+/** All SQL on idempotency keys (decisions `idempotency-keys` and `checkout-after-a-crash`). */
 
 type Db = Kysely<Database>;
 

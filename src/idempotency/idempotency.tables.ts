@@ -8,7 +8,7 @@ export interface IdempotencyKeyTable {
   request_hash: string;
   status: 'in_progress' | 'done';
   locked_until: NullableTime;
-  /** Fences the current holder of an in-progress key: only it may store the answer (D25). */
+  /** Fences the current holder of an in-progress key: only it may store the answer (decision `idempotency-lease`). */
   lease_token: string | null;
   response_status: number | null;
   response_type: string | null;
@@ -17,7 +17,7 @@ export interface IdempotencyKeyTable {
 }
 export type IdempotencyKeyRow = Selectable<IdempotencyKeyTable>;
 
-/** Idempotency keys with their stored answers (D7, D25). */
+/** Idempotency keys with their stored answers (decisions `idempotency-keys` and `checkout-after-a-crash`). */
 export interface IdempotencyTables {
   idempotency_keys: IdempotencyKeyTable;
 }

@@ -24,7 +24,7 @@ import {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The Idempotency-Key header: a UUID, bare or as a quoted structured-field string (D7). */
+/** The Idempotency-Key header: a UUID, bare or as a quoted structured-field string (decision `idempotency-keys`). */
 export function idempotencyKeyOf(request: FastifyRequest): string {
   const raw = request.headers['idempotency-key'];
   if (raw === undefined || (typeof raw === 'string' && raw.trim() === '')) {
@@ -70,7 +70,7 @@ export interface HandlerAnswer {
 
 export interface IdempotencyScope {
   db: Kysely<Database>;
-  /** Seals stored answers (D28: a checkout answer holds the payment's client secret). */
+  /** Seals stored answers (decision `sealed-secrets`: a checkout answer holds the payment's client secret). */
   keyring: Keyring;
   clock: Clock;
   ttlMs: number;
@@ -82,7 +82,7 @@ export interface IdempotencyScope {
   hash: string;
   /**
    * Finds the resource a previous attempt with this key already created (the resource carries its
-   * key, D25), so a retry answers with it even when that attempt never stored its answer (a crash
+   * key, decision `checkout-after-a-crash`), so a retry answers with it even when that attempt never stored its answer (a crash
    * between its commit and the write of the answer). Null when there is none.
    */
   recover?: () => Promise<HandlerAnswer | null>;
@@ -185,9 +185,9 @@ export type StoreAnswer = (db: Kysely<Database>, answer: HandlerAnswer) => Compi
 
 /**
  * Runs `handler` at most once per (store, route, key) and replays its answer byte-for-byte on
- * retries (DESIGN D7). The response body is serialised here, once, and stored as the exact text
+ * retries (decision `idempotency-keys`). The response body is serialised here, once, and stored as the exact text
  * sent, by the current holder of the key only (its lease token fences a holder whose lease ran
- * out and was taken over, D25): after the handler, or by the handler in its own transaction
+ * out and was taken over, decision `checkout-after-a-crash`): after the handler, or by the handler in its own transaction
  * (`StoreAnswer`).
  */
 export async function withIdempotency(
@@ -244,7 +244,7 @@ export async function withIdempotency(
   return reply.code(response.status).type(response.type).send(response.body);
 }
 
-/** The answer as stored: its body sealed (D28). */
+/** The answer as stored: its body sealed (decision `sealed-secrets`). */
 const sealAnswer = (scope: IdempotencyScope, answer: StoredAnswer): StoredAnswer => ({
   ...answer,
   body: scope.keyring.seal(ANSWER_PURPOSE, answer.body, answerContext(scope)),

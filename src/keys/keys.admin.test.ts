@@ -167,7 +167,7 @@ describe('storefront keys', () => {
       payload: { rateLimits: { publicRead: 0 } },
     });
     assert.equal(bad.statusCode, 400);
-    // D52: a key's budget is shared by every shopper, so it is never below 50 clients' budgets.
+    // Decision `key-budget-is-a-safety-cap`: a key's budget is shared by every shopper, so it is never below 50 clients' budgets.
     const { ipRead, ipWrite } = t.config.rateLimits;
     const small = await t.app.inject({
       method: 'PATCH',
@@ -339,7 +339,11 @@ describe('settings', () => {
       headers: as(shop.staffToken),
       payload: { replyToEmail: null },
     });
-    assert.equal(cleared.statusCode, 400, 'the reply-to address is never emptied (D33)');
+    assert.equal(
+      cleared.statusCode,
+      400,
+      'the reply-to address is never emptied (decision `reply-to-required`)',
+    );
     const kept = await t.app.inject({
       method: 'GET',
       url: '/admin/v1/settings',

@@ -17,7 +17,7 @@ export function publishableKeyOf(request: FastifyRequest): string | null {
 }
 
 /**
- * The storefront's authentication: a store scope from the key, then the Origin guard (D11). A
+ * The storefront's authentication: a store scope from the key, then the Origin guard (decision `publishable-keys-and-cors`). A
  * callback hook that answers at once when the key is in the resolver's cache (nearly every
  * request): no promise on the hot path of every storefront read.
  */

@@ -7,7 +7,7 @@ import type { StorefrontKeyRow } from './keys.tables.ts';
 /**
  * Publishable keys the service hands out again (decision `shop-publishable-key`): the demo store's
  * key, which the reference shop at /shop and /docs "Try it" use after every restart. The key is
- * sealed with the keyring (D28), bound to its row; every other key is shown once and kept only
+ * sealed with the keyring (decision `keyring`), bound to its row; every other key is shown once and kept only
  * hashed.
  */
 

@@ -14,13 +14,13 @@ import type { ServiceDeps } from '../db/service-deps.ts';
 
 export const KEY_PREFIX_LENGTH = 12;
 export const MAX_ALLOWED_ORIGINS = 50;
-/** Active (not revoked) publishable keys a store may have (D31). */
+/** Active (not revoked) publishable keys a store may have (decision `per-store-limits`). */
 export const MAX_KEYS_PER_STORE = 50;
 
 export interface KeysDeps extends ServiceDeps {
   /** Forgets a store's cached keys once one changes (this process at once, others within the TTL). */
   resolver: Pick<KeyResolver, 'forgetStore'>;
-  /** The least a key's own budget may be set to (D52: KEY_BUDGET_CLIENTS clients' budgets). */
+  /** The least a key's own budget may be set to (decision `pending-orders-per-client`: KEY_BUDGET_CLIENTS clients' budgets). */
   minimumBudgets: { publicRead: number; publicWrite: number };
 }
 

@@ -11,7 +11,7 @@ export interface StorefrontKeyTable {
   rate_limit_read: number | null;
   rate_limit_write: number | null;
   /**
-   * The key itself, sealed (D28), only for a key the service hands out again (the demo store's, for
+   * The key itself, sealed (decision `sealed-secrets`), only for a key the service hands out again (the demo store's, for
    * the reference shop and /docs); null for every other key, which is shown once and kept hashed.
    */
   sealed_key: ColumnType<string | null, string | null | undefined, string | null>;

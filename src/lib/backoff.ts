@@ -1,5 +1,5 @@
 /**
- * Exponential backoff with ±20 % jitter for background sweeps (DESIGN D23): `baseMs` after the
+ * Exponential backoff with ±20 % jitter for background sweeps (decision `sweeps-reschedule`): `baseMs` after the
  * first failure, doubling each time, never more than `maxMs`. Jitter keeps items that failed
  * together from all coming back in the same instant.
  */

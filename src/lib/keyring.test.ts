@@ -5,7 +5,7 @@ import { deriveKey, Keyring, SecretUnreadableError } from './keyring.ts';
 
 const root = (name: string) => ({ name, secret: randomBytes(32) });
 
-describe('Keyring (D28)', () => {
+describe('Keyring (decision `keyring`)', () => {
   test('seals with the first root and opens with any; the row context is bound', () => {
     const old = root('old');
     const current = root('current');

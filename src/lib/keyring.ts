@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
- * The deployment's root secrets as a keyring (DESIGN D28). The first root encrypts; every root
+ * The deployment's root secrets as a keyring (decision `keyring`). The first root encrypts; every root
  * decrypts, so `SECRET_KEY` can change without losing what the old one encrypted: the old value
  * moves to `SECRET_KEY_PREVIOUS` until `storefront secrets rotate` has re-encrypted everything.
  *

@@ -76,7 +76,7 @@ export interface ClaimedMail {
 }
 
 /**
- * Claims up to `limit` due mails fairly across stores (D23: every store's first due mail before
+ * Claims up to `limit` due mails fairly across stores (decision `worker-loops`: every store's first due mail before
  * any store's second, so one store's backlog never holds up another's sign-in code), each with a
  * lease until `leaseUntil` taken by one conditional UPDATE, so any number of workers share the
  * queue and a worker that dies mid-send only delays its rows until the lease ends.
@@ -258,7 +258,7 @@ export async function deleteMailsToOrAbout(
   return Number(result.numDeletedRows);
 }
 
-/** Mails not yet sent (retries included) and the oldest one's age, across stores (metrics, D49). */
+/** Mails not yet sent (retries included) and the oldest one's age, across stores (metrics, decision `metrics-off-until-readable`). */
 export async function mailBacklog(db: Db, now: Date): Promise<QueueBacklog> {
   const row = await db
     .selectFrom('mail_outbox')

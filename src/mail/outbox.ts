@@ -29,7 +29,7 @@ export interface QueuedMail {
 /** The mail worker loop's name: wake it after queueing mail. */
 export const MAIL_LOOP = 'mail';
 
-/** What seals mail that must not rest in plaintext (sign-in codes, D28). */
+/** What seals mail that must not rest in plaintext (sign-in codes, decision `sealed-secrets`). */
 export const MAIL_PURPOSE = 'mail-outbox';
 export const mailContext = (storeId: string, id: string): string => `${storeId}:${id}`;
 

@@ -51,7 +51,7 @@ async function readOneFile(request: FastifyRequest, maxBytes: number): Promise<B
   return file;
 }
 
-/** Uploads (D47). Every staff role may upload, as every staff role may edit the catalog. */
+/** Uploads (decision `media-uploads`). Every staff role may upload, as every staff role may edit the catalog. */
 export const mediaAdminRoutes: FastifyPluginAsyncTypebox<{ deps: MediaDeps }> = async (app, { deps }) => {
   // Multipart bodies in this scope only: the rest of the API stays JSON only.
   await app.register(multipart, {

@@ -1,7 +1,7 @@
 /** MEDIA_MAX_PIXELS when it is not set: the pixels (frames included) of the largest JPEG or PNG taken. */
 export const DEFAULT_MAX_PIXELS = 40_000_000;
 
-/** Where uploaded media is kept and how much work serving it may take (D47; parsed in src/config.ts). */
+/** Where uploaded media is kept and how much work serving it may take (decision `media-uploads`; parsed in src/config.ts). */
 export interface MediaConfig {
   /** The storage adapter (MEDIA_STORAGE): only `local` is built; S3-compatible storage is not yet. */
   readonly storage: 'local';

@@ -22,7 +22,7 @@ import type { MediaStorage } from './media.storage.ts';
 import type { MediaRow } from './media.tables.ts';
 
 /**
- * Media (D47): uploads checked by decoding, kept in the media storage under their store and their
+ * Media (decision `media-uploads`): uploads checked by decoding, kept in the media storage under their store and their
  * SHA-256, and served from immutable URLs, resized on request to a fixed set of widths.
  */
 export interface MediaDeps {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 
 /**
- * Where media bytes are kept (D47), behind one small interface so another store of bytes can take
+ * Where media bytes are kept (decision `media-uploads`), behind one small interface so another store of bytes can take
  * its place. Keys are `<storeId>/<sha256>.<ext>` for an upload and `<storeId>/<sha256>.w<width>.<ext>`
  * for a resized copy: a key's bytes never change once written, so a `put` of a key that exists may
  * simply write the same bytes again.

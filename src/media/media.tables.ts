@@ -1,11 +1,11 @@
 import type { Generated, Selectable } from 'kysely';
 import type { CreatedAt } from '../db/tables.ts';
 
-/** The image types an upload may be (checked by decoding, D47). */
+/** The image types an upload may be (checked by decoding, decision `media-uploads`). */
 export type MediaContentType = 'image/jpeg' | 'image/png' | 'image/webp' | 'image/avif' | 'image/gif';
 
 /**
- * An uploaded image (D47): its bytes live in the media storage under the store and their SHA-256,
+ * An uploaded image (decision `media-uploads`): its bytes live in the media storage under the store and their SHA-256,
  * so a row never changes and the same file uploaded twice is the same media.
  */
 export interface MediaTable {

@@ -1,5 +1,5 @@
 /**
- * Media (D47) through real HTTP: uploads as multipart forms (undici's FormData and Blob, as a
+ * Media (decision `media-uploads`) through real HTTP: uploads as multipart forms (undici's FormData and Blob, as a
  * browser sends them) checked by decoding, the files at immutable URLs resized to a fixed set of
  * widths in the format the Accept header prefers, the bound on resizing work, tenant isolation, and
  * products' images (order, alt text, a variant's image, the card's image).
@@ -468,7 +468,7 @@ describe('the bound on resizing work', () => {
   });
 });
 
-describe('product images (D47)', () => {
+describe('product images (decision `media-uploads`)', () => {
   let shop: TestStore;
   let front: Media;
   let back: Media;

@@ -6,7 +6,7 @@ import { mailBacklog } from '../mail/outbox.ts';
 import { platformOrderCounts } from '../orders/orders.service.ts';
 import { deliveryBacklog } from '../webhooks/webhooks.service.ts';
 
-/** The platform's queues and orders at one moment, across every store (the operator's view, D49). */
+/** The platform's queues and orders at one moment, across every store (the operator's view, decision `metrics-off-until-readable`). */
 export interface Backlog {
   outbox: QueueBacklog;
   deliveries: QueueBacklog;

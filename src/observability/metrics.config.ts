@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { ConfigError, integer, read, type Env } from '../lib/env.ts';
 
 /**
- * Where `/metrics` answers (D49): on a port of its own (METRICS_PORT, bound to METRICS_HOST,
+ * Where `/metrics` answers (decision `metrics-off-until-readable`): on a port of its own (METRICS_PORT, bound to METRICS_HOST,
  * loopback by default), or on the service's own port to requests that carry METRICS_TOKEN; with
  * neither it does not exist. Never open on the public port.
  */

@@ -14,7 +14,7 @@ function bearerIs(header: string | undefined, token: string): boolean {
 /**
  * Counts every answered request of the app by its route pattern (`request.routeOptions.url`, never
  * the path), and, with METRICS_TOKEN, serves /metrics on the app's own port to requests that carry
- * it: anyone else gets 401, so /metrics is never open on the public port (D49).
+ * it: anyone else gets 401, so /metrics is never open on the public port (decision `metrics-off-until-readable`).
  */
 export function installMetrics(app: FastifyInstance, metrics: Metrics, token: string | null): void {
   app.addHook('onResponse', (request, reply, done) => {

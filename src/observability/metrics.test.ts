@@ -39,7 +39,7 @@ async function scrape(): Promise<{ text: string; values: Map<string, number> }> 
   return { text: answer.body, values: series(answer.body) };
 }
 
-describe('metrics (D49)', () => {
+describe('metrics (decision `metrics-off-until-readable`)', () => {
   test('/metrics on the public port answers only with METRICS_TOKEN', async () => {
     for (const authorization of [undefined, 'Bearer wrong-token-wrong-token-wrong-token', `Basic ${TOKEN}`]) {
       const answer = await t.app.inject({

@@ -42,7 +42,7 @@ function dropMisnamedGauges(registry: Registry): void {
 }
 
 /**
- * One process's metrics (D49), in a registry of its own (tests run several apps in one process):
+ * One process's metrics (decision `metrics-off-until-readable`), in a registry of its own (tests run several apps in one process):
  * HTTP requests by route pattern and status, the database pool, the outbox, webhook deliveries,
  * the mail queue, orders by status, the read cache, and Node's own process and event-loop series.
  * Every label has a bounded set of values: route patterns, never paths or ids.

@@ -13,7 +13,7 @@ import type { AdminOrder, StorefrontOrder } from './orders.schemas.ts';
 import { adminView, storefrontOrder } from './orders.service.ts';
 
 /**
- * Orders as their buyer's (D44): a customer's orders, what they spent, their export and erasure.
+ * Orders as their buyer's (decision `erasure-is-immediate`): a customer's orders, what they spent, their export and erasure.
  * The customers feature calls these; it never reads the orders' tables.
  */
 
@@ -99,7 +99,7 @@ export function buyerMails(
 }
 
 /**
- * Erases a buyer's personal data from their orders, in the caller's transaction (D44): emails,
+ * Erases a buyer's personal data from their orders, in the caller's transaction (decision `erasure-is-immediate`): emails,
  * addresses, phones and staff notes on the orders, their returns and refunds; the addresses of
  * their carts; every mail to them or about their orders (sent or not); the stored answers of their
  * checkouts; the staff's reasons in their `order.cancelled` events. Numbers, lines, amounts,

@@ -24,7 +24,7 @@ import {
 } from './refunds.service.ts';
 
 /**
- * Cancellation (DESIGN D42). One transaction locks the order's payment and then the order (D24's
+ * Cancellation (decision `order-cancellation`). One transaction locks the order's payment and then the order (decision `one-lock-order`'s
  * lock order, the one the payment webhook and the expiry sweep take), so a cancel racing either
  * has one outcome: whichever commits first decides, and the other sees it.
  *
@@ -32,7 +32,7 @@ import {
  *   cancelled here and then at the provider (a payment that still succeeds there is refunded in
  *   full when its webhook arrives: a cancelled order is never revived);
  * - paid and not shipped: units back on hand (`restock`), what was captured refunded (`refund`)
- *   through the refund path of D24, sent once the cancellation has committed;
+ *   through the refund path of decision `refund-path`, sent once the cancellation has committed;
  * - shipped (an active fulfilment): 409 `order_fulfilled`, use a return; expired: 409
  *   `order_expired`, there is nothing left to cancel.
  *
@@ -127,7 +127,7 @@ async function cancelInTransaction(
   return { order: cancelled, intentRef, refund };
 }
 
-/** Cancels an order (D42) and answers with it as the Admin API shows it. */
+/** Cancels an order (decision `order-cancellation`) and answers with it as the Admin API shows it. */
 export async function cancelOrder(
   deps: CancelDeps,
   storeId: string,
@@ -149,7 +149,7 @@ export async function cancelOrder(
         );
       });
     }
-    // Committed: whatever the provider answers now, the refund is never lost (D24).
+    // Committed: whatever the provider answers now, the refund is never lost (decision `refund-path`).
     if (done.refund) await sendRefund(deps, done.refund);
   }
   const order = await findOrder(deps.db, storeId, orderId);

@@ -1,6 +1,6 @@
 /**
- * Cancellation (D42): a pending order releases its reservation and its payment; a paid one that has
- * not shipped is restocked and refunded through D24's path; a shipped one is 409 `order_fulfilled`,
+ * Cancellation (decision `order-cancellation`): a pending order releases its reservation and its payment; a paid one that has
+ * not shipped is restocked and refunded through decision `refund-path`'s path; a shipped one is 409 `order_fulfilled`,
  * an expired one 409 `order_expired`; a payment that arrives after the cancel is refunded, never
  * revived; idempotent. Each write's response, state, event and mail; and the races of a cancel
  * with the payment webhook, with the expiry sweep and with another cancel (one outcome, stock and
@@ -58,7 +58,7 @@ async function settledRefunds(shop: ShopDriver, orderId: string, amount: number)
   );
 }
 
-describe('POST /admin/v1/orders/:id/cancel (D42)', () => {
+describe('POST /admin/v1/orders/:id/cancel (decision `order-cancellation`)', () => {
   test('a pending order: reservation released, payment cancelled here and at the provider, event and mail; idempotent', async () => {
     const shop = await ShopDriver.open(t);
     const { variantId, bought, orderId } = await order(shop, false);
@@ -280,7 +280,7 @@ describe('POST /admin/v1/orders/:id/cancel (D42)', () => {
   });
 });
 
-describe('cancellation races (D42, D24: payment, then order locked)', () => {
+describe('cancellation races (decisions `order-cancellation` and `one-lock-order`: payment, then order locked)', () => {
   test('two cancels of a paid order at once: one cancellation, one refund, the units back once', async () => {
     const shop = await ShopDriver.open(t);
     const { variantId, orderId } = await order(shop, true);

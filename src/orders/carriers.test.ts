@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CARRIERS, knownCarrier, trackingUrlOf } from './carriers.ts';
 
-/** Each carrier's page for a number, as its own site links it (D41). */
+/** Each carrier's page for a number, as its own site links it (decision `fulfilments`). */
 const EXPECTED: Record<string, [string, string]> = {
   UPS: ['1Z999AA10123456784', 'https://www.ups.com/track?tracknum=1Z999AA10123456784'],
   USPS: [
@@ -31,7 +31,7 @@ const EXPECTED: Record<string, [string, string]> = {
   ],
 };
 
-describe('carriers (D41)', () => {
+describe('carriers (decision `fulfilments`)', () => {
   for (const carrier of CARRIERS) {
     test(`${carrier.name}: the tracking page of a number`, () => {
       const [number, url] = EXPECTED[carrier.name]!;
@@ -39,7 +39,7 @@ describe('carriers (D41)', () => {
     });
   }
 
-  test('every carrier of D41 is known, by its name or a way a merchant writes it', () => {
+  test('every carrier of decision `fulfilments` is known, by its name or a way a merchant writes it', () => {
     assert.deepEqual(Object.keys(EXPECTED).sort(), CARRIERS.map((carrier) => carrier.name).sort());
     for (const [written, name] of [
       ['ups', 'UPS'],

@@ -1,5 +1,5 @@
 /**
- * The carriers whose tracking page we can link from a tracking number alone (D41), as data: a
+ * The carriers whose tracking page we can link from a tracking number alone (decision `fulfilments`), as data: a
  * merchant who types "UPS" and a number gets the link without pasting it. The names a merchant
  * may type are matched without case, spaces or punctuation ("royal-mail", "Royal Mail").
  */

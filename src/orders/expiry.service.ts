@@ -32,7 +32,7 @@ type Outcome = 'expired' | 'paid' | 'postponed' | 'settled' | 'extended';
 export type ExpiryDeps = ProviderEventDeps & Pick<OrdersDeps, 'settings'>;
 
 /**
- * Expires unpaid orders past their time (D5), fairly across stores and each order on its own (D23):
+ * Expires unpaid orders past their time (decision `order-states`), fairly across stores and each order on its own (decision `worker-loops`):
  * an order that cannot be settled now (the provider does not answer, the payment is still
  * processing) gets a later `next_sweep_at` with backoff and never holds up the orders behind it; an
  * error in one order is logged once and contained.

@@ -25,7 +25,7 @@ import { returnedUnits, shippedUnits } from './units.ts';
 import type { EmittedData } from '../events/events.schemas.ts';
 
 /**
- * Fulfilments (DESIGN D41): the parcels of a paid order. Each change locks the order, so two
+ * Fulfilments (decision `fulfilments`): the parcels of a paid order. Each change locks the order, so two
  * fulfilments of one order are counted one after the other and can never ship more than was
  * ordered; the order's `fulfillment_status`, the event and the buyer's mail commit with it.
  */
@@ -143,7 +143,7 @@ function linesToShip(locked: Locked, body: FulfillmentBody): FulfillmentLine[] {
 }
 
 /**
- * Ships units of a paid order (D41): at most what was ordered minus what shipped already (409
+ * Ships units of a paid order (decision `fulfilments`): at most what was ordered minus what shipped already (409
  * `fulfillment_exceeds_order`), only once paid (409 `order_not_paid`). A known carrier's tracking
  * page is made from the number when no URL is given. `fulfillment.created` and, unless
  * `notifyCustomer` is false, the buyer's shipping confirmation commit with it.
@@ -205,7 +205,7 @@ async function lockFulfillment(
 }
 
 /**
- * Changes a fulfilment's tracking, or marks it delivered (D41); `fulfillment.updated`. A cancelled
+ * Changes a fulfilment's tracking, or marks it delivered (decision `fulfilments`); `fulfillment.updated`. A cancelled
  * fulfilment no longer changes (409 `fulfillment_cancelled`).
  */
 export async function changeFulfillment(
@@ -250,7 +250,7 @@ export async function changeFulfillment(
 }
 
 /**
- * Cancels a fulfilment that was recorded by mistake or never left (D41): its units count as not
+ * Cancels a fulfilment that was recorded by mistake or never left (decision `fulfilments`): its units count as not
  * shipped again; `fulfillment.updated`. Idempotent: a cancelled one answers as it is. A delivered
  * parcel is not cancelled (409 `fulfillment_delivered`: record a return).
  */

@@ -1,5 +1,5 @@
 /**
- * Fulfilments (D41): partial and complete, never more than ordered, only once paid; tracking made
+ * Fulfilments (decision `fulfilments`): partial and complete, never more than ordered, only once paid; tracking made
  * from a known carrier's number; delivered; cancelled (idempotent); the order's fulfilment status in
  * both views; the event and the buyer's mail with it; two fulfilments of the last units at once.
  */
@@ -45,7 +45,7 @@ async function fulfilmentStatus(shop: ShopDriver, orderId: string): Promise<[str
   return [admin.fulfillmentStatus, buyer.fulfillmentStatus];
 }
 
-describe('fulfilments (D41)', () => {
+describe('fulfilments (decision `fulfilments`)', () => {
   test('partial, then complete; never more than ordered; tracking made from a known carrier; event and mail', async () => {
     const shop = await ShopDriver.open(t);
     const { orderId, mug, tee } = await paidOrder(shop);

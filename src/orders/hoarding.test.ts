@@ -1,5 +1,5 @@
 /**
- * Unpaid checkouts cannot hoard (DESIGN D52): at most PENDING_ORDERS_PER_CLIENT pending orders per
+ * Unpaid checkouts cannot hoard (decision `pending-orders-per-client`): at most PENDING_ORDERS_PER_CLIENT pending orders per
  * client address in a store (429 too_many_pending_orders, with Retry-After until the first of them
  * expires), counted exactly under concurrency, and never per email (anyone can type anyone's); a
  * discount's use is reserved at checkout and given back when the order expires, so unpaid checkouts

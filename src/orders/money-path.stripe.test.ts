@@ -1,5 +1,5 @@
 /**
- * Refunds through the Stripe adapter against a local stand-in whose refund call fails (D24): a
+ * Refunds through the Stripe adapter against a local stand-in whose refund call fails (decision `refund-path`): a
  * late payment is never kept without a refund, and a refund is never marked failed because the
  * provider did not answer.
  */
@@ -75,7 +75,7 @@ async function afterClock<T>(ms: number, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-describe('refunds through Stripe when Stripe fails (D24)', () => {
+describe('refunds through Stripe when Stripe fails (decision `refund-path`)', () => {
   test('a late payment for a sold-out expired order: the refund stays pending through failures and is made later', async () => {
     const shop = await ShopDriver.open(t);
     const variantId = await shop.variant(1, 2500);

@@ -1,5 +1,5 @@
 /**
- * The money path after review (DESIGN D22–D25), with the sandbox provider: a paid buyer is never
+ * The money path after review (decisions `catalog-owns-stock`, `sweeps-reschedule`, `refund-path` and `checkout-after-a-crash`), with the sandbox provider: a paid buyer is never
  * stranded, one bad order never stalls another, a late payment is never kept without a refund,
  * a refused checkout costs no provider call, and a retried checkout finds its order.
  */
@@ -43,7 +43,7 @@ async function sandboxIntents(storeId: string): Promise<number> {
   return rows.length;
 }
 
-describe('stock recounts and payments (D22)', () => {
+describe('stock recounts and payments (decision `catalog-owns-stock`)', () => {
   test('on hand below what pending orders hold is 409 stock_reserved; the payment still makes the order paid', async () => {
     const shop = await ShopDriver.open(t);
     const variantId = await shop.variant(1);
@@ -104,7 +104,7 @@ describe('stock recounts and payments (D22)', () => {
   });
 });
 
-describe('expiry: each order on its own, fairly across stores (D23)', () => {
+describe('expiry: each order on its own, fairly across stores (decision `worker-loops`)', () => {
   test("an order the provider cannot answer for is retried later with backoff; another store's order expires meanwhile", async () => {
     const broken = await ShopDriver.open(t);
     const healthy = await ShopDriver.open(t);
@@ -203,7 +203,7 @@ describe('expiry: each order on its own, fairly across stores (D23)', () => {
   });
 });
 
-describe('late payments and refunds (D24)', () => {
+describe('late payments and refunds (decision `refund-path`)', () => {
   test('a late payment for an expired, sold-out order is refunded automatically; staff may refund captured money of an expired order', async () => {
     const shop = await ShopDriver.open(t);
     const variantId = await shop.variant(1);
@@ -356,7 +356,7 @@ describe('late payments and refunds (D24)', () => {
   });
 });
 
-describe('checkout refusals and retries (D25)', () => {
+describe('checkout refusals and retries (decision `checkout-after-a-crash`)', () => {
   test('a checkout that cannot be served is refused before the provider is asked', async () => {
     const shop = await ShopDriver.open(t);
     const variantId = await shop.variant(1);
@@ -473,7 +473,7 @@ describe('the sandbox answers a confirmation after its webhook (decision `sandbo
   });
 });
 
-describe('reconciliation is fair and contained (D23)', () => {
+describe('reconciliation is fair and contained (decision `worker-loops`)', () => {
   test('a refund the provider cannot find is retried later and does not block other stores', async () => {
     const a = await ShopDriver.open(t);
     const b = await ShopDriver.open(t);

@@ -20,7 +20,7 @@ async function mailBuyer(
   kind: string,
   mail: { subject: string; text: string },
 ): Promise<void> {
-  // An erased buyer (D44) is never mailed again: the order has no one's address.
+  // An erased buyer (decision `erasure-is-immediate`) is never mailed again: the order has no one's address.
   if (order.email === ERASED_EMAIL) return;
   await enqueueMail(deps.db, buyerMail(order, kind, mail));
 }
@@ -45,7 +45,7 @@ function addressBlock(title: string, address: OrderRow['shipping_address']): str
   return address ? ['', title, ...formatAddress(address).map((line) => `  ${line}`)] : [];
 }
 
-/** Where the order ships and how, for the buyer's mail (D40); nothing when the checkout gave no address. */
+/** Where the order ships and how, for the buyer's mail (decision `checkout-with-shipping`); nothing when the checkout gave no address. */
 function shippingLines(order: OrderRow): string[] {
   const lines: string[] = [];
   const method = order.shipping_method;
@@ -136,7 +136,7 @@ function itemLines(
 }
 
 /**
- * Store mail to the buyer when a parcel ships (D41): what is in it, the carrier and the tracking
+ * Store mail to the buyer when a parcel ships (decision `fulfilments`): what is in it, the carrier and the tracking
  * link, and where it goes.
  */
 export async function queueShippingConfirmation(
@@ -183,7 +183,7 @@ export async function queueRefundNotice(
   });
 }
 
-/** Owners are told when an order was paid with short stock (D22): it needs a restock or a refund. */
+/** Owners are told when an order was paid with short stock (decision `catalog-owns-stock`): it needs a restock or a refund. */
 export async function queueOversoldNotice(
   deps: { db: Kysely<Database> },
   order: OrderRow,
@@ -207,7 +207,7 @@ export async function queueOversoldNotice(
   });
 }
 
-/** An automatic or a cancellation's refund the provider refused for good: the merchant must act (D24). */
+/** An automatic or a cancellation's refund the provider refused for good: the merchant must act (decision `refund-path`). */
 export async function queueRefundFailedNotice(
   deps: { db: Kysely<Database> },
   order: OrderRow,
@@ -231,7 +231,7 @@ export async function queueRefundFailedNotice(
 }
 
 /**
- * Store mail to the buyer when staff cancel an order (D42): what was cancelled and, when money was
+ * Store mail to the buyer when staff cancel an order (decision `order-cancellation`): what was cancelled and, when money was
  * captured, the refund on its way (its own notice follows when it settles).
  */
 export async function queueCancellationNotice(
@@ -257,7 +257,7 @@ export async function queueCancellationNotice(
   });
 }
 
-/** Store mail to the buyer when a return is recorded (D43): what came back and the refund on its way. */
+/** Store mail to the buyer when a return is recorded (decision `returns`): what came back and the refund on its way. */
 export async function queueReturnNotice(
   deps: { db: Kysely<Database> },
   storeName: string,

@@ -6,7 +6,7 @@ import type { OrderRow, PaymentRow, PaymentStatus } from './orders.tables.ts';
 /**
  * All SQL on the payments of orders and on the dedupe records of provider events. Every write path
  * that needs both a payment and its order locks them in one order, payment first and then order
- * (D24), through `lockPaymentAndOrder`, so no two of them can deadlock.
+ * (decision `one-lock-order`), through `lockPaymentAndOrder`, so no two of them can deadlock.
  */
 
 type Db = Kysely<Database>;
@@ -39,7 +39,7 @@ export async function lockPaymentAndOrder(
   return { payment, order };
 }
 
-/** A provider event's dedupe record (D4). */
+/** A provider event's dedupe record (decision `payment-providers`). */
 export interface SeenEvent {
   storeId: string;
   provider: string;

@@ -15,7 +15,7 @@ export interface OrderSettings {
   readonly paymentHoldMs: number;
   /** How long idempotency keys are kept (the orders loop purges older ones). */
   readonly idempotencyTtlMs: number;
-  /** Pending orders one client address may hold in a store at once (D52). */
+  /** Pending orders one client address may hold in a store at once (decision `pending-orders-per-client`). */
   readonly pendingOrdersPerClient: number;
 }
 
@@ -25,7 +25,7 @@ export interface OrderSettings {
  */
 export interface OrdersDeps extends ServiceDeps {
   log: Log;
-  /** Seals payment client secrets and stored idempotent answers (D28). */
+  /** Seals payment client secrets and stored idempotent answers (decision `sealed-secrets`). */
   keyring: Keyring;
   /** The payment provider (sandbox or stripe). */
   provider: PaymentProvider;

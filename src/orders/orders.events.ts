@@ -51,19 +51,19 @@ const FulfillmentFields = {
 
 export const FulfillmentCreatedData = eventData(
   'FulfillmentCreatedData',
-  'Units of a paid order shipped (D41): the parcel, its carrier and tracking.',
+  'Units of a paid order shipped: the parcel, its carrier and tracking.',
   FulfillmentFields,
 );
 
 export const FulfillmentUpdatedData = eventData(
   'FulfillmentUpdatedData',
-  'A fulfilment changed (D41): its tracking, delivered, or cancelled.',
+  'A fulfilment changed: its tracking, delivered, or cancelled.',
   FulfillmentFields,
 );
 
 export const OrderCancelledData = eventData(
   'OrderCancelledData',
-  'Staff cancelled an order (D42): a pending one released its stock; a paid one may have been restocked and refunded.',
+  'Staff cancelled an order: a pending one released its stock; a paid one may have been restocked and refunded.',
   {
     orderId: EventId,
     number: Type.Integer(),
@@ -80,7 +80,7 @@ export const OrderCancelledData = eventData(
 
 export const ReturnCreatedData = eventData(
   'ReturnCreatedData',
-  'Units of a shipped order came back (D43): each line restocked or not, and the refund it started.',
+  'Units of a shipped order came back: each line restocked or not, and the refund it started.',
   {
     orderId: EventId,
     number: Type.Integer(),

@@ -7,8 +7,8 @@ import { reconcileRefunds } from './refund-reconciliation.service.ts';
 export const ORDER_EXPIRY_LOOP = 'order-expiry';
 
 /**
- * Expires unpaid orders (D5), settles refunds whose webhook never came, and purges idempotency keys
- * past their retention (D7).
+ * Expires unpaid orders (decision `order-states`), settles refunds whose webhook never came, and purges idempotency keys
+ * past their retention (decision `idempotency-keys`).
  */
 export function orderLoops(deps: OrdersDeps): WorkerLoop[] {
   const { orderTtlMs, idempotencyTtlMs } = deps.settings;

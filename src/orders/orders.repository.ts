@@ -30,7 +30,7 @@ import type {
 /**
  * All SQL on orders, their lines and the per-store order counter. Payments and refunds have their
  * own repositories beside this one; `lockPaymentAndOrder` (payments.repository.ts) is the one lock
- * order of every money path (D24).
+ * order of every money path (decision `refund-path`).
  */
 
 type Db = Kysely<Database>;
@@ -52,7 +52,7 @@ export function findOrder(
     .executeTakeFirst();
 }
 
-/** The order a checkout with this Idempotency-Key made (D25). */
+/** The order a checkout with this Idempotency-Key made (decision `checkout-after-a-crash`). */
 export async function findOrderIdByKey(db: Db, storeId: string, key: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('orders')
@@ -98,7 +98,7 @@ function linesOf(eb: ExpressionBuilder<Database & { o: OrderTable }, 'o'>) {
 }
 
 /**
- * Locks an order (after its payment, D24) and reads its lines in the same statement; lines never
+ * Locks an order (after its payment, decision `one-lock-order`) and reads its lines in the same statement; lines never
  * change once the order exists.
  */
 export async function lockOrderWithLines(
@@ -284,7 +284,7 @@ export async function orderCounts(db: Db, storeId: string, since: Date): Promise
 }
 
 /**
- * Writes a new order with the store's next number (D6), its lines, its payment and its event in one
+ * Writes a new order with the store's next number (decision `order-numbers`), its lines, its payment and its event in one
  * statement. The store's counter row stays locked until commit, so numbers are strictly increasing
  * and a rollback leaves a gap at most; taking it in the transaction's last statement holds that lock,
  * which every checkout of the store waits for, for one round trip and the commit. The event's data
@@ -371,7 +371,7 @@ export async function payPendingOrder(
   return { order, lines };
 }
 
-/** Flags a paid order whose stock was short when its payment arrived (D22). */
+/** Flags a paid order whose stock was short when its payment arrived (decision `catalog-owns-stock`). */
 export async function markOversold(
   trx: Transaction<Database>,
   order: Pick<OrderRow, 'store_id' | 'id'>,
@@ -412,7 +412,7 @@ export async function markOrderExpired(
     .execute();
 }
 
-/** Marks an order cancelled by staff (D42), with the reason they gave; returns the row as it is now. */
+/** Marks an order cancelled by staff (decision `order-cancellation`), with the reason they gave; returns the row as it is now. */
 export function markOrderCancelled(
   trx: Transaction<Database>,
   order: Pick<OrderRow, 'store_id' | 'id'>,
@@ -449,7 +449,7 @@ export function addRefunded(
 
 export type DueOrder = Pick<OrderRow, 'store_id' | 'id' | 'sweep_attempts' | 'created_at'>;
 
-/** Pending orders whose sweep time has come, fairly across stores (D23). */
+/** Pending orders whose sweep time has come, fairly across stores (decision `worker-loops`). */
 export async function dueOrders(db: Db, now: Date, limit: number): Promise<DueOrder[]> {
   const { rows } = await fairBatch<DueOrder>({
     table: 'orders',
@@ -500,7 +500,7 @@ interface PendingOrdersJson {
 }
 
 /**
- * A client's pending orders in a store (D52), counted through their partial index, and when the
+ * A client's pending orders in a store (decision `pending-orders-per-client`), counted through their partial index, and when the
  * first of them expires.
  */
 export async function pendingOrdersOf(db: Db, storeId: string, clientKey: string): Promise<PendingOrdersOf> {
@@ -549,7 +549,7 @@ export function updateFulfillment(
     .executeTakeFirstOrThrow();
 }
 
-/** Writes the order's fulfilment status (D41), in the transaction that changed its fulfilments. */
+/** Writes the order's fulfilment status (decision `fulfilments`), in the transaction that changed its fulfilments. */
 export async function setFulfillmentStatus(
   trx: Transaction<Database>,
   storeId: string,
@@ -661,7 +661,7 @@ export async function clearStaffNotes(trx: Db, storeId: string, orderIds: readon
 
 /**
  * Orders by status across every store, and pending orders whose expiry is before `before`: the
- * operator's view (metrics, D49), never a merchant's. The second count reads the partial index of
+ * operator's view (metrics, decision `metrics-off-until-readable`), never a merchant's. The second count reads the partial index of
  * pending orders; the first counts the table.
  */
 export async function countOrdersPlatformWide(

@@ -37,7 +37,7 @@ export const FulfillmentStatusSchema = Type.Union(
   [Type.Literal('unfulfilled'), Type.Literal('partial'), Type.Literal('fulfilled')],
   {
     description:
-      'How much of the order has shipped (D41): none, some of its units, all of them. Cancelled fulfilments do not count.',
+      'How much of the order has shipped: none, some of its units, all of them. Cancelled fulfilments do not count.',
   },
 );
 
@@ -126,7 +126,7 @@ export const ReturnSchema = Type.Object(
   },
   {
     title: 'Return',
-    description: 'Units that came back (D43); `refundAmount` is what the return refunded (0: nothing).',
+    description: 'Units that came back; `refundAmount` is what the return refunded (0: nothing).',
   },
 );
 export type Return = Static<typeof ReturnSchema>;
@@ -227,7 +227,7 @@ const orderFields = {
   }),
   paidAt: Type.Union([Timestamp, Type.Null()]),
   cancelledAt: Type.Union([Timestamp, Type.Null()], {
-    description: 'When staff cancelled the order (status `cancelled`, D42); null otherwise.',
+    description: 'When staff cancelled the order (status `cancelled`); null otherwise.',
   }),
 };
 
@@ -428,7 +428,7 @@ export const AdminOrderSchema = Type.Object(
     }),
     customerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
       description:
-        "The customer (D44): the checkout's signed-in customer, else the customer of its email. Null once the customer was erased.",
+        "The customer: the checkout's signed-in customer, else the customer of its email. Null once the customer was erased.",
     }),
     erasedAt: Type.Union([Timestamp, Type.Null()], {
       description:

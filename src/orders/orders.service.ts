@@ -43,7 +43,7 @@ async function loadOrder(deps: ReadDeps, storeId: string, orderId: string): Prom
   return order;
 }
 
-/** The buyer's view for polling (D4): the order with its current payment, the address masked. */
+/** The buyer's view for polling (decision `order-reads-one-snapshot`): the order with its current payment, the address masked. */
 export async function storefrontOrder(
   deps: ReadDeps,
   storeId: string,
@@ -149,7 +149,7 @@ const EXPIRY_GRACE_MS = 60_000;
 
 /**
  * Orders by status across every store (all four statuses, zeros included), and unpaid orders over
- * a minute past their expiry that the expiry loop has not cancelled yet (metrics, D49).
+ * a minute past their expiry that the expiry loop has not cancelled yet (metrics, decision `metrics-off-until-readable`).
  */
 export async function platformOrderCounts(
   db: Kysely<Database>,

@@ -34,40 +34,40 @@ export interface OrderTable {
   total_amount: number;
   refunded_amount: Generated<number>;
   discount_code: string | null;
-  /** D40: where the parcel goes and who pays (personal data, like the email); null when not given. */
+  /** Decision `checkout-with-shipping`: where the parcel goes and who pays (personal data, like the email); null when not given. */
   shipping_address: ColumnType<Address | null, string | null | undefined, string | null>;
   billing_address: ColumnType<Address | null, string | null | undefined, string | null>;
   /** The shipping method as chosen at checkout (its amount is shipping_amount); null without one. */
   shipping_method: ColumnType<OrderShippingMethod | null, string | null | undefined, string | null>;
   phone: ColumnType<string | null, string | null | undefined, string | null>;
-  /** D41: how much of the order has shipped (cancelled fulfilments do not count). */
+  /** Decision `fulfilments`: how much of the order has shipped (cancelled fulfilments do not count). */
   fulfillment_status: Generated<FulfillmentStatus>;
   expires_at: Time;
-  /** The stock of a line was short when its payment arrived: paid anyway, flagged for the merchant (D22). */
+  /** The stock of a line was short when its payment arrived: paid anyway, flagged for the merchant (decision `catalog-owns-stock`). */
   oversold: Generated<boolean>;
-  /** The Idempotency-Key of the checkout that made the order (D25). */
+  /** The Idempotency-Key of the checkout that made the order (decision `checkout-after-a-crash`). */
   idempotency_key: string | null;
   /**
-   * While pending: a keyed hash of the checkout's client address (D52), to count a client's
+   * While pending: a keyed hash of the checkout's client address (decision `pending-orders-per-client`), to count a client's
    * pending orders; null once paid or expired, and on orders from before migration 0016.
    */
   client_key: ColumnType<string | null, string | null | undefined, string | null>;
-  /** When the expiry sweep looks at this pending order next (expires_at, then backoff, D23). */
+  /** When the expiry sweep looks at this pending order next (expires_at, then backoff, decision `sweeps-reschedule`). */
   next_sweep_at: Time;
   sweep_attempts: Generated<number>;
   paid_at: NullableTime;
   expired_at: NullableTime;
-  /** D42: when staff cancelled the order, and the reason they gave (staff only). */
+  /** Decision `order-cancellation`: when staff cancelled the order, and the reason they gave (staff only). */
   cancelled_at: NullableTime;
   cancel_reason: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The customer (D44): of the checkout's token, else of its email. Null once erased. */
+  /** The customer (decision `erasure-is-immediate`): of the checkout's token, else of its email. Null once erased. */
   customer_id: ColumnType<string | null, string | null | undefined, string | null>;
   /**
    * Placed with its customer's token: the customer's own order, in their account from the start; a
    * guest order with their email shows there once paid (decision `account-shows-own-or-paid-orders`).
    */
   signed_in: Generated<boolean>;
-  /** When the buyer's personal data was erased from the order (D44). */
+  /** When the buyer's personal data was erased from the order (decision `erasure-is-immediate`). */
   erased_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
@@ -122,7 +122,7 @@ export interface RefundTable {
   note: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   settled_at: NullableTime;
-  /** When reconciliation asks the provider about this pending refund next (D24); default: now. */
+  /** When reconciliation asks the provider about this pending refund next (decision `refund-path`); default: now. */
   next_check_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   attempts: Generated<number>;
   last_error: string | null;

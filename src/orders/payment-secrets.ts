@@ -5,7 +5,7 @@ import { paymentSecretsAfter, setClientSecret, type PaymentSecretRow } from './o
 import type { PaymentRow } from './orders.tables.ts';
 
 /**
- * A payment's client secret is sealed at rest (D28): it lets a buyer confirm the payment, and the
+ * A payment's client secret is sealed at rest (decision `sealed-secrets`): it lets a buyer confirm the payment, and the
  * checkout answer (and its replays) must show it again.
  */
 

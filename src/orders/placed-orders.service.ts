@@ -30,7 +30,7 @@ export type { PendingOrdersOf };
 
 /**
  * Who places the order: the client, by a keyed hash of its address, whose pending orders are
- * counted (D52), and the order's email.
+ * counted (decision `pending-orders-per-client`), and the order's email.
  */
 export interface Holder {
   clientKey: string;
@@ -56,7 +56,7 @@ function checkoutResult(
 }
 
 /**
- * The answer of a checkout that already happened: the order made with this Idempotency-Key (D25),
+ * The answer of a checkout that already happened: the order made with this Idempotency-Key (decision `checkout-after-a-crash`),
  * as it stands now, with its payment. Null when no order carries the key.
  */
 export async function checkoutOfKey(
@@ -84,7 +84,7 @@ export function pendingOrdersHeld(
 }
 
 /**
- * The client's pending orders in a store (D52), counted under the client's slot lock, which holds
+ * The client's pending orders in a store (decision `pending-orders-per-client`), counted under the client's slot lock, which holds
  * until the transaction ends: concurrent checkouts of one client are counted one after another. The
  * lock is a statement of its own, so that the count after it sees what the previous holder committed.
  */
@@ -116,7 +116,7 @@ export interface NewOrder {
   currency: string;
   idempotencyKey: string;
   holder: Holder;
-  /** The customer the order belongs to (D44), null when none could be linked. */
+  /** The customer the order belongs to (decision `customer-accounts`), null when none could be linked. */
   customerId: string | null;
   /** Placed with the customer's token (their account shows it while unpaid too). */
   signedIn: boolean;
@@ -134,9 +134,9 @@ export interface NewOrder {
 
 /**
  * The order with the store's next number and the checkout's Idempotency-Key, its lines at the quoted
- * prices, its payment, pending, with the intent's client secret sealed (D28), and order.created: one
+ * prices, its payment, pending, with the intent's client secret sealed (decision `sealed-secrets`), and order.created: one
  * statement, the last of the checkout's transaction (the store's order counter stays locked from it
- * to the commit, D6). Returns the checkout's answer.
+ * to the commit, decision `order-numbers`). Returns the checkout's answer.
  */
 export async function writeOrder(
   tx: Pick<OrdersDeps, 'keyring' | 'provider' | 'settings'> & { db: Transaction<Database> },

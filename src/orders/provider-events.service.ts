@@ -47,7 +47,7 @@ import {
 import { findRefund, findRefundBy, updateRefund } from './refunds.repository.ts';
 
 /**
- * Provider events (D4, D5, D22, D24): what a verified payment or refund event does to an order.
+ * Provider events (decisions `payment-providers`, `order-states`, `catalog-owns-stock` and `refund-path`): what a verified payment or refund event does to an order.
  * payments/ verifies the webhook and hands the event to `applyProviderEvent`, which the composition
  * registers; expiry and refund reconciliation apply what they learn from the provider through the
  * same function, so a late webhook changes nothing.
@@ -83,7 +83,7 @@ function orderPaid(storeId: string, orderId: string) {
 
 /**
  * What follows an order becoming paid (`paid`, its row marked paid, order.paid recorded): the
- * buyer's confirmation, and when stock was short the `oversold` flag and a notice (D22). Without a
+ * buyer's confirmation, and when stock was short the `oversold` flag and a notice (decision `catalog-owns-stock`). Without a
  * short line the confirmation is left to be the transaction's last statement (returned).
  */
 async function announcePaid(
@@ -102,9 +102,9 @@ async function announcePaid(
 
 /**
  * A payment succeeded. A pending order becomes paid and its reservation becomes a sale; this never
- * fails for lack of stock (D22): a short line is sold down to zero and the order is flagged
+ * fails for lack of stock (decision `catalog-owns-stock`): a short line is sold down to zero and the order is flagged
  * `oversold`, with an admin notice. An expired order is revived when its goods are still in stock;
- * otherwise the captured money is refunded in full, automatically (D5, D24).
+ * otherwise the captured money is refunded in full, automatically (decisions `order-states` and `refund-path`).
  */
 async function paymentSucceeded(
   tx: InTransaction,
@@ -116,7 +116,7 @@ async function paymentSucceeded(
   const now = tx.clock.now();
   const storeId = store.id;
   // The event's dedupe record and the payment marked succeeded, in one statement; then the order:
-  // the lock order of every money path (D24).
+  // the lock order of every money path (decision `one-lock-order`).
   const { fresh, payment } = await succeedPaymentOnce(tx.db, seen, { provider: tx.provider.name, ref }, now);
   if (!fresh) return { result: 'duplicate' };
   if (!payment) return { result: 'ignored' };
@@ -139,7 +139,7 @@ async function paymentSucceeded(
   if (order.status === 'cancelled') {
     // Paid before it was cancelled: this payment was counted then (the cancel chose its refund).
     if (order.paid_at) return { result: 'applied' };
-    // Staff cancelled it before the money arrived (D42): never revived, the money goes back.
+    // Staff cancelled it before the money arrived (decision `order-cancellation`): never revived, the money goes back.
     const opened = await openFullRefund(tx, payment, order, CANCELLATION_REFUND_REASON, now);
     if (opened) {
       tx.log.warn({ orderId: order.id }, 'payment for a cancelled order: refunding in full');
@@ -178,7 +178,7 @@ async function paymentSucceeded(
 
 /**
  * A refund settled at the provider. `refund.succeeded` settles the refund whatever its local state
- * (D24: a refund marked failed after a timeout may still have been made); `refund.failed` fails only
+ * (decision `refund-path`: a refund marked failed after a timeout may still have been made); `refund.failed` fails only
  * a pending one. Locks payment, order, then refund (the order every money path uses).
  */
 async function refundSettled(
@@ -299,7 +299,7 @@ export async function applyProviderEvent(
       confirm ? orderConfirmationStatement(trx, store.name, confirm.paid, confirm.lines) : null,
   );
   if (result === 'applied') deps.signals.wake(MAIL_LOOP);
-  // The refund row is committed; whatever the provider answers now, it is never lost (D24).
+  // The refund row is committed; whatever the provider answers now, it is never lost (decision `refund-path`).
   for (const opened of after) await sendRefund(deps, opened);
   return result;
 }

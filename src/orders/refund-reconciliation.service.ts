@@ -25,7 +25,7 @@ export interface ReconcileResult {
 /**
  * Refunds whose settlement never arrived (lost webhook, a crash between recording and calling the
  * provider, a provider that timed out): every pending refund whose `next_check_at` has come is
- * looked at, fairly across stores, each on its own (D23). One without a provider reference is
+ * looked at, fairly across stores, each on its own (decision `worker-loops`). One without a provider reference is
  * requested again with its idempotency key, which returns the refund the provider already made, or
  * makes it now. One the provider has settled is applied exactly as its webhook would have been (the
  * same code path; a late webhook then changes nothing). Anything else, an error included, moves the

@@ -116,7 +116,7 @@ export async function countReconcileError(
     .execute();
 }
 
-/** Pending refunds whose check time has come, fairly across stores (D23). */
+/** Pending refunds whose check time has come, fairly across stores (decision `worker-loops`). */
 export async function dueRefunds(
   db: Db,
   now: Date,

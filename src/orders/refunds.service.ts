@@ -13,7 +13,7 @@ import { refundView } from './orders.views.ts';
 import { findRefund, hasLiveRefund, insertRefund, refundsHeld, updateRefund } from './refunds.repository.ts';
 
 /**
- * Refunds (DESIGN D24). A refund row is committed before the provider is asked, and stays
+ * Refunds (decision `refund-path`). A refund row is committed before the provider is asked, and stays
  * `pending` until the provider answers definitively: a timeout, a 5xx or a network error keeps it
  * pending, and reconciliation (refund-reconciliation.service.ts) asks again with the same
  * idempotency key, which returns the refund the provider may already have made. Only a definitive
@@ -29,9 +29,9 @@ const RETRY_BASE_MS = 60 * 1000;
 const RETRY_MAX_MS = 60 * 60 * 1000;
 
 export const AUTOMATIC_REFUND_REASON = 'expired_out_of_stock';
-/** A cancellation's refund (D42): staff cancelled a paid order, or a payment arrived after the cancel. */
+/** A cancellation's refund (decision `order-cancellation`): staff cancelled a paid order, or a payment arrived after the cancel. */
 export const CANCELLATION_REFUND_REASON = 'order_cancelled';
-/** A return's refund (D43). */
+/** A return's refund (decision `returns`). */
 export const RETURN_REFUND_REASON = 'return';
 /** Refunds nobody asked for one by one: the owners hear when the provider refuses one. */
 const UNATTENDED_REASONS: ReadonlySet<string | null> = new Set([
@@ -171,7 +171,7 @@ export async function sendRefund(deps: RefundDeps, opened: OpenedRefund): Promis
 }
 
 /**
- * Starts a staff refund of any order that holds captured money (D24): paid, or expired after a late
+ * Starts a staff refund of any order that holds captured money (decision `refund-path`): paid, or expired after a late
  * payment. At most what was captured and is not yet refunded or being refunded. 202 either way the
  * provider answers unless it refuses for good (409 `refund_rejected`, the refund recorded failed).
  */

@@ -26,10 +26,10 @@ import { refundsHeld } from './refunds.repository.ts';
 import { RETURN_REFUND_REASON, openRefund, sendRefund, type OpenedRefund } from './refunds.service.ts';
 
 /**
- * Returns (DESIGN D43): units of a shipped order that came back. Never more units of a variant
+ * Returns (decision `returns`): units of a shipped order that came back. Never more units of a variant
  * than shipped (fulfilments not cancelled) minus returned already; each line goes back on hand or
- * not (`restock`, through the catalog's inventory module); the refund goes through D24's path.
- * The payment and then the order are locked (D24's lock order), so two returns of the last units
+ * not (`restock`, through the catalog's inventory module); the refund goes through decision `refund-path`'s path.
+ * The payment and then the order are locked (decision `one-lock-order`'s lock order), so two returns of the last units
  * are counted one after the other, and a return and a refund never refund more than was captured.
  */
 
@@ -38,7 +38,7 @@ export type ReturnDeps = Pick<OrdersDeps, 'db' | 'clock' | 'provider' | 'log' | 
 type Tx = Transaction<Database>;
 
 /**
- * The default refund of a return (D43): the returned units' share of what the buyer paid for
+ * The default refund of a return (decision `returns`): the returned units' share of what the buyer paid for
  * goods (`total − shipping`, that is the goods after the discount, with their tax), integer-exact.
  *
  * A variant's units are worth its lines' total pro rata; the returns of an order are valued
@@ -143,7 +143,7 @@ async function plan(trx: Tx, order: OrderRow, payment: PaymentRow | null, body: 
   return { order, lines, payment, returnLines, share, refundable };
 }
 
-/** The order (404 if not this store's), its latest payment and the order locked in D24's order. */
+/** The order (404 if not this store's), its latest payment and the order locked in decision `one-lock-order`'s order. */
 async function lockForReturn(trx: Tx, storeId: string, orderId: string) {
   const exists = await findOrder(trx, storeId, orderId);
   if (!exists) throw notFound('No order with that id in this store.');
@@ -174,10 +174,10 @@ export async function previewReturn(
 }
 
 /**
- * Records a return (D43) → 201 Return. `refundAmount` left out refunds the units' share (at most
+ * Records a return (decision `returns`) → 201 Return. `refundAmount` left out refunds the units' share (at most
  * what is left to refund); given, it may not exceed what is left (409 `refund_too_large`). The
  * restock (`inventory.updated`), the return, `return.created`, the refund row and the buyer's mail
- * commit together; the refund is sent to the provider after the commit (D24) and settles with
+ * commit together; the refund is sent to the provider after the commit (decision `refund-path`) and settles with
  * `order.refunded`.
  */
 export async function createReturn(
@@ -241,7 +241,7 @@ export async function createReturn(
     return { row, opened, currency };
   });
   deps.signals.wake(MAIL_LOOP);
-  // Committed: whatever the provider answers now, the refund is never lost (D24).
+  // Committed: whatever the provider answers now, the refund is never lost (decision `refund-path`).
   if (done.opened) await sendRefund(deps, done.opened);
   return returnView(done.row, done.currency);
 }

@@ -1,7 +1,7 @@
 /**
- * Returns (D43): never more units than shipped minus returned; a restock choice per line (through
+ * Returns (decision `returns`): never more units than shipped minus returned; a restock choice per line (through
  * the inventory module, `inventory.updated`); a refund defaulting to the returned units' share,
- * integer-exact (the rounding of `returnShare`), through D24's path; `return.created` and the
+ * integer-exact (the rounding of `returnShare`), through decision `refund-path`'s path; `return.created` and the
  * buyer's mail; the preview; a parcel whose units came back is not cancelled; two returns of the
  * last unit at once return it once.
  */
@@ -132,7 +132,7 @@ describe('the default refund of a return (returnShare)', () => {
   });
 });
 
-describe('POST /admin/v1/orders/:id/returns (D43)', () => {
+describe('POST /admin/v1/orders/:id/returns (decision `returns`)', () => {
   test('units back on hand, their share refunded (order.refunded), return.created and the mail; both order views list it', async () => {
     const shop = await ShopDriver.open(t);
     const { orderId, mug, tee } = await paidOrder(shop);

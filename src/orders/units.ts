@@ -1,6 +1,6 @@
 import type { FulfillmentRow, ReturnRow } from './orders.tables.ts';
 
-/** Counting an order's units: shipped by its fulfilments, back by its returns (D41, D43). */
+/** Counting an order's units: shipped by its fulfilments, back by its returns (decisions `fulfilments` and `returns`). */
 
 /** Adds up units per variant. */
 export function unitsByVariant(

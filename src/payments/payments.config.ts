@@ -1,6 +1,6 @@
 import { ConfigError, duration, integer, read, type Env } from '../lib/env.ts';
 
-/** Checkout and payment settings (DESIGN D5, D7, D16). */
+/** Checkout and payment settings (decisions `order-states`, `idempotency-keys` and `payment-providers`). */
 export interface PaymentsConfig {
   readonly provider: 'sandbox' | 'stripe';
   readonly stripeSecretKey: string | null;
@@ -23,13 +23,13 @@ export interface PaymentsConfig {
   readonly idempotencyTtlMs: number;
   /**
    * How long a request holds its idempotency key before a retry may take it over (the first attempt
-   * is presumed dead). Overlap is harmless (the order carries its key, D25); this bounds how long a
+   * is presumed dead). Overlap is harmless (the order carries its key, decision `checkout-after-a-crash`); this bounds how long a
    * retry after a crash waits with 409 idempotency_in_progress.
    */
   readonly idempotencyLeaseMs: number;
   /**
    * Pending (unpaid) orders one client address may hold in a store at once
-   * (PENDING_ORDERS_PER_CLIENT, D52); a store behind one proxy that is not trusted raises it.
+   * (PENDING_ORDERS_PER_CLIENT, decision `pending-orders-per-client`); a store behind one proxy that is not trusted raises it.
    */
   readonly pendingOrdersPerClient: number;
 }

@@ -1,7 +1,7 @@
 import { AppError } from '../lib/errors.ts';
 
 /**
- * The seam between checkout and a payment provider (DESIGN D16). Card data never reaches the
+ * The seam between checkout and a payment provider (decision `payment-providers`). Card data never reaches the
  * service: the provider hands out a client secret that the buyer's browser confirms with the
  * provider's own hosted fields, and the provider reports the outcome in a signed webhook.
  */
@@ -95,7 +95,7 @@ export class WebhookSignatureError extends Error {
  * A provider call that did not succeed. `definitive` is true only when the provider answered and
  * refused for good (an invalid request, a declined or impossible refund): retrying the same request
  * cannot succeed. Timeouts, network errors, rate limits and 5xx are not definitive: the provider
- * may or may not have acted, so the caller keeps the operation open and asks again (D24).
+ * may or may not have acted, so the caller keeps the operation open and asks again (decision `refund-path`).
  */
 export class ProviderError extends Error {
   readonly definitive: boolean;

@@ -322,7 +322,7 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   /**
-   * Forgets webhooks delivered (or given up) and intents untouched since `cutoff` (D29), intents
+   * Forgets webhooks delivered (or given up) and intents untouched since `cutoff` (decision `retention`), intents
    * with their refunds and webhooks, except a succeeded payment that can still be refunded: a live
    * order may need it. Batched; returns how many went.
    */

@@ -114,7 +114,7 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
 }
 
 /**
- * The Stripe adapter (DESIGN D16): PaymentIntents with automatic payment methods; the browser
+ * The Stripe adapter (decision `payment-providers`): PaymentIntents with automatic payment methods; the browser
  * confirms the intent with Stripe.js and the `clientSecret`; the outcome arrives as a signed
  * webhook (`stripe-signature`), verified with the official SDK.
  *

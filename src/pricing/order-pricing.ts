@@ -31,7 +31,7 @@ export interface KnownRates {
   rates: ShippingRates | null;
 }
 
-/** What an order costs: the one pricing the cart's preview and the checkout share (D39, D40). */
+/** What an order costs: the one pricing the cart's preview and the checkout share (decisions `cart-shipping-and-totals` and `checkout-with-shipping`). */
 export interface Pricing extends KnownRates {
   totals: Totals;
   /** What the shipped lines make: the goods after discounts, and their weight. */
@@ -45,7 +45,7 @@ export interface Pricing extends KnownRates {
 }
 
 /**
- * Prices an order (D39, D40): the lines, the discount, tax at the rate of the address's region
+ * Prices an order (decisions `cart-shipping-and-totals` and `checkout-with-shipping`): the lines, the discount, tax at the rate of the address's region
  * where the store has one (else its country's), and shipping: the chosen method's amount while it
  * is an option, else the automatic method's (the country's default, else the cheapest that is not a
  * pickup), else none. `free_over` compares with the goods after discounts; only lines that require

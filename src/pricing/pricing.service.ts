@@ -101,7 +101,7 @@ export async function useDiscount(
 }
 
 /**
- * An unpaid order gives its discount's use back when it expires (D52: a use is reserved at checkout
+ * An unpaid order gives its discount's use back when it expires (decision `discount-use-given-back`: a use is reserved at checkout
  * like stock, so checkouts nobody pays cannot use a limited code up).
  */
 export async function giveBackDiscountUse(
@@ -113,7 +113,7 @@ export async function giveBackDiscountUse(
 }
 
 /**
- * A late payment revives an expired order (D5): its discount's use counts again, past the limit if
+ * A late payment revives an expired order (decision `order-states`): its discount's use counts again, past the limit if
  * need be, since the buyer has paid the discounted price.
  */
 export async function countRevivedDiscountUse(
@@ -220,7 +220,7 @@ function taxRateKey(param: string): { code: string; region: boolean } {
 }
 
 /**
- * Sets the tax rate of a country or region, and the legacy flat shipping of a country (D38): the
+ * Sets the tax rate of a country or region, and the legacy flat shipping of a country (decision `legacy-shipping-amount-is-a-method`): the
  * amount of the country's default shipping method, which this writes. Leaving `shippingAmount` out
  * keeps the country's shipping as it is; a region takes tax only (its shipping is the zones').
  */

@@ -1,13 +1,13 @@
-/** Fixed-window request budgets (D12): per publishable key and tier, and per client IP under a key. */
+/** Fixed-window request budgets (decision `budgets-per-key-and-client`): per publishable key and tier, and per client IP under a key. */
 export interface RateLimitConfig {
   readonly windowMs: number;
   readonly publicRead: number;
   readonly publicWrite: number;
   readonly ipRead: number;
   readonly ipWrite: number;
-  /** Admin sign-in and code checks per client IP and window (D30). */
+  /** Admin sign-in and code checks per client IP and window (decision `staff-sessions`). */
   readonly signIn: number;
-  /** Customer sign-in and code checks per client IP, store and window (D44). */
+  /** Customer sign-in and code checks per client IP, store and window (decision `customer-accounts`). */
   readonly customerSignIn: number;
   /** Sending-domain verify-now requests per store and window (each runs five DNS lookups). */
   readonly domainVerify: number;
@@ -20,7 +20,7 @@ export interface RateLimitConfig {
 }
 
 /**
- * A publishable key serves every shopper of a store (D52): its budget is a high safety cap, at
+ * A publishable key serves every shopper of a store (decision `key-budget-is-a-safety-cap`): its budget is a high safety cap, at
  * least this many clients' budgets, so that no group of fewer clients can use it up for the others;
  * the per-client budgets do the limiting.
  */

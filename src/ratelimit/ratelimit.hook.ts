@@ -149,14 +149,14 @@ function refuseOver(decision: RateLimitDecision, detail: (retryInSeconds: number
 }
 
 /**
- * preHandler for the admin sign-in routes (D30): at most RATE_LIMIT_SIGN_IN requests per client IP
+ * preHandler for the admin sign-in routes (decision `staff-sessions`): at most RATE_LIMIT_SIGN_IN requests per client IP
  * and window across sign-in and verify, whatever store or address they name, so nobody can try
  * codes or probe addresses at speed. 429 `rate_limited` with Retry-After.
  */
 export function signInRateLimit(
   limiter: RateLimiter,
   perWindow: number,
-  /** The counters' scope: staff sign-in counts across stores; customers' per store (D44). */
+  /** The counters' scope: staff sign-in counts across stores; customers' per store (decision `customer-accounts`). */
   scopeOf: (request: FastifyRequest) => string = () => 'admin-auth',
 ) {
   return async function limitSignIn(request: FastifyRequest, _reply: FastifyReply): Promise<void> {

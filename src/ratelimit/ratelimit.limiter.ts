@@ -5,7 +5,7 @@ import { MemoryCounterStore } from './ratelimit.memory-store.ts';
 import type { CounterStore, HitCounts, WindowHit } from './ratelimit.store.ts';
 import type { Clock } from '../lib/clock.ts';
 
-/** Budget tiers (D12): reads (catalog, content, cart reads) and writes (carts, checkout). */
+/** Budget tiers (decision `budgets-per-key-and-client`): reads (catalog, content, cart reads) and writes (carts, checkout). */
 export type Tier = 'public-read' | 'public-write';
 
 /** The tier of a request method; null for preflights, which are never limited. */
@@ -24,7 +24,7 @@ export function tierOf(method: string): Tier | null {
 /** Who is asking: a publishable key (with its own budget override, null = default) and a client IP. */
 export interface RateLimitSubject {
   keyId: string;
-  /** The key's store: the per-client sub-limit is counted per store, whichever of its keys is used (D31). */
+  /** The key's store: the per-client sub-limit is counted per store, whichever of its keys is used (decision `per-client-budget`). */
   storeId: string;
   tier: Tier;
   /** The key's budget for this tier, or null for the configured default. */
@@ -49,7 +49,7 @@ const TIER_NAMES: Record<Tier, string> = { 'public-read': 'read', 'public-write'
 
 /**
  * Fixed-window budgets per publishable key and tier, plus a per-client sub-limit counted per store
- * (D31: whichever of the store's keys the client uses). Counting happens in a CounterStore; this class
+ * (decision `per-client-budget`: whichever of the store's keys the client uses). Counting happens in a CounterStore; this class
  * only names the counters and turns counts into decisions. Requests never wait on each other.
  */
 export class RateLimiter {

@@ -247,7 +247,7 @@ describe('storefront rate limits over HTTP', () => {
     });
   });
 
-  test('fewer than 50 client addresses cannot use a key up for the others (D52)', async () => {
+  test('fewer than 50 client addresses cannot use a key up for the others (decision `key-budget-is-a-safety-cap`)', async () => {
     // The key's write budget at its least: 50 clients' budgets of 2.
     await withApp({ ipWrite: 2, publicWrite: 100 }, async (t) => {
       const shop = await createTestStore(t);
@@ -368,7 +368,7 @@ describe('the limiter', () => {
     assert.deepEqual(limiter.budgetsOf({ tier: 'public-write', keyLimit: 100 }), { key: 100, client: 300 });
   });
 
-  test("a client's budget is per store: rotating over a store's many keys does not multiply it (D31)", async () => {
+  test("a client's budget is per store: rotating over a store's many keys does not multiply it (decision `per-client-budget`)", async () => {
     const limiter = new RateLimiter(
       {
         windowMs: 60_000,

@@ -7,7 +7,7 @@ import { Keyring, type RootSecret } from '../lib/keyring.ts';
 const GENERATED = 'root';
 
 /**
- * The deployment's keyring (D28). With SECRET_KEY: it encrypts, SECRET_KEY_PREVIOUS and (until
+ * The deployment's keyring (decision `keyring`). With SECRET_KEY: it encrypts, SECRET_KEY_PREVIOUS and (until
  * `secrets rotate` removes it) the root generated before SECRET_KEY was set still decrypt, so
  * setting SECRET_KEY for the first time loses nothing. Without SECRET_KEY: a root is generated on
  * first use and kept in the database, so every process of a deployment shares it. `extra` roots

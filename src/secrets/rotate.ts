@@ -19,7 +19,7 @@ import { dropGeneratedRoot } from './keyring.loader.ts';
 
 type Reseal = (dryRun: boolean) => Promise<ResealReport>;
 
-/** Every kind of value the keyring seals (D28). The first two are checked at every start. */
+/** Every kind of value the keyring seals (decision `keyring`). The first two are checked at every start. */
 function sealedKinds(db: Kysely<Database>, keyring: Keyring): Reseal[] {
   const each =
     <Row>(values: SealedValues<Row>): Reseal =>

@@ -1,5 +1,5 @@
 /**
- * Secrets at rest and root-secret changes (DESIGN D28), with processes started on one database
+ * Secrets at rest and root-secret changes (decision `sealed-secrets`), with processes started on one database
  * with different SECRET_KEY settings, as an operator would change them.
  */
 import assert from 'node:assert/strict';
@@ -86,7 +86,7 @@ async function deliveredBy(worker: TestApp, shop: TestStore, endpoint: CreatedEn
   assert.equal((await deliveryOf(shop, event.id)).status, 'delivered');
 }
 
-describe('changing SECRET_KEY (D28)', () => {
+describe('changing SECRET_KEY (decision `keyring`)', () => {
   test('without SECRET_KEY_PREVIOUS: the delivery fails with the reason and the endpoint says why; no retry loop', async () => {
     const admin = await processWith(K1);
     const shop = await createTestStore(admin);
@@ -181,7 +181,7 @@ describe('changing SECRET_KEY (D28)', () => {
   });
 });
 
-describe('setting SECRET_KEY for the first time (D28)', () => {
+describe('setting SECRET_KEY for the first time (decision `keyring`)', () => {
   test('what the generated root encrypted still opens; `secrets rotate` then deletes the generated root', async () => {
     const fresh = await openTestDatabase();
     try {
@@ -219,7 +219,7 @@ describe('setting SECRET_KEY for the first time (D28)', () => {
   });
 });
 
-describe('what never rests in plaintext (D28)', () => {
+describe('what never rests in plaintext (decision `sealed-secrets`)', () => {
   let t: TestApp;
   before(async () => {
     t = await startTestApp({ db, workers: true });

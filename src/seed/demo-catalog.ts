@@ -83,7 +83,7 @@ const ITEMS: Item[] = [
 
 /**
  * A small, real-looking catalog for the demo store: 20 products, each with a picture drawn here and
- * uploaded as media (D47), and 3 collections (one smart).
+ * uploaded as media (decision `media-uploads`), and 3 collections (one smart).
  */
 export async function seedDemoCatalog(
   deps: Pick<ServiceDeps, 'db' | 'clock'> & { media: MediaStorage },

@@ -5,7 +5,7 @@ import type { MethodBody } from '../shipping/shipping.schemas.ts';
 
 /**
  * The demo store ships from the US: a domestic zone, Europe and the rest of the world, with a method
- * of each kind (D38), and requires a shipping address at checkout (D40).
+ * of each kind (decision `shipping-zones-and-methods`), and requires a shipping address at checkout (decision `checkout-with-shipping`).
  */
 const ZONES: { name: string; areas: { country: string }[]; methods: MethodBody[] }[] = [
   {
@@ -57,7 +57,7 @@ export async function seedDemoShipping(
   deps: Pick<ServiceDeps, 'db' | 'clock'>,
   storeId: string,
 ): Promise<void> {
-  // D40: the demo store asks every buyer of goods for an address and a method, as a real shop does.
+  // Decision `checkout-with-shipping`: the demo store asks every buyer of goods for an address and a method, as a real shop does.
   await changeStoreSettings(deps, storeId, { requireShippingAddress: true });
   for (const zone of ZONES) {
     const created = await createZone(deps, storeId, { name: zone.name, areas: zone.areas });

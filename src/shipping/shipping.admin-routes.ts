@@ -26,7 +26,7 @@ import {
 
 const tags = ['Admin: shipping'];
 
-/** Shipping zones and their methods (D38). */
+/** Shipping zones and their methods (decision `shipping-zones-and-methods`). */
 export const shippingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ServiceDeps }> = async (
   app,
   { deps },

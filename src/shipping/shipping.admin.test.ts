@@ -1,5 +1,5 @@
 /**
- * Shipping zones and methods through the Admin API (D38): areas checked against the address data,
+ * Shipping zones and methods through the Admin API (decision `shipping-zones-and-methods`): areas checked against the address data,
  * a place in one zone per level, each method kind's fields, limits and tenancy.
  */
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-/** Zone matching and method pricing (D38), as pure functions. */
+/** Zone matching and method pricing (decision `shipping-zones-and-methods`), as pure functions. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { methodAmount, ratedMethods, zoneFor, type RatedMethod } from './shipping.rates.ts';

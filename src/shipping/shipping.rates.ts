@@ -1,5 +1,5 @@
 /**
- * Which shipping methods a parcel can take and what each costs (D38): pure functions of a store's
+ * Which shipping methods a parcel can take and what each costs (decision `shipping-zones-and-methods`): pure functions of a store's
  * zones, the destination and the parcel, shared by the cart's options, its totals and checkout.
  */
 import type { ShippingMethodKind, WeightTier, ZoneArea } from './shipping.tables.ts';

@@ -191,7 +191,7 @@ export async function zonesWithMethods(db: Db, storeId: string): Promise<ZoneMet
   }));
 }
 
-/** The method a country's checkouts without a chosen method are charged (D40), if any. */
+/** The method a country's checkouts without a chosen method are charged (decision `the-method-of-a-checkout-that-names-none`), if any. */
 export function countryDefaultMethod(
   db: Db,
   storeId: string,
@@ -205,7 +205,7 @@ export function countryDefaultMethod(
     .executeTakeFirst();
 }
 
-/** The default methods of a store's countries (D40), by country. */
+/** The default methods of a store's countries (decision `the-method-of-a-checkout-that-names-none`), by country. */
 export async function countryDefaultMethods(
   db: Db,
   storeId: string,

@@ -134,7 +134,7 @@ export type ShippingZone = Static<typeof ShippingZoneSchema>;
 export const ZoneParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 export const MethodParams = Type.Object({ id: Uuid, methodId: Uuid }, { additionalProperties: false });
 
-/** A method a parcel can take, as a shopper sees it (D39). */
+/** A method a parcel can take, as a shopper sees it (decision `cart-shipping-and-totals`). */
 export const ShippingOptionSchema = Type.Object(
   {
     id: Type.String({

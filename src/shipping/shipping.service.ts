@@ -45,7 +45,7 @@ import {
 } from './shipping.rates.ts';
 import type { ShippingMethodRow, ShippingMethodTable, ShippingZoneRow, ZoneArea } from './shipping.tables.ts';
 
-/** Shipping zones and their methods (D38): the merchant's side. */
+/** Shipping zones and their methods (decision `shipping-zones-and-methods`): the merchant's side. */
 
 type Deps = Pick<ServiceDeps, 'db' | 'clock'>;
 
@@ -80,7 +80,7 @@ const zoneView = (row: ShippingZoneRow, methods: readonly ShippingMethodRow[]): 
   updatedAt: row.updated_at.toISOString(),
 });
 
-/** The places an area covers, one key per level a destination is matched at (D38). */
+/** The places an area covers, one key per level a destination is matched at (decision `shipping-zones-and-methods`). */
 function areaKeys(area: ZoneArea): string[] {
   if (area.country === '*') return ['*'];
   if (area.postalCodePrefixes.length > 0) return area.postalCodePrefixes.map((p) => `${area.country} ${p}…`);
@@ -260,7 +260,7 @@ interface MethodState {
 }
 
 /**
- * Each kind's fields (D38): `flat` and `pickup` an amount, `free_over` an amount and the subtotal
+ * Each kind's fields (decision `shipping-zones-and-methods`): `flat` and `pickup` an amount, `free_over` an amount and the subtotal
  * from which it is free, `weight` its tiers (ascending, each up to a weight). A field the kind
  * does not use is refused when it is sent, and dropped when the kind changes.
  */
@@ -385,9 +385,9 @@ export async function removeMethod(
 
 export type { Destination, Parcel };
 
-/** What shipping a parcel to a destination can take in a store (D39, D40). */
+/** What shipping a parcel to a destination can take in a store (decisions `cart-shipping-and-totals` and `checkout-with-shipping`). */
 export interface ShippingRates {
-  /** Whether the store has any zone: one that never set up shipping charges none, as before D38. */
+  /** Whether the store has any zone: one that never set up shipping charges none, as before decision `store-without-zones-ships-free`. */
   configured: boolean;
   /** The methods of the destination's zone (its most specific) that can carry the parcel, cheapest first. */
   options: ShippingOption[];
@@ -464,7 +464,7 @@ const ratedRow = (method: ShippingMethodRow): RatedRow => ({
 
 /**
  * What a shipping method charges a parcel now, read under a lock held until the caller's
- * transaction ends (D40): checkout re-reads the amount it quoted this way, so a change of the
+ * transaction ends (decision `checkout-with-shipping`): checkout re-reads the amount it quoted this way, so a change of the
  * method waits for the order instead of slipping between the check and the commit. Null when the
  * method is gone or can no longer carry the parcel.
  */
@@ -479,7 +479,7 @@ export async function heldMethodAmount(
 }
 
 /**
- * The flat shipping of a country as the legacy tax-rate API knows it (`shippingAmount`, D38): the
+ * The flat shipping of a country as the legacy tax-rate API knows it (`shippingAmount`, decision `legacy-shipping-amount-is-a-method`): the
  * amount of the country's default method, by country; a country without one charges none.
  */
 export async function countryShippingAmounts(
@@ -492,7 +492,7 @@ export async function countryShippingAmounts(
 
 /**
  * Sets a country's flat shipping the legacy way (`PUT /admin/v1/tax-rates/{country}` with
- * `shippingAmount`, D38): the country's default method becomes a flat method of that amount,
+ * `shippingAmount`, decision `legacy-shipping-amount-is-a-method`): the country's default method becomes a flat method of that amount,
  * active. Without one, it is made "Standard shipping" in the zone that covers the whole country,
  * or in a new zone named after the country. In the caller's transaction.
  */
@@ -542,7 +542,7 @@ export async function setCountryShipping(
   });
 }
 
-/** Removes a country's default method (the legacy tax rate was deleted, D38). In the caller's transaction. */
+/** Removes a country's default method (the legacy tax rate was deleted, decision `legacy-shipping-amount-is-a-method`). In the caller's transaction. */
 export async function removeCountryShipping(
   deps: { db: Transaction<Database> },
   storeId: string,

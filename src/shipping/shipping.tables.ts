@@ -43,7 +43,7 @@ export interface ShippingMethodTable {
   max_delivery_days: number | null;
   active: boolean;
   /**
-   * The country whose checkouts without a chosen method are charged this one (D40): the flat
+   * The country whose checkouts without a chosen method are charged this one (decision `the-method-of-a-checkout-that-names-none`): the flat
    * method migrated from, and written by, the legacy per-country `shippingAmount` of tax rates.
    */
   country_default: ColumnType<string | null, string | null | undefined, string | null>;
@@ -52,7 +52,7 @@ export interface ShippingMethodTable {
 }
 export type ShippingMethodRow = Selectable<ShippingMethodTable>;
 
-/** Table types of shipping zones and their methods (D38). */
+/** Table types of shipping zones and their methods (decision `shipping-zones-and-methods`). */
 export interface ShippingTables {
   shipping_zones: ShippingZoneTable;
   shipping_methods: ShippingMethodTable;

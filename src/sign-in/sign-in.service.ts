@@ -74,7 +74,7 @@ const NO_CODE = '0'.repeat(64);
 export interface CodeDeps {
   db: Kysely<Database>;
   clock: Clock;
-  /** Seals the mail carrying the code (D28). */
+  /** Seals the mail carrying the code (decision `sealed-secrets`). */
   keyring: Keyring;
   /** Keys the HMACs of codes and clients (a 6-digit code is too small for a plain hash). */
   signInCodeKey: Buffer;
@@ -240,7 +240,7 @@ export const tokenPattern = (kind: SignInKind): RegExp => new RegExp(`^${kind.to
  * The one authentication of session tokens, for each kind's hook: the token's SHA-256 is looked
  * up (never the token), the session must be live (`findLive`: not revoked, not expired, created
  * after `createdAfter`) and, when `storeOf` names one, of that store; its expiry slides forward by
- * the TTL on use, never past the absolute lifetime from sign-in (D30, D44), so a stolen token does
+ * the TTL on use, never past the absolute lifetime from sign-in (decisions `staff-sessions` and `customer-sessions`), so a stolen token does
  * not live forever. Anything else is `invalid()`, one answer for every way a token fails.
  */
 export function sessionAuthenticator<Row extends LiveSession>(

@@ -36,13 +36,13 @@ const CurrentSession = Type.Object(
 
 export interface AuthRouteDeps extends SignInDeps {
   rateLimiter: RateLimiter;
-  /** Sign-in and verify requests per client IP and window (D30). */
+  /** Sign-in and verify requests per client IP and window (decision `staff-sessions`). */
   signInLimit: number;
 }
 
 export const authAdminRoutes: FastifyPluginAsyncTypebox<{ deps: AuthRouteDeps }> = async (app, { deps }) => {
   const limitSignIn = signInRateLimit(deps.rateLimiter, deps.signInLimit);
-  // Sign-in codes are made after the answer: known and unknown addresses answer alike (D30).
+  // Sign-in codes are made after the answer: known and unknown addresses answer alike (decision `sign-in-answers-first`).
   const codeRequests = new Set<Promise<void>>();
   app.addHook('onClose', async () => {
     await Promise.allSettled([...codeRequests]);

@@ -1,5 +1,5 @@
 /**
- * Staff sessions and sign-in after review (DESIGN D30): an absolute session lifetime, a per-IP
+ * Staff sessions and sign-in after review (decision `staff-sessions`): an absolute session lifetime, a per-IP
  * limit on the sign-in routes, and the same work for known and unknown addresses.
  */
 import assert from 'node:assert/strict';
@@ -33,7 +33,7 @@ const client = clientAddresses();
 const post = (url: string, payload: object, remoteAddress: string) =>
   t.app.inject({ method: 'POST', url: `/admin/v1/auth/${url}`, payload, remoteAddress });
 
-describe('session lifetime (D30)', () => {
+describe('session lifetime (decision `staff-sessions`)', () => {
   test('a session slides with use but never lives past STAFF_SESSION_MAX_AGE from sign-in', async () => {
     const shop = await createTestStore(t);
     const hour = 3_600_000;
@@ -65,7 +65,7 @@ describe('session lifetime (D30)', () => {
   });
 });
 
-describe('sign-in limits and enumeration (D30)', () => {
+describe('sign-in limits and enumeration (decision `sign-in-answers-first`)', () => {
   test('at most RATE_LIMIT_SIGN_IN sign-in and verify requests per client IP and window', async () => {
     const shop = await createTestStore(t);
     const ip = client();

@@ -30,7 +30,7 @@ export interface SignInRequest {
 
 /**
  * The staff member an address names in a store, or a stand-in that matches nothing: an unknown
- * store or address runs the same lookups as a known one (D30).
+ * store or address runs the same lookups as a known one (decision `staff-sessions`).
  */
 async function findStaff(deps: SignInDeps, request: SignInRequest) {
   const store = await findStoreWithSlug(deps, request.storeSlug);
@@ -76,7 +76,7 @@ export async function requestSignInCode(deps: SignInDeps, request: SignInRequest
  * Exchanges a code for a session, from the client that asked for it (`checkCode`, then
  * `redeemCode`: the code works once). An unknown store or address goes through the same queries,
  * hash and comparison (matching nothing), so the answer's timing does not tell which addresses are
- * staff (D30).
+ * staff (decision `staff-sessions`).
  */
 export async function verifySignInCode(
   deps: SignInDeps,

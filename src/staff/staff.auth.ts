@@ -23,7 +23,7 @@ const authenticateStaff = sessionAuthenticator(STAFF_SIGN_IN, {
 
 /**
  * Admin authentication: `Authorization: Bearer st_…`, a live staff session whose expiry slides by
- * STAFF_SESSION_TTL within STAFF_SESSION_MAX_AGE from sign-in (`sessionAuthenticator`, D30). Then
+ * STAFF_SESSION_TTL within STAFF_SESSION_MAX_AGE from sign-in (`sessionAuthenticator`, decision `staff-sessions`). Then
  * the member's role must reach the route's `access` (ADMIN_ACCESS), else 403 `forbidden`, before
  * the request is even validated.
  */

@@ -22,7 +22,7 @@ import { STAFF_SIGN_IN } from './staff.sign-in.ts';
 
 export type StaffDeps = ServiceDeps;
 
-/** How long staff sessions live (D30): sliding by `ttlMs` within `maxAgeMs` of the sign-in. */
+/** How long staff sessions live (decision `staff-sessions`): sliding by `ttlMs` within `maxAgeMs` of the sign-in. */
 export type { SessionLifetime } from '../sign-in/sign-in.service.ts';
 
 export interface StaffSession {

@@ -17,7 +17,7 @@ export const StoreSettingsSchema = Type.Object(
     slug: Type.String(),
     currency: Type.String(),
     replyToEmail: Type.Union([Type.String(), Type.Null()], {
-      description: "Reply-To of every store mail (D33: always an address; the owner's by default).",
+      description: "Reply-To of every store mail (always an address; the owner's by default).",
     }),
     requireShippingAddress: Type.Boolean({
       description:

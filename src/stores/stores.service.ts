@@ -24,7 +24,7 @@ export interface Store {
   slug: string;
   currency: string;
   replyToEmail: string | null;
-  /** D40: a checkout with a line that requires shipping must give an address and a method. */
+  /** Decision `checkout-with-shipping`: a checkout with a line that requires shipping must give an address and a method. */
   requireShippingAddress: boolean;
 }
 

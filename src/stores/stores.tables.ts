@@ -7,7 +7,7 @@ export interface StoreTable {
   slug: string;
   currency: string;
   reply_to_email: string | null;
-  /** D40: a checkout with a line that requires shipping must give an address and a method. */
+  /** Decision `checkout-with-shipping`: a checkout with a line that requires shipping must give an address and a method. */
   require_shipping_address: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;

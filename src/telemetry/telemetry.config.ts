@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { boolean, ConfigError, integer, read, type Env } from '../lib/env.ts';
 
 /**
- * OpenTelemetry traces (D49), from the standard `OTEL_*` variables
+ * OpenTelemetry traces (decision `tracing-off-costs-nothing`), from the standard `OTEL_*` variables
  * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/). Tracing is on
  * only when an OTLP endpoint is named and the SDK is not disabled; everything else has the spec's
  * default. Only traces are exported: metrics are Prometheus `/metrics`, logs are pino's stdout.

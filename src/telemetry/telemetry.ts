@@ -6,7 +6,7 @@ import type { StartedTelemetry } from './otel/sdk.ts';
 import type { TelemetryConfig } from './telemetry.config.ts';
 
 /**
- * OpenTelemetry traces for the composition (D49; docs/tracing.md): `serve` and `worker` start it
+ * OpenTelemetry traces for the composition (decision `tracing-off-costs-nothing`; docs/tracing.md): `serve` and `worker` start it
  * before they open the database and stop it last. When the OTEL_* variables leave tracing off,
  * `startTelemetry` returns null without loading any OpenTelemetry package, and the helpers below
  * add nothing: no hook, no SQL wrapper, no log mixin (decision `tracing-off-costs-nothing`).

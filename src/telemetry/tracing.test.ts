@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry traces end to end (D49): the app and its workers on a real database, spans
+ * OpenTelemetry traces end to end (decision `tracing-off-costs-nothing`): the app and its workers on a real database, spans
  * exported over OTLP/HTTP to a real receiver on 127.0.0.1 (otlp.test-support.ts), webhooks to a
  * real receiver. The off case, where nothing of OpenTelemetry may even load, is
  * telemetry-off.test.ts (a process of its own).

@@ -56,7 +56,7 @@ export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {
       adminWrite: 1_000_000,
     },
     // Likewise every test checkout comes from one address, mostly with one email: tests of the
-    // pending-order limit (D52) set their own.
+    // pending-order limit (decision `pending-orders-per-client`) set their own.
     payments: { ...base.payments, pendingOrdersPerClient: 1_000_000 },
     secretKey: 'test-secret-key-test-secret-key-0123456789',
     emailTransport: { kind: 'file', dir: fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-mail-')) },

@@ -6,7 +6,7 @@ import { createTheme, getTheme, listThemes, publishTheme, type ThemesDeps } from
 
 const tags = ['Admin: themes'];
 
-/** Themes (DESIGN D19): owners and admins. */
+/** Themes (decision `themes-and-apps`): owners and admins. */
 export const themesAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ThemesDeps }> = async (app, { deps }) => {
   app.post(
     '/themes',

@@ -11,7 +11,7 @@ import type { ThemeRow } from './themes.tables.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 
 /**
- * Themes (DESIGN D19): a minimal admin resource, so that `theme.published` has a real source.
+ * Themes (decision `themes-and-apps`): a minimal admin resource, so that `theme.published` has a real source.
  * Publishing records its event in the same transaction.
  */
 

@@ -14,7 +14,7 @@ export interface ThemeTable {
 }
 export type ThemeRow = Selectable<ThemeTable>;
 
-/** Storefront themes (DESIGN D19). */
+/** Storefront themes (decision `themes-and-apps`). */
 export interface ThemeTables {
   themes: ThemeTable;
 }

@@ -1,4 +1,4 @@
-/** Where the web front ends' builds are (DESIGN D36): built by `npm ci` and `npm start`, never committed. */
+/** Where the web front ends' builds are (decision `console-built-not-committed`): built by `npm ci` and `npm start`, never committed. */
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..', '..');

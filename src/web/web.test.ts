@@ -229,7 +229,7 @@ describe('the dev mailbox', () => {
     );
   });
 
-  test('answers only requests from this machine addressed to a loopback name (D51)', async () => {
+  test('answers only requests from this machine addressed to a loopback name (decision `production-mode`)', async () => {
     const ask = (headers: Record<string, string>, remoteAddress = '127.0.0.1') =>
       t.app.inject({ method: 'GET', url: '/admin/dev/mailbox', headers, remoteAddress });
     for (const host of ['localhost:3000', '127.0.0.1:3000', '[::1]:3000', 'shop.localhost', 'LOCALHOST']) {

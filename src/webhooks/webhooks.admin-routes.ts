@@ -34,7 +34,7 @@ const ENDPOINTS = '/webhooks/endpoints';
 const DELIVERIES = '/webhooks/deliveries';
 
 /**
- * Webhook endpoints and deliveries (DESIGN D14, D15): owners and admins. Secrets appear only in the
+ * Webhook endpoints and deliveries (decisions `webhook-endpoints` and `webhook-delivery`): owners and admins. Secrets appear only in the
  * create and rotate responses (with `cache-control: no-store`).
  */
 export const webhooksAdminRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps }> = async (

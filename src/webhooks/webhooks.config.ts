@@ -1,6 +1,6 @@
 import { boolean, duration, durationList, integer, type Env } from '../lib/env.ts';
 
-/** Webhook delivery settings (DESIGN D14, D15). */
+/** Webhook delivery settings (decisions `webhook-endpoints` and `webhook-delivery`). */
 export interface WebhookConfig {
   /** Delays between delivery attempts; after the last one a delivery is `failed`. */
   readonly retryScheduleMs: readonly number[];

@@ -1,7 +1,7 @@
 /**
  * The relay's fan-out statement (fanOutAndClaim): it creates the delivery rows of new events and
  * claims at once only those a claim would choose now, so the shortcut keeps per-resource order,
- * leaves disabled endpoints' rows waiting, and never lets new events overtake a backlog (D31).
+ * leaves disabled endpoints' rows waiting, and never lets new events overtake a backlog (decision `per-resource-ordering`).
  * Each test removes its endpoints (and so its deliveries) at the end: the claim shortcut looks at
  * every store's due deliveries. Which endpoints an event goes to: those that existed when it was
  * recorded, and not one deleted while the fan-out runs.
@@ -120,7 +120,7 @@ describe('fan-out claims fresh deliveries only where a claim would', () => {
     });
   });
 
-  test('with a backlog due, new events are not claimed at once: the fair claim serves the backlog first (D31)', async () => {
+  test('with a backlog due, new events are not claimed at once: the fair claim serves the backlog first (decision `per-resource-ordering`)', async () => {
     const busy = await store();
     const quiet = await store();
     await registerEndpoint(t, busy, 'http://127.0.0.1:9/backlog');

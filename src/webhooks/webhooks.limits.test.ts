@@ -1,5 +1,5 @@
 /**
- * One store cannot slow everyone's webhooks (DESIGN D31): per-store limits on endpoints and keys,
+ * One store cannot slow everyone's webhooks (decision `per-store-limits`): per-store limits on endpoints and keys,
  * one replay in flight per endpoint, and relay claims fair across stores (shown by claim order,
  * not by time).
  */
@@ -21,7 +21,7 @@ after(() => t.close());
 
 const endpointUrl = (n: number) => `http://127.0.0.1:9/hook-${n}`;
 
-describe('per-store limits (D31)', () => {
+describe('per-store limits (decision `per-store-limits`)', () => {
   test(`at most ${MAX_ENDPOINTS_PER_STORE} webhook endpoints per store, also when created concurrently`, async () => {
     const shop = await createTestStore(t);
     for (let i = 0; i < MAX_ENDPOINTS_PER_STORE - 3; i++) await registerEndpoint(t, shop, endpointUrl(i));
@@ -92,7 +92,7 @@ describe('per-store limits (D31)', () => {
   });
 });
 
-describe('relay claims are fair across stores (D31)', () => {
+describe('relay claims are fair across stores (decision `per-resource-ordering`)', () => {
   test("with 2,000 deliveries waiting for one store, another store's new delivery is claimed in the next cycle", async () => {
     const busy = await createTestStore(t);
     const quiet = await createTestStore(t);

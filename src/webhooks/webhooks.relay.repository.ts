@@ -50,7 +50,7 @@ export interface FanOutOptions {
  *   - its endpoint is enabled;
  *   - it is the head of its queue: the oldest of its endpoint and resource in this batch, with no
  *     pending delivery of that endpoint and resource already waiting or in flight;
- *   - no older delivery of an enabled endpoint is due and claimable (D31: a backlog is served
+ *   - no older delivery of an enabled endpoint is due and claimable (decision `per-resource-ordering`: a backlog is served
  *     round-robin by claimDeliveries, never overtaken by new events);
  *   - it is within `claimLimit`, taking each store's first fresh delivery before any store's second.
  * Rows left unclaimed wake the other relays (NOTIFY with `notifyPayload`).
@@ -220,7 +220,7 @@ interface ClaimRow {
 
 /**
  * Claims up to `limit` due deliveries of enabled endpoints, takes a lease on them (`locked_until`)
- * and counts the attempt, in one statement. Fair across stores (D31): each store's due deliveries
+ * and counts the attempt, in one statement. Fair across stores (decision `per-resource-ordering`): each store's due deliveries
  * are ranked and every store's first comes before any store's second, so one store's backlog never
  * delays another's (the stores with pending deliveries are found by skipping through the pending
  * index, one probe per store). A delivery is not claimed unless it is the head of its queue: the
@@ -478,7 +478,7 @@ export async function recordOutcome(
 }
 
 /**
- * A delivery that cannot be signed because the endpoint's secret cannot be decrypted (D28): the
+ * A delivery that cannot be signed because the endpoint's secret cannot be decrypted (decision `secret-unreadable`): the
  * delivery fails now with the reason (a dead letter, retried by hand once the keys are fixed), and
  * the endpoint is disabled with `secret_unreadable`, so its other deliveries wait instead of
  * failing one by one. Fenced by the attempt number like every outcome.
@@ -581,7 +581,7 @@ export async function currentDatabaseName(db: Kysely<Database>): Promise<string>
   return rows[0]!.name;
 }
 
-/** Deliveries waiting for an attempt and the oldest one's age, across stores (metrics, D49). */
+/** Deliveries waiting for an attempt and the oldest one's age, across stores (metrics, decision `metrics-off-until-readable`). */
 export async function deliveryBacklog(db: Kysely<Database>, now: Date): Promise<QueueBacklog> {
   const row = await db
     .selectFrom('webhook_deliveries')

@@ -51,7 +51,7 @@ export interface RelayDeps {
   databaseUrl: string | null;
   /**
    * Told of every attempt's outcome (`retry`: failed, another attempt follows; `failed`: no
-   * attempts left, a dead letter) and how long the send took (the metrics, D49).
+   * attempts left, a dead letter) and how long the send took (the metrics, decision `metrics-off-until-readable`).
    */
   onAttempt?: (outcome: 'delivered' | 'retry' | 'failed' | 'lost', seconds: number) => void;
 }
@@ -352,7 +352,7 @@ export class WebhookRelay {
         keys = this.#signingKeys.keysFor(keyring, delivery, now);
       } catch (error) {
         if (!(error instanceof SecretUnreadableError)) throw error;
-        // Loud, once: the delivery fails with the reason and the endpoint is disabled (D28).
+        // Loud, once: the delivery fails with the reason and the endpoint is disabled (decision `sealed-secrets`).
         await failUnsignable(db, delivery, error.message, now);
         log.error(
           { ...context, reason: error.message },

@@ -7,7 +7,7 @@ const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 export const EventNameSchema = Type.Union(
   [Type.Literal('*'), ...EVENT_TYPES.map((type) => Type.Literal(type))],
-  { description: 'One of the event types, or `*` for all of them (new types included, D45).' },
+  { description: 'One of the event types, or `*` for all of them (new types included).' },
 );
 
 // Every type and `*`: a merchant may tick each type one by one.

@@ -6,7 +6,7 @@ import { endpointSecretsAfter, writeEndpointSecrets } from './webhooks.repositor
 
 /**
  * Endpoint signing secrets. The service must sign with them, so they cannot be kept only as a
- * hash: they are sealed by the keyring (AES-256-GCM under a key derived from the root secret, D28),
+ * hash: they are sealed by the keyring (AES-256-GCM under a key derived from the root secret, decision `keyring`),
  * with the endpoint's (store, id) as associated data, so a ciphertext copied onto another row does
  * not decrypt. The plain secret leaves the service only in the create and rotate responses.
  */
@@ -67,7 +67,7 @@ export interface SigningKey {
 export function signingKey(secret: string): SigningKey {
   return {
     raw: createSecretKey(Buffer.from(secret, 'utf8')),
-    // Node's base64 decoder also reads the URL-safe alphabet of secrets made before D27.
+    // Node's base64 decoder also reads the URL-safe alphabet of secrets made before decision `webhook-signatures`.
     standard: createSecretKey(Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64')),
   };
 }

@@ -25,7 +25,7 @@ export type SendResult =
     };
 
 /**
- * The headers of one signed webhook request (spec 6.2, DESIGN D15, D27). `x-webhook-signature` is
+ * The headers of one signed webhook request (spec 6.2, decisions `webhook-delivery` and `webhook-signatures`). `x-webhook-signature` is
  * always exactly one lowercase hex HMAC-SHA-256 of the raw body with the current secret; during the
  * 24 h after a rotation the previous secret's goes in `x-webhook-signature-previous`. The Standard
  * Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`, both secrets during a

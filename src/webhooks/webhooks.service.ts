@@ -49,7 +49,7 @@ export { deliveryBacklog } from './webhooks.relay.repository.ts';
 
 /** How long the previous secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
-/** Webhook endpoints a store may have (D31). */
+/** Webhook endpoints a store may have (decision `per-store-limits`). */
 export const MAX_ENDPOINTS_PER_STORE = 20;
 const REPLAY_BATCH = 1000;
 
@@ -274,7 +274,7 @@ export async function replayEvents(
     const endpoint = await findEndpoint(trx, storeId, endpointId);
     if (!endpoint) throw noEndpoint();
     if (!endpoint.enabled) throw endpointDisabled();
-    // One replay in flight per endpoint (D31): a second waits until the first has been delivered.
+    // One replay in flight per endpoint (decision `per-store-limits`): a second waits until the first has been delivered.
     await lockScope(trx, 'webhook-replay', `${storeId}:${endpointId}`);
     if (await hasPendingReplay(trx, storeId, endpointId)) {
       throw new AppError(

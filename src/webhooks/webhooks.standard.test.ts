@@ -1,5 +1,5 @@
 /**
- * Deliveries verified the two ways a receiver may (DESIGN D27): the specification's single
+ * Deliveries verified the two ways a receiver may (decision `webhook-signatures`): the specification's single
  * `x-webhook-signature` compared literally with the receiver's own HMAC, and the Standard Webhooks
  * headers checked by the official `standardwebhooks` verifier, before, during and after a secret
  * rotation.
@@ -40,7 +40,7 @@ const standardHeaders = (request: ReceivedRequest) => ({
 const literalReceiverAccepts = (secret: string, request: ReceivedRequest): boolean =>
   request.headers['x-webhook-signature'] === hmacHex(secret, request.rawBody);
 
-describe('Standard Webhooks and the spec header (D27)', () => {
+describe('Standard Webhooks and the spec header (decision `webhook-signatures`)', () => {
   test('the official verifier accepts every delivery; a spec-literal receiver too, also during a rotation', async () => {
     const shop = await createTestStore(t);
     const endpoint = await registerEndpoint(t, shop, `${hook.url}/standard`);

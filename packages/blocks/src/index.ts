@@ -1,5 +1,5 @@
 /**
- * @storefront/blocks: the region block tree, once (DESIGN D36): its types, the rules the server
+ * @storefront/blocks: the region block tree, once (decision `front-ends-on-the-public-api`): its types, the rules the server
  * validates drafts with (and the console's builder checks with), JSON Pointer lookups, and the safe
  * renderer the shop and the builder's preview share; pure tree edits and a tree diff for editors.
  */

@@ -1,5 +1,5 @@
 /**
- * The block renderer, once (DESIGN D36): the shop renders published regions with it and the
+ * The block renderer, once (decision `front-ends-on-the-public-api`): the shop renders published regions with it and the
  * console's builder renders its live preview with it, so the preview is what shoppers will see.
  *
  * It returns a neutral element tree (tag, attributes, children) that any `createElement` turns into

@@ -1,12 +1,12 @@
 /**
- * The rules of a region tree, once (DESIGN D36): the server validates every draft with
+ * The rules of a region tree, once (decision `front-ends-on-the-public-api`): the server validates every draft with
  * `regionProblems`, and the console's builder checks its draft with the same function before it
  * saves, so both name the same problems at the same JSON Pointers.
  */
 import { charLength, urlProblem, type UrlUse } from './text.ts';
 import { BLOCK_TYPES, SPACER_SIZES, type BlockProblem, type BlockType } from './types.ts';
 
-/** Limits of a region tree (spec section 8 and DESIGN D9); docs/content.md lists them. */
+/** Limits of a region tree (spec section 8 and decision `problem-catalogue`); docs/content.md lists them. */
 export const REGION_LIMITS = {
   /** Top-level blocks are depth 1. */
   maxDepth: 4,

@@ -83,7 +83,7 @@ export interface AdminClient {
       body: RequestBody<'adminCreateRefund'>,
       options?: CallOptions,
     ): Promise<SuccessBody<'adminCreateRefund'>>;
-    /** Ships units of a paid order (D41); the answer is the new fulfilment. */
+    /** Ships units of a paid order (decision `fulfilments`); the answer is the new fulfilment. */
     fulfil(
       id: string,
       body: RequestBody<'adminCreateFulfillment'>,
@@ -100,13 +100,13 @@ export interface AdminClient {
       fulfillmentId: string,
       options?: CallOptions,
     ): Promise<SuccessBody<'adminCancelFulfillment'>>;
-    /** Cancels an order (D42): restock and refund default to true; idempotent. */
+    /** Cancels an order (decision `order-cancellation`): restock and refund default to true; idempotent. */
     cancel(
       id: string,
       body?: RequestBody<'adminCancelOrder'>,
       options?: CallOptions,
     ): Promise<SuccessBody<'adminCancelOrder'>>;
-    /** Records units that came back (D43); the refund defaults to their share. */
+    /** Records units that came back (decision `returns`); the refund defaults to their share. */
     createReturn(
       id: string,
       body: RequestBody<'adminCreateReturn'>,

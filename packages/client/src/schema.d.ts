@@ -30,7 +30,7 @@ export interface paths {
     };
     /**
      * Active products as cards; search, filter and sort them
-     * @description Without search parameters: every active product, ordered by creation time (the spec’s list). With `q`, `collection`, `tag`, `minPrice`, `maxPrice`, `available`, `option.<Name>` (repeatable; e.g. `option.Size=M`) or `sort`: a search (D48), only active products, ordered by `sort`. Cursor-paginated for every sort; a cursor belongs to its search (another query, filter or sort answers 400).
+     * @description Without search parameters: every active product, ordered by creation time (the spec’s list). With `q`, `collection`, `tag`, `minPrice`, `maxPrice`, `available`, `option.<Name>` (repeatable; e.g. `option.Size=M`) or `sort`: a search, only active products, ordered by `sort`. Cursor-paginated for every sort; a cursor belongs to its search (another query, filter or sort answers 400).
      */
     get: operations['listProducts'];
     put?: never;
@@ -50,7 +50,7 @@ export interface paths {
     };
     /**
      * Facets of a search: option values, price range, collections, stock
-     * @description The same filters as `GET /products` (D48); every count is over the products that search finds (an option value counts the found products with a variant of that value).
+     * @description The same filters as `GET /products`; every count is over the products that search finds (an option value counts the found products with a variant of that value).
      */
     get: operations['getProductFacets'];
     put?: never;
@@ -87,7 +87,7 @@ export interface paths {
     };
     /**
      * One active product by its handle (an earlier handle: 301 to the current one)
-     * @description The same body as `GET /products/{id}`. A handle the product had before answers 301 with `Location` set to the current handle’s URL and `{handle}` in the body (D46).
+     * @description The same body as `GET /products/{id}`. A handle the product had before answers 301 with `Location` set to the current handle’s URL and `{handle}` in the body.
      */
     get: operations['getProductByHandle'];
     put?: never;
@@ -536,7 +536,7 @@ export interface paths {
     put?: never;
     /**
      * Save an address
-     * @description Checked by its country’s rules (D37): a bad field is 400 with its pointer (`/postalCode`). The first address, or one sent with `isDefault: true`, becomes the default. At most 20 per customer.
+     * @description Checked by its country’s rules: a bad field is 400 with its pointer (`/postalCode`). The first address, or one sent with `isDefault: true`, becomes the default. At most 20 per customer.
      */
     post: operations['createCustomerAddress'];
     delete?: never;
@@ -2164,7 +2164,7 @@ export interface webhooks {
     put?: never;
     /**
      * fulfillment.created
-     * @description Units of a paid order shipped (D41): the parcel, its carrier and tracking. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     * @description Units of a paid order shipped: the parcel, its carrier and tracking. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
      */
     post: operations['onFulfillmentCreated'];
     delete?: never;
@@ -2184,7 +2184,7 @@ export interface webhooks {
     put?: never;
     /**
      * fulfillment.updated
-     * @description A fulfilment changed (D41): its tracking, delivered, or cancelled. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     * @description A fulfilment changed: its tracking, delivered, or cancelled. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
      */
     post: operations['onFulfillmentUpdated'];
     delete?: never;
@@ -2204,7 +2204,7 @@ export interface webhooks {
     put?: never;
     /**
      * order.cancelled
-     * @description Staff cancelled an order (D42): a pending one released its stock; a paid one may have been restocked and refunded. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     * @description Staff cancelled an order: a pending one released its stock; a paid one may have been restocked and refunded. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
      */
     post: operations['onOrderCancelled'];
     delete?: never;
@@ -2224,7 +2224,7 @@ export interface webhooks {
     put?: never;
     /**
      * return.created
-     * @description Units of a shipped order came back (D43): each line restocked or not, and the refund it started. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     * @description Units of a shipped order came back: each line restocked or not, and the refund it started. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
      */
     post: operations['onReturnCreated'];
     delete?: never;
@@ -2460,7 +2460,7 @@ export interface components {
       /** @description The buyer's phone, when given at checkout. */
       phone: string | null;
       /**
-       * @description How much of the order has shipped (D41): none, some of its units, all of them. Cancelled fulfilments do not count.
+       * @description How much of the order has shipped: none, some of its units, all of them. Cancelled fulfilments do not count.
        * @enum {string}
        */
       fulfillmentStatus: 'unfulfilled' | 'partial' | 'fulfilled';
@@ -2472,13 +2472,13 @@ export interface components {
        */
       expiresAt: string;
       paidAt: string | null;
-      /** @description When staff cancelled the order (status `cancelled`, D42); null otherwise. */
+      /** @description When staff cancelled the order (status `cancelled`); null otherwise. */
       cancelledAt: string | null;
       /** @description The payment arrived when the stock of a line was short: the order is paid anyway (money is never kept without an order) and needs the merchant (restock or refund). */
       oversold: boolean;
       /** @description The reason staff gave when cancelling (staff only; never sent to the buyer). */
       cancelReason: string | null;
-      /** @description The customer (D44): the checkout's signed-in customer, else the customer of its email. Null once the customer was erased. */
+      /** @description The customer: the checkout's signed-in customer, else the customer of its email. Null once the customer was erased. */
       customerId: string | null;
       /** @description When the buyer's personal data was erased: the email, addresses and phone are gone; number, lines and amounts stay. */
       erasedAt: string | null;
@@ -2557,7 +2557,7 @@ export interface components {
       tags: string[];
       handle: string;
       seo: components['schemas']['Seo'];
-      /** @description Up to three options and their values, in order (D46): `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
+      /** @description Up to three options and their values, in order: `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
       options: components['schemas']['ProductOption'][];
       /** @description In order; the first is the card’s `image`. */
       images: components['schemas']['ProductImage'][];
@@ -3125,7 +3125,7 @@ export interface components {
       requiresShipping: boolean;
       /** @description The image this variant shows: the media id of one of its product’s images; null: the product’s. */
       imageId: string | null;
-      /** @description Archived (D46): kept, but not sold and not on the storefront. */
+      /** @description Archived: kept, but not sold and not on the storefront. */
       archived: boolean;
       /** Format: date-time */
       createdAt: string;
@@ -3775,7 +3775,7 @@ export interface components {
     };
     /**
      * FulfillmentCreatedData
-     * @description Units of a paid order shipped (D41): the parcel, its carrier and tracking.
+     * @description Units of a paid order shipped: the parcel, its carrier and tracking.
      */
     FulfillmentCreatedData: {
       /**
@@ -3837,7 +3837,7 @@ export interface components {
     };
     /**
      * FulfillmentUpdatedData
-     * @description A fulfilment changed (D41): its tracking, delivered, or cancelled.
+     * @description A fulfilment changed: its tracking, delivered, or cancelled.
      */
     FulfillmentUpdatedData: {
       /**
@@ -4099,10 +4099,10 @@ export interface components {
       status: 'draft' | 'active' | 'archived';
       image?: string | null;
       tags?: string[];
-      /** @description The product’s name in URLs (D46): lower-case letters, digits and single hyphens, unique in the store. Made from the title when not given. */
+      /** @description The product’s name in URLs: lower-case letters, digits and single hyphens, unique in the store. Made from the title when not given. */
       handle?: string;
       seo?: components['schemas']['SeoInput'];
-      /** @description Up to three options and their values, in order (D46): `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
+      /** @description Up to three options and their values, in order: `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
       options?: components['schemas']['ProductOption'][];
       /** @description The product’s images in order, replacing the list; each a media of this store, at most once. The first is the card’s `image`. A variant whose image leaves the list shows the product’s again. */
       images?: components['schemas']['ProductImageInput'][];
@@ -4255,7 +4255,7 @@ export interface components {
       /** @description The buyer's phone, when given at checkout. */
       phone: string | null;
       /**
-       * @description How much of the order has shipped (D41): none, some of its units, all of them. Cancelled fulfilments do not count.
+       * @description How much of the order has shipped: none, some of its units, all of them. Cancelled fulfilments do not count.
        * @enum {string}
        */
       fulfillmentStatus: 'unfulfilled' | 'partial' | 'fulfilled';
@@ -4267,7 +4267,7 @@ export interface components {
        */
       expiresAt: string;
       paidAt: string | null;
-      /** @description When staff cancelled the order (status `cancelled`, D42); null otherwise. */
+      /** @description When staff cancelled the order (status `cancelled`); null otherwise. */
       cancelledAt: string | null;
     };
     /** OrderCancellation */
@@ -4281,7 +4281,7 @@ export interface components {
     };
     /**
      * OrderCancelledData
-     * @description Staff cancelled an order (D42): a pending one released its stock; a paid one may have been restocked and refunded.
+     * @description Staff cancelled an order: a pending one released its stock; a paid one may have been restocked and refunded.
      */
     OrderCancelledData: {
       /**
@@ -4579,7 +4579,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       title: string;
-      /** @description For URLs: `GET /products/handle/{handle}` (D46). */
+      /** @description For URLs: `GET /products/handle/{handle}`. */
       handle: string;
       image: string | null;
       /** @description The lowest variant price, minor units. */
@@ -4708,7 +4708,7 @@ export interface components {
       currency: string;
       description: string;
       seo: components['schemas']['Seo'];
-      /** @description Up to three options and their values, in order (D46): `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
+      /** @description Up to three options and their values, in order: `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
       options: components['schemas']['ProductOption'][];
       /** @description In order; the first is the card’s `image`. */
       images: components['schemas']['ProductImage'][];
@@ -5364,7 +5364,7 @@ export interface components {
     };
     /**
      * Return
-     * @description Units that came back (D43); `refundAmount` is what the return refunded (0: nothing).
+     * @description Units that came back; `refundAmount` is what the return refunded (0: nothing).
      */
     Return: {
       /** Format: uuid */
@@ -5380,7 +5380,7 @@ export interface components {
     };
     /**
      * ReturnCreatedData
-     * @description Units of a shipped order came back (D43): each line restocked or not, and the refund it started.
+     * @description Units of a shipped order came back: each line restocked or not, and the refund it started.
      */
     ReturnCreatedData: {
       /**
@@ -5750,7 +5750,7 @@ export interface components {
       /** @description The buyer's phone, masked: its last two digits (`•••67`). */
       phone: string | null;
       /**
-       * @description How much of the order has shipped (D41): none, some of its units, all of them. Cancelled fulfilments do not count.
+       * @description How much of the order has shipped: none, some of its units, all of them. Cancelled fulfilments do not count.
        * @enum {string}
        */
       fulfillmentStatus: 'unfulfilled' | 'partial' | 'fulfilled';
@@ -5762,7 +5762,7 @@ export interface components {
        */
       expiresAt: string;
       paidAt: string | null;
-      /** @description When staff cancelled the order (status `cancelled`, D42); null otherwise. */
+      /** @description When staff cancelled the order (status `cancelled`); null otherwise. */
       cancelledAt: string | null;
       /** @description The parcels sent, oldest first, with their tracking (cancelled ones included, as such). */
       fulfillments: components['schemas']['Fulfillment'][];
@@ -5804,7 +5804,7 @@ export interface components {
       name: string;
       slug: string;
       currency: string;
-      /** @description Reply-To of every store mail (D33: always an address; the owner's by default). */
+      /** @description Reply-To of every store mail (always an address; the owner's by default). */
       replyToEmail: string | null;
       /** @description When on, a checkout with a line that requires shipping must give a shipping address and a shipping method (400 otherwise). Off for stores made before shipping zones, so their clients keep working. */
       requireShippingAddress: boolean;
@@ -5959,7 +5959,7 @@ export interface components {
       requiresShipping?: boolean;
       /** @description The image this variant shows: the media id of one of its product’s images; null: the product’s. */
       imageId?: string | null;
-      /** @description `true` archives the variant (D46): kept with its history, but not sold, not on the storefront, not searched, not in the card price, its combination free for another variant. `false` brings it back (409 option_in_use when its values are no longer the product’s, option_combination_taken when another variant took its combination). */
+      /** @description `true` archives the variant: kept with its history, but not sold, not on the storefront, not searched, not in the card price, its combination free for another variant. `false` brings it back (409 option_in_use when its values are no longer the product’s, option_combination_taken when another variant took its combination). */
       archived?: boolean;
     };
     /** WebhookDelivery */
@@ -17308,7 +17308,7 @@ export interface operations {
         status?: 'pending' | 'paid' | 'expired' | 'cancelled';
         /** @description Orders of one customer. */
         customerId?: string;
-        /** @description How much of the order has shipped (D41): none, some of its units, all of them. Cancelled fulfilments do not count. */
+        /** @description How much of the order has shipped: none, some of its units, all of them. Cancelled fulfilments do not count. */
         fulfillmentStatus?: 'unfulfilled' | 'partial' | 'fulfilled';
         /** @description Search. Digits, optionally after `#` (`1042`, `#1042`): the order with that number. With an `@`: orders whose email starts with it. Otherwise: orders whose shipping address name or email contains it. Case-insensitive. */
         q?: string;
@@ -17761,7 +17761,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Units that came back (D43); `refundAmount` is what the return refunded (0: nothing). */
+      /** @description Units that came back; `refundAmount` is what the return refunded (0: nothing). */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

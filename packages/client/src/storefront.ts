@@ -51,7 +51,7 @@ import type {
   SuccessBody,
 } from './types.ts';
 
-/** Search filters on option values (D48): `{'option.Size': ['M', 'L']}`; not in the generated types. */
+/** Search filters on option values (decision `storefront-search`): `{'option.Size': ['M', 'L']}`; not in the generated types. */
 export type OptionFilters = { [option: `option.${string}`]: string | readonly string[] | undefined };
 
 export interface StorefrontClientOptions extends TransportOptions {
@@ -88,7 +88,7 @@ export interface WaitForPaidOptions {
   signal?: AbortSignal;
 }
 
-/** Customer accounts (D44): sign-in by emailed code, the profile, saved addresses, orders, export and erasure. */
+/** Customer accounts (decision `erasure-is-immediate`): sign-in by emailed code, the profile, saved addresses, orders, export and erasure. */
 export interface CustomersClient {
   /**
    * The signed-in customer's token (`ct_…`), or null for a guest. Sent as `Authorization: Bearer`
@@ -168,7 +168,7 @@ export interface StorefrontClient {
   products: {
     /**
      * One page of active products, as cards; with `q`, filters (`option.<Name>` among them, a value
-     * or several) or `sort`, a search (D48).
+     * or several) or `sort`, a search (decision `storefront-search`).
      */
     list: CacheableRead<[query?: QueryParams<'listProducts'> & OptionFilters], Paginated<ProductCard>>;
     /** Every active product card, page after page (`for await (const card of …)`). */
@@ -220,7 +220,7 @@ export interface StorefrontClient {
      */
     replace(id: string, body: CartInput, options?: CallOptions & { ifMatch?: string }): Promise<Cart>;
     /**
-     * Sets where the cart ships to (D39). A field its country's rules refuse is a 400 whose `errors`
+     * Sets where the cart ships to (decision `cart-shipping-and-totals`). A field its country's rules refuse is a 400 whose `errors`
      * point at it (`/postalCode`). Takes `ifMatch` like `replace`.
      */
     setShippingAddress(
@@ -260,7 +260,7 @@ export interface StorefrontClient {
      */
     waitForPaid(id: string, options?: WaitForPaidOptions): Promise<Order>;
   };
-  /** Customer accounts: sign-in by code, the profile, addresses, orders, export and erasure (D44). */
+  /** Customer accounts: sign-in by code, the profile, addresses, orders, export and erasure (decision `erasure-is-immediate`). */
   customers: CustomersClient;
   sandbox: {
     /**

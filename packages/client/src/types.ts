@@ -174,10 +174,10 @@ export type Region = Schemas['Region'];
 export type Cart = Schemas['Cart'];
 export type CartLine = Schemas['Line'];
 export type CartInput = Schemas['CartInput'];
-/** A postal address as the API returns it (D37); `AddressInput` is what it takes. */
+/** A postal address as the API returns it (decision `postal-addresses`); `AddressInput` is what it takes. */
 export type Address = Schemas['Address'];
 export type AddressInput = Schemas['AddressInput'];
-/** A shipping method a cart can take, with what it costs (D39). */
+/** A shipping method a cart can take, with what it costs (decision `cart-shipping-and-totals`). */
 export type ShippingOption = Schemas['ShippingOption'];
 export type CartTotals = Schemas['CartTotals'];
 export type CartNotice = Schemas['CartNotice'];
@@ -193,7 +193,7 @@ export type Money = Schemas['Money'];
 export type SandboxPaymentMethod = RequestBody<'confirmSandboxPayment'>['paymentMethod'];
 export type SandboxConfirmation = SuccessBody<'confirmSandboxPayment'>;
 
-/** A customer account (D44) as the customer sees it. */
+/** A customer account (decision `customer-accounts`) as the customer sees it. */
 export type Customer = Schemas['Customer'];
 /** What `customers.verify` answers: the session's `token` (`ct_…`), `expiresAt` and the `customer`. */
 export type CustomerSession = Schemas['CustomerSession'];

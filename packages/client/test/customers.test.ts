@@ -1,5 +1,5 @@
 /**
- * Customer accounts through the storefront client against the real service (D44): sign-in by a code
+ * Customer accounts through the storefront client against the real service (decision `customer-accounts`): sign-in by a code
  * read from the mail the service really sent, the token kept by the client and sent beside the
  * publishable key on the customer calls and checkout (never on catalog reads), the profile, saved
  * addresses, orders, export, sign-out and erasure, and a token the service refuses being forgotten.

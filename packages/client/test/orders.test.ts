@@ -1,5 +1,5 @@
 /**
- * The admin client's order helpers after the sale (D41–D43) against the real service: fulfil,
+ * The admin client's order helpers after the sale (decisions `fulfilments`, `order-cancellation` and `returns`) against the real service: fulfil,
  * change and cancel a shipment, preview and record a return, cancel an order; a refusal is a
  * StorefrontError with the problem's title.
  */

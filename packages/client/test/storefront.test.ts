@@ -143,7 +143,7 @@ describe('carts', () => {
   });
 });
 
-describe('cart shipping (D39)', () => {
+describe('cart shipping (decision `cart-shipping-and-totals`)', () => {
   test('address, options, method and discount code through typed helpers; totals follow', async () => {
     const { storefront, admin } = await openShop(live);
     const product = await createProduct(admin, { priceAmount: 2000 });

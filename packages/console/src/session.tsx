@@ -1,6 +1,6 @@
 /**
  * The staff session: the token from the emailed-code sign-in, kept in localStorage (so a merchant
- * stays signed in across tabs until the session expires: sliding 12 h within 7 days, DESIGN D30),
+ * stays signed in across tabs until the session expires: sliding 12 h within 7 days, decision `staff-sessions`),
  * and the Admin API client made with it. Any 401 ends the session and returns to the sign-in page
  * with a message.
  */

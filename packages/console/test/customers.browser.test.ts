@@ -1,5 +1,5 @@
 /**
- * Customers in Chromium (D44/D45): customers made by checkouts through the real Storefront API (a
+ * Customers in Chromium (decision `customer-accounts`): customers made by checkouts through the real Storefront API (a
  * guest with a paid and an unpaid order, another guest, one who signs in to the shop by emailed
  * code) are found by search and by the account filter; a customer's page shows their profile,
  * address and orders (linked both ways with the order's page); the merchant exports the customer's

@@ -243,7 +243,7 @@ describe('email', () => {
       .waitFor();
     assert.equal(await page.evaluate('navigator.clipboard.readText()'), registered.dnsRecords[mx]!.value);
     await assertAccessible(page, 'email: records');
-    // The release clock (D32): the merchant sees until when the name is held unverified.
+    // The release clock (decision `released-domain-deleted`): the merchant sees until when the name is held unverified.
     assert.ok(registered.releaseAt, 'an unverified domain has a release time');
     await page.getByTestId('release-at').waitFor();
 

@@ -1,5 +1,5 @@
 /**
- * The product form's media manager and option matrix in Chromium (D46, D47): images uploaded with
+ * The product form's media manager and option matrix in Chromium (decisions `product-options` and `media-uploads`): images uploaded with
  * the file picker (two PNGs made with sharp) and refused when dropped as a text file named .png,
  * reordered with the Move buttons and by drag, alt texts, a variant's image, saved and read back
  * after a reload; options Size S/M × Colour Red/Blue making four rows (the existing variant carried

@@ -1,5 +1,5 @@
 /**
- * A postal address form that follows its country (D37): the field labels (State and ZIP code in
+ * A postal address form that follows its country (decision `postal-addresses`): the field labels (State and ZIP code in
  * the US, Postcode in the UK…), the region list and which fields exist come from the same rules the
  * service checks with (`@storefront/address`), and each field carries the autocomplete token a
  * browser fills it from.
@@ -203,7 +203,7 @@ export function AddressFields({
       {text('company', 'Company', 'organization', false)}
       {text('line1', 'Address', 'address-line1')}
       {text('line2', 'Apartment, suite, etc.', 'address-line2', false)}
-      {/* Every address has a city (D37), also where the country's layout has no line for it (Japan,
+      {/* Every address has a city (decision `postal-addresses`), also where the country's layout has no line for it (Japan,
           Singapore): the check asks for it, so the form always shows it. */}
       {text('city', rules?.labels.city ?? 'City', 'address-level2')}
       {rules?.uses.region ? (

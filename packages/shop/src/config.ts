@@ -1,6 +1,6 @@
 /**
  * Where the shop finds its publishable key and the API. Served by Storefront at /shop, the server
- * writes both into index.html as `<meta>` tags (DESIGN D36, decision `shop-publishable-key`): the
+ * writes both into index.html as `<meta>` tags (decisions `front-ends-on-the-public-api` and `shop-publishable-key`): the
  * key of the demo store, or the one set with SHOP_PUBLISHABLE_KEY. Built on its own as another
  * store's starter, they come from VITE_STOREFRONT_KEY and VITE_STOREFRONT_API at build time
  * (docs/shop.md).

@@ -1,5 +1,5 @@
 /**
- * The signed-in customer, shared by every page (D44): whether this browser holds a token (kept by
+ * The signed-in customer, shared by every page (decision `customer-accounts`): whether this browser holds a token (kept by
  * the client in localStorage, per store: api.ts), the customer and their saved addresses once read.
  * A 401 to any call that carried the token (expired, revoked, the account erased elsewhere) makes
  * the client forget it, and every page shows the signed-out state.

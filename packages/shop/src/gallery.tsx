@@ -1,5 +1,5 @@
 /**
- * The product page's pictures (D47): the main one as large as the layout allows, and a thumbnail
+ * The product page's pictures (decision `media-uploads`): the main one as large as the layout allows, and a thumbnail
  * button per picture to show it instead. Each `<img>` has the upload's `width` and `height`, so the
  * browser keeps its space before the bytes arrive (no layout shift), and a `srcset` of the API's
  * copies with a `sizes` that matches the layout. The main picture is fetched first

@@ -1,5 +1,5 @@
 /**
- * Pictures from the API's media (D47): `/media/{store}/{hash}.{ext}` paths, immutable, resized by
+ * Pictures from the API's media (decision `media-resize-bound`): `/media/{store}/{hash}.{ext}` paths, immutable, resized by
  * `?w=` to one of a few fixed widths (never enlarged) and sent as AVIF or WebP by the browser's
  * `Accept`. The shop gives the browser a `srcset` of those widths and a `sizes` that matches its
  * layout, so it downloads the smallest copy that is sharp at the screen's density.
@@ -10,7 +10,7 @@ import { config } from './api.ts';
 export const MEDIA_WIDTHS: readonly number[] = [160, 320, 640, 960, 1280, 1920];
 
 /**
- * An image of a product, as both product views give it (D47): the media's id, its path, its alt
+ * An image of a product, as both product views give it (decision `media-uploads`): the media's id, its path, its alt
  * text (null: none given) and its size as displayed. Declared here until the client types are
  * regenerated.
  */

@@ -1,5 +1,5 @@
 /**
- * Storefront search (DESIGN D48) for the search page: the page's address is its state. The shop's
+ * Storefront search (decision `storefront-search`) for the search page: the page's address is its state. The shop's
  * query string holds the API's own parameters (`q`, `collection`, `tag`, `minPrice`, `maxPrice` in
  * minor units, `available=true`, `option.<Name>` repeated, `sort`) plus `pages` (how many pages
  * "Load more" has shown), so back, forward, reload and a shared link show the same list.

@@ -1,5 +1,5 @@
 /**
- * Customer accounts in the reference shop, in Chromium (D44): a shopper signs in with the code the
+ * Customer accounts in the reference shop, in Chromium (decision `customer-accounts`): a shopper signs in with the code the
  * service mailed, read from the sign-in page's development mailbox ("Use this code"), saves
  * an address, buys with the checkout filled in from the account, finds the order (and later its
  * parcel's tracking link) on the account page, downloads their data and signs out; on a phone, a

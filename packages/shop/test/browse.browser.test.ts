@@ -67,7 +67,7 @@ describe('the reference shop: browsing and the cart', () => {
     await page.getByText('Showing 14 products').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0, 'the last page');
 
-    // The mug gets two pictures (D47; \`images\` is the API's, in the client's types once regenerated).
+    // The mug gets two pictures (decision `media-uploads`; \`images\` is the API's, in the client's types once regenerated).
     const front = await uploadMedia(h, shop, await drawPicture(1200, 900, 215));
     const side = await uploadMedia(h, shop, await drawPicture(1200, 900, 185));
     await shop.admin.products.update(catalog.mug.id, {

@@ -1,5 +1,5 @@
 /**
- * The shop's pictures (D47) in Chromium: a product with two uploaded images (made by sharp, sent
+ * The shop's pictures (decision `media-uploads`) in Chromium: a product with two uploaded images (made by sharp, sent
  * through the Admin API): the main picture's `srcset` over the API's widths up to the upload's own,
  * eager and first in line, its `width` and `height` from the API; lazy thumbnails that switch it; a
  * variant's picture shown when it is chosen; the copy the browser picked; the cumulative layout

@@ -1,5 +1,5 @@
 /**
- * The reference shop's search in Chromium (D48): a typo still finds ("hodie" finds the hoodies),
+ * The reference shop's search in Chromium (decision `storefront-search`): a typo still finds ("hodie" finds the hoodies),
  * option filters with their counts, the sort, the price range, "Load more", every state in the
  * address (back and forward, a shared link), the product opened by its handle and a combination
  * picked; "no results" with its suggestions and the button that clears the filters; the newest

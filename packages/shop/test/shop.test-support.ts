@@ -57,7 +57,7 @@ export async function openStore(h: ShopHarness): Promise<ShopStore> {
 }
 
 export interface Catalog {
-  /** `handle`: the product's handle, made from its title (`blue-mug`); the shop's URLs use it (D46). */
+  /** `handle`: the product's handle, made from its title (`blue-mug`); the shop's URLs use it (decision `product-handles`). */
   mug: { id: string; handle: string; small: string; large: string };
   tee: { id: string; handle: string; variant: string };
 }
@@ -202,7 +202,7 @@ export async function firstContentfulPaint(page: Page): Promise<number> {
   );
 }
 
-/** An uploaded image, as `POST /admin/v1/media` answers it (D47). */
+/** An uploaded image, as `POST /admin/v1/media` answers it (decision `media-uploads`). */
 export interface UploadedMedia {
   id: string;
   url: string;

@@ -21,7 +21,7 @@ import {
 } from './inventory.repository.ts';
 
 /**
- * Stock (DESIGN D8, D22). The catalog owns `on_hand` and `reserved` of every variant, and this
+ * Stock (decisions `stock-reservation` and `catalog-owns-stock`). The catalog owns `on_hand` and `reserved` of every variant, and this
  * module is the only code that changes them after a variant exists: reserve, sell, release, take
  * and set on hand. Each runs inside the caller's transaction, touches rows in variant-id order (so
  * concurrent writers never deadlock), and records `inventory.updated` in that transaction whenever
@@ -142,7 +142,7 @@ export interface Reserved {
 }
 
 /**
- * Reserves every line or none (D8): one conditional UPDATE per variant (`on_hand − reserved >=
+ * Reserves every line or none (decision `stock-reservation`): one conditional UPDATE per variant (`on_hand − reserved >=
  * quantity`), so the last unit is never sold twice. When any line is short it throws 409
  * `insufficient_stock` listing every short line; the caller's transaction then rolls back.
  * Returns what each reservation found, by variant id.
@@ -188,7 +188,7 @@ export async function reserveStock(
 
 /**
  * Turns a reservation into a sale: `on_hand` and `reserved` both drop by the quantity (available
- * stays). It never fails (D22): a confirmed payment must always make its order paid. Should a row
+ * stays). It never fails (decision `catalog-owns-stock`): a confirmed payment must always make its order paid. Should a row
  * hold less than the quantity (stock changed by hand, a variant deleted), it stops at zero and the
  * line is returned as oversold, so the order can be flagged for the merchant.
  */
@@ -227,7 +227,7 @@ export async function releaseReserved(
 }
 
 /**
- * Puts units back on hand (a paid order cancelled, a return restocked: D42, D43), in lock order;
+ * Puts units back on hand (a paid order cancelled, a return restocked: decisions `order-cancellation` and `returns`), in lock order;
  * a variant deleted since is skipped. Returns the lines that went back.
  */
 export async function restock(
@@ -282,7 +282,7 @@ export { lockVariant };
 
 /**
  * Sets a variant's on-hand count (a stock recount). It may not go below what pending orders hold
- * (D22): that is 409 `stock_reserved`, decided in the same UPDATE, so a checkout committing at the
+ * (decision `catalog-owns-stock`): that is 409 `stock_reserved`, decided in the same UPDATE, so a checkout committing at the
  * same moment cannot slip under it. Returns the variant row, or null when it does not exist.
  */
 export async function setOnHand(

@@ -18,12 +18,12 @@ export interface PricedVariant {
   priceAmount: number;
   /**
    * Units available now (`on_hand − reserved`, never negative), read without locks: a hint for a
-   * pre-check (D25). Only a reservation decides (inventory.ts).
+   * pre-check (decision `checkout-after-a-crash`). Only a reservation decides (inventory.ts).
    */
   available: number;
   /** Grams, for weight-based shipping; null when not given. */
   weightGrams: number | null;
-  /** Whether the variant is shipped (D38). */
+  /** Whether the variant is shipped (decision `shipping-zones-and-methods`). */
   requiresShipping: boolean;
 }
 

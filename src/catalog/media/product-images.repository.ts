@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.ts';
 import type { ProductImageRow } from '../catalog.tables.ts';
 
-/** All SQL on product_images (D47): which media of the store a product shows, in order. */
+/** All SQL on product_images (decision `media-uploads`): which media of the store a product shows, in order. */
 
 /** The images of the given products, by product and position. */
 export function imagesOfProducts(

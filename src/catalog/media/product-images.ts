@@ -6,7 +6,7 @@ import type { ProductImage } from '../catalog.schemas.ts';
 import { imagesOfProducts, replaceProductImages } from './product-images.repository.ts';
 
 /**
- * A product's images (D47): media of its store, which the media feature keeps (asked through its
+ * A product's images (decision `media-uploads`): media of its store, which the media feature keeps (asked through its
  * service: decision `services-not-joins`), in the merchant's order with their alt text.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Handles, SEO and the card's compare-at (D46): a handle made from the title (accents folded,
+ * Handles, SEO and the card's compare-at (decision `product-handles`): a handle made from the title (accents folded,
  * unique in the store, `-2` for a taken one), given or changed by staff (409 handle_unavailable
  * when taken), an earlier handle answering 301 to the current one, a handle taken over from
  * another product's past; SEO fields; the card's compare-at following the cheapest variant;
@@ -39,7 +39,7 @@ async function made(shop: TestStore, body: Record<string, unknown>): Promise<Pro
 const byHandle = (shop: TestStore, handle: string) =>
   t.storefront(shop).get(`/products/handle/${encodeURIComponent(handle)}`);
 
-describe('product handles (D46)', () => {
+describe('product handles (decision `product-handles`)', () => {
   test('made from the title, unique in the store; given ones checked; another store may use the same', async () => {
     const shop = await createTestStore(t);
     assert.equal((await made(shop, { title: 'Crème Brûlée — Large Mug!' })).handle, 'creme-brulee-large-mug');

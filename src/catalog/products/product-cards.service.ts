@@ -72,7 +72,7 @@ export async function getProductDetail(
     seo: { title: product.seo_title, description: product.seo_description },
     options: product.options,
     images: images.get(productId) ?? [],
-    // Archived variants (D46) are not on the storefront.
+    // Archived variants (decision `product-options`) are not on the storefront.
     variants: variants
       .filter((v) => v.archived_at === null)
       .map((v) => ({
@@ -89,7 +89,7 @@ export async function getProductDetail(
 }
 
 /**
- * The product a handle names (D46): its detail for the current handle; for an earlier one, where it
+ * The product a handle names (decision `product-handles`): its detail for the current handle; for an earlier one, where it
  * moved (`moved`, the route answers 301); 404 when no active product answers to it.
  */
 export async function getProductByHandle(

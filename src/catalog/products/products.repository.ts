@@ -219,7 +219,7 @@ export interface BulkProductRow {
   tags: string[];
   price_amount: number;
   created_at: Date;
-  /** Its variants' SKUs in position order, space-separated (search, D48): the variants' insert then leaves the row alone. */
+  /** Its variants' SKUs in position order, space-separated (search, decision `storefront-search`): the variants' insert then leaves the row alone. */
   search_skus: string;
 }
 
@@ -357,7 +357,7 @@ export async function findActiveProductByHandle(
 }
 
 /**
- * A product takes `handle` (D46): an earlier handle of any product equal to it stops redirecting
+ * A product takes `handle` (decision `product-handles`): an earlier handle of any product equal to it stops redirecting
  * (its new owner answers to it), and the product's previous handle, when given, redirects to it.
  */
 export async function takeHandle(

@@ -120,7 +120,7 @@ export async function getProduct(
 
 /**
  * Creates a product with its variants. A product becomes visible (product.created) only when it
- * is active, and an active product needs at least one variant (D21).
+ * is active, and an active product needs at least one variant (decision `card-price`).
  */
 export async function createProduct(
   deps: Pick<ServiceDeps, 'db' | 'clock'>,
@@ -195,7 +195,7 @@ async function changeProduct(
 ): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const current = await lockExistingProduct(trx, storeId, productId);
-    // With images (D47), the card image is the first one's: `image` is the server's to set.
+    // With images (decision `media-uploads`), the card image is the first one's: `image` is the server's to set.
     let image = patch.image !== undefined ? patch.image : current.image;
     let imagesChanged = false;
     if (images !== undefined || patch.image !== undefined) {

@@ -4,7 +4,7 @@ import { CARD_COLUMNS } from '../catalog.tables.ts';
 import type { Correction, DictionaryWord } from './typos.ts';
 
 /**
- * The SQL of storefront search (D48): which active products a search finds, in which order, and
+ * The SQL of storefront search (decision `storefront-search`): which active products a search finds, in which order, and
  * the facets of that set. Matching uses the generated `products.search` tsvector of migration 0030;
  * typos, the store's dictionary `search_words` of migration 0038.
  */

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { MAX_QUERY_INTEGER, PageQuery } from '../../http/schemas.ts';
 
-// ---- Storefront search (D48) ----
+// ---- Storefront search (decision `storefront-search`) ----
 
 const SearchFilters = {
   q: Type.Optional(

@@ -17,7 +17,7 @@ import {
 import { correctionLengths, correctionsOf, mayHaveTypos } from './typos.ts';
 
 /**
- * Storefront search (DESIGN D48): `q`, filters, sorts with a cursor each, and facets, over the
+ * Storefront search (decision `storefront-search`): `q`, filters, sorts with a cursor each, and facets, over the
  * store's active products. The SQL is in search.repository.ts; here the query is read and checked.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Storefront search (D48): words by prefix, typos (search-typos.test.ts), case and accents folded, SKUs, tags,
+ * Storefront search (decision `storefront-search`): words by prefix, typos (search-typos.test.ts), case and accents folded, SKUs, tags,
  * option values and descriptions; each filter; each sort with its own cursor across pages; facets
  * that count the very list the same filters find; only active products; the read cache following
  * stock and status changes.
@@ -102,7 +102,7 @@ async function facets(query: string): Promise<Facets> {
   return response.json<Facets>();
 }
 
-describe('storefront search (D48)', () => {
+describe('storefront search (decision `storefront-search`)', () => {
   test('words: by prefix, with typos, any case and accents; titles, SKUs, tags, option values, descriptions', async () => {
     assert.deepEqual(sorted(await titles('q=hoodie')), ['Blue Hoodie', 'Red Hoodie']);
     assert.deepEqual(sorted(await titles('q=hodie')), ['Blue Hoodie', 'Red Hoodie'], 'a typo');

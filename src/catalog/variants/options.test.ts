@@ -1,5 +1,5 @@
 /**
- * Options (D46): a product's options and values, each variant's combination (checked, unique per
+ * Options (decision `product-options`): a product's options and values, each variant's combination (checked, unique per
  * product, the label made from it), on both the Admin API and the storefront's detail; a change of
  * options that would strand a variant is 409 option_in_use; two variants of one combination are
  * 409 option_combination_taken, even when they are added at the same moment.
@@ -45,7 +45,7 @@ async function tee(shop: TestStore, variants?: object[]): Promise<Product> {
   return response.json<Product>();
 }
 
-describe('options and variants (D46)', () => {
+describe('options and variants (decision `product-options`)', () => {
   test('the label is made from the values, in the options’ spelling; both views show them', async () => {
     const shop = await createTestStore(t);
     const product = await tee(shop);

@@ -2,7 +2,7 @@ import type { FieldError } from '../../lib/errors.ts';
 import type { ProductOption } from '../catalog.tables.ts';
 
 /**
- * Options (DESIGN D46), as rules on plain data: a product names up to three options, each with
+ * Options (decision `product-options`), as rules on plain data: a product names up to three options, each with
  * its values; a variant of a product with options gives a value of each, and no two variants of
  * the product give the same combination. The label of such a variant, when not given, is its
  * values in the options' order ("M / Blue").

@@ -79,7 +79,7 @@ export async function assertSkusFree(
 }
 
 /**
- * New options must still fit every live variant of the product (D46). An option the product did not
+ * New options must still fit every live variant of the product (decision `product-options`). An option the product did not
  * have gives every live variant its first value (as Shopify does). A variant whose value would be
  * gone (a removed or renamed option or value), or that would share its combination with another, is
  * refused with 409 `option_in_use` naming the variants, or archived with `strandedVariants:

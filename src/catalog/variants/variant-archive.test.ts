@@ -1,5 +1,5 @@
 /**
- * Archived variants (D46): archiving instead of deleting when an option value goes. An archived
+ * Archived variants (decision `product-options`): archiving instead of deleting when an option value goes. An archived
  * variant is kept (admin reads show it, `archived: true`), but is not on the storefront, not in
  * the card price, not searched, not sold; its combination is free again; a product keeps at least
  * one live variant while active; removing an option value with `strandedVariants: "archive"`
@@ -50,7 +50,7 @@ const bySize = (product: Product, size: string) => product.variants.find((v) => 
 const archive = (variantId: string, archived = true) =>
   t.admin(shop).patch(`/variants/${variantId}`, { archived });
 
-describe('archived variants (D46)', () => {
+describe('archived variants (decision `product-options`)', () => {
   test('an archived variant stays in admin reads, leaves the storefront, the card price, search and carts', async () => {
     const product = await tee('Archtee');
     const small = bySize(product, 'S');

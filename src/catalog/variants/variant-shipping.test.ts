@@ -1,4 +1,4 @@
-/** Variants' shipping fields (D38): weight in grams and whether the variant is shipped at all. */
+/** Variants' shipping fields (decision `shipping-zones-and-methods`): weight in grams and whether the variant is shipped at all. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { listEvents } from '../../events/events.ts';

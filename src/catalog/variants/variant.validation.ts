@@ -20,7 +20,7 @@ export function checkVariant(variant: VariantInput | VariantPatch, at: string, e
 }
 
 /**
- * A variant's options and label as stored (D46): checked against its product's options; the
+ * A variant's options and label as stored (decision `product-options`): checked against its product's options; the
  * label, when not given, made from the values. A product without options needs a label.
  */
 export function optionsAndLabel(

@@ -36,7 +36,7 @@ import {
 
 const noVariant = () => notFound('No variant with that id in this store.');
 
-/** A variant's image is one of its product's (D47): 400 at `/imageId` otherwise. */
+/** A variant's image is one of its product's (decision `media-uploads`): 400 at `/imageId` otherwise. */
 async function assertImageOfProduct(
   trx: Transaction<Database>,
   storeId: string,
@@ -159,7 +159,7 @@ export async function updateVariant(
         await refreshCardPrice(trx, storeId, product.id);
         await productChanged(trx, storeId, product.id);
       } else if (row.compare_at_amount !== current.compare_at_amount) {
-        // The card's compare-at (D46) may be this variant's.
+        // The card's compare-at (decision `product-handles`) may be this variant's.
         await refreshCardPrice(trx, storeId, product.id);
       }
       if (fieldsChanged || stockChanged) {

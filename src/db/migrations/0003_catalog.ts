@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 /**
  * Catalog: products, variants, collections and their membership.
  *
- * `products.price_amount` is the card price (the lowest variant price, D21), kept in step with the
+ * `products.price_amount` is the card price (the lowest variant price, decision `card-price`), kept in step with the
  * variants in the same transaction, so product cards and price rules never need a join or N+1.
  * Smart collections are materialised into `collection_products` whenever a product or the rules
  * change, so reading a collection is one indexed range scan for either kind.

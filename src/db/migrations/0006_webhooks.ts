@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 /**
  * Webhooks: endpoints (with their signing secrets encrypted at rest), delivery rows fanned out from
  * the events outbox, the NOTIFY trigger that wakes relays on commit, and the two event sources no
- * other module owns (themes and apps, DESIGN D19).
+ * other module owns (themes and apps, decision `themes-and-apps`).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`

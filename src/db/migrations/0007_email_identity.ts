@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Email sender identity (DESIGN D17, D18): sending domains, their five DNS records with a status
+ * Email sender identity (decisions `platform-and-store-mail` and `sending-domain-verification`): sending domains, their five DNS records with a status
  * each, and one DKIM key per token (private keys encrypted at rest).
  *
  * `sending_domain_claims` is global on purpose: its primary key on the normalised domain name is

@@ -1,15 +1,15 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The money path after review (DESIGN D22–D25):
- * - orders: `oversold` (a paid order whose stock was short, D22); `idempotency_key` (the checkout
- *   key the order was made with, D25: a retry finds its order even when the stored answer never
+ * The money path after review (decisions `catalog-owns-stock`, `sweeps-reschedule`, `refund-path` and `checkout-after-a-crash`):
+ * - orders: `oversold` (a paid order whose stock was short, decision `catalog-owns-stock`); `idempotency_key` (the checkout
+ *   key the order was made with, decision `checkout-after-a-crash`: a retry finds its order even when the stored answer never
  *   got written); `next_sweep_at` and `sweep_attempts` (the expiry sweep's own schedule and
- *   backoff, D23, so an order it cannot settle now never blocks the ones behind it).
+ *   backoff, decision `sweeps-reschedule`, so an order it cannot settle now never blocks the ones behind it).
  * - payments: a `processing` status mirrors the provider's.
- * - refunds: `next_check_at`, `attempts`, `last_error` for reconciliation with backoff (D23, D24).
- * - idempotency_keys: `lease_token` fences the holder of an in-progress key (D25).
- * - stores: a reply-to address is always set (D33); stores without one get their owner's.
+ * - refunds: `next_check_at`, `attempts`, `last_error` for reconciliation with backoff (decisions `sweeps-reschedule` and `refund-path`).
+ * - idempotency_keys: `lease_token` fences the holder of an in-progress key (decision `idempotency-lease`).
+ * - stores: a reply-to address is always set (decision `reply-to-required`); stores without one get their owner's.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Secrets at rest (DESIGN D28):
+ * Secrets at rest (decision `sealed-secrets`):
  * - mail_outbox: `sealed` marks a mail whose subject and body are encrypted by the keyring (a
  *   sign-in code); they are erased once the mail is sent.
  * - webhook_endpoints: an endpoint whose signing secret cannot be decrypted is disabled with the

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 /**
  * A publishable key the service itself must hand out again (the demo store's key, which the
  * reference shop at /shop and the /docs "Try it" use after every restart) is kept sealed with the
- * keyring (D28), never in plaintext. Every other key stays shown once and kept only hashed: the
+ * keyring (decision `keyring`), never in plaintext. Every other key stays shown once and kept only hashed: the
  * column is null for them.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The read cache's versions (DESIGN D35, decision `read-cache-invalidation`). Every committed
+ * The read cache's versions (decision `read-cache-invalidation`). Every committed
  * change to what the Storefront API reads (the store, products, variants, collections and their
  * products, menus, pages, published regions) bumps its store's version in the same transaction and
  * notifies `storefront_read` at commit, so API processes drop the bodies it made stale.

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Unpaid checkouts cannot hoard (DESIGN D52): a pending order remembers the client that made it,
+ * Unpaid checkouts cannot hoard (decision `pending-orders-per-client`): a pending order remembers the client that made it,
  * as a keyed hash of its address (`client_key`, never the address itself; cleared once the order
  * is no longer pending), so a store counts the pending orders of one client address and of one
  * email, through these partial indexes.

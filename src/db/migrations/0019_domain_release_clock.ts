@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The release clock of sending domains (DESIGN D32, review item B9). A domain was released when it
+ * The release clock of sending domains (decision `released-domain-deleted`, review item B9). A domain was released when it
  * had been `failed` for DOMAIN_RELEASE_AFTER, measured from `failed_at`; but verify-now clears
  * `failed_at` (a new window) and deleting and registering the domain again starts afresh, so a
  * store could hold a name it never proves for ever. The clock is now its own column:

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Shipping zones and methods (DESIGN D38). A zone is a set of areas (a country, `*` for the rest of
+ * Shipping zones and methods (decision `shipping-zones-and-methods`). A zone is a set of areas (a country, `*` for the rest of
  * the world, optionally narrowed to ISO 3166-2 regions or postal-code prefixes), kept as JSON on the
  * zone: a store has few zones, and a destination is matched against all of them at once in code
  * (the most specific area wins). A method belongs to one zone and prices a parcel by its kind:

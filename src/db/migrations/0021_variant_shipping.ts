@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * What shipping needs of a variant (DESIGN D38): its weight in grams, for weight-based methods
+ * What shipping needs of a variant (decision `shipping-zones-and-methods`): its weight in grams, for weight-based methods
  * (optional: a variant without one weighs nothing to them), and whether it is shipped at all (a
  * gift card or a download is not; existing variants are).
  */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The cart's shipping address (DESIGN D39), set by `PUT /storefront/v1/carts/:id/shipping-address`
+ * The cart's shipping address (decision `cart-shipping-and-totals`), set by `PUT /storefront/v1/carts/:id/shipping-address`
  * and checked against the country's rules before it is kept. Personal data: carts are purged when
  * abandoned (CART_RETENTION) and an address never reaches a log.
  */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The cart's chosen shipping method and discount code (DESIGN D39), so that the cart can show the
+ * The cart's chosen shipping method and discount code (decision `cart-shipping-and-totals`), so that the cart can show the
  * totals its checkout will charge. The method is a reference only: when it is deleted, or stops
  * fitting the cart, the cart drops it and says so.
  */

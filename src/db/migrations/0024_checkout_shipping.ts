@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Checkout with shipping (DESIGN D38, D40).
+ * Checkout with shipping (decisions `shipping-zones-and-methods` and `checkout-with-shipping`).
  *
  * - Stores gain `require_shipping_address` (off for every existing store).
  * - Orders keep the shipping and billing addresses, the shipping method as chosen (its name and

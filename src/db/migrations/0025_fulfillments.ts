@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Fulfilments (DESIGN D41): what left the warehouse for an order, when, with which carrier and
+ * Fulfilments (decision `fulfilments`): what left the warehouse for an order, when, with which carrier and
  * tracking. A fulfilment holds its lines (variant and quantity, a handful per parcel) as JSON; the
  * order keeps `fulfillment_status`, written with every fulfilment change in the same transaction,
  * so order lists filter and show it without reading fulfilments.

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Cancellation (DESIGN D42): an order can end `cancelled` (by staff: a pending order's reservation
+ * Cancellation (decision `order-cancellation`): an order can end `cancelled` (by staff: a pending order's reservation
  * released, a paid one's units restocked and its money refunded). The order keeps when and why.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Returns (DESIGN D43): units of a shipped order that came back, each line restocked or not, with
+ * Returns (decision `returns`): units of a shipped order that came back, each line restocked or not, with
  * the refund it started. And the mail outbox learns what a mail is about (`order:<id>`), so an
  * order's timeline shows the mails its buyer was sent.
  */

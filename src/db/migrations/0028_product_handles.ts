@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Handles, SEO and the card's compare-at price (DESIGN D46, first part).
+ * Handles, SEO and the card's compare-at price (decision `product-handles`, first part).
  *
  * - `handle`: unique per store, made from the title when not given (accents folded, lower case,
  *   runs of anything but a–z and 0–9 turned into one `-`, at most 80 characters). A BEFORE INSERT

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Options (DESIGN D46): a product names up to three options with their values (`[{name, values}]`)
+ * Options (decision `product-options`): a product names up to three options with their values (`[{name, values}]`)
  * and each variant its value of each (`{"Size": "M", "Colour": "Blue"}`); one combination per
  * variant of a product, held by a unique index. Products without options keep `[]` and `{}`.
  */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Storefront search (DESIGN D48): PostgreSQL full-text plus pg_trgm and btree_gin, the same on
+ * Storefront search (decision `search-in-the-database`): PostgreSQL full-text plus pg_trgm and btree_gin, the same on
  * PostgreSQL and PGlite (which loads the extensions when it opens the database), no outside service.
  *
  * - `storefront_search_fold(text)`: lower case with accents folded ("Café" → "cafe"); the query is

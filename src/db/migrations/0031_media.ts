@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Media (DESIGN D47): uploaded images, and the images of products.
+ * Media (decision `media-uploads`): uploaded images, and the images of products.
  *
  * - `media`: one row per distinct file of a store (unique by its SHA-256), never changed: the file
  *   lives in the media storage under the store and the hash, and its URL is made from them.

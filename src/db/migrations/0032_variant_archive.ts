@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Archived variants (DESIGN D46): a variant whose option value the merchant removed is archived,
+ * Archived variants (decision `product-options`): a variant whose option value the merchant removed is archived,
  * never deleted (its orders, returns and history keep pointing at it). An archived variant is not
  * sold, not shown on the storefront, not searched and not in the card price; its combination no
  * longer holds the product's unique one, so a new variant may take it.

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Customers (DESIGN D44): one row per buyer email and store. A checkout links its order to the
+ * Customers (decision `customer-accounts`): one row per buyer email and store. A checkout links its order to the
  * customer of its email (made then, as a guest, if none) or of its customer token; a verified
  * sign-in code turns a guest into an account (`verified_at`). Saved addresses, sessions (their
  * `ct_` tokens are credentials, stored as hashes), sign-in codes (bound to an HMAC of the email,

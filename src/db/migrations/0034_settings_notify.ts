@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Tax rates and shipping zones and methods notify like the catalog (D35, decision `settings-cache`):
+ * Tax rates and shipping zones and methods notify like the catalog (decisions `read-cache-invalidation` and `settings-cache`):
  * a committed change bumps its store's catalog version and notifies `storefront_read`, so the API
  * processes drop the settings they priced carts and checkouts with (src/db/settings-cache.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * Customers on the Admin API (D44/D45): their query keys, the reads (the list with its search and
+ * Customers on the Admin API (decision `customer-accounts`): their query keys, the reads (the list with its search and
  * account filter, page after page; one customer with their addresses and newest orders; the privacy
  * log) and the two privacy actions (export a customer's data, erase a customer; the admin role,
  * both recorded in the privacy log).

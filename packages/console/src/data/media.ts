@@ -1,5 +1,5 @@
 /**
- * Media on the Admin API (D47): uploading an image (`POST /admin/v1/media`, multipart with one file
+ * Media on the Admin API (decision `media-uploads`): uploading an image (`POST /admin/v1/media`, multipart with one file
  * part) and its query keys. Products name their images by the uploaded media's id
  * (data/products.ts).
  *

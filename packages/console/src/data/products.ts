@@ -26,10 +26,10 @@ export type AdminVariant = components['schemas']['AdminVariant'];
 export type ProductStatus = AdminProduct['status'];
 export type ProductOption = components['schemas']['ProductOption'];
 
-/** A product's image (D47) as the admin reads show it: the media id, its path and size, the alt text. */
+/** A product's image (decision `media-uploads`) as the admin reads show it: the media id, its path and size, the alt text. */
 export type ProductImage = components['schemas']['ProductImage'];
 
-/** Whether a variant is live (not archived, D46): lists, prices and stock count only those. */
+/** Whether a variant is live (not archived, decision `product-options`): lists, prices and stock count only those. */
 export const isLive = (variant: AdminVariant): boolean => !variant.archived;
 
 /** A product's images in a request: media ids in order, with their alt text. */
@@ -153,7 +153,7 @@ export interface ProductSave {
    * (`strandedVariants: "archive"`); without it such a change is refused (409 option_in_use).
    */
   options?: { options: ProductOption[]; archive: boolean };
-  /** An image address for a product whose images were all removed in this save (sent on its own: D47). */
+  /** An image address for a product whose images were all removed in this save (sent on its own: decision `media-uploads`). */
   imageAfter?: string;
   /**
    * Per variant row of the form, in order: a variant to add, a saved one's changes (a variant moved

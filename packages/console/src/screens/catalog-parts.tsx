@@ -26,7 +26,7 @@ export const STATUS_OPTIONS: { value: ProductStatus; label: string }[] = [
 ];
 
 /**
- * A handle made from a title, at most `max` characters, as the server makes a product's (D46):
+ * A handle made from a title, at most `max` characters, as the server makes a product's (decision `product-handles`):
  * accents folded, lower case, every run of other characters one hyphen ("Crème Brûlée — Mug!" →
  * "creme-brulee-mug"); empty when nothing is left.
  */
@@ -81,7 +81,7 @@ export function ImagePreview({ url, alt }: { url: string; alt: string }) {
   );
 }
 
-/** An uploaded image's path (D47, `/media/…`): served by this server, resized with `?w=`. */
+/** An uploaded image's path (decision `media-resize-bound`, `/media/…`): served by this server, resized with `?w=`. */
 const MEDIA_PATH = /^\/media\/[^?#]+$/;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Returns on an order's page (docs/fulfillment.md, D43): the units that came back, each return with
+ * Returns on an order's page (docs/fulfillment.md, decision `returns`): the units that came back, each return with
  * its items, whether they were restocked and what it refunded; and "Return items", the form that
  * records one for a paid order with shipped units not returned yet (a quantity and "Restock" per
  * item, a reason, the refund, and whether the customer is emailed). The refund starts at what the

@@ -25,7 +25,7 @@ export type PointerMap = (pointer: string, where: string) => string;
 const asSent: PointerMap = (pointer) => pointer;
 
 /**
- * Text the service cannot store (a NUL character, or half of an emoji's UTF-16 pair: DESIGN D26) is
+ * Text the service cannot store (a NUL character, or half of an emoji's UTF-16 pair: decision `input-hygiene`) is
  * refused in words for API users; a merchant reads these instead.
  */
 const UNSTORABLE_TEXT = 'must not contain a NUL character or an unpaired UTF-16 surrogate';

@@ -29,7 +29,7 @@ export function HomePage() {
         throw error;
       }),
   );
-  // Newest first, so what the merchant just published shows here (`sort` is D48's; the generated
+  // Newest first, so what the merchant just published shows here (`sort` is decision `storefront-search`'s; the generated
   // types know it once the client is regenerated).
   const products = useResource('products:newest', () =>
     shopApi().products.list({ limit: 8, sort: 'newest' }),

@@ -207,7 +207,7 @@ export function OrderPage({ id }: { id: string }) {
   );
 }
 
-/** Where a paid order stands, in the buyer's words (D41). */
+/** Where a paid order stands, in the buyer's words (decision `fulfilments`). */
 function shippingState(order: Order): string {
   const live = order.fulfillments.filter((parcel) => parcel.status !== 'cancelled');
   if (order.fulfillmentStatus === 'unfulfilled') return 'We are preparing your order.';

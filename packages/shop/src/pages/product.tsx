@@ -18,7 +18,7 @@ import {
 } from '../ui.tsx';
 import { NotFound } from './not-found.tsx';
 
-/** The product with its pictures (`images`) and each variant's (`imageId`, D47). */
+/** The product with its pictures (`images`) and each variant's (`imageId`, decision `media-uploads`). */
 type Product = ClientProduct;
 type Variant = Product['variants'][number];
 
@@ -74,7 +74,7 @@ const STATE_TEXT: Record<ValueState, string | null> = {
   none: 'unavailable',
 };
 
-/** One control per option (D46): radio buttons, or a select for a long list; each value says whether it can be had. */
+/** One control per option (decision `product-options`): radio buttons, or a select for a long list; each value says whether it can be had. */
 function OptionPicker({
   product,
   variant,
@@ -168,7 +168,7 @@ function byHandle(handle: string): Promise<ClientProduct> {
 }
 
 /**
- * A product at `/products/{handle}` (D46). An old link by id, or an earlier handle, shows the same
+ * A product at `/products/{handle}` (decision `product-handles`). An old link by id, or an earlier handle, shows the same
  * product and its address becomes the current handle's, the query (`?variant=`) kept.
  */
 export function ProductPage({ handle }: { handle: string }) {

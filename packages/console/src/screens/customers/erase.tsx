@@ -1,5 +1,5 @@
 /**
- * Erasing a customer from their page (D45), after a dialog that names what goes and what stays, with
+ * Erasing a customer from their page (decision `customer-accounts`), after a dialog that names what goes and what stays, with
  * the numbers of this customer: their account, saved addresses and sessions are deleted; the names,
  * emails, phones and addresses on their orders are scrubbed while the orders' numbers, lines and
  * amounts stay; orders not yet shipped lose their shipping address. The merchant types the

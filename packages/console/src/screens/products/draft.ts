@@ -73,7 +73,7 @@ export interface ProductDraft {
   seoTitle: string;
   seoDescription: string;
   status: ProductStatus;
-  /** An https address for a product without uploaded images (D47: with images, the first is the card's). */
+  /** An https address for a product without uploaded images (decision `media-uploads`: with images, the first is the card's). */
   image: string;
   tags: string;
   options: OptionDraft[];
@@ -208,7 +208,7 @@ export const parseTags = (text: string): string[] =>
 const ON_HAND = /^\d{1,10}$/;
 const GRAMS = /^\d{1,8}$/;
 
-/** A product handle (D46): lower-case letters and digits, single hyphens between them. */
+/** A product handle (decision `product-handles`): lower-case letters and digits, single hyphens between them. */
 export const HANDLE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const HANDLE_MAX = 100;
 /** The server makes a handle from at most this many characters of the title. */
@@ -473,7 +473,7 @@ export function savePlan(
   const withImages = draft.images.length > 0;
   const sendImages = imagesChanged(draft, saved);
   const image = draft.image.trim() || null;
-  // Images removed and an address typed: the address goes on its own, after them (D47).
+  // Images removed and an address typed: the address goes on its own, after them (decision `media-uploads`).
   const imageAfter = !withImages && sendImages && image !== null ? image : undefined;
   const options = optionsChanged(draft, saved)
     ? {

@@ -1,6 +1,6 @@
 /**
  * The product form: create at /products/new, edit at /products/:id, with its handle and SEO fields
- * (D46), its images (media.tsx, D47), its options and variants: without options a list of variants
+ * (decision `product-options`), its images (media.tsx, decision `media-uploads`), its options and variants: without options a list of variants
  * (variants.tsx), with options a matrix of their combinations (options.tsx, variant-table.tsx,
  * matrix.ts), and its archived variants with Restore. Prices are typed as decimals in the store
  * currency and sent as exact minor units (MoneyField); the form checks what it can before sending

@@ -1,5 +1,5 @@
 /**
- * The option matrix of the product form (D46), without React: the options as typed (each option
+ * The option matrix of the product form (decision `product-options`), without React: the options as typed (each option
  * and value keyed, so a rename keeps its rows), the combinations they make (the cartesian product
  * of the values, one row each), and what an edit of the options does to the rows: a new value's
  * combinations get new rows, a removed value's variants are stranded (archived when the form is

@@ -1,5 +1,5 @@
 /**
- * The product form's media manager (D47): images uploaded by dropping files on the drop zone or
+ * The product form's media manager (decision `media-uploads`): images uploaded by dropping files on the drop zone or
  * choosing them (each its own `POST /admin/v1/media`, one at a time, with its progress, and the
  * server's refusal shown when it is not an image it takes), then the product's images in order
  * (the first is the card's): drag one by its handle (or focus the handle and use Space and the

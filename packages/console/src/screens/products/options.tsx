@@ -1,5 +1,5 @@
 /**
- * The options editor of the product form (D46): up to three options, each a name and its values as
+ * The options editor of the product form (decision `product-options`): up to three options, each a name and its values as
  * chips (type a value and press Enter or a comma to add it, edit a chip to rename it, × to remove
  * it). Every edit goes to the form (`onEdit`), which works out the rows (matrix.ts) and asks first
  * when an edit would archive saved variants (`ConfirmDialog`, naming them).

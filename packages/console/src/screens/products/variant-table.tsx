@@ -1,5 +1,5 @@
 /**
- * The variants of a product with options (D46): a table with one row per combination of the
+ * The variants of a product with options (decision `product-options`): a table with one row per combination of the
  * options' values. A combination with a variant (saved, or new: added when it is saved) has its
  * price, compare-at price, on hand, SKU, weight, whether it is shipped and its image; a new one can
  * be left out again; a combination without a variant has an Add action. And, for every product,
@@ -221,7 +221,7 @@ function VariantRow({
 }
 
 /**
- * The product's archived variants (D46): kept with their orders, not sold. Restore brings one back
+ * The product's archived variants (decision `product-options`): kept with their orders, not sold. Restore brings one back
  * at once (`PATCH {"archived": false}`); a refusal (its values no longer the product's, its
  * combination taken) is shown beside it.
  */

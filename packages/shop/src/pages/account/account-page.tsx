@@ -1,5 +1,5 @@
 /**
- * The account page (D44): the orders with their parcels, the profile, saved addresses (the form of
+ * The account page (decision `customer-accounts`): the orders with their parcels, the profile, saved addresses (the form of
  * the checkout), the customer's data as a JSON download, and erasing the account. Loaded when first
  * shown: the address form carries every country's rules.
  */

@@ -1,5 +1,5 @@
 /**
- * Signing in with a code sent by email (D44; no password): the email, then the 6-digit code. In
+ * Signing in with a code sent by email (decision `customer-accounts`; no password): the email, then the 6-digit code. In
  * development the code step also shows the service's dev mailbox (dev-mailbox.tsx).
  */
 import { StorefrontError } from '@storefront/client';

@@ -1,5 +1,5 @@
 /**
- * Checkout in three steps any shopper knows (D40): contact and address (a form that follows the
+ * Checkout in three steps any shopper knows (decision `checkout-with-shipping`): contact and address (a form that follows the
  * country), the shipping method with prices and delivery estimates, and a review with the totals
  * the service will charge (the cart's preview), then the payment provider's hosted page. Each step
  * writes to the cart (its address, method and code, under If-Match), so a reload, another tab and

@@ -1,5 +1,5 @@
 /**
- * The checkout's three steps (D40): contact and address, the shipping method, the review. The
+ * The checkout's three steps (decision `checkout-with-shipping`): contact and address, the shipping method, the review. The
  * state is the hook's (use-checkout-steps.ts); this lays out the step list, the step shown and the
  * order's summary beside it.
  */

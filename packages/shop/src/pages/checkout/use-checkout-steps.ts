@@ -238,7 +238,7 @@ export function useCheckoutSteps(onDone: (checkout: Checkout) => void) {
     const lines = cart.items;
     const previewed = cart.totals.total.amount;
     try {
-      // Signed in, the client sends the customer's token too: the order is theirs (D44).
+      // Signed in, the client sends the customer's token too: the order is theirs (decision `customer-accounts`).
       const body = { cartId: cart.id, email: email.trim(), ...(phone.trim() ? { phone: phone.trim() } : {}) };
       const answer = await placeOrder(body, itemsOf(cart), choicesOf(cart));
       cartStore.forget();

@@ -1,5 +1,5 @@
 /**
- * Search results at `/search?q=…` (D48): the cards a page at a time ("Load more"), filters from the
+ * Search results at `/search?q=…` (decision `storefront-search`): the cards a page at a time ("Load more"), filters from the
  * facets (option values, collections, stock, price), the sort, and a "no results" page with
  * suggestions. The address holds it all (src/search.ts): each change is a history entry, so back
  * and forward step through them and a link shows the same list. The filters stay in place while a
