@@ -20,7 +20,7 @@ const products = () => import('./screens/products/index.tsx');
 const collections = () => import('./screens/collections/index.tsx');
 const menus = () => import('./screens/menus.tsx');
 const pages = () => import('./screens/pages.tsx');
-const orders = () => import('./screens/orders.tsx');
+const orders = () => import('./screens/orders/index.tsx');
 const customers = () => import('./screens/customers/index.tsx');
 const webhooks = () => import('./screens/webhooks/index.tsx');
 const themesApps = () => import('./screens/themes-apps.tsx');

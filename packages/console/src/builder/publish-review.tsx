@@ -1,5 +1,9 @@
-/** What publishing changes: the blocks added, removed, edited and moved between the published tree and the draft. */
+/**
+ * What publishing changes: the blocks added, removed, edited and moved between the published tree
+ * and the draft; and the dialog that asks before publishing.
+ */
 import type { Block, BlockChange, BlockPlace } from '@storefront/blocks';
+import type { RefObject } from 'react';
 import { blockLabel, fieldLabel, placeLabel } from './labels.ts';
 
 const KIND_LABELS: Record<BlockChange['kind'], string> = {
@@ -86,5 +90,75 @@ export function ChangeList({
         ))}
       </ul>
     </>
+  );
+}
+
+/** Asks before publishing, with what publishing changes (read when the dialog opens). */
+export function PublishDialog({
+  dialogRef,
+  regionKey,
+  reviewing,
+  onClose,
+  published,
+  unpublished,
+  changes,
+  draft,
+  dirty,
+  refused,
+  onPublish,
+}: {
+  dialogRef: RefObject<HTMLDialogElement | null>;
+  regionKey: string;
+  reviewing: boolean;
+  onClose: () => void;
+  published: readonly Block[] | null;
+  /** The draft (saved or not) differs from what the shop shows, or nothing was published yet. */
+  unpublished: boolean;
+  changes: readonly BlockChange[];
+  draft: readonly Block[];
+  dirty: boolean;
+  /** The rules find problems in the draft: it cannot be saved or published. */
+  refused: boolean;
+  onPublish: () => void;
+}) {
+  return (
+    <dialog
+      ref={dialogRef}
+      aria-labelledby="publish-title"
+      className="confirm publish-dialog"
+      onClose={onClose}
+    >
+      <h2 id="publish-title">Publish “{regionKey}”?</h2>
+      {reviewing ? (
+        <>
+          {published === null ? (
+            <p>
+              This region has never been published: publishing makes your shop show it for the first time.
+            </p>
+          ) : null}
+          {!unpublished ? (
+            <p>Nothing to publish: your shop already shows this draft.</p>
+          ) : changes.length > 0 ? (
+            <ChangeList changes={changes} before={published ?? []} after={draft} />
+          ) : (
+            <p>The blocks are the same as the published ones.</p>
+          )}
+          {dirty ? <p className="hint">Your unsaved changes are saved first.</p> : null}
+          {refused ? (
+            <p className="field-error">
+              Fix the problems in the draft first: it cannot be saved or published as it is.
+            </p>
+          ) : null}
+        </>
+      ) : null}
+      <div className="actions">
+        <button type="button" onClick={() => dialogRef.current?.close()}>
+          Cancel
+        </button>
+        <button type="button" className="primary" disabled={!unpublished || refused} onClick={onPublish}>
+          {dirty ? 'Save and publish' : 'Publish'}
+        </button>
+      </div>
+    </dialog>
   );
 }

@@ -20,7 +20,7 @@ import { DataTable, ErrorBanner, Loading, Notice, PageHeader, StatusBadge } from
 import { formatDate, formatDateTime } from '../../ui/dates.ts';
 import { formatMoney } from '../../ui/money.ts';
 import { errorMessage, isStatus } from '../../ui/problems.ts';
-import { fulfillmentBadge, orderBadges } from '../orders-parts.tsx';
+import { fulfillmentBadge, orderBadges } from '../../ui/order-badges.tsx';
 import { EraseSection } from './erase.tsx';
 
 /** Saves the export as `customer-<id>.json` through the browser's download (nothing leaves the page). */

@@ -1,28 +1,15 @@
 /**
  * The product form's draft: the product, its options, images and variants as typed (text until
- * checked), made from a saved product or empty, checked before sending (what the form can tell:
- * blanks, a malformed handle, unreadable amounts and counts, options without values or twice the
- * same), and turned into the API's bodies (only what changed, for a saved product). No React here.
+ * checked), made from a saved product or empty. It is checked before sending in check.ts and
+ * turned into the API's bodies in bodies.ts. No React here.
  */
-import type {
-  AdminProduct,
-  AdminVariant,
-  ImageInput,
-  NewVariantBody,
-  ProductSave,
-  VariantChangeBody,
-} from '../../data/products.ts';
-import { localProblem, type FormProblem } from '../../ui/problems.ts';
-import { imageProblem, slugify, type ProductStatus } from '../catalog-parts.tsx';
+import type { AdminProduct, AdminVariant } from '../../data/products.ts';
+import type { ProductStatus } from '../catalog-parts.tsx';
 import {
   activeOptions,
   comboLabel,
   comboOf,
   comboValues,
-  MAX_OPTIONS,
-  MAX_VALUES,
-  OPTION_NAME_MAX,
-  OPTION_VALUE_MAX,
   optionDrafts,
   optionsBody,
   sameValues,
@@ -205,8 +192,8 @@ export const parseTags = (text: string): string[] =>
     .map((tag) => tag.trim())
     .filter((tag) => tag !== '');
 
-const ON_HAND = /^\d{1,10}$/;
-const GRAMS = /^\d{1,8}$/;
+export const ON_HAND = /^\d{1,10}$/;
+export const GRAMS = /^\d{1,8}$/;
 
 /** A product handle (decision `product-handles`): lower-case letters and digits, single hyphens between them. */
 export const HANDLE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -219,292 +206,11 @@ export const SEO_DESCRIPTION_MAX = 500;
 export const characters = (text: string): number => [...text].length;
 export const shopPath = (handle: string): string => `/shop/products/${handle}`;
 
-/** What is wrong with a handle as typed (trimmed), or null. Blank is fine on create only. */
-function handleProblem(handle: string, saved: AdminProduct | null): string | null {
-  if (handle === '') return saved ? `Enter a handle (it was “${saved.handle}”).` : null;
-  if (handle.length > HANDLE_MAX) return `Use at most ${HANDLE_MAX} characters.`;
-  if (HANDLE.test(handle)) return null;
-  const suggestion = slugify(handle, HANDLE_MAX);
-  return `Use lower-case letters and digits, with single hyphens between words${suggestion ? `, like “${suggestion}”` : ''}.`;
-}
-
-/**
- * What the form can tell before sending: blanks, a malformed handle, a long meta description,
- * unreadable amounts and counts, a non-https image.
- */
-export function checkDraft(draft: ProductDraft, saved: AdminProduct | null): FormProblem | null {
-  const fields: FormProblem['fields'] = [];
-  if (draft.title.trim() === '') fields.push({ pointer: '/title', detail: 'Enter a title.' });
-  const handle = handleProblem(draft.handle.trim(), saved);
-  if (handle) fields.push({ pointer: '/handle', detail: handle });
-  const seoDescription = characters(draft.seoDescription.trim());
-  if (seoDescription > SEO_DESCRIPTION_MAX) {
-    fields.push({
-      pointer: '/seo/description',
-      detail: `Use at most ${SEO_DESCRIPTION_MAX} characters (this has ${seoDescription}).`,
-    });
-  }
-  if (draft.images.length === 0) {
-    const image = imageProblem(draft.image);
-    if (image) fields.push({ pointer: '/image', detail: image });
-  }
-  if (draft.images.length > MAX_IMAGES)
-    fields.push({ pointer: '/images', detail: `Use at most ${MAX_IMAGES} images.` });
-  draft.images.forEach((image, i) => {
-    if (characters(image.alt.trim()) > ALT_MAX)
-      fields.push({ pointer: `/images/${i}/alt`, detail: `Use at most ${ALT_MAX} characters.` });
-  });
-  fields.push(...optionProblems(draft.options));
-  const matrix = hasMatrix(draft);
-  if (draft.status === 'active' && draft.variants.length === 0) {
-    fields.push({
-      pointer: '/status',
-      detail: 'An active product needs at least one variant. Add one first.',
-    });
-  }
-  draft.variants.forEach((variant, i) => {
-    const at = `/variants/${i}`;
-    if (!matrix && variant.label.trim() === '')
-      fields.push({ pointer: `${at}/label`, detail: 'Enter a label, like “Small”.' });
-    if (variant.priceProblem) fields.push({ pointer: `${at}/priceAmount`, detail: variant.priceProblem });
-    else if (variant.priceAmount === null)
-      fields.push({ pointer: `${at}/priceAmount`, detail: 'Enter a price.' });
-    if (variant.compareAtProblem)
-      fields.push({ pointer: `${at}/compareAtAmount`, detail: variant.compareAtProblem });
-    if (!ON_HAND.test(variant.onHand.trim()) || Number(variant.onHand) > 1_000_000_000) {
-      fields.push({ pointer: `${at}/onHand`, detail: 'Enter a whole number of units, 0 or more.' });
-    }
-    const weight = variant.weight.trim();
-    if (weight !== '' && (!GRAMS.test(weight) || Number(weight) > 10_000_000)) {
-      fields.push({
-        pointer: `${at}/weightGrams`,
-        detail: 'Enter a whole number of grams (at most 10,000,000), or leave it empty.',
-      });
-    }
-  });
-  if (saved && fields.length === 0) {
-    const offSale = takesEveryVariantOffSale(draft, saved);
-    if (offSale) fields.push({ pointer: '/options', detail: offSale });
-  }
-  return fields.length > 0 ? localProblem('Some fields need your attention.', fields) : null;
-}
-
-/** What the form can tell of the options: names and values given, none twice (any case), the limits. */
-function optionProblems(options: readonly OptionDraft[]): FormProblem['fields'] {
-  const fields: FormProblem['fields'] = [];
-  if (options.length > MAX_OPTIONS)
-    fields.push({ pointer: '/options', detail: `Use at most ${MAX_OPTIONS} options.` });
-  const names = new Set<string>();
-  options.forEach((option, i) => {
-    const at = `/options/${i}`;
-    const name = option.name.trim();
-    if (name === '') fields.push({ pointer: `${at}/name`, detail: 'Enter a name, like “Size”.' });
-    else if (characters(name) > OPTION_NAME_MAX)
-      fields.push({ pointer: `${at}/name`, detail: `Use at most ${OPTION_NAME_MAX} characters.` });
-    else if (names.has(name.toLowerCase()))
-      fields.push({ pointer: `${at}/name`, detail: `Another option is named “${name}”.` });
-    names.add(name.toLowerCase());
-    if (option.values.length === 0)
-      fields.push({ pointer: `${at}/values`, detail: 'Add at least one value, or remove the option.' });
-    if (option.values.length > MAX_VALUES)
-      fields.push({ pointer: `${at}/values`, detail: `Use at most ${MAX_VALUES} values.` });
-    const values = new Set<string>();
-    option.values.forEach((value, j) => {
-      const text = value.value.trim();
-      if (text === '') fields.push({ pointer: `${at}/values/${j}`, detail: 'Enter a value, or remove it.' });
-      else if (characters(text) > OPTION_VALUE_MAX)
-        fields.push({ pointer: `${at}/values/${j}`, detail: `Use at most ${OPTION_VALUE_MAX} characters.` });
-      else if (values.has(text.toLowerCase()))
-        fields.push({ pointer: `${at}/values/${j}`, detail: `“${text}” is already a value of this option.` });
-      values.add(text.toLowerCase());
-    });
-  });
-  return fields;
-}
-
 /** Whether the options differ from the saved product's. */
 export const optionsChanged = (draft: ProductDraft, saved: AdminProduct): boolean =>
   JSON.stringify(optionsBody(draft.options)) !== JSON.stringify(saved.options);
 
 /** A saved row whose values change with the options (a renamed value or option, a new or removed option). */
-const moved = (draft: ProductDraft, variant: VariantDraft): boolean =>
+export const moved = (draft: ProductDraft, variant: VariantDraft): boolean =>
   variant.saved !== undefined &&
   !sameValues(variant.saved.options, comboValues(variant.combo, draft.options));
-
-/**
- * Whether a saved row's new values are what the API gives it by itself: its values plus the first
- * value of each option the product did not have (a new option keeps the variants live).
- */
-function filledByServer(draft: ProductDraft, saved: AdminProduct, variant: VariantDraft): boolean {
-  if (!variant.saved) return false;
-  const had = new Set(saved.options.map((option) => option.name));
-  const values = { ...variant.saved.options };
-  for (const option of optionsBody(draft.options))
-    if (!had.has(option.name) && !(option.name in values) && option.values[0] !== undefined)
-      values[option.name] = option.values[0];
-  return sameValues(values, comboValues(variant.combo, draft.options));
-}
-
-/**
- * An option change that strands every live variant (a renamed option or value) archives them all
- * before they get their new values, which the API refuses for an active product (it keeps one
- * on sale): the form says so before sending. Set to draft in the same save, it is allowed. A new
- * option is not such a change: the API gives every variant its first value.
- */
-function takesEveryVariantOffSale(draft: ProductDraft, saved: AdminProduct): string | null {
-  if (saved.status !== 'active' || draft.status !== 'active' || !optionsChanged(draft, saved)) return null;
-  const live = saved.variants.filter((variant) => !variant.archived);
-  const staying = draft.variants.filter(
-    (variant) => variant.saved && (!moved(draft, variant) || filledByServer(draft, saved, variant)),
-  );
-  if (live.length === 0 || staying.length > 0) return null;
-  return 'This change gives every variant new option values, so each is archived for a moment before it gets them, and an active product must keep one on sale. Set the status to Draft for this save (then make it active again), or change the options in smaller steps.';
-}
-/** What a new product starts from: no handle given (the server makes one), no SEO fields. */
-export const UNNAMED = { handle: '', seo: { title: null, description: null } } as const;
-
-/**
- * The handle and SEO fields that differ from `from` (the saved product, or UNNAMED on create), as
- * the API takes them: the handle trimmed, an SEO field trimmed and blank as null (cleared).
- */
-export function handleAndSeoChanges(draft: ProductDraft, from: Pick<AdminProduct, 'handle' | 'seo'>) {
-  const handle = draft.handle.trim();
-  const seo: { title?: string | null; description?: string | null } = {};
-  const title = draft.seoTitle.trim() || null;
-  const description = draft.seoDescription.trim() || null;
-  if (title !== from.seo.title) seo.title = title;
-  if (description !== from.seo.description) seo.description = description;
-  return {
-    ...(handle !== from.handle ? { handle } : {}),
-    ...(Object.keys(seo).length > 0 ? { seo } : {}),
-  };
-}
-
-const skuOf = (variant: VariantDraft): string | null => variant.sku.trim() || null;
-
-/** The fields of a variant as typed, in the API's terms (the label too: a matrix leaves it out). */
-function variantFields(variant: VariantDraft) {
-  return {
-    label: variant.label.trim(),
-    sku: skuOf(variant),
-    priceAmount: variant.priceAmount ?? 0,
-    compareAtAmount: variant.compareAtAmount,
-    onHand: Number(variant.onHand.trim()),
-    weightGrams: variant.weight.trim() === '' ? null : Number(variant.weight.trim()),
-    requiresShipping: variant.requiresShipping,
-    imageId: variant.imageId,
-  };
-}
-
-/**
- * A new variant's body: in a matrix its combination's values (the server makes the label from
- * them), else its label.
- */
-export function newVariantBody(draft: ProductDraft, variant: VariantDraft): NewVariantBody {
-  const { label, ...fields } = variantFields(variant);
-  return hasMatrix(draft)
-    ? { ...fields, options: comboValues(variant.combo, draft.options) }
-    : { ...fields, label };
-}
-
-/**
- * The changed fields of a saved variant, or null when nothing changed. A variant whose values
- * change with the options gets them (the label follows them, or, without options left, is sent)
- * and is restored with them (`archived: false`: saving the options archived it first).
- */
-export function variantChanges(draft: ProductDraft, variant: VariantDraft): VariantChangeBody | null {
-  const saved = variant.saved!;
-  const body = variantFields(variant);
-  const matrix = hasMatrix(draft);
-  const changes: VariantChangeBody = {};
-  if (moved(draft, variant)) {
-    changes.options = comboValues(variant.combo, draft.options);
-    changes.archived = false;
-    if (!matrix) changes.label = body.label;
-  }
-  if (!matrix && body.label !== saved.label) changes.label = body.label;
-  if (body.sku !== saved.sku) changes.sku = body.sku;
-  if (body.priceAmount !== saved.priceAmount) changes.priceAmount = body.priceAmount;
-  if (body.compareAtAmount !== saved.compareAtAmount) changes.compareAtAmount = body.compareAtAmount;
-  if (body.onHand !== saved.onHand) changes.onHand = body.onHand;
-  if (body.weightGrams !== saved.weightGrams) changes.weightGrams = body.weightGrams;
-  if (body.requiresShipping !== saved.requiresShipping) changes.requiresShipping = body.requiresShipping;
-  if (body.imageId !== (saved.imageId ?? null)) changes.imageId = body.imageId;
-  return Object.keys(changes).length > 0 ? changes : null;
-}
-
-/** The images as the API takes them: media ids in order, alt text trimmed (blank is none). */
-export const imagesBody = (images: readonly ImageDraft[]): ImageInput =>
-  images.map((image) => ({ mediaId: image.mediaId, alt: image.alt.trim() || null }));
-
-/** Whether the images (their order, their alt text) differ from the saved product's. */
-function imagesChanged(draft: ProductDraft, saved: AdminProduct): boolean {
-  const before = saved.images.map((image) => ({ mediaId: image.id, alt: image.alt?.trim() || null }));
-  return JSON.stringify(imagesBody(draft.images)) !== JSON.stringify(before);
-}
-
-/** A new product's body. */
-export function createBody(draft: ProductDraft) {
-  const options = optionsBody(draft.options);
-  return {
-    title: draft.title.trim(),
-    description: draft.description,
-    status: draft.status,
-    tags: parseTags(draft.tags),
-    ...handleAndSeoChanges(draft, UNNAMED),
-    ...(draft.images.length > 0
-      ? { images: imagesBody(draft.images) }
-      : { image: draft.image.trim() || null }),
-    ...(options.length > 0 ? { options } : {}),
-    variants: draft.variants.map((variant) => newVariantBody(draft, variant)),
-  };
-}
-
-/**
- * A saved product's change as the calls `useSaveProduct` makes (without its callbacks): its fields
- * and images, its options (archiving the variants they strand, and those that move to new values
- * before they get them), each row's call, the variants to delete, and activating last.
- */
-export function savePlan(
-  draft: ProductDraft,
-  saved: AdminProduct,
-): Omit<ProductSave, 'productId' | 'onOptionsSaved' | 'onVariantSaved' | 'onVariantRemoved'> {
-  const activating = draft.status === 'active' && saved.status !== 'active';
-  const withImages = draft.images.length > 0;
-  const sendImages = imagesChanged(draft, saved);
-  const image = draft.image.trim() || null;
-  // Images removed and an address typed: the address goes on its own, after them (decision `media-uploads`).
-  const imageAfter = !withImages && sendImages && image !== null ? image : undefined;
-  const options = optionsChanged(draft, saved)
-    ? {
-        options: optionsBody(draft.options),
-        archive: draft.stranded.length > 0 || draft.variants.some((variant) => moved(draft, variant)),
-      }
-    : undefined;
-  return {
-    fields: {
-      title: draft.title.trim(),
-      description: draft.description,
-      tags: parseTags(draft.tags),
-      ...handleAndSeoChanges(draft, saved),
-      ...(activating ? {} : { status: draft.status }),
-      ...(sendImages ? { images: imagesBody(draft.images) } : {}),
-      ...(!withImages && !sendImages ? { image } : {}),
-    },
-    ...(options ? { options } : {}),
-    ...(imageAfter !== undefined ? { imageAfter } : {}),
-    variants: draft.variants.map((variant) => {
-      if (!variant.saved) return { add: newVariantBody(draft, variant) };
-      const change = variantChanges(draft, variant);
-      return change ? { id: variant.saved.id, change } : null;
-    }),
-    removed: draft.removed,
-    activate: activating,
-  };
-}
-
-/** A variant call's pointer (`/onHand`, or `/id` in the path) as the form's (`/variants/1/onHand`). */
-export const underVariant =
-  (index: number) =>
-  (pointer: string, where: string): string =>
-    where === 'path' ? `/variants/${index}` : `/variants/${index}${pointer}`;

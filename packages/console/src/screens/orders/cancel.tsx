@@ -6,12 +6,12 @@
  */
 import type { AdminOrder } from '@storefront/client';
 import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react';
-import type { useCancelOrder } from '../data/orders.ts';
-import { useStaffSession } from '../data/staff.ts';
-import { CheckboxField, ErrorBanner } from '../ui/components.tsx';
-import { formatMoney } from '../ui/money.ts';
-import { messageAt } from '../ui/problems.ts';
-import { ReasonField, refundableAmount } from './orders-parts.tsx';
+import type { useCancelOrder } from '../../data/orders.ts';
+import { useStaffSession } from '../../data/staff.ts';
+import { CheckboxField, ErrorBanner } from '../../ui/components.tsx';
+import { formatMoney } from '../../ui/money.ts';
+import { messageAt } from '../../ui/problems.ts';
+import { ReasonField, refundableAmount } from './parts.tsx';
 
 type CancelMutation = ReturnType<typeof useCancelOrder>;
 

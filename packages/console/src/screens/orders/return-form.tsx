@@ -1,19 +1,16 @@
 /**
- * Returns on an order's page (docs/fulfillment.md, decision `returns`): the units that came back, each return with
- * its items, whether they were restocked and what it refunded; and "Return items", the form that
- * records one for a paid order with shipped units not returned yet (a quantity and "Restock" per
- * item, a reason, the refund, and whether the customer is emailed). The refund starts at what the
- * server suggests for the units chosen (their share of what was paid for goods, asked again as the
- * quantities change) and the merchant may change it, up to what is left to refund (0: none).
+ * "Return items": the form that records a return for a paid order with shipped units not returned
+ * yet (a quantity and "Restock" per item, a reason, the refund, and whether the customer is
+ * emailed). The refund starts at what the server suggests for the units chosen (their share of what
+ * was paid for goods, asked again as the quantities change) and the merchant may change it, up to
+ * what is left to refund (0: none).
  */
 import { StorefrontError, type AdminOrder } from '@storefront/client';
-import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
-import { useCreateReturn, useReturnPreview, type OrderReturn, type ReturnBody } from '../data/orders.ts';
-import { useStaffSession } from '../data/staff.ts';
-import { CheckboxField, DataTable, Notice, ProblemBanner, StatusBadge } from '../ui/components.tsx';
-import { formatDateTime } from '../ui/dates.ts';
-import { MoneyField } from '../ui/money-field.tsx';
-import { formatMoney } from '../ui/money.ts';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useReturnPreview, type ReturnBody, type useCreateReturn } from '../../data/orders.ts';
+import { CheckboxField, DataTable, ProblemBanner } from '../../ui/components.tsx';
+import { MoneyField } from '../../ui/money-field.tsx';
+import { formatMoney } from '../../ui/money.ts';
 import {
   errorMessage,
   fieldMessage,
@@ -22,78 +19,19 @@ import {
   unclaimed,
   type FieldMessage,
   type FormProblem,
-} from '../ui/problems.ts';
+} from '../../ui/problems.ts';
 import {
+  QuantityField,
   ReasonField,
   refundableAmount,
   returnsOf,
   units,
-  unitsToReturn,
   variantName,
   type UnitsToReturn,
-} from './orders-parts.tsx';
-import { QuantityField } from './orders-shipments.tsx';
+} from './parts.tsx';
 
 /** How long the quantities rest before the suggested refund is asked for again. */
 const PREVIEW_DELAY_MS = 400;
-
-// ---- The returns recorded ----
-
-function ReturnItem({ order, back, index }: { order: AdminOrder; back: OrderReturn; index: number }) {
-  const titleId = useId();
-  const refund = back.refundId
-    ? order.refunds.find((candidate) => candidate.id === back.refundId)
-    : undefined;
-  return (
-    <li className="shipment" aria-labelledby={titleId}>
-      <h3 id={titleId}>Return {index + 1}</h3>
-      <ul className="shipment-lines">
-        {back.lines.map((line) => (
-          <li key={line.variantId}>
-            {line.quantity} × {variantName(order, line.variantId)} ·{' '}
-            {line.restock ? 'restocked' : <span className="muted">not restocked</span>}
-          </li>
-        ))}
-      </ul>
-      <p>
-        {back.refundAmount.amount > 0 ? (
-          <>
-            Refund of {formatMoney(back.refundAmount.amount, back.refundAmount.currency)}
-            {refund ? (
-              <>
-                {' '}
-                <StatusBadge status={refund.status} />
-              </>
-            ) : null}
-          </>
-        ) : (
-          <span className="muted">Nothing refunded</span>
-        )}
-      </p>
-      {back.reason ? <p>Reason: {back.reason}</p> : null}
-      <p className="muted">
-        Received <time dateTime={back.createdAt}>{formatDateTime(back.createdAt)}</time>
-      </p>
-    </li>
-  );
-}
-
-/** The order's returns, oldest first; nothing while it has none. */
-function Returns({ order }: { order: AdminOrder }) {
-  const titleId = useId();
-  const returns = returnsOf(order);
-  if (returns.length === 0) return null;
-  return (
-    <section className="panel orders-panel" aria-labelledby={titleId}>
-      <h2 id={titleId}>Returns</h2>
-      <ol className="orders-plain-list shipments">
-        {returns.map((back, index) => (
-          <ReturnItem key={back.id} order={order} back={back} index={index} />
-        ))}
-      </ol>
-    </section>
-  );
-}
 
 // ---- Recording a return ----
 
@@ -148,7 +86,7 @@ function useSettled<T>(value: T, ms: number): { settled: T; current: boolean } {
   return { settled, current: settledText === text };
 }
 
-function ReturnForm({
+export function ReturnForm({
   order,
   rows,
   create,
@@ -369,63 +307,5 @@ function ReturnForm({
         {create.isPending ? 'Recording the return…' : total > 0 ? `Return ${units(total)}` : 'Return items'}
       </button>
     </form>
-  );
-}
-
-/** What a recorded return says (above the form, which starts again from what can come back). */
-function returnedNotice(back: OrderReturn, body: ReturnBody): string {
-  const count = back.lines.reduce((sum, line) => sum + line.quantity, 0);
-  const restocked = back.lines.filter((line) => line.restock).reduce((sum, line) => sum + line.quantity, 0);
-  let stock = 'not restocked';
-  if (restocked === count) stock = 'restocked';
-  else if (restocked > 0) stock = `${restocked} restocked`;
-  const refund =
-    back.refundAmount.amount > 0
-      ? `A refund of ${formatMoney(back.refundAmount.amount, back.refundAmount.currency)} is on its way; it settles when the payment provider confirms it.`
-      : 'Nothing was refunded.';
-  const mail = body.notifyCustomer === false ? 'The customer was not emailed.' : 'The customer is emailed.';
-  return `Return recorded: ${units(count)}, ${stock}. ${refund} ${mail}`;
-}
-
-/**
- * "Return items": for a paid order with units shipped and not returned yet. A return refunds money,
- * so it takes the admin role (as a refund does): a staff member reads that instead of the form.
- */
-function ReturnSection({ order, create }: { order: AdminOrder; create: ReturnType<typeof useCreateReturn> }) {
-  const session = useStaffSession();
-  const titleId = useId();
-  const done = create.isSuccess ? returnedNotice(create.data, create.variables) : null;
-  const rows = unitsToReturn(order);
-  const left = rows.reduce((sum, row) => sum + row.left, 0);
-  if (order.status !== 'paid' || (left === 0 && !done)) return null;
-  return (
-    <section className="panel orders-panel" aria-labelledby={titleId}>
-      <h2 id={titleId}>Return items</h2>
-      {done ? <Notice tone="success">{done}</Notice> : null}
-      {left === 0 ? (
-        <p className="muted">Every unit shipped has come back.</p>
-      ) : session.data?.staff.role === 'staff' ? (
-        <p className="muted">Only the store&apos;s owners and admins can record returns.</p>
-      ) : (
-        // What can come back changes with every return and shipment: the form starts again from it.
-        <ReturnForm
-          key={rows.map((row) => `${row.variantId}:${row.left}`).join(',')}
-          order={order}
-          rows={rows}
-          create={create}
-        />
-      )}
-    </section>
-  );
-}
-
-/** The order's returns and the form that records one. */
-export function OrderReturns({ order }: { order: AdminOrder }) {
-  const create = useCreateReturn(order.id);
-  return (
-    <>
-      <Returns order={order} />
-      <ReturnSection order={order} create={create} />
-    </>
   );
 }
