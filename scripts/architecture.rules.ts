@@ -184,6 +184,46 @@ export const FILE_RULES: IForbiddenRuleType[] = [
       dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'],
     },
   },
+  // The front ends (decision `front-end-arrows`): no import loop, and in the console shared pieces
+  // (ui/, data/) import no screen, and a screen imports another only through a shared module.
+  {
+    name: 'front-end-no-import-cycle',
+    comment: 'No module of a front end imports itself through others (types count).',
+    severity: 'error',
+    from: { path: '^packages/(console|shop)/src/' },
+    to: { circular: true },
+  },
+  {
+    name: 'console-shared-imports-no-screen',
+    comment: "The console's ui/ and data/ import no screen and not the builder: screens build on them.",
+    severity: 'error',
+    from: { path: '^packages/console/src/(ui|data)/' },
+    to: { path: String.raw`^packages/console/src/(screens/|builder/|app\.tsx$)` },
+  },
+  {
+    name: 'console-screens-apart',
+    comment:
+      "A screen (a file or a folder in the console's screens/) imports another screen's pieces only through a " +
+      'shared module (`screens/*-parts.ts(x)`); its styles may be shared.',
+    severity: 'error',
+    from: { path: '^packages/console/src/screens/([^/.]+)' },
+    to: {
+      path: '^packages/console/src/screens/',
+      pathNot: [
+        String.raw`^packages/console/src/screens/$1(/|\.)`,
+        String.raw`-parts\.tsx?$`,
+        String.raw`\.css$`,
+      ],
+    },
+  },
+  {
+    name: 'console-parts-import-no-screen',
+    comment:
+      "A screens' shared module (`screens/*-parts.ts(x)`) imports no screen, so sharing makes no loop.",
+    severity: 'error',
+    from: { path: String.raw`^packages/console/src/screens/[^/]+-parts\.tsx?$` },
+    to: { path: '^packages/console/src/screens/', pathNot: [String.raw`-parts\.tsx?$`, String.raw`\.css$`] },
+  },
   {
     name: 'front-ends-apart',
     comment: 'Front ends and the client import nothing from src/ (shared rules live in a package).',

@@ -42,7 +42,7 @@ const CustomersList = lazyScreen(customers, 'CustomersList');
 const CustomerDetail = lazyScreen(customers, 'CustomerDetail');
 const PrivacyLog = lazyScreen(customers, 'PrivacyLog');
 const Pricing = lazyScreen(() => import('./screens/pricing.tsx'), 'Pricing');
-const Shipping = lazyScreen(() => import('./screens/shipping.tsx'), 'Shipping');
+const Shipping = lazyScreen(() => import('./screens/shipping/index.tsx'), 'Shipping');
 const Keys = lazyScreen(() => import('./screens/keys.tsx'), 'Keys');
 const Webhooks = lazyScreen(webhooks, 'Webhooks');
 const WebhookDetail = lazyScreen(webhooks, 'WebhookDetail');

@@ -10,9 +10,9 @@ import {
   useShippingZones,
   type ShippingMethod,
   type ShippingZone,
-} from '../data/shipping.ts';
-import { useCurrency } from '../data/settings.ts';
-import { useStaffSession } from '../data/staff.ts';
+} from '../../data/shipping.ts';
+import { useCurrency } from '../../data/settings.ts';
+import { useStaffSession } from '../../data/staff.ts';
 import {
   ACTIONS,
   ConfirmButton,
@@ -21,13 +21,13 @@ import {
   Notice,
   PageHeader,
   StatusBadge,
-} from '../ui/components.tsx';
-import { QueryView } from '../ui/queries.tsx';
+} from '../../ui/components.tsx';
+import { QueryView } from '../../ui/queries.tsx';
 import { countryName } from '@storefront/address';
-import { MethodForm } from './shipping-method-form.tsx';
-import { deliveryEstimate, describeArea, KIND_LABELS, methodPrices } from './shipping-parts.ts';
-import { ZoneForm } from './shipping-zone-form.tsx';
-import './orders.css';
+import { MethodForm } from './method-form.tsx';
+import { deliveryEstimate, describeArea, KIND_LABELS, methodPrices } from '../shipping-parts.ts';
+import { ZoneForm } from './zone-form.tsx';
+import '../orders.css';
 import './shipping.css';
 
 /** The form open on the screen, if any. */

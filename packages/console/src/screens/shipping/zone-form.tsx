@@ -7,16 +7,16 @@
 import { countryRules, regionOptions } from '@storefront/address';
 import { StorefrontError } from '@storefront/client';
 import { useMemo, useState } from 'react';
-import { useSaveZone, type ShippingZone, type ZoneArea, type ZoneBody } from '../data/shipping.ts';
-import { FieldShell, SelectField, TextField } from '../ui/components.tsx';
+import { useSaveZone, type ShippingZone, type ZoneArea, type ZoneBody } from '../../data/shipping.ts';
+import { FieldShell, SelectField, TextField } from '../../ui/components.tsx';
 import {
   fieldMessage,
   localProblem,
   toFormProblem,
   type FieldMessage,
   type FormProblem,
-} from '../ui/problems.ts';
-import { FormPanel } from './shipping-form-panel.tsx';
+} from '../../ui/problems.ts';
+import { FormPanel } from './form-panel.tsx';
 import {
   consoleLanguage,
   inSentence,
@@ -24,7 +24,7 @@ import {
   regionName,
   REST_OF_WORLD,
   zoneCountries,
-} from './shipping-parts.ts';
+} from '../shipping-parts.ts';
 
 type Coverage = 'country' | 'regions' | 'postal';
 

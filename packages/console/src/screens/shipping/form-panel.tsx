@@ -4,8 +4,8 @@
  * is focused when the form opens; on a new problem, its first invalid field, else the banner.
  */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
-import { ProblemBanner } from '../ui/components.tsx';
-import { unclaimed, type FormProblem } from '../ui/problems.ts';
+import { ProblemBanner } from '../../ui/components.tsx';
+import { unclaimed, type FormProblem } from '../../ui/problems.ts';
 
 export function FormPanel({
   title,

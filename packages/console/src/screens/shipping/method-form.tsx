@@ -10,19 +10,19 @@ import {
   type MethodKind,
   type ShippingMethod,
   type ShippingZone,
-} from '../data/shipping.ts';
-import { SelectField, TextField } from '../ui/components.tsx';
-import { MoneyField } from '../ui/money-field.tsx';
+} from '../../data/shipping.ts';
+import { SelectField, TextField } from '../../ui/components.tsx';
+import { MoneyField } from '../../ui/money-field.tsx';
 import {
   fieldMessage,
   localProblem,
   toFormProblem,
   type FieldMessage,
   type FormProblem,
-} from '../ui/problems.ts';
+} from '../../ui/problems.ts';
 import { countryName } from '@storefront/address';
-import { FormPanel } from './shipping-form-panel.tsx';
-import { formatGrams, KIND_LABELS } from './shipping-parts.ts';
+import { FormPanel } from './form-panel.tsx';
+import { formatGrams, KIND_LABELS } from '../shipping-parts.ts';
 
 interface Amount {
   value: number | null;
