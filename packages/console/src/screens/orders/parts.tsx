@@ -11,7 +11,7 @@ import { TextAreaField } from '../../ui/components.tsx';
 
 /**
  * What can still be refunded on an order: the captured payment minus refunds made or pending (the
- * server's rule, D24). Zero when no payment was captured.
+ * server's rule, decision `refund-path`). Zero when no payment was captured.
  */
 export function refundableAmount(order: AdminOrder): number {
   const captured = order.payments
@@ -73,7 +73,7 @@ export interface UnitsToShip {
   left: number;
 }
 
-/** What each variant of the order has left to ship (the server's rule, D41), in the order's line order. */
+/** What each variant of the order has left to ship (the server's rule, decision `fulfilments`), in the order's line order. */
 export function unitsToShip(order: Pick<AdminOrder, 'lines' | 'fulfillments'>): UnitsToShip[] {
   const shipped = new Map<string, number>();
   for (const fulfillment of order.fulfillments) {

@@ -1,5 +1,5 @@
 /**
- * Returns on an order's page (docs/fulfillment.md, D43): the units that came back, each return with
+ * Returns on an order's page (docs/fulfillment.md, decision `returns`): the units that came back, each return with
  * its items, whether they were restocked and what it refunded; and "Return items", the section of
  * the form that records one (return-form.tsx).
  */

@@ -133,7 +133,7 @@ export function savePlan(
   const withImages = draft.images.length > 0;
   const sendImages = imagesChanged(draft, saved);
   const image = draft.image.trim() || null;
-  // Images removed and an address typed: the address goes on its own, after them (D47).
+  // Images removed and an address typed: the address goes on its own, after them (decision `media-uploads`).
   const imageAfter = !withImages && sendImages && image !== null ? image : undefined;
   const options = optionsChanged(draft, saved)
     ? {
