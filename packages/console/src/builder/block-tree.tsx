@@ -13,7 +13,6 @@ import {
   MeasuringStrategy,
   PointerSensor,
   pointerWithin,
-  useDroppable,
   useSensor,
   useSensors,
   type Announcements,
@@ -26,13 +25,7 @@ import {
   type KeyboardCoordinateGetter,
   type UniqueIdentifier,
 } from '@dnd-kit/core';
-import {
-  SortableContext,
-  sortableKeyboardCoordinates,
-  useSortable,
-  type SortingStrategy,
-} from '@dnd-kit/sortable';
-import { CSS as DndCSS } from '@dnd-kit/utilities';
+import { sortableKeyboardCoordinates } from '@dnd-kit/sortable';
 import {
   childrenOf,
   findBlock,
@@ -42,26 +35,10 @@ import {
   moveProblem,
   type Block,
 } from '@storefront/blocks';
-import { createContext, useContext, useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { blockLabel, blockSummary, placeLabel, TYPE_LABELS } from './labels.ts';
-
-// A list's droppable id. Block ids never hold U+0000 (the server refuses it), so they never collide.
-const LIST = 'list\u0000';
-const listId = (parentId: string | null) => `${LIST}${parentId ?? ''}`;
-const isList = (id: UniqueIdentifier) => String(id).startsWith(LIST);
-const listParent = (id: UniqueIdentifier) => String(id).slice(LIST.length) || null;
-
-interface TreeContextValue {
-  selectedId: string | null;
-  onSelect: (id: string) => void;
-  issueCount: (id: string) => number;
-  /** Droppables inside the block being dragged: it cannot be dropped into itself. */
-  blocked: ReadonlySet<string>;
-  /** Where the dragged block lands when dropped now, when that is another list than its own. */
-  target: Target | null;
-}
-const TreeContext = createContext<TreeContextValue | null>(null);
-const useTree = () => useContext(TreeContext)!;
+import { isList, listId, listParent, TreeContext, type Target } from './block-tree-context.ts';
+import { BlockList } from './block-list.tsx';
 
 export const INSTRUCTIONS =
   'To move a block, focus its handle and press Space or Enter to pick it up. Use the up and down arrow keys to move it, right to move it into the columns block beside it and left to move it out. Press Space or Enter to drop it, or Escape to cancel.';
@@ -71,12 +48,6 @@ function position(blocks: readonly Block[], id: string): string {
   if (!at) return '';
   const count = listOf(blocks, at.parentId)?.length ?? 0;
   return `position ${at.index + 1} of ${count} in ${placeLabel(blocks, at.parentId)}`;
-}
-
-/** Where a dragged block would land: a list and the index there, counting the block where it still is. */
-interface Target {
-  parentId: string | null;
-  index: number;
 }
 
 /** Half the height of a block's row in the tree (its handle button and padding), in CSS pixels. */
@@ -334,112 +305,5 @@ export function BlockTree({
         </DragOverlay>
       </DndContext>
     </TreeContext.Provider>
-  );
-}
-
-/** Blocks do not shift while one is dragged (nested lists would move under the pointer): a line shows the place. */
-const stayInPlace: SortingStrategy = () => null;
-
-function BlockList({
-  parentId,
-  blocks,
-  label,
-}: {
-  parentId: string | null;
-  blocks: readonly Block[];
-  label: string;
-}) {
-  const { blocked, target } = useTree();
-  const id = listId(parentId);
-  const { setNodeRef } = useDroppable({ id, disabled: blocked.has(id) });
-  const dropIndex = target && target.parentId === parentId ? target.index : null;
-  const items = useMemo(() => blocks.map((b) => b.id), [blocks]);
-  return (
-    <SortableContext id={id} items={items} strategy={stayInPlace}>
-      <ol
-        ref={setNodeRef}
-        className={`block-list${parentId === null ? ' top' : ' nested'}${dropIndex !== null ? ' over' : ''}`}
-        aria-label={label}
-      >
-        {blocks.map((block, i) => (
-          <BlockNode
-            key={block.id}
-            block={block}
-            parentId={parentId}
-            drop={
-              dropIndex === i
-                ? 'before'
-                : dropIndex === blocks.length && i === blocks.length - 1
-                  ? 'after'
-                  : null
-            }
-          />
-        ))}
-        {blocks.length === 0 ? (
-          <li className="drop-hint">
-            {parentId === null
-              ? 'No blocks yet: add one from the palette.'
-              : 'Empty: drag blocks here, or select a block and use “Move into”.'}
-          </li>
-        ) : null}
-      </ol>
-    </SortableContext>
-  );
-}
-
-function BlockNode({
-  block,
-  parentId,
-  drop,
-}: {
-  block: Block;
-  parentId: string | null;
-  drop: 'before' | 'after' | null;
-}) {
-  const { selectedId, onSelect, issueCount, blocked } = useTree();
-  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } =
-    useSortable({ id: block.id, disabled: { draggable: false, droppable: blocked.has(block.id) } });
-  const problems = issueCount(block.id);
-  const selected = selectedId === block.id;
-  const label = blockLabel(block);
-  return (
-    <li
-      ref={setNodeRef}
-      className={`block-node${selected ? ' selected' : ''}${isDragging ? ' dragging' : ''}${problems > 0 ? ' invalid' : ''}${drop ? ` drop-${drop}` : ''}`}
-      style={{ transform: DndCSS.Translate.toString(transform), transition }}
-      data-block-id={block.id}
-      data-parent-id={parentId ?? undefined}
-    >
-      <div className="block-row">
-        <button
-          type="button"
-          className="drag-handle"
-          ref={setActivatorNodeRef}
-          {...attributes}
-          {...listeners}
-          aria-label={`Drag ${label}`}
-        >
-          <span aria-hidden="true">⠿</span>
-        </button>
-        <button
-          type="button"
-          className="block-select"
-          aria-pressed={selected}
-          onClick={() => onSelect(block.id)}
-        >
-          <span className="block-type">{TYPE_LABELS[block.type]}</span>{' '}
-          <span className="block-summary">{blockSummary(block)}</span>
-          {problems > 0 ? (
-            <span className="block-problems">
-              {' '}
-              · {problems} {problems === 1 ? 'problem' : 'problems'}
-            </span>
-          ) : null}
-        </button>
-      </div>
-      {block.type === 'columns' ? (
-        <BlockList parentId={block.id} blocks={childrenOf(block)} label={`Blocks in ${label}`} />
-      ) : null}
-    </li>
   );
 }
