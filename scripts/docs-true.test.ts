@@ -31,3 +31,30 @@ test("the README's layout names every part of src/ and every package", () => {
       missing.push(`packages/${entry.name}/`);
   assert.deepEqual(missing, [], `README.md's layout leaves out: ${missing.join(', ')}`);
 });
+
+/** Every file under a folder whose name ends with one of `extensions`, read as text. */
+function sourcesUnder(folder: string, extensions: readonly string[]): string[] {
+  return fs
+    .readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && extensions.some((ext) => entry.name.endsWith(ext)))
+    .map((entry) => fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8'));
+}
+
+test('the functions docs/architecture.md names (its walkthroughs) exist in the code', () => {
+  const doc = read('docs/architecture.md');
+  // camelCase names in backticks (`placeOrder`, `holdPendingSlot()`): the walkthroughs' steps.
+  const named = new Set([...doc.matchAll(/`([a-z]+[A-Z][A-Za-z0-9]*)(?:\(\))?`/g)].map((match) => match[1]!));
+  assert.ok(named.size > 20, 'the walkthroughs name functions');
+  const code = [
+    ...sourcesUnder('src', ['.ts']),
+    ...['console', 'shop', 'client', 'address', 'blocks'].flatMap((pkg) =>
+      sourcesUnder(`packages/${pkg}/src`, ['.ts', '.tsx']),
+    ),
+  ].join('\n');
+  const missing = [...named].filter((name) => !new RegExp(String.raw`\b${name}\b`).test(code));
+  assert.deepEqual(
+    missing,
+    [],
+    `docs/architecture.md names what the code does not have: ${missing.join(', ')}`,
+  );
+});
