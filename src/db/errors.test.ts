@@ -35,7 +35,11 @@ describe('database errors', () => {
 
   test('a failure for lack of resources is remembered for readiness for a while; other outages are not', () => {
     const warnings: object[] = [];
-    const log = { warn: (line: object) => void warnings.push(line) };
+    const debugs: object[] = [];
+    const log = {
+      warn: (line: object) => void warnings.push(line),
+      debug: (line: object) => void debugs.push(line),
+    };
     const before = Date.now();
     assert.equal(reportIfOutage(log, sqlState('57P01')), true);
     assert.equal(recentResourceFailure(before), null, 'a shutdown is seen by asking the database');
@@ -44,5 +48,6 @@ describe('database errors', () => {
     assert.equal(recentResourceFailure(Date.now() + RESOURCE_FAILURE_WINDOW_MS + 1), null);
     assert.equal(reportIfOutage(log, sqlState('23505')), false, 'not an outage: left to the caller');
     assert.ok(warnings.length <= 1, 'once per interval');
+    assert.equal(warnings.length + debugs.length, 2, 'the others at debug level');
   });
 });

@@ -80,6 +80,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /** What {@link reportIfOutage} logs with: any logger (pino, a request's, a feature's narrower one). */
 export interface OutageLog {
   warn(object: object, message: string): void;
+  debug(object: object, message: string): void;
 }
 
 /** While the database is unavailable, its failures are logged once per this interval. */
@@ -112,7 +113,8 @@ function codeOf(error: unknown): string | undefined {
 
 /**
  * When `error` is the database being unavailable, logs it (once per interval for the whole process,
- * without a stack: every request and loop fails alike during an outage) and returns true; any other
+ * without a stack: every request and loop fails alike during an outage; the others at debug level)
+ * and returns true; any other
  * error is left to the caller. Requests answer 503 meanwhile and the loops retry on their intervals.
  * A failure for lack of resources is also remembered for readiness ({@link recentResourceFailure}).
  */
@@ -136,5 +138,7 @@ export function reportIfOutage(
       },
       'database unavailable: requests answer 503 and loops retry until it is back',
     );
+  // The failures in between, at debug level: which loop retried when, for whoever needs to see it.
+  else log.debug({ ...context, ...(code === undefined ? {} : { code }) }, 'database still unavailable');
   return true;
 }

@@ -20,6 +20,7 @@ export interface EmailDeps {
 }
 
 export interface EmailLog {
+  debug(object: object, message: string): void;
   info(object: object, message: string): void;
   warn(object: object, message: string): void;
 }

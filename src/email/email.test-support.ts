@@ -28,6 +28,11 @@ export interface SmtpSink {
   messages: ReceivedMail[];
   /** Waits for the `count`-th message to `to` and returns it. */
   waitFor(to: string, count?: number): Promise<ReceivedMail>;
+  /**
+   * Resolves once no client is connected and every message received is in `messages`: after its
+   * senders are gone, nothing more can arrive.
+   */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,10 +44,24 @@ export async function startSmtpSink(options: { delayMs?: number; refuse?: string
   const messages: ReceivedMail[] = [];
   const delayMs = options.delayMs ?? 0;
   const { refuse } = options;
+  /** Open connections and messages still being parsed; `idle()` waits for both to be none. */
+  let busy = 0;
+  let idleWaiters: (() => void)[] = [];
+  const done = (): void => {
+    busy -= 1;
+    if (busy > 0) return;
+    for (const resolve of idleWaiters) resolve();
+    idleWaiters = [];
+  };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onConnect(_session, callback) {
+      busy += 1;
+      callback();
+    },
+    onClose: done,
     onRcptTo(address, _session, callback) {
       if (refuse === undefined) return callback();
       return callback(Object.assign(new Error(`${refuse} <${address.address}>`), { responseCode: 550 }));
@@ -53,16 +72,19 @@ export async function startSmtpSink(options: { delayMs?: number; refuse?: string
       stream.on('end', () => {
         const raw = Buffer.concat(chunks);
         const envelope = session.envelope;
-        void simpleParser(raw).then((parsed) => {
-          messages.push({
-            mailFrom: envelope.mailFrom === false ? '' : envelope.mailFrom.address,
-            rcptTo: envelope.rcptTo.map((rcpt) => rcpt.address),
-            raw,
-            parsed,
-          });
-          if (delayMs > 0) setTimeout(callback, delayMs);
-          else callback();
-        }, callback);
+        busy += 1;
+        void simpleParser(raw)
+          .then((parsed) => {
+            messages.push({
+              mailFrom: envelope.mailFrom === false ? '' : envelope.mailFrom.address,
+              rcptTo: envelope.rcptTo.map((rcpt) => rcpt.address),
+              raw,
+              parsed,
+            });
+            if (delayMs > 0) setTimeout(callback, delayMs);
+            else callback();
+          }, callback)
+          .finally(done);
       });
     },
   });
@@ -85,6 +107,7 @@ export async function startSmtpSink(options: { delayMs?: number; refuse?: string
         `SMTP mail #${count} to ${to}`,
       );
     },
+    idle: () => (busy === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -35,6 +35,8 @@ export interface LogLine {
   level: number;
   msg: string;
   err?: unknown;
+  /** The worker loop a line is about, where it names one. */
+  loop?: string;
 }
 
 /** The JSON log lines the process wrote after `offset` characters of its output. */

@@ -91,7 +91,7 @@ export class NotificationListener {
       await client.query(`LISTEN ${this.#channel}`);
     } catch (error) {
       // While the database is away this fails every 5 s: logged with the outage, throttled.
-      if (!reportIfOutage(this.#log, error))
+      if (!reportIfOutage(this.#log, error, { loop: 'webhook listener' }))
         this.#log.warn(
           { err: (error as Error).message },
           'webhook LISTEN connection failed; polling meanwhile',

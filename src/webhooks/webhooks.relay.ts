@@ -176,7 +176,8 @@ export class WebhookRelay {
           sleepMs = await this.#cycle(keyring, sender, signal, timing);
         } catch (error) {
           if (signal.aborted) break;
-          if (!reportIfOutage(log, error)) log.error({ err: error }, 'webhook relay cycle failed');
+          if (!reportIfOutage(log, error, { loop: 'webhook relay' }))
+            log.error({ err: error }, 'webhook relay cycle failed');
           this.#lastScan = 0;
           this.#fanOutDue = true;
           this.#scanDue = true;
