@@ -4,9 +4,9 @@
  * `fetch` and Web Crypto do: browsers, Node 20+, Deno, Bun, edge workers.
  */
 export { createStorefrontClient, retryCheckout } from './storefront.ts';
+export type { CustomersClient } from './customers.ts';
 export type {
   CheckoutOptions,
-  CustomersClient,
   StorefrontClient,
   StorefrontClientOptions,
   WaitForPaidOptions,

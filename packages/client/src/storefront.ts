@@ -9,6 +9,7 @@ import {
   type TransportOptions,
 } from './core.ts';
 import { OrderNotPaidError, StorefrontError, StorefrontNetworkError, WaitTimeoutError } from './errors.ts';
+import { createCustomersClient, CustomerToken, type CustomersClient } from './customers.ts';
 import { storefrontOperations } from './operations.ts';
 import type {
   AddressInput,
@@ -20,13 +21,6 @@ import type {
   CheckoutInput,
   Collection,
   ConditionalInput,
-  Customer,
-  CustomerAddress,
-  CustomerAddressInput,
-  CustomerAddressPatch,
-  CustomerExport,
-  CustomerSession,
-  CustomerUpdate,
   ConditionalOperationId,
   ConditionalOptions,
   ListItem,
@@ -42,7 +36,6 @@ import type {
   Region,
   ShippingOption,
   RequestArgs,
-  RequestBody,
   RequestInput,
   SandboxConfirmation,
   SandboxPaymentMethod,
@@ -86,54 +79,6 @@ export interface WaitForPaidOptions {
   /** Time between polls (default 1000 ms). */
   intervalMs?: number;
   signal?: AbortSignal;
-}
-
-/** Customer accounts (decision `erasure-is-immediate`): sign-in by emailed code, the profile, saved addresses, orders, export and erasure. */
-export interface CustomersClient {
-  /**
-   * The signed-in customer's token (`ct_…`), or null for a guest. Sent as `Authorization: Bearer`
-   * (beside `X-Publishable-Key`) on every `/customers/…` call and on checkout.
-   */
-  readonly token: string | null;
-  /** Sets the token (restored from storage) or forgets it (`null`), without calling the service. */
-  setToken(token: string | null): void;
-  /**
-   * Emails a 6-digit sign-in code to `email` (valid 10 minutes, once). Always answers `{status:
-   * 'sent'}`, also for an email without an account: the code creates it.
-   */
-  signIn(body: RequestBody<'customerRequestSignInCode'>, options?: CallOptions): Promise<void>;
-  /**
-   * Exchanges the emailed code for a session: the client keeps its token (see `token`) and resolves
-   * with the session (`token`, `expiresAt`, `customer`). A wrong or expired code is a 401 `unauthorized`.
-   */
-  verify(body: RequestBody<'customerVerifySignInCode'>, options?: CallOptions): Promise<CustomerSession>;
-  /** Revokes the session on the service and forgets the token (also when the service had ended it already). */
-  signOut(options?: CallOptions): Promise<void>;
-  /** The signed-in customer (401 without a valid token). */
-  me(options?: CallOptions): Promise<Customer>;
-  /** Changes the name, phone or marketing consent; `null` clears a name or phone. */
-  update(patch: CustomerUpdate, options?: CallOptions): Promise<Customer>;
-  /**
-   * Erases the account: profile, addresses and sessions deleted, personal data on its orders and
-   * mail scrubbed. The token is forgotten. Cannot be undone.
-   */
-  erase(options?: CallOptions): Promise<void>;
-  addresses: {
-    /** The saved addresses, the default first, then the newest. */
-    list(options?: CallOptions): Promise<CustomerAddress[]>;
-    /** Saves an address (the first one becomes the default; at most 20: 409 `limit_reached`). */
-    create(body: CustomerAddressInput, options?: CallOptions): Promise<CustomerAddress>;
-    /** Changes some fields (checked as a whole address: a bad field is a 400 pointing at it); `isDefault: true` makes it the default. */
-    update(id: string, patch: CustomerAddressPatch, options?: CallOptions): Promise<CustomerAddress>;
-    delete(id: string, options?: CallOptions): Promise<void>;
-  };
-  /**
-   * One page of the customer's orders, newest first (each as `orders.get` shows it). Every page:
-   * `for await (const order of client.list('listCurrentCustomerOrders'))`.
-   */
-  orders(query?: QueryParams<'listCurrentCustomerOrders'>, options?: CallOptions): Promise<Paginated<Order>>;
-  /** Everything the store holds about the customer, as JSON (profile, addresses, orders, mail, sessions). */
-  export(options?: CallOptions): Promise<CustomerExport>;
 }
 
 /** The options of a cacheable read, with or without `ifNoneMatch`. */
@@ -297,36 +242,15 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
   if (typeof publishableKey !== 'string' || publishableKey === '') {
     throw new TypeError('publishableKey is required (pk_…)');
   }
-  let customerToken = options.customerToken ?? null;
-  const setToken = (token: string | null): void => {
-    if (token !== null && (typeof token !== 'string' || token === ''))
-      throw new TypeError('customer token: ct_… or null');
-    if (token === customerToken) return;
-    customerToken = token;
-    options.onCustomerTokenChange?.(token);
-  };
+  const tokens = new CustomerToken(options.customerToken ?? null, options.onCustomerTokenChange);
   const transport = createTransport(options, storefrontOperations, (path): Record<string, string> => {
     if (!path.startsWith('/storefront/')) return {};
     // The customer's token goes only where it means something: the customer calls and checkout.
-    const sendsToken = customerToken !== null && CUSTOMER_PATHS.test(path);
-    return sendsToken
-      ? { 'x-publishable-key': publishableKey, authorization: `Bearer ${customerToken}` }
+    const token = tokens.current;
+    return token !== null && CUSTOMER_PATHS.test(path)
+      ? { 'x-publishable-key': publishableKey, authorization: `Bearer ${token}` }
       : { 'x-publishable-key': publishableKey };
   });
-  /**
-   * A call that carries the customer's token: a 401 to it means the token expired or was revoked
-   * (or belongs to another store), so the client forgets it. A token set meanwhile is kept.
-   */
-  const withToken = async <T>(send: () => Promise<T>): Promise<T> => {
-    const sent = customerToken;
-    try {
-      return await send();
-    } catch (error) {
-      if (sent !== null && error instanceof StorefrontError && error.status === 401 && customerToken === sent)
-        setToken(null);
-      throw error;
-    }
-  };
   const call = <K extends StorefrontOperationId>(id: K, input?: RequestInput<K>) => transport.call(id, input);
   /** A cacheable read: `ifNoneMatch` becomes the `If-None-Match` header (a 304 then resolves to NotModified). */
   const read = <K extends StorefrontOperationId>(
@@ -415,7 +339,7 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
     },
     checkout: {
       create: (body, { idempotencyKey = randomUUID(), retry, ...options } = {}) =>
-        withToken(() =>
+        tokens.sending(() =>
           transport.call(
             'createCheckout',
             { ...options, body, header: { 'Idempotency-Key': idempotencyKey } },
@@ -427,48 +351,7 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
           ),
         ),
     },
-    customers: {
-      get token() {
-        return customerToken;
-      },
-      setToken,
-      signIn: async (body, options) => {
-        await call('customerRequestSignInCode', { ...options, body });
-      },
-      verify: async (body, options) => {
-        const session = await call('customerVerifySignInCode', { ...options, body });
-        setToken(session.token);
-        return session;
-      },
-      signOut: async (options) => {
-        if (customerToken === null) return;
-        try {
-          await call('customerSignOut', { ...options });
-        } catch (error) {
-          // Ended already (expired, revoked elsewhere): signed out all the same.
-          if (!(error instanceof StorefrontError && error.status === 401)) throw error;
-        } finally {
-          setToken(null);
-        }
-      },
-      me: (options) => withToken(() => call('getCurrentCustomer', { ...options })),
-      update: (patch, options) => withToken(() => call('updateCurrentCustomer', { ...options, body: patch })),
-      erase: async (options) => {
-        await withToken(() => call('eraseCurrentCustomer', { ...options }));
-        setToken(null);
-      },
-      addresses: {
-        list: async (options) => (await withToken(() => call('listCustomerAddresses', { ...options }))).items,
-        create: (body, options) => withToken(() => call('createCustomerAddress', { ...options, body })),
-        update: (id, patch, options) =>
-          withToken(() => call('updateCustomerAddress', { ...options, path: { id }, body: patch })),
-        delete: async (id, options) => {
-          await withToken(() => call('deleteCustomerAddress', { ...options, path: { id } }));
-        },
-      },
-      orders: (query, options) => withToken(() => call('listCurrentCustomerOrders', { ...options, query })),
-      export: (options) => withToken(() => call('exportCurrentCustomer', { ...options })),
-    },
+    customers: createCustomersClient(call, tokens),
     orders: {
       get: (id, options) => call('getOrder', { ...options, path: { id } }),
       async waitForPaid(id, { timeoutMs = 120_000, intervalMs = 1000, signal } = {}) {
