@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { pino } from 'pino';
 import {
   OrderNotPaidError,
@@ -22,17 +22,13 @@ import {
   problemResponse,
   rejection,
   scriptedFetch,
+  startedForFile,
   startLiveApp,
-  type LiveApp,
   type RecordedCall,
   type Shop,
 } from './server.test-support.ts';
 
-let live: LiveApp;
-before(async () => {
-  live = await startLiveApp();
-});
-after(() => live.close());
+const live = startedForFile(startLiveApp);
 
 /** A shop whose storefront client sends through `fetch`, with a cart of one product ready to check out. */
 async function shopWithCart(fetch?: ReturnType<typeof scriptedFetch>): Promise<Shop & { cartId: string }> {

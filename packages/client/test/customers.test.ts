@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createStorefrontClient, StorefrontError, type StorefrontClient } from '@storefront/client';
 import { waitForMail } from '../../../src/test/harness.ts';
 import {
@@ -14,16 +14,12 @@ import {
   openShop,
   rejection,
   scriptedFetch,
+  startedForFile,
   startLiveApp,
-  type LiveApp,
   type RecordedCall,
 } from './server.test-support.ts';
 
-let live: LiveApp;
-before(async () => {
-  live = await startLiveApp();
-});
-after(() => live.close());
+const live = startedForFile(startLiveApp);
 
 const newEmail = () => `shopper-${randomUUID().slice(0, 8)}@example.com`;
 

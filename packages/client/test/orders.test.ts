@@ -4,22 +4,18 @@
  * StorefrontError with the problem's title.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { StorefrontError } from '@storefront/client';
 import {
   createProduct,
   openShop,
   rejection,
+  startedForFile,
   startLiveApp,
-  type LiveApp,
   type Shop,
 } from './server.test-support.ts';
 
-let live: LiveApp;
-before(async () => {
-  live = await startLiveApp();
-});
-after(() => live.close());
+const live = startedForFile(startLiveApp);
 
 /** A paid order of 2 units at 2,500. */
 async function paidOrder(shop: Shop): Promise<{ orderId: string; variantId: string }> {

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 import {
   createAdminClient,
   createStorefrontClient,
@@ -39,6 +40,20 @@ export async function startLiveApp(options: TestAppOptions = {}): Promise<LiveAp
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = t.app.server.address() as AddressInfo;
   return { t, baseUrl: `http://127.0.0.1:${port}`, close: () => t.close() };
+}
+
+/**
+ * What `start` makes (a plain object with `close`), made before the test file's first test and
+ * closed after its last: `const live = startedForFile(startLiveApp)` at the top of the file. It is
+ * filled in by the `before` hook, so read it in tests and hooks only.
+ */
+export function startedForFile<T extends { close(): Promise<void> }>(start: () => Promise<T>): T {
+  const started = {} as T;
+  before(async () => {
+    Object.assign(started, await start());
+  });
+  after(() => started.close());
+  return started;
 }
 
 /** The live app with the demo store seeded in it (as `storefront serve` makes it), and its credentials. */

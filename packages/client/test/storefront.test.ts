@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   createAdminClient,
   createStorefrontClient,
@@ -22,16 +22,12 @@ import {
   problemResponse,
   rejection,
   scriptedFetch,
+  startedForFile,
   startLiveApp,
-  type LiveApp,
   type RecordedCall,
 } from './server.test-support.ts';
 
-let live: LiveApp;
-before(async () => {
-  live = await startLiveApp();
-});
-after(() => live.close());
+const live = startedForFile(startLiveApp);
 
 describe('catalog', () => {
   test('lists products page by page, and listAll follows nextCursor across pages', async () => {
