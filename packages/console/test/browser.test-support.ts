@@ -94,6 +94,26 @@ export async function signIn(page: Page, store: TestStore): Promise<void> {
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
+/** A new page (see `newPage`) signed in as the store's owner (see `signIn`). */
+export async function signedInPage(
+  h: ConsoleHarness,
+  store: TestStore,
+  options: { width?: number; height?: number } = {},
+): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const opened = await newPage(h, options);
+  await signIn(opened.page, store);
+  return opened;
+}
+
+/** Opens a screen by its link in the console's navigation and waits for the screen's heading. */
+export async function openScreen(page: Page, link: string, heading: string): Promise<void> {
+  await page
+    .getByRole('navigation', { name: 'Console' })
+    .getByRole('link', { name: link, exact: true })
+    .click();
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
 export async function newStore(h: ConsoleHarness, input: { currency?: string } = {}): Promise<TestStore> {
   return createTestStore(h.live.t, input);
 }

@@ -7,24 +7,12 @@
  * sees is checked on the page, what happened through the Admin API.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { openShop, type Shop } from '../../client/test/server.test-support.ts';
-import {
-  assertAccessible,
-  newPage,
-  screenshot,
-  signIn,
-  startConsole,
-  until,
-  type ConsoleHarness,
-} from './browser.test-support.ts';
+import { openShop, startedForFile, type Shop } from '../../client/test/server.test-support.ts';
+import { assertAccessible, screenshot, signedInPage, startConsole, until } from './browser.test-support.ts';
 
-let h: ConsoleHarness;
-before(async () => {
-  h = await startConsole();
-});
-after(() => h.close());
+const h = startedForFile(startConsole);
 
 const UPS_NUMBER = '1Z999AA10123456784';
 const NEW_UPS_NUMBER = '1Z999AA10123456795';
@@ -74,8 +62,7 @@ describe('cancelling and returning in the console', () => {
     const paid = await order(shop, [{ variantId: mug.variantId, quantity: 2 }]);
     assert.deepEqual(await stock(shop, mug.productId), { onHand: 8, reserved: 0 });
 
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
     await openOrder(page, paid.number, paid.id);
     const section = page.getByRole('region', { name: 'Cancel order' });
     await section
@@ -155,8 +142,7 @@ describe('cancelling and returning in the console', () => {
     });
     assert.deepEqual(await stock(shop, tee.productId), { onHand: 9, reserved: 1 });
 
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
 
     // Shipped: not offered, and why.
     await openOrder(page, shipped.number, shipped.id);
@@ -219,8 +205,7 @@ describe('cancelling and returning in the console', () => {
     });
     await shop.admin.request('adminCancelFulfillment', { path: { id: paid.id, fulfillmentId: second.id } });
 
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
     await openOrder(page, paid.number, paid.id);
     const shipments = page.getByRole('region', { name: 'Shipments' });
     const one = shipments.getByRole('listitem', { name: /Shipment 1/ });
@@ -311,8 +296,7 @@ describe('cancelling and returning in the console', () => {
     await shop.admin.request('adminCancelOrder', { path: { id: cancelledPaid.id }, body: {} });
     await shop.admin.request('adminCancelOrder', { path: { id: cancelledPending.id }, body: {} });
 
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Orders' }).click();
     await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor();
     const rows = page.locator('table.orders-table tbody tr');
@@ -371,8 +355,7 @@ describe('cancelling and returning in the console', () => {
     });
     assert.deepEqual(await stock(shop, mug.productId), { onHand: 8, reserved: 0 });
 
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
     await openOrder(page, paid.number, paid.id);
     const form = page.getByRole('region', { name: 'Return items' });
     const mugUnits = form.getByLabel('Units of Blue mug (Large) to return (0 to 2)');

@@ -8,28 +8,13 @@
  * stored are both checked.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createAdminClient, StorefrontError, type AdminClient } from '@storefront/client';
+import { describe, test } from 'node:test';
+import { StorefrontError } from '@storefront/client';
 import type { Page, Request } from 'playwright-core';
-import type { TestStore } from '../../../src/test/harness.ts';
-import {
-  assertAccessible,
-  newPage,
-  newStore,
-  screenshot,
-  signIn,
-  startConsole,
-  type ConsoleHarness,
-} from './browser.test-support.ts';
+import { openShop, startedForFile } from '../../client/test/server.test-support.ts';
+import { assertAccessible, screenshot, signedInPage, startConsole } from './browser.test-support.ts';
 
-let h: ConsoleHarness;
-before(async () => {
-  h = await startConsole();
-});
-after(() => h.close());
-
-const adminOf = (store: TestStore): AdminClient =>
-  createAdminClient({ baseUrl: h.live.baseUrl, token: store.staffToken });
+const h = startedForFile(startConsole);
 
 /** A 1×1 PNG, served for the image preview's https address (nothing leaves the machine). */
 const PIXEL = Buffer.from(
@@ -72,18 +57,16 @@ async function expectOrder(page: Page, titles: string[]): Promise<void> {
 
 describe('products in the console', () => {
   test('create with two variants (exact minor units), search by title and SKU, edit, errors at their fields, delete', async () => {
-    const store = await newStore(h);
-    const admin = adminOf(store);
+    const { shop: store, admin } = await openShop(h.live);
     const coat = await admin.products.create({
       title: 'Wool Coat',
       status: 'active',
       variants: [{ sku: 'WC-1', label: 'One size', priceAmount: 20000, onHand: 3 }],
     });
-    const { context, page, problems } = await newPage(h);
+    const { context, page, problems } = await signedInPage(h, store);
     await page.route('https://images.example/**', (route) =>
       route.fulfill({ status: 200, contentType: 'image/png', body: PIXEL }),
     );
-    await signIn(page, store);
 
     await page.getByRole('link', { name: 'Products' }).click();
     await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
@@ -246,8 +229,7 @@ describe('products in the console', () => {
   });
 
   test("a variant's weight and whether it is shipped are saved, and a new variant's too", async () => {
-    const store = await newStore(h);
-    const admin = adminOf(store);
+    const { shop: store, admin } = await openShop(h.live);
     const product = await admin.products.create({
       title: 'Gift box',
       status: 'active',
@@ -256,8 +238,7 @@ describe('products in the console', () => {
         { label: 'Gift card', priceAmount: 5000, onHand: 100 },
       ],
     });
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store);
     await page.goto(`/admin/products/${product.id}`);
     await page.getByRole('heading', { name: 'Gift box', level: 1 }).waitFor();
     const box = page.getByRole('group', { name: 'Variant 1' });
@@ -308,15 +289,14 @@ describe('products in the console', () => {
   });
 
   test('handle and SEO: made from the title, changed (only what changed is sent), a taken or malformed one refused at the Handle field', async () => {
-    const store = await newStore(h);
-    const admin = adminOf(store);
+    const { shop: store, admin } = await openShop(h.live);
     await admin.products.create({
       title: 'Wool Coat',
       handle: 'wool-coat',
       status: 'active',
       variants: [{ label: 'One size', priceAmount: 20000, onHand: 3 }],
     });
-    const { context, page, problems } = await newPage(h);
+    const { context, page, problems } = await signedInPage(h, store);
     const isPatch = (request: Request) =>
       request.method() === 'PATCH' && /\/admin\/v1\/products\/[^/]+$/.test(request.url());
     /** The bodies of the product PATCHes the form sends. */
@@ -330,7 +310,6 @@ describe('products in the console', () => {
       await page.getByRole('button', { name: 'Save product' }).click();
       await answered;
     };
-    await signIn(page, store);
     await page.getByRole('link', { name: 'Products' }).click();
     await page.getByRole('link', { name: 'Add product' }).click();
     await page.getByRole('heading', { name: 'Add product', level: 1 }).waitFor();
@@ -433,8 +412,7 @@ describe('products in the console', () => {
   });
 
   test("the list's filters and orders: collection, stock, sort, kept in the address, with their pages", async () => {
-    const store = await newStore(h);
-    const admin = adminOf(store);
+    const { shop: store, admin } = await openShop(h.live);
     const make = (
       title: string,
       priceAmount: number,
@@ -448,8 +426,7 @@ describe('products in the console', () => {
     const kitchen = await admin.request('adminCreateCollection', {
       body: { title: 'Kitchen', slug: 'kitchen', kind: 'manual', productIds: [plate.id, mug.id, bowl.id] },
     });
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store);
     await page.getByRole('link', { name: 'Products' }).click();
     await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
     const search = page.getByRole('search', { name: 'Products' });
@@ -538,15 +515,13 @@ describe('products in the console', () => {
   });
 
   test('the product form is usable at 375 px', async () => {
-    const store = await newStore(h);
-    const admin = adminOf(store);
+    const { shop: store, admin } = await openShop(h.live);
     const product = await admin.products.create({
       title: 'Small screen tee',
       status: 'draft',
       variants: [{ label: 'One', priceAmount: 1000, onHand: 1 }],
     });
-    const { context, page, problems } = await newPage(h, { width: 375, height: 740 });
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store, { width: 375, height: 740 });
     await page.goto(`/admin/products/${product.id}`);
     await page.getByRole('heading', { name: 'Small screen tee', level: 1 }).waitFor();
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth');
@@ -565,8 +540,7 @@ describe('products in the console', () => {
 
 describe('collections in the console', () => {
   test('a manual collection reordered by drag, by keyboard and by the Move buttons; the order is stored', async () => {
-    const store = await newStore(h);
-    const admin = adminOf(store);
+    const { shop: store, admin } = await openShop(h.live);
     const make = (title: string) =>
       admin.products.create({
         title,
@@ -576,8 +550,7 @@ describe('collections in the console', () => {
     const alpha = await make('Alpha Mug');
     const beta = await make('Beta Plate');
     const gamma = await make('Gamma Lamp');
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store);
 
     await page.getByRole('link', { name: 'Collections' }).click();
     await page.getByText('No collections yet.').waitFor();
@@ -637,8 +610,7 @@ describe('collections in the console', () => {
   });
 
   test("a smart collection's rules show a live preview of the matching products", async () => {
-    const store = await newStore(h);
-    const admin = adminOf(store);
+    const { shop: store, admin } = await openShop(h.live);
     const make = (title: string, tags: string[], priceAmount: number) =>
       admin.products.create({
         title,
@@ -649,8 +621,7 @@ describe('collections in the console', () => {
     const mug = await make('Alpha Mug', ['Kitchen'], 1500);
     const plate = await make('Beta Plate', ['kitchen'], 4500);
     await make('Gamma Lamp', ['living'], 9000);
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store);
 
     await page.goto('/admin/collections/new');
     await page.getByLabel('Title').fill('Kitchen');

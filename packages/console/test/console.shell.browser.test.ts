@@ -1,21 +1,18 @@
 /** The console's shell in Chromium: served at /admin with strict headers, sign-in through the dev mailbox, sign-out, expiry. */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { startedForFile } from '../../client/test/server.test-support.ts';
 import {
   assertAccessible,
   newPage,
   newStore,
   screenshot,
+  signedInPage,
   signIn,
   startConsole,
-  type ConsoleHarness,
 } from './browser.test-support.ts';
 
-let h: ConsoleHarness;
-before(async () => {
-  h = await startConsole();
-});
-after(() => h.close());
+const h = startedForFile(startConsole);
 
 describe('the console', () => {
   test('is served at /admin with a CSP without inline scripts, deep links answer the app, API 404s stay problems', async () => {
@@ -55,8 +52,7 @@ describe('the console', () => {
 
   test('an expired session returns to sign-in with a message', async () => {
     const store = await newStore(h);
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store);
     // The session ends on the server (as expiry would): the next call is a 401.
     await page.evaluate(() => {
       const raw = localStorage.getItem('storefront.console.session')!;
@@ -73,8 +69,7 @@ describe('the console', () => {
 
   test('is usable at 375 px: the menu opens and navigates', async () => {
     const store = await newStore(h);
-    const { context, page } = await newPage(h, { width: 375, height: 740 });
-    await signIn(page, store);
+    const { context, page } = await signedInPage(h, store, { width: 375, height: 740 });
     const menu = page.getByRole('button', { name: 'Menu' });
     await menu.click();
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Orders' }).click();

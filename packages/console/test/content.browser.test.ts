@@ -4,28 +4,13 @@
  * publish after the change list, the storefront serving the tree), menus and pages.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createAdminClient, type AdminClient } from '@storefront/client';
+import { describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
+import { openShop, startedForFile } from '../../client/test/server.test-support.ts';
 import type { TestStore } from '../../../src/test/harness.ts';
-import {
-  assertAccessible,
-  newPage,
-  newStore,
-  screenshot,
-  signIn,
-  startConsole,
-  type ConsoleHarness,
-} from './browser.test-support.ts';
+import { assertAccessible, screenshot, signedInPage, startConsole } from './browser.test-support.ts';
 
-let h: ConsoleHarness;
-before(async () => {
-  h = await startConsole();
-});
-after(() => h.close());
-
-const adminOf = (store: TestStore): AdminClient =>
-  createAdminClient({ baseUrl: h.live.baseUrl, token: store.staffToken });
+const h = startedForFile(startConsole);
 
 /** What the storefront serves, with the store's publishable key. */
 async function storefront(store: TestStore, path: string): Promise<{ status: number; body: unknown }> {
@@ -116,11 +101,9 @@ async function addBlock(page: Page, type: string, where = 'The top level') {
 
 describe('the region builder', () => {
   test('builds nested columns by drag and by keyboard, shows rule and server problems at their block, saves, publishes after the change list; the storefront serves it', async () => {
-    const store = await newStore(h);
-    const admin = adminOf(store);
+    const { shop: store, admin } = await openShop(h.live);
     // Tall enough that the tree is away from the window's edges, where dragging scrolls the page.
-    const { context, page, problems } = await newPage(h, { height: 1300 });
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store, { height: 1300 });
 
     // Regions: empty, then a new region opens in the builder.
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Regions' }).click();
@@ -317,14 +300,12 @@ describe('the region builder', () => {
 
 describe('the region builder and text the server cannot store', () => {
   test('half an emoji: said in a merchant’s words at the field, and no banner is left once the text is fixed', async () => {
-    const store = await newStore(h);
-    const admin = adminOf(store);
+    const { shop: store, admin } = await openShop(h.live);
     await admin.request('adminSaveRegionDraft', {
       path: { key: 'promo' },
       body: { blocks: [{ id: 'note', type: 'text', settings: { text: 'Summer sale' } }] },
     });
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store);
     await page.goto('/admin/content/regions/promo');
     await page.getByRole('button', { name: /^Text Summer sale/ }).click();
     const text = page.getByLabel('Text', { exact: true });
@@ -372,8 +353,8 @@ describe('the region builder and text the server cannot store', () => {
 
 describe('the region builder on a phone', () => {
   test('fits a 375 px screen and moves blocks with its buttons; closing the tab with unsaved changes asks first', async () => {
-    const store = await newStore(h);
-    await adminOf(store).request('adminSaveRegionDraft', {
+    const { shop: store, admin } = await openShop(h.live);
+    await admin.request('adminSaveRegionDraft', {
       path: { key: 'footer-note' },
       body: {
         blocks: [
@@ -394,8 +375,7 @@ describe('the region builder on a phone', () => {
         ],
       },
     });
-    const { context, page, problems } = await newPage(h, { width: 375, height: 740 });
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store, { width: 375, height: 740 });
     await page.goto('/admin/content/regions/footer-note');
     await page.getByRole('heading', { name: 'Region “footer-note”', level: 1 }).waitFor();
     await page.getByRole('button', { name: /^Button Find us/ }).click();
@@ -426,9 +406,8 @@ describe('the region builder on a phone', () => {
 
 describe('menus', () => {
   test('create a menu, edit its items with the URL rules at their fields, reorder, save; the storefront serves it; delete', async () => {
-    const store = await newStore(h);
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { shop: store, admin } = await openShop(h.live);
+    const { context, page, problems } = await signedInPage(h, store);
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Menus' }).click();
     await page.getByText('No menus yet.').waitFor();
     await page.getByLabel('Menu handle').fill('main');
@@ -460,10 +439,7 @@ describe('menus', () => {
       await errorOf(item(3).getByLabel('URL')),
       'The URL must be an http(s) URL or a path starting with /.',
     );
-    assert.equal(
-      (await adminOf(store).request('adminGetMenu', { path: { handle: 'main' } })).items.length,
-      0,
-    );
+    assert.equal((await admin.request('adminGetMenu', { path: { handle: 'main' } })).items.length, 0);
 
     await item(2).getByLabel('URL').fill('https://blog.example/');
     await item(3).getByLabel('URL').fill('/collections/sale');
@@ -512,9 +488,8 @@ describe('menus', () => {
 
 describe('pages', () => {
   test('create a page, edit its title and plain-text body with the paragraph preview, save; the storefront serves it; delete', async () => {
-    const store = await newStore(h);
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { shop: store } = await openShop(h.live);
+    const { context, page, problems } = await signedInPage(h, store);
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Pages' }).click();
     await page.getByText('No pages yet.').waitFor();
     await page.getByLabel('Title').fill('About us');

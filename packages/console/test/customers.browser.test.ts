@@ -9,24 +9,12 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import { after, before, describe, test } from 'node:test';
-import { createProduct, openShop, type Shop } from '../../client/test/server.test-support.ts';
+import { describe, test } from 'node:test';
+import { createProduct, openShop, startedForFile, type Shop } from '../../client/test/server.test-support.ts';
 import { addressesOf, readMailDir } from '../../../src/test/harness.ts';
-import {
-  assertAccessible,
-  newPage,
-  screenshot,
-  signIn,
-  startConsole,
-  until,
-  type ConsoleHarness,
-} from './browser.test-support.ts';
+import { assertAccessible, screenshot, signedInPage, startConsole, until } from './browser.test-support.ts';
 
-let h: ConsoleHarness;
-before(async () => {
-  h = await startConsole();
-});
-after(() => h.close());
+const h = startedForFile(startConsole);
 
 const ADA = 'ada.lovelace@example.com';
 const GRACE = 'grace@navy.example';
@@ -109,8 +97,7 @@ describe('customers in the console', () => {
     const adaId = (await shop.admin.orders.get(paid.id)).customerId;
     assert.ok(adaId, 'the guest checkout is linked to a customer');
 
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
 
     // The list, newest first, from the navigation (between Orders and Products).
     const nav = page.getByRole('navigation', { name: 'Console' });
@@ -304,8 +291,7 @@ describe('customers in the console', () => {
     const clerk = 'clerk@example.com';
     await shop.admin.request('adminAddStaffMember', { body: { email: clerk, role: 'staff' } });
 
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, { ...shop.shop, ownerEmail: clerk });
+    const { context, page, problems } = await signedInPage(h, { ...shop.shop, ownerEmail: clerk });
     await page.goto(`/admin/customers/${customerId}`);
     await page.getByRole('region', { name: 'Profile' }).getByRole('link', { name: GRACE }).waitFor();
     await page

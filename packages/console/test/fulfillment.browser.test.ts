@@ -7,24 +7,12 @@
  * status. What the user sees is checked on the page, what happened through the Admin API.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { openShop, type Shop } from '../../client/test/server.test-support.ts';
-import {
-  assertAccessible,
-  newPage,
-  screenshot,
-  signIn,
-  startConsole,
-  until,
-  type ConsoleHarness,
-} from './browser.test-support.ts';
+import { openShop, startedForFile, type Shop } from '../../client/test/server.test-support.ts';
+import { assertAccessible, screenshot, signedInPage, startConsole, until } from './browser.test-support.ts';
 
-let h: ConsoleHarness;
-before(async () => {
-  h = await startConsole();
-});
-after(() => h.close());
+const h = startedForFile(startConsole);
 
 const UPS_NUMBER = '1Z999AA10123456784';
 
@@ -72,8 +60,7 @@ describe('fulfilling an order in the console', () => {
       { variantId: tee, quantity: 1 },
     ]);
 
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
     await page.goto(`/admin/orders/${order.id}`);
     await page.getByRole('heading', { name: `Order #${order.number}`, level: 1 }).waitFor();
     await headerBadge(page, 'unfulfilled').waitFor();

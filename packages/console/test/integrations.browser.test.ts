@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createAdminClient, type AdminClient } from '@storefront/client';
-import type { Page } from 'playwright-core';
 import { createProduct, startLiveApp } from '../../client/test/server.test-support.ts';
 import { loadEmailIdentityConfig } from '../../../src/email/email.config.ts';
 import { TestDnsServer } from '../../../src/email/email.test-dns.ts';
@@ -23,7 +22,9 @@ import {
   launchBrowser,
   newPage,
   newStore,
+  openScreen,
   screenshot,
+  signedInPage,
   signIn,
   type ConsoleHarness,
 } from './browser.test-support.ts';
@@ -56,14 +57,6 @@ function adminOf(store: TestStore): AdminClient {
   return createAdminClient({ baseUrl: h.live.baseUrl, token: store.staffToken });
 }
 
-async function openScreen(page: Page, link: string, heading: string): Promise<void> {
-  await page
-    .getByRole('navigation', { name: 'Console' })
-    .getByRole('link', { name: link, exact: true })
-    .click();
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-}
-
 /** GET /storefront/v1/store with a publishable key (and an Origin, as a browser would send). */
 function storefrontStore(key: string, origin?: string): Promise<Response> {
   return fetch(`${h.live.baseUrl}/storefront/v1/store`, {
@@ -75,8 +68,7 @@ describe('storefront keys', () => {
   test('create with origins and a budget, the full key once (then only its prefix), edit, revoke with confirmation', async () => {
     const store = await newStore(h);
     const admin = adminOf(store);
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store);
     await openScreen(page, 'Storefront keys', 'Storefront keys');
     // The store's existing key is listed by its prefix.
     await page
@@ -304,8 +296,7 @@ describe('webhooks', () => {
       if (request.body.test === true) return { status: 200, body: 'test received' };
       return failing ? { status: 500, body: 'temporary outage, try later' } : { status: 204 };
     });
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store);
     await openScreen(page, 'Webhooks', 'Webhooks');
     await page.getByText('No endpoints yet.').waitFor();
     await page.getByText('No deliveries yet.').waitFor();
@@ -461,8 +452,7 @@ describe('staff, settings, themes and apps', () => {
   test('staff: who you are, add a member with a role, change the role, the last owner is kept, remove', async () => {
     const store = await newStore(h);
     const admin = adminOf(store);
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store);
     await openScreen(page, 'Staff', 'Staff');
     await page.getByTestId('who-am-i').getByText(`${store.ownerEmail}`).waitFor();
     await page.getByTestId('who-am-i').getByText('(Owner)').waitFor();
@@ -527,8 +517,7 @@ describe('staff, settings, themes and apps', () => {
     await adminOf(store).request('adminAddStaffMember', {
       body: { email: 'helper@example.com', role: 'staff' },
     });
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, { ...store, ownerEmail: 'helper@example.com' });
+    const { context, page, problems } = await signedInPage(h, { ...store, ownerEmail: 'helper@example.com' });
     await openScreen(page, 'Storefront keys', 'Storefront keys');
     await page.getByText('Only owners and admins can manage storefront keys. Your role is staff.').waitFor();
     await openScreen(page, 'Staff', 'Staff');
@@ -549,8 +538,7 @@ describe('staff, settings, themes and apps', () => {
   test('settings: store name and reply-to saved, currency read-only; usable at 375 px', async () => {
     const store = await newStore(h, { currency: 'EUR' });
     const admin = adminOf(store);
-    const { context, page, problems } = await newPage(h, { width: 375, height: 740 });
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store, { width: 375, height: 740 });
     await page.getByRole('button', { name: 'Menu' }).click();
     await openScreen(page, 'Settings', 'Settings');
     assert.equal(await page.getByLabel('Currency').inputValue(), 'EUR');
@@ -587,8 +575,7 @@ describe('staff, settings, themes and apps', () => {
   test('themes: create and publish; apps: install', async () => {
     const store = await newStore(h);
     const admin = adminOf(store);
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store);
     await openScreen(page, 'Themes', 'Themes');
     await page.getByText('No themes yet.').waitFor();
     await page.getByRole('button', { name: 'Create theme' }).click();

@@ -6,24 +6,12 @@
  * made from the pricing screen. What the user sees is checked on the page, what happened through the Admin API.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { createProduct, openShop, type Shop } from '../../client/test/server.test-support.ts';
-import {
-  assertAccessible,
-  newPage,
-  screenshot,
-  signIn,
-  startConsole,
-  until,
-  type ConsoleHarness,
-} from './browser.test-support.ts';
+import { createProduct, openShop, startedForFile, type Shop } from '../../client/test/server.test-support.ts';
+import { assertAccessible, screenshot, signedInPage, startConsole, until } from './browser.test-support.ts';
 
-let h: ConsoleHarness;
-before(async () => {
-  h = await startConsole();
-});
-after(() => h.close());
+const h = startedForFile(startConsole);
 
 /** A cart of `quantity` units checked out; paid through the sandbox unless `pay` is false. */
 async function order(shop: Shop, variantId: string, quantity: number, pay = true) {
@@ -49,8 +37,7 @@ describe('orders in the console', () => {
     const paid = await order(shop, variantId, 2);
     const pending = await order(shop, variantId, 1, false);
 
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
 
     // Home: today's numbers, and the mug is low on stock (4 on hand, 2 sold, 1 reserved: 1 left).
     await page.getByRole('region', { name: 'Orders paid today' }).waitFor();
@@ -209,8 +196,7 @@ describe('orders in the console', () => {
     const shop = await openShop(h.live);
     const product = await createProduct(shop.admin, { title: 'Green vase', priceAmount: 4000, onHand: 5 });
     const variantId = product.variants[0]!.id;
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
 
     // The merchant looks at the product first: 5 on hand, 5 available.
     await page.goto(`/admin/products/${product.id}`);
@@ -302,8 +288,7 @@ describe('orders in the console', () => {
       },
     });
 
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Orders' }).click();
     const rows = page.locator('table.orders-table tbody tr');
     const listed = async (numbers: number[]) =>
@@ -379,8 +364,7 @@ describe('orders in the console', () => {
 
   test('an order that does not exist says so', async () => {
     const shop = await openShop(h.live);
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
     await page.goto('/admin/orders/00000000-0000-4000-8000-000000000000');
     await page.getByRole('heading', { name: 'Order not found', level: 1 }).waitFor();
     await page.goto('/admin/orders');
@@ -394,8 +378,7 @@ describe('orders in the console', () => {
 describe('discounts, tax and shipping in the console', () => {
   test('discount codes and country rates are created, refused at their fields, and deleted', async () => {
     const shop = await openShop(h.live);
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
     await page.getByRole('link', { name: 'Discounts, tax & shipping' }).click();
     await page.getByRole('heading', { name: 'Discounts, tax & shipping', level: 1 }).waitFor();
     await page.getByText('No discount codes yet.').waitFor();

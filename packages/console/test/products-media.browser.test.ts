@@ -9,29 +9,14 @@
  * Admin API stored and what the Storefront API lists are all checked.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createAdminClient, createStorefrontClient, type AdminClient } from '@storefront/client';
+import { describe, test } from 'node:test';
+import { createStorefrontClient, type AdminClient } from '@storefront/client';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import type { TestStore } from '../../../src/test/harness.ts';
-import {
-  assertAccessible,
-  newPage,
-  newStore,
-  screenshot,
-  signIn,
-  startConsole,
-  type ConsoleHarness,
-} from './browser.test-support.ts';
+import { openShop, startedForFile } from '../../client/test/server.test-support.ts';
+import { assertAccessible, screenshot, signedInPage, startConsole } from './browser.test-support.ts';
 
-let h: ConsoleHarness;
-before(async () => {
-  h = await startConsole();
-});
-after(() => h.close());
-
-const adminOf = (store: TestStore): AdminClient =>
-  createAdminClient({ baseUrl: h.live.baseUrl, token: store.staffToken });
+const h = startedForFile(startConsole);
 
 /** What the test reads of a product: its images, options and variants (archived ones too). */
 interface ProductRead {
@@ -112,8 +97,7 @@ async function addValues(page: Page, option: string, values: string[]): Promise<
 
 describe('the product form: images and options', () => {
   test('images uploaded, a text file refused, reordered, alt texts, a variant image; kept after a reload', async () => {
-    const store = await newStore(h);
-    const admin = adminOf(store);
+    const { shop: store, admin } = await openShop(h.live);
     const product = await admin.products.create({
       title: 'Linen Shirt',
       status: 'active',
@@ -121,8 +105,7 @@ describe('the product form: images and options', () => {
     });
     const red = await png(48, 32, { r: 200, g: 30, b: 30 });
     const blue = await png(32, 48, { r: 30, g: 60, b: 200 });
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store);
     await page.goto(`/admin/products/${product.id}`);
     await page.getByRole('heading', { name: 'Linen Shirt', level: 1 }).waitFor();
     const media = page.getByRole('region', { name: 'Media' });
@@ -248,16 +231,14 @@ describe('the product form: images and options', () => {
   });
 
   test('an option matrix: four combinations saved; removing a value archives its variants, off the storefront; restore and add', async () => {
-    const store = await newStore(h);
-    const admin = adminOf(store);
+    const { shop: store, admin } = await openShop(h.live);
     const product = await admin.products.create({
       title: 'Tee',
       status: 'draft',
       variants: [{ label: 'One size', sku: 'TEE-SR', priceAmount: 2500, onHand: 5 }],
     });
     const original = product.variants[0]!;
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { context, page, problems } = await signedInPage(h, store);
     await page.goto(`/admin/products/${product.id}`);
     await page.getByRole('heading', { name: 'Tee', level: 1 }).waitFor();
 
@@ -416,10 +397,8 @@ describe('the product form: images and options', () => {
   });
 
   test('a new product with an option and an image, created in one call; a new row left out', async () => {
-    const store = await newStore(h);
-    const admin = adminOf(store);
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, store);
+    const { shop: store, admin } = await openShop(h.live);
+    const { context, page, problems } = await signedInPage(h, store);
     await page.goto('/admin/products/new');
     await page.getByRole('heading', { name: 'Add product', level: 1 }).waitFor();
     await page.getByLabel('Title', { exact: true }).fill('Hoodie');

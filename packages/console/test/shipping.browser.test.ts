@@ -6,23 +6,18 @@
  * page shows and what the server stored are both checked.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { AdminClient } from '@storefront/client';
-import { openShop } from '../../client/test/server.test-support.ts';
+import { openShop, startedForFile } from '../../client/test/server.test-support.ts';
 import {
   assertAccessible,
-  newPage,
+  openScreen,
   screenshot,
-  signIn,
+  signedInPage,
   startConsole,
-  type ConsoleHarness,
 } from './browser.test-support.ts';
 
-let h: ConsoleHarness;
-before(async () => {
-  h = await startConsole();
-});
-after(() => h.close());
+const h = startedForFile(startConsole);
 
 async function zonesOf(admin: AdminClient) {
   return (await admin.request('adminListShippingZones', { query: { limit: 100 } })).items;
@@ -36,13 +31,8 @@ describe('shipping in the console', () => {
       path: { country: 'DE' },
       body: { taxRateBps: 1900, shippingAmount: 490 },
     });
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
-    await page
-      .getByRole('navigation', { name: 'Console' })
-      .getByRole('link', { name: 'Shipping', exact: true })
-      .click();
-    await page.getByRole('heading', { name: 'Shipping', level: 1 }).waitFor();
+    const { context, page, problems } = await signedInPage(h, shop.shop);
+    await openScreen(page, 'Shipping', 'Shipping');
     const germany = page.getByRole('region', { name: 'Germany', exact: true });
     await germany
       .getByRole('row', { name: /Standard shipping/ })
@@ -219,12 +209,8 @@ describe('shipping in the console', () => {
 
   test('a zone for some of Japan’s prefectures: listed by their Latin names with their own beside them, stored as ISO 3166-2 codes', async () => {
     const shop = await openShop(h.live);
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
-    await page
-      .getByRole('navigation', { name: 'Console' })
-      .getByRole('link', { name: 'Shipping', exact: true })
-      .click();
+    const { context, page, problems } = await signedInPage(h, shop.shop);
+    await openScreen(page, 'Shipping', 'Shipping');
     await page.getByRole('button', { name: 'Add zone' }).click();
     const newZone = page.getByRole('region', { name: 'New zone', exact: true });
     await newZone.getByLabel('Zone name').fill('Kanto');
@@ -252,8 +238,7 @@ describe('shipping in the console', () => {
 
   test('the settings turn on "require a shipping address and method at checkout"', async () => {
     const shop = await openShop(h.live);
-    const { context, page, problems } = await newPage(h);
-    await signIn(page, shop.shop);
+    const { context, page, problems } = await signedInPage(h, shop.shop);
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
     const required = page.getByLabel('Require a shipping address and method at checkout');
