@@ -10,24 +10,14 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createStorefrontClient, StorefrontError } from '@storefront/client';
 import type { Page } from 'playwright-core';
+import { startedForFile } from '../../client/test/server.test-support.ts';
 import { assertAccessible, newPage, screenshot, until } from '../../console/test/browser.test-support.ts';
-import {
-  focusOn,
-  openStore,
-  seedCatalog,
-  startShop,
-  type ShopHarness,
-  type ShopStore,
-} from './shop.test-support.ts';
+import { focusOn, openStore, seedCatalog, startShop, type ShopStore } from './shop.test-support.ts';
 
-let h: ShopHarness;
-before(async () => {
-  h = await startShop();
-});
-after(() => h.close());
+const h = startedForFile(startShop);
 
 /** The sign-in's development mailbox (the dev mailbox of the service: file transport, not production). */
 const devMailbox = (page: Page) => page.getByRole('region', { name: 'Development mailbox' });

@@ -7,24 +7,14 @@
  * city field shows in Japan too (every address has a city).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { startedForFile } from '../../client/test/server.test-support.ts';
 import { assertAccessible, newPage } from '../../console/test/browser.test-support.ts';
 import { waitForMail } from '../../../src/test/harness.ts';
-import {
-  openStore,
-  seedCatalog,
-  startShop,
-  toCheckout,
-  type ShopHarness,
-  type ShopStore,
-} from './shop.test-support.ts';
+import { openStore, seedCatalog, startShop, toCheckout, type ShopStore } from './shop.test-support.ts';
 
-let h: ShopHarness;
-before(async () => {
-  h = await startShop();
-});
-after(() => h.close());
+const h = startedForFile(startShop);
 
 /** A Latin name with the prefecture's own (Japanese) beside it: "Tokyo (東京都)". */
 const LATIN_WITH_OWN = /^\p{Script=Latin}[\p{Script=Latin} -]* \([\p{Script=Han}\p{Script=Hiragana}]+\)$/u;

@@ -6,7 +6,8 @@
  * reloaded, and the shopper told). Accessible on every page, at desktop and phone widths.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { startedForFile } from '../../client/test/server.test-support.ts';
 import { assertAccessible, newPage, screenshot, until } from '../../console/test/browser.test-support.ts';
 import {
   drawPicture,
@@ -15,14 +16,9 @@ import {
   seedCatalog,
   startShop,
   uploadMedia,
-  type ShopHarness,
 } from './shop.test-support.ts';
 
-let h: ShopHarness;
-before(async () => {
-  h = await startShop();
-});
-after(() => h.close());
+const h = startedForFile(startShop);
 
 describe('the reference shop: browsing and the cart', () => {
   test('home, a collection with load more, a product with variants, content as text, deep links', async () => {

@@ -6,16 +6,13 @@
  * the header one row as tall as before.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page, Route } from 'playwright-core';
+import { startedForFile } from '../../client/test/server.test-support.ts';
 import { assertAccessible, newPage, until } from '../../console/test/browser.test-support.ts';
-import { focusOn, openStore, seedCatalog, startShop, type ShopHarness } from './shop.test-support.ts';
+import { focusOn, openStore, seedCatalog, startShop } from './shop.test-support.ts';
 
-let h: ShopHarness;
-before(async () => {
-  h = await startShop();
-});
-after(() => h.close());
+const h = startedForFile(startShop);
 
 /**
  * Holds back the page's requests to the API path `pattern` until `release()`: a slow connection.

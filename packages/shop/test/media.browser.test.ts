@@ -7,23 +7,13 @@
  * lazy past the first row. Accessible (axe-core).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { startedForFile } from '../../client/test/server.test-support.ts';
 import { assertAccessible, newPage, until } from '../../console/test/browser.test-support.ts';
-import {
-  drawPicture,
-  openStore,
-  startShop,
-  uploadMedia,
-  type ShopHarness,
-  type UploadedMedia,
-} from './shop.test-support.ts';
+import { drawPicture, openStore, startShop, uploadMedia, type UploadedMedia } from './shop.test-support.ts';
 
-let h: ShopHarness;
-before(async () => {
-  h = await startShop();
-});
-after(() => h.close());
+const h = startedForFile(startShop);
 
 /** The parts of an `<img>` the test reads in the page (its types have no DOM). */
 interface Img {

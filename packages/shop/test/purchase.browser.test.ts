@@ -7,8 +7,9 @@
  * What the shopper sees is checked on the page; what happened, through the APIs.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { startedForFile } from '../../client/test/server.test-support.ts';
 import { assertAccessible, newPage, screenshot } from '../../console/test/browser.test-support.ts';
 import {
   openStore,
@@ -16,15 +17,10 @@ import {
   seedZone,
   startShop,
   toCheckout,
-  type ShopHarness,
   type ShopStore,
 } from './shop.test-support.ts';
 
-let h: ShopHarness;
-before(async () => {
-  h = await startShop();
-});
-after(() => h.close());
+const h = startedForFile(startShop);
 
 interface TestAddress {
   country: string;

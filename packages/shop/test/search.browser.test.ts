@@ -8,23 +8,13 @@
  * finds no serious or critical violation on the search pages.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { startedForFile } from '../../client/test/server.test-support.ts';
 import { assertAccessible, newPage, screenshot, until } from '../../console/test/browser.test-support.ts';
-import {
-  focusOn,
-  openStore,
-  seedCatalog,
-  startShop,
-  type ShopHarness,
-  type ShopStore,
-} from './shop.test-support.ts';
+import { focusOn, openStore, seedCatalog, startShop, type ShopStore } from './shop.test-support.ts';
 
-let h: ShopHarness;
-before(async () => {
-  h = await startShop();
-});
-after(() => h.close());
+const h = startedForFile(startShop);
 
 /** Three hoodies beside the catalog of seedCatalog, and a `hoodies` collection of them. */
 async function seedHoodies({ admin }: ShopStore) {

@@ -4,16 +4,13 @@
  * setting that requires an address is what the shop's checkout enforces.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { assertAccessible, newPage, signIn } from '../../console/test/browser.test-support.ts';
+import { describe, test } from 'node:test';
+import { startedForFile } from '../../client/test/server.test-support.ts';
+import { assertAccessible, newPage, openScreen, signIn } from '../../console/test/browser.test-support.ts';
 import { waitFor } from '../../../src/test/harness.ts';
-import { openStore, seedCatalog, startShop, type ShopHarness } from './shop.test-support.ts';
+import { openStore, seedCatalog, startShop } from './shop.test-support.ts';
 
-let h: ShopHarness;
-before(async () => {
-  h = await startShop();
-});
-after(() => h.close());
+const h = startedForFile(startShop);
 
 describe('shipping set up in the console, offered in the shop', () => {
   test('a zone and a weight-based method made in the console are the shop’s options, by the variant’s weight', async () => {
@@ -27,10 +24,7 @@ describe('shipping set up in the console, offered in the shop', () => {
       body: { weightGrams: 1200 },
     });
     await signIn(page, shop.store);
-    await page
-      .getByRole('navigation', { name: 'Console' })
-      .getByRole('link', { name: 'Shipping', exact: true })
-      .click();
+    await openScreen(page, 'Shipping', 'Shipping');
     await page.getByRole('button', { name: 'Add zone' }).click();
     const newZone = page.getByRole('region', { name: 'New zone', exact: true });
     await newZone.getByLabel('Zone name').fill('Canada');
