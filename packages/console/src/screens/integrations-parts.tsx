@@ -1,7 +1,8 @@
 /**
  * Pieces the integration screens share (keys, webhooks, email, staff, settings, themes, apps):
  * the "your role cannot do this" state, line lists (origins), datetime-local conversion, and
- * the focus helper that moves screen-reader users to what just appeared (a secret shown once).
+ * the focus helpers that move screen-reader users to what just appeared (a secret shown once, a
+ * success message).
  */
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useStaffSession } from '../data/staff.ts';
@@ -136,6 +137,15 @@ export function FocusOnShow({ children, className }: { children: ReactNode; clas
       {children}
     </div>
   );
+}
+
+/** A success message that takes focus when it appears, and again when it changes. */
+export function FocusedNotice({ message }: { message: string | null }) {
+  return message ? (
+    <FocusOnShow key={message}>
+      <Notice tone="success">{message}</Notice>
+    </FocusOnShow>
+  ) : null;
 }
 
 /** An optional positive whole number from a text input: null when blank, NaN when not valid. */

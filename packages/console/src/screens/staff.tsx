@@ -17,20 +17,18 @@ import { useSession } from '../session.tsx';
 import {
   ACTIONS,
   ConfirmButton,
-  DataTable,
   ErrorBanner,
-  Notice,
   PageHeader,
-  Pager,
   SelectField,
   StatusBadge,
+  SubmitCancel,
   TextField,
   useCursorPager,
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { messageAt } from '../ui/problems.ts';
-import { QueryView } from '../ui/queries.tsx';
-import { FocusOnShow, focusSoon, roleError } from './integrations-parts.tsx';
+import { PagedTable } from '../ui/queries.tsx';
+import { FocusedNotice, focusSoon, roleError } from './integrations-parts.tsx';
 
 const ROLES: { value: Role; label: string; help: string }[] = [
   { value: 'staff', label: 'Staff', help: 'products, collections, content and orders, day to day' },
@@ -96,14 +94,7 @@ function AddMember({ onAdded, onCancel }: { onAdded: (member: Member) => void; o
       </div>
       <RoleHelp />
       <ErrorBanner error={add.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={add.isPending}>
-          {add.isPending ? 'Adding…' : 'Add staff member'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <SubmitCancel label="Add staff member" busyLabel="Adding…" busy={add.isPending} onCancel={onCancel} />
     </form>
   );
 }
@@ -204,11 +195,7 @@ export function Staff() {
         </p>
       </PageHeader>
 
-      {message ? (
-        <FocusOnShow key={message}>
-          <Notice tone="success">{message}</Notice>
-        </FocusOnShow>
-      ) : null}
+      <FocusedNotice message={message} />
       {adding ? (
         <AddMember
           onAdded={(member) => {
@@ -225,63 +212,63 @@ export function Staff() {
       ) : null}
       <ErrorBanner error={remove.error} />
 
-      <QueryView
+      <PagedTable
         query={staff}
+        pager={pager}
         loading="Loading staff…"
         error={roleError('store owners', 'manage staff and roles')}
-        isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
         empty={<p>No staff members.</p>}
-      >
-        {(data) => (
+        wrap="contained"
+        caption="Staff members"
+        columns={['Email', 'Role', 'Added', ACTIONS]}
+        after={
           <>
-            <DataTable wrap="contained" caption="Staff members" columns={['Email', 'Role', 'Added', ACTIONS]}>
-              {data.items.map((member) => {
-                const isYou = member.id === me?.id;
-                return (
-                  <tr key={member.id} data-staff-email={member.email}>
-                    <td className="break">
-                      {member.email}
-                      {isYou ? (
-                        <span className="you">
-                          <StatusBadge status="you" />
-                        </span>
-                      ) : null}
-                    </td>
-                    <td>
-                      <RoleCell key={member.role} member={member} isYou={isYou} />
-                    </td>
-                    <td>{formatDateTime(member.createdAt)}</td>
-                    <td>
-                      <ConfirmButton
-                        title={isYou ? 'Remove yourself?' : `Remove ${member.email}?`}
-                        body={
-                          <p>
-                            {isYou
-                              ? 'You lose access to this store at once and are signed out.'
-                              : `${member.email} loses access to this store at once; their sessions end.`}
-                          </p>
-                        }
-                        confirmLabel="Remove"
-                        onConfirm={() => {
-                          setMessage(null);
-                          remove.mutate({ member, isYou: member.id === me?.id });
-                        }}
-                        disabled={remove.isPending}
-                      >
-                        <span aria-hidden="true">Remove</span>
-                        <span className="visually-hidden">Remove {member.email}</span>
-                      </ConfirmButton>
-                    </td>
-                  </tr>
-                );
-              })}
-            </DataTable>
-            <Pager pager={pager} nextCursor={data.nextCursor} />
             <h2>Roles</h2>
             <RoleHelp />
           </>
-        )}
-      </QueryView>
+        }
+      >
+        {(member) => {
+          const isYou = member.id === me?.id;
+          return (
+            <tr key={member.id} data-staff-email={member.email}>
+              <td className="break">
+                {member.email}
+                {isYou ? (
+                  <span className="you">
+                    <StatusBadge status="you" />
+                  </span>
+                ) : null}
+              </td>
+              <td>
+                <RoleCell key={member.role} member={member} isYou={isYou} />
+              </td>
+              <td>{formatDateTime(member.createdAt)}</td>
+              <td>
+                <ConfirmButton
+                  title={isYou ? 'Remove yourself?' : `Remove ${member.email}?`}
+                  body={
+                    <p>
+                      {isYou
+                        ? 'You lose access to this store at once and are signed out.'
+                        : `${member.email} loses access to this store at once; their sessions end.`}
+                    </p>
+                  }
+                  confirmLabel="Remove"
+                  onConfirm={() => {
+                    setMessage(null);
+                    remove.mutate({ member, isYou: member.id === me?.id });
+                  }}
+                  disabled={remove.isPending}
+                >
+                  <span aria-hidden="true">Remove</span>
+                  <span className="visually-hidden">Remove {member.email}</span>
+                </ConfirmButton>
+              </td>
+            </tr>
+          );
+        }}
+      </PagedTable>
     </>
   );
 }

@@ -8,20 +8,18 @@ import { useCreateTheme, usePublishTheme, useThemes, type Theme } from '../data/
 import {
   ACTIONS,
   ConfirmButton,
-  DataTable,
   ErrorBanner,
-  Notice,
   PageHeader,
-  Pager,
   StatusBadge,
+  SubmitCancel,
   TextAreaField,
   TextField,
   useCursorPager,
 } from '../ui/components.tsx';
 import { formatDateTime } from '../ui/dates.ts';
 import { messageAt } from '../ui/problems.ts';
-import { QueryView } from '../ui/queries.tsx';
-import { FocusOnShow, focusSoon, roleError } from './integrations-parts.tsx';
+import { PagedTable } from '../ui/queries.tsx';
+import { FocusedNotice, focusSoon, roleError } from './integrations-parts.tsx';
 
 /** The settings textarea: empty, or a JSON object. */
 function parseSettings(text: string): { value: Record<string, unknown> | undefined; error?: string } {
@@ -77,14 +75,7 @@ function CreateTheme({ onCreated, onCancel }: { onCreated: (theme: Theme) => voi
         error={(submitted ? parsed.error : undefined) ?? messageAt(create.error, '/settings')}
       />
       <ErrorBanner error={create.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create theme'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <SubmitCancel label="Create theme" busyLabel="Creating…" busy={create.isPending} onCancel={onCancel} />
     </form>
   );
 }
@@ -124,11 +115,7 @@ export function Themes() {
           theme.
         </p>
       </PageHeader>
-      {message ? (
-        <FocusOnShow key={message}>
-          <Notice tone="success">{message}</Notice>
-        </FocusOnShow>
-      ) : null}
+      <FocusedNotice message={message} />
       {creating ? (
         <CreateTheme
           onCreated={(theme) => {
@@ -142,82 +129,74 @@ export function Themes() {
         />
       ) : null}
       <ErrorBanner error={publish.error} />
-      <QueryView
+      <PagedTable
         query={themes}
+        pager={pager}
         loading="Loading themes…"
         error={roleError('owners and admins', 'manage themes')}
-        isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
         empty={<p>No themes yet. Create one, then publish it.</p>}
+        wrap="contained"
+        caption="Themes"
+        columns={['Name', 'Status', 'Settings', 'Created', ACTIONS]}
       >
-        {(data) => (
-          <>
-            <DataTable
-              wrap="contained"
-              caption="Themes"
-              columns={['Name', 'Status', 'Settings', 'Created', ACTIONS]}
-            >
-              {data.items.map((theme) => {
-                const keys = Object.keys(theme.settings);
-                return (
-                  <tr key={theme.id}>
-                    <td>{theme.name}</td>
-                    <td>
-                      {theme.live ? (
-                        <>
-                          <StatusBadge status="published" />
-                          <br />
-                          <span className="muted">since {formatDateTime(theme.publishedAt)}</span>
-                        </>
-                      ) : (
-                        <StatusBadge status="draft" />
-                      )}
-                    </td>
-                    <td>
-                      {keys.length === 0 ? (
-                        <span className="muted">None</span>
-                      ) : (
-                        <details>
-                          <summary>
-                            {keys.length} {keys.length === 1 ? 'setting' : 'settings'}
-                          </summary>
-                          <pre>{JSON.stringify(theme.settings, null, 2)}</pre>
-                        </details>
-                      )}
-                    </td>
-                    <td>{formatDateTime(theme.createdAt)}</td>
-                    <td>
-                      {theme.live ? null : (
-                        <ConfirmButton
-                          danger={false}
-                          title={`Publish “${theme.name}”?`}
-                          body={
-                            <p>
-                              {live
-                                ? `It replaces “${live.name}” as the live theme at once.`
-                                : 'It becomes the live theme at once.'}{' '}
-                              Webhook subscribers get <code>theme.published</code>.
-                            </p>
-                          }
-                          confirmLabel="Publish theme"
-                          onConfirm={() => {
-                            setMessage(null);
-                            publish.mutate(theme);
-                          }}
-                          disabled={publish.isPending}
-                        >
-                          <span aria-hidden="true">Publish</span>
-                          <span className="visually-hidden">Publish {theme.name}</span>
-                        </ConfirmButton>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </DataTable>
-            <Pager pager={pager} nextCursor={data.nextCursor} />
-          </>
-        )}
-      </QueryView>
+        {(theme) => {
+          const keys = Object.keys(theme.settings);
+          return (
+            <tr key={theme.id}>
+              <td>{theme.name}</td>
+              <td>
+                {theme.live ? (
+                  <>
+                    <StatusBadge status="published" />
+                    <br />
+                    <span className="muted">since {formatDateTime(theme.publishedAt)}</span>
+                  </>
+                ) : (
+                  <StatusBadge status="draft" />
+                )}
+              </td>
+              <td>
+                {keys.length === 0 ? (
+                  <span className="muted">None</span>
+                ) : (
+                  <details>
+                    <summary>
+                      {keys.length} {keys.length === 1 ? 'setting' : 'settings'}
+                    </summary>
+                    <pre>{JSON.stringify(theme.settings, null, 2)}</pre>
+                  </details>
+                )}
+              </td>
+              <td>{formatDateTime(theme.createdAt)}</td>
+              <td>
+                {theme.live ? null : (
+                  <ConfirmButton
+                    danger={false}
+                    title={`Publish “${theme.name}”?`}
+                    body={
+                      <p>
+                        {live
+                          ? `It replaces “${live.name}” as the live theme at once.`
+                          : 'It becomes the live theme at once.'}{' '}
+                        Webhook subscribers get <code>theme.published</code>.
+                      </p>
+                    }
+                    confirmLabel="Publish theme"
+                    onConfirm={() => {
+                      setMessage(null);
+                      publish.mutate(theme);
+                    }}
+                    disabled={publish.isPending}
+                  >
+                    <span aria-hidden="true">Publish</span>
+                    <span className="visually-hidden">Publish {theme.name}</span>
+                  </ConfirmButton>
+                )}
+              </td>
+            </tr>
+          );
+        }}
+      </PagedTable>
     </>
   );
 }
@@ -280,14 +259,12 @@ function InstallApp({
         error={(submitted ? errors.scopes : undefined) ?? messageAt(install.error, '/scopes')}
       />
       <ErrorBanner error={install.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={install.isPending}>
-          {install.isPending ? 'Installing…' : 'Install app'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <SubmitCancel
+        label="Install app"
+        busyLabel="Installing…"
+        busy={install.isPending}
+        onCancel={onCancel}
+      />
     </form>
   );
 }
@@ -320,11 +297,7 @@ export function Apps() {
       >
         <p className="muted">Apps installed in your store, with the access each was granted.</p>
       </PageHeader>
-      {message ? (
-        <FocusOnShow key={message}>
-          <Notice tone="success">{message}</Notice>
-        </FocusOnShow>
-      ) : null}
+      <FocusedNotice message={message} />
       {installing ? (
         <InstallApp
           onInstalled={(name) => {
@@ -337,44 +310,36 @@ export function Apps() {
           }}
         />
       ) : null}
-      <QueryView
+      <PagedTable
         query={apps}
+        pager={pager}
         loading="Loading apps…"
         error={roleError('owners and admins', 'manage apps')}
-        isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
         empty={<p>No apps installed.</p>}
+        wrap="contained"
+        caption="Installed apps"
+        columns={['Name', 'Access scopes', 'Installed']}
       >
-        {(data) => (
-          <>
-            <DataTable
-              wrap="contained"
-              caption="Installed apps"
-              columns={['Name', 'Access scopes', 'Installed']}
-            >
-              {data.items.map((app) => (
-                <tr key={app.id}>
-                  <td>{app.name}</td>
-                  <td>
-                    {app.scopes.length === 0 ? (
-                      <span className="muted">None</span>
-                    ) : (
-                      <ul className="plain-list">
-                        {app.scopes.map((scope) => (
-                          <li key={scope}>
-                            <code>{scope}</code>
-                          </li>
-                        ))}
-                      </ul>
-                    )}
-                  </td>
-                  <td>{formatDateTime(app.installedAt)}</td>
-                </tr>
-              ))}
-            </DataTable>
-            <Pager pager={pager} nextCursor={data.nextCursor} />
-          </>
+        {(app) => (
+          <tr key={app.id}>
+            <td>{app.name}</td>
+            <td>
+              {app.scopes.length === 0 ? (
+                <span className="muted">None</span>
+              ) : (
+                <ul className="plain-list">
+                  {app.scopes.map((scope) => (
+                    <li key={scope}>
+                      <code>{scope}</code>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </td>
+            <td>{formatDateTime(app.installedAt)}</td>
+          </tr>
         )}
-      </QueryView>
+      </PagedTable>
     </>
   );
 }

@@ -6,7 +6,7 @@ import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { errorMessage, fieldErrors, type FieldMessage, type FormProblem } from './problems.ts';
 
 export { CheckboxField, FieldShell, SelectField, TextAreaField, TextField } from './fields.tsx';
-export { ACTIONS, DataTable, Pager, useCursorPager, type Column } from './table.tsx';
+export { ACTIONS, DataTable, Pager, useCursorPager, type Column, type CursorPager } from './table.tsx';
 
 export function PageHeader({
   title,
@@ -164,6 +164,35 @@ export function ConfirmButton({
         </div>
       </dialog>
     </>
+  );
+}
+
+/**
+ * A form's buttons: submit, saying what it does (`label`) or, while `busy`, what is happening
+ * (`busyLabel`), and Cancel.
+ */
+export function SubmitCancel({
+  label,
+  busyLabel,
+  busy,
+  onCancel,
+  className = 'actions',
+}: {
+  label: string;
+  busyLabel: string;
+  busy: boolean;
+  onCancel: () => void;
+  className?: string;
+}) {
+  return (
+    <div className={className}>
+      <button type="submit" className="primary" disabled={busy}>
+        {busy ? busyLabel : label}
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
   );
 }
 

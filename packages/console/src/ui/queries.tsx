@@ -1,9 +1,10 @@
 /**
  * The list screens' shared pieces on TanStack Query: `QueryView` shows a query's states (loading,
- * error with "Try again", empty, content) with the markup every screen uses; `useChangeAndRefresh`
- * is a change made from a list (delete, revoke, publish, retry) followed by the list's refresh (the
- * data modules in src/data/ make theirs with it, naming their own query keys); `FORM_RECORD` and
- * `readingForForm` make an edit form start from the server's copy of now.
+ * error with "Try again", empty, content) with the markup every screen uses, and `PagedTable` a
+ * paged list's table in them; `useChangeAndRefresh` is a change made from a list (delete, revoke,
+ * publish, retry) followed by the list's refresh (the data modules in src/data/ make theirs with
+ * it, naming their own query keys); `FORM_RECORD` and `readingForForm` make an edit form start
+ * from the server's copy of now.
  */
 import {
   useMutation,
@@ -14,6 +15,7 @@ import {
 } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Empty, ErrorBanner, Loading } from './components.tsx';
+import { DataTable, Pager, type CursorPager, type DataTableProps } from './table.tsx';
 
 /** A page of a list (`{ items }`) with no items. */
 function hasNoItems(data: unknown): boolean {
@@ -127,4 +129,49 @@ export const FORM_RECORD = { refetchOnMount: 'always' } as const;
  */
 export function readingForForm(query: UseQueryResult<unknown>): boolean {
   return query.isPending || (query.isFetching && !query.isFetchedAfterMount);
+}
+
+/** A page of a cursor-paged list, as the list endpoints answer. */
+interface ListPage {
+  items: readonly unknown[];
+  nextCursor?: string | null;
+}
+
+/**
+ * A cursor-paged list as a table: the query's states as `QueryView` shows them (empty only on the
+ * first page, so a later page that comes back empty still offers "Previous page"), then the page's
+ * rows (`children`, one an item) in a `DataTable`, the `Pager` and whatever comes `after` them.
+ */
+export function PagedTable<T extends ListPage>({
+  query,
+  pager,
+  loading,
+  error,
+  empty,
+  after,
+  children,
+  ...table
+}: Omit<QueryViewProps<T>, 'children' | 'isEmpty' | 'keepData'> &
+  Omit<DataTableProps, 'children'> & {
+    pager: CursorPager;
+    after?: ReactNode;
+    children: (item: T['items'][number]) => ReactNode;
+  }) {
+  return (
+    <QueryView
+      query={query}
+      loading={loading}
+      {...(error ? { error } : {})}
+      isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
+      empty={empty}
+    >
+      {(data) => (
+        <>
+          <DataTable {...table}>{data.items.map((item) => children(item))}</DataTable>
+          <Pager pager={pager} nextCursor={data.nextCursor} />
+          {after}
+        </>
+      )}
+    </QueryView>
+  );
 }

@@ -10,18 +10,7 @@ export interface Column {
 /** The heading of a table's last column of buttons: heard by screen readers, not shown. */
 export const ACTIONS: Column = { label: <span className="visually-hidden">Actions</span> };
 
-/**
- * A list's table: the scrolling wrapper (`table-wrap` and the screen's `wrap` classes), a caption
- * for screen readers, the column headings (a falsy entry is a column not shown) and the rows.
- */
-export function DataTable({
-  wrap,
-  className,
-  caption,
-  columns,
-  busy,
-  children,
-}: {
+export interface DataTableProps {
   wrap?: string;
   className?: string;
   caption: ReactNode;
@@ -29,7 +18,13 @@ export function DataTable({
   /** While a newer page is being fetched (aria-busy). */
   busy?: boolean;
   children: ReactNode;
-}) {
+}
+
+/**
+ * A list's table: the scrolling wrapper (`table-wrap` and the screen's `wrap` classes), a caption
+ * for screen readers, the column headings (a falsy entry is a column not shown) and the rows.
+ */
+export function DataTable({ wrap, className, caption, columns, busy, children }: DataTableProps) {
   return (
     <div className={wrap ? `table-wrap ${wrap}` : 'table-wrap'}>
       <table className={className} aria-busy={busy || undefined}>
@@ -83,13 +78,9 @@ export function useCursorPager() {
   };
 }
 
-export function Pager({
-  pager,
-  nextCursor,
-}: {
-  pager: ReturnType<typeof useCursorPager>;
-  nextCursor: string | null | undefined;
-}) {
+export type CursorPager = ReturnType<typeof useCursorPager>;
+
+export function Pager({ pager, nextCursor }: { pager: CursorPager; nextCursor: string | null | undefined }) {
   if (!pager.hasPrevious && !nextCursor) return null;
   return (
     <nav className="pager" aria-label="Pages">

@@ -9,17 +9,15 @@ import { useRevokeStorefrontKey, useStorefrontKeys } from '../../data/storefront
 import {
   ACTIONS,
   ConfirmButton,
-  DataTable,
   ErrorBanner,
   Notice,
   PageHeader,
-  Pager,
   SecretOnce,
   StatusBadge,
   useCursorPager,
 } from '../../ui/components.tsx';
 import { formatDateTime } from '../../ui/dates.ts';
-import { QueryView } from '../../ui/queries.tsx';
+import { PagedTable } from '../../ui/queries.tsx';
 import { FocusOnShow, focusSoon, roleError } from '../integrations-parts.tsx';
 import { Budgets, CreateKey, EditKey } from './key-form.tsx';
 
@@ -106,97 +104,89 @@ export function Keys() {
       ) : null}
       <ErrorBanner error={revoke.error} />
 
-      <QueryView
+      <PagedTable
         query={keys}
+        pager={pager}
         loading="Loading keys…"
         error={roleError('owners and admins', 'manage storefront keys')}
-        isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
         empty={<p>No storefront keys yet. Create one to connect your shop’s front end.</p>}
+        wrap="contained"
+        caption="Storefront keys"
+        columns={['Label', 'Key', 'Allowed origins', 'Budgets', 'Created', 'Status', ACTIONS]}
       >
-        {(data) => (
-          <>
-            <DataTable
-              wrap="contained"
-              caption="Storefront keys"
-              columns={['Label', 'Key', 'Allowed origins', 'Budgets', 'Created', 'Status', ACTIONS]}
-            >
-              {data.items.map((key) => (
-                <tr key={key.id} data-key-id={key.id}>
-                  <td>{key.label}</td>
-                  <td>
-                    <code className="key-prefix">{key.keyPrefix}…</code>
-                  </td>
-                  <td>
-                    {key.allowedOrigins.length === 0 ? (
-                      <span className="muted">None</span>
-                    ) : (
-                      <ul className="plain-list">
-                        {key.allowedOrigins.map((origin) => (
-                          <li key={origin}>
-                            <code>{origin}</code>
-                          </li>
-                        ))}
-                      </ul>
-                    )}
-                  </td>
-                  <td>
-                    <Budgets storefrontKey={key} />
-                  </td>
-                  <td>{formatDateTime(key.createdAt)}</td>
-                  <td>
-                    {key.revokedAt ? (
-                      <>
-                        <StatusBadge status="revoked" />
-                        <br />
-                        <span className="muted">{formatDateTime(key.revokedAt)}</span>
-                      </>
-                    ) : (
-                      <StatusBadge status="active" />
-                    )}
-                  </td>
-                  <td>
-                    {key.revokedAt ? null : (
-                      <div className="actions nowrap">
-                        <button
-                          type="button"
-                          aria-label={`Edit ${key.label}`}
-                          aria-expanded={editing === key.id}
-                          onClick={() => {
-                            setEditing(key.id);
-                            setCreating(false);
-                            setMessage(null);
-                          }}
-                        >
-                          Edit
-                        </button>
-                        <ConfirmButton
-                          title={`Revoke “${key.label}”?`}
-                          body={
-                            <p>
-                              Every shop using <code>{key.keyPrefix}…</code> stops working within a second.
-                              This cannot be undone: you would create a new key and deploy it.
-                            </p>
-                          }
-                          confirmLabel="Revoke key"
-                          onConfirm={() => {
-                            setMessage(null);
-                            revoke.mutate(key);
-                          }}
-                          disabled={revoke.isPending}
-                        >
-                          <span aria-hidden="true">Revoke</span>
-                          <span className="visually-hidden">Revoke {key.label}</span>
-                        </ConfirmButton>
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-            <Pager pager={pager} nextCursor={data.nextCursor} />
-          </>
+        {(key) => (
+          <tr key={key.id} data-key-id={key.id}>
+            <td>{key.label}</td>
+            <td>
+              <code className="key-prefix">{key.keyPrefix}…</code>
+            </td>
+            <td>
+              {key.allowedOrigins.length === 0 ? (
+                <span className="muted">None</span>
+              ) : (
+                <ul className="plain-list">
+                  {key.allowedOrigins.map((origin) => (
+                    <li key={origin}>
+                      <code>{origin}</code>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </td>
+            <td>
+              <Budgets storefrontKey={key} />
+            </td>
+            <td>{formatDateTime(key.createdAt)}</td>
+            <td>
+              {key.revokedAt ? (
+                <>
+                  <StatusBadge status="revoked" />
+                  <br />
+                  <span className="muted">{formatDateTime(key.revokedAt)}</span>
+                </>
+              ) : (
+                <StatusBadge status="active" />
+              )}
+            </td>
+            <td>
+              {key.revokedAt ? null : (
+                <div className="actions nowrap">
+                  <button
+                    type="button"
+                    aria-label={`Edit ${key.label}`}
+                    aria-expanded={editing === key.id}
+                    onClick={() => {
+                      setEditing(key.id);
+                      setCreating(false);
+                      setMessage(null);
+                    }}
+                  >
+                    Edit
+                  </button>
+                  <ConfirmButton
+                    title={`Revoke “${key.label}”?`}
+                    body={
+                      <p>
+                        Every shop using <code>{key.keyPrefix}…</code> stops working within a second. This
+                        cannot be undone: you would create a new key and deploy it.
+                      </p>
+                    }
+                    confirmLabel="Revoke key"
+                    onConfirm={() => {
+                      setMessage(null);
+                      revoke.mutate(key);
+                    }}
+                    disabled={revoke.isPending}
+                  >
+                    <span aria-hidden="true">Revoke</span>
+                    <span className="visually-hidden">Revoke {key.label}</span>
+                  </ConfirmButton>
+                </div>
+              )}
+            </td>
+          </tr>
         )}
-      </QueryView>
+      </PagedTable>
     </>
   );
 }

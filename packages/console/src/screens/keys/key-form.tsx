@@ -6,7 +6,7 @@ import {
   useUpdateStorefrontKey,
   type KeySettings,
 } from '../../data/storefront-keys.ts';
-import { ErrorBanner, TextAreaField, TextField } from '../../ui/components.tsx';
+import { ErrorBanner, SubmitCancel, TextAreaField, TextField } from '../../ui/components.tsx';
 import { messageAt } from '../../ui/problems.ts';
 import {
   FocusOnShow,
@@ -165,14 +165,7 @@ export function CreateKey({
         serverError={create.error}
       />
       <ErrorBanner error={create.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create key'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <SubmitCancel label="Create key" busyLabel="Creating…" busy={create.isPending} onCancel={onCancel} />
     </form>
   );
 }
@@ -211,14 +204,12 @@ export function EditKey({
           serverError={update.error}
         />
         <ErrorBanner error={update.error} />
-        <div className="actions">
-          <button type="submit" className="primary" disabled={update.isPending}>
-            {update.isPending ? 'Saving…' : 'Save key'}
-          </button>
-          <button type="button" onClick={() => onDone(false)}>
-            Cancel
-          </button>
-        </div>
+        <SubmitCancel
+          label="Save key"
+          busyLabel="Saving…"
+          busy={update.isPending}
+          onCancel={() => onDone(false)}
+        />
       </form>
     </FocusOnShow>
   );

@@ -4,7 +4,7 @@
  * is focused when the form opens; on a new problem, its first invalid field, else the banner.
  */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
-import { ProblemBanner } from '../../ui/components.tsx';
+import { ProblemBanner, SubmitCancel } from '../../ui/components.tsx';
 import { unclaimed, type FormProblem } from '../../ui/problems.ts';
 
 export function FormPanel({
@@ -60,14 +60,13 @@ export function FormPanel({
           <ProblemBanner problem={problem} others={problem ? unclaimed(problem, shown) : []} />
         </div>
         {children}
-        <div className="actions form-actions">
-          <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Saving…' : submitLabel}
-          </button>
-          <button type="button" onClick={onCancel}>
-            Cancel
-          </button>
-        </div>
+        <SubmitCancel
+          className="actions form-actions"
+          label={submitLabel}
+          busyLabel="Saving…"
+          busy={busy}
+          onCancel={onCancel}
+        />
       </form>
     </section>
   );

@@ -8,16 +8,14 @@ import { Link } from 'react-router';
 import { useRetryDelivery, useWebhookDeliveries } from '../../data/webhooks.ts';
 import {
   ACTIONS,
-  DataTable,
   ErrorBanner,
   Notice,
-  Pager,
   SelectField,
   StatusBadge,
   useCursorPager,
 } from '../../ui/components.tsx';
 import { formatDateTime } from '../../ui/dates.ts';
-import { QueryView } from '../../ui/queries.tsx';
+import { PagedTable } from '../../ui/queries.tsx';
 import { roleError } from '../integrations-parts.tsx';
 
 function lastResponse(delivery: WebhookDelivery) {
@@ -94,11 +92,11 @@ export function DeliveriesLog({
       </div>
       {retried ? <Notice tone="success">{retried}</Notice> : null}
       <ErrorBanner error={retry.error} />
-      <QueryView
+      <PagedTable
         query={deliveries}
+        pager={pager}
         loading="Loading deliveries…"
         error={roleError('owners and admins', 'see webhook deliveries')}
-        isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
         empty={
           <p>
             {status
@@ -106,68 +104,60 @@ export function DeliveriesLog({
               : 'No deliveries yet. They appear here as events happen in your store.'}
           </p>
         }
+        wrap="contained"
+        className="deliveries"
+        caption={title}
+        columns={[
+          'Event',
+          endpointId ? null : 'Endpoint',
+          'Status',
+          { label: 'Attempts', num: true },
+          'Last response',
+          'Last attempt',
+          'Next attempt',
+          ACTIONS,
+        ]}
       >
-        {(data) => (
-          <>
-            <DataTable
-              wrap="contained"
-              className="deliveries"
-              caption={title}
-              columns={[
-                'Event',
-                endpointId ? null : 'Endpoint',
-                'Status',
-                { label: 'Attempts', num: true },
-                'Last response',
-                'Last attempt',
-                'Next attempt',
-                ACTIONS,
-              ]}
-            >
-              {data.items.map((delivery) => (
-                <tr key={delivery.id} data-delivery-id={delivery.id}>
-                  <td>
-                    <code>{delivery.event}</code>
-                    {delivery.kind !== 'event' ? <span className="muted"> ({delivery.kind})</span> : null}
-                    <br />
-                    <span className="muted">{formatDateTime(delivery.createdAt)}</span>
-                  </td>
-                  {endpointId ? null : (
-                    <td className="break">
-                      <Link to={`/webhooks/${delivery.endpointId}`}>
-                        {endpointUrls?.get(delivery.endpointId) ?? 'Endpoint'}
-                      </Link>
-                    </td>
-                  )}
-                  <td>
-                    <StatusBadge status={delivery.status} />
-                  </td>
-                  <td className="num">{delivery.attempts}</td>
-                  <td>{lastResponse(delivery)}</td>
-                  <td>{formatDateTime(delivery.lastAttemptAt)}</td>
-                  <td>{delivery.status === 'pending' ? formatDateTime(delivery.nextAttemptAt) : '—'}</td>
-                  <td>
-                    {delivery.kind === 'test' ? null : (
-                      <button
-                        type="button"
-                        onClick={() => {
-                          setRetried(null);
-                          retry.mutate(delivery);
-                        }}
-                        disabled={retry.isPending}
-                        aria-label={`${retryLabel(delivery)} (${delivery.event}, ${formatDateTime(delivery.createdAt)})`}
-                      >
-                        {retryLabel(delivery)}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-            <Pager pager={pager} nextCursor={data.nextCursor} />
-          </>
+        {(delivery) => (
+          <tr key={delivery.id} data-delivery-id={delivery.id}>
+            <td>
+              <code>{delivery.event}</code>
+              {delivery.kind !== 'event' ? <span className="muted"> ({delivery.kind})</span> : null}
+              <br />
+              <span className="muted">{formatDateTime(delivery.createdAt)}</span>
+            </td>
+            {endpointId ? null : (
+              <td className="break">
+                <Link to={`/webhooks/${delivery.endpointId}`}>
+                  {endpointUrls?.get(delivery.endpointId) ?? 'Endpoint'}
+                </Link>
+              </td>
+            )}
+            <td>
+              <StatusBadge status={delivery.status} />
+            </td>
+            <td className="num">{delivery.attempts}</td>
+            <td>{lastResponse(delivery)}</td>
+            <td>{formatDateTime(delivery.lastAttemptAt)}</td>
+            <td>{delivery.status === 'pending' ? formatDateTime(delivery.nextAttemptAt) : '—'}</td>
+            <td>
+              {delivery.kind === 'test' ? null : (
+                <button
+                  type="button"
+                  onClick={() => {
+                    setRetried(null);
+                    retry.mutate(delivery);
+                  }}
+                  disabled={retry.isPending}
+                  aria-label={`${retryLabel(delivery)} (${delivery.event}, ${formatDateTime(delivery.createdAt)})`}
+                >
+                  {retryLabel(delivery)}
+                </button>
+              )}
+            </td>
+          </tr>
         )}
-      </QueryView>
+      </PagedTable>
     </section>
   );
 }

@@ -7,18 +7,17 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'react-router';
 import { useCreateWebhookEndpoint, useWebhookEndpoints } from '../../data/webhooks.ts';
 import {
-  DataTable,
   ErrorBanner,
   Notice,
   PageHeader,
-  Pager,
   SecretOnce,
   StatusBadge,
+  SubmitCancel,
   useCursorPager,
 } from '../../ui/components.tsx';
 import { formatDateTime } from '../../ui/dates.ts';
 import { isStatus } from '../../ui/problems.ts';
-import { QueryView } from '../../ui/queries.tsx';
+import { PagedTable } from '../../ui/queries.tsx';
 import { FocusOnShow, focusSoon, roleError } from '../integrations-parts.tsx';
 import { DeliveriesLog } from './deliveries.tsx';
 import {
@@ -63,14 +62,7 @@ function CreateEndpoint({
         autoFocus
       />
       <ErrorBanner error={create.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? 'Adding…' : 'Add endpoint'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <SubmitCancel label="Add endpoint" busyLabel="Adding…" busy={create.isPending} onCancel={onCancel} />
     </form>
   );
 }
@@ -134,43 +126,35 @@ export function Webhooks() {
       ) : null}
 
       <h2>Endpoints</h2>
-      <QueryView
+      <PagedTable
         query={endpoints}
+        pager={pager}
         loading="Loading endpoints…"
         error={roleError('owners and admins', 'manage webhooks')}
-        isEmpty={(data) => data.items.length === 0 && !pager.hasPrevious}
         empty={<p>No endpoints yet. Add one to receive events.</p>}
+        wrap="contained"
+        caption="Webhook endpoints"
+        columns={['URL', 'Events', 'Status', 'Created']}
       >
-        {(data) => (
-          <>
-            <DataTable
-              wrap="contained"
-              caption="Webhook endpoints"
-              columns={['URL', 'Events', 'Status', 'Created']}
-            >
-              {data.items.map((endpoint) => (
-                <tr key={endpoint.id}>
-                  <td className="break">
-                    <Link to={`/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
-                    {endpoint.description ? (
-                      <>
-                        <br />
-                        <span className="muted">{endpoint.description}</span>
-                      </>
-                    ) : null}
-                  </td>
-                  <td>{describeEvents(endpoint.events)}</td>
-                  <td>
-                    <StatusBadge status={endpointStatus(endpoint).status} />
-                  </td>
-                  <td>{formatDateTime(endpoint.createdAt)}</td>
-                </tr>
-              ))}
-            </DataTable>
-            <Pager pager={pager} nextCursor={data.nextCursor} />
-          </>
+        {(endpoint) => (
+          <tr key={endpoint.id}>
+            <td className="break">
+              <Link to={`/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
+              {endpoint.description ? (
+                <>
+                  <br />
+                  <span className="muted">{endpoint.description}</span>
+                </>
+              ) : null}
+            </td>
+            <td>{describeEvents(endpoint.events)}</td>
+            <td>
+              <StatusBadge status={endpointStatus(endpoint).status} />
+            </td>
+            <td>{formatDateTime(endpoint.createdAt)}</td>
+          </tr>
         )}
-      </QueryView>
+      </PagedTable>
       {endpoints.isError && isStatus(endpoints.error, 403) ? null : (
         <DeliveriesLog title="Recent deliveries" endpointUrls={urls} />
       )}
