@@ -1,11 +1,23 @@
 /**
  * Parts shared by the content screens (regions, the builder, menus, pages): the handle format, the
- * unsaved-changes guard, a polite live region for announcements, and the "create by handle" form.
+ * unsaved-changes guard, a polite live region for announcements, the "create by handle" form, and
+ * the list of all items with a Delete button a row.
  */
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import type { UseQueryResult } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { errorMessage, isStatus } from '../ui/problems.ts';
-import { TextField } from '../ui/components.tsx';
+import {
+  ConfirmButton,
+  DataTable,
+  ErrorBanner,
+  Notice,
+  Pager,
+  TextField,
+  type Column,
+  type CursorPager,
+} from '../ui/components.tsx';
+import { QueryView } from '../ui/queries.tsx';
 import './content.css';
 
 /** Handles, slugs and region keys share one format (docs/content.md). */
@@ -176,14 +188,10 @@ export function CreateByHandle({
     setBusy(true);
     setFailure(null);
     try {
-      try {
-        await exists(handle);
+      if ((await createUnlessTaken(handle, exists, create)) === 'taken') {
         setError(`“${handle}” is already in use. Choose another, or open it from the list.`);
         return;
-      } catch (lookup) {
-        if (!isStatus(lookup, 404)) throw lookup;
       }
-      await create(handle);
       void navigate(openPath(handle));
     } catch (caught) {
       setFailure(errorMessage(caught));
@@ -209,14 +217,114 @@ export function CreateByHandle({
         required
       />
       {children}
-      {failure ? (
-        <p className="field-error" role="alert">
-          {failure}
-        </p>
-      ) : null}
+      <CreateFailure message={failure} />
       <button type="submit" className="primary" disabled={busy}>
         {busy ? 'Creating…' : submitLabel}
       </button>
     </form>
+  );
+}
+
+/**
+ * Creates an item under a handle no item has yet (PUT would replace one): 'taken' when `exists`
+ * finds one, else 'created' once `create` is done. `exists` rejects with the API's 404 when free.
+ */
+export async function createUnlessTaken(
+  handle: string,
+  exists: (handle: string) => Promise<unknown>,
+  create: (handle: string) => Promise<unknown>,
+): Promise<'taken' | 'created'> {
+  try {
+    await exists(handle);
+    return 'taken';
+  } catch (lookup) {
+    if (!isStatus(lookup, 404)) throw lookup;
+  }
+  await create(handle);
+  return 'created';
+}
+
+/** Why creating failed (not a field's problem), as an alert under the create form's fields. */
+export function CreateFailure({ message }: { message: string | null }) {
+  return message ? (
+    <p className="field-error" role="alert">
+      {message}
+    </p>
+  ) : null;
+}
+
+/**
+ * A content screen's "All …" section: its heading, the last delete's notice or error, the list's
+ * table in the query's states (`children` gives an item's row) and the pager under it.
+ */
+export function ContentList<T extends { items: readonly unknown[]; nextCursor?: string | null }>({
+  id,
+  title,
+  query,
+  pager,
+  remove,
+  loading,
+  empty,
+  caption,
+  columns,
+  children,
+}: {
+  id: string;
+  title: string;
+  query: UseQueryResult<T>;
+  pager: CursorPager;
+  remove: { notice: string | null; error: unknown };
+  loading: string;
+  empty: ReactNode;
+  caption: string;
+  columns: readonly (string | Column)[];
+  children: (item: T['items'][number]) => ReactNode;
+}) {
+  return (
+    <section aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {remove.notice ? <Notice tone="success">{remove.notice}</Notice> : null}
+      <ErrorBanner error={remove.error} />
+      <QueryView query={query} loading={loading} empty={empty}>
+        {(data) => (
+          <DataTable wrap="content-table" caption={caption} columns={columns}>
+            {data.items.map((item) => children(item))}
+          </DataTable>
+        )}
+      </QueryView>
+      <Pager pager={pager} nextCursor={query.data?.nextCursor} />
+    </section>
+  );
+}
+
+/** A list row's Delete button: asks first, then deletes the item `value` names with `remove`. */
+export function DeleteCell({
+  name,
+  value,
+  title,
+  body,
+  confirmLabel,
+  remove,
+}: {
+  /** The row's item as screen readers hear it after "Delete". */
+  name: string;
+  value: string;
+  title: string;
+  body: ReactNode;
+  confirmLabel: string;
+  remove: { mutate: (value: string) => void; isPending: boolean };
+}) {
+  return (
+    <td className="row-actions">
+      <ConfirmButton
+        title={title}
+        body={body}
+        confirmLabel={confirmLabel}
+        onConfirm={() => remove.mutate(value)}
+        disabled={remove.isPending}
+      >
+        Delete<span className="visually-hidden"> {name}</span>
+      </ConfirmButton>
+    </td>
   );
 }

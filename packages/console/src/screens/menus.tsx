@@ -15,19 +15,24 @@ import { formatDateTime } from '../ui/dates.ts';
 import {
   ACTIONS,
   ConfirmButton,
-  DataTable,
   Empty,
   ErrorBanner,
   Loading,
   Notice,
   PageHeader,
-  Pager,
   TextField,
   useCursorPager,
 } from '../ui/components.tsx';
 import { fieldErrors, isStatus } from '../ui/problems.ts';
-import { QueryView, readingForForm } from '../ui/queries.tsx';
-import { Announcer, CreateByHandle, LeaveGuard, sameJson } from './content-parts.tsx';
+import { readingForForm } from '../ui/queries.tsx';
+import {
+  Announcer,
+  ContentList,
+  CreateByHandle,
+  DeleteCell,
+  LeaveGuard,
+  sameJson,
+} from './content-parts.tsx';
 
 const MAX_ITEMS = 100;
 
@@ -58,49 +63,38 @@ export function Menus() {
         />
       </section>
 
-      <section aria-labelledby="all-menus">
-        <h2 id="all-menus">All menus</h2>
-        {remove.notice ? <Notice tone="success">{remove.notice}</Notice> : null}
-        <ErrorBanner error={remove.error} />
-        <QueryView
-          query={list}
-          loading="Loading menus…"
-          empty={<p>No menus yet. Create one above, for example “main”.</p>}
-        >
-          {(data) => (
-            <DataTable
-              wrap="content-table"
-              caption="Menus"
-              columns={['Handle', 'Items', { label: 'Links', num: true }, 'Updated', ACTIONS]}
-            >
-              {data.items.map((menu) => (
-                <tr key={menu.id}>
-                  <td>
-                    <Link to={`/content/menus/${menu.handle}`}>{menu.handle}</Link>
-                  </td>
-                  <td className="muted clip">
-                    {menu.items.length > 0 ? menu.items.map((i) => i.label).join(', ') : '(empty)'}
-                  </td>
-                  <td className="num">{menu.items.length}</td>
-                  <td>{formatDateTime(menu.updatedAt)}</td>
-                  <td className="row-actions">
-                    <ConfirmButton
-                      title={`Delete the menu “${menu.handle}”?`}
-                      body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
-                      confirmLabel="Delete menu"
-                      onConfirm={() => remove.mutate(menu.handle)}
-                      disabled={remove.isPending}
-                    >
-                      Delete<span className="visually-hidden"> {menu.handle}</span>
-                    </ConfirmButton>
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-          )}
-        </QueryView>
-        <Pager pager={pager} nextCursor={list.data?.nextCursor} />
-      </section>
+      <ContentList
+        id="all-menus"
+        title="All menus"
+        query={list}
+        pager={pager}
+        remove={remove}
+        loading="Loading menus…"
+        empty={<p>No menus yet. Create one above, for example “main”.</p>}
+        caption="Menus"
+        columns={['Handle', 'Items', { label: 'Links', num: true }, 'Updated', ACTIONS]}
+      >
+        {(menu) => (
+          <tr key={menu.id}>
+            <td>
+              <Link to={`/content/menus/${menu.handle}`}>{menu.handle}</Link>
+            </td>
+            <td className="muted clip">
+              {menu.items.length > 0 ? menu.items.map((i) => i.label).join(', ') : '(empty)'}
+            </td>
+            <td className="num">{menu.items.length}</td>
+            <td>{formatDateTime(menu.updatedAt)}</td>
+            <DeleteCell
+              name={menu.handle}
+              value={menu.handle}
+              title={`Delete the menu “${menu.handle}”?`}
+              body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
+              confirmLabel="Delete menu"
+              remove={remove}
+            />
+          </tr>
+        )}
+      </ContentList>
     </>
   );
 }

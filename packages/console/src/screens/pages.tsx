@@ -14,20 +14,26 @@ import { formatDateTime } from '../ui/dates.ts';
 import {
   ACTIONS,
   ConfirmButton,
-  DataTable,
   Empty,
   ErrorBanner,
   Loading,
   Notice,
   PageHeader,
-  Pager,
   TextAreaField,
   TextField,
   useCursorPager,
 } from '../ui/components.tsx';
 import { errorMessage, isStatus, messageAt } from '../ui/problems.ts';
-import { QueryView, readingForForm } from '../ui/queries.tsx';
-import { handleProblem, LeaveGuard, toHandle } from './content-parts.tsx';
+import { readingForForm } from '../ui/queries.tsx';
+import {
+  ContentList,
+  CreateFailure,
+  createUnlessTaken,
+  DeleteCell,
+  handleProblem,
+  LeaveGuard,
+  toHandle,
+} from './content-parts.tsx';
 
 const MAX_TITLE = 200;
 const MAX_BODY = 100_000;
@@ -62,44 +68,37 @@ export function Pages() {
         <NewPage />
       </section>
 
-      <section aria-labelledby="all-pages">
-        <h2 id="all-pages">All pages</h2>
-        {remove.notice ? <Notice tone="success">{remove.notice}</Notice> : null}
-        <ErrorBanner error={remove.error} />
-        <QueryView
-          query={list}
-          loading="Loading pages…"
-          empty={<p>No pages yet. Create one above, for example “About us”.</p>}
-        >
-          {(data) => (
-            <DataTable wrap="content-table" caption="Pages" columns={['Title', 'Slug', 'Updated', ACTIONS]}>
-              {data.items.map((page) => (
-                <tr key={page.id}>
-                  <td>
-                    <Link to={`/content/pages/${page.slug}`}>{page.title}</Link>
-                  </td>
-                  <td>
-                    <code>{page.slug}</code>
-                  </td>
-                  <td>{formatDateTime(page.updatedAt)}</td>
-                  <td className="row-actions">
-                    <ConfirmButton
-                      title={`Delete the page “${page.title}”?`}
-                      body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
-                      confirmLabel="Delete page"
-                      onConfirm={() => remove.mutate(page.slug)}
-                      disabled={remove.isPending}
-                    >
-                      Delete<span className="visually-hidden"> {page.title}</span>
-                    </ConfirmButton>
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-          )}
-        </QueryView>
-        <Pager pager={pager} nextCursor={list.data?.nextCursor} />
-      </section>
+      <ContentList
+        id="all-pages"
+        title="All pages"
+        query={list}
+        pager={pager}
+        remove={remove}
+        loading="Loading pages…"
+        empty={<p>No pages yet. Create one above, for example “About us”.</p>}
+        caption="Pages"
+        columns={['Title', 'Slug', 'Updated', ACTIONS]}
+      >
+        {(page) => (
+          <tr key={page.id}>
+            <td>
+              <Link to={`/content/pages/${page.slug}`}>{page.title}</Link>
+            </td>
+            <td>
+              <code>{page.slug}</code>
+            </td>
+            <td>{formatDateTime(page.updatedAt)}</td>
+            <DeleteCell
+              name={page.title}
+              value={page.slug}
+              title={`Delete the page “${page.title}”?`}
+              body={<p>Your shop stops showing it at once. This cannot be undone.</p>}
+              confirmLabel="Delete page"
+              remove={remove}
+            />
+          </tr>
+        )}
+      </ContentList>
     </>
   );
 }
@@ -124,14 +123,13 @@ function NewPage() {
     setBusy(true);
     setFailure(null);
     try {
-      try {
-        await findPage(slug);
+      const created = await createUnlessTaken(slug, findPage, () =>
+        create.mutateAsync({ slug, title: title.trim() }),
+      );
+      if (created === 'taken') {
         setErrors({ slug: `“${slug}” is already in use. Choose another, or open it from the list.` });
         return;
-      } catch (lookup) {
-        if (!isStatus(lookup, 404)) throw lookup;
       }
-      await create.mutateAsync({ slug, title: title.trim() });
       void navigate(`/content/pages/${slug}`);
     } catch (error) {
       setErrors({ title: messageAt(error, '/title'), slug: messageAt(error, '/slug') });
@@ -166,11 +164,7 @@ function NewPage() {
           setSlugEdited(true);
         }}
       />
-      {failure ? (
-        <p className="field-error" role="alert">
-          {failure}
-        </p>
-      ) : null}
+      <CreateFailure message={failure} />
       <button type="submit" className="primary" disabled={busy}>
         {busy ? 'Creating…' : 'Create page'}
       </button>

@@ -2,18 +2,8 @@
 import { Link } from 'react-router';
 import { useCreateRegion, useDeleteRegion, useFindRegion, useRegions } from '../data/regions.ts';
 import { formatDateTime } from '../ui/dates.ts';
-import {
-  ACTIONS,
-  ConfirmButton,
-  DataTable,
-  ErrorBanner,
-  Notice,
-  PageHeader,
-  Pager,
-  useCursorPager,
-} from '../ui/components.tsx';
-import { QueryView } from '../ui/queries.tsx';
-import { CreateByHandle } from './content-parts.tsx';
+import { ACTIONS, PageHeader, useCursorPager } from '../ui/components.tsx';
+import { ContentList, CreateByHandle, DeleteCell } from './content-parts.tsx';
 
 export function Regions() {
   const pager = useCursorPager();
@@ -45,66 +35,55 @@ export function Regions() {
         />
       </section>
 
-      <section aria-labelledby="all-regions">
-        <h2 id="all-regions">All regions</h2>
-        {remove.notice ? <Notice tone="success">{remove.notice}</Notice> : null}
-        <ErrorBanner error={remove.error} />
-        <QueryView
-          query={list}
-          loading="Loading regions…"
-          empty={<p>No regions yet. Create one above, then add blocks to it in the builder.</p>}
-        >
-          {(data) => (
-            <DataTable
-              wrap="content-table"
-              caption="Regions and their publish state"
-              columns={['Key', 'Status', 'Draft saved', 'Published', ACTIONS]}
-            >
-              {data.items.map((region) => (
-                <tr key={region.id}>
-                  <td>
-                    <Link to={`/content/regions/${region.key}`}>{region.key}</Link>
-                  </td>
-                  <td>
-                    <span className="status-stack">
-                      {region.publishedAt ? (
-                        <span className="badge badge-published">Published</span>
-                      ) : (
-                        <span className="badge">Not published</span>
-                      )}
-                      {region.hasUnpublishedChanges ? (
-                        <span className="badge badge-draft">Unpublished changes</span>
-                      ) : null}
-                    </span>
-                  </td>
-                  <td>{formatDateTime(region.draftUpdatedAt)}</td>
-                  <td>{formatDateTime(region.publishedAt)}</td>
-                  <td className="row-actions">
-                    <ConfirmButton
-                      title={`Delete the region “${region.key}”?`}
-                      body={
-                        <p>
-                          Its draft and its published blocks are deleted.
-                          {region.publishedAt
-                            ? ' Your shop stops showing it at once.'
-                            : ' It was never published, so your shop does not change.'}{' '}
-                          This cannot be undone.
-                        </p>
-                      }
-                      confirmLabel="Delete region"
-                      onConfirm={() => remove.mutate(region.key)}
-                      disabled={remove.isPending}
-                    >
-                      Delete<span className="visually-hidden"> {region.key}</span>
-                    </ConfirmButton>
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-          )}
-        </QueryView>
-        <Pager pager={pager} nextCursor={list.data?.nextCursor} />
-      </section>
+      <ContentList
+        id="all-regions"
+        title="All regions"
+        query={list}
+        pager={pager}
+        remove={remove}
+        loading="Loading regions…"
+        empty={<p>No regions yet. Create one above, then add blocks to it in the builder.</p>}
+        caption="Regions and their publish state"
+        columns={['Key', 'Status', 'Draft saved', 'Published', ACTIONS]}
+      >
+        {(region) => (
+          <tr key={region.id}>
+            <td>
+              <Link to={`/content/regions/${region.key}`}>{region.key}</Link>
+            </td>
+            <td>
+              <span className="status-stack">
+                {region.publishedAt ? (
+                  <span className="badge badge-published">Published</span>
+                ) : (
+                  <span className="badge">Not published</span>
+                )}
+                {region.hasUnpublishedChanges ? (
+                  <span className="badge badge-draft">Unpublished changes</span>
+                ) : null}
+              </span>
+            </td>
+            <td>{formatDateTime(region.draftUpdatedAt)}</td>
+            <td>{formatDateTime(region.publishedAt)}</td>
+            <DeleteCell
+              name={region.key}
+              value={region.key}
+              title={`Delete the region “${region.key}”?`}
+              body={
+                <p>
+                  Its draft and its published blocks are deleted.
+                  {region.publishedAt
+                    ? ' Your shop stops showing it at once.'
+                    : ' It was never published, so your shop does not change.'}{' '}
+                  This cannot be undone.
+                </p>
+              }
+              confirmLabel="Delete region"
+              remove={remove}
+            />
+          </tr>
+        )}
+      </ContentList>
     </>
   );
 }
