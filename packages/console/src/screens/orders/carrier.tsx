@@ -1,4 +1,7 @@
-/** The carrier of a shipment as the fulfil and tracking forms choose it: a listed name or "Other…". */
+/**
+ * The carrier of a shipment as the fulfil and tracking forms choose it (a listed name or "Other…"),
+ * and its tracking number and link.
+ */
 import { KNOWN_CARRIERS } from '../../data/orders.ts';
 import { SelectField, TextField } from '../../ui/components.tsx';
 import type { ChangeEvent } from 'react';
@@ -60,6 +63,53 @@ export function CarrierFields({
           onChange={onChange('otherCarrier')}
         />
       ) : null}
+    </>
+  );
+}
+
+/**
+ * The tracking fields of both forms: the number, and the link to the carrier's page (`urlHint`
+ * says what an empty one does).
+ */
+export function TrackingFields({
+  numberLabel,
+  urlLabel,
+  urlHint,
+  trackingNumber,
+  trackingUrl,
+  problem,
+  onChange,
+}: {
+  numberLabel: string;
+  urlLabel: string;
+  urlHint: string;
+  trackingNumber: string;
+  trackingUrl: string;
+  problem: FormProblem | null;
+  /** The change handler of each of the two fields. */
+  onChange: (field: 'trackingNumber' | 'trackingUrl') => (event: ChangeEvent<HTMLInputElement>) => void;
+}) {
+  return (
+    <>
+      <TextField
+        label={numberLabel}
+        maxLength={100}
+        autoComplete="off"
+        value={trackingNumber}
+        error={fieldMessage(problem, '/trackingNumber', 'The tracking number')}
+        onChange={onChange('trackingNumber')}
+      />
+      <TextField
+        label={urlLabel}
+        type="url"
+        maxLength={2000}
+        autoComplete="off"
+        placeholder="https://"
+        hint={urlHint}
+        value={trackingUrl}
+        error={fieldMessage(problem, '/trackingUrl', 'The tracking URL')}
+        onChange={onChange('trackingUrl')}
+      />
     </>
   );
 }

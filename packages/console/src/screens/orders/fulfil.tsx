@@ -6,17 +6,24 @@ import { StorefrontError, type AdminOrder } from '@storefront/client';
 import { useId, useState, type ChangeEvent, type FormEvent } from 'react';
 import type { useFulfil } from '../../data/orders.ts';
 import { type Fulfillment, type FulfillmentBody } from '../../data/orders.ts';
-import { DataTable, Notice, ProblemBanner, TextField } from '../../ui/components.tsx';
+import { DataTable, Notice, ProblemBanner } from '../../ui/components.tsx';
 import {
   fieldMessage,
   localProblem,
-  toFormProblem,
   unclaimed,
   type FieldMessage,
   type FormProblem,
 } from '../../ui/problems.ts';
-import { CarrierFields, CARRIER_OPTIONS, OTHER } from './carrier.tsx';
-import { QuantityField, units, unitsIn, unitsToShip, variantName, type UnitsToShip } from './parts.tsx';
+import { CarrierFields, CARRIER_OPTIONS, OTHER, TrackingFields } from './carrier.tsx';
+import {
+  linesProblem,
+  QuantityField,
+  units,
+  unitsIn,
+  unitsToShip,
+  withItemNames,
+  type UnitsToShip,
+} from './parts.tsx';
 
 /** What is wrong with a typed quantity, or undefined (a whole number from 0 to what is left). */
 function quantityProblem(text: string, left: number): string | undefined {
@@ -32,20 +39,13 @@ function quantityProblem(text: string, left: number): string | undefined {
  */
 function serverProblem(order: AdminOrder, error: unknown, sent: FulfillmentBody | undefined): FormProblem {
   if (error instanceof StorefrontError && error.title === 'fulfillment_exceeds_order') {
-    const detail = (error.detail ?? 'More units than are left to ship.').replace(
-      /variant ([0-9a-f-]{36})/gi,
-      (_, variantId: string) => variantName(order, variantId.toLowerCase()),
-    );
+    const detail = withItemNames(order, error.detail, 'More units than are left to ship.');
     return localProblem(
       `${detail} Another shipment was recorded meanwhile: the quantities below now show what is left.`,
       [],
     );
   }
-  return toFormProblem(error, (pointer) => {
-    const line = /^\/lines\/(\d+)(\/.*)?$/.exec(pointer);
-    const variantId = line ? sent?.lines[Number(line[1])]?.variantId : undefined;
-    return variantId ? `/lines/${variantId}` : pointer;
-  });
+  return linesProblem(error, sent);
 }
 
 function FulfilForm({
@@ -175,24 +175,14 @@ function FulfilForm({
           problem={problem}
           onChange={changes}
         />
-        <TextField
-          label="Tracking number (optional)"
-          maxLength={100}
-          autoComplete="off"
-          value={trackingNumber}
-          error={fieldMessage(problem, '/trackingNumber', 'The tracking number')}
-          onChange={changes('trackingNumber')}
-        />
-        <TextField
-          label="Tracking URL (optional)"
-          type="url"
-          maxLength={2000}
-          autoComplete="off"
-          placeholder="https://"
-          hint="For a carrier in the list, left empty, the link is made from the number."
-          value={trackingUrl}
-          error={fieldMessage(problem, '/trackingUrl', 'The tracking URL')}
-          onChange={changes('trackingUrl')}
+        <TrackingFields
+          numberLabel="Tracking number (optional)"
+          urlLabel="Tracking URL (optional)"
+          urlHint="For a carrier in the list, left empty, the link is made from the number."
+          trackingNumber={trackingNumber}
+          trackingUrl={trackingUrl}
+          problem={problem}
+          onChange={changes}
         />
       </div>
       <label className="checkbox">

@@ -6,6 +6,7 @@ import type { AdminOrder } from '@storefront/client';
 import { useId } from 'react';
 import type { OrderMail, OrderReturn } from '../../data/orders.ts';
 import { TextAreaField } from '../../ui/components.tsx';
+import { toFormProblem, type FormProblem } from '../../ui/problems.ts';
 
 // ---- Refunds ----
 
@@ -140,6 +141,31 @@ export function unitsToReturn(order: AdminOrder): UnitsToReturn[] {
 /** How many units a shipment holds. */
 export function unitsIn(fulfillment: AdminOrder['fulfillments'][number]): number {
   return fulfillment.lines.reduce((sum, line) => sum + line.quantity, 0);
+}
+
+/**
+ * A refusal's detail (or `fallback`) with the variants it names by id ("variant 0f…") named as the
+ * order's items are ("Blue mug (Large)").
+ */
+export function withItemNames(order: AdminOrder, detail: string | undefined, fallback: string): string {
+  return (detail ?? fallback).replace(/variant ([0-9a-f-]{36})/gi, (_, variantId: string) =>
+    variantName(order, variantId.toLowerCase()),
+  );
+}
+
+/**
+ * The server's refusal of the lines a form sent (fulfil, return): line pointers (`/lines/0/…`, the
+ * lines as sent) become the item's (`/lines/<variantId>`), where the form shows them.
+ */
+export function linesProblem(
+  error: unknown,
+  sent: { lines: readonly { variantId: string }[] } | undefined,
+): FormProblem {
+  return toFormProblem(error, (pointer) => {
+    const line = /^\/lines\/(\d+)(\/.*)?$/.exec(pointer);
+    const variantId = line ? sent?.lines[Number(line[1])]?.variantId : undefined;
+    return variantId ? `/lines/${variantId}` : pointer;
+  });
 }
 
 /** "3 units" or "1 unit". */

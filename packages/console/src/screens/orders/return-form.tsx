@@ -15,18 +15,18 @@ import {
   errorMessage,
   fieldMessage,
   localProblem,
-  toFormProblem,
   unclaimed,
   type FieldMessage,
   type FormProblem,
 } from '../../ui/problems.ts';
 import {
+  linesProblem,
   QuantityField,
   ReasonField,
   refundableAmount,
   returnsOf,
   units,
-  variantName,
+  withItemNames,
   type UnitsToReturn,
 } from './parts.tsx';
 
@@ -54,10 +54,7 @@ function serverProblem(
   max: string,
 ): FormProblem {
   if (error instanceof StorefrontError && error.title === 'return_exceeds_fulfilled') {
-    const detail = (error.detail ?? 'More units than shipped and not returned.').replace(
-      /variant ([0-9a-f-]{36})/gi,
-      (_, variantId: string) => variantName(order, variantId.toLowerCase()),
-    );
+    const detail = withItemNames(order, error.detail, 'More units than shipped and not returned.');
     return localProblem(
       `${detail} Another return or a cancelled shipment was recorded meanwhile: the quantities below now show what can come back.`,
       [],
@@ -67,11 +64,7 @@ function serverProblem(
     const detail = `That is more than can be refunded now: at most ${max} is left on this order.`;
     return localProblem(detail, [{ pointer: '/refundAmount', detail }]);
   }
-  return toFormProblem(error, (pointer) => {
-    const line = /^\/lines\/(\d+)(\/.*)?$/.exec(pointer);
-    const variantId = line ? sent?.lines[Number(line[1])]?.variantId : undefined;
-    return variantId ? `/lines/${variantId}` : pointer;
-  });
+  return linesProblem(error, sent);
 }
 
 /** `value` once it has stopped changing for `ms` (compared as JSON). */

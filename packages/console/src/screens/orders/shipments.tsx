@@ -12,24 +12,16 @@ import {
   type Fulfillment,
   type TrackingChange,
 } from '../../data/orders.ts';
-import {
-  ConfirmButton,
-  ErrorBanner,
-  Notice,
-  ProblemBanner,
-  StatusBadge,
-  TextField,
-} from '../../ui/components.tsx';
+import { ConfirmButton, ErrorBanner, Notice, ProblemBanner, StatusBadge } from '../../ui/components.tsx';
 import { formatDateTime } from '../../ui/dates.ts';
 import {
-  fieldMessage,
   localProblem,
   toFormProblem,
   unclaimed,
   type FieldMessage,
   type FormProblem,
 } from '../../ui/problems.ts';
-import { CarrierFields, carrierChoice, CARRIER_OPTIONS, OTHER } from './carrier.tsx';
+import { CarrierFields, carrierChoice, CARRIER_OPTIONS, OTHER, TrackingFields } from './carrier.tsx';
 import { FulfilSection } from './fulfil.tsx';
 import { units, unitsIn, variantName } from './parts.tsx';
 
@@ -138,28 +130,18 @@ function TrackingForm({
           problem={problem}
           onChange={changes}
         />
-        <TextField
-          label={fulfillment.trackingNumber === null ? 'Tracking number (optional)' : 'Tracking number'}
-          maxLength={100}
-          autoComplete="off"
-          value={trackingNumber}
-          error={fieldMessage(problem, '/trackingNumber', 'The tracking number')}
-          onChange={changes('trackingNumber')}
-        />
-        <TextField
-          label="New tracking URL (optional)"
-          type="url"
-          maxLength={2000}
-          autoComplete="off"
-          placeholder="https://"
-          hint={
+        <TrackingFields
+          numberLabel={fulfillment.trackingNumber === null ? 'Tracking number (optional)' : 'Tracking number'}
+          urlLabel="New tracking URL (optional)"
+          urlHint={
             fulfillment.trackingUrl
               ? 'Left empty, the link stays, or is made again from a new number for a carrier in the list.'
               : 'Left empty, for a carrier in the list, the link is made from the number.'
           }
-          value={trackingUrl}
-          error={fieldMessage(problem, '/trackingUrl', 'The tracking URL')}
-          onChange={changes('trackingUrl')}
+          trackingNumber={trackingNumber}
+          trackingUrl={trackingUrl}
+          problem={problem}
+          onChange={changes}
         />
       </div>
       <p className="hint">The customer is not emailed about the change.</p>
