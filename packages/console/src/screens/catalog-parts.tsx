@@ -1,13 +1,15 @@
 /**
  * Pieces shared by the products and collections screens (screens/products/, screens/collections/):
- * the catalog's types (from their data modules), the notice a screen hands the next one, handles
- * made from titles, the image preview and product summaries. (Their forms' API problems are mapped
- * in ui/problems.ts.)
+ * the catalog's types (from their data modules), the notice a screen hands the next one, the forms'
+ * notice and problem, handles made from titles, the image preview and product summaries. (Their
+ * forms' API problems are mapped in ui/problems.ts.)
  */
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useLocation } from 'react-router';
 import { isLive, type AdminProduct, type ProductStatus } from '../data/products.ts';
+import { Notice, ProblemBanner } from '../ui/components.tsx';
 import { formatMoney } from '../ui/money.ts';
+import { unclaimed, type FormProblem } from '../ui/problems.ts';
 import { useDebounced } from '../ui/search.tsx';
 
 export type { AdminProduct, AdminVariant, ProductStatus } from '../data/products.ts';
@@ -17,6 +19,47 @@ export type { AdminCollection, Condition, Rules } from '../data/collections.ts';
 export function useArrivalNotice(): string | null {
   const state = useLocation().state as { notice?: string } | null;
   return state?.notice ?? null;
+}
+
+/**
+ * A catalog form's messages (product, collection): its success notice, at first the one it arrived
+ * with, and its problem, which `fail` shows, focusing the first invalid field, else the banner.
+ */
+export function useFormMessages() {
+  const arrival = useArrivalNotice();
+  const [problem, setProblem] = useState<FormProblem | null>(null);
+  const [notice, setNotice] = useState<string | null>(arrival);
+  const banner = useRef<HTMLDivElement>(null);
+
+  function fail(next: FormProblem) {
+    setProblem(next);
+    setNotice(null);
+    // Bring the summary into view; the first invalid field is focused for keyboard users.
+    setTimeout(() => {
+      const invalid = document.querySelector<HTMLElement>('main [aria-invalid="true"]');
+      (invalid ?? banner.current)?.focus();
+    });
+  }
+
+  return { problem, setProblem, notice, setNotice, fail, banner };
+}
+
+/** A catalog form's notice and problem banner, above the form (`shown`: the pointers its fields show). */
+export function FormMessages({
+  messages: { notice, problem, banner },
+  shown,
+}: {
+  messages: ReturnType<typeof useFormMessages>;
+  shown: (pointer: string) => boolean;
+}) {
+  return (
+    <>
+      {notice ? <Notice tone="success">{notice}</Notice> : null}
+      <div ref={banner} tabIndex={-1} className="banner-anchor">
+        <ProblemBanner problem={problem} others={problem ? unclaimed(problem, shown) : []} />
+      </div>
+    </>
+  );
 }
 
 export const STATUS_OPTIONS: { value: ProductStatus; label: string }[] = [

@@ -4,7 +4,7 @@
  * collection's ordered products (manual.tsx) or a smart one's rules with their live preview
  * (smart.tsx). API problems are shown at the fields they concern.
  */
-import { useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import {
   useCollection,
@@ -14,26 +14,17 @@ import {
   useUpdateCollection,
 } from '../../data/collections.ts';
 import { useStoreSettings } from '../../data/settings.ts';
-import {
-  ConfirmButton,
-  ErrorBanner,
-  Loading,
-  Notice,
-  PageHeader,
-  ProblemBanner,
-  TextField,
-} from '../../ui/components.tsx';
+import { ConfirmButton, ErrorBanner, Loading, PageHeader, TextField } from '../../ui/components.tsx';
 import { formatDateTime } from '../../ui/dates.ts';
-import {
-  fieldMessage,
-  isStatus,
-  localProblem,
-  toFormProblem,
-  unclaimed,
-  type FormProblem,
-} from '../../ui/problems.ts';
+import { fieldMessage, isStatus, localProblem, toFormProblem, type FormProblem } from '../../ui/problems.ts';
 import { readingForForm } from '../../ui/queries.tsx';
-import { slugify, useArrivalNotice, type AdminCollection, type AdminProduct } from '../catalog-parts.tsx';
+import {
+  FormMessages,
+  slugify,
+  useFormMessages,
+  type AdminCollection,
+  type AdminProduct,
+} from '../catalog-parts.tsx';
 import { ManualProducts } from './manual.tsx';
 import { rulesDraft, toRules, type RulesDraft } from './rules.ts';
 import { SmartRules } from './smart.tsx';
@@ -103,7 +94,8 @@ function CollectionForm({
   currency: string;
 }) {
   const navigate = useNavigate();
-  const arrival = useArrivalNotice();
+  const messages = useFormMessages();
+  const { problem, setProblem, setNotice, fail } = messages;
   const createCollection = useCreateCollection();
   const updateCollection = useUpdateCollection();
   const deleteCollection = useDeleteCollection();
@@ -114,21 +106,9 @@ function CollectionForm({
   const [kind, setKind] = useState<AdminCollection['kind']>(initial?.kind ?? 'manual');
   const [members, setMembers] = useState<AdminProduct[]>(initialMembers);
   const [rules, setRules] = useState<RulesDraft>(() => rulesDraft(initial?.rules ?? null));
-  const [problem, setProblem] = useState<FormProblem | null>(null);
-  const [notice, setNotice] = useState<string | null>(arrival);
   const [busy, setBusy] = useState(false);
-  const banner = useRef<HTMLDivElement>(null);
 
   const at = (pointer: string, name: string) => fieldMessage(problem, pointer, name);
-
-  function fail(next: FormProblem) {
-    setProblem(next);
-    setNotice(null);
-    setTimeout(() => {
-      const invalid = document.querySelector<HTMLElement>('main [aria-invalid="true"]');
-      (invalid ?? banner.current)?.focus();
-    });
-  }
 
   function check(): FormProblem | null {
     const fields: FormProblem['fields'] = [];
@@ -242,10 +222,7 @@ function CollectionForm({
             : null}
         </p>
       </PageHeader>
-      {notice ? <Notice tone="success">{notice}</Notice> : null}
-      <div ref={banner} tabIndex={-1} className="banner-anchor">
-        <ProblemBanner problem={problem} others={problem ? unclaimed(problem, shown) : []} />
-      </div>
+      <FormMessages messages={messages} shown={shown} />
       <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <section className="panel" aria-labelledby="collection-details">
           <h2 id="collection-details">Details</h2>

@@ -6,7 +6,7 @@
  * currency and sent as exact minor units (MoneyField); the form checks what it can before sending
  * (draft.ts) and shows the API's problems at the fields they concern.
  */
-import { useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import {
   ProductSaveError,
@@ -17,26 +17,11 @@ import {
   type AdminProduct,
 } from '../../data/products.ts';
 import { useStoreSettings } from '../../data/settings.ts';
-import {
-  ConfirmButton,
-  ErrorBanner,
-  Loading,
-  Notice,
-  PageHeader,
-  ProblemBanner,
-  StatusBadge,
-} from '../../ui/components.tsx';
+import { ConfirmButton, ErrorBanner, Loading, PageHeader, StatusBadge } from '../../ui/components.tsx';
 import { formatDateTime } from '../../ui/dates.ts';
-import {
-  fieldMessage,
-  isStatus,
-  localProblem,
-  toFormProblem,
-  unclaimed,
-  type FormProblem,
-} from '../../ui/problems.ts';
+import { fieldMessage, isStatus, localProblem, toFormProblem } from '../../ui/problems.ts';
 import { readingForForm } from '../../ui/queries.tsx';
-import { useArrivalNotice } from '../catalog-parts.tsx';
+import { FormMessages, useFormMessages } from '../catalog-parts.tsx';
 import { createBody, savePlan, underVariant } from './bodies.ts';
 import { checkDraft } from './check.ts';
 import { hasMatrix, productDraft, variantDraft, type ProductDraft } from './draft.ts';
@@ -85,32 +70,20 @@ export function ProductEdit() {
 
 function ProductForm({ initial, currency }: { initial: AdminProduct | null; currency: string }) {
   const navigate = useNavigate();
-  const arrival = useArrivalNotice();
+  const messages = useFormMessages();
+  const { problem, setProblem, setNotice, fail } = messages;
   const createProduct = useCreateProduct();
   const saveProduct = useSaveProduct();
   const deleteProduct = useDeleteProduct();
   const [saved, setSaved] = useState<AdminProduct | null>(initial);
   const [draft, setDraft] = useState<ProductDraft>(() => productDraft(initial));
-  const [problem, setProblem] = useState<FormProblem | null>(null);
-  const [notice, setNotice] = useState<string | null>(arrival);
   const [busy, setBusy] = useState(false);
   const [uploading, setUploading] = useState(false);
-  const banner = useRef<HTMLDivElement>(null);
   const matrix = hasMatrix(draft);
   const edits = useVariantEdits({ draft, setDraft, saved, setSaved, problem, setProblem, setNotice });
   const { pending } = edits;
 
   const update = (changes: Partial<ProductDraft>) => setDraft((d) => ({ ...d, ...changes }));
-
-  function fail(next: FormProblem) {
-    setProblem(next);
-    setNotice(null);
-    // Bring the summary into view; the first invalid field is focused for keyboard users.
-    setTimeout(() => {
-      const invalid = document.querySelector<HTMLElement>('main [aria-invalid="true"]');
-      (invalid ?? banner.current)?.focus();
-    });
-  }
 
   async function create(current: ProductDraft) {
     try {
@@ -244,10 +217,7 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
           ) : null}
         </p>
       </PageHeader>
-      {notice ? <Notice tone="success">{notice}</Notice> : null}
-      <div ref={banner} tabIndex={-1} className="banner-anchor">
-        <ProblemBanner problem={problem} others={problem ? unclaimed(problem, shown) : []} />
-      </div>
+      <FormMessages messages={messages} shown={shown} />
       <form className="product-form" onSubmit={(event) => void onSubmit(event)} noValidate>
         <div className="product-layout">
           <MainPanels
