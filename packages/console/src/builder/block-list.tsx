@@ -4,6 +4,7 @@ import { SortableContext, useSortable, type SortingStrategy } from '@dnd-kit/sor
 import { CSS as DndCSS } from '@dnd-kit/utilities';
 import { childrenOf, type Block } from '@storefront/blocks';
 import { useMemo } from 'react';
+import { DragHandle } from '../ui/sortable.tsx';
 import { blockLabel, blockSummary, TYPE_LABELS } from './labels.ts';
 import { listId, useTree } from './block-tree-context.ts';
 
@@ -67,8 +68,11 @@ function BlockNode({
   drop: 'before' | 'after' | null;
 }) {
   const { selectedId, onSelect, issueCount, blocked } = useTree();
-  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } =
-    useSortable({ id: block.id, disabled: { draggable: false, droppable: blocked.has(block.id) } });
+  const sortable = useSortable({
+    id: block.id,
+    disabled: { draggable: false, droppable: blocked.has(block.id) },
+  });
+  const { setNodeRef, transform, transition, isDragging } = sortable;
   const problems = issueCount(block.id);
   const selected = selectedId === block.id;
   const label = blockLabel(block);
@@ -81,16 +85,7 @@ function BlockNode({
       data-parent-id={parentId ?? undefined}
     >
       <div className="block-row">
-        <button
-          type="button"
-          className="drag-handle"
-          ref={setActivatorNodeRef}
-          {...attributes}
-          {...listeners}
-          aria-label={`Drag ${label}`}
-        >
-          <span aria-hidden="true">⠿</span>
-        </button>
+        <DragHandle label={`Drag ${label}`} sortable={sortable} />
         <button
           type="button"
           className="block-select"

@@ -3,32 +3,17 @@
  * keyboard too: Space, the arrow keys, Space) or use Move up / Move down, each move announced;
  * remove; and the picker that finds products by title or SKU to add.
  */
-import {
-  closestCenter,
-  DndContext,
-  KeyboardSensor,
-  PointerSensor,
-  useSensor,
-  useSensors,
-  type Announcements,
-  type DragEndEvent,
-  type UniqueIdentifier,
-} from '@dnd-kit/core';
-import {
-  arrayMove,
-  SortableContext,
-  sortableKeyboardCoordinates,
-  useSortable,
-  verticalListSortingStrategy,
-} from '@dnd-kit/sortable';
+import type { Announcements, UniqueIdentifier } from '@dnd-kit/core';
+import { arrayMove, useSortable } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useProducts } from '../../data/products.ts';
 import { StatusBadge, TextField } from '../../ui/components.tsx';
 import { fieldMessage, type FormProblem } from '../../ui/problems.ts';
 import { QueryView } from '../../ui/queries.tsx';
 import { useDebounced } from '../../ui/search.tsx';
+import { DragHandle, MoveButtons, SortableList, useFocusAfterMove } from '../../ui/sortable.tsx';
 import { priceRange, Thumb, type AdminProduct } from '../catalog-parts.tsx';
 
 export function ManualProducts({
@@ -41,24 +26,7 @@ export function ManualProducts({
   problem: FormProblem | null;
 }) {
   const [announcement, setAnnouncement] = useState('');
-  const [focusAfter, setFocusAfter] = useState<{ id: string; button: 'up' | 'down' } | null>(null);
-  const sensors = useSensors(
-    useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
-    useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
-  );
-
-  // After a Move up/down, keep focus on the moved product's button (or its other one at an end).
-  useEffect(() => {
-    if (!focusAfter) return;
-    const wanted = document.getElementById(
-      `move-${focusAfter.button}-${focusAfter.id}`,
-    ) as HTMLButtonElement | null;
-    const other = document.getElementById(
-      `move-${focusAfter.button === 'up' ? 'down' : 'up'}-${focusAfter.id}`,
-    ) as HTMLButtonElement | null;
-    (wanted && !wanted.disabled ? wanted : other)?.focus();
-    setFocusAfter(null);
-  }, [focusAfter]);
+  const focusAfterMove = useFocusAfterMove();
 
   const titleOf = (id: UniqueIdentifier) => members.find((p) => p.id === id)?.title ?? 'The product';
   const positionOf = (id: UniqueIdentifier) => members.findIndex((p) => p.id === id) + 1;
@@ -82,13 +50,8 @@ export function ManualProducts({
     onChange(arrayMove(members, from, to));
     if (button) {
       setAnnouncement(`${product.title} moved to position ${to + 1} of ${members.length}.`);
-      setFocusAfter({ id: product.id, button });
+      focusAfterMove(product.id, button);
     }
-  }
-
-  function onDragEnd({ active, over }: DragEndEvent) {
-    if (!over || active.id === over.id) return;
-    move(positionOf(active.id) - 1, positionOf(over.id) - 1);
   }
 
   return (
@@ -104,37 +67,29 @@ export function ManualProducts({
       {members.length === 0 ? (
         <p className="muted">No products yet. Find products below and add them.</p>
       ) : (
-        <DndContext
-          sensors={sensors}
-          collisionDetection={closestCenter}
-          onDragEnd={onDragEnd}
-          accessibility={{
-            announcements,
-            screenReaderInstructions: {
-              draggable:
-                'To move a product, press Space or Enter to pick it up, the up and down arrow keys to move it, Space or Enter to drop it, or Escape to cancel.',
-            },
-          }}
+        <SortableList
+          ids={members.map((p) => p.id)}
+          className="sortable"
+          label="Products in this collection, in order"
+          announcements={announcements}
+          instructions="To move a product, press Space or Enter to pick it up, the up and down arrow keys to move it, Space or Enter to drop it, or Escape to cancel."
+          onMove={move}
         >
-          <SortableContext items={members.map((p) => p.id)} strategy={verticalListSortingStrategy}>
-            <ol className="sortable" aria-label="Products in this collection, in order">
-              {members.map((product, index) => (
-                <MemberRow
-                  key={product.id}
-                  product={product}
-                  index={index}
-                  count={members.length}
-                  error={fieldMessage(problem, `/productIds/${index}`, 'This product')}
-                  onMove={(to, button) => move(index, to, button)}
-                  onRemove={() => {
-                    onChange(members.filter((p) => p.id !== product.id));
-                    setAnnouncement(`${product.title} removed from the collection.`);
-                  }}
-                />
-              ))}
-            </ol>
-          </SortableContext>
-        </DndContext>
+          {members.map((product, index) => (
+            <MemberRow
+              key={product.id}
+              product={product}
+              index={index}
+              count={members.length}
+              error={fieldMessage(problem, `/productIds/${index}`, 'This product')}
+              onMove={(to, button) => move(index, to, button)}
+              onRemove={() => {
+                onChange(members.filter((p) => p.id !== product.id));
+                setAnnouncement(`${product.title} removed from the collection.`);
+              }}
+            />
+          ))}
+        </SortableList>
       )}
       <ProductPicker
         members={members}
@@ -162,8 +117,8 @@ function MemberRow({
   onMove: (to: number, button: 'up' | 'down') => void;
   onRemove: () => void;
 }) {
-  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } =
-    useSortable({ id: product.id });
+  const sortable = useSortable({ id: product.id });
+  const { setNodeRef, transform, transition, isDragging } = sortable;
   return (
     <li
       ref={setNodeRef}
@@ -171,16 +126,7 @@ function MemberRow({
       style={{ transform: CSS.Transform.toString(transform), transition }}
       data-product-id={product.id}
     >
-      <button
-        type="button"
-        className="drag-handle"
-        ref={setActivatorNodeRef}
-        {...attributes}
-        {...listeners}
-        aria-label={`Drag ${product.title}`}
-      >
-        <span aria-hidden="true">⠿</span>
-      </button>
+      <DragHandle label={`Drag ${product.title}`} sortable={sortable} />
       <span className="position" aria-hidden="true">
         {index + 1}.
       </span>
@@ -191,22 +137,7 @@ function MemberRow({
         {error ? <span className="field-error"> {error}</span> : null}
       </span>
       <span className="member-actions">
-        <button
-          type="button"
-          id={`move-up-${product.id}`}
-          onClick={() => onMove(index - 1, 'up')}
-          disabled={index === 0}
-        >
-          Move<span className="visually-hidden"> {product.title}</span> up
-        </button>
-        <button
-          type="button"
-          id={`move-down-${product.id}`}
-          onClick={() => onMove(index + 1, 'down')}
-          disabled={index === count - 1}
-        >
-          Move<span className="visually-hidden"> {product.title}</span> down
-        </button>
+        <MoveButtons id={product.id} name={product.title} index={index} count={count} onMove={onMove} />
         <button type="button" className="danger" onClick={onRemove}>
           Remove<span className="visually-hidden"> {product.title}</span>
         </button>

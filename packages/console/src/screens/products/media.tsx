@@ -6,29 +6,14 @@
  * arrow keys) or use Move up / Move down, type its alt text, remove it. Nothing is the product's
  * until the form is saved (`images: [{mediaId, alt}]` in this order).
  */
-import {
-  closestCenter,
-  DndContext,
-  KeyboardSensor,
-  PointerSensor,
-  useSensor,
-  useSensors,
-  type Announcements,
-  type DragEndEvent,
-  type UniqueIdentifier,
-} from '@dnd-kit/core';
-import {
-  arrayMove,
-  SortableContext,
-  sortableKeyboardCoordinates,
-  useSortable,
-  verticalListSortingStrategy,
-} from '@dnd-kit/sortable';
+import type { Announcements, UniqueIdentifier } from '@dnd-kit/core';
+import { arrayMove, useSortable } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
 import { useEffect, useId, useRef, useState, type DragEvent } from 'react';
 import { MEDIA_MAX_BYTES, useUploadMedia } from '../../data/media.ts';
 import { TextField } from '../../ui/components.tsx';
 import { errorMessage } from '../../ui/problems.ts';
+import { DragHandle, MoveButtons, SortableList, useFocusAfterMove } from '../../ui/sortable.tsx';
 import { ALT_MAX, MAX_IMAGES, type ImageDraft } from './draft.ts';
 
 /** A file on its way: waiting its turn, being sent (with the share sent), or refused. */
@@ -64,31 +49,14 @@ export function MediaManager({
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [over, setOver] = useState(false);
   const [announcement, setAnnouncement] = useState('');
-  const [focusAfter, setFocusAfter] = useState<{ id: string; button: 'up' | 'down' } | null>(null);
+  const focusAfterMove = useFocusAfterMove();
   const queue = useRef<Promise<void>>(Promise.resolve());
   /** The images as last rendered, for the checks an upload makes when its turn comes. */
   const current = useRef(images);
   current.current = images;
-  const sensors = useSensors(
-    useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
-    useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
-  );
 
   const pending = uploads.some((entry) => entry.state !== 'failed');
   useEffect(() => onPendingChange(pending), [pending, onPendingChange]);
-
-  // After a Move up/down, keep focus on the moved image's button (or its other one at an end).
-  useEffect(() => {
-    if (!focusAfter) return;
-    const wanted = document.getElementById(
-      `move-${focusAfter.button}-${focusAfter.id}`,
-    ) as HTMLButtonElement | null;
-    const other = document.getElementById(
-      `move-${focusAfter.button === 'up' ? 'down' : 'up'}-${focusAfter.id}`,
-    ) as HTMLButtonElement | null;
-    (wanted && !wanted.disabled ? wanted : other)?.focus();
-    setFocusAfter(null);
-  }, [focusAfter]);
 
   const patch = (key: string, changes: Partial<Upload>) =>
     setUploads((list) => list.map((entry) => (entry.key === key ? { ...entry, ...changes } : entry)));
@@ -167,12 +135,7 @@ export function MediaManager({
     const image = images[from]!;
     onChange((list) => arrayMove(list, from, to));
     setAnnouncement(`Image ${from + 1} moved to position ${to + 1} of ${images.length}.`);
-    if (button) setFocusAfter({ id: image.mediaId, button });
-  }
-
-  function onDragEnd({ active, over: target }: DragEndEvent) {
-    if (!target || active.id === target.id) return;
-    move(positionOf(active.id) - 1, positionOf(target.id) - 1);
+    if (button) focusAfterMove(image.mediaId, button);
   }
 
   const listError = at('/images', 'The images');
@@ -265,45 +228,34 @@ export function MediaManager({
             Space, then the arrow keys, then Space again; or use Move up and Move down. Alt text describes the
             picture for people who cannot see it.
           </p>
-          <DndContext
-            sensors={sensors}
-            collisionDetection={closestCenter}
-            onDragEnd={onDragEnd}
-            accessibility={{
-              announcements,
-              screenReaderInstructions: {
-                draggable:
-                  'To move an image, press Space or Enter to pick it up, the up and down arrow keys to move it, Space or Enter to drop it, or Escape to cancel.',
-              },
-            }}
+          <SortableList
+            ids={images.map((image) => image.mediaId)}
+            className="sortable media-list"
+            label="Images, in order"
+            announcements={announcements}
+            instructions="To move an image, press Space or Enter to pick it up, the up and down arrow keys to move it, Space or Enter to drop it, or Escape to cancel."
+            onMove={move}
           >
-            <SortableContext
-              items={images.map((image) => image.mediaId)}
-              strategy={verticalListSortingStrategy}
-            >
-              <ol className="sortable media-list" aria-label="Images, in order">
-                {images.map((image, index) => (
-                  <ImageRow
-                    key={image.mediaId}
-                    image={image}
-                    index={index}
-                    count={images.length}
-                    at={at}
-                    onAlt={(alt) =>
-                      onChange((list) =>
-                        list.map((other) => (other.mediaId === image.mediaId ? { ...other, alt } : other)),
-                      )
-                    }
-                    onMove={(to, button) => move(index, to, button)}
-                    onRemove={() => {
-                      onChange((list) => list.filter((other) => other.mediaId !== image.mediaId));
-                      setAnnouncement(`Image ${index + 1} removed.`);
-                    }}
-                  />
-                ))}
-              </ol>
-            </SortableContext>
-          </DndContext>
+            {images.map((image, index) => (
+              <ImageRow
+                key={image.mediaId}
+                image={image}
+                index={index}
+                count={images.length}
+                at={at}
+                onAlt={(alt) =>
+                  onChange((list) =>
+                    list.map((other) => (other.mediaId === image.mediaId ? { ...other, alt } : other)),
+                  )
+                }
+                onMove={(to, button) => move(index, to, button)}
+                onRemove={() => {
+                  onChange((list) => list.filter((other) => other.mediaId !== image.mediaId));
+                  setAnnouncement(`Image ${index + 1} removed.`);
+                }}
+              />
+            ))}
+          </SortableList>
         </>
       )}
     </div>
@@ -327,8 +279,8 @@ function ImageRow({
   onMove: (to: number, button: 'up' | 'down') => void;
   onRemove: () => void;
 }) {
-  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } =
-    useSortable({ id: image.mediaId });
+  const sortable = useSortable({ id: image.mediaId });
+  const { setNodeRef, transform, transition, isDragging } = sortable;
   const n = index + 1;
   const error = at(`/images/${index}/mediaId`, 'This image');
   return (
@@ -338,16 +290,7 @@ function ImageRow({
       style={{ transform: CSS.Transform.toString(transform), transition }}
       data-media-id={image.mediaId}
     >
-      <button
-        type="button"
-        className="drag-handle"
-        ref={setActivatorNodeRef}
-        {...attributes}
-        {...listeners}
-        aria-label={`Drag image ${n}`}
-      >
-        <span aria-hidden="true">⠿</span>
-      </button>
+      <DragHandle label={`Drag image ${n}`} sortable={sortable} />
       <img
         className="media-thumb"
         src={thumbnail(image.url)}
@@ -374,22 +317,7 @@ function ImageRow({
         {error ? <p className="field-error">{error}</p> : null}
       </div>
       <span className="member-actions">
-        <button
-          type="button"
-          id={`move-up-${image.mediaId}`}
-          onClick={() => onMove(index - 1, 'up')}
-          disabled={index === 0}
-        >
-          Move<span className="visually-hidden"> image {n}</span> up
-        </button>
-        <button
-          type="button"
-          id={`move-down-${image.mediaId}`}
-          onClick={() => onMove(index + 1, 'down')}
-          disabled={index === count - 1}
-        >
-          Move<span className="visually-hidden"> image {n}</span> down
-        </button>
+        <MoveButtons id={image.mediaId} name={`image ${n}`} index={index} count={count} onMove={onMove} />
         <button type="button" className="danger" onClick={onRemove}>
           Remove<span className="visually-hidden"> image {n}</span>
         </button>
