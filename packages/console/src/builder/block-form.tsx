@@ -4,7 +4,7 @@
  * into another one, without dragging.
  */
 import { findBlock, flattenBlocks, listOf, moveProblem, SPACER_SIZES, type Block } from '@storefront/blocks';
-import { useId, useState, type ReactNode } from 'react';
+import { useId, useState, type ComponentProps, type ReactNode } from 'react';
 import { SelectField, TextAreaField, TextField } from '../ui/components.tsx';
 import { issueAt, type Issue } from './issues.ts';
 import { blockLabel, fieldLabel, placeLabel, SETTING_LABELS, TYPE_LABELS } from './labels.ts';
@@ -15,6 +15,9 @@ export interface Move {
 }
 
 const SIZE_LABELS: Record<string, string> = { sm: 'Small', md: 'Medium', lg: 'Large' };
+
+/** The input of a setting that holds an address: a URL keyboard, no spelling marks. */
+const ADDRESS_INPUT = { inputMode: 'url', spellCheck: false } as const;
 
 /** A button that stays focusable when it cannot act (a disabled button would drop the focus). */
 function ActionButton({
@@ -71,6 +74,19 @@ export function BlockInspector({
     return typeof value === 'string' ? value : '';
   };
   const set = (key: string) => (value: unknown) => onSetting(block.id, key, value);
+  /** A one-line text setting's field (`more`: its hint, its kind of input). */
+  const textSetting = (
+    key: string,
+    more?: Pick<ComponentProps<typeof TextField>, 'hint' | 'inputMode' | 'spellCheck'>,
+  ) => (
+    <TextField
+      label={label(key)}
+      value={text(key)}
+      error={error(key)}
+      onChange={(e) => set(key)(e.target.value)}
+      {...more}
+    />
+  );
 
   const known = new Set(Object.keys(SETTING_LABELS[block.type]).map((key) => `settings/${key}`));
   const blockLevel = issues.filter((i) => i.blockId === block.id && !known.has(i.field));
@@ -89,12 +105,7 @@ export function BlockInspector({
     case 'heading':
       fields = (
         <>
-          <TextField
-            label={label('text')}
-            value={text('text')}
-            error={error('text')}
-            onChange={(e) => set('text')(e.target.value)}
-          />
+          {textSetting('text')}
           <SelectField
             label={label('level')}
             hint="Level 1 is the page's main title; use 2 or 3 for sections."
@@ -124,43 +135,24 @@ export function BlockInspector({
     case 'image':
       fields = (
         <>
-          <TextField
-            label={label('src')}
-            hint="An https:// address, or a path on your shop such as /images/hero.jpg."
-            value={text('src')}
-            error={error('src')}
-            inputMode="url"
-            spellCheck={false}
-            onChange={(e) => set('src')(e.target.value)}
-          />
-          <TextField
-            label={label('alt')}
-            hint="Describes the image for people who cannot see it. Leave empty if it is decoration only."
-            value={text('alt')}
-            error={error('alt')}
-            onChange={(e) => set('alt')(e.target.value)}
-          />
+          {textSetting('src', {
+            hint: 'An https:// address, or a path on your shop such as /images/hero.jpg.',
+            ...ADDRESS_INPUT,
+          })}
+          {textSetting('alt', {
+            hint: 'Describes the image for people who cannot see it. Leave empty if it is decoration only.',
+          })}
         </>
       );
       break;
     case 'button':
       fields = (
         <>
-          <TextField
-            label={label('text')}
-            value={text('text')}
-            error={error('text')}
-            onChange={(e) => set('text')(e.target.value)}
-          />
-          <TextField
-            label={label('href')}
-            hint="A page of your shop (/collections/sale), an https:// address, mailto: or tel:."
-            value={text('href')}
-            error={error('href')}
-            inputMode="url"
-            spellCheck={false}
-            onChange={(e) => set('href')(e.target.value)}
-          />
+          {textSetting('text')}
+          {textSetting('href', {
+            hint: 'A page of your shop (/collections/sale), an https:// address, mailto: or tel:.',
+            ...ADDRESS_INPUT,
+          })}
         </>
       );
       break;
