@@ -20,7 +20,7 @@ import { DataTable, ErrorBanner, Loading, Notice, PageHeader, StatusBadge } from
 import { formatDate, formatDateTime } from '../../ui/dates.ts';
 import { formatMoney } from '../../ui/money.ts';
 import { errorMessage, isStatus } from '../../ui/problems.ts';
-import { fulfillmentBadge, orderBadges } from '../../ui/order-badges.tsx';
+import { OrderRow } from '../../ui/order-badges.tsx';
 import { EraseSection } from './erase.tsx';
 
 /** Saves the export as `customer-<id>.json` through the browser's download (nothing leaves the page). */
@@ -140,25 +140,7 @@ function Orders({ customer }: { customer: Customer }) {
           columns={['Order', 'Date', { label: 'Total', num: true }, 'Status', 'Fulfilment']}
         >
           {customer.orders.map((order) => (
-            <tr key={order.id}>
-              <th scope="row">
-                <Link to={`/orders/${order.id}`}>#{order.number}</Link>
-              </th>
-              <td>
-                <time dateTime={order.createdAt}>{formatDateTime(order.createdAt)}</time>
-              </td>
-              <td className="num">{formatMoney(order.total.amount, order.total.currency)}</td>
-              <td>
-                <span className="order-badges">
-                  {orderBadges(order).map((badge) => (
-                    <StatusBadge key={badge} status={badge} />
-                  ))}
-                </span>
-              </td>
-              <td>
-                <StatusBadge status={fulfillmentBadge(order.fulfillmentStatus)} />
-              </td>
-            </tr>
+            <OrderRow key={order.id} order={order} />
           ))}
         </DataTable>
       )}

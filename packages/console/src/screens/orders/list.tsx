@@ -4,18 +4,8 @@
  */
 import { Link } from 'react-router';
 import { useOrders, type OrderFulfillmentStatus } from '../../data/orders.ts';
-import {
-  DataTable,
-  Notice,
-  PageHeader,
-  Pager,
-  SelectField,
-  StatusBadge,
-  useCursorPager,
-} from '../../ui/components.tsx';
-import { formatDateTime } from '../../ui/dates.ts';
-import { formatMoney } from '../../ui/money.ts';
-import { Badges, fulfillmentBadge } from '../../ui/order-badges.tsx';
+import { DataTable, Notice, PageHeader, Pager, SelectField, useCursorPager } from '../../ui/components.tsx';
+import { OrderRow } from '../../ui/order-badges.tsx';
 import { QueryView } from '../../ui/queries.tsx';
 import { SearchForm, useUrlFilter, useUrlParam, useUrlSearch } from '../../ui/search.tsx';
 
@@ -169,25 +159,12 @@ function OrdersPages({
             busy={orders.isFetching}
           >
             {data.items.map((order) => (
-              <tr key={order.id}>
-                <th scope="row">
-                  <Link to={`/orders/${order.id}`}>#{order.number}</Link>
-                </th>
-                <td>
-                  <time dateTime={order.createdAt}>{formatDateTime(order.createdAt)}</time>
-                </td>
+              <OrderRow key={order.id} order={order}>
                 <td className="email">
                   {order.shippingAddress ? <div>{order.shippingAddress.name}</div> : null}
                   {order.email}
                 </td>
-                <td className="num">{formatMoney(order.total.amount, order.total.currency)}</td>
-                <td>
-                  <Badges order={order} />
-                </td>
-                <td>
-                  <StatusBadge status={fulfillmentBadge(order.fulfillmentStatus)} />
-                </td>
-              </tr>
+              </OrderRow>
             ))}
           </DataTable>
           <Pager pager={pager} nextCursor={data.nextCursor} />
