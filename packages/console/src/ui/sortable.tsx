@@ -20,6 +20,7 @@ import {
   type useSortable,
 } from '@dnd-kit/sortable';
 import { useEffect, useState, type ReactNode } from 'react';
+import './sortable.css';
 
 /**
  * A vertical list that sorts by dragging (`ids`: its items' ids, in order): each drop is a move
