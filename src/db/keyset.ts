@@ -73,3 +73,23 @@ export function byCreated<DB, TB extends keyof DB, O extends { created_at: Date;
     descending,
   });
 }
+
+/** Where a walk over every store's rows of a table stands: the key of the last row it read. */
+export interface StoreRowKey {
+  store_id: string;
+  id: string;
+}
+
+/**
+ * The next batch of a walk over a whole table, every store's rows in `(store_id, id)` order (e.g.
+ * `secrets rotate` re-sealing each row): at most `limit` rows of `query` after `last`, or the first
+ * ones without it.
+ */
+export function nextBatch<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  last: StoreRowKey | undefined,
+  limit: number,
+): Promise<O[]> {
+  const rest = last ? query.where(after(['store_id', 'id'], [last.store_id, last.id])) : query;
+  return rest.orderBy(sql.ref('store_id')).orderBy(sql.ref('id')).limit(limit).execute();
+}

@@ -1,4 +1,5 @@
 import type { Kysely, SelectQueryBuilder, Updateable } from 'kysely';
+import { nextBatch } from '../db/keyset.ts';
 import type { Database } from '../db/tables.ts';
 import type { StorefrontKeyRow, StorefrontKeyTable } from './keys.tables.ts';
 
@@ -124,15 +125,12 @@ export function sealedKeysAfter(
   after: Pick<StorefrontKeyRow, 'store_id' | 'id'> | undefined,
   limit: number,
 ): Promise<SealedKeyRow[]> {
-  return db
-    .selectFrom('storefront_keys')
-    .select(['store_id', 'id', 'sealed_key'])
-    .where('sealed_key', 'is not', null)
-    .$if(after !== undefined, (qb) =>
-      qb.where((eb) => eb(eb.refTuple('store_id', 'id'), '>', eb.tuple(after!.store_id, after!.id))),
-    )
-    .orderBy('store_id')
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  return nextBatch(
+    db
+      .selectFrom('storefront_keys')
+      .select(['store_id', 'id', 'sealed_key'])
+      .where('sealed_key', 'is not', null),
+    after,
+    limit,
+  );
 }

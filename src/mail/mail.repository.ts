@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { nextBatch } from '../db/keyset.ts';
 import { fairBatch } from '../db/fair-batch.ts';
 import { purgeOlderThan } from '../db/purge.ts';
 import { backlogColumns, queueBacklog, type QueueBacklog } from '../db/backlog.ts';
@@ -161,18 +162,15 @@ export function sealedPendingMail(
   after: { store_id: string; id: string } | undefined,
   limit: number,
 ): Promise<SealedMailRow[]> {
-  return db
-    .selectFrom('mail_outbox')
-    .select(['store_id', 'id', 'subject', 'text_body'])
-    .where('sealed', '=', true)
-    .where('status', '=', 'pending')
-    .$if(after !== undefined, (qb) =>
-      qb.where((eb) => eb(eb.refTuple('store_id', 'id'), '>', eb.tuple(after!.store_id, after!.id))),
-    )
-    .orderBy('store_id')
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  return nextBatch(
+    db
+      .selectFrom('mail_outbox')
+      .select(['store_id', 'id', 'subject', 'text_body'])
+      .where('sealed', '=', true)
+      .where('status', '=', 'pending'),
+    after,
+    limit,
+  );
 }
 
 /** Replaces a pending mail's sealed subject and body (re-encrypted under the current root). */

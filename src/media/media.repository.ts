@@ -1,4 +1,5 @@
 import type { Insertable, Kysely } from 'kysely';
+import { nextBatch } from '../db/keyset.ts';
 import type { Database } from '../db/tables.ts';
 import type { MediaRow, MediaTable } from './media.tables.ts';
 
@@ -55,14 +56,5 @@ export function mediaAfter(
   after: Pick<MediaRow, 'store_id' | 'id'> | undefined,
   limit: number,
 ): Promise<Pick<MediaRow, 'store_id' | 'id' | 'hash' | 'content_type'>[]> {
-  return db
-    .selectFrom('media')
-    .select(['store_id', 'id', 'hash', 'content_type'])
-    .$if(after !== undefined, (qb) =>
-      qb.where((eb) => eb(eb.refTuple('store_id', 'id'), '>', eb.tuple(after!.store_id, after!.id))),
-    )
-    .orderBy('store_id')
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  return nextBatch(db.selectFrom('media').select(['store_id', 'id', 'hash', 'content_type']), after, limit);
 }

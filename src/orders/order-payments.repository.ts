@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { nextBatch } from '../db/keyset.ts';
 import { purgeOlderThan } from '../db/purge.ts';
 import type { Database } from '../db/tables.ts';
 import type { OrderRow, PaymentRow, PaymentStatus } from './orders.tables.ts';
@@ -175,16 +176,11 @@ export function paymentSecretsAfter(
   after: Pick<PaymentRow, 'store_id' | 'id'> | undefined,
   limit: number,
 ): Promise<PaymentSecretRow[]> {
-  return db
-    .selectFrom('payments')
-    .select(['store_id', 'id', 'provider', 'ref', 'client_secret'])
-    .$if(after !== undefined, (qb) =>
-      qb.where((eb) => eb(eb.refTuple('store_id', 'id'), '>', eb.tuple(after!.store_id, after!.id))),
-    )
-    .orderBy('store_id')
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  return nextBatch(
+    db.selectFrom('payments').select(['store_id', 'id', 'provider', 'ref', 'client_secret']),
+    after,
+    limit,
+  );
 }
 
 export async function setClientSecret(

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely';
+import { nextBatch } from '../db/keyset.ts';
 import type { Database } from '../db/tables.ts';
 import { lastEventSeq } from '../events/events.ts';
 import type {
@@ -123,16 +124,13 @@ export function endpointSecretsAfter(
 ): Promise<
   Pick<WebhookEndpointRow, 'store_id' | 'id' | 'secret_ciphertext' | 'previous_secret_ciphertext'>[]
 > {
-  return db
-    .selectFrom('webhook_endpoints')
-    .select(['store_id', 'id', 'secret_ciphertext', 'previous_secret_ciphertext'])
-    .$if(after !== undefined, (qb) =>
-      qb.where((eb) => eb(eb.refTuple('store_id', 'id'), '>', eb.tuple(after!.store_id, after!.id))),
-    )
-    .orderBy('store_id')
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  return nextBatch(
+    db
+      .selectFrom('webhook_endpoints')
+      .select(['store_id', 'id', 'secret_ciphertext', 'previous_secret_ciphertext']),
+    after,
+    limit,
+  );
 }
 
 /** Writes re-encrypted secrets, unless the secret changed since it was read (a rotation won). */
