@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { noStoreOnSend } from '../http/caching.ts';
 import { requireStorefront } from '../http/principals.ts';
 import Type from 'typebox';
 import { AddressInputSchema, IdParams, problemResponses, Uuid } from '../http/schemas.ts';
@@ -25,15 +26,23 @@ async function sendCart(reply: FastifyReply, priced: Promise<PricedCart>): Promi
   return reply.header('etag', etag).send(cart);
 }
 
+/** What a write to the cart in the path acts on: the store, the cart, and the client's If-Match. */
+function cartWriteOf(
+  request: FastifyRequest & { params: { id: string }; headers: { 'if-match'?: string | undefined } },
+): { storeId: string; cartId: string; ifMatch: string | undefined } {
+  return {
+    storeId: requireStorefront(request).storeId,
+    cartId: request.params.id,
+    ifMatch: request.headers['if-match'],
+  };
+}
+
 /** Server-side carts (decision `cart-full-replace`). Stock is not checked here; checkout reserves it. */
 export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps }> = async (
   app,
   { deps },
 ) => {
-  app.addHook('onSend', async (_request, reply, payload) => {
-    void reply.header('cache-control', 'no-store');
-    return payload;
-  });
+  app.addHook('onSend', noStoreOnSend);
 
   app.post(
     '/carts',
@@ -92,16 +101,8 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      return sendCart(
-        reply,
-        replaceCart(
-          deps,
-          requireStorefront(request).storeId,
-          request.params.id,
-          request.body.items,
-          request.headers['if-match'],
-        ),
-      );
+      const { storeId, cartId, ifMatch } = cartWriteOf(request);
+      return sendCart(reply, replaceCart(deps, storeId, cartId, request.body.items, ifMatch));
     },
   );
 
@@ -123,16 +124,8 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      return sendCart(
-        reply,
-        setShippingAddress(
-          deps,
-          requireStorefront(request).storeId,
-          request.params.id,
-          request.body,
-          request.headers['if-match'],
-        ),
-      );
+      const { storeId, cartId, ifMatch } = cartWriteOf(request);
+      return sendCart(reply, setShippingAddress(deps, storeId, cartId, request.body, ifMatch));
     },
   );
 
@@ -180,16 +173,8 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      return sendCart(
-        reply,
-        setShippingMethod(
-          deps,
-          requireStorefront(request).storeId,
-          request.params.id,
-          request.body.id,
-          request.headers['if-match'],
-        ),
-      );
+      const { storeId, cartId, ifMatch } = cartWriteOf(request);
+      return sendCart(reply, setShippingMethod(deps, storeId, cartId, request.body.id, ifMatch));
     },
   );
 
@@ -216,16 +201,8 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      return sendCart(
-        reply,
-        setDiscountCode(
-          deps,
-          requireStorefront(request).storeId,
-          request.params.id,
-          request.body.code,
-          request.headers['if-match'],
-        ),
-      );
+      const { storeId, cartId, ifMatch } = cartWriteOf(request);
+      return sendCart(reply, setDiscountCode(deps, storeId, cartId, request.body.code, ifMatch));
     },
   );
 
@@ -244,16 +221,8 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      return sendCart(
-        reply,
-        setDiscountCode(
-          deps,
-          requireStorefront(request).storeId,
-          request.params.id,
-          null,
-          request.headers['if-match'],
-        ),
-      );
+      const { storeId, cartId, ifMatch } = cartWriteOf(request);
+      return sendCart(reply, setDiscountCode(deps, storeId, cartId, null, ifMatch));
     },
   );
 };

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { noStoreOnSend } from '../http/caching.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { requireStorefront } from '../http/principals.ts';
 import type { OrdersDeps } from '../orders/orders.deps.ts';
@@ -12,10 +13,7 @@ export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{
   deps: OrdersDeps;
   customers: CustomerAuthDeps;
 }> = async (app, { deps, customers }) => {
-  app.addHook('onSend', async (_request, reply, payload) => {
-    void reply.header('cache-control', 'no-store');
-    return payload;
-  });
+  app.addHook('onSend', noStoreOnSend);
 
   app.post(
     '/checkout',

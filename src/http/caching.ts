@@ -15,7 +15,7 @@ export function ifNoneMatches(ifNoneMatch: string, etag: string): boolean {
   return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }
 
-/** onSend hook for private, changing resources (carts, orders). */
+/** onSend hook for private, changing resources (carts, checkout, orders, the admin API). */
 export function noStoreOnSend(
   _request: FastifyRequest,
   reply: FastifyReply,

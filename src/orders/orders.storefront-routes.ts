@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { noStoreOnSend } from '../http/caching.ts';
 import { IdParams, problemResponses } from '../http/schemas.ts';
 import { requireStorefront } from '../http/principals.ts';
 import type { OrdersDeps } from './orders.deps.ts';
@@ -9,10 +10,7 @@ export const ordersStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDep
   app,
   { deps },
 ) => {
-  app.addHook('onSend', async (_request, reply, payload) => {
-    void reply.header('cache-control', 'no-store');
-    return payload;
-  });
+  app.addHook('onSend', noStoreOnSend);
 
   app.get(
     '/orders/:id',
