@@ -64,6 +64,14 @@ export async function deleteZone(db: Db, storeId: string, zoneId: string): Promi
   return deleted !== undefined;
 }
 
+/** The store's shipping methods, every column. */
+function methodsQuery(
+  db: Db,
+  storeId: string,
+): SelectQueryBuilder<Database, 'shipping_methods', ShippingMethodRow> {
+  return db.selectFrom('shipping_methods').selectAll().where('store_id', '=', storeId);
+}
+
 /** The methods of these zones, oldest first. */
 export function methodsOfZones(
   db: Db,
@@ -71,10 +79,7 @@ export function methodsOfZones(
   zoneIds: readonly string[],
 ): Promise<ShippingMethodRow[]> {
   if (zoneIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('shipping_methods')
-    .selectAll()
-    .where('store_id', '=', storeId)
+  return methodsQuery(db, storeId)
     .where('zone_id', 'in', zoneIds)
     .orderBy('created_at')
     .orderBy('id')
@@ -87,10 +92,7 @@ export function findMethod(
   zoneId: string,
   methodId: string,
 ): Promise<ShippingMethodRow | undefined> {
-  return db
-    .selectFrom('shipping_methods')
-    .selectAll()
-    .where('store_id', '=', storeId)
+  return methodsQuery(db, storeId)
     .where('zone_id', '=', zoneId)
     .where('id', '=', methodId)
     .executeTakeFirst();
@@ -150,13 +152,7 @@ export function lockMethodForShare(
   storeId: string,
   methodId: string,
 ): Promise<ShippingMethodRow | undefined> {
-  return db
-    .selectFrom('shipping_methods')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('id', '=', methodId)
-    .forShare()
-    .executeTakeFirst();
+  return methodsQuery(db, storeId).where('id', '=', methodId).forShare().executeTakeFirst();
 }
 
 /** A zone's areas with one of its methods (method fields null for a zone without methods). */
@@ -197,12 +193,7 @@ export function countryDefaultMethod(
   storeId: string,
   country: string,
 ): Promise<ShippingMethodRow | undefined> {
-  return db
-    .selectFrom('shipping_methods')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('country_default', '=', country)
-    .executeTakeFirst();
+  return methodsQuery(db, storeId).where('country_default', '=', country).executeTakeFirst();
 }
 
 /** The default methods of a store's countries (decision `the-method-of-a-checkout-that-names-none`), by country. */
@@ -210,11 +201,6 @@ export async function countryDefaultMethods(
   db: Db,
   storeId: string,
 ): Promise<Map<string, ShippingMethodRow>> {
-  const rows = await db
-    .selectFrom('shipping_methods')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('country_default', 'is not', null)
-    .execute();
+  const rows = await methodsQuery(db, storeId).where('country_default', 'is not', null).execute();
   return new Map(rows.map((row) => [row.country_default!, row]));
 }

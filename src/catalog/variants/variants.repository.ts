@@ -161,18 +161,19 @@ export async function insertVariants(
     .execute();
 }
 
-/** A variant of the bulk import, every column given. */
-export interface BulkVariantRow {
-  store_id: string;
-  id: string;
-  product_id: string;
-  position: number;
-  sku: string | null;
-  label: string;
-  price_amount: number;
-  compare_at_amount: number | null;
-  on_hand: number;
-}
+/** A variant of the bulk import: the columns it sets (the others take their defaults). */
+export type BulkVariantRow = Pick<
+  VariantRow,
+  | 'store_id'
+  | 'id'
+  | 'product_id'
+  | 'position'
+  | 'sku'
+  | 'label'
+  | 'price_amount'
+  | 'compare_at_amount'
+  | 'on_hand'
+>;
 
 /** Inserts many variants in one statement, as `insertBulkProducts` does products. */
 export async function insertBulkVariants(
