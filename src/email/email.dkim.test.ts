@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,14 +8,13 @@ import { sql } from 'kysely';
 import { openDatabase } from '../db/database.ts';
 import { createStore } from '../onboarding/onboarding.service.ts';
 import { createTestStore, startTestApp, testConfig, type TestApp } from '../test/harness.ts';
+import { runCli } from '../test/cli.ts';
 import { dataDirFromTemplate } from '../test/template.ts';
 import { platformDkimRecords, zoneFileLines } from './email.dkim.ts';
 import { loadKeyring } from '../secrets/keyring.loader.ts';
 import { registerSendingDomain } from './email.service.ts';
 import { emailApi, uniqueDomain } from './email.test-support.ts';
 import { systemClock } from '../lib/clock.ts';
-
-const MAIN = path.resolve(import.meta.dirname, '../main.ts');
 
 let t: TestApp;
 before(async () => {
@@ -74,8 +72,7 @@ describe('platform DKIM records', () => {
     let dataDir: string | null = null;
     let domain: string;
     let tokens: string[];
-    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', SEED_DEMO: '0' };
-    delete env.REDIS_URL;
+    const env: Record<string, string | undefined> = { REDIS_URL: undefined };
     if (process.env.DATABASE_URL) {
       const { rows } = await sql<{ name: string }>`SELECT current_database() AS name`.execute(t.db.kysely);
       const url = new URL(process.env.DATABASE_URL);
@@ -117,20 +114,10 @@ describe('platform DKIM records', () => {
         await db.close();
       }
       env.DATA_DIR = dataDir;
-      delete env.DATABASE_URL;
+      env.DATABASE_URL = undefined;
     }
     try {
-      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-        (resolve, reject) => {
-          const child = spawn(process.execPath, [MAIN, 'dkim', 'records'], { env });
-          let stdout = '';
-          let stderr = '';
-          child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-          child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-          child.on('error', reject);
-          child.on('close', (code) => resolve({ code, stdout, stderr }));
-        },
-      );
+      const result = await runCli(['dkim', 'records'], env);
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, new RegExp(`; ${domain.replaceAll('.', '\\.')} \\(store `));
       for (const token of tokens) {
@@ -140,13 +127,7 @@ describe('platform DKIM records', () => {
       }
       assert.doesNotMatch(result.stdout, /PRIVATE/);
 
-      const help = await new Promise<string>((resolve) => {
-        const child = spawn(process.execPath, [MAIN, '--help'], { env });
-        let out = '';
-        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-        child.on('close', () => resolve(out));
-      });
-      assert.match(help, /dkim records/);
+      assert.match((await runCli(['--help'], env)).stdout, /dkim records/);
     } finally {
       if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     }

@@ -44,18 +44,30 @@ export function duration(env: Env, name: string, fallback: string): number {
 }
 
 export function url(env: Env, name: string, protocols: string[]): string | null {
+  return readUrl(env, name, protocols, `a URL starting with ${protocols.join(' or ')}`, redact)?.raw ?? null;
+}
+
+/**
+ * A URL with one of `protocols` (e.g. `https:`), as given and parsed; null when unset. Anything else
+ * throws a ConfigError saying what the variable `accepts`, with the value as `shown` (its secrets hidden).
+ */
+export function readUrl(
+  env: Env,
+  name: string,
+  protocols: readonly string[],
+  accepts: string,
+  shown: (raw: string) => string,
+): { raw: string; parsed: URL } | null {
   const raw = read(env, name);
   if (raw === undefined) return null;
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(name, `a URL starting with ${protocols.join(' or ')}`, redact(raw));
+    throw new ConfigError(name, accepts, shown(raw));
   }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `a URL starting with ${protocols.join(' or ')}`, redact(raw));
-  }
-  return raw;
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, accepts, shown(raw));
+  return { raw, parsed };
 }
 
 /** Hides a password in a connection string before it is shown in an error message. */

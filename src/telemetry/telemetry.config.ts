@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { boolean, ConfigError, integer, read, type Env } from '../lib/env.ts';
+import { boolean, ConfigError, integer, read, readUrl, type Env } from '../lib/env.ts';
 
 /**
  * OpenTelemetry traces (decision `tracing-off-costs-nothing`), from the standard `OTEL_*` variables
@@ -88,23 +88,21 @@ function tracesUrlOf(base: string): string {
 }
 
 function httpUrl(env: Env, name: string): string | null {
-  const raw = read(env, name);
-  if (raw === undefined) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(name, 'an http:// or https:// URL of an OTLP/HTTP collector', redactUrl(raw));
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new ConfigError(name, 'an http:// or https:// URL of an OTLP/HTTP collector', redactUrl(raw));
-  if (parsed.username !== '' || parsed.password !== '')
+  const url = readUrl(
+    env,
+    name,
+    ['http:', 'https:'],
+    'an http:// or https:// URL of an OTLP/HTTP collector',
+    redactUrl,
+  );
+  if (url === null) return null;
+  if (url.parsed.username !== '' || url.parsed.password !== '')
     throw new ConfigError(
       name,
       'a URL without credentials (put them in OTEL_EXPORTER_OTLP_HEADERS)',
-      redactUrl(raw),
+      redactUrl(url.raw),
     );
-  return raw;
+  return url.raw;
 }
 
 /** A URL as shown in an error message: without credentials or query (tokens go there too). */
