@@ -10,12 +10,13 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import type { Config, RateLimitConfig } from '../config.ts';
+import type { RateLimitConfig } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { createTestStore, openTestDatabase, startTestApp, waitFor, type TestApp } from '../test/harness.ts';
+import { createTestStore, openTestDatabase, waitFor, type TestApp } from '../test/harness.ts';
 import { MemoryCounterStore } from './ratelimit.memory-store.ts';
 import { RedisCounterStore } from './ratelimit.redis-store.ts';
 import type { CounterStore } from './ratelimit.store.ts';
+import { startRateLimitedApp } from './ratelimit.test-support.ts';
 
 const LOCAL_REDIS = 'redis://127.0.0.1:6379';
 const DEAD_REDIS = 'redis://127.0.0.1:1';
@@ -48,28 +49,8 @@ before(async () => {
 });
 after(() => db.close());
 
-async function startApp(redis: string | null, rateLimits: Partial<RateLimitConfig>): Promise<TestApp> {
-  const config: Partial<Config> = {
-    redisUrl: redis,
-    rateLimits: {
-      windowMs: 60_000,
-      publicRead: 1000,
-      publicWrite: 1000,
-      ipRead: 1000,
-      ipWrite: 1000,
-      signIn: 1000,
-      customerSignIn: 1000,
-      domainVerify: 1000,
-      adminIp: 3000,
-      adminRead: 1200,
-      adminWrite: 600,
-      ...rateLimits,
-    },
-  };
-  const t = await startTestApp({ db, config });
-  const windowMs = t.config.rateLimits.windowMs;
-  t.clock.advance(windowMs - (t.clock.now().getTime() % windowMs));
-  return t;
+function startApp(redis: string | null, rateLimits: Partial<RateLimitConfig>): Promise<TestApp> {
+  return startRateLimitedApp(db, rateLimits, { redisUrl: redis });
 }
 
 const get = (t: TestApp, key: string) =>

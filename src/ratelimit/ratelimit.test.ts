@@ -7,6 +7,7 @@ import { createStorefrontKey } from '../keys/keys.service.ts';
 import { createTestStore, openTestDatabase, startTestApp, type TestApp } from '../test/harness.ts';
 import { clientBucketOf, RateLimiter, tierOf } from './ratelimit.limiter.ts';
 import { MemoryCounterStore } from './ratelimit.memory-store.ts';
+import { ROOMY, startRateLimitedApp } from './ratelimit.test-support.ts';
 
 let db: Db;
 before(async () => {
@@ -14,26 +15,9 @@ before(async () => {
 });
 after(() => db.close());
 
-const ROOMY: RateLimitConfig = {
-  windowMs: 60_000,
-  publicRead: 1000,
-  publicWrite: 1000,
-  ipRead: 1000,
-  ipWrite: 1000,
-  signIn: 1000,
-  customerSignIn: 1000,
-  domainVerify: 1000,
-  adminIp: 3000,
-  adminRead: 1200,
-  adminWrite: 600,
-};
-
 /** An app on the shared test database with small budgets (counters in Redis when REDIS_URL is set). */
 async function withApp(rateLimits: Partial<RateLimitConfig>, fn: (t: TestApp) => Promise<void>) {
-  const t = await startTestApp({ db, config: { rateLimits: { ...ROOMY, ...rateLimits } } });
-  // Start at the beginning of a window, so no test straddles a window boundary by chance.
-  const windowMs = t.config.rateLimits.windowMs;
-  t.clock.advance(windowMs - (t.clock.now().getTime() % windowMs));
+  const t = await startRateLimitedApp(db, rateLimits);
   try {
     await fn(t);
   } finally {
@@ -344,19 +328,7 @@ describe('the limiter', () => {
 
   test('budgets: defaults per tier, key overrides, client sub-limit never above the key', () => {
     const limiter = new RateLimiter(
-      {
-        windowMs: 60_000,
-        publicRead: 6000,
-        publicWrite: 600,
-        ipRead: 1200,
-        ipWrite: 300,
-        signIn: 20,
-        customerSignIn: 60,
-        domainVerify: 5,
-        adminIp: 3000,
-        adminRead: 1200,
-        adminWrite: 600,
-      },
+      { ...ROOMY, windowMs: 60_000, publicRead: 6000, publicWrite: 600, ipRead: 1200, ipWrite: 300 },
       new MemoryCounterStore(),
     );
     assert.deepEqual(limiter.budgetsOf({ tier: 'public-read', keyLimit: null }), { key: 6000, client: 1200 });
@@ -370,19 +342,7 @@ describe('the limiter', () => {
 
   test("a client's budget is per store: rotating over a store's many keys does not multiply it (decision `per-client-budget`)", async () => {
     const limiter = new RateLimiter(
-      {
-        windowMs: 60_000,
-        publicRead: 100,
-        publicWrite: 100,
-        ipRead: 3,
-        ipWrite: 3,
-        signIn: 20,
-        customerSignIn: 60,
-        domainVerify: 5,
-        adminIp: 3000,
-        adminRead: 1200,
-        adminWrite: 600,
-      },
+      { ...ROOMY, windowMs: 60_000, publicRead: 100, publicWrite: 100, ipRead: 3, ipWrite: 3 },
       new MemoryCounterStore(),
       () => Date.parse('2030-01-01T00:00:00.000Z'),
     );
@@ -398,19 +358,7 @@ describe('the limiter', () => {
   test('counts reads and writes apart, reports the binding budget and resets with the window', async () => {
     let now = Date.parse('2030-01-01T00:00:00.000Z');
     const limiter = new RateLimiter(
-      {
-        windowMs: 10_000,
-        publicRead: 3,
-        publicWrite: 2,
-        ipRead: 2,
-        ipWrite: 5,
-        signIn: 20,
-        customerSignIn: 60,
-        domainVerify: 5,
-        adminIp: 3000,
-        adminRead: 1200,
-        adminWrite: 600,
-      },
+      { ...ROOMY, windowMs: 10_000, publicRead: 3, publicWrite: 2, ipRead: 2, ipWrite: 5 },
       new MemoryCounterStore(),
       () => now,
     );
