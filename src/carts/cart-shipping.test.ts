@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createTestStore, startTestAppWithStore, type TestApp, type TestStore } from '../test/harness.ts';
+import { createVariants } from '../test/catalog.ts';
 
 let t: TestApp;
 let shop: TestStore;
@@ -35,24 +36,14 @@ const CALIFORNIA = {
   country: 'us',
 };
 
-async function variants(
-  store: TestStore,
-  specs: { weightGrams?: number; requiresShipping?: boolean; price: number }[],
-) {
-  const response = await t.admin(store).post('/products', {
-    title: 'Things',
-    status: 'active',
-    variants: specs.map((spec, i) => ({
-      label: `V${i}`,
-      priceAmount: spec.price,
-      onHand: 100,
-      ...(spec.weightGrams === undefined ? {} : { weightGrams: spec.weightGrams }),
-      ...(spec.requiresShipping === undefined ? {} : { requiresShipping: spec.requiresShipping }),
-    })),
-  });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json<{ variants: { id: string }[] }>().variants.map((variant) => variant.id);
-}
+const NEW_YORK = {
+  name: 'A',
+  line1: '350 5th Ave',
+  city: 'New York',
+  region: 'US-NY',
+  postalCode: '10118',
+  country: 'US',
+};
 
 async function cart(store: TestStore, items: { variantId: string; quantity: number }[]) {
   const response = await t.storefront(store).post('/carts', { items });
@@ -62,7 +53,7 @@ async function cart(store: TestStore, items: { variantId: string; quantity: numb
 
 describe('PUT /carts/:id/shipping-address', () => {
   test('a good address is kept normalised, moves the cart to a new ETag and reads back', async () => {
-    const [variantId] = await variants(shop, [{ price: 1000 }]);
+    const [variantId] = await createVariants(t, shop, [{ price: 1000 }]);
     const { id, etag } = await cart(shop, [{ variantId: variantId!, quantity: 1 }]);
     const set = await t
       .storefront(shop)
@@ -96,7 +87,7 @@ describe('PUT /carts/:id/shipping-address', () => {
   });
 
   test('a bad field is 400 with its pointer, and nothing is written', async () => {
-    const [variantId] = await variants(shop, [{ price: 1000 }]);
+    const [variantId] = await createVariants(t, shop, [{ price: 1000 }]);
     const { id } = await cart(shop, [{ variantId: variantId!, quantity: 1 }]);
     const cases: [object, string][] = [
       [
@@ -125,7 +116,7 @@ describe('PUT /carts/:id/shipping-address', () => {
   });
 
   test('a checked-out cart is 409 cart_completed', async () => {
-    const [variantId] = await variants(shop, [{ price: 1000 }]);
+    const [variantId] = await createVariants(t, shop, [{ price: 1000 }]);
     const { id } = await cart(shop, [{ variantId: variantId!, quantity: 1 }]);
     const checkout = await t
       .storefront(shop)
@@ -137,7 +128,7 @@ describe('PUT /carts/:id/shipping-address', () => {
   });
 
   test('another store’s cart is 404; the address never reaches a log', async () => {
-    const [variantId] = await variants(shop, [{ price: 1000 }]);
+    const [variantId] = await createVariants(t, shop, [{ price: 1000 }]);
     const { id } = await cart(shop, [{ variantId: variantId!, quantity: 1 }]);
     const other = await createTestStore(t);
     assert.equal(
@@ -176,7 +167,7 @@ describe('GET /carts/:id/shipping-options', () => {
     const west = await zone({ name: 'West', areas: [{ country: 'US', regions: ['US-CA'] }] });
     await method(west, { name: 'Courier', kind: 'flat', amount: 650 });
 
-    const [mug, giftCard] = await variants(store, [
+    const [mug, giftCard] = await createVariants(t, store, [
       { price: 3000, weightGrams: 400 },
       { price: 2500, requiresShipping: false },
     ]);
@@ -188,15 +179,7 @@ describe('GET /carts/:id/shipping-options', () => {
     assert.equal(early.json<{ title: string }>().title, 'shipping_address_required');
 
     // New York: the country zone. 800 g fits the first tier; $60 is under the free threshold.
-    const newYork = {
-      name: 'A',
-      line1: '350 5th Ave',
-      city: 'New York',
-      region: 'US-NY',
-      postalCode: '10118',
-      country: 'US',
-    };
-    await t.storefront(store).put(`/carts/${id}/shipping-address`, newYork);
+    await t.storefront(store).put(`/carts/${id}/shipping-address`, NEW_YORK);
     const options = await t.storefront(store).get(`/carts/${id}/shipping-options`);
     assert.equal(options.statusCode, 200, options.body);
     const body = options.json<{ items: Option[]; nextCursor: null }>();
@@ -293,7 +276,7 @@ describe('the cart’s method, discount code and totals (decision `cart-shipping
       })
     ).json<{ id: string }>().id;
     await t.admin(store).post('/discounts', { code: 'SAVE10', kind: 'percent', value: 10 });
-    const [mug] = await variants(store, [{ price: 3000, weightGrams: 400 }]);
+    const [mug] = await createVariants(t, store, [{ price: 3000, weightGrams: 400 }]);
     const { id, etag } = await cart(store, [{ variantId: mug!, quantity: 2 }]);
 
     // No address: no tax, no shipping.
@@ -302,17 +285,9 @@ describe('the cart’s method, discount code and totals (decision `cart-shipping
     assert.deepEqual([fresh.shippingMethod, fresh.discountCode, fresh.notices], [null, null, []]);
 
     // The address brings the country's tax and, without a method, its flat shipping.
-    const newYork = {
-      name: 'A',
-      line1: '350 5th Ave',
-      city: 'New York',
-      region: 'US-NY',
-      postalCode: '10118',
-      country: 'US',
-    };
     const addressed = await t
       .storefront(store)
-      .put(`/carts/${id}/shipping-address`, newYork, { 'if-match': etag });
+      .put(`/carts/${id}/shipping-address`, NEW_YORK, { 'if-match': etag });
     assert.deepEqual(amounts(addressed.json<PricedCart>()), {
       subtotal: 6000,
       discount: 0,
@@ -399,7 +374,7 @@ describe('the cart’s method, discount code and totals (decision `cart-shipping
         .admin(other)
         .post(`/shipping/zones/${foreignZone}/methods`, { name: 'Theirs', kind: 'flat', amount: 1 })
     ).json<{ id: string }>().id;
-    const [mug] = await variants(store, [{ price: 3000, weightGrams: 400 }]);
+    const [mug] = await createVariants(t, store, [{ price: 3000, weightGrams: 400 }]);
     const { id } = await cart(store, [{ variantId: mug!, quantity: 2 }]);
 
     const early = await t.storefront(store).put(`/carts/${id}/shipping-method`, { id: light });
@@ -446,7 +421,7 @@ describe('the cart’s method, discount code and totals (decision `cart-shipping
   test('a code that stops being usable shows as a notice and no longer discounts', async () => {
     const store = await createTestStore(t);
     await t.admin(store).post('/discounts', { code: 'ONCE', kind: 'fixed', value: 500, usageLimit: 1 });
-    const [mug] = await variants(store, [{ price: 3000 }]);
+    const [mug] = await createVariants(t, store, [{ price: 3000 }]);
     const { id } = await cart(store, [{ variantId: mug!, quantity: 1 }]);
     assert.equal(
       (await t.storefront(store).put(`/carts/${id}/discount-code`, { code: 'once' })).statusCode,
@@ -485,7 +460,7 @@ describe('checkout charges what the cart previews (decisions `cart-shipping-and-
         .post(`/shipping/zones/${zone}/methods`, { name: 'Express', kind: 'flat', amount: 1500 })
     ).json<{ id: string }>().id;
     await t.admin(store).post('/discounts', { code: 'TAKE5', kind: 'fixed', value: 500 });
-    const [mug] = await variants(store, [{ price: 3000, weightGrams: 400 }]);
+    const [mug] = await createVariants(t, store, [{ price: 3000, weightGrams: 400 }]);
     const { id } = await cart(store, [{ variantId: mug!, quantity: 2 }]);
     await t.storefront(store).put(`/carts/${id}/shipping-address`, CALIFORNIA);
     await t.storefront(store).put(`/carts/${id}/discount-code`, { code: 'TAKE5' });

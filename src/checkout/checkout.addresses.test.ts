@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { ShopDriver, type CheckoutBody } from '../orders/orders.test-support.ts';
 import { createTestStore, startTestApp, waitFor, type TestApp, type TestStore } from '../test/harness.ts';
+import { createVariants } from '../test/catalog.ts';
 
 let t: TestApp;
 
@@ -72,25 +73,6 @@ interface Order {
   phone: string | null;
 }
 
-async function product(
-  store: TestStore,
-  specs: { price: number; weightGrams?: number; requiresShipping?: boolean }[],
-) {
-  const response = await t.admin(store).post('/products', {
-    title: 'Things',
-    status: 'active',
-    variants: specs.map((spec, i) => ({
-      label: `V${i}`,
-      priceAmount: spec.price,
-      onHand: 100,
-      ...spec,
-      price: undefined,
-    })),
-  });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json<{ variants: { id: string }[] }>().variants.map((variant) => variant.id);
-}
-
 async function newCart(store: TestStore, variantId: string, quantity = 1): Promise<string> {
   const response = await t.storefront(store).post('/carts', { items: [{ variantId, quantity }] });
   assert.equal(response.statusCode, 201, response.body);
@@ -125,7 +107,7 @@ async function usStore() {
   });
   const express = await method(store, us, { name: 'Express', kind: 'flat', amount: 1500 });
   const pickup = await method(store, us, { name: 'Pickup', kind: 'pickup', amount: 0 });
-  const [mug] = await product(store, [{ price: 2000, weightGrams: 300 }]);
+  const [mug] = await createVariants(t, store, [{ price: 2000, weightGrams: 300 }]);
   return { store, us, ground, express, pickup, mug: mug! };
 }
 
@@ -307,7 +289,7 @@ describe('requireShippingAddress (decision `checkout-with-shipping`)', () => {
   test('on, a cart of nothing to ship (a gift card) needs no address', async () => {
     const store = await createTestStore(t);
     await t.admin(store).put('/settings', { requireShippingAddress: true });
-    const [card] = await product(store, [{ price: 5000, requiresShipping: false }]);
+    const [card] = await createVariants(t, store, [{ price: 5000, requiresShipping: false }]);
     const placed = await checkout(store, { cartId: await newCart(store, card!), email: 'a@example.com' });
     assert.equal(placed.statusCode, 201, placed.body);
     assert.equal(placed.json<{ order: Order }>().order.shipping.amount, 0);
@@ -349,7 +331,7 @@ describe('where the store ships (decisions `shipping-zones-and-methods` and `che
     assert.deepEqual([order.shipping.amount, order.shippingMethod?.name], [800, 'Ground']);
 
     const bare = await createTestStore(t);
-    const [thing] = await product(bare, [{ price: 1000 }]);
+    const [thing] = await createVariants(t, bare, [{ price: 1000 }]);
     const free = await checkout(bare, {
       cartId: await newCart(bare, thing!),
       email: 'a@example.com',
@@ -369,7 +351,7 @@ describe('where the store ships (decisions `shipping-zones-and-methods` and `che
       freeOverAmount: 5000,
     });
     await t.admin(store).post('/discounts', { code: 'TENOFF', kind: 'fixed', value: 1000 });
-    const [thing] = await product(store, [{ price: 5500 }]);
+    const [thing] = await createVariants(t, store, [{ price: 5500 }]);
     const cartId = await newCart(store, thing!);
     await t.storefront(store).put(`/carts/${cartId}/shipping-address`, BOSTON);
     const full = await t.storefront(store).put(`/carts/${cartId}/shipping-method`, { id: free });
@@ -453,7 +435,7 @@ describe('the legacy per-country shippingAmount is the country’s default metho
 
     // A cheaper method beside it does not change what a spec-era checkout is charged.
     await method(store, zones[0]!.id, { name: 'Slow boat', kind: 'flat', amount: 100 });
-    const [thing] = await product(store, [{ price: 1000 }]);
+    const [thing] = await createVariants(t, store, [{ price: 1000 }]);
     const specEra = await checkout(store, {
       cartId: await newCart(store, thing!),
       email: 'a@example.com',

@@ -129,6 +129,31 @@ async function intentStates(refs: string[]) {
 
 const paymentDeps = () => ordersDeps(t.runtime, pino({ level: 'silent' }));
 
+/** Runs the order expiry as it would run once the orders' time to pay has passed; the clock then goes back. */
+async function expireUnpaidOrders(): Promise<void> {
+  t.clock.advance(t.config.payments.orderTtlMs + 1000);
+  try {
+    await expireOrders(paymentDeps());
+  } finally {
+    t.clock.advance(-(t.config.payments.orderTtlMs + 1000));
+  }
+}
+
+/** The sandbox's webhook body saying the payment of `body`'s order succeeded, as event `id`. */
+function paymentSucceeded(shop: TestStore, body: CheckoutBody, id: string): string {
+  return JSON.stringify({
+    id,
+    type: 'payment_intent.succeeded',
+    created: Math.floor(Date.now() / 1000),
+    data: {
+      ref: body.payment.ref,
+      amount: body.order.total.amount,
+      currency: 'USD',
+      metadata: { storeId: shop.store.id, orderId: body.order.id },
+    },
+  });
+}
+
 describe('carts', () => {
   test('create, read and replace a cart; lines are priced from the catalog', async () => {
     const shop = await createTestStore(t);
@@ -731,17 +756,7 @@ describe('payment', () => {
       await checkout(shop, { cartId: await cart(shop, [{ variantId, quantity: 1 }]), email: 'c@example.com' })
     ).json<CheckoutBody>();
     const sandbox = t.runtime.payments.sandbox!;
-    const event = JSON.stringify({
-      id: `evt_test_${randomUUID()}`,
-      type: 'payment_intent.succeeded',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        ref: body.payment.ref,
-        amount: body.order.total.amount,
-        currency: 'USD',
-        metadata: { storeId: shop.store.id, orderId: body.order.id },
-      },
-    });
+    const event = paymentSucceeded(shop, body, `evt_test_${randomUUID()}`);
     const post = (payload: string, headers: Record<string, string>) =>
       t.app.inject({
         method: 'POST',
@@ -791,12 +806,7 @@ describe('expiry', () => {
     const body = (
       await checkout(shop, { cartId: await cart(shop, [{ variantId, quantity: 2 }]), email: 'd@example.com' })
     ).json<CheckoutBody>();
-    t.clock.advance(t.config.payments.orderTtlMs + 1000);
-    try {
-      await expireOrders(paymentDeps());
-    } finally {
-      t.clock.advance(-(t.config.payments.orderTtlMs + 1000));
-    }
+    await expireUnpaidOrders();
     assert.equal((await order(shop, body.order.id)).status, 'expired');
     assert.equal((await order(shop, body.order.id)).payment.status, 'canceled');
     assert.deepEqual(await variant(shop, variantId), { on_hand: 3, reserved: 0 });
@@ -813,17 +823,7 @@ describe('expiry', () => {
       .where('ref', '=', body.payment.ref)
       .execute();
     const sandbox = t.runtime.payments.sandbox!;
-    const event = JSON.stringify({
-      id: `evt_late_${randomUUID()}`,
-      type: 'payment_intent.succeeded',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        ref: body.payment.ref,
-        amount: body.order.total.amount,
-        currency: 'USD',
-        metadata: { storeId: shop.store.id, orderId: body.order.id },
-      },
-    });
+    const event = paymentSucceeded(shop, body, `evt_late_${randomUUID()}`);
     const late = await t.app.inject({
       method: 'POST',
       url: '/payments/webhooks/sandbox',
@@ -841,12 +841,7 @@ describe('expiry', () => {
     const body = (
       await checkout(shop, { cartId: await cart(shop, [{ variantId, quantity: 1 }]), email: 'e@example.com' })
     ).json<CheckoutBody>();
-    t.clock.advance(t.config.payments.orderTtlMs + 1000);
-    try {
-      await expireOrders(paymentDeps());
-    } finally {
-      t.clock.advance(-(t.config.payments.orderTtlMs + 1000));
-    }
+    await expireUnpaidOrders();
     // Someone else buys the last unit.
     const other = (
       await checkout(shop, { cartId: await cart(shop, [{ variantId, quantity: 1 }]), email: 'f@example.com' })
@@ -894,12 +889,7 @@ describe('expiry', () => {
       .set({ status: 'succeeded' })
       .where('ref', '=', body.payment.ref)
       .execute();
-    t.clock.advance(t.config.payments.orderTtlMs + 1000);
-    try {
-      await expireOrders(paymentDeps());
-    } finally {
-      t.clock.advance(-(t.config.payments.orderTtlMs + 1000));
-    }
+    await expireUnpaidOrders();
     assert.equal((await order(shop, body.order.id)).status, 'paid');
     assert.deepEqual(await variant(shop, variantId), { on_hand: 1, reserved: 0 });
   });

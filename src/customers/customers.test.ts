@@ -67,17 +67,21 @@ function codeOf(mail: ParsedMail): string {
   return match[1]!;
 }
 
+/** Asks for a sign-in code from one client address; the code of the mail that brings it. */
+async function requestCode(shop: TestStore, email: string, ip: string): Promise<string> {
+  const count = await mailCount(email);
+  assert.equal((await store(shop)('POST', '/customers/sign-in', { payload: { email }, ip })).statusCode, 202);
+  return codeOf(await waitForMail(t, email, count + 1));
+}
+
 /** Signs in by code from one client address; the session's answer. */
 async function signIn(
   shop: TestStore,
   email: string,
   ip = client(),
 ): Promise<{ token: string; expiresAt: string; customer: Record<string, unknown> }> {
-  const call = store(shop);
-  const count = await mailCount(email);
-  assert.equal((await call('POST', '/customers/sign-in', { payload: { email }, ip })).statusCode, 202);
-  const code = codeOf(await waitForMail(t, email, count + 1));
-  const verified = await call('POST', '/customers/verify', { payload: { email, code }, ip });
+  const code = await requestCode(shop, email, ip);
+  const verified = await store(shop)('POST', '/customers/verify', { payload: { email, code }, ip });
   assert.equal(verified.statusCode, 200, verified.body);
   return verified.json();
 }
@@ -159,8 +163,7 @@ describe('sign-in by code (decision `customer-accounts`)', () => {
     const email = newEmail();
     const ip = client();
     const call = store(shop);
-    await call('POST', '/customers/sign-in', { payload: { email }, ip });
-    const code = codeOf(await waitForMail(t, email));
+    const code = await requestCode(shop, email, ip);
     const wrong = code === '000000' ? '000001' : '000000';
     const refused = await call('POST', '/customers/verify', { payload: { email, code: wrong }, ip });
     assert.equal(refused.statusCode, 401);
@@ -188,8 +191,7 @@ describe('sign-in by code (decision `customer-accounts`)', () => {
     const email = newEmail();
     const ip = client();
     const call = store(shop);
-    await call('POST', '/customers/sign-in', { payload: { email }, ip });
-    const code = codeOf(await waitForMail(t, email));
+    const code = await requestCode(shop, email, ip);
     const wrong = Array.from({ length: 12 }, (_, n) =>
       String((Number(code) + 1 + n * 7919) % 1_000_000).padStart(6, '0'),
     );
@@ -230,10 +232,8 @@ describe('sign-in by code (decision `customer-accounts`)', () => {
     const email = newEmail();
     const [a, b] = [client(), client()];
     const call = store(shop);
-    await call('POST', '/customers/sign-in', { payload: { email }, ip: a });
-    const codeA = codeOf(await waitForMail(t, email));
-    await call('POST', '/customers/sign-in', { payload: { email }, ip: b });
-    const codeB = codeOf(await waitForMail(t, email, 2));
+    const codeA = await requestCode(shop, email, a);
+    const codeB = await requestCode(shop, email, b);
     const [one, two] = await Promise.all([
       call('POST', '/customers/verify', { payload: { email, code: codeA }, ip: a }),
       call('POST', '/customers/verify', { payload: { email, code: codeB }, ip: b }),

@@ -18,6 +18,18 @@ async function tokenFor(shop: TestStore, role: 'admin' | 'staff'): Promise<strin
   return (await openStaffSession(t.deps, shop.store.id, email)).token;
 }
 
+/** A key made through the admin API, without allowed origins: its id and the full key. */
+async function createKey(shop: TestStore, label: string): Promise<{ id: string; key: string }> {
+  const created = await t.app.inject({
+    method: 'POST',
+    url: KEYS,
+    headers: as(shop.staffToken),
+    payload: { label, allowedOrigins: [] },
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  return created.json<{ id: string; key: string }>();
+}
+
 describe('storefront keys', () => {
   test('create shows the full key once; list and get never do; the key opens the storefront', async () => {
     const shop = await createTestStore(t);
@@ -69,14 +81,7 @@ describe('storefront keys', () => {
 
   test('revoking a key makes it 401 at once', async () => {
     const shop = await createTestStore(t);
-    const key = (
-      await t.app.inject({
-        method: 'POST',
-        url: KEYS,
-        headers: as(shop.staffToken),
-        payload: { label: 'temp', allowedOrigins: [] },
-      })
-    ).json<{ id: string; key: string }>();
+    const key = await createKey(shop, 'temp');
     const read = () =>
       t.app.inject({ method: 'GET', url: '/storefront/v1/store', headers: { 'x-publishable-key': key.key } });
     assert.equal((await read()).statusCode, 200);
@@ -129,14 +134,7 @@ describe('storefront keys', () => {
 
   test('PATCH changes label, origins and rate-limit overrides', async () => {
     const shop = await createTestStore(t);
-    const key = (
-      await t.app.inject({
-        method: 'POST',
-        url: KEYS,
-        headers: as(shop.staffToken),
-        payload: { label: 'a', allowedOrigins: [] },
-      })
-    ).json<{ id: string; key: string }>();
+    const key = await createKey(shop, 'a');
     const patched = await t.app.inject({
       method: 'PATCH',
       url: `${KEYS}/${key.id}`,

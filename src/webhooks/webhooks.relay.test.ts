@@ -100,6 +100,16 @@ async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
 
 const onPostgres = (): boolean => t.db.kind === 'postgres';
 
+/** The delivery row of an event (the store has one endpoint). */
+function deliveryOf(storeId: string, eventId: string) {
+  return t.db.kysely
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('event_id', '=', eventId)
+    .executeTakeFirstOrThrow();
+}
+
 describe('webhook relay', () => {
   test('events recorded before emitters declared their resource get the key the relay used to derive', async () => {
     const shop = await createTestStore(t);
@@ -312,12 +322,7 @@ describe('webhook relay', () => {
         const claimed = await claimDeliveries(t.db.kysely, t.clock.now(), leaseMs(t.config), 100);
         assert.ok(claimed.some((d) => d.event.id === event.id && d.attempt === 1));
       }
-      const row = await t.db.kysely
-        .selectFrom('webhook_deliveries')
-        .selectAll()
-        .where('store_id', '=', shop.store.id)
-        .where('event_id', '=', event.id)
-        .executeTakeFirstOrThrow();
+      const row = await deliveryOf(shop.store.id, event.id);
       assert.equal(row.status, 'pending');
       assert.equal(row.attempts, 1);
       assert.ok(
@@ -333,15 +338,7 @@ describe('webhook relay', () => {
         t.clock.advance(leaseMs(t.config) + 1000);
         const [retry] = await hook.waitForRequests(1, (r) => r.headers['x-webhook-attempt'] === '2', 8000);
         assert.equal(retry?.body.id, event.id);
-        await waitFor(async () => {
-          const done = await t.db.kysely
-            .selectFrom('webhook_deliveries')
-            .select('status')
-            .where('store_id', '=', shop.store.id)
-            .where('event_id', '=', event.id)
-            .executeTakeFirstOrThrow();
-          return done.status === 'delivered';
-        });
+        await waitFor(async () => (await deliveryOf(shop.store.id, event.id)).status === 'delivered');
         assert.equal(answered, 1);
       } finally {
         await relay.stop();
@@ -362,12 +359,7 @@ describe('webhook relay', () => {
       const first = startRelay();
       await hook.waitForRequests(1);
       await first.stop();
-      const row = await t.db.kysely
-        .selectFrom('webhook_deliveries')
-        .selectAll()
-        .where('store_id', '=', shop.store.id)
-        .where('event_id', '=', event.id)
-        .executeTakeFirstOrThrow();
+      const row = await deliveryOf(shop.store.id, event.id);
       assert.equal(row.status, 'pending');
       assert.equal(row.attempts, 1);
       assert.equal(row.locked_until, null, 'the lease is released');
