@@ -17,6 +17,7 @@ import {
 } from 'kysely';
 import { after, before, test } from 'node:test';
 import { createTestStore, startTestAppWithDb, type TestApp } from '../test/harness.ts';
+import { US_ADDRESS } from '../test/addresses.ts';
 
 /** Runs `during` once, right after the sandbox provider stored a payment intent (between quote and transaction). */
 class AfterIntentCreated implements KyselyPlugin {
@@ -63,14 +64,7 @@ test('a method whose amount changes between the quote and the order is charged i
   const cartId = (await t.storefront(store).post('/carts', { items: [{ variantId, quantity: 1 }] })).json<{
     id: string;
   }>().id;
-  await t.storefront(store).put(`/carts/${cartId}/shipping-address`, {
-    name: 'A',
-    line1: '1 Infinite Loop',
-    city: 'Cupertino',
-    region: 'US-CA',
-    postalCode: '95014',
-    country: 'US',
-  });
+  await t.storefront(store).put(`/carts/${cartId}/shipping-address`, US_ADDRESS);
   assert.equal(
     (await t.storefront(store).put(`/carts/${cartId}/shipping-method`, { id: method })).statusCode,
     200,

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, testConfig, type TestApp } from '../test/harness.ts';
+import { US_ADDRESS } from '../test/addresses.ts';
 import { expireOrders } from './expiry.service.ts';
 import { paymentDeps, ShopDriver, type CheckoutBody } from './orders.test-support.ts';
 
@@ -195,20 +196,12 @@ describe('pending orders per client, with a shipping method', () => {
         amount: 500,
       })
     ).json<{ id: string }>().id;
-    const shippingAddress = {
-      name: 'A',
-      line1: '1 Infinite Loop',
-      city: 'Cupertino',
-      region: 'US-CA',
-      postalCode: '95014',
-      country: 'US',
-    };
     const answers = await Promise.all(
       Array.from({ length: 12 }, async (_, i) =>
         checkoutAt(shop, '203.0.113.78', randomUUID(), {
           cartId: await shop.cart([{ variantId: variants[i]!, quantity: 1 }]),
           email: `s${i}@example.com`,
-          shippingAddress,
+          shippingAddress: US_ADDRESS,
           shippingMethodId: method,
         }),
       ),

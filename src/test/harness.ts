@@ -95,15 +95,7 @@ export async function openTestDatabase(options: Pick<OpenOptions, 'instrument'> 
   if (!databaseUrl) {
     const pglite = await pgliteFromTemplate();
     const db = await openDatabase({ databaseUrl: null, dataDir: '', pglite, ...options });
-    return {
-      kind: db.kind,
-      kysely: db.kysely,
-      onReadChange: db.onReadChange,
-      poolStats: db.poolStats,
-      ping: db.ping,
-      close: () => db.close(),
-      url: null,
-    };
+    return testDb(db, null, () => db.close());
   }
 
   const template = new URL(databaseUrl).pathname.slice(1);
@@ -120,17 +112,22 @@ export async function openTestDatabase(options: Pick<OpenOptions, 'instrument'> 
     pipelining: boolean(process.env, 'DATABASE_PIPELINING', true),
     ...options,
   });
+  return testDb(db, url.href, async () => {
+    await db.close();
+    await withAdmin(admin.href, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  });
+}
+
+/** A test file's database: what `db` offers, with its URL and a close that also does the test's clean-up. */
+function testDb(db: Db, url: string | null, close: () => Promise<void>): TestDb {
   return {
     kind: db.kind,
     kysely: db.kysely,
     onReadChange: db.onReadChange,
     poolStats: db.poolStats,
     ping: db.ping,
-    url: url.href,
-    async close() {
-      await db.close();
-      await withAdmin(admin.href, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
-    },
+    url,
+    close,
   };
 }
 

@@ -7,14 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestStore, startTestApp, type TestApp, type TestStore } from '../../test/harness.ts';
+import { startTestAppWithStore, type TestApp, type TestStore } from '../../test/harness.ts';
 
 let t: TestApp;
 let shop: TestStore;
-before(async () => {
-  t = await startTestApp();
-  shop = await createTestStore(t);
-});
+before(async () => ({ t, shop } = await startTestAppWithStore()));
 after(() => t.close());
 
 interface Variant {
