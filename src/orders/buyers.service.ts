@@ -8,7 +8,8 @@ import { forgetAnswers } from '../idempotency/idempotency.ts';
 import type { ListPage } from '../lib/cursors.ts';
 import { deleteMailsToOrAbout, mailsToOrAbout, type MailRecord } from '../mail/outbox.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import { clearStaffNotes, customerOrderStats, eraseOrders, ordersQuery } from './orders.repository.ts';
+import { clearStaffNotes, customerOrderStats, eraseOrders } from './buyers.repository.ts';
+import { ordersQuery } from './orders.repository.ts';
 import type { AdminOrder, StorefrontOrder } from './orders.schemas.ts';
 import { adminView, storefrontOrder } from './orders.service.ts';
 
@@ -17,7 +18,7 @@ import { adminView, storefrontOrder } from './orders.service.ts';
  * The customers feature calls these; it never reads the orders' tables.
  */
 
-export { ERASED_EMAIL } from './orders.repository.ts';
+export { ERASED_EMAIL } from './buyers.repository.ts';
 
 type ReadDeps = Pick<OrdersDeps, 'db'>;
 

@@ -3,15 +3,8 @@ import { giveBackDiscountUse } from '../pricing/pricing.service.ts';
 import { backoffMs } from '../lib/backoff.ts';
 import { cancelOpenPayments, latestPayment, lockPaymentAndOrder } from './order-payments.repository.ts';
 import type { OrdersDeps } from './orders.deps.ts';
-import {
-  dueOrders,
-  extendHold,
-  findOrder,
-  markOrderExpired,
-  orderLines,
-  postponeSweep,
-  type DueOrder,
-} from './orders.repository.ts';
+import { findOrder, markOrderExpired, orderLines } from './orders.repository.ts';
+import { dueOrders, extendHold, postponeSweep, type DueOrder } from './expiry.repository.ts';
 import { stockLinesOf } from './orders.views.ts';
 import { applyProviderEvent, type ProviderEventDeps } from './provider-events.service.ts';
 import { reportIfOutage } from '../db/errors.ts';

@@ -8,16 +8,14 @@ import { queueShippingConfirmation } from './order-mail.ts';
 import { normaliseTrackingUrl } from './tracking-url.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import type { FulfillmentCreatedData } from './orders.events.ts';
+import { type OrderLineFields, findOrder, orderLines } from './orders.repository.ts';
 import {
-  type OrderLineFields,
-  findOrder,
   insertFulfillment,
   orderFulfillments,
-  orderLines,
   orderReturns,
   setFulfillmentStatus,
   updateFulfillment,
-} from './orders.repository.ts';
+} from './fulfillments.repository.ts';
 import type { Fulfillment, FulfillmentBody, FulfillmentPatch } from './orders.schemas.ts';
 import type { FulfillmentLine, FulfillmentRow, FulfillmentStatus, OrderRow } from './orders.tables.ts';
 import { fulfillmentView } from './orders.views.ts';

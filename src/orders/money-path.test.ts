@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { listEvents } from '../events/events.ts';
 import { startTestApp, testConfig, waitFor, type TestApp } from '../test/harness.ts';
 import { expireOrders } from './expiry.service.ts';
-import { dueOrders } from './orders.repository.ts';
+import { dueOrders } from './expiry.repository.ts';
 import { capturingLog, paymentDeps, ShopDriver, type CheckoutBody } from './orders.test-support.ts';
 import { applyProviderEvent } from './provider-events.service.ts';
 import { reconcileRefunds } from './refund-reconciliation.service.ts';

@@ -6,7 +6,8 @@ import { formatMoney } from '../lib/money.ts';
 import type { LastStatement } from '../db/last-statement.ts';
 import { enqueueMail, enqueueMailStatement, type QueuedMail } from '../mail/outbox.ts';
 import { notifyOwners } from '../staff/owner-notices.ts';
-import { ERASED_EMAIL, type OrderLineFields } from './orders.repository.ts';
+import { ERASED_EMAIL } from './buyers.repository.ts';
+import type { OrderLineFields } from './orders.repository.ts';
 import type { FulfillmentRow, OrderRow, RefundRow, ReturnRow } from './orders.tables.ts';
 
 /** The mail orders send: to the buyer from the store, and notices to the store's owners. */

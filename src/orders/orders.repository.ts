@@ -7,16 +7,13 @@ import {
   type SelectQueryBuilder,
   type SqlBool,
   type Transaction,
-  type Updateable,
 } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
-import { fairBatch } from '../db/fair-batch.ts';
 import type { Database } from '../db/tables.ts';
 import { eventInsert, type NewEvent } from '../events/events.ts';
 import type {
   FulfillmentRow,
   FulfillmentStatus,
-  FulfillmentTable,
   OrderLineRow,
   OrderRow,
   OrderStatus,
@@ -24,7 +21,6 @@ import type {
   PaymentRow,
   PaymentTable,
   ReturnRow,
-  ReturnTable,
 } from './orders.tables.ts';
 
 /**
@@ -447,46 +443,6 @@ export function addRefunded(
     .executeTakeFirstOrThrow();
 }
 
-export type DueOrder = Pick<OrderRow, 'store_id' | 'id' | 'sweep_attempts' | 'created_at'>;
-
-/** Pending orders whose sweep time has come, fairly across stores (decision `worker-loops`). */
-export async function dueOrders(db: Db, now: Date, limit: number): Promise<DueOrder[]> {
-  const { rows } = await fairBatch<DueOrder>({
-    table: 'orders',
-    open: sql`t.status = 'pending'`,
-    due: sql`t.next_sweep_at <= ${now}`,
-    orderBy: sql`t.next_sweep_at, t.id`,
-    columns: sql`t.store_id, t.id, t.sweep_attempts, t.created_at`,
-    limit,
-  }).execute(db);
-  return rows;
-}
-
-/**
- * A pending order whose buyer tried to pay holds its stock until `until` (decision
- * `short-hold-until-payment-tried`), when the sweep looks at it again.
- */
-export async function extendHold(db: Db, order: DueOrder, until: Date, now: Date): Promise<void> {
-  await db
-    .updateTable('orders')
-    .set({ expires_at: until, next_sweep_at: until, sweep_attempts: 0, updated_at: now })
-    .where('store_id', '=', order.store_id)
-    .where('id', '=', order.id)
-    .where('status', '=', 'pending')
-    .execute();
-}
-
-/** A pending order the sweep could not settle is looked at again at `at`. */
-export async function postponeSweep(db: Db, order: DueOrder, attempts: number, at: Date): Promise<void> {
-  await db
-    .updateTable('orders')
-    .set({ sweep_attempts: attempts, next_sweep_at: at })
-    .where('store_id', '=', order.store_id)
-    .where('id', '=', order.id)
-    .where('status', '=', 'pending')
-    .execute();
-}
-
 /** The pending orders of one client (by its key) in a store, and the first of them to expire. */
 export interface PendingOrdersOf {
   byClient: number;
@@ -513,150 +469,6 @@ export async function pendingOrdersOf(db: Db, storeId: string, clientKey: string
     byClient: held.byClient,
     firstExpiry: held.firstExpiry === null ? null : new Date(held.firstExpiry),
   };
-}
-
-/** An order's fulfilments, oldest first. */
-export function orderFulfillments(db: Db, storeId: string, orderId: string): Promise<FulfillmentRow[]> {
-  return db
-    .selectFrom('fulfillments')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('order_id', '=', orderId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
-
-export function insertFulfillment(
-  trx: Transaction<Database>,
-  values: Insertable<FulfillmentTable>,
-): Promise<FulfillmentRow> {
-  return trx.insertInto('fulfillments').values(values).returningAll().executeTakeFirstOrThrow();
-}
-
-export function updateFulfillment(
-  trx: Transaction<Database>,
-  storeId: string,
-  fulfillmentId: string,
-  values: Updateable<FulfillmentTable>,
-): Promise<FulfillmentRow> {
-  return trx
-    .updateTable('fulfillments')
-    .set(values)
-    .where('store_id', '=', storeId)
-    .where('id', '=', fulfillmentId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** Writes the order's fulfilment status (decision `fulfilments`), in the transaction that changed its fulfilments. */
-export async function setFulfillmentStatus(
-  trx: Transaction<Database>,
-  storeId: string,
-  orderId: string,
-  status: FulfillmentStatus,
-  now: Date,
-): Promise<void> {
-  await trx
-    .updateTable('orders')
-    .set({ fulfillment_status: status, updated_at: now })
-    .where('store_id', '=', storeId)
-    .where('id', '=', orderId)
-    .execute();
-}
-
-/** An order's returns, oldest first. */
-export function orderReturns(db: Db, storeId: string, orderId: string): Promise<ReturnRow[]> {
-  return db
-    .selectFrom('returns')
-    .selectAll()
-    .where('store_id', '=', storeId)
-    .where('order_id', '=', orderId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
-
-export function insertReturn(
-  trx: Transaction<Database>,
-  values: Insertable<ReturnTable>,
-): Promise<ReturnRow> {
-  return trx.insertInto('returns').values(values).returningAll().executeTakeFirstOrThrow();
-}
-
-/** Per customer: paid orders, what they spent (paid totals less refunds), orders still open. */
-export interface CustomerOrderStatsRow {
-  customer_id: string;
-  orders_count: number;
-  total_spent: number;
-  open_orders: number;
-}
-
-export async function customerOrderStats(
-  db: Db,
-  storeId: string,
-  customerIds: readonly string[],
-): Promise<CustomerOrderStatsRow[]> {
-  if (customerIds.length === 0) return [];
-  const { rows } = await sql<CustomerOrderStatsRow>`
-    SELECT customer_id,
-           count(*) FILTER (WHERE paid_at IS NOT NULL)::int AS orders_count,
-           coalesce(sum(total_amount - refunded_amount) FILTER (WHERE paid_at IS NOT NULL), 0)::bigint AS total_spent,
-           count(*) FILTER (WHERE status = 'pending' OR (status = 'paid' AND fulfillment_status <> 'fulfilled'))::int AS open_orders
-    FROM orders
-    WHERE store_id = ${storeId} AND customer_id = ANY(${[...customerIds]}::uuid[])
-    GROUP BY customer_id`.execute(db);
-  return rows.map((row) => ({ ...row, total_spent: Number(row.total_spent) }));
-}
-
-/** The address an erased buyer's orders keep instead of theirs: no one's, and never mailed. */
-export const ERASED_EMAIL = 'erased@erased.invalid';
-
-/**
- * Scrubs the personal data of a buyer's orders (by customer or email): the email becomes
- * ERASED_EMAIL, addresses, phone and the staff's cancel reason are cleared, the link to the
- * customer dropped; numbers, lines and amounts stay. Returns what else must be forgotten.
- */
-export async function eraseOrders(
-  trx: Db,
-  storeId: string,
-  who: { customerId: string; email: string },
-  now: Date,
-): Promise<{ id: string; cart_id: string; idempotency_key: string | null }[]> {
-  return trx
-    .updateTable('orders')
-    .set({
-      email: ERASED_EMAIL,
-      shipping_address: null,
-      billing_address: null,
-      phone: null,
-      cancel_reason: null,
-      customer_id: null,
-      client_key: null,
-      erased_at: now,
-      updated_at: now,
-    })
-    .where('store_id', '=', storeId)
-    .where((eb) => eb.or([eb('customer_id', '=', who.customerId), eb('email', '=', who.email)]))
-    .returning(['id', 'cart_id', 'idempotency_key'])
-    .execute();
-}
-
-/** Clears the free text staff typed on some orders' returns and refunds (it may name the buyer). */
-export async function clearStaffNotes(trx: Db, storeId: string, orderIds: readonly string[]): Promise<void> {
-  if (orderIds.length === 0) return;
-  await trx
-    .updateTable('returns')
-    .set({ reason: null })
-    .where('store_id', '=', storeId)
-    .where('order_id', 'in', [...orderIds])
-    .execute();
-  await trx
-    .updateTable('refunds')
-    .set({ note: null })
-    .where('store_id', '=', storeId)
-    .where('order_id', 'in', [...orderIds])
-    .execute();
 }
 
 /**

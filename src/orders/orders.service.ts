@@ -11,12 +11,11 @@ import {
   findBuyerOrder,
   findOrder,
   orderCounts,
-  orderFulfillments,
   orderLines,
-  orderReturns,
   ordersQuery,
   type OrderCountsRow,
 } from './orders.repository.ts';
+import { orderFulfillments, orderReturns } from './fulfillments.repository.ts';
 import type { AdminOrder, AdminOrdersQuery, StorefrontOrder } from './orders.schemas.ts';
 import type { OrderRow } from './orders.tables.ts';
 import {

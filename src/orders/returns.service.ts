@@ -11,14 +11,8 @@ import { latestPayment, lockPaymentAndOrder } from './order-payments.repository.
 import { returnedUnits, shippedUnits, unitsByVariant } from './units.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import type { ReturnCreatedData } from './orders.events.ts';
-import {
-  type OrderLineFields,
-  findOrder,
-  insertReturn,
-  orderFulfillments,
-  orderLines,
-  orderReturns,
-} from './orders.repository.ts';
+import { type OrderLineFields, findOrder, orderLines } from './orders.repository.ts';
+import { insertReturn, orderFulfillments, orderReturns } from './fulfillments.repository.ts';
 import type { Return, ReturnBody, ReturnPreview } from './orders.schemas.ts';
 import type { OrderRow, PaymentRow, ReturnLine } from './orders.tables.ts';
 import { returnView } from './orders.views.ts';
