@@ -15,21 +15,17 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { createDatabase, withClient } from './lib/databases.ts';
+import { machine, root } from './lib/machine.ts';
 import {
-  cli,
-  createDatabase,
-  machine,
   positiveInteger,
-  publish,
-  root,
-  runMain,
-  temporaryDirectory,
-  UsageError,
-  withClient,
   RESULTS_OPTIONS,
   resultsTarget,
   type ResultsTarget,
-} from './lib.ts';
+  UsageError,
+} from './lib/options.ts';
+import { cli, runMain, temporaryDirectory } from './lib/processes.ts';
+import { publish } from './lib/results.ts';
 
 const HELP = `Usage: npm run bench:archive -- [options]
 

@@ -22,25 +22,25 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { customersQuery } from '../src/customers/customers.repository.ts';
 import type { Database } from '../src/db/tables.ts';
+import { createDatabase, withClient } from './lib/databases.ts';
+import { machine } from './lib/machine.ts';
+import {
+  positiveInteger,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
+  UsageError,
+} from './lib/options.ts';
 import {
   cli,
-  createDatabase,
   freePort,
   isRecord,
-  machine,
-  percentile,
-  positiveInteger,
-  publish,
   runMain,
   serve,
   temporaryDirectory,
   UNLIMITED_RATES,
-  UsageError,
-  withClient,
-  RESULTS_OPTIONS,
-  resultsTarget,
-  type ResultsTarget,
-} from './lib.ts';
+} from './lib/processes.ts';
+import { percentile, publish } from './lib/results.ts';
 
 const HELP = `Usage: DATABASE_URL=postgres://… npm run bench:customers -- [options]
 

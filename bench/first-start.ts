@@ -14,20 +14,10 @@
 import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import {
-  commitOf,
-  compareCheckout,
-  freePort,
-  machine,
-  onCleanup,
-  positiveInteger,
-  publish,
-  root,
-  runMain,
-  serve,
-  stopChild,
-  temporaryDirectory,
-} from './lib.ts';
+import { commitOf, machine, root } from './lib/machine.ts';
+import { compareCheckout, positiveInteger } from './lib/options.ts';
+import { freePort, onCleanup, runMain, serve, stopChild, temporaryDirectory } from './lib/processes.ts';
+import { publish } from './lib/results.ts';
 import { CLUSTER_TEMPLATE, ensureClusterTemplate } from '../src/db/pglite.ts';
 
 interface Sample {

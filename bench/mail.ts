@@ -24,24 +24,18 @@ import type * as MigrateModule from '../src/db/migrate.ts';
 import type * as ClockModule from '../src/lib/clock.ts';
 import type * as OutboxModule from '../src/mail/outbox.ts';
 import type * as OnboardingModule from '../src/onboarding/onboarding.service.ts';
+import { createDatabase } from './lib/databases.ts';
+import { commitOf, machine, root } from './lib/machine.ts';
 import {
-  alive,
-  commitOf,
   compareCheckout,
-  createDatabase,
-  machine,
-  positiveInteger,
-  publish,
-  root,
-  runMain,
-  startWorker,
-  stopChild,
-  temporaryDirectory,
-  RESULTS_OPTIONS,
   databaseUrlFromEnv,
+  positiveInteger,
+  RESULTS_OPTIONS,
   resultsTarget,
   type ResultsTarget,
-} from './lib.ts';
+} from './lib/options.ts';
+import { alive, runMain, startWorker, stopChild, temporaryDirectory } from './lib/processes.ts';
+import { publish } from './lib/results.ts';
 
 const HELP = `Usage: npm run bench:mail -- [options]
 

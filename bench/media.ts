@@ -25,21 +25,18 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { loadSharp, resizeImage } from '../src/media/media.images.ts';
+import { machine, run } from './lib/machine.ts';
+import { compareCheckout, positiveInteger, RESULTS_OPTIONS } from './lib/options.ts';
 import {
-  compareCheckout,
   freePort,
-  machine,
-  positiveInteger,
-  publish,
-  run,
   runMain,
+  type RunningServer,
   serve,
   stopChild,
   temporaryDirectory,
   UNLIMITED_RATES,
-  type RunningServer,
-  RESULTS_OPTIONS,
-} from './lib.ts';
+} from './lib/processes.ts';
+import { publish } from './lib/results.ts';
 
 const WIDTHS = [160, 320, 640, 960, 1280, 1920];
 const ACCEPTS = ['image/avif,image/webp,*/*', 'image/webp,*/*', '*/*'];

@@ -15,25 +15,26 @@
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { cpuSecondsOf, machine } from './lib/machine.ts';
 import {
-  cleanup,
-  cli,
-  cpuSecondsOf,
-  freePort,
-  machine,
-  onCleanup,
   positiveInteger,
-  publish,
-  runMain,
-  serve,
-  temporaryDirectory,
-  UNLIMITED_RATES,
-  UsageError,
-  type RunningServer,
   RESULTS_OPTIONS,
   resultsTarget,
   type ResultsTarget,
-} from './lib.ts';
+  UsageError,
+} from './lib/options.ts';
+import {
+  cleanup,
+  cli,
+  freePort,
+  onCleanup,
+  runMain,
+  type RunningServer,
+  serve,
+  temporaryDirectory,
+  UNLIMITED_RATES,
+} from './lib/processes.ts';
+import { publish } from './lib/results.ts';
 
 const HELP = `Usage: npm run bench:overhead -- [options]
 

@@ -54,39 +54,33 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { createDatabase, withClient } from './lib/databases.ts';
+import { commitOf, cpuSecondsOf, machine, type Machine, root, rssMiBOf } from './lib/machine.ts';
+import {
+  compareCheckout,
+  databaseUrlFromEnv,
+  positiveInteger,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
+  UsageError,
+} from './lib/options.ts';
 import {
   alive,
+  type Checkout,
   cli,
-  commitOf,
-  compareCheckout,
-  cpuSecondsOf,
-  createDatabase,
   freePort,
   isRecord,
-  machine,
   onCleanup,
-  percentile,
-  positiveInteger,
-  publish,
-  root,
-  rssMiBOf,
+  type OutputTail,
   runMain,
+  type RunningServer,
   serve,
   startWorker,
   temporaryDirectory,
-  UsageError,
-  withClient,
-  type Checkout,
-  type Machine,
-  type OutputTail,
-  type RunningServer,
   UNLIMITED_RATES,
-  RESULTS_OPTIONS,
-  databaseUrlFromEnv,
-  median,
-  resultsTarget,
-  type ResultsTarget,
-} from './lib.ts';
+} from './lib/processes.ts';
+import { median, percentile, publish } from './lib/results.ts';
 
 /** A purchase whose order is not `paid` this long after the confirmation counts as failed. */
 const PAID_TIMEOUT_MS = 30_000;
@@ -1946,7 +1940,7 @@ function section(report: Report): string {
       `${int(options.products * 2)})${options.shipping ? ' → `PUT …/shipping-address` (a US address) → `GET …/shipping-options` → `PUT …/shipping-method` (the first)' : ''} → \`POST /storefront/v1/checkout\` (Idempotency-Key) → \`POST /sandbox/v1/payments/:ref/confirm\` ` +
       `(pm_card_visa) → \`GET /storefront/v1/orders/:id\` every ${options.pollMs} ms until \`paid\`; ${options.duration} s ` +
       `after ${options.warmup} s of warm-up${options.rounds > 1 || compared ? `, ${options.rounds} round${options.rounds === 1 ? '' : 's'}${compared ? ' per server, alternating' : ''}, median purchases/s` : ''}; ` +
-      `client and server on the same machine; rate limits out of reach (bench/lib.ts UNLIMITED_RATES) (REDIS_URL ${process.env.REDIS_URL ? 'set' : 'unset'})`,
+      `client and server on the same machine; rate limits out of reach (bench/lib/processes.ts UNLIMITED_RATES) (REDIS_URL ${process.env.REDIS_URL ? 'set' : 'unset'})`,
     ...(withReaders
       ? [
           `- Readers: ${options.readers} shoppers browsing while the buyers run (warm-up and recorded seconds), each its own ` +

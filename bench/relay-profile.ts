@@ -38,7 +38,9 @@ import { createStore } from '../src/onboarding/onboarding.service.ts';
 import { loadWebhookConfig } from '../src/webhooks/webhooks.config.ts';
 import { WebhookRelay } from '../src/webhooks/webhooks.relay.ts';
 import { createEndpoint } from '../src/webhooks/webhooks.service.ts';
-import { databaseUrlFromEnv, onCleanup, percentile, positiveInteger, runMain, UsageError } from './lib.ts';
+import { databaseUrlFromEnv, positiveInteger, UsageError } from './lib/options.ts';
+import { onCleanup, runMain } from './lib/processes.ts';
+import { percentile } from './lib/results.ts';
 
 const HELP = `Usage: npm run bench:relay-profile -- [options]
 

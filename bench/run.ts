@@ -15,30 +15,27 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { cpuSecondsOf, machine, type Machine, root } from './lib/machine.ts';
+import {
+  databaseUrlFromEnv,
+  positiveInteger,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
+  UsageError,
+} from './lib/options.ts';
 import {
   alive,
   cli,
-  cpuSecondsOf,
   freePort,
   isRecord,
-  machine,
   onCleanup,
-  percentile,
-  positiveInteger,
-  root,
+  runMain,
   serve,
   temporaryDirectory,
-  UsageError,
-  publish,
-  runMain,
-  type Machine,
   UNLIMITED_RATES,
-  RESULTS_OPTIONS,
-  databaseUrlFromEnv,
-  median,
-  resultsTarget,
-  type ResultsTarget,
-} from './lib.ts';
+} from './lib/processes.ts';
+import { median, percentile, publish } from './lib/results.ts';
 
 const HELP = `Usage: npm run bench -- [options]
 

@@ -16,29 +16,27 @@ import autocannon from 'autocannon';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { cpuSecondsOf, machine, type Machine } from './lib/machine.ts';
+import {
+  databaseUrlFromEnv,
+  positiveInteger,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
+  UsageError,
+} from './lib/options.ts';
 import {
   alive,
   cli,
-  cpuSecondsOf,
   freePort,
   isRecord,
-  machine,
   onCleanup,
-  percentile,
-  positiveInteger,
-  publish,
   runMain,
   serve,
   temporaryDirectory,
-  UsageError,
-  type Machine,
   UNLIMITED_RATES,
-  RESULTS_OPTIONS,
-  databaseUrlFromEnv,
-  median,
-  resultsTarget,
-  type ResultsTarget,
-} from './lib.ts';
+} from './lib/processes.ts';
+import { median, percentile, publish } from './lib/results.ts';
 
 const HELP = `Usage: npm run bench:scale -- [options]
 

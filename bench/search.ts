@@ -21,26 +21,25 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { BENCH_VOCABULARY, benchWord } from '../src/seed/bench.ts';
+import { createDatabase } from './lib/databases.ts';
+import { commitOf, machine, root } from './lib/machine.ts';
+import {
+  positiveInteger,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
+  UsageError,
+} from './lib/options.ts';
 import {
   cli,
-  commitOf,
-  createDatabase,
   freePort,
   isRecord,
-  machine,
-  percentile,
-  positiveInteger,
-  publish,
-  root,
   runMain,
   serve,
   temporaryDirectory,
   UNLIMITED_RATES,
-  UsageError,
-  RESULTS_OPTIONS,
-  resultsTarget,
-  type ResultsTarget,
-} from './lib.ts';
+} from './lib/processes.ts';
+import { percentile, publish } from './lib/results.ts';
 
 const HELP = `Usage: npm run bench:search -- [options]
 

@@ -21,26 +21,17 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { createDatabase, withClient } from './lib/databases.ts';
+import { commitOf, machine, type Machine } from './lib/machine.ts';
 import {
-  cli,
-  commitOf,
-  createDatabase,
-  freePort,
-  isRecord,
-  machine,
-  onCleanup,
   positiveInteger,
-  publish,
-  runMain,
-  serve,
-  UNLIMITED_RATES,
-  UsageError,
-  withClient,
-  type Machine,
   RESULTS_OPTIONS,
   resultsTarget,
   type ResultsTarget,
-} from './lib.ts';
+  UsageError,
+} from './lib/options.ts';
+import { cli, freePort, isRecord, onCleanup, runMain, serve, UNLIMITED_RATES } from './lib/processes.ts';
+import { publish } from './lib/results.ts';
 
 const HELP = `Usage: DATABASE_URL=postgres://… npm run bench:stall -- [options]
 

@@ -14,31 +14,29 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { cpuSecondsOf, machine, type Machine, root, run } from './lib/machine.ts';
+import {
+  compareCheckout,
+  databaseUrlFromEnv,
+  positiveInteger,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
+  UsageError,
+} from './lib/options.ts';
 import {
   alive,
   cli,
-  cpuSecondsOf,
   freePort,
   isRecord,
-  machine,
   onCleanup,
-  positiveInteger,
-  publish,
-  root,
-  run,
   runMain,
   serve,
   stopChild,
   temporaryDirectory,
-  UsageError,
-  type Machine,
   UNLIMITED_RATES,
-  compareCheckout,
-  RESULTS_OPTIONS,
-  databaseUrlFromEnv,
-  resultsTarget,
-  type ResultsTarget,
-} from './lib.ts';
+} from './lib/processes.ts';
+import { publish } from './lib/results.ts';
 
 const STORE = 'startup';
 

@@ -14,27 +14,26 @@ import autocannon from 'autocannon';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { createDatabase } from './lib/databases.ts';
+import { commitOf, cpuSecondsOf, machine, root } from './lib/machine.ts';
+import {
+  compareCheckout,
+  databaseUrlFromEnv,
+  positiveInteger,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
+} from './lib/options.ts';
 import {
   cli,
-  commitOf,
-  compareCheckout,
-  cpuSecondsOf,
-  createDatabase,
   freePort,
-  machine,
-  positiveInteger,
-  publish,
-  root,
   runMain,
+  type RunningServer,
   serve,
   temporaryDirectory,
   UNLIMITED_RATES,
-  type RunningServer,
-  RESULTS_OPTIONS,
-  databaseUrlFromEnv,
-  resultsTarget,
-  type ResultsTarget,
-} from './lib.ts';
+} from './lib/processes.ts';
+import { publish } from './lib/results.ts';
 
 const HELP = `Usage: node bench/tracing.ts [options]
 

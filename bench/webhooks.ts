@@ -23,29 +23,28 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { createDatabase } from './lib/databases.ts';
+import { cpuSecondsOf, machine, type Machine } from './lib/machine.ts';
+import {
+  databaseUrlFromEnv,
+  positiveInteger,
+  RESULTS_OPTIONS,
+  resultsTarget,
+  type ResultsTarget,
+  UsageError,
+} from './lib/options.ts';
 import {
   alive,
   cli,
-  cpuSecondsOf,
-  createDatabase,
   freePort,
   isRecord,
-  machine,
   onCleanup,
-  percentile,
-  positiveInteger,
+  runMain,
+  type RunningServer,
   serve,
   temporaryDirectory,
-  UsageError,
-  publish,
-  runMain,
-  type Machine,
-  type RunningServer,
-  RESULTS_OPTIONS,
-  databaseUrlFromEnv,
-  resultsTarget,
-  type ResultsTarget,
-} from './lib.ts';
+} from './lib/processes.ts';
+import { percentile, publish } from './lib/results.ts';
 
 const STORE = 'webhook-bench';
 /** Seconds of idle server CPU measured before the first scenario. */
