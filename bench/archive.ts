@@ -14,16 +14,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { createDatabase, withClient } from './lib/databases.ts';
 import { machine, root } from './lib/machine.ts';
-import {
-  positiveInteger,
-  RESULTS_OPTIONS,
-  resultsTarget,
-  type ResultsTarget,
-  UsageError,
-} from './lib/options.ts';
+import { parseResultsCommandLine, type ResultsTarget, UsageError } from './lib/options.ts';
 import { cli, runMain, temporaryDirectory } from './lib/processes.ts';
 import { publish } from './lib/results.ts';
 
@@ -44,22 +37,15 @@ interface Options extends ResultsTarget {
 }
 
 function parseOptions(argv: string[]): Options | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      products: { type: 'string', default: '1000000' },
+  const parsed = parseResultsCommandLine(
+    argv,
+    { products: { default: 1_000_000, min: 1, max: 10_000_000 } },
+    {
       postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
-      ...RESULTS_OPTIONS,
-      help: { type: 'boolean', short: 'h', default: false },
     },
-  });
-  if (values.help) return null;
-  return {
-    products: positiveInteger('products', values.products, 1, 10_000_000),
-    postgres: values.postgres,
-    ...resultsTarget(values),
-  };
+  );
+  if (parsed === null) return null;
+  return { ...parsed.integers, postgres: parsed.values.postgres, ...parsed.results };
 }
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);

@@ -17,7 +17,6 @@
  *                                                        [--queries 200] [--output FILE] [--no-write]
  */
 import { parseArgs } from 'node:util';
-import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { customersQuery } from '../src/customers/customers.repository.ts';
@@ -31,15 +30,7 @@ import {
   type ResultsTarget,
   UsageError,
 } from './lib/options.ts';
-import {
-  cli,
-  freePort,
-  isRecord,
-  runMain,
-  serve,
-  temporaryDirectory,
-  UNLIMITED_RATES,
-} from './lib/processes.ts';
+import { benchEnv, cli, freePort, isRecord, requireNode24, runBenchmark, serve } from './lib/processes.ts';
 import { percentile, publish } from './lib/results.ts';
 
 const HELP = `Usage: DATABASE_URL=postgres://… npm run bench:customers -- [options]
@@ -390,27 +381,11 @@ async function explain(
 
 // ---------------------------------------------------------------------------------------------
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  if (options === null) {
-    process.stdout.write(HELP);
-    return;
-  }
-  if (Number(process.versions.node.split('.')[0]) < 24)
-    throw new UsageError(`run it with Node 24 (npm run bench:customers), not ${process.version}`);
+async function main(options: Options): Promise<void> {
+  requireNode24('npm run bench:customers');
   const host = machine();
-  const dir = temporaryDirectory('storefront-customers-');
   const created = await createDatabase(options.databaseUrl, `storefront_customers_${Date.now()}`);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: created.url,
-    HOST: '127.0.0.1',
-    DATA_DIR: dir,
-    LOG_LEVEL: 'warn',
-    SEED_DEMO: '0',
-    EMAIL_TRANSPORT: `file:${path.join(dir, 'mail')}`,
-    ...UNLIMITED_RATES,
-  };
+  const env = { ...benchEnv('storefront-customers-'), DATABASE_URL: created.url };
   const database = `PostgreSQL ${created.version} (a database created for the run)`;
   log(`bench: ${database}; seeding ${int(options.small)} and ${int(options.customers)} customers…`);
   const small = await seedStore('customers-small', env);
@@ -540,4 +515,4 @@ async function main(): Promise<void> {
   await publish(text, options, log);
 }
 
-await runMain(main);
+await runBenchmark(HELP, parseOptions, main);

@@ -16,7 +16,6 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { SMTPServer } from 'smtp-server';
 import { pathToFileURL } from 'node:url';
 import type * as DatabaseModule from '../src/db/database.ts';
@@ -24,17 +23,10 @@ import type * as MigrateModule from '../src/db/migrate.ts';
 import type * as ClockModule from '../src/lib/clock.ts';
 import type * as OutboxModule from '../src/mail/outbox.ts';
 import type * as OnboardingModule from '../src/onboarding/onboarding.service.ts';
-import { createDatabase } from './lib/databases.ts';
+import { createDatabase, databaseUrlFromEnv } from './lib/databases.ts';
 import { commitOf, machine, root } from './lib/machine.ts';
-import {
-  compareCheckout,
-  databaseUrlFromEnv,
-  positiveInteger,
-  RESULTS_OPTIONS,
-  resultsTarget,
-  type ResultsTarget,
-} from './lib/options.ts';
-import { alive, runMain, startWorker, stopChild, temporaryDirectory } from './lib/processes.ts';
+import { compareCheckout, parseResultsCommandLine, type ResultsTarget } from './lib/options.ts';
+import { alive, runBenchmark, startWorker, stopChild, temporaryDirectory } from './lib/processes.ts';
 import { publish } from './lib/results.ts';
 
 const HELP = `Usage: npm run bench:mail -- [options]
@@ -61,28 +53,23 @@ interface Options extends ResultsTarget {
 }
 
 function parseOptions(argv: string[]): Options | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      mails: { type: 'string', default: '2000' },
-      latency: { type: 'string', default: '20' },
-      concurrency: { type: 'string', default: '8' },
-      rounds: { type: 'string', default: '1' },
-      compare: { type: 'string' },
-      ...RESULTS_OPTIONS,
-      help: { type: 'boolean', short: 'h', default: false },
+  const parsed = parseResultsCommandLine(
+    argv,
+    {
+      mails: { default: 2000, min: 1, max: 1_000_000 },
+      latency: { default: 20, min: 0, max: 10_000 },
+      concurrency: { default: 8, min: 1, max: 64 },
+      rounds: { default: 1, min: 1, max: 100 },
     },
-  });
-  if (values.help) return null;
-  const compare = compareCheckout(values.compare);
+    { compare: { type: 'string' } },
+  );
+  if (parsed === null) return null;
+  const { latency, ...integers } = parsed.integers;
   return {
-    mails: positiveInteger('mails', values.mails, 1, 1_000_000),
-    latencyMs: positiveInteger('latency', values.latency, 0, 10_000),
-    concurrency: positiveInteger('concurrency', values.concurrency, 1, 64),
-    rounds: positiveInteger('rounds', values.rounds, 1, 100),
-    compare,
-    ...resultsTarget(values),
+    ...integers,
+    latencyMs: latency,
+    compare: compareCheckout(parsed.values.compare),
+    ...parsed.results,
     databaseUrl: databaseUrlFromEnv(),
   };
 }
@@ -224,12 +211,7 @@ async function measure(options: Options, checkout: string, label: string): Promi
   };
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  if (!options) {
-    process.stdout.write(HELP);
-    return;
-  }
+async function main(options: Options): Promise<void> {
   const host = machine();
   const runs: Run[] = [];
   for (let round = 1; round <= options.rounds; round++) {
@@ -268,4 +250,4 @@ async function main(): Promise<void> {
   await publish(text, options, (line) => process.stderr.write(`${line}\n`));
 }
 
-await runMain(main);
+await runBenchmark(HELP, parseOptions, main);

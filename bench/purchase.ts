@@ -52,35 +52,27 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { createDatabase, withClient } from './lib/databases.ts';
+import { createDatabase, databaseUrlFromEnv, withClient } from './lib/databases.ts';
 import { commitOf, cpuSecondsOf, machine, type Machine, root, rssMiBOf } from './lib/machine.ts';
-import {
-  compareCheckout,
-  databaseUrlFromEnv,
-  positiveInteger,
-  RESULTS_OPTIONS,
-  resultsTarget,
-  type ResultsTarget,
-  UsageError,
-} from './lib/options.ts';
+import { compareCheckout, parseResultsCommandLine, type ResultsTarget, UsageError } from './lib/options.ts';
 import {
   alive,
+  benchEnv,
   type Checkout,
   cli,
   freePort,
   isRecord,
   onCleanup,
   type OutputTail,
-  runMain,
+  requireNode24,
+  runBenchmark,
   type RunningServer,
   serve,
   startWorker,
-  temporaryDirectory,
-  UNLIMITED_RATES,
 } from './lib/processes.ts';
 import { median, percentile, publish } from './lib/results.ts';
+import { inParallel } from './lib/tasks.ts';
 
 /** A purchase whose order is not `paid` this long after the confirmation counts as failed. */
 const PAID_TIMEOUT_MS = 30_000;
@@ -177,19 +169,20 @@ interface Options extends ResultsTarget {
 }
 
 function parseOptions(argv: string[]): Options | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      buyers: { type: 'string', default: '50' },
-      readers: { type: 'string', default: '0' },
-      duration: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '2' },
-      rounds: { type: 'string', default: '1' },
-      products: { type: 'string', default: '200' },
-      'poll-interval': { type: 'string', default: '25' },
-      'race-buyers': { type: 'string', default: '1000' },
-      'race-units': { type: 'string', default: '100' },
+  const parsed = parseResultsCommandLine(
+    argv,
+    {
+      buyers: { default: 50, min: 1, max: 5000 },
+      readers: { default: 0, min: 0, max: 5000 },
+      duration: { default: 10, min: 1, max: 3600 },
+      warmup: { default: 2, min: 0, max: 600 },
+      rounds: { default: 1, min: 1, max: 100 },
+      products: { default: 200, min: 1, max: 1_000_000 },
+      'poll-interval': { default: 25, min: 1, max: 60_000 },
+      'race-buyers': { default: 1000, min: 1, max: 10_000 },
+      'race-units': { default: 100, min: 1, max: 1_000_000 },
+    },
+    {
       'no-race': { type: 'boolean', default: false },
       shipping: { type: 'boolean', default: false },
       workers: { type: 'string' },
@@ -199,11 +192,10 @@ function parseOptions(argv: string[]): Options | null {
       compare: { type: 'string' },
       'compare-env': { type: 'string', multiple: true, default: [] },
       'db-prefix': { type: 'string', default: 'storefront_bench_purchase_' },
-      ...RESULTS_OPTIONS,
-      help: { type: 'boolean', short: 'h', default: false },
     },
-  });
-  if (values.help) return null;
+  );
+  if (parsed === null) return null;
+  const { integers, values } = parsed;
   const compare = compareCheckout(values.compare);
   if (!/^[a-z_][a-z0-9_]{0,40}$/.test(values['db-prefix'])) {
     throw new UsageError('--db-prefix must be lower-case letters, digits and underscores (at most 41)');
@@ -238,16 +230,12 @@ function parseOptions(argv: string[]): Options | null {
   } else if (databaseUrl !== null && existsSync(DEFAULT_FLOOR)) {
     floor = DEFAULT_FLOOR;
   }
+  const { 'poll-interval': pollMs, 'race-buyers': raceBuyers, 'race-units': raceUnits, ...counts } = integers;
   const options: Options = {
-    buyers: positiveInteger('buyers', values.buyers, 1, 5000),
-    readers: positiveInteger('readers', values.readers, 0, 5000),
-    duration: positiveInteger('duration', values.duration, 1, 3600),
-    warmup: positiveInteger('warmup', values.warmup, 0, 600),
-    rounds: positiveInteger('rounds', values.rounds, 1, 100),
-    products: positiveInteger('products', values.products, 1, 1_000_000),
-    pollMs: positiveInteger('poll-interval', values['poll-interval'], 1, 60_000),
-    raceBuyers: positiveInteger('race-buyers', values['race-buyers'], 1, 10_000),
-    raceUnits: positiveInteger('race-units', values['race-units'], 1, 1_000_000),
+    ...counts,
+    pollMs,
+    raceBuyers,
+    raceUnits,
     race: !values['no-race'],
     shipping: values.shipping,
     workers,
@@ -256,7 +244,7 @@ function parseOptions(argv: string[]): Options | null {
     compare,
     compareEnv,
     dbPrefix: values['db-prefix'],
-    ...resultsTarget(values),
+    ...parsed.results,
     databaseUrl,
   };
   return options;
@@ -347,23 +335,6 @@ async function expectAnswer(answer: Promise<Answer>, status: number, what: strin
     throw new Error(`${what}: expected ${status}, got ${got.status}: ${JSON.stringify(got.body)}`);
   }
   return got.body;
-}
-
-/** Runs `count` tasks with at most `concurrency` at once. */
-async function inParallel(
-  count: number,
-  concurrency: number,
-  task: (index: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < count) {
-      const index = next;
-      next += 1;
-      await task(index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -457,16 +428,9 @@ async function setUpTarget(
   log: (line: string) => void,
   extraEnv: Record<string, string> = {},
 ): Promise<Target> {
-  const tempDir = temporaryDirectory('storefront-bench-purchase-');
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    DATA_DIR: tempDir,
-    LOG_LEVEL: 'warn',
-    SEED_DEMO: '0',
-    EMAIL_TRANSPORT: `file:${path.join(tempDir, 'mail')}`,
+    ...benchEnv('storefront-bench-purchase-'),
     PAYMENT_PROVIDER: 'sandbox',
-    ...UNLIMITED_RATES,
     // Each buyer is its own client address (X-Forwarded-For from loopback, clientOf), as a shop's
     // buyers are: decision `pending-orders-per-client`'s pending-order limit stays at its default and its per-client lock uncontended.
     TRUST_PROXY: 'loopback',
@@ -2013,15 +1977,8 @@ function loadAverage(): string {
 // ---------------------------------------------------------------------------------------------
 // Main
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  if (options === null) {
-    process.stdout.write(HELP);
-    return;
-  }
-  if (Number(process.versions.node.split('.')[0]) < 24) {
-    throw new UsageError(`run it with Node 24 (npm run bench:purchase), not ${process.version}`);
-  }
+async function main(options: Options): Promise<void> {
+  requireNode24('npm run bench:purchase');
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const host = machine();
 
@@ -2123,4 +2080,4 @@ async function main(): Promise<void> {
   if (races.some((r) => !raceHolds(r))) process.exitCode = 1;
 }
 
-await runMain(main);
+await runBenchmark(HELP, parseOptions, main);

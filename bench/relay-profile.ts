@@ -22,7 +22,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, type LogEvent } from 'kysely';
@@ -38,8 +37,9 @@ import { createStore } from '../src/onboarding/onboarding.service.ts';
 import { loadWebhookConfig } from '../src/webhooks/webhooks.config.ts';
 import { WebhookRelay } from '../src/webhooks/webhooks.relay.ts';
 import { createEndpoint } from '../src/webhooks/webhooks.service.ts';
-import { databaseUrlFromEnv, positiveInteger, UsageError } from './lib/options.ts';
-import { onCleanup, runMain } from './lib/processes.ts';
+import { databaseUrlFromEnv } from './lib/databases.ts';
+import { parseCommandLine, UsageError } from './lib/options.ts';
+import { onCleanup, runBenchmark } from './lib/processes.ts';
 import { percentile } from './lib/results.ts';
 
 const HELP = `Usage: npm run bench:relay-profile -- [options]
@@ -66,29 +66,16 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      events: { type: 'string', default: '3000' },
-      rate: { type: 'string', default: '20' },
-      duration: { type: 'string', default: '10' },
-      resources: { type: 'string', default: '200' },
-      concurrency: { type: 'string', default: '32' },
-      top: { type: 'string', default: '8' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const parsed = parseCommandLine(argv, {
+    events: { default: 3000, min: 1, max: 1_000_000 },
+    rate: { default: 20, min: 1, max: 10_000 },
+    duration: { default: 10, min: 1, max: 3600 },
+    resources: { default: 200, min: 1, max: 1_000_000 },
+    concurrency: { default: 32, min: 1, max: 1000 },
+    top: { default: 8, min: 0, max: 100 },
   });
-  if (values.help) return null;
-  return {
-    events: positiveInteger('events', values.events, 1, 1_000_000),
-    rate: positiveInteger('rate', values.rate, 1, 10_000),
-    duration: positiveInteger('duration', values.duration, 1, 3600),
-    resources: positiveInteger('resources', values.resources, 1, 1_000_000),
-    concurrency: positiveInteger('concurrency', values.concurrency, 1, 1000),
-    top: positiveInteger('top', values.top, 0, 100),
-    databaseUrl: databaseUrlFromEnv(),
-  };
+  if (parsed === null) return null;
+  return { ...parsed.integers, databaseUrl: databaseUrlFromEnv() };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -331,12 +318,7 @@ function format(result: Result, options: Options): string {
   return lines.join('\n');
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  if (options === null) {
-    process.stdout.write(HELP);
-    return;
-  }
+async function main(options: Options): Promise<void> {
   if (typeof process.threadCpuUsage !== 'function') {
     throw new UsageError(`run it with Node 24 (npm run bench:relay-profile), not ${process.version}`);
   }
@@ -503,4 +485,4 @@ async function main(): Promise<void> {
   }
 }
 
-await runMain(main);
+await runBenchmark(HELP, parseOptions, main);

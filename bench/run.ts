@@ -13,27 +13,20 @@ import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { databaseUrlFromEnv } from './lib/databases.ts';
 import { cpuSecondsOf, machine, type Machine, root } from './lib/machine.ts';
-import {
-  databaseUrlFromEnv,
-  positiveInteger,
-  RESULTS_OPTIONS,
-  resultsTarget,
-  type ResultsTarget,
-  UsageError,
-} from './lib/options.ts';
+import { parseResultsCommandLine, type ResultsTarget, UsageError } from './lib/options.ts';
 import {
   alive,
+  benchEnv,
   cli,
   freePort,
   isRecord,
   onCleanup,
-  runMain,
+  requireNode24,
+  runBenchmark,
   serve,
-  temporaryDirectory,
-  UNLIMITED_RATES,
 } from './lib/processes.ts';
 import { median, percentile, publish } from './lib/results.ts';
 
@@ -72,38 +65,25 @@ interface Options extends ResultsTarget {
 }
 
 function parseOptions(argv: string[]): Options | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      products: { type: 'string', default: '10000' },
-      duration: { type: 'string', default: '10' },
-      connections: { type: 'string', default: '50' },
-      warmup: { type: 'string', default: '1' },
-      rounds: { type: 'string', default: '1' },
-      paired: { type: 'string', default: '0' },
-      store: { type: 'string' },
-      ...RESULTS_OPTIONS,
-      help: { type: 'boolean', short: 'h', default: false },
+  const parsed = parseResultsCommandLine(
+    argv,
+    {
+      products: { default: 10_000, min: 1, max: 10_000_000 },
+      duration: { default: 10, min: 1, max: 3600 },
+      connections: { default: 50, min: 1, max: 10_000 },
+      warmup: { default: 1, min: 0, max: 600 },
+      rounds: { default: 1, min: 1, max: 100 },
+      paired: { default: 0, min: 0, max: 600 },
     },
-  });
-  if (values.help) return null;
+    { store: { type: 'string' } },
+  );
+  if (parsed === null) return null;
+  const { integers, values } = parsed;
   const store = values.store ?? `bench-${Date.now().toString(36)}`;
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(store)) {
     throw new UsageError('--store must be lower-case letters, digits and hyphens');
   }
-  const databaseUrl = databaseUrlFromEnv();
-  return {
-    products: positiveInteger('products', values.products, 1, 10_000_000),
-    duration: positiveInteger('duration', values.duration, 1, 3600),
-    connections: positiveInteger('connections', values.connections, 1, 10_000),
-    warmup: positiveInteger('warmup', values.warmup, 0, 600),
-    rounds: positiveInteger('rounds', values.rounds, 1, 100),
-    paired: positiveInteger('paired', values.paired, 0, 600),
-    store,
-    ...resultsTarget(values),
-    databaseUrl,
-  };
+  return { ...integers, store, ...parsed.results, databaseUrl: databaseUrlFromEnv() };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -860,28 +840,12 @@ function autocannonVersion(): string {
 // ---------------------------------------------------------------------------------------------
 // Main
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  if (options === null) {
-    process.stdout.write(HELP);
-    return;
-  }
-  if (Number(process.versions.node.split('.')[0]) < 24) {
-    throw new UsageError(`run it with Node 24 (npm run bench), not ${process.version}`);
-  }
+async function main(options: Options): Promise<void> {
+  requireNode24('npm run bench');
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const host = machine();
 
-  const tempDir = temporaryDirectory('storefront-bench-');
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    DATA_DIR: tempDir,
-    LOG_LEVEL: 'warn',
-    SEED_DEMO: '0',
-    EMAIL_TRANSPORT: `file:${path.join(tempDir, 'mail')}`,
-    ...UNLIMITED_RATES,
-  };
+  const env = benchEnv('storefront-bench-');
   const database = await databaseKind(options.databaseUrl);
   log(`bench: ${database}; seeding ${int(options.products)} products into store "${options.store}"…`);
   const seeded = await seed(options, env);
@@ -952,4 +916,4 @@ async function main(): Promise<void> {
   await publish(text, options, log);
 }
 
-await runMain(main);
+await runBenchmark(HELP, parseOptions, main);

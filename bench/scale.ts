@@ -13,28 +13,19 @@
  *                          [--warmup 1] [--rounds 3] [--output bench/RESULTS.md] [--no-write]
  */
 import autocannon from 'autocannon';
-import path from 'node:path';
-import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { createDatabase, databaseUrlFromEnv } from './lib/databases.ts';
 import { cpuSecondsOf, machine, type Machine } from './lib/machine.ts';
-import {
-  databaseUrlFromEnv,
-  positiveInteger,
-  RESULTS_OPTIONS,
-  resultsTarget,
-  type ResultsTarget,
-  UsageError,
-} from './lib/options.ts';
+import { parseResultsCommandLine, type ResultsTarget, UsageError } from './lib/options.ts';
 import {
   alive,
+  benchEnv,
   cli,
   freePort,
   isRecord,
   onCleanup,
-  runMain,
+  requireNode24,
+  runBenchmark,
   serve,
-  temporaryDirectory,
-  UNLIMITED_RATES,
 } from './lib/processes.ts';
 import { median, percentile, publish } from './lib/results.ts';
 
@@ -68,94 +59,27 @@ interface Options extends ResultsTarget {
 }
 
 function parseOptions(argv: string[]): Options | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      products: { type: 'string', default: '1000000' },
-      small: { type: 'string', default: '1000' },
-      duration: { type: 'string', default: '10' },
-      connections: { type: 'string', default: '8' },
-      warmup: { type: 'string', default: '1' },
-      rounds: { type: 'string', default: '3' },
-      ...RESULTS_OPTIONS,
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const parsed = parseResultsCommandLine(argv, {
+    products: { default: 1_000_000, min: 200, max: 10_000_000 },
+    small: { default: 1000, min: 200, max: 10_000_000 },
+    duration: { default: 10, min: 1, max: 3600 },
+    connections: { default: 8, min: 1, max: 10_000 },
+    warmup: { default: 1, min: 0, max: 600 },
+    rounds: { default: 3, min: 1, max: 100 },
   });
-  if (values.help) return null;
-  const products = positiveInteger('products', values.products, 200, 10_000_000);
-  const small = positiveInteger('small', values.small, 200, 10_000_000);
-  if (small >= products) throw new UsageError('--small must be below --products');
-  const databaseUrl = databaseUrlFromEnv();
-  return {
-    products,
-    small,
-    duration: positiveInteger('duration', values.duration, 1, 3600),
-    connections: positiveInteger('connections', values.connections, 1, 10_000),
-    warmup: positiveInteger('warmup', values.warmup, 0, 600),
-    rounds: positiveInteger('rounds', values.rounds, 1, 100),
-    ...resultsTarget(values),
-    databaseUrl,
-  };
+  if (parsed === null) return null;
+  const { integers } = parsed;
+  if (integers.small >= integers.products) throw new UsageError('--small must be below --products');
+  return { ...integers, ...parsed.results, databaseUrl: databaseUrlFromEnv() };
 }
 
 // ---------------------------------------------------------------------------------------------
-// The benchmark database and cleanup
+// Cleanup
 
 const running = new Set<autocannon.Instance>();
-/** The PostgreSQL database this run created (dropped by cleanup). */
-let createdDatabase: { adminUrl: string; name: string } | null = null;
-
-onCleanup(async () => {
+onCleanup(() => {
   for (const instance of running) instance.stop();
-  await dropScaleDatabase();
 });
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** Creates storefront_scale_<timestamp> on the server of `adminUrl`; returns its URL and a description. */
-async function createScaleDatabase(adminUrl: string): Promise<{ url: string; shown: string }> {
-  const name = `storefront_scale_${Date.now()}`;
-  const version = await withClient(adminUrl, async (client) => {
-    await client.query(`CREATE DATABASE ${quoteIdent(name)}`);
-    const result = await client.query<{ server_version: string }>('SHOW server_version');
-    return result.rows[0]?.server_version ?? '?';
-  });
-  createdDatabase = { adminUrl, name };
-  const url = new URL(adminUrl);
-  url.pathname = `/${encodeURIComponent(name)}`;
-  return {
-    url: url.href,
-    shown: `PostgreSQL ${version} (${url.host}/${name}, created for the run and dropped after it)`,
-  };
-}
-
-async function dropScaleDatabase(): Promise<void> {
-  const created = createdDatabase;
-  if (!created) return;
-  createdDatabase = null;
-  try {
-    await withClient(created.adminUrl, async (client) => {
-      await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(created.name)} WITH (FORCE)`);
-    });
-  } catch (error) {
-    process.stderr.write(
-      `bench: could not drop database ${created.name}: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Seeding
@@ -517,33 +441,17 @@ function section(report: Report): string {
 // ---------------------------------------------------------------------------------------------
 // Main
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  if (options === null) {
-    process.stdout.write(HELP);
-    return;
-  }
-  if (Number(process.versions.node.split('.')[0]) < 24) {
-    throw new UsageError(`run it with Node 24 (npm run bench:scale), not ${process.version}`);
-  }
+async function main(options: Options): Promise<void> {
+  requireNode24('npm run bench:scale');
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const host = machine();
 
-  const tempDir = temporaryDirectory('storefront-scale-');
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    DATA_DIR: tempDir,
-    LOG_LEVEL: 'warn',
-    SEED_DEMO: '0',
-    EMAIL_TRANSPORT: `file:${path.join(tempDir, 'mail')}`,
-    ...UNLIMITED_RATES,
-  };
+  const env = benchEnv('storefront-scale-');
   let database = 'PGlite (embedded, fresh temporary DATA_DIR)';
   if (options.databaseUrl) {
-    const created = await createScaleDatabase(options.databaseUrl);
+    const created = await createDatabase(options.databaseUrl, `storefront_scale_${Date.now()}`);
     env.DATABASE_URL = created.url;
-    database = created.shown;
+    database = `PostgreSQL ${created.version} (${new URL(created.url).host}/${created.name}, created for the run and dropped after it)`;
   }
   log(`bench: ${database}`);
   log(`bench: seeding ${int(options.small)} products into store "scale-small"…`);
@@ -631,4 +539,4 @@ async function main(): Promise<void> {
   await publish(text, options, log);
 }
 
-await runMain(main);
+await runBenchmark(HELP, parseOptions, main);

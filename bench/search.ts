@@ -23,22 +23,8 @@ import path from 'node:path';
 import { BENCH_VOCABULARY, benchWord } from '../src/seed/bench.ts';
 import { createDatabase } from './lib/databases.ts';
 import { commitOf, machine, root } from './lib/machine.ts';
-import {
-  positiveInteger,
-  RESULTS_OPTIONS,
-  resultsTarget,
-  type ResultsTarget,
-  UsageError,
-} from './lib/options.ts';
-import {
-  cli,
-  freePort,
-  isRecord,
-  runMain,
-  serve,
-  temporaryDirectory,
-  UNLIMITED_RATES,
-} from './lib/processes.ts';
+import { positiveInteger, RESULTS_OPTIONS, resultsTarget, type ResultsTarget } from './lib/options.ts';
+import { benchEnv, cli, freePort, isRecord, requireNode24, runBenchmark, serve } from './lib/processes.ts';
 import { percentile, publish } from './lib/results.ts';
 
 const HELP = `Usage: npm run bench:search -- [options]
@@ -111,16 +97,7 @@ async function freshEnv(
   options: Options,
   label: string,
 ): Promise<{ env: NodeJS.ProcessEnv; database: string }> {
-  const dir = temporaryDirectory(`storefront-search-${label}-`);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    DATA_DIR: dir,
-    LOG_LEVEL: 'warn',
-    SEED_DEMO: '0',
-    EMAIL_TRANSPORT: `file:${path.join(dir, 'mail')}`,
-    ...UNLIMITED_RATES,
-  };
+  const env = benchEnv(`storefront-search-${label}-`);
   if (!options.databaseUrl) {
     delete env.DATABASE_URL;
     return { env, database: 'PGlite (embedded, fresh temporary DATA_DIR)' };
@@ -183,14 +160,8 @@ function percentiles(times: number[]): { p50: number; p99: number } {
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  if (options === null) {
-    process.stdout.write(HELP);
-    return;
-  }
-  if (Number(process.versions.node.split('.')[0]) < 24)
-    throw new UsageError(`run it with Node 24 (npm run bench:search), not ${process.version}`);
+async function main(options: Options): Promise<void> {
+  requireNode24('npm run bench:search');
   if (options.typos) return typoMain(options);
   const host = machine();
   const { env, database } = await freshEnv(options, 'main');
@@ -361,4 +332,4 @@ async function typoMain(options: Options): Promise<void> {
   await publish(text, options, log);
 }
 
-await runMain(main);
+await runBenchmark(HELP, parseOptions, main);

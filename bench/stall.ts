@@ -20,17 +20,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { createDatabase, withClient } from './lib/databases.ts';
 import { commitOf, machine, type Machine } from './lib/machine.ts';
-import {
-  positiveInteger,
-  RESULTS_OPTIONS,
-  resultsTarget,
-  type ResultsTarget,
-  UsageError,
-} from './lib/options.ts';
-import { cli, freePort, isRecord, onCleanup, runMain, serve, UNLIMITED_RATES } from './lib/processes.ts';
+import { parseResultsCommandLine, type ResultsTarget, UsageError } from './lib/options.ts';
+import { cli, freePort, isRecord, onCleanup, runBenchmark, serve, UNLIMITED_RATES } from './lib/processes.ts';
 import { publish } from './lib/results.ts';
 
 const HELP = `Usage: DATABASE_URL=postgres://… npm run bench:stall -- [options]
@@ -55,36 +48,25 @@ interface Options extends ResultsTarget {
 }
 
 function parseOptions(argv: string[]): Options | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      help: { type: 'boolean', short: 'h' },
-      buyers: { type: 'string', default: '16' },
-      warmup: { type: 'string', default: '5' },
-      stall: { type: 'string', default: '30' },
-      after: { type: 'string', default: '15' },
-      products: { type: 'string', default: '50' },
-      env: { type: 'string', multiple: true, default: [] },
-      ...RESULTS_OPTIONS,
+  const parsed = parseResultsCommandLine(
+    argv,
+    {
+      buyers: { default: 16, min: 1, max: 1000 },
+      warmup: { default: 5, min: 1, max: 600 },
+      stall: { default: 30, min: 1, max: 600 },
+      after: { default: 15, min: 1, max: 600 },
+      products: { default: 50, min: 1, max: 100_000 },
     },
-  });
-  if (values.help) return null;
+    { env: { type: 'string', multiple: true, default: [] } },
+  );
+  if (parsed === null) return null;
   const env: Record<string, string> = {};
-  for (const pair of values.env) {
+  for (const pair of parsed.values.env) {
     const at = pair.indexOf('=');
     if (at < 1) throw new UsageError(`--env takes NAME=VALUE, got "${pair}"`);
     env[pair.slice(0, at)] = pair.slice(at + 1);
   }
-  return {
-    buyers: positiveInteger('buyers', values.buyers, 1, 1000),
-    warmup: positiveInteger('warmup', values.warmup, 1, 600),
-    stall: positiveInteger('stall', values.stall, 1, 600),
-    after: positiveInteger('after', values.after, 1, 600),
-    products: positiveInteger('products', values.products, 1, 100_000),
-    env,
-    ...resultsTarget(values),
-  };
+  return { ...parsed.integers, env, ...parsed.results };
 }
 
 /** One request: when it started and ended (ms since the run began), and its status (0: no answer). */
@@ -97,12 +79,7 @@ interface Timed {
 
 const CLIENT_TIMEOUT_MS = 120_000;
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  if (options === null) {
-    process.stdout.write(HELP);
-    return;
-  }
+async function main(options: Options): Promise<void> {
   const adminUrl = process.env.DATABASE_URL;
   if (!adminUrl)
     throw new UsageError('set DATABASE_URL to a PostgreSQL server (the run makes a database of its own)');
@@ -335,4 +312,4 @@ async function variantsOf(url: string, headers: Record<string, string>): Promise
   return ids;
 }
 
-await runMain(main);
+await runBenchmark(HELP, parseOptions, main);

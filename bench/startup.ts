@@ -12,25 +12,17 @@ import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { createDatabase, databaseUrlFromEnv } from './lib/databases.ts';
 import { cpuSecondsOf, machine, type Machine, root, run } from './lib/machine.ts';
-import {
-  compareCheckout,
-  databaseUrlFromEnv,
-  positiveInteger,
-  RESULTS_OPTIONS,
-  resultsTarget,
-  type ResultsTarget,
-  UsageError,
-} from './lib/options.ts';
+import { compareCheckout, parseResultsCommandLine, type ResultsTarget } from './lib/options.ts';
 import {
   alive,
   cli,
   freePort,
   isRecord,
   onCleanup,
-  runMain,
+  requireNode24,
+  runBenchmark,
   serve,
   stopChild,
   temporaryDirectory,
@@ -71,30 +63,22 @@ interface Options extends ResultsTarget {
 }
 
 function parseOptions(argv: string[]): Options | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      runs: { type: 'string', default: '5' },
-      products: { type: 'string', default: '1000' },
-      idle: { type: 'string', default: '3' },
-      load: { type: 'string', default: '10' },
-      connections: { type: 'string', default: '32' },
-      compare: { type: 'string' },
-      ...RESULTS_OPTIONS,
-      help: { type: 'boolean', short: 'h', default: false },
+  const parsed = parseResultsCommandLine(
+    argv,
+    {
+      runs: { default: 5, min: 1, max: 100 },
+      products: { default: 1000, min: 1, max: 1_000_000 },
+      idle: { default: 3, min: 0, max: 600 },
+      load: { default: 10, min: 0, max: 3600 },
+      connections: { default: 32, min: 1, max: 10_000 },
     },
-  });
-  if (values.help) return null;
-  const compare = compareCheckout(values.compare);
+    { compare: { type: 'string' } },
+  );
+  if (parsed === null) return null;
   return {
-    runs: positiveInteger('runs', values.runs, 1, 100),
-    products: positiveInteger('products', values.products, 1, 1_000_000),
-    idle: positiveInteger('idle', values.idle, 0, 600),
-    load: positiveInteger('load', values.load, 0, 3600),
-    connections: positiveInteger('connections', values.connections, 1, 10_000),
-    compare,
-    ...resultsTarget(values),
+    ...parsed.integers,
+    compare: compareCheckout(parsed.values.compare),
+    ...parsed.results,
     databaseUrl: databaseUrlFromEnv(),
   };
 }
@@ -102,50 +86,18 @@ function parseOptions(argv: string[]): Options | null {
 // ---------------------------------------------------------------------------------------------
 // The PostgreSQL database of the run
 
-let createdDatabase: { adminUrl: string; name: string } | null = null;
 let running: autocannon.Instance | null = null;
 
-onCleanup(async () => {
-  running?.stop();
-  const created = createdDatabase;
-  if (!created) return;
-  createdDatabase = null;
-  const client = new pg.Client({ connectionString: created.adminUrl });
-  try {
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${created.name}" WITH (FORCE)`);
-  } catch (error) {
-    process.stderr.write(
-      `bench: could not drop database ${created.name}: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-});
+onCleanup(() => running?.stop());
 
-/** Creates <database of adminUrl>_startup_<timestamp>; returns its URL and the server version. */
-async function createDatabase(adminUrl: string): Promise<{ url: string; description: string }> {
-  const url = new URL(adminUrl);
-  const base = decodeURIComponent(url.pathname.slice(1)) || 'storefront';
+/** Creates <database of adminUrl>_startup_<timestamp> (dropped at cleanup); its URL and a description. */
+async function createStartupDatabase(adminUrl: string): Promise<{ url: string; description: string }> {
+  const base = decodeURIComponent(new URL(adminUrl).pathname.slice(1)) || 'storefront';
   const name = `${base}_startup_${Date.now()}`.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 63);
-  const client = new pg.Client({ connectionString: adminUrl });
-  const version = await (async () => {
-    try {
-      await client.connect();
-      await client.query(`CREATE DATABASE "${name}"`);
-      createdDatabase = { adminUrl, name };
-      const result = await client.query<{ server_version: string }>('SHOW server_version');
-      return result.rows[0]?.server_version ?? '?';
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  })();
-  url.pathname = `/${name}`;
-  const shown = new URL(url.href);
-  shown.password = '';
+  const created = await createDatabase(adminUrl, name);
   return {
-    url: url.href,
-    description: `PostgreSQL ${version} (${shown.host}${shown.pathname}, created for the run and dropped after it)`,
+    url: created.url,
+    description: `PostgreSQL ${created.version} (${new URL(created.url).host}/${name}, created for the run and dropped after it)`,
   };
 }
 
@@ -383,15 +335,8 @@ function commitOf(dir: string): string {
   return changes !== '' && changes !== 'unknown' ? `${head}-dirty` : head;
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  if (options === null) {
-    process.stdout.write(HELP);
-    return;
-  }
-  if (Number(process.versions.node.split('.')[0]) < 24) {
-    throw new UsageError(`run it with Node 24 (npm run bench:startup), not ${process.version}`);
-  }
+async function main(options: Options): Promise<void> {
+  requireNode24('npm run bench:startup');
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const host = machine();
   const checkouts: Checkout[] = [{ label: 'this', dir: root, commit: commitOf(root) }];
@@ -417,7 +362,7 @@ async function main(): Promise<void> {
     ),
   ];
   if (options.databaseUrl !== null) {
-    const created = await createDatabase(options.databaseUrl);
+    const created = await createStartupDatabase(options.databaseUrl);
     targets.push(
       await prepareTarget(
         'PostgreSQL',
@@ -458,4 +403,4 @@ async function main(): Promise<void> {
   await publish(section(options, host, measured, checkouts), options, log);
 }
 
-await runMain(main);
+await runBenchmark(HELP, parseOptions, main);

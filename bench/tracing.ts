@@ -13,21 +13,13 @@
 import autocannon from 'autocannon';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
-import { createDatabase } from './lib/databases.ts';
+import { createDatabase, databaseUrlFromEnv } from './lib/databases.ts';
 import { commitOf, cpuSecondsOf, machine, root } from './lib/machine.ts';
-import {
-  compareCheckout,
-  databaseUrlFromEnv,
-  positiveInteger,
-  RESULTS_OPTIONS,
-  resultsTarget,
-  type ResultsTarget,
-} from './lib/options.ts';
+import { compareCheckout, parseResultsCommandLine, type ResultsTarget } from './lib/options.ts';
 import {
   cli,
   freePort,
-  runMain,
+  runBenchmark,
   type RunningServer,
   serve,
   temporaryDirectory,
@@ -59,27 +51,21 @@ interface Options extends ResultsTarget {
 }
 
 function parseOptions(argv: string[]): Options | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      products: { type: 'string', default: '2000' },
-      duration: { type: 'string', default: '8' },
-      rounds: { type: 'string', default: '3' },
-      connections: { type: 'string', default: '32' },
-      compare: { type: 'string' },
-      ...RESULTS_OPTIONS,
-      help: { type: 'boolean', short: 'h', default: false },
+  const parsed = parseResultsCommandLine(
+    argv,
+    {
+      products: { default: 2000, min: 1, max: 1_000_000 },
+      duration: { default: 8, min: 1, max: 3600 },
+      rounds: { default: 3, min: 1, max: 50 },
+      connections: { default: 32, min: 1, max: 10_000 },
     },
-  });
-  if (values.help) return null;
+    { compare: { type: 'string' } },
+  );
+  if (parsed === null) return null;
   return {
-    products: positiveInteger('products', values.products, 1, 1_000_000),
-    duration: positiveInteger('duration', values.duration, 1, 3600),
-    rounds: positiveInteger('rounds', values.rounds, 1, 50),
-    connections: positiveInteger('connections', values.connections, 1, 10_000),
-    compare: compareCheckout(values.compare),
-    ...resultsTarget(values),
+    ...parsed.integers,
+    compare: compareCheckout(parsed.values.compare),
+    ...parsed.results,
     databaseUrl: databaseUrlFromEnv(),
   };
 }
@@ -161,12 +147,7 @@ const median = (values: number[]): number => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  if (options === null) {
-    process.stdout.write(HELP);
-    return;
-  }
+async function main(options: Options): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const collector = await startCollector();
   const base: NodeJS.ProcessEnv = {
@@ -292,4 +273,4 @@ async function main(): Promise<void> {
   await publish(lines.join('\n'), options, log);
 }
 
-await runMain(main);
+await runBenchmark(HELP, parseOptions, main);

@@ -22,29 +22,23 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import { createDatabase } from './lib/databases.ts';
+import { createDatabase, databaseUrlFromEnv } from './lib/databases.ts';
 import { cpuSecondsOf, machine, type Machine } from './lib/machine.ts';
-import {
-  databaseUrlFromEnv,
-  positiveInteger,
-  RESULTS_OPTIONS,
-  resultsTarget,
-  type ResultsTarget,
-  UsageError,
-} from './lib/options.ts';
+import { parseResultsCommandLine, type ResultsTarget } from './lib/options.ts';
 import {
   alive,
   cli,
   freePort,
   isRecord,
   onCleanup,
-  runMain,
+  requireNode24,
+  runBenchmark,
   type RunningServer,
   serve,
   temporaryDirectory,
 } from './lib/processes.ts';
 import { percentile, publish } from './lib/results.ts';
+import { inParallel } from './lib/tasks.ts';
 
 const STORE = 'webhook-bench';
 /** Seconds of idle server CPU measured before the first scenario. */
@@ -79,30 +73,15 @@ interface Options extends ResultsTarget {
 }
 
 function parseOptions(argv: string[]): Options | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      events: { type: 'string', default: '3000' },
-      rate: { type: 'string', default: '20' },
-      duration: { type: 'string', default: '10' },
-      connections: { type: 'string', default: '16' },
-      products: { type: 'string', default: '200' },
-      ...RESULTS_OPTIONS,
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const parsed = parseResultsCommandLine(argv, {
+    events: { default: 3000, min: 1, max: 1_000_000 },
+    rate: { default: 20, min: 1, max: 10_000 },
+    duration: { default: 10, min: 1, max: 3600 },
+    connections: { default: 16, min: 1, max: 1000 },
+    products: { default: 200, min: 1, max: 100_000 },
   });
-  if (values.help) return null;
-  const databaseUrl = databaseUrlFromEnv();
-  return {
-    events: positiveInteger('events', values.events, 1, 1_000_000),
-    rate: positiveInteger('rate', values.rate, 1, 10_000),
-    duration: positiveInteger('duration', values.duration, 1, 3600),
-    connections: positiveInteger('connections', values.connections, 1, 1000),
-    products: positiveInteger('products', values.products, 1, 100_000),
-    ...resultsTarget(values),
-    databaseUrl,
-  };
+  if (parsed === null) return null;
+  return { ...parsed.integers, ...parsed.results, databaseUrl: databaseUrlFromEnv() };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -276,23 +255,6 @@ function stringField(record: Record<string, unknown>, field: string, what: strin
   const value = record[field];
   if (typeof value !== 'string') throw new Error(`${what}: no ${field} in the answer`);
   return value;
-}
-
-/** Runs `count` tasks with at most `concurrency` at once. */
-async function pool(
-  count: number,
-  concurrency: number,
-  task: (index: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < count) {
-      const index = next;
-      next += 1;
-      await task(index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -485,7 +447,7 @@ async function burstPhase(ctx: Context, options: Options, next: { product: numbe
   const from = ctx.receiver.arrivals.length;
   const cpuBefore = cpuSecondsOf(ctx.server.pid);
   const writes: Write[] = [];
-  await pool(options.events, options.connections, async () => {
+  await inParallel(options.events, options.connections, async () => {
     const productId = ctx.productIds[next.product % ctx.productIds.length] ?? '';
     next.product += 1;
     writes.push(await updateProduct(ctx, productId));
@@ -679,7 +641,7 @@ function section(report: Report): string {
 async function createProducts(ctx: Context, count: number): Promise<number> {
   const started = performance.now();
   const from = ctx.receiver.arrivals.length;
-  await pool(count, 8, async (index) => {
+  await inParallel(count, 8, async (index) => {
     const product = await ctx.admin.expect('POST', '/products', 201, {
       title: `Webhook bench product ${index}`,
       status: 'active',
@@ -694,15 +656,8 @@ async function createProducts(ctx: Context, count: number): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  if (options === null) {
-    process.stdout.write(HELP);
-    return;
-  }
-  if (Number(process.versions.node.split('.')[0]) < 24) {
-    throw new UsageError(`run it with Node 24 (npm run bench:webhooks), not ${process.version}`);
-  }
+async function main(options: Options): Promise<void> {
+  requireNode24('npm run bench:webhooks');
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const host = machine();
 
@@ -814,4 +769,4 @@ async function main(): Promise<void> {
   await publish(text, options, log);
 }
 
-await runMain(main);
+await runBenchmark(HELP, parseOptions, main);

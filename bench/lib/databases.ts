@@ -1,5 +1,10 @@
-/** PostgreSQL databases made for a run: created on a server, dropped at cleanup. */
+/** The PostgreSQL of a run: DATABASE_URL, and databases made for the run (dropped at cleanup). */
 import pg from 'pg';
+
+/** DATABASE_URL when it is set and not blank (a run on PostgreSQL), else null (embedded PGlite). */
+export function databaseUrlFromEnv(): string | null {
+  return process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null;
+}
 
 /** Databases this run created (dropped by cleanup): admin URL and name. */
 const createdDatabases: { adminUrl: string; name: string }[] = [];

@@ -1,9 +1,10 @@
 /**
- * Command-line options of the benchmark scripts: the usage error, integer and checkout options,
- * `--output`/`--no-write`, and DATABASE_URL.
+ * Command-line options of the benchmark scripts: parsing a command line, the usage error, integer
+ * and checkout options, and `--output`/`--no-write`.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { root } from './machine.ts';
 
 /** A bad command-line option: the scripts print the message and the help, and exit 2. */
@@ -47,7 +48,67 @@ export function resultsTarget(values: { output: string; 'no-write': boolean }): 
   return { output: path.resolve(values.output), write: !values['no-write'] };
 }
 
-/** DATABASE_URL when it is set and not blank (a run on PostgreSQL), else null (embedded PGlite). */
-export function databaseUrlFromEnv(): string | null {
-  return process.env.DATABASE_URL?.trim() ? process.env.DATABASE_URL.trim() : null;
+/** An integer option: its default and the smallest and largest value it takes. */
+export interface IntegerOption {
+  default: number;
+  min: number;
+  max: number;
+}
+
+/** What node:util's parseArgs (strict) makes of `options`. */
+type ParsedValues<O extends ParseArgsOptionsConfig> = ReturnType<
+  typeof parseArgs<{ args: string[]; strict: true; options: O }>
+>['values'];
+
+/** A parsed command line: the integer options as numbers, the other options as parseArgs reads them. */
+export interface CommandLine<I extends string, O extends ParseArgsOptionsConfig> {
+  integers: Record<I, number>;
+  values: ParsedValues<O>;
+}
+
+/**
+ * Parses a benchmark's command line, strictly (an unknown option is an error): each of `integers`
+ * as an integer in its range (else a UsageError naming it), the `others` as parseArgs reads them,
+ * and `--help` or `-h`, for which it returns null (the script then prints its help).
+ */
+export function parseCommandLine<I extends string, O extends ParseArgsOptionsConfig = Record<never, never>>(
+  argv: string[],
+  integers: Record<I, IntegerOption>,
+  others = {} as O,
+): CommandLine<I, O> | null {
+  const names = Object.keys(integers) as I[];
+  const options: ParseArgsOptionsConfig = {
+    ...Object.fromEntries(
+      names.map((name) => [name, { type: 'string', default: String(integers[name].default) }]),
+    ),
+    ...others,
+    help: { type: 'boolean', short: 'h', default: false },
+  };
+  const { values } = parseArgs({ args: argv, strict: true, options });
+  if (values.help) return null;
+  const parsed = Object.fromEntries(
+    names.map((name) => {
+      const { min, max } = integers[name];
+      return [name, positiveInteger(name, String(values[name]), min, max)];
+    }),
+  ) as Record<I, number>;
+  return { integers: parsed, values: values as ParsedValues<O> };
+}
+
+/**
+ * parseCommandLine for a script that writes a results section: `--output` and `--no-write` are
+ * options too, read into `results`.
+ */
+export function parseResultsCommandLine<
+  I extends string,
+  O extends ParseArgsOptionsConfig = Record<never, never>,
+>(
+  argv: string[],
+  integers: Record<I, IntegerOption>,
+  others = {} as O,
+): (CommandLine<I, O & typeof RESULTS_OPTIONS> & { results: ResultsTarget }) | null {
+  const parsed = parseCommandLine(argv, integers, { ...others, ...RESULTS_OPTIONS });
+  if (parsed === null) return null;
+  const values = parsed.values as { output: string; 'no-write': boolean };
+  return { ...parsed, results: resultsTarget(values) };
 }

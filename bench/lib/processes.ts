@@ -193,6 +193,24 @@ process.once('exit', () => {
 // ---------------------------------------------------------------------------------------------
 // The server
 
+/**
+ * The environment of a run's `storefront` commands: this process's, with a fresh temporary DATA_DIR
+ * (named `prefix`…, the mail files in it), on 127.0.0.1, warnings only, no demo store, and rate
+ * limits out of reach.
+ */
+export function benchEnv(prefix: string): NodeJS.ProcessEnv {
+  const dir = temporaryDirectory(prefix);
+  return {
+    ...process.env,
+    HOST: '127.0.0.1',
+    DATA_DIR: dir,
+    LOG_LEVEL: 'warn',
+    SEED_DEMO: '0',
+    EMAIL_TRANSPORT: `file:${path.join(dir, 'mail')}`,
+    ...UNLIMITED_RATES,
+  };
+}
+
 /** A free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -265,5 +283,31 @@ export async function runMain(main: () => Promise<void>): Promise<void> {
     process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
   } finally {
     await cleanup();
+  }
+}
+
+/**
+ * Runs a benchmark script under runMain: parses its command line with `parseOptions` (null, for
+ * `--help`: prints `help` and stops), then runs `main` with the options.
+ */
+export async function runBenchmark<O>(
+  help: string,
+  parseOptions: (argv: string[]) => O | null,
+  main: (options: O) => Promise<void>,
+): Promise<void> {
+  await runMain(async () => {
+    const options = parseOptions(process.argv.slice(2));
+    if (options === null) {
+      process.stdout.write(help);
+      return;
+    }
+    await main(options);
+  });
+}
+
+/** Throws a UsageError on a Node older than 24; `command` says how to run the script with it. */
+export function requireNode24(command: string): void {
+  if (Number(process.versions.node.split('.')[0]) < 24) {
+    throw new UsageError(`run it with Node 24 (${command}), not ${process.version}`);
   }
 }
