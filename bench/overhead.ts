@@ -14,7 +14,7 @@
  */
 import http from 'node:http';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import { startLoad } from './lib/load.ts';
 import { cpuSecondsOf, machine } from './lib/machine.ts';
 import {
   positiveInteger,
@@ -120,23 +120,15 @@ interface Variant {
 }
 
 async function load(url: string, key: string, l: Load, seconds: number, connections: number) {
-  const instance = autocannon({
+  return startLoad({
     url: `${url}${l.path}`,
     method: l.method ?? 'GET',
     headers: { 'x-publishable-key': key, 'content-type': 'application/json' },
     ...(l.body === undefined ? {} : { body: l.body }),
     duration: seconds,
     connections,
-    timeout: 10,
   });
-  running = instance;
-  const result = await instance;
-  running = null;
-  return result;
 }
-
-let running: autocannon.Instance | null = null;
-onCleanup(() => running?.stop());
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -71,7 +71,7 @@ import {
   serve,
   startWorker,
 } from './lib/processes.ts';
-import { median, percentile, publish } from './lib/results.ts';
+import { median, percentile, publish, quotedProblem } from './lib/results.ts';
 import { inParallel } from './lib/tasks.ts';
 
 /** A purchase whose order is not `paid` this long after the confirmation counts as failed. */
@@ -1874,11 +1874,7 @@ function section(report: Report): string {
     ] as const) {
       if (tail === undefined || tail.problems === 0) continue;
       notes.push(
-        `- ${compared ? `${s.target.label}: ` : ''}the ${who} logged ${int(tail.problems)} warnings or errors; the first: \`${(
-          tail.firstProblem ?? ''
-        )
-          .slice(0, 300)
-          .replace(/`/g, "'")}\``,
+        `- ${compared ? `${s.target.label}: ` : ''}the ${who} logged ${int(tail.problems)} warnings or errors; the first: ${quotedProblem(tail.firstProblem)}`,
       );
     }
   }

@@ -9,12 +9,13 @@
  *   npm run bench -- [--products 10000] [--duration 10] [--connections 32] [--warmup 1] [--rounds 1]
  *                    [--store SLUG] [--output bench/RESULTS.md] [--no-write]
  */
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { databaseUrlFromEnv } from './lib/databases.ts';
+import { startLoad } from './lib/load.ts';
 import { cpuSecondsOf, machine, type Machine, root } from './lib/machine.ts';
 import { parseResultsCommandLine, type ResultsTarget, UsageError } from './lib/options.ts';
 import {
@@ -23,12 +24,11 @@ import {
   cli,
   freePort,
   isRecord,
-  onCleanup,
   requireNode24,
   runBenchmark,
   serve,
 } from './lib/processes.ts';
-import { median, percentile, publish } from './lib/results.ts';
+import { median, percentile, publish, serverProblemsNote } from './lib/results.ts';
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -85,12 +85,6 @@ function parseOptions(argv: string[]): Options | null {
   }
   return { ...integers, store, ...parsed.results, databaseUrl: databaseUrlFromEnv() };
 }
-
-// ---------------------------------------------------------------------------------------------
-// Child processes and cleanup
-
-let running: autocannon.Instance | null = null;
-onCleanup(() => running?.stop());
 
 // ---------------------------------------------------------------------------------------------
 // Seeding and serving
@@ -563,17 +557,14 @@ function cannon(
   connections: number,
   duration: number,
 ): autocannon.Instance {
-  const instance = autocannon({
+  return startLoad({
     url: `${base}${scenario.path}`,
     method: scenario.method,
     headers: scenario.headers,
     connections,
     duration,
-    timeout: 10,
     ...(scenario.body === undefined ? {} : { body: scenario.body }),
   });
-  running = instance;
-  return instance;
 }
 
 interface Round {
@@ -598,7 +589,6 @@ async function measureRound(base: string, pid: number, scenario: Scenario, optio
     times.push(ms);
   });
   const result = await instance;
-  running = null;
   const statuses: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats)) statuses[code] = count;
   return {
@@ -791,13 +781,7 @@ function section(report: Report): string {
     );
   }
   if (report.serverProblems > 0) {
-    notes.push(
-      `- The server logged ${int(report.serverProblems)} warnings or errors; the first: \`${(
-        report.firstServerProblem ?? ''
-      )
-        .slice(0, 300)
-        .replace(/`/g, "'")}\``,
-    );
+    notes.push(serverProblemsNote(report.serverProblems, report.firstServerProblem));
   }
 
   return [

@@ -12,8 +12,9 @@
  *   npm run bench:scale -- [--products 1000000] [--small 1000] [--duration 10] [--connections 8]
  *                          [--warmup 1] [--rounds 3] [--output bench/RESULTS.md] [--no-write]
  */
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import { createDatabase, databaseUrlFromEnv } from './lib/databases.ts';
+import { startLoad } from './lib/load.ts';
 import { cpuSecondsOf, machine, type Machine } from './lib/machine.ts';
 import { parseResultsCommandLine, type ResultsTarget, UsageError } from './lib/options.ts';
 import {
@@ -22,12 +23,11 @@ import {
   cli,
   freePort,
   isRecord,
-  onCleanup,
   requireNode24,
   runBenchmark,
   serve,
 } from './lib/processes.ts';
-import { median, percentile, publish } from './lib/results.ts';
+import { median, percentile, publish, serverProblemsNote } from './lib/results.ts';
 
 const HELP = `Usage: npm run bench:scale -- [options]
 
@@ -72,14 +72,6 @@ function parseOptions(argv: string[]): Options | null {
   if (integers.small >= integers.products) throw new UsageError('--small must be below --products');
   return { ...integers, ...parsed.results, databaseUrl: databaseUrlFromEnv() };
 }
-
-// ---------------------------------------------------------------------------------------------
-// Cleanup
-
-const running = new Set<autocannon.Instance>();
-onCleanup(() => {
-  for (const instance of running) instance.stop();
-});
 
 // ---------------------------------------------------------------------------------------------
 // Seeding
@@ -224,20 +216,13 @@ function cannon(
   connections: number,
   duration: number,
 ): autocannon.Instance {
-  const instance = autocannon({
+  return startLoad({
     url: `${base}${scenario.path}`,
     method: 'GET',
     headers: { 'x-publishable-key': scenario.key },
     connections,
     duration,
-    timeout: 10,
   });
-  running.add(instance);
-  void instance.then(
-    () => running.delete(instance),
-    () => running.delete(instance),
-  );
-  return instance;
 }
 
 async function measureRound(base: string, pid: number, scenario: Scenario, options: Options): Promise<Round> {
@@ -379,13 +364,7 @@ function section(report: Report): string {
     problems.push(`- **${r.scenario.name}**: ${int(r.bad)} responses other than 200 or socket errors.`);
   }
   if (report.serverProblems > 0) {
-    problems.push(
-      `- The server logged ${int(report.serverProblems)} warnings or errors; the first: \`${(
-        report.firstServerProblem ?? ''
-      )
-        .slice(0, 300)
-        .replace(/`/g, "'")}\``,
-    );
+    problems.push(serverProblemsNote(report.serverProblems, report.firstServerProblem));
   }
   return [
     `## ${stamp}: scale, ${kind}, ${int(options.small)} vs ${int(options.products)} products`,

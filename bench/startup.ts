@@ -8,11 +8,11 @@
  *   npm run bench:startup -- [--runs 5] [--products 1000] [--idle 3] [--load 10] [--connections 32]
  *                            [--compare DIR] [--output bench/RESULTS.md] [--no-write]
  */
-import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDatabase, databaseUrlFromEnv } from './lib/databases.ts';
+import { startLoad } from './lib/load.ts';
 import { cpuSecondsOf, machine, type Machine, root, run } from './lib/machine.ts';
 import { compareCheckout, parseResultsCommandLine, type ResultsTarget } from './lib/options.ts';
 import {
@@ -20,7 +20,6 @@ import {
   cli,
   freePort,
   isRecord,
-  onCleanup,
   requireNode24,
   runBenchmark,
   serve,
@@ -85,10 +84,6 @@ function parseOptions(argv: string[]): Options | null {
 
 // ---------------------------------------------------------------------------------------------
 // The PostgreSQL database of the run
-
-let running: autocannon.Instance | null = null;
-
-onCleanup(() => running?.stop());
 
 /** Creates <database of adminUrl>_startup_<timestamp> (dropped at cleanup); its URL and a description. */
 async function createStartupDatabase(adminUrl: string): Promise<{ url: string; description: string }> {
@@ -177,16 +172,7 @@ async function readLoad(url: string, key: string, options: Options): Promise<num
     { method: 'GET' as const, path: '/storefront/v1/products?limit=20', headers },
     ...ids.map((id) => ({ method: 'GET' as const, path: `/storefront/v1/products/${id}`, headers })),
   ];
-  const instance = autocannon({
-    url,
-    connections: options.connections,
-    duration: options.load,
-    timeout: 10,
-    requests,
-  });
-  running = instance;
-  const result = await instance;
-  running = null;
+  const result = await startLoad({ url, connections: options.connections, duration: options.load, requests });
   const bad = result.non2xx + result.errors + result.timeouts;
   if (bad > 0) {
     throw new Error(`the read load had ${bad} failed requests (non-2xx, errors or timeouts)`);

@@ -37,7 +37,7 @@ import {
   serve,
   temporaryDirectory,
 } from './lib/processes.ts';
-import { percentile, publish } from './lib/results.ts';
+import { percentile, publish, serverProblemsNote } from './lib/results.ts';
 import { inParallel } from './lib/tasks.ts';
 
 const STORE = 'webhook-bench';
@@ -601,13 +601,7 @@ function section(report: Report): string {
       `${int(report.idMismatches)}, attempts > 1 ${int(report.retries)}, malformed bodies ${int(report.malformed)}.`,
   );
   if (report.serverProblems > 0) {
-    notes.push(
-      `- The server logged ${int(report.serverProblems)} warnings or errors; the first: \`${(
-        report.firstServerProblem ?? ''
-      )
-        .slice(0, 300)
-        .replace(/`/g, "'")}\``,
-    );
+    notes.push(serverProblemsNote(report.serverProblems, report.firstServerProblem));
   }
 
   return [

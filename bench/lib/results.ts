@@ -28,6 +28,16 @@ caveats. These are shared 2-core machines on which the load generator and the se
 the CPU, so compare the ratios within one section rather than absolute numbers across sections.
 `;
 
+/** A line a child logged as a warning or an error, cut to 300 characters, as Markdown code. */
+export function quotedProblem(line: string | null): string {
+  return `\`${(line ?? '').slice(0, 300).replace(/`/g, "'")}\``;
+}
+
+/** The results note on a server that logged `count` warnings or errors, quoting the first. */
+export function serverProblemsNote(count: number, first: string | null): string {
+  return `- The server logged ${count.toLocaleString('en-US')} warnings or errors; the first: ${quotedProblem(first)}`;
+}
+
 /** Puts a section on top of the results file (below its introduction), formatted with Prettier. */
 export async function writeResults(file: string, text: string): Promise<void> {
   const existing = existsSync(file) ? readFileSync(file, 'utf8') : '';
