@@ -1,9 +1,7 @@
 /**
- * The signed-in customer's side of the Storefront client: the token it holds (`ct_…`) and the
- * customer calls that use it (sign-in by emailed code, the profile, saved addresses, orders, export
- * and erasure).
+ * The type of `client.customers` (the signed-in customer's calls); `createStorefrontClient` builds it
+ * beside the token it keeps and sends.
  */
-import { StorefrontError } from './errors.ts';
 import type {
   CallOptions,
   Customer,
@@ -17,9 +15,6 @@ import type {
   Paginated,
   QueryParams,
   RequestBody,
-  RequestInput,
-  StorefrontOperationId,
-  SuccessBody,
 } from './types.ts';
 
 /** Customer accounts (decision `erasure-is-immediate`): sign-in by emailed code, the profile, saved addresses, orders, export and erasure. */
@@ -68,94 +63,4 @@ export interface CustomersClient {
   orders(query?: QueryParams<'listCurrentCustomerOrders'>, options?: CallOptions): Promise<Paginated<Order>>;
   /** Everything the store holds about the customer, as JSON (profile, addresses, orders, mail, sessions). */
   export(options?: CallOptions): Promise<CustomerExport>;
-}
-
-/**
- * The customer token a client holds: the one it sends, told to `onChange` whenever it changes, and
- * forgotten when the service answers 401 to a call that carried it.
- */
-export class CustomerToken {
-  #token: string | null;
-  readonly #onChange: ((token: string | null) => void) | undefined;
-
-  constructor(token: string | null, onChange?: (token: string | null) => void) {
-    this.#token = token;
-    this.#onChange = onChange;
-  }
-
-  get current(): string | null {
-    return this.#token;
-  }
-
-  set(token: string | null): void {
-    if (token !== null && (typeof token !== 'string' || token === ''))
-      throw new TypeError('customer token: ct_… or null');
-    if (token === this.#token) return;
-    this.#token = token;
-    this.#onChange?.(token);
-  }
-
-  /**
-   * A call that carries the token: a 401 to it means the token expired or was revoked (or belongs to
-   * another store), so the client forgets it. A token set meanwhile is kept.
-   */
-  async sending<T>(send: () => Promise<T>): Promise<T> {
-    const sent = this.#token;
-    try {
-      return await send();
-    } catch (error) {
-      if (sent !== null && error instanceof StorefrontError && error.status === 401 && this.#token === sent)
-        this.set(null);
-      throw error;
-    }
-  }
-}
-
-/** How the customer calls reach the service: the Storefront client's own transport. */
-type Call = <K extends StorefrontOperationId>(id: K, input?: RequestInput<K>) => Promise<SuccessBody<K>>;
-
-export function createCustomersClient(call: Call, tokens: CustomerToken): CustomersClient {
-  const withToken = <T>(send: () => Promise<T>): Promise<T> => tokens.sending(send);
-  return {
-    get token() {
-      return tokens.current;
-    },
-    setToken: (token) => tokens.set(token),
-    signIn: async (body, options) => {
-      await call('customerRequestSignInCode', { ...options, body });
-    },
-    verify: async (body, options) => {
-      const session = await call('customerVerifySignInCode', { ...options, body });
-      tokens.set(session.token);
-      return session;
-    },
-    signOut: async (options) => {
-      if (tokens.current === null) return;
-      try {
-        await call('customerSignOut', { ...options });
-      } catch (error) {
-        // Ended already (expired, revoked elsewhere): signed out all the same.
-        if (!(error instanceof StorefrontError && error.status === 401)) throw error;
-      } finally {
-        tokens.set(null);
-      }
-    },
-    me: (options) => withToken(() => call('getCurrentCustomer', { ...options })),
-    update: (patch, options) => withToken(() => call('updateCurrentCustomer', { ...options, body: patch })),
-    erase: async (options) => {
-      await withToken(() => call('eraseCurrentCustomer', { ...options }));
-      tokens.set(null);
-    },
-    addresses: {
-      list: async (options) => (await withToken(() => call('listCustomerAddresses', { ...options }))).items,
-      create: (body, options) => withToken(() => call('createCustomerAddress', { ...options, body })),
-      update: (id, patch, options) =>
-        withToken(() => call('updateCustomerAddress', { ...options, path: { id }, body: patch })),
-      delete: async (id, options) => {
-        await withToken(() => call('deleteCustomerAddress', { ...options, path: { id } }));
-      },
-    },
-    orders: (query, options) => withToken(() => call('listCurrentCustomerOrders', { ...options, query })),
-    export: (options) => withToken(() => call('exportCurrentCustomer', { ...options })),
-  };
 }

@@ -9,7 +9,7 @@ import {
   type TransportOptions,
 } from './core.ts';
 import { OrderNotPaidError, StorefrontError, StorefrontNetworkError, WaitTimeoutError } from './errors.ts';
-import { createCustomersClient, CustomerToken, type CustomersClient } from './customers.ts';
+import type { CustomersClient } from './customers.ts';
 import { storefrontOperations } from './operations.ts';
 import type {
   AddressInput,
@@ -242,15 +242,36 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
   if (typeof publishableKey !== 'string' || publishableKey === '') {
     throw new TypeError('publishableKey is required (pk_…)');
   }
-  const tokens = new CustomerToken(options.customerToken ?? null, options.onCustomerTokenChange);
+  let customerToken = options.customerToken ?? null;
+  const setToken = (token: string | null): void => {
+    if (token !== null && (typeof token !== 'string' || token === ''))
+      throw new TypeError('customer token: ct_… or null');
+    if (token === customerToken) return;
+    customerToken = token;
+    options.onCustomerTokenChange?.(token);
+  };
   const transport = createTransport(options, storefrontOperations, (path): Record<string, string> => {
     if (!path.startsWith('/storefront/')) return {};
     // The customer's token goes only where it means something: the customer calls and checkout.
-    const token = tokens.current;
-    return token !== null && CUSTOMER_PATHS.test(path)
-      ? { 'x-publishable-key': publishableKey, authorization: `Bearer ${token}` }
+    const sendsToken = customerToken !== null && CUSTOMER_PATHS.test(path);
+    return sendsToken
+      ? { 'x-publishable-key': publishableKey, authorization: `Bearer ${customerToken}` }
       : { 'x-publishable-key': publishableKey };
   });
+  /**
+   * A call that carries the customer's token: a 401 to it means the token expired or was revoked
+   * (or belongs to another store), so the client forgets it. A token set meanwhile is kept.
+   */
+  const withToken = async <T>(send: () => Promise<T>): Promise<T> => {
+    const sent = customerToken;
+    try {
+      return await send();
+    } catch (error) {
+      if (sent !== null && error instanceof StorefrontError && error.status === 401 && customerToken === sent)
+        setToken(null);
+      throw error;
+    }
+  };
   const call = <K extends StorefrontOperationId>(id: K, input?: RequestInput<K>) => transport.call(id, input);
   /** A cacheable read: `ifNoneMatch` becomes the `If-None-Match` header (a 304 then resolves to NotModified). */
   const read = <K extends StorefrontOperationId>(
@@ -339,7 +360,7 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
     },
     checkout: {
       create: (body, { idempotencyKey = randomUUID(), retry, ...options } = {}) =>
-        tokens.sending(() =>
+        withToken(() =>
           transport.call(
             'createCheckout',
             { ...options, body, header: { 'Idempotency-Key': idempotencyKey } },
@@ -351,7 +372,48 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
           ),
         ),
     },
-    customers: createCustomersClient(call, tokens),
+    customers: {
+      get token() {
+        return customerToken;
+      },
+      setToken,
+      signIn: async (body, options) => {
+        await call('customerRequestSignInCode', { ...options, body });
+      },
+      verify: async (body, options) => {
+        const session = await call('customerVerifySignInCode', { ...options, body });
+        setToken(session.token);
+        return session;
+      },
+      signOut: async (options) => {
+        if (customerToken === null) return;
+        try {
+          await call('customerSignOut', { ...options });
+        } catch (error) {
+          // Ended already (expired, revoked elsewhere): signed out all the same.
+          if (!(error instanceof StorefrontError && error.status === 401)) throw error;
+        } finally {
+          setToken(null);
+        }
+      },
+      me: (options) => withToken(() => call('getCurrentCustomer', { ...options })),
+      update: (patch, options) => withToken(() => call('updateCurrentCustomer', { ...options, body: patch })),
+      erase: async (options) => {
+        await withToken(() => call('eraseCurrentCustomer', { ...options }));
+        setToken(null);
+      },
+      addresses: {
+        list: async (options) => (await withToken(() => call('listCustomerAddresses', { ...options }))).items,
+        create: (body, options) => withToken(() => call('createCustomerAddress', { ...options, body })),
+        update: (id, patch, options) =>
+          withToken(() => call('updateCustomerAddress', { ...options, path: { id }, body: patch })),
+        delete: async (id, options) => {
+          await withToken(() => call('deleteCustomerAddress', { ...options, path: { id } }));
+        },
+      },
+      orders: (query, options) => withToken(() => call('listCurrentCustomerOrders', { ...options, query })),
+      export: (options) => withToken(() => call('exportCurrentCustomer', { ...options })),
+    },
     orders: {
       get: (id, options) => call('getOrder', { ...options, path: { id } }),
       async waitForPaid(id, { timeoutMs = 120_000, intervalMs = 1000, signal } = {}) {
