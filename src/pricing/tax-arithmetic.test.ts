@@ -90,7 +90,25 @@ describe('fixed cases', () => {
     assert.equal(discounted.lines[0]!.net + discounted.lines[0]!.tax, discounted.total);
   });
 
-  test('Vendure #3047: line taxes add up to the order tax to the cent, whatever the lines', () => {
+  test('Vendure #3047: 399.00 with 9 % included, 2 units: the line charges exactly 2 × 399.00 and its net and tax add up to it', () => {
+    const quote = quoteTax({
+      lines: [{ amount: 39900 * 2, taxClass: 'standard', rateBps: 900 }],
+      discount: 0,
+      shipping: 0,
+      shippingTax: { kind: 'none' },
+      pricesIncludeTax: true,
+    });
+    const [charged] = quote.lines;
+    assert.equal(charged!.gross, 79800, 'the shelf price times the quantity');
+    assert.equal(quote.total, 79800);
+    assert.deepEqual(
+      [charged!.net, charged!.tax],
+      [73211, 6589],
+      'net and tax derived from the line, adding up to it',
+    );
+  });
+
+  test('a discount shared over lines: the shares add up to it and the line taxes to the order tax', () => {
     const quote = quoteTax({
       lines: [333, 333, 334].map((amount) => ({ amount, taxClass: 'standard', rateBps: 2000 })),
       discount: 100,
@@ -104,6 +122,32 @@ describe('fixed cases', () => {
     );
     assert.equal(sum(quote.lines.map((l) => l.tax)), quote.tax);
     assert.equal(quote.total, 1000 - 100 + quote.tax);
+  });
+
+  test('Vendure #54: shipping of zero-rated goods carries no VAT; add a 20 % product and it does, in proportion', () => {
+    const books = { amount: 3000, taxClass: 'zero', rateBps: 0 };
+    const only = quoteTax({
+      lines: [books],
+      discount: 0,
+      shipping: 500,
+      shippingTax: { kind: 'follow_goods' },
+      pricesIncludeTax: true,
+    });
+    assert.equal(only.shipping.tax, 0);
+    const mixed = quoteTax({
+      lines: [books, { amount: 3000, taxClass: 'standard', rateBps: 2000 }],
+      discount: 0,
+      shipping: 500,
+      shippingTax: { kind: 'follow_goods' },
+      pricesIncludeTax: true,
+    });
+    assert.deepEqual(
+      mixed.shipping.parts.map((p) => [p.taxClass, p.amount, p.tax]),
+      [
+        ['zero', 250, 0],
+        ['standard', 250, 42],
+      ],
+    );
   });
 
   test('Vendure #54 and Medusa #2814: shipping follows the goods, split by class (the EU rule)', () => {
