@@ -35,6 +35,8 @@ import { ordersStorefrontRoutes } from './orders/orders.storefront-routes.ts';
 import { checkoutStorefrontRoutes } from './checkout/checkout.storefront-routes.ts';
 import { idempotentRoutes } from './idempotency/idempotency.hook.ts';
 import { pricingAdminRoutes } from './pricing/pricing.admin-routes.ts';
+import { taxServiceAdminRoutes } from './pricing/tax-service.admin-routes.ts';
+import type { TaxServiceDeps } from './pricing/tax-service.ts';
 import { shippingAdminRoutes } from './shipping/shipping.admin-routes.ts';
 import { overviewAdminRoutes } from './overview/overview.admin-routes.ts';
 import { customersAdminRoutes } from './customers/customers.admin-routes.ts';
@@ -121,6 +123,13 @@ function docsConfiguration(docsKey: string | undefined) {
 }
 
 export type App = FastifyInstance;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What asks a store's tax service (decision `tax-service`): for the quote's callers, and tests. */
+    taxService: TaxServiceDeps;
+  }
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -236,6 +245,13 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     sender: webhookSender,
     sampleData: webhookSampleData(services),
   };
+  // A store's tax service is asked through the same SSRF-guarded agents, with its own timeout
+  // (TAX_SERVICE_TIMEOUT, decision `tax-service`): what the quote's callers are given.
+  const taxSender = new WebhookSender({
+    timeoutMs: config.taxServiceTimeoutMs,
+    allowHttp: config.webhooks.allowHttp,
+  });
+  app.decorate('taxService', { ...services, keyring, taxSender, log: app.log } satisfies TaxServiceDeps);
   const authDeps = {
     ...services,
     keyring,
@@ -271,6 +287,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   app.addHook('onReady', () => rateLimiter.start());
   app.addHook('onClose', () => rateLimiter.close());
   app.addHook('onClose', () => webhookSender.close());
+  app.addHook('onClose', () => taxSender.close());
   const { sandbox } = payments;
   if (sandbox) {
     // The sandbox delivers its signed webhooks in-process, through the webhook route (verified like
@@ -389,6 +406,9 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       });
       await admin.register(ordersAdminRoutes, { deps: orders });
       await admin.register(pricingAdminRoutes, { deps: orders });
+      await admin.register(taxServiceAdminRoutes, {
+        deps: { ...services, keyring, allowHttp: config.webhooks.allowHttp },
+      });
       await admin.register(shippingAdminRoutes, { deps: services });
       await admin.register(overviewAdminRoutes, { deps: services });
       await admin.register(customersAdminRoutes, { deps: customers });

@@ -100,6 +100,8 @@ export interface Config {
   readonly retention: RetentionConfig;
   readonly payments: PaymentsConfig;
   readonly webhooks: WebhookConfig;
+  /** How long previews and checkouts wait for a store's tax service (TAX_SERVICE_TIMEOUT, decision `tax-service`). */
+  readonly taxServiceTimeoutMs: number;
   readonly emailIdentity: EmailIdentityConfig;
   /** Uploaded images (decision `media-resize-bound`): storage, upload size and the bound on resizing work. */
   readonly media: MediaConfig;
@@ -269,6 +271,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }),
     payments: loadPaymentsConfig(env),
     webhooks: loadWebhookConfig(env),
+    taxServiceTimeoutMs: boundedDuration(env, 'TAX_SERVICE_TIMEOUT', '3s', 100, 60_000),
     emailIdentity: loadEmailIdentityConfig(env),
     media: media(env, dataDir),
     production,

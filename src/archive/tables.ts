@@ -58,6 +58,7 @@ export const TABLE_RULES: Record<string, TableRule> = {
   cart_lines: STORE,
   discounts: STORE,
   tax_rates: STORE,
+  tax_services: STORE,
   shipping_zones: STORE,
   shipping_methods: STORE,
   orders: STORE,

@@ -38,6 +38,7 @@ import * as endpointEventWatermark from './migrations/0035_endpoint_event_waterm
 import * as sandboxWebhookOutbox from './migrations/0036_sandbox_webhook_outbox.ts';
 import * as ordersSignedIn from './migrations/0037_orders_signed_in.ts';
 import * as searchWords from './migrations/0038_search_words.ts';
+import * as taxService from './migrations/0040_tax_service.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -79,6 +80,7 @@ const migrations: Record<string, Migration> = {
   '0036_sandbox_webhook_outbox': sandboxWebhookOutbox,
   '0037_orders_signed_in': ordersSignedIn,
   '0038_search_words': searchWords,
+  '0040_tax_service': taxService,
 };
 
 export class MigrationError extends Error {

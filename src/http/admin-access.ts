@@ -89,6 +89,10 @@ export const ADMIN_ACCESS = {
   adminSetTaxRate: 'admin',
   adminListTaxRates: 'admin',
   adminDeleteTaxRate: 'admin',
+  adminPutTaxService: 'admin',
+  adminGetTaxService: 'admin',
+  adminDeleteTaxService: 'admin',
+  adminRotateTaxServiceSecret: 'admin',
   // Shipping
   adminCreateShippingZone: 'admin',
   adminListShippingZones: 'admin',

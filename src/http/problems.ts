@@ -78,6 +78,10 @@ export const PROBLEMS = {
   internal_error: [500, 'An unexpected error; the request id identifies it in the logs.'],
   provider_unavailable: [502, 'The payment provider did not answer; nothing was charged or kept.'],
   service_unavailable: [503, 'Shutting down, or the database is unavailable; retry after Retry-After.'],
+  tax_unavailable: [
+    503,
+    'The store’s tax service did not answer with a valid tax; nothing was charged. Retry after Retry-After.',
+  ],
   media_busy: [503, 'The server is resizing as many images as it takes at once; retry after Retry-After.'],
 } as const satisfies Record<string, readonly [number, string]>;
 

@@ -15,6 +15,7 @@ import { SEALED_MAIL_COLUMNS, sealedMail } from '../mail/outbox.ts';
 import { PAYMENT_SECRET_COLUMNS, paymentClientSecrets } from '../orders/payment-secrets.ts';
 import { STORED_ANSWER_COLUMNS, storedAnswers } from '../idempotency/idempotency.ts';
 import { ENDPOINT_SECRET_COLUMNS, endpointSecrets } from '../webhooks/webhooks.secrets.ts';
+import { TAX_SERVICE_SECRET_COLUMNS, taxServiceSecrets } from '../pricing/tax-service.secret.ts';
 import { dropGeneratedRoot } from './keyring.loader.ts';
 
 type Reseal = (dryRun: boolean) => Promise<ResealReport>;
@@ -32,6 +33,7 @@ function sealedKinds(db: Kysely<Database>, keyring: Keyring): Reseal[] {
     each(storedAnswers(db, keyring)),
     each(sealedMail(db, keyring)),
     each(sealedStorefrontKeys(db, keyring)),
+    each(taxServiceSecrets(db, keyring)),
   ];
 }
 
@@ -47,6 +49,7 @@ export const SEALED_COLUMNS: readonly SealedColumns[] = [
   STORED_ANSWER_COLUMNS,
   SEALED_MAIL_COLUMNS,
   SEALED_KEY_COLUMNS,
+  TAX_SERVICE_SECRET_COLUMNS,
 ];
 
 export interface RotateResult {

@@ -12,7 +12,12 @@ export interface WebhookRequest {
 }
 
 export type SendResult =
-  | { ok: true; status: number }
+  | {
+      ok: true;
+      status: number;
+      /** The answer's body, when the caller asked for it (`answerLimit`); a webhook's is not read. */
+      answer?: string;
+    }
   | {
       ok: false;
       /** The response status, or null when no response came (timeout, connection error, refusal). */
@@ -22,7 +27,18 @@ export type SendResult =
       retryAfterMs: number | null;
       /** The attempt was cut short because the worker is stopping (not the receiver's fault). */
       interrupted: boolean;
+      /** No answer came within the timeout. */
+      timedOut?: boolean;
     };
+
+/** Options of one request. */
+export interface SendOptions {
+  /**
+   * Read the body of a 2xx answer, up to this many bytes (a tax quote's answer, decision
+   * `tax-service`); a longer one is a failure with the answer's status. Webhooks leave it out.
+   */
+  answerLimit?: number;
+}
 
 /**
  * The headers of one signed webhook request (spec 6.2, decisions `webhook-delivery` and `webhook-signatures`). `x-webhook-signature` is
@@ -60,6 +76,13 @@ export function webhookHeaders(input: {
     'webhook-signature': standardSignature(input.keys, input.eventId, timestamp, input.body),
   };
 }
+
+/** undici's own timeouts (connect, headers, body), which may fire before the attempt's timer. */
+const UNDICI_TIMEOUTS = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 const EXCERPT_CHARS = 200;
@@ -100,6 +123,24 @@ function describeError(error: unknown, timeoutMs: number, timedOut: boolean): st
     default:
       return `${code ? `${code}: ` : ''}${message ?? String(error)}`.slice(0, 300);
   }
+}
+
+/**
+ * The body of a 2xx answer, read within the attempt's timeout (a stalled body times out like a
+ * stalled status line); a body over `limit` bytes is a failure, its status kept.
+ */
+async function readAnswer(body: AsyncIterable<unknown>, status: number, limit: number): Promise<SendResult> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      const error = `the answer exceeds ${limit} bytes`;
+      return { ok: false, status, error, retryAfterMs: null, interrupted: false, timedOut: false };
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return { ok: true, status, answer: Buffer.concat(chunks).toString('utf8') };
 }
 
 /**
@@ -161,6 +202,7 @@ export class WebhookSender {
     stop: AbortSignal | undefined,
     /** The clock `Retry-After` dates are read against. */
     now: () => Date,
+    options: SendOptions = {},
   ): Promise<SendResult> {
     let url: URL;
     try {
@@ -189,7 +231,7 @@ export class WebhookSender {
         'storefront.webhook.delivery_id': headers['x-webhook-delivery'],
         'storefront.webhook.attempt': Number(headers['x-webhook-attempt'] ?? 1),
       },
-      (span) => this.#attempt(client, url, input, stop, now, span),
+      (span) => this.#attempt(client, url, input, stop, now, span, options.answerLimit ?? null),
     );
   }
 
@@ -200,6 +242,7 @@ export class WebhookSender {
     stop: AbortSignal | undefined,
     now: () => Date,
     span: SpanScope,
+    answerLimit: number | null,
   ): Promise<SendResult> {
     const controller = new AbortController();
     let timedOut = false;
@@ -220,6 +263,7 @@ export class WebhookSender {
       const status = response.statusCode;
       span.set({ 'http.response.status_code': status });
       if (status >= 200 && status < 300) {
+        if (answerLimit !== null) return await readAnswer(response.body, status, answerLimit);
         // Delivered once the status line says so, whatever happens to the rest of the body.
         await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
         return { ok: true, status };
@@ -253,6 +297,7 @@ export class WebhookSender {
           : describeError(error, this.#timeoutMs, timedOut),
         retryAfterMs: null,
         interrupted,
+        timedOut: timedOut || UNDICI_TIMEOUTS.has((error as { code?: string }).code ?? ''),
       };
     } finally {
       clearTimeout(timer);
