@@ -98,7 +98,7 @@ function ok(response: LightMyRequestResponse, status: number, what: string): Rec
 /**
  * A store with a bit of everything, made through the HTTP API (the demo seed first: catalog with
  * images, collections, content, shipping zones, a sealed publishable key): staff, keys (one
- * revoked), a theme, an app, a discount, a tax rate, pages, menus, a published region with a newer
+ * revoked), a theme, an app, a discount, a tax rate, a tax service, pages, menus, a published region with a newer
  * draft, a renamed product handle, a sending domain (DKIM keys), a webhook endpoint with delivered
  * deliveries, a customer with an address and a session, carts, a paid order fulfilled with a
  * return and a refund, a cancelled order, a pending order, a privacy-log entry; and a second store.
@@ -138,6 +138,12 @@ export async function populate(t: TestApp, receiver: Receiver): Promise<World> {
   ok(await admin.post('/apps', { name: 'Reviews', scopes: ['read_products'] }), 201, 'app');
   ok(await admin.post('/discounts', { code: 'WELCOME10', kind: 'percent', value: 10 }), 201, 'discount');
   ok(await admin.put('/tax-rates/US', { taxRateBps: 825 }), 200, 'tax rate');
+  // A tax service, inactive (nothing asks it): its signing secret travels sealed like the others.
+  ok(
+    await admin.put('/tax-service', { url: 'https://tax.example.com/quote', active: false }),
+    201,
+    'tax service',
+  );
   ok(
     await admin.put('/pages/returns', {
       title: 'Returns',

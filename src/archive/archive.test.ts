@@ -455,6 +455,7 @@ describe('one store (--store)', () => {
       'payment client secrets',
       'publishable keys kept for the reference shop',
       'stored idempotent answers',
+      'tax service signing secrets',
       'webhook endpoint signing secrets',
     ]);
     const platform = new Keyring([{ name: 'SECRET_KEY', secret: Buffer.from(K1) }]);
