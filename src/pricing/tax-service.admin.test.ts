@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { addStaffMember, openStaffSession } from '../staff/staff.service.ts';
-import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+import { memberToken } from '../email/email.test-support.ts';
+import { createTestStore, startTestApp, type TestApp } from '../test/harness.ts';
 import { webhookTestConfig } from '../webhooks/webhooks.test-support.ts';
 import { openTaxServiceSecret } from './tax-service.secret.ts';
 
@@ -32,12 +32,6 @@ interface Service {
 
 const URL_A = 'https://tax.example.com/quote';
 const URL_B = 'https://tax.example.com/v2/quote';
-
-async function tokenFor(app: TestApp, shop: TestStore, role: 'admin' | 'staff'): Promise<string> {
-  const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
-  await addStaffMember(app.deps, shop.store.id, { email, role });
-  return (await openStaffSession(app.deps, shop.store.id, email)).token;
-}
 
 describe('tax service admin routes', () => {
   test('https only; private, loopback and metadata addresses refused without ALLOW_HTTP_WEBHOOKS', async () => {
@@ -155,7 +149,7 @@ describe('tax service admin routes', () => {
 
   test('owners and admins only: a staff member is refused', async () => {
     const shop = await createTestStore(t);
-    const staff = await tokenFor(t, shop, 'staff');
+    const staff = await memberToken(t, shop, 'staff');
     for (const [method, url] of [
       ['PUT', '/tax-service'],
       ['GET', '/tax-service'],
@@ -167,7 +161,7 @@ describe('tax service admin routes', () => {
         .request(method, url, method === 'PUT' ? { url: URL_A } : undefined);
       assert.equal(response.statusCode, 403, `${method} ${url}`);
     }
-    const admin = await tokenFor(t, shop, 'admin');
+    const admin = await memberToken(t, shop, 'admin');
     assert.equal((await t.admin(admin).put('/tax-service', { url: URL_A })).statusCode, 201);
   });
 });
