@@ -39,6 +39,9 @@ async function format(text: string, file: string): Promise<string> {
 }
 
 /** The generated files' paths and texts, from the document's text. */
+/** Every admin operation's path starts with it; the table keeps the rest. */
+const ADMIN_PREFIX = '/admin/v1';
+
 export async function generateClientFiles(documentText: string): Promise<Map<string, string>> {
   const document = JSON.parse(documentText) as Document;
   const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], {
@@ -56,8 +59,12 @@ export async function generateClientFiles(documentText: string): Promise<Map<str
       if (operationId === undefined) continue;
       if (seen.has(operationId)) throw new Error(`operationId ${operationId} is used twice`);
       seen.add(operationId);
-      const line = `  ${operationId}: ['${method.toUpperCase()}', '${route}'],`;
-      (operationId.startsWith('admin') ? entries.admin : entries.storefront).push(line);
+      const admin = operationId.startsWith('admin');
+      if (admin && !route.startsWith(ADMIN_PREFIX))
+        throw new Error(`${operationId} is an admin operation outside ${ADMIN_PREFIX}: ${route}`);
+      // Admin paths are kept without their common prefix: the client's budget is in bytes.
+      const line = `  ${operationId}: ['${method.toUpperCase()}', '${admin ? route.slice(ADMIN_PREFIX.length) : route}'],`;
+      (admin ? entries.admin : entries.storefront).push(line);
     }
   }
   // The webhooks section's operations are requests Storefront sends, not ones a client makes.
@@ -75,7 +82,12 @@ export async function generateClientFiles(documentText: string): Promise<Map<str
       'Storefront API, sandbox provider and service routes.',
       entries.storefront,
     ) +
-    table('adminOperations', 'Admin API (operationIds prefixed `admin`).', entries.admin) +
+    table(
+      'adminOperations',
+      `Admin API (operationIds prefixed \`admin\`), paths under \`${ADMIN_PREFIX}\`.`,
+      entries.admin,
+    ) +
+    `/** The common prefix of the admin paths. */\nexport const ADMIN_PREFIX = '${ADMIN_PREFIX}';\n\n` +
     "/** The operations of the document's `webhooks` section: the requests Storefront sends to endpoints. */\n" +
     `export type WebhookOperationId = ${webhookUnion};\n\n` +
     '/** Every operationId a client can call, in both tables and in the generated types. */\n' +

@@ -353,8 +353,12 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       await storefront.register(storeStorefrontRoutes, { deps: services, readCache });
       await storefront.register(catalogStorefrontRoutes, { deps: services, readCache });
       await storefront.register(contentStorefrontRoutes, { deps: services, readCache });
-      await storefront.register(cartsStorefrontRoutes, { deps: services });
-      await storefront.register(checkoutStorefrontRoutes, { deps: orders, customers });
+      // Carts and checkout ask the store's tax service, when it has one (decision `tax-service`).
+      await storefront.register(cartsStorefrontRoutes, { deps: { ...services, taxService: app.taxService } });
+      await storefront.register(checkoutStorefrontRoutes, {
+        deps: { ...orders, taxService: app.taxService },
+        customers,
+      });
       await storefront.register(ordersStorefrontRoutes, { deps: orders });
       await storefront.register(customersStorefrontRoutes, { deps: customers });
     },

@@ -40,6 +40,8 @@ export const TABLE_RULES: Record<string, TableRule> = {
   customer_addresses: STORE,
   customer_sessions: STORE,
   privacy_log: STORE,
+  // Tax classes before the products and shipping methods that name them.
+  tax_classes: STORE,
   // Catalog and content.
   products: STORE,
   variants: STORE,

@@ -2,6 +2,31 @@ import Type, { type Static } from 'typebox';
 import { AddressSchema, MoneySchema } from '../http/schemas.ts';
 import { ShippingOptionSchema } from '../shipping/shipping.schemas.ts';
 
+/** A line's tax (decision `tax-arithmetic`): on its amount after its discount share, at its class's rate. */
+export const LineTaxSchema = Type.Object(
+  {
+    amount: Type.Integer({ description: 'Minor units, in the line’s currency.' }),
+    rateBps: Type.Integer({ description: 'Basis points: 2000 = 20 %.' }),
+    class: Type.String({ description: 'The tax class the rate is of (`standard`, `reduced`, …).' }),
+  },
+  { title: 'LineTax' },
+);
+
+/** One entry of the tax breakdown (decision `tax-arithmetic`): what one class's rate taxed in one area. */
+export const TaxLineSchema = Type.Object(
+  {
+    country: Type.String(),
+    region: Type.Union([Type.String(), Type.Null()], {
+      description: 'The region whose rate applied (`US-CA`); null when the country’s did.',
+    }),
+    class: Type.String(),
+    rateBps: Type.Integer(),
+    taxable: MoneySchema,
+    amount: MoneySchema,
+  },
+  { title: 'TaxLine' },
+);
+
 /** A priced line: the shape of cart lines and of order lines. */
 export const LineSchema = Type.Object(
   {
@@ -13,6 +38,14 @@ export const LineSchema = Type.Object(
     quantity: Type.Integer(),
     unitPrice: MoneySchema,
     lineTotal: MoneySchema,
+    /** Its share of the order's discount (the shares add up to it exactly); absent on orders placed before it was kept. */
+    discount: Type.Optional(MoneySchema),
+    tax: Type.Optional(
+      Type.Union([LineTaxSchema, Type.Null()], {
+        description:
+          'Its tax: a part of the line when prices include tax, else on top. Null where the destination is not known yet; absent on orders placed before it was kept.',
+      }),
+    ),
   },
   { title: 'Line' },
 );
@@ -60,6 +93,10 @@ export const CartSchema = Type.Object(
         shipping: MoneySchema,
         tax: MoneySchema,
         total: MoneySchema,
+        taxIncluded: Type.Boolean({
+          description:
+            'Prices include tax: `tax` is a part of the subtotal and shipping, and `total = subtotal − discount + shipping`.',
+        }),
       },
       {
         title: 'CartTotals',
@@ -67,6 +104,14 @@ export const CartSchema = Type.Object(
           'What checkout charges when nothing changes: the code’s discount, the tax of the address’s country, and the chosen method’s shipping (without a method: the country’s flat shipping, as a checkout without one is charged).',
       },
     ),
+    taxEstimated: Type.Boolean({
+      description:
+        'The store’s tax service did not answer: the tax shown is the built-in rates’ estimate, and checkout asks the service again.',
+    }),
+    taxLines: Type.Array(TaxLineSchema, {
+      description:
+        'The tax breakdown by class and rate; empty until the destination is known or where the store has no rate.',
+    }),
     notices: Type.Array(CartNoticeSchema, {
       description: 'What the service changed or found on its own, for the shopper to see.',
     }),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { checkAddress, completeAddress, type Address } from '@storefront/address';
 import { cachedSellableVariants, type PricedVariant } from '../catalog/inventory/sellable.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
-import { storeCurrency } from '../stores/stores.service.ts';
+import { pricesIncludeTax, storeCurrency } from '../stores/stores.service.ts';
 import {
   clearShippingAddresses,
   deleteCartsUntouchedSince,
@@ -18,7 +18,9 @@ import {
 import type { Cart, CartNotice, Line } from './carts.schemas.ts';
 import type { CartItem, CartRow } from './carts.tables.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
+import type { TaxServiceDeps } from '../pricing/tax-service.ts';
 import { priceOrder, type KnownRates, type PricedLine, type Pricing } from '../pricing/order-pricing.ts';
+import { taxLinesView } from '../pricing/tax-arithmetic.ts';
 import { normalizeDiscountCode, usableDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
 import type { ShippingOption } from '../shipping/shipping.schemas.ts';
 
@@ -27,7 +29,10 @@ export type { CartRow } from './carts.tables.ts';
 export const MAX_CART_LINES = 100;
 export const MAX_QUANTITY = 999;
 
-export type CartsDeps = Pick<ServiceDeps, 'db' | 'clock'>;
+export type CartsDeps = Pick<ServiceDeps, 'db' | 'clock'> & {
+  /** Decision `tax-service`: the store's tax service; a preview that cannot ask it estimates. */
+  taxService?: TaxServiceDeps | undefined;
+};
 
 /** A priced cart and its entity tag. */
 export interface PricedCart {
@@ -131,6 +136,22 @@ async function cartDiscount(
   }
 }
 
+/**
+ * The cart's lines with their discount shares and taxes (decision `tax-arithmetic`); a line's tax
+ * is null while there is no destination to tax it for.
+ */
+function withTaxes(items: readonly Line[], pricing: Pricing, destined: boolean): Line[] {
+  return items.map((item, index) => {
+    const taxed = pricing.lineTaxes[index]!;
+    const currency = item.unitPrice.currency;
+    return {
+      ...item,
+      discount: { amount: taxed.discount, currency },
+      tax: destined ? { amount: taxed.tax, rateBps: taxed.rateBps, class: taxed.taxClass } : null,
+    };
+  });
+}
+
 /** A priced cart, with the pricing it was shown with (its shipping options among it). */
 interface PricedCartWith extends PricedCart {
   pricing: Pricing;
@@ -152,7 +173,7 @@ async function priceCart(
   notices: CartNotice[] = [],
   known?: KnownRates,
 ): Promise<PricedCartWith> {
-  const [variants, currency, discount] = await Promise.all([
+  const [variants, currency, discount, taxIncluded] = await Promise.all([
     sellable ??
       cachedSellableVariants(
         deps,
@@ -161,6 +182,7 @@ async function priceCart(
       ),
     storeCurrency(deps, row.store_id),
     cartDiscount(deps, row, notices),
+    pricesIncludeTax(deps, row.store_id),
   ]);
   const items: Line[] = [];
   const priced: PricedLine[] = [];
@@ -182,6 +204,10 @@ async function priceCart(
       quantity: item.quantity,
       weightGrams: variant.weightGrams,
       requiresShipping: variant.requiresShipping,
+      taxClass: variant.taxClass,
+      variantId: item.variantId,
+      sku: variant.sku,
+      title: variant.title,
     });
   }
   const address = row.shipping_address;
@@ -196,6 +222,8 @@ async function priceCart(
       country: address?.country,
       address,
       methodId: row.shipping_method_id,
+      pricesIncludeTax: taxIncluded,
+      taxServiceFailure: 'estimate',
     },
     known,
   );
@@ -215,7 +243,7 @@ async function priceCart(
   const money = (amount: number) => ({ amount, currency });
   const cart: Cart = {
     id: row.id,
-    items,
+    items: withTaxes(items, pricing, address !== null),
     subtotal: money(totals.subtotal),
     completed: row.completed_at !== null,
     shippingAddress: address === null ? null : completeAddress(address),
@@ -231,7 +259,10 @@ async function priceCart(
       shipping: money(totals.shipping),
       tax: money(totals.tax),
       total: money(totals.total),
+      taxIncluded: totals.taxIncluded,
     },
+    taxEstimated: pricing.taxEstimated,
+    taxLines: taxLinesView(pricing.taxLines, currency),
     notices,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

@@ -21,6 +21,8 @@ export interface ProductTable {
   compare_at_amount: ColumnType<number | null, number | null | undefined, number | null>;
   /** Decision `product-options`: up to three options with their values, in order; [] without options. */
   options: ColumnType<ProductOption[], string | undefined, string>;
+  /** Decision `tax-classes`: the tax class of its variants; null: `standard`. */
+  tax_class: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -75,6 +77,8 @@ export interface VariantTable {
   image_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** Decision `product-options`: set when archived (not sold, not on the storefront, its combination free); null while live. */
   archived_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Decision `tax-classes`: its own tax class; null: its product's. */
+  tax_class: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

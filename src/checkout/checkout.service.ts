@@ -8,6 +8,7 @@ import { isDatabaseUnavailable, isUniqueViolation, reportIfOutage } from '../db/
 import type { Database } from '../db/tables.ts';
 import { AppError, unauthorized, validationFailed, type FieldError } from '../lib/errors.ts';
 import { isEmail } from '../lib/validate.ts';
+import type { TaxServiceDeps } from '../pricing/tax-service.ts';
 import type { OrdersDeps } from '../orders/orders.deps.ts';
 import type { CheckoutBody, CheckoutResult } from '../orders/orders.schemas.ts';
 import {
@@ -44,7 +45,10 @@ export interface CheckoutInput extends QuoteInput {
   phone?: string | undefined;
 }
 
-export type CheckoutDeps = Pick<OrdersDeps, 'db' | 'keyring' | 'clock' | 'provider' | 'log' | 'settings'>;
+export type CheckoutDeps = Pick<OrdersDeps, 'db' | 'keyring' | 'clock' | 'provider' | 'log' | 'settings'> & {
+  /** Decision `tax-service`: the store's tax service, asked for every quote (a failure refuses the checkout). */
+  taxService: TaxServiceDeps;
+};
 
 /**
  * The checkout request, checked beyond its schema and normalized (email trimmed, country upper
@@ -173,6 +177,7 @@ export async function checkout(
 ): Promise<CheckoutResult> {
   const [currency, store] = await Promise.all([storeCurrency(deps, storeId), recentStore(deps, storeId)]);
   const requireShipping = store?.requireShippingAddress ?? false;
+  const quoting = { currency, pricesIncludeTax: store?.pricesIncludeTax ?? false };
   // Step 1 (decision `checkout-after-a-crash`): the body, hence the cart, is the key's; a key reused on another cart after its
   // record expired meets the order's unique key at the insert (handled below).
   const refuse = async (refusal: AppError): Promise<CheckoutResult> => {
@@ -211,7 +216,7 @@ export async function checkout(
     let quoted: Quote;
     for (;;) {
       now = deps.clock.now();
-      quoted = await quote(deps, storeId, currency, chosen, cart.items, now, read);
+      quoted = await quote(deps, storeId, quoting, chosen, cart.items, now, read);
       const refusal = refusalOf(quoted, chosen, requireShipping);
       if (refusal && read === 'cached') {
         read = 'fresh';
@@ -380,6 +385,7 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
     country: p.input.country ?? null,
     lines: p.quoted.lines,
     totals: p.quoted.totals,
+    tax: p.quoted.tax,
     discountCode: discount?.code ?? null,
     shippingAddress: p.input.shippingAddress ?? null,
     billingAddress: p.input.billingAddress ?? null,

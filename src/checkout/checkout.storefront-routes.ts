@@ -5,12 +5,12 @@ import { problemResponses } from '../http/schemas.ts';
 import { requireStorefront } from '../http/principals.ts';
 import type { OrdersDeps } from '../orders/orders.deps.ts';
 import { CheckoutBodySchema, CheckoutResultSchema } from '../orders/orders.schemas.ts';
-import { checkout, checkoutInput, checkoutOfKey } from './checkout.service.ts';
+import { checkout, checkoutInput, checkoutOfKey, type CheckoutDeps } from './checkout.service.ts';
 import { customerOf, type CustomerAuthDeps } from '../customers/customers.auth.ts';
 
 /** POST /checkout: a cart becomes a pending order and a payment intent, once per Idempotency-Key. */
 export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{
-  deps: OrdersDeps;
+  deps: OrdersDeps & Pick<CheckoutDeps, 'taxService'>;
   customers: CustomerAuthDeps;
 }> = async (app, { deps, customers }) => {
   app.addHook('onSend', noStoreOnSend);
@@ -35,6 +35,7 @@ export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{
           'shipping_method_unavailable',
           'shipping_unavailable',
           'provider_unavailable',
+          'tax_unavailable',
           'unauthorized',
         ],
         'x-response-headers': { 201: ['Idempotent-Replayed'] },

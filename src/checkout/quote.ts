@@ -1,9 +1,8 @@
 import type { Address } from '@storefront/address';
 import type { StockLine } from '../catalog/inventory/inventory.ts';
 import { cachedSellableVariants } from '../catalog/inventory/sellable.ts';
-import type { OrdersDeps } from '../orders/orders.deps.ts';
-import type { NewOrderLine } from '../orders/placed-orders.service.ts';
-import { priceOrder, type Pricing } from '../pricing/order-pricing.ts';
+import type { NewOrderLine, OrderTax } from '../orders/placed-orders.service.ts';
+import { priceOrder, type Pricing, type PricingDeps } from '../pricing/order-pricing.ts';
 import { usableDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
 import type { Totals } from '../pricing/totals.ts';
 
@@ -13,6 +12,7 @@ export interface QuotedLine extends NewOrderLine {
   available: number;
   weightGrams: number | null;
   requiresShipping: boolean;
+  taxClass: string;
 }
 
 export interface Quote {
@@ -21,6 +21,10 @@ export interface Quote {
   missing: { variantId: string; requested: number }[];
   discount: UsableDiscount | null;
   totals: Totals;
+  /** How the order is taxed: each line's discount share and tax, the shipping's tax, the breakdown. */
+  tax: OrderTax;
+  /** Decision `tax-service`: the tax is the built-in rates' estimate (the tax service did not answer). */
+  taxEstimated: boolean;
   /** The shipping of the priced order: the parcel, the store's options, the method charged. */
   shipping: Pick<Pricing, 'parcel' | 'rates' | 'method' | 'chosenUnavailable'>;
 }
@@ -35,6 +39,12 @@ export interface QuoteInput {
   shippingMethodId?: string | null | undefined;
 }
 
+/** What of the store a quote prices with: its currency, and whether its prices include tax. */
+export interface QuotingStore {
+  currency: string;
+  pricesIncludeTax: boolean;
+}
+
 /**
  * Prices cart lines from the catalog (never from the client) with the discount code, the tax of
  * the destination and its shipping: the one pricing the cart's preview shows (decisions `cart-shipping-and-totals` and `checkout-with-shipping`). A quote
@@ -42,9 +52,9 @@ export interface QuoteInput {
  * afresh before it refuses on a cached quote (decision `settings-cache`).
  */
 export async function quote(
-  deps: Pick<OrdersDeps, 'db'>,
+  deps: PricingDeps,
   storeId: string,
-  currency: string,
+  { currency, pricesIncludeTax }: QuotingStore,
   input: QuoteInput,
   items: readonly StockLine[],
   now: Date,
@@ -79,14 +89,32 @@ export async function quote(
       available: variant.available,
       weightGrams: variant.weightGrams,
       requiresShipping: variant.requiresShipping,
+      taxClass: variant.taxClass,
     });
   }
-  const { totals, ...shipping } = await priceOrder(deps, storeId, currency, {
+  const priced = await priceOrder(deps, storeId, currency, {
     lines,
     discount,
     country: input.country,
     address: input.shippingAddress ?? null,
     methodId: input.shippingMethodId ?? null,
+    pricesIncludeTax,
+    taxServiceFailure: 'refuse',
   });
-  return { lines, missing, discount, totals, shipping };
+  const { totals, parcel, rates, method, chosenUnavailable } = priced;
+  return {
+    lines,
+    missing,
+    discount,
+    totals,
+    tax: {
+      included: totals.taxIncluded,
+      lines: priced.lineTaxes,
+      shipping: priced.shippingTax,
+      region: priced.taxArea?.region ?? null,
+      breakdown: priced.taxLines,
+    },
+    taxEstimated: priced.taxEstimated,
+    shipping: { parcel, rates, method, chosenUnavailable },
+  };
 }

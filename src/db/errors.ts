@@ -7,6 +7,13 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return code === '23505' && (constraint === undefined || name === constraint);
 }
 
+/** PostgreSQL's foreign_key_violation (SQLSTATE 23503), optionally of one named constraint. */
+export function isForeignKeyViolation(error: unknown, constraint?: string): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, constraint: name } = error as { code?: unknown; constraint?: unknown };
+  return code === '23503' && (constraint === undefined || name === constraint);
+}
+
 /**
  * SQLSTATE classes and codes that say the database (not the statement) cannot do the work now, so
  * the same request may succeed later as it is: retry later (decision `database-faults`).

@@ -38,6 +38,7 @@ import * as endpointEventWatermark from './migrations/0035_endpoint_event_waterm
 import * as sandboxWebhookOutbox from './migrations/0036_sandbox_webhook_outbox.ts';
 import * as ordersSignedIn from './migrations/0037_orders_signed_in.ts';
 import * as searchWords from './migrations/0038_search_words.ts';
+import * as taxClasses from './migrations/0039_tax_classes.ts';
 import * as taxService from './migrations/0040_tax_service.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
@@ -80,6 +81,7 @@ const migrations: Record<string, Migration> = {
   '0036_sandbox_webhook_outbox': sandboxWebhookOutbox,
   '0037_orders_signed_in': ordersSignedIn,
   '0038_search_words': searchWords,
+  '0039_tax_classes': taxClasses,
   '0040_tax_service': taxService,
 };
 

@@ -93,6 +93,9 @@ export const ADMIN_ACCESS = {
   adminGetTaxService: 'admin',
   adminDeleteTaxService: 'admin',
   adminRotateTaxServiceSecret: 'admin',
+  adminCreateTaxClass: 'admin',
+  adminListTaxClasses: 'staff',
+  adminDeleteTaxClass: 'admin',
   // Shipping
   adminCreateShippingZone: 'admin',
   adminListShippingZones: 'admin',

@@ -28,6 +28,8 @@ export const PROBLEMS = {
   cart_changed: [409, 'A price or the stock changed since the cart was read; read it again.'],
   discount_invalid: [409, 'The discount code is unknown, expired or used up.'],
   discount_exists: [409, 'A discount with that code exists already.'],
+  tax_class_exists: [409, 'A tax class with that code exists already.'],
+  tax_class_in_use: [409, 'The tax class is in use (by products, variants, shipping methods or rates).'],
   shipping_zone_conflict: [409, 'Another shipping zone of this store already covers that place.'],
   shipping_address_required: [409, 'The cart has no shipping address yet; set it first.'],
   shipping_method_unavailable: [409, 'That shipping method is not one of the cart’s shipping options.'],

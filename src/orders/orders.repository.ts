@@ -70,6 +70,10 @@ export type OrderLineFields = Pick<
   | 'quantity'
   | 'unit_price_amount'
   | 'line_total_amount'
+  | 'discount_amount'
+  | 'tax_amount'
+  | 'tax_rate_bps'
+  | 'tax_class'
 >;
 
 /** The lines of the order `o` as a JSON array (a column of a statement on `orders as o`). */
@@ -86,6 +90,10 @@ function linesOf(eb: ExpressionBuilder<Database & { o: OrderTable }, 'o'>) {
         'l.quantity',
         'l.unit_price_amount',
         'l.line_total_amount',
+        'l.discount_amount',
+        'l.tax_amount',
+        'l.tax_rate_bps',
+        'l.tax_class',
       ])
       .whereRef('l.store_id', '=', 'o.store_id')
       .whereRef('l.order_id', '=', 'o.id')

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { LineSchema } from '../carts/carts.schemas.ts';
+import { LineSchema, TaxLineSchema } from '../carts/carts.schemas.ts';
 import { AddressInputSchema, AddressSchema, MoneySchema, PageQueryWith } from '../http/schemas.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -205,6 +205,15 @@ const orderFields = {
   discount: MoneySchema,
   discountCode: Type.Union([Type.String(), Type.Null()]),
   tax: MoneySchema,
+  taxIncluded: Type.Boolean({
+    description:
+      'The amounts included their tax when the order was charged (`total = subtotal − discount + shipping`); false: tax was added on top.',
+  }),
+  taxLines: Type.Array(TaxLineSchema, {
+    description:
+      'The tax breakdown by class and rate (the invoice’s): empty where the destination had no rate, and on orders placed before it was kept.',
+  }),
+  shippingTax: MoneySchema,
   shipping: MoneySchema,
   total: MoneySchema,
   refunded: MoneySchema,

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Address } from '@storefront/address';
 import type { CreatedAt, UpdatedAt, Time, NullableTime } from '../db/tables.ts';
+import type { TaxLine } from '../pricing/tax-arithmetic.ts';
 
 export interface OrderCounterTable {
   store_id: string;
@@ -69,10 +70,21 @@ export interface OrderTable {
   signed_in: Generated<boolean>;
   /** When the buyer's personal data was erased from the order (decision `erasure-is-immediate`). */
   erased_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Decision `prices-include-tax`: whether the order's amounts included their tax (as charged; never changes). */
+  tax_included: Generated<boolean>;
+  /** Decision `shipping-tax`: the part of tax_amount that is the shipping's. */
+  shipping_tax_amount: Generated<number>;
+  /** The region whose rate applied (`US-CA`), null when the country's did; null on orders from before. */
+  tax_region: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Decision `tax-arithmetic`: the invoice breakdown; null on orders from before (taxed on the whole order). */
+  tax_lines: ColumnType<OrderTaxLine[] | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
 export type OrderRow = Selectable<OrderTable>;
+
+/** One line of an order's tax breakdown (decision `tax-arithmetic`). */
+export type OrderTaxLine = TaxLine;
 
 export interface OrderLineTable {
   store_id: string;
@@ -86,6 +98,11 @@ export interface OrderLineTable {
   quantity: number;
   unit_price_amount: number;
   line_total_amount: number;
+  /** Decision `tax-arithmetic`: its share of the order's discount, its tax, rate and class; null on orders from before. */
+  discount_amount: ColumnType<number | null, number | null | undefined, number | null>;
+  tax_amount: ColumnType<number | null, number | null | undefined, number | null>;
+  tax_rate_bps: ColumnType<number | null, number | null | undefined, number | null>;
+  tax_class: ColumnType<string | null, string | null | undefined, string | null>;
 }
 export type OrderLineRow = Selectable<OrderLineTable>;
 

@@ -2,6 +2,7 @@ import { completeAddress, type Address } from '@storefront/address';
 import type { StockLine } from '../catalog/inventory/inventory.ts';
 import type { FulfillmentJson, OrderLineFields, ReturnJson } from './orders.repository.ts';
 import type { Money } from '../lib/money.ts';
+import { taxLinesView } from '../pricing/tax-arithmetic.ts';
 import type { Fulfillment, Order, Payment, Refund, Return, StorefrontOrder } from './orders.schemas.ts';
 import type { FulfillmentRow, OrderRow, PaymentRow, RefundRow, ReturnRow } from './orders.tables.ts';
 
@@ -26,11 +27,25 @@ export function orderView(order: OrderRow, lines: readonly OrderLineFields[]): O
       quantity: line.quantity,
       unitPrice: money(line.unit_price_amount, c),
       lineTotal: money(line.line_total_amount, c),
+      // Orders placed before their lines kept a discount share and a tax show neither.
+      ...(line.discount_amount === null ? {} : { discount: money(line.discount_amount, c) }),
+      ...(line.tax_amount === null
+        ? {}
+        : {
+            tax: {
+              amount: line.tax_amount,
+              rateBps: line.tax_rate_bps ?? 0,
+              class: line.tax_class ?? 'standard',
+            },
+          }),
     })),
     subtotal: money(order.subtotal_amount, c),
     discount: money(order.discount_amount, c),
     discountCode: order.discount_code,
     tax: money(order.tax_amount, c),
+    taxIncluded: order.tax_included,
+    taxLines: taxLinesView(order.tax_lines ?? [], c.trim()),
+    shippingTax: money(order.shipping_tax_amount, c),
     shipping: money(order.shipping_amount, c),
     total: money(order.total_amount, c),
     refunded: money(order.refunded_amount, c),

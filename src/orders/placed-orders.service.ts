@@ -20,6 +20,8 @@ import type { CheckoutResult } from './orders.schemas.ts';
 import type { OrderLineRow, OrderRow, OrderShippingMethod, PaymentRow } from './orders.tables.ts';
 import { orderView } from './orders.views.ts';
 import { openClientSecret, sealClientSecret } from './payment-secrets.ts';
+import type { LineTax } from '../pricing/order-pricing.ts';
+import type { TaxLine } from '../pricing/tax-arithmetic.ts';
 
 /**
  * The orders side of checkout (src/checkout/): what a checkout writes and reads of orders, their
@@ -108,6 +110,16 @@ export interface NewOrderLine {
   unitPrice: number;
 }
 
+/** An order's tax as charged: each line's discount share and tax (in the lines' order), and the breakdown. */
+export interface OrderTax {
+  included: boolean;
+  lines: readonly LineTax[];
+  shipping: number;
+  /** The region whose rate applied, null when the country's did. */
+  region: string | null;
+  breakdown: readonly TaxLine[];
+}
+
 /** What a checkout has decided when it writes its order. */
 export interface NewOrder {
   storeId: string;
@@ -123,6 +135,8 @@ export interface NewOrder {
   country: string | null;
   lines: readonly NewOrderLine[];
   totals: { subtotal: number; discount: number; tax: number; shipping: number; total: number };
+  /** How the order's tax was charged (decision `tax-arithmetic`), kept as it was: it never changes. */
+  tax: OrderTax;
   discountCode: string | null;
   shippingAddress: Address | null;
   billingAddress: Address | null;
@@ -157,6 +171,10 @@ export async function writeOrder(
     quantity: line.quantity,
     unit_price_amount: line.unitPrice,
     line_total_amount: line.unitPrice * line.quantity,
+    discount_amount: p.tax.lines[position]!.discount,
+    tax_amount: p.tax.lines[position]!.tax,
+    tax_rate_bps: p.tax.lines[position]!.rateBps,
+    tax_class: p.tax.lines[position]!.taxClass,
   }));
   const named = { store_id: p.storeId, provider: tx.provider.name, ref: p.intent.ref };
   const payment: PaymentRow = {
@@ -189,6 +207,10 @@ export async function writeOrder(
       tax_amount: totals.tax,
       shipping_amount: totals.shipping,
       total_amount: totals.total,
+      tax_included: p.tax.included,
+      shipping_tax_amount: p.tax.shipping,
+      tax_region: p.tax.region,
+      tax_lines: JSON.stringify(p.tax.breakdown),
       discount_code: p.discountCode,
       shipping_address: p.shippingAddress === null ? null : JSON.stringify(p.shippingAddress),
       billing_address: p.billingAddress === null ? null : JSON.stringify(p.billingAddress),

@@ -18,6 +18,7 @@ import type { OrderRow, PaymentRow, ReturnLine } from './orders.tables.ts';
 import { returnView } from './orders.views.ts';
 import { refundsHeld } from './refunds.repository.ts';
 import { RETURN_REFUND_REASON, openRefund, sendRefund, type OpenedRefund } from './refunds.service.ts';
+import { unitsPart } from '../pricing/tax-arithmetic.ts';
 
 /**
  * Returns (decision `returns`): units of a shipped order that came back. Never more units of a variant
@@ -31,42 +32,64 @@ export type ReturnDeps = Pick<OrdersDeps, 'db' | 'clock' | 'provider' | 'log' | 
 
 type Tx = Transaction<Database>;
 
+/** What returnShare reads of an order and its lines (the tax fields are null on orders from before per-line tax). */
+type ValuedOrder = Pick<OrderRow, 'subtotal_amount' | 'total_amount' | 'shipping_amount'> &
+  Partial<Pick<OrderRow, 'tax_included'>>;
+type ValuedLine = Pick<OrderLineFields, 'variant_id' | 'quantity' | 'line_total_amount'> &
+  Partial<Pick<OrderLineFields, 'discount_amount' | 'tax_amount'>>;
+
 /**
- * The default refund of a return (decision `returns`): the returned units' share of what the buyer paid for
- * goods (`total − shipping`, that is the goods after the discount, with their tax), integer-exact.
+ * The default refund of a return (decisions `returns` and `tax-arithmetic`): what the buyer paid
+ * for the returned units, integer-exact, valued cumulatively so that the rounding never adds up.
  *
- * A variant's units are worth its lines' total pro rata; the returns of an order are valued
- * cumulatively: share = ⌊goods × value returned up to now / subtotal⌋ − ⌊goods × value returned
- * before / subtotal⌋. Each return is rounded down against the buyer by less than one minor unit,
- * and the rounding never accumulates: once every unit is back the shares add up to exactly
- * `total − shipping`.
+ * An order that kept each line's discount share and tax: a variant's lines were charged their
+ * amount after their share, plus their tax unless it was included; returning units `from + 1 … to`
+ * of its n gives back that part of the charge (k/n rounded down, the remainder with the last unit),
+ * so returning everything gives back exactly what the goods were charged, tax included.
+ *
+ * An order from before (its tax rounded on the whole order): the units' share of what the buyer
+ * paid for goods (`total − shipping`) pro rata to their value, share = ⌊goods × value returned up
+ * to now / subtotal⌋ − ⌊goods × value returned before / subtotal⌋; the shares of every unit add up
+ * to exactly `total − shipping`.
  */
 export function returnShare(
-  order: Pick<OrderRow, 'subtotal_amount' | 'total_amount' | 'shipping_amount'>,
-  lines: readonly Pick<OrderLineFields, 'variant_id' | 'quantity' | 'line_total_amount'>[],
+  order: ValuedOrder,
+  lines: readonly ValuedLine[],
   before: ReadonlyMap<string, number>,
   now: ReadonlyMap<string, number>,
 ): number {
-  const subtotal = BigInt(order.subtotal_amount);
-  if (subtotal === 0n) return 0;
-  const goods = BigInt(order.total_amount - order.shipping_amount);
-  const ordered = new Map<string, { units: bigint; value: bigint }>();
+  const perLine = lines.every((line) => line.discount_amount != null && line.tax_amount != null);
+  const ordered = new Map<string, { units: bigint; value: bigint; charged: bigint }>();
   for (const line of lines) {
-    const seen = ordered.get(line.variant_id) ?? { units: 0n, value: 0n };
+    const seen = ordered.get(line.variant_id) ?? { units: 0n, value: 0n, charged: 0n };
+    const charged =
+      line.line_total_amount -
+      (line.discount_amount ?? 0) +
+      (order.tax_included ? 0 : (line.tax_amount ?? 0));
     ordered.set(line.variant_id, {
       units: seen.units + BigInt(line.quantity),
       value: seen.value + BigInt(line.line_total_amount),
+      charged: seen.charged + BigInt(charged),
     });
   }
+  const returnedBefore = (variantId: string) => before.get(variantId) ?? 0;
+  const returnedAfter = (variantId: string) => returnedBefore(variantId) + (now.get(variantId) ?? 0);
+  if (perLine) {
+    let share = 0;
+    for (const [variantId, { units, charged }] of ordered)
+      share += unitsPart(Number(charged), Number(units), returnedBefore(variantId), returnedAfter(variantId));
+    return share;
+  }
+  const subtotal = BigInt(order.subtotal_amount);
+  if (subtotal === 0n) return 0;
+  const goods = BigInt(order.total_amount - order.shipping_amount);
   const valueOf = (returned: (variantId: string) => number): bigint => {
     let value = 0n;
     for (const [variantId, { units, value: total }] of ordered)
       value += (total * BigInt(returned(variantId))) / units;
     return value;
   };
-  const valueBefore = valueOf((v) => before.get(v) ?? 0);
-  const valueAfter = valueOf((v) => (before.get(v) ?? 0) + (now.get(v) ?? 0));
-  return Number((goods * valueAfter) / subtotal - (goods * valueBefore) / subtotal);
+  return Number((goods * valueOf(returnedAfter)) / subtotal - (goods * valueOf(returnedBefore)) / subtotal);
 }
 
 interface Plan {

@@ -7,9 +7,13 @@ import {
   CountryParams,
   DiscountBodySchema,
   DiscountSchema,
+  TaxClassBodySchema,
+  TaxClassParams,
+  TaxClassSchema,
   TaxRateBodySchema,
   TaxRateSchema,
 } from './pricing.schemas.ts';
+import { createTaxClass, listTaxClasses, removeTaxClass } from './tax-classes.service.ts';
 import {
   createDiscount,
   listDiscounts,
@@ -126,6 +130,67 @@ export const pricingAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ServiceDeps }
     async (request, reply) => {
       const { storeId } = requireStaff(request);
       await removeTaxRate(deps, storeId, request.params.country);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/tax-classes',
+    {
+      schema: {
+        operationId: 'adminCreateTaxClass',
+        'x-problems': ['tax_class_exists'],
+        tags,
+        summary: 'Add a tax class (`reduced`, `zero`, …)',
+        description:
+          'Every store has `standard`. A class’s rate in an area is set with PUT /tax-rates/{country} `classRates`; an area without one taxes the class at its standard rate.',
+        body: TaxClassBodySchema,
+        response: { 201: TaxClassSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { storeId } = requireStaff(request);
+      return reply.code(201).send(await createTaxClass(deps, storeId, request.body));
+    },
+  );
+
+  app.get(
+    '/tax-classes',
+    {
+      schema: {
+        operationId: 'adminListTaxClasses',
+        tags,
+        summary: 'Tax classes, `standard` first',
+        response: {
+          200: Type.Object(
+            { items: Type.Array(TaxClassSchema), nextCursor: Type.Null() },
+            { title: 'TaxClassList' },
+          ),
+          ...problemResponses,
+        },
+      },
+    },
+    async (request) => ({
+      items: await listTaxClasses(deps, requireStaff(request).storeId),
+      nextCursor: null,
+    }),
+  );
+
+  app.delete(
+    '/tax-classes/:code',
+    {
+      schema: {
+        operationId: 'adminDeleteTaxClass',
+        'x-problems': ['tax_class_in_use'],
+        tags,
+        summary: 'Delete a tax class no product, variant, shipping method or rate names',
+        params: TaxClassParams,
+        response: { 204: Type.Null(), ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { storeId } = requireStaff(request);
+      await removeTaxClass(deps, storeId, request.params.code);
       return reply.code(204).send(null);
     },
   );

@@ -83,7 +83,8 @@ export function upsertTaxRate(
   db: Db,
   storeId: string,
   country: string,
-  values: Pick<TaxRateRow, 'tax_rate_bps' | 'updated_at'>,
+  values: Pick<TaxRateRow, 'tax_rate_bps' | 'updated_at'> &
+    Partial<{ class_rates: string; shipping_tax: TaxRateRow['shipping_tax'] }>,
 ): Promise<TaxRateRow> {
   return db
     .insertInto('tax_rates')

@@ -36,13 +36,23 @@ export const DiscountBodySchema = Type.Object(
 );
 export type DiscountBody = Static<typeof DiscountBodySchema>;
 
+const ShippingTaxSchema = Type.Union([Type.Literal('none'), Type.Literal('follow_goods')], {
+  description:
+    '`none`: shipping is not taxed here (the default). `follow_goods`: shipping is taxed like the goods it carries, split over their classes in proportion to their amounts (the EU rule), unless its method has a tax class of its own.',
+});
+
 export const TaxRateSchema = Type.Object(
   {
     country: Type.String({
       description:
         'ISO 3166-1 alpha-2 (`DE`), or an ISO 3166-2 region (`US-CA`) whose rate beats its country’s.',
     }),
-    taxRateBps: Type.Integer({ description: 'Basis points: 2000 = 20 %.' }),
+    taxRateBps: Type.Integer({ description: 'The `standard` class’s rate, in basis points: 2000 = 20 %.' }),
+    classRates: Type.Record(Type.String(), Type.Integer(), {
+      description:
+        'Other classes’ rates here, by class code (`{"reduced": 700}`); a class without one takes `taxRateBps`.',
+    }),
+    shippingTax: ShippingTaxSchema,
     shippingAmount: Type.Integer({
       description:
         "Legacy: the amount of the country's default shipping method (what a checkout that names no method is charged; 0 without one, and for a region). Shipping zones and methods (/admin/v1/shipping/zones) say more.",
@@ -56,6 +66,18 @@ export type TaxRate = Static<typeof TaxRateSchema>;
 export const TaxRateBodySchema = Type.Object(
   {
     taxRateBps: Type.Integer({ minimum: 0, maximum: 10_000 }),
+    classRates: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[a-z0-9_-]{1,32}$' }),
+        Type.Integer({ minimum: 0, maximum: 10_000 }),
+        {
+          maxProperties: 50,
+          description:
+            'Rates of other tax classes here, by code; each class must exist, and `standard`’s is `taxRateBps`. Left out: unchanged.',
+        },
+      ),
+    ),
+    shippingTax: Type.Optional(ShippingTaxSchema),
     shippingAmount: Type.Optional(
       Type.Integer({
         minimum: 0,
@@ -75,3 +97,32 @@ export const CountryParams = Type.Object({
     description: 'A country (`DE`) or a region of one (`US-CA`).',
   }),
 });
+
+/** A tax class code: lower case letters, digits, `_` and `-` (`reduced`, `zero`, `books`). */
+export const TAX_CLASS_CODE = '^[a-z0-9_-]{1,32}$';
+
+export const TaxClassSchema = Type.Object(
+  {
+    code: Type.String({ pattern: TAX_CLASS_CODE }),
+    name: Type.String(),
+    createdAt: Type.Union([Timestamp, Type.Null()], {
+      description: 'Null for `standard`, which every store has.',
+    }),
+  },
+  { title: 'TaxClass' },
+);
+export type TaxClass = Static<typeof TaxClassSchema>;
+
+export const TaxClassBodySchema = Type.Object(
+  {
+    code: Type.String({
+      pattern: TAX_CLASS_CODE,
+      description: 'Lower case letters, digits, `_` and `-`, up to 32 (`reduced`, `zero`).',
+    }),
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+  },
+  { title: 'NewTaxClass', additionalProperties: false },
+);
+export type TaxClassBody = Static<typeof TaxClassBodySchema>;
+
+export const TaxClassParams = Type.Object({ code: Type.String({ pattern: TAX_CLASS_CODE }) });

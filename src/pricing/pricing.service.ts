@@ -11,8 +11,9 @@ import {
 import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
+import { assertRatedClasses } from './tax-classes.service.ts';
 import type { Discount, DiscountBody, TaxRate, TaxRateBody } from './pricing.schemas.ts';
-import type { DiscountKind, DiscountRow, TaxRateRow } from './pricing.tables.ts';
+import type { DiscountKind, DiscountRow, ShippingTaxKind, TaxRateRow } from './pricing.tables.ts';
 
 export type { DiscountKind };
 import {
@@ -55,6 +56,8 @@ export const discountView = (row: DiscountRow): Discount => ({
 export const taxRateView = (row: TaxRateRow, shippingAmount: number): TaxRate => ({
   country: row.country.trim(),
   taxRateBps: row.tax_rate_bps,
+  classRates: row.class_rates,
+  shippingTax: row.shipping_tax,
   shippingAmount,
   updatedAt: row.updated_at.toISOString(),
 });
@@ -124,22 +127,50 @@ export async function countRevivedDiscountUse(
   if (order.discount_code) await adjustDiscountUse(deps.db, order.store_id, order.discount_code, 1, now);
 }
 
-/** Tax (basis points) and flat shipping for buyers in a country; none without a row. */
-export async function rateFor(
+/**
+ * The tax of a destination (decisions `tax-classes` and `shipping-tax`): the rates of the area that
+ * applies (the address's region where the store has a rate for it, else its country), or null where
+ * the store has none (no tax there).
+ */
+export interface TaxArea {
+  country: string;
+  /** The region whose rate applies (`US-CA`); null when it is the country's. */
+  region: string | null;
+  /** The `standard` class's rate, and any class's without one of its own, in basis points. */
+  standardBps: number;
+  classRates: Readonly<Record<string, number>>;
+  shippingTax: ShippingTaxKind;
+}
+
+/** A class's rate in an area (its own, else the standard rate); 0 where the store has no rate. */
+export function classRate(area: TaxArea | null, taxClass: string): number {
+  if (area === null) return 0;
+  return area.classRates[taxClass] ?? area.standardBps;
+}
+
+/** The tax area of a destination, from the process's settings cache of the store's rates. */
+export async function taxAreaFor(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   country: string | undefined,
   region?: string | null,
-): Promise<{ taxRateBps: number }> {
-  if (!country) return { taxRateBps: 0 };
+): Promise<TaxArea | null> {
+  if (!country) return null;
   // Every rate of the store, from the process's settings cache (a store has a few dozen at most).
   const rates = await storeSetting(deps.db, storeId, 'tax-rates', () => taxRates(deps.db, storeId));
   const keys = region && region.startsWith(`${country}-`) ? [region, country] : [country];
   for (const key of keys) {
     const rate = rates.find((row) => row.country === key);
-    if (rate) return { taxRateBps: rate.tax_rate_bps };
+    if (rate)
+      return {
+        country,
+        region: key === country ? null : key,
+        standardBps: rate.tax_rate_bps,
+        classRates: rate.class_rates,
+        shippingTax: rate.shipping_tax,
+      };
   }
-  return { taxRateBps: 0 };
+  return null;
 }
 
 export async function createDiscount(deps: Deps, storeId: string, body: DiscountBody): Promise<Discount> {
@@ -239,8 +270,11 @@ export async function setTaxRate(
       },
     ]);
   return deps.db.transaction().execute(async (trx) => {
+    if (body.classRates !== undefined) await assertRatedClasses(trx, storeId, body.classRates);
     const row = await upsertTaxRate(trx, storeId, key.code, {
       tax_rate_bps: body.taxRateBps,
+      ...(body.classRates !== undefined ? { class_rates: JSON.stringify(body.classRates) } : {}),
+      ...(body.shippingTax !== undefined ? { shipping_tax: body.shippingTax } : {}),
       updated_at: deps.clock.now(),
     });
     if (body.shippingAmount !== undefined)

@@ -1,4 +1,4 @@
-import type { Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { CreatedAt, UpdatedAt, NullableTime } from '../db/tables.ts';
 
 export type DiscountKind = 'percent' | 'fixed';
@@ -25,14 +25,31 @@ export interface TaxRateTable {
   country: string;
   /** Tax in basis points (1/100 of a percent): 2000 = 20 %. */
   tax_rate_bps: number;
+  /** Decision `tax-classes`: the rates of other classes here, by class code; a class without one takes tax_rate_bps. */
+  class_rates: ColumnType<Record<string, number>, string | undefined, string>;
+  /** Decision `shipping-tax`: whether shipping here is untaxed or taxed like the goods it carries. */
+  shipping_tax: ColumnType<ShippingTaxKind, ShippingTaxKind | undefined, ShippingTaxKind>;
   updated_at: UpdatedAt;
 }
 export type TaxRateRow = Selectable<TaxRateTable>;
+
+export type ShippingTaxKind = 'none' | 'follow_goods';
+
+/** A tax class of a store besides `standard`, which every store has and is not stored (decision `tax-classes`). */
+export interface TaxClassTable {
+  store_id: string;
+  code: string;
+  name: string;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type TaxClassRow = Selectable<TaxClassTable>;
 
 /** Table types of discount codes and per-country tax and flat shipping. */
 export interface PricingTables {
   discounts: DiscountTable;
   tax_rates: TaxRateTable;
+  tax_classes: TaxClassTable;
 }
 
 declare module '../db/tables.ts' {

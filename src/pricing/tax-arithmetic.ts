@@ -70,6 +70,26 @@ export interface TaxQuote {
   taxIncluded: boolean;
 }
 
+/** One line of an order's tax breakdown (its invoice): what one class's rate taxed in one area. */
+export interface TaxLine {
+  country: string;
+  /** The region whose rate applied (`US-CA`); null when the country's did. */
+  region: string | null;
+  class: string;
+  rateBps: number;
+  /** The net amount taxed (goods after discounts, and the shipping's part). */
+  taxable: number;
+  amount: number;
+}
+
+/** A breakdown as the API shows it, with its money in the order's currency. */
+export const taxLinesView = (lines: readonly TaxLine[], currency: string) =>
+  lines.map((line) => ({
+    ...line,
+    taxable: { amount: line.taxable, currency },
+    amount: { amount: line.amount, currency },
+  }));
+
 /**
  * `total` shared out in proportion to `weights` (non-negative integers) by the largest-remainder
  * method: each gets ⌊total × weight / Σ⌋, and the units left over go one each to the largest

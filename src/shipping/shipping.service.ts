@@ -397,6 +397,8 @@ export interface ShippingRates {
    * `the-method-of-a-checkout-that-names-none`).
    */
   automatic: ShippingOption | null;
+  /** Decision `tax-classes`: each option's tax class, by method id; null: its shipping follows the goods. */
+  taxClasses: ReadonlyMap<string, string | null>;
 }
 
 /**
@@ -437,6 +439,7 @@ export async function shippingRates(
     configured: zones.size > 0,
     options: rated.map(option),
     automatic: automatic ? option(automatic) : null,
+    taxClasses: new Map(rated.map(({ method }) => [method.id, method.taxClass])),
   };
 }
 
@@ -447,6 +450,7 @@ interface RatedRow extends RatedMethod {
   minDeliveryDays: number | null;
   maxDeliveryDays: number | null;
   countryDefault: string | null;
+  taxClass: string | null;
 }
 
 const ratedRow = (method: ShippingMethodRow): RatedRow => ({
@@ -460,6 +464,7 @@ const ratedRow = (method: ShippingMethodRow): RatedRow => ({
   minDeliveryDays: method.min_delivery_days,
   maxDeliveryDays: method.max_delivery_days,
   countryDefault: method.country_default,
+  taxClass: method.tax_class,
 });
 
 /**

@@ -47,6 +47,8 @@ export interface ShippingMethodTable {
    * method migrated from, and written by, the legacy per-country `shippingAmount` of tax rates.
    */
   country_default: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Decision `tax-classes`: the class its shipping is taxed at; null: it follows the goods. */
+  tax_class: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

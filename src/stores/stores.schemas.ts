@@ -5,6 +5,10 @@ export const StorefrontStoreSchema = Type.Object(
     name: Type.String(),
     slug: Type.String(),
     currency: Type.String({ description: 'ISO 4217 code; every price of the store is in it.' }),
+    pricesIncludeTax: Type.Boolean({
+      description:
+        'Prices include tax (show them as “incl. VAT”); the tax is a part of every price and total.',
+    }),
   },
   { title: 'StorefrontStore' },
 );
@@ -22,6 +26,10 @@ export const StoreSettingsSchema = Type.Object(
     requireShippingAddress: Type.Boolean({
       description:
         'When on, a checkout with a line that requires shipping must give a shipping address and a shipping method (400 otherwise). Off for stores made before shipping zones, so their clients keep working.',
+    }),
+    pricesIncludeTax: Type.Boolean({
+      description:
+        'When on, every price is entered and charged gross: a line’s tax is the part of it at the destination’s rate, totals say `taxIncluded: true` and tax is not added on top. The shelf price is the same for every destination. Orders placed before keep how they were charged.',
     }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
@@ -41,6 +49,7 @@ export const StoreSettingsPatchSchema = Type.Object(
       }),
     ),
     requireShippingAddress: Type.Optional(Type.Boolean()),
+    pricesIncludeTax: Type.Optional(Type.Boolean()),
   },
   { title: 'StoreSettingsChange', additionalProperties: false },
 );

@@ -26,6 +26,8 @@ export interface Store {
   replyToEmail: string | null;
   /** Decision `checkout-with-shipping`: a checkout with a line that requires shipping must give an address and a method. */
   requireShippingAddress: boolean;
+  /** Decision `prices-include-tax`: prices are entered and charged gross, the tax a part of them. */
+  pricesIncludeTax: boolean;
 }
 
 function toStore(row: StoreRow): Store {
@@ -36,6 +38,7 @@ function toStore(row: StoreRow): Store {
     currency: row.currency.trim(),
     replyToEmail: row.reply_to_email,
     requireShippingAddress: row.require_shipping_address,
+    pricesIncludeTax: row.prices_include_tax,
   };
 }
 
@@ -99,6 +102,14 @@ export async function recentStore(deps: Pick<StoresDeps, 'db'>, storeId: string)
   return store;
 }
 
+/**
+ * Whether the store's prices include tax (decision `prices-include-tax`), as read at most a second
+ * ago: every cart read prices with it, and a change shows in every process within that second.
+ */
+export async function pricesIncludeTax(deps: Pick<StoresDeps, 'db'>, storeId: string): Promise<boolean> {
+  return (await recentStore(deps, storeId))?.pricesIncludeTax ?? false;
+}
+
 export async function findStoreWithSlug(deps: Pick<StoresDeps, 'db'>, slug: string): Promise<Store | null> {
   const row = await findStoreBySlug(deps.db, slug.trim().toLowerCase());
   return row ? toStore(row) : null;
@@ -108,8 +119,8 @@ export async function storefrontStore(
   deps: Pick<StoresDeps, 'db'>,
   storeId: string,
 ): Promise<StorefrontStore> {
-  const { name, slug, currency } = await getStore(deps, storeId);
-  return { name, slug, currency };
+  const { name, slug, currency, pricesIncludeTax } = await getStore(deps, storeId);
+  return { name, slug, currency, pricesIncludeTax };
 }
 
 export async function storeSettings(deps: Pick<StoresDeps, 'db'>, storeId: string): Promise<StoreSettings> {
@@ -128,6 +139,7 @@ export async function changeStoreSettings(
     updated_at: deps.clock.now(),
     ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
     ...(patch.replyToEmail !== undefined ? { reply_to_email: patch.replyToEmail.trim().toLowerCase() } : {}),
+    ...(patch.pricesIncludeTax !== undefined ? { prices_include_tax: patch.pricesIncludeTax } : {}),
     ...(patch.requireShippingAddress !== undefined
       ? { require_shipping_address: patch.requireShippingAddress }
       : {}),

@@ -9,6 +9,8 @@ export interface StoreTable {
   reply_to_email: string | null;
   /** Decision `checkout-with-shipping`: a checkout with a line that requires shipping must give an address and a method. */
   require_shipping_address: Generated<boolean>;
+  /** Decision `prices-include-tax`: prices are entered and charged gross, the tax a part of them. */
+  prices_include_tax: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

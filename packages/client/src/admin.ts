@@ -1,5 +1,5 @@
 import { createTransport, paginate, type TransportOptions } from './core.ts';
-import { adminOperations } from './operations.ts';
+import { ADMIN_PREFIX, adminOperations } from './operations.ts';
 import type {
   AdminOperationId,
   AdminOrder,
@@ -200,8 +200,12 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
   const { token } = options;
   if (token !== null && (typeof token !== 'string' || token === ''))
     throw new TypeError('token is required (st_…), or null before signing in');
-  const transport = createTransport(options, adminOperations, (path): Record<string, string> =>
-    token !== null && path.startsWith('/admin/') ? { authorization: `Bearer ${token}` } : {},
+  const transport = createTransport(
+    options,
+    adminOperations,
+    (path): Record<string, string> =>
+      token !== null && path.startsWith('/admin/') ? { authorization: `Bearer ${token}` } : {},
+    ADMIN_PREFIX,
   );
   const call = <K extends AdminOperationId>(id: K, input?: RequestInput<K>) => transport.call(id, input);
   const none = async (promise: Promise<unknown>): Promise<void> => {

@@ -174,6 +174,8 @@ export function createTransport(
   options: TransportOptions,
   table: OperationTable,
   auth: (path: string) => Record<string, string>,
+  /** What every path of the table starts with (the table keeps the rest). */
+  prefix = '',
 ): Transport {
   if (typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) {
     throw new TypeError('baseUrl must be an http(s) URL, e.g. https://api.example.com');
@@ -189,7 +191,8 @@ export function createTransport(
   ): Promise<SuccessBody<K>> {
     const operation = table[id];
     if (!operation) throw new TypeError(`Unknown operation: ${id}`);
-    const [method, template] = operation;
+    const [method, rest] = operation;
+    const template = prefix + rest;
     const given = (input ?? {}) as {
       path?: Record<string, ParamValue>;
       query?: Record<string, ParamValue | ParamValue[]>;

@@ -1641,6 +1641,44 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/tax-classes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Tax classes, `standard` first */
+    get: operations['adminListTaxClasses'];
+    put?: never;
+    /**
+     * Add a tax class (`reduced`, `zero`, …)
+     * @description Every store has `standard`. A class’s rate in an area is set with PUT /tax-rates/{country} `classRates`; an area without one taxes the class at its standard rate.
+     */
+    post: operations['adminCreateTaxClass'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/tax-classes/{code}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a tax class no product, variant, shipping method or rate names */
+    delete: operations['adminDeleteTaxClass'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/tax-service': {
     parameters: {
       query?: never;
@@ -2491,6 +2529,11 @@ export interface components {
       discount: components['schemas']['Money'];
       discountCode: string | null;
       tax: components['schemas']['Money'];
+      /** @description The amounts included their tax when the order was charged (`total = subtotal − discount + shipping`); false: tax was added on top. */
+      taxIncluded: boolean;
+      /** @description The tax breakdown by class and rate (the invoice’s): empty where the destination had no rate, and on orders placed before it was kept. */
+      taxLines: components['schemas']['TaxLine'][];
+      shippingTax: components['schemas']['Money'];
       shipping: components['schemas']['Money'];
       total: components['schemas']['Money'];
       refunded: components['schemas']['Money'];
@@ -3245,6 +3288,10 @@ export interface components {
       /** @description The discount code applied to the totals: PUT /carts/{id}/discount-code. */
       discountCode: string | null;
       totals: components['schemas']['CartTotals'];
+      /** @description The store’s tax service did not answer: the tax shown is the built-in rates’ estimate, and checkout asks the service again. */
+      taxEstimated: boolean;
+      /** @description The tax breakdown by class and rate; empty until the destination is known or where the store has no rate. */
+      taxLines: components['schemas']['TaxLine'][];
       /** @description What the service changed or found on its own, for the shopper to see. */
       notices: components['schemas']['CartNotice'][];
       /** Format: date-time */
@@ -3284,6 +3331,8 @@ export interface components {
       shipping: components['schemas']['Money'];
       tax: components['schemas']['Money'];
       total: components['schemas']['Money'];
+      /** @description Prices include tax: `tax` is a part of the subtotal and shipping, and `total = subtotal − discount + shipping`. */
+      taxIncluded: boolean;
     };
     /**
      * CheckoutInput
@@ -3992,6 +4041,18 @@ export interface components {
       quantity: number;
       unitPrice: components['schemas']['Money'];
       lineTotal: components['schemas']['Money'];
+      discount?: components['schemas']['Money'];
+      /** @description Its tax: a part of the line when prices include tax, else on top. Null where the destination is not known yet; absent on orders placed before it was kept. */
+      tax?: components['schemas']['LineTax'] | null;
+    };
+    /** LineTax */
+    LineTax: {
+      /** @description Minor units, in the line’s currency. */
+      amount: number;
+      /** @description Basis points: 2000 = 20 %. */
+      rateBps: number;
+      /** @description The tax class the rate is of (`standard`, `reduced`, …). */
+      class: string;
     };
     /** LowStockVariant */
     LowStockVariant: {
@@ -4217,6 +4278,12 @@ export interface components {
       /** @description Browser origins (scheme://host[:port]) allowed to use the key. A request with another Origin is 403; requests without Origin (server code) pass. A guard against embedding on other sites, not a secret. */
       allowedOrigins?: string[];
     };
+    /** NewTaxClass */
+    NewTaxClass: {
+      /** @description Lower case letters, digits, `_` and `-`, up to 32 (`reduced`, `zero`). */
+      code: string;
+      name: string;
+    };
     /** NewTheme */
     NewTheme: {
       name: string;
@@ -4286,6 +4353,11 @@ export interface components {
       discount: components['schemas']['Money'];
       discountCode: string | null;
       tax: components['schemas']['Money'];
+      /** @description The amounts included their tax when the order was charged (`total = subtotal − discount + shipping`); false: tax was added on top. */
+      taxIncluded: boolean;
+      /** @description The tax breakdown by class and rate (the invoice’s): empty where the destination had no rate, and on orders placed before it was kept. */
+      taxLines: components['schemas']['TaxLine'][];
+      shippingTax: components['schemas']['Money'];
       shipping: components['schemas']['Money'];
       total: components['schemas']['Money'];
       refunded: components['schemas']['Money'];
@@ -5781,6 +5853,11 @@ export interface components {
       discount: components['schemas']['Money'];
       discountCode: string | null;
       tax: components['schemas']['Money'];
+      /** @description The amounts included their tax when the order was charged (`total = subtotal − discount + shipping`); false: tax was added on top. */
+      taxIncluded: boolean;
+      /** @description The tax breakdown by class and rate (the invoice’s): empty where the destination had no rate, and on orders placed before it was kept. */
+      taxLines: components['schemas']['TaxLine'][];
+      shippingTax: components['schemas']['Money'];
       shipping: components['schemas']['Money'];
       total: components['schemas']['Money'];
       refunded: components['schemas']['Money'];
@@ -5838,6 +5915,8 @@ export interface components {
       slug: string;
       /** @description ISO 4217 code; every price of the store is in it. */
       currency: string;
+      /** @description Prices include tax (show them as “incl. VAT”); the tax is a part of every price and total. */
+      pricesIncludeTax: boolean;
     };
     /** StoreSettings */
     StoreSettings: {
@@ -5850,6 +5929,8 @@ export interface components {
       replyToEmail: string | null;
       /** @description When on, a checkout with a line that requires shipping must give a shipping address and a shipping method (400 otherwise). Off for stores made before shipping zones, so their clients keep working. */
       requireShippingAddress: boolean;
+      /** @description When on, every price is entered and charged gross: a line’s tax is the part of it at the destination’s rate, totals say `taxIncluded: true` and tax is not added on top. The shelf price is the same for every destination. Orders placed before keep how they were charged. */
+      pricesIncludeTax: boolean;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -5864,13 +5945,45 @@ export interface components {
        */
       replyToEmail?: string;
       requireShippingAddress?: boolean;
+      pricesIncludeTax?: boolean;
+    };
+    /** TaxClass */
+    TaxClass: {
+      code: string;
+      name: string;
+      /** @description Null for `standard`, which every store has. */
+      createdAt: string | null;
+    };
+    /** TaxClassList */
+    TaxClassList: {
+      items: components['schemas']['TaxClass'][];
+      nextCursor: null;
+    };
+    /** TaxLine */
+    TaxLine: {
+      country: string;
+      /** @description The region whose rate applied (`US-CA`); null when the country’s did. */
+      region: string | null;
+      class: string;
+      rateBps: number;
+      taxable: components['schemas']['Money'];
+      amount: components['schemas']['Money'];
     };
     /** TaxRate */
     TaxRate: {
       /** @description ISO 3166-1 alpha-2 (`DE`), or an ISO 3166-2 region (`US-CA`) whose rate beats its country’s. */
       country: string;
-      /** @description Basis points: 2000 = 20 %. */
+      /** @description The `standard` class’s rate, in basis points: 2000 = 20 %. */
       taxRateBps: number;
+      /** @description Other classes’ rates here, by class code (`{"reduced": 700}`); a class without one takes `taxRateBps`. */
+      classRates: {
+        [key: string]: number;
+      };
+      /**
+       * @description `none`: shipping is not taxed here (the default). `follow_goods`: shipping is taxed like the goods it carries, split over their classes in proportion to their amounts (the EU rule), unless its method has a tax class of its own.
+       * @enum {string}
+       */
+      shippingTax: 'none' | 'follow_goods';
       /** @description Legacy: the amount of the country's default shipping method (what a checkout that names no method is charged; 0 without one, and for a region). Shipping zones and methods (/admin/v1/shipping/zones) say more. */
       shippingAmount: number;
       /** Format: date-time */
@@ -5879,6 +5992,15 @@ export interface components {
     /** TaxRateInput */
     TaxRateInput: {
       taxRateBps: number;
+      /** @description Rates of other tax classes here, by code; each class must exist, and `standard`’s is `taxRateBps`. Left out: unchanged. */
+      classRates?: {
+        [key: string]: number;
+      };
+      /**
+       * @description `none`: shipping is not taxed here (the default). `follow_goods`: shipping is taxed like the goods it carries, split over their classes in proportion to their amounts (the EU rule), unless its method has a tax class of its own.
+       * @enum {string}
+       */
+      shippingTax?: 'none' | 'follow_goods';
       /** @description Legacy: sets the country's default shipping method to a flat method of this amount (made "Standard shipping" in the country's zone when there is none). Left out: the country's shipping stays as it is. Not for a region. */
       shippingAmount?: number;
     };
@@ -9234,7 +9356,11 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      /**
+       * @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After.
+       *
+       *     `tax_unavailable`: The store’s tax service did not answer with a valid tax; nothing was charged. Retry after Retry-After.
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -18959,6 +19085,296 @@ export interface operations {
       };
       /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminListTaxClasses: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of TaxClass items and the cursor of the next page */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TaxClassList'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminCreateTaxClass: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NewTaxClass'];
+      };
+    };
+    responses: {
+      /** @description Created: the TaxClass */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TaxClass'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `tax_class_exists`: A tax class with that code exists already. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminDeleteTaxClass: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        code: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no body */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `tax_class_in_use`: The tax class is in use (by products, variants, shipping methods or rates). */
+      409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;

@@ -26,6 +26,7 @@ export function findSellableVariants(db: Kysely<Database>, storeId: string, vari
       'v.reserved',
       'v.weight_grams as weightGrams',
       'v.requires_shipping as requiresShipping',
+      sql<string>`coalesce(v.tax_class, p.tax_class, 'standard')`.as('taxClass'),
     ])
     .where('v.store_id', '=', storeId)
     .where('v.id', 'in', [...variantIds])

@@ -25,6 +25,8 @@ export interface PricedVariant {
   weightGrams: number | null;
   /** Whether the variant is shipped (decision `shipping-zones-and-methods`). */
   requiresShipping: boolean;
+  /** Decision `tax-classes`: its class, else its product's, else `standard`. */
+  taxClass: string;
 }
 
 /** Current prices of the store's sellable variants (active products only), by variant id. */
