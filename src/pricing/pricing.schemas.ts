@@ -105,9 +105,7 @@ export const TaxClassSchema = Type.Object(
   {
     code: Type.String({ pattern: TAX_CLASS_CODE }),
     name: Type.String(),
-    createdAt: Type.Union([Timestamp, Type.Null()], {
-      description: 'Null for `standard`, which every store has.',
-    }),
+    createdAt: Timestamp,
   },
   { title: 'TaxClass' },
 );

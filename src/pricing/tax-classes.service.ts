@@ -9,16 +9,14 @@ import type { TaxClassRow } from './pricing.tables.ts';
 import { areasRatingClass, deleteTaxClass, insertTaxClass, taxClassRows } from './tax-classes.repository.ts';
 
 /**
- * Tax classes (decision `tax-classes`): `standard` always exists and is not stored; staff add
- * others (`reduced`, `zero`) and give them rates per area. Products, variants and shipping methods
- * name a class; the database refuses an unknown class there and the deletion of one in use.
+ * Tax classes (decision `tax-classes`): `standard` is made with every store and cannot go; staff
+ * add others (`reduced`, `zero`) and give them rates per area. Products, variants and shipping
+ * methods name a class; the database refuses an unknown class there and the deletion of one in use.
  */
 
 type Deps = Pick<ServiceDeps, 'db' | 'clock'>;
 
 export const STANDARD_TAX_CLASS = 'standard';
-
-const standard: TaxClass = { code: STANDARD_TAX_CLASS, name: 'Standard', createdAt: null };
 
 const classView = (row: TaxClassRow): TaxClass => ({
   code: row.code,
@@ -28,12 +26,13 @@ const classView = (row: TaxClassRow): TaxClass => ({
 
 /** A store's classes, `standard` first. */
 export async function listTaxClasses(deps: Pick<ServiceDeps, 'db'>, storeId: string): Promise<TaxClass[]> {
-  return [standard, ...(await taxClassRows(deps.db, storeId)).map(classView)];
+  const rows = await taxClassRows(deps.db, storeId);
+  const first = rows.filter((row) => row.code === STANDARD_TAX_CLASS);
+  return [...first, ...rows.filter((row) => row.code !== STANDARD_TAX_CLASS)].map(classView);
 }
 
 export async function createTaxClass(deps: Deps, storeId: string, body: TaxClassBody): Promise<TaxClass> {
   const exists = () => new AppError('tax_class_exists', 409, `The tax class ${body.code} exists already.`);
-  if (body.code === STANDARD_TAX_CLASS) throw exists();
   const now = deps.clock.now();
   const row = await insertTaxClass(deps.db, {
     store_id: storeId,

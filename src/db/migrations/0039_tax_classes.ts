@@ -4,7 +4,9 @@ import { sql, type Kysely } from 'kysely';
  * Tax done right (decisions `tax-classes`, `prices-include-tax` and `tax-arithmetic`,
  * docs/decisions/tax.md):
  *
- * - `tax_classes`: a store's classes besides `standard`, which always exists and is not stored.
+ * - `tax_classes`: a store's classes. `standard` is made with every store (a trigger on stores, and
+ *   here for the stores that exist) and cannot be deleted, so products, variants and shipping
+ *   methods can name it like any other.
  * - `tax_class` on products (null: `standard`), variants (null: the product's) and shipping methods
  *   (null: the shipping follows the goods).
  * - Tax rates gain `class_rates` (a class's rate in the area; a class without one takes the
@@ -24,8 +26,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (store_id, code)
     )`.execute(db);
-  // A class in use cannot go, and an unknown one cannot be set: the database says so (a null class,
-  // the default, is not checked). NO ACTION, not RESTRICT, so deleting a store takes all at once.
+  await sql`INSERT INTO tax_classes (store_id, code, name, created_at, updated_at)
+    SELECT id, 'standard', 'Standard', created_at, created_at FROM stores`.execute(db);
+  await sql`
+    CREATE FUNCTION storefront_standard_tax_class() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      -- Made when its store was: an archive's import makes it again exactly as it was.
+      INSERT INTO tax_classes (store_id, code, name, created_at, updated_at)
+      VALUES (NEW.id, 'standard', 'Standard', NEW.created_at, NEW.created_at)
+      ON CONFLICT DO NOTHING;
+      RETURN NULL;
+    END $$`.execute(db);
+  await sql`
+    CREATE TRIGGER stores_standard_tax_class AFTER INSERT ON stores
+    FOR EACH ROW EXECUTE FUNCTION storefront_standard_tax_class()`.execute(db);
+  // A class in use cannot go, and an unknown one cannot be set: the database says so. Null is the
+  // default: `standard` on a product, its product's class on a variant, following the goods on a
+  // method. NO ACTION, not RESTRICT, so deleting a store takes all at once.
   for (const table of ['products', 'variants', 'shipping_methods']) {
     await sql`ALTER TABLE ${sql.table(table)} ADD COLUMN tax_class text`.execute(db);
     await sql`
@@ -57,5 +74,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE tax_rates DROP COLUMN IF EXISTS class_rates`.execute(db);
   for (const table of ['shipping_methods', 'variants', 'products'])
     await sql`ALTER TABLE ${sql.table(table)} DROP COLUMN IF EXISTS tax_class`.execute(db);
+  await sql`DROP TRIGGER IF EXISTS stores_standard_tax_class ON stores`.execute(db);
+  await sql`DROP FUNCTION IF EXISTS storefront_standard_tax_class()`.execute(db);
   await sql`DROP TABLE IF EXISTS tax_classes`.execute(db);
 }
