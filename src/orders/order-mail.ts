@@ -1,4 +1,5 @@
 import { formatAddress } from '@storefront/address';
+import { unitsPart } from '../pricing/tax-arithmetic.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Shortfall } from '../catalog/inventory/inventory.ts';
 import type { Database } from '../db/tables.ts';
@@ -115,14 +116,37 @@ function confirmation(
           `  Discount  −${m(order.discount_amount, c)}${order.discount_code ? ` (${order.discount_code})` : ''}`,
         ]
       : []),
-    `  Tax       ${m(order.tax_amount, c)}`,
+    ...(order.tax_included ? [] : [`  Tax       ${m(order.tax_amount, c)}`]),
     `  Shipping  ${m(order.shipping_amount, c)}`,
-    `  Total     ${m(order.total_amount, c)}`,
+    `  Total     ${m(order.total_amount, c)}${order.tax_included ? ` (incl. ${m(order.tax_amount, c)} tax)` : ''}`,
+    ...taxBreakdown(order),
     ...shippingLines(order),
     '',
     'Reply to this email if you have any questions.',
   ].join('\n');
   return { subject: `Order #${order.number} confirmed`, text };
+}
+
+const percent = (bps: number) => `${(bps / 100).toLocaleString('en', { maximumFractionDigits: 2 })} %`;
+
+/**
+ * The order's tax by rate, as an invoice shows it (decision `tax-arithmetic`): what each rate of
+ * each class taxed and its tax, with the area when it is a region. Orders from before the breakdown
+ * was kept, and orders without tax, have none.
+ */
+function taxBreakdown(order: Pick<OrderRow, 'tax_lines' | 'tax_amount' | 'currency'>): string[] {
+  const lines = (order.tax_lines ?? []).filter((line) => line.amount > 0 || line.taxable > 0);
+  if (lines.length === 0 || order.tax_amount === 0) return [];
+  const c = order.currency;
+  return [
+    '',
+    'Tax',
+    ...lines.map(
+      (line) =>
+        `  ${percent(line.rateBps)} ${line.class === 'standard' ? '' : `(${line.class}) `}on ${m(line.taxable, c)}` +
+        `${line.region ? ` in ${line.region}` : ''}  ${m(line.amount, c)}`,
+    ),
+  ];
 }
 
 /** `  2 × Mug (Blue)` for each line of a parcel or a return, named from the order's lines. */
@@ -165,6 +189,19 @@ export async function queueShippingConfirmation(
   });
 }
 
+/**
+ * The tax part of a refund (decision `tax-arithmetic`): its share of the order's tax in proportion
+ * to the total, counted cumulatively, so that refunding the whole order gives back exactly its tax.
+ * `order.refunded_amount` already counts this refund.
+ */
+function refundTaxLine(order: OrderRow, amount: number): string[] {
+  if (order.tax_amount === 0 || order.total_amount === 0 || order.tax_lines === null) return [];
+  const after = Math.min(order.refunded_amount, order.total_amount);
+  const before = Math.max(0, after - amount);
+  const tax = unitsPart(order.tax_amount, order.total_amount, before, after);
+  return tax > 0 ? [`Of which tax: ${m(tax, order.currency)}.`] : [];
+}
+
 /** Store mail to the buyer when a refund has settled. */
 export async function queueRefundNotice(
   deps: { db: Kysely<Database> },
@@ -177,6 +214,7 @@ export async function queueRefundNotice(
     subject: `Refund for order #${order.number}`,
     text: [
       `${storeName} has refunded ${m(amount, c)} for order #${order.number}.`,
+      ...refundTaxLine(order, amount),
       `Refunded so far: ${m(order.refunded_amount, c)} of ${m(order.total_amount, c)}.`,
       '',
       'It can take a few days to appear on your statement. Reply to this email if you have any questions.',

@@ -9,7 +9,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createVariants } from '../test/catalog.ts';
-import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+import {
+  createTestStore,
+  startTestApp,
+  waitFor,
+  waitForMail,
+  type TestApp,
+  type TestStore,
+} from '../test/harness.ts';
 import {
   startReceiver,
   webhookTestConfig,
@@ -78,7 +85,7 @@ const PARIS = {
 
 /** A store selling in DE (19 %) and FR (20 %), with a flat 500 shipping to both. */
 async function europeanStore(options: { inclusive: boolean; shippingTax: 'none' | 'follow_goods' }) {
-  const shop = await createTestStore(t);
+  const shop = await createTestStore(t, { currency: 'EUR' });
   const admin = t.admin(shop);
   if (options.inclusive)
     assert.equal((await admin.put('/settings', { pricesIncludeTax: true })).statusCode, 200);
@@ -174,6 +181,44 @@ describe('prices that include tax', () => {
     assert.equal(order.tax.amount, 380);
     assert.deepEqual(order.lines[0]!.tax, { amount: 380, rateBps: 1900, class: 'standard' });
     assert.deepEqual(order.taxLines, berlin.cart.taxLines);
+
+    // Paid: the confirmation carries a breakdown an EU buyer can keep; a refund says its tax part.
+    const { payment } = placed.json<{ payment: { ref: string; clientSecret: string } }>();
+    const confirmed = await t.app.inject({
+      method: 'POST',
+      url: `/sandbox/v1/payments/${payment.ref}/confirm`,
+      payload: { clientSecret: payment.clientSecret, paymentMethod: 'pm_card_visa' },
+    });
+    assert.equal(confirmed.statusCode, 200, confirmed.body);
+    /** The text of the store's mail of a kind about this order, once it is queued. */
+    const mailText = (kind: string) =>
+      waitFor(
+        async () =>
+          (
+            await t.db.kysely
+              .selectFrom('mail_outbox')
+              .select('text_body')
+              .where('store_id', '=', shop.store.id)
+              .where('kind', '=', kind)
+              .executeTakeFirst()
+          )?.text_body,
+        5000,
+        `the ${kind} mail`,
+      );
+    const confirmation = await mailText('order_confirmation');
+    assert.match(confirmation, /Total\s+€28\.80 \(incl\. €3\.80 tax\)/);
+    assert.match(confirmation, /^Tax\n\s+19 % on €20\.00\s+€3\.80$/m);
+    await waitFor(
+      async () =>
+        (await t.admin(shop).get(`/orders/${order.id}`)).json<{ status: string }>().status === 'paid' ||
+        undefined,
+      5000,
+      'the order paid',
+    );
+    const refund = await t.admin(shop).post(`/orders/${order.id}/refunds`, { amount: 2880 });
+    assert.ok([201, 202].includes(refund.statusCode), refund.body);
+    const notice = await mailText('refund_notice');
+    assert.match(notice, /Of which tax: €3\.80\./, 'a whole refund gives back exactly the tax charged');
 
     // The setting goes off: the next checkout adds tax on top; the order placed keeps its figures.
     assert.equal((await t.admin(shop).put('/settings', { pricesIncludeTax: false })).statusCode, 200);
