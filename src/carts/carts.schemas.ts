@@ -21,8 +21,9 @@ export const TaxLineSchema = Type.Object(
     }),
     class: Type.String(),
     rateBps: Type.Integer(),
-    taxable: MoneySchema,
-    amount: MoneySchema,
+    taxable: Type.Integer({ description: 'The net amount taxed, in minor units of `currency`.' }),
+    amount: Type.Integer({ description: 'The tax, in minor units of `currency`.' }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$' }),
   },
   { title: 'TaxLine' },
 );

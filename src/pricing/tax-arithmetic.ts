@@ -82,13 +82,9 @@ export interface TaxLine {
   amount: number;
 }
 
-/** A breakdown as the API shows it, with its money in the order's currency. */
+/** A breakdown as the API shows it: its amounts in minor units of `currency`, which each entry names. */
 export const taxLinesView = (lines: readonly TaxLine[], currency: string) =>
-  lines.map((line) => ({
-    ...line,
-    taxable: { amount: line.taxable, currency },
-    amount: { amount: line.amount, currency },
-  }));
+  lines.map((line) => ({ ...line, currency }));
 
 /**
  * `total` shared out in proportion to `weights` (non-negative integers) by the largest-remainder

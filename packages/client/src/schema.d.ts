@@ -5951,8 +5951,8 @@ export interface components {
     TaxClass: {
       code: string;
       name: string;
-      /** @description Null for `standard`, which every store has. */
-      createdAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
     };
     /** TaxClassList */
     TaxClassList: {
@@ -5966,8 +5966,11 @@ export interface components {
       region: string | null;
       class: string;
       rateBps: number;
-      taxable: components['schemas']['Money'];
-      amount: components['schemas']['Money'];
+      /** @description The net amount taxed, in minor units of `currency`. */
+      taxable: number;
+      /** @description The tax, in minor units of `currency`. */
+      amount: number;
+      currency: string;
     };
     /** TaxRate */
     TaxRate: {
