@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { PageQueryWith } from '../http/schemas.ts';
+import { PageQueryWith, TAX_CLASS_CODE } from '../http/schemas.ts';
 
 const Amount = Type.Integer({
   minimum: 0,
@@ -185,6 +185,15 @@ const WeightGrams = Type.Integer({
   maximum: 10_000_000,
   description: 'Grams, for weight-based shipping methods; null or absent: not given.',
 });
+/** Decision `tax-classes`: a class of the store (`POST /admin/v1/tax-classes`); unknown is 400. */
+const TaxClass = Type.String({ pattern: TAX_CLASS_CODE, description: 'A tax class of the store.' });
+const ProductTaxClass = {
+  ...TaxClass,
+  description: 'The tax class of its variants (`standard`, `reduced`, …; default `standard`).',
+};
+const VariantTaxClass = Type.Union([TaxClass, Type.Null()], {
+  description: 'Its own tax class; null (the default): its product’s.',
+});
 const RequiresShipping = Type.Boolean({
   description: 'Whether the variant is shipped (default true); false for gift cards and downloads.',
 });
@@ -207,6 +216,7 @@ export const VariantInputSchema = Type.Object(
     weightGrams: Type.Optional(Type.Union([WeightGrams, Type.Null()])),
     requiresShipping: Type.Optional(RequiresShipping),
     imageId: Type.Optional(ImageId),
+    taxClass: Type.Optional(VariantTaxClass),
   },
   { title: 'NewVariant', additionalProperties: false },
 );
@@ -223,6 +233,7 @@ export const VariantPatchSchema = Type.Object(
     weightGrams: Type.Optional(Type.Union([WeightGrams, Type.Null()])),
     requiresShipping: Type.Optional(RequiresShipping),
     imageId: Type.Optional(ImageId),
+    taxClass: Type.Optional(VariantTaxClass),
     archived: Type.Optional(
       Type.Boolean({
         description:
@@ -251,6 +262,7 @@ export const AdminVariantSchema = Type.Object(
     }),
     requiresShipping: Type.Boolean({ description: 'False for what is not shipped (gift cards, downloads).' }),
     imageId: ImageId,
+    taxClass: VariantTaxClass,
     archived: Type.Boolean({ description: 'Archived: kept, but not sold and not on the storefront.' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -270,6 +282,7 @@ export const ProductInputSchema = Type.Object(
     seo: Type.Optional(SeoInputSchema),
     options: Type.Optional(OptionsSchema),
     images: Type.Optional(ImagesInputSchema),
+    taxClass: Type.Optional(ProductTaxClass),
     variants: Type.Array(VariantInputSchema, { maxItems: 100 }),
   },
   { title: 'NewProduct', additionalProperties: false },
@@ -301,6 +314,7 @@ export const ProductPatchSchema = Type.Object(
       }),
     ),
     images: Type.Optional(ImagesInputSchema),
+    taxClass: Type.Optional(ProductTaxClass),
   },
   { title: 'ProductChange', additionalProperties: false },
 );
@@ -322,6 +336,7 @@ export const AdminProductSchema = Type.Object(
       description: 'Card price; null without variants.',
     }),
     currency: Type.String(),
+    taxClass: ProductTaxClass,
     variants: Type.Array(AdminVariantSchema),
     createdAt: Timestamp,
     updatedAt: Timestamp,

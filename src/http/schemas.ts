@@ -8,6 +8,9 @@ export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false 
 
 export const CurrencyCode = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code.' });
 
+/** A tax class's code (decision `tax-classes`): lower case letters, digits, `_` and `-` (`reduced`, `zero`). */
+export const TAX_CLASS_CODE = '^[a-z0-9_-]{1,32}$';
+
 /** Money is an integer amount in minor units with an explicit currency; no floats on the wire. */
 export const MoneySchema = Type.Object(
   {

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { TAX_CLASS_CODE } from '../http/schemas.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 
@@ -97,9 +98,6 @@ export const CountryParams = Type.Object({
     description: 'A country (`DE`) or a region of one (`US-CA`).',
   }),
 });
-
-/** A tax class code: lower case letters, digits, `_` and `-` (`reduced`, `zero`, `books`). */
-export const TAX_CLASS_CODE = '^[a-z0-9_-]{1,32}$';
 
 export const TaxClassSchema = Type.Object(
   {

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { MoneySchema, Uuid } from '../http/schemas.ts';
+import { MoneySchema, TAX_CLASS_CODE, Uuid } from '../http/schemas.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const Amount = Type.Integer({
@@ -62,6 +62,12 @@ export const WeightTierSchema = Type.Object(
   { title: 'ShippingWeightTier', additionalProperties: false },
 );
 
+/** Decision `tax-classes` and `shipping-tax`: how the method's shipping is taxed where the area taxes shipping. */
+const MethodTaxClass = Type.Union([Type.String({ pattern: TAX_CLASS_CODE }), Type.Null()], {
+  description:
+    'The tax class its shipping is taxed at, where the destination’s rate taxes shipping (`shippingTax: "follow_goods"`); null (the default): it follows the goods, split over their classes. Where the rate says `none`, shipping is untaxed whatever this says.',
+});
+
 const methodFields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
   amount: Type.Optional(Amount),
@@ -72,6 +78,7 @@ const methodFields = {
   minDeliveryDays: Type.Optional(Type.Union([Days, Type.Null()])),
   maxDeliveryDays: Type.Optional(Type.Union([Days, Type.Null()])),
   active: Type.Optional(Type.Boolean()),
+  taxClass: Type.Optional(MethodTaxClass),
 };
 
 export const MethodBodySchema = Type.Object(
@@ -98,6 +105,7 @@ export const ShippingMethodSchema = Type.Object(
     minDeliveryDays: Type.Union([Type.Integer(), Type.Null()]),
     maxDeliveryDays: Type.Union([Type.Integer(), Type.Null()]),
     active: Type.Boolean(),
+    taxClass: MethodTaxClass,
     countryDefault: Type.Union([Type.String(), Type.Null()], {
       description:
         "The country (ISO 3166-1 alpha-2) whose checkouts that name no method are charged this one: the flat method kept from, and set by, the tax rate's legacy `shippingAmount` (`PUT /admin/v1/tax-rates/{country}`). Read-only here.",

@@ -2,6 +2,7 @@ import { countryRules, normalizePostalCode } from '@storefront/address';
 import type { Insertable, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { lockScope } from '../db/advisory-lock.ts';
+import { isForeignKeyViolation } from '../db/errors.ts';
 import { byCreated } from '../db/keyset.ts';
 import { storeSetting } from '../db/settings-cache.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
@@ -66,6 +67,7 @@ export const methodView = (row: ShippingMethodRow): ShippingMethod => ({
   minDeliveryDays: row.min_delivery_days,
   maxDeliveryDays: row.max_delivery_days,
   active: row.active,
+  taxClass: row.tax_class,
   countryDefault: row.country_default,
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
@@ -257,6 +259,7 @@ interface MethodState {
   min_delivery_days: number | null;
   max_delivery_days: number | null;
   active: boolean;
+  tax_class: string | null;
 }
 
 /**
@@ -280,6 +283,7 @@ function methodState(current: MethodState | null, changes: MethodPatch): MethodS
     max_delivery_days:
       changes.maxDeliveryDays !== undefined ? changes.maxDeliveryDays : (current?.max_delivery_days ?? null),
     active: changes.active ?? current?.active ?? true,
+    tax_class: changes.taxClass !== undefined ? changes.taxClass : (current?.tax_class ?? null),
   };
   const errors: FieldError[] = [];
   const unused = (pointer: string, value: unknown) => {
@@ -326,6 +330,24 @@ const stored = (state: MethodState) => ({
   weight_tiers: state.weight_tiers === null ? null : JSON.stringify(state.weight_tiers),
 });
 
+/**
+ * A write of a method, whose tax class the database refuses when the store has no such class
+ * (decision `tax-classes`): 400 at `/taxClass`, nothing written.
+ */
+async function refusingUnknownTaxClass(write: Promise<ShippingMethod>): Promise<ShippingMethod> {
+  try {
+    return await write;
+  } catch (error) {
+    if (!isForeignKeyViolation(error, 'shipping_methods_tax_class_fkey')) throw error;
+    throw validationFailed('Unknown tax class.', [
+      {
+        pointer: '/taxClass',
+        detail: 'is not a tax class of this store (GET /admin/v1/tax-classes lists them)',
+      },
+    ]);
+  }
+}
+
 export async function createMethod(
   deps: Deps,
   storeId: string,
@@ -333,25 +355,27 @@ export async function createMethod(
   body: MethodBody,
 ): Promise<ShippingMethod> {
   const state = methodState(null, body);
-  return deps.db.transaction().execute(async (trx) => {
-    await lockScope(trx, 'shipping-zones', storeId);
-    if (!(await findZone(trx, storeId, zoneId))) throw zoneNotFound();
-    if ((await countMethods(trx, storeId, zoneId)) >= MAX_METHODS_PER_ZONE)
-      throw new AppError(
-        'limit_reached',
-        409,
-        `A zone can have at most ${MAX_METHODS_PER_ZONE} shipping methods.`,
-      );
-    const now = deps.clock.now();
-    const values: Insertable<ShippingMethodTable> = {
-      store_id: storeId,
-      zone_id: zoneId,
-      ...stored(state),
-      created_at: now,
-      updated_at: now,
-    };
-    return methodView(await insertMethod(trx, values));
-  });
+  return refusingUnknownTaxClass(
+    deps.db.transaction().execute(async (trx) => {
+      await lockScope(trx, 'shipping-zones', storeId);
+      if (!(await findZone(trx, storeId, zoneId))) throw zoneNotFound();
+      if ((await countMethods(trx, storeId, zoneId)) >= MAX_METHODS_PER_ZONE)
+        throw new AppError(
+          'limit_reached',
+          409,
+          `A zone can have at most ${MAX_METHODS_PER_ZONE} shipping methods.`,
+        );
+      const now = deps.clock.now();
+      const values: Insertable<ShippingMethodTable> = {
+        store_id: storeId,
+        zone_id: zoneId,
+        ...stored(state),
+        created_at: now,
+        updated_at: now,
+      };
+      return methodView(await insertMethod(trx, values));
+    }),
+  );
 }
 
 export async function changeMethod(
@@ -361,17 +385,19 @@ export async function changeMethod(
   methodId: string,
   patch: MethodPatch,
 ): Promise<ShippingMethod> {
-  return deps.db.transaction().execute(async (trx) => {
-    const current = await findMethod(trx, storeId, zoneId, methodId);
-    if (!current) throw methodNotFound();
-    const state = methodState(current, patch);
-    const row = await updateMethod(trx, storeId, methodId, {
-      ...stored(state),
-      updated_at: deps.clock.now(),
-    });
-    if (!row) throw methodNotFound();
-    return methodView(row);
-  });
+  return refusingUnknownTaxClass(
+    deps.db.transaction().execute(async (trx) => {
+      const current = await findMethod(trx, storeId, zoneId, methodId);
+      if (!current) throw methodNotFound();
+      const state = methodState(current, patch);
+      const row = await updateMethod(trx, storeId, methodId, {
+        ...stored(state),
+        updated_at: deps.clock.now(),
+      });
+      if (!row) throw methodNotFound();
+      return methodView(row);
+    }),
+  );
 }
 
 export async function removeMethod(

@@ -1,4 +1,5 @@
 import type { ServiceDeps } from '../../db/service-deps.ts';
+import { STANDARD_TAX_CLASS } from '../../pricing/tax-classes.service.ts';
 import { storeCurrency } from '../../stores/stores.service.ts';
 import type { AdminProduct, AdminVariant } from '../catalog.schemas.ts';
 import type { ProductRow } from '../catalog.tables.ts';
@@ -37,6 +38,7 @@ export async function toAdminProducts(
     images: images.get(row.id) ?? [],
     priceAmount: row.price_amount,
     currency,
+    taxClass: row.tax_class ?? STANDARD_TAX_CLASS,
     variants: byProduct.get(row.id) ?? [],
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

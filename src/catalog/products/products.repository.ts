@@ -164,6 +164,8 @@ export function insertProduct(
     handle: string | undefined;
     seoTitle: string | null;
     seoDescription: string | null;
+    /** Null: `standard`. */
+    taxClass: string | null;
     now: Date;
   },
 ): Promise<ProductRow> {
@@ -182,6 +184,7 @@ export function insertProduct(
       ...(product.handle !== undefined ? { handle: product.handle } : {}),
       seo_title: product.seoTitle,
       seo_description: product.seoDescription,
+      tax_class: product.taxClass,
       created_at: product.now,
       updated_at: product.now,
     })

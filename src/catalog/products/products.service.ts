@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
 import { byCreated, keysetPage } from '../../db/keyset.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.ts';
 import type { ServiceDeps } from '../../db/service-deps.ts';
 import type { Database } from '../../db/tables.ts';
 import type { EmittedData } from '../../events/events.schemas.ts';
 import { recordEvent } from '../../events/events.ts';
 import type { ListPage } from '../../lib/cursors.ts';
-import { validationFailed, type FieldError } from '../../lib/errors.ts';
+import { validationFailed, type AppError, type FieldError } from '../../lib/errors.ts';
 import { uuidV7 } from '../../lib/uuid.ts';
+import { listTaxClasses, STANDARD_TAX_CLASS } from '../../pricing/tax-classes.service.ts';
 import type { ProductDeletedData } from '../catalog.events.ts';
 import {
   LOW_STOCK_THRESHOLD,
@@ -36,7 +37,7 @@ import {
 import { isVisible, lockExistingProduct, noProduct, recordVisibilityChange } from './product-changes.ts';
 import { toAdminProducts } from './admin-products.ts';
 import { checkNewProduct, checkProductPatch, handleTaken, seoField } from './product.validation.ts';
-import { skuTaken } from '../variants/variant.validation.ts';
+import { skuTaken, unknownTaxClass } from '../variants/variant.validation.ts';
 import {
   analyzeProducts,
   countProducts,
@@ -140,6 +141,7 @@ export async function createProduct(
         storeId,
         status: input.status,
         handle: input.handle,
+        taxClass: input.taxClass ?? null,
         now,
       });
       if (input.handle !== undefined) await takeHandle(trx, storeId, row.id, row.handle, null);
@@ -162,8 +164,32 @@ export async function createProduct(
       throw handleTaken(input.handle ?? '');
     }
     if (isUniqueViolation(error)) throw skuTaken(skus[0]?.sku ?? '', skus[0]?.pointer ?? '/variants');
+    if (
+      isForeignKeyViolation(error, 'products_tax_class_fkey') ||
+      isForeignKeyViolation(error, 'variants_tax_class_fkey')
+    )
+      throw await unknownTaxClasses(deps, storeId, input);
     throw error;
   }
+}
+
+/**
+ * The database refused a class of a new product or of one of its variants (decision
+ * `tax-classes`), and rolled everything back: 400 at every field that names a class the store does
+ * not have (at every field that names one, should a class have been made since).
+ */
+async function unknownTaxClasses(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  input: ProductInput,
+): Promise<AppError> {
+  const named = [
+    { pointer: '/taxClass', code: input.taxClass },
+    ...input.variants.map((variant, i) => ({ pointer: `/variants/${i}/taxClass`, code: variant.taxClass })),
+  ].filter((field): field is { pointer: string; code: string } => typeof field.code === 'string');
+  const known = new Set((await listTaxClasses(deps, storeId)).map((taxClass) => taxClass.code));
+  const unknown = named.filter((field) => !known.has(field.code));
+  return unknownTaxClass((unknown.length > 0 ? unknown : named).map((field) => field.pointer));
 }
 
 export async function updateProduct(
@@ -179,6 +205,7 @@ export async function updateProduct(
     await changeProduct(deps, storeId, productId, patch, tags, options, images);
   } catch (error) {
     if (isUniqueViolation(error, 'products_handle_idx')) throw handleTaken(patch.handle ?? '');
+    if (isForeignKeyViolation(error, 'products_tax_class_fkey')) throw unknownTaxClass(['/taxClass']);
     throw error;
   }
   return getProduct(deps, storeId, productId);
@@ -240,6 +267,7 @@ async function changeProduct(
       seo_title: seoTitle === undefined ? current.seo_title : seoTitle,
       seo_description: seoDescription === undefined ? current.seo_description : seoDescription,
       options: options ?? current.options,
+      tax_class: patch.taxClass ?? current.tax_class,
     };
     const changed =
       imagesChanged ||
@@ -250,6 +278,7 @@ async function changeProduct(
       next.handle !== current.handle ||
       next.seo_title !== current.seo_title ||
       next.seo_description !== current.seo_description ||
+      (next.tax_class ?? STANDARD_TAX_CLASS) !== (current.tax_class ?? STANDARD_TAX_CLASS) ||
       JSON.stringify(next.options) !== JSON.stringify(current.options) ||
       JSON.stringify(next.tags) !== JSON.stringify(current.tags);
     if (!changed && status === current.status) return;

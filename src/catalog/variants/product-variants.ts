@@ -37,6 +37,7 @@ export function newVariant(
     weightGrams: input.weightGrams ?? null,
     requiresShipping: input.requiresShipping ?? true,
     imageId: input.imageId ?? null,
+    taxClass: input.taxClass ?? null,
   };
 }
 
@@ -55,6 +56,7 @@ export function toAdminVariant(row: VariantRow): AdminVariant {
     weightGrams: row.weight_grams,
     requiresShipping: row.requires_shipping,
     imageId: row.image_id,
+    taxClass: row.tax_class,
     archived: row.archived_at !== null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

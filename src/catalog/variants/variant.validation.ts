@@ -1,4 +1,4 @@
-import { AppError, type FieldError } from '../../lib/errors.ts';
+import { AppError, validationFailed, type FieldError } from '../../lib/errors.ts';
 import type { VariantInput, VariantPatch } from '../catalog.schemas.ts';
 import type { ProductOption } from '../catalog.tables.ts';
 import { labelOf, variantOptions } from './options.ts';
@@ -42,6 +42,19 @@ export const skuTaken = (sku: string, pointer: string): AppError =>
   new AppError('sku_unavailable', 409, `The SKU "${sku}" is already used by another variant of this store.`, {
     errors: [{ pointer, detail: 'is already used in this store' }],
   });
+
+/**
+ * 400 for tax classes the store does not have (decision `tax-classes`: the foreign keys refuse
+ * them), one error per field that names one.
+ */
+export const unknownTaxClass = (pointers: readonly string[]): AppError =>
+  validationFailed(
+    'Unknown tax class.',
+    pointers.map((pointer) => ({
+      pointer,
+      detail: 'is not a tax class of this store (GET /admin/v1/tax-classes lists them)',
+    })),
+  );
 
 export const combinationTaken = (pointer: string): AppError =>
   new AppError(

@@ -110,6 +110,8 @@ export interface NewVariant {
   weightGrams: number | null;
   requiresShipping: boolean;
   imageId: string | null;
+  /** Its own tax class; null: its product's. */
+  taxClass: string | null;
 }
 
 function variantRow(
@@ -130,6 +132,7 @@ function variantRow(
     weight_grams: variant.weightGrams,
     requires_shipping: variant.requiresShipping,
     image_id: variant.imageId,
+    tax_class: variant.taxClass,
     created_at: where.now,
     updated_at: where.now,
   };

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { isUniqueViolation } from '../../db/errors.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.ts';
 import type { ServiceDeps } from '../../db/service-deps.ts';
 import type { Database } from '../../db/tables.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../../lib/errors.ts';
@@ -22,6 +22,7 @@ import {
   notAnImageOfTheProduct,
   optionsAndLabel,
   skuTaken,
+  unknownTaxClass,
 } from './variant.validation.ts';
 import {
   deleteVariantRow,
@@ -91,9 +92,7 @@ export async function addVariant(
       return toAdminVariant(row);
     });
   } catch (error) {
-    if (isUniqueViolation(error, 'variants_options_idx')) throw combinationTaken('/options');
-    if (isUniqueViolation(error) && sku) throw skuTaken(sku, '/sku');
-    throw error;
+    throw variantWriteError(error, sku);
   }
 }
 
@@ -141,6 +140,7 @@ export async function updateVariant(
         ...(patch.weightGrams !== undefined ? { weight_grams: patch.weightGrams } : {}),
         ...(patch.requiresShipping !== undefined ? { requires_shipping: patch.requiresShipping } : {}),
         ...(patch.imageId !== undefined ? { image_id: patch.imageId } : {}),
+        ...(patch.taxClass !== undefined ? { tax_class: patch.taxClass } : {}),
       });
       const fieldsChanged =
         row.sku !== current.sku ||
@@ -151,6 +151,7 @@ export async function updateVariant(
         row.weight_grams !== current.weight_grams ||
         row.requires_shipping !== current.requires_shipping ||
         row.image_id !== current.image_id ||
+        row.tax_class !== current.tax_class ||
         archiving;
       const stockChanged =
         patch.onHand !== undefined &&
@@ -172,10 +173,16 @@ export async function updateVariant(
       return toAdminVariant(stocked ?? row);
     });
   } catch (error) {
-    if (isUniqueViolation(error, 'variants_options_idx')) throw combinationTaken('/options');
-    if (isUniqueViolation(error) && sku) throw skuTaken(sku, '/sku');
-    throw error;
+    throw variantWriteError(error, sku);
   }
+}
+
+/** What the database's refusal of a variant's write means to the client (everything was rolled back). */
+function variantWriteError(error: unknown, sku: string | null | undefined): unknown {
+  if (isUniqueViolation(error, 'variants_options_idx')) return combinationTaken('/options');
+  if (isUniqueViolation(error) && sku) return skuTaken(sku, '/sku');
+  if (isForeignKeyViolation(error, 'variants_tax_class_fkey')) return unknownTaxClass(['/taxClass']);
+  return error;
 }
 
 /**
