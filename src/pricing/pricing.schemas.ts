@@ -69,7 +69,7 @@ export const TaxRateBodySchema = Type.Object(
     taxRateBps: Type.Integer({ minimum: 0, maximum: 10_000 }),
     classRates: Type.Optional(
       Type.Record(
-        Type.String({ pattern: '^[a-z0-9_-]{1,32}$' }),
+        Type.String({ pattern: TAX_CLASS_CODE }),
         Type.Integer({ minimum: 0, maximum: 10_000 }),
         {
           maxProperties: 50,

@@ -192,6 +192,7 @@ describe('shipping methods', () => {
         minDeliveryDays: 3,
         maxDeliveryDays: 5,
         active: true,
+        taxClass: null,
         countryDefault: null,
         createdAt: undefined,
         updatedAt: undefined,
