@@ -2649,6 +2649,8 @@ export interface components {
       /** @description Card price; null without variants. */
       priceAmount: number | null;
       currency: string;
+      /** @description The tax class of its variants (`standard`, `reduced`, …; default `standard`). */
+      taxClass: string;
       variants: components['schemas']['AdminVariant'][];
       /** Format: date-time */
       createdAt: string;
@@ -3210,6 +3212,8 @@ export interface components {
       requiresShipping: boolean;
       /** @description The image this variant shows: the media id of one of its product’s images; null: the product’s. */
       imageId: string | null;
+      /** @description Its own tax class; null (the default): its product’s. */
+      taxClass: string | null;
       /** @description Archived: kept, but not sold and not on the storefront. */
       archived: boolean;
       /** Format: date-time */
@@ -4209,6 +4213,8 @@ export interface components {
       options?: components['schemas']['ProductOption'][];
       /** @description The product’s images in order, replacing the list; each a media of this store, at most once. The first is the card’s `image`. A variant whose image leaves the list shows the product’s again. */
       images?: components['schemas']['ProductImageInput'][];
+      /** @description The tax class of its variants (`standard`, `reduced`, …; default `standard`). */
+      taxClass?: string;
       variants: components['schemas']['NewVariant'][];
     };
     /** NewRefund */
@@ -4254,6 +4260,8 @@ export interface components {
       minDeliveryDays?: number | null;
       maxDeliveryDays?: number | null;
       active?: boolean;
+      /** @description The tax class its shipping is taxed at, where the destination’s rate taxes shipping (`shippingTax: "follow_goods"`); null (the default): it follows the goods, split over their classes. Where the rate says `none`, shipping is untaxed whatever this says. */
+      taxClass?: string | null;
       /**
        * @description `flat`: `amount`. `weight`: the first of `weightTiers` the parcel fits. `free_over`: `amount`, free from `freeOverAmount`. `pickup`: `amount` (often 0).
        * @enum {string}
@@ -4310,6 +4318,8 @@ export interface components {
       requiresShipping?: boolean;
       /** @description The image this variant shows: the media id of one of its product’s images; null: the product’s. */
       imageId?: string | null;
+      /** @description Its own tax class; null (the default): its product’s. */
+      taxClass?: string | null;
     };
     /** NewWebhookEndpoint */
     NewWebhookEndpoint: {
@@ -4728,6 +4738,8 @@ export interface components {
       strandedVariants?: 'refuse' | 'archive';
       /** @description The product’s images in order, replacing the list; each a media of this store, at most once. The first is the card’s `image`. A variant whose image leaves the list shows the product’s again. */
       images?: components['schemas']['ProductImageInput'][];
+      /** @description The tax class of its variants (`standard`, `reduced`, …; default `standard`). */
+      taxClass?: string;
     };
     /**
      * ProductCreatedData
@@ -5656,6 +5668,8 @@ export interface components {
       minDeliveryDays: number | null;
       maxDeliveryDays: number | null;
       active: boolean;
+      /** @description The tax class its shipping is taxed at, where the destination’s rate taxes shipping (`shippingTax: "follow_goods"`); null (the default): it follows the goods, split over their classes. Where the rate says `none`, shipping is untaxed whatever this says. */
+      taxClass: string | null;
       /** @description The country (ISO 3166-1 alpha-2) whose checkouts that name no method are charged this one: the flat method kept from, and set by, the tax rate's legacy `shippingAmount` (`PUT /admin/v1/tax-rates/{country}`). Read-only here. */
       countryDefault: string | null;
       /** Format: date-time */
@@ -5673,6 +5687,8 @@ export interface components {
       minDeliveryDays?: number | null;
       maxDeliveryDays?: number | null;
       active?: boolean;
+      /** @description The tax class its shipping is taxed at, where the destination’s rate taxes shipping (`shippingTax: "follow_goods"`); null (the default): it follows the goods, split over their classes. Where the rate says `none`, shipping is untaxed whatever this says. */
+      taxClass?: string | null;
       /**
        * @description `flat`: `amount`. `weight`: the first of `weightTiers` the parcel fits. `free_over`: `amount`, free from `freeOverAmount`. `pickup`: `amount` (often 0).
        * @enum {string}
@@ -6148,6 +6164,8 @@ export interface components {
       requiresShipping?: boolean;
       /** @description The image this variant shows: the media id of one of its product’s images; null: the product’s. */
       imageId?: string | null;
+      /** @description Its own tax class; null (the default): its product’s. */
+      taxClass?: string | null;
       /** @description `true` archives the variant: kept with its history, but not sold, not on the storefront, not searched, not in the card price, its combination free for another variant. `false` brings it back (409 option_in_use when its values are no longer the product’s, option_combination_taken when another variant took its combination). */
       archived?: boolean;
     };
