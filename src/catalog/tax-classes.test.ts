@@ -111,14 +111,12 @@ describe('taxClass on products and variants', () => {
     const untouched = await t.admin(shop).patch(`/variants/${paperback!.id}`, { priceAmount: 1100 });
     assert.equal(untouched.json<Variant>().taxClass, 'reduced', 'a change without taxClass keeps it');
 
-    const added = await t
-      .admin(shop)
-      .post(`/products/${created.id}/variants`, {
-        label: 'Box',
-        priceAmount: 5000,
-        onHand: 1,
-        taxClass: 'zero',
-      });
+    const added = await t.admin(shop).post(`/products/${created.id}/variants`, {
+      label: 'Box',
+      priceAmount: 5000,
+      onHand: 1,
+      taxClass: 'zero',
+    });
     assert.equal(added.statusCode, 201, added.body);
     assert.equal(added.json<Variant>().taxClass, 'zero');
     assert.deepEqual(
@@ -192,14 +190,12 @@ describe('taxClass on products and variants', () => {
       ['/taxClass'],
     );
     assertUnknown(
-      await t
-        .admin(shop)
-        .post(`/products/${product.id}/variants`, {
-          label: 'Two',
-          priceAmount: 1,
-          onHand: 1,
-          taxClass: 'books',
-        }),
+      await t.admin(shop).post(`/products/${product.id}/variants`, {
+        label: 'Two',
+        priceAmount: 1,
+        onHand: 1,
+        taxClass: 'books',
+      }),
       ['/taxClass'],
     );
     assert.deepEqual(await read(product.id), product, 'the product and its variants are as they were');

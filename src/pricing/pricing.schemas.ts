@@ -68,15 +68,11 @@ export const TaxRateBodySchema = Type.Object(
   {
     taxRateBps: Type.Integer({ minimum: 0, maximum: 10_000 }),
     classRates: Type.Optional(
-      Type.Record(
-        Type.String({ pattern: TAX_CLASS_CODE }),
-        Type.Integer({ minimum: 0, maximum: 10_000 }),
-        {
-          maxProperties: 50,
-          description:
-            'Rates of other tax classes here, by code; each class must exist, and `standard`’s is `taxRateBps`. Left out: unchanged.',
-        },
-      ),
+      Type.Record(Type.String({ pattern: TAX_CLASS_CODE }), Type.Integer({ minimum: 0, maximum: 10_000 }), {
+        maxProperties: 50,
+        description:
+          'Rates of other tax classes here, by code; each class must exist, and `standard`’s is `taxRateBps`. Left out: unchanged.',
+      }),
     ),
     shippingTax: Type.Optional(ShippingTaxSchema),
     shippingAmount: Type.Optional(
