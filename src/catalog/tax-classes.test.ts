@@ -43,13 +43,17 @@ async function addClass(store: TestStore, code: string): Promise<void> {
 }
 
 let titles = 0;
-async function createProduct(body: object = {}, store = shop): Promise<Product> {
-  const response = await t.admin(store).post('/products', {
+/** POST /products: an active product with one variant, unless `body` says otherwise. */
+const postProduct = (body: object = {}, store = shop) =>
+  t.admin(store).post('/products', {
     title: `Thing ${++titles}`,
     status: 'active',
     variants: [{ label: 'One', priceAmount: 1000, onHand: 5 }],
     ...body,
   });
+
+async function createProduct(body: object = {}, store = shop): Promise<Product> {
+  const response = await postProduct(body, store);
   assert.equal(response.statusCode, 201, response.body);
   return response.json<Product>();
 }
@@ -132,15 +136,7 @@ describe('taxClass on products and variants', () => {
 
   test('an unknown class on a new product or its variants is 400 at each field; nothing is written', async () => {
     const title = 'Unknown class product';
-    assertUnknown(
-      await t.admin(shop).post('/products', {
-        title,
-        status: 'active',
-        taxClass: 'books',
-        variants: [{ label: 'One', priceAmount: 1000, onHand: 5 }],
-      }),
-      ['/taxClass'],
-    );
+    assertUnknown(await postProduct({ title, taxClass: 'books' }), ['/taxClass']);
     assertUnknown(
       await t.admin(shop).post('/products', {
         title,
@@ -206,15 +202,7 @@ describe('taxClass on products and variants', () => {
     await addClass(other, 'books');
     await createProduct({ taxClass: 'books' }, other);
     const title = 'Borrowed class';
-    assertUnknown(
-      await t.admin(shop).post('/products', {
-        title,
-        status: 'active',
-        taxClass: 'books',
-        variants: [{ label: 'One', priceAmount: 1000, onHand: 5 }],
-      }),
-      ['/taxClass'],
-    );
+    assertUnknown(await postProduct({ title, taxClass: 'books' }), ['/taxClass']);
     assert.equal(await productsTitled(title), 0);
     const mine = await createProduct();
     assertUnknown(await t.admin(shop).patch(`/products/${mine.id}`, { taxClass: 'books' }), ['/taxClass']);
