@@ -31,6 +31,7 @@ import { themesAdminRoutes } from './themes/themes.admin-routes.ts';
 import { appsAdminRoutes } from './apps/apps.admin-routes.ts';
 import { cartsStorefrontRoutes } from './carts/carts.storefront-routes.ts';
 import { ordersAdminRoutes } from './orders/orders.admin-routes.ts';
+import { reportsAdminRoutes } from './orders/reports.admin-routes.ts';
 import { ordersStorefrontRoutes } from './orders/orders.storefront-routes.ts';
 import { checkoutStorefrontRoutes } from './checkout/checkout.storefront-routes.ts';
 import { idempotentRoutes } from './idempotency/idempotency.hook.ts';
@@ -409,6 +410,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
         },
       });
       await admin.register(ordersAdminRoutes, { deps: orders });
+      await admin.register(reportsAdminRoutes, { deps: orders });
       await admin.register(pricingAdminRoutes, { deps: orders });
       await admin.register(taxServiceAdminRoutes, {
         deps: { ...services, keyring, allowHttp: config.webhooks.allowHttp },

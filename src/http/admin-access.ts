@@ -12,7 +12,7 @@ export type AdminAccess = 'public' | StaffRole;
  *
  * - `staff`: the day-to-day work: the catalog, content, orders (not refunds), customers (read), the store's settings
  *   (read only) and the overview.
- * - `admin`: running the store: settings, pricing (discounts, tax rates), shipping, refunds, storefront
+ * - `admin`: running the store: settings, pricing (discounts, tax rates), shipping, refunds, the tax report, storefront
  *   keys, webhooks, the email sender, themes and apps; customers' exports and erasures.
  * - `owner`: who works here and with which role.
  */
@@ -76,6 +76,8 @@ export const ADMIN_ACCESS = {
   adminCancelOrder: 'admin',
   adminCreateReturn: 'admin',
   adminPreviewReturn: 'staff',
+  // Reports (decision `tax-report`): financial figures are admin's.
+  adminGetTaxReport: 'admin',
   // Customers (decision `erasure-is-immediate`): staff see them (they ship to their addresses); exports and erasure are admin's.
   adminListCustomers: 'staff',
   adminGetCustomer: 'staff',
