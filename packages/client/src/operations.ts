@@ -131,6 +131,7 @@ export const adminOperations = {
   adminCreateFulfillment: ['POST', '/orders/{id}/fulfillments'],
   adminUpdateFulfillment: ['PATCH', '/orders/{id}/fulfillments/{fulfillmentId}'],
   adminCancelFulfillment: ['POST', '/orders/{id}/fulfillments/{fulfillmentId}/cancel'],
+  adminGetTaxReport: ['GET', '/reports/tax'],
   adminListDiscounts: ['GET', '/discounts'],
   adminCreateDiscount: ['POST', '/discounts'],
   adminDeleteDiscount: ['DELETE', '/discounts/{id}'],

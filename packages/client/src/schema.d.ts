@@ -1568,6 +1568,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/reports/tax': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Tax charged and refunded, per country, region, class and rate (what a VAT OSS or US state return needs)
+     * @description Orders paid in [from, to) (paid, or cancelled after they were paid) by paid time, with their tax lines summed per country, region, class, rate and currency: `orders` (distinct), `net`, `tax`, `gross`. `taxRefunded`: the tax that refunds settled in the window gave back, by settle time, whenever their order was paid (a row of an order paid before the window shows only its refunds). A window covers at most 400 days. With `Accept: text/csv` the same rows as CSV (a header row; amounts as integers in minor units of the row's `currency`), as an attachment `tax-<from>-<to>.csv`. See docs/tax.md.
+     */
+    get: operations['adminGetTaxReport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/discounts': {
     parameters: {
       query?: never;
@@ -6027,6 +6047,40 @@ export interface components {
     TaxRateList: {
       items: components['schemas']['TaxRate'][];
       nextCursor: null;
+    };
+    /** TaxReport */
+    TaxReport: {
+      /**
+       * Format: date-time
+       * @description The window’s start, inclusive.
+       */
+      from: string;
+      /**
+       * Format: date-time
+       * @description The window’s end, exclusive.
+       */
+      to: string;
+      /** @description Sorted by currency, country, region (nulls first), class and rate (nulls first). */
+      items: components['schemas']['TaxReportRow'][];
+    };
+    /** TaxReportRow */
+    TaxReportRow: {
+      /** @description ISO 3166-1 country of the destination. Null only for an order from before tax lines were kept that had no country. */
+      country: string | null;
+      /** @description The ISO 3166-2 region whose rate applied (`US-CA`); null where the country’s did. */
+      region: string | null;
+      /** @description The tax class (`standard`, `reduced`, …; `shipping` for a tax service’s shipping tax). */
+      class: string;
+      /** @description The rate in basis points (1900 = 19 %); null for orders from before tax lines were kept (their rate was not recorded). */
+      rateBps: number | null;
+      /** @description ISO 4217 currency code. */
+      currency: string;
+      /** @description Distinct orders paid in the window with this line. */
+      orders: number;
+      net: components['schemas']['Money'];
+      tax: components['schemas']['Money'];
+      gross: components['schemas']['Money'];
+      taxRefunded: components['schemas']['Money'];
     };
     /** TaxService */
     TaxService: {
@@ -18516,6 +18570,96 @@ export interface operations {
       };
       /** @description `fulfillment_delivered`: This parcel was delivered; record a return instead. */
       409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminGetTaxReport: {
+    parameters: {
+      query?: {
+        /** @description Start of the window, inclusive: an ISO 8601 date (that day’s start in UTC) or a timestamp with a time zone (`Z` or `±hh:mm`). Default: the first day of the month (UTC) that `to` falls in. */
+        from?: string;
+        /** @description End of the window, exclusive: an ISO 8601 date (the window runs to the end of that day, UTC: the next day’s start) or a timestamp with a time zone. Default: now. */
+        to?: string;
+        /** @description Only this currency (default: every currency). */
+        currency?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The report, as JSON or (Accept: text/csv) as CSV. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TaxReport'];
+          'text/csv': string;
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
