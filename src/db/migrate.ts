@@ -40,6 +40,7 @@ import * as ordersSignedIn from './migrations/0037_orders_signed_in.ts';
 import * as searchWords from './migrations/0038_search_words.ts';
 import * as taxClasses from './migrations/0039_tax_classes.ts';
 import * as taxService from './migrations/0040_tax_service.ts';
+import * as taxReportIndexes from './migrations/0041_tax_report_indexes.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -83,6 +84,7 @@ const migrations: Record<string, Migration> = {
   '0038_search_words': searchWords,
   '0039_tax_classes': taxClasses,
   '0040_tax_service': taxService,
+  '0041_tax_report_indexes': taxReportIndexes,
 };
 
 export class MigrationError extends Error {

@@ -140,6 +140,8 @@ export async function taxReport(
   deps: ReportDeps,
   storeId: string,
   query: TaxReportQuery,
+  /** Refunds read per statement. */
+  batch = REFUND_BATCH,
 ): Promise<TaxReport> {
   const window = reportWindow(query, deps.clock.now());
   const entries = new Map<string, Entry>();
@@ -166,12 +168,12 @@ export async function taxReport(
   }
   let after: { settledAt: Date; id: string } | undefined;
   for (;;) {
-    const refunds = await taxRefunds(deps.db, storeId, window, after, REFUND_BATCH);
+    const refunds = await taxRefunds(deps.db, storeId, window, after, batch);
     for (const refund of refunds)
       for (const { line, amount } of refundedTaxLines(refund))
         // A share of 0 adds nothing, and no row of zeros for an order paid outside the window.
         if (amount > 0) entry(line).taxRefunded += amount;
-    if (refunds.length < REFUND_BATCH) break;
+    if (refunds.length < batch) break;
     const last = refunds.at(-1)!;
     after = { settledAt: last.settled_at, id: last.id };
   }

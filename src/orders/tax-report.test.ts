@@ -8,6 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { startTestApp, waitFor, type TestApp } from '../test/harness.ts';
 import { US_ADDRESS } from '../test/addresses.ts';
 import { ShopDriver, type CheckoutBody } from './orders.test-support.ts';
+import { taxReport } from './tax-report.service.ts';
+import { systemClock } from '../lib/clock.ts';
 
 let t: TestApp;
 before(async () => {
@@ -60,6 +62,15 @@ async function report(shop: ShopDriver, query: Record<string, string>): Promise<
   const response = await shop.admin('GET', `/reports/tax?${new URLSearchParams(query).toString()}`);
   assert.equal(response.statusCode, 200, response.body);
   return response.json<Report>();
+}
+
+/** The report's raw answer for `query`, asked with this Accept header. */
+function asked(shop: ShopDriver, query: Record<string, string>, accept: string) {
+  return shop.t.app.inject({
+    method: 'GET',
+    url: `/admin/v1/reports/tax?${new URLSearchParams(query).toString()}`,
+    headers: { authorization: `Bearer ${shop.shop.staffToken}`, accept },
+  });
 }
 
 async function paidAt(shop: ShopDriver, orderId: string): Promise<Date> {
@@ -149,6 +160,9 @@ describe('GET /admin/v1/reports/tax', () => {
         row({ country: 'US', region: 'US-CA', class: 'standard', rateBps: 725 }, 1, 2000, 145, 145),
       ],
     });
+    // Refunds read one per statement (each batch after the last one's settle time and id): the same.
+    const oneByOne = await taxReport({ db: t.db.kysely, clock: systemClock }, shop.storeId, window, 1);
+    assert.deepEqual(oneByOne, got);
     // One currency: the same; another: nothing.
     assert.deepEqual(await report(shop, { ...window, currency: 'USD' }), got);
     assert.deepEqual((await report(shop, { ...window, currency: 'EUR' })).items, []);
@@ -163,11 +177,7 @@ describe('GET /admin/v1/reports/tax', () => {
     ]);
 
     // The same rows as CSV, an attachment named after the window.
-    const csv = await shop.t.app.inject({
-      method: 'GET',
-      url: `/admin/v1/reports/tax?${new URLSearchParams(window).toString()}`,
-      headers: { authorization: `Bearer ${shop.shop.staffToken}`, accept: 'text/csv' },
-    });
+    const csv = await asked(shop, window, 'text/csv');
     assert.equal(csv.statusCode, 200, csv.body);
     assert.equal(csv.headers['content-type'], 'text/csv; charset=utf-8');
     const stamp = (at: Date) => at.toISOString().replace(/[:.]/g, '').replace(/000Z$/, 'Z');
@@ -231,24 +241,11 @@ describe('GET /admin/v1/reports/tax', () => {
     assert.equal(current.from, new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString());
     assert.ok(Date.parse(current.to) >= before && Date.parse(current.to) <= Date.now());
 
-    const csv = await shop.t.app.inject({
-      method: 'GET',
-      url: '/admin/v1/reports/tax?from=2026-01-01&to=2026-01-31',
-      headers: {
-        authorization: `Bearer ${shop.shop.staffToken}`,
-        accept: 'text/csv, application/json;q=0.5',
-      },
-    });
+    const january = { from: '2026-01-01', to: '2026-01-31' };
+    const csv = await asked(shop, january, 'text/csv, application/json;q=0.5');
     assert.equal(csv.headers['content-disposition'], 'attachment; filename="tax-2026-01-01-2026-02-01.csv"');
     assert.equal(csv.body, 'currency,country,region,class,rateBps,orders,net,tax,gross,taxRefunded\r\n');
-    const json = await shop.t.app.inject({
-      method: 'GET',
-      url: '/admin/v1/reports/tax?from=2026-01-01&to=2026-01-31',
-      headers: {
-        authorization: `Bearer ${shop.shop.staffToken}`,
-        accept: 'application/json, text/csv;q=0.5',
-      },
-    });
+    const json = await asked(shop, january, 'application/json, text/csv;q=0.5');
     assert.match(String(json.headers['content-type']), /^application\/json/);
 
     for (const [query, pointer] of [
