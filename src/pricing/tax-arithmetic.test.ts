@@ -59,6 +59,36 @@ describe('fixed cases', () => {
     assert.equal(taxInGross(1, 0), 0);
   });
 
+  test('docs/tax.md: the German store worked through (19 % and 7 %, 10 % off, shipping following the goods, a partial return)', () => {
+    const quote = quoteTax({
+      lines: [
+        { amount: 2 * 2990, taxClass: 'standard', rateBps: 1900 },
+        { amount: 1500, taxClass: 'reduced', rateBps: 700 },
+      ],
+      discount: 748,
+      shipping: 490,
+      shippingTax: { kind: 'follow_goods' },
+      pricesIncludeTax: true,
+    });
+    assert.deepEqual(
+      quote.lines.map((line) => [line.discount, line.gross, line.tax, line.net]),
+      [
+        [598, 5382, 859, 4523],
+        [150, 1350, 88, 1262],
+      ],
+    );
+    assert.deepEqual(
+      quote.shipping.parts.map((part) => [part.taxClass, part.amount, part.tax, part.net]),
+      [
+        ['standard', 392, 63, 329],
+        ['reduced', 98, 6, 92],
+      ],
+    );
+    assert.deepEqual([quote.total, quote.tax], [7222, 1016]);
+    assert.deepEqual([unitsPart(5382, 2, 0, 1), unitsPart(859, 2, 0, 1)], [2691, 429]);
+    assert.deepEqual([unitsPart(5382, 2, 1, 2), unitsPart(859, 2, 1, 2)], [2691, 430]);
+  });
+
   test('largest remainder: exact shares, the leftover units to the largest remainders, ties to the earlier line', () => {
     assert.deepEqual(allocate(100, [1, 1, 1]), [34, 33, 33]);
     assert.deepEqual(allocate(10, [3, 3, 4]), [3, 3, 4]);
