@@ -1,9 +1,9 @@
 /**
  * Store settings: the name customers see, the reply-to address of store mail, whether checkout
- * requires a shipping address and method; the handle and the currency are shown read-only (every
+ * requires a shipping address and method, whether prices include tax; the handle and the currency are shown read-only (every
  * price is in the currency, so it is fixed at creation).
  */
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useStoreSettings, useUpdateSettings, type StoreSettings } from '../data/settings.ts';
 import { useStaffSession } from '../data/staff.ts';
@@ -13,10 +13,51 @@ import { messageAt } from '../ui/problems.ts';
 import { QueryView } from '../ui/queries.tsx';
 import { roleError } from './integrations-parts.tsx';
 
+/** A yes/no setting: its checkbox, the sentence under it and the server's word on it. */
+function SettingSwitch({
+  name,
+  label,
+  checked,
+  disabled,
+  error,
+  onChange,
+  children,
+}: {
+  name: string;
+  label: string;
+  checked: boolean;
+  disabled: boolean;
+  error: string | undefined;
+  onChange: (checked: boolean) => void;
+  children: ReactNode;
+}) {
+  const hintId = `${name}-hint`;
+  return (
+    <div className="field">
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          name={name}
+          checked={checked}
+          disabled={disabled}
+          aria-describedby={hintId}
+          onChange={(event) => onChange(event.target.checked)}
+        />
+        <span>{label}</span>
+      </label>
+      <p className="hint" id={hintId}>
+        {children}
+      </p>
+      {error ? <p className="field-error">{error}</p> : null}
+    </div>
+  );
+}
+
 function SettingsForm({ settings, readOnly }: { settings: StoreSettings; readOnly: boolean }) {
   const [name, setName] = useState(settings.name);
   const [replyTo, setReplyTo] = useState(settings.replyToEmail ?? '');
   const [requireAddress, setRequireAddress] = useState(settings.requireShippingAddress);
+  const [includeTax, setIncludeTax] = useState(settings.pricesIncludeTax);
   const [submitted, setSubmitted] = useState(false);
   const [saved, setSaved] = useState(false);
   const save = useUpdateSettings({ onSuccess: () => setSaved(true) });
@@ -29,14 +70,20 @@ function SettingsForm({ settings, readOnly }: { settings: StoreSettings; readOnl
   const changed =
     name.trim() !== settings.name ||
     replyTo.trim() !== (settings.replyToEmail ?? '') ||
-    requireAddress !== settings.requireShippingAddress;
+    requireAddress !== settings.requireShippingAddress ||
+    includeTax !== settings.pricesIncludeTax;
 
   function submit(event: FormEvent) {
     event.preventDefault();
     setSubmitted(true);
     setSaved(false);
     if (errors.name || errors.replyTo) return;
-    save.mutate({ name: name.trim(), replyToEmail: replyTo.trim(), requireShippingAddress: requireAddress });
+    save.mutate({
+      name: name.trim(),
+      replyToEmail: replyTo.trim(),
+      requireShippingAddress: requireAddress,
+      pricesIncludeTax: includeTax,
+    });
   }
 
   return (
@@ -78,30 +125,35 @@ function SettingsForm({ settings, readOnly }: { settings: StoreSettings; readOnl
         required
         error={(submitted ? errors.replyTo : undefined) ?? messageAt(save.error, '/replyToEmail')}
       />
-      <div className="field">
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            name="requireShippingAddress"
-            checked={requireAddress}
-            disabled={readOnly}
-            aria-describedby="require-address-hint"
-            onChange={(event) => {
-              setRequireAddress(event.target.checked);
-              setSaved(false);
-            }}
-          />
-          <span>Require a shipping address and method at checkout</span>
-        </label>
-        <p className="hint" id="require-address-hint">
-          When an order has something to ship, checkout refuses it without an address and a shipping method
-          (orders of gift cards or downloads alone need neither). Set up where you ship on the{' '}
-          <Link to="/shipping">Shipping</Link> page.
-        </p>
-        {messageAt(save.error, '/requireShippingAddress') ? (
-          <p className="field-error">{messageAt(save.error, '/requireShippingAddress')}</p>
-        ) : null}
-      </div>
+      <SettingSwitch
+        name="requireShippingAddress"
+        label="Require a shipping address and method at checkout"
+        checked={requireAddress}
+        disabled={readOnly}
+        error={messageAt(save.error, '/requireShippingAddress')}
+        onChange={(checked) => {
+          setRequireAddress(checked);
+          setSaved(false);
+        }}
+      >
+        When an order has something to ship, checkout refuses it without an address and a shipping method
+        (orders of gift cards or downloads alone need neither). Set up where you ship on the{' '}
+        <Link to="/shipping">Shipping</Link> page.
+      </SettingSwitch>
+      <SettingSwitch
+        name="pricesIncludeTax"
+        label="Prices include tax"
+        checked={includeTax}
+        disabled={readOnly}
+        error={messageAt(save.error, '/pricesIncludeTax')}
+        onChange={(checked) => {
+          setIncludeTax(checked);
+          setSaved(false);
+        }}
+      >
+        On: the prices you enter are what buyers pay, the tax being the part of it at the buyer&apos;s
+        rate. Off: tax is added on top at checkout. Orders placed before keep how they were charged.
+      </SettingSwitch>
       <TextField
         label="Store handle"
         name="slug"
@@ -118,7 +170,7 @@ function SettingsForm({ settings, readOnly }: { settings: StoreSettings; readOnl
         readOnly
         hint="Every price of the store is in this currency, so it cannot be changed after the store is created."
       />
-      {['/name', '/replyToEmail', '/requireShippingAddress'].some((pointer) =>
+      {['/name', '/replyToEmail', '/requireShippingAddress', '/pricesIncludeTax'].some((pointer) =>
         messageAt(save.error, pointer),
       ) ? null : (
         <ErrorBanner error={save.error} />
