@@ -42,6 +42,7 @@ const CustomersList = lazyScreen(customers, 'CustomersList');
 const CustomerDetail = lazyScreen(customers, 'CustomerDetail');
 const PrivacyLog = lazyScreen(customers, 'PrivacyLog');
 const Pricing = lazyScreen(() => import('./screens/pricing/index.tsx'), 'Pricing');
+const TaxReport = lazyScreen(() => import('./screens/pricing/tax-report.tsx'), 'TaxReport');
 const Shipping = lazyScreen(() => import('./screens/shipping/index.tsx'), 'Shipping');
 const Keys = lazyScreen(() => import('./screens/keys/index.tsx'), 'Keys');
 const Webhooks = lazyScreen(webhooks, 'Webhooks');
@@ -62,6 +63,7 @@ const NAV: { to: string; label: string; end?: boolean }[] = [
   { to: '/content/menus', label: 'Menus' },
   { to: '/content/pages', label: 'Pages' },
   { to: '/pricing', label: 'Discounts, tax & shipping' },
+  { to: '/tax-report', label: 'Tax report' },
   { to: '/shipping', label: 'Shipping' },
   { to: '/keys', label: 'Storefront keys' },
   { to: '/webhooks', label: 'Webhooks' },
@@ -164,6 +166,7 @@ export function App() {
           <Route path="/customers/privacy-log" element={<PrivacyLog />} />
           <Route path="/customers/:id" element={<CustomerDetail />} />
           <Route path="/pricing" element={<Pricing />} />
+          <Route path="/tax-report" element={<TaxReport />} />
           <Route path="/shipping" element={<Shipping />} />
           <Route path="/keys" element={<Keys />} />
           <Route path="/webhooks" element={<Webhooks />} />

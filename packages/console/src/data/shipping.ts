@@ -103,18 +103,15 @@ export function useDeleteMethod() {
 }
 
 /**
- * Sets a country's tax rate and flat shipping (its default shipping method, so the Shipping screen
+ * Sets a country's tax rates (standard and by class), whether shipping is taxed, and its flat shipping (its default shipping method, so the Shipping screen
  * shows it too). `onSaved` runs at once; both are read again meanwhile.
  */
 export function useSetTaxRate(onSaved: (rate: SuccessBody<'adminSetTaxRate'>) => void) {
   const admin = useAdmin();
   const refresh = useRefreshShipping();
   return useMutation({
-    mutationFn: (input: { country: string; taxRateBps: number; shippingAmount: number }) =>
-      admin.request('adminSetTaxRate', {
-        path: { country: input.country },
-        body: { taxRateBps: input.taxRateBps, shippingAmount: input.shippingAmount },
-      }),
+    mutationFn: ({ country, ...body }: { country: string } & RequestBody<'adminSetTaxRate'>) =>
+      admin.request('adminSetTaxRate', { path: { country }, body }),
     onSuccess: (saved) => {
       void refresh();
       onSaved(saved);

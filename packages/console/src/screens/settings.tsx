@@ -151,8 +151,8 @@ function SettingsForm({ settings, readOnly }: { settings: StoreSettings; readOnl
           setSaved(false);
         }}
       >
-        On: the prices you enter are what buyers pay, the tax being the part of it at the buyer&apos;s
-        rate. Off: tax is added on top at checkout. Orders placed before keep how they were charged.
+        On: the prices you enter are what buyers pay, the tax being the part of it at the buyer&apos;s rate.
+        Off: tax is added on top at checkout. Orders placed before keep how they were charged.
       </SettingSwitch>
       <TextField
         label="Store handle"

@@ -17,6 +17,7 @@ import { deliveryEstimate } from '../shipping-parts.ts';
 import { CancelSection } from './cancel.tsx';
 import { RefundSection, Refunds } from './refunds.tsx';
 import { OrderReturns } from './returns.tsx';
+import { Lines } from './lines.tsx';
 import { OrderShipments } from './shipments.tsx';
 import { orderTimeline, Timeline } from './timeline.tsx';
 
@@ -65,74 +66,6 @@ function Shipping({ order }: { order: AdminOrder }) {
           {order.shippingAddress ? 'Same as shipping' : 'None given at checkout'}
         </p>
       )}
-    </section>
-  );
-}
-
-function Lines({ order }: { order: AdminOrder }) {
-  const currency = order.total.currency;
-  const money = (amount: number) => formatMoney(amount, currency);
-  return (
-    <section className="panel orders-panel" aria-labelledby="lines-title">
-      <h2 id="lines-title">Items</h2>
-      <div className="table-wrap orders-table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Product</th>
-              <th scope="col" className="num">
-                Quantity
-              </th>
-              <th scope="col" className="num">
-                Price
-              </th>
-              <th scope="col" className="num">
-                Total
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {order.lines.map((line) => (
-              <tr key={line.variantId}>
-                <td>
-                  <Link to={`/products/${line.productId}`}>{line.title}</Link>
-                  <div className="muted">
-                    {line.variantLabel}
-                    {line.sku ? ` · SKU ${line.sku}` : ''}
-                  </div>
-                </td>
-                <td className="num">{line.quantity}</td>
-                <td className="num">{money(line.unitPrice.amount)}</td>
-                <td className="num">{money(line.lineTotal.amount)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <dl className="totals">
-        <dt>Subtotal</dt>
-        <dd>{money(order.subtotal.amount)}</dd>
-        {order.discount.amount > 0 || order.discountCode ? (
-          <>
-            <dt>Discount{order.discountCode ? ` (${order.discountCode})` : ''}</dt>
-            <dd>−{money(order.discount.amount)}</dd>
-          </>
-        ) : null}
-        <dt>Tax</dt>
-        <dd>{money(order.tax.amount)}</dd>
-        <dt>Shipping</dt>
-        <dd>{money(order.shipping.amount)}</dd>
-        <dt className="total">Total</dt>
-        <dd className="total">{money(order.total.amount)}</dd>
-        {order.refunded.amount > 0 ? (
-          <>
-            <dt>Refunded</dt>
-            <dd>−{money(order.refunded.amount)}</dd>
-            <dt>Net</dt>
-            <dd>{money(order.total.amount - order.refunded.amount)}</dd>
-          </>
-        ) : null}
-      </dl>
     </section>
   );
 }

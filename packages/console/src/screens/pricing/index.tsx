@@ -1,12 +1,15 @@
 /**
- * Discounts, tax and shipping: discount codes, and per-country tax rate and flat shipping (the
- * country's default shipping method; zones and methods are on the Shipping screen).
+ * Discounts, tax and shipping: discount codes, the tax classes, per-country tax rates (by class,
+ * with the shipping rule) and flat shipping (the country's default shipping method; zones and
+ * methods are on the Shipping screen), and the outside tax service. The tax report is its own screen.
  */
 import { useStaffSession } from '../../data/staff.ts';
 import { Notice, PageHeader } from '../../ui/components.tsx';
 import '../orders.css';
 import { Discounts } from './discounts.tsx';
+import { TaxClasses } from './tax-classes.tsx';
 import { TaxRates } from './tax-rates.tsx';
+import { TaxServiceSection } from './tax-service.tsx';
 
 export function Pricing() {
   const session = useStaffSession();
@@ -25,7 +28,9 @@ export function Pricing() {
       ) : (
         <>
           <Discounts />
+          <TaxClasses />
           <TaxRates />
+          <TaxServiceSection />
         </>
       )}
     </>
