@@ -8,10 +8,53 @@ import { Money } from './ui.tsx';
 /** Amounts priced by the service: the cart's preview (`cart.totals`) or an order's own. */
 type Amounts = Pick<Cart['totals'], 'subtotal' | 'discount' | 'shipping' | 'tax' | 'total'>;
 
+/** How the tax was worked out: its breakdown, whether the prices included it, whether it is an estimate. */
+export interface TaxDetail {
+  lines: Cart['taxLines'];
+  included: boolean;
+  estimated?: boolean;
+}
+
+/** "Tax 19 %: €3.80", the class named when it is not the standard one. */
+function TaxLines({ detail, currency }: { detail: TaxDetail; currency: string }) {
+  return (
+    <>
+      {detail.lines.map((line) => (
+        <div
+          key={`${line.country}-${line.region ?? ''}-${line.class}-${line.rateBps}`}
+          class="totals-tax-line"
+        >
+          <dt>
+            {detail.included ? 'incl. ' : ''}Tax {formatRate(line.rateBps)}
+            {line.class === 'standard' ? '' : ` (${line.class})`}
+          </dt>
+          <dd>
+            <Money amount={line.amount.amount} currency={currency} />
+          </dd>
+        </div>
+      ))}
+    </>
+  );
+}
+
+/** 1900 → "19 %", 825 → "8.25 %". */
+function formatRate(bps: number): string {
+  return `${(bps / 100).toLocaleString('en-US', { maximumFractionDigits: 2 })} %`;
+}
+
 /** The totals: the cart's preview (what the checkout will charge when nothing changes) or the order's. */
-export function Totals({ amounts, discountCode }: { amounts: Amounts; discountCode: string | null }) {
+export function Totals({
+  amounts,
+  discountCode,
+  tax,
+}: {
+  amounts: Amounts;
+  discountCode: string | null;
+  tax?: TaxDetail;
+}) {
   return (
     <TotalsList
+      taxDetail={tax}
       currency={amounts.total.currency}
       subtotal={amounts.subtotal.amount}
       discount={amounts.discount.amount}
@@ -24,6 +67,7 @@ export function Totals({ amounts, discountCode }: { amounts: Amounts; discountCo
 }
 
 function TotalsList(props: {
+  taxDetail: TaxDetail | undefined;
   currency: string;
   subtotal: number;
   discount: number;
@@ -56,11 +100,15 @@ function TotalsList(props: {
         </dd>
       </div>
       <div>
-        <dt>Tax</dt>
+        <dt>
+          {props.taxDetail?.included ? 'Tax included' : 'Tax'}
+          {props.taxDetail?.estimated ? ' (estimated)' : ''}
+        </dt>
         <dd>
           <Money amount={props.tax} currency={currency} />
         </dd>
       </div>
+      {props.taxDetail ? <TaxLines detail={props.taxDetail} currency={currency} /> : null}
       <div class="totals-total">
         <dt>Total</dt>
         <dd>

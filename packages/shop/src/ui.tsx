@@ -3,7 +3,7 @@ import { renderBlocks, toElements, type Block, type CreateElement } from '@store
 import { formatMoney, type ProductCard } from '@storefront/client';
 import { h, type ComponentChildren, type ComponentType, type VNode } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { describeError } from './api.ts';
+import { describeError, shopApi } from './api.ts';
 import { CARD_SIZES, cardSrcSet, FIRST_ROW, GALLERY_SIZES, isMediaPath, mediaUrl } from './media.ts';
 import { focusIsWhereRouteChangeLeftIt, href, Link, useLocation } from './router.tsx';
 
@@ -11,7 +11,35 @@ export function Money({ amount, currency }: { amount: number; currency: string }
   return <>{formatMoney(amount, currency)}</>;
 }
 
-/** A price, with the compare-at price struck through when it is higher. */
+/** Whether the store's prices include tax (`pricesIncludeTax` of the store), read once per visit. */
+let includesTax: boolean | undefined;
+let includesTaxRead: Promise<boolean> | undefined;
+
+export function usePricesIncludeTax(): boolean {
+  const [value, setValue] = useState(includesTax ?? false);
+  useEffect(() => {
+    if (includesTax !== undefined) return;
+    includesTaxRead ??= shopApi()
+      .store.get()
+      .then(
+        (store) => (includesTax = store.pricesIncludeTax),
+        () => false,
+      );
+    let live = true;
+    void includesTaxRead.then((known) => live && setValue(known));
+    return () => {
+      live = false;
+    };
+  }, []);
+  return value;
+}
+
+/** "incl. tax" after a price when the store's prices include it (decision prices-include-tax). */
+export function InclTax() {
+  return usePricesIncludeTax() ? <span class="price-tax muted"> incl. tax</span> : null;
+}
+
+/** A price, with the compare-at price struck through when it is higher, and "incl. tax" when it is. */
 export function Price({
   amount,
   compareAt,
@@ -34,6 +62,7 @@ export function Price({
           {formatMoney(compareAt, currency)}
         </s>
       ) : null}
+      <InclTax />
     </span>
   );
 }

@@ -178,7 +178,11 @@ export function OrderPage({ id }: { id: string }) {
       {order.returns.length > 0 ? <Returns order={order} /> : null}
       <h2>Order #{order.number}</h2>
       <SummaryLines lines={order.lines} />
-      <Totals amounts={order} discountCode={order.discountCode} />
+      <Totals
+        amounts={order}
+        discountCode={order.discountCode}
+        tax={{ lines: order.taxLines, included: order.taxIncluded }}
+      />
       {order.shippingAddress || order.shippingMethod ? (
         <dl class="review-choices">
           {order.shippingAddress ? (

@@ -23,7 +23,11 @@ export function OrderReview({ checkout }: { checkout: Checkout }) {
         Order #{order.number} for {order.email}. It is held for you until <HeldUntil order={order} />.
       </p>
       <SummaryLines lines={order.lines} />
-      <Totals amounts={order} discountCode={order.discountCode} />
+      <Totals
+        amounts={order}
+        discountCode={order.discountCode}
+        tax={{ lines: order.taxLines, included: order.taxIncluded }}
+      />
       {sandbox ? (
         <button
           type="button"

@@ -104,7 +104,11 @@ export function ReviewStep(props: {
           </p>
         ) : null}
       </form>
-      <Totals amounts={cart.totals} discountCode={cart.discountCode} />
+      <Totals
+        amounts={cart.totals}
+        discountCode={cart.discountCode}
+        tax={{ lines: cart.taxLines, included: cart.totals.taxIncluded, estimated: cart.taxEstimated }}
+      />
       <button type="button" class="button-primary" disabled={sending} onClick={() => void props.onPay()}>
         {sending ? (
           'Opening the payment page…'
