@@ -59,7 +59,7 @@ describe('tax in the console', () => {
       [stored.taxRateBps, stored.classRates, stored.shippingTax],
       [1900, { reduced: 700 }, 'follow_goods'],
     );
-    await page.evaluate(() => document.getElementById('rates-title')?.scrollIntoView());
+    await page.evaluate("document.getElementById('rates-title')?.scrollIntoView()");
     await screenshot(page, 'tax');
 
     // The class in use by Germany's rate: the server's 409 says so; once the rate drops it, it goes.
