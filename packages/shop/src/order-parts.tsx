@@ -29,7 +29,7 @@ function TaxLines({ detail, currency }: { detail: TaxDetail; currency: string })
             {line.class === 'standard' ? '' : ` (${line.class})`}
           </dt>
           <dd>
-            <Money amount={line.amount.amount} currency={currency} />
+            <Money amount={line.amount} currency={line.currency} />
           </dd>
         </div>
       ))}
