@@ -16,7 +16,7 @@ export interface TaxDetail {
 }
 
 /** "Tax 19 %: €3.80", the class named when it is not the standard one. */
-function TaxLines({ detail, currency }: { detail: TaxDetail; currency: string }) {
+function TaxLines({ detail }: { detail: TaxDetail }) {
   return (
     <>
       {detail.lines.map((line) => (
@@ -108,7 +108,7 @@ function TotalsList(props: {
           <Money amount={props.tax} currency={currency} />
         </dd>
       </div>
-      {props.taxDetail ? <TaxLines detail={props.taxDetail} currency={currency} /> : null}
+      {props.taxDetail ? <TaxLines detail={props.taxDetail} /> : null}
       <div class="totals-total">
         <dt>Total</dt>
         <dd>

@@ -22,8 +22,7 @@ function TaxBreakdown({ order }: { order: AdminOrder }) {
       <ul className="orders-plain-list" aria-labelledby="tax-breakdown-title">
         {order.taxLines.map((line) => (
           <li key={`${line.country}-${line.region ?? ''}-${line.class}-${line.rateBps}`}>
-            Tax {taxRateLabel(line.rateBps, line.class)} on {money(line.taxable)} —{' '}
-            {money(line.amount)}
+            Tax {taxRateLabel(line.rateBps, line.class)} on {money(line.taxable)} — {money(line.amount)}
             {line.region ? <span className="muted"> ({line.region})</span> : null}
           </li>
         ))}
