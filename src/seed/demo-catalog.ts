@@ -1,4 +1,5 @@
 import type { ProductInput } from '../catalog/catalog.schemas.ts';
+import { DEMO_REDUCED_CLASS } from './demo-tax.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 import { createCollection } from '../catalog/collections/collections.service.ts';
 import { createProduct } from '../catalog/products/products.service.ts';
@@ -79,10 +80,20 @@ const ITEMS: Item[] = [
   ['Canvas Sneaker', ['footwear', 'summer'], 8900, ['41', '42', '43', '44'], 'Vulcanised canvas low-top.'],
   ['Sunglasses', ['accessories', 'summer'], 12500, null, 'Acetate frames with polarised lenses.'],
   ['Gift Card', ['gift'], 5000, ['$50', '$100', '$200'], 'Delivered by email. Never expires.'],
+  [
+    'The Workwear Handbook',
+    ['books'],
+    3500,
+    null,
+    'A hardback history of the chore coat, the oxford and the selvedge jean. Taxed at the reduced rate.',
+  ],
 ];
 
+/** The books of the catalog: taxed at the reduced class where the store's rates have one. */
+const REDUCED = new Set(['The Workwear Handbook']);
+
 /**
- * A small, real-looking catalog for the demo store: 20 products, each with a picture drawn here and
+ * A small, real-looking catalog for the demo store: 21 products (a book taxed at the reduced rate among them), each with a picture drawn here and
  * uploaded as media (decision `media-uploads`), and 3 collections (one smart).
  */
 export async function seedDemoCatalog(
@@ -114,6 +125,7 @@ export async function seedDemoCatalog(
       status: index === 19 ? 'draft' : 'active',
       images: [{ mediaId: pictures[index]!, alt: title }],
       tags,
+      ...(REDUCED.has(title) ? { taxClass: DEMO_REDUCED_CLASS } : {}),
       variants: (sizes ?? ['One size']).map((size, i) => ({
         sku: `${slug.slice(0, 12).toUpperCase()}-${size.replace(/[^A-Za-z0-9]/g, '') || i}`,
         label: size,

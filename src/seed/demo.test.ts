@@ -76,13 +76,13 @@ test('the demo catalog ships real pictures: every product has an uploaded image,
       .select(['id', 'image'])
       .where('store_id', '=', seeded.storeId)
       .execute();
-    assert.equal(products.length, 20);
+    assert.equal(products.length, 21);
     const rows = await db.kysely
       .selectFrom('media')
       .select(['store_id', 'hash', 'content_type', 'width', 'height'])
       .where('store_id', '=', seeded.storeId)
       .execute();
-    assert.equal(rows.length, 20, 'a picture of its own for each product');
+    assert.equal(rows.length, 21, 'a picture of its own for each product');
     for (const product of products) {
       const match = /^\/media\/([0-9a-f-]{36})\/([0-9a-f]{64})\.jpg$/.exec(product.image ?? '');
       assert.ok(match, `the card image is an uploaded picture: ${product.image}`);
@@ -93,6 +93,25 @@ test('the demo catalog ships real pictures: every product has an uploaded image,
       rows.every((row) => row.content_type === 'image/jpeg' && row.width === 800 && row.height === 800),
     );
     assert.ok(performance.now() - started < 20_000, 'seeding stays quick');
+    // The EU-style tax setup (decision `tax-classes`): a book in the reduced class, rated in Germany.
+    const book = await db.kysely
+      .selectFrom('products')
+      .select('tax_class')
+      .where('store_id', '=', seeded.storeId)
+      .where('title', '=', 'The Workwear Handbook')
+      .executeTakeFirstOrThrow();
+    assert.equal(book.tax_class, 'reduced');
+    const germany = await db.kysely
+      .selectFrom('tax_rates')
+      .select(['tax_rate_bps', 'class_rates', 'shipping_tax'])
+      .where('store_id', '=', seeded.storeId)
+      .where('country', '=', 'DE')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(germany, {
+      tax_rate_bps: 1900,
+      class_rates: { reduced: 700 },
+      shipping_tax: 'follow_goods',
+    });
   } finally {
     await db.close();
   }

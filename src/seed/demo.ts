@@ -11,6 +11,7 @@ import { deleteStore, findStoreWithSlug } from '../stores/stores.service.ts';
 import { seedDemoCatalog } from './demo-catalog.ts';
 import { seedDemoContent } from './demo-content.ts';
 import { seedDemoShipping } from './demo-shipping.ts';
+import { seedDemoTax } from './demo-tax.ts';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_OWNER_EMAIL = 'owner@demo.storefront.test';
@@ -61,6 +62,8 @@ export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> 
       ],
     });
     await keepKeySealed(deps.db, deps.keyring, { store_id: store.id, id: key.id }, key.key);
+    // The tax classes first: the catalog's book names one.
+    await seedDemoTax(deps, store.id);
     await seedDemoCatalog(deps, store.id);
     await seedDemoContent(deps, store.id);
     await seedDemoShipping(deps, store.id);

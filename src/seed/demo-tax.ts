@@ -1,0 +1,28 @@
+import type { ServiceDeps } from '../db/service-deps.ts';
+import { setTaxRate } from '../pricing/pricing.service.ts';
+import { createTaxClass } from '../pricing/tax-classes.service.ts';
+
+/** The demo store's reduced class: its book is taxed at it where the rates say so. */
+export const DEMO_REDUCED_CLASS = 'reduced';
+
+/**
+ * The demo store taxes Europe the EU way (decisions `tax-classes` and `shipping-tax`): a standard and
+ * a reduced rate in Germany, France and the Netherlands, shipping following the goods. The US stays
+ * untaxed, as it always was in the demo. Prices stay exclusive of tax; a developer switches on
+ * "Prices include tax" in the console's settings to see the EU-style inclusive till.
+ */
+const RATES: { country: string; standard: number; reduced: number }[] = [
+  { country: 'DE', standard: 1900, reduced: 700 },
+  { country: 'FR', standard: 2000, reduced: 550 },
+  { country: 'NL', standard: 2100, reduced: 900 },
+];
+
+export async function seedDemoTax(deps: Pick<ServiceDeps, 'db' | 'clock'>, storeId: string): Promise<void> {
+  await createTaxClass(deps, storeId, { code: DEMO_REDUCED_CLASS, name: 'Reduced (books)' });
+  for (const rate of RATES)
+    await setTaxRate(deps, storeId, rate.country, {
+      taxRateBps: rate.standard,
+      classRates: { [DEMO_REDUCED_CLASS]: rate.reduced },
+      shippingTax: 'follow_goods',
+    });
+}
