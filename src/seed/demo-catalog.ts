@@ -1,5 +1,5 @@
 import type { ProductInput } from '../catalog/catalog.schemas.ts';
-import { DEMO_REDUCED_CLASS } from './demo-tax.ts';
+import { DEMO_REDUCED_CLASS, seedDemoTaxClasses } from './demo-tax.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 import { createCollection } from '../catalog/collections/collections.service.ts';
 import { createProduct } from '../catalog/products/products.service.ts';
@@ -113,6 +113,7 @@ export async function seedDemoCatalog(
       return (await uploadMedia(media, storeId, bytes)).media.id;
     }),
   );
+  await seedDemoTaxClasses(deps, storeId);
   const ids: Record<string, string> = {};
   for (const [index, [title, tags, price, sizes, description]] of ITEMS.entries()) {
     const slug = title

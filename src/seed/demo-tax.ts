@@ -1,4 +1,5 @@
 import type { ServiceDeps } from '../db/service-deps.ts';
+import { AppError } from '../lib/errors.ts';
 import { setTaxRate } from '../pricing/pricing.service.ts';
 import { createTaxClass } from '../pricing/tax-classes.service.ts';
 
@@ -17,8 +18,20 @@ const RATES: { country: string; standard: number; reduced: number }[] = [
   { country: 'NL', standard: 2100, reduced: 900 },
 ];
 
+/** The demo's tax classes, made once (the catalog's book names `reduced`). */
+export async function seedDemoTaxClasses(
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
+  storeId: string,
+): Promise<void> {
+  try {
+    await createTaxClass(deps, storeId, { code: DEMO_REDUCED_CLASS, name: 'Reduced (books)' });
+  } catch (error) {
+    if (!(error instanceof AppError && error.title === 'tax_class_exists')) throw error;
+  }
+}
+
 export async function seedDemoTax(deps: Pick<ServiceDeps, 'db' | 'clock'>, storeId: string): Promise<void> {
-  await createTaxClass(deps, storeId, { code: DEMO_REDUCED_CLASS, name: 'Reduced (books)' });
+  await seedDemoTaxClasses(deps, storeId);
   for (const rate of RATES)
     await setTaxRate(deps, storeId, rate.country, {
       taxRateBps: rate.standard,

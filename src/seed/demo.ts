@@ -62,9 +62,8 @@ export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> 
       ],
     });
     await keepKeySealed(deps.db, deps.keyring, { store_id: store.id, id: key.id }, key.key);
-    // The tax classes first: the catalog's book names one.
-    await seedDemoTax(deps, store.id);
     await seedDemoCatalog(deps, store.id);
+    await seedDemoTax(deps, store.id);
     await seedDemoContent(deps, store.id);
     await seedDemoShipping(deps, store.id);
     const session = await openStaffSession(deps, store.id, DEMO_OWNER_EMAIL);
