@@ -1,10 +1,10 @@
 /**
  * Tax on the Admin API (docs/tax-service.md, decisions tax-classes and tax-service): the store's tax
  * classes, its outside tax service (whose signing secret is shown once, on creation and rotation),
- * and the tax report (JSON for the table, CSV for the download). A change of the classes refreshes
+ * and the tax report (JSON through the typed client for the table, CSV for the download). A change of the classes refreshes
  * the rates too: a class's rates are listed with them.
  */
-import type { SuccessBody } from '@storefront/client';
+import type { components, SuccessBody } from '@storefront/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useAdmin, useSession } from '../session.tsx';
 import { isStatus } from '../ui/problems.ts';
@@ -111,23 +111,23 @@ export interface TaxReportQuery {
   currency: string;
 }
 
-interface Money {
-  amount: number;
-  currency: string;
-}
+export type TaxReport = components['schemas']['TaxReport'];
+/** One row of the tax report: an area, class and rate, in one currency. */
+export type TaxReportRow = TaxReport['items'][number];
 
-/** One row of the tax report (GET /admin/v1/reports/tax): an area, class and rate, in one currency. */
-export interface TaxReportRow {
-  country: string;
-  region: string | null;
-  class: string;
-  rateBps: number;
-  currency: string;
-  orders: number;
-  net: Money;
-  tax: Money;
-  gross: Money;
-  taxRefunded: Money;
+/** The report for a period and currency (the typed client's `adminGetTaxReport`); nothing is asked until `query` is given. */
+export function useTaxReport(query: TaxReportQuery | null) {
+  const admin = useAdmin();
+  return useQuery({
+    queryKey: taxKeys.report(query ?? { from: '', to: '', currency: '' }),
+    enabled: query !== null,
+    queryFn: async (): Promise<TaxReport> => {
+      const report = await admin.request('adminGetTaxReport', { query: query! });
+      // The client asks for JSON; the operation's CSV (a string) is the download's, below.
+      if (typeof report === 'string') throw new Error('The tax report came back as text, not JSON.');
+      return report;
+    },
+  });
 }
 
 /** The report's problem+json as an Error whose message is its detail (or title). */
@@ -136,34 +136,20 @@ async function reportProblem(response: Response): Promise<Error> {
   return new Error(problem?.detail ?? problem?.title ?? `The tax report failed (HTTP ${response.status}).`);
 }
 
-/** GET /admin/v1/reports/tax with the staff token, as JSON or CSV. */
-function useFetchReport() {
-  const { session } = useSession();
-  return async (query: TaxReportQuery, accept: 'application/json' | 'text/csv'): Promise<Response> => {
-    const params = new URLSearchParams({ ...query });
-    const response = await fetch(`/admin/v1/reports/tax?${params.toString()}`, {
-      headers: { accept, authorization: `Bearer ${session?.token ?? ''}` },
-    });
-    if (!response.ok) throw await reportProblem(response);
-    return response;
-  };
-}
-
-/** The report for a period and currency; nothing is asked until `query` is given. */
-export function useTaxReport(query: TaxReportQuery | null) {
-  const fetchReport = useFetchReport();
-  return useQuery({
-    queryKey: taxKeys.report(query ?? { from: '', to: '', currency: '' }),
-    enabled: query !== null,
-    queryFn: async () =>
-      (await (await fetchReport(query!, 'application/json')).json()) as { items: TaxReportRow[] },
-  });
-}
-
-/** The same report as CSV, as a Blob to save. */
+/**
+ * The same report as CSV, as a Blob to save. The typed client reads every answer as JSON, so this
+ * one asks with its own fetch (`Accept: text/csv`, the staff token).
+ */
 export function useTaxReportCsv() {
-  const fetchReport = useFetchReport();
+  const { session } = useSession();
   return useMutation({
-    mutationFn: async (query: TaxReportQuery) => (await fetchReport(query, 'text/csv')).blob(),
+    mutationFn: async (query: TaxReportQuery) => {
+      const params = new URLSearchParams({ ...query });
+      const response = await fetch(`/admin/v1/reports/tax?${params.toString()}`, {
+        headers: { accept: 'text/csv', authorization: `Bearer ${session?.token ?? ''}` },
+      });
+      if (!response.ok) throw await reportProblem(response);
+      return response.blob();
+    },
   });
 }

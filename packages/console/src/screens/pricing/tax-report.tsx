@@ -133,15 +133,21 @@ export function TaxReport() {
               ]}
             >
               {data.items.map((row) => (
-                <tr key={`${row.country}-${row.region ?? ''}-${row.class}-${row.rateBps}`}>
+                <tr
+                  key={`${row.currency}-${row.country ?? ''}-${row.region ?? ''}-${row.class}-${row.rateBps ?? ''}`}
+                >
                   <th scope="row">
-                    {row.region ?? countryName(row.country)}
-                    {row.region ? <span className="muted"> ({countryName(row.country)})</span> : null}
+                    {row.region ?? (row.country ? countryName(row.country) : 'Unknown country')}
+                    {row.region && row.country ? (
+                      <span className="muted"> ({countryName(row.country)})</span>
+                    ) : null}
                   </th>
                   <td>
                     <code>{row.class}</code>
                   </td>
-                  <td className="num">{formatPercent(row.rateBps)}</td>
+                  <td className="num">
+                    {row.rateBps === null ? 'not recorded' : formatPercent(row.rateBps)}
+                  </td>
                   <td className="num">{row.orders}</td>
                   <td className="num">{formatMoney(row.net.amount, row.net.currency)}</td>
                   <td className="num">{formatMoney(row.tax.amount, row.tax.currency)}</td>

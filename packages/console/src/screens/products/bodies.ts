@@ -53,6 +53,7 @@ function variantFields(variant: VariantDraft) {
     weightGrams: variant.weight.trim() === '' ? null : Number(variant.weight.trim()),
     requiresShipping: variant.requiresShipping,
     imageId: variant.imageId,
+    taxClass: variant.taxClass,
   };
 }
 
@@ -90,6 +91,7 @@ export function variantChanges(draft: ProductDraft, variant: VariantDraft): Vari
   if (body.weightGrams !== saved.weightGrams) changes.weightGrams = body.weightGrams;
   if (body.requiresShipping !== saved.requiresShipping) changes.requiresShipping = body.requiresShipping;
   if (body.imageId !== (saved.imageId ?? null)) changes.imageId = body.imageId;
+  if (body.taxClass !== saved.taxClass) changes.taxClass = body.taxClass;
   return Object.keys(changes).length > 0 ? changes : null;
 }
 
@@ -110,6 +112,7 @@ export function createBody(draft: ProductDraft) {
     title: draft.title.trim(),
     description: draft.description,
     status: draft.status,
+    taxClass: draft.taxClass,
     tags: parseTags(draft.tags),
     ...handleAndSeoChanges(draft, UNNAMED),
     ...(draft.images.length > 0
@@ -147,6 +150,7 @@ export function savePlan(
       description: draft.description,
       tags: parseTags(draft.tags),
       ...handleAndSeoChanges(draft, saved),
+      ...(draft.taxClass !== saved.taxClass ? { taxClass: draft.taxClass } : {}),
       ...(activating ? {} : { status: draft.status }),
       ...(sendImages ? { images: imagesBody(draft.images) } : {}),
       ...(!withImages && !sendImages ? { image } : {}),

@@ -49,6 +49,8 @@ export interface VariantDraft {
   combo: Combo;
   /** The product image it shows (a media id), or null: the product's. */
   imageId: string | null;
+  /** Its tax class, or null: the product's (decision `tax-classes`). */
+  taxClass: string | null;
 }
 
 export interface ProductDraft {
@@ -60,6 +62,8 @@ export interface ProductDraft {
   seoTitle: string;
   seoDescription: string;
   status: ProductStatus;
+  /** The tax class of its variants (decision `tax-classes`); a variant may name its own. */
+  taxClass: string;
   /** An https address for a product without uploaded images (decision `media-uploads`: with images, the first is the card's). */
   image: string;
   tags: string;
@@ -91,6 +95,7 @@ export function variantDraft(variant: AdminVariant, combo: Combo = {}): VariantD
     requiresShipping: variant.requiresShipping,
     combo,
     imageId: variant.imageId ?? null,
+    taxClass: variant.taxClass,
   };
 }
 
@@ -108,6 +113,7 @@ export function emptyVariant(label = '', combo: Combo = {}, priceAmount: number 
     requiresShipping: true,
     combo,
     imageId: null,
+    taxClass: null,
   };
 }
 
@@ -129,6 +135,7 @@ export function productDraft(product: AdminProduct | null): ProductDraft {
       seoTitle: '',
       seoDescription: '',
       status: 'draft',
+      taxClass: 'standard',
       image: '',
       tags: '',
       options: [],
@@ -153,6 +160,7 @@ export function productDraft(product: AdminProduct | null): ProductDraft {
     seoTitle: product.seo.title ?? '',
     seoDescription: product.seo.description ?? '',
     status: product.status,
+    taxClass: product.taxClass,
     // With images the card image is the first one's, the server's to set.
     image: product.images.length > 0 ? '' : (product.image ?? ''),
     tags: product.tags.join(', '),

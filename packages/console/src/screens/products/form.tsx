@@ -176,12 +176,14 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
 
   const at = (pointer: string, name: string) => fieldMessage(problem, pointer, name);
   const shown = (pointer: string) =>
-    /^\/(title|handle|description|status|tags|seo\/title|seo\/description|options)(\/|$)/.test(pointer) ||
+    /^\/(title|handle|description|status|taxClass|tags|seo\/title|seo\/description|options)(\/|$)/.test(
+      pointer,
+    ) ||
     (pointer === '/image' && draft.images.length === 0) ||
     /^\/images(\/\d+\/(mediaId|alt))?$/.test(pointer) ||
     (matrix
-      ? /^\/variants\/\d+\/(options|label|sku|priceAmount|compareAtAmount|onHand|weightGrams|imageId)(\/|$)/
-      : /^\/variants\/\d+\/(label|sku|priceAmount|compareAtAmount|onHand|weightGrams|requiresShipping|imageId)(\/|$)/
+      ? /^\/variants\/\d+\/(options|label|sku|priceAmount|compareAtAmount|onHand|weightGrams|taxClass|imageId)(\/|$)/
+      : /^\/variants\/\d+\/(label|sku|priceAmount|compareAtAmount|onHand|weightGrams|requiresShipping|taxClass|imageId)(\/|$)/
     ).test(pointer);
 
   return (

@@ -1,6 +1,7 @@
 /**
  * The product form's panels beside its variants: details (title, handle, description, search
- * engines) and media in the main column; status, organization and the image URL at the side.
+ * engines) and media in the main column; status, tax class (decision `tax-classes`), organization
+ * and the image URL at the side.
  */
 import type { AdminProduct } from '../../data/products.ts';
 import { SelectField, TextAreaField, TextField } from '../../ui/components.tsx';
@@ -18,6 +19,7 @@ import {
   type ProductDraft,
 } from './draft.ts';
 import { MediaManager } from './media.tsx';
+import { TaxClassSelect } from '../tax-parts.tsx';
 
 /** A field's message from the form's problem ("The title is required"). */
 export type At = (pointer: string, name: string) => string | undefined;
@@ -122,6 +124,16 @@ export function SidePanels({ draft, at, update }: PanelProps) {
           hint="Only active products appear in the shop."
           error={at('/status', 'The status')}
           onChange={(event) => update({ status: event.target.value as ProductStatus })}
+        />
+      </section>
+      <section className="panel" aria-labelledby="product-tax">
+        <h2 id="product-tax">Tax</h2>
+        <TaxClassSelect
+          label="Tax class"
+          value={draft.taxClass}
+          hint="Its variants are taxed at this class's rate where they are shipped; a variant may have its own."
+          error={at('/taxClass', 'The tax class')}
+          onChange={(taxClass) => update({ taxClass: taxClass ?? 'standard' })}
         />
       </section>
       <section className="panel" aria-labelledby="product-organization">

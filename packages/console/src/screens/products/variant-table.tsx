@@ -1,7 +1,7 @@
 /**
  * The variants of a product with options (decision `product-options`): a table with one row per combination of the
  * options' values. A combination with a variant (saved, or new: added when it is saved) has its
- * price, compare-at price, on hand, SKU, weight, whether it is shipped and its image; a new one can
+ * price, compare-at price, on hand, SKU, weight, whether it is shipped, its tax class and its image; a new one can
  * be left out again; a combination without a variant has an Add action. And, for every product,
  * its archived variants, listed apart with a Restore button each.
  */
@@ -12,7 +12,8 @@ import { MoneyField } from '../../ui/money-field.tsx';
 import { errorMessage } from '../../ui/problems.ts';
 import { variantName, type ImageDraft, type ProductDraft, type VariantDraft } from './draft.ts';
 import { comboId, comboLabel, comboValues, combinations, sameValues, type Combo } from './matrix.ts';
-import { imageChoices } from './variants.tsx';
+import { TaxClassSelect } from '../tax-parts.tsx';
+import { imageChoices, SAME_AS_PRODUCT } from './variants.tsx';
 
 export function VariantTable({
   draft,
@@ -53,6 +54,7 @@ export function VariantTable({
         'SKU',
         'Weight (g)',
         'Shipped',
+        'Tax class',
         withImages && 'Image',
         ACTIONS,
       ]}
@@ -68,7 +70,7 @@ export function VariantTable({
               <th scope="row">
                 <span className="combo">{label}</span>
               </th>
-              <td colSpan={withImages ? 7 : 6} className="muted">
+              <td colSpan={withImages ? 8 : 7} className="muted">
                 {hasArchived
                   ? 'No variant: an archived one has these values (restore it below).'
                   : 'No variant.'}
@@ -195,6 +197,16 @@ function VariantRow({
           aria-label={`${label} requires shipping`}
           checked={variant.requiresShipping}
           onChange={(event) => onChange({ requiresShipping: event.target.checked })}
+        />
+      </td>
+      <td>
+        <TaxClassSelect
+          label={`${label} tax class`}
+          hideLabel
+          value={variant.taxClass}
+          inherited={SAME_AS_PRODUCT}
+          error={at(`${base}/taxClass`, 'The tax class')}
+          onChange={(taxClass) => onChange({ taxClass })}
         />
       </td>
       {images ? (

@@ -1,14 +1,18 @@
 /**
  * One variant's fields in the product form of a product without options: label, SKU, price and
  * compare-at price (decimals in the store currency, exact minor units), on hand with what pending
- * orders hold, weight, whether it is shipped, the image it shows (one of the product's), and its
- * Remove button. Each row is a group named "Variant N". (With options, the variants are the rows
+ * orders hold, weight, whether it is shipped, the image it shows (one of the product's), its tax
+ * class (the product's, or one of its own), and its Remove button. Each row is a group named "Variant N". (With options, the variants are the rows
  * of the matrix: variant-table.tsx.)
  */
 import { useId } from 'react';
 import { SelectField, TextField } from '../../ui/components.tsx';
 import { MoneyField } from '../../ui/money-field.tsx';
+import { TaxClassSelect } from '../tax-parts.tsx';
 import type { ImageDraft, VariantDraft } from './draft.ts';
+
+/** The label of a variant's tax class choice for null: it is taxed as its product. */
+export const SAME_AS_PRODUCT = 'Same as product';
 
 /** The choices of a variant's Image select: none (the product's), or one of the product's images. */
 export function imageChoices(images: readonly ImageDraft[]): { value: string; label: string }[] {
@@ -106,6 +110,13 @@ export function VariantFields({
             onChange={(event) => onChange({ imageId: event.target.value || null })}
           />
         ) : null}
+        <TaxClassSelect
+          label="Tax class"
+          value={variant.taxClass}
+          inherited={SAME_AS_PRODUCT}
+          error={at(`${base}/taxClass`, 'The tax class')}
+          onChange={(taxClass) => onChange({ taxClass })}
+        />
         <dl className="stock">
           <div>
             <dt>Reserved</dt>

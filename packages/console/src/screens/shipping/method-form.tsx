@@ -1,7 +1,8 @@
 /**
  * A shipping method's form: its name, its kind and only that kind's prices (flat and pickup an
  * amount, free over an amount and the threshold, by weight a table of tiers), the delivery
- * estimate and whether it is offered. Amounts are typed in the store currency (MoneyField).
+ * estimate, whether it is offered, and the tax class its shipping is taxed at, or "Follows the
+ * goods" (null, decisions `tax-classes` and `shipping-tax`). Amounts are typed in the store currency (MoneyField).
  */
 import { useState } from 'react';
 import {
@@ -23,6 +24,7 @@ import {
 import { countryName } from '@storefront/address';
 import { FormPanel } from './form-panel.tsx';
 import { formatGrams, KIND_LABELS } from '../shipping-parts.ts';
+import { TaxClassSelect } from '../tax-parts.tsx';
 
 interface Amount {
   value: number | null;
@@ -45,6 +47,8 @@ interface MethodDraft {
   minDays: string;
   maxDays: string;
   active: boolean;
+  /** The class its shipping is taxed at; null follows the goods. */
+  taxClass: string | null;
 }
 
 let tierKeys = 0;
@@ -68,6 +72,7 @@ function methodDraft(method: ShippingMethod | null): MethodDraft {
     minDays: days(method?.minDeliveryDays ?? null),
     maxDays: days(method?.maxDeliveryDays ?? null),
     active: method?.active ?? true,
+    taxClass: method?.taxClass ?? null,
   };
 }
 
@@ -97,7 +102,7 @@ function methodBody(draft: MethodDraft): { body: MethodBody } | { problem: FormP
   const maxDeliveryDays = dayCount(draft.maxDays, '/maxDeliveryDays');
   if (minDeliveryDays !== null && maxDeliveryDays !== null && minDeliveryDays > maxDeliveryDays)
     fields.push({ pointer: '/maxDeliveryDays', detail: 'Enter at least the minimum.' });
-  const common = { name, minDeliveryDays, maxDeliveryDays, active: draft.active };
+  const common = { name, minDeliveryDays, maxDeliveryDays, active: draft.active, taxClass: draft.taxClass };
 
   let body: MethodBody;
   if (draft.kind === 'weight') {
@@ -173,7 +178,7 @@ export function MethodForm({
 
   const at = (pointer: string, field: string) => fieldMessage(problem, pointer, field);
   const shown = (pointer: string) =>
-    /^\/(name|kind|minDeliveryDays|maxDeliveryDays|active|weightTiers\/\d+\/(upToGrams|amount))$/.test(
+    /^\/(name|kind|minDeliveryDays|maxDeliveryDays|active|taxClass|weightTiers\/\d+\/(upToGrams|amount))$/.test(
       pointer,
     ) || (draft.kind === 'weight' ? pointer === '/weightTiers' : /^\/(amount|freeOverAmount)$/.test(pointer));
 
@@ -274,6 +279,16 @@ export function MethodForm({
         />
         <span>Active: offered at checkout</span>
       </label>
+      <div className="shipping-grid">
+        <TaxClassSelect
+          label="Tax class"
+          value={draft.taxClass}
+          inherited="Follows the goods"
+          hint="Where the destination taxes shipping: following the goods splits it over their classes; a class taxes it at that class's rate."
+          error={at('/taxClass', 'The tax class')}
+          onChange={(taxClass) => update({ taxClass })}
+        />
+      </div>
     </FormPanel>
   );
 }
