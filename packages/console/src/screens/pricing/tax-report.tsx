@@ -18,12 +18,18 @@ function thisMonth(): { from: string; to: string } {
   return { from: `${today.slice(0, 8)}01`, to: today };
 }
 
-/** Saves the CSV as `tax-<from>-<to>-<currency>.csv` through the browser's download. */
+/** `tax-<from>-<to>-<currency>.csv`, with the dates as the form shows them (`to` included). */
+function csvName(query: TaxReportQuery): string {
+  const lastDay = new Date(Date.parse(query.to) - 86_400_000).toISOString().slice(0, 10);
+  return `tax-${query.from.slice(0, 10)}-${lastDay}-${query.currency}.csv`;
+}
+
+/** Saves the CSV as `csvName` says through the browser's download. */
 function saveCsv(blob: Blob, query: TaxReportQuery): void {
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
-  link.download = `tax-${query.from}-${query.to}-${query.currency}.csv`;
+  link.download = csvName(query);
   link.hidden = true;
   document.body.append(link);
   link.click();
