@@ -85,6 +85,7 @@ const TABLES: Record<string, string> = {
   storefront_keys: 'none',
   stores: 'none',
   tax_rates: 'none',
+  tax_classes: 'none: codes and names of tax classes',
   tax_services: 'none: a URL and a sealed secret',
   themes: 'none',
   variants: 'none',

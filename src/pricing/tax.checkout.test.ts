@@ -132,7 +132,7 @@ const amounts = (priced: Pick<Priced, 'totals'>) => ({
 describe('prices that include tax', () => {
   test('the shelf price is charged in every country; only its tax part follows the destination', async () => {
     const shop = await europeanStore({ inclusive: true, shippingTax: 'none' });
-    const store = (await t.storefront(shop).get('/store')).json<{ pricesIncludeTax: boolean }>();
+    const store = (await t.storefront(shop).get('/store/tax')).json<{ pricesIncludeTax: boolean }>();
     assert.equal(store.pricesIncludeTax, true, 'the storefront can say "incl. VAT"');
     const [tee] = await createVariants(t, shop, [{ price: 1190 }]);
     const items = [{ variantId: tee!, quantity: 2 }];

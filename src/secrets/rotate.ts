@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/tables.ts';
@@ -72,7 +72,15 @@ export async function rotateSecrets(
   dryRun: boolean,
 ): Promise<RotateResult> {
   const reports: ResealReport[] = [];
-  for (const reseal of sealedKinds(db, keyring)) reports.push(await reseal(dryRun));
+  // An archive's import re-seals at the archive's schema, before the migrations after it: a kind
+  // whose table came later has nothing to re-seal yet.
+  const { rows } = await sql<{ relname: string }>`
+    SELECT relname FROM pg_class
+    WHERE relkind = 'r' AND relnamespace = current_schema()::regnamespace
+      AND relname = ANY(${SEALED_COLUMNS.map((kind) => kind.table)})`.execute(db);
+  const present = new Set(rows.map((row) => row.relname));
+  for (const [index, reseal] of sealedKinds(db, keyring).entries())
+    if (present.has(SEALED_COLUMNS[index]!.table)) reports.push(await reseal(dryRun));
   const clean = reports.every((report) => report.unreadable === 0);
   const droppedGeneratedRoot = !dryRun && clean && config.secretKey !== null && (await dropGeneratedRoot(db));
   return { reports, droppedGeneratedRoot };

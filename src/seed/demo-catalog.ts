@@ -69,31 +69,24 @@ const ITEMS: Item[] = [
   ['Canvas Tote', ['accessories', 'summer'], 3800, null, 'Heavy canvas tote with leather handles.'],
   ['Wool Beanie', ['accessories', 'winter'], 3400, null, 'Ribbed lambswool, one size.'],
   [
-    'Leather Belt',
-    ['accessories'],
+    'The Workwear Handbook',
+    ['books'],
     6200,
-    ['80', '90', '100'],
-    'Vegetable-tanned leather with a brass buckle.',
+    null,
+    'A hardback history of the chore coat, the oxford and the selvedge jean. Taxed at the reduced rate.',
   ],
   ['Crew Socks, 3 Pack', ['accessories', 'basics'], 2400, ['S/M', 'L/XL'], 'Cushioned cotton socks.'],
   ['Suede Desert Boot', ['footwear'], 17500, ['41', '42', '43', '44', '45'], 'Crepe sole and unlined suede.'],
   ['Canvas Sneaker', ['footwear', 'summer'], 8900, ['41', '42', '43', '44'], 'Vulcanised canvas low-top.'],
   ['Sunglasses', ['accessories', 'summer'], 12500, null, 'Acetate frames with polarised lenses.'],
   ['Gift Card', ['gift'], 5000, ['$50', '$100', '$200'], 'Delivered by email. Never expires.'],
-  [
-    'The Workwear Handbook',
-    ['books'],
-    3500,
-    null,
-    'A hardback history of the chore coat, the oxford and the selvedge jean. Taxed at the reduced rate.',
-  ],
 ];
 
 /** The books of the catalog: taxed at the reduced class where the store's rates have one. */
 const REDUCED = new Set(['The Workwear Handbook']);
 
 /**
- * A small, real-looking catalog for the demo store: 21 products (a book taxed at the reduced rate among them), each with a picture drawn here and
+ * A small, real-looking catalog for the demo store: 20 products (a book taxed at the reduced rate among them), each with a picture drawn here and
  * uploaded as media (decision `media-uploads`), and 3 collections (one smart).
  */
 export async function seedDemoCatalog(

@@ -5,14 +5,21 @@ export const StorefrontStoreSchema = Type.Object(
     name: Type.String(),
     slug: Type.String(),
     currency: Type.String({ description: 'ISO 4217 code; every price of the store is in it.' }),
-    pricesIncludeTax: Type.Boolean({
-      description:
-        'Prices include tax (show them as “incl. VAT”); the tax is a part of every price and total.',
-    }),
   },
   { title: 'StorefrontStore' },
 );
 export type StorefrontStore = Static<typeof StorefrontStoreSchema>;
+
+export const StorefrontTaxSchema = Type.Object(
+  {
+    pricesIncludeTax: Type.Boolean({
+      description:
+        'Prices include tax (label them “incl. VAT” or “incl. tax”): every price and total has its tax inside it.',
+    }),
+  },
+  { title: 'StorefrontTax' },
+);
+export type StorefrontTax = Static<typeof StorefrontTaxSchema>;
 
 export const StoreSettingsSchema = Type.Object(
   {

@@ -119,8 +119,8 @@ export async function storefrontStore(
   deps: Pick<StoresDeps, 'db'>,
   storeId: string,
 ): Promise<StorefrontStore> {
-  const { name, slug, currency, pricesIncludeTax } = await getStore(deps, storeId);
-  return { name, slug, currency, pricesIncludeTax };
+  const { name, slug, currency } = await getStore(deps, storeId);
+  return { name, slug, currency };
 }
 
 export async function storeSettings(deps: Pick<StoresDeps, 'db'>, storeId: string): Promise<StoreSettings> {

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { readCached, type ReadCache } from '../http/read-cache.ts';
 import { requireStorefront } from '../http/principals.ts';
 import { problemResponses } from '../http/schemas.ts';
-import { StorefrontStoreSchema } from './stores.schemas.ts';
-import { storefrontStore, type StoresDeps } from './stores.service.ts';
+import { StorefrontStoreSchema, StorefrontTaxSchema } from './stores.schemas.ts';
+import { pricesIncludeTax, storefrontStore, type StoresDeps } from './stores.service.ts';
 
 export const storeStorefrontRoutes: FastifyPluginAsyncTypebox<{
   deps: StoresDeps;
@@ -22,5 +22,22 @@ export const storeStorefrontRoutes: FastifyPluginAsyncTypebox<{
       ...cached,
     },
     async (request) => storefrontStore(deps, requireStorefront(request).storeId),
+  );
+
+  app.get(
+    '/store/tax',
+    {
+      schema: {
+        operationId: 'getStoreTax',
+        tags: ['Storefront'],
+        summary: 'How the store shows tax: whether its prices include it',
+        description:
+          'Decision `prices-include-tax`: when `pricesIncludeTax` is true, label prices “incl. VAT” (or “incl. tax”). A change shows here within a second.',
+        response: { 200: StorefrontTaxSchema, ...problemResponses },
+      },
+    },
+    async (request) => ({
+      pricesIncludeTax: await pricesIncludeTax(deps, requireStorefront(request).storeId),
+    }),
   );
 };

@@ -8,6 +8,7 @@ import type { operations as Operations } from './schema.js';
 /** Storefront API, sandbox provider and service routes. */
 export const storefrontOperations = {
   getStore: ['GET', '/storefront/v1/store'],
+  getStoreTax: ['GET', '/storefront/v1/store/tax'],
   listProducts: ['GET', '/storefront/v1/products'],
   getProductFacets: ['GET', '/storefront/v1/products/facets'],
   getProduct: ['GET', '/storefront/v1/products/{id}'],

@@ -93,7 +93,7 @@ describe('tax in the console', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
     assert.equal((await shop.admin.request('adminGetSettings')).pricesIncludeTax, true);
-    assert.equal((await shop.storefront.store.get()).pricesIncludeTax, true);
+    assert.equal((await shop.storefront.request('getStoreTax')).pricesIncludeTax, true);
     await assertAccessible(page, 'settings');
     assert.deepEqual(problems, []);
     await context.close();

@@ -11,7 +11,7 @@ export function Money({ amount, currency }: { amount: number; currency: string }
   return <>{formatMoney(amount, currency)}</>;
 }
 
-/** Whether the store's prices include tax (`pricesIncludeTax` of the store), read once per visit. */
+/** Whether the store's prices include tax (`GET /storefront/v1/store/tax`), read once per visit. */
 let includesTax: boolean | undefined;
 let includesTaxRead: Promise<boolean> | undefined;
 
@@ -20,9 +20,9 @@ export function usePricesIncludeTax(): boolean {
   useEffect(() => {
     if (includesTax !== undefined) return;
     includesTaxRead ??= shopApi()
-      .store.get()
+      .request('getStoreTax')
       .then(
-        (store) => (includesTax = store.pricesIncludeTax),
+        (tax) => (includesTax = tax.pricesIncludeTax),
         () => false,
       );
     let live = true;
