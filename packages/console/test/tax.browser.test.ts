@@ -30,11 +30,11 @@ describe('tax in the console', () => {
       .getByRole('row', { name: /standard/ })
       .getByText('Always there')
       .waitFor();
-    await classes.getByLabel('Code').fill('Reduced!');
+    await classes.getByLabel('Class code').fill('Reduced!');
     await classes.getByLabel('Name', { exact: true }).fill('Reduced rate');
     await classes.getByRole('button', { name: 'Add class' }).click();
     await classes.getByText('Up to 32 lower-case letters, digits, - or _, like “reduced”.').waitFor();
-    await classes.getByLabel('Code').fill('reduced');
+    await classes.getByLabel('Class code').fill('reduced');
     await classes.getByRole('button', { name: 'Add class' }).click();
     await page.getByText('The tax class “Reduced rate” was added.').waitFor();
     await classes.getByRole('row', { name: /reduced/ }).waitFor();
@@ -42,7 +42,7 @@ describe('tax in the console', () => {
     // A rate for Germany: 19 % standard, 7 % reduced, shipping following the goods.
     const rates = page.getByRole('region', { name: 'Tax and shipping by country' });
     await rates.getByLabel('Country', { exact: true }).selectOption('DE');
-    await rates.getByLabel('Standard rate (%)').fill('19');
+    await rates.getByLabel('Tax rate (%)', { exact: true }).fill('19');
     await rates.getByLabel('Reduced rate rate (%)').fill('7');
     await rates.getByLabel('Shipping tax').selectOption('follow_goods');
     await assertAccessible(page, 'tax classes and rates');

@@ -37,7 +37,8 @@ function TaxBreakdown({ order }: { order: AdminOrder }) {
 export function Lines({ order }: { order: AdminOrder }) {
   const currency = order.total.currency;
   const money = (amount: number) => formatMoney(amount, currency);
-  const hasLineTax = order.lines.some((line) => line.tax);
+  // A Tax column only when some line was taxed: an untaxed order reads as it always did.
+  const hasLineTax = order.lines.some((line) => (line.tax?.amount ?? 0) > 0);
   return (
     <section className="panel orders-panel" aria-labelledby="lines-title">
       <h2 id="lines-title">Items</h2>

@@ -42,7 +42,7 @@ function ClassForm({ onCreated }: { onCreated: (name: string) => void }) {
       <h3 id={titleId}>Add a tax class</h3>
       <div className="orders-form-grid">
         <TextField
-          label="Code"
+          label="Class code"
           hint="Used in the API and on products, e.g. reduced."
           autoComplete="off"
           value={code}

@@ -119,8 +119,8 @@ export function RateForm({
             }}
           />
           <TextField
-            label="Standard rate (%)"
-            hint="Up to 2 decimals, e.g. 8.25; 0 for no tax."
+            label="Tax rate (%)"
+            hint="The standard class’s rate: up to 2 decimals, e.g. 8.25; 0 for no tax."
             inputMode="decimal"
             autoComplete="off"
             value={rate}
