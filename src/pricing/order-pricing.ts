@@ -3,14 +3,14 @@ import type { ServiceDeps } from '../db/service-deps.ts';
 import type { ShippingOption } from '../shipping/shipping.schemas.ts';
 import { shippingRates, type Parcel, type ShippingRates } from '../shipping/shipping.service.ts';
 import { classRate, taxAreaFor, type TaxArea, type UsableDiscount } from './pricing.service.ts';
-import { quoteTax, type ShippingTaxRule, type TaxLine, type TaxQuote } from './tax-arithmetic.ts';
 import {
-  serviceTax,
-  TaxServiceFailure,
-  taxUnavailable,
-  type TaxServiceAnswer,
-  type TaxServiceDeps,
-} from './tax-service.ts';
+  quoteTax,
+  withGivenTaxes,
+  type ShippingTaxRule,
+  type TaxLine,
+  type TaxQuote,
+} from './tax-arithmetic.ts';
+import { serviceTax, TaxServiceFailure, taxUnavailable, type TaxServiceDeps } from './tax-service.ts';
 import { assertChargeable, discountAmount, type Totals } from './totals.ts';
 
 /** A line as it is priced: from the catalog, never from the client. */
@@ -136,41 +136,12 @@ async function withServiceTax(
     return { quote: builtIn, estimated: true };
   }
   if (answer === null) return { quote: builtIn, estimated: false };
-  return { quote: taxedBy(builtIn, answer, request.pricesIncludeTax), estimated: false };
-}
-
-/** A quote whose taxes are the given ones (a checked answer of a tax service), totals to match. */
-function taxedBy(quote: TaxQuote, answer: TaxServiceAnswer, included: boolean): TaxQuote {
-  const split = (after: number, tax: number) =>
-    included ? { net: after - tax, tax, gross: after } : { net: after, tax, gross: after + tax };
-  const lines = quote.lines.map((line, index) => {
-    const tax = answer.lines[index]!.tax;
-    const { net, gross } = split(line.amount - line.discount, tax);
-    // The rate the service's tax comes to on the line, for the breakdown.
-    const rateBps = net === 0 ? 0 : Math.round((tax * 10000) / net);
-    return { ...line, rateBps, net, tax, gross };
-  });
-  const shippingTax = answer.shipping.tax;
-  const shippingNet = split(quote.shipping.amount, shippingTax).net;
-  const parts =
-    quote.shipping.amount === 0 && shippingTax === 0
-      ? []
-      : [
-          {
-            taxClass: 'shipping',
-            rateBps: shippingNet === 0 ? 0 : Math.round((shippingTax * 10000) / shippingNet),
-            amount: quote.shipping.amount,
-            ...split(quote.shipping.amount, shippingTax),
-          },
-        ];
-  const tax = lines.reduce((sum, line) => sum + line.tax, 0) + shippingTax;
-  const goods = quote.subtotal - quote.discount;
   return {
-    ...quote,
-    lines,
-    shipping: { amount: quote.shipping.amount, tax: shippingTax, parts },
-    tax,
-    total: included ? goods + quote.shipping.amount : goods + quote.shipping.amount + tax,
+    quote: withGivenTaxes(builtIn, {
+      lines: answer.lines.map((line) => line.tax),
+      shipping: answer.shipping.tax,
+    }),
+    estimated: false,
   };
 }
 

@@ -12,6 +12,7 @@ import {
   taxInGross,
   taxOnNet,
   unitsPart,
+  withGivenTaxes,
   type ShippingTaxRule,
   type TaxQuoteInput,
 } from './tax-arithmetic.ts';
@@ -87,6 +88,47 @@ describe('fixed cases', () => {
     assert.deepEqual([quote.total, quote.tax], [7222, 1016]);
     assert.deepEqual([unitsPart(5382, 2, 0, 1), unitsPart(859, 2, 0, 1)], [2691, 429]);
     assert.deepEqual([unitsPart(5382, 2, 1, 2), unitsPart(859, 2, 1, 2)], [2691, 430]);
+  });
+
+  test('a tax service’s taxes in place of the rates’: nets, grosses, rates and totals follow from them', () => {
+    const input = {
+      lines: [
+        { amount: 4000, taxClass: 'standard', rateBps: 1900 },
+        { amount: 1500, taxClass: 'reduced', rateBps: 700 },
+      ],
+      discount: 400,
+      shipping: 500,
+      shippingTax: { kind: 'none' as const },
+    };
+    const exclusive = withGivenTaxes(quoteTax({ ...input, pricesIncludeTax: false }), {
+      lines: [684, 105],
+      shipping: 95,
+    });
+    assert.deepEqual(
+      exclusive.lines.map((line) => [line.net, line.tax, line.gross, line.rateBps]),
+      [
+        // The 400 off shared 291 / 109; the rate is what the service's tax comes to on the net.
+        [3709, 684, 4393, 1844],
+        [1391, 105, 1496, 755],
+      ],
+    );
+    assert.deepEqual(
+      exclusive.shipping.parts.map((part) => [part.taxClass, part.net, part.tax]),
+      [['shipping', 500, 95]],
+    );
+    assert.deepEqual([exclusive.tax, exclusive.total], [884, 5100 + 500 + 884]);
+    const inclusive = withGivenTaxes(quoteTax({ ...input, pricesIncludeTax: true }), {
+      lines: [575, 98],
+      shipping: 0,
+    });
+    assert.deepEqual(
+      inclusive.lines.map((line) => [line.net, line.tax, line.gross]),
+      [
+        [3134, 575, 3709],
+        [1293, 98, 1391],
+      ],
+    );
+    assert.deepEqual([inclusive.tax, inclusive.total, inclusive.shipping.parts.length], [673, 5600, 1]);
   });
 
   test('largest remainder: exact shares, the leftover units to the largest remainders, ties to the earlier line', () => {

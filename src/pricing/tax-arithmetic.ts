@@ -123,14 +123,16 @@ export function taxInGross(gross: number, rateBps: number): number {
   return gross - Number(net);
 }
 
+/** Net, tax and gross of an amount (after discounts) that carries `tax`, either way prices are entered. */
+function split(amount: number, tax: number, pricesIncludeTax: boolean) {
+  return pricesIncludeTax
+    ? { net: amount - tax, tax, gross: amount }
+    : { net: amount, tax, gross: amount + tax };
+}
+
 /** Net, tax and gross of an amount (after discounts) at a rate, either way prices are entered. */
 function taxed(amount: number, rateBps: number, pricesIncludeTax: boolean) {
-  if (pricesIncludeTax) {
-    const tax = taxInGross(amount, rateBps);
-    return { net: amount - tax, tax, gross: amount };
-  }
-  const tax = taxOnNet(amount, rateBps);
-  return { net: amount, tax, gross: amount + tax };
+  return split(amount, (pricesIncludeTax ? taxInGross : taxOnNet)(amount, rateBps), pricesIncludeTax);
 }
 
 /**
@@ -198,6 +200,38 @@ export function quoteTax(input: TaxQuoteInput): TaxQuote {
     tax,
     total,
     taxIncluded: input.pricesIncludeTax,
+  };
+}
+
+/**
+ * A quote with the taxes given (a tax service's checked answer: one per line, in order, and one for
+ * shipping) in place of the rates': each line's net and gross follow from its tax and its rate is
+ * the one that tax comes to; shipping is one part of class `shipping`; the totals add up again.
+ */
+export function withGivenTaxes(
+  quote: TaxQuote,
+  taxes: { lines: readonly number[]; shipping: number },
+): TaxQuote {
+  const included = quote.taxIncluded;
+  const rateOf = (tax: number, net: number) => (net === 0 ? 0 : Math.round((tax * 10000) / net));
+  const lines = quote.lines.map((line, index) => {
+    const parts = split(line.amount - line.discount, taxes.lines[index]!, included);
+    return { ...line, ...parts, rateBps: rateOf(parts.tax, parts.net) };
+  });
+  const amount = quote.shipping.amount;
+  const shipping = split(amount, taxes.shipping, included);
+  const parts =
+    amount === 0 && taxes.shipping === 0
+      ? []
+      : [{ taxClass: 'shipping', rateBps: rateOf(shipping.tax, shipping.net), amount, ...shipping }];
+  const tax = lines.reduce((sum, line) => sum + line.tax, 0) + taxes.shipping;
+  const goods = quote.subtotal - quote.discount;
+  return {
+    ...quote,
+    lines,
+    shipping: { amount, tax: taxes.shipping, parts },
+    tax,
+    total: included ? goods + amount : goods + amount + tax,
   };
 }
 
