@@ -47,6 +47,8 @@ export const LAYERS: Record<string, Layer> = {
   email: 'features',
   media: 'features',
   customers: 'features',
+  // Decision `markets`: the countries a store sells to in each currency; the catalog prices in them.
+  markets: 'features',
   // The composition: builds everything and wires dependencies; nothing below imports it.
   'app.ts': 'composition',
   'server.ts': 'composition',

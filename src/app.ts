@@ -36,6 +36,8 @@ import { ordersStorefrontRoutes } from './orders/orders.storefront-routes.ts';
 import { checkoutStorefrontRoutes } from './checkout/checkout.storefront-routes.ts';
 import { idempotentRoutes } from './idempotency/idempotency.hook.ts';
 import { pricingAdminRoutes } from './pricing/pricing.admin-routes.ts';
+import { marketsAdminRoutes } from './markets/markets.admin-routes.ts';
+import { refreshMarketCards } from './catalog/products/products.service.ts';
 import { taxServiceAdminRoutes } from './pricing/tax-service.admin-routes.ts';
 import type { TaxServiceDeps } from './pricing/tax-service.ts';
 import { shippingAdminRoutes } from './shipping/shipping.admin-routes.ts';
@@ -415,6 +417,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       await admin.register(taxServiceAdminRoutes, {
         deps: { ...services, keyring, allowHttp: config.webhooks.allowHttp },
       });
+      await admin.register(marketsAdminRoutes, { deps: { ...services, refreshMarketCards } });
       await admin.register(shippingAdminRoutes, { deps: services });
       await admin.register(overviewAdminRoutes, { deps: services });
       await admin.register(customersAdminRoutes, { deps: customers });

@@ -46,9 +46,15 @@ export const TABLE_RULES: Record<string, TableRule> = {
     ...STORE,
     leaveOut: { where: sql`code = 'standard'`, why: 'made with its store on import' },
   },
+  // Markets before the prices and orders that name them; the default market is made with its store
+  // (a trigger, from the store's `default_market_name`), so it does not travel.
+  markets: { ...STORE, leaveOut: { where: sql`is_default`, why: 'made with its store on import' } },
+  market_countries: STORE,
   // Catalog and content.
   products: STORE,
   variants: STORE,
+  variant_prices: STORE,
+  market_card_prices: STORE,
   product_images: STORE,
   product_handle_redirects: STORE,
   media: STORE,

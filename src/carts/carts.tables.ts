@@ -19,6 +19,8 @@ export interface CartTable {
   shipping_method_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The discount code applied to the preview (decision `cart-shipping-and-totals`), upper case, or null. */
   discount_code: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Decision `markets`: the country the shopper chose (ISO 3166-1), the market's until an address is given; or null. */
+  country: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { PageQueryWith, TAX_CLASS_CODE } from '../http/schemas.ts';
+import { VariantPriceInput, VariantPriceSchema } from '../markets/markets.schemas.ts';
 
 const Amount = Type.Integer({
   minimum: 0,
@@ -198,6 +199,12 @@ const RequiresShipping = Type.Boolean({
   description: 'Whether the variant is shipped (default true); false for gift cards and downloads.',
 });
 
+const Prices = Type.Array(VariantPriceInput, {
+  maxItems: 50,
+  description:
+    'Explicit prices in other currencies than the store’s, one per currency; the whole list replaces the variant’s. A market whose currency has none converts `priceAmount` at its exchange rate.',
+});
+
 export const VariantInputSchema = Type.Object(
   {
     sku: Type.Optional(Sku),
@@ -217,6 +224,7 @@ export const VariantInputSchema = Type.Object(
     requiresShipping: Type.Optional(RequiresShipping),
     imageId: Type.Optional(ImageId),
     taxClass: Type.Optional(VariantTaxClass),
+    prices: Type.Optional(Prices),
   },
   { title: 'NewVariant', additionalProperties: false },
 );
@@ -234,6 +242,7 @@ export const VariantPatchSchema = Type.Object(
     requiresShipping: Type.Optional(RequiresShipping),
     imageId: Type.Optional(ImageId),
     taxClass: Type.Optional(VariantTaxClass),
+    prices: Type.Optional(Prices),
     archived: Type.Optional(
       Type.Boolean({
         description:
@@ -263,6 +272,10 @@ export const AdminVariantSchema = Type.Object(
     requiresShipping: Type.Boolean({ description: 'False for what is not shipped (gift cards, downloads).' }),
     imageId: ImageId,
     taxClass: VariantTaxClass,
+    prices: Type.Array(VariantPriceSchema, {
+      description:
+        'Its explicit prices in currencies other than the store’s (decision `market-prices`); a market in a currency without one converts `priceAmount` at its rate.',
+    }),
     archived: Type.Boolean({ description: 'Archived: kept, but not sold and not on the storefront.' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,

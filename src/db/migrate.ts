@@ -41,6 +41,7 @@ import * as searchWords from './migrations/0038_search_words.ts';
 import * as taxClasses from './migrations/0039_tax_classes.ts';
 import * as taxService from './migrations/0040_tax_service.ts';
 import * as taxReportIndexes from './migrations/0041_tax_report_indexes.ts';
+import * as markets from './migrations/0042_markets.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -85,6 +86,7 @@ const migrations: Record<string, Migration> = {
   '0039_tax_classes': taxClasses,
   '0040_tax_service': taxService,
   '0041_tax_report_indexes': taxReportIndexes,
+  '0042_markets': markets,
 };
 
 export class MigrationError extends Error {

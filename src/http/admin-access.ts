@@ -98,6 +98,12 @@ export const ADMIN_ACCESS = {
   adminCreateTaxClass: 'admin',
   adminListTaxClasses: 'staff',
   adminDeleteTaxClass: 'admin',
+  // Markets
+  adminCreateMarket: 'admin',
+  adminListMarkets: 'staff',
+  adminGetMarket: 'staff',
+  adminUpdateMarket: 'admin',
+  adminDeleteMarket: 'admin',
   // Shipping
   adminCreateShippingZone: 'admin',
   adminListShippingZones: 'admin',

@@ -30,6 +30,8 @@ export const PROBLEMS = {
   discount_exists: [409, 'A discount with that code exists already.'],
   tax_class_exists: [409, 'A tax class with that code exists already.'],
   tax_class_in_use: [409, 'The tax class is in use (by products, variants, shipping methods or rates).'],
+  market_conflict: [409, 'A country is in one market at most: another market holds one of these.'],
+  market_is_default: [409, 'The default market cannot be deleted.'],
   shipping_zone_conflict: [409, 'Another shipping zone of this store already covers that place.'],
   shipping_address_required: [409, 'The cart has no shipping address yet; set it first.'],
   shipping_method_unavailable: [409, 'That shipping method is not one of the cart’s shipping options.'],

@@ -28,6 +28,8 @@ export interface OrderTable {
   email: string;
   country: string | null;
   currency: string;
+  /** Decision `markets`: the market it was priced in; null on orders placed before markets. */
+  market_id: ColumnType<string | null, string | null | undefined, string | null>;
   subtotal_amount: number;
   discount_amount: number;
   tax_amount: number;

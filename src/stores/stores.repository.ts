@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Updateable } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import type { StoreRow } from './stores.tables.ts';
+import type { StoreRow, StoreTable } from './stores.tables.ts';
 
 export function findStoreById(db: Kysely<Database>, storeId: string): Promise<StoreRow | undefined> {
   return db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirst();
@@ -33,7 +33,7 @@ export function insertStore(
 export function updateStore(
   db: Kysely<Database>,
   storeId: string,
-  changes: { name?: string; reply_to_email?: string; updated_at: Date },
+  changes: Updateable<StoreTable>,
 ): Promise<StoreRow | undefined> {
   return db.updateTable('stores').set(changes).where('id', '=', storeId).returningAll().executeTakeFirst();
 }

@@ -150,6 +150,15 @@ export async function changeStoreSettings(
   return toSettings(row);
 }
 
+/** Decision `markets`: the default market's name, kept on its store too (an archive carries it there). */
+export async function setDefaultMarketName(
+  deps: Pick<StoresDeps, 'db'>,
+  storeId: string,
+  name: string,
+): Promise<void> {
+  await updateStore(deps.db, storeId, { default_market_name: name });
+}
+
 export interface NewStore {
   name: string;
   slug: string;

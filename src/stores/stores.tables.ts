@@ -11,6 +11,8 @@ export interface StoreTable {
   require_shipping_address: Generated<boolean>;
   /** Decision `prices-include-tax`: prices are entered and charged gross, the tax a part of them. */
   prices_include_tax: Generated<boolean>;
+  /** Decision `markets`: the default market's name (its row is made from it with the store). */
+  default_market_name: Generated<string>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

@@ -1761,6 +1761,49 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/markets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Markets, the default first */
+    get: operations['adminListMarkets'];
+    put?: never;
+    /**
+     * Add a market: countries sold to in one currency
+     * @description A country is in one market at most (409 `market_conflict`). Prices in the market are each variant’s explicit price in its currency, else its store price × `exchangeRate`, rounded by `rounding` in the currency’s ISO 4217 minor units.
+     */
+    post: operations['adminCreateMarket'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/markets/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One market */
+    get: operations['adminGetMarket'];
+    put?: never;
+    post?: never;
+    /** Delete a market (its countries join the default market) */
+    delete: operations['adminDeleteMarket'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a market
+     * @description `countries` replaces the market’s countries. The default market takes only `name` and `pricesIncludeTax` (the store setting).
+     */
+    patch: operations['adminUpdateMarket'];
+    trace?: never;
+  };
   '/admin/v1/shipping/zones': {
     parameters: {
       query?: never;
@@ -3254,6 +3297,8 @@ export interface components {
       imageId: string | null;
       /** @description Its own tax class; null (the default): its product’s. */
       taxClass: string | null;
+      /** @description Its explicit prices in currencies other than the store’s (decision `market-prices`); a market in a currency without one converts `priceAmount` at its rate. */
+      prices: components['schemas']['VariantPrice'][];
       /** @description Archived: kept, but not sold and not on the storefront. */
       archived: boolean;
       /** Format: date-time */
@@ -4112,6 +4157,50 @@ export interface components {
       /** @description on hand − reserved, never below 0. */
       available: number;
     };
+    /** Market */
+    Market: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /** @description The store’s default market: its currency, and every country no other market names. */
+      default: boolean;
+      /** @description Empty on the default market. */
+      countries: string[];
+      currency: string;
+      /** @description Prices in this market include tax (on the default market: the store setting). */
+      pricesIncludeTax: boolean;
+      /** @description `"1"` on the default market. */
+      exchangeRate: string;
+      /**
+       * @description How a converted price is rounded in the market’s currency: `none` half up to the minor unit; `to_99` up to the next amount ending in .99 (19.20 → 19.99); `to_whole` up to the next whole unit (19.20 → 20.00). Explicit prices are never rounded.
+       * @enum {string}
+       */
+      rounding: 'none' | 'to_99' | 'to_whole';
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** MarketList */
+    MarketList: {
+      items: components['schemas']['Market'][];
+      nextCursor: null;
+    };
+    /** MarketPatch */
+    MarketPatch: {
+      name?: string;
+      countries?: string[];
+      /** @description ISO 4217, e.g. `EUR`. */
+      currency?: string;
+      pricesIncludeTax?: boolean;
+      /** @description Units of the market’s currency per unit of the store’s, as a decimal string (`"0.92"`); the merchant’s own rate, never fetched. Prices without an explicit one in the market’s currency are the store price × this rate. */
+      exchangeRate?: string;
+      /**
+       * @description How a converted price is rounded in the market’s currency: `none` half up to the minor unit; `to_99` up to the next amount ending in .99 (19.20 → 19.99); `to_whole` up to the next whole unit (19.20 → 20.00). Explicit prices are never rounded.
+       * @enum {string}
+       */
+      rounding?: 'none' | 'to_99' | 'to_whole';
+    };
     /** Media */
     Media: {
       /** Format: uuid */
@@ -4238,6 +4327,21 @@ export interface components {
       /** @description Mail the buyer a shipping confirmation with the tracking link (true when left out). */
       notifyCustomer?: boolean;
     };
+    /** NewMarket */
+    NewMarket: {
+      name: string;
+      countries: string[];
+      /** @description ISO 4217, e.g. `EUR`. */
+      currency: string;
+      pricesIncludeTax?: boolean;
+      /** @description Units of the market’s currency per unit of the store’s, as a decimal string (`"0.92"`); the merchant’s own rate, never fetched. Prices without an explicit one in the market’s currency are the store price × this rate. */
+      exchangeRate?: string;
+      /**
+       * @description How a converted price is rounded in the market’s currency: `none` half up to the minor unit; `to_99` up to the next amount ending in .99 (19.20 → 19.99); `to_whole` up to the next whole unit (19.20 → 20.00). Explicit prices are never rounded.
+       * @enum {string}
+       */
+      rounding?: 'none' | 'to_99' | 'to_whole';
+    };
     /** NewProduct */
     NewProduct: {
       title: string;
@@ -4360,6 +4464,8 @@ export interface components {
       imageId?: string | null;
       /** @description Its own tax class; null (the default): its product’s. */
       taxClass?: string | null;
+      /** @description Explicit prices in other currencies than the store’s, one per currency; the whole list replaces the variant’s. A market whose currency has none converts `priceAmount` at its exchange rate. */
+      prices?: components['schemas']['VariantPriceInput'][];
     };
     /** NewWebhookEndpoint */
     NewWebhookEndpoint: {
@@ -6243,8 +6349,25 @@ export interface components {
       imageId?: string | null;
       /** @description Its own tax class; null (the default): its product’s. */
       taxClass?: string | null;
+      /** @description Explicit prices in other currencies than the store’s, one per currency; the whole list replaces the variant’s. A market whose currency has none converts `priceAmount` at its exchange rate. */
+      prices?: components['schemas']['VariantPriceInput'][];
       /** @description `true` archives the variant: kept with its history, but not sold, not on the storefront, not searched, not in the card price, its combination free for another variant. `false` brings it back (409 option_in_use when its values are no longer the product’s, option_combination_taken when another variant took its combination). */
       archived?: boolean;
+    };
+    /** VariantPrice */
+    VariantPrice: {
+      currency: string;
+      /** @description Minor units of `currency`. */
+      amount: number;
+      compareAtAmount: number | null;
+    };
+    /** VariantPriceInput */
+    VariantPriceInput: {
+      /** @description ISO 4217, e.g. `EUR`. */
+      currency: string;
+      /** @description Minor units of `currency`. */
+      amount: number;
+      compareAtAmount?: number | null;
     };
     /** WebhookDelivery */
     WebhookDelivery: {
@@ -20020,6 +20143,511 @@ export interface operations {
       };
       /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
       403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminListMarkets: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of Market items and the cursor of the next page */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MarketList'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminCreateMarket: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NewMarket'];
+      };
+    };
+    responses: {
+      /** @description Created: the Market */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Market'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `market_conflict`: A country is in one market at most: another market holds one of these. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminGetMarket: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the Market */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Market'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminDeleteMarket: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no body */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `market_is_default`: The default market cannot be deleted. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminUpdateMarket: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MarketPatch'];
+      };
+    };
+    responses: {
+      /** @description OK: the Market */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Market'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `market_conflict`: A country is in one market at most: another market holds one of these. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;

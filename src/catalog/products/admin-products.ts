@@ -4,6 +4,7 @@ import { storeCurrency } from '../../stores/stores.service.ts';
 import type { AdminProduct, AdminVariant } from '../catalog.schemas.ts';
 import type { ProductRow } from '../catalog.tables.ts';
 import { productImages } from '../media/product-images.ts';
+import { pricesOfVariants } from '../prices/prices.ts';
 import { toAdminVariant, variantsOfProducts } from '../variants/product-variants.ts';
 
 /** Product rows in the admin shape, with their variants (one query for all of them). */
@@ -19,10 +20,15 @@ export async function toAdminProducts(
     storeCurrency(deps, storeId),
     productImages(deps.db, storeId, ids),
   ]);
+  const prices = await pricesOfVariants(
+    deps.db,
+    storeId,
+    variants.map((variant) => variant.id),
+  );
   const byProduct = new Map<string, AdminVariant[]>();
   for (const variant of variants) {
     const list = byProduct.get(variant.product_id) ?? [];
-    list.push(toAdminVariant(variant));
+    list.push(toAdminVariant(variant, prices.get(variant.id)));
     byProduct.set(variant.product_id, list);
   }
   return rows.map((row) => ({

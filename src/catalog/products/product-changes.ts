@@ -6,6 +6,7 @@ import { notFound } from '../../lib/errors.ts';
 import type { ProductCreatedData, ProductDeletedData, ProductUpdatedData } from '../catalog.events.ts';
 import type { ProductRow, ProductStatus } from '../catalog.tables.ts';
 import { lockProduct, refreshCardPrice as refreshCardPriceRow } from './products.repository.ts';
+import { refreshCardsInMarkets } from '../prices/prices.ts';
 
 /**
  * What every change to a product or to its variants goes through, in its transaction: the product
@@ -29,14 +30,18 @@ export async function lockExistingProduct(
 
 /**
  * Recomputes the card price (the lowest variant price, null without variants) and its compare-at
- * (the cheapest variant's, first by position, when higher than its price) and returns the price.
+ * (the cheapest variant's, first by position, when higher than its price), in the default market and
+ * in every other, and returns the default market's.
  */
-export function refreshCardPrice(
+export async function refreshCardPrice(
   trx: Transaction<Database>,
   storeId: string,
   productId: string,
 ): Promise<number | null> {
-  return refreshCardPriceRow(trx, storeId, productId);
+  const price = await refreshCardPriceRow(trx, storeId, productId);
+  // And in every other market (decision `market-cards`).
+  await refreshCardsInMarkets(trx, storeId, [productId]);
+  return price;
 }
 
 /** Emits the storefront-visibility event of a product change (created, updated or deleted). */

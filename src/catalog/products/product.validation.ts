@@ -90,6 +90,7 @@ export function checkNewProduct(
   input: ProductInput,
   images: readonly CheckedImage[] | undefined,
   imageErrors: readonly FieldError[],
+  storeCurrency: string,
 ): CheckedProduct {
   const errors: FieldError[] = [...checkImage(input.image)];
   const tags = normalizeTags(input.tags, errors) ?? [];
@@ -116,7 +117,7 @@ export function checkNewProduct(
   });
   const skus: { sku: string; pointer: string }[] = [];
   input.variants.forEach((variant, i) => {
-    checkVariant(variant, `/variants/${i}`, errors);
+    checkVariant(variant, `/variants/${i}`, errors, storeCurrency);
     const sku = variant.sku?.trim();
     if (sku) {
       if (skus.some((s) => s.sku === sku))

@@ -9,6 +9,11 @@ import type { ListPage } from '../../lib/cursors.ts';
 import { validationFailed, type AppError, type FieldError } from '../../lib/errors.ts';
 import { uuidV7 } from '../../lib/uuid.ts';
 import { listTaxClasses, STANDARD_TAX_CLASS } from '../../pricing/tax-classes.service.ts';
+import { storeCurrency } from '../../stores/stores.service.ts';
+import { pricesOf, refreshCardsInMarkets, setVariantPrices } from '../prices/prices.ts';
+
+/** The catalog's card prices in a market, recomputed (the composition hands it to markets: decision `market-cards`). */
+export { refreshMarketCards } from '../prices/prices.ts';
 import type { ProductDeletedData } from '../catalog.events.ts';
 import {
   LOW_STOCK_THRESHOLD,
@@ -131,7 +136,8 @@ export async function createProduct(
 ): Promise<AdminProduct> {
   const imageErrors: FieldError[] = [];
   const images = await checkImages(deps.db, storeId, input.images, imageErrors);
-  const { variants, skus, ...product } = checkNewProduct(input, images, imageErrors);
+  const currency = await storeCurrency(deps, storeId);
+  const { variants, skus, ...product } = checkNewProduct(input, images, imageErrors, currency);
   const now = deps.clock.now();
   try {
     const id = await deps.db.transaction().execute(async (trx) => {
@@ -146,12 +152,16 @@ export async function createProduct(
       });
       if (input.handle !== undefined) await takeHandle(trx, storeId, row.id, row.handle, null);
       if (images?.length) await replaceProductImages(trx, storeId, row.id, images);
-      if (variants.length > 0)
-        await insertVariants(
+      if (variants.length > 0) {
+        const ids = await insertVariants(
           trx,
           { storeId, productId: row.id, now },
           input.variants.map((variant, i) => newVariant(variant, variants[i]!)),
         );
+        for (const [i, variant] of input.variants.entries())
+          if (variant.prices?.length) await setVariantPrices(trx, storeId, ids[i]!, pricesOf(variant.prices));
+      }
+      await refreshCardsInMarkets(trx, storeId, [row.id]);
       await productChanged(trx, storeId, row.id);
       await recordVisibilityChange(trx, storeId, row.id, 'draft', input.status, false);
       return row.id;
@@ -393,6 +403,11 @@ export async function importProducts(
           on_hand: variant.onHand,
         })),
       ),
+    );
+    await refreshCardsInMarkets(
+      trx,
+      storeId,
+      rows.map(({ id }) => id),
     );
   });
 }

@@ -6,6 +6,7 @@ import type { ProductOption, ProductStatus, VariantRow } from '../catalog.tables
 import { available } from '../inventory/inventory.ts';
 import { refreshCardPrice } from '../products/product-changes.ts';
 import { combinationKey, fitsOptions, labelOf } from './options.ts';
+import type { VariantPrice } from '../prices/prices.ts';
 import { skuTaken } from './variant.validation.ts';
 import { findTakenSku, updateVariantRow, variantsOfProduct, type NewVariant } from './variants.repository.ts';
 
@@ -41,7 +42,7 @@ export function newVariant(
   };
 }
 
-export function toAdminVariant(row: VariantRow): AdminVariant {
+export function toAdminVariant(row: VariantRow, prices: VariantPrice[] = []): AdminVariant {
   return {
     id: row.id,
     productId: row.product_id,
@@ -57,6 +58,7 @@ export function toAdminVariant(row: VariantRow): AdminVariant {
     requiresShipping: row.requires_shipping,
     imageId: row.image_id,
     taxClass: row.tax_class,
+    prices,
     archived: row.archived_at !== null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

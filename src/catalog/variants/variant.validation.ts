@@ -2,6 +2,7 @@ import { AppError, validationFailed, type FieldError } from '../../lib/errors.ts
 import type { VariantInput, VariantPatch } from '../catalog.schemas.ts';
 import type { ProductOption } from '../catalog.tables.ts';
 import { labelOf, variantOptions } from './options.ts';
+import { currencyDigits } from '../../markets/currencies.ts';
 
 /**
  * A variant's values checked, on plain data: each check adds its field errors (pointer under `at`)
@@ -10,8 +11,33 @@ import { labelOf, variantOptions } from './options.ts';
 
 export const MAX_VARIANTS = 100;
 
-/** A variant's label and SKU: not blank (a SKU may be null). */
-export function checkVariant(variant: VariantInput | VariantPatch, at: string, errors: FieldError[]): void {
+/**
+ * A variant's label and SKU: not blank (a SKU may be null); its explicit prices (decision
+ * `market-prices`): each in an ISO 4217 currency other than the store's, one per currency.
+ */
+export function checkVariant(
+  variant: VariantInput | VariantPatch,
+  at: string,
+  errors: FieldError[],
+  storeCurrency: string,
+): void {
+  const seen = new Set<string>();
+  variant.prices?.forEach((price, i) => {
+    const currency = price.currency.toUpperCase();
+    if (currencyDigits(currency) === undefined)
+      errors.push({
+        pointer: `${at}/prices/${i}/currency`,
+        detail: 'must be an ISO 4217 currency code such as EUR',
+      });
+    else if (currency === storeCurrency)
+      errors.push({
+        pointer: `${at}/prices/${i}/currency`,
+        detail: `is the store’s currency: its price is priceAmount`,
+      });
+    else if (seen.has(currency))
+      errors.push({ pointer: `${at}/prices/${i}/currency`, detail: 'has a price earlier in the list' });
+    seen.add(currency);
+  });
   if (variant.label !== undefined && variant.label.trim() === '')
     errors.push({ pointer: `${at}/label`, detail: 'must not be blank' });
   if (variant.sku !== undefined && variant.sku !== null && variant.sku.trim() === '') {

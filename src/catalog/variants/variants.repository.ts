@@ -157,11 +157,13 @@ export async function insertVariants(
   db: Kysely<Database>,
   where: { storeId: string; productId: string; now: Date },
   variants: readonly NewVariant[],
-): Promise<void> {
-  await db
+): Promise<string[]> {
+  const rows = await db
     .insertInto('variants')
     .values(variants.map((variant, position) => variantRow(where, position, variant)))
+    .returning(['id', 'position'])
     .execute();
+  return rows.sort((a, b) => a.position - b.position).map((row) => row.id);
 }
 
 /** A variant of the bulk import: the columns it sets (the others take their defaults). */

@@ -14,6 +14,8 @@ import {
   refreshCardPrice,
 } from '../products/product-changes.ts';
 import { combinationKey, fitsOptions } from './options.ts';
+import { pricesOf, pricesOfVariants, setVariantPrices } from '../prices/prices.ts';
+import { storeCurrency } from '../../stores/stores.service.ts';
 import { assertSkusFree, newVariant, toAdminVariant } from './product-variants.ts';
 import {
   checkVariant,
@@ -68,7 +70,7 @@ export async function addVariant(
   input: VariantInput,
 ): Promise<AdminVariant> {
   const errors: FieldError[] = [];
-  checkVariant(input, '', errors);
+  checkVariant(input, '', errors, await storeCurrency(deps, storeId));
   if (errors.length > 0) throw validationFailed('The variant is invalid.', errors);
   const sku = input.sku?.trim() || null;
   try {
@@ -86,10 +88,11 @@ export async function addVariant(
       const now = deps.clock.now();
       const position = last.lastPosition === null ? 0 : last.lastPosition + 1;
       const row = await insertVariant(trx, { storeId, productId, now }, position, newVariant(input, made));
+      if (input.prices?.length) await setVariantPrices(trx, storeId, row.id, pricesOf(input.prices));
       await refreshCardPrice(trx, storeId, productId);
       await productChanged(trx, storeId, productId);
       await recordVisibilityChange(trx, storeId, productId, product.status, product.status, true);
-      return toAdminVariant(row);
+      return toAdminVariant(row, (await pricesOfVariants(trx, storeId, [row.id])).get(row.id));
     });
   } catch (error) {
     throw variantWriteError(error, sku);
@@ -107,7 +110,7 @@ export async function updateVariant(
   patch: VariantPatch,
 ): Promise<AdminVariant> {
   const errors: FieldError[] = [];
-  checkVariant(patch, '', errors);
+  checkVariant(patch, '', errors, await storeCurrency(deps, storeId));
   if (errors.length > 0) throw validationFailed('The variant change is invalid.', errors);
   const sku = patch.sku === undefined ? undefined : patch.sku?.trim() || null;
   try {
@@ -152,14 +155,16 @@ export async function updateVariant(
         row.requires_shipping !== current.requires_shipping ||
         row.image_id !== current.image_id ||
         row.tax_class !== current.tax_class ||
+        patch.prices !== undefined ||
         archiving;
       const stockChanged =
         patch.onHand !== undefined &&
         available({ on_hand: patch.onHand, reserved: current.reserved }) !== available(current);
+      if (patch.prices !== undefined) await setVariantPrices(trx, storeId, variantId, pricesOf(patch.prices));
       if (row.price_amount !== current.price_amount || archiving) {
         await refreshCardPrice(trx, storeId, product.id);
         await productChanged(trx, storeId, product.id);
-      } else if (row.compare_at_amount !== current.compare_at_amount) {
+      } else if (row.compare_at_amount !== current.compare_at_amount || patch.prices !== undefined) {
         // The card's compare-at (decision `product-handles`) may be this variant's.
         await refreshCardPrice(trx, storeId, product.id);
       }
@@ -170,7 +175,10 @@ export async function updateVariant(
       // inventory.updated when the sellable count changed.
       const stocked =
         patch.onHand === undefined ? row : await setOnHand(trx, storeId, variantId, patch.onHand, now);
-      return toAdminVariant(stocked ?? row);
+      return toAdminVariant(
+        stocked ?? row,
+        (await pricesOfVariants(trx, storeId, [variantId])).get(variantId),
+      );
     });
   } catch (error) {
     throw variantWriteError(error, sku);
