@@ -12,10 +12,11 @@ export async function insertCartWithLines(
   storeId: string,
   items: readonly CartItem[],
   now: Date,
+  country: string | null = null,
 ): Promise<CartRow> {
   const { rows } = await sql<Selectable<CartTable>>`
     WITH cart AS (
-      INSERT INTO carts (store_id, created_at, updated_at) VALUES (${storeId}, ${now}, ${now}) RETURNING *
+      INSERT INTO carts (store_id, country, created_at, updated_at) VALUES (${storeId}, ${country}, ${now}, ${now}) RETURNING *
     ), lines AS (
       INSERT INTO cart_lines (store_id, cart_id, variant_id, position, quantity)
       SELECT cart.store_id, cart.id, line.variant_id, (line.ordinal - 1)::int, line.quantity
@@ -109,7 +110,7 @@ export async function writeLines(
 /** What a cart write may change besides its lines. */
 export type CartChanges = Pick<
   Updateable<CartTable>,
-  'shipping_address' | 'shipping_method_id' | 'discount_code'
+  'shipping_address' | 'shipping_method_id' | 'discount_code' | 'country'
 >;
 
 /**

@@ -60,10 +60,11 @@ export const CartNoticeSchema = Type.Object(
         Type.Literal('shipping_method_unavailable'),
         Type.Literal('discount_code_invalid'),
         Type.Literal('shipping_unavailable'),
+        Type.Literal('market_changed'),
       ],
       {
         description:
-          '`shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code can no longer be used. `shipping_unavailable`: no shipping method of the store reaches the address (checkout would refuse it).',
+          '`shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code can no longer be used. `shipping_unavailable`: no shipping method of the store reaches the address (checkout would refuse it). `market_changed`: this write moved the cart to another market (its address or country): every line is priced there now, in its currency.',
       },
     ),
     detail: Type.String(),
@@ -116,6 +117,12 @@ export const CartSchema = Type.Object(
     notices: Type.Array(CartNoticeSchema, {
       description: 'What the service changed or found on its own, for the shopper to see.',
     }),
+    country: Type.Optional(
+      Type.String({
+        description:
+          'The country the cart is priced for before it has an address (PUT /carts/{id}/country); its market sets the currency. Absent when none was given.',
+      }),
+    ),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },
@@ -137,6 +144,13 @@ export const CartBodySchema = Type.Object(
       maxItems: 1000,
       description: 'Lines of the same variant are merged.',
     }),
+    country: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z]{2}$',
+        description:
+          'ISO 3166-1 alpha-2: the country to price the cart for until it has an address (its market’s currency and prices). On PUT, given: replaces it; left out: kept.',
+      }),
+    ),
   },
   { title: 'CartInput', additionalProperties: false },
 );
@@ -147,3 +161,12 @@ export const IfMatchHeaders = Type.Object({
     Type.String({ maxLength: 200, description: "The cart's ETag from a previous response." }),
   ),
 });
+
+export const CartCountrySchema = Type.Object(
+  {
+    country: Type.Union([Type.String({ pattern: '^[A-Za-z]{2}$' }), Type.Null()], {
+      description: 'ISO 3166-1 alpha-2; null: none (the default market, until an address is given).',
+    }),
+  },
+  { title: 'CartCountry', additionalProperties: false },
+);

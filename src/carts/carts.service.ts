@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
-import { checkAddress, completeAddress, type Address } from '@storefront/address';
+import { checkAddress, completeAddress, isKnownCountry, type Address } from '@storefront/address';
 import { cachedSellableVariants, type PricedVariant } from '../catalog/inventory/sellable.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
-import { pricesIncludeTax, storeCurrency } from '../stores/stores.service.ts';
+import {
+  marketOfCountry,
+  storeAmountsIn,
+  storeMarkets,
+  type Market,
+  type MarketPricing,
+} from '../markets/markets.service.ts';
 import {
   clearShippingAddresses,
   deleteCartsUntouchedSince,
@@ -95,6 +101,7 @@ async function assertSellable(
   storeId: string,
   items: readonly CartItem[],
   raw: readonly CartItem[],
+  pricing: MarketPricing | null,
 ): Promise<Map<string, PricedVariant>> {
   // Read afresh (a line is refused or taken on it), and kept: the cart's next reads show them.
   const found = await cachedSellableVariants(
@@ -102,6 +109,7 @@ async function assertSellable(
     storeId,
     items.map((i) => i.variantId),
     'fresh',
+    pricing,
   );
   const errors: FieldError[] = [];
   raw.forEach((item, i) => {
@@ -173,16 +181,19 @@ async function priceCart(
   notices: CartNotice[] = [],
   known?: KnownRates,
 ): Promise<PricedCartWith> {
-  const [variants, currency, discount, taxIncluded] = await Promise.all([
+  // Decision `markets`: the market of its address's country, else of the country it was given.
+  const market = await marketOfCart(deps, row);
+  const { currency, pricesIncludeTax: taxIncluded } = market;
+  const [variants, discount] = await Promise.all([
     sellable ??
       cachedSellableVariants(
         deps,
         row.store_id,
         row.items.map((i) => i.variantId),
+        'cached',
+        market.pricing,
       ),
-    storeCurrency(deps, row.store_id),
     cartDiscount(deps, row, notices),
-    pricesIncludeTax(deps, row.store_id),
   ]);
   const items: Line[] = [];
   const priced: PricedLine[] = [];
@@ -224,6 +235,7 @@ async function priceCart(
       methodId: row.shipping_method_id,
       pricesIncludeTax: taxIncluded,
       taxServiceFailure: 'estimate',
+      convert: storeAmountsIn(market),
     },
     known,
   );
@@ -264,6 +276,7 @@ async function priceCart(
     taxEstimated: pricing.taxEstimated,
     taxLines: taxLinesView(pricing.taxLines, currency),
     notices,
+    ...(row.country === null ? {} : { country: row.country }),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -274,10 +287,13 @@ export async function createCart(
   deps: CartsDeps,
   storeId: string,
   raw: readonly CartItem[],
+  country?: string,
 ): Promise<PricedCart> {
   const items = mergeItems(raw);
-  const sellable = await assertSellable(deps, storeId, items, raw);
-  const row = await insertCartWithLines(deps.db, storeId, items, deps.clock.now());
+  const upper = country === undefined ? null : checkCountry(country);
+  const market = await marketOfCountry(deps, storeId, upper);
+  const sellable = await assertSellable(deps, storeId, items, raw, market.pricing);
+  const row = await insertCartWithLines(deps.db, storeId, items, deps.clock.now(), upper);
   // Priced from the catalog read that just checked the lines: one read per request.
   return shown(await priceCart(deps, row, sellable));
 }
@@ -373,11 +389,40 @@ export async function replaceCart(
   cartId: string,
   raw: readonly CartItem[],
   ifMatch: string | undefined,
+  country?: string,
 ): Promise<PricedCart> {
   const items = mergeItems(raw);
-  const sellable = await assertSellable(deps, storeId, items, raw);
-  const row = await writeCart(deps, storeId, cartId, ifMatch, { items });
-  return priceDroppingUnfitMethod(deps, row, sellable);
+  const upper = country === undefined ? undefined : checkCountry(country);
+  // In a store with markets, the cart is read first: the market it will be in prices the lines.
+  const current =
+    (await storeMarkets(deps, storeId)).length > 1 ? await findCart(deps, storeId, cartId) : undefined;
+  const [was, next] = current
+    ? await Promise.all([
+        marketOfCart(deps, current),
+        marketOfCart(deps, upper === undefined ? current : { ...current, country: upper }),
+      ])
+    : [null, null];
+  const sellable = await assertSellable(deps, storeId, items, raw, next?.pricing ?? null);
+  const row = await writeCart(
+    deps,
+    storeId,
+    cartId,
+    ifMatch,
+    { items, ...(upper === undefined ? {} : { changes: { country: upper } }) },
+    current,
+  );
+  return priceDroppingUnfitMethod(deps, row, sellable, movedNotice(was, next));
+}
+
+/** The notice of a write that moved the cart to another market (none when it stayed). */
+function movedNotice(was: Market | null, now: Market | null): CartNotice[] {
+  if (was === null || now === null || was.id === now.id) return [];
+  return [
+    {
+      code: 'market_changed',
+      detail: `The cart moved from the market ${was.name} (${was.currency}) to ${now.name} (${now.currency}): every line is priced there now.`,
+    },
+  ];
 }
 
 /**
@@ -418,10 +463,71 @@ export async function setShippingAddress(
 ): Promise<PricedCart> {
   const { address, problems } = checkAddress(input);
   if (problems.length > 0) throw validationFailed('The address is incomplete or invalid.', problems);
-  const row = await writeCart(deps, storeId, cartId, ifMatch, {
-    changes: { shipping_address: JSON.stringify(completeAddress(address)) },
+  return moving(deps, storeId, cartId, ifMatch, async (current) => {
+    const row = await writeCart(
+      deps,
+      storeId,
+      cartId,
+      ifMatch,
+      { changes: { shipping_address: JSON.stringify(completeAddress(address)) } },
+      current,
+    );
+    return { ...row, shipping_address: completeAddress(address) };
   });
-  return priceDroppingUnfitMethod(deps, { ...row, shipping_address: completeAddress(address) });
+}
+
+/**
+ * Sets the country a cart is priced for before it has an address (decision `markets`): its market
+ * prices every line from then on (null: the default market's), under If-Match. The address's
+ * country, once given, wins.
+ */
+export async function setCartCountry(
+  deps: CartsDeps,
+  storeId: string,
+  cartId: string,
+  country: string | null,
+  ifMatch: string | undefined,
+): Promise<PricedCart> {
+  const upper = country === null ? null : checkCountry(country);
+  return moving(deps, storeId, cartId, ifMatch, (current) =>
+    writeCart(deps, storeId, cartId, ifMatch, { changes: { country: upper } }, current),
+  );
+}
+
+/** An ISO 3166-1 alpha-2 code, upper-cased; 400 otherwise. */
+function checkCountry(country: string): string {
+  const upper = country.toUpperCase();
+  if (!isKnownCountry(upper))
+    throw validationFailed('The country is not one.', [
+      { pointer: '/country', detail: 'must be an ISO 3166-1 alpha-2 country code such as DE' },
+    ]);
+  return upper;
+}
+
+/** The market a cart is priced in: its address's country's, else its own country's, else the default. */
+function marketOfCart(deps: CartsDeps, row: CartRow): Promise<Market> {
+  return marketOfCountry(deps, row.store_id, row.shipping_address?.country ?? row.country);
+}
+
+/**
+ * A write that may move the cart to another market (its address or country): in a store with
+ * markets, the cart is read first, and when the write moves it, every line is priced in the new
+ * market and the answer says so (`market_changed`).
+ */
+async function moving(
+  deps: CartsDeps,
+  storeId: string,
+  cartId: string,
+  ifMatch: string | undefined,
+  write: (current: CartRow | undefined) => Promise<CartRow>,
+): Promise<PricedCart> {
+  const markets = await storeMarkets(deps, storeId);
+  const current = markets.length > 1 ? await findCart(deps, storeId, cartId) : undefined;
+  const row = await write(current);
+  const [was, now] = current
+    ? await Promise.all([marketOfCart(deps, current), marketOfCart(deps, row)])
+    : [null, null];
+  return priceDroppingUnfitMethod(deps, row, undefined, movedNotice(was, now));
 }
 
 /** Prices a cart just written; a chosen method that no longer fits it is dropped, with a notice. */
@@ -429,8 +535,8 @@ async function priceDroppingUnfitMethod(
   deps: CartsDeps,
   row: CartRow,
   sellable?: Map<string, PricedVariant>,
+  notices: CartNotice[] = [],
 ): Promise<PricedCart> {
-  const notices: CartNotice[] = [];
   const priced = await priceCart(deps, row, sellable, notices);
   if (!priced.pricing.chosenUnavailable) return shown(priced);
   await dropShippingMethod(deps.db, row.store_id, row.id, row.version);

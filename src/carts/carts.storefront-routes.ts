@@ -5,7 +5,7 @@ import { requireStorefront } from '../http/principals.ts';
 import Type from 'typebox';
 import { AddressInputSchema, IdParams, problemResponses, Uuid } from '../http/schemas.ts';
 import { ShippingOptionSchema } from '../shipping/shipping.schemas.ts';
-import { CartBodySchema, CartSchema, IfMatchHeaders } from './carts.schemas.ts';
+import { CartBodySchema, CartCountrySchema, CartSchema, IfMatchHeaders } from './carts.schemas.ts';
 import {
   cartShippingOptions,
   createCart,
@@ -16,6 +16,7 @@ import {
   setShippingMethod,
   type CartsDeps,
   type PricedCart,
+  setCartCountry,
 } from './carts.service.ts';
 
 const tags = ['Storefront: carts'];
@@ -57,7 +58,12 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      const { cart, etag } = await createCart(deps, requireStorefront(request).storeId, request.body.items);
+      const { cart, etag } = await createCart(
+        deps,
+        requireStorefront(request).storeId,
+        request.body.items,
+        request.body.country,
+      );
       return reply
         .code(201)
         .header('etag', etag)
@@ -102,7 +108,10 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     },
     async (request, reply) => {
       const { storeId, cartId, ifMatch } = cartWriteOf(request);
-      return sendCart(reply, replaceCart(deps, storeId, cartId, request.body.items, ifMatch));
+      return sendCart(
+        reply,
+        replaceCart(deps, storeId, cartId, request.body.items, ifMatch, request.body.country),
+      );
     },
   );
 
@@ -126,6 +135,29 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     async (request, reply) => {
       const { storeId, cartId, ifMatch } = cartWriteOf(request);
       return sendCart(reply, setShippingAddress(deps, storeId, cartId, request.body, ifMatch));
+    },
+  );
+
+  app.put(
+    '/carts/:id/country',
+    {
+      schema: {
+        operationId: 'setCartCountry',
+        'x-problems': ['cart_completed'],
+        'x-response-headers': { 200: ['ETag'] },
+        tags,
+        summary: 'Set the country the cart is priced for (its market)',
+        description:
+          'Before an address is known, the country picks the market whose currency and prices the cart shows (decision `markets`); the address’s country wins once given. A write that moves the cart to another market prices every line there and says so in `notices` (`market_changed`). With If-Match, 412 if the cart changed meanwhile.',
+        params: IdParams,
+        headers: IfMatchHeaders,
+        body: CartCountrySchema,
+        response: { 200: CartSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { storeId, cartId, ifMatch } = cartWriteOf(request);
+      return sendCart(reply, setCartCountry(deps, storeId, cartId, request.body.country, ifMatch));
     },
   );
 

@@ -4,9 +4,11 @@ import type { ServiceDeps } from '../db/service-deps.ts';
 import Type from 'typebox';
 import { ANY_STOCK, readCached, type ReadCache } from '../http/read-cache.ts';
 import { requireStorefront } from '../http/principals.ts';
-import { IdParams, Page, PageQuery, problemResponses } from '../http/schemas.ts';
+import { IdParams, Page, PageQueryWith, problemResponses } from '../http/schemas.ts';
 import { CollectionCardSchema, ProductCardSchema, ProductDetailSchema } from './catalog.schemas.ts';
+import { marketOfRead } from './prices/prices.ts';
 import {
+  CountryQuery,
   ProductFacetsQuerySchema,
   ProductFacetsSchema,
   ProductSearchQuerySchema,
@@ -20,6 +22,8 @@ import {
 import { getProductByHandle, getProductDetail, listProductCards } from './products/product-cards.service.ts';
 
 const tags = ['Storefront: catalog'];
+/** Decision `markets`: `?country=` prices a read in that country's market. */
+const MarketQuery = Type.Object({ country: CountryQuery });
 const SlugParams = Type.Object(
   { slug: Type.String({ minLength: 1, maxLength: 100 }) },
   { additionalProperties: false },
@@ -54,9 +58,10 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const { storeId } = requireStorefront(request);
       const query = request.query as SearchParams;
+      const market = await marketOfRead(deps, storeId, query.country);
       return isSearch(query)
-        ? searchProductCards(deps, storeId, query)
-        : listProductCards(deps, storeId, query);
+        ? searchProductCards(deps, storeId, query, market)
+        : listProductCards(deps, storeId, query, market);
     },
   );
 
@@ -74,7 +79,11 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
       },
       ...readCached(readCache, () => ANY_STOCK),
     },
-    async (request) => productFacets(deps, requireStorefront(request).storeId, request.query as SearchParams),
+    async (request) => {
+      const { storeId } = requireStorefront(request);
+      const query = request.query as SearchParams;
+      return productFacets(deps, storeId, query, await marketOfRead(deps, storeId, query.country));
+    },
   );
 
   app.get(
@@ -85,12 +94,17 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'One active product with its variants',
         params: IdParams,
+        querystring: MarketQuery,
         response: { 200: ProductDetailSchema, ...problemResponses },
       },
       // Its variants show live stock: dropped from the cache when this product's stock moves.
       ...readCached(readCache, (request) => (request.params as { id: string }).id),
     },
-    async (request) => getProductDetail(deps, requireStorefront(request).storeId, request.params.id),
+    async (request) => {
+      const { storeId } = requireStorefront(request);
+      const market = await marketOfRead(deps, storeId, request.query.country);
+      return getProductDetail(deps, storeId, request.params.id, market);
+    },
   );
 
   const HandleParams = Type.Object(
@@ -107,6 +121,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
         description:
           'The same body as `GET /products/{id}`. A handle the product had before answers 301 with `Location` set to the current handle’s URL and `{handle}` in the body.',
         params: HandleParams,
+        querystring: MarketQuery,
         response: {
           200: ProductDetailSchema,
           301: Type.Object(
@@ -120,13 +135,22 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
       ...readCached(readCache, () => ANY_STOCK),
     },
     async (request, reply) => {
-      const found = await getProductByHandle(deps, requireStorefront(request).storeId, request.params.handle);
+      const { storeId } = requireStorefront(request);
+      const market = await marketOfRead(deps, storeId, request.query.country);
+      const found = await getProductByHandle(deps, storeId, request.params.handle, market);
       if ('moved' in found)
         // Not cached anywhere: the handle may come back to this product (a browser keeps a 301).
         return reply
           .code(301)
           .header('cache-control', 'no-store')
-          .header('location', `/storefront/v1/products/handle/${encodeURIComponent(found.moved)}`)
+          .header(
+            'location',
+            `/storefront/v1/products/handle/${encodeURIComponent(found.moved)}${
+              request.query.country === undefined
+                ? ''
+                : `?country=${encodeURIComponent(request.query.country)}`
+            }`,
+          )
           .send({ handle: found.moved });
       return found.product;
     },
@@ -139,12 +163,16 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'listCollections',
         tags,
         summary: 'Collections',
-        querystring: PageQuery,
+        querystring: PageQueryWith({ country: CountryQuery }),
         response: { 200: Page(CollectionCardSchema), ...problemResponses },
       },
       ...cached,
     },
-    async (request) => listCollectionCards(deps, requireStorefront(request).storeId, request.query),
+    async (request) => {
+      const { storeId } = requireStorefront(request);
+      const market = await marketOfRead(deps, storeId, request.query.country);
+      return listCollectionCards(deps, storeId, request.query, market);
+    },
   );
 
   app.get(
@@ -155,11 +183,16 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'One collection by slug',
         params: SlugParams,
+        querystring: MarketQuery,
         response: { 200: CollectionCardSchema, ...problemResponses },
       },
       ...cached,
     },
-    async (request) => getCollectionCard(deps, requireStorefront(request).storeId, request.params.slug),
+    async (request) => {
+      const { storeId } = requireStorefront(request);
+      const market = await marketOfRead(deps, storeId, request.query.country);
+      return getCollectionCard(deps, storeId, request.params.slug, market);
+    },
   );
 
   app.get(
@@ -172,17 +205,15 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
         description:
           'Manual collections in the merchant’s order; smart collections by product creation time.',
         params: SlugParams,
-        querystring: PageQuery,
+        querystring: PageQueryWith({ country: CountryQuery }),
         response: { 200: Page(ProductCardSchema), ...problemResponses },
       },
       ...cached,
     },
-    async (request) =>
-      listCollectionProductCards(
-        deps,
-        requireStorefront(request).storeId,
-        request.params.slug,
-        request.query,
-      ),
+    async (request) => {
+      const { storeId } = requireStorefront(request);
+      const market = await marketOfRead(deps, storeId, request.query.country);
+      return listCollectionProductCards(deps, storeId, request.params.slug, request.query, market);
+    },
   );
 };

@@ -41,6 +41,9 @@ export const CARD_COLUMNS = [
   'p.compare_at_amount',
 ] as const;
 
+/** The card columns but its prices, which a read in a market takes from market_card_prices. */
+export const CARD_COLUMNS_BUT_PRICES = ['p.id', 'p.title', 'p.handle', 'p.image'] as const;
+
 /** An option of a product and its values, in the merchant's order (decision `product-options`). */
 export interface ProductOption {
   name: string;

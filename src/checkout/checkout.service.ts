@@ -4,6 +4,7 @@ import { checkAddress, isKnownCountry, isPhoneNumber, type Address } from '@stor
 import { cartCompleted, completeCart, findCart, type CartRow } from '../carts/carts.service.ts';
 import { heldMethodAmount } from '../shipping/shipping.service.ts';
 import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory/inventory.ts';
+import { marketPricesNow } from '../catalog/inventory/sellable.ts';
 import { isDatabaseUnavailable, isUniqueViolation, reportIfOutage } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { AppError, unauthorized, validationFailed, type FieldError } from '../lib/errors.ts';
@@ -24,7 +25,8 @@ import { useDiscount, type UsableDiscount } from '../pricing/pricing.service.ts'
 import { clientBucketOf } from '../ratelimit/ratelimit.limiter.ts';
 import { customerOfOrder } from '../customers/customers.service.ts';
 import { transactionEndingWith } from '../db/last-statement.ts';
-import { recentStore, storeCurrency } from '../stores/stores.service.ts';
+import { recentStore } from '../stores/stores.service.ts';
+import { marketOfCountry, storeAmountsIn, type Market } from '../markets/markets.service.ts';
 import { quote, type Quote, type QuoteInput } from './quote.ts';
 import { ReservationsInFlight } from './reservations-in-flight.ts';
 
@@ -175,9 +177,8 @@ export async function checkout(
   /** Stores the answer under the key in the order's transaction (decision `idempotency-keys`: they commit together). */
   storeAnswer?: StoreCheckoutAnswer,
 ): Promise<CheckoutResult> {
-  const [currency, store] = await Promise.all([storeCurrency(deps, storeId), recentStore(deps, storeId)]);
+  const store = await recentStore(deps, storeId);
   const requireShipping = store?.requireShippingAddress ?? false;
-  const quoting = { currency, pricesIncludeTax: store?.pricesIncludeTax ?? false };
   // Step 1 (decision `checkout-after-a-crash`): the body, hence the cart, is the key's; a key reused on another cart after its
   // record expired meets the order's unique key at the insert (handled below).
   const refuse = async (refusal: AppError): Promise<CheckoutResult> => {
@@ -212,6 +213,9 @@ export async function checkout(
     const hoarding = tooManyHeld(deps.settings.pendingOrdersPerClient, held, deps.clock.now());
     if (hoarding) return refuse(hoarding);
     const chosen = cartChoices(input, cart);
+    // Decision `markets`: the destination's market prices the order, in its currency.
+    const market = await marketOfCountry(deps, storeId, chosen.country ?? cart.country);
+    const quoting = { ...market, convert: storeAmountsIn(market) };
     let now: Date;
     let quoted: Quote;
     for (;;) {
@@ -236,7 +240,8 @@ export async function checkout(
     try {
       return await placeWithIntent(deps, placed, {
         storeId,
-        currency,
+        currency: market.currency,
+        market: quoting,
         idempotencyKey,
         input: chosen,
         holder,
@@ -332,6 +337,8 @@ async function createIntent(
 interface PlaceOrder {
   storeId: string;
   currency: string;
+  /** The market it is priced in (decision `markets`), with its conversion of the store's amounts. */
+  market: Market & { convert: ((amount: number) => number) | undefined };
   orderId: string;
   idempotencyKey: string;
   input: CheckoutInput;
@@ -380,6 +387,7 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
     orderId: p.orderId,
     cartId: p.input.cartId,
     currency: p.currency,
+    marketId: p.market.id,
     idempotencyKey: p.idempotencyKey,
     holder: p.holder,
     country: p.input.country ?? null,
@@ -409,7 +417,7 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
 async function shippingAsQuoted(tx: InTransaction, p: PlaceOrder): Promise<void> {
   const method = p.quoted.shipping.method;
   if (method === null) return;
-  const amount = await heldMethodAmount(tx, p.storeId, method.id, p.quoted.shipping.parcel);
+  const amount = await heldMethodAmount(tx, p.storeId, method.id, p.quoted.shipping.parcel, p.market.convert);
   if (amount !== method.amount.amount) throw new QuoteChanged();
 }
 
@@ -496,10 +504,23 @@ async function completeUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<
  */
 async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<UsableDiscount | null> {
   const reserved = await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);
+  // In another market than the default, the prices there now, read under the reservations' locks
+  // (a price change of a variant waits for them): decision `market-prices`.
+  const pricing = p.market.pricing;
+  const inMarket =
+    pricing === null
+      ? null
+      : await marketPricesNow(
+          tx.db,
+          p.storeId,
+          pricing,
+          p.quoted.lines.map((line) => line.variantId),
+        );
   const left = new Map<string, number>();
   for (const line of p.quoted.lines) {
     const found = reserved.get(line.variantId);
-    if (!found?.sellable || found.priceAmount !== line.unitPrice) throw new QuoteChanged();
+    const price = inMarket ? inMarket.get(line.variantId)?.priceAmount : found?.priceAmount;
+    if (!found?.sellable || price !== line.unitPrice) throw new QuoteChanged();
     left.set(line.variantId, found.available);
   }
   p.left = left;

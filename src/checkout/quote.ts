@@ -5,6 +5,7 @@ import type { NewOrderLine, OrderTax } from '../orders/placed-orders.service.ts'
 import { priceOrder, type Pricing, type PricingDeps } from '../pricing/order-pricing.ts';
 import { usableDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
 import type { Totals } from '../pricing/totals.ts';
+import type { Market } from '../markets/markets.service.ts';
 
 /** A line as checkout prices it: from the catalog, never from the client. */
 export interface QuotedLine extends NewOrderLine {
@@ -39,11 +40,12 @@ export interface QuoteInput {
   shippingMethodId?: string | null | undefined;
 }
 
-/** What of the store a quote prices with: its currency, and whether its prices include tax. */
-export interface QuotingStore {
-  currency: string;
-  pricesIncludeTax: boolean;
-}
+/**
+ * What a quote prices with: the market of the destination (decision `markets`): its currency,
+ * whether its prices include tax, its prices and its conversion of the store's amounts.
+ */
+export type QuotingStore = Pick<Market, 'currency' | 'pricesIncludeTax' | 'pricing'> &
+  Partial<Pick<Market, 'id'>> & { convert?: ((amount: number) => number) | undefined };
 
 /**
  * Prices cart lines from the catalog (never from the client) with the discount code, the tax of
@@ -54,7 +56,7 @@ export interface QuotingStore {
 export async function quote(
   deps: PricingDeps,
   storeId: string,
-  { currency, pricesIncludeTax }: QuotingStore,
+  { currency, pricesIncludeTax, pricing, convert }: QuotingStore,
   input: QuoteInput,
   items: readonly StockLine[],
   now: Date,
@@ -67,6 +69,7 @@ export async function quote(
       storeId,
       items.map((i) => i.variantId),
       read,
+      pricing,
     ),
     input.discountCode !== undefined ? usableDiscount(deps, storeId, input.discountCode, now) : null,
   ]);
@@ -100,6 +103,7 @@ export async function quote(
     methodId: input.shippingMethodId ?? null,
     pricesIncludeTax,
     taxServiceFailure: 'refuse',
+    convert,
   });
   const { totals, parcel, rates, method, chosenUnavailable } = priced;
   return {

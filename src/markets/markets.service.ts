@@ -12,7 +12,7 @@ import {
 } from '../stores/stores.service.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { isExchangeRate } from './conversion.ts';
+import { convert, isExchangeRate } from './conversion.ts';
 import { currencyDigits } from './currencies.ts';
 import {
   countriesTaken,
@@ -140,6 +140,23 @@ export async function marketOfCountry(
   const found = named ?? markets.find((market) => market.isDefault);
   if (!found) throw notFound('The store no longer exists.');
   return found;
+}
+
+/**
+ * Decision `market-prices`: turns an amount the store set in its own currency (a flat rate, a
+ * threshold, a fixed discount) into the market's, at its rate, half up; undefined in the default
+ * market (nothing to convert).
+ */
+export function storeAmountsIn(market: Market): ((amount: number) => number) | undefined {
+  const pricing = market.pricing;
+  if (pricing === null) return undefined;
+  const conversion = {
+    rate: pricing.rate,
+    digits: pricing.digits,
+    baseDigits: pricing.baseDigits,
+    rounding: 'none' as const,
+  };
+  return (amount) => convert(amount, conversion);
 }
 
 /** The market with that id, or undefined. */

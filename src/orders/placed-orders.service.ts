@@ -126,6 +126,8 @@ export interface NewOrder {
   orderId: string;
   cartId: string;
   currency: string;
+  /** Decision `markets`: the market it was priced in. */
+  marketId: string;
   idempotencyKey: string;
   holder: Holder;
   /** The customer the order belongs to (decision `customer-accounts`), null when none could be linked. */
@@ -202,6 +204,7 @@ export async function writeOrder(
       client_key: p.holder.clientKey,
       country: p.country,
       currency: p.currency,
+      market_id: p.marketId,
       subtotal_amount: totals.subtotal,
       discount_amount: totals.discount,
       tax_amount: totals.tax,

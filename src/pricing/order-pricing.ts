@@ -44,6 +44,12 @@ export interface PricingRequest {
    * with the built-in rates (`taxEstimated`), a checkout refuses (503 `tax_unavailable`).
    */
   taxServiceFailure: 'estimate' | 'refuse';
+  /**
+   * Decision `market-prices`: in a market other than the default, turns an amount the store set in
+   * its own currency (flat shipping, tiers, free-over thresholds, a fixed discount) into the order's.
+   * The lines' prices are the market's already.
+   */
+  convert?: ((amount: number) => number) | undefined;
 }
 
 /** What pricing reads: the database, and the store's tax service when the caller can ask it. */
@@ -185,7 +191,11 @@ export async function priceOrder(
   /** What an earlier pricing of the same lines to the same destination read (no statement then). */
   known?: KnownRates,
 ): Promise<Pricing> {
-  const { lines, discount, country, address } = request;
+  const { lines, country, address, convert } = request;
+  const discount =
+    convert && request.discount?.kind === 'fixed'
+      ? { ...request.discount, value: convert(request.discount.value) }
+      : request.discount;
   let whole = 0n;
   for (const line of lines) whole += BigInt(line.unitPrice) * BigInt(line.quantity);
   const subtotal = Number(whole);
@@ -205,7 +215,7 @@ export async function priceOrder(
     : await Promise.all([
         taxAreaFor(deps, storeId, country, address?.region),
         shipped && destination !== null
-          ? shippingRates(deps, storeId, currency, destination, parcel)
+          ? shippingRates(deps, storeId, currency, destination, parcel, convert)
           : Promise.resolve(null),
       ]);
   const chosen =

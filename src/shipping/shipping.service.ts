@@ -428,8 +428,10 @@ export interface ShippingRates {
 }
 
 /**
- * The shipping a parcel to a destination can take in a store, with amounts in the store's
- * `currency`: one statement (the zones with their methods), then pure rating.
+ * The shipping a parcel to a destination can take in a store, with amounts in `currency`: one
+ * statement (the zones with their methods), then pure rating. `convert` turns the store's amounts
+ * (rates, tiers, free-over thresholds) into `currency` when the order is priced in another market's
+ * (decision `market-prices`); the parcel's subtotal is in `currency` already.
  */
 export async function shippingRates(
   deps: Pick<ServiceDeps, 'db'>,
@@ -437,6 +439,7 @@ export async function shippingRates(
   currency: string,
   to: Destination,
   parcel: Parcel,
+  convert?: (amount: number) => number,
 ): Promise<ShippingRates> {
   const rows = await storeSetting(deps.db, storeId, 'shipping-zones', () =>
     zonesWithMethods(deps.db, storeId),
@@ -448,7 +451,7 @@ export async function shippingRates(
       zone = { id: row.zone_id, areas: row.areas, methods: [] };
       zones.set(row.zone_id, zone);
     }
-    if (row.method) (zone.methods as RatedRow[]).push(ratedRow(row.method));
+    if (row.method) (zone.methods as RatedRow[]).push(inCurrency(ratedRow(row.method), convert));
   }
   const rated = ratedMethods([...zones.values()], to, parcel);
   const option = ({ method, amount }: { method: RatedRow; amount: number }): ShippingOption => ({
@@ -466,6 +469,17 @@ export async function shippingRates(
     options: rated.map(option),
     automatic: automatic ? option(automatic) : null,
     taxClasses: new Map(rated.map(({ method }) => [method.id, method.taxClass])),
+  };
+}
+
+/** A rated method with its amounts converted (`convert`), or as it is. */
+function inCurrency(method: RatedRow, convert: ((amount: number) => number) | undefined): RatedRow {
+  if (!convert) return method;
+  return {
+    ...method,
+    amount: method.amount === null ? null : convert(method.amount),
+    freeOverAmount: method.freeOverAmount === null ? null : convert(method.freeOverAmount),
+    weightTiers: method.weightTiers?.map((tier) => ({ ...tier, amount: convert(tier.amount) })) ?? null,
   };
 }
 
@@ -504,9 +518,11 @@ export async function heldMethodAmount(
   storeId: string,
   methodId: string,
   parcel: Parcel,
+  /** As `shippingRates`: the store's amounts in the order's currency. */
+  convert?: (amount: number) => number,
 ): Promise<number | null> {
   const row = await lockMethodForShare(deps.db, storeId, methodId);
-  return row ? methodAmount(ratedRow(row), parcel) : null;
+  return row ? methodAmount(inCurrency(ratedRow(row), convert), parcel) : null;
 }
 
 /**

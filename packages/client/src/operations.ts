@@ -25,6 +25,7 @@ export const storefrontOperations = {
   getCart: ['GET', '/storefront/v1/carts/{id}'],
   replaceCart: ['PUT', '/storefront/v1/carts/{id}'],
   setCartShippingAddress: ['PUT', '/storefront/v1/carts/{id}/shipping-address'],
+  setCartCountry: ['PUT', '/storefront/v1/carts/{id}/country'],
   listCartShippingOptions: ['GET', '/storefront/v1/carts/{id}/shipping-options'],
   setCartShippingMethod: ['PUT', '/storefront/v1/carts/{id}/shipping-method'],
   setCartDiscountCode: ['PUT', '/storefront/v1/carts/{id}/discount-code'],

@@ -327,6 +327,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/storefront/v1/carts/{id}/country': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set the country the cart is priced for (its market)
+     * @description Before an address is known, the country picks the market whose currency and prices the cart shows (decision `markets`); the address’s country wins once given. A write that moves the cart to another market prices every line there and says so in `notices` (`market_changed`). With If-Match, 412 if the cart changed meanwhile.
+     */
+    put: operations['setCartCountry'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/storefront/v1/carts/{id}/shipping-options': {
     parameters: {
       query?: never;
@@ -3383,10 +3403,17 @@ export interface components {
       taxLines: components['schemas']['TaxLine'][];
       /** @description What the service changed or found on its own, for the shopper to see. */
       notices: components['schemas']['CartNotice'][];
+      /** @description The country the cart is priced for before it has an address (PUT /carts/{id}/country); its market sets the currency. Absent when none was given. */
+      country?: string;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+    };
+    /** CartCountry */
+    CartCountry: {
+      /** @description ISO 3166-1 alpha-2; null: none (the default market, until an address is given). */
+      country: string | null;
     };
     /** CartInput */
     CartInput: {
@@ -3396,18 +3423,21 @@ export interface components {
         variantId: string;
         quantity: number;
       }[];
+      /** @description ISO 3166-1 alpha-2: the country to price the cart for until it has an address (its market’s currency and prices). On PUT, given: replaces it; left out: kept. */
+      country?: string;
     };
     /** CartNotice */
     CartNotice: {
       /**
-       * @description `shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code can no longer be used. `shipping_unavailable`: no shipping method of the store reaches the address (checkout would refuse it).
+       * @description `shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code can no longer be used. `shipping_unavailable`: no shipping method of the store reaches the address (checkout would refuse it). `market_changed`: this write moved the cart to another market (its address or country): every line is priced there now, in its currency.
        * @enum {string}
        */
       code:
         | 'shipping_method_cleared'
         | 'shipping_method_unavailable'
         | 'discount_code_invalid'
-        | 'shipping_unavailable';
+        | 'shipping_unavailable'
+        | 'market_changed';
       detail: string;
     };
     /**
@@ -4998,7 +5028,7 @@ export interface components {
           count: number;
         }[];
       }[];
-      /** @description The lowest and highest variant price of the found products; null when none is found. */
+      /** @description The lowest and highest variant price of the found products (in the market of `country`); null when none is found. */
       price: {
         min: number | null;
         max: number | null;
@@ -5012,6 +5042,8 @@ export interface components {
         /** @description Found products with a variant in stock. */
         count: number;
       };
+      /** @description The currency of `price`; given when the request names a `country`. */
+      currency?: string;
     };
     /** ProductImage */
     ProductImage: {
@@ -6768,6 +6800,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
+        /** @description ISO 3166-1 alpha-2: prices, price filters, sorts and facets in the market that holds this country (its currency in `currency`); without it, the default market, as before markets. */
+        country?: string;
         /** @description Words to find: each must begin a word of the title, a SKU, a tag, an option value or the description, or (from 4 letters) be close to a word of the title ("hodie" finds "Hoodie"). Case and accents do not matter. */
         q?: string;
         /** @description Only products in the collection with this slug. */
@@ -6894,6 +6928,8 @@ export interface operations {
   getProductFacets: {
     parameters: {
       query?: {
+        /** @description ISO 3166-1 alpha-2: prices, price filters, sorts and facets in the market that holds this country (its currency in `currency`); without it, the default market, as before markets. */
+        country?: string;
         /** @description Words to find: each must begin a word of the title, a SKU, a tag, an option value or the description, or (from 4 letters) be close to a word of the title ("hodie" finds "Hoodie"). Case and accents do not matter. */
         q?: string;
         /** @description Only products in the collection with this slug. */
@@ -7017,7 +7053,10 @@ export interface operations {
   };
   getProduct: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description ISO 3166-1 alpha-2: prices, price filters, sorts and facets in the market that holds this country (its currency in `currency`); without it, the default market, as before markets. */
+        country?: string;
+      };
       header?: {
         /** @description The ETag of a representation you hold: 304 Not Modified when it is still current. */
         'If-None-Match'?: string;
@@ -7144,7 +7183,10 @@ export interface operations {
   };
   getProductByHandle: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description ISO 3166-1 alpha-2: prices, price filters, sorts and facets in the market that holds this country (its currency in `currency`); without it, the default market, as before markets. */
+        country?: string;
+      };
       header?: {
         /** @description The ETag of a representation you hold: 304 Not Modified when it is still current. */
         'If-None-Match'?: string;
@@ -7288,6 +7330,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
+        /** @description ISO 3166-1 alpha-2: prices, price filters, sorts and facets in the market that holds this country (its currency in `currency`); without it, the default market, as before markets. */
+        country?: string;
       };
       header?: {
         /** @description The ETag of a representation you hold: 304 Not Modified when it is still current. */
@@ -7399,7 +7443,10 @@ export interface operations {
   };
   getCollection: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description ISO 3166-1 alpha-2: prices, price filters, sorts and facets in the market that holds this country (its currency in `currency`); without it, the default market, as before markets. */
+        country?: string;
+      };
       header?: {
         /** @description The ETag of a representation you hold: 304 Not Modified when it is still current. */
         'If-None-Match'?: string;
@@ -7530,6 +7577,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from a previous page. */
         cursor?: string;
+        /** @description ISO 3166-1 alpha-2: prices, price filters, sorts and facets in the market that holds this country (its currency in `currency`); without it, the default market, as before markets. */
+        country?: string;
       };
       header?: {
         /** @description The ETag of a representation you hold: 304 Not Modified when it is still current. */
@@ -8696,6 +8745,179 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['AddressInput'];
+      };
+    };
+    responses: {
+      /** @description OK: the Cart */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `cart_completed`: The cart has been checked out and can no longer change. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `precondition_failed`: If-Match does not match the current ETag; read again and retry. */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  setCartCountry: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The cart's ETag from a previous response. */
+        'If-Match'?: string;
+      };
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CartCountry'];
       };
     };
     responses: {

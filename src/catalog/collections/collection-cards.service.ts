@@ -5,6 +5,7 @@ import { notFound } from '../../lib/errors.ts';
 import { storeCurrency } from '../../stores/stores.service.ts';
 import type { CollectionCard, ProductCard } from '../catalog.schemas.ts';
 import { toCard, type Page } from '../products/product-cards.service.ts';
+import type { Market } from '../prices/prices.ts';
 import {
   activeMemberCardsQuery,
   collectionCardsQuery,
@@ -40,11 +41,12 @@ export function listCollectionCards(
   deps: Pick<ServiceDeps, 'db' | 'cursors'>,
   storeId: string,
   page: Page,
+  market?: Market,
 ): Promise<ListPage<CollectionCard>> {
   return byCreated(
     deps.cursors,
     `${storeId}:collections`,
-    collectionCardsQuery(deps.db, storeId),
+    collectionCardsQuery(deps.db, storeId, market?.pricing?.marketId ?? null),
     page,
     toCollectionCard,
     'c.',
@@ -55,8 +57,11 @@ export async function getCollectionCard(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   slug: string,
+  market?: Market,
 ): Promise<CollectionCard> {
-  const row = await collectionCardsQuery(deps.db, storeId).where('c.slug', '=', slug).executeTakeFirst();
+  const row = await collectionCardsQuery(deps.db, storeId, market?.pricing?.marketId ?? null)
+    .where('c.slug', '=', slug)
+    .executeTakeFirst();
   if (!row) throw notFound(`No collection with the slug "${slug}".`);
   return toCollectionCard(row);
 }
@@ -67,15 +72,16 @@ export async function listCollectionProductCards(
   storeId: string,
   slug: string,
   page: Page,
+  market?: Market,
 ): Promise<ListPage<ProductCard>> {
   const collection = await findCollectionBySlug(deps.db, storeId, slug);
   if (!collection) throw notFound(`No collection with the slug "${slug}".`);
   const [currency, rows] = await Promise.all([
-    storeCurrency(deps, storeId),
+    market?.currency ?? storeCurrency(deps, storeId),
     keysetPage({
       cursors: deps.cursors,
       scope: `${storeId}:collection:${collection.id}`,
-      query: activeMemberCardsQuery(deps.db, storeId, collection.id),
+      query: activeMemberCardsQuery(deps.db, storeId, collection.id, market?.pricing?.marketId ?? null),
       columns: ['cp.position', 'cp.product_id'],
       position: (row) => [row.position, row.id],
       page,

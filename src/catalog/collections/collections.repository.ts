@@ -7,8 +7,9 @@ import {
   type Updateable,
 } from 'kysely';
 import type { Database } from '../../db/tables.ts';
+import { cardPrice, cardPrices } from '../market-cards.repository.ts';
 import {
-  CARD_COLUMNS,
+  CARD_COLUMNS_BUT_PRICES,
   type CollectionKind,
   type CollectionRow,
   type CollectionTable,
@@ -63,7 +64,9 @@ export function findCollectionBySlug(
  * over `collection_products_order_idx`, never a query per collection. For keyset pagination on
  * (c.created_at, c.id).
  */
-export function collectionCardsQuery(db: Kysely<Database>, storeId: string) {
+export function collectionCardsQuery(db: Kysely<Database>, storeId: string, marketId: string | null = null) {
+  const price = cardPrice(marketId, 'price_amount');
+  const compareAt = cardPrice(marketId, 'compare_at_amount');
   return db
     .selectFrom('collections as c')
     .innerJoinLateral(
@@ -75,9 +78,9 @@ export function collectionCardsQuery(db: Kysely<Database>, storeId: string) {
           )
           .select((agg) => [
             agg.fn.countAll<number>().as('product_count'),
-            agg.fn.min<number | null>('p.price_amount').as('min_price'),
-            agg.fn.max<number | null>('p.price_amount').as('max_price'),
-            sql<boolean>`coalesce(bool_or(p.compare_at_amount IS NOT NULL), false)`.as('on_sale'),
+            sql<number | null>`min(${price})`.as('min_price'),
+            sql<number | null>`max(${price})`.as('max_price'),
+            sql<boolean>`coalesce(bool_or(${compareAt} IS NOT NULL), false)`.as('on_sale'),
           ])
           .whereRef('cp.store_id', '=', 'c.store_id')
           .whereRef('cp.collection_id', '=', 'c.id')
@@ -214,13 +217,18 @@ export async function replaceMembers(
 }
 
 /** A collection's active products as cards, for keyset pagination on (cp.position, cp.product_id). */
-export function activeMemberCardsQuery(db: Kysely<Database>, storeId: string, collectionId: string) {
+export function activeMemberCardsQuery(
+  db: Kysely<Database>,
+  storeId: string,
+  collectionId: string,
+  marketId: string | null = null,
+) {
   return db
     .selectFrom('collection_products as cp')
     .innerJoin('products as p', (join) =>
       join.onRef('p.store_id', '=', 'cp.store_id').onRef('p.id', '=', 'cp.product_id'),
     )
-    .select([...CARD_COLUMNS, 'cp.position'])
+    .select([...CARD_COLUMNS_BUT_PRICES, ...cardPrices(marketId), 'cp.position'])
     .where('cp.store_id', '=', storeId)
     .where('cp.collection_id', '=', collectionId)
     .where('p.status', '=', 'active');

@@ -3,6 +3,8 @@ import { variantValues } from '../../db/settings-cache.ts';
 import type { Database } from '../../db/tables.ts';
 import { available } from './inventory.ts';
 import { findSellableVariants } from './inventory.repository.ts';
+import type { MarketPricing } from '../../markets/markets.service.ts';
+import { variantPricesIn } from '../prices/prices.ts';
 
 /**
  * What carts and checkout may sell: the current price and titles of a store's variants whose
@@ -29,20 +31,44 @@ export interface PricedVariant {
   taxClass: string;
 }
 
-/** Current prices of the store's sellable variants (active products only), by variant id. */
+/**
+ * Current prices of the store's sellable variants (active products only), by variant id: in the
+ * market `pricing` prices in (decision `market-prices`), the default market's when null.
+ */
 export async function sellableVariants(
   deps: { db: Kysely<Database> },
   storeId: string,
   variantIds: readonly string[],
+  pricing: MarketPricing | null = null,
 ): Promise<Map<string, PricedVariant>> {
   if (variantIds.length === 0) return new Map();
-  const rows = await findSellableVariants(deps.db, storeId, variantIds);
+  const [rows, inMarket] = await Promise.all([
+    findSellableVariants(deps.db, storeId, variantIds),
+    pricing === null ? null : variantPricesIn(deps.db, storeId, pricing, variantIds),
+  ]);
   return new Map(
     rows.map(({ onHand, reserved, ...row }) => [
       row.variantId,
-      { ...row, available: available({ on_hand: onHand, reserved }) },
+      {
+        ...row,
+        priceAmount: inMarket?.get(row.variantId)?.priceAmount ?? row.priceAmount,
+        available: available({ on_hand: onHand, reserved }),
+      },
     ]),
   );
+}
+
+/**
+ * Variants' prices in a market other than the default, read now (in the caller's transaction: a
+ * checkout checks its quote with it under its reservations' locks).
+ */
+export function marketPricesNow(
+  db: Kysely<Database>,
+  storeId: string,
+  pricing: MarketPricing,
+  variantIds: readonly string[],
+): Promise<Map<string, { priceAmount: number; compareAtAmount: number | null }>> {
+  return variantPricesIn(db, storeId, pricing, variantIds);
 }
 
 /**
@@ -52,21 +78,45 @@ export async function sellableVariants(
  * most a second old; `fresh` (a new cart's check, a quote that refuses or is priced again) reads
  * the catalog and keeps what it read for the reads that follow.
  */
-export function cachedSellableVariants(
+export async function cachedSellableVariants(
   deps: { db: Kysely<Database> },
   storeId: string,
   variantIds: readonly string[],
   read: 'cached' | 'fresh' = 'cached',
+  pricing: MarketPricing | null = null,
 ): Promise<Map<string, PricedVariant>> {
-  if (variantIds.length === 0) return Promise.resolve(new Map<string, PricedVariant>());
-  return variantValues<PricedVariant>(
+  if (variantIds.length === 0) return new Map<string, PricedVariant>();
+  if (pricing === null)
+    return variantValues<PricedVariant>(
+      deps.db,
+      storeId,
+      variantIds,
+      async (missing) => {
+        const found = await sellableVariants(deps, storeId, missing);
+        return new Map(
+          [...found].map(([id, variant]) => [id, { value: variant, product: variant.productId }]),
+        );
+      },
+      read === 'fresh',
+    );
+  // Kept per market: the same variant has another price in each (`<market> <variant>`).
+  const prefix = `${pricing.marketId} `;
+  const found = await variantValues<PricedVariant>(
     deps.db,
     storeId,
-    variantIds,
+    variantIds.map((id) => prefix + id),
     async (missing) => {
-      const found = await sellableVariants(deps, storeId, missing);
-      return new Map([...found].map(([id, variant]) => [id, { value: variant, product: variant.productId }]));
+      const read = await sellableVariants(
+        deps,
+        storeId,
+        missing.map((key) => key.slice(prefix.length)),
+        pricing,
+      );
+      return new Map(
+        [...read].map(([id, variant]) => [prefix + id, { value: variant, product: variant.productId }]),
+      );
     },
     read === 'fresh',
   );
+  return new Map([...found].map(([key, variant]) => [key.slice(prefix.length), variant]));
 }

@@ -44,6 +44,23 @@ export async function replaceVariantPrices(
     .execute();
 }
 
+/** Variants' prices in a market (explicit, else converted: `storefront_variant_price`). */
+export async function variantMarketPriceRows(
+  db: Db,
+  storeId: string,
+  m: MarketPricing,
+  variantIds: readonly string[],
+): Promise<{ id: string; price_amount: number; compare_at_amount: number | null }[]> {
+  if (variantIds.length === 0) return [];
+  const { rows } = await sql<{ id: string; price_amount: number; compare_at_amount: number | null }>`
+    SELECT v.id,
+      storefront_variant_price(v.store_id, v.id, v.price_amount, ${m.currency}, ${m.rate}::numeric, ${m.digits}::int, ${m.baseDigits}::int, ${m.rounding}) AS price_amount,
+      storefront_variant_compare_at(v.store_id, v.id, v.compare_at_amount, ${m.currency}, ${m.rate}::numeric, ${m.digits}::int, ${m.baseDigits}::int, ${m.rounding}) AS compare_at_amount
+    FROM variants v
+    WHERE v.store_id = ${storeId}::uuid AND v.id = ANY(${[...variantIds]}::uuid[])`.execute(db);
+  return rows;
+}
+
 /**
  * Recomputes the card prices of products (all the store's, or some) in the given markets (not the
  * default): the lowest live variant's market price (`storefront_variant_price`: its explicit price

@@ -1,7 +1,50 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/tables.ts';
-import { storeMarkets, type MarketPricing } from '../../markets/markets.service.ts';
-import { refreshMarketCardRows, replaceVariantPrices, variantPriceRows } from './prices.repository.ts';
+import { isKnownCountry } from '@storefront/address';
+import { validationFailed } from '../../lib/errors.ts';
+import {
+  marketOfCountry,
+  storeMarkets,
+  type Market,
+  type MarketPricing,
+} from '../../markets/markets.service.ts';
+import {
+  refreshMarketCardRows,
+  replaceVariantPrices,
+  variantMarketPriceRows,
+  variantPriceRows,
+} from './prices.repository.ts';
+
+export type { Market } from '../../markets/markets.service.ts';
+
+/**
+ * The market a storefront read is priced in (decision `markets`): the one holding `country`, the
+ * default market without one. A country that is no ISO 3166-1 code is 400.
+ */
+export async function marketOfRead(
+  deps: { db: Kysely<Database> },
+  storeId: string,
+  country: string | undefined,
+): Promise<Market> {
+  if (country !== undefined && !isKnownCountry(country.toUpperCase()))
+    throw validationFailed('The country is not one.', [
+      { pointer: '/country', detail: 'must be an ISO 3166-1 alpha-2 country code such as DE', in: 'query' },
+    ]);
+  return marketOfCountry(deps, storeId, country);
+}
+
+/** Variants' prices in a market other than the default (explicit, else converted), by variant id. */
+export async function variantPricesIn(
+  db: Kysely<Database>,
+  storeId: string,
+  pricing: MarketPricing,
+  variantIds: readonly string[],
+): Promise<Map<string, { priceAmount: number; compareAtAmount: number | null }>> {
+  const rows = await variantMarketPriceRows(db, storeId, pricing, variantIds);
+  return new Map(
+    rows.map((row) => [row.id, { priceAmount: row.price_amount, compareAtAmount: row.compare_at_amount }]),
+  );
+}
 
 /**
  * Prices in markets (decision `market-prices`): a variant's explicit prices in other currencies,

@@ -8,6 +8,7 @@ import type { ProductRow } from '../catalog.tables.ts';
 import { available } from '../inventory/inventory.ts';
 import { productImages } from '../media/product-images.ts';
 import { variantsOfProduct } from '../variants/product-variants.ts';
+import { variantPricesIn, type Market } from '../prices/prices.ts';
 import { activeCardsQuery, findActiveProduct, findActiveProductByHandle } from './products.repository.ts';
 
 /**
@@ -38,13 +39,14 @@ export async function listProductCards(
   deps: Pick<ServiceDeps, 'db' | 'cursors'>,
   storeId: string,
   page: Page,
+  market?: Market,
 ): Promise<ListPage<ProductCard>> {
   const [currency, rows] = await Promise.all([
-    storeCurrency(deps, storeId),
+    market?.currency ?? storeCurrency(deps, storeId),
     byCreated(
       deps.cursors,
       `${storeId}:products`,
-      activeCardsQuery(deps.db, storeId),
+      activeCardsQuery(deps.db, storeId, market?.pricing?.marketId ?? null),
       page,
       (row) => row,
       'p.',
@@ -58,14 +60,26 @@ export async function getProductDetail(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   productId: string,
+  market?: Market,
 ): Promise<ProductDetail> {
+  const pricing = market?.pricing ?? null;
   const [product, variants, currency, images] = await Promise.all([
-    findActiveProduct(deps.db, storeId, productId),
+    findActiveProduct(deps.db, storeId, productId, pricing?.marketId ?? null),
     variantsOfProduct(deps.db, storeId, productId),
-    storeCurrency(deps, storeId),
+    market?.currency ?? storeCurrency(deps, storeId),
     productImages(deps.db, storeId, [productId]),
   ]);
   if (!product) throw notFound('No active product with that id in this store.');
+  // In a market other than the default, each variant's price there (decision `market-prices`).
+  const inMarket =
+    pricing === null
+      ? null
+      : await variantPricesIn(
+          deps.db,
+          storeId,
+          pricing,
+          variants.map((v) => v.id),
+        );
   return {
     ...toCard(product, currency),
     description: product.description,
@@ -80,8 +94,8 @@ export async function getProductDetail(
         sku: v.sku,
         label: v.label,
         options: v.options,
-        priceAmount: v.price_amount,
-        compareAtAmount: v.compare_at_amount,
+        priceAmount: inMarket?.get(v.id)?.priceAmount ?? v.price_amount,
+        compareAtAmount: inMarket ? (inMarket.get(v.id)?.compareAtAmount ?? null) : v.compare_at_amount,
         available: available(v),
         imageId: v.image_id,
       })),
@@ -96,9 +110,10 @@ export async function getProductByHandle(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   handle: string,
+  market?: Market,
 ): Promise<{ moved: string } | { product: ProductDetail }> {
   const found = await findActiveProductByHandle(deps.db, storeId, handle.toLowerCase());
   if (!found) throw notFound(`No active product with the handle "${handle}".`);
   if (found.moved) return { moved: found.handle };
-  return { product: await getProductDetail(deps, storeId, found.id) };
+  return { product: await getProductDetail(deps, storeId, found.id, market) };
 }

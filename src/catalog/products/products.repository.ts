@@ -8,12 +8,13 @@ import {
 } from 'kysely';
 import type { Database } from '../../db/tables.ts';
 import {
-  CARD_COLUMNS,
+  CARD_COLUMNS_BUT_PRICES,
   type ProductOption,
   type ProductRow,
   type ProductStatus,
   type ProductTable,
 } from '../catalog.tables.ts';
+import { cardPrices } from '../market-cards.repository.ts';
 
 /** All SQL on products and their handles (variants: variants/, stock: inventory/, images: media/). */
 
@@ -293,10 +294,10 @@ export async function deleteProductRow(
 
 // Storefront reads (active products only)
 
-export function activeCardsQuery(db: Kysely<Database>, storeId: string) {
+export function activeCardsQuery(db: Kysely<Database>, storeId: string, marketId: string | null = null) {
   return db
     .selectFrom('products as p')
-    .select([...CARD_COLUMNS, 'p.created_at'])
+    .select([...CARD_COLUMNS_BUT_PRICES, ...cardPrices(marketId), 'p.created_at'])
     .where('p.store_id', '=', storeId)
     .where('p.status', '=', 'active');
 }
@@ -305,10 +306,18 @@ export function findActiveProduct(
   db: Kysely<Database>,
   storeId: string,
   productId: string,
+  marketId: string | null = null,
 ): Promise<ActiveProduct | undefined> {
   return db
     .selectFrom('products as p')
-    .select([...CARD_COLUMNS, 'p.description', 'p.seo_title', 'p.seo_description', 'p.options'])
+    .select([
+      ...CARD_COLUMNS_BUT_PRICES,
+      ...cardPrices(marketId),
+      'p.description',
+      'p.seo_title',
+      'p.seo_description',
+      'p.options',
+    ])
     .where('p.store_id', '=', storeId)
     .where('p.id', '=', productId)
     .where('p.status', '=', 'active')

@@ -1,6 +1,8 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../db/tables.ts';
-import { CARD_COLUMNS } from '../catalog.tables.ts';
+import type { MarketPricing } from '../../markets/markets.service.ts';
+import { CARD_COLUMNS_BUT_PRICES } from '../catalog.tables.ts';
+import { cardPrice as cardPriceIn } from '../market-cards.repository.ts';
 import type { Correction, DictionaryWord } from './typos.ts';
 
 /**
@@ -25,7 +27,19 @@ export interface SearchFilter {
   available?: boolean | undefined;
   /** Option name → the values accepted (any of them). */
   options: [string, string[]][];
+  /** Decision `markets`: the market prices are filtered, sorted and counted in; null: the default. */
+  market: MarketPricing | null;
 }
+
+/** A variant `v`'s price in the filter's market (decision `market-prices`). */
+function variantPrice(market: MarketPricing | null): RawBuilder<number> {
+  if (market === null) return sql<number>`v.price_amount`;
+  return sql<number>`storefront_variant_price(v.store_id, v.id, v.price_amount, ${market.currency}, ${market.rate}::numeric, ${market.digits}::int, ${market.baseDigits}::int, ${market.rounding})`;
+}
+
+/** A product `p`'s card price (or compare-at) in the filter's market (decision `market-cards`). */
+const cardPrice = (market: MarketPricing | null, column: 'price_amount' | 'compare_at_amount') =>
+  cardPriceIn(market?.marketId ?? null, column);
 
 export type SearchSort = 'relevance' | 'newest' | 'oldest' | 'price_asc' | 'price_desc' | 'title_asc';
 
@@ -70,8 +84,9 @@ function conditions(storeId: string, filter: SearchFilter): RawBuilder<SqlBool>[
   // Price, stock and option values are a variant's: one variant must meet all of them ("M, in
   // stock, under 50" finds a product only when its M is in stock and under 50).
   const variant: RawBuilder<SqlBool>[] = [];
-  if (filter.minPrice !== undefined) variant.push(sql<SqlBool>`v.price_amount >= ${filter.minPrice}`);
-  if (filter.maxPrice !== undefined) variant.push(sql<SqlBool>`v.price_amount <= ${filter.maxPrice}`);
+  const price = variantPrice(filter.market);
+  if (filter.minPrice !== undefined) variant.push(sql<SqlBool>`${price} >= ${filter.minPrice}`);
+  if (filter.maxPrice !== undefined) variant.push(sql<SqlBool>`${price} <= ${filter.maxPrice}`);
   if (filter.available) variant.push(sql<SqlBool>`v.on_hand - v.reserved > 0`);
   for (const [name, values] of filter.options)
     variant.push(sql<SqlBool>`(v.options ->> ${name}) = ANY(${values}::text[])`);
@@ -125,8 +140,14 @@ export const SORT_KEYS: Record<
   relevance: { descending: true, key: relevance },
   newest: { descending: true, key: () => sql`p.created_at` },
   oldest: { descending: false, key: () => sql`p.created_at` },
-  price_asc: { descending: false, key: () => sql`coalesce(p.price_amount, 0)` },
-  price_desc: { descending: true, key: () => sql`coalesce(p.price_amount, 0)` },
+  price_asc: {
+    descending: false,
+    key: (filter) => sql`coalesce(${cardPrice(filter.market, 'price_amount')}, 0)`,
+  },
+  price_desc: {
+    descending: true,
+    key: (filter) => sql`coalesce(${cardPrice(filter.market, 'price_amount')}, 0)`,
+  },
   // Byte order of the folded title: the same on every database, whatever its locale.
   title_asc: { descending: false, key: () => sql`(storefront_search_fold(p.title) COLLATE "C")` },
 };
@@ -143,7 +164,12 @@ export function searchCardsQuery(
 ) {
   const inner = db
     .selectFrom('products as p')
-    .select([...CARD_COLUMNS, SORT_KEYS[sort].key(filter).as('sort_key')])
+    .select([
+      ...CARD_COLUMNS_BUT_PRICES,
+      cardPrice(filter.market, 'price_amount').as('price_amount'),
+      cardPrice(filter.market, 'compare_at_amount').as('compare_at_amount'),
+      SORT_KEYS[sort].key(filter).as('sort_key'),
+    ])
     .where(matches(storeId, filter));
   return db.selectFrom(inner.as('s')).selectAll();
 }
@@ -177,7 +203,7 @@ export async function searchFacets(
     WITH found AS MATERIALIZED (
       SELECT p.id FROM products p WHERE ${matches(storeId, filter)}
     ), found_variants AS MATERIALIZED (
-      SELECT v.product_id, v.options, v.price_amount, v.on_hand - v.reserved > 0 AS in_stock
+      SELECT v.product_id, v.options, ${variantPrice(filter.market)} AS price_amount, v.on_hand - v.reserved > 0 AS in_stock
       FROM found f JOIN variants v ON v.store_id = ${storeId} AND v.product_id = f.id AND v.archived_at IS NULL
     )
     SELECT

@@ -3,7 +3,17 @@ import { MAX_QUERY_INTEGER, PageQuery } from '../../http/schemas.ts';
 
 // ---- Storefront search (decision `storefront-search`) ----
 
+/** Decision `markets`: the country whose market prices a read; without it, the default market. */
+export const CountryQuery = Type.Optional(
+  Type.String({
+    pattern: '^[A-Za-z]{2}$',
+    description:
+      'ISO 3166-1 alpha-2: prices, price filters, sorts and facets in the market that holds this country (its currency in `currency`); without it, the default market, as before markets.',
+  }),
+);
+
 const SearchFilters = {
+  country: CountryQuery,
   q: Type.Optional(
     Type.String({
       minLength: 1,
@@ -88,7 +98,10 @@ export const ProductFacetsSchema = Type.Object(
     ),
     price: Type.Object(
       { min: Type.Union([Type.Integer(), Type.Null()]), max: Type.Union([Type.Integer(), Type.Null()]) },
-      { description: 'The lowest and highest variant price of the found products; null when none is found.' },
+      {
+        description:
+          'The lowest and highest variant price of the found products (in the market of `country`); null when none is found.',
+      },
     ),
     collections: Type.Array(
       Type.Object({ slug: Type.String(), title: Type.String(), count: Type.Integer({ minimum: 1 }) }),
@@ -96,6 +109,9 @@ export const ProductFacetsSchema = Type.Object(
     available: Type.Object({
       count: Type.Integer({ minimum: 0, description: 'Found products with a variant in stock.' }),
     }),
+    currency: Type.Optional(
+      Type.String({ description: 'The currency of `price`; given when the request names a `country`.' }),
+    ),
   },
   { title: 'ProductFacets' },
 );

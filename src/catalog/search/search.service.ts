@@ -6,6 +6,7 @@ import { storeCurrency } from '../../stores/stores.service.ts';
 import type { ProductCard } from '../catalog.schemas.ts';
 import type { ProductFacets } from './search.schemas.ts';
 import { toCard } from '../products/product-cards.service.ts';
+import type { Market } from '../prices/prices.ts';
 import {
   SORT_KEYS,
   searchCardsQuery,
@@ -32,6 +33,8 @@ export interface SearchParams {
   sort?: SearchSort | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
+  /** Decision `markets`: the country whose market prices the read. */
+  country?: string | undefined;
   /** `option.<Name>`: one value, or several (any of them). */
   [option: `option.${string}`]: string | string[] | undefined;
 }
@@ -60,10 +63,10 @@ export function wordsOf(q: string | undefined): string[] {
 
 /** Whether the request asks for more than the spec's plain list (then it is a search). */
 export function isSearch(params: SearchParams): boolean {
-  return Object.keys(params).some((name) => name !== 'limit' && name !== 'cursor');
+  return Object.keys(params).some((name) => name !== 'limit' && name !== 'cursor' && name !== 'country');
 }
 
-function filterOf(params: SearchParams): SearchFilter {
+function filterOf(params: SearchParams, market: Market | undefined): SearchFilter {
   const errors: FieldError[] = [];
   const options: [string, string[]][] = [];
   for (const [key, raw] of Object.entries(params)) {
@@ -86,6 +89,7 @@ function filterOf(params: SearchParams): SearchFilter {
     maxPrice: params.maxPrice,
     available: params.available === true ? true : undefined,
     options,
+    market: market?.pricing ?? null,
   };
 }
 
@@ -127,11 +131,12 @@ export async function searchProductCards(
   deps: Pick<ServiceDeps, 'db' | 'cursors'>,
   storeId: string,
   params: SearchParams,
+  market?: Market,
 ): Promise<ListPage<ProductCard>> {
-  const asked = filterOf(params);
+  const asked = filterOf(params, market);
   const sort = sortOf(params, asked);
   const [currency, page] = await Promise.all([
-    storeCurrency(deps, storeId),
+    market?.currency ?? storeCurrency(deps, storeId),
     withCorrections(deps, storeId, asked).then((filter) => cardsPage(deps, storeId, filter, sort, params)),
   ]);
   return {
@@ -181,8 +186,13 @@ export async function productFacets(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   params: SearchParams,
+  market?: Market,
 ): Promise<ProductFacets> {
-  const rows = await searchFacets(deps.db, storeId, await withCorrections(deps, storeId, filterOf(params)));
+  const rows = await searchFacets(
+    deps.db,
+    storeId,
+    await withCorrections(deps, storeId, filterOf(params, market)),
+  );
   const options: ProductFacets['options'] = [];
   for (const row of rows.options) {
     const last = options.at(-1);
@@ -194,6 +204,8 @@ export async function productFacets(
     total: rows.summary.total,
     options,
     price: { min: rows.summary.min_price, max: rows.summary.max_price },
+    // Only when a country was asked: a request without one is answered as before markets.
+    ...(params.country !== undefined && market ? { currency: market.currency } : {}),
     collections: rows.collections,
     available: { count: rows.summary.available },
   };
