@@ -55,6 +55,7 @@ export const TABLE_RULES: Record<string, TableRule> = {
   variants: STORE,
   variant_prices: STORE,
   market_card_prices: STORE,
+  price_history: STORE,
   product_images: STORE,
   product_handle_redirects: STORE,
   media: STORE,

@@ -107,6 +107,12 @@ const ImageId = Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
 
 // ---- Storefront shapes (spec 2.3–2.6) ----
 
+/** Decision `prior-price`: the EU Omnibus rule's figure, computed by the service. */
+const PriorPrice = Type.Integer({
+  description:
+    'During a sale: the lowest price of the 30 days before the sale began (minor units, in `currency`), from the price history; absent when not on sale or when no price from before the sale is known. Among a product’s variants on sale, the lowest.',
+});
+
 export const ProductCardSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -119,6 +125,7 @@ export const ProductCardSchema = Type.Object(
         'The compare-at price of the card price’s variant when higher than the price (a sale), else null.',
     }),
     currency: Type.String(),
+    priorPrice: Type.Optional(PriorPrice),
   },
   { title: 'ProductCard' },
 );
@@ -137,6 +144,7 @@ export const StorefrontVariantSchema = Type.Object(
       description: 'Live sellable stock; display data, not a reservation.',
     }),
     imageId: ImageId,
+    priorPrice: Type.Optional(PriorPrice),
   },
   { title: 'Variant' },
 );
@@ -151,6 +159,7 @@ export const ProductDetailSchema = Type.Object(
     priceAmount: Type.Integer(),
     compareAtAmount: Type.Union([Type.Integer(), Type.Null()]),
     currency: Type.String(),
+    priorPrice: Type.Optional(PriorPrice),
     description: Type.String(),
     seo: SeoSchema,
     options: OptionsSchema,

@@ -69,6 +69,7 @@ const TABLES: Record<string, string> = {
   pages: 'none',
   payments: 'none',
   platform_secrets: 'none',
+  price_history: 'none: prices over time',
   product_handle_redirects: 'none',
   product_images: 'none',
   products: 'none',

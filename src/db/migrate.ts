@@ -42,6 +42,7 @@ import * as taxClasses from './migrations/0039_tax_classes.ts';
 import * as taxService from './migrations/0040_tax_service.ts';
 import * as taxReportIndexes from './migrations/0041_tax_report_indexes.ts';
 import * as markets from './migrations/0042_markets.ts';
+import * as priceHistory from './migrations/0043_price_history.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -87,6 +88,7 @@ const migrations: Record<string, Migration> = {
   '0040_tax_service': taxService,
   '0041_tax_report_indexes': taxReportIndexes,
   '0042_markets': markets,
+  '0043_price_history': priceHistory,
 };
 
 export class MigrationError extends Error {

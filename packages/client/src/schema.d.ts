@@ -4887,6 +4887,8 @@ export interface components {
       /** @description The compare-at price of the card price’s variant when higher than the price (a sale), else null. */
       compareAtAmount: number | null;
       currency: string;
+      /** @description During a sale: the lowest price of the 30 days before the sale began (minor units, in `currency`), from the price history; absent when not on sale or when no price from before the sale is known. Among a product’s variants on sale, the lowest. */
+      priorPrice?: number;
     };
     /** ProductCardList */
     ProductCardList: {
@@ -5008,6 +5010,8 @@ export interface components {
       priceAmount: number;
       compareAtAmount: number | null;
       currency: string;
+      /** @description During a sale: the lowest price of the 30 days before the sale began (minor units, in `currency`), from the price history; absent when not on sale or when no price from before the sale is known. Among a product’s variants on sale, the lowest. */
+      priorPrice?: number;
       description: string;
       seo: components['schemas']['Seo'];
       /** @description Up to three options and their values, in order: `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
@@ -6361,6 +6365,8 @@ export interface components {
       available: number;
       /** @description The image this variant shows: the media id of one of its product’s images; null: the product’s. */
       imageId: string | null;
+      /** @description During a sale: the lowest price of the 30 days before the sale began (minor units, in `currency`), from the price history; absent when not on sale or when no price from before the sale is known. Among a product’s variants on sale, the lowest. */
+      priorPrice?: number;
     };
     /** VariantChange */
     VariantChange: {

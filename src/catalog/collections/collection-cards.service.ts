@@ -4,7 +4,7 @@ import type { ListPage } from '../../lib/cursors.ts';
 import { notFound } from '../../lib/errors.ts';
 import { storeCurrency } from '../../stores/stores.service.ts';
 import type { CollectionCard, ProductCard } from '../catalog.schemas.ts';
-import { toCard, type Page } from '../products/product-cards.service.ts';
+import { toCard, withPriorPrices, type Page } from '../products/product-cards.service.ts';
 import type { Market } from '../prices/prices.ts';
 import {
   activeMemberCardsQuery,
@@ -88,5 +88,13 @@ export async function listCollectionProductCards(
       toItem: (row) => row,
     }),
   ]);
-  return { items: rows.items.map((row) => toCard(row, currency)), nextCursor: rows.nextCursor };
+  return {
+    items: await withPriorPrices(
+      deps,
+      storeId,
+      market,
+      rows.items.map((row) => toCard(row, currency)),
+    ),
+    nextCursor: rows.nextCursor,
+  };
 }

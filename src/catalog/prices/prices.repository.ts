@@ -75,16 +75,7 @@ export async function refreshMarketCardRows(
 ): Promise<void> {
   if (markets.length === 0 || productIds?.length === 0) return;
   const productFilter = productIds ? sql`AND p.id = ANY(${[...productIds]}::uuid[])` : sql``;
-  const rows = JSON.stringify(
-    markets.map((m) => ({
-      id: m.marketId,
-      currency: m.currency,
-      rate: m.rate,
-      digits: m.digits,
-      base_digits: m.baseDigits,
-      rounding: m.rounding,
-    })),
-  );
+  const rows = marketsJson(markets);
   await sql`
     INSERT INTO market_card_prices AS c (store_id, market_id, product_id, price_amount, compare_at_amount)
     SELECT p.store_id, m.id, p.id, best.price, CASE WHEN best.compare_at > best.price THEN best.compare_at END
@@ -103,4 +94,87 @@ export async function refreshMarketCardRows(
     SET price_amount = EXCLUDED.price_amount, compare_at_amount = EXCLUDED.compare_at_amount
     WHERE c.price_amount IS DISTINCT FROM EXCLUDED.price_amount
        OR c.compare_at_amount IS DISTINCT FROM EXCLUDED.compare_at_amount`.execute(db);
+}
+
+/** The markets of a statement as one JSON parameter (read back by json_to_recordset as `m`). */
+const marketsJson = (markets: readonly MarketPricing[]) =>
+  JSON.stringify(
+    markets.map((m) => ({
+      id: m.marketId,
+      currency: m.currency,
+      rate: m.rate,
+      digits: m.digits,
+      base_digits: m.baseDigits,
+      rounding: m.rounding,
+    })),
+  );
+
+/**
+ * Appends to the price history (decision `prior-price`) each variant's price and compare-at in each
+ * market where they differ from its last entry there: of some products' variants, or of all the
+ * store's. One statement.
+ */
+export async function recordPriceHistory(
+  db: Db,
+  storeId: string,
+  markets: readonly MarketPricing[],
+  productIds?: readonly string[],
+): Promise<void> {
+  if (markets.length === 0 || productIds?.length === 0) return;
+  const productFilter = productIds ? sql`AND v.product_id = ANY(${[...productIds]}::uuid[])` : sql``;
+  await sql`
+    INSERT INTO price_history AS h (store_id, variant_id, market_id, recorded_at, amount, compare_at_amount)
+    SELECT v.store_id, v.id, m.id, now(), x.amount, x.compare_at
+    FROM variants v
+    CROSS JOIN json_to_recordset(${marketsJson(markets)}::json)
+      AS m(id uuid, currency text, rate numeric, digits integer, base_digits integer, rounding text)
+    CROSS JOIN LATERAL (
+      SELECT storefront_variant_price(v.store_id, v.id, v.price_amount, m.currency, m.rate, m.digits, m.base_digits, m.rounding) AS amount,
+             storefront_variant_compare_at(v.store_id, v.id, v.compare_at_amount, m.currency, m.rate, m.digits, m.base_digits, m.rounding) AS compare_at
+    ) x
+    WHERE v.store_id = ${storeId}::uuid ${productFilter}
+      AND ROW(x.amount, x.compare_at) IS DISTINCT FROM (
+        SELECT ROW(l.amount, l.compare_at_amount) FROM price_history l
+        WHERE l.store_id = v.store_id AND l.variant_id = v.id AND l.market_id = m.id
+        ORDER BY l.recorded_at DESC LIMIT 1)
+    ON CONFLICT (store_id, variant_id, market_id, recorded_at) DO UPDATE
+    SET amount = EXCLUDED.amount, compare_at_amount = EXCLUDED.compare_at_amount`.execute(db);
+}
+
+/**
+ * The prior price (decision `prior-price`) of each variant on a compare-at sale in the market: the
+ * lowest price it had in the 30 days before the sale began (the first entry of the last unbroken run
+ * of entries whose compare-at is above the price), from its history. A variant not on sale, or with
+ * no entry from before the sale, has none.
+ */
+export async function priorPriceRows(
+  db: Db,
+  storeId: string,
+  marketId: string,
+  productIds: readonly string[],
+): Promise<{ product_id: string; variant_id: string; prior: number }[]> {
+  if (productIds.length === 0) return [];
+  const { rows } = await sql<{ product_id: string; variant_id: string; prior: number }>`
+    SELECT v.product_id, v.id AS variant_id, p.prior
+    FROM variants v
+    CROSS JOIN LATERAL (
+      SELECT min(h.recorded_at) AS began FROM price_history h
+      WHERE h.store_id = v.store_id AND h.variant_id = v.id AND h.market_id = ${marketId}::uuid
+        AND h.recorded_at > coalesce((
+          SELECT max(o.recorded_at) FROM price_history o
+          WHERE o.store_id = v.store_id AND o.variant_id = v.id AND o.market_id = ${marketId}::uuid
+            AND NOT coalesce(o.compare_at_amount > o.amount, false)), '-infinity')
+    ) sale
+    CROSS JOIN LATERAL (
+      SELECT min(h.amount) AS prior FROM price_history h
+      WHERE h.store_id = v.store_id AND h.variant_id = v.id AND h.market_id = ${marketId}::uuid
+        AND h.recorded_at < sale.began
+        AND h.recorded_at >= coalesce((
+          SELECT max(b.recorded_at) FROM price_history b
+          WHERE b.store_id = v.store_id AND b.variant_id = v.id AND b.market_id = ${marketId}::uuid
+            AND b.recorded_at <= sale.began - interval '30 days'), '-infinity')
+    ) p
+    WHERE v.store_id = ${storeId}::uuid AND v.product_id = ANY(${[...productIds]}::uuid[])
+      AND v.archived_at IS NULL AND sale.began IS NOT NULL AND p.prior IS NOT NULL`.execute(db);
+  return rows;
 }

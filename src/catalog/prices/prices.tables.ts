@@ -18,9 +18,20 @@ export interface MarketCardPriceTable {
   compare_at_amount: number | null;
 }
 
+/** What a variant cost in a market from `recorded_at` on (decision `prior-price`). */
+export interface PriceHistoryTable {
+  store_id: string;
+  variant_id: string;
+  market_id: string;
+  recorded_at: Date;
+  amount: number;
+  compare_at_amount: number | null;
+}
+
 export interface PriceTables {
   variant_prices: VariantPriceTable;
   market_card_prices: MarketCardPriceTable;
+  price_history: PriceHistoryTable;
 }
 
 declare module '../../db/tables.ts' {

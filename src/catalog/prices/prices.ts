@@ -8,7 +8,10 @@ import {
   type Market,
   type MarketPricing,
 } from '../../markets/markets.service.ts';
+import { currencyDigits } from '../../markets/currencies.ts';
 import {
+  priorPriceRows,
+  recordPriceHistory,
   refreshMarketCardRows,
   replaceVariantPrices,
   variantMarketPriceRows,
@@ -58,26 +61,79 @@ export interface VariantPrice {
   compareAtAmount: number | null;
 }
 
-/** The card prices of products (all, or some) in the given markets, recomputed. */
-export function refreshMarketCards(
+/**
+ * After a market's new rate, rounding or currency (the composition hands this to markets): its
+ * card prices recomputed, and the prices that moved there entered in the price history.
+ */
+export async function refreshMarketCards(
   trx: Transaction<Database> | Kysely<Database>,
   storeId: string,
   markets: readonly MarketPricing[],
-  productIds?: readonly string[],
 ): Promise<void> {
-  return refreshMarketCardRows(trx, storeId, markets, productIds);
+  await refreshMarketCardRows(trx, storeId, markets);
+  await recordPriceHistory(trx, storeId, markets);
 }
 
-/** After a change of products' variants or prices: their card prices in every market of the store. */
+/** How the default market prices: the variants' own prices (converted by nothing). */
+function defaultPricing(market: Market): MarketPricing {
+  const digits = currencyDigits(market.currency) ?? 2;
+  return {
+    marketId: market.id,
+    currency: market.currency,
+    rate: '1',
+    digits,
+    baseDigits: digits,
+    rounding: 'none',
+  };
+}
+
+/**
+ * After a change of products' variants or prices: their card prices in every market of the store
+ * other than the default (decision `market-cards`), and the prices that moved in any market entered
+ * in the price history (decision `prior-price`).
+ */
 export async function refreshCardsInMarkets(
   trx: Transaction<Database> | Kysely<Database>,
   storeId: string,
   productIds: readonly string[],
+  /** The bench seed's bulk import keeps no history (its products have never had another price). */
+  { history = true }: { history?: boolean } = {},
 ): Promise<void> {
-  const markets = (await storeMarkets({ db: trx }, storeId)).flatMap((market) =>
-    market.pricing ? [market.pricing] : [],
+  const markets = await storeMarkets({ db: trx }, storeId);
+  await refreshMarketCardRows(
+    trx,
+    storeId,
+    markets.flatMap((market) => (market.pricing ? [market.pricing] : [])),
+    productIds,
   );
-  await refreshMarketCardRows(trx, storeId, markets, productIds);
+  if (!history) return;
+  await recordPriceHistory(
+    trx,
+    storeId,
+    markets.map((market) => market.pricing ?? defaultPricing(market)),
+    productIds,
+  );
+}
+
+/**
+ * The prior prices (decision `prior-price`) of products on sale in a market: per variant on sale,
+ * and per product the lowest of its variants'.
+ */
+export async function priorPrices(
+  db: Kysely<Database>,
+  storeId: string,
+  market: Pick<Market, 'id'>,
+  productIds: readonly string[],
+): Promise<{ byProduct: Map<string, number>; byVariant: Map<string, number> }> {
+  const rows = await priorPriceRows(db, storeId, market.id, productIds);
+  const byProduct = new Map<string, number>();
+  const byVariant = new Map<string, number>();
+  for (const row of rows) {
+    byVariant.set(row.variant_id, row.prior);
+    const lowest = byProduct.get(row.product_id);
+    if (lowest === undefined || row.prior < lowest) byProduct.set(row.product_id, row.prior);
+  }
+  return { byProduct, byVariant };
 }
 
 /** Explicit prices of variants, by variant id, in currency order. */

@@ -8,7 +8,7 @@ import type { ProductRow } from '../catalog.tables.ts';
 import { available } from '../inventory/inventory.ts';
 import { productImages } from '../media/product-images.ts';
 import { variantsOfProduct } from '../variants/product-variants.ts';
-import { variantPricesIn, type Market } from '../prices/prices.ts';
+import { priorPrices, variantPricesIn, type Market } from '../prices/prices.ts';
 import { activeCardsQuery, findActiveProduct, findActiveProductByHandle } from './products.repository.ts';
 
 /**
@@ -34,6 +34,25 @@ export function toCard(
   };
 }
 
+/**
+ * Cards with the prior price of those on sale (decision `prior-price`), in the market they are
+ * priced in (the default without one): one statement, only when a card is on sale.
+ */
+export async function withPriorPrices(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  market: Pick<Market, 'id'> | undefined,
+  cards: ProductCard[],
+): Promise<ProductCard[]> {
+  const onSale = cards.filter((card) => card.compareAtAmount !== null).map((card) => card.id);
+  if (onSale.length === 0) return cards;
+  const { byProduct } = await priorPrices(deps.db, storeId, market ?? { id: storeId }, onSale);
+  return cards.map((card) => {
+    const prior = byProduct.get(card.id);
+    return prior === undefined ? card : { ...card, priorPrice: prior };
+  });
+}
+
 /** Active products as cards, by creation time. Only active products appear on the storefront. */
 export async function listProductCards(
   deps: Pick<ServiceDeps, 'db' | 'cursors'>,
@@ -52,7 +71,15 @@ export async function listProductCards(
       'p.',
     ),
   ]);
-  return { items: rows.items.map((row) => toCard(row, currency)), nextCursor: rows.nextCursor };
+  return {
+    items: await withPriorPrices(
+      deps,
+      storeId,
+      market,
+      rows.items.map((row) => toCard(row, currency)),
+    ),
+    nextCursor: rows.nextCursor,
+  };
 }
 
 /** One active product with its variants and their live stock. */
@@ -70,18 +97,26 @@ export async function getProductDetail(
     productImages(deps.db, storeId, [productId]),
   ]);
   if (!product) throw notFound('No active product with that id in this store.');
-  // In a market other than the default, each variant's price there (decision `market-prices`).
-  const inMarket =
+  // In a market other than the default, each variant's price there (decision `market-prices`),
+  // and the prior prices of those on sale (decision `prior-price`).
+  const [inMarket, prior] = await Promise.all([
     pricing === null
       ? null
-      : await variantPricesIn(
+      : variantPricesIn(
           deps.db,
           storeId,
           pricing,
           variants.map((v) => v.id),
-        );
+        ),
+    // Only a product with a compare-at somewhere can be on sale.
+    pricing !== null || variants.some((v) => v.compare_at_amount !== null)
+      ? priorPrices(deps.db, storeId, market ?? { id: storeId }, [productId])
+      : { byProduct: new Map<string, number>(), byVariant: new Map<string, number>() },
+  ]);
+  const lowest = prior.byProduct.get(productId);
   return {
     ...toCard(product, currency),
+    ...(lowest === undefined || product.compare_at_amount === null ? {} : { priorPrice: lowest }),
     description: product.description,
     seo: { title: product.seo_title, description: product.seo_description },
     options: product.options,
@@ -98,6 +133,7 @@ export async function getProductDetail(
         compareAtAmount: inMarket ? (inMarket.get(v.id)?.compareAtAmount ?? null) : v.compare_at_amount,
         available: available(v),
         imageId: v.image_id,
+        ...(prior.byVariant.has(v.id) ? { priorPrice: prior.byVariant.get(v.id)! } : {}),
       })),
   };
 }

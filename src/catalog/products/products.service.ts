@@ -408,6 +408,7 @@ export async function importProducts(
       trx,
       storeId,
       rows.map(({ id }) => id),
+      { history: false },
     );
   });
 }

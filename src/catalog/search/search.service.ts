@@ -5,7 +5,7 @@ import { validationFailed, type FieldError } from '../../lib/errors.ts';
 import { storeCurrency } from '../../stores/stores.service.ts';
 import type { ProductCard } from '../catalog.schemas.ts';
 import type { ProductFacets } from './search.schemas.ts';
-import { toCard } from '../products/product-cards.service.ts';
+import { toCard, withPriorPrices } from '../products/product-cards.service.ts';
 import type { Market } from '../prices/prices.ts';
 import {
   SORT_KEYS,
@@ -140,7 +140,12 @@ export async function searchProductCards(
     withCorrections(deps, storeId, asked).then((filter) => cardsPage(deps, storeId, filter, sort, params)),
   ]);
   return {
-    items: page.items.map((row) => toCard(row, currency)),
+    items: await withPriorPrices(
+      deps,
+      storeId,
+      market,
+      page.items.map((row) => toCard(row, currency)),
+    ),
     nextCursor: page.nextCursor,
   };
 }
