@@ -208,6 +208,13 @@ describe('carts and checkout in a market', () => {
       return order.status === 'paid' ? order : undefined;
     });
     assert.deepEqual(paid.total, preview.totals.total);
+    // The console's home sums revenue per currency; the store-currency figure holds only USD orders.
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const home = await ok<{ orders: { revenue: Money }; revenueByCurrency: Money[] }>(
+      admin.get(`/overview?since=${encodeURIComponent(since)}`),
+    );
+    assert.deepEqual(home.revenueByCurrency, [preview.totals.total]);
+    assert.deepEqual(home.orders.revenue, { amount: 0, currency: 'USD' });
     const { refund } = await ok<{ refund: { amount: Money } }>(
       admin.post(`/orders/${placed.order.id}/refunds`, { amount: 500 }, { 'idempotency-key': randomUUID() }),
       202,

@@ -257,7 +257,8 @@ function matchesOrderSearch(q: string): RawBuilder<SqlBool> {
 /** What the console's home counts, in one pass over the store's orders (tenant-scoped). */
 export interface OrderCountsRow {
   paid: number;
-  revenue: number;
+  /** Decision `markets`: per currency, the sum of the totals paid in it (orders are in their market's). */
+  revenue: { amount: number; currency: string }[];
   pending: number;
   expired: number;
 }
@@ -271,9 +272,11 @@ export async function orderCounts(db: Db, storeId: string, since: Date): Promise
     .selectFrom('orders')
     .select([
       sql<string>`count(*) filter (where status = 'paid' and paid_at >= ${since})`.as('paid'),
-      sql<string>`coalesce(sum(total_amount) filter (where status = 'paid' and paid_at >= ${since}), 0)`.as(
-        'revenue',
-      ),
+      sql<{ amount: string; currency: string }[] | null>`(
+        SELECT json_agg(json_build_object('currency', r.currency, 'amount', r.amount::text) ORDER BY r.currency)
+        FROM (SELECT trim(o.currency) AS currency, sum(o.total_amount) AS amount FROM orders o
+              WHERE o.store_id = ${storeId} AND o.status = 'paid' AND o.paid_at >= ${since}
+              GROUP BY trim(o.currency)) r)`.as('revenue'),
       sql<string>`count(*) filter (where status = 'pending')`.as('pending'),
       sql<string>`count(*) filter (where status = 'expired' and expired_at >= ${since})`.as('expired'),
     ])
@@ -281,7 +284,7 @@ export async function orderCounts(db: Db, storeId: string, since: Date): Promise
     .executeTakeFirstOrThrow();
   return {
     paid: Number(row.paid),
-    revenue: Number(row.revenue),
+    revenue: (row.revenue ?? []).map((r) => ({ amount: Number(r.amount), currency: r.currency })),
     pending: Number(row.pending),
     expired: Number(row.expired),
   };

@@ -51,9 +51,13 @@ export const AdminOverviewSchema = Type.Object(
       },
       {
         description:
-          '`revenue` is the sum of the totals of the orders paid since `since`, before refunds, in the store currency.',
+          '`revenue` is the sum of the totals of the orders paid since `since`, before refunds, in the store currency; orders paid in other markets’ currencies are in `revenueByCurrency`.',
       },
     ),
+    revenueByCurrency: Type.Array(MoneySchema, {
+      description:
+        'Decision `markets`: the same sum per currency the orders were paid in (one entry per currency with paid orders, by code); `revenue` is its store-currency entry.',
+    }),
     lowStock: Type.Object({
       threshold: Type.Integer(),
       count: Type.Integer({ description: 'Variants of active products at or below the threshold.' }),

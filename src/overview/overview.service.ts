@@ -36,10 +36,14 @@ export async function storeOverview(
     since: since.toISOString(),
     orders: {
       paid: orders.paid,
-      revenue: { amount: orders.revenue, currency: store.currency },
+      revenue: {
+        amount: orders.revenue.find((r) => r.currency === store.currency)?.amount ?? 0,
+        currency: store.currency,
+      },
       pending: orders.pending,
       expired: orders.expired,
     },
+    revenueByCurrency: orders.revenue,
     lowStock: { threshold, count: stock.count, variants: stock.variants },
     failedWebhookDeliveries,
     sendingDomain: domain,

@@ -2689,7 +2689,7 @@ export interface components {
     AdminOverview: {
       /** Format: date-time */
       since: string;
-      /** @description `revenue` is the sum of the totals of the orders paid since `since`, before refunds, in the store currency. */
+      /** @description `revenue` is the sum of the totals of the orders paid since `since`, before refunds, in the store currency; orders paid in other markets’ currencies are in `revenueByCurrency`. */
       orders: {
         /** @description Orders paid since `since`. */
         paid: number;
@@ -2699,6 +2699,8 @@ export interface components {
         /** @description Orders that expired unpaid since `since`. */
         expired: number;
       };
+      /** @description Decision `markets`: the same sum per currency the orders were paid in (one entry per currency with paid orders, by code); `revenue` is its store-currency entry. */
+      revenueByCurrency: components['schemas']['Money'][];
       lowStock: {
         threshold: number;
         /** @description Variants of active products at or below the threshold. */
