@@ -8,7 +8,7 @@ import {
   AdminCustomersQuerySchema,
   PrivacyLogEntrySchema,
 } from './customers.schemas.ts';
-import { adminCustomer, listCustomers } from './customers.service.ts';
+import { adminCustomer, listCustomers } from './admin-customers.service.ts';
 import {
   CustomerExportSchema,
   eraseCustomer,

@@ -6,19 +6,10 @@ import { recordEvent } from '../events/events.ts';
 import { openSession, revokeSession, type SessionLifetime } from '../sign-in/sign-in.service.ts';
 import { CUSTOMER_SIGN_IN } from './customers.sign-in.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
-import type { ListPage } from '../lib/cursors.ts';
-import { byCreated } from '../db/keyset.ts';
-import {
-  customerAdminOrders,
-  customerOrderTotals,
-  type CustomerOrderStats,
-} from '../orders/buyers.service.ts';
-import { storeCurrency } from '../stores/stores.service.ts';
 import {
   countAddresses,
   customerAddresses,
   customerForOrder,
-  customersQuery,
   deleteAddress,
   findAddress,
   findCustomer,
@@ -28,8 +19,6 @@ import {
   updateCustomer,
 } from './customers.repository.ts';
 import type {
-  AdminCustomer,
-  AdminCustomerDetail,
   Customer,
   CustomerAddress,
   CustomerAddressInput,
@@ -322,73 +311,4 @@ export async function customerOfOrder(
   }));
   if (!found) return undefined;
   return found.id;
-}
-
-// Admin
-
-function adminCustomerView(row: CustomerRow, stats: CustomerOrderStats, currency: string): AdminCustomer {
-  return {
-    ...customerView(row),
-    ordersCount: stats.ordersCount,
-    totalSpent: { amount: stats.totalSpent, currency },
-    lastOrderAt: row.last_order_at?.toISOString() ?? null,
-    openOrders: stats.openOrders,
-  };
-}
-
-/**
- * GET /admin/v1/customers: newest first, optionally matching `q` (an email prefix with an `@`,
- * else part of the name or email) and accounts or guests only; each with its order totals.
- */
-export async function listCustomers(
-  deps: CustomersDeps,
-  storeId: string,
-  query: { q?: string | undefined; hasAccount?: boolean | undefined; limit?: number; cursor?: string },
-): Promise<ListPage<AdminCustomer>> {
-  const q = query.q?.trim() || undefined;
-  const scope = `${storeId}:customers:${query.hasAccount ?? '*'}:${JSON.stringify(q ?? '')}`;
-  const [currency, page] = await Promise.all([
-    storeCurrency(deps, storeId),
-    byCreated(
-      deps.cursors,
-      scope,
-      customersQuery(deps.db, storeId, { q, hasAccount: query.hasAccount }),
-      query,
-      (row) => row,
-      '',
-      true,
-    ),
-  ]);
-  const stats = await customerOrderTotals(
-    deps,
-    storeId,
-    page.items.map((row) => row.id),
-  );
-  return {
-    items: page.items.map((row) => adminCustomerView(row, stats(row.id), currency)),
-    nextCursor: page.nextCursor,
-  };
-}
-
-/** The customers shown with an order (newest 50) on the admin detail. */
-export const DETAIL_ORDERS = 50;
-
-/** GET /admin/v1/customers/:id: the customer with totals, addresses and their newest orders. */
-export async function adminCustomer(
-  deps: CustomersDeps,
-  storeId: string,
-  customerId: string,
-): Promise<AdminCustomerDetail> {
-  const row = await getCustomer(deps, storeId, customerId);
-  const [currency, stats, addresses, orders] = await Promise.all([
-    storeCurrency(deps, storeId),
-    customerOrderTotals(deps, storeId, [customerId]),
-    customerAddresses(deps.db, storeId, customerId),
-    customerAdminOrders(deps, storeId, customerId, DETAIL_ORDERS),
-  ]);
-  return {
-    ...adminCustomerView(row, stats(customerId), currency),
-    addresses: addressList(addresses, row.default_address_id),
-    orders,
-  };
 }
