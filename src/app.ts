@@ -43,6 +43,7 @@ import type { TaxServiceDeps } from './pricing/tax-service.ts';
 import { shippingAdminRoutes } from './shipping/shipping.admin-routes.ts';
 import { overviewAdminRoutes } from './overview/overview.admin-routes.ts';
 import { customersAdminRoutes } from './customers/customers.admin-routes.ts';
+import { customerGroupsAdminRoutes } from './customers/customer-groups.admin-routes.ts';
 import { customersStorefrontRoutes } from './customers/customers.storefront-routes.ts';
 import { mediaAdminRoutes } from './media/media.admin-routes.ts';
 import { WorkLimiter } from './media/media.limiter.ts';
@@ -421,6 +422,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       await admin.register(shippingAdminRoutes, { deps: services });
       await admin.register(overviewAdminRoutes, { deps: services });
       await admin.register(customersAdminRoutes, { deps: customers });
+      await admin.register(customerGroupsAdminRoutes, { deps: services });
     },
     { prefix: ADMIN_PREFIX },
   );

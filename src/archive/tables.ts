@@ -39,6 +39,8 @@ export const TABLE_RULES: Record<string, TableRule> = {
   customers: STORE,
   customer_addresses: STORE,
   customer_sessions: STORE,
+  customer_groups: STORE,
+  customer_group_members: STORE,
   privacy_log: STORE,
   // Tax classes before the products and shipping methods that name them; `standard` is made with
   // its store (a trigger), so it does not travel.
@@ -56,6 +58,10 @@ export const TABLE_RULES: Record<string, TableRule> = {
   variant_prices: STORE,
   market_card_prices: STORE,
   price_history: STORE,
+  price_lists: STORE,
+  price_list_markets: STORE,
+  price_list_groups: STORE,
+  price_list_prices: STORE,
   product_images: STORE,
   product_handle_redirects: STORE,
   media: STORE,

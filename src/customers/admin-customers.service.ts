@@ -6,20 +6,30 @@ import {
   type CustomerOrderStats,
 } from '../orders/buyers.service.ts';
 import { storeCurrency } from '../stores/stores.service.ts';
+import { groupIdsByCustomer } from './customer-groups.service.ts';
 import { customerAddresses, customersQuery } from './customers.repository.ts';
 import type { AdminCustomer, AdminCustomerDetail } from './customers.schemas.ts';
 import { addressList, customerView, getCustomer, type CustomersDeps } from './customers.service.ts';
 import type { CustomerRow } from './customers.tables.ts';
 
-/** The merchant's views of customers (Admin API): the list and a customer's page, with their order totals. */
+/**
+ * The merchant's views of customers (Admin API): the list and a customer's page, with their order
+ * totals and their groups.
+ */
 
-function adminCustomerView(row: CustomerRow, stats: CustomerOrderStats, currency: string): AdminCustomer {
+function adminCustomerView(
+  row: CustomerRow,
+  stats: CustomerOrderStats,
+  currency: string,
+  groupIds: string[],
+): AdminCustomer {
   return {
     ...customerView(row),
     ordersCount: stats.ordersCount,
     totalSpent: { amount: stats.totalSpent, currency },
     lastOrderAt: row.last_order_at?.toISOString() ?? null,
     openOrders: stats.openOrders,
+    groupIds,
   };
 }
 
@@ -46,13 +56,13 @@ export async function listCustomers(
       true,
     ),
   ]);
-  const stats = await customerOrderTotals(
-    deps,
-    storeId,
-    page.items.map((row) => row.id),
-  );
+  const ids = page.items.map((row) => row.id);
+  const [stats, groups] = await Promise.all([
+    customerOrderTotals(deps, storeId, ids),
+    groupIdsByCustomer(deps, storeId, ids),
+  ]);
   return {
-    items: page.items.map((row) => adminCustomerView(row, stats(row.id), currency)),
+    items: page.items.map((row) => adminCustomerView(row, stats(row.id), currency, groups(row.id))),
     nextCursor: page.nextCursor,
   };
 }
@@ -67,14 +77,15 @@ export async function adminCustomer(
   customerId: string,
 ): Promise<AdminCustomerDetail> {
   const row = await getCustomer(deps, storeId, customerId);
-  const [currency, stats, addresses, orders] = await Promise.all([
+  const [currency, stats, addresses, orders, groups] = await Promise.all([
     storeCurrency(deps, storeId),
     customerOrderTotals(deps, storeId, [customerId]),
     customerAddresses(deps.db, storeId, customerId),
     customerAdminOrders(deps, storeId, customerId, DETAIL_ORDERS),
+    groupIdsByCustomer(deps, storeId, [customerId]),
   ]);
   return {
-    ...adminCustomerView(row, stats(customerId), currency),
+    ...adminCustomerView(row, stats(customerId), currency, groups(customerId)),
     addresses: addressList(addresses, row.default_address_id),
     orders,
   };

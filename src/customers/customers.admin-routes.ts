@@ -71,7 +71,7 @@ export const customersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: PrivacyDeps
         tags,
         summary: 'Everything the store holds about a customer, as JSON',
         description:
-          'Their profile, addresses, every order as staff see it, the mail kept for them and their sessions. Recorded in the privacy log with who asked.',
+          'Their profile, addresses, groups, every order as staff see it, the mail kept for them and their sessions. Recorded in the privacy log with who asked.',
         params: IdParams,
         response: { 200: CustomerExportSchema, ...problemResponses },
       },

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { unauthorized } from '../lib/errors.ts';
 import { requireStorefront } from '../http/principals.ts';
 import { sessionAuthenticator, tokenPattern, type SessionAuthDeps } from '../sign-in/sign-in.service.ts';
+import { membershipsOf } from './customer-groups.repository.ts';
 import { findLiveSession } from './customers.repository.ts';
 import { CUSTOMER_SIGN_IN } from './customers.sign-in.ts';
 
@@ -72,4 +73,17 @@ export async function requireCustomer(
       'storefront',
     );
   return customer;
+}
+
+/**
+ * The groups of the customer a storefront request is signed in as, sorted (decision
+ * `customer-groups`): [] without a customer token; a token that is not valid is 401, as
+ * `customerOf` answers. What prices a signed-in customer sees (the composition hands it to the
+ * catalog, which cannot import customers).
+ */
+export async function customerGroupIdsOf(deps: CustomerAuthDeps, request: FastifyRequest): Promise<string[]> {
+  const customer = await customerOf(deps, request);
+  if (!customer) return [];
+  const rows = await membershipsOf(deps.db, customer.storeId, [customer.customerId]);
+  return rows.map((row) => row.group_id);
 }

@@ -20,7 +20,7 @@ export const CustomerCreatedData = eventData(
 
 export const CustomerUpdatedData = eventData(
   'CustomerUpdatedData',
-  'A customer changed their profile or addresses, or a guest proved their email (`hasAccount`).',
+  'A customer changed their profile or addresses, a guest proved their email (`hasAccount`), or staff changed the customer’s groups (`groups`).',
   {
     ...Flags,
     changed: Type.Array(
@@ -30,6 +30,7 @@ export const CustomerUpdatedData = eventData(
         Type.Literal('acceptsMarketing'),
         Type.Literal('hasAccount'),
         Type.Literal('addresses'),
+        Type.Literal('groups'),
       ]),
       { description: 'What changed.' },
     ),

@@ -99,6 +99,9 @@ export const AdminCustomerSchema = Type.Object(
       description:
         'Orders pending payment, or paid and not yet fully shipped: erasing the customer leaves them without an address.',
     }),
+    groupIds: Type.Array(Type.String({ format: 'uuid' }), {
+      description: 'The customer groups they are in, sorted (`PUT /customers/{id}/groups` sets them).',
+    }),
   },
   { title: 'AdminCustomer' },
 );

@@ -36,7 +36,7 @@ export type CustomerSessionLifetime = SessionLifetime;
 
 export type CustomersDeps = ServiceDeps;
 
-type Changed = 'name' | 'phone' | 'acceptsMarketing' | 'hasAccount' | 'addresses';
+type Changed = 'name' | 'phone' | 'acceptsMarketing' | 'hasAccount' | 'addresses' | 'groups';
 
 export function customerView(row: CustomerRow): Customer {
   return {

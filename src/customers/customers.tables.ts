@@ -71,13 +71,32 @@ export interface PrivacyLogTable {
 }
 export type PrivacyLogRow = Selectable<PrivacyLogTable>;
 
-/** Customers, their addresses, sessions and sign-in codes, and the privacy log. */
+/** A store's group of customers (decision `customer-groups`): a name unique in the store, whatever its case. */
+export interface CustomerGroupTable {
+  store_id: string;
+  id: Generated<string>;
+  name: string;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+export type CustomerGroupRow = Selectable<CustomerGroupTable>;
+
+/** A customer in a group (both cascade: a customer or a group that goes takes the membership). */
+export interface CustomerGroupMemberTable {
+  store_id: string;
+  customer_id: string;
+  group_id: string;
+}
+
+/** Customers, their addresses, sessions, sign-in codes and groups, and the privacy log. */
 export interface CustomerTables {
   customers: CustomerTable;
   customer_addresses: CustomerAddressTable;
   customer_sessions: CustomerSessionTable;
   customer_sign_in_codes: CustomerSignInCodeTable;
   privacy_log: PrivacyLogTable;
+  customer_groups: CustomerGroupTable;
+  customer_group_members: CustomerGroupMemberTable;
 }
 
 declare module '../db/tables.ts' {

@@ -23,6 +23,7 @@ import {
   type PrivacyLogEntry,
 } from './customers.schemas.ts';
 import { addressList, customerView } from './customers.service.ts';
+import { customerGroupsOf } from './customer-groups.service.ts';
 import type { PrivacyLogRow } from './customers.tables.ts';
 import { CUSTOMER_SIGN_IN } from './customers.sign-in.ts';
 import { emailHashOf } from './sign-in.service.ts';
@@ -41,6 +42,10 @@ export const CustomerExportSchema = Type.Object(
     exportedAt: Time,
     customer: CustomerSchema,
     addresses: Type.Array(CustomerAddressSchema),
+    groups: Type.Array(
+      Type.Object({ id: Type.String(), name: Type.String() }, { title: 'CustomerExportGroup' }),
+      { description: 'The customer groups they are in, by name.' },
+    ),
     orders: Type.Array(AdminOrderSchema, { description: 'Newest first, as staff see them.' }),
     mail: Type.Array(
       Type.Object(
@@ -111,8 +116,9 @@ export async function exportCustomer(
 ): Promise<CustomerExport> {
   const customer = await findCustomer(deps.db, storeId, customerId);
   if (!customer) throw noCustomer();
-  const [addresses, orders, sessions, log] = await Promise.all([
+  const [addresses, groups, orders, sessions, log] = await Promise.all([
     customerAddresses(deps.db, storeId, customerId),
+    customerGroupsOf(deps, storeId, customerId),
     customerAdminOrders(deps, storeId, customerId),
     customerSessions(deps.db, storeId, customerId),
     privacyLogOf(deps.db, storeId, customerId),
@@ -129,6 +135,7 @@ export async function exportCustomer(
     exportedAt: now.toISOString(),
     customer: customerView(customer),
     addresses: addressList(addresses, customer.default_address_id),
+    groups,
     orders,
     mail: mail.map((m) => ({
       id: m.id,

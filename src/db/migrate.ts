@@ -43,6 +43,7 @@ import * as taxService from './migrations/0040_tax_service.ts';
 import * as taxReportIndexes from './migrations/0041_tax_report_indexes.ts';
 import * as markets from './migrations/0042_markets.ts';
 import * as priceHistory from './migrations/0043_price_history.ts';
+import * as customerGroupsPriceLists from './migrations/0044_customer_groups_price_lists.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   '0041_tax_report_indexes': taxReportIndexes,
   '0042_markets': markets,
   '0043_price_history': priceHistory,
+  '0044_customer_groups_price_lists': customerGroupsPriceLists,
 };
 
 export class MigrationError extends Error {

@@ -84,6 +84,13 @@ export const ADMIN_ACCESS = {
   adminExportCustomer: 'admin',
   adminEraseCustomer: 'admin',
   adminListPrivacyLog: 'admin',
+  // Customer groups (decision `customer-groups`): staff see them; setting them prices customers, which is admin's.
+  adminCreateCustomerGroup: 'admin',
+  adminListCustomerGroups: 'staff',
+  adminGetCustomerGroup: 'staff',
+  adminUpdateCustomerGroup: 'admin',
+  adminDeleteCustomerGroup: 'admin',
+  adminSetCustomerGroups: 'admin',
   // Pricing
   adminCreateDiscount: 'admin',
   adminListDiscounts: 'admin',

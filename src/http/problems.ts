@@ -32,6 +32,7 @@ export const PROBLEMS = {
   tax_class_in_use: [409, 'The tax class is in use (by products, variants, shipping methods or rates).'],
   market_conflict: [409, 'A country is in one market at most: another market holds one of these.'],
   market_is_default: [409, 'The default market cannot be deleted.'],
+  customer_group_exists: [409, 'A customer group of this store has that name already (whatever its case).'],
   shipping_zone_conflict: [409, 'Another shipping zone of this store already covers that place.'],
   shipping_address_required: [409, 'The cart has no shipping address yet; set it first.'],
   shipping_method_unavailable: [409, 'That shipping method is not one of the cart’s shipping options.'],

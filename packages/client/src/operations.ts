@@ -166,6 +166,12 @@ export const adminOperations = {
   adminEraseCustomer: ['DELETE', '/customers/{id}'],
   adminExportCustomer: ['GET', '/customers/{id}/export'],
   adminListPrivacyLog: ['GET', '/privacy-log'],
+  adminListCustomerGroups: ['GET', '/customer-groups'],
+  adminCreateCustomerGroup: ['POST', '/customer-groups'],
+  adminGetCustomerGroup: ['GET', '/customer-groups/{id}'],
+  adminDeleteCustomerGroup: ['DELETE', '/customer-groups/{id}'],
+  adminUpdateCustomerGroup: ['PATCH', '/customer-groups/{id}'],
+  adminSetCustomerGroups: ['PUT', '/customers/{id}/groups'],
 } as const;
 
 /** The common prefix of the admin paths. */
