@@ -91,6 +91,7 @@ export const NOT_ARCHITECTURE = String.raw`(\.test\.ts|test-support\.ts|\.test-d
 /** The files of src/catalog/ that other parts may import (rule `catalog-faces`). */
 export const CATALOG_FACES = String.raw`^src/catalog/(${[
   String.raw`catalog\.(schemas|events|admin-routes|storefront-routes)\.ts`,
+  String.raw`prices/price-lists\.admin-routes\.ts`,
   String.raw`[a-z-]+/[a-z-]+\.schemas\.ts`,
   String.raw`inventory/(inventory|sellable)\.ts`,
   String.raw`products/products\.service\.ts`,
@@ -127,7 +128,7 @@ export const FILE_RULES: IForbiddenRuleType[] = [
     comment:
       'Other parts use the catalog through its faces only: stock through inventory/inventory.ts and ' +
       'inventory/sellable.ts, products through products/products.service.ts, collections through ' +
-      'collections/collections.service.ts, its schemas, events and (for the app) routes (decision `catalog-sub-parts`).',
+      "collections/collections.service.ts, its schemas, events and (for the app) routes, price lists' included (decision `catalog-sub-parts`).",
     severity: 'error',
     from: { path: '^src/', pathNot: '^src/catalog/' },
     to: { path: '^src/catalog/', pathNot: CATALOG_FACES },

@@ -21,6 +21,7 @@ import { staffAdminRoutes } from './staff/staff.admin-routes.ts';
 import { keysAdminRoutes } from './keys/keys.admin-routes.ts';
 import { noStoreOnSend } from './http/caching.ts';
 import { catalogAdminRoutes } from './catalog/catalog.admin-routes.ts';
+import { priceListsAdminRoutes } from './catalog/prices/price-lists.admin-routes.ts';
 import { catalogStorefrontRoutes } from './catalog/catalog.storefront-routes.ts';
 import { contentAdminRoutes } from './content/content.admin-routes.ts';
 import { contentStorefrontRoutes } from './content/content.storefront-routes.ts';
@@ -397,6 +398,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       await admin.register(settingsAdminRoutes, { deps: services });
       await admin.register(keysAdminRoutes, { deps: keysDeps });
       await admin.register(catalogAdminRoutes, { deps: services });
+      await admin.register(priceListsAdminRoutes, { deps: services });
       await admin.register(mediaAdminRoutes, { deps: media });
       await admin.register(contentAdminRoutes, { deps: services });
       await admin.register(themesAdminRoutes, { deps: services });

@@ -100,7 +100,7 @@ function ok(response: LightMyRequestResponse, status: number, what: string): Rec
  * images, collections, content, shipping zones, a sealed publishable key): staff, keys (one
  * revoked), a theme, an app, a discount, a tax rate, a tax service, pages, menus, a published region with a newer
  * draft, a renamed product handle, a sending domain (DKIM keys), a webhook endpoint with delivered
- * deliveries, a customer with an address, a session and a group, carts, a paid order fulfilled with a
+ * deliveries, a customer with an address, a session and a group, a price list for the group, carts, a paid order fulfilled with a
  * return and a refund, a cancelled order, a pending order, a privacy-log entry; and a second store.
  * `t` must run the worker loops (mail, relay, payments).
  */
@@ -283,6 +283,19 @@ export async function populate(t: TestApp, receiver: Receiver): Promise<World> {
   // A customer group the customer is in.
   const group = ok(await admin.post('/customer-groups', { name: 'Wholesale' }), 201, 'customer group');
   ok(await admin.put(`/customers/${customerId}/groups`, { groupIds: [group.id] }), 200, 'groups');
+  // A price list for the group, in the default market.
+  ok(
+    await admin.post('/price-lists', {
+      name: 'Trade prices',
+      kind: 'override',
+      marketIds: [shop.store.id],
+      customerGroupIds: [group.id],
+      startsAt: '2026-01-01T00:00:00Z',
+      prices: [{ variantId, currency: 'USD', amount: 1234 }],
+    }),
+    201,
+    'price list',
+  );
   ok(await admin.get(`/customers/${customerId}/export`), 200, 'export');
 
   // A second store, which `--store demo` leaves out.

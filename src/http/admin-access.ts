@@ -111,6 +111,12 @@ export const ADMIN_ACCESS = {
   adminGetMarket: 'staff',
   adminUpdateMarket: 'admin',
   adminDeleteMarket: 'admin',
+  // Price lists (decision `price-lists`): staff see them; what customers pay is admin's.
+  adminCreatePriceList: 'admin',
+  adminListPriceLists: 'staff',
+  adminGetPriceList: 'staff',
+  adminUpdatePriceList: 'admin',
+  adminDeletePriceList: 'admin',
   // Shipping
   adminCreateShippingZone: 'admin',
   adminListShippingZones: 'admin',
