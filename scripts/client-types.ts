@@ -63,7 +63,8 @@ export async function generateClientFiles(documentText: string): Promise<Map<str
       if (admin && !route.startsWith(ADMIN_PREFIX))
         throw new Error(`${operationId} is an admin operation outside ${ADMIN_PREFIX}: ${route}`);
       // Admin paths are kept without their common prefix: the client's budget is in bytes.
-      const line = `  ${operationId}: ['${method.toUpperCase()}', '${admin ? route.slice(ADMIN_PREFIX.length) : route}'],`;
+      // One string per operation, "METHOD path": the client splits it at its first space.
+      const line = `  ${operationId}: '${method.toUpperCase()} ${admin ? route.slice(ADMIN_PREFIX.length) : route}',`;
       (admin ? entries.admin : entries.storefront).push(line);
     }
   }
@@ -75,7 +76,7 @@ export async function generateClientFiles(documentText: string): Promise<Map<str
   const table = (name: string, what: string, lines: string[]) =>
     `/** ${what} */\nexport const ${name} = {\n${lines.join('\n')}\n} as const;\n\n`;
   const operations =
-    banner('Every operation of the document: operationId → [HTTP method, path template].') +
+    banner('Every operation of the document: operationId → "HTTP method, space, path template".') +
     "import type { operations as Operations } from './schema.js';\n\n" +
     table(
       'storefrontOperations',

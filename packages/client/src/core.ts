@@ -167,8 +167,8 @@ export interface Transport {
   readonly retry: Required<RetryOptions>;
 }
 
-/** operationId → [method, path template], for the operations a client may call. */
-export type OperationTable = Readonly<Partial<Record<OperationId, readonly [string, string]>>>;
+/** operationId → "METHOD path template", for the operations a client may call. */
+export type OperationTable = Readonly<Partial<Record<OperationId, string>>>;
 
 export function createTransport(
   options: TransportOptions,
@@ -191,8 +191,9 @@ export function createTransport(
   ): Promise<SuccessBody<K>> {
     const operation = table[id];
     if (!operation) throw new TypeError(`Unknown operation: ${id}`);
-    const [method, rest] = operation;
-    const template = prefix + rest;
+    const space = operation.indexOf(' ');
+    const method = operation.slice(0, space);
+    const template = prefix + operation.slice(space + 1);
     const given = (input ?? {}) as {
       path?: Record<string, ParamValue>;
       query?: Record<string, ParamValue | ParamValue[]>;

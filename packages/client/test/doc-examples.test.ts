@@ -66,6 +66,8 @@ const PLACEHOLDERS: Record<string, Record<string, Source>> = {
     // The code of the mail the sign-in sent, as the reader reads it.
     '"code":"123456"': async (s) => `"code":"${await mailedCode('ada@example.com', s.given.mailsBefore!)}"`,
     'ct_…': (s) => s.json('/customers/verify', 'token'),
+    '<customerId>': (s) => s.json('/customers/verify', 'customer.id'),
+    '<groupId>': (s) => s.json('POST /admin/v1/customer-groups', 'id'),
   },
   'docs/authentication.md': {
     '"code": "123456"': async (s) =>
@@ -81,6 +83,11 @@ const PLACEHOLDERS: Record<string, Record<string, Source>> = {
     // Shipping and returning take an order of their own; cancelling, one that has not shipped.
     '<orderId>': (s, step) => (step.text.includes('/cancel') ? s.given.unshippedOrderId! : s.given.orderId!),
     '<variantId>': (s) => s.given.variantId!,
+  },
+  'docs/markets.md': {
+    '<variantId>': (s) => s.given.variantId!,
+    '<marketId>': (s) => s.json('POST /admin/v1/markets', 'id'),
+    '<cartId>': (s) => s.json('POST /storefront/v1/carts', 'id'),
   },
   'docs/shipping.md': {
     '"3-…"': (s) => s.given.cartEtag!,
@@ -108,6 +115,8 @@ const GIVEN: Record<string, (shop: DemoShop) => Promise<Record<string, string>>>
     const unshipped = await shop.paidOrder(1);
     return { orderId: order.id, variantId: order.lines[0]!.variantId, unshippedOrderId: unshipped.id };
   },
+  // "A variant": the one of a cart's line.
+  'docs/markets.md': async (shop) => ({ variantId: (await shop.cart()).cart.items[0]!.variantId }),
   // A cart with a line in it; its ETag is the one to send in If-Match.
   'docs/shipping.md': async (shop) => {
     const { cart, etag } = await shop.cart();
