@@ -38,6 +38,7 @@ import { checkoutStorefrontRoutes } from './checkout/checkout.storefront-routes.
 import { idempotentRoutes } from './idempotency/idempotency.hook.ts';
 import { pricingAdminRoutes } from './pricing/pricing.admin-routes.ts';
 import { marketsAdminRoutes } from './markets/markets.admin-routes.ts';
+import { marketsStorefrontRoutes } from './markets/markets.storefront-routes.ts';
 import { refreshMarketCards } from './catalog/products/products.service.ts';
 import { taxServiceAdminRoutes } from './pricing/tax-service.admin-routes.ts';
 import type { TaxServiceDeps } from './pricing/tax-service.ts';
@@ -356,6 +357,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       storefront.addHook('onRequest', storefrontAuth(keys));
       storefront.addHook('onRequest', storefrontRateLimit(rateLimiter));
       await storefront.register(storeStorefrontRoutes, { deps: services, readCache });
+      await storefront.register(marketsStorefrontRoutes, { deps: services, readCache });
       await storefront.register(catalogStorefrontRoutes, { deps: services, readCache });
       await storefront.register(contentStorefrontRoutes, { deps: services, readCache });
       // Carts and checkout ask the store's tax service, when it has one (decision `tax-service`).

@@ -36,6 +36,30 @@ export const MarketSchema = Type.Object(
 );
 export type Market = Static<typeof MarketSchema>;
 
+/** A market as a shop shows it (`GET /storefront/v1/store/markets`): no ids, names, rates or rules. */
+export const StorefrontMarketSchema = Type.Object(
+  {
+    countries: Type.Array(Type.String(), {
+      description:
+        'ISO 3166-1 alpha-2 codes. Empty on the default market, which holds every country no other market names.',
+    }),
+    currency: Type.String({
+      description: 'ISO 4217: prices read with `?country=` one of `countries` are in it.',
+    }),
+    pricesIncludeTax: Type.Boolean({
+      description: 'Prices in this market include tax (label them “incl. tax”).',
+    }),
+    default: Type.Boolean({ description: 'The store’s default market: its currency, every other country.' }),
+  },
+  { title: 'StorefrontMarket' },
+);
+
+export const StorefrontMarketsSchema = Type.Object(
+  { items: Type.Array(StorefrontMarketSchema, { description: 'The default market first.' }) },
+  { title: 'StorefrontMarkets' },
+);
+export type StorefrontMarkets = Static<typeof StorefrontMarketsSchema>;
+
 export const MarketBodySchema = Type.Object(
   {
     name: Name,

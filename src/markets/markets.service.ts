@@ -25,7 +25,7 @@ import {
   updateMarketRow,
   type MarketWithCountries,
 } from './markets.repository.ts';
-import type { Market as MarketView, MarketBody, MarketPatch } from './markets.schemas.ts';
+import type { Market as MarketView, MarketBody, MarketPatch, StorefrontMarkets } from './markets.schemas.ts';
 import type { Rounding } from './markets.tables.ts';
 
 /**
@@ -126,6 +126,22 @@ async function loadMarkets(deps: Pick<ServiceDeps, 'db'>, storeId: string) {
 export async function storeMarkets(deps: Pick<ServiceDeps, 'db'>, storeId: string): Promise<Market[]> {
   const loaded = await storeSetting(deps.db, storeId, 'markets', () => loadMarkets(deps, storeId));
   return loaded.map((entry) => entry.market);
+}
+
+/** The store's markets as a shop shows them (its country selector): the default first. */
+export async function storefrontMarkets(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+): Promise<StorefrontMarkets> {
+  const markets = await storeMarkets(deps, storeId);
+  return {
+    items: markets.map((market) => ({
+      countries: market.countries,
+      currency: market.currency,
+      pricesIncludeTax: market.pricesIncludeTax,
+      default: market.isDefault,
+    })),
+  };
 }
 
 /** The market a country is in: the one that names it, else the default market. */
