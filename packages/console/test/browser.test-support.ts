@@ -142,14 +142,18 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
   );
 }
 
-/** Saves a screenshot for the docs when SCREENSHOTS=1 (docs/screenshots/<app>-<name>.png). */
+/**
+ * Saves a screenshot for the docs when SCREENSHOTS=1 (docs/screenshots/<app>-<name>.png): the
+ * viewport, or with `fullPage` the whole page (the shop's footer is never in its first screen).
+ */
 export async function screenshot(
   page: Page,
   name: string,
   app: 'console' | 'shop' = 'console',
+  { fullPage = false }: { fullPage?: boolean } = {},
 ): Promise<void> {
   if (process.env.SCREENSHOTS !== '1') return;
   const dir = path.resolve(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots');
   fs.mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `${app}-${name}.png`), fullPage: false });
+  await page.screenshot({ path: path.join(dir, `${app}-${name}.png`), fullPage });
 }

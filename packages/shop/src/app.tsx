@@ -1,11 +1,13 @@
-/** The shop's frame (header with the `main` menu and the cart, footer with the `footer` menu) and its routes. */
+/** The shop's frame (header with the `main` menu and the cart, footer with the `footer` menu and the country selector) and its routes. */
 import type { Menu } from '@storefront/client';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { isStatus, shopApi } from './api.ts';
 import { cartStore, itemCount, useCart } from './cart.ts';
+import { CountrySelect } from './country-select.tsx';
 import { customerStore, useCustomer } from './customer.ts';
 import { useResource } from './data.ts';
+import { marketStore } from './market.ts';
 import { CartPage } from './pages/cart.tsx';
 import { CollectionPage } from './pages/collection.tsx';
 import { ContentPage } from './pages/content.tsx';
@@ -243,6 +245,8 @@ export function App() {
   useEffect(() => {
     void cartStore.load().catch(() => undefined);
     void customerStore.load().catch(() => undefined);
+    // Without the markets the shop sells in the default market (and shows no country selector).
+    void marketStore.load().catch(() => undefined);
   }, []);
   const count = itemCount(cart.cart);
   const name = store.data?.name ?? 'Shop';
@@ -258,6 +262,7 @@ export function App() {
       </main>
       <footer class="site-footer">
         <MenuLinks items={footerMenu} label="Footer" />
+        <CountrySelect />
         <p class="muted">{name} · a reference shop on the Storefront API</p>
       </footer>
     </>

@@ -3,11 +3,13 @@
  * the same in every tab), the last copy read and its ETag. Every change is a full replace of the
  * lines (the API's PUT) sent with `If-Match`: when another tab changed the cart meanwhile the API
  * answers 412, and the cart is read again instead of overwriting what the other tab did.
- * Changes run one after another, so this tab never races itself.
+ * Changes run one after another, so this tab never races itself. A new cart is priced in the
+ * shopper's market (its country, market.ts), and a change of country moves the cart there.
  */
 import type { AddressInput, Cart, CartInput, ShippingOption } from '@storefront/client';
 import { useEffect, useState } from 'preact/hooks';
 import { isStatus, shopApi } from './api.ts';
+import { COUNTRY_KEY, inCountry, marketStore } from './market.ts';
 
 const STORAGE_KEY = 'storefront.cart';
 
@@ -89,6 +91,8 @@ class CartStore {
         this.#id = event.newValue;
         void this.load().catch(() => undefined);
       }
+      // Another tab chose another country: it moved the cart to that market.
+      if (event.key === COUNTRY_KEY) void this.load().catch(() => undefined);
     });
   }
 
@@ -137,7 +141,7 @@ class CartStore {
   async #create(items: Items): Promise<Cart | null> {
     let etag: string | null = null;
     const created = await shopApi().carts.create(
-      { items },
+      { items, ...inCountry(marketStore.state.country) },
       { onResponse: (r) => (etag = r.headers.get('etag')) },
     );
     return this.#set(created, etag);
@@ -205,6 +209,35 @@ class CartStore {
           throw new CartChangedError();
         }
         throw error;
+      }
+    });
+  }
+
+  /**
+   * Prices the cart in the market of `country` (null: the default market), as the shopper chose in
+   * the selector; the answer's `market_changed` notice says when that moved it. The same wish
+   * whatever the cart holds, so when another tab changed it (412) the cart is read again and the
+   * country sent again. A cart with a shipping address stays in the address's market (the API's rule).
+   */
+  setCountry(country: string | null): Promise<Cart | null> {
+    return this.#run(async () => {
+      for (let attempt = 0; ; attempt++) {
+        const cart = this.#state.cart;
+        if (!cart || (cart.country ?? null) === country) return cart;
+        let etag: string | null = null;
+        try {
+          const next = await shopApi().request('setCartCountry', {
+            path: { id: cart.id },
+            body: { country },
+            ...(this.#etag ? { header: { 'If-Match': this.#etag } } : {}),
+            onResponse: (r) => (etag = r.headers.get('etag')),
+          });
+          return this.#set(next, etag);
+        } catch (error) {
+          const stale = isStatus(error, 412) || isStatus(error, 409) || isStatus(error, 404);
+          if (!stale || attempt >= 2) throw error;
+          await this.#read();
+        }
       }
     });
   }

@@ -6,6 +6,7 @@
  */
 import type { ProductCard } from '@storefront/client';
 import { shopApi } from './api.ts';
+import { inCountry } from './market.ts';
 import { navigate } from './router.tsx';
 
 export type SearchSort = 'relevance' | 'newest' | 'oldest' | 'price_asc' | 'price_desc' | 'title_asc';
@@ -41,6 +42,8 @@ export interface ProductFacets {
   price: { min: number | null; max: number | null };
   collections: { slug: string; title: string; count: number }[];
   available: { count: number };
+  /** The currency of `price`, when a country was given. */
+  currency?: string;
 }
 
 const OPTION = 'option.';
@@ -152,9 +155,10 @@ function grouped(pairs: Iterable<[string, string]>): Record<string, string | str
   return query;
 }
 
-/** One page of the search's cards. */
+/** One page of the search's cards, priced in the market of `country`. */
 export function searchProducts(
   state: SearchState,
+  country: string | null,
   cursor?: string,
 ): Promise<{ items: ProductCard[]; nextCursor: string | null }> {
   // Numbers and booleans travel as the text of the address, which the API reads as it reads any query.
@@ -162,12 +166,13 @@ export function searchProducts(
     ...grouped(filterParams(state)),
     limit: PAGE_SIZE,
     sort: effectiveSort(state),
+    ...inCountry(country),
     ...(cursor ? { cursor } : {}),
   } as SearchQuery;
   return shopApi().products.list(query);
 }
 
-/** GET /storefront/v1/products/facets with these filter parameters. */
-export function productFacets(params: URLSearchParams): Promise<ProductFacets> {
-  return shopApi().products.facets(grouped(params));
+/** GET /storefront/v1/products/facets with these filter parameters, in the market of `country`. */
+export function productFacets(params: URLSearchParams, country: string | null): Promise<ProductFacets> {
+  return shopApi().products.facets({ ...grouped(params), ...inCountry(country) });
 }

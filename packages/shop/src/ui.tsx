@@ -3,7 +3,8 @@ import { renderBlocks, toElements, type Block, type CreateElement } from '@store
 import { formatMoney, type ProductCard } from '@storefront/client';
 import { h, type ComponentChildren, type ComponentType, type VNode } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { describeError, shopApi } from './api.ts';
+import { describeError } from './api.ts';
+import { useMarket } from './market.ts';
 import { CARD_SIZES, cardSrcSet, FIRST_ROW, GALLERY_SIZES, isMediaPath, mediaUrl } from './media.ts';
 import { focusIsWhereRouteChangeLeftIt, href, Link, useLocation } from './router.tsx';
 
@@ -11,32 +12,13 @@ export function Money({ amount, currency }: { amount: number; currency: string }
   return <>{formatMoney(amount, currency)}</>;
 }
 
-/** Whether the store's prices include tax (`GET /storefront/v1/store/tax`), read once per visit. */
-let includesTax: boolean | undefined;
-let includesTaxRead: Promise<boolean> | undefined;
-
-export function usePricesIncludeTax(): boolean {
-  const [value, setValue] = useState(includesTax ?? false);
-  useEffect(() => {
-    if (includesTax !== undefined) return;
-    includesTaxRead ??= shopApi()
-      .request('getStoreTax')
-      .then(
-        (tax) => (includesTax = tax.pricesIncludeTax),
-        () => false,
-      );
-    let live = true;
-    void includesTaxRead.then((known) => live && setValue(known));
-    return () => {
-      live = false;
-    };
-  }, []);
-  return value;
-}
-
-/** "incl. tax" after a price when the store's prices include it (decision prices-include-tax). */
+/**
+ * "incl. tax" after a price when the shopper's market's prices include it (decision `markets`; on
+ * the default market, the store setting of decision prices-include-tax). Short, and true for VAT,
+ * GST and sales tax alike.
+ */
 export function InclTax() {
-  return usePricesIncludeTax() ? <span class="price-tax muted"> incl. tax</span> : null;
+  return useMarket().market?.pricesIncludeTax ? <span class="price-tax muted"> incl. tax</span> : null;
 }
 
 /** A price, with the compare-at price struck through when it is higher, and "incl. tax" when it is. */

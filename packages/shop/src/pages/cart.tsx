@@ -53,6 +53,13 @@ export function CartPage() {
     <section class="cart">
       <PageTitle title="Your cart">Your cart</PageTitle>
       {alert}
+      {/* What the last write changed on its own (another market's prices, a method cleared); the
+          country selector announces its own. */}
+      {cart.notices.map((notice) => (
+        <div key={notice.code} class="notice notice-info">
+          <p>{notice.detail}</p>
+        </div>
+      ))}
       <ul class="cart-lines" aria-busy={busy}>
         {cart.items.map((line) => {
           const name = `${line.title} (${line.variantLabel})`;

@@ -1,17 +1,21 @@
-/** A collection: its products, a cursor page at a time ("Load more"). */
+/** A collection: its products, a cursor page at a time ("Load more"), in the shopper's market. */
 import type { ProductCard } from '@storefront/client';
 import { useEffect, useState } from 'preact/hooks';
 import { isStatus, shopApi } from '../api.ts';
 import { useResource } from '../data.ts';
+import { inCountry, marketKey, useMarket } from '../market.ts';
 import { ErrorMessage, Loading, PageTitle, ProductGrid } from '../ui.tsx';
 import { NotFound } from './not-found.tsx';
 
 const PAGE_SIZE = 12;
 
 export function CollectionPage({ slug }: { slug: string }) {
-  const collection = useResource(`collection:${slug}`, () => shopApi().collections.get(slug));
-  const first = useResource(`collection-products:${slug}`, () =>
-    shopApi().collections.listProducts(slug, { limit: PAGE_SIZE }),
+  const { country } = useMarket();
+  const collection = useResource(marketKey(`collection:${slug}`, country), () =>
+    shopApi().request('getCollection', { path: { slug }, query: inCountry(country) }),
+  );
+  const first = useResource(marketKey(`collection-products:${slug}`, country), () =>
+    shopApi().collections.listProducts(slug, { limit: PAGE_SIZE, ...inCountry(country) }),
   );
   const [more, setMore] = useState<{ items: ProductCard[]; cursor: string | null; error: unknown }>({
     items: [],
@@ -19,7 +23,8 @@ export function CollectionPage({ slug }: { slug: string }) {
     error: null,
   });
   const [loadingMore, setLoadingMore] = useState(false);
-  useEffect(() => setMore({ items: [], cursor: null, error: null }), [slug]);
+  // Another market's pages are not these: "Load more" starts again after the first.
+  useEffect(() => setMore({ items: [], cursor: null, error: null }), [slug, country]);
 
   if (isStatus(collection.error, 404) || isStatus(first.error, 404)) return <NotFound what="collection" />;
   const error = collection.error ?? first.error;
@@ -33,7 +38,11 @@ export function CollectionPage({ slug }: { slug: string }) {
     if (!cursor) return;
     setLoadingMore(true);
     try {
-      const page = await shopApi().collections.listProducts(slug, { limit: PAGE_SIZE, cursor });
+      const page = await shopApi().collections.listProducts(slug, {
+        limit: PAGE_SIZE,
+        cursor,
+        ...inCountry(country),
+      });
       setMore((previous) => ({
         items: [...previous.items, ...page.items],
         cursor: page.nextCursor,

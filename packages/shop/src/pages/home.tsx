@@ -3,12 +3,15 @@ import type { Block } from '@storefront/blocks';
 import { isStatus, shopApi } from '../api.ts';
 import { useCollectionCards } from '../collections.ts';
 import { useResource } from '../data.ts';
+import { inCountry, marketKey, useMarket, useMarketCurrency } from '../market.ts';
 import { Link } from '../router.tsx';
 import { Blocks, CollectionCards, ErrorMessage, Loading, PageTitle, ProductGrid } from '../ui.tsx';
 
-/** The store's collections with their price ranges and sale markers; nothing when it has none. */
-export function CollectionsSection({ title, currency }: { title: string; currency: string | undefined }) {
-  const collections = useCollectionCards();
+/** The store's collections with their price ranges (in the shopper's market) and sale markers; nothing when it has none. */
+export function CollectionsSection({ title }: { title: string }) {
+  const { country } = useMarket();
+  const collections = useCollectionCards(country);
+  const currency = useMarketCurrency();
   if (!collections.data || collections.data.length === 0) return null;
   return (
     <section aria-labelledby="collections-title">
@@ -20,6 +23,7 @@ export function CollectionsSection({ title, currency }: { title: string; currenc
 
 export function HomePage() {
   const store = useResource('store', () => shopApi().store.get());
+  const { country } = useMarket();
   // A region never published is simply not shown.
   const hero = useResource('region:home-hero', () =>
     shopApi()
@@ -31,8 +35,8 @@ export function HomePage() {
   );
   // Newest first, so what the merchant just published shows here (`sort` is decision `storefront-search`'s; the generated
   // types know it once the client is regenerated).
-  const products = useResource('products:newest', () =>
-    shopApi().products.list({ limit: 8, sort: 'newest' }),
+  const products = useResource(marketKey('products:newest', country), () =>
+    shopApi().products.list({ limit: 8, sort: 'newest', ...inCountry(country) }),
   );
   const name = store.data?.name ?? 'Shop';
 
@@ -63,7 +67,7 @@ export function HomePage() {
           </>
         )}
       </section>
-      <CollectionsSection title="Collections" currency={store.data?.currency} />
+      <CollectionsSection title="Collections" />
     </>
   );
 }

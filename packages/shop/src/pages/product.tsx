@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { describeError, isStatus, shopApi } from '../api.ts';
 import { cartStore, NotEnoughStockError, useCart } from '../cart.ts';
 import { remember, useResource } from '../data.ts';
+import { inCountry, marketKey, useMarket } from '../market.ts';
 import { Gallery } from '../gallery.tsx';
 import { Link, navigate, useLocation } from '../router.tsx';
 import {
@@ -162,9 +163,9 @@ function OptionPicker({
 /** A product id, as old links (`/shop/products/{uuid}`) carry it. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** One active product by its handle; an earlier handle follows the API's 301 to the current one. */
-function byHandle(handle: string): Promise<ClientProduct> {
-  return shopApi().request('getProductByHandle', { path: { handle } });
+/** One active product by its handle, in the market of `country`; an earlier handle follows the API's 301 to the current one. */
+function byHandle(handle: string, country: string | null): Promise<ClientProduct> {
+  return shopApi().request('getProductByHandle', { path: { handle }, query: inCountry(country) });
 }
 
 /**
@@ -172,27 +173,28 @@ function byHandle(handle: string): Promise<ClientProduct> {
  * product and its address becomes the current handle's, the query (`?variant=`) kept.
  */
 export function ProductPage({ handle }: { handle: string }) {
+  const { country } = useMarket();
   const byId = UUID.test(handle);
-  const key = byId ? `product:${handle}` : `product-handle:${handle}`;
+  const key = marketKey(byId ? `product:${handle}` : `product-handle:${handle}`, country);
   const product = useResource(key, () =>
     byId
       ? // A handle may look like an id too: an id no product has is tried as a handle.
         shopApi()
-          .products.get(handle)
+          .request('getProduct', { path: { id: handle }, query: inCountry(country) })
           .catch((error: unknown) => {
-            if (isStatus(error, 404)) return byHandle(handle);
+            if (isStatus(error, 404)) return byHandle(handle, country);
             throw error;
           })
-      : byHandle(handle),
+      : byHandle(handle, country),
   );
   const current = product.data?.handle;
   useEffect(() => {
     if (!product.data || current === undefined || current === handle) return;
     // Shown at once at its current address (useResource keeps the answer), then read again there.
-    remember(`product-handle:${current}`, product.data);
+    remember(marketKey(`product-handle:${current}`, country), product.data);
     const { search, hash } = window.location;
     navigate(`/products/${encodeURIComponent(current)}${search}${hash}`, { replace: true });
-  }, [product.data, current, handle]);
+  }, [product.data, current, handle, country]);
   useMetaDescription(product.data?.seo.description);
 
   if (isStatus(product.error, 404) || isStatus(product.error, 400)) return <NotFound what="product" />;

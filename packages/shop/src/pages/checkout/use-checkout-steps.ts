@@ -20,6 +20,7 @@ import {
 } from '../../address-form.tsx';
 import { describeError, isStatus } from '../../api.ts';
 import { CartChangedError, cartStore, itemsOf, useCart } from '../../cart.ts';
+import { marketStore } from '../../market.ts';
 import {
   choicesOf,
   payOnHostedPage,
@@ -92,7 +93,8 @@ function firstState(cart: Cart | null, session: CustomerState): CheckoutSteps {
     step: 'details',
     email: account?.email ?? details?.email ?? savedCheckout()?.body.email ?? '',
     phone: details?.phone || account?.phone || '',
-    address: from ? draftOf(from) : emptyAddress(browserCountry() ?? 'US'),
+    // The country chosen in the footer first: an address there keeps the cart in its market.
+    address: from ? draftOf(from) : emptyAddress(marketStore.state.country ?? browserCountry() ?? 'US'),
     options: null,
     methodId: cart?.shippingMethod?.id ?? null,
     discountCode: '',

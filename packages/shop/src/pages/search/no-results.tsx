@@ -1,5 +1,6 @@
 /** Nothing found: what to try instead, and the collections to browse. */
 import { useCollectionCards } from '../../collections.ts';
+import { useMarket } from '../../market.ts';
 import { Link } from '../../router.tsx';
 import { hasFilters, type SearchState } from '../../search.ts';
 import { CollectionCards } from '../../ui.tsx';
@@ -13,7 +14,7 @@ export function NoResults({
   currency: string | undefined;
   onClear: () => void;
 }) {
-  const collections = useCollectionCards();
+  const collections = useCollectionCards(useMarket().country);
   const filtered = hasFilters(state);
   return (
     <div class="no-results">

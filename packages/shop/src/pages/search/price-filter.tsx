@@ -1,21 +1,16 @@
-/** The search's price range: two fields in the store's currency, checked before they are sent. */
-import { currencyExponent, formatMoney } from '@storefront/client';
+/** The search's price range: two fields in the shopper's market's currency, checked before they are sent. */
+import { currencyExponent, formatMoney, minorToDecimal } from '@storefront/client';
 import { useEffect, useState } from 'preact/hooks';
+import { priceToMinor } from '../../format.ts';
 import { goToSearch, type SearchState } from '../../search.ts';
 import type { FacetSet } from './use-facets.ts';
 
-/** Minor units as the text of a price field ("12.5" for 1250 in USD); '' for none. */
+/** Minor units as the text of a price field ("12.5" for 1250 in USD, "50" for 5000); '' for none. */
 function toField(amount: number | null, exponent: number): string {
   if (amount === null) return '';
-  return String(amount / 10 ** exponent);
-}
-
-/** A price field's text as minor units; null when empty, NaN when it is not a price. */
-function fromField(text: string, exponent: number): number | null {
-  const trimmed = text.trim().replace(',', '.');
-  if (trimmed === '') return null;
-  if (!/^\d{1,9}(\.\d*)?$/.test(trimmed)) return Number.NaN;
-  return Math.round(Number(trimmed) * 10 ** exponent);
+  return minorToDecimal(amount, exponent)
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '');
 }
 
 export function PriceFilter({
@@ -40,8 +35,8 @@ export function PriceFilter({
 
   function apply(event: Event) {
     event.preventDefault();
-    const minPrice = fromField(min, exponent);
-    const maxPrice = fromField(max, exponent);
+    const minPrice = priceToMinor(min, exponent);
+    const maxPrice = priceToMinor(max, exponent);
     if (Number.isNaN(minPrice) || Number.isNaN(maxPrice)) {
       setProblem('Enter prices as numbers, like 12 or 12.50.');
       return;

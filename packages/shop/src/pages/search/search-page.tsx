@@ -6,8 +6,7 @@
  * change loads (the control keeps the focus); a live region says how many were found.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { shopApi } from '../../api.ts';
-import { useResource } from '../../data.ts';
+import { marketKey, useMarket, useMarketCurrency } from '../../market.ts';
 import { useLocation } from '../../router.tsx';
 import {
   effectiveSort,
@@ -33,12 +32,12 @@ function countText(total: number, q: string): string {
 export function SearchPage() {
   const { query } = useLocation();
   const state = readSearch(query);
-  const store = useResource('store', () => shopApi().store.get());
-  const currency = store.data?.currency;
+  const { country } = useMarket();
+  const currency = useMarketCurrency();
   const sort = effectiveSort(state);
-  const filters = filterParams(state).toString();
-  const results = useResults(state, `${filters}|${sort}`);
-  const facets = useFacets(state, filters);
+  const filters = marketKey(filterParams(state).toString(), country);
+  const results = useResults(state, country, `${filters}|${sort}`);
+  const facets = useFacets(state, country, filters);
   const [focusCard, setFocusCard] = useState<number | null>(null);
   const grid = useRef<HTMLDivElement>(null);
 

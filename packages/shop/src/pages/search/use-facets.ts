@@ -11,12 +11,12 @@ export interface FacetSet {
   collections: ProductFacets['collections'];
 }
 
-async function loadFacets(state: SearchState): Promise<FacetSet> {
+async function loadFacets(state: SearchState, country: string | null): Promise<FacetSet> {
   const names = Object.keys(state.options);
   const [main, collectionless, ...optionless] = await Promise.all([
-    productFacets(filterParams(state)),
-    state.collection ? productFacets(filterParams(state, { collection: true })) : null,
-    ...names.map((name) => productFacets(filterParams(state, { option: name }))),
+    productFacets(filterParams(state), country),
+    state.collection ? productFacets(filterParams(state, { collection: true }), country) : null,
+    ...names.map((name) => productFacets(filterParams(state, { option: name }), country)),
   ]);
   const byOption: FacetSet['byOption'] = {};
   names.forEach((name, i) => {
@@ -25,8 +25,9 @@ async function loadFacets(state: SearchState): Promise<FacetSet> {
   return { main, byOption, collections: (collectionless ?? main).collections };
 }
 
-export function useFacets(state: SearchState, key: string) {
-  const facets = useResource(`facets:${key}`, () => loadFacets(state));
+/** `key` names the search and its market (`country`). */
+export function useFacets(state: SearchState, country: string | null, key: string) {
+  const facets = useResource(`facets:${key}`, () => loadFacets(state, country));
   const last = useRef<FacetSet | undefined>(undefined);
   if (facets.data) last.current = facets.data;
   return {

@@ -10,7 +10,8 @@ interface Pages {
 }
 const loaded = new Map<string, Pages>();
 
-export function useResults(state: SearchState, key: string) {
+/** `key` names the search and its market (`country`): a page of another market is not this one's. */
+export function useResults(state: SearchState, country: string | null, key: string) {
   const [shown, setShown] = useState<{ key: string; pages: Pages | undefined; error: unknown }>(() => ({
     key,
     pages: loaded.get(key),
@@ -19,8 +20,8 @@ export function useResults(state: SearchState, key: string) {
   const [attempt, setAttempt] = useState(0);
   const [loadingMore, setLoadingMore] = useState(false);
   const wanted = state.pages;
-  const stateRef = useRef(state);
-  stateRef.current = state;
+  const stateRef = useRef({ state, country });
+  stateRef.current = { state, country };
   const keyRef = useRef(key);
   keyRef.current = key;
 
@@ -38,7 +39,11 @@ export function useResults(state: SearchState, key: string) {
       try {
         let pages: Pages | undefined = kept;
         while (!pages || (pages.pages < wanted && pages.nextCursor !== null)) {
-          const page = await searchProducts(stateRef.current, pages?.nextCursor ?? undefined);
+          const page = await searchProducts(
+            stateRef.current.state,
+            stateRef.current.country,
+            pages?.nextCursor ?? undefined,
+          );
           pages = {
             items: [...(pages?.items ?? []), ...page.items],
             nextCursor: page.nextCursor,
@@ -64,7 +69,7 @@ export function useResults(state: SearchState, key: string) {
     if (!pages?.nextCursor) return null;
     setLoadingMore(true);
     try {
-      const page = await searchProducts(state, pages.nextCursor);
+      const page = await searchProducts(state, country, pages.nextCursor);
       // Another search started meanwhile: this page is not its own.
       if (keyRef.current !== key) return null;
       const next = {
