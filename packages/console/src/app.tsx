@@ -44,6 +44,7 @@ const PrivacyLog = lazyScreen(customers, 'PrivacyLog');
 const Pricing = lazyScreen(() => import('./screens/pricing/index.tsx'), 'Pricing');
 const TaxReport = lazyScreen(() => import('./screens/pricing/tax-report.tsx'), 'TaxReport');
 const Shipping = lazyScreen(() => import('./screens/shipping/index.tsx'), 'Shipping');
+const Markets = lazyScreen(() => import('./screens/markets/index.tsx'), 'Markets');
 const Keys = lazyScreen(() => import('./screens/keys/index.tsx'), 'Keys');
 const Webhooks = lazyScreen(webhooks, 'Webhooks');
 const WebhookDetail = lazyScreen(webhooks, 'WebhookDetail');
@@ -65,6 +66,7 @@ const NAV: { to: string; label: string; end?: boolean }[] = [
   { to: '/pricing', label: 'Discounts, tax & shipping' },
   { to: '/tax-report', label: 'Tax report' },
   { to: '/shipping', label: 'Shipping' },
+  { to: '/markets', label: 'Markets' },
   { to: '/keys', label: 'Storefront keys' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/email', label: 'Email' },
@@ -168,6 +170,7 @@ export function App() {
           <Route path="/pricing" element={<Pricing />} />
           <Route path="/tax-report" element={<TaxReport />} />
           <Route path="/shipping" element={<Shipping />} />
+          <Route path="/markets" element={<Markets />} />
           <Route path="/keys" element={<Keys />} />
           <Route path="/webhooks" element={<Webhooks />} />
           <Route path="/webhooks/:id" element={<WebhookDetail />} />

@@ -1,7 +1,8 @@
 /**
  * The store's settings on the Admin API (name, currency, reply-to, whether checkout requires a
  * shipping address): their query key, the read every screen shares, and the change. A change is
- * the cached copy at once, and refreshes the email sender's state (it shows the reply-to).
+ * the cached copy at once, and refreshes the email sender's state (it shows the reply-to) and the
+ * markets (the default market's tax setting is the store's).
  */
 import type { RequestBody, SuccessBody } from '@storefront/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -14,6 +15,8 @@ export type SettingsChange = RequestBody<'adminUpdateSettings'>;
 
 export const settingsKeys = {
   all: ['settings'] as const,
+  /** The markets (data/markets.ts): the default market's tax setting is the store's. */
+  markets: () => [...settingsKeys.all, 'markets'] as const,
 };
 
 /** The store's settings, shared by every screen (the name in the header, the currency of prices). */
@@ -31,7 +34,10 @@ export function useCurrency(): string {
   return useStoreSettings().data?.currency ?? 'USD';
 }
 
-/** Changes some settings. `onSuccess` runs at once; the sender's state is read again before the change is done. */
+/**
+ * Changes some settings. `onSuccess` runs at once; the sender's state and the markets (the default
+ * market's tax setting) are read again before the change is done.
+ */
 export function useUpdateSettings(callbacks: ChangeCallbacks<StoreSettings, SettingsChange> = {}) {
   const admin = useAdmin();
   const queryClient = useQueryClient();
@@ -40,7 +46,7 @@ export function useUpdateSettings(callbacks: ChangeCallbacks<StoreSettings, Sett
     onSuccess: async (settings, body) => {
       queryClient.setQueryData(settingsKeys.all, settings);
       await callbacks.onSuccess?.(settings, body);
-      await invalidate(queryClient, emailKeys.all);
+      await invalidate(queryClient, emailKeys.all, settingsKeys.markets());
     },
   });
 }
