@@ -2,7 +2,9 @@
  * Markets in the console, in Chromium (issue 45, decisions `markets` and `market-prices`): a market
  * created from the Markets screen, a country another market holds refused at the field (409
  * `market_conflict`), a market changed and one deleted, the default market's own form, what a staff
- * member sees. What the page shows and what the server stored are both checked.
+ * member sees; and a variant's price in EUR set in the product form (without options, and in the
+ * matrix of a product with options), read back through the Admin API and the storefront. What the
+ * page shows and what the server stored are both checked.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -205,6 +207,111 @@ describe('markets in the console', () => {
     assert.equal(await page.getByRole('button', { name: 'Add market' }).count(), 0);
     assert.equal(await page.getByRole('button', { name: /^Edit the market/ }).count(), 0);
     await assertAccessible(page, 'markets, read only');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a variant’s price in EUR set in the product form, read back through the API', async () => {
+    const shop = await openShop(h.live);
+    await europe(shop);
+    const product = await shop.admin.products.create({
+      title: 'Linen shirt',
+      status: 'active',
+      variants: [{ label: 'One', priceAmount: 2400, compareAtAmount: 3000, onHand: 5 }],
+    });
+    const { context, page, problems } = await signedInPage(h, shop.shop);
+    await page.goto(`/admin/products/${product.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Linen shirt' }).waitFor();
+    const variant = page.getByRole('group', { name: 'Variant 1' });
+    const inEuros = variant.getByRole('group', { name: 'Prices in other currencies' });
+    const price = inEuros.getByLabel('Price (EUR)', { exact: true });
+    // Empty: the store price converted at Europe's rate, up to .99; it follows the price as typed.
+    assert.equal(await price.inputValue(), '');
+    await inEuros.getByText('Empty: €22.99, converted (1 USD = 0.92 EUR, up to .99).').waitFor();
+    await variant.getByLabel('Price (USD)', { exact: true }).fill('30');
+    await inEuros.getByText('Empty: €27.99, converted (1 USD = 0.92 EUR, up to .99).').waitFor();
+    await variant.getByLabel('Price (USD)', { exact: true }).fill('24');
+
+    // A compare-at price alone is refused before sending.
+    await inEuros.getByLabel('Compare-at price (EUR)').fill('24.99');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await inEuros
+      .getByText('Enter a price in EUR too, or clear the compare-at price: without one, both are converted.')
+      .waitFor();
+    await price.fill('19.99');
+    await assertAccessible(page, 'a variant with its prices in other currencies');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
+    let stored = await shop.admin.products.get(product.id);
+    assert.deepEqual(stored.variants[0]!.prices, [{ currency: 'EUR', amount: 1999, compareAtAmount: 2499 }]);
+    assert.equal(stored.variants[0]!.priceAmount, 2400, 'the store price is unchanged');
+    // The shop in Germany sells it at that price.
+    const card = (await shop.storefront.products.list({ country: 'DE' })).items.find(
+      (item) => item.id === product.id,
+    );
+    assert.deepEqual([card?.priceAmount, card?.currency], [1999, 'EUR']);
+
+    // Reloaded, the form shows it; emptied, the price is converted again.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Linen shirt' }).waitFor();
+    assert.equal(await price.inputValue(), '19.99');
+    assert.equal(await inEuros.getByLabel('Compare-at price (EUR)').inputValue(), '24.99');
+    await price.fill('');
+    await inEuros.getByLabel('Compare-at price (EUR)').fill('');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
+    stored = await shop.admin.products.get(product.id);
+    assert.deepEqual(stored.variants[0]!.prices, []);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('prices in EUR in the matrix of a product with options, and on a new product', async () => {
+    const shop = await openShop(h.live);
+    await europe(shop);
+    const product = await shop.admin.products.create({
+      title: 'Tee',
+      status: 'draft',
+      options: [{ name: 'Size', values: ['S', 'M'] }],
+      variants: [
+        { options: { Size: 'S' }, priceAmount: 1000, onHand: 1 },
+        { options: { Size: 'M' }, priceAmount: 1200, onHand: 1 },
+      ],
+    });
+    const { context, page, problems } = await signedInPage(h, shop.shop);
+    await page.goto(`/admin/products/${product.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Tee' }).waitFor();
+    const table = page.getByRole('table', { name: 'Prices in other currencies' });
+    const medium = table.getByRole('row', { name: /^M/ });
+    await medium.getByText('Empty: €11.99').waitFor();
+    await table.getByRole('row', { name: /^S/ }).getByText('Empty: €9.99').waitFor();
+    await medium.getByLabel('M price (EUR)').fill('10.50');
+    await assertAccessible(page, 'the matrix with prices in other currencies');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
+    const stored = await shop.admin.products.get(product.id);
+    assert.deepEqual(
+      stored.variants.map((v) => [v.options['Size'], v.prices]),
+      [
+        ['S', []],
+        ['M', [{ currency: 'EUR', amount: 1050, compareAtAmount: null }]],
+      ],
+    );
+
+    // A new product is created with its EUR price.
+    await page.goto('/admin/products/new');
+    await page.getByRole('heading', { level: 1, name: 'Add product' }).waitFor();
+    await page.getByLabel('Title', { exact: true }).fill('Scarf');
+    const variant = page.getByRole('group', { name: 'Variant 1' });
+    await variant.getByLabel('Price (USD)', { exact: true }).fill('20');
+    await variant.getByLabel('Price (EUR)', { exact: true }).fill('17');
+    await page.getByRole('button', { name: 'Create product' }).click();
+    await page.getByText('Created “Scarf”.').waitFor();
+    const [scarf] = (await shop.admin.products.list({ q: 'scarf' })).items;
+    assert.ok(scarf);
+    assert.deepEqual((await shop.admin.products.get(scarf.id)).variants[0]!.prices, [
+      { currency: 'EUR', amount: 1700, compareAtAmount: null },
+    ]);
     assert.deepEqual(problems, []);
     await context.close();
   });

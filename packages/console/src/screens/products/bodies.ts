@@ -4,6 +4,7 @@
  */
 import type {
   AdminProduct,
+  AdminVariant,
   ImageInput,
   NewVariantBody,
   ProductSave,
@@ -42,6 +43,33 @@ export function handleAndSeoChanges(draft: ProductDraft, from: Pick<AdminProduct
 
 const skuOf = (variant: VariantDraft): string | null => variant.sku.trim() || null;
 
+type PriceInput = { currency: string; amount: number; compareAtAmount: number | null };
+const byCurrency = (a: PriceInput, b: PriceInput) => (a.currency < b.currency ? -1 : 1);
+
+/**
+ * A variant's explicit prices in other currencies as the API takes them (decision
+ * `market-prices`): those with an amount, in currency order; the list replaces the variant's.
+ */
+export function pricesBody(variant: VariantDraft): PriceInput[] {
+  return Object.entries(variant.prices)
+    .flatMap(([currency, price]) =>
+      price.amount === null ? [] : [{ currency, amount: price.amount, compareAtAmount: price.compareAt }],
+    )
+    .sort(byCurrency);
+}
+
+const pricesChanged = (variant: VariantDraft, saved: AdminVariant): boolean =>
+  JSON.stringify(pricesBody(variant)) !==
+  JSON.stringify(
+    saved.prices
+      .map((price) => ({
+        currency: price.currency,
+        amount: price.amount,
+        compareAtAmount: price.compareAtAmount ?? null,
+      }))
+      .sort(byCurrency),
+  );
+
 /** The fields of a variant as typed, in the API's terms (the label too: a matrix leaves it out). */
 function variantFields(variant: VariantDraft) {
   return {
@@ -57,6 +85,12 @@ function variantFields(variant: VariantDraft) {
   };
 }
 
+/** A new variant's explicit prices, when it has some. */
+const newPrices = (variant: VariantDraft) => {
+  const prices = pricesBody(variant);
+  return prices.length > 0 ? { prices } : {};
+};
+
 /**
  * A new variant's body: in a matrix its combination's values (the server makes the label from
  * them), else its label.
@@ -64,8 +98,8 @@ function variantFields(variant: VariantDraft) {
 export function newVariantBody(draft: ProductDraft, variant: VariantDraft): NewVariantBody {
   const { label, ...fields } = variantFields(variant);
   return hasMatrix(draft)
-    ? { ...fields, options: comboValues(variant.combo, draft.options) }
-    : { ...fields, label };
+    ? { ...fields, ...newPrices(variant), options: comboValues(variant.combo, draft.options) }
+    : { ...fields, ...newPrices(variant), label };
 }
 
 /**
@@ -92,6 +126,7 @@ export function variantChanges(draft: ProductDraft, variant: VariantDraft): Vari
   if (body.requiresShipping !== saved.requiresShipping) changes.requiresShipping = body.requiresShipping;
   if (body.imageId !== (saved.imageId ?? null)) changes.imageId = body.imageId;
   if (body.taxClass !== saved.taxClass) changes.taxClass = body.taxClass;
+  if (pricesChanged(variant, saved)) changes.prices = pricesBody(variant);
   return Object.keys(changes).length > 0 ? changes : null;
 }
 
@@ -172,3 +207,18 @@ export const underVariant =
   (index: number) =>
   (pointer: string, where: string): string =>
     where === 'path' ? `/variants/${index}` : `/variants/${index}${pointer}`;
+
+/**
+ * The form's pointer of a price the server refused by its place in the list sent
+ * (`/variants/0/prices/1/amount`): by its currency (`/variants/0/prices/EUR/amount`), the field
+ * that shows it. `draft` is the form as it was sent.
+ */
+export const priceByCurrency =
+  (draft: ProductDraft) =>
+  (pointer: string): string => {
+    const match = /^\/variants\/(\d+)\/prices\/(\d+)(\/.*)?$/.exec(pointer);
+    if (!match) return pointer;
+    const variant = draft.variants[Number(match[1])];
+    const currency = variant ? pricesBody(variant)[Number(match[2])]?.currency : undefined;
+    return currency ? `/variants/${match[1]}/prices/${currency}${match[3] ?? ''}` : pointer;
+  };

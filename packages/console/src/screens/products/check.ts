@@ -87,6 +87,7 @@ export function checkDraft(draft: ProductDraft, saved: AdminProduct | null): For
     if (!ON_HAND.test(variant.onHand.trim()) || Number(variant.onHand) > 1_000_000_000) {
       fields.push({ pointer: `${at}/onHand`, detail: 'Enter a whole number of units, 0 or more.' });
     }
+    fields.push(...priceProblems(variant, at));
     const weight = variant.weight.trim();
     if (weight !== '' && (!GRAMS.test(weight) || Number(weight) > 10_000_000)) {
       fields.push({
@@ -100,6 +101,23 @@ export function checkDraft(draft: ProductDraft, saved: AdminProduct | null): For
     if (offSale) fields.push({ pointer: '/options', detail: offSale });
   }
   return fields.length > 0 ? localProblem('Some fields need your attention.', fields) : null;
+}
+
+/** A variant's prices in other currencies: readable amounts, and no compare-at price without a price. */
+function priceProblems(variant: VariantDraft, at: string): FormProblem['fields'] {
+  return Object.entries(variant.prices).flatMap(([currency, price]) => {
+    const base = `${at}/prices/${currency}`;
+    const found: FormProblem['fields'] = [];
+    if (price.amountProblem) found.push({ pointer: `${base}/amount`, detail: price.amountProblem });
+    if (price.compareAtProblem)
+      found.push({ pointer: `${base}/compareAtAmount`, detail: price.compareAtProblem });
+    else if (price.compareAt !== null && price.amount === null && !price.amountProblem)
+      found.push({
+        pointer: `${base}/compareAtAmount`,
+        detail: `Enter a price in ${currency} too, or clear the compare-at price: without one, both are converted.`,
+      });
+    return found;
+  });
 }
 
 /** What the form can tell of the options: names and values given, none twice (any case), the limits. */

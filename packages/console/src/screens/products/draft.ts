@@ -30,6 +30,24 @@ export interface ImageDraft {
 export const MAX_IMAGES = 20;
 export const ALT_MAX = 500;
 
+/**
+ * A variant's explicit price in a currency other than the store's, as typed (decision
+ * `market-prices`): amounts in that currency's minor units; no amount, the store price converted.
+ */
+export interface CurrencyPriceDraft {
+  amount: number | null;
+  amountProblem: string | null;
+  compareAt: number | null;
+  compareAtProblem: string | null;
+}
+
+export const NO_CURRENCY_PRICE: CurrencyPriceDraft = {
+  amount: null,
+  amountProblem: null,
+  compareAt: null,
+  compareAtProblem: null,
+};
+
 export interface VariantDraft {
   /** A stable key for React (the id once saved). */
   key: string;
@@ -51,6 +69,8 @@ export interface VariantDraft {
   imageId: string | null;
   /** Its tax class, or null: the product's (decision `tax-classes`). */
   taxClass: string | null;
+  /** Its prices in other currencies, by currency (those typed or saved). */
+  prices: Record<string, CurrencyPriceDraft>;
 }
 
 export interface ProductDraft {
@@ -96,6 +116,12 @@ export function variantDraft(variant: AdminVariant, combo: Combo = {}): VariantD
     combo,
     imageId: variant.imageId ?? null,
     taxClass: variant.taxClass,
+    prices: Object.fromEntries(
+      variant.prices.map((price) => [
+        price.currency,
+        { ...NO_CURRENCY_PRICE, amount: price.amount, compareAt: price.compareAtAmount },
+      ]),
+    ),
   };
 }
 
@@ -114,6 +140,7 @@ export function emptyVariant(label = '', combo: Combo = {}, priceAmount: number 
     combo,
     imageId: null,
     taxClass: null,
+    prices: {},
   };
 }
 

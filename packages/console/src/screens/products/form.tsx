@@ -22,7 +22,7 @@ import { formatDateTime } from '../../ui/dates.ts';
 import { fieldMessage, isStatus, localProblem, toFormProblem } from '../../ui/problems.ts';
 import { readingForForm } from '../../ui/queries.tsx';
 import { FormMessages, useFormMessages } from '../catalog-parts.tsx';
-import { createBody, savePlan, underVariant } from './bodies.ts';
+import { createBody, priceByCurrency, savePlan, underVariant } from './bodies.ts';
 import { checkDraft } from './check.ts';
 import { hasMatrix, productDraft, variantDraft, type ProductDraft } from './draft.ts';
 import { MainPanels, SidePanels } from './panels.tsx';
@@ -93,7 +93,7 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
         state: { notice: `Created “${created.title}”.` },
       });
     } catch (error) {
-      fail(toFormProblem(error));
+      fail(toFormProblem(error, priceByCurrency(current)));
     }
   }
 
@@ -133,7 +133,11 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
     } catch (error) {
       if (!(error instanceof ProductSaveError)) return fail(toFormProblem(error));
       const { step } = error;
-      if (step.kind === 'variant') return fail(toFormProblem(error.cause, underVariant(step.index)));
+      if (step.kind === 'variant') {
+        const byCurrency = priceByCurrency(current);
+        const at = underVariant(step.index);
+        return fail(toFormProblem(error.cause, (pointer, where) => byCurrency(at(pointer, where))));
+      }
       if (step.kind === 'remove') return fail(toFormProblem(error.cause, () => '/variants'));
       return fail(toFormProblem(error.cause));
     }
@@ -184,7 +188,8 @@ function ProductForm({ initial, currency }: { initial: AdminProduct | null; curr
     (matrix
       ? /^\/variants\/\d+\/(options|label|sku|priceAmount|compareAtAmount|onHand|weightGrams|taxClass|imageId)(\/|$)/
       : /^\/variants\/\d+\/(label|sku|priceAmount|compareAtAmount|onHand|weightGrams|requiresShipping|taxClass|imageId)(\/|$)/
-    ).test(pointer);
+    ).test(pointer) ||
+    /^\/variants\/\d+\/prices\/[A-Z]{3}\/(amount|compareAtAmount|currency)$/.test(pointer);
 
   return (
     <>

@@ -70,7 +70,9 @@ export function useVariantEdits({
     setDraft((d) => ({ ...d, variants: [...d.variants, emptyVariant()] }));
     // Focus the new row's first field once it is rendered.
     setTimeout(() => {
-      const rows = document.querySelectorAll<HTMLFieldSetElement>(`[data-variants="${variantsId}"] fieldset`);
+      const rows = document.querySelectorAll<HTMLFieldSetElement>(
+        `[data-variants="${variantsId}"] > fieldset`,
+      );
       rows[rows.length - 1]?.querySelector('input')?.focus();
     });
   }

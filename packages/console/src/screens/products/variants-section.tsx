@@ -5,7 +5,13 @@
  * that archives saved variants.
  */
 import { fieldMessage, type FormProblem } from '../../ui/problems.ts';
-import { hasMatrix, variantName, type ProductDraft } from './draft.ts';
+import {
+  CurrencyPrices,
+  CurrencyPriceTable,
+  useForeignCurrencies,
+  type PriceChange,
+} from './currency-prices.tsx';
+import { hasMatrix, NO_CURRENCY_PRICE, variantName, type ProductDraft } from './draft.ts';
 import { ConfirmDialog, OptionsEditor } from './options.tsx';
 import type { At } from './panels.tsx';
 import type { PendingEdit, VariantEdits } from './variant-edits.ts';
@@ -28,6 +34,11 @@ export function VariantsSection({
   const matrix = hasMatrix(draft);
   const { variantsId, archived, updateVariant, removeVariant, keepVariant, editOptions } = edits;
   const { addCombination, leaveOut, addVariant, restored } = edits;
+  const currencies = useForeignCurrencies(draft, currency);
+  const changePrice: PriceChange = (variant, code, changes) =>
+    updateVariant(variant.key, {
+      prices: { ...variant.prices, [code]: { ...(variant.prices[code] ?? NO_CURRENCY_PRICE), ...changes } },
+    });
   return (
     <section className="panel" aria-labelledby="product-variants">
       <h2 id="product-variants">Variants</h2>
@@ -62,11 +73,29 @@ export function VariantsSection({
                 at={at}
                 onChange={(changes) => updateVariant(variant.key, changes)}
                 onRemove={() => removeVariant(variant)}
-              />
+              >
+                <CurrencyPrices
+                  index={index}
+                  variant={variant}
+                  currencies={currencies}
+                  storeCurrency={currency}
+                  at={at}
+                  onChange={changePrice}
+                />
+              </VariantFields>
             ))}
           </>
         )}
       </div>
+      {matrix ? (
+        <CurrencyPriceTable
+          draft={draft}
+          currencies={currencies}
+          storeCurrency={currency}
+          at={at}
+          onChange={changePrice}
+        />
+      ) : null}
       {draft.stranded.length > 0 ? (
         <div className="banner warning">
           <p>Archived when you save (kept with their orders, never deleted):</p>

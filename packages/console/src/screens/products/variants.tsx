@@ -5,7 +5,7 @@
  * class (the product's, or one of its own), and its Remove button. Each row is a group named "Variant N". (With options, the variants are the rows
  * of the matrix: variant-table.tsx.)
  */
-import { useId } from 'react';
+import { useId, type ReactNode } from 'react';
 import { SelectField, TextField } from '../../ui/components.tsx';
 import { MoneyField } from '../../ui/money-field.tsx';
 import { TaxClassSelect } from '../tax-parts.tsx';
@@ -33,6 +33,7 @@ export function VariantFields({
   at,
   onChange,
   onRemove,
+  children,
 }: {
   index: number;
   variant: VariantDraft;
@@ -42,6 +43,8 @@ export function VariantFields({
   at: (pointer: string, name: string) => string | undefined;
   onChange: (changes: Partial<VariantDraft>) => void;
   onRemove: () => void;
+  /** What follows its own fields: its prices in other currencies (currency-prices.tsx). */
+  children?: ReactNode;
 }) {
   const base = `/variants/${index}`;
   const name = `Variant ${index + 1}`;
@@ -143,6 +146,7 @@ export function VariantFields({
       {at(`${base}/requiresShipping`, 'Requires shipping') ? (
         <p className="field-error">{at(`${base}/requiresShipping`, 'Requires shipping')}</p>
       ) : null}
+      {children}
       {variant.saved && variant.saved.reserved > 0 ? (
         <p className="hint">
           {variant.saved.reserved} unit{variant.saved.reserved === 1 ? ' is' : 's are'} held by pending
