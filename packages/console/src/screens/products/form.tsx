@@ -3,7 +3,8 @@
  * (decision `product-options`), its images (media.tsx, decision `media-uploads`), its options and variants: without options a list of variants
  * (variants.tsx), with options a matrix of their combinations (options.tsx, variant-table.tsx,
  * matrix.ts), and its archived variants with Restore. Prices are typed as decimals in the store
- * currency and sent as exact minor units (MoneyField); the form checks what it can before sending
+ * currency (and, per variant, in the markets' other currencies: currency-prices.tsx) and sent as
+ * exact minor units (MoneyField); the form checks what it can before sending
  * (draft.ts) and shows the API's problems at the fields they concern.
  */
 import { useState, type FormEvent } from 'react';

@@ -1,7 +1,7 @@
 /**
  * The product form's variants: its options (options.tsx) and either a list of variants
- * (variants.tsx) or the matrix of their combinations (variant-table.tsx); what saving archives or
- * deletes; the archived variants with Restore; and the dialog that confirms an edit of the options
+ * (variants.tsx) or the matrix of their combinations (variant-table.tsx), with their prices in the
+ * markets' other currencies (currency-prices.tsx); what saving archives or deletes; the archived variants with Restore; and the dialog that confirms an edit of the options
  * that archives saved variants.
  */
 import { fieldMessage, type FormProblem } from '../../ui/problems.ts';

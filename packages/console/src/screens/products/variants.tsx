@@ -2,7 +2,8 @@
  * One variant's fields in the product form of a product without options: label, SKU, price and
  * compare-at price (decimals in the store currency, exact minor units), on hand with what pending
  * orders hold, weight, whether it is shipped, the image it shows (one of the product's), its tax
- * class (the product's, or one of its own), and its Remove button. Each row is a group named "Variant N". (With options, the variants are the rows
+ * class (the product's, or one of its own), its prices in other currencies (its children:
+ * currency-prices.tsx), and its Remove button. Each row is a group named "Variant N". (With options, the variants are the rows
  * of the matrix: variant-table.tsx.)
  */
 import { useId, type ReactNode } from 'react';
