@@ -9,6 +9,7 @@ import type { operations as Operations } from './schema.js';
 export const storefrontOperations = {
   getStore: 'GET /storefront/v1/store',
   getStoreTax: 'GET /storefront/v1/store/tax',
+  getStoreMarkets: 'GET /storefront/v1/store/markets',
   listProducts: 'GET /storefront/v1/products',
   getProductFacets: 'GET /storefront/v1/products/facets',
   getProduct: 'GET /storefront/v1/products/{id}',
