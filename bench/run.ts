@@ -7,7 +7,7 @@
  * the date and the numbers on top of bench/RESULTS.md. See bench/README.md.
  *
  *   npm run bench -- [--products 10000] [--duration 10] [--connections 32] [--warmup 1] [--rounds 1]
- *                    [--store SLUG] [--output bench/RESULTS.md] [--no-write]
+ *                    [--store SLUG] [--markets] [--output bench/RESULTS.md] [--no-write]
  */
 import type autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
@@ -42,6 +42,8 @@ const HELP = `Usage: npm run bench -- [options]
                     against the /healthz measured just before it, round by round (default 0:
                     off; the ratio is then against the rounds' one /healthz figure)
   --store SLUG      store slug to seed (default: a new "bench-…" slug per run)
+  --markets         also a market Europe (DE, EUR at 0.92, .99 rounding) and the first page, a
+                    product, the two searches with ?country=DE (decision markets)
   --output FILE     results file (default bench/RESULTS.md)
   --no-write        print the section, do not write the results file
 
@@ -61,6 +63,8 @@ interface Options extends ResultsTarget {
   /** Seconds of /healthz measured right before each read (0: off). */
   paired: number;
   store: string;
+  /** A second market and the reads with `?country=DE` in it (decision `markets`). */
+  markets: boolean;
   databaseUrl: string | null;
 }
 
@@ -75,7 +79,7 @@ function parseOptions(argv: string[]): Options | null {
       rounds: { default: 1, min: 1, max: 100 },
       paired: { default: 0, min: 0, max: 600 },
     },
-    { store: { type: 'string' } },
+    { store: { type: 'string' }, markets: { type: 'boolean', default: false } },
   );
   if (parsed === null) return null;
   const { integers, values } = parsed;
@@ -83,7 +87,13 @@ function parseOptions(argv: string[]): Options | null {
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(store)) {
     throw new UsageError('--store must be lower-case letters, digits and hyphens');
   }
-  return { ...integers, store, ...parsed.results, databaseUrl: databaseUrlFromEnv() };
+  return {
+    ...integers,
+    store,
+    markets: values.markets,
+    ...parsed.results,
+    databaseUrl: databaseUrlFromEnv(),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -298,12 +308,52 @@ async function content(base: string, staffToken: string, productIds: string[]): 
   expectStatus(await admin('POST', '/regions/home-hero/publish'), 200, 'POST /regions/home-hero/publish');
 }
 
+/** The market of `--markets`: its country's reads are priced in EUR (decisions `markets`, `market-prices`). */
+const EUROPE = {
+  name: 'Europe',
+  countries: ['DE'],
+  currency: 'EUR',
+  exchangeRate: '0.92',
+  rounding: 'to_99',
+};
+const IN_DE = 'country=DE';
+
+/**
+ * `--markets`: the market Europe through the Admin API (its creation prices every card there; 409
+ * when a second run into the same store finds it made), then each `?country=DE` read once: answered
+ * in euros.
+ */
+async function market(base: string, key: KeyHeaders, staffToken: string, productId: string): Promise<void> {
+  const created = await request(
+    `${base}/admin/v1/markets`,
+    { authorization: `Bearer ${staffToken}`, 'content-type': 'application/json' },
+    { method: 'POST', body: JSON.stringify(EUROPE) },
+  );
+  if (created.status !== 409) expectStatus(created, 201, 'POST /admin/v1/markets');
+  const api = `${base}/storefront/v1`;
+  for (const url of [
+    `/products?limit=20&${IN_DE}`,
+    `/products/${productId}?${IN_DE}`,
+    `/products?${SEARCH}&${IN_DE}`,
+    `/products?${FILTERED_SEARCH}&${IN_DE}`,
+  ]) {
+    const fetched = await request(`${api}${url}`, key);
+    expectStatus(fetched, 200, `GET ${url}`);
+    const body = fetched.body;
+    const first: unknown = isRecord(body) && Array.isArray(body.items) ? body.items[0] : body;
+    const currency = isRecord(first) ? first.currency : undefined;
+    if (currency !== EUROPE.currency)
+      throw new Error(`GET ${url}: expected prices in ${EUROPE.currency}, got ${JSON.stringify(currency)}`);
+  }
+}
+
 async function prepare(
   base: string,
   key: KeyHeaders,
   staffToken: string,
-  products: number,
+  options: Options,
 ): Promise<Prepared> {
+  const products = options.products;
   const api = `${base}/storefront/v1`;
   expectStatus(await request(`${api}/store`, key), 200, 'GET /store');
   const first = await productPage(api, key, 20, null);
@@ -324,6 +374,7 @@ async function prepare(
   }
   await expectFound(api, key, SEARCH);
   await expectFound(api, key, FILTERED_SEARCH);
+  if (options.markets) await market(base, key, staffToken, productId);
 
   const detail = await request(`${api}/products/${productId}`, key);
   expectStatus(detail, 200, 'GET /products/:id');
@@ -391,6 +442,10 @@ type ScenarioId =
   | 'product304'
   | 'search'
   | 'searchFiltered'
+  | 'firstDE'
+  | 'productDE'
+  | 'searchDE'
+  | 'searchFilteredDE'
   | 'collections'
   | 'collection'
   | 'collectionProducts'
@@ -411,7 +466,32 @@ interface Scenario {
   expect: number;
 }
 
-function scenarios(key: KeyHeaders, prepared: Prepared): Scenario[] {
+/** The reads `--markets` asks again with `?country=DE`: the scenario, its twin's id and name. */
+const IN_MARKET: [ScenarioId, ScenarioId, string][] = [
+  ['first', 'firstDE', 'Products, first page, country=DE'],
+  ['product', 'productDE', 'Product detail, country=DE'],
+  ['search', 'searchDE', 'Search, country=DE'],
+  ['searchFiltered', 'searchFilteredDE', 'Search with a price filter, country=DE'],
+];
+
+/** The same read in the market of DE (decision `markets`): `?country=DE` added to its URL. */
+function inMarket(scenario: Scenario, id: ScenarioId, name: string): Scenario {
+  const add = (url: string): string => `${url}${url.includes('?') ? '&' : '?'}${IN_DE}`;
+  return { ...scenario, id, name, shown: add(scenario.shown), path: add(scenario.path) };
+}
+
+function scenarios(key: KeyHeaders, prepared: Prepared, markets: boolean): Scenario[] {
+  const list = baseScenarios(key, prepared);
+  if (!markets) return list;
+  const twins = IN_MARKET.flatMap(([of, id, name]) => {
+    const scenario = list.find((s) => s.id === of);
+    return scenario ? [inMarket(scenario, id, name)] : [];
+  });
+  const at = list.findIndex((s) => s.id === 'searchFiltered') + 1;
+  return [...list.slice(0, at), ...twins, ...list.slice(at)];
+}
+
+function baseScenarios(key: KeyHeaders, prepared: Prepared): Scenario[] {
   const api = '/storefront/v1';
   const { productId, etag, variantId, secondPageCursor, walk } = prepared;
   return [
@@ -772,6 +852,28 @@ function section(report: Report): string {
         .join('; ')}.`,
     );
   }
+  const marketRows = IN_MARKET.flatMap(([of, id]) => {
+    const without = by(of);
+    const within = by(id);
+    if (!without || !within) return [];
+    return [
+      `| ${without.scenario.name} | ${times(toHealthz(without))} | ${times(toHealthz(within))} | ` +
+        `${ratio(within.requestsPerSecond, without.requestsPerSecond)} | ${ms(without.p50)} / ${ms(within.p50)} | ` +
+        `${ms(without.p99)} / ${ms(within.p99)} | ${int(without.serverCpuMicrosPerRequest)} / ${int(within.serverCpuMicrosPerRequest)} |`,
+    ];
+  });
+  const marketTable =
+    marketRows.length > 0
+      ? [
+          '',
+          `Reads without and with \`?${IN_DE}\` (a market Europe: DE, EUR at 0.92, .99 rounding; issue 45's target: ` +
+            'with the country at ≥ 0.5× /healthz, as without):',
+          '',
+          '| Read | × /healthz | × /healthz, country=DE | req/s country=DE / without | p50 ms without / DE | p99 ms without / DE | Server CPU µs/req without / DE |',
+          '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+          ...marketRows,
+        ]
+      : [];
   const trouble = results.filter((r) => r.failed + r.unexpected + r.errors + r.timeouts > 0);
   const notes: string[] = [];
   for (const r of trouble) {
@@ -792,7 +894,8 @@ function section(report: Report): string {
     `- Node ${m.node}, autocannon ${report.autocannonVersion}, commit ${m.commit}`,
     `- Database: ${report.database}`,
     `- Catalog: ${int(options.products)} active products (2 variants each) in store \`${options.store}\`, ` +
-      `seeded in ${report.seedSeconds.toFixed(1)} s; server ready in ${report.startupSeconds.toFixed(1)} s`,
+      `seeded in ${report.seedSeconds.toFixed(1)} s; server ready in ${report.startupSeconds.toFixed(1)} s` +
+      (options.markets ? `; a second market \`POST /admin/v1/markets ${JSON.stringify(EUROPE)}\`` : ''),
     `- Load: ${options.connections} connections, ${options.duration} s per scenario after ${options.warmup} s ` +
       `of warm-up${roundsNote}, client and server on the same machine; rate limits out of reach ` +
       `(REDIS_URL ${process.env.REDIS_URL ? 'set' : 'unset'})`,
@@ -805,6 +908,7 @@ function section(report: Report): string {
     ...rows,
     '',
     ...ratios,
+    ...marketTable,
     ...(notes.length > 0 ? ['', 'Problems:', '', ...notes] : []),
     '',
   ].join('\n');
@@ -838,7 +942,7 @@ async function main(options: Options): Promise<void> {
   const server = await serve(env, await freePort());
   log(`bench: server pid ${server.pid} ready at ${server.url} in ${server.startupSeconds.toFixed(1)} s`);
   const key = { 'x-publishable-key': seeded.key };
-  const prepared = await prepare(server.url, key, seeded.staffToken, options.products);
+  const prepared = await prepare(server.url, key, seeded.staffToken, options);
   log(
     `bench: deep cursor after item ${int(prepared.walk.depth)} (${prepared.walk.pages} pages walked); ` +
       'measuring idle memory…',
@@ -849,7 +953,7 @@ async function main(options: Options): Promise<void> {
   server.tail.problems = 0;
   server.tail.firstProblem = null;
 
-  const list = scenarios(key, prepared);
+  const list = scenarios(key, prepared, options.markets);
   const rounds = new Map<ScenarioId, Round[]>(list.map((scenario) => [scenario.id, []]));
   const baselines = new Map<ScenarioId, number[]>(list.map((scenario) => [scenario.id, []]));
   const healthz = list.find((scenario) => scenario.id === 'healthz');

@@ -17,6 +17,13 @@
  *   npm run bench:search -- [--products 1000000] [--small 1000] [--queries 200] [--cached 2000]
  *                           [--import 200000] [--compare DIR] [--output bench/RESULTS.md] [--no-write]
  *   npm run bench:search -- --typos [--products 100000] [--queries 200] [--import 100000] [--compare DIR]
+ *
+ * With `--markets` (decisions `markets`, `market-cards`) it seeds one store of `--products` (default
+ * 100,000), times the creation of a second market through the Admin API (it prices every card there
+ * in one statement), then asks each search shape without a country and with `country=DE`, in turn,
+ * every request another query (uncached), and gives the ratio of the p50s per shape.
+ *
+ *   npm run bench:search -- --markets [--products 100000] [--queries 200]
  */
 import { parseArgs } from 'node:util';
 import path from 'node:path';
@@ -36,6 +43,8 @@ const HELP = `Usage: npm run bench:search -- [options]
   --import N     products of the import timed against --compare (default 200000)
   --compare DIR  a checkout (e.g. a worktree of the commit before search) whose import to time too
   --typos        typo searches on one store of --products (default 100000) with a real-sized dictionary
+  --markets      searches in the default market and in a second one (EUR, country=DE) on one store
+                 of --products (default 100000); also times the market's creation
   --output FILE  results file (default bench/RESULTS.md)
   --no-write     print the section, do not write the results file
 
@@ -52,6 +61,7 @@ interface Options extends ResultsTarget {
   compare: string | null;
   databaseUrl: string | null;
   typos: boolean;
+  markets: boolean;
 }
 
 function parseOptions(argv: string[]): Options | null {
@@ -66,6 +76,7 @@ function parseOptions(argv: string[]): Options | null {
       compare: { type: 'string' },
       ...RESULTS_OPTIONS,
       typos: { type: 'boolean', default: false },
+      markets: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -73,7 +84,7 @@ function parseOptions(argv: string[]): Options | null {
   return {
     products: positiveInteger(
       '--products',
-      values.products ?? (values.typos ? '100000' : '1000000'),
+      values.products ?? (values.typos || values.markets ? '100000' : '1000000'),
       1000,
       10_000_000,
     ),
@@ -85,6 +96,7 @@ function parseOptions(argv: string[]): Options | null {
     ...resultsTarget(values),
     databaseUrl: process.env.DATABASE_URL ?? null,
     typos: values.typos,
+    markets: values.markets,
   };
 }
 
@@ -107,14 +119,14 @@ async function freshEnv(
   return { env, database: `PostgreSQL ${created.version} (a database created for the run)` };
 }
 
-/** `storefront seed bench` into a new store; its publishable key and the seconds it took. */
+/** `storefront seed bench` into a new store; its publishable key, staff token and the seconds it took. */
 async function seed(
   slug: string,
   products: number,
   env: NodeJS.ProcessEnv,
   checkout = root,
   words = false,
-): Promise<{ key: string; seconds: number }> {
+): Promise<{ key: string; staffToken: string; seconds: number }> {
   const started = performance.now();
   const tail = await cli(
     ['seed', 'bench', '--products', String(products), '--store', slug, ...(words ? ['--words'] : [])],
@@ -124,7 +136,8 @@ async function seed(
   );
   const key = tail.lines.at(-1)?.trim() ?? '';
   if (!key.startsWith('pk_')) throw new Error(`seed bench printed no publishable key:\n${tail.text()}`);
-  return { key, seconds: (performance.now() - started) / 1000 };
+  const staffToken = /Staff token: (\S+)/.exec(tail.text())?.[1] ?? '';
+  return { key, staffToken, seconds: (performance.now() - started) / 1000 };
 }
 
 /** The search shapes: each request `n` a different query, so none is answered from the cache. */
@@ -163,6 +176,7 @@ function percentiles(times: number[]): { p50: number; p99: number } {
 async function main(options: Options): Promise<void> {
   requireNode24('npm run bench:search');
   if (options.typos) return typoMain(options);
+  if (options.markets) return marketsMain(options);
   const host = machine();
   const { env, database } = await freshEnv(options, 'main');
   log(`bench: ${database}; seeding ${int(options.small)} and ${int(options.products)} products…`);
@@ -327,6 +341,148 @@ async function typoMain(options: Options): Promise<void> {
     imports
       ? `Bulk import of ${int(options.importCount)} products ("Bench Product N"): ${imports.here.toFixed(1)} s with the dictionary, ${imports.there.toFixed(1)} s at ${commitOf(options.compare ?? root)} (${options.compare}): ${((imports.here / imports.there - 1) * 100).toFixed(0)} % for keeping it current.`
       : 'Bulk import comparison: not run (pass --compare).',
+    '',
+  ].join('\n');
+  await publish(text, options, log);
+}
+
+/** The second market of `--markets`: Europe, DE, in EUR at 0.92 with the .99 rounding. */
+const EUROPE = {
+  name: 'Europe',
+  countries: ['DE'],
+  currency: 'EUR',
+  exchangeRate: '0.92',
+  rounding: 'to_99',
+};
+
+/**
+ * The shapes of `--markets`, each request `n` (100–899) another query: those scoped by a title word
+ * (`q=471` finds about 111 products of 100,000) and two across the whole catalog (every product is a
+ * candidate, so a price read per product or per variant shows at full size). A market's prices are
+ * its own (EUR at 0.92, .99 rounding: a S variant of 10.00–19.90 costs 9.99–18.99 there), so the
+ * same bounds keep about the same share of the catalog in both.
+ */
+const MARKET_SHAPES: { name: string; path: (n: number) => string }[] = [
+  { name: 'a title word, relevance', path: (n) => `/storefront/v1/products?q=${n}` },
+  {
+    name: 'a title word, price filter',
+    path: (n) => `/storefront/v1/products?q=${n}&minPrice=1000&maxPrice=1490`,
+  },
+  {
+    name: 'two words, sort=price_asc',
+    path: (n) => `/storefront/v1/products?q=product%20${n}&sort=price_asc`,
+  },
+  { name: 'facets of a title word', path: (n) => `/storefront/v1/products/facets?q=${n}` },
+  {
+    name: 'whole catalog, price filter (newest first)',
+    path: (n) => `/storefront/v1/products?minPrice=${1000 + n}&maxPrice=${1490 + n}&sort=newest`,
+  },
+  {
+    name: 'whole catalog, sort=price_asc (maxPrice)',
+    path: (n) => `/storefront/v1/products?maxPrice=${1500 + n}&sort=price_asc`,
+  },
+];
+
+async function getJson(url: string, key: string): Promise<unknown> {
+  const response = await fetch(url, {
+    headers: { 'x-publishable-key': key },
+    signal: AbortSignal.timeout(60_000),
+  });
+  const body: unknown = await response.json();
+  if (response.status !== 200) throw new Error(`${url}: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** What an answer found: a page's items, or the facets' total. */
+function foundIn(body: unknown): { found: number; currency: unknown } {
+  if (!isRecord(body)) return { found: 0, currency: undefined };
+  if (Array.isArray(body.items)) {
+    const first: unknown = body.items[0];
+    return { found: body.items.length, currency: isRecord(first) ? first.currency : undefined };
+  }
+  return { found: typeof body.total === 'number' ? body.total : 0, currency: body.currency };
+}
+
+/** `--markets`: the same searches in the default market and in a second market (`country=DE`). */
+async function marketsMain(options: Options): Promise<void> {
+  const host = machine();
+  const { env, database } = await freshEnv(options, 'markets');
+  log(`bench: ${database}; seeding ${int(options.products)} products…`);
+  const store = await seed('search-markets', options.products, env);
+  log(`bench: seeded in ${store.seconds.toFixed(1)} s`);
+  if (store.staffToken === '') throw new Error('seed bench printed no staff token');
+  const server = await serve(env, await freePort());
+
+  const started = performance.now();
+  const created = await fetch(`${server.url}/admin/v1/markets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${store.staffToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(EUROPE),
+    signal: AbortSignal.timeout(600_000),
+  });
+  const creationSeconds = (performance.now() - started) / 1000;
+  const createdBody = await created.text();
+  if (created.status !== 201) throw new Error(`POST /admin/v1/markets: ${created.status} ${createdBody}`);
+  log(`bench: market Europe created in ${creationSeconds.toFixed(2)} s`);
+
+  const markets = [
+    ['default (USD)', ''],
+    ['Europe (EUR, country=DE)', '&country=DE'],
+  ] as const;
+  const urlOf = (shape: (typeof MARKET_SHAPES)[number], n: number, country: string): string => {
+    const path = shape.path(n);
+    return `${server.url}${path}${path.includes('?') ? country : country.replace('&', '?')}`;
+  };
+  // Each shape finds something in both markets, and the market's answer is in its currency.
+  const found: string[] = [];
+  for (const shape of MARKET_SHAPES) {
+    const counts: number[] = [];
+    for (const [label, country] of markets) {
+      const answer = foundIn(await getJson(urlOf(shape, 105, country), store.key));
+      if (answer.found === 0) throw new Error(`${shape.name}, ${label}: found nothing`);
+      const currency = country === '' ? 'USD' : 'EUR';
+      // (A facets answer without a country names no currency: it is answered as before markets.)
+      if (answer.currency !== currency && !(country === '' && answer.currency === undefined))
+        throw new Error(`${shape.name}, ${label}: currency ${String(answer.currency)}, not ${currency}`);
+      counts.push(answer.found);
+    }
+    found.push(`${shape.name} ${counts.join(' / ')}`);
+  }
+  for (let i = 0; i < 50; i += 1)
+    for (const [, country] of markets)
+      await timed(urlOf(MARKET_SHAPES[i % MARKET_SHAPES.length]!, 90_000 + i, country), store.key);
+
+  // Round-robin over the shapes and the markets, so a change in the machine's other load falls on
+  // all alike; the markets take turns at going first, since the second request of a query finds its
+  // pages (and the word's typo check) warm.
+  const times = MARKET_SHAPES.map(() => markets.map((): number[] => []));
+  for (let i = 0; i < options.queries; i += 1)
+    for (const [s, shape] of MARKET_SHAPES.entries())
+      for (const m of i % 2 === 0 ? [0, 1] : [1, 0])
+        times[s]![m]!.push(await timed(urlOf(shape, 100 + ((i * 7) % 800), markets[m]![1]), store.key));
+  const rows = MARKET_SHAPES.map((shape, s) => {
+    const [a, b] = times[s]!.map((list) => {
+      const sorted = Float64Array.from(list).sort();
+      return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+    }) as [{ p50: number; p95: number }, { p50: number; p95: number }];
+    log(
+      `bench: ${shape.name}: default p50 ${ms(a.p50)} p95 ${ms(a.p95)}; Europe p50 ${ms(b.p50)} p95 ${ms(b.p95)}; ` +
+        `${(b.p50 / a.p50).toFixed(2)}×`,
+    );
+    return `| ${shape.name} | \`${shape.path(105).replace('/storefront/v1', '')}\` | ${ms(a.p50)} | ${ms(a.p95)} | ${ms(b.p50)} | ${ms(b.p95)} | ${(b.p50 / a.p50).toFixed(2)}× |`;
+  });
+
+  const text = [
+    `## ${new Date().toISOString().slice(0, 19)}Z: search in a second market at ${int(options.products)} products, ${options.databaseUrl ? 'PostgreSQL' : 'PGlite'}`,
+    '',
+    `${host.date}, commit ${host.commit}, ${host.nproc} × ${host.cpu}, ${host.memory}, ` +
+      `Node ${host.node}, ${host.os}, load ${host.load}; ${database}. \`npm run bench:search -- --markets --products ${options.products} --queries ${options.queries}\`.`,
+    '',
+    `One store of ${int(options.products)} products (\`storefront seed bench\`, seeded in ${store.seconds.toFixed(1)} s), then a market \`POST /admin/v1/markets ${JSON.stringify(EUROPE)}\`: **created in ${creationSeconds.toFixed(2)} s** (the request: the market, its country, the statement that prices its ${int(options.products)} cards and the price history of its ${int(options.products * 2)} variants, in one transaction). Then one request at a time through HTTP, ${int(options.queries)} per shape and market, the shapes and the markets in turn, every request another query (n from 100 to 899; no read cache), each query in both markets, the markets going first in turn. Found by n = 105 (items of the first page, or the facets' total), default / Europe: ${found.join('; ')}.`,
+    '',
+    '| Search (uncached) | Request (n = 105; with `&country=DE` in Europe) | default p50 ms | p95 ms | Europe p50 ms | p95 ms | p50 Europe / default |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
     '',
   ].join('\n');
   await publish(text, options, log);

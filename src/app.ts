@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createValidatorCompiler } from './http/ajv.ts';
 import { serializerFactory } from './http/serializers.ts';
 import { watchStoreSettings } from './db/settings-cache.ts';
@@ -47,6 +47,7 @@ import { overviewAdminRoutes } from './overview/overview.admin-routes.ts';
 import { customersAdminRoutes } from './customers/customers.admin-routes.ts';
 import { customerGroupsAdminRoutes } from './customers/customer-groups.admin-routes.ts';
 import { customersStorefrontRoutes } from './customers/customers.storefront-routes.ts';
+import { customerGroupIdsOf } from './customers/customers.auth.ts';
 import { mediaAdminRoutes } from './media/media.admin-routes.ts';
 import { WorkLimiter } from './media/media.limiter.ts';
 import { mediaRoutes } from './media/media.routes.ts';
@@ -358,10 +359,15 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       storefront.addHook('onRequest', storefrontRateLimit(rateLimiter));
       await storefront.register(storeStorefrontRoutes, { deps: services, readCache });
       await storefront.register(marketsStorefrontRoutes, { deps: services, readCache });
-      await storefront.register(catalogStorefrontRoutes, { deps: services, readCache });
+      // Decision `price-function`: a customer token prices catalog reads and carts for its groups.
+      const customerGroups = (request: FastifyRequest) => customerGroupIdsOf(customers, request);
+      await storefront.register(catalogStorefrontRoutes, { deps: services, readCache, customerGroups });
       await storefront.register(contentStorefrontRoutes, { deps: services, readCache });
       // Carts and checkout ask the store's tax service, when it has one (decision `tax-service`).
-      await storefront.register(cartsStorefrontRoutes, { deps: { ...services, taxService: app.taxService } });
+      await storefront.register(cartsStorefrontRoutes, {
+        deps: { ...services, taxService: app.taxService },
+        customerGroups,
+      });
       await storefront.register(checkoutStorefrontRoutes, {
         deps: { ...orders, taxService: app.taxService },
         customers,

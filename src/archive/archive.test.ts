@@ -152,10 +152,19 @@ async function readers(
 
 /** Every GET route with its parameters filled, plus searches and filters. */
 async function plan(t: TestApp) {
+  // "Why this price" of a variant, at a fixed time (its answer says when it was asked).
+  const products = (await t.admin(world.shop).get('/products?limit=1')).json<{
+    items: { variants: { id: string }[] }[];
+  }>();
+  const variantId = products.items[0]!.variants[0]!.id;
   return planReads(
     t,
     world,
     {
+      '/admin/v1/variants/{id}/price': [
+        `/admin/v1/variants/${variantId}/price?at=2026-01-01T00:00:00.000Z`,
+        `/admin/v1/variants/${variantId}/price?country=DE&at=2026-01-01T00:00:00.000Z`,
+      ],
       '/storefront/v1/carts/{id}': world.cartIds,
       '/storefront/v1/carts/{id}/shipping-options': world.cartIds,
       '/admin/v1/media/{id}': world.mediaIds,

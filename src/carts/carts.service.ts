@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import { checkAddress, completeAddress, isKnownCountry, type Address } from '@storefront/address';
-import { cachedSellableVariants, type PricedVariant } from '../catalog/inventory/sellable.ts';
-import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
 import {
-  marketOfCountry,
-  storeAmountsIn,
-  storeMarkets,
-  type Market,
-  type MarketPricing,
-} from '../markets/markets.service.ts';
+  cachedSellableVariants,
+  readPricing,
+  type PricedVariant,
+  type ReadPricing,
+} from '../catalog/inventory/sellable.ts';
+import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
+import { marketOfCountry, storeAmountsIn, storeMarkets, type Market } from '../markets/markets.service.ts';
 import {
   clearShippingAddresses,
   deleteCartsUntouchedSince,
@@ -36,6 +35,11 @@ export const MAX_CART_LINES = 100;
 export const MAX_QUANTITY = 999;
 
 export type CartsDeps = Pick<ServiceDeps, 'db' | 'clock'> & {
+  /**
+   * Decision `price-function`: the customer groups of the request's customer token, whose price
+   * lists price the cart ([] or absent: a guest's).
+   */
+  groupIds?: readonly string[] | undefined;
   /** Decision `tax-service`: the store's tax service; a preview that cannot ask it estimates. */
   taxService?: TaxServiceDeps | undefined;
 };
@@ -101,7 +105,7 @@ async function assertSellable(
   storeId: string,
   items: readonly CartItem[],
   raw: readonly CartItem[],
-  pricing: MarketPricing | null,
+  pricing: ReadPricing | null,
 ): Promise<Map<string, PricedVariant>> {
   // Read afresh (a line is refused or taken on it), and kept: the cart's next reads show them.
   const found = await cachedSellableVariants(
@@ -184,6 +188,7 @@ async function priceCart(
   // Decision `markets`: the market of its address's country, else of the country it was given.
   const market = await marketOfCart(deps, row);
   const { currency, pricesIncludeTax: taxIncluded } = market;
+  const buyer = await pricingFor(deps, row.store_id, market);
   const [variants, discount] = await Promise.all([
     sellable ??
       cachedSellableVariants(
@@ -191,7 +196,7 @@ async function priceCart(
         row.store_id,
         row.items.map((i) => i.variantId),
         'cached',
-        market.pricing,
+        buyer,
       ),
     cartDiscount(deps, row, notices),
   ]);
@@ -292,7 +297,7 @@ export async function createCart(
   const items = mergeItems(raw);
   const upper = country === undefined ? null : checkCountry(country);
   const market = await marketOfCountry(deps, storeId, upper);
-  const sellable = await assertSellable(deps, storeId, items, raw, market.pricing);
+  const sellable = await assertSellable(deps, storeId, items, raw, await pricingFor(deps, storeId, market));
   const row = await insertCartWithLines(deps.db, storeId, items, deps.clock.now(), upper);
   // Priced from the catalog read that just checked the lines: one read per request.
   return shown(await priceCart(deps, row, sellable));
@@ -402,7 +407,13 @@ export async function replaceCart(
         marketOfCart(deps, upper === undefined ? current : { ...current, country: upper }),
       ])
     : [null, null];
-  const sellable = await assertSellable(deps, storeId, items, raw, next?.pricing ?? null);
+  const sellable = await assertSellable(
+    deps,
+    storeId,
+    items,
+    raw,
+    await pricingFor(deps, storeId, next ?? (await marketOfCountry(deps, storeId, upper))),
+  );
   const row = await writeCart(
     deps,
     storeId,
@@ -502,6 +513,11 @@ function checkCountry(country: string): string {
       { pointer: '/country', detail: 'must be an ISO 3166-1 alpha-2 country code such as DE' },
     ]);
   return upper;
+}
+
+/** How the cart's buyer is priced in a market: with the price lists of their groups. */
+function pricingFor(deps: CartsDeps, storeId: string, market: Market): Promise<ReadPricing | null> {
+  return readPricing(deps, storeId, market, deps.groupIds ?? []);
 }
 
 /** The market a cart is priced in: its address's country's, else its own country's, else the default. */

@@ -39,10 +39,19 @@ function cartWriteOf(
 }
 
 /** Server-side carts (decision `cart-full-replace`). Stock is not checked here; checkout reserves it. */
-export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps }> = async (
-  app,
-  { deps },
-) => {
+export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{
+  deps: CartsDeps;
+  /**
+   * Decision `price-function`: the customer groups of a request's customer token, whose price
+   * lists price the cart (given by the composition: carts do not read customers).
+   */
+  customerGroups?: ((request: FastifyRequest) => Promise<string[]>) | undefined;
+}> = async (app, { deps, customerGroups }) => {
+  /** The carts' deps for this request: with its customer's groups when it carries a customer token. */
+  const depsOf = async (request: FastifyRequest): Promise<CartsDeps> =>
+    customerGroups && /^Bearer\s+ct_/i.test(String(request.headers.authorization ?? ''))
+      ? { ...deps, groupIds: await customerGroups(request) }
+      : deps;
   app.addHook('onSend', noStoreOnSend);
 
   app.post(
@@ -59,7 +68,7 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     },
     async (request, reply) => {
       const { cart, etag } = await createCart(
-        deps,
+        await depsOf(request),
         requireStorefront(request).storeId,
         request.body.items,
         request.body.country,
@@ -85,7 +94,10 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request, reply) => {
-      return sendCart(reply, readCart(deps, requireStorefront(request).storeId, request.params.id));
+      return sendCart(
+        reply,
+        readCart(await depsOf(request), requireStorefront(request).storeId, request.params.id),
+      );
     },
   );
 
@@ -110,7 +122,14 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       const { storeId, cartId, ifMatch } = cartWriteOf(request);
       return sendCart(
         reply,
-        replaceCart(deps, storeId, cartId, request.body.items, ifMatch, request.body.country),
+        replaceCart(
+          await depsOf(request),
+          storeId,
+          cartId,
+          request.body.items,
+          ifMatch,
+          request.body.country,
+        ),
       );
     },
   );
@@ -134,7 +153,10 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     },
     async (request, reply) => {
       const { storeId, cartId, ifMatch } = cartWriteOf(request);
-      return sendCart(reply, setShippingAddress(deps, storeId, cartId, request.body, ifMatch));
+      return sendCart(
+        reply,
+        setShippingAddress(await depsOf(request), storeId, cartId, request.body, ifMatch),
+      );
     },
   );
 
@@ -157,7 +179,10 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     },
     async (request, reply) => {
       const { storeId, cartId, ifMatch } = cartWriteOf(request);
-      return sendCart(reply, setCartCountry(deps, storeId, cartId, request.body.country, ifMatch));
+      return sendCart(
+        reply,
+        setCartCountry(await depsOf(request), storeId, cartId, request.body.country, ifMatch),
+      );
     },
   );
 
@@ -182,7 +207,11 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
       },
     },
     async (request) => ({
-      items: await cartShippingOptions(deps, requireStorefront(request).storeId, request.params.id),
+      items: await cartShippingOptions(
+        await depsOf(request),
+        requireStorefront(request).storeId,
+        request.params.id,
+      ),
       nextCursor: null,
     }),
   );
@@ -206,7 +235,10 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     },
     async (request, reply) => {
       const { storeId, cartId, ifMatch } = cartWriteOf(request);
-      return sendCart(reply, setShippingMethod(deps, storeId, cartId, request.body.id, ifMatch));
+      return sendCart(
+        reply,
+        setShippingMethod(await depsOf(request), storeId, cartId, request.body.id, ifMatch),
+      );
     },
   );
 
@@ -234,7 +266,10 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     },
     async (request, reply) => {
       const { storeId, cartId, ifMatch } = cartWriteOf(request);
-      return sendCart(reply, setDiscountCode(deps, storeId, cartId, request.body.code, ifMatch));
+      return sendCart(
+        reply,
+        setDiscountCode(await depsOf(request), storeId, cartId, request.body.code, ifMatch),
+      );
     },
   );
 
@@ -254,7 +289,7 @@ export const cartsStorefrontRoutes: FastifyPluginAsyncTypebox<{ deps: CartsDeps 
     },
     async (request, reply) => {
       const { storeId, cartId, ifMatch } = cartWriteOf(request);
-      return sendCart(reply, setDiscountCode(deps, storeId, cartId, null, ifMatch));
+      return sendCart(reply, setDiscountCode(await depsOf(request), storeId, cartId, null, ifMatch));
     },
   );
 };

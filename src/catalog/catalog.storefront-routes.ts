@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ServiceDeps } from '../db/service-deps.ts';
 import Type from 'typebox';
-import { ANY_STOCK, readCached, type ReadCache } from '../http/read-cache.ts';
+import { ANY_STOCK, markPersonal, readCached, type ReadCache } from '../http/read-cache.ts';
 import { requireStorefront } from '../http/principals.ts';
 import { IdParams, Page, PageQueryWith, problemResponses } from '../http/schemas.ts';
 import { CollectionCardSchema, ProductCardSchema, ProductDetailSchema } from './catalog.schemas.ts';
-import { marketOfRead } from './prices/prices.ts';
+import { marketOfRead, readPricing } from './prices/prices.ts';
 import {
   CountryQuery,
   ProductFacetsQuerySchema,
@@ -33,7 +33,23 @@ const SlugParams = Type.Object(
 export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
   deps: ServiceDeps;
   readCache: ReadCache | null;
-}> = async (app, { deps, readCache }) => {
+  /**
+   * Decision `price-function`: the customer groups of the request's customer token ([] without one),
+   * given by the composition (the catalog does not read customers).
+   */
+  customerGroups?: ((request: FastifyRequest) => Promise<string[]>) | undefined;
+}> = async (app, { deps, readCache, customerGroups }) => {
+  /** How a read prices: the market of `country`, with the price lists of the buyer's groups. */
+  const pricingOf = async (request: FastifyRequest, storeId: string, country: string | undefined) => {
+    const [market, groups] = await Promise.all([
+      marketOfRead(deps, storeId, country),
+      customerGroups ? customerGroups(request) : [],
+    ]);
+    const pricing = await readPricing(deps, storeId, market, groups);
+    // Priced with price lists: this buyer's, at this moment; not for the shared cache.
+    if (pricing?.lists) markPersonal(request);
+    return pricing;
+  };
   const cached = readCached(readCache);
   /**
    * A search filtered by stock shows the stock of any product: stale when any of it moves. (Read
@@ -58,10 +74,10 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const { storeId } = requireStorefront(request);
       const query = request.query as SearchParams;
-      const market = await marketOfRead(deps, storeId, query.country);
+      const pricing = await pricingOf(request, storeId, query.country);
       return isSearch(query)
-        ? searchProductCards(deps, storeId, query, market)
-        : listProductCards(deps, storeId, query, market);
+        ? searchProductCards(deps, storeId, query, pricing)
+        : listProductCards(deps, storeId, query, pricing);
     },
   );
 
@@ -82,7 +98,7 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const { storeId } = requireStorefront(request);
       const query = request.query as SearchParams;
-      return productFacets(deps, storeId, query, await marketOfRead(deps, storeId, query.country));
+      return productFacets(deps, storeId, query, await pricingOf(request, storeId, query.country));
     },
   );
 
@@ -102,8 +118,8 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const { storeId } = requireStorefront(request);
-      const market = await marketOfRead(deps, storeId, request.query.country);
-      return getProductDetail(deps, storeId, request.params.id, market);
+      const pricing = await pricingOf(request, storeId, request.query.country);
+      return getProductDetail(deps, storeId, request.params.id, pricing);
     },
   );
 
@@ -136,8 +152,8 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const { storeId } = requireStorefront(request);
-      const market = await marketOfRead(deps, storeId, request.query.country);
-      const found = await getProductByHandle(deps, storeId, request.params.handle, market);
+      const pricing = await pricingOf(request, storeId, request.query.country);
+      const found = await getProductByHandle(deps, storeId, request.params.handle, pricing);
       if ('moved' in found)
         // Not cached anywhere: the handle may come back to this product (a browser keeps a 301).
         return reply
@@ -170,8 +186,8 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const { storeId } = requireStorefront(request);
-      const market = await marketOfRead(deps, storeId, request.query.country);
-      return listCollectionCards(deps, storeId, request.query, market);
+      const pricing = await pricingOf(request, storeId, request.query.country);
+      return listCollectionCards(deps, storeId, request.query, pricing);
     },
   );
 
@@ -190,8 +206,8 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const { storeId } = requireStorefront(request);
-      const market = await marketOfRead(deps, storeId, request.query.country);
-      return getCollectionCard(deps, storeId, request.params.slug, market);
+      const pricing = await pricingOf(request, storeId, request.query.country);
+      return getCollectionCard(deps, storeId, request.params.slug, pricing);
     },
   );
 
@@ -212,8 +228,8 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const { storeId } = requireStorefront(request);
-      const market = await marketOfRead(deps, storeId, request.query.country);
-      return listCollectionProductCards(deps, storeId, request.params.slug, request.query, market);
+      const pricing = await pricingOf(request, storeId, request.query.country);
+      return listCollectionProductCards(deps, storeId, request.params.slug, request.query, pricing);
     },
   );
 };

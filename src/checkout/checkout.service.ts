@@ -4,7 +4,7 @@ import { checkAddress, isKnownCountry, isPhoneNumber, type Address } from '@stor
 import { cartCompleted, completeCart, findCart, type CartRow } from '../carts/carts.service.ts';
 import { heldMethodAmount } from '../shipping/shipping.service.ts';
 import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory/inventory.ts';
-import { marketPricesNow } from '../catalog/inventory/sellable.ts';
+import { marketPricesNow, readPricing, type ReadPricing } from '../catalog/inventory/sellable.ts';
 import { isDatabaseUnavailable, isUniqueViolation, reportIfOutage } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { AppError, unauthorized, validationFailed, type FieldError } from '../lib/errors.ts';
@@ -50,6 +50,8 @@ export interface CheckoutInput extends QuoteInput {
 export type CheckoutDeps = Pick<OrdersDeps, 'db' | 'keyring' | 'clock' | 'provider' | 'log' | 'settings'> & {
   /** Decision `tax-service`: the store's tax service, asked for every quote (a failure refuses the checkout). */
   taxService: TaxServiceDeps;
+  /** Decision `price-function`: the signed-in customer's groups, whose price lists price the order. */
+  groupIds?: readonly string[] | undefined;
 };
 
 /**
@@ -215,7 +217,11 @@ export async function checkout(
     const chosen = cartChoices(input, cart);
     // Decision `markets`: the destination's market prices the order, in its currency.
     const market = await marketOfCountry(deps, storeId, chosen.country ?? cart.country);
-    const quoting = { ...market, convert: storeAmountsIn(market) };
+    const quoting = {
+      ...market,
+      convert: storeAmountsIn(market),
+      buyer: await readPricing(deps, storeId, market, deps.groupIds ?? []),
+    };
     let now: Date;
     let quoted: Quote;
     for (;;) {
@@ -337,8 +343,8 @@ async function createIntent(
 interface PlaceOrder {
   storeId: string;
   currency: string;
-  /** The market it is priced in (decision `markets`), with its conversion of the store's amounts. */
-  market: Market & { convert: ((amount: number) => number) | undefined };
+  /** The market it is priced in (decision `markets`), with its conversion of the store's amounts and the buyer's prices. */
+  market: Market & { convert: ((amount: number) => number) | undefined; buyer: ReadPricing | null };
   orderId: string;
   idempotencyKey: string;
   input: CheckoutInput;
@@ -506,7 +512,7 @@ async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<
   const reserved = await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);
   // In another market than the default, the prices there now, read under the reservations' locks
   // (a price change of a variant waits for them): decision `market-prices`.
-  const pricing = p.market.pricing;
+  const pricing = p.market.buyer;
   const inMarket =
     pricing === null
       ? null

@@ -6,7 +6,7 @@ import { requireStorefront } from '../http/principals.ts';
 import type { OrdersDeps } from '../orders/orders.deps.ts';
 import { CheckoutBodySchema, CheckoutResultSchema } from '../orders/orders.schemas.ts';
 import { checkout, checkoutInput, checkoutOfKey, type CheckoutDeps } from './checkout.service.ts';
-import { customerOf, type CustomerAuthDeps } from '../customers/customers.auth.ts';
+import { customerGroupIdsOf, customerOf, type CustomerAuthDeps } from '../customers/customers.auth.ts';
 
 /** POST /checkout: a cart becomes a pending order and a payment intent, once per Idempotency-Key. */
 export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{
@@ -75,9 +75,11 @@ export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{
         request.ip,
         customer && { id: customer.customerId, email: customer.email },
       );
+      // Decision `price-function`: a signed-in customer is priced with their groups' price lists.
+      const groupIds = customer ? await customerGroupIdsOf(customers, request) : [];
       void reply.code(201);
       return checkout(
-        { ...deps, log: request.log },
+        { ...deps, log: request.log, groupIds },
         storeId,
         input,
         request.idempotencyKey,

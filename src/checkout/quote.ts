@@ -1,6 +1,6 @@
 import type { Address } from '@storefront/address';
 import type { StockLine } from '../catalog/inventory/inventory.ts';
-import { cachedSellableVariants } from '../catalog/inventory/sellable.ts';
+import { cachedSellableVariants, type ReadPricing } from '../catalog/inventory/sellable.ts';
 import type { NewOrderLine, OrderTax } from '../orders/placed-orders.service.ts';
 import { priceOrder, type Pricing, type PricingDeps } from '../pricing/order-pricing.ts';
 import { usableDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
@@ -44,8 +44,12 @@ export interface QuoteInput {
  * What a quote prices with: the market of the destination (decision `markets`): its currency,
  * whether its prices include tax, its prices and its conversion of the store's amounts.
  */
-export type QuotingStore = Pick<Market, 'currency' | 'pricesIncludeTax' | 'pricing'> &
-  Partial<Pick<Market, 'id'>> & { convert?: ((amount: number) => number) | undefined };
+export type QuotingStore = Pick<Market, 'currency' | 'pricesIncludeTax'> &
+  Partial<Pick<Market, 'id'>> & {
+    convert?: ((amount: number) => number) | undefined;
+    /** Decision `price-function`: the buyer's prices there (null: the variants' own). */
+    buyer?: ReadPricing | null | undefined;
+  };
 
 /**
  * Prices cart lines from the catalog (never from the client) with the discount code, the tax of
@@ -56,7 +60,7 @@ export type QuotingStore = Pick<Market, 'currency' | 'pricesIncludeTax' | 'prici
 export async function quote(
   deps: PricingDeps,
   storeId: string,
-  { currency, pricesIncludeTax, pricing, convert }: QuotingStore,
+  { currency, pricesIncludeTax, buyer, convert }: QuotingStore,
   input: QuoteInput,
   items: readonly StockLine[],
   now: Date,
@@ -69,7 +73,7 @@ export async function quote(
       storeId,
       items.map((i) => i.variantId),
       read,
-      pricing,
+      buyer ?? null,
     ),
     input.discountCode !== undefined ? usableDiscount(deps, storeId, input.discountCode, now) : null,
   ]);

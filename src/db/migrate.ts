@@ -44,6 +44,7 @@ import * as taxReportIndexes from './migrations/0041_tax_report_indexes.ts';
 import * as markets from './migrations/0042_markets.ts';
 import * as priceHistory from './migrations/0043_price_history.ts';
 import * as customerGroupsPriceLists from './migrations/0044_customer_groups_price_lists.ts';
+import * as priceFunction from './migrations/0045_price_function.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -91,6 +92,7 @@ const migrations: Record<string, Migration> = {
   '0042_markets': markets,
   '0043_price_history': priceHistory,
   '0044_customer_groups_price_lists': customerGroupsPriceLists,
+  '0045_price_function': priceFunction,
 };
 
 export class MigrationError extends Error {

@@ -111,6 +111,7 @@ export const ADMIN_ACCESS = {
   adminGetMarket: 'staff',
   adminUpdateMarket: 'admin',
   adminDeleteMarket: 'admin',
+  adminExplainVariantPrice: 'staff',
   // Price lists (decision `price-lists`): staff see them; what customers pay is admin's.
   adminCreatePriceList: 'admin',
   adminListPriceLists: 'staff',

@@ -311,6 +311,23 @@ export class ReadCache {
 
 const tickets = new WeakMap<FastifyRequest, Ticket>();
 const cacheableHooks = new WeakSet<object>();
+/** Reads whose body is this buyer's or this moment's (decision `price-function`): never kept, never shared. */
+const personal = new WeakSet<FastifyRequest>();
+
+/**
+ * Marks a read's body as not for the shared cache: priced with price lists (which start and end
+ * without a write), or for a signed-in customer (their groups' prices). Its answer is not kept, and
+ * says `Cache-Control: private, no-store`.
+ */
+export function markPersonal(request: FastifyRequest): void {
+  personal.add(request);
+}
+
+/** A request with a customer token (`Bearer ct_…`): priced for that customer's groups. */
+function forACustomer(request: FastifyRequest): boolean {
+  const authorization = request.headers.authorization;
+  return typeof authorization === 'string' && /^Bearer\s+ct_/i.test(authorization);
+}
 
 /** Whether a route's onSend hook is a cacheable read's (the OpenAPI document marks those). */
 export function isCacheableOnSend(hook: unknown): boolean {
@@ -351,10 +368,16 @@ export function readCached(
     }
     const etag = etagOf(payload);
     const ticket = tickets.get(request);
-    if (ticket && cache && request.method === 'GET') {
-      cache.store(ticket, typeof payload === 'string' ? Buffer.from(payload) : payload, etag);
+    if (personal.has(request) || forACustomer(request)) {
+      // Not kept, and only for this client: still tagged, so a revalidation may answer 304.
+      void reply.header('etag', etag);
+      void reply.header('cache-control', 'private, no-store');
+    } else {
+      if (ticket && cache && request.method === 'GET') {
+        cache.store(ticket, typeof payload === 'string' ? Buffer.from(payload) : payload, etag);
+      }
+      setCacheHeaders(reply, etag);
     }
-    setCacheHeaders(reply, etag);
     const ifNoneMatch = request.headers['if-none-match'];
     if (typeof ifNoneMatch === 'string' && ifNoneMatches(ifNoneMatch, etag)) {
       void reply.code(304);
@@ -369,7 +392,7 @@ export function readCached(
 
   const onRequest = (request: FastifyRequest, reply: FastifyReply, done: Done): void => {
     const storeId = request.storefront?.storeId;
-    if (!storeId || (request.method !== 'GET' && request.method !== 'HEAD')) {
+    if (!storeId || (request.method !== 'GET' && request.method !== 'HEAD') || forACustomer(request)) {
       done();
       return;
     }

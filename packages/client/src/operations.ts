@@ -87,6 +87,7 @@ export const adminOperations = {
   adminGetCollection: 'GET /collections/{id}',
   adminDeleteCollection: 'DELETE /collections/{id}',
   adminUpdateCollection: 'PATCH /collections/{id}',
+  adminExplainVariantPrice: 'GET /variants/{id}/price',
   adminListPriceLists: 'GET /price-lists',
   adminCreatePriceList: 'POST /price-lists',
   adminGetPriceList: 'GET /price-lists/{id}',

@@ -965,6 +965,26 @@ export interface paths {
     patch: operations['adminUpdateCollection'];
     trace?: never;
   };
+  '/admin/v1/variants/{id}/price': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Why a variant costs what it costs: for a country, a customer group, a time
+     * @description Which price a buyer pays: the lowest `sale` price that applies, else the newest `override` that applies, else the market’s price. A list applies while in force (`startsAt` ≤ now < `endsAt`), in its markets (all when empty), to its customer groups (everyone when empty), in the currencies it has prices in. The price is the one every read and checkout would show and charge.
+     */
+    get: operations['adminExplainVariantPrice'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/price-lists': {
     parameters: {
       query?: never;
@@ -5026,6 +5046,48 @@ export interface components {
     PaymentWebhookReceipt: {
       received: boolean;
       result: string;
+    };
+    /** PriceExplanation */
+    PriceExplanation: {
+      /** Format: uuid */
+      variantId: string;
+      market: {
+        /** Format: uuid */
+        id: string;
+        name: string;
+        currency: string;
+      };
+      customerGroupId: string | null;
+      /** Format: date-time */
+      at: string;
+      price: components['schemas']['Money'];
+      compareAtAmount: number | null;
+      /** @description Where the price came from: a sale list, an override list, or the market’s price. */
+      source: 'market' | ('sale' | 'override');
+      priceList: {
+        id: string;
+        name: string;
+        /** @enum {string} */
+        kind: 'sale' | 'override';
+      } | null;
+      /** @description The market’s price without price lists, and how it is made. */
+      marketPrice: {
+        amount: number;
+        currency: string;
+        /** @enum {string} */
+        from: 'store_price' | 'explicit' | 'converted';
+      };
+      /** @description Every price list that applies, sales lowest first, then overrides newest first. */
+      candidates: {
+        priceListId: string;
+        name: string;
+        /** @enum {string} */
+        kind: 'sale' | 'override';
+        amount: number;
+        wins: boolean;
+      }[];
+      /** @description The rule that decided, in words. */
+      reason: string;
     };
     /** PriceList */
     PriceList: {
@@ -14764,6 +14826,98 @@ export interface operations {
       };
       /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminExplainVariantPrice: {
+    parameters: {
+      query?: {
+        /** @description The buyer’s country (its market); none: the default. */
+        country?: string;
+        /** @description A group the buyer is in; none: a guest. */
+        customerGroupId?: string;
+        /** @description When; none: now. */
+        at?: string;
+      };
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the PriceExplanation */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PriceExplanation'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;

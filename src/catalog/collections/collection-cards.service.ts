@@ -5,7 +5,7 @@ import { notFound } from '../../lib/errors.ts';
 import { storeCurrency } from '../../stores/stores.service.ts';
 import type { CollectionCard, ProductCard } from '../catalog.schemas.ts';
 import { toCard, withPriorPrices, type Page } from '../products/product-cards.service.ts';
-import type { Market } from '../prices/prices.ts';
+import type { ReadPricing } from '../prices/prices.ts';
 import {
   activeMemberCardsQuery,
   collectionCardsQuery,
@@ -41,12 +41,12 @@ export function listCollectionCards(
   deps: Pick<ServiceDeps, 'db' | 'cursors'>,
   storeId: string,
   page: Page,
-  market?: Market,
+  pricing: ReadPricing | null = null,
 ): Promise<ListPage<CollectionCard>> {
   return byCreated(
     deps.cursors,
     `${storeId}:collections`,
-    collectionCardsQuery(deps.db, storeId, market?.pricing?.marketId ?? null),
+    collectionCardsQuery(deps.db, storeId, pricing),
     page,
     toCollectionCard,
     'c.',
@@ -57,9 +57,9 @@ export async function getCollectionCard(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   slug: string,
-  market?: Market,
+  pricing: ReadPricing | null = null,
 ): Promise<CollectionCard> {
-  const row = await collectionCardsQuery(deps.db, storeId, market?.pricing?.marketId ?? null)
+  const row = await collectionCardsQuery(deps.db, storeId, pricing)
     .where('c.slug', '=', slug)
     .executeTakeFirst();
   if (!row) throw notFound(`No collection with the slug "${slug}".`);
@@ -72,16 +72,16 @@ export async function listCollectionProductCards(
   storeId: string,
   slug: string,
   page: Page,
-  market?: Market,
+  pricing: ReadPricing | null = null,
 ): Promise<ListPage<ProductCard>> {
   const collection = await findCollectionBySlug(deps.db, storeId, slug);
   if (!collection) throw notFound(`No collection with the slug "${slug}".`);
   const [currency, rows] = await Promise.all([
-    market?.currency ?? storeCurrency(deps, storeId),
+    pricing?.currency ?? storeCurrency(deps, storeId),
     keysetPage({
       cursors: deps.cursors,
       scope: `${storeId}:collection:${collection.id}`,
-      query: activeMemberCardsQuery(deps.db, storeId, collection.id, market?.pricing?.marketId ?? null),
+      query: activeMemberCardsQuery(deps.db, storeId, collection.id, pricing),
       columns: ['cp.position', 'cp.product_id'],
       position: (row) => [row.position, row.id],
       page,
@@ -92,7 +92,7 @@ export async function listCollectionProductCards(
     items: await withPriorPrices(
       deps,
       storeId,
-      market,
+      pricing,
       rows.items.map((row) => toCard(row, currency)),
     ),
     nextCursor: rows.nextCursor,

@@ -7,7 +7,7 @@ import {
   type Updateable,
 } from 'kysely';
 import type { Database } from '../../db/tables.ts';
-import { cardPrice, cardPrices } from '../market-cards.repository.ts';
+import { cardPrice, cardPrices, type ReadPricing } from '../market-cards.repository.ts';
 import {
   CARD_COLUMNS_BUT_PRICES,
   type CollectionKind,
@@ -64,9 +64,13 @@ export function findCollectionBySlug(
  * over `collection_products_order_idx`, never a query per collection. For keyset pagination on
  * (c.created_at, c.id).
  */
-export function collectionCardsQuery(db: Kysely<Database>, storeId: string, marketId: string | null = null) {
-  const price = cardPrice(marketId, 'price_amount');
-  const compareAt = cardPrice(marketId, 'compare_at_amount');
+export function collectionCardsQuery(
+  db: Kysely<Database>,
+  storeId: string,
+  pricing: ReadPricing | null = null,
+) {
+  const price = cardPrice(pricing, 'price_amount');
+  const compareAt = cardPrice(pricing, 'compare_at_amount');
   return db
     .selectFrom('collections as c')
     .innerJoinLateral(
@@ -221,14 +225,14 @@ export function activeMemberCardsQuery(
   db: Kysely<Database>,
   storeId: string,
   collectionId: string,
-  marketId: string | null = null,
+  pricing: ReadPricing | null = null,
 ) {
   return db
     .selectFrom('collection_products as cp')
     .innerJoin('products as p', (join) =>
       join.onRef('p.store_id', '=', 'cp.store_id').onRef('p.id', '=', 'cp.product_id'),
     )
-    .select([...CARD_COLUMNS_BUT_PRICES, ...cardPrices(marketId), 'cp.position'])
+    .select([...CARD_COLUMNS_BUT_PRICES, ...cardPrices(pricing), 'cp.position'])
     .where('cp.store_id', '=', storeId)
     .where('cp.collection_id', '=', collectionId)
     .where('p.status', '=', 'active');

@@ -3,8 +3,10 @@ import { variantValues } from '../../db/settings-cache.ts';
 import type { Database } from '../../db/tables.ts';
 import { available } from './inventory.ts';
 import { findSellableVariants } from './inventory.repository.ts';
-import type { MarketPricing } from '../../markets/markets.service.ts';
-import { variantPricesIn } from '../prices/prices.ts';
+import { variantPricesIn, type ReadPricing } from '../prices/prices.ts';
+
+/** How carts and checkout price for a buyer (decisions `markets` and `price-function`). */
+export { readPricing, type ReadPricing } from '../prices/prices.ts';
 
 /**
  * What carts and checkout may sell: the current price and titles of a store's variants whose
@@ -39,7 +41,7 @@ export async function sellableVariants(
   deps: { db: Kysely<Database> },
   storeId: string,
   variantIds: readonly string[],
-  pricing: MarketPricing | null = null,
+  pricing: ReadPricing | null = null,
 ): Promise<Map<string, PricedVariant>> {
   if (variantIds.length === 0) return new Map();
   const [rows, inMarket] = await Promise.all([
@@ -65,7 +67,7 @@ export async function sellableVariants(
 export function marketPricesNow(
   db: Kysely<Database>,
   storeId: string,
-  pricing: MarketPricing,
+  pricing: ReadPricing,
   variantIds: readonly string[],
 ): Promise<Map<string, { priceAmount: number; compareAtAmount: number | null }>> {
   return variantPricesIn(db, storeId, pricing, variantIds);
@@ -83,7 +85,7 @@ export async function cachedSellableVariants(
   storeId: string,
   variantIds: readonly string[],
   read: 'cached' | 'fresh' = 'cached',
-  pricing: MarketPricing | null = null,
+  pricing: ReadPricing | null = null,
 ): Promise<Map<string, PricedVariant>> {
   if (variantIds.length === 0) return new Map<string, PricedVariant>();
   if (pricing === null)
@@ -99,6 +101,8 @@ export async function cachedSellableVariants(
       },
       read === 'fresh',
     );
+  // With price lists, each read prices afresh: a list's start or end moves a price without a write.
+  if (pricing.lists !== null) return sellableVariants(deps, storeId, variantIds, pricing);
   // Kept per market: the same variant has another price in each (`<market> <variant>`).
   const prefix = `${pricing.marketId} `;
   const found = await variantValues<PricedVariant>(

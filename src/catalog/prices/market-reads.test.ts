@@ -150,6 +150,11 @@ describe('catalog reads in a market', () => {
       (await cards(shop, '?minPrice=2500&maxPrice=2800')).map((c) => c.title),
       [],
     );
+    // The filter reads the mug's explicit 8.99 (converted, it would be 9.99).
+    assert.deepEqual(
+      (await cards(shop, '?country=DE&maxPrice=900')).map((c) => c.title),
+      ['Mug'],
+    );
     const facets = await ok<{ price: { min: number; max: number }; currency: string }>(
       t.storefront(shop).get('/products/facets?country=DE'),
     );

@@ -17,6 +17,8 @@ import {
   listPriceLists,
   updatePriceList,
 } from './price-lists.ts';
+import { explainPrice } from './price-explain.ts';
+import { PriceExplanationQuery, PriceExplanationSchema } from './price-explain.schemas.ts';
 
 const tags = ['Admin: markets and prices'];
 
@@ -28,6 +30,22 @@ export const priceListsAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ServiceDep
   app,
   { deps },
 ) => {
+  app.get(
+    '/variants/:id/price',
+    {
+      schema: {
+        operationId: 'adminExplainVariantPrice',
+        tags,
+        summary: 'Why a variant costs what it costs: for a country, a customer group, a time',
+        description: `${RULE} The price is the one every read and checkout would show and charge.`,
+        params: IdParams,
+        querystring: PriceExplanationQuery,
+        response: { 200: PriceExplanationSchema, ...problemResponses },
+      },
+    },
+    async (request) => explainPrice(deps, requireStaff(request).storeId, request.params.id, request.query),
+  );
+
   app.post(
     '/price-lists',
     {

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../db/tables.ts';
 import type { MarketPricing } from '../../markets/markets.service.ts';
+import { variantCompareAt, variantPrice, type ReadPricing } from '../market-cards.repository.ts';
 
 /** All SQL on prices in markets: variants' explicit prices, and card prices per market. */
 
@@ -44,18 +45,16 @@ export async function replaceVariantPrices(
     .execute();
 }
 
-/** Variants' prices in a market (explicit, else converted: `storefront_variant_price`). */
+/** Variants' prices as a read shows them: in its market, with the price lists that apply. */
 export async function variantMarketPriceRows(
   db: Db,
   storeId: string,
-  m: MarketPricing,
+  pricing: ReadPricing,
   variantIds: readonly string[],
 ): Promise<{ id: string; price_amount: number; compare_at_amount: number | null }[]> {
   if (variantIds.length === 0) return [];
   const { rows } = await sql<{ id: string; price_amount: number; compare_at_amount: number | null }>`
-    SELECT v.id,
-      storefront_variant_price(v.store_id, v.id, v.price_amount, ${m.currency}, ${m.rate}::numeric, ${m.digits}::int, ${m.baseDigits}::int, ${m.rounding}) AS price_amount,
-      storefront_variant_compare_at(v.store_id, v.id, v.compare_at_amount, ${m.currency}, ${m.rate}::numeric, ${m.digits}::int, ${m.baseDigits}::int, ${m.rounding}) AS compare_at_amount
+    SELECT v.id, ${variantPrice(pricing)} AS price_amount, ${variantCompareAt(pricing)} AS compare_at_amount
     FROM variants v
     WHERE v.store_id = ${storeId}::uuid AND v.id = ANY(${[...variantIds]}::uuid[])`.execute(db);
   return rows;
@@ -177,4 +176,16 @@ export async function priorPriceRows(
     WHERE v.store_id = ${storeId}::uuid AND v.product_id = ANY(${[...productIds]}::uuid[])
       AND v.archived_at IS NULL AND sale.began IS NOT NULL AND p.prior IS NOT NULL`.execute(db);
   return rows;
+}
+
+/** Whether the store has any price list (decision `price-function`: without one, no read applies any). */
+export async function hasPriceLists(db: Db, storeId: string): Promise<boolean> {
+  const { rows } = await sql<{ any: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM price_lists WHERE store_id = ${storeId}::uuid) AS any`.execute(db);
+  return rows[0]?.any === true;
+}
+
+/** Lifts the statement timeout for the rest of the caller's transaction (a whole catalog's prices). */
+export async function allowLongStatements(db: Db): Promise<void> {
+  await sql`SET LOCAL statement_timeout = '10min'`.execute(db);
 }

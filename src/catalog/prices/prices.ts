@@ -10,6 +10,8 @@ import {
 } from '../../markets/markets.service.ts';
 import { currencyDigits } from '../../markets/currencies.ts';
 import {
+  allowLongStatements,
+  hasPriceLists,
   priorPriceRows,
   recordPriceHistory,
   refreshMarketCardRows,
@@ -19,6 +21,9 @@ import {
 } from './prices.repository.ts';
 
 export type { Market } from '../../markets/markets.service.ts';
+export type { ReadPricing } from '../market-cards.repository.ts';
+import type { ReadPricing } from '../market-cards.repository.ts';
+import { storeSetting } from '../../db/settings-cache.ts';
 
 /**
  * The market a storefront read is priced in (decision `markets`): the one holding `country`, the
@@ -36,11 +41,33 @@ export async function marketOfRead(
   return marketOfCountry(deps, storeId, country);
 }
 
-/** Variants' prices in a market other than the default (explicit, else converted), by variant id. */
+/**
+ * How a read prices for a buyer (decisions `markets` and `price-function`): in its market, with the
+ * price lists that apply to its groups now. Null on the fast path: the default market of a store
+ * without price lists, whose prices are the variants' and the cards' own columns.
+ */
+export async function readPricing(
+  deps: { db: Kysely<Database> },
+  storeId: string,
+  market: Market,
+  groupIds: readonly string[] = [],
+  at: Date = new Date(),
+): Promise<ReadPricing | null> {
+  const lists = await storeSetting(deps.db, storeId, 'price-lists', () => hasPriceLists(deps.db, storeId));
+  if (market.pricing === null && !lists) return null;
+  return {
+    marketId: market.id,
+    currency: market.currency,
+    conversion: market.pricing,
+    lists: lists ? { groupIds: [...groupIds].sort(), at } : null,
+  };
+}
+
+/** Variants' prices as a read shows them (its market's, with its price lists), by variant id. */
 export async function variantPricesIn(
   db: Kysely<Database>,
   storeId: string,
-  pricing: MarketPricing,
+  pricing: ReadPricing,
   variantIds: readonly string[],
 ): Promise<Map<string, { priceAmount: number; compareAtAmount: number | null }>> {
   const rows = await variantMarketPriceRows(db, storeId, pricing, variantIds);
@@ -70,6 +97,9 @@ export async function refreshMarketCards(
   storeId: string,
   markets: readonly MarketPricing[],
 ): Promise<void> {
+  // Every product and variant of the store, in one transaction: a large catalog takes longer than
+  // a request's statement timeout allows (100k products: about 40 s on PostgreSQL, bench/RESULTS.md).
+  await allowLongStatements(trx);
   await refreshMarketCardRows(trx, storeId, markets);
   await recordPriceHistory(trx, storeId, markets);
 }

@@ -8,7 +8,7 @@ import type { ProductRow } from '../catalog.tables.ts';
 import { available } from '../inventory/inventory.ts';
 import { productImages } from '../media/product-images.ts';
 import { variantsOfProduct } from '../variants/product-variants.ts';
-import { priorPrices, variantPricesIn, type Market } from '../prices/prices.ts';
+import { priorPrices, variantPricesIn, type ReadPricing } from '../prices/prices.ts';
 import { activeCardsQuery, findActiveProduct, findActiveProductByHandle } from './products.repository.ts';
 
 /**
@@ -41,12 +41,12 @@ export function toCard(
 export async function withPriorPrices(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
-  market: Pick<Market, 'id'> | undefined,
+  pricing: ReadPricing | null,
   cards: ProductCard[],
 ): Promise<ProductCard[]> {
   const onSale = cards.filter((card) => card.compareAtAmount !== null).map((card) => card.id);
   if (onSale.length === 0) return cards;
-  const { byProduct } = await priorPrices(deps.db, storeId, market ?? { id: storeId }, onSale);
+  const { byProduct } = await priorPrices(deps.db, storeId, { id: pricing?.marketId ?? storeId }, onSale);
   return cards.map((card) => {
     const prior = byProduct.get(card.id);
     return prior === undefined ? card : { ...card, priorPrice: prior };
@@ -58,14 +58,14 @@ export async function listProductCards(
   deps: Pick<ServiceDeps, 'db' | 'cursors'>,
   storeId: string,
   page: Page,
-  market?: Market,
+  pricing: ReadPricing | null = null,
 ): Promise<ListPage<ProductCard>> {
   const [currency, rows] = await Promise.all([
-    market?.currency ?? storeCurrency(deps, storeId),
+    pricing?.currency ?? storeCurrency(deps, storeId),
     byCreated(
       deps.cursors,
       `${storeId}:products`,
-      activeCardsQuery(deps.db, storeId, market?.pricing?.marketId ?? null),
+      activeCardsQuery(deps.db, storeId, pricing),
       page,
       (row) => row,
       'p.',
@@ -75,7 +75,7 @@ export async function listProductCards(
     items: await withPriorPrices(
       deps,
       storeId,
-      market,
+      pricing,
       rows.items.map((row) => toCard(row, currency)),
     ),
     nextCursor: rows.nextCursor,
@@ -87,13 +87,12 @@ export async function getProductDetail(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   productId: string,
-  market?: Market,
+  pricing: ReadPricing | null = null,
 ): Promise<ProductDetail> {
-  const pricing = market?.pricing ?? null;
   const [product, variants, currency, images] = await Promise.all([
-    findActiveProduct(deps.db, storeId, productId, pricing?.marketId ?? null),
+    findActiveProduct(deps.db, storeId, productId, pricing),
     variantsOfProduct(deps.db, storeId, productId),
-    market?.currency ?? storeCurrency(deps, storeId),
+    pricing?.currency ?? storeCurrency(deps, storeId),
     productImages(deps.db, storeId, [productId]),
   ]);
   if (!product) throw notFound('No active product with that id in this store.');
@@ -110,7 +109,7 @@ export async function getProductDetail(
         ),
     // Only a product with a compare-at somewhere can be on sale.
     pricing !== null || variants.some((v) => v.compare_at_amount !== null)
-      ? priorPrices(deps.db, storeId, market ?? { id: storeId }, [productId])
+      ? priorPrices(deps.db, storeId, { id: pricing?.marketId ?? storeId }, [productId])
       : { byProduct: new Map<string, number>(), byVariant: new Map<string, number>() },
   ]);
   const lowest = prior.byProduct.get(productId);
@@ -146,10 +145,10 @@ export async function getProductByHandle(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   handle: string,
-  market?: Market,
+  pricing: ReadPricing | null = null,
 ): Promise<{ moved: string } | { product: ProductDetail }> {
   const found = await findActiveProductByHandle(deps.db, storeId, handle.toLowerCase());
   if (!found) throw notFound(`No active product with the handle "${handle}".`);
   if (found.moved) return { moved: found.handle };
-  return { product: await getProductDetail(deps, storeId, found.id, market) };
+  return { product: await getProductDetail(deps, storeId, found.id, pricing) };
 }

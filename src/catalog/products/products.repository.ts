@@ -14,7 +14,7 @@ import {
   type ProductStatus,
   type ProductTable,
 } from '../catalog.tables.ts';
-import { cardPrices } from '../market-cards.repository.ts';
+import { cardPrices, type ReadPricing } from '../market-cards.repository.ts';
 
 /** All SQL on products and their handles (variants: variants/, stock: inventory/, images: media/). */
 
@@ -294,10 +294,10 @@ export async function deleteProductRow(
 
 // Storefront reads (active products only)
 
-export function activeCardsQuery(db: Kysely<Database>, storeId: string, marketId: string | null = null) {
+export function activeCardsQuery(db: Kysely<Database>, storeId: string, pricing: ReadPricing | null = null) {
   return db
     .selectFrom('products as p')
-    .select([...CARD_COLUMNS_BUT_PRICES, ...cardPrices(marketId), 'p.created_at'])
+    .select([...CARD_COLUMNS_BUT_PRICES, ...cardPrices(pricing), 'p.created_at'])
     .where('p.store_id', '=', storeId)
     .where('p.status', '=', 'active');
 }
@@ -306,13 +306,13 @@ export function findActiveProduct(
   db: Kysely<Database>,
   storeId: string,
   productId: string,
-  marketId: string | null = null,
+  pricing: ReadPricing | null = null,
 ): Promise<ActiveProduct | undefined> {
   return db
     .selectFrom('products as p')
     .select([
       ...CARD_COLUMNS_BUT_PRICES,
-      ...cardPrices(marketId),
+      ...cardPrices(pricing),
       'p.description',
       'p.seo_title',
       'p.seo_description',

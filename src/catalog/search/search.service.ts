@@ -6,7 +6,7 @@ import { storeCurrency } from '../../stores/stores.service.ts';
 import type { ProductCard } from '../catalog.schemas.ts';
 import type { ProductFacets } from './search.schemas.ts';
 import { toCard, withPriorPrices } from '../products/product-cards.service.ts';
-import type { Market } from '../prices/prices.ts';
+import type { ReadPricing } from '../prices/prices.ts';
 import {
   SORT_KEYS,
   searchCardsQuery,
@@ -66,7 +66,7 @@ export function isSearch(params: SearchParams): boolean {
   return Object.keys(params).some((name) => name !== 'limit' && name !== 'cursor' && name !== 'country');
 }
 
-function filterOf(params: SearchParams, market: Market | undefined): SearchFilter {
+function filterOf(params: SearchParams, pricing: ReadPricing | null): SearchFilter {
   const errors: FieldError[] = [];
   const options: [string, string[]][] = [];
   for (const [key, raw] of Object.entries(params)) {
@@ -89,7 +89,7 @@ function filterOf(params: SearchParams, market: Market | undefined): SearchFilte
     maxPrice: params.maxPrice,
     available: params.available === true ? true : undefined,
     options,
-    market: market?.pricing ?? null,
+    pricing,
   };
 }
 
@@ -131,19 +131,19 @@ export async function searchProductCards(
   deps: Pick<ServiceDeps, 'db' | 'cursors'>,
   storeId: string,
   params: SearchParams,
-  market?: Market,
+  pricing: ReadPricing | null = null,
 ): Promise<ListPage<ProductCard>> {
-  const asked = filterOf(params, market);
+  const asked = filterOf(params, pricing);
   const sort = sortOf(params, asked);
   const [currency, page] = await Promise.all([
-    market?.currency ?? storeCurrency(deps, storeId),
+    pricing?.currency ?? storeCurrency(deps, storeId),
     withCorrections(deps, storeId, asked).then((filter) => cardsPage(deps, storeId, filter, sort, params)),
   ]);
   return {
     items: await withPriorPrices(
       deps,
       storeId,
-      market,
+      pricing,
       page.items.map((row) => toCard(row, currency)),
     ),
     nextCursor: page.nextCursor,
@@ -155,8 +155,10 @@ export async function searchProductCards(
  * corrections are not part of it: they are found again for every page.
  */
 function scopeOf(storeId: string, filter: SearchFilter, sort: SearchSort): string {
-  const { corrections: _corrections, ...asked } = filter;
-  return `${storeId}:products:search:${JSON.stringify([asked, sort])}`;
+  const { corrections: _corrections, pricing, ...asked } = filter;
+  // Its prices' market and groups, not the moment they were read at (a next page is read later).
+  const pricedFor = pricing && [pricing.marketId, pricing.lists?.groupIds ?? null];
+  return `${storeId}:products:search:${JSON.stringify([asked, sort, pricedFor])}`;
 }
 
 function cardsPage(
@@ -191,12 +193,12 @@ export async function productFacets(
   deps: Pick<ServiceDeps, 'db'>,
   storeId: string,
   params: SearchParams,
-  market?: Market,
+  pricing: ReadPricing | null = null,
 ): Promise<ProductFacets> {
   const rows = await searchFacets(
     deps.db,
     storeId,
-    await withCorrections(deps, storeId, filterOf(params, market)),
+    await withCorrections(deps, storeId, filterOf(params, pricing)),
   );
   const options: ProductFacets['options'] = [];
   for (const row of rows.options) {
@@ -210,7 +212,9 @@ export async function productFacets(
     options,
     price: { min: rows.summary.min_price, max: rows.summary.max_price },
     // Only when a country was asked: a request without one is answered as before markets.
-    ...(params.country !== undefined && market ? { currency: market.currency } : {}),
+    ...(params.country !== undefined
+      ? { currency: pricing?.currency ?? (await storeCurrency(deps, storeId)) }
+      : {}),
     collections: rows.collections,
     available: { count: rows.summary.available },
   };
