@@ -49,6 +49,14 @@ export const LAYERS: Record<string, Layer> = {
   customers: 'features',
   // Decision `markets`: the countries a store sells to in each currency; the catalog prices in them.
   markets: 'features',
+  // Decisions `promotions-resource` and `promotion-engine`: promotions (discount codes are code promotions) and the pure engine that picks a cart's.
+  promotions: 'features',
+  // Decision `gift-card-ledger`: gift cards, their codes and the ledger the checkout holds and spends on.
+  'gift-cards': 'features',
+  // Decision `csv-imports`: CSV files in (jobs a worker runs through the catalog's and customers' services) and out.
+  imports: 'features',
+  // Decision `draft-orders`: orders staff put together, priced by checkout's quote, invoiced or completed.
+  'draft-orders': 'features',
   // The composition: builds everything and wires dependencies; nothing below imports it.
   'app.ts': 'composition',
   'server.ts': 'composition',

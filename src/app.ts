@@ -8,7 +8,7 @@ import { watchStoreSettings } from './db/settings-cache.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installInputHygiene, problemOnClientError, problemOnFrameworkError } from './http/input-hygiene.ts';
 import { healthRoutes } from './http/health-routes.ts';
-import { registerDocsRoutes } from './http/docs-routes.ts';
+import { docsConfiguration, registerDocsRoutes } from './http/docs-routes.ts';
 import { registerPreflight } from './http/cors.ts';
 import { storefrontAuth } from './keys/keys.auth.ts';
 import { KeyResolver } from './keys/key-resolver.ts';
@@ -37,6 +37,7 @@ import { ordersStorefrontRoutes } from './orders/orders.storefront-routes.ts';
 import { checkoutStorefrontRoutes } from './checkout/checkout.storefront-routes.ts';
 import { idempotentRoutes } from './idempotency/idempotency.hook.ts';
 import { pricingAdminRoutes } from './pricing/pricing.admin-routes.ts';
+import { promotionsAdminRoutes } from './promotions/promotions.admin-routes.ts';
 import { marketsAdminRoutes } from './markets/markets.admin-routes.ts';
 import { marketsStorefrontRoutes } from './markets/markets.storefront-routes.ts';
 import { refreshMarketCards } from './catalog/products/products.service.ts';
@@ -46,8 +47,14 @@ import { shippingAdminRoutes } from './shipping/shipping.admin-routes.ts';
 import { overviewAdminRoutes } from './overview/overview.admin-routes.ts';
 import { customersAdminRoutes } from './customers/customers.admin-routes.ts';
 import { customerGroupsAdminRoutes } from './customers/customer-groups.admin-routes.ts';
+import { giftCardsAdminRoutes } from './gift-cards/gift-cards.admin-routes.ts';
+import { importsAdminRoutes } from './imports/imports.admin-routes.ts';
+import { draftOrdersAdminRoutes } from './draft-orders/draft-orders.admin-routes.ts';
+import { draftOrderPayRoutes } from './draft-orders/draft-orders.pay-routes.ts';
+import { draftOrdersOfCustomer } from './draft-orders/draft-orders.service.ts';
 import { customersStorefrontRoutes } from './customers/customers.storefront-routes.ts';
-import { customerGroupIdsOf } from './customers/customers.auth.ts';
+import { customerBuyerOf, customerGroupIdsOf } from './customers/customers.auth.ts';
+import { promotionHistory } from './orders/promotion-history.ts';
 import { mediaAdminRoutes } from './media/media.admin-routes.ts';
 import { WorkLimiter } from './media/media.limiter.ts';
 import { mediaRoutes } from './media/media.routes.ts';
@@ -58,6 +65,7 @@ import {
   adminClientRateLimit,
   adminSessionRateLimit,
   storefrontRateLimit,
+  clientActionRateLimit,
 } from './ratelimit/ratelimit.hook.ts';
 import { minimumKeyBudgets } from './ratelimit/ratelimit.config.ts';
 import { AppError, forbidden } from './lib/errors.ts';
@@ -70,6 +78,7 @@ import { installMetrics } from './observability/metrics.http.ts';
 import { registerStaticSite } from './web/static-site.ts';
 import { CONSOLE_DIST, SHOP_DIST } from './web/sites.ts';
 import { refineDocument, SECURITY_SCHEMES, transformRoute, type OpenApiDocument } from './http/openapi.ts';
+import { API_INFO } from './http/openapi-vocabulary.ts';
 import { instrumentHttp, requestSpans, withTraceIds } from './telemetry/telemetry.ts';
 import { RequestLogController, withRequestRedaction } from './http/request-log.ts';
 import { boundRequestDatabaseWork } from './http/request-bounds.ts';
@@ -77,13 +86,6 @@ import { boundRequestDatabaseWork } from './http/request-bounds.ts';
 export const STOREFRONT_PREFIX = '/storefront/v1';
 export const ADMIN_PREFIX = '/admin/v1';
 export const BODY_LIMIT = 1024 * 1024;
-
-const DOCS_URL = 'https://github.com/storefront/storefront/tree/main/docs';
-const API_DESCRIPTION = [
-  'The **Storefront API** (`/storefront/v1`, a publishable key) serves a shop: catalog, content, carts and checkout. The **Admin API** (`/admin/v1`, a staff session) runs the store. Every change is also a signed webhook (see *Webhooks*).',
-  '',
-  'Conventions: money is integer minor units with a currency; lists are cursor pages (`limit`, `cursor`, `nextCursor`); errors are `application/problem+json` with a stable `title`; checkout needs an `Idempotency-Key`. Guides: api-conventions, checkout, catalog, webhooks, sdk (in `docs/`).',
-].join('\n');
 
 export interface AppOptions {
   /** Fastify logger options (tests pass a stream to read the logs). */
@@ -104,29 +106,6 @@ export interface AppOptions {
    * to check that all compile.
    */
   eagerSchemas?: boolean;
-}
-
-/**
- * /docs: the API reference on this server's own document, its "Try it" sending to this server.
- * Nothing of Scalar's cloud: no agent, MCP, developer toolbar, telemetry or web fonts.
- */
-function docsConfiguration(docsKey: string | undefined) {
-  return {
-    url: '/openapi.json',
-    pageTitle: 'Storefront API reference',
-    agent: { disabled: true },
-    mcp: { disabled: true },
-    showDeveloperTools: 'never' as const,
-    hideClientButton: true,
-    telemetry: false,
-    withDefaultFonts: false,
-    defaultOpenFirstTag: true,
-    documentDownloadType: 'json' as const,
-    authentication: {
-      preferredSecurityScheme: 'publishableKey',
-      ...(docsKey ? { securitySchemes: { publishableKey: { value: docsKey } } } : {}),
-    },
-  };
 }
 
 export type App = FastifyInstance;
@@ -227,12 +206,18 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
           maxBytes: config.readCacheBytes,
           subscribe: runtime.db.onReadChange,
           log: app.log,
+          replica: runtime.db.replicaStats() !== null,
         })
       : null;
   app.decorate('readCache', readCache);
   // Tax rates and shipping zones, kept by this process and dropped at each change (settings-cache).
   const unwatchSettings = watchStoreSettings(runtime.db.kysely, runtime.db.onReadChange);
   app.addHook('onClose', async () => unwatchSettings());
+  // The catalog's reads from a replica keep theirs apart (decision `replica-reads`).
+  if (runtime.db.catalogReads !== runtime.db.kysely) {
+    const unwatchReplica = watchStoreSettings(runtime.db.catalogReads, runtime.db.onReadChange);
+    app.addHook('onClose', async () => unwatchReplica());
+  }
   if (readCache && runtime.metrics) runtime.metrics.observeReadCache(() => readCache.stats());
   if (readCache) {
     app.addHook('onReady', () => readCache.start());
@@ -241,6 +226,8 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   // Every feature's services get the runtime's one ServiceDeps (db, clock, cursors), plus what that
   // feature alone needs.
   const { services } = runtime;
+  // The storefront's catalog and content reads: from the replica while it is in use (decision `replica-reads`).
+  const { catalogReads } = runtime;
   const sessions = { ttlMs: config.staffSessionTtlMs, maxAgeMs: config.staffSessionMaxAgeMs };
   const keysDeps = { ...services, resolver: keys, minimumBudgets: minimumKeyBudgets(config.rateLimits) };
   // Test sends go out from the API process itself, through the same SSRF-guarded agents as the relay.
@@ -278,6 +265,8 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     signals: runtime.signals,
     rateLimiter,
     signInLimit: config.rateLimits.customerSignIn,
+    draftOrdersOf: (storeId: string, customerId: string) =>
+      draftOrdersOfCustomer(services, storeId, customerId),
   };
   // One bound on image work per process (decodes of uploads and resizes alike): decision
   // `media-resize-bound`.
@@ -316,14 +305,9 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'Storefront API',
-        version: '1.0.0',
-        summary: 'Catalog, content, carts and checkout for shops; the Admin API for their staff.',
-        description: API_DESCRIPTION,
-      },
+      info: API_INFO.info,
       servers: [{ url: '/', description: 'This server' }],
-      externalDocs: { description: 'Guides (docs/ in the repository)', url: DOCS_URL },
+      externalDocs: API_INFO.externalDocs,
       components: { securitySchemes: SECURITY_SCHEMES },
     },
     transform: transformRoute,
@@ -348,6 +332,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     },
   });
   await app.register(mediaRoutes, { deps: media });
+  await app.register(draftOrderPayRoutes, { deps: { db: services.db, keyring, clock } });
   await app.register(paymentsRoutes, {
     deps: { payments, onEvent: (event, log) => applyProviderEvent({ ...orders, log }, event) },
   });
@@ -357,19 +342,28 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       registerPreflight(storefront, '');
       storefront.addHook('onRequest', storefrontAuth(keys));
       storefront.addHook('onRequest', storefrontRateLimit(rateLimiter));
-      await storefront.register(storeStorefrontRoutes, { deps: services, readCache });
-      await storefront.register(marketsStorefrontRoutes, { deps: services, readCache });
+      await storefront.register(storeStorefrontRoutes, { deps: catalogReads, readCache });
+      await storefront.register(marketsStorefrontRoutes, { deps: catalogReads, readCache });
       // Decision `price-function`: a customer token prices catalog reads and carts for its groups.
       const customerGroups = (request: FastifyRequest) => customerGroupIdsOf(customers, request);
-      await storefront.register(catalogStorefrontRoutes, { deps: services, readCache, customerGroups });
-      await storefront.register(contentStorefrontRoutes, { deps: services, readCache });
+      await storefront.register(catalogStorefrontRoutes, { deps: catalogReads, readCache, customerGroups });
+      await storefront.register(contentStorefrontRoutes, { deps: catalogReads, readCache });
       // Carts and checkout ask the store's tax service, when it has one (decision `tax-service`).
+      // Decision `gift-card-codes`: every gift card code looked up spends one of the client's guesses.
+      const giftCards = {
+        db: services.db,
+        limitGuess: clientActionRateLimit(rateLimiter, config.rateLimits.giftCardGuesses, {
+          name: 'gift-card-guess',
+          what: 'gift card codes',
+        }),
+      };
       await storefront.register(cartsStorefrontRoutes, {
-        deps: { ...services, taxService: app.taxService },
-        customerGroups,
+        deps: { ...services, taxService: app.taxService, promotionHistory },
+        customerBuyer: (request: FastifyRequest) => customerBuyerOf(customers, request),
+        giftCards,
       });
       await storefront.register(checkoutStorefrontRoutes, {
-        deps: { ...orders, taxService: app.taxService },
+        deps: { ...orders, taxService: app.taxService, giftCards },
         customers,
       });
       await storefront.register(ordersStorefrontRoutes, { deps: orders });
@@ -425,6 +419,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       await admin.register(ordersAdminRoutes, { deps: orders });
       await admin.register(reportsAdminRoutes, { deps: orders });
       await admin.register(pricingAdminRoutes, { deps: orders });
+      await admin.register(promotionsAdminRoutes, { deps: services });
       await admin.register(taxServiceAdminRoutes, {
         deps: { ...services, keyring, allowHttp: config.webhooks.allowHttp },
       });
@@ -433,6 +428,18 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       await admin.register(overviewAdminRoutes, { deps: services });
       await admin.register(customersAdminRoutes, { deps: customers });
       await admin.register(customerGroupsAdminRoutes, { deps: services });
+      await admin.register(giftCardsAdminRoutes, { deps: services });
+      await admin.register(importsAdminRoutes, {
+        deps: {
+          ...services,
+          publicBaseUrl: config.publicBaseUrl,
+          maxBytes: config.imports.maxBytes,
+          wake: () => runtime.signals.wake('imports'),
+        },
+      });
+      await admin.register(draftOrdersAdminRoutes, {
+        deps: { ...orders, taxService: app.taxService, publicBaseUrl: config.publicBaseUrl },
+      });
     },
     { prefix: ADMIN_PREFIX },
   );

@@ -111,6 +111,51 @@ describe('loadConfig', () => {
     assert.equal(config.keyCacheTtlMs, 1000);
   });
 
+  test('DATABASE_REPLICA_URL: a PostgreSQL replica beside DATABASE_URL, skipped past REPLICA_MAX_LAG', () => {
+    const none = loadConfig({ DATABASE_URL: 'postgres://u@db/x' });
+    assert.equal(none.databaseReplicaUrl, null);
+    assert.equal(none.replicaMaxLagMs, 2000);
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@primary/x',
+      DATABASE_REPLICA_URL: 'postgresql://reader@standby:5433/x',
+      REPLICA_MAX_LAG: '300ms',
+    });
+    assert.equal(config.databaseReplicaUrl, 'postgresql://reader@standby:5433/x');
+    assert.equal(config.replicaMaxLagMs, 300);
+  });
+
+  test('refuses a replica without DATABASE_URL (the embedded database has none), its password hidden', () => {
+    assert.throws(
+      () => loadConfig({ DATABASE_REPLICA_URL: 'postgres://reader:hunter2@standby/x' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.variable === 'DATABASE_REPLICA_URL' &&
+        /set DATABASE_URL too/.test(error.message) &&
+        !error.message.includes('hunter2'),
+    );
+  });
+
+  test('DATABASE_POOLER=transaction turns prepared statements off unless they are asked for; DATABASE_DIRECT_URL is read', () => {
+    const plain = loadConfig({});
+    assert.equal(plain.databasePooler, 'none');
+    assert.equal(plain.databasePreparedStatements, true);
+    assert.equal(plain.databaseDirectUrl, null);
+    const pooled = loadConfig({
+      DATABASE_URL: 'postgres://app@pgbouncer:6432/shop',
+      DATABASE_POOLER: 'transaction',
+      DATABASE_DIRECT_URL: 'postgres://app@db:5432/shop',
+    });
+    assert.equal(pooled.databasePooler, 'transaction');
+    assert.equal(pooled.databasePreparedStatements, false);
+    assert.equal(pooled.databaseDirectUrl, 'postgres://app@db:5432/shop');
+    // PgBouncer 1.21 or newer with max_prepared_statements keeps them.
+    assert.equal(
+      loadConfig({ DATABASE_POOLER: 'transaction', DATABASE_PREPARED_STATEMENTS: 'true' })
+        .databasePreparedStatements,
+      true,
+    );
+  });
+
   test('TRUST_PROXY takes a list of proxy addresses, CIDR ranges and presets', () => {
     assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1, fd00::/8,Loopback' }).trustProxy, [
       '10.0.0.0/8',
@@ -136,6 +181,8 @@ describe('loadConfig', () => {
     [{ STAFF_SESSION_TTL: 'soon' }, 'STAFF_SESSION_TTL', /duration/],
     [{ PLATFORM_MAIL_DOMAIN: 'not a domain' }, 'PLATFORM_MAIL_DOMAIN', /domain name/],
     [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE', /integer from 1/],
+    [{ DATABASE_POOLER: 'session' }, 'DATABASE_POOLER', /none or transaction/],
+    [{ DATABASE_DIRECT_URL: 'http://db' }, 'DATABASE_DIRECT_URL', /postgres:/],
     [{ DATABASE_STATEMENT_TIMEOUT: '10ms' }, 'DATABASE_STATEMENT_TIMEOUT', /from 100 ms to 3600 s/],
     [{ DATABASE_STATEMENT_TIMEOUT: '2h' }, 'DATABASE_STATEMENT_TIMEOUT', /from 100 ms to 3600 s/],
     [{ DATABASE_READINESS_TIMEOUT: '2m' }, 'DATABASE_READINESS_TIMEOUT', /from 100 ms to 60 s/],
@@ -148,6 +195,9 @@ describe('loadConfig', () => {
     [{ SHOP_UI: 'maybe' }, 'SHOP_UI', /1\/true/],
     [{ PGLITE_SHARED_BUFFERS_MB: '16MB' }, 'PGLITE_SHARED_BUFFERS_MB', /integer from 1 to 1024/],
     [{ PGLITE_SHARED_BUFFERS_MB: '0' }, 'PGLITE_SHARED_BUFFERS_MB', /integer from 1 to 1024/],
+    [{ DATABASE_REPLICA_URL: 'mysql://x' }, 'DATABASE_REPLICA_URL', /postgres:/],
+    [{ REPLICA_MAX_LAG: 'soon' }, 'REPLICA_MAX_LAG', /duration/],
+    [{ REPLICA_MAX_LAG: '20ms' }, 'REPLICA_MAX_LAG', /from 50 ms to 600 s/],
     [{ PGLITE_OPTIMIZING_COMPILER: 'fast' }, 'PGLITE_OPTIMIZING_COMPILER', /1\/true/],
   ];
   for (const [env, variable, accepts] of bad) {

@@ -1,6 +1,16 @@
 import path from 'node:path';
 import { isIP } from 'node:net';
-import { boolean, ConfigError, duration, durationList, integer, read, url, type Env } from './lib/env.ts';
+import {
+  boolean,
+  ConfigError,
+  duration,
+  durationList,
+  integer,
+  read,
+  redact,
+  url,
+  type Env,
+} from './lib/env.ts';
 
 import { loadEmailIdentityConfig, type EmailIdentityConfig } from './email/email.config.ts';
 import { loadPaymentsConfig, type PaymentsConfig } from './payments/payments.config.ts';
@@ -48,6 +58,19 @@ export interface Config {
   /** BEGIN with the first statement, COMMIT with the last (PostgreSQL); off: plain BEGIN … COMMIT. */
   readonly databasePipelining: boolean;
   /**
+   * What stands between the service and PostgreSQL (DATABASE_POOLER, decision `behind-pgbouncer`):
+   * `none`, or `transaction` for a pooler that lends a server connection per transaction
+   * (PgBouncer's `pool_mode = transaction`), which keeps no session: no LISTEN on the pooled
+   * connections, no `statement_timeout` at start-up, and prepared statements off by default.
+   */
+  readonly databasePooler: 'none' | 'transaction';
+  /**
+   * PostgreSQL itself, past the pooler (DATABASE_DIRECT_URL): the one connection per process that
+   * LISTENs (read-cache invalidations, the relay's wake-ups). Null behind a transaction pooler: those
+   * processes poll instead.
+   */
+  readonly databaseDirectUrl: string | null;
+  /**
    * The bound of one statement of `serve` and `worker` on PostgreSQL (DATABASE_STATEMENT_TIMEOUT,
    * decision `database-faults`): the server's `statement_timeout`, and 2 s later the client gives
    * the connection up. The CLI's other commands are not bounded.
@@ -55,6 +78,13 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   /** How long `/readyz` waits for the database's answer (DATABASE_READINESS_TIMEOUT). */
   readonly databaseReadinessTimeoutMs: number;
+  /**
+   * A PostgreSQL streaming replica for the storefront's catalog and content reads
+   * (DATABASE_REPLICA_URL, decision `replica-reads`); null: every read on the primary.
+   */
+  readonly databaseReplicaUrl: string | null;
+  /** The replica is skipped while it lags more than this behind the primary (REPLICA_MAX_LAG). */
+  readonly replicaMaxLagMs: number;
   readonly redisUrl: string | null;
   /** Create the demo store on an empty database (default: on for the embedded database outside production mode). */
   readonly seedDemo: boolean;
@@ -105,6 +135,8 @@ export interface Config {
   readonly emailIdentity: EmailIdentityConfig;
   /** Uploaded images (decision `media-resize-bound`): storage, upload size and the bound on resizing work. */
   readonly media: MediaConfig;
+  /** CSV imports (decision `csv-imports`): file size, the worker's lease, and the images a products import fetches. */
+  readonly imports: ImportsConfig;
   /**
    * Production mode (NODE_ENV=production, decision `production-mode`): development conveniences are off unless named
    * explicitly: no dev mailbox, no demo seed by default, EMAIL_TRANSPORT must be given.
@@ -216,6 +248,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']);
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const pooler = read(env, 'DATABASE_POOLER') ?? 'none';
+  if (pooler !== 'none' && pooler !== 'transaction') {
+    throw new ConfigError('DATABASE_POOLER', 'none or transaction', pooler);
+  }
 
   const dataDir = path.resolve(cwd, read(env, 'DATA_DIR') ?? './data');
 
@@ -237,10 +273,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     pgliteSharedBuffersMb: integer(env, 'PGLITE_SHARED_BUFFERS_MB', 16, 1, 1024),
     pgliteOptimizingCompiler: boolean(env, 'PGLITE_OPTIMIZING_COMPILER', false),
-    databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
+    databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', pooler === 'none'),
     databasePipelining: boolean(env, 'DATABASE_PIPELINING', true),
+    databasePooler: pooler,
+    databaseDirectUrl: url(env, 'DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
     databaseStatementTimeoutMs: boundedDuration(env, 'DATABASE_STATEMENT_TIMEOUT', '15s', 100, 3_600_000),
     databaseReadinessTimeoutMs: boundedDuration(env, 'DATABASE_READINESS_TIMEOUT', '2s', 100, 60_000),
+    databaseReplicaUrl: replicaUrl(env, databaseUrl),
+    replicaMaxLagMs: boundedDuration(env, 'REPLICA_MAX_LAG', '2s', 50, 600_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     seedDemo: boolean(env, 'SEED_DEMO', databaseUrl === null && !production),
     logLevel: logLevel as Config['logLevel'],
@@ -274,6 +314,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     taxServiceTimeoutMs: boundedDuration(env, 'TAX_SERVICE_TIMEOUT', '3s', 100, 60_000),
     emailIdentity: loadEmailIdentityConfig(env),
     media: media(env, dataDir),
+    imports: Object.freeze({
+      maxBytes: integer(env, 'IMPORT_MAX_MB', 64, 1, 1024) * 1024 * 1024,
+      leaseMs: boundedDuration(env, 'IMPORT_LEASE', '60s', 1000, 3_600_000),
+      maxImages: integer(env, 'IMPORT_MAX_IMAGES', 10_000, 0, 1_000_000),
+      fetchTimeoutMs: boundedDuration(env, 'IMPORT_FETCH_TIMEOUT', '15s', 100, 120_000),
+    }),
     production,
     adminUi: boolean(env, 'ADMIN_UI', true),
     shopUi: boolean(env, 'SHOP_UI', true),
@@ -282,6 +328,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     metrics: loadMetricsConfig(env),
     telemetry: loadTelemetryConfig(env),
   });
+}
+
+/** DATABASE_REPLICA_URL: a postgres: URL, only beside DATABASE_URL (the embedded database has no replica). */
+function replicaUrl(env: Env, databaseUrl: string | null): string | null {
+  const replica = url(env, 'DATABASE_REPLICA_URL', ['postgres:', 'postgresql:']);
+  if (replica !== null && databaseUrl === null)
+    throw new ConfigError(
+      'DATABASE_REPLICA_URL',
+      'unset with the embedded database: a replica serves reads of a PostgreSQL primary, so set DATABASE_URL too',
+      redact(replica),
+    );
+  return replica;
 }
 
 /**
@@ -324,10 +382,22 @@ function rateLimits(env: Env): RateLimitConfig {
     // Customers' sign-in is limited as staff's (decision `customer-sign-in-limit`), unless set apart.
     customerSignIn: integer(env, 'RATE_LIMIT_CUSTOMER_SIGN_IN', signIn, 1, 10_000_000),
     domainVerify: integer(env, 'RATE_LIMIT_DOMAIN_VERIFY', 5, 1, 10_000_000),
+    giftCardGuesses: integer(env, 'RATE_LIMIT_GIFT_CARD', 10, 1, 10_000_000),
     adminIp: integer(env, 'RATE_LIMIT_ADMIN_IP', 3000, 1, 10_000_000),
     adminRead: integer(env, 'RATE_LIMIT_ADMIN_READ', 1200, 1, 10_000_000),
     adminWrite: integer(env, 'RATE_LIMIT_ADMIN_WRITE', 600, 1, 10_000_000),
   });
+}
+
+export interface ImportsConfig {
+  /** The largest import file, bytes (IMPORT_MAX_MB). */
+  readonly maxBytes: number;
+  /** How long a worker holds an import without recording progress before another may take it over. */
+  readonly leaseMs: number;
+  /** The most images one products import fetches from `Image Src` URLs. */
+  readonly maxImages: number;
+  /** How long one image fetch may take. */
+  readonly fetchTimeoutMs: number;
 }
 
 /** MEDIA_*: where uploads are kept (only the local adapter is built), their size and pixels, the resize bound. */

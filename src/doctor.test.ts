@@ -165,12 +165,13 @@ describe('storefront doctor: settings that look safe but are not', () => {
       [{ DATABASE_URL: 'postgres://storefront@db.internal/storefront?ssl=0' }, 'DATABASE_URL'],
       [{ DATABASE_URL: 'postgres://storefront@localhost/storefront?host=db.internal' }, 'DATABASE_URL'],
       [{ DATABASE_URL: 'postgres://storefront@db.example.com/storefront?sslmode=require' }, 'DATABASE_URL'],
+      [{ DATABASE_REPLICA_URL: 'postgres://reader:pw@standby.internal/storefront' }, 'DATABASE_REPLICA_URL'],
       [{ PUBLIC_BASE_URL: 'https://shop-platform.example.com' }, 'PUBLIC_BASE_URL'],
       [{ PLATFORM_MAIL_DOMAIN: 'mail.shop-platform.example.com' }, 'PLATFORM_MAIL_DOMAIN'],
       [{ REDIS_URL: 'redis://cache.example.net:6379' }, 'REDIS_URL'],
     ]);
     for (const fine of [
-      { EMAIL_TRANSPORT: 'smtps://mailer:s3cret-Pa55@mail.internal:465' },
+      { EMAIL_TRANSPORT: 'smtps://mailer:s3cret-Pa55@mail.internal:465' } as Record<string, string>,
       { EMAIL_TRANSPORT: 'smtp://mailer:s3cret-Pa55@mail.internal:587?requireTLS=true' },
       { EMAIL_TRANSPORT: 'smtp://mailer:s3cret-Pa55@127.0.0.1:25' },
       { DATABASE_URL: 'postgres://storefront@localhost/storefront?host=/var/run/postgresql' },
@@ -179,6 +180,7 @@ describe('storefront doctor: settings that look safe but are not', () => {
       { DATABASE_URL: 'postgres://storefront@db.internal/storefront?sslmode=require' },
       { DATABASE_URL: 'postgres://storefront@db.internal/storefront?ssl=true' },
       { DATABASE_URL: 'postgres://storefront@db.internal/storefront?sslrootcert=/etc/ssl/db-ca.pem' },
+      { DATABASE_REPLICA_URL: 'postgres://reader@standby.internal/storefront?sslmode=verify-full' },
     ])
       assert.deepEqual(unsafeIn({ ...SAFE, ...fine }), [], JSON.stringify(fine));
   });

@@ -182,13 +182,17 @@ function connectionFindings(config: Readonly<Config>, unsafe: Report): void {
         `Mail goes to ${smtp.hostname} over plain smtp:// with a password: it travels in clear unless the server offers STARTTLS, and anyone on the way can remove the offer. Use smtps:// (port 465), or add ?requireTLS=true for STARTTLS (port 587).`,
       );
   }
-  if (config.databaseUrl !== null) {
-    const database = postgresTarget(config.databaseUrl);
-    example('DATABASE_URL', database.host);
+  for (const [name, value] of [
+    ['DATABASE_URL', config.databaseUrl],
+    ['DATABASE_REPLICA_URL', config.databaseReplicaUrl],
+  ] as const) {
+    if (value === null) continue;
+    const database = postgresTarget(value);
+    example(name, database.host);
     if (!database.local && !database.tls)
       unsafe(
-        'DATABASE_URL',
-        `DATABASE_URL reaches ${database.host} without TLS: the password and every row cross the network in clear. Add ?sslmode=verify-full (with the server's CA in sslrootcert), or at least sslmode=require.`,
+        name,
+        `${name} reaches ${database.host} without TLS: the password and every row cross the network in clear. Add ?sslmode=verify-full (with the server's CA in sslrootcert), or at least sslmode=require.`,
       );
   }
   if (config.redisUrl !== null) example('REDIS_URL', new URL(config.redisUrl).hostname);

@@ -1,9 +1,12 @@
+import { listenUrlOf } from './db/direct-listen.ts';
 import { statisticsLoop } from './statistics.loop.ts';
 import { emailIdentityLoops } from './email/email.loops.ts';
+import { importsLoop } from './imports/imports.loop.ts';
 import { mailSenders } from './email/email.sender.ts';
 import type { Log } from './lib/log.ts';
 import { mailWorkerLoop } from './mail/mail-worker.loop.ts';
 import type { MailTransport } from './mail/transport.ts';
+import { WorkLimiter } from './media/media.limiter.ts';
 import type { Metrics } from './observability/metrics.ts';
 import { orderLoops } from './orders/orders.loops.ts';
 import { paymentLoops } from './payments/payments.loops.ts';
@@ -37,7 +40,8 @@ export function backgroundLoops(
       keyring,
       log,
       webhooks: config.webhooks,
-      databaseUrl: config.databaseUrl,
+      // Behind a transaction pooler, PostgreSQL itself (DATABASE_DIRECT_URL), or polling.
+      databaseUrl: listenUrlOf(config),
       ...(metrics ? { onAttempt: (outcome, seconds) => metrics.webhookAttempt(outcome, seconds) } : {}),
     }),
     ...emailIdentityLoops({ ...services, config, log, signals }),
@@ -51,6 +55,18 @@ export function backgroundLoops(
       transport,
       senderOf: mailSenders({ db, config, keyring }),
       log,
+    }),
+    importsLoop({
+      ...services,
+      log,
+      // An import's images are decoded one at a time: the process's requests keep their own bound.
+      media: {
+        storage: runtime.media,
+        limiter: new WorkLimiter({ concurrency: 1, queue: 1 }),
+        maxPixels: config.media.maxPixels,
+        maxBytes: config.media.maxBytes,
+      },
+      settings: { ...config.imports, allowHttp: config.webhooks.allowHttp },
     }),
     // PGlite runs no autovacuum: its tables' statistics are kept up to date here.
     ...(runtime.db.kind === 'pglite' ? [statisticsLoop({ db, log })] : []),

@@ -129,6 +129,11 @@ async function serve(config: Readonly<Config>): Promise<void> {
   const db = await openDatabase({
     ...databaseOptions(config, 'storefront serve'),
     instrument: telemetry?.instrumentDialect,
+    // Only the API reads the catalog for shoppers (decision `replica-reads`).
+    replica:
+      config.databaseReplicaUrl === null
+        ? null
+        : { url: config.databaseReplicaUrl, maxLagMs: config.replicaMaxLagMs, log },
   });
   const applied = await migrateAtStart(config, db);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');

@@ -29,6 +29,11 @@ export interface Runtime {
   cursors: CursorCodec;
   /** What every feature's services work with (db, clock, cursors): built here, once. */
   services: ServiceDeps;
+  /**
+   * The same for the storefront's catalog and content reads (decision `replica-reads`): their `db`
+   * reads from the replica while it is in use; `services` itself without a replica.
+   */
+  catalogReads: ServiceDeps;
   /** Wakes this process's worker loops after a commit (mail queued, events recorded). */
   signals: WorkerSignals;
   /** The payment provider (built here, never inside the app). */
@@ -50,13 +55,15 @@ export async function createRuntime(
   const keyring = await loadKeyring(db.kysely, config);
   const clock = options.clock ?? systemClock;
   const cursors = new CursorCodec(keyring.key('cursor'));
+  const services = { db: db.kysely, clock, cursors };
   const runtime: Runtime = {
     config,
     db,
     clock,
     keyring,
     cursors,
-    services: { db: db.kysely, clock, cursors },
+    services,
+    catalogReads: db.catalogReads === db.kysely ? services : { ...services, db: db.catalogReads },
     signals: options.signals ?? new WorkerSignals(),
     payments: await createPayments(config.payments, { db: db.kysely, keyring, log: options.log, clock }),
     media: new LocalMediaStorage(config.media.dir),
@@ -86,6 +93,7 @@ async function processMetrics(
   const metrics = new Metrics();
   // The embedded database has no pool: one session inside the process.
   if (db.kind === 'postgres') metrics.observePool(db.poolStats);
+  if (db.replicaStats() !== null) metrics.observeReplica(db.replicaStats);
   metrics.observeBacklog(db.kysely, log, () => clock.now());
   return metrics;
 }
@@ -122,6 +130,8 @@ export function databaseOptions(config: Readonly<Config>, command: string): Open
     command,
     // Only the API keeps what read-change notifications invalidate (its caches).
     listen: command === 'storefront serve',
+    pooler: config.databasePooler,
+    directUrl: config.databaseDirectUrl,
     statementTimeoutMs: BOUNDED_COMMANDS.has(command) ? config.databaseStatementTimeoutMs : null,
   };
 }

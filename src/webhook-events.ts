@@ -13,7 +13,14 @@ import {
   CustomerDeletedData,
   CustomerUpdatedData,
 } from './customers/customers.events.ts';
+import { GiftCardIssuedData, GiftCardUpdatedData } from './gift-cards/gift-cards.events.ts';
+import { ImportCompletedData } from './imports/imports.events.ts';
 import { MenuUpdatedData, PageUpdatedData, RegionUpdatedData } from './content/content.events.ts';
+import {
+  DraftOrderCompletedData,
+  DraftOrderCreatedData,
+  DraftOrderUpdatedData,
+} from './draft-orders/draft-orders.events.ts';
 import type { EventType } from './events/events.ts';
 import {
   FulfillmentCreatedData,
@@ -24,6 +31,11 @@ import {
   OrderRefundedData,
   ReturnCreatedData,
 } from './orders/orders.events.ts';
+import {
+  PromotionCreatedData,
+  PromotionDeletedData,
+  PromotionUpdatedData,
+} from './promotions/promotions.events.ts';
 import { storeCurrency, type StoresDeps } from './stores/stores.service.ts';
 import { ThemePublishedData } from './themes/themes.events.ts';
 
@@ -55,6 +67,15 @@ export const EVENT_DATA: Record<EventType, TSchema> = {
   'customer.created': CustomerCreatedData,
   'customer.updated': CustomerUpdatedData,
   'customer.deleted': CustomerDeletedData,
+  'promotion.created': PromotionCreatedData,
+  'promotion.updated': PromotionUpdatedData,
+  'promotion.deleted': PromotionDeletedData,
+  'gift_card.issued': GiftCardIssuedData,
+  'gift_card.updated': GiftCardUpdatedData,
+  'import.completed': ImportCompletedData,
+  'draft_order.created': DraftOrderCreatedData,
+  'draft_order.updated': DraftOrderUpdatedData,
+  'draft_order.completed': DraftOrderCompletedData,
 };
 
 /** What a sample payload is made for: the store's own id and currency. */
@@ -163,6 +184,52 @@ export const EVENT_SAMPLES: Record<EventType, (store: SampleStore) => Record<str
     }) satisfies Static<typeof CustomerUpdatedData>,
   'customer.deleted': ({ storeId }) =>
     ({ storeId, customerId: randomUUID() }) satisfies Static<typeof CustomerDeletedData>,
+  'promotion.created': ({ storeId }) =>
+    ({ storeId, promotionId: randomUUID(), code: 'SUMMER10' }) satisfies Static<typeof PromotionCreatedData>,
+  'promotion.updated': ({ storeId }) =>
+    ({ storeId, promotionId: randomUUID(), code: 'SUMMER10' }) satisfies Static<typeof PromotionUpdatedData>,
+  'promotion.deleted': ({ storeId }) =>
+    ({ storeId, promotionId: randomUUID(), code: null }) satisfies Static<typeof PromotionDeletedData>,
+  'gift_card.issued': ({ storeId, currency }) =>
+    ({
+      storeId,
+      giftCardId: randomUUID(),
+      last4: 'K7QX',
+      balance: { amount: 5000, currency },
+      orderId: randomUUID(),
+    }) satisfies Static<typeof GiftCardIssuedData>,
+  'gift_card.updated': ({ storeId, currency }) =>
+    ({
+      storeId,
+      giftCardId: randomUUID(),
+      last4: 'K7QX',
+      balance: { amount: 3250, currency },
+      changed: ['balance'],
+    }) satisfies Static<typeof GiftCardUpdatedData>,
+  'import.completed': ({ storeId }) =>
+    ({
+      storeId,
+      importId: randomUUID(),
+      kind: 'products',
+      dryRun: false,
+      rows: 120,
+      errors: 0,
+      created: 40,
+      updated: 2,
+      unchanged: 0,
+    }) satisfies Static<typeof ImportCompletedData>,
+  'draft_order.created': ({ storeId }) =>
+    ({ storeId, draftOrderId: randomUUID(), status: 'open', orderId: null }) satisfies Static<
+      typeof DraftOrderCreatedData
+    >,
+  'draft_order.updated': ({ storeId }) =>
+    ({ storeId, draftOrderId: randomUUID(), status: 'invoiced', orderId: randomUUID() }) satisfies Static<
+      typeof DraftOrderUpdatedData
+    >,
+  'draft_order.completed': ({ storeId }) =>
+    ({ storeId, draftOrderId: randomUUID(), status: 'completed', orderId: randomUUID() }) satisfies Static<
+      typeof DraftOrderCompletedData
+    >,
 };
 
 function fulfillmentSample(

@@ -115,6 +115,27 @@ describe('apps', () => {
       ['customer.created', { customerId: 'c-1', hasAccount: true }, 'customer:c-1'],
       ['customer.updated', { customerId: 'c-1', changed: ['name'] }, 'customer:c-1'],
       ['customer.deleted', { customerId: 'c-1' }, 'customer:c-1'],
+      ['promotion.created', { promotionId: 'pr-1', code: 'SUMMER10' }, 'promotion:pr-1'],
+      ['promotion.updated', { promotionId: 'pr-1', code: 'SUMMER10' }, 'promotion:pr-1'],
+      ['promotion.deleted', { promotionId: 'pr-1', code: 'SUMMER10' }, 'promotion:pr-1'],
+      ['gift_card.issued', { giftCardId: 'g-1', last4: 'K7QX' }, 'gift_card:g-1'],
+      ['gift_card.updated', { giftCardId: 'g-1', last4: 'K7QX', changed: ['note'] }, 'gift_card:g-1'],
+      [
+        'import.completed',
+        { importId: 'i-1', kind: 'products', dryRun: false, rows: 2, errors: 0 },
+        'import:i-1',
+      ],
+      ['draft_order.created', { draftOrderId: 'do-1', status: 'open', orderId: null }, 'draft_order:do-1'],
+      [
+        'draft_order.updated',
+        { draftOrderId: 'do-1', status: 'invoiced', orderId: 'o-9' },
+        'draft_order:do-1',
+      ],
+      [
+        'draft_order.completed',
+        { draftOrderId: 'do-2', status: 'completed', orderId: 'o-10' },
+        'draft_order:do-2',
+      ],
     ];
     for (const [type, data, resource] of others) await emit(t, shop.store.id, type, data, resource);
 

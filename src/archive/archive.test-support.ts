@@ -1,10 +1,9 @@
 /**
- * What the archive tests share: a populated store made through the HTTP API, fresh target databases
- * of either kind, and a read of every GET route of the OpenAPI document on two apps side by side.
+ * What the archive tests share: a populated store made through the HTTP API and fresh target
+ * databases of either kind (archive-reads.test-support.ts reads every GET route on two apps side by side).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import type { LightMyRequestResponse } from 'fastify';
 import { openDatabase, type Db } from '../db/database.ts';
@@ -101,7 +100,8 @@ function ok(response: LightMyRequestResponse, status: number, what: string): Rec
  * revoked), a theme, an app, a discount, a tax rate, a tax service, pages, menus, a published region with a newer
  * draft, a renamed product handle, a sending domain (DKIM keys), a webhook endpoint with delivered
  * deliveries, a customer with an address, a session and a group, a price list for the group, carts, a paid order fulfilled with a
- * return and a refund, a cancelled order, a pending order, a privacy-log entry; and a second store.
+ * return and a refund, a cancelled order, a pending order, a gift card bought with a gift card product,
+ * a privacy-log entry; and a second store.
  * `t` must run the worker loops (mail, relay, payments).
  */
 export async function populate(t: TestApp, receiver: Receiver): Promise<World> {
@@ -272,6 +272,26 @@ export async function populate(t: TestApp, receiver: Receiver): Promise<World> {
     'cancel',
   );
   const pending = await checkout(await cart(1));
+  // A gift card product, one unit bought: its card names the order that sold it, and the mail of
+  // its code was sealed (decision `gift-card-products`).
+  const giftCardProduct = ok(
+    await admin.post('/products', {
+      title: 'Gift card',
+      status: 'active',
+      giftCard: true,
+      variants: [{ label: '$20', priceAmount: 2000, onHand: 50 }],
+    }),
+    201,
+    'gift card product',
+  );
+  const giftCardCart = ok(
+    await storefront.post('/carts', {
+      items: [{ variantId: (giftCardProduct.variants as { id: string }[])[0]!.id, quantity: 1 }],
+    }),
+    201,
+    'gift card cart',
+  );
+  await pay(await checkout(String(giftCardCart.id), me));
 
   // The staff's export of the customer (the privacy log records it).
   const customers = ok(
@@ -283,6 +303,17 @@ export async function populate(t: TestApp, receiver: Receiver): Promise<World> {
   // A customer group the customer is in.
   const group = ok(await admin.post('/customer-groups', { name: 'Wholesale' }), 201, 'customer group');
   ok(await admin.put(`/customers/${customerId}/groups`, { groupIds: [group.id] }), 200, 'groups');
+  // A gift card of the customer's, with an adjustment in its ledger: it travels with its code's hash.
+  const card = ok(
+    await admin.post('/gift-cards', { initialAmount: 2500, currency: 'USD', customerId }),
+    201,
+    'gift card',
+  );
+  ok(
+    await admin.patch(`/gift-cards/${String(card.id)}`, { adjustment: { amount: -500, reason: 'Spent' } }),
+    200,
+    'gift card adjustment',
+  );
   // A price list for the group, in the default market.
   ok(
     await admin.post('/price-lists', {
@@ -295,6 +326,36 @@ export async function populate(t: TestApp, receiver: Receiver): Promise<World> {
     }),
     201,
     'price list',
+  );
+  // Draft orders (decision `draft-orders`): an open one with a custom line, and one completed by hand.
+  ok(
+    await admin.post('/draft-orders', {
+      customerId,
+      lines: [
+        { variantId, quantity: 1, unitPrice: 999 },
+        { title: 'Engraving', unitPrice: 500, quantity: 1, requiresShipping: false },
+      ],
+      note: 'Phone order',
+    }),
+    201,
+    'draft order',
+  );
+  const completed = ok(
+    await admin.post('/draft-orders', {
+      customerId,
+      lines: [{ title: 'Repair', unitPrice: 4000, quantity: 1 }],
+    }),
+    201,
+    'draft order to complete',
+  );
+  ok(
+    await admin.post(
+      `/draft-orders/${String(completed.id)}/complete`,
+      { payment: 'manual' },
+      { 'idempotency-key': randomUUID() },
+    ),
+    200,
+    'draft order completed',
   );
   ok(await admin.get(`/customers/${customerId}/export`), 200, 'export');
 
@@ -355,230 +416,4 @@ export async function populate(t: TestApp, receiver: Receiver): Promise<World> {
     checkout: { body: kept.body, key: kept.key, answer: kept.text },
     warmedAt: Date.now(),
   };
-}
-
-interface Operation {
-  parameters?: { in: string; name: string; required?: boolean }[];
-}
-
-type Api = 'storefront' | 'admin' | 'none';
-
-/** One GET to make on both sides. */
-export interface PlannedRead {
-  route: string;
-  url: string;
-  api: Api;
-  /** Follow `nextCursor` (each side its own). */
-  paged: boolean;
-}
-
-const apiOf = (route: string): Api =>
-  route.startsWith('/storefront/') ? 'storefront' : route.startsWith('/admin/') ? 'admin' : 'none';
-
-function headersFor(world: World, api: Api, route: string): Record<string, string> {
-  if (api === 'admin') return { authorization: `Bearer ${world.shop.staffToken}` };
-  if (api === 'storefront')
-    return {
-      'x-publishable-key': world.shop.publishableKey,
-      ...(route.startsWith('/storefront/v1/customers/me')
-        ? { authorization: `Bearer ${world.customerToken}` }
-        : {}),
-    };
-  return {};
-}
-
-export function get(t: TestApp, world: World, read: Pick<PlannedRead, 'api' | 'route'>, url: string) {
-  return t.app.inject({ method: 'GET', url, headers: headersFor(world, read.api, read.route) });
-}
-
-/** Values for required query parameters, by name. */
-const QUERY_VALUES: Record<string, string> = { since: '2020-01-01T00:00:00.000Z' };
-
-/**
- * Every GET route of the app's OpenAPI document, with its path parameters filled from the list
- * answers of the source (`/storefront/v1/products/{id}` from `/storefront/v1/products`, a route
- * without a list in its API from the other API's, e.g. `/storefront/v1/orders/{id}` from
- * `/admin/v1/orders`) or from `known` values; plus `extra` URLs (filters, searches). A route whose
- * parameters cannot be filled fails the test: a new route is covered, or the test says why not.
- */
-export async function planReads(
-  t: TestApp,
-  world: World,
-  known: Record<string, string[]>,
-  extra: string[],
-): Promise<PlannedRead[]> {
-  const doc = t.app.swagger() as { paths: Record<string, { get?: Operation }> };
-  const routes = Object.entries(doc.paths)
-    .filter(([, item]) => item.get)
-    .map(([route, item]) => ({ route, parameters: item.get!.parameters ?? [] }));
-  const lists = new Set(routes.filter((r) => !r.route.includes('{')).map((r) => r.route));
-  const cache = new Map<string, Record<string, unknown>[]>();
-  const itemsOf = async (list: string): Promise<Record<string, unknown>[]> => {
-    if (cache.has(list)) return cache.get(list)!;
-    const items: Record<string, unknown>[] = [];
-    let cursor: string | null = null;
-    do {
-      const query = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}) });
-      const response = await get(t, world, { api: apiOf(list), route: list }, `${list}?${query.toString()}`);
-      if (response.statusCode !== 200) break;
-      const body = response.json<{ items?: Record<string, unknown>[]; nextCursor?: string | null }>();
-      if (!Array.isArray(body.items)) break;
-      items.push(...body.items);
-      cursor = body.nextCursor ?? null;
-    } while (cursor);
-    cache.set(list, items);
-    return items;
-  };
-  const valuesFor = async (route: string, name: string): Promise<string[]> => {
-    if (known[route]) return known[route];
-    const staticPart = route.slice(0, route.indexOf('/{'));
-    const other = staticPart.startsWith('/storefront/v1')
-      ? staticPart.replace('/storefront/v1', '/admin/v1')
-      : staticPart.replace('/admin/v1', '/storefront/v1');
-    for (const base of [staticPart, other]) {
-      const candidates = [...lists]
-        .filter((list) => base === list || base.startsWith(`${list}/`))
-        .sort((a, b) => b.length - a.length);
-      for (const list of candidates) {
-        const values = (await itemsOf(list))
-          .map((item) => item[name])
-          .filter((v): v is string => typeof v === 'string');
-        if (values.length > 0) return [...new Set(values)].slice(0, 8);
-      }
-    }
-    return [];
-  };
-  const planned: PlannedRead[] = [];
-  for (const { route, parameters } of routes) {
-    const pathParams = parameters.filter((p) => p.in === 'path').map((p) => p.name);
-    const required = parameters.filter((p) => p.in === 'query' && p.required).map((p) => p.name);
-    for (const name of required)
-      assert.ok(QUERY_VALUES[name], `no value for the required query parameter ${name} of ${route}`);
-    const query =
-      required.length > 0
-        ? `?${new URLSearchParams(required.map((n): [string, string] => [n, QUERY_VALUES[n]!])).toString()}`
-        : '';
-    const paged = parameters.some((p) => p.in === 'query' && p.name === 'cursor');
-    let urls = [route];
-    if (known[route])
-      urls = known[route].map((url) => (url.startsWith('/') ? url : route.replace(/\{[^}]+\}/, url)));
-    else
-      for (const name of pathParams) {
-        const values = await valuesFor(route, name);
-        assert.ok(
-          values.length > 0,
-          `no value for {${name}} of GET ${route}: teach src/archive/archive.test-support.ts where to find one`,
-        );
-        urls = urls.flatMap((url) =>
-          values.map((value) => url.replace(`{${name}}`, encodeURIComponent(value))),
-        );
-      }
-    for (const url of urls) planned.push({ route, url: `${url}${query}`, api: apiOf(route), paged });
-  }
-  const pagedRoutes = new Set(
-    routes
-      .filter((r) => r.parameters.some((p) => p.in === 'query' && p.name === 'cursor'))
-      .map((r) => r.route),
-  );
-  for (const url of extra) {
-    const route = url.split('?')[0]!;
-    planned.push({ route, url, api: apiOf(route), paged: pagedRoutes.has(route) });
-  }
-  // Reads that write go last: an export records itself in the privacy log, which is read before.
-  return planned.sort((a, b) => Number(a.route.endsWith('/export')) - Number(b.route.endsWith('/export')));
-}
-
-/** What is compared of an answer: status, the caching headers, the body. */
-export interface Answer {
-  status: number;
-  contentType: string | undefined;
-  etag: string | undefined;
-  body: string;
-}
-
-export const answerOf = (response: LightMyRequestResponse): Answer => ({
-  status: response.statusCode,
-  contentType: response.headers['content-type'],
-  etag: response.headers.etag,
-  body: response.body,
-});
-
-const withUrl = (url: string, cursor: string): string =>
-  `${url}${url.includes('?') ? '&' : '?'}${new URLSearchParams({ cursor }).toString()}`;
-
-/**
- * Reads every planned URL on both apps and compares the answers. With `sameKey` they must be
- * identical; otherwise they may differ only in key-derived values: the opaque cursors (and, with
- * them, the ETag of a page that carries one). Lists are read in pages of 2, each side following
- * its own cursors. Returns how many reads were compared and the routes that answered 2xx.
- */
-export async function compareReads(
-  source: TestApp,
-  target: TestApp,
-  world: World,
-  planned: PlannedRead[],
-  sameKey: boolean,
-): Promise<{ reads: number; answered: Set<string> }> {
-  let reads = 0;
-  const answered = new Set<string>();
-  const differences: string[] = [];
-  for (const read of planned) {
-    // An export is a write: it says when it was made and records itself in the privacy log, which
-    // the next export lists. What the comparison's own exports wrote (after the sessions' last use,
-    // where both clocks start) is not the data the archive carried.
-    const moment = read.route.endsWith('/export')
-      ? (answer: Answer): Answer => {
-          if (answer.status !== 200) return answer;
-          const body = JSON.parse(answer.body) as { privacyLog?: { createdAt: string }[] };
-          const privacyLog = body.privacyLog?.filter((entry) => Date.parse(entry.createdAt) < world.warmedAt);
-          return {
-            ...answer,
-            etag: undefined,
-            body: JSON.stringify({ ...body, exportedAt: 'now', privacyLog }),
-          };
-        }
-      : (answer: Answer): Answer => answer;
-    const first = read.paged ? `${read.url}${read.url.includes('?') ? '&' : '?'}limit=2` : read.url;
-    let urls: [string, string] = [first, first];
-    for (let page = 0; page < 40; page++) {
-      const a = moment(answerOf(await get(source, world, read, urls[0])));
-      const b = moment(answerOf(await get(target, world, read, urls[1])));
-      reads += 1;
-      if (a.status >= 200 && a.status < 300) answered.add(read.route);
-      const cursors = read.paged && a.status === 200 ? [cursorOf(a.body), cursorOf(b.body)] : [null, null];
-      if (sameKey || cursors[0] === null) {
-        if (!isDeepStrictEqual(a, b)) differences.push(`${urls[0]}:${contrast(a, b)}`);
-      } else {
-        const strip = (answer: Answer) => ({
-          ...answer,
-          etag: undefined,
-          body: JSON.stringify({ ...JSON.parse(answer.body), nextCursor: 'present' }),
-        });
-        if (!isDeepStrictEqual(strip(a), strip(b))) differences.push(`${urls[0]}:${contrast(a, b)}`);
-        if (cursors[1] === null) differences.push(`${urls[0]}: the target has no next page`);
-      }
-      if (!cursors[0] || !cursors[1]) break;
-      urls = [withUrl(first, cursors[0]), withUrl(first, cursors[1])];
-    }
-  }
-  assert.deepEqual(differences, [], `${differences.length} reads differ`);
-  return { reads, answered };
-}
-
-function cursorOf(body: string): string | null {
-  try {
-    const parsed = JSON.parse(body) as { nextCursor?: unknown };
-    return typeof parsed.nextCursor === 'string' ? parsed.nextCursor : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The two answers where they first differ. */
-function contrast(a: Answer, b: Answer): string {
-  let at = 0;
-  while (at < a.body.length && a.body[at] === b.body[at]) at += 1;
-  const around = (answer: Answer) =>
-    `${answer.status} ${answer.etag ?? ''} …${answer.body.slice(Math.max(0, at - 200), at + 200)}…`;
-  return `\n    source ${around(a)}\n    target ${around(b)}`;
 }

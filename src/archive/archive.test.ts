@@ -54,16 +54,8 @@ import {
   rootOf,
   storefront,
 } from './archive-files.test-support.ts';
-import {
-  answerOf,
-  compareReads,
-  get,
-  openEmbeddedSource,
-  openTarget,
-  planReads,
-  populate,
-  type World,
-} from './archive.test-support.ts';
+import { answerOf, compareReads, get, planReads } from './archive-reads.test-support.ts';
+import { openEmbeddedSource, openTarget, populate, type World } from './archive.test-support.ts';
 import { exportArchive } from './export.ts';
 import { importArchive } from './import.ts';
 import { readCatalog, TABLE_RULES, unclassified } from './tables.ts';
@@ -150,6 +142,9 @@ async function readers(
   };
 }
 
+/** Routes of what archives never carry: both sides answer alike (404), never 2xx. */
+const NOT_CARRIED = new Set(['/admin/v1/imports/{id}']);
+
 /** Every GET route with its parameters filled, plus searches and filters. */
 async function plan(t: TestApp) {
   // "Why this price" of a variant, at a fixed time (its answer says when it was asked).
@@ -168,6 +163,8 @@ async function plan(t: TestApp) {
       '/storefront/v1/carts/{id}': world.cartIds,
       '/storefront/v1/carts/{id}/shipping-options': world.cartIds,
       '/admin/v1/media/{id}': world.mediaIds,
+      // Imports are jobs of the database they ran in, never carried (decision `csv-imports`): both answer 404.
+      '/admin/v1/imports/{id}': ['00000000-0000-4000-8000-000000000000'],
       '/media/{storeId}/{file}': [...world.mediaUrls, `${world.mediaUrls[0]!}?w=200`].map((url) =>
         url.startsWith('/') ? url : new URL(url).pathname + new URL(url).search,
       ),
@@ -184,6 +181,8 @@ async function plan(t: TestApp) {
       '/admin/v1/orders?status=paid',
       '/admin/v1/customers?q=lovelace',
       '/admin/v1/webhooks/deliveries?status=delivered',
+      '/admin/v1/exports?kind=orders',
+      '/admin/v1/exports?kind=customers',
     ],
   );
 }
@@ -316,7 +315,7 @@ describe('embedded → another database, same SECRET_KEY', () => {
         const { reads, answered } = await compareReads(apps.source, apps.target, world, planned, true);
         const routes = new Set(planned.map((read) => read.route));
         assert.deepEqual(
-          [...routes].filter((route) => !answered.has(route)),
+          [...routes].filter((route) => !answered.has(route) && !NOT_CARRIED.has(route)),
           [],
           'every GET route answered 2xx at least once',
         );
@@ -367,7 +366,9 @@ describe('embedded → another database, another SECRET_KEY', () => {
         const planned = await plan(apps.source);
         const { answered } = await compareReads(apps.source, apps.target, world, planned, false);
         assert.deepEqual(
-          [...new Set(planned.map((r) => r.route))].filter((route) => !answered.has(route)),
+          [...new Set(planned.map((r) => r.route))].filter(
+            (route) => !answered.has(route) && !NOT_CARRIED.has(route),
+          ),
           [],
         );
         // The documented difference: a cursor made under the old key is refused (the client starts over).

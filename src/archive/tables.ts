@@ -25,7 +25,9 @@ const THE_STORE = { carry: 'store', column: 'id' } as const;
 
 /**
  * Sign-in codes are not carried (see `skip` below), so neither is the mail that would deliver one,
- * pending or failed (sent ones are erased): the only mail sealed under the source's root.
+ * pending or failed (sent ones are erased). The other sealed mail, a gift card's codes waiting to be
+ * sent (decision `gift-card-products`), travels re-sealed like every secret: the codes exist nowhere
+ * else.
  */
 const UNSENT_SIGN_IN_MAIL = sql`kind IN ('sign_in_code', 'customer_sign_in_code') AND status <> 'sent'`;
 
@@ -75,7 +77,12 @@ export const TABLE_RULES: Record<string, TableRule> = {
   // Selling.
   carts: STORE,
   cart_lines: STORE,
-  discounts: STORE,
+  promotions: STORE,
+  // Gift cards travel with their codes' SHA-256 (decision `gift-card-codes`): 80-bit codes, out of
+  // reach of a search even with the hashes in hand, and the cards must keep paying after the move.
+  // A card an order sold names it (decision `gift-card-products`): loaded after the orders.
+  gift_cards: STORE,
+  gift_card_ledger: STORE,
   tax_rates: STORE,
   tax_services: STORE,
   shipping_zones: STORE,
@@ -89,6 +96,9 @@ export const TABLE_RULES: Record<string, TableRule> = {
   fulfillments: STORE,
   idempotency_keys: STORE,
   provider_events: STORE,
+  // Draft orders (decision `draft-orders`): after their customers; their orders name them by id.
+  draft_orders: STORE,
+  draft_order_lines: STORE,
   sandbox_intents: { carry: 'through', column: 'ref', parent: 'payments', parentColumn: 'ref' },
   sandbox_refunds: { carry: 'through', column: 'intent_ref', parent: 'payments', parentColumn: 'ref' },
   sandbox_webhooks: {
@@ -124,6 +134,10 @@ export const TABLE_RULES: Record<string, TableRule> = {
   read_versions: {
     skip: "the read cache's version counters: derived, and restarted by the import's own inserts",
   },
+  imports: {
+    skip: "jobs of this database: a finished import's file is gone, and an unfinished one runs where it was uploaded",
+  },
+  import_chunks: { skip: 'the files of unfinished imports (see imports)' },
   kysely_migration: { skip: 'the schema version: the manifest names it' },
   kysely_migration_lock: { skip: "the migrator's lock" },
 };

@@ -110,7 +110,7 @@ export async function writeLines(
 /** What a cart write may change besides its lines. */
 export type CartChanges = Pick<
   Updateable<CartTable>,
-  'shipping_address' | 'shipping_method_id' | 'discount_code' | 'country'
+  'shipping_address' | 'shipping_method_id' | 'discount_codes' | 'gift_card_ids' | 'country'
 >;
 
 /**

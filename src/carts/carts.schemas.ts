@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { AddressSchema, MoneySchema } from '../http/schemas.ts';
 import { ShippingOptionSchema } from '../shipping/shipping.schemas.ts';
+import { AppliedPromotionSchema } from '../promotions/promotions.schemas.ts';
 
 /** A line's tax (decision `tax-arithmetic`): on its amount after its discount share, at its class's rate. */
 export const LineTaxSchema = Type.Object(
@@ -47,6 +48,12 @@ export const LineSchema = Type.Object(
           'Its tax: a part of the line when prices include tax, else on top. Null where the destination is not known yet; absent on orders placed before it was kept.',
       }),
     ),
+    custom: Type.Optional(
+      Type.Boolean({
+        description:
+          'True on an order line that staff typed on a draft order (a custom item, not from the catalog): its `variantId` and `productId` are the draft line’s own id and no stock moves for it. Absent on every other line.',
+      }),
+    ),
   },
   { title: 'Line' },
 );
@@ -61,17 +68,41 @@ export const CartNoticeSchema = Type.Object(
         Type.Literal('discount_code_invalid'),
         Type.Literal('shipping_unavailable'),
         Type.Literal('market_changed'),
+        Type.Literal('discount_not_applicable'),
+        Type.Literal('gift_card_unusable'),
       ],
       {
         description:
-          '`shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code can no longer be used. `shipping_unavailable`: no shipping method of the store reaches the address (checkout would refuse it). `market_changed`: this write moved the cart to another market (its address or country): every line is priced there now, in its currency.',
+          '`shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code `discountCode` can no longer be used (`reason`: `unknown`, `not_started`, `ended`, `used_up`, `customer_limit`); checkout would refuse it. `gift_card_unusable`: the gift card `giftCard` (its last 4 characters) can no longer pay (`reason`: `disabled`, `expired`, `currency`, `empty`); it pays nothing and stays until removed. `discount_not_applicable`: the code `discountCode` stays on the cart but takes nothing off now (`reason`: `market`, `customer_group`, `first_order_only`, `no_matching_items`, `minimum_not_met`, `no_shipping`, `nothing_to_discount`, `not_considered`, `not_combinable`, `not_better`). `shipping_unavailable`: no shipping method of the store reaches the address (checkout would refuse it). `market_changed`: this write moved the cart to another market (its address or country): every line is priced there now, in its currency.',
       },
     ),
     detail: Type.String(),
+    discountCode: Type.Optional(Type.String({ description: 'The code the notice is about.' })),
+    giftCard: Type.Optional(
+      Type.String({ description: 'The last 4 characters of the gift card the notice is about.' }),
+    ),
+    reason: Type.Optional(
+      Type.String({ description: 'Why the code or gift card does not apply (see `code`).' }),
+    ),
   },
   { title: 'CartNotice' },
 );
 export type CartNotice = Static<typeof CartNoticeSchema>;
+
+const CartGiftCardSchema = Type.Object(
+  {
+    last4: Type.String({
+      description: 'The last 4 characters of its code (the code itself is never shown).',
+    }),
+    amount: MoneySchema,
+    balance: MoneySchema,
+  },
+  {
+    title: 'CartGiftCard',
+    description:
+      '`amount`: what the card pays of this cart now; `balance`: its balance now, before this cart.',
+  },
+);
 
 export const CartSchema = Type.Object(
   {
@@ -86,7 +117,26 @@ export const CartSchema = Type.Object(
       description: 'The chosen shipping method and what it costs now: PUT /carts/{id}/shipping-method.',
     }),
     discountCode: Type.Union([Type.String(), Type.Null()], {
-      description: 'The discount code applied to the totals: PUT /carts/{id}/discount-code.',
+      description:
+        'The cart’s first discount code (`discountCodes` has them all): PUT /carts/{id}/discount-code sets one.',
+    }),
+    discountCodes: Type.Array(Type.String(), {
+      maxItems: 5,
+      description:
+        'The codes the cart holds, in the order entered (at most 5): POST and DELETE /carts/{id}/discount-codes/{code}. A code that takes nothing off stays, with a notice saying why.',
+    }),
+    promotions: Type.Array(AppliedPromotionSchema, {
+      description:
+        'What applies, codes and automatic deals: the best total the store’s combination rules allow. `totals.discount` is what they take off the goods; a free-shipping promotion makes `totals.shipping` 0.',
+    }),
+    freeShippingRemaining: Type.Union([MoneySchema, Type.Null()], {
+      description:
+        'How much more of the goods (before discounts) a free-shipping promotion of the store wants before it applies (“add $12 for free shipping”); null when none is that close to applying or shipping is free already.',
+    }),
+    giftCards: Type.Array(CartGiftCardSchema, {
+      maxItems: 5,
+      description:
+        'The gift cards entered, in the order entered (at most 5): POST /carts/{id}/gift-cards, DELETE /carts/{id}/gift-cards/{last4}. Each pays `amount` of what is left after discounts, shipping and tax, up to its `balance`; gift-card lines are never paid with gift cards.',
     }),
     totals: Type.Object(
       {
@@ -95,6 +145,7 @@ export const CartSchema = Type.Object(
         shipping: MoneySchema,
         tax: MoneySchema,
         total: MoneySchema,
+        amountDue: MoneySchema,
         taxIncluded: Type.Boolean({
           description:
             'Prices include tax: `tax` is a part of the subtotal and shipping, and `total = subtotal − discount + shipping`.',
@@ -103,7 +154,7 @@ export const CartSchema = Type.Object(
       {
         title: 'CartTotals',
         description:
-          'What checkout charges when nothing changes: the code’s discount, the tax of the address’s country, and the chosen method’s shipping (without a method: the country’s flat shipping, as a checkout without one is charged).',
+          'What checkout charges when nothing changes (`amountDue`: what the payment provider is asked for, `total` less what the gift cards pay; 0: the cards pay it all, and the order is paid at checkout): the promotions’ discount, the tax of the address’s country, and the chosen method’s shipping (without a method: the country’s flat shipping, as a checkout without one is charged).',
       },
     ),
     taxEstimated: Type.Boolean({

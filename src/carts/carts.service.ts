@@ -1,18 +1,21 @@
-import { createHash } from 'node:crypto';
-import { checkAddress, completeAddress, isKnownCountry, type Address } from '@storefront/address';
+import { checkAddress, completeAddress, type Address } from '@storefront/address';
+import { validationFailed, AppError, notFound, type FieldError } from '../lib/errors.ts';
+import { marketOfCountry, storeMarkets } from '../markets/markets.service.ts';
+import type { ShippingOption } from '../shipping/shipping.schemas.ts';
+import type { ServiceDeps } from '../db/service-deps.ts';
+import { checkCountry, marketOfCart, movedNotice, pricingFor } from './cart-markets.ts';
 import {
-  cachedSellableVariants,
-  readPricing,
-  type PricedVariant,
-  type ReadPricing,
-} from '../catalog/inventory/sellable.ts';
-import { AppError, notFound, validationFailed, type FieldError } from '../lib/errors.ts';
-import { marketOfCountry, storeAmountsIn, storeMarkets, type Market } from '../markets/markets.service.ts';
+  assertSellable,
+  priceCart,
+  priceDroppingUnfitMethod,
+  shown,
+  type CartsDeps,
+  type PricedCart,
+} from './cart-pricing.ts';
 import {
   clearShippingAddresses,
   deleteCartsUntouchedSince,
   completeIfUnchanged,
-  dropShippingMethod,
   findCartRow,
   insertCartWithLines,
   updateCart,
@@ -20,45 +23,14 @@ import {
   writeLines,
   type CartChanges,
 } from './carts.repository.ts';
-import type { Cart, CartNotice, Line } from './carts.schemas.ts';
 import type { CartItem, CartRow } from './carts.tables.ts';
-import type { ServiceDeps } from '../db/service-deps.ts';
-import type { TaxServiceDeps } from '../pricing/tax-service.ts';
-import { priceOrder, type KnownRates, type PricedLine, type Pricing } from '../pricing/order-pricing.ts';
-import { taxLinesView } from '../pricing/tax-arithmetic.ts';
-import { normalizeDiscountCode, usableDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
-import type { ShippingOption } from '../shipping/shipping.schemas.ts';
 
+export type { CartsDeps, PricedCart } from './cart-pricing.ts';
 export type { CartRow } from './carts.tables.ts';
 
 export const MAX_CART_LINES = 100;
+
 export const MAX_QUANTITY = 999;
-
-export type CartsDeps = Pick<ServiceDeps, 'db' | 'clock'> & {
-  /**
-   * Decision `price-function`: the customer groups of the request's customer token, whose price
-   * lists price the cart ([] or absent: a guest's).
-   */
-  groupIds?: readonly string[] | undefined;
-  /** Decision `tax-service`: the store's tax service; a preview that cannot ask it estimates. */
-  taxService?: TaxServiceDeps | undefined;
-};
-
-/** A priced cart and its entity tag. */
-export interface PricedCart {
-  cart: Cart;
-  etag: string;
-}
-
-/**
- * The cart's entity tag: `"<version>-<digest of the representation>"`. It changes whenever the
- * body does, also when the cart was not written (a price changed, an archived product's line
- * dropped out); `If-Match` compares the version part only, so it guards writes, not prices.
- */
-function cartEtag(row: Pick<CartRow, 'version'>, cart: Cart): string {
-  const digest = createHash('sha256').update(JSON.stringify(cart)).digest('base64url').slice(0, 16);
-  return `"${row.version}-${digest}"`;
-}
 
 /** The version an entity tag names (`"7-…"`, or the `"v7"` of earlier answers); null when none. */
 function versionOf(tag: string): number | null {
@@ -97,195 +69,6 @@ export function mergeItems(items: readonly CartItem[]): CartItem[] {
   }
   if (errors.length > 0) throw validationFailed('The cart lines are invalid.', errors);
   return [...merged.values()];
-}
-
-/** 400 for any line whose variant is not sellable in this store (unknown, other store, inactive product). */
-async function assertSellable(
-  deps: Pick<CartsDeps, 'db'>,
-  storeId: string,
-  items: readonly CartItem[],
-  raw: readonly CartItem[],
-  pricing: ReadPricing | null,
-): Promise<Map<string, PricedVariant>> {
-  // Read afresh (a line is refused or taken on it), and kept: the cart's next reads show them.
-  const found = await cachedSellableVariants(
-    deps,
-    storeId,
-    items.map((i) => i.variantId),
-    'fresh',
-    pricing,
-  );
-  const errors: FieldError[] = [];
-  raw.forEach((item, i) => {
-    if (!found.has(item.variantId.toLowerCase())) {
-      errors.push({
-        pointer: `/items/${i}/variantId`,
-        detail: 'is not a variant of an active product in this store',
-      });
-    }
-  });
-  if (errors.length > 0)
-    throw validationFailed('Some cart lines name variants that cannot be bought.', errors);
-  return found;
-}
-
-/** The discount a cart's code gives now, or null with a notice when it no longer can. */
-async function cartDiscount(
-  deps: CartsDeps,
-  row: CartRow,
-  notices: CartNotice[],
-): Promise<UsableDiscount | null> {
-  if (row.discount_code === null) return null;
-  try {
-    return await usableDiscount(deps, row.store_id, row.discount_code, deps.clock.now());
-  } catch (error) {
-    if (!(error instanceof AppError) || error.title !== 'discount_invalid') throw error;
-    notices.push({
-      code: 'discount_code_invalid',
-      detail: `The discount code ${row.discount_code} can no longer be used (expired or used up); checkout would refuse it.`,
-    });
-    return null;
-  }
-}
-
-/**
- * The cart's lines with their discount shares and taxes (decision `tax-arithmetic`); a line's tax
- * is null while there is no destination to tax it for.
- */
-function withTaxes(items: readonly Line[], pricing: Pricing, destined: boolean): Line[] {
-  return items.map((item, index) => {
-    const taxed = pricing.lineTaxes[index]!;
-    const currency = item.unitPrice.currency;
-    return {
-      ...item,
-      discount: { amount: taxed.discount, currency },
-      tax: destined ? { amount: taxed.tax, rateBps: taxed.rateBps, class: taxed.taxClass } : null,
-    };
-  });
-}
-
-/** A priced cart, with the pricing it was shown with (its shipping options among it). */
-interface PricedCartWith extends PricedCart {
-  pricing: Pricing;
-  variants: Map<string, PricedVariant>;
-}
-
-/**
- * Prices a cart from the catalog (never from the client), with the totals its checkout will charge
- * when nothing changes (decision `cart-shipping-and-totals`): the one pricing checkout uses (`priceOrder`), on the cart's lines at
- * current prices, its code, and its address and method. Lines whose variant is no longer sellable
- * are left out (checkout reports them as insufficient stock). A method or code that no longer
- * applies is not counted, and a notice says so. `sellable` is the catalog's answer when the caller
- * has just read it for these lines.
- */
-async function priceCart(
-  deps: CartsDeps,
-  row: CartRow,
-  sellable?: Map<string, PricedVariant>,
-  notices: CartNotice[] = [],
-  known?: KnownRates,
-): Promise<PricedCartWith> {
-  // Decision `markets`: the market of its address's country, else of the country it was given.
-  const market = await marketOfCart(deps, row);
-  const { currency, pricesIncludeTax: taxIncluded } = market;
-  const buyer = await pricingFor(deps, row.store_id, market);
-  const [variants, discount] = await Promise.all([
-    sellable ??
-      cachedSellableVariants(
-        deps,
-        row.store_id,
-        row.items.map((i) => i.variantId),
-        'cached',
-        buyer,
-      ),
-    cartDiscount(deps, row, notices),
-  ]);
-  const items: Line[] = [];
-  const priced: PricedLine[] = [];
-  for (const item of row.items) {
-    const variant = variants.get(item.variantId);
-    if (!variant) continue;
-    items.push({
-      variantId: item.variantId,
-      productId: variant.productId,
-      title: variant.title,
-      variantLabel: variant.label,
-      sku: variant.sku,
-      quantity: item.quantity,
-      unitPrice: { amount: variant.priceAmount, currency },
-      lineTotal: { amount: variant.priceAmount * item.quantity, currency },
-    });
-    priced.push({
-      unitPrice: variant.priceAmount,
-      quantity: item.quantity,
-      weightGrams: variant.weightGrams,
-      requiresShipping: variant.requiresShipping,
-      taxClass: variant.taxClass,
-      variantId: item.variantId,
-      sku: variant.sku,
-      title: variant.title,
-    });
-  }
-  const address = row.shipping_address;
-  const pricing = await priceOrder(
-    deps,
-    row.store_id,
-    currency,
-    {
-      lines: priced,
-      discount,
-      // Without an address there is nowhere to ship to yet: no tax and no shipping.
-      country: address?.country,
-      address,
-      methodId: row.shipping_method_id,
-      pricesIncludeTax: taxIncluded,
-      taxServiceFailure: 'estimate',
-      convert: storeAmountsIn(market),
-    },
-    known,
-  );
-  if (pricing.chosenUnavailable)
-    notices.push({
-      code: 'shipping_method_unavailable',
-      detail:
-        'The chosen shipping method no longer fits this cart or its address: choose another from its shipping options.',
-    });
-  const { rates, totals } = pricing;
-  if (rates !== null && rates.configured && rates.options.length === 0)
-    notices.push({
-      code: 'shipping_unavailable',
-      detail:
-        'The store does not ship to this address: no shipping method reaches it. Checkout would refuse it.',
-    });
-  const money = (amount: number) => ({ amount, currency });
-  const cart: Cart = {
-    id: row.id,
-    items: withTaxes(items, pricing, address !== null),
-    subtotal: money(totals.subtotal),
-    completed: row.completed_at !== null,
-    shippingAddress: address === null ? null : completeAddress(address),
-    shippingMethod: pricing.chosenUnavailable
-      ? null
-      : row.shipping_method_id === null
-        ? null
-        : pricing.method,
-    discountCode: row.discount_code,
-    totals: {
-      subtotal: money(totals.subtotal),
-      discount: money(totals.discount),
-      shipping: money(totals.shipping),
-      tax: money(totals.tax),
-      total: money(totals.total),
-      taxIncluded: totals.taxIncluded,
-    },
-    taxEstimated: pricing.taxEstimated,
-    taxLines: taxLinesView(pricing.taxLines, currency),
-    notices,
-    ...(row.country === null ? {} : { country: row.country }),
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-  return { cart, etag: cartEtag(row, cart), pricing, variants };
 }
 
 export async function createCart(
@@ -338,7 +121,7 @@ const preconditionFailed = (): AppError =>
  * `ifMatch`, the write only happens if the cart is still at that version (412 otherwise), checked
  * in the same UPDATE so two tabs cannot both win; a checked-out cart is 409 `cart_completed`.
  */
-async function writeCart(
+export async function writeCart(
   deps: CartsDeps,
   storeId: string,
   cartId: string,
@@ -425,17 +208,6 @@ export async function replaceCart(
   return priceDroppingUnfitMethod(deps, row, sellable, movedNotice(was, next));
 }
 
-/** The notice of a write that moved the cart to another market (none when it stayed). */
-function movedNotice(was: Market | null, now: Market | null): CartNotice[] {
-  if (was === null || now === null || was.id === now.id) return [];
-  return [
-    {
-      code: 'market_changed',
-      detail: `The cart moved from the market ${was.name} (${was.currency}) to ${now.name} (${now.currency}): every line is priced there now.`,
-    },
-  ];
-}
-
 /**
  * Checkout, in its transaction: marks the cart checked out (read-only from then on) if it is still
  * open and at `version` (the version that was priced), holding its row lock until the end of the
@@ -505,26 +277,6 @@ export async function setCartCountry(
   );
 }
 
-/** An ISO 3166-1 alpha-2 code, upper-cased; 400 otherwise. */
-function checkCountry(country: string): string {
-  const upper = country.toUpperCase();
-  if (!isKnownCountry(upper))
-    throw validationFailed('The country is not one.', [
-      { pointer: '/country', detail: 'must be an ISO 3166-1 alpha-2 country code such as DE' },
-    ]);
-  return upper;
-}
-
-/** How the cart's buyer is priced in a market: with the price lists of their groups. */
-function pricingFor(deps: CartsDeps, storeId: string, market: Market): Promise<ReadPricing | null> {
-  return readPricing(deps, storeId, market, deps.groupIds ?? []);
-}
-
-/** The market a cart is priced in: its address's country's, else its own country's, else the default. */
-function marketOfCart(deps: CartsDeps, row: CartRow): Promise<Market> {
-  return marketOfCountry(deps, row.store_id, row.shipping_address?.country ?? row.country);
-}
-
 /**
  * A write that may move the cart to another market (its address or country): in a store with
  * markets, the cart is read first, and when the write moves it, every line is priced in the new
@@ -545,31 +297,6 @@ async function moving(
     : [null, null];
   return priceDroppingUnfitMethod(deps, row, undefined, movedNotice(was, now));
 }
-
-/** Prices a cart just written; a chosen method that no longer fits it is dropped, with a notice. */
-async function priceDroppingUnfitMethod(
-  deps: CartsDeps,
-  row: CartRow,
-  sellable?: Map<string, PricedVariant>,
-  notices: CartNotice[] = [],
-): Promise<PricedCart> {
-  const priced = await priceCart(deps, row, sellable, notices);
-  if (!priced.pricing.chosenUnavailable) return shown(priced);
-  await dropShippingMethod(deps.db, row.store_id, row.id, row.version);
-  return shown(
-    await priceCart(deps, { ...row, shipping_method_id: null }, priced.variants, [
-      ...notices.filter((notice) => notice.code !== 'shipping_method_unavailable'),
-      {
-        code: 'shipping_method_cleared',
-        detail:
-          'The chosen shipping method cannot carry the cart as it is now, so it was cleared: choose another.',
-      },
-    ]),
-  );
-}
-
-/** The cart and its tag, without what priced it. */
-const shown = ({ cart, etag }: PricedCart): PricedCart => ({ cart, etag });
 
 const addressRequired = (): AppError =>
   new AppError(
@@ -624,24 +351,6 @@ export async function setShippingMethod(
   );
   // Only the method changed: the lines, the address and the rates just read price it (no re-read).
   return shown(await priceCart(deps, row, before.variants, [], before.pricing));
-}
-
-/**
- * Applies a discount code to the cart's preview (decision `cart-shipping-and-totals`): 409 `discount_invalid` when it cannot be used
- * now, as at checkout; `null` removes it. Under If-Match.
- */
-export async function setDiscountCode(
-  deps: CartsDeps,
-  storeId: string,
-  cartId: string,
-  code: string | null,
-  ifMatch: string | undefined,
-): Promise<PricedCart> {
-  const normalized = code === null ? null : normalizeDiscountCode(code);
-  if (normalized !== null) await usableDiscount(deps, storeId, normalized, deps.clock.now());
-  const row = await writeCart(deps, storeId, cartId, ifMatch, { changes: { discount_code: normalized } });
-  // A code can take the goods under a free_over threshold: the method is priced again, not dropped.
-  return shown(await priceCart(deps, row));
 }
 
 /** Forgets the shipping address of some carts (the carts of an erased buyer's orders). */

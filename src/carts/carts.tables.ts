@@ -17,8 +17,10 @@ export interface CartTable {
   shipping_address: ColumnType<Address | null, string | null | undefined, string | null>;
   /** The chosen shipping method (decision `cart-shipping-and-totals`), or null. */
   shipping_method_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The discount code applied to the preview (decision `cart-shipping-and-totals`), upper case, or null. */
-  discount_code: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The discount codes entered (decision `cart-promotions`), upper case, in the order entered, at most 5. */
+  discount_codes: ColumnType<string[], string[] | undefined, string[]>;
+  /** Decision `gift-card-tender`: the gift cards entered, by id (never the code), in the order entered, at most 5. */
+  gift_card_ids: ColumnType<string[], string[] | undefined, string[]>;
   /** Decision `markets`: the country the shopper chose (ISO 3166-1), the market's until an address is given; or null. */
   country: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;

@@ -8,7 +8,10 @@ import {
   AdminVariantSchema,
   ProductInputSchema,
   ProductPatchSchema,
+  MAX_VARIANT_LOOKUP,
   VariantInputSchema,
+  VariantLookupQuerySchema,
+  VariantLookupListSchema,
   VariantPatchSchema,
 } from './catalog.schemas.ts';
 import {
@@ -35,7 +38,7 @@ import {
   listProducts,
   updateProduct,
 } from './products/products.service.ts';
-import { addVariant, deleteVariant, updateVariant } from './variants/variants.service.ts';
+import { addVariant, deleteVariant, lookupVariants, updateVariant } from './variants/variants.service.ts';
 
 const productTags = ['Admin: catalog'];
 const NoContent = { 204: Type.Null(), ...problemResponses };
@@ -141,6 +144,21 @@ export const catalogAdminRoutes: FastifyPluginAsyncTypebox<{ deps: ServiceDeps }
       const { storeId } = requireStaff(request);
       return reply.code(201).send(await addVariant(deps, storeId, request.params.id, request.body));
     },
+  );
+
+  app.get(
+    '/variants',
+    {
+      schema: {
+        operationId: 'adminLookupVariants',
+        tags: productTags,
+        summary: 'Find variants by SKU or id',
+        description: `The store's variants whose SKU (compared exactly) or id is one of those given (\`?sku=A&sku=B&id=…\`, at most ${MAX_VARIANT_LOOKUP} of each), with their products' titles, archived ones too; none given: none. For a form resolving pasted SKUs without reading the whole catalog.`,
+        querystring: VariantLookupQuerySchema,
+        response: { 200: VariantLookupListSchema, ...problemResponses },
+      },
+    },
+    async (request) => lookupVariants(deps, requireStaff(request).storeId, request.query),
   );
 
   app.patch(

@@ -107,6 +107,12 @@ const ImageId = Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
 
 // ---- Storefront shapes (spec 2.3–2.6) ----
 
+/** Decision `gift-card-products`. */
+const GiftCardFlag = Type.Boolean({
+  description:
+    'The product sells gift cards: paying for a unit issues a card of its price and mails its code to the order’s email. Nothing of it is shipped.',
+});
+
 /** Decision `prior-price`: the EU Omnibus rule's figure, computed by the service. */
 const PriorPrice = Type.Integer({
   description:
@@ -126,6 +132,7 @@ export const ProductCardSchema = Type.Object(
     }),
     currency: Type.String(),
     priorPrice: Type.Optional(PriorPrice),
+    giftCard: GiftCardFlag,
   },
   { title: 'ProductCard' },
 );
@@ -160,6 +167,7 @@ export const ProductDetailSchema = Type.Object(
     compareAtAmount: Type.Union([Type.Integer(), Type.Null()]),
     currency: Type.String(),
     priorPrice: Type.Optional(PriorPrice),
+    giftCard: GiftCardFlag,
     description: Type.String(),
     seo: SeoSchema,
     options: OptionsSchema,
@@ -205,7 +213,12 @@ const VariantTaxClass = Type.Union([TaxClass, Type.Null()], {
   description: 'Its own tax class; null (the default): its product’s.',
 });
 const RequiresShipping = Type.Boolean({
-  description: 'Whether the variant is shipped (default true); false for gift cards and downloads.',
+  description:
+    'Whether the variant is shipped (default true; false, and only false, on a gift card product); false for gift cards and downloads.',
+});
+const GiftCardInput = Type.Boolean({
+  description:
+    'The product sells gift cards (default false): paying for a unit issues a card of the unit’s price, mailed to the buyer. Its variants are never shipped: `requiresShipping` defaults to false on them and may not be true (400); making a product a gift card sets it false on its variants.',
 });
 
 const Prices = Type.Array(VariantPriceInput, {
@@ -305,6 +318,7 @@ export const ProductInputSchema = Type.Object(
     options: Type.Optional(OptionsSchema),
     images: Type.Optional(ImagesInputSchema),
     taxClass: Type.Optional(ProductTaxClass),
+    giftCard: Type.Optional(GiftCardInput),
     variants: Type.Array(VariantInputSchema, { maxItems: 100 }),
   },
   { title: 'NewProduct', additionalProperties: false },
@@ -337,6 +351,7 @@ export const ProductPatchSchema = Type.Object(
     ),
     images: Type.Optional(ImagesInputSchema),
     taxClass: Type.Optional(ProductTaxClass),
+    giftCard: Type.Optional(GiftCardInput),
   },
   { title: 'ProductChange', additionalProperties: false },
 );
@@ -359,6 +374,10 @@ export const AdminProductSchema = Type.Object(
     }),
     currency: Type.String(),
     taxClass: ProductTaxClass,
+    giftCard: Type.Boolean({
+      description:
+        'The product sells gift cards (decision `gift-card-products`): paying for a unit issues a card of its price; its variants are not shipped.',
+    }),
     variants: Type.Array(AdminVariantSchema),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -417,3 +436,42 @@ export const AdminProductsQuerySchema = PageQueryWith({
   sort: Type.Optional(ProductSortSchema),
 });
 export type AdminProductsQuery = Static<typeof AdminProductsQuerySchema>;
+
+/** At most this many SKUs and ids in one variant lookup. */
+export const MAX_VARIANT_LOOKUP = 100;
+
+export const VariantLookupQuerySchema = Type.Object(
+  {
+    sku: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        maxItems: MAX_VARIANT_LOOKUP,
+        description: 'A SKU, compared exactly (repeat the parameter for more).',
+      }),
+    ),
+    id: Type.Optional(
+      Type.Array(Type.String({ format: 'uuid' }), {
+        maxItems: MAX_VARIANT_LOOKUP,
+        description: 'A variant id (repeat the parameter for more).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const VariantLookupSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    productId: Type.String({ format: 'uuid' }),
+    productTitle: Type.String(),
+    label: Type.String(),
+    sku: Type.Union([Type.String(), Type.Null()]),
+    archived: Type.Boolean(),
+  },
+  { title: 'VariantLookup' },
+);
+export type VariantLookup = Static<typeof VariantLookupSchema>;
+
+export const VariantLookupListSchema = Type.Object(
+  { items: Type.Array(VariantLookupSchema) },
+  { title: 'VariantLookupList' },
+);

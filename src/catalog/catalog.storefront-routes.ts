@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ServiceDeps } from '../db/service-deps.ts';
 import Type from 'typebox';
-import { ANY_STOCK, markPersonal, readCached, type ReadCache } from '../http/read-cache.ts';
+import { ANY_STOCK, cacheUntil, markPersonal, readCached, type ReadCache } from '../http/read-cache.ts';
 import { requireStorefront } from '../http/principals.ts';
 import { IdParams, Page, PageQueryWith, problemResponses } from '../http/schemas.ts';
 import { CollectionCardSchema, ProductCardSchema, ProductDetailSchema } from './catalog.schemas.ts';
@@ -46,8 +46,10 @@ export const catalogStorefrontRoutes: FastifyPluginAsyncTypebox<{
       customerGroups ? customerGroups(request) : [],
     ]);
     const pricing = await readPricing(deps, storeId, market, groups);
-    // Priced with price lists: this buyer's, at this moment; not for the shared cache.
-    if (pricing?.lists) markPersonal(request);
+    // Priced with price lists: a member's prices are theirs, never shared; a guest's hold until a
+    // list starts or ends (decision `price-function`).
+    if (pricing?.lists && groups.length > 0) markPersonal(request);
+    else if (pricing?.lists) cacheUntil(request, pricing.lists.until ?? null);
     return pricing;
   };
   const cached = readCached(readCache);

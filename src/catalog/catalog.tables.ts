@@ -23,6 +23,8 @@ export interface ProductTable {
   options: ColumnType<ProductOption[], string | undefined, string>;
   /** Decision `tax-classes`: the tax class of its variants; null: `standard`. */
   tax_class: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Decision `gift-card-products`: paying for it issues gift cards; its variants are not shipped. */
+  gift_card: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -39,10 +41,11 @@ export const CARD_COLUMNS = [
   'p.image',
   'p.price_amount',
   'p.compare_at_amount',
+  'p.gift_card',
 ] as const;
 
 /** The card columns but its prices, which a read in a market takes from market_card_prices. */
-export const CARD_COLUMNS_BUT_PRICES = ['p.id', 'p.title', 'p.handle', 'p.image'] as const;
+export const CARD_COLUMNS_BUT_PRICES = ['p.id', 'p.title', 'p.handle', 'p.image', 'p.gift_card'] as const;
 
 /** An option of a product and its values, in the merchant's order (decision `product-options`). */
 export interface ProductOption {

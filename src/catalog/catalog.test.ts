@@ -34,6 +34,7 @@ describe('admin products', () => {
       // The card price is the Large's, which has no compare-at.
       compareAtAmount: null,
       currency: 'USD',
+      giftCard: false,
     };
     const list = await t.storefront(shop).get('/products');
     assert.equal(list.statusCode, 200);

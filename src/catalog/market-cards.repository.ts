@@ -15,8 +15,11 @@ export interface ReadPricing {
   currency: string;
   /** Its conversion of the store's prices; null in the default market (the variants' own). */
   conversion: MarketPricing | null;
-  /** The price lists to apply, for these groups at this time; null when the store has none. */
-  lists: { groupIds: readonly string[]; at: Date } | null;
+  /**
+   * The price lists to apply, for these groups at this time, which holds `until` the next moment a
+   * list starts or ends (null: none does); null when the store has none.
+   */
+  lists: { groupIds: readonly string[]; at: Date; until?: Date | null } | null;
 }
 
 /** A variant `v`'s price (or compare-at) in the market, before price lists. */
@@ -58,9 +61,11 @@ export function variantCompareAt(pricing: ReadPricing): RawBuilder<number | null
 export function cardPrice(
   pricing: ReadPricing | null,
   column: 'price_amount' | 'compare_at_amount',
+  { joined = false }: { joined?: boolean } = {},
 ): RawBuilder<number | null> {
   if (pricing === null || (pricing.conversion === null && pricing.lists === null))
     return sql<number | null>`${sql.ref(`p.${column}`)}`;
+  if (pricing.lists === null && joined) return sql<number | null>`${sql.ref(`mc.${column}`)}`;
   if (pricing.lists === null)
     return sql<number | null>`(SELECT ${sql.ref(`c.${column}`)} FROM market_card_prices c
       WHERE c.store_id = p.store_id AND c.market_id = ${pricing.marketId}::uuid AND c.product_id = p.id)`;
@@ -69,6 +74,16 @@ export function cardPrice(
   return sql<number | null>`(SELECT CASE WHEN x.compare_at > x.price THEN x.compare_at END FROM (
     SELECT ${variantPrice(pricing)} AS price, ${variantCompareAt(pricing)} AS compare_at, v.position ${live}
     ORDER BY 1, 3 LIMIT 1) x)`;
+}
+
+/**
+ * The market whose stored card rows a read of products `p` can join as `mc` (`cardPrice(…,
+ * {joined: true})`): a market other than the default, without price lists; else null. A join makes
+ * the card price a column the planner can sort on, where a subquery per product must price every
+ * product first (bench/RESULTS.md: a whole-catalog price sort in a market).
+ */
+export function joinedCardMarket(pricing: ReadPricing | null): string | null {
+  return pricing !== null && pricing.conversion !== null && pricing.lists === null ? pricing.marketId : null;
 }
 
 /** A card's `price_amount` and `compare_at_amount` columns as the read shows them. */

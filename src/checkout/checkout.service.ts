@@ -1,17 +1,18 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Compilable, Transaction } from 'kysely';
-import { checkAddress, isKnownCountry, isPhoneNumber, type Address } from '@storefront/address';
 import { cartCompleted, completeCart, findCart, type CartRow } from '../carts/carts.service.ts';
 import { heldMethodAmount } from '../shipping/shipping.service.ts';
-import { insufficientStock, reserveStock, type StockLine } from '../catalog/inventory/inventory.ts';
-import { marketPricesNow, readPricing, type ReadPricing } from '../catalog/inventory/sellable.ts';
+import type { StockLine } from '../catalog/inventory/inventory.ts';
+import { readPricing, type ReadPricing } from '../catalog/inventory/sellable.ts';
 import { isDatabaseUnavailable, isUniqueViolation, reportIfOutage } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
-import { AppError, unauthorized, validationFailed, type FieldError } from '../lib/errors.ts';
-import { isEmail } from '../lib/validate.ts';
+import { AppError, unauthorized } from '../lib/errors.ts';
+import type { GiftCardLookupDeps } from '../gift-cards/gift-cards.ledger.ts';
+import { holdCards, type CardPayment } from '../gift-cards/gift-cards.tender.ts';
+import { payPlacedOrder } from '../orders/provider-events.service.ts';
 import type { TaxServiceDeps } from '../pricing/tax-service.ts';
 import type { OrdersDeps } from '../orders/orders.deps.ts';
-import type { CheckoutBody, CheckoutResult } from '../orders/orders.schemas.ts';
+import type { CheckoutResult } from '../orders/orders.schemas.ts';
 import {
   checkoutOfKey,
   holdPendingSlot,
@@ -21,88 +22,48 @@ import {
   type PendingOrdersOf,
 } from '../orders/placed-orders.service.ts';
 import { ProviderError, providerUnavailable, type Intent } from '../payments/provider.ts';
-import { useDiscount, type UsableDiscount } from '../pricing/pricing.service.ts';
+import { reserveUses, type OfferBuyer } from '../promotions/offer.ts';
+import { promotionHistory } from '../orders/promotion-history.ts';
 import { clientBucketOf } from '../ratelimit/ratelimit.limiter.ts';
 import { customerOfOrder } from '../customers/customers.service.ts';
 import { transactionEndingWith } from '../db/last-statement.ts';
-import { recentStore } from '../stores/stores.service.ts';
+import { recentStore, type Store } from '../stores/stores.service.ts';
+import { MAIL_LOOP } from '../mail/outbox.ts';
 import { marketOfCountry, storeAmountsIn, type Market } from '../markets/markets.service.ts';
-import { quote, type Quote, type QuoteInput } from './quote.ts';
+import { quote, type Quote } from './quote.ts';
+import { reserveQuoted } from './reservation.ts';
+import { refusalOf } from './refusals.ts';
+import { cartChoices, type CheckoutInput } from './checkout.input.ts';
+import { cardPayments, checkoutCardIds } from './checkout.gift-cards.ts';
 import { ReservationsInFlight } from './reservations-in-flight.ts';
 
 export { checkoutOfKey };
+export { checkoutInput, type CheckoutInput } from './checkout.input.ts';
 
-export interface CheckoutInput extends QuoteInput {
-  cartId: string;
-  email: string;
-  /** The signed-in customer (decision `customer-accounts`): the order is theirs; otherwise the customer of the email. */
-  customerId?: string | undefined;
-  /** The client's address (`request.ip`): its pending orders are counted (decision `pending-orders-per-client`). */
-  client: string;
-  /** The body's shipping address, checked (the cart's is used without one). */
-  shippingAddress?: Address | undefined;
-  billingAddress?: Address | undefined;
-  /** The body's shipping method (the cart's is used without one). */
-  shippingMethodId?: string | undefined;
-  phone?: string | undefined;
-}
-
-export type CheckoutDeps = Pick<OrdersDeps, 'db' | 'keyring' | 'clock' | 'provider' | 'log' | 'settings'> & {
+export type CheckoutDeps = Pick<
+  OrdersDeps,
+  'db' | 'keyring' | 'clock' | 'provider' | 'log' | 'settings' | 'signals'
+> & {
+  /** Decision `gift-card-codes`: the body's gift card codes are looked up through this (each a guess). */
+  giftCards?: GiftCardLookupDeps | undefined;
   /** Decision `tax-service`: the store's tax service, asked for every quote (a failure refuses the checkout). */
   taxService: TaxServiceDeps;
   /** Decision `price-function`: the signed-in customer's groups, whose price lists price the order. */
   groupIds?: readonly string[] | undefined;
 };
 
-/**
- * The checkout request, checked beyond its schema and normalized (email trimmed, country upper
- * case), with the address of the client that sent it.
- */
-export function checkoutInput(
-  body: CheckoutBody,
-  client: string,
-  customer: { id: string; email: string } | null = null,
-): CheckoutInput {
-  const email = body.email?.trim() ?? customer?.email ?? '';
-  const country = body.country?.toUpperCase();
-  const phone = body.phone?.trim() || undefined;
-  const errors: FieldError[] = [];
-  if (email === '') errors.push({ pointer: '/email', detail: 'is required (or sign in as a customer)' });
-  else if (!isEmail(email)) errors.push({ pointer: '/email', detail: 'must be an email address' });
-  if (country !== undefined && !isKnownCountry(country))
-    errors.push({ pointer: '/country', detail: 'must be an ISO 3166-1 alpha-2 country code' });
-  if (phone !== undefined && !isPhoneNumber(phone))
-    errors.push({ pointer: '/phone', detail: 'must be a phone number (digits, spaces, + ( ) . -)' });
-  const checked = (field: 'shippingAddress' | 'billingAddress'): Address | undefined => {
-    if (body[field] === undefined) return undefined;
-    const { address, problems } = checkAddress(body[field], `/${field}`);
-    errors.push(...problems);
-    return address;
-  };
-  const shippingAddress = checked('shippingAddress');
-  const billingAddress = checked('billingAddress');
-  if (country !== undefined && shippingAddress !== undefined && shippingAddress.country !== country)
-    errors.push({ pointer: '/country', detail: 'must be the country of the shipping address' });
-  if (errors.length > 0) throw validationFailed('The checkout request is invalid.', errors);
-  return {
-    cartId: body.cartId,
-    email,
-    customerId: customer?.id,
-    country,
-    discountCode: body.discountCode,
-    client,
-    shippingAddress,
-    billingAddress,
-    shippingMethodId: body.shippingMethodId?.toLowerCase(),
-    phone,
-  };
-}
-
 const cartEmpty = (): AppError =>
   new AppError('cart_empty', 409, 'The cart has no items that can be bought.');
 
 const cartChanged = (): AppError =>
   new AppError('cart_changed', 409, 'Prices changed while checking out. Review the cart and try again.');
+
+/** Who buys, as promotions count their uses (decision `per-customer-uses-from-orders`). */
+const buyerOf = (deps: CheckoutDeps, holder: Holder, input: CheckoutInput): OfferBuyer => ({
+  customerId: input.customerId ?? null,
+  email: holder.email,
+  groupIds: deps.groupIds ?? [],
+});
 
 /** Orders are kept with their email in lower case. */
 const orderEmail = (email: string): string => email.trim().toLowerCase();
@@ -164,7 +125,7 @@ class QuoteChanged extends Error {}
  *    per order id, so the SDK's network retries never create a second intent). A provider failure
  *    ends the checkout here: 502, nothing written, nothing reserved.
  * 4. One transaction (placeOrder, in named steps): complete the cart if unchanged (which locks it),
- *    reserve every line at the quoted prices, count the discount use, write the order (with its
+ *    reserve every line at the quoted prices, count the promotions' uses, write the order (with its
  *    number and key), its lines and the payment, record order.created. The atomic reservation
  *    decides. Between 2 and 3, a checkout whose units other checkouts of this process are
  *    reserving right now waits for them and quotes again (decision `reservations-in-flight`).
@@ -195,6 +156,8 @@ export async function checkout(
   // read, and the reservation checks every price under its lock anyway.
   let read: 'cached' | 'fresh' = 'cached';
   let gated = true;
+  // The gift cards that pay, by id: looked up once (a code is a guess), their balances on each attempt.
+  let cardIds: readonly string[] | undefined;
   const gateDeadline = performance.now() + GATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt++) {
     let cart: CartRow;
@@ -226,7 +189,16 @@ export async function checkout(
     let quoted: Quote;
     for (;;) {
       now = deps.clock.now();
-      quoted = await quote(deps, storeId, quoting, chosen, cart.items, now, read);
+      quoted = await quote(
+        { ...deps, promotionHistory },
+        storeId,
+        quoting,
+        chosen,
+        buyerOf(deps, holder, input),
+        cart.items,
+        now,
+        read,
+      );
       const refusal = refusalOf(quoted, chosen, requireShipping);
       if (refusal && read === 'cached') {
         read = 'fresh';
@@ -241,16 +213,21 @@ export async function checkout(
       read = 'fresh';
       gated = performance.now() < gateDeadline;
     }
+    cardIds ??= await checkoutCardIds(deps, storeId, input, cart, market.currency);
+    const cards = await cardPayments(deps, storeId, cardIds, quoted, market.currency, now);
     const release = inFlight.hold(storeId, quoted.lines);
     const placed: { left?: Map<string, number> } = {};
     try {
       return await placeWithIntent(deps, placed, {
+        store: store!,
+        cards,
         storeId,
         currency: market.currency,
         market: quoting,
         idempotencyKey,
         input: chosen,
         holder,
+        who: buyerOf(deps, holder, input),
         quoted,
         cartId: cart.id,
         cartVersion: cart.version,
@@ -283,13 +260,18 @@ async function placeWithIntent(
 ): Promise<CheckoutResult> {
   const { storeId, idempotencyKey } = p;
   const orderId = randomUUID();
-  const intent = await createIntent(deps, {
-    storeId,
-    orderId,
-    cartId: p.cartId,
-    currency: p.currency,
-    total: p.quoted.totals.total,
-  });
+  const due = p.quoted.totals.total - p.cards.reduce((sum, card) => sum + card.amount, 0);
+  // Decision `gift-card-tender`: the provider is asked only for what the gift cards leave.
+  const intent =
+    due === 0
+      ? null
+      : await createIntent(deps, {
+          storeId,
+          orderId,
+          currency: p.currency,
+          total: due,
+          metadata: { cartId: p.cartId },
+        });
   const order: PlaceOrder = { ...p, orderId, intent };
   try {
     const result = await transactionEndingWith(
@@ -300,13 +282,16 @@ async function placeWithIntent(
     );
     // Committed: what the reservation left is now true.
     placed.left = order.left;
+    // Paid at once by its gift cards: the confirmation mail is queued.
+    if (intent === null) deps.signals.wake(MAIL_LOOP);
     return result;
   } catch (error) {
-    await deps.provider.cancelIntent(intent.ref).catch((cancelError: unknown) => {
-      // While the database is away (the sandbox keeps its intents there), one throttled line.
-      if (!reportIfOutage(deps.log, cancelError, { ref: intent.ref }))
-        deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
-    });
+    if (intent)
+      await deps.provider.cancelIntent(intent.ref).catch((cancelError: unknown) => {
+        // While the database is away (the sandbox keeps its intents there), one throttled line.
+        if (!reportIfOutage(deps.log, cancelError, { ref: intent.ref }))
+          deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
+      });
     // Another attempt with this key won the race (its lease had been taken over): its order is the answer.
     if (isUniqueViolation(error) || (error instanceof AppError && error.title === 'cart_completed')) {
       const winner = await checkoutOfKey(deps, storeId, idempotencyKey);
@@ -316,15 +301,27 @@ async function placeWithIntent(
   }
 }
 
-async function createIntent(
+/**
+ * The provider's payment intent for an order about to be written (its id chosen), with a provider
+ * idempotency key per order; 502 `provider_unavailable` when the provider fails (a draft's invoice
+ * creates its intent the same way, decision `draft-orders`).
+ */
+export async function createIntent(
   deps: Pick<CheckoutDeps, 'provider' | 'log'>,
-  order: { storeId: string; orderId: string; cartId: string; currency: string; total: number },
+  order: {
+    storeId: string;
+    orderId: string;
+    currency: string;
+    total: number;
+    /** What else the provider keeps with the intent (the cart's id, the draft's). */
+    metadata: Record<string, string>;
+  },
 ): Promise<Intent> {
   try {
     return await deps.provider.createIntent({
       amount: order.total,
       currency: order.currency,
-      metadata: { storeId: order.storeId, orderId: order.orderId, cartId: order.cartId },
+      metadata: { ...order.metadata, storeId: order.storeId, orderId: order.orderId },
       idempotencyKey: `checkout:${order.storeId}:${order.orderId}`,
     });
   } catch (error) {
@@ -341,7 +338,11 @@ async function createIntent(
 
 /** What step 4 works on: the quote and intent of steps 2 and 3. */
 interface PlaceOrder {
+  /** The store, as its buyer's mails name it (an order the gift cards pay whole is confirmed at once). */
+  store: Store;
   storeId: string;
+  /** Decision `gift-card-tender`: what each gift card pays (held in the transaction). */
+  cards: readonly CardPayment[];
   currency: string;
   /** The market it is priced in (decision `markets`), with its conversion of the store's amounts and the buyer's prices. */
   market: Market & { convert: ((amount: number) => number) | undefined; buyer: ReadPricing | null };
@@ -349,7 +350,10 @@ interface PlaceOrder {
   idempotencyKey: string;
   input: CheckoutInput;
   holder: Holder;
-  intent: Intent;
+  /** Who buys, as the promotions' limits count them. */
+  who: OfferBuyer;
+  /** The provider's intent for what the cards leave; null when they pay it all. */
+  intent: Intent | null;
   quoted: Quote;
   cartVersion: number;
   /** The cart's lines at `cartVersion`. */
@@ -364,8 +368,7 @@ type InTransaction = Omit<CheckoutDeps, 'db'> & { db: Transaction<Database> };
 /** Step 4 of checkout, in its transaction: each step below is one thing the commit makes true. */
 async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutResult> {
   await completeUnchangedCart(tx, p);
-  const discount = await reserveAtQuotedPrices(tx, p);
-  if (discount) await useDiscount(tx, p.storeId, discount, p.input.discountCode ?? '', p.now);
+  await reserveAtQuotedPrices(tx, p);
   await shippingAsQuoted(tx, p);
   // Late: the client's slot lock is held from here to the commit, so checkouts of one client (many
   // shoppers behind one address) wait on each other only for the order's insert, which the store's
@@ -385,8 +388,28 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
   // The signed-in customer was erased while checking out: nothing of theirs is written.
   if (customerId === undefined)
     throw unauthorized('The customer token is invalid or has expired; sign in again.', 'storefront', true);
+  // Decision `promotion-limits`: the uses of what applies, reserved like stock (a promotion used
+  // up meanwhile prices the checkout again, which then goes without it or refuses its code).
+  if (
+    !(await reserveUses(
+      promotionHistory,
+      tx.db,
+      p.storeId,
+      p.quoted.offer,
+      p.quoted.promotions,
+      p.who,
+      p.now,
+    ))
+  )
+    throw new QuoteChanged();
+  // Decision `gift-card-tender`: the gift cards' holds, each a conditional UPDATE of its balance.
+  await holdCards(
+    tx.db,
+    { storeId: p.storeId, orderId: p.orderId, currency: p.currency, now: p.now },
+    p.cards,
+  );
   // Last: the store's order counter stays locked from this statement to the commit (decision `order-numbers`).
-  return writeOrder(tx, {
+  const written = await writeOrder(tx, {
     customerId,
     signedIn: p.input.customerId !== undefined,
     storeId: p.storeId,
@@ -400,7 +423,8 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
     lines: p.quoted.lines,
     totals: p.quoted.totals,
     tax: p.quoted.tax,
-    discountCode: discount?.code ?? null,
+    discountCode: p.quoted.promotions.find((promotion) => promotion.code !== null)?.code ?? null,
+    promotions: p.quoted.promotions,
     shippingAddress: p.input.shippingAddress ?? null,
     billingAddress: p.input.billingAddress ?? null,
     shippingMethod: p.quoted.shipping.method && {
@@ -410,9 +434,17 @@ async function placeOrder(tx: InTransaction, p: PlaceOrder): Promise<CheckoutRes
       maxDeliveryDays: p.quoted.shipping.method.maxDeliveryDays,
     },
     phone: p.input.phone ?? null,
+    giftCards: p.cards.map(({ id, last4, amount }) => ({ id, last4, amount })),
     intent: p.intent,
     now: p.now,
   });
+  if (p.intent !== null) return written;
+  // Paid whole by gift cards: paid now, in this transaction.
+  const paid = await payPlacedOrder(tx, p.store, p.orderId);
+  return {
+    order: { ...written.order, status: paid.status, paidAt: paid.paid_at?.toISOString() ?? null },
+    payment: { ...written.payment, status: 'succeeded' },
+  };
 }
 
 /**
@@ -427,72 +459,6 @@ async function shippingAsQuoted(tx: InTransaction, p: PlaceOrder): Promise<void>
   if (amount !== method.amount.amount) throw new QuoteChanged();
 }
 
-const validation = (pointer: string, detail: string): AppError =>
-  validationFailed('The checkout request is invalid.', [{ pointer, detail }]);
-
-/**
- * What the cart brings to its checkout (decisions `cart-shipping-and-totals` and `checkout-with-shipping`): its address, its discount code and its shipping
- * method, each unless the body gives its own, and the destination country (the body's `country`
- * must be the address's).
- */
-function cartChoices(input: CheckoutInput, cart: CartRow): CheckoutInput {
-  const address = input.shippingAddress ?? cart.shipping_address ?? undefined;
-  if (input.country !== undefined && address !== undefined && address.country !== input.country)
-    throw validation('/country', `must be the country of the shipping address (${address.country})`);
-  return {
-    ...input,
-    country: input.country ?? address?.country,
-    shippingAddress: address,
-    discountCode: input.discountCode ?? cart.discount_code ?? undefined,
-    shippingMethodId: input.shippingMethodId ?? cart.shipping_method_id ?? undefined,
-  };
-}
-
-/**
- * Why a priced checkout cannot go on, if it cannot: its shipping (decision `checkout-with-shipping`), a line no longer sellable,
- * or the stock pre-check (decision `checkout-after-a-crash`, on the availability the quote read with the prices).
- */
-function refusalOf(quoted: Quote, input: CheckoutInput, requireShipping: boolean): AppError | null {
-  const shipping = shippingRefusal(quoted, input, requireShipping);
-  if (shipping) return shipping;
-  if (quoted.missing.length > 0)
-    return insufficientStock(quoted.missing.map((m) => ({ ...m, available: 0 })));
-  const short = quoted.lines
-    .filter((line) => line.available < line.quantity)
-    .map((line) => ({ variantId: line.variantId, requested: line.quantity, available: line.available }))
-    .sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
-  return short.length > 0 ? insufficientStock(short) : null;
-}
-
-/**
- * The shipping rules of decision `checkout-with-shipping` on a priced checkout. When a line requires shipping: a store that
- * requires an address wants one (400 `/shippingAddress`) and a method (400 `/shippingMethodId`); an
- * address no method of the store reaches is 409 `shipping_unavailable` (a store with no zones at
- * all ships free, as before zones existed); a chosen method that is not one of the options is 409
- * `shipping_method_unavailable`.
- */
-function shippingRefusal(quoted: Quote, input: CheckoutInput, requireShipping: boolean): AppError | null {
-  const { parcel, rates, chosenUnavailable } = quoted.shipping;
-  if (!parcel.shipped) return null;
-  if (requireShipping && input.shippingAddress === undefined)
-    return validation('/shippingAddress', 'is required: the store ships these goods to an address');
-  if (input.shippingAddress !== undefined && rates !== null && rates.configured && rates.options.length === 0)
-    return new AppError(
-      'shipping_unavailable',
-      409,
-      `The store does not ship this order to ${input.shippingAddress.country}: no shipping method reaches the address.`,
-    );
-  if (chosenUnavailable)
-    return new AppError(
-      'shipping_method_unavailable',
-      409,
-      'The shipping method no longer fits the cart or its address: choose another from its shipping options.',
-    );
-  if (requireShipping && input.shippingMethodId === undefined)
-    return validation('/shippingMethodId', "is required: choose one of the cart's shipping options");
-  return null;
-}
-
 /**
  * The cart, completed and locked; it must still be the version that was quoted (its lines are then
  * the ones quoted: every change of a line bumps the version).
@@ -501,34 +467,9 @@ async function completeUnchangedCart(tx: InTransaction, p: PlaceOrder): Promise<
   if (!(await completeCart(tx, p.storeId, p.input.cartId, p.cartVersion, p.now))) throw new QuoteChanged();
 }
 
-/**
- * Reserves every line (the atomic reservation decides, decision `stock-reservation`). Each reservation returns, under its row
- * lock, the variant's price and whether its product is active; both hold until commit, so each
- * line must still be sellable at its quoted price (decision `quote-checked-by-reservations`). The
- * discount is checked again when its use is counted; the tax rate is the quote's. Returns the
- * discount to count.
- */
-async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<UsableDiscount | null> {
-  const reserved = await reserveStock(tx.db, p.storeId, p.quoted.lines, p.now);
-  // In another market than the default, the prices there now, read under the reservations' locks
-  // (a price change of a variant waits for them): decision `market-prices`.
-  const pricing = p.market.buyer;
-  const inMarket =
-    pricing === null
-      ? null
-      : await marketPricesNow(
-          tx.db,
-          p.storeId,
-          pricing,
-          p.quoted.lines.map((line) => line.variantId),
-        );
-  const left = new Map<string, number>();
-  for (const line of p.quoted.lines) {
-    const found = reserved.get(line.variantId);
-    const price = inMarket ? inMarket.get(line.variantId)?.priceAmount : found?.priceAmount;
-    if (!found?.sellable || price !== line.unitPrice) throw new QuoteChanged();
-    left.set(line.variantId, found.available);
-  }
+/** Reserves every line at its quoted price (`reserveQuoted`); a changed quote prices the checkout again. */
+async function reserveAtQuotedPrices(tx: InTransaction, p: PlaceOrder): Promise<void> {
+  const left = await reserveQuoted(tx.db, p.storeId, p.market.buyer, p.quoted.lines, p.now);
+  if (left === null) throw new QuoteChanged();
   p.left = left;
-  return p.quoted.discount;
 }

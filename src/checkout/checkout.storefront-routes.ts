@@ -10,7 +10,7 @@ import { customerGroupIdsOf, customerOf, type CustomerAuthDeps } from '../custom
 
 /** POST /checkout: a cart becomes a pending order and a payment intent, once per Idempotency-Key. */
 export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{
-  deps: OrdersDeps & Pick<CheckoutDeps, 'taxService'>;
+  deps: OrdersDeps & Pick<CheckoutDeps, 'taxService' | 'giftCards'>;
   customers: CustomerAuthDeps;
 }> = async (app, { deps, customers }) => {
   app.addHook('onSend', noStoreOnSend);
@@ -30,6 +30,9 @@ export const checkoutStorefrontRoutes: FastifyPluginAsyncTypebox<{
           'cart_changed',
           'insufficient_stock',
           'discount_invalid',
+          'gift_card_invalid',
+          'gift_card_balance_too_low',
+          'rate_limited',
           'order_too_large',
           'too_many_pending_orders',
           'shipping_method_unavailable',

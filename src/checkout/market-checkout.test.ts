@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createTestStore, startTestApp, waitFor, type TestApp } from '../test/harness.ts';
+import { ok } from '../test/answers.ts';
 
 let t: TestApp;
 before(async () => (t = await startTestApp()));
@@ -43,12 +44,6 @@ interface Placed {
     discount: Money;
   };
   payment: { ref: string; clientSecret: string; amount?: Money };
-}
-
-async function ok<T>(response: Promise<{ statusCode: number; body: string }>, status = 200): Promise<T> {
-  const answer = await response;
-  assert.equal(answer.statusCode, status, answer.body);
-  return JSON.parse(answer.body) as T;
 }
 
 const BERLIN = {

@@ -10,16 +10,15 @@ import type { FastifyRequest } from 'fastify';
 import { ShopDriver } from '../orders/orders.test-support.ts';
 import { openStaffSession } from '../staff/staff.service.ts';
 import {
-  addressesOf,
   clientAddresses,
   createTestStore,
-  readMailDir,
   startTestApp,
-  waitForMail,
   type TestApp,
   type TestStore,
 } from '../test/harness.ts';
 import { customerGroupIdsOf } from './customers.auth.ts';
+import { ok } from '../test/answers.ts';
+import { signInCustomer } from '../test/customers.ts';
 
 let t: TestApp;
 before(async () => (t = await startTestApp({ workers: true })));
@@ -35,12 +34,6 @@ interface Group {
 interface Problem {
   title: string;
   errors?: { pointer: string }[];
-}
-
-async function ok<T>(response: Promise<{ statusCode: number; body: string }>, status = 200): Promise<T> {
-  const answer = await response;
-  assert.equal(answer.statusCode, status, answer.body);
-  return JSON.parse(answer.body) as T;
 }
 
 async function problem(
@@ -66,27 +59,10 @@ async function guest(driver: ShopDriver, variantId: string): Promise<string> {
 
 const client = clientAddresses();
 
-/** Signs in by code through the shop's API; the token and the customer's id. */
+/** Signs a new member in; the token and the customer's id. */
 async function signIn(shop: TestStore): Promise<{ token: string; customerId: string }> {
-  const email = `member-${randomUUID().slice(0, 8)}@example.com`;
-  const ip = client();
-  const call = (url: string, payload: object) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/storefront/v1/customers/${url}`,
-      headers: { 'x-publishable-key': shop.publishableKey },
-      payload,
-      remoteAddress: ip,
-    });
-  const transport = t.config.emailTransport;
-  const before = transport.kind === 'file' ? await readMailDir(transport.dir) : [];
-  const count = before.filter((mail) => addressesOf(mail).includes(email)).length;
-  assert.equal((await call('sign-in', { email })).statusCode, 202);
-  const code = /\b(\d{6})\b/.exec((await waitForMail(t, email, count + 1)).text ?? '')![1]!;
-  const verified = await call('verify', { email, code });
-  assert.equal(verified.statusCode, 200, verified.body);
-  const body = verified.json<{ token: string; customer: { id: string } }>();
-  return { token: body.token, customerId: body.customer.id };
+  const session = await signInCustomer(t, shop, { ip: client() });
+  return { token: session.token, customerId: session.customer.id };
 }
 
 describe('customer groups', () => {

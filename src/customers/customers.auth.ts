@@ -82,8 +82,16 @@ export async function requireCustomer(
  * catalog, which cannot import customers).
  */
 export async function customerGroupIdsOf(deps: CustomerAuthDeps, request: FastifyRequest): Promise<string[]> {
+  return (await customerBuyerOf(deps, request))?.groupIds ?? [];
+}
+
+/** The request's customer and their groups (what prices and promotions a cart for them), or null. */
+export async function customerBuyerOf(
+  deps: CustomerAuthDeps,
+  request: FastifyRequest,
+): Promise<{ customerId: string; groupIds: string[] } | null> {
   const customer = await customerOf(deps, request);
-  if (!customer) return [];
+  if (!customer) return null;
   const rows = await membershipsOf(deps.db, customer.storeId, [customer.customerId]);
-  return rows.map((row) => row.group_id);
+  return { customerId: customer.customerId, groupIds: rows.map((row) => row.group_id) };
 }

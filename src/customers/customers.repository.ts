@@ -136,6 +136,36 @@ export async function customerForOrder(
   return { id: row.id, created: row.created };
 }
 
+/** A new customer of an email (an import's), or undefined when the store has one of that email already. */
+export function insertCustomer(
+  trx: Transaction<Database>,
+  storeId: string,
+  customer: { email: string; name: string | null; phone: string | null; accepts_marketing: boolean },
+  now: Date,
+): Promise<CustomerRow | undefined> {
+  return trx
+    .insertInto('customers')
+    .values({ store_id: storeId, ...customer, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.columns(['store_id', 'email']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The customer of an email, locked for the rest of the transaction. */
+export function lockCustomerByEmail(
+  trx: Transaction<Database>,
+  storeId: string,
+  email: string,
+): Promise<CustomerRow | undefined> {
+  return trx
+    .selectFrom('customers')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('email', '=', email)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
 export function updateCustomer(
   trx: Transaction<Database>,
   storeId: string,
@@ -204,6 +234,25 @@ export function customerAddresses(
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
+}
+
+/** The default addresses of these customers (those that have one), by customer. */
+export async function defaultAddressesOf(
+  db: Kysely<Database>,
+  storeId: string,
+  customerIds: readonly string[],
+): Promise<Map<string, CustomerAddressRow['address']>> {
+  if (customerIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('customers as c')
+    .innerJoin('customer_addresses as a', (join) =>
+      join.onRef('a.store_id', '=', 'c.store_id').onRef('a.id', '=', 'c.default_address_id'),
+    )
+    .select(['c.id', 'a.address'])
+    .where('c.store_id', '=', storeId)
+    .where('c.id', 'in', [...customerIds])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.address]));
 }
 
 export function findAddress(

@@ -4,6 +4,7 @@ import { recordEvent } from '../events/events.ts';
 import { byCreated } from '../db/keyset.ts';
 import type { ListPage } from '../lib/cursors.ts';
 import { notFound } from '../lib/errors.ts';
+import { AddressSchema, MoneySchema } from '../http/schemas.ts';
 import { buyerMails, customerAdminOrders, eraseBuyer } from '../orders/buyers.service.ts';
 import { AdminOrderSchema } from '../orders/orders.schemas.ts';
 import {
@@ -28,6 +29,7 @@ import type { PrivacyLogRow } from './customers.tables.ts';
 import { CUSTOMER_SIGN_IN } from './customers.sign-in.ts';
 import { emailHashOf } from './sign-in.service.ts';
 import { forgetCodesOf, revokeCredentialsOf } from '../sign-in/sign-in.service.ts';
+import { forgetGiftCardNotesOf, giftCardsOfCustomer } from '../gift-cards/gift-cards.service.ts';
 
 /**
  * Export and erasure of a customer's personal data (decision `erasure-is-immediate`), by staff (Admin API) or by the customer
@@ -36,6 +38,31 @@ import { forgetCodesOf, revokeCredentialsOf } from '../sign-in/sign-in.service.t
  */
 
 const Time = Type.String({ format: 'date-time' });
+
+/** A draft order staff made for the customer, as their export shows it (decision `draft-orders`). */
+export const CustomerExportDraftOrderSchema = Type.Object(
+  {
+    id: Type.String(),
+    status: Type.String(),
+    email: Type.String(),
+    shippingAddress: Type.Union([AddressSchema, Type.Null()]),
+    billingAddress: Type.Union([AddressSchema, Type.Null()]),
+    note: Type.Union([Type.String(), Type.Null()]),
+    orderId: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Time,
+  },
+  { title: 'CustomerExportDraftOrder' },
+);
+export type CustomerExportDraftOrder = Static<typeof CustomerExportDraftOrderSchema>;
+
+/**
+ * A customer's draft orders for their export, given by the composition (draft orders build on
+ * customers, so customers cannot import them); erasure needs none: the drafts go with the customer.
+ */
+export type DraftOrdersOfCustomer = (
+  storeId: string,
+  customerId: string,
+) => Promise<CustomerExportDraftOrder[]>;
 
 export const CustomerExportSchema = Type.Object(
   {
@@ -46,7 +73,18 @@ export const CustomerExportSchema = Type.Object(
       Type.Object({ id: Type.String(), name: Type.String() }, { title: 'CustomerExportGroup' }),
       { description: 'The customer groups they are in, by name.' },
     ),
+    giftCards: Type.Array(
+      Type.Object(
+        { id: Type.String(), last4: Type.String(), balance: MoneySchema, createdAt: Time },
+        { title: 'CustomerExportGiftCard' },
+      ),
+      { description: 'The gift cards that are theirs (never the codes, nor staff’s notes), oldest first.' },
+    ),
     orders: Type.Array(AdminOrderSchema, { description: 'Newest first, as staff see them.' }),
+    draftOrders: Type.Array(CustomerExportDraftOrderSchema, {
+      description:
+        'The draft orders staff made for them, oldest first (with staff’s notes: they may name them).',
+    }),
     mail: Type.Array(
       Type.Object(
         {
@@ -54,7 +92,8 @@ export const CustomerExportSchema = Type.Object(
           kind: Type.String(),
           to: Type.String(),
           subject: Type.Union([Type.String(), Type.Null()], {
-            description: 'Null for a sign-in code (its subject is the code, sealed and erased once sent).',
+            description:
+              'Null for a sealed mail: a sign-in code (its subject is the code) or the codes of gift cards they bought; sealed, and erased once sent.',
           }),
           status: Type.String(),
           createdAt: Time,
@@ -84,6 +123,8 @@ export type CustomerExport = Static<typeof CustomerExportSchema>;
 export interface PrivacyDeps extends ServiceDeps {
   /** Keys the HMAC the customer's sign-in codes know their email by. */
   signInCodeKey: Buffer;
+  /** Their draft orders (decision `draft-orders`); none without it. */
+  draftOrdersOf?: DraftOrdersOfCustomer | undefined;
 }
 
 /** Who asks for an export or an erasure: staff (named in the log) or the customer. */
@@ -116,12 +157,14 @@ export async function exportCustomer(
 ): Promise<CustomerExport> {
   const customer = await findCustomer(deps.db, storeId, customerId);
   if (!customer) throw noCustomer();
-  const [addresses, groups, orders, sessions, log] = await Promise.all([
+  const [addresses, groups, giftCards, orders, sessions, log, draftOrders] = await Promise.all([
     customerAddresses(deps.db, storeId, customerId),
     customerGroupsOf(deps, storeId, customerId),
+    giftCardsOfCustomer(deps, storeId, customerId),
     customerAdminOrders(deps, storeId, customerId),
     customerSessions(deps.db, storeId, customerId),
     privacyLogOf(deps.db, storeId, customerId),
+    deps.draftOrdersOf?.(storeId, customerId) ?? [],
   ]);
   const mail = await buyerMails(
     deps,
@@ -136,7 +179,9 @@ export async function exportCustomer(
     customer: customerView(customer),
     addresses: addressList(addresses, customer.default_address_id),
     groups,
+    giftCards,
     orders,
+    draftOrders,
     mail: mail.map((m) => ({
       id: m.id,
       kind: m.kind,
@@ -180,6 +225,9 @@ export async function eraseCustomer(
       storeId,
       emailHashOf(deps.signInCodeKey, storeId, customer.email),
     );
+    // Their gift cards stay (the money is the store's debt) but lose staff's notes, and the
+    // customer row's deletion unlinks them (ON DELETE SET NULL).
+    await forgetGiftCardNotesOf({ db: trx }, storeId, customerId);
     await deleteCustomer(trx, storeId, customerId);
     await recordEvent(trx, {
       storeId,

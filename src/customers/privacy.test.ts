@@ -1,26 +1,14 @@
 /**
- * Personal data (decision `customer-accounts`, docs/customers.md): every table is classified, export covers every place a
- * customer's data lives, and erasure leaves none of it anywhere in the database, while their orders
- * keep numbers, lines and amounts. The dump of every table after an erasure is searched for the
- * customer's name, email, phone, street and the staff's notes about them.
+ * Personal data (decision `customer-accounts`, docs/customers.md): every table is classified, and
+ * export covers every place a customer's data lives; that erasure leaves none of it anywhere in the
+ * database is erasure.test.ts's. Then the admin customer list.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
 import { ShopDriver, type CheckoutBody } from '../orders/orders.test-support.ts';
-import {
-  addressesOf,
-  clientAddresses,
-  createTestStore,
-  startTestAppWithDb,
-  readMailDir,
-  waitFor,
-  waitForMail,
-  type TestApp,
-  type TestDb,
-  type TestStore,
-} from '../test/harness.ts';
+import { startTestAppWithDb, waitFor, type TestApp, type TestDb } from '../test/harness.ts';
+import { dump, me, mentions, richCustomer, signIn, tableNames } from './privacy.test-support.ts';
 
 let db: TestDb;
 let t: TestApp;
@@ -38,15 +26,24 @@ const TABLES: Record<string, string> = {
   customer_addresses: 'personal: addresses (export: addresses; erase: deleted)',
   customer_sessions: 'personal: session times (export: sessions; erase: deleted with their credentials)',
   customer_sign_in_codes: 'personal: an HMAC of the email (erase: deleted)',
+  gift_cards:
+    "personal: the owning customer (who bought it, when an order sold it) and staff's note (export: giftCards, without notes or codes; erase: note cleared, customer_id unlinked by SET NULL; the selling order's id stays)",
+  gift_card_ledger: 'none: amounts and order ids of gift cards',
   customer_group_members:
     'personal: the groups a customer is in (export: groups; erase: deleted with the customer)',
   orders: 'personal: email, addresses, phone, cancel reason (export: orders; erase: scrubbed)',
   carts: "personal: the shipping address (export: the order's; erase: cleared on the orders' carts)",
-  mail_outbox: 'personal: recipient, subject, body (export: mail; erase: deleted)',
+  mail_outbox: 'personal: recipient, subject, text and HTML bodies (export: mail; erase: deleted)',
   returns: 'personal: the reason staff typed (export: orders[].returns; erase: cleared)',
   refunds: 'personal: the note staff typed (export: orders[].refunds; erase: cleared)',
   idempotency_keys: "personal: a checkout's stored answer (sealed; erase: deleted)",
   events: "personal: order.cancelled's reason (erase: cleared); customer events carry ids only",
+  draft_orders:
+    "personal: email, addresses and staff's note (export: draftOrders; erase: deleted with the customer, ON DELETE CASCADE)",
+  draft_order_lines: 'none: variants, titles staff typed, quantities and prices',
+  imports: 'none: counts and row errors, which never quote a cell (decision `csv-imports`)',
+  import_chunks:
+    'personal while a customers import runs: the uploaded file, deleted when its import ends (decision `csv-imports`)',
   // Staff's own data, not a customer's.
   staff_members: 'staff: email',
   staff_sessions: 'staff',
@@ -59,7 +56,6 @@ const TABLES: Record<string, string> = {
   collections: 'none',
   credentials: 'none: hashes',
   customer_groups: 'none: names of groups',
-  discounts: 'none',
   dkim_keys: 'none',
   fulfillments: 'none: carrier and tracking',
   market_card_prices: 'none: card prices per market',
@@ -80,6 +76,7 @@ const TABLES: Record<string, string> = {
   product_handle_redirects: 'none',
   product_images: 'none',
   products: 'none',
+  promotions: 'none: names, codes, rules and use counts of promotions',
   provider_events: 'none',
   read_versions: 'none',
   regions: 'none',
@@ -107,181 +104,9 @@ const TABLES: Record<string, string> = {
   kysely_migration_lock: 'none',
 };
 
-async function tableNames(): Promise<string[]> {
-  const { rows } = await sql<{ table_name: string }>`
-    SELECT table_name FROM information_schema.tables
-    WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(db.kysely);
-  return rows.map((row) => row.table_name);
-}
-
-/** Every row of every table as text, by table. */
-async function dump(): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const table of await tableNames()) {
-    const { rows } = await sql<{
-      row: string;
-    }>`SELECT row_to_json(t)::text AS row FROM ${sql.table(table)} t`.execute(db.kysely);
-    out.set(table, rows.map((row) => row.row).join('\n'));
-  }
-  return out;
-}
-
-const client = clientAddresses();
-
-async function signIn(shop: TestStore, email: string): Promise<{ token: string; customer: { id: string } }> {
-  const ip = client();
-  const call = (url: string, payload: object) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/storefront/v1/customers/${url}`,
-      headers: { 'x-publishable-key': shop.publishableKey },
-      payload,
-      remoteAddress: ip,
-    });
-  const transport = t.config.emailTransport;
-  const before = transport.kind === 'file' ? await readMailDir(transport.dir) : [];
-  const count = before.filter((mail) => addressesOf(mail).includes(email)).length;
-  assert.equal((await call('sign-in', { email })).statusCode, 202);
-  const code = /\b(\d{6})\b/.exec((await waitForMail(t, email, count + 1)).text ?? '')![1]!;
-  const verified = await call('verify', { email, code });
-  assert.equal(verified.statusCode, 200, verified.body);
-  return verified.json();
-}
-
-const me = (shop: TestStore, token: string) => ({
-  call: (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
-    t.app.inject({
-      method,
-      url: `/storefront/v1/customers/me${url}`,
-      headers: { 'x-publishable-key': shop.publishableKey, authorization: `Bearer ${token}` },
-      ...(payload ? { payload } : {}),
-    }),
-});
-
-/** A customer with everything a store can hold about them; the strings that identify them. */
-async function richCustomer(driver: ShopDriver) {
-  const tag = randomUUID().slice(0, 8);
-  const markers = {
-    email: `quokka-${tag}@example.com`,
-    name: `Zyxwa Quokka${tag}`,
-    phone: `+44 20 7946 ${String(Number.parseInt(tag.slice(0, 4), 16) % 10000).padStart(4, '0')}`,
-    street: `${tag} Quokkastraße`,
-    cancelReason: `Quokka${tag} called to cancel`,
-    returnReason: `Quokka${tag} found it too small`,
-    refundNote: `Quokka${tag} goodwill`,
-  };
-  const shop = driver.shop;
-  const session = await signIn(shop, markers.email);
-  const account = me(shop, session.token);
-  assert.equal(
-    (await account.call('PATCH', '', { name: markers.name, phone: markers.phone })).statusCode,
-    200,
-  );
-  const address = {
-    name: markers.name,
-    line1: markers.street,
-    city: 'London',
-    postalCode: 'SW1Y 4JH',
-    country: 'GB',
-    phone: markers.phone,
-  };
-  assert.equal((await account.call('POST', '/addresses', address)).statusCode, 201);
-  const variantId = await driver.variant(20, 2500);
-  const checkout = async (): Promise<CheckoutBody> => {
-    const cartId = await driver.cart([{ variantId, quantity: 2 }]);
-    // The cart keeps the address too (decision `cart-shipping-and-totals`).
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: `/storefront/v1/carts/${cartId}/shipping-address`,
-      headers: { 'x-publishable-key': shop.publishableKey },
-      payload: address,
-    });
-    assert.equal(put.statusCode, 200, put.body);
-    const placed = await t.app.inject({
-      method: 'POST',
-      url: '/storefront/v1/checkout',
-      headers: {
-        'x-publishable-key': shop.publishableKey,
-        authorization: `Bearer ${session.token}`,
-        'idempotency-key': randomUUID(),
-      },
-      payload: { cartId, billingAddress: address, phone: markers.phone },
-    });
-    assert.equal(placed.statusCode, 201, placed.body);
-    return placed.json();
-  };
-  // A paid order, shipped, with a return and a refund note; a paid order cancelled with a reason;
-  // a pending guest order with the same email (before or after, it is theirs).
-  const kept = await checkout();
-  await driver.confirm(kept);
-  await driver.waitForStatus(kept.order.id, 'paid');
-  const shipped = await driver.admin('POST', `/orders/${kept.order.id}/fulfillments`, {
-    lines: [{ variantId, quantity: 2 }],
-    carrier: 'Royal Mail',
-    trackingNumber: 'RM123456789GB',
-  });
-  assert.equal(shipped.statusCode, 201, shipped.body);
-  const returned = await driver.admin('POST', `/orders/${kept.order.id}/returns`, {
-    lines: [{ variantId, quantity: 1 }],
-    reason: markers.returnReason,
-  });
-  assert.equal(returned.statusCode, 201, returned.body);
-  const refunded = await driver.admin('POST', `/orders/${kept.order.id}/refunds`, {
-    amount: 100,
-    reason: markers.refundNote,
-  });
-  assert.equal(refunded.statusCode, 202, refunded.body);
-  const cancelled = await checkout();
-  await driver.confirm(cancelled);
-  await driver.waitForStatus(cancelled.order.id, 'paid');
-  const cancel = await driver.admin('POST', `/orders/${cancelled.order.id}/cancel`, {
-    reason: markers.cancelReason,
-  });
-  assert.equal(cancel.statusCode, 200, cancel.body);
-  const guest = await driver.checkout({
-    cartId: await driver.cart([{ variantId, quantity: 1 }]),
-    email: markers.email,
-    shippingAddress: address,
-  });
-  assert.equal(guest.statusCode, 201, guest.body);
-  // Every order mail is out (so the outbox holds them), and the refunds have settled.
-  await waitFor(
-    async () => {
-      const pending = await db.kysely
-        .selectFrom('mail_outbox')
-        .select('id')
-        .where('store_id', '=', shop.store.id)
-        .where('status', '=', 'pending')
-        .execute();
-      return pending.length === 0;
-    },
-    10_000,
-    'mail sent',
-  );
-  return {
-    markers,
-    session,
-    orders: [kept.order.id, cancelled.order.id, guest.json<CheckoutBody>().order.id],
-    guest: guest.json<CheckoutBody>(),
-    totals: [kept.order.total.amount, cancelled.order.total.amount],
-  };
-}
-
-/** The tables whose rows mention any of the markers, and which markers. */
-function mentions(tables: Map<string, string>, markers: Record<string, string>): Map<string, string[]> {
-  const found = new Map<string, string[]>();
-  for (const [table, text] of tables) {
-    const hits = Object.entries(markers)
-      .filter(([, value]) => text.includes(value) || text.includes(JSON.stringify(value).slice(1, -1)))
-      .map(([name]) => name);
-    if (hits.length > 0) found.set(table, hits);
-  }
-  return found;
-}
-
 describe('where personal data lives', () => {
   test('every table of the schema is classified (a new table must say whether it holds personal data)', async () => {
-    const names = await tableNames();
+    const names = await tableNames(db);
     const unclassified = names.filter((name) => !(name in TABLES));
     assert.deepEqual(unclassified, [], 'classify these tables in privacy.test.ts and docs/customers.md');
     const gone = Object.keys(TABLES).filter((name) => !names.includes(name));
@@ -290,8 +115,8 @@ describe('where personal data lives', () => {
 
   test("a customer's data appears only in tables classified personal, and the export holds every piece", async () => {
     const driver = await ShopDriver.open(t);
-    const { markers, orders } = await richCustomer(driver);
-    const found = mentions(await dump(), markers);
+    const { markers, orders } = await richCustomer(t, db, driver);
+    const found = mentions(await dump(db), markers);
     for (const [table, hits] of found)
       assert.match(
         TABLES[table] ?? '',
@@ -321,173 +146,20 @@ describe('where personal data lives', () => {
       addresses: unknown[];
       mail: { kind: string; subject: string | null }[];
       sessions: unknown[];
+      giftCards: { last4: string; balance: { amount: number } }[];
     }>();
     assert.deepEqual(new Set(data.orders.map((o) => o.id)), new Set(orders));
     assert.equal(data.addresses.length, 1);
     assert.ok(data.sessions.length >= 1);
     assert.ok(data.mail.some((m) => m.kind === 'order_confirmation'));
-    // A sign-in code's subject is the code: never exported.
+    // A sign-in code's subject is the code: never exported; nor a gift card's codes' mail's.
     assert.ok(data.mail.filter((m) => m.kind === 'customer_sign_in_code').every((m) => m.subject === null));
-  });
-});
-
-describe('erasure (decision `erasure-is-immediate`)', () => {
-  test('staff erasure leaves none of the customer anywhere; orders keep numbers, lines and amounts; the accounts add up', async () => {
-    const driver = await ShopDriver.open(t);
-    const { markers, session, orders, totals, guest } = await richCustomer(driver);
-    const list = await driver.admin('GET', `/customers?q=${encodeURIComponent(markers.email)}`);
-    const customer = list.json<{
-      items: { id: string; ordersCount: number; totalSpent: { amount: number } }[];
-    }>().items[0]!;
-    const revenueBefore = (await driver.admin('GET', '/overview')).body;
-    const before = await Promise.all(orders.map((id) => driver.adminOrder(id)));
-
-    const erased = await driver.admin('DELETE', `/customers/${customer.id}`);
-    assert.equal(erased.statusCode, 204, erased.body);
-
-    const left = mentions(await dump(), markers);
-    assert.deepEqual([...left.entries()], [], 'no trace of the customer in any table');
-
-    // Orders: the same numbers, lines, amounts, payments and statuses; no email, address or phone.
-    for (const [index, id] of orders.entries()) {
-      const order = (await driver.adminOrder(id)) as Record<string, unknown>;
-      const was = before[index] as Record<string, unknown>;
-      for (const field of [
-        'number',
-        'status',
-        'lines',
-        'subtotal',
-        'total',
-        'refunded',
-        'payments',
-        'fulfillmentStatus',
-      ])
-        assert.deepEqual(order[field], was[field], `${field} of order ${index}`);
-      assert.equal(order.email, 'erased@erased.invalid');
-      assert.equal(order.shippingAddress, null);
-      assert.equal(order.billingAddress, null);
-      assert.equal(order.phone, null);
-      assert.equal(order.customerId, null);
-      assert.equal(order.cancelReason, null);
-      assert.ok(order.erasedAt);
-      const buyer = await driver.order(id);
-      assert.equal((buyer as unknown as { number: number }).number, was.number);
-    }
-    assert.equal(
-      (await driver.admin('GET', '/overview')).body,
-      revenueBefore,
-      'the overview adds up as before',
-    );
-    assert.equal(totals.length, 2);
-
-    // Admin and storefront reads.
-    assert.equal((await driver.admin('GET', `/customers/${customer.id}`)).statusCode, 404);
-    assert.equal((await driver.admin('GET', `/customers/${customer.id}/export`)).statusCode, 404);
-    const search = await driver.admin('GET', `/customers?q=${encodeURIComponent(markers.email)}`);
-    assert.deepEqual(search.json<{ items: unknown[] }>().items, []);
-    const byName = await driver.admin('GET', `/customers?q=${encodeURIComponent(markers.name)}`);
-    assert.deepEqual(byName.json<{ items: unknown[] }>().items, []);
-    const orderSearch = await driver.admin('GET', `/orders?q=${encodeURIComponent(markers.email)}`);
-    assert.deepEqual(orderSearch.json<{ items: unknown[] }>().items, []);
-    assert.equal((await me(driver.shop, session.token).call('GET', '')).statusCode, 401);
-
-    // Events: customer.deleted carries the id alone.
-    const deleted = await driver.events('customer.deleted');
-    assert.deepEqual(deleted, [{ storeId: driver.storeId, customerId: customer.id }]);
-    // The privacy log: who exported or erased whom.
-    const log = await driver.admin('GET', '/privacy-log');
-    assert.equal(log.statusCode, 200, log.body);
     assert.deepEqual(
-      log
-        .json<{ items: { action: string; customerId: string; actor: string; staffEmail: string }[] }>()
-        .items.map((entry) => [entry.action, entry.customerId, entry.actor, entry.staffEmail]),
-      [['erase', customer.id, 'staff', driver.shop.ownerEmail]],
+      data.mail.filter((m) => m.kind === 'gift_card_codes').map((m) => m.subject),
+      [null],
     );
-
-    // No mail goes to the erased buyer any more: their pending order, paid now, confirms to no one.
-    await driver.confirm(guest);
-    await driver.waitForStatus(guest.order.id, 'paid');
-    const toErased = await db.kysely
-      .selectFrom('mail_outbox')
-      .select('id')
-      .where('store_id', '=', driver.storeId)
-      .where('to_address', '=', 'erased@erased.invalid')
-      .execute();
-    assert.deepEqual(toErased, []);
-  });
-
-  test("self-erasure from the shop: the token dies, the orders are scrubbed, the log says 'customer'", async () => {
-    const driver = await ShopDriver.open(t);
-    const email = `self-${randomUUID().slice(0, 8)}@example.com`;
-    const session = await signIn(driver.shop, email);
-    const variantId = await driver.variant(5);
-    const placed = await t.app.inject({
-      method: 'POST',
-      url: '/storefront/v1/checkout',
-      headers: {
-        'x-publishable-key': driver.shop.publishableKey,
-        authorization: `Bearer ${session.token}`,
-        'idempotency-key': randomUUID(),
-      },
-      payload: { cartId: await driver.cart([{ variantId, quantity: 1 }]) },
-    });
-    assert.equal(placed.statusCode, 201, placed.body);
-    const account = me(driver.shop, session.token);
-    const exported = await account.call('GET', '/export');
-    assert.equal(exported.statusCode, 200, exported.body);
-    assert.ok(exported.body.includes(email));
-    assert.equal((await account.call('DELETE', '')).statusCode, 204);
-    assert.equal((await account.call('GET', '')).statusCode, 401);
-    assert.equal((await account.call('GET', '/orders')).statusCode, 401);
-    const order = (await driver.adminOrder(placed.json<CheckoutBody>().order.id)) as unknown as {
-      email: string;
-      number: number;
-    };
-    assert.equal(order.email, 'erased@erased.invalid');
-    const log = await driver.admin('GET', '/privacy-log');
-    assert.deepEqual(
-      log
-        .json<{ items: { action: string; actor: string; staffEmail: string | null }[] }>()
-        .items.map((e) => [e.action, e.actor, e.staffEmail]),
-      [
-        ['erase', 'customer', null],
-        ['export', 'customer', null],
-      ],
-    );
-    // Signing in again with the email starts a new, empty account.
-    const again = await signIn(driver.shop, email);
-    assert.notEqual(again.customer.id, session.customer.id);
-    const orders = await me(driver.shop, again.token).call('GET', '/orders');
-    assert.deepEqual(orders.json<{ items: unknown[] }>().items, []);
-  });
-
-  test('erasure and export are admin actions; staff see customers but cannot export or erase', async () => {
-    const driver = await ShopDriver.open(t);
-    const email = `staff-${randomUUID().slice(0, 8)}@example.com`;
-    const session = await signIn(driver.shop, email);
-    const invited = await driver.admin('POST', '/staff', {
-      email: `clerk-${randomUUID().slice(0, 6)}@example.com`,
-      role: 'staff',
-    });
-    assert.equal(invited.statusCode, 201, invited.body);
-    const { openStaffSession } = await import('../staff/staff.service.ts');
-    const clerk = await openStaffSession(t.deps, driver.storeId, invited.json<{ email: string }>().email);
-    const asClerk = t.admin(clerk.token);
-    assert.equal((await asClerk.get(`/customers/${session.customer.id}`)).statusCode, 200);
-    assert.equal((await asClerk.get(`/customers/${session.customer.id}/export`)).statusCode, 403);
-    assert.equal((await asClerk.delete(`/customers/${session.customer.id}`)).statusCode, 403);
-  });
-
-  test("one store's staff cannot read, export or erase another store's customer", async () => {
-    const a = await ShopDriver.open(t);
-    const b = await createTestStore(t);
-    const session = await signIn(a.shop, `iso-${randomUUID().slice(0, 8)}@example.com`);
-    const asB = t.admin(b);
-    assert.equal((await asB.get(`/customers/${session.customer.id}`)).statusCode, 404);
-    assert.equal((await asB.get(`/customers/${session.customer.id}/export`)).statusCode, 404);
-    assert.equal((await asB.delete(`/customers/${session.customer.id}`)).statusCode, 404);
-    assert.deepEqual((await asB.get('/customers')).json<{ items: unknown[] }>().items, []);
-    assert.equal((await me(a.shop, session.token).call('GET', '')).statusCode, 200, 'still there');
+    // The card staff issued them and the one they bought.
+    assert.deepEqual(data.giftCards.map((c) => c.balance.amount).sort(), [1000, 2000]);
   });
 });
 
@@ -497,8 +169,8 @@ describe('the admin customer list', () => {
     const variantId = await driver.variant(50, 1000);
     const tag = randomUUID().slice(0, 6);
     const renee = `renee-${tag}@example.com`;
-    const session = await signIn(driver.shop, renee);
-    await me(driver.shop, session.token).call('PATCH', '', { name: 'Renée Dupré' });
+    const session = await signIn(t, driver.shop, renee);
+    await me(t, driver.shop, session.token).call('PATCH', '', { name: 'Renée Dupré' });
     const paid = await driver.checkout({
       cartId: await driver.cart([{ variantId, quantity: 3 }]),
       email: renee,

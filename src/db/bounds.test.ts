@@ -12,7 +12,7 @@ import { loadConfig } from '../config.ts';
 import { databaseOptions } from '../runtime.ts';
 import { openBlankPostgres, skipUnlessPostgres, waitFor } from '../test/harness.ts';
 import { startTcpProxy, type TcpProxy } from '../test/tcp-proxy.ts';
-import { DEADLINE_MARGIN_MS, requestScope, runAsRequest } from './bounds.ts';
+import { DEADLINE_MARGIN_MS, requestScope, runAsRequest, withFreshBound, withLongBound } from './bounds.ts';
 import { COMMIT_MARK } from './pg-transactions.ts';
 import { openDatabase, type Db } from './database.ts';
 import { DatabaseDeadlineError, isDatabaseUnavailable } from './errors.ts';
@@ -206,6 +206,57 @@ describe('the PostgreSQL pool', { skip: skipUnlessPostgres }, () => {
       runAsRequest(answered, () => void outcome(sql`SELECT 1 AS one`.execute(db.kysely)).then(resolve)),
     );
     assert.equal(later, 'ok');
+  });
+
+  test('a streamed answer’s page (an export’s) reads under a bound counted from the page, not from the request', async () => {
+    const db = await open({ statementTimeoutMs: 100, viaProxy: true });
+    const deadline = 100 + DEADLINE_MARGIN_MS;
+    // A request streaming for longer than its deadline: each page still reads, under its own bound.
+    const pages = await asRequest(deadline + 1, () =>
+      Promise.all(
+        [1, 2].map((n) => outcome(withFreshBound(() => sql`SELECT ${n}::int AS n`.execute(db.kysely)))),
+      ),
+    );
+    assert.deepEqual(pages, ['ok', 'ok']);
+    // A page's own bound still holds: a page that stalls fails at its deadline.
+    const stalled = await whileStalled(proxy, () =>
+      asRequest(deadline + 1, () => withFreshBound(() => sql`SELECT 1`.execute(db.kysely))),
+    );
+    assert.ok(stalled instanceof DatabaseDeadlineError || isDatabaseUnavailable(stalled), String(stalled));
+    // Outside it, the same read in that request is refused.
+    const refused = await asRequest(deadline + 1, () => outcome(sql`SELECT 1`.execute(db.kysely)));
+    assert.ok(refused instanceof DatabaseDeadlineError);
+  });
+
+  test('long work (a market pricing a whole catalog) runs under its own bound, and its time is not the request’s', async () => {
+    const db = await open({ statementTimeoutMs: 100 });
+    const deadline = 100 + DEADLINE_MARGIN_MS;
+    const result = await asRequest(0, async (scope) => {
+      const started = scope.startedAt;
+      // Longer than the request's whole deadline, in a transaction that lifts the server's bound too.
+      const long = await outcome(
+        withLongBound(60_000, () =>
+          db.kysely.transaction().execute(async (trx) => {
+            await sql`SET LOCAL statement_timeout = '1min'`.execute(trx);
+            await sql`SELECT pg_sleep(${(deadline + 300) / 1000})`.execute(trx);
+          }),
+        ),
+      );
+      const after = await outcome(sql`SELECT 1`.execute(db.kysely));
+      return { long, after, moved: scope.startedAt - started };
+    });
+    assert.deepEqual([result.long, result.after], ['ok', 'ok']);
+    assert.ok(result.moved >= deadline, `the request's clock moved on by the long work (${result.moved} ms)`);
+    // Without it, the same work fails at the request's deadline.
+    const bounded = await asRequest(0, () =>
+      outcome(
+        db.kysely.transaction().execute(async (trx) => {
+          await sql`SET LOCAL statement_timeout = '1min'`.execute(trx);
+          await sql`SELECT pg_sleep(${(deadline + 300) / 1000})`.execute(trx);
+        }),
+      ),
+    );
+    assert.ok(isDatabaseUnavailable(bounded), String(bounded));
   });
 
   test('serve and worker are bounded by DATABASE_STATEMENT_TIMEOUT; the other commands are not', () => {

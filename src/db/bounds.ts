@@ -33,8 +33,17 @@ export const DEADLINE_MARGIN_MS = 2000;
 
 /** An HTTP request whose database work is bounded from its start, until it is answered. */
 export interface RequestScope {
-  readonly startedAt: number;
+  /** When its bound started counting (moved on by the long work it ran, `withLongBound`). */
+  startedAt: number;
   answered: boolean;
+  /** A bound of its own, longer than the configured one (`withLongBound`), in ms. */
+  readonly longMs?: number;
+  /**
+   * The least WAL position the replica was known to have replayed when one of the request's reads
+   * went to it (./replica-routing.ts); absent when none did. The read cache keeps such an answer only
+   * if that position covers what the cache's versions saw (decision `replica-reads`).
+   */
+  replicaReplayed?: number;
 }
 const requests = new AsyncLocalStorage<RequestScope>();
 
@@ -52,11 +61,53 @@ export function runAsRequest(scope: RequestScope, next: () => void): void {
   requests.run(scope, next);
 }
 
+/** Notes that the current request read from the replica, which had replayed up to `replayed`. */
+export function noteReplicaRead(replayed: number): void {
+  const scope = requests.getStore();
+  if (scope !== undefined) scope.replicaReplayed = Math.min(scope.replicaReplayed ?? replayed, replayed);
+}
+
+/** The replay position under the current request's replica reads; undefined when it made none. */
+export function replicaReplayedOfRequest(): number | undefined {
+  return requests.getStore()?.replicaReplayed;
+}
+
+/**
+ * Runs `work` (and every statement it sends) under a bound of `ms` instead of the configured one:
+ * the few operations whose one statement covers a whole catalog (a market's creation prices every
+ * product), each of which also lifts the server's `statement_timeout` for its transaction. The
+ * rest of the request keeps its own bound.
+ */
+export async function withLongBound<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  const outer = requests.getStore();
+  const start = performance.now();
+  try {
+    return await requests.run({ startedAt: start, answered: false, longMs: ms }, work);
+  } finally {
+    // The long work's time is not the request's: what follows it keeps the request's own bound.
+    if (outer) outer.startedAt += performance.now() - start;
+  }
+}
+
+/**
+ * Runs `work` (one page of an answer that streams for as long as a store is large, such as an
+ * export) under a bound counted from now: each page reads under the configured bound, where a
+ * request's one deadline would cut a million products' export off after its first seconds.
+ */
+export function withFreshBound<T>(work: () => Promise<T>): Promise<T> {
+  return requests.run({ startedAt: performance.now(), answered: false }, work);
+}
+
+/** The bound of one statement sent now: the configured one, or the current long work's. */
+function statementBound(deadlineMs: number): number {
+  return requests.getStore()?.longMs ?? deadlineMs;
+}
+
 /** Milliseconds the current request's database work has left under `deadlineMs`; Infinity outside one. */
 function requestTimeLeft(deadlineMs: number): number {
   const scope = requests.getStore();
   if (scope === undefined || scope.answered) return Number.POSITIVE_INFINITY;
-  return scope.startedAt + deadlineMs - performance.now();
+  return scope.startedAt + (scope.longMs ?? deadlineMs) - performance.now();
 }
 
 const REQUEST_WORK = "the request's database work did not end";
@@ -112,16 +163,17 @@ function within<T>(pending: Promise<T>, ms: number, onLate: () => void, late: ()
 export function boundStatements(client: pg.ClientBase, deadlineMs: number | null): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   client.query = ((...args: unknown[]) => {
+    const bound = deadlineMs === null ? null : statementBound(deadlineMs);
     // The ROLLBACK of a transaction whose connection was closed here: the server rolled it back
     // when the connection ended, and the caller keeps the error that ended it.
     const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | null)?.text;
     if (closed.has(client) && typeof text === 'string' && ROLLBACK.test(text))
       return Promise.resolve(rolledBack);
-    const left = deadlineMs === null ? Number.POSITIVE_INFINITY : requestTimeLeft(deadlineMs);
+    const left = bound === null ? Number.POSITIVE_INFINITY : requestTimeLeft(bound);
     if (left <= 0) {
       // Nothing is sent; the connection goes, in case a transaction is open on it.
       discard(client);
-      return Promise.reject(new DatabaseDeadlineError(deadlineMs!, REQUEST_WORK));
+      return Promise.reject(new DatabaseDeadlineError(bound!, REQUEST_WORK));
     }
     const result = query(...args);
     if (typeof (result as Promise<unknown> | undefined)?.then !== 'function') return result;
@@ -129,19 +181,19 @@ export function boundStatements(client: pg.ClientBase, deadlineMs: number | null
       if (connectionLost(error)) discard(client);
       throw error;
     });
-    if (deadlineMs === null) return pending;
-    return left < deadlineMs
+    if (bound === null) return pending;
+    return left < bound
       ? within(
           pending,
           left,
           () => discard(client),
-          () => new DatabaseDeadlineError(deadlineMs, REQUEST_WORK),
+          () => new DatabaseDeadlineError(bound, REQUEST_WORK),
         )
       : within(
           pending,
-          deadlineMs,
+          bound,
           () => discard(client),
-          () => new DatabaseDeadlineError(deadlineMs),
+          () => new DatabaseDeadlineError(bound),
         );
   }) as typeof client.query;
 }
@@ -163,7 +215,7 @@ export function boundAcquisition(pool: pg.Pool, deadlineMs: number | null): void
   const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<pg.PoolClient> | undefined;
   pool.connect = ((callback?: unknown) => {
     if (callback !== undefined) return connect(callback);
-    const left = requestTimeLeft(deadlineMs);
+    const left = requestTimeLeft(statementBound(deadlineMs));
     if (left === Number.POSITIVE_INFINITY) return connect();
     if (left <= 0) return Promise.reject(new DatabaseDeadlineError(deadlineMs, REQUEST_WORK));
     const acquiring = connect()!;

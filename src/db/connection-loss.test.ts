@@ -106,8 +106,13 @@ test(
       url: string,
       init: RequestInit,
       done: (status: number, body: Record<string, unknown>) => boolean,
+      explain: () => Promise<string> = async () => '',
     ): Promise<Record<string, unknown>> => {
-      for (let attempt = 0; attempt < 300; attempt++) {
+      // Time, not attempts: under a loaded machine a request takes longer. 90 s covers the sandbox's
+      // own retries of a webhook that failed four times in a row (0.2 + 1 + 5 + 15 s).
+      const deadline = Date.now() + 90_000;
+      let last = 'no answer';
+      while (Date.now() < deadline) {
         let response: Response;
         try {
           response = await fetch(url, init);
@@ -118,6 +123,7 @@ test(
         count(response.status);
         const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
         if (done(response.status, body)) return body;
+        last = `${response.status} ${JSON.stringify(body).slice(0, 300)}`;
         assert.ok(
           response.status === 503 ||
             (response.status === 409 && body.title === 'idempotency_in_progress') ||
@@ -126,7 +132,7 @@ test(
         );
         await sleep(100);
       }
-      throw new Error(`${url} did not succeed`);
+      throw new Error(`${url} did not succeed; last answer ${last}${await explain()}`);
     };
     const json = (method: string, body: object, headers: Record<string, string> = {}): RequestInit => ({
       method,
@@ -137,6 +143,22 @@ test(
       },
       body: JSON.stringify(body),
     });
+
+    /** Where a payment that never made its order paid stopped: its rows and the processes' logs. */
+    const paymentTrail = async (orderId: string, ref: string): Promise<string> => {
+      const payments = await t.db.kysely
+        .selectFrom('payments')
+        .selectAll()
+        .where('order_id', '=', orderId)
+        .execute();
+      const webhooks = await t.db.kysely
+        .selectFrom('sandbox_webhooks')
+        .selectAll()
+        .where('intent_ref', '=', ref)
+        .execute();
+      const logs = servers.map((server, i) => `process ${i}:\n${server.output().slice(-4000)}`);
+      return `\npayments ${JSON.stringify(payments)}\nsandbox webhooks ${JSON.stringify(webhooks)}\n${logs.join('\n')}`;
+    };
 
     const purchases: { orderId: string; email: string }[] = [];
     /** A buyer's whole purchase against one process: cart, checkout, payment, the order paid. */
@@ -166,6 +188,7 @@ test(
         `${base}/storefront/v1/orders/${order.id}`,
         { headers: { 'x-publishable-key': shop.shop.publishableKey } },
         (s, body) => s === 200 && body.status === 'paid',
+        () => paymentTrail(order.id, payment.ref),
       );
     };
 

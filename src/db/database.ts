@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
+import { listenDirectly } from './direct-listen.ts';
 import { boundAcquisition, boundStatements, DEADLINE_MARGIN_MS, pingPool, pingWithin } from './bounds.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import { INT8_OID, NUMERIC_OID, parseInt8 } from './int8.ts';
@@ -11,6 +12,9 @@ import {
   transactionOpen,
 } from './pg-transactions.ts';
 import type { Database } from './tables.ts';
+import type { Log } from '../lib/log.ts';
+import type { ReplicaStats } from './replica.ts';
+import { openReplica } from './replica-routing.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -26,6 +30,13 @@ export const READ_CHANNEL = 'storefront_read';
 export interface Db {
   readonly kind: DatabaseKind;
   readonly kysely: Kysely<Database>;
+  /**
+   * The storefront's catalog and content reads (decision `replica-reads`): the replica while it is
+   * in use, else the primary; the very same handle as `kysely` when no replica is configured.
+   */
+  readonly catalogReads: Kysely<Database>;
+  /** The replica's state and reads (metrics); null without DATABASE_REPLICA_URL. */
+  readonly replicaStats: () => ReplicaStats | null;
   /** Calls `handler` with the payload of every `storefront_read` notification; returns the unsubscribe. */
   readonly onReadChange: (handler: (payload: string) => void) => () => void;
   /** The PostgreSQL pool's connections and waiting queries (metrics, decision `metrics-off-until-readable`); null on PGlite. */
@@ -134,6 +145,22 @@ export interface OpenOptions {
    * woken, and runs a transaction, for every notification committed in the database.
    */
   listen?: boolean;
+  /**
+   * PostgreSQL: a streaming replica for the catalog's reads (DATABASE_REPLICA_URL, decision
+   * `replica-reads`), used while it lags less than `maxLagMs`; `log` says when it goes out of use.
+   */
+  replica?: { url: string; maxLagMs: number; log: Log } | null;
+  /**
+   * PostgreSQL: `transaction` when the URL is a pooler that lends a server connection per
+   * transaction (PgBouncer's transaction mode, decision `behind-pgbouncer`): a session setting or a
+   * LISTEN would land on whichever server connection ran it. No `statement_timeout` goes with the
+   * start-up then (PgBouncer refuses the parameter; the client's deadline stays), and the pooled
+   * connections do not LISTEN: with `listen`, one connection to `directUrl` does, else nothing
+   * does (the caches then rely on their re-reads).
+   */
+  pooler?: 'none' | 'transaction';
+  /** PostgreSQL past the pooler (DATABASE_DIRECT_URL), for the LISTEN behind a transaction pooler. */
+  directUrl?: string | null;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Db> {
@@ -146,6 +173,9 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
       instrument: options.instrument,
       listen: options.listen ?? true,
       statementTimeoutMs: options.statementTimeoutMs ?? null,
+      replica: options.replica ?? null,
+      pooled: options.pooler === 'transaction',
+      directUrl: options.directUrl ?? null,
     });
   const prepared = options.preparedStatements ?? true;
   if (options.pglite) return wrapPglite(options.pglite, null, options.instrument, prepared);
@@ -179,6 +209,8 @@ async function wrapPglite(
   return {
     kind: 'pglite',
     kysely,
+    catalogReads: kysely,
+    replicaStats: () => null,
     onReadChange: hub.subscribe,
     poolStats: () => null,
     // In the process's own thread: while a statement runs, nothing else (this included) does.
@@ -257,37 +289,52 @@ export function prepareStatements(client: pg.ClientBase): void {
 /** How long a new PostgreSQL connection may take before the caller's statement fails. */
 const CONNECT_TIMEOUT_MS = 5000;
 
-function openPostgres(
+/** How a PostgreSQL pool is made: the primary's, and the replica's (./replica.ts) with the same bounds. */
+export interface PoolOptions {
+  max: number;
+  preparedStatements: boolean;
+  pipelining: boolean;
+  command: string | undefined;
+  listen: boolean;
+  statementTimeoutMs: number | null;
+  /** How long a new connection may take (default 5 s). */
+  connectTimeoutMs?: number;
+  /** Through a transaction pooler (OpenOptions.pooler): no start-up `statement_timeout`, no LISTEN. */
+  pooled: boolean;
+}
+
+/** A pool with the bounds, prepared statements, pipelining and counts of decision `database-faults`. */
+export interface BoundedPool {
+  pool: pg.Pool;
+  roundTrips: RoundTrips;
+  hub: ReturnType<typeof readChangeHub>;
+}
+
+export function boundedPool(
   connectionString: string,
   {
     max,
     preparedStatements,
     pipelining,
     command,
-    instrument,
     listen,
     statementTimeoutMs,
-  }: {
-    max: number;
-    preparedStatements: boolean;
-    pipelining: boolean;
-    command: string | undefined;
-    instrument: OpenOptions['instrument'];
-    listen: boolean;
-    statementTimeoutMs: number | null;
-  },
-): Db {
+    connectTimeoutMs,
+    pooled,
+  }: PoolOptions,
+): BoundedPool {
   const pool = new pg.Pool({
     connectionString,
     max,
     // Sent with the connection's start-up (no round trip): the server cancels a longer statement.
-    ...(statementTimeoutMs === null ? {} : { statement_timeout: statementTimeoutMs }),
+    // Not through a transaction pooler, which refuses it (and keeps no session to set it on).
+    ...(statementTimeoutMs === null || pooled ? {} : { statement_timeout: statementTimeoutMs }),
     // Names the process's sessions in pg_stat_activity (`storefront serve`); the URL's own
     // `application_name` parameter, when given, wins.
     ...(command ? { application_name: command } : {}),
     // A database that does not answer a new connection (stopped, partitioned) fails the request in
     // flight after this long instead of holding it forever.
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     // TCP keep-alive probes after 10 s of silence (the kernel's default waits two hours), so a
     // connection whose server vanished without a word (a partition, a host that died) is found
     // dead in minutes and its statement fails instead of hanging.
@@ -309,7 +356,7 @@ function openPostgres(
       if (message.channel === READ_CHANNEL) hub.emit(message.payload ?? '');
     });
     // Queued before any query of the pool's caller; a failure surfaces on that query.
-    if (listen) client.query(`LISTEN ${READ_CHANNEL}`).catch(() => undefined);
+    if (listen && !pooled) client.query(`LISTEN ${READ_CHANNEL}`).catch(() => undefined);
   });
   // Innermost first: BEGIN and COMMIT with the statements (unless DATABASE_PIPELINING is off), then
   // names, then the counts, then the bounds (./bounds.ts), which see each statement as its caller
@@ -324,12 +371,44 @@ function openPostgres(
   const deadlineMs = statementTimeoutMs === null ? null : statementTimeoutMs + DEADLINE_MARGIN_MS;
   pool.on('connect', (client) => boundStatements(client, deadlineMs));
   boundAcquisition(pool, deadlineMs);
+  return { pool, roundTrips, hub };
+}
+
+function openPostgres(
+  connectionString: string,
+  options: PoolOptions & {
+    instrument: OpenOptions['instrument'];
+    replica: OpenOptions['replica'];
+    directUrl: string | null;
+  },
+): Db {
+  const { instrument } = options;
+  const { pool, roundTrips, hub } = boundedPool(connectionString, options);
+  // Behind a transaction pooler, one connection past it listens for the process (or none does).
+  const direct =
+    options.listen && options.pooled && options.directUrl !== null
+      ? listenDirectly(options.directUrl, options.command, hub.emit, {
+          channel: READ_CHANNEL,
+          connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        })
+      : null;
   const dialect = new PostgresDialect({ pool });
   const kysely = new Kysely<Database>({ dialect: instrument?.(dialect) ?? dialect });
+  // The replica's pool has the primary's bounds, fewer connections and none listening.
+  const replica = options.replica
+    ? openReplica(
+        pool,
+        (url, overrides) => boundedPool(url, { ...options, ...overrides }).pool,
+        options.replica,
+        instrument,
+      )
+    : null;
   let closed = false;
   return {
     kind: 'postgres',
     kysely,
+    catalogReads: replica?.kysely ?? kysely,
+    replicaStats: () => replica?.monitor.stats ?? null,
     onReadChange: hub.subscribe,
     poolStats: () => ({
       total: pool.totalCount,
@@ -343,6 +422,8 @@ function openPostgres(
     async close() {
       if (closed) return;
       closed = true;
+      await direct?.close();
+      await replica?.close();
       await kysely.destroy();
     },
   };

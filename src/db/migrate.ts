@@ -45,6 +45,14 @@ import * as markets from './migrations/0042_markets.ts';
 import * as priceHistory from './migrations/0043_price_history.ts';
 import * as customerGroupsPriceLists from './migrations/0044_customer_groups_price_lists.ts';
 import * as priceFunction from './migrations/0045_price_function.ts';
+import * as promotions from './migrations/0046_promotions.ts';
+import * as giftCards from './migrations/0047_gift_cards.ts';
+import * as cartCodesOrderPromotions from './migrations/0048_cart_codes_order_promotions.ts';
+import * as giftCardProducts from './migrations/0049_gift_card_products.ts';
+import * as giftCardTender from './migrations/0050_gift_card_tender.ts';
+import * as imports from './migrations/0051_imports.ts';
+import * as draftOrders from './migrations/0052_draft_orders.ts';
+import * as priceSortIndexes from './migrations/0053_price_sort_indexes.ts';
 
 /** Migrations in order. A static list: no directory scanning, works the same everywhere. */
 const migrations: Record<string, Migration> = {
@@ -93,6 +101,14 @@ const migrations: Record<string, Migration> = {
   '0043_price_history': priceHistory,
   '0044_customer_groups_price_lists': customerGroupsPriceLists,
   '0045_price_function': priceFunction,
+  '0046_promotions': promotions,
+  '0047_gift_cards': giftCards,
+  '0048_cart_codes_order_promotions': cartCodesOrderPromotions,
+  '0049_gift_card_products': giftCardProducts,
+  '0050_gift_card_tender': giftCardTender,
+  '0051_imports': imports,
+  '0052_draft_orders': draftOrders,
+  '0053_price_sort_indexes': priceSortIndexes,
 };
 
 export class MigrationError extends Error {

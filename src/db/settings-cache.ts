@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { noteReplicaRead, replicaReplayedOfRequest } from './bounds.ts';
 import type { Db } from './database.ts';
 import type { Database } from './tables.ts';
 
@@ -14,7 +15,9 @@ import type { Database } from './tables.ts';
  * processes hear of it a moment later. A notification can be lost (a connection opened after it was
  * sent), so an entry is also used for at most `MAX_AGE_MS`. A load that was under way when a change
  * arrived is used by its caller but not kept. Only a database handle registered with `watch` caches
- * (the API's); any other (a transaction, a test's bare handle) reads every time.
+ * (the API's); any other (a transaction, a test's bare handle) reads every time. The catalog's
+ * handle, when it reads from a replica (decision `replica-reads`), has a cache of its own: what it
+ * reads may be as old as the replica's lag, and a cart or a checkout never prices with it.
  */
 
 /** The longest an entry is used after its load, whatever the notifications say. */
@@ -27,6 +30,11 @@ interface Entry {
   loadedAt: number;
   /** The product the value shows, when it goes stale with that product's stock (variantValues). */
   product: string | null;
+  /**
+   * Read from the replica, which had replayed the WAL up to here (decision `replica-reads`): a
+   * request served from this entry counts as a read from the replica for the read cache.
+   */
+  replayed: number | undefined;
 }
 
 /** Products whose stock moved, remembered per store (beyond this, a stock change drops the store). */
@@ -44,6 +52,12 @@ interface Store {
   entries: Map<string, Entry>;
   /** The keys of the entries of each product (what its stock change drops). */
   byProduct: Map<string, string[]>;
+}
+
+/** `entry`, noted as a read from the replica when it was read from one. */
+function used(entry: Entry): Entry {
+  if (entry.replayed !== undefined) noteReplicaRead(entry.replayed);
+  return entry;
 }
 
 class StoreSettings {
@@ -99,11 +113,11 @@ class StoreSettings {
     const store = this.#store(storeId);
     const now = performance.now();
     const entry = store.entries.get(name);
-    if (this.#fresh(entry, now)) return entry.value as T;
+    if (this.#fresh(entry, now)) return used(entry).value as T;
     const catalog = store.catalog;
     const value = await load();
     if (store.catalog === catalog && this.#stores.get(storeId) === store)
-      this.#keep(store, name, { value, loadedAt: now, product: null });
+      this.#keep(store, name, { value, loadedAt: now, product: null, replayed: replicaReplayedOfRequest() });
     return value;
   }
 
@@ -119,18 +133,19 @@ class StoreSettings {
     const missing: string[] = [];
     for (const key of keys) {
       const entry = refresh ? undefined : store.entries.get(`v:${key}`);
-      if (this.#fresh(entry, now)) found.set(key, entry.value as T);
+      if (this.#fresh(entry, now)) found.set(key, used(entry).value as T);
       else missing.push(key);
     }
     if (missing.length === 0) return found;
     const { catalog, stock } = store;
     const loaded = await load(missing);
+    const replayed = replicaReplayedOfRequest();
     const current = store.catalog === catalog && this.#stores.get(storeId) === store;
     for (const [key, { value, product }] of loaded) {
       found.set(key, value);
       // Kept unless its product's stock (or the store's catalog) moved while it was read.
       if (current && (store.moved.get(product) ?? -1) <= stock)
-        this.#keep(store, `v:${key}`, { value, loadedAt: now, product });
+        this.#keep(store, `v:${key}`, { value, loadedAt: now, product, replayed });
     }
     return found;
   }

@@ -19,8 +19,17 @@ describe('recordEvent', () => {
       'customer.created',
       'customer.updated',
       'customer.deleted',
+      'promotion.created',
+      'promotion.updated',
+      'promotion.deleted',
+      'gift_card.issued',
+      'gift_card.updated',
+      'import.completed',
+      'draft_order.created',
+      'draft_order.updated',
+      'draft_order.completed',
     ]);
-    assert.equal(EVENT_TYPES.length, 17);
+    assert.equal(EVENT_TYPES.length, 26);
   });
 
   test('writes the event in the caller transaction, with storeId in data', async () => {

@@ -24,6 +24,15 @@ export const EVENT_TYPES = [
   'customer.created',
   'customer.updated',
   'customer.deleted',
+  'promotion.created',
+  'promotion.updated',
+  'promotion.deleted',
+  'gift_card.issued',
+  'gift_card.updated',
+  'import.completed',
+  'draft_order.created',
+  'draft_order.updated',
+  'draft_order.completed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

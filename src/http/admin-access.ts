@@ -38,6 +38,7 @@ export const ADMIN_ACCESS = {
   adminGetProduct: 'staff',
   adminUpdateProduct: 'staff',
   adminDeleteProduct: 'staff',
+  adminLookupVariants: 'staff',
   adminCreateVariant: 'staff',
   adminUpdateVariant: 'staff',
   adminDeleteVariant: 'staff',
@@ -91,10 +92,20 @@ export const ADMIN_ACCESS = {
   adminUpdateCustomerGroup: 'admin',
   adminDeleteCustomerGroup: 'admin',
   adminSetCustomerGroups: 'admin',
+  // Gift cards (decision `gift-card-ledger`)
+  adminIssueGiftCard: 'admin',
+  adminListGiftCards: 'staff',
+  adminGetGiftCard: 'staff',
+  adminUpdateGiftCard: 'admin',
   // Pricing
   adminCreateDiscount: 'admin',
   adminListDiscounts: 'admin',
   adminDeleteDiscount: 'admin',
+  adminCreatePromotion: 'admin',
+  adminListPromotions: 'staff',
+  adminGetPromotion: 'staff',
+  adminUpdatePromotion: 'admin',
+  adminDeletePromotion: 'admin',
   adminSetTaxRate: 'admin',
   adminListTaxRates: 'admin',
   adminDeleteTaxRate: 'admin',
@@ -158,6 +169,19 @@ export const ADMIN_ACCESS = {
   adminPublishTheme: 'admin',
   adminInstallApp: 'admin',
   adminListApps: 'admin',
+  // Imports and exports (decision `csv-imports`): the whole catalog and customers' personal data at once.
+  adminCreateImport: 'admin',
+  adminListImports: 'admin',
+  adminGetImport: 'admin',
+  adminExport: 'admin',
+  // Draft orders (decision `draft-orders`): completing one records money taken outside, as a refund moves money.
+  adminCreateDraftOrder: 'staff',
+  adminListDraftOrders: 'staff',
+  adminGetDraftOrder: 'staff',
+  adminUpdateDraftOrder: 'staff',
+  adminDeleteDraftOrder: 'staff',
+  adminInvoiceDraftOrder: 'staff',
+  adminCompleteDraftOrder: 'admin',
 } as const satisfies Record<string, AdminAccess>;
 
 /**

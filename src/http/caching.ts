@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-export const CATALOG_CACHE_CONTROL = 'public, max-age=30, stale-while-revalidate=300';
+export const CATALOG_MAX_AGE = 30;
+export const CATALOG_STALE_WHILE_REVALIDATE = 300;
+export const CATALOG_CACHE_CONTROL = `public, max-age=${CATALOG_MAX_AGE}, stale-while-revalidate=${CATALOG_STALE_WHILE_REVALIDATE}`;
 export const CATALOG_VARY = 'X-Publishable-Key, Authorization, Origin';
 
 /** A strong ETag over the exact bytes of a body. */

@@ -79,3 +79,26 @@ function docsPolicy(answer: { headers: Record<string, unknown>; rawPayload: Buff
   );
   return contentSecurityPolicy({ ...DOCS_SOURCES, 'script-src': ["'self'", ...hashes] });
 }
+
+/**
+ * /docs: the API reference on this server's own document, its "Try it" sending to this server.
+ * Nothing of Scalar's cloud: no agent, MCP, developer toolbar, telemetry or web fonts.
+ */
+export function docsConfiguration(docsKey: string | undefined) {
+  return {
+    url: '/openapi.json',
+    pageTitle: 'Storefront API reference',
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    showDeveloperTools: 'never' as const,
+    hideClientButton: true,
+    telemetry: false,
+    withDefaultFonts: false,
+    defaultOpenFirstTag: true,
+    documentDownloadType: 'json' as const,
+    authentication: {
+      preferredSecurityScheme: 'publishableKey',
+      ...(docsKey ? { securitySchemes: { publishableKey: { value: docsKey } } } : {}),
+    },
+  };
+}

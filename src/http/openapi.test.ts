@@ -299,7 +299,7 @@ describe('the webhooks of the document', () => {
   test('every event (the ten of the spec and those of decision `event-types`), each with its envelope, data schema and signature headers', () => {
     const webhooks = (doc as unknown as { webhooks: Record<string, { post: Operation }> }).webhooks;
     assert.deepEqual(Object.keys(webhooks).sort(), Object.keys(EVENT_DATA).sort());
-    assert.equal(Object.keys(webhooks).length, 17);
+    assert.equal(Object.keys(webhooks).length, 26);
     for (const [event, item] of Object.entries(webhooks)) {
       const schema = item.post.requestBody?.content?.['application/json']?.schema;
       assert.match(schema?.$ref ?? '', /^#\/components\/schemas\/\w+Event$/, event);

@@ -2,6 +2,9 @@ import type { FastifySchema, RouteOptions } from 'fastify';
 import { isCacheableOnSend } from './read-cache.ts';
 import { PROBLEMS, type ProblemTitle } from './problems.ts';
 import { ProblemSchema, ValidationProblemSchema } from './schemas.ts';
+import { HEADERS, headerRef, SECURITY_SCHEMES, TAGS, type HeaderName } from './openapi-vocabulary.ts';
+
+export { SECURITY_SCHEMES, TAGS, type HeaderName } from './openapi-vocabulary.ts';
 
 /**
  * The OpenAPI document, refined from what @fastify/swagger derives of the route schemas (one
@@ -68,123 +71,6 @@ export interface OpenApiDocument {
   webhooks?: Record<string, Json>;
   [key: string]: unknown;
 }
-
-const HEADERS = {
-  'X-Request-Id': {
-    description:
-      'The request id (yours from X-Request-Id if it was valid, else a new UUID); quote it in support requests.',
-    schema: { type: 'string' },
-  },
-  'RateLimit-Limit': {
-    description: "Requests allowed in the current window for this key's tier.",
-    schema: { type: 'integer' },
-  },
-  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
-  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
-  ETag: {
-    description:
-      'Strong validator of this representation: send it as If-None-Match (reads) or If-Match (cart writes).',
-    schema: { type: 'string' },
-  },
-  'Cache-Control': {
-    description:
-      'Catalog and content: `public, max-age=30, stale-while-revalidate=300`; carts and orders: `no-store`.',
-    schema: { type: 'string' },
-  },
-  Location: {
-    description: 'The URL of the created resource (201), or where to go next (303).',
-    schema: { type: 'string' },
-  },
-  'Idempotent-Replayed': {
-    description:
-      '`true` when this answer is the stored answer to an earlier request with the same Idempotency-Key.',
-    schema: { type: 'string', enum: ['true'] },
-  },
-} as const;
-
-export type HeaderName = keyof typeof HEADERS;
-
-const headerRef = (name: HeaderName): Json => ({ $ref: `#/components/headers/${name}` });
-
-/** Tags in reading order: the storefront first, then the admin, then operations. */
-export const TAGS: readonly { name: string; description: string }[] = [
-  { name: 'Storefront', description: 'The store itself: name, currency.' },
-  {
-    name: 'Storefront: catalog',
-    description: 'Active products, variants and collections. Cacheable for 30 s (ETag, If-None-Match).',
-  },
-  { name: 'Storefront: content', description: 'Menus, pages and published regions (block trees).' },
-  {
-    name: 'Storefront: carts',
-    description: 'Server-side carts: create, read with current prices, replace all lines (If-Match).',
-  },
-  {
-    name: 'Storefront: checkout',
-    description:
-      'Turn a cart into a pending order and a payment intent (Idempotency-Key), then poll the order.',
-  },
-  { name: 'Admin: authentication', description: 'Staff sign-in by emailed code; session tokens.' },
-  { name: 'Admin: staff', description: 'Staff members and their roles.' },
-  { name: 'Admin: settings', description: 'Store name, currency, reply-to address.' },
-  { name: 'Admin: storefront keys', description: 'Publishable keys, their allowed origins and rate limits.' },
-  { name: 'Admin: catalog', description: 'Products, variants (price, stock), collections.' },
-  { name: 'Admin: media', description: 'Uploaded images (JPEG, PNG, WebP, AVIF, GIF) for products.' },
-  { name: 'Admin: content', description: 'Menus, pages, regions (draft and publish).' },
-  { name: 'Admin: themes', description: 'Themes and their publishing.' },
-  { name: 'Admin: apps', description: 'Installed apps.' },
-  {
-    name: 'Admin: overview',
-    description: "The console's home: today's orders and revenue, and what needs attention.",
-  },
-  { name: 'Admin: orders', description: 'Orders, payments and refunds.' },
-  {
-    name: 'Admin: discounts, tax and shipping',
-    description: 'Discount codes; tax and flat shipping by country.',
-  },
-  { name: 'Admin: webhooks', description: 'Endpoints, signing secrets, deliveries, retries and replays.' },
-  { name: 'Admin: email sender', description: 'The sending domain, its DNS records and the sender state.' },
-  {
-    name: 'Media',
-    description: 'Uploaded images at immutable URLs, resized to a fixed set of widths in WebP or AVIF.',
-  },
-  { name: 'Payments', description: 'Signed webhooks from the payment provider.' },
-  {
-    name: 'Sandbox provider',
-    description: 'The built-in test payment provider (PAYMENT_PROVIDER=sandbox only).',
-  },
-  { name: 'Operations', description: 'Liveness and readiness probes.' },
-  {
-    name: 'Webhooks',
-    description:
-      'Signed POSTs to your endpoints, one per event (docs/webhooks.md: verifying, retries, replay).',
-  },
-];
-
-export const SECURITY_SCHEMES = {
-  publishableKey: {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-Publishable-Key',
-    description: 'A publishable key (`pk_…`); safe in browser code.',
-  },
-  publishableKeyBearer: {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'The same publishable key as `Authorization: Bearer pk_…`.',
-  },
-  staffSession: {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'A staff session token (`st_…`) from POST /admin/v1/auth/verify.',
-  },
-  customerToken: {
-    type: 'http',
-    scheme: 'bearer',
-    description:
-      'A signed-in customer (`ct_…`, from POST /storefront/v1/customers/verify) as `Authorization: Bearer ct_…`, with the publishable key in `X-Publishable-Key`.',
-  },
-} as const;
 
 type Surface = 'storefront' | 'admin' | 'other';
 

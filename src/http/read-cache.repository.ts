@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
+import { parseLsn } from '../db/replica.ts';
 import './read-cache.tables.ts';
 
 export interface StoreReadVersions {
@@ -30,4 +31,10 @@ export async function readVersions(
     catalog: Number(found.get(storeId)?.catalog ?? 0),
     stock: Number(found.get(storeId)?.stock ?? 0),
   }));
+}
+
+/** The primary's WAL position now (decision `replica-reads`), as a number of bytes. */
+export async function walPosition(db: Kysely<Database>): Promise<number> {
+  const { rows } = await sql<{ lsn: string }>`SELECT pg_current_wal_lsn()::text AS lsn`.execute(db);
+  return parseLsn(rows[0]!.lsn);
 }

@@ -3,9 +3,17 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { reportIfOutage } from '../db/errors.ts';
 import type { Log } from '../lib/log.ts';
-import { CATALOG_CACHE_CONTROL, CATALOG_VARY, etagOf, ifNoneMatches } from './caching.ts';
+import {
+  CATALOG_CACHE_CONTROL,
+  CATALOG_MAX_AGE,
+  CATALOG_STALE_WHILE_REVALIDATE,
+  CATALOG_VARY,
+  etagOf,
+  ifNoneMatches,
+} from './caching.ts';
 import { headersHoldUnsafeText } from './input-hygiene.ts';
-import { readVersions } from './read-cache.repository.ts';
+import { readVersions, walPosition } from './read-cache.repository.ts';
+import { replicaReplayedOfRequest } from '../db/bounds.ts';
 
 /**
  * The read cache of (decision `read-cache-invalidation`): storefront catalog and content
@@ -47,6 +55,14 @@ interface Epochs {
   stockAny: number;
   /** The versions the last re-read saw; null until the first. */
   seen: { catalog: number; stock: number } | null;
+  /**
+   * With a replica (decision `replica-reads`): the primary's WAL position when the last re-read
+   * read these versions, if no notification moved the epochs since (else Infinity). A body read from
+   * the replica is kept only if the replica had replayed up to it.
+   */
+  lsn: number;
+  /** Notifications for the store so far (a re-read sets `lsn` only if none came during it). */
+  changes: number;
   entries: number;
   /** When it was last looked up (ms). */
   usedAt: number;
@@ -63,6 +79,8 @@ interface Entry {
   bytes: number;
   /** When it was inserted or last moved to the newest end (`#seq`). */
   seq: number;
+  /** When it stops being served (ms since the epoch): Infinity, or a price list's start or end. */
+  expiresAt: number;
 }
 
 export interface Ticket {
@@ -103,6 +121,7 @@ export class ReadCache {
   readonly #db: Kysely<Database>;
   readonly #recheckMs: number;
   readonly #log: Log;
+  readonly #replica: boolean;
   readonly #entries = new Map<string, Entry>();
   readonly #stores = new Map<string, Epochs>();
   #tick = 0;
@@ -124,7 +143,10 @@ export class ReadCache {
     subscribe: ((handler: (payload: string) => void) => () => void) | null;
     log: Log;
     recheckMs?: number;
+    /** Some bodies are read from a replica (decision `replica-reads`): re-reads also read the WAL position. */
+    replica?: boolean;
   }) {
+    this.#replica = options.replica ?? false;
     this.#db = options.db;
     this.#maxBytes = options.maxBytes;
     this.#maxEntryBytes = Math.max(1024, Math.floor(options.maxBytes / 16));
@@ -169,7 +191,7 @@ export class ReadCache {
     const stock = stockEpoch(epochs, bucket);
     const entry = this.#entries.get(key);
     if (entry) {
-      if (entry.catalog === epochs.catalog && entry.stock === stock) {
+      if (entry.catalog === epochs.catalog && entry.stock === stock && Date.now() < entry.expiresAt) {
         // Most recently used last (a Map iterates in insertion order); an entry already in the
         // newer half stays where it is, so a hot entry is not moved on every hit.
         if (this.#seq - entry.seq > this.#entries.size >> 1) {
@@ -186,12 +208,18 @@ export class ReadCache {
     return { ticket: { key, storeId, catalog: epochs.catalog, stock, bucket } };
   }
 
-  /** Keeps a body made under `ticket`, unless the store changed meanwhile (then it may be stale). */
-  store(ticket: Ticket, body: Buffer, etag: string): void {
-    if (this.#closed) return;
+  /**
+   * Keeps a body made under `ticket`, unless the store changed meanwhile (then it may be stale),
+   * until `expiresAt` (ms since the epoch) at the latest. `replicaReplayed`: the body was read from
+   * the replica, which had replayed the WAL up to there; it is kept only if that covers the versions
+   * the epochs stand for, so a replica behind never stores old data under a newer epoch.
+   */
+  store(ticket: Ticket, body: Buffer, etag: string, expiresAt = Infinity, replicaReplayed?: number): void {
+    if (this.#closed || Date.now() >= expiresAt) return;
     const epochs = this.#stores.get(ticket.storeId);
     // Nothing is kept for a store before its versions were first read (see `recheck`).
     if (!epochs || epochs.seen === null || epochs.catalog !== ticket.catalog) return;
+    if (replicaReplayed !== undefined && replicaReplayed < epochs.lsn) return;
     if (stockEpoch(epochs, ticket.bucket) !== ticket.stock) return;
     const bytes = body.length + ticket.key.length * 2 + ENTRY_OVERHEAD;
     if (bytes > this.#maxEntryBytes) return;
@@ -206,6 +234,7 @@ export class ReadCache {
       bucket: ticket.bucket,
       bytes,
       seq: ++this.#seq,
+      expiresAt,
     });
     epochs.entries++;
     this.#bytes += bytes;
@@ -221,6 +250,8 @@ export class ReadCache {
     const [scope, storeId, productId] = payload.split(' ');
     const epochs = storeId === undefined ? undefined : this.#stores.get(storeId);
     if (!epochs) return; // nothing cached and nothing being made for it
+    epochs.lsn = Infinity;
+    epochs.changes++;
     if (scope === 's' && productId) epochs.stock.set(bucketOf(productId), (epochs.stockAny = ++this.#tick));
     else if (scope === 's') epochs.stockAll = ++this.#tick;
     else epochs.catalog = ++this.#tick;
@@ -258,9 +289,14 @@ export class ReadCache {
     const storeIds = [...this.#stores.keys()];
     try {
       for (let i = 0; i < storeIds.length && !this.#closed; i += 1000) {
-        for (const version of await readVersions(this.#db, storeIds.slice(i, i + 1000))) {
+        const changes = new Map(storeIds.slice(i, i + 1000).map((id) => [id, this.#stores.get(id)?.changes]));
+        const versions = await readVersions(this.#db, storeIds.slice(i, i + 1000));
+        // Read after the versions: every change they show was written to the WAL before it.
+        const lsn = this.#replica ? await walPosition(this.#db) : Infinity;
+        for (const version of versions) {
           const epochs = this.#stores.get(version.storeId);
           if (!epochs) continue;
+          if (epochs.changes === changes.get(version.storeId)) epochs.lsn = lsn;
           const seen = epochs.seen;
           if (seen === null || seen.catalog !== version.catalog) epochs.catalog = ++this.#tick;
           if (seen === null || seen.stock !== version.stock) epochs.stockAll = ++this.#tick;
@@ -272,6 +308,7 @@ export class ReadCache {
       for (const epochs of this.#stores.values()) {
         epochs.catalog = ++this.#tick;
         epochs.seen = null;
+        epochs.lsn = Infinity;
       }
       if (!this.#closed && !reportIfOutage(this.#log, error))
         this.#log.warn({ err: (error as Error).message }, 'read cache: re-reading versions failed');
@@ -288,6 +325,8 @@ export class ReadCache {
         stock: new Map(),
         stockAny: tick,
         seen: null,
+        lsn: Infinity,
+        changes: 0,
         entries: 0,
         usedAt: Date.now(),
       };
@@ -313,6 +352,8 @@ const tickets = new WeakMap<FastifyRequest, Ticket>();
 const cacheableHooks = new WeakSet<object>();
 /** Reads whose body is this buyer's or this moment's (decision `price-function`): never kept, never shared. */
 const personal = new WeakSet<FastifyRequest>();
+/** Reads whose body holds only until a moment (ms since the epoch): a price list starts or ends then. */
+const expiries = new WeakMap<FastifyRequest, number>();
 
 /**
  * Marks a read's body as not for the shared cache: priced with price lists (which start and end
@@ -321,6 +362,15 @@ const personal = new WeakSet<FastifyRequest>();
  */
 export function markPersonal(request: FastifyRequest): void {
   personal.add(request);
+}
+
+/**
+ * Marks a read's body as good until `until` only (decision `price-function`): priced with the price
+ * lists in force, which change at that moment without a write. It is shared and kept until then, and
+ * its `Cache-Control` lets no cache serve it after. Null: no list starts or ends later.
+ */
+export function cacheUntil(request: FastifyRequest, until: Date | null): void {
+  if (until !== null) expiries.set(request, until.getTime());
 }
 
 /** A request with a customer token (`Bearer ct_…`): priced for that customer's groups. */
@@ -333,10 +383,25 @@ function forACustomer(request: FastifyRequest): boolean {
 export function isCacheableOnSend(hook: unknown): boolean {
   return typeof hook === 'function' && cacheableHooks.has(hook);
 }
-function setCacheHeaders(reply: FastifyReply, etag: string): void {
+function setCacheHeaders(reply: FastifyReply, etag: string, expiresAt = Infinity): void {
   void reply.header('etag', etag);
-  void reply.header('cache-control', CATALOG_CACHE_CONTROL);
+  void reply.header('cache-control', cacheControlUntil(expiresAt));
   void reply.header('vary', CATALOG_VARY);
+}
+
+/**
+ * The catalog's `Cache-Control`, shortened so that no cache serves a body after `expiresAt` (ms
+ * since the epoch): fresh for at most the seconds left, stale-while-revalidate within them too.
+ */
+export function cacheControlUntil(expiresAt: number): string {
+  const left = Math.floor((expiresAt - Date.now()) / 1000);
+  if (left >= CATALOG_MAX_AGE + CATALOG_STALE_WHILE_REVALIDATE) return CATALOG_CACHE_CONTROL;
+  if (left <= 0) return 'public, no-cache';
+  const maxAge = Math.min(CATALOG_MAX_AGE, left);
+  const stale = left - maxAge;
+  return stale > 0
+    ? `public, max-age=${maxAge}, stale-while-revalidate=${stale}`
+    : `public, max-age=${maxAge}`;
 }
 
 type Done = (error?: Error) => void;
@@ -373,10 +438,12 @@ export function readCached(
       void reply.header('etag', etag);
       void reply.header('cache-control', 'private, no-store');
     } else {
+      const expiresAt = expiries.get(request);
       if (ticket && cache && request.method === 'GET') {
-        cache.store(ticket, typeof payload === 'string' ? Buffer.from(payload) : payload, etag);
+        const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+        cache.store(ticket, body, etag, expiresAt, replicaReplayedOfRequest());
       }
-      setCacheHeaders(reply, etag);
+      setCacheHeaders(reply, etag, expiresAt);
     }
     const ifNoneMatch = request.headers['if-none-match'];
     if (typeof ifNoneMatch === 'string' && ifNoneMatches(ifNoneMatch, etag)) {

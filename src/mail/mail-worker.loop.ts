@@ -61,7 +61,7 @@ export const messageIdOf = (mailId: string, domain: string): string => `<${mailI
  * MAIL_RETRY_SCHEDULE; after the last attempt the row is marked `failed` and kept so it can be
  * inspected and re-queued. A mail that cannot be built because a secret cannot be decrypted (its
  * sealed text, or the store's DKIM key) fails at once with the reason, loudly, instead of retrying.
- * A sealed mail (a sign-in code) is erased once sent. Returns the number of mails claimed.
+ * A sealed mail (a sign-in code, a gift card's code) is erased once sent. Returns the number of mails claimed.
  */
 export async function sendDueMail(
   deps: MailWorkerDeps,
@@ -118,6 +118,7 @@ async function sendOne(
       to: row.to_address,
       subject: open(row.subject),
       text: open(row.text_body),
+      html: row.html_body === null ? undefined : open(row.html_body),
       messageId: messageIdOf(row.id, deps.messageIdDomain),
       headers: {
         'X-Storefront-Mail-Id': row.id,

@@ -18,6 +18,8 @@ export interface NewMailRow {
   to: string;
   subject: string;
   text: string;
+  /** The HTML part; null or absent: text only. */
+  html?: string | null | undefined;
   sealed: boolean;
   about?: string | undefined;
 }
@@ -32,14 +34,26 @@ export interface MailSummary {
   sent_at: Date | null;
 }
 
-/** The mails about one thing (`order:<id>`), oldest first; never sealed ones (their subject is secret). */
+/** A sealed mail's subject as a history shows it: never the subject itself. */
+export const SEALED_SUBJECT = '(sealed)';
+
+/**
+ * The mails about one thing (`order:<id>`), oldest first; a sealed one (a gift card's codes) with
+ * SEALED_SUBJECT for its subject, which is not for staff to read.
+ */
 export function mailsAbout(db: Db, storeId: string, about: string): Promise<MailSummary[]> {
   return db
     .selectFrom('mail_outbox')
-    .select(['id', 'kind', 'subject', 'status', 'created_at', 'sent_at'])
+    .select([
+      'id',
+      'kind',
+      sql<string>`CASE WHEN sealed THEN ${SEALED_SUBJECT} ELSE subject END`.as('subject'),
+      'status',
+      'created_at',
+      'sent_at',
+    ])
     .where('store_id', '=', storeId)
     .where('about', '=', about)
-    .where('sealed', '=', false)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
@@ -59,6 +73,7 @@ export function insertMailStatement(db: Db, mail: NewMailRow) {
     to_address: mail.to,
     subject: mail.subject,
     text_body: mail.text,
+    html_body: mail.html ?? null,
     sealed: mail.sealed,
     about: mail.about ?? null,
   });
@@ -72,6 +87,7 @@ export interface ClaimedMail {
   to_address: string;
   subject: string;
   text_body: string;
+  html_body: string | null;
   sealed: boolean;
   attempts: number;
 }
@@ -103,9 +119,8 @@ export async function claimDueMail(
     FROM (SELECT * FROM unnest(${due.map((d) => d.store_id)}::uuid[], ${due.map((d) => d.id)}::uuid[]) AS c(store_id, id)) c
     WHERE m.store_id = c.store_id AND m.id = c.id
       AND m.status = 'pending' AND (m.locked_until IS NULL OR m.locked_until < ${now})
-    RETURNING m.store_id, m.id, m.tier, m.kind, m.to_address, m.subject, m.text_body, m.sealed, m.attempts`.execute(
-    db,
-  );
+    RETURNING m.store_id, m.id, m.tier, m.kind, m.to_address, m.subject, m.text_body, m.html_body, m.sealed,
+              m.attempts`.execute(db);
   return rows;
 }
 
@@ -117,14 +132,15 @@ export interface SentMail {
   messageId: string;
 }
 
-/** Marks a mail sent, with the transport's message id; a sealed one (a sign-in code) is erased. */
+/** Marks a mail sent, with the transport's message id; a sealed one (a sign-in code, a gift card's code) is erased. */
 export async function markMailSent(db: Db, mail: SentMail): Promise<void> {
   await sql`
     UPDATE mail_outbox
     SET status = 'sent', sent_at = ${mail.sentAt}, message_id = ${mail.messageId}, locked_until = NULL,
         last_error = NULL,
         subject = CASE WHEN sealed THEN '(erased after sending)' ELSE subject END,
-        text_body = CASE WHEN sealed THEN '' ELSE text_body END
+        text_body = CASE WHEN sealed THEN '' ELSE text_body END,
+        html_body = CASE WHEN sealed THEN NULL ELSE html_body END
     WHERE store_id = ${mail.store_id} AND id = ${mail.id}`.execute(db);
 }
 
@@ -154,9 +170,14 @@ export interface SealedMailRow {
   id: string;
   subject: string;
   text_body: string;
+  html_body: string | null;
 }
 
-/** Sealed mail not yet sent, in key order after `after`. */
+/**
+ * Sealed mail not sent (pending or failed), in key order after `after`. The HTML part is read from
+ * the row by name: an archive's import re-seals at the archive's schema, which may be older than
+ * the column (migration 0049), and then reads null.
+ */
 export function sealedPendingMail(
   db: Db,
   after: { store_id: string; id: string } | undefined,
@@ -165,27 +186,34 @@ export function sealedPendingMail(
   return nextBatch(
     db
       .selectFrom('mail_outbox')
-      .select(['store_id', 'id', 'subject', 'text_body'])
+      .select([
+        'store_id',
+        'id',
+        'subject',
+        'text_body',
+        sql<string | null>`to_jsonb(mail_outbox) ->> 'html_body'`.as('html_body'),
+      ])
       .where('sealed', '=', true)
-      .where('status', '=', 'pending'),
+      .where('status', '<>', 'sent'),
     after,
     limit,
   );
 }
 
-/** Replaces a pending mail's sealed subject and body (re-encrypted under the current root). */
+/** Replaces an unsent mail's sealed subject and bodies (re-encrypted under the current root). */
 export async function updateSealedMail(
   db: Db,
   mail: { store_id: string; id: string },
   subject: string,
   text: string,
+  html: string | null,
 ): Promise<void> {
   await db
     .updateTable('mail_outbox')
-    .set({ subject, text_body: text })
+    .set({ subject, text_body: text, ...(html === null ? {} : { html_body: html }) })
     .where('store_id', '=', mail.store_id)
     .where('id', '=', mail.id)
-    .where('status', '=', 'pending')
+    .where('status', '<>', 'sent')
     .execute();
 }
 

@@ -14,6 +14,8 @@ export interface MailOutboxTable {
   /** Sealed by the keyring when `sealed` (sign-in codes); erased once sent. */
   subject: string;
   text_body: string;
+  /** The HTML part (null: text only); sealed and erased like the text. */
+  html_body: ColumnType<string | null, string | null | undefined, string | null>;
   sealed: Generated<boolean>;
   status: ColumnType<MailStatus, MailStatus | undefined, MailStatus>;
   attempts: Generated<number>;

@@ -12,6 +12,8 @@ export interface OutgoingMail {
   replyTo?: string | undefined;
   subject: string;
   text: string;
+  /** An HTML alternative to the text; absent: text only. */
+  html?: string | undefined;
   /** Envelope sender (Return-Path); defaults to the From address. */
   envelopeFrom?: string | undefined;
   /** DKIM signature parameters (store mail from a verified domain). */
@@ -37,6 +39,7 @@ function nodemailerMessage(mail: OutgoingMail) {
     ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
     subject: mail.subject,
     text: mail.text,
+    ...(mail.html !== undefined ? { html: mail.html } : {}),
     envelope: { from: mail.envelopeFrom ?? mail.from.address, to: mail.to },
     ...(mail.dkim ? { dkim: mail.dkim } : {}),
     ...(mail.messageId ? { messageId: mail.messageId } : {}),

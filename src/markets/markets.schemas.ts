@@ -47,7 +47,8 @@ export const StorefrontMarketSchema = Type.Object(
       description: 'ISO 4217: prices read with `?country=` one of `countries` are in it.',
     }),
     pricesIncludeTax: Type.Boolean({
-      description: 'Prices in this market include tax (label them “incl. tax”).',
+      description:
+        'Prices in this market include tax: label them “incl. VAT”, “incl. GST” or “incl. tax”, as the country names its tax.',
     }),
     default: Type.Boolean({ description: 'The store’s default market: its currency, every other country.' }),
   },

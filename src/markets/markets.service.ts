@@ -1,5 +1,6 @@
 import { isKnownCountry } from '@storefront/address';
 import { lockScope } from '../db/advisory-lock.ts';
+import { withLongBound } from '../db/bounds.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 import { storeSetting } from '../db/settings-cache.ts';
@@ -36,6 +37,13 @@ import type { Rounding } from './markets.tables.ts';
  */
 
 type Deps = Pick<ServiceDeps, 'db' | 'clock'>;
+
+/**
+ * The bound of a market's creation or re-pricing, which prices every product of the store in one
+ * transaction (100,000 products: about 40 s on PostgreSQL, bench/RESULTS.md); the same as the
+ * statement timeout its transaction sets.
+ */
+const CATALOG_WORK_MS = 10 * 60_000;
 
 /**
  * What a market's writes need besides the database: the catalog's recomputation of its card prices
@@ -274,26 +282,29 @@ export async function createMarket(
   if (errors.length > 0 || !currency) throw validationFailed('The market is invalid.', errors);
   const now = deps.clock.now();
   try {
-    const id = await deps.db.transaction().execute(async (trx) => {
-      await lockScope(trx, 'markets', storeId);
-      const taken = await countriesTaken(trx, storeId, null, countries);
-      if (taken.length > 0) throw conflict(taken);
-      const row = await insertMarket(trx, {
-        store_id: storeId,
-        name: body.name.trim(),
-        currency: currency.currency,
-        digits: currency.digits,
-        base_digits: currencyDigits(base) ?? 2,
-        exchange_rate: body.exchangeRate ?? '1',
-        rounding: body.rounding ?? 'none',
-        prices_include_tax: body.pricesIncludeTax ?? false,
-        created_at: now,
-        updated_at: now,
-      });
-      await replaceCountries(trx, storeId, row.id, countries);
-      await deps.refreshMarketCards(trx, storeId, [pricingOf(row)]);
-      return row.id;
-    });
+    // Its cards are every product's: a large catalog's take longer than a request's usual bound.
+    const id = await withLongBound(CATALOG_WORK_MS, () =>
+      deps.db.transaction().execute(async (trx) => {
+        await lockScope(trx, 'markets', storeId);
+        const taken = await countriesTaken(trx, storeId, null, countries);
+        if (taken.length > 0) throw conflict(taken);
+        const row = await insertMarket(trx, {
+          store_id: storeId,
+          name: body.name.trim(),
+          currency: currency.currency,
+          digits: currency.digits,
+          base_digits: currencyDigits(base) ?? 2,
+          exchange_rate: body.exchangeRate ?? '1',
+          rounding: body.rounding ?? 'none',
+          prices_include_tax: body.pricesIncludeTax ?? false,
+          created_at: now,
+          updated_at: now,
+        });
+        await replaceCountries(trx, storeId, row.id, countries);
+        await deps.refreshMarketCards(trx, storeId, [pricingOf(row)]);
+        return row.id;
+      }),
+    );
     return await getMarket(deps, storeId, id);
   } catch (error) {
     if (isUniqueViolation(error)) throw await countryConflict(deps, storeId, null, countries);
@@ -314,75 +325,78 @@ export async function updateMarket(
   if (errors.length > 0) throw validationFailed('The market change is invalid.', errors);
   const now = deps.clock.now();
   try {
-    await deps.db.transaction().execute(async (trx) => {
-      await lockScope(trx, 'markets', storeId);
-      const row = await lockMarket(trx, storeId, marketId);
-      if (!row) throw noMarket();
-      if (row.is_default) {
-        const fixed: FieldError[] = [];
-        if (countries !== undefined)
-          fixed.push({
-            pointer: '/countries',
-            detail: 'the default market holds every country no other market names',
-          });
-        if (currency !== undefined && currency?.currency !== row.currency)
-          fixed.push({
-            pointer: '/currency',
-            detail: 'the default market’s currency is the store’s, which never changes',
-          });
-        if (patch.exchangeRate !== undefined && Number(patch.exchangeRate) !== 1)
-          fixed.push({
-            pointer: '/exchangeRate',
-            detail: 'the default market’s prices are the variants’ own',
-          });
-        if (patch.rounding !== undefined && patch.rounding !== 'none')
-          fixed.push({ pointer: '/rounding', detail: 'the default market’s prices are the variants’ own' });
-        if (fixed.length > 0) throw validationFailed('The default market cannot change that.', fixed);
-        if (patch.name !== undefined) {
-          await setDefaultMarketName({ db: trx }, storeId, patch.name.trim());
-          await updateMarketRow(trx, storeId, marketId, { name: patch.name.trim(), updated_at: now });
+    // A new rate, rounding or currency prices every product again (see createMarket).
+    await withLongBound(CATALOG_WORK_MS, () =>
+      deps.db.transaction().execute(async (trx) => {
+        await lockScope(trx, 'markets', storeId);
+        const row = await lockMarket(trx, storeId, marketId);
+        if (!row) throw noMarket();
+        if (row.is_default) {
+          const fixed: FieldError[] = [];
+          if (countries !== undefined)
+            fixed.push({
+              pointer: '/countries',
+              detail: 'the default market holds every country no other market names',
+            });
+          if (currency !== undefined && currency?.currency !== row.currency)
+            fixed.push({
+              pointer: '/currency',
+              detail: 'the default market’s currency is the store’s, which never changes',
+            });
+          if (patch.exchangeRate !== undefined && Number(patch.exchangeRate) !== 1)
+            fixed.push({
+              pointer: '/exchangeRate',
+              detail: 'the default market’s prices are the variants’ own',
+            });
+          if (patch.rounding !== undefined && patch.rounding !== 'none')
+            fixed.push({ pointer: '/rounding', detail: 'the default market’s prices are the variants’ own' });
+          if (fixed.length > 0) throw validationFailed('The default market cannot change that.', fixed);
+          if (patch.name !== undefined) {
+            await setDefaultMarketName({ db: trx }, storeId, patch.name.trim());
+            await updateMarketRow(trx, storeId, marketId, { name: patch.name.trim(), updated_at: now });
+          }
+          if (patch.pricesIncludeTax !== undefined)
+            await changeStoreSettings({ db: trx, clock: deps.clock }, storeId, {
+              pricesIncludeTax: patch.pricesIncludeTax,
+            });
+          return;
         }
-        if (patch.pricesIncludeTax !== undefined)
-          await changeStoreSettings({ db: trx, clock: deps.clock }, storeId, {
-            pricesIncludeTax: patch.pricesIncludeTax,
-          });
-        return;
-      }
-      if (countries !== undefined) {
-        const taken = await countriesTaken(trx, storeId, marketId, countries);
-        if (taken.length > 0) throw conflict(taken);
-        await replaceCountries(trx, storeId, marketId, countries);
-      }
-      const base = await storeCurrency(deps, storeId);
-      const nextCurrency = currency?.currency ?? row.currency;
-      const nextRate = patch.exchangeRate ?? row.exchange_rate;
-      if (
-        currency &&
-        currency.currency !== base &&
-        currency.currency !== row.currency &&
-        patch.exchangeRate === undefined
-      )
-        throw validationFailed('The market change is invalid.', [
-          {
-            pointer: '/exchangeRate',
-            detail: `is needed with a new currency: prices are converted from ${base} with it`,
-          },
-        ]);
-      await updateMarketRow(trx, storeId, marketId, {
-        updated_at: now,
-        ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
-        ...(currency ? { currency: nextCurrency, digits: currency.digits } : {}),
-        ...(patch.exchangeRate !== undefined ? { exchange_rate: nextRate } : {}),
-        ...(patch.rounding !== undefined ? { rounding: patch.rounding } : {}),
-        ...(patch.pricesIncludeTax !== undefined ? { prices_include_tax: patch.pricesIncludeTax } : {}),
-      });
-      if (currency !== undefined || patch.exchangeRate !== undefined || patch.rounding !== undefined) {
-        const changed = await lockMarket(trx, storeId, marketId);
-        await deps.refreshMarketCards(trx, storeId, [
-          pricingOf({ ...changed!, exchange_rate: normalRate(changed!.exchange_rate) }),
-        ]);
-      }
-    });
+        if (countries !== undefined) {
+          const taken = await countriesTaken(trx, storeId, marketId, countries);
+          if (taken.length > 0) throw conflict(taken);
+          await replaceCountries(trx, storeId, marketId, countries);
+        }
+        const base = await storeCurrency(deps, storeId);
+        const nextCurrency = currency?.currency ?? row.currency;
+        const nextRate = patch.exchangeRate ?? row.exchange_rate;
+        if (
+          currency &&
+          currency.currency !== base &&
+          currency.currency !== row.currency &&
+          patch.exchangeRate === undefined
+        )
+          throw validationFailed('The market change is invalid.', [
+            {
+              pointer: '/exchangeRate',
+              detail: `is needed with a new currency: prices are converted from ${base} with it`,
+            },
+          ]);
+        await updateMarketRow(trx, storeId, marketId, {
+          updated_at: now,
+          ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
+          ...(currency ? { currency: nextCurrency, digits: currency.digits } : {}),
+          ...(patch.exchangeRate !== undefined ? { exchange_rate: nextRate } : {}),
+          ...(patch.rounding !== undefined ? { rounding: patch.rounding } : {}),
+          ...(patch.pricesIncludeTax !== undefined ? { prices_include_tax: patch.pricesIncludeTax } : {}),
+        });
+        if (currency !== undefined || patch.exchangeRate !== undefined || patch.rounding !== undefined) {
+          const changed = await lockMarket(trx, storeId, marketId);
+          await deps.refreshMarketCards(trx, storeId, [
+            pricingOf({ ...changed!, exchange_rate: normalRate(changed!.exchange_rate) }),
+          ]);
+        }
+      }),
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw await countryConflict(deps, storeId, marketId, countries ?? []);
     throw error;

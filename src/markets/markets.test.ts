@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestStore, startTestApp, type TestApp } from '../test/harness.ts';
+import { ok } from '../test/answers.ts';
 
 let t: TestApp;
 before(async () => (t = await startTestApp()));
@@ -27,12 +28,6 @@ interface Market {
   rounding: string;
   createdAt: string;
   updatedAt: string;
-}
-
-async function ok<T>(response: Promise<{ statusCode: number; body: string }>, status = 200): Promise<T> {
-  const answer = await response;
-  assert.equal(answer.statusCode, status, answer.body);
-  return JSON.parse(answer.body) as T;
 }
 
 describe('markets', () => {

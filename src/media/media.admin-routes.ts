@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { multipartGate } from '../http/multipart.ts';
 import { requireStaff } from '../http/principals.ts';
 import { IdParams, problemResponses } from '../http/schemas.ts';
 import { AppError, validationFailed } from '../lib/errors.ts';
@@ -8,8 +9,6 @@ import { MediaSchema, MediaUploadSchema } from './media.schemas.ts';
 import { getMedia, uploadMedia, type MediaDeps } from './media.service.ts';
 
 const tags = ['Admin: media'];
-/** What a form may add to its file (boundaries, part headers) before its length alone is too much. */
-const FORM_OVERHEAD = 64 * 1024;
 
 const tooLarge = (maxBytes: number): AppError =>
   new AppError(
@@ -78,20 +77,7 @@ export const mediaAdminRoutes: FastifyPluginAsyncTypebox<{ deps: MediaDeps }> = 
           'A `multipart/form-data` body with exactly one file part: a JPEG, PNG, WebP, AVIF or GIF of at most MEDIA_MAX_MB (10 MiB) and MEDIA_MAX_PIXELS (40 megapixels by default, read from its header before anything is decoded; fewer for WebP, GIF, AVIF and 16-bit PNG), checked by decoding it (its name and declared type are not believed). What is kept and served is its pixels alone, encoded again in its own format: no EXIF (GPS), XMP, IPTC, ICC profile, comment, text chunk or trailing bytes. The same file uploaded again answers the same media. Use the id in a product’s `images`.',
         response: { 201: MediaSchema, ...problemResponses },
       },
-      onRequest: (request, _reply, done) => {
-        if (!/^multipart\/form-data\s*;/i.test(request.headers['content-type'] ?? '')) {
-          done(
-            new AppError(
-              'unsupported_media_type',
-              415,
-              'Send the image as multipart/form-data with one file part.',
-            ),
-          );
-          return;
-        }
-        const length = Number(request.headers['content-length']);
-        done(length > deps.maxBytes + FORM_OVERHEAD ? tooLarge(deps.maxBytes) : undefined);
-      },
+      onRequest: multipartGate(deps.maxBytes, () => tooLarge(deps.maxBytes), 'the image'),
     },
     async (request, reply) => {
       const { storeId } = requireStaff(request);

@@ -26,6 +26,20 @@ export async function insertOrFindMedia(
   return { row: existing, created: false };
 }
 
+/** The store's media of the given hash (the SHA-256 of its kept bytes), if any. */
+export function findMediaByHash(
+  db: Kysely<Database>,
+  storeId: string,
+  hash: string,
+): Promise<MediaRow | undefined> {
+  return db
+    .selectFrom('media')
+    .selectAll()
+    .where('store_id', '=', storeId)
+    .where('hash', '=', hash)
+    .executeTakeFirst();
+}
+
 export function findMedia(db: Kysely<Database>, storeId: string, id: string): Promise<MediaRow | undefined> {
   return db
     .selectFrom('media')

@@ -16,7 +16,7 @@ import {
   type ImageFormat,
 } from './media.images.ts';
 import type { WorkLimiter } from './media.limiter.ts';
-import { findMedia, findMediaByIds, insertOrFindMedia } from './media.repository.ts';
+import { findMedia, findMediaByHash, findMediaByIds, insertOrFindMedia } from './media.repository.ts';
 import type { Media } from './media.schemas.ts';
 import type { MediaStorage } from './media.storage.ts';
 import type { MediaRow } from './media.tables.ts';
@@ -85,6 +85,27 @@ export async function uploadMedia(
     bytes: kept.length,
   });
   return { media: toMedia(row), created };
+}
+
+/**
+ * The store's media a URL of this server names (`…/media/{store}/{hash}.{ext}`, whatever its host:
+ * an export's `Image Src` read back), or undefined: another store's, or not a media URL.
+ */
+export async function mediaOfUrl(
+  deps: { db: Kysely<Database> },
+  storeId: string,
+  url: string,
+): Promise<Media | undefined> {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return undefined;
+  }
+  const match = /^\/media\/([0-9a-f-]{36})\/([0-9a-f]{64})\.[a-z]+$/.exec(path);
+  if (!match || match[1] !== storeId) return undefined;
+  const row = await findMediaByHash(deps.db, storeId, match[2]!);
+  return row ? toMedia(row) : undefined;
 }
 
 export async function getMedia(deps: { db: Kysely<Database> }, storeId: string, id: string): Promise<Media> {

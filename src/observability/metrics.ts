@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { backlogOf, type Backlog } from './backlog.ts';
 import type { Kysely } from 'kysely';
 import type { PoolStats } from '../db/database.ts';
+import type { ReplicaStats } from '../db/replica.ts';
 import type { Database } from '../db/tables.ts';
 import type { Log } from '../lib/log.ts';
 import { reportIfOutage } from '../db/errors.ts';
@@ -188,6 +189,53 @@ export class Metrics {
       collect() {
         const now = stats();
         if (now !== null) this.set(now.waiting);
+      },
+    });
+  }
+
+  /** The read replica (decision `replica-reads`): in use or not, its lag, the catalog's reads by server. */
+  observeReplica(stats: () => ReplicaStats | null): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'storefront_replica_in_use',
+      help: 'Whether the catalog reads go to the replica (1) or, the replica lagging, failing or stalled, to the primary (0).',
+      registers,
+      collect() {
+        const now = stats();
+        if (now !== null) this.set(now.inUse ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'storefront_replica_lag_seconds',
+      help: 'How far the replica was behind the primary at its last probe (0: it had replayed all the primary had written).',
+      registers,
+      collect() {
+        const now = stats();
+        if (now !== null) this.set(now.lagSeconds);
+      },
+    });
+    new Counter({
+      name: 'storefront_catalog_reads_total',
+      help: 'Statements of the storefront catalog and content reads, by the server that answered them (replica, primary).',
+      labelNames: ['server'],
+      registers,
+      collect() {
+        const now = stats();
+        if (now === null) return;
+        this.reset();
+        this.inc({ server: 'replica' }, now.reads.replica);
+        this.inc({ server: 'primary' }, now.reads.primary);
+      },
+    });
+    new Counter({
+      name: 'storefront_replica_fallbacks_total',
+      help: 'Catalog reads that failed on the replica (or could not get a connection to it) and went to the primary.',
+      registers,
+      collect() {
+        const now = stats();
+        if (now === null) return;
+        this.reset();
+        this.inc(now.retried);
       },
     });
   }

@@ -43,7 +43,7 @@ export async function eraseOrders(
   storeId: string,
   who: { customerId: string; email: string },
   now: Date,
-): Promise<{ id: string; cart_id: string; idempotency_key: string | null }[]> {
+): Promise<{ id: string; cart_id: string | null; idempotency_key: string | null }[]> {
   return trx
     .updateTable('orders')
     .set({

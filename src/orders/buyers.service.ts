@@ -9,9 +9,10 @@ import type { ListPage } from '../lib/cursors.ts';
 import { deleteMailsToOrAbout, mailsToOrAbout, type MailRecord } from '../mail/outbox.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import { clearStaffNotes, customerOrderStats, eraseOrders } from './buyers.repository.ts';
-import { ordersQuery } from './orders.repository.ts';
+import { ordersQuery } from './order-lists.repository.ts';
 import type { AdminOrder, StorefrontOrder } from './orders.schemas.ts';
 import { adminView, storefrontOrder } from './orders.service.ts';
+import { ORDER_MAKING_ROUTES } from './placed-orders.service.ts';
 
 /**
  * Orders as their buyer's (decision `erasure-is-immediate`): a customer's orders, what they spent, their export and erasure.
@@ -115,13 +116,15 @@ export async function eraseBuyer(
   const orders = await eraseOrders(deps.db, storeId, who, now);
   const orderIds = orders.map((order) => order.id);
   await clearStaffNotes(deps.db, storeId, orderIds);
-  await forgetCartAddresses(deps, storeId, [...new Set(orders.map((order) => order.cart_id))]);
+  await forgetCartAddresses(deps, storeId, [
+    ...new Set(orders.flatMap((order) => (order.cart_id === null ? [] : [order.cart_id]))),
+  ]);
   await deleteMailsToOrAbout(deps.db, storeId, {
     to: who.email,
     about: orderIds.map((id) => `order:${id}`),
   });
   const keys = orders.flatMap((order) => (order.idempotency_key === null ? [] : [order.idempotency_key]));
-  await forgetAnswers(deps, storeId, 'checkout', keys);
+  for (const route of ORDER_MAKING_ROUTES) await forgetAnswers(deps, storeId, route, keys);
   await clearEventField(
     deps.db,
     storeId,

@@ -12,6 +12,7 @@ import { cancelOpenPayments, lockPaymentAndOrder } from './order-payments.reposi
 import type { OrdersDeps } from './orders.deps.ts';
 import type { OrderCancelledData } from './orders.events.ts';
 import { findOrder, markOrderCancelled, orderLines } from './orders.repository.ts';
+import { release } from '../gift-cards/gift-cards.ledger.ts';
 import type { AdminOrder, CancelOrderBody } from './orders.schemas.ts';
 import { adminView } from './orders.service.ts';
 import type { OrderRow, PaymentRow } from './orders.tables.ts';
@@ -19,6 +20,8 @@ import { stockLinesOf } from './orders.views.ts';
 import {
   CANCELLATION_REFUND_REASON,
   openFullRefund,
+  refundableOf,
+  refundGiftCards,
   sendRefund,
   type OpenedRefund,
 } from './refunds.service.ts';
@@ -93,8 +96,11 @@ async function cancelInTransaction(
   let restocked = false;
   let refund: OpenedRefund | null = null;
   let intentRef: string | null = null;
+  let toCards = 0;
   if (previousStatus === 'pending') {
     await releaseReserved(trx, storeId, stockLinesOf(lines), now);
+    // Decision `gift-card-tender`: what the order held on gift cards goes back to them.
+    if (order.gift_cards.length > 0) await release(trx, { storeId, orderId: order.id, now });
     await cancelOpenPayments(trx, order, now);
     if (payment && payment.provider === deps.provider.name && payment.status !== 'succeeded')
       intentRef = payment.ref;
@@ -103,11 +109,24 @@ async function cancelInTransaction(
       await restockUnits(trx, storeId, stockLinesOf(lines), now);
       restocked = true;
     }
-    if (body.refund !== false && payment?.status === 'succeeded')
+    if (body.refund !== false && payment?.status === 'succeeded') {
       refund = await openFullRefund({ db: trx }, payment, order, CANCELLATION_REFUND_REASON, now, reason);
+      // Decision `gift-card-tender`: what the gift cards paid goes back to them at once.
+      const cards = (await refundableOf(trx, payment, order)).cards;
+      if (cards > 0)
+        toCards = (
+          await refundGiftCards(trx, storeName, payment, order, {
+            amount: cards,
+            reason: CANCELLATION_REFUND_REASON,
+            note: reason,
+            now,
+          })
+        ).refund.amount;
+    }
   }
   await giveBackDiscountUse({ db: trx }, order, now);
   const cancelled = await markOrderCancelled(trx, order, reason, now);
+  const refunded = (refund?.refund.amount ?? 0) + toCards;
   const currency = order.currency.trim();
   await recordEvent(trx, {
     storeId,
@@ -119,11 +138,11 @@ async function cancelInTransaction(
       previousStatus,
       reason,
       restocked,
-      refund: refund ? { amount: refund.refund.amount, currency } : null,
+      refund: refunded > 0 ? { amount: refunded, currency } : null,
       total: { amount: order.total_amount, currency },
     } satisfies EmittedData<typeof OrderCancelledData>,
   });
-  await queueCancellationNotice({ db: trx }, storeName, cancelled, refund?.refund.amount ?? 0);
+  await queueCancellationNotice({ db: trx }, storeName, cancelled, refunded);
   return { order: cancelled, intentRef, refund };
 }
 

@@ -1,4 +1,5 @@
 import { releaseReserved } from '../catalog/inventory/inventory.ts';
+import { release } from '../gift-cards/gift-cards.ledger.ts';
 import { giveBackDiscountUse } from '../pricing/pricing.service.ts';
 import { backoffMs } from '../lib/backoff.ts';
 import { cancelOpenPayments, latestPayment, lockPaymentAndOrder } from './order-payments.repository.ts';
@@ -111,6 +112,8 @@ async function expire(deps: ProviderEventDeps, storeId: string, orderId: string)
     await releaseReserved(trx, storeId, stockLinesOf(await orderLines(trx, order)), now);
     await markOrderExpired(trx, order, now);
     await giveBackDiscountUse({ db: trx }, order, now);
+    // Decision `gift-card-tender`: what the order held on gift cards goes back to them.
+    if (order.gift_cards.length > 0) await release(trx, { storeId, orderId, now });
     await cancelOpenPayments(trx, order, now);
     return true;
   });

@@ -16,7 +16,7 @@ import {
   setFulfillmentStatus,
   updateFulfillment,
 } from './fulfillments.repository.ts';
-import type { Fulfillment, FulfillmentBody, FulfillmentPatch } from './orders.schemas.ts';
+import type { Fulfillment, FulfillmentBody, FulfillmentPatch } from './shipments.schemas.ts';
 import type { FulfillmentLine, FulfillmentRow, FulfillmentStatus, OrderRow } from './orders.tables.ts';
 import { fulfillmentView } from './orders.views.ts';
 import { returnedUnits, shippedUnits } from './units.ts';

@@ -232,7 +232,7 @@ describe('discount uses are reserved at checkout and given back on expiry', () =
     const usedCount = async () =>
       (
         await t.db.kysely
-          .selectFrom('discounts')
+          .selectFrom('promotions')
           .select('used_count')
           .where('store_id', '=', shop.storeId)
           .where('code', '=', 'THREE')
@@ -344,7 +344,7 @@ describe('the short hold of an unpaid checkout (PAYMENT_HOLD)', () => {
       'their intents are cancelled: nobody can pay them any more',
     );
     const { used_count: used } = await t.db.kysely
-      .selectFrom('discounts')
+      .selectFrom('promotions')
       .select('used_count')
       .where('store_id', '=', shop.storeId)
       .where('code', '=', 'FEW')

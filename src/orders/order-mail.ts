@@ -119,12 +119,24 @@ function confirmation(
     ...(order.tax_included ? [] : [`  Tax       ${m(order.tax_amount, c)}`]),
     `  Shipping  ${m(order.shipping_amount, c)}`,
     `  Total     ${m(order.total_amount, c)}${order.tax_included ? ` (incl. ${m(order.tax_amount, c)} tax)` : ''}`,
+    ...giftCardLines(order),
     ...taxBreakdown(order),
     ...shippingLines(order),
     '',
     'Reply to this email if you have any questions.',
   ].join('\n');
   return { subject: `Order #${order.number} confirmed`, text };
+}
+
+/** Decision `gift-card-tender`: what each gift card paid, and what was charged besides. */
+function giftCardLines(order: OrderRow): string[] {
+  if (order.gift_cards.length === 0) return [];
+  const c = order.currency;
+  const byCards = order.gift_cards.reduce((sum, card) => sum + card.amount, 0);
+  return [
+    ...order.gift_cards.map((card) => `  Gift card ending ${card.last4}  −${m(card.amount, c)}`),
+    `  Charged   ${m(order.total_amount - byCards, c)}`,
+  ];
 }
 
 const percent = (bps: number) => `${(bps / 100).toLocaleString('en', { maximumFractionDigits: 2 })} %`;

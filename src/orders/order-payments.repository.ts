@@ -103,6 +103,30 @@ export function orderPayments(db: Db, storeId: string, orderId: string): Promise
     .execute();
 }
 
+/** Has another payment of this payment's order succeeded (decision `draft-orders`: a manual one)? */
+export async function paidByAnother(
+  db: Db,
+  payment: Pick<PaymentRow, 'store_id' | 'id' | 'order_id'>,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('payments')
+    .select('id')
+    .where('store_id', '=', payment.store_id)
+    .where('order_id', '=', payment.order_id)
+    .where('id', '!=', payment.id)
+    .where('status', '=', 'succeeded')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The manual payment of an order a draft's invoice made, marked paid by staff (decision
+ * `draft-orders`); its reference is unique per order, so an order gets one at most.
+ */
+export function insertPayment(trx: Transaction<Database>, payment: PaymentRow): Promise<PaymentRow> {
+  return trx.insertInto('payments').values(payment).returningAll().executeTakeFirstOrThrow();
+}
+
 /** The order's current (latest) payment. */
 export function latestPayment(db: Db, storeId: string, orderId: string): Promise<PaymentRow | undefined> {
   return db

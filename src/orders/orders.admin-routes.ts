@@ -7,15 +7,17 @@ import {
   AdminOrderSchema,
   CancelOrderBodySchema,
   AdminOrdersQuerySchema,
+  RefundBodySchema,
+  RefundStartedSchema,
+} from './orders.schemas.ts';
+import {
   FulfillmentBodySchema,
   FulfillmentPatchSchema,
   FulfillmentSchema,
-  RefundBodySchema,
-  RefundStartedSchema,
   ReturnBodySchema,
   ReturnPreviewSchema,
   ReturnSchema,
-} from './orders.schemas.ts';
+} from './shipments.schemas.ts';
 import { adminOrder, listOrders } from './orders.service.ts';
 import { requestRefund } from './refunds.service.ts';
 import { cancelFulfillment, changeFulfillment, createFulfillment } from './fulfillments.service.ts';
@@ -63,7 +65,7 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
         tags,
         summary: 'Refund part or all of a paid order',
         description:
-          'At most the paid total minus refunds made or pending. 202: the refund settles when the provider confirms it (order.refunded, refund notice mail).',
+          'At most the paid total minus refunds made or pending. 202: the refund settles when the provider confirms it (order.refunded, refund notice mail). A refund of a `manual` payment (a draft order paid outside) is settled at once without a provider: the money goes back outside.',
         params: IdParams,
         body: RefundBodySchema,
         response: { 202: RefundStartedSchema, ...problemResponses },
@@ -77,6 +79,7 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ deps: OrdersDeps }> 
         request.params.id,
         request.body.amount,
         request.body.reason,
+        request.body.giftCardsFirst,
       );
       return reply.code(202).send(started);
     },

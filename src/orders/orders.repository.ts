@@ -1,22 +1,11 @@
-import {
-  sql,
-  type ExpressionBuilder,
-  type Insertable,
-  type Kysely,
-  type RawBuilder,
-  type SelectQueryBuilder,
-  type SqlBool,
-  type Transaction,
-} from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Transaction } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Database } from '../db/tables.ts';
 import { eventInsert, type NewEvent } from '../events/events.ts';
 import type {
   FulfillmentRow,
-  FulfillmentStatus,
   OrderLineRow,
   OrderRow,
-  OrderStatus,
   OrderTable,
   PaymentRow,
   PaymentTable,
@@ -24,9 +13,10 @@ import type {
 } from './orders.tables.ts';
 
 /**
- * All SQL on orders, their lines and the per-store order counter. Payments and refunds have their
- * own repositories beside this one; `lockPaymentAndOrder` (payments.repository.ts) is the one lock
- * order of every money path (decision `refund-path`).
+ * All SQL on orders, their lines and the per-store order counter, but for the lists and counts
+ * across a store's orders (order-lists.repository.ts). Payments and refunds have their own
+ * repositories beside this one; `lockPaymentAndOrder` (payments.repository.ts) is the one lock order
+ * of every money path (decision `refund-path`).
  */
 
 type Db = Kysely<Database>;
@@ -62,6 +52,7 @@ export async function findOrderIdByKey(db: Db, storeId: string, key: string): Pr
 /** What an order view shows of a line (orders.views.ts). */
 export type OrderLineFields = Pick<
   OrderLineRow,
+  | 'position'
   | 'variant_id'
   | 'product_id'
   | 'title'
@@ -74,6 +65,7 @@ export type OrderLineFields = Pick<
   | 'tax_amount'
   | 'tax_rate_bps'
   | 'tax_class'
+  | 'custom'
 >;
 
 /** The lines of the order `o` as a JSON array (a column of a statement on `orders as o`). */
@@ -82,6 +74,7 @@ function linesOf(eb: ExpressionBuilder<Database & { o: OrderTable }, 'o'>) {
     eb
       .selectFrom('order_lines as l')
       .select([
+        'l.position',
         'l.variant_id',
         'l.product_id',
         'l.title',
@@ -94,6 +87,7 @@ function linesOf(eb: ExpressionBuilder<Database & { o: OrderTable }, 'o'>) {
         'l.tax_amount',
         'l.tax_rate_bps',
         'l.tax_class',
+        'l.custom',
       ])
       .whereRef('l.store_id', '=', 'o.store_id')
       .whereRef('l.order_id', '=', 'o.id')
@@ -212,82 +206,6 @@ export function orderLines(db: Db, order: Pick<OrderRow, 'store_id' | 'id'>): Pr
     .where('order_id', '=', order.id)
     .orderBy('position')
     .execute();
-}
-
-/** The admin list's query (newest first is applied by the keyset pagination). */
-export function ordersQuery(
-  db: Db,
-  storeId: string,
-  filter: {
-    status?: OrderStatus | undefined;
-    fulfillmentStatus?: FulfillmentStatus | undefined;
-    q?: string | undefined;
-    customerId?: string | undefined;
-    /** Only the orders the customer's account shows: placed signed in, or paid (with `customerId`). */
-    account?: boolean;
-  } = {},
-): SelectQueryBuilder<Database, 'orders', OrderRow> {
-  let query = db.selectFrom('orders').selectAll().where('store_id', '=', storeId);
-  if (filter.customerId) query = query.where('customer_id', '=', filter.customerId);
-  if (filter.account)
-    query = query.where((eb) => eb.or([eb('signed_in', '=', true), eb('paid_at', 'is not', null)]));
-  if (filter.status) query = query.where('status', '=', filter.status);
-  if (filter.fulfillmentStatus) query = query.where('fulfillment_status', '=', filter.fulfillmentStatus);
-  if (filter.q) query = query.where(matchesOrderSearch(filter.q));
-  return query;
-}
-
-/**
- * The admin search, case-insensitive, `q` a plain string (strpos and starts_with, so `%` and `_`
- * are literal): digits, optionally after `#`, are the order's number exactly; with an `@`, the
- * email's start; otherwise part of the shipping address's name or of the email.
- */
-function matchesOrderSearch(q: string): RawBuilder<SqlBool> {
-  const digits = /^#?(\d+)$/.exec(q)?.[1];
-  if (digits !== undefined) {
-    // Order numbers are integer: a longer run of digits is no order's (and must not reach the cast).
-    const number = Number(digits);
-    return number <= 2_147_483_647 ? sql<SqlBool>`number = ${number}` : sql<SqlBool>`false`;
-  }
-  const needle = sql`lower(${q}::text)`;
-  if (q.includes('@')) return sql<SqlBool>`starts_with(lower(email), ${needle})`;
-  return sql<SqlBool>`(strpos(lower(shipping_address->>'name'), ${needle}) > 0 OR strpos(lower(email), ${needle}) > 0)`;
-}
-
-/** What the console's home counts, in one pass over the store's orders (tenant-scoped). */
-export interface OrderCountsRow {
-  paid: number;
-  /** Decision `markets`: per currency, the sum of the totals paid in it (orders are in their market's). */
-  revenue: { amount: number; currency: string }[];
-  pending: number;
-  expired: number;
-}
-
-/**
- * Orders paid since `since` (count and the sum of their totals), orders pending now, and orders
- * that expired since `since`. Counted and summed by the database.
- */
-export async function orderCounts(db: Db, storeId: string, since: Date): Promise<OrderCountsRow> {
-  const row = await db
-    .selectFrom('orders')
-    .select([
-      sql<string>`count(*) filter (where status = 'paid' and paid_at >= ${since})`.as('paid'),
-      sql<{ amount: string; currency: string }[] | null>`(
-        SELECT json_agg(json_build_object('currency', r.currency, 'amount', r.amount::text) ORDER BY r.currency)
-        FROM (SELECT trim(o.currency) AS currency, sum(o.total_amount) AS amount FROM orders o
-              WHERE o.store_id = ${storeId} AND o.status = 'paid' AND o.paid_at >= ${since}
-              GROUP BY trim(o.currency)) r)`.as('revenue'),
-      sql<string>`count(*) filter (where status = 'pending')`.as('pending'),
-      sql<string>`count(*) filter (where status = 'expired' and expired_at >= ${since})`.as('expired'),
-    ])
-    .where('store_id', '=', storeId)
-    .executeTakeFirstOrThrow();
-  return {
-    paid: Number(row.paid),
-    revenue: (row.revenue ?? []).map((r) => ({ amount: Number(r.amount), currency: r.currency })),
-    pending: Number(row.pending),
-    expired: Number(row.expired),
-  };
 }
 
 /**
@@ -480,29 +398,4 @@ export async function pendingOrdersOf(db: Db, storeId: string, clientKey: string
     byClient: held.byClient,
     firstExpiry: held.firstExpiry === null ? null : new Date(held.firstExpiry),
   };
-}
-
-/**
- * Orders by status across every store, and pending orders whose expiry is before `before`: the
- * operator's view (metrics, decision `metrics-off-until-readable`), never a merchant's. The second count reads the partial index of
- * pending orders; the first counts the table.
- */
-export async function countOrdersPlatformWide(
-  db: Db,
-  before: Date,
-): Promise<{ byStatus: { status: OrderStatus; count: number | string }[]; pastExpiry: number }> {
-  const [byStatus, late] = await Promise.all([
-    db
-      .selectFrom('orders')
-      .select(['status', (eb) => eb.fn.countAll<number | string>().as('count')])
-      .groupBy('status')
-      .execute(),
-    db
-      .selectFrom('orders')
-      .where('status', '=', 'pending')
-      .where('expires_at', '<', before)
-      .select((eb) => eb.fn.countAll<number | string>().as('count'))
-      .executeTakeFirst(),
-  ]);
-  return { byStatus, pastExpiry: Number(late?.count ?? 0) };
 }

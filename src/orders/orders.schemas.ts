@@ -1,6 +1,13 @@
 import Type, { type Static } from 'typebox';
 import { LineSchema, TaxLineSchema } from '../carts/carts.schemas.ts';
+import { AppliedPromotionSchema } from '../promotions/promotions.schemas.ts';
 import { AddressInputSchema, AddressSchema, MoneySchema, PageQueryWith } from '../http/schemas.ts';
+import {
+  BuyerReturnSchema,
+  FulfillmentSchema,
+  FulfillmentStatusSchema,
+  ReturnSchema,
+} from './shipments.schemas.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 export const OrderStatusSchema = Type.Union([
@@ -33,164 +40,6 @@ function OrderShippingMethodSchema() {
   );
 }
 
-export const FulfillmentStatusSchema = Type.Union(
-  [Type.Literal('unfulfilled'), Type.Literal('partial'), Type.Literal('fulfilled')],
-  {
-    description:
-      'How much of the order has shipped: none, some of its units, all of them. Cancelled fulfilments do not count.',
-  },
-);
-
-const FulfillmentLineSchema = Type.Object(
-  { variantId: Type.String({ format: 'uuid' }), quantity: Type.Integer({ minimum: 1, maximum: 999 }) },
-  { title: 'FulfillmentLine', additionalProperties: false },
-);
-
-export const FulfillmentSchema = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    status: Type.Union([Type.Literal('shipped'), Type.Literal('delivered'), Type.Literal('cancelled')]),
-    lines: Type.Array(FulfillmentLineSchema),
-    carrier: Type.Union([Type.String(), Type.Null()]),
-    trackingNumber: Type.Union([Type.String(), Type.Null()]),
-    trackingUrl: Type.Union([Type.String(), Type.Null()], {
-      description:
-        "The carrier's tracking page: as given (in its normalised form), or made from the number for a known carrier.",
-    }),
-    createdAt: Timestamp,
-    deliveredAt: Type.Union([Timestamp, Type.Null()]),
-    cancelledAt: Type.Union([Timestamp, Type.Null()]),
-  },
-  { title: 'Fulfillment' },
-);
-export type Fulfillment = Static<typeof FulfillmentSchema>;
-
-export const FulfillmentBodySchema = Type.Object(
-  {
-    lines: Type.Array(FulfillmentLineSchema, {
-      minItems: 1,
-      maxItems: 100,
-      description: 'The units in this parcel: at most what was ordered minus what shipped already.',
-    }),
-    carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    trackingNumber: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    trackingUrl: Type.Optional(
-      Type.String({
-        maxLength: 2000,
-        description:
-          'An https URL, kept as a browser reads it (host in lower case and ASCII, spaces percent-encoded); one with a user name or password, control characters (line breaks, tabs), quotes or angle brackets is 400. Left out with a known carrier (UPS, USPS, FedEx, DHL, Royal Mail, Canada Post, Australia Post, PostNL, La Poste, Deutsche Post) and a number: made from them.',
-      }),
-    ),
-    notifyCustomer: Type.Optional(
-      Type.Boolean({
-        description: 'Mail the buyer a shipping confirmation with the tracking link (true when left out).',
-      }),
-    ),
-  },
-  { title: 'NewFulfillment', additionalProperties: false },
-);
-export type FulfillmentBody = Static<typeof FulfillmentBodySchema>;
-
-export const FulfillmentPatchSchema = Type.Object(
-  {
-    carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    trackingNumber: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    trackingUrl: Type.Optional(
-      Type.String({ maxLength: 2000, description: 'An https URL, checked and kept as on creation.' }),
-    ),
-    status: Type.Optional(Type.Literal('delivered', { description: 'The parcel arrived.' })),
-  },
-  { title: 'FulfillmentChange', additionalProperties: false },
-);
-export type FulfillmentPatch = Static<typeof FulfillmentPatchSchema>;
-
-const ReturnLineSchema = Type.Object(
-  {
-    variantId: Type.String({ format: 'uuid' }),
-    quantity: Type.Integer({ minimum: 1, maximum: 999 }),
-    restock: Type.Boolean({ description: 'The units went back on hand.' }),
-  },
-  { title: 'ReturnLine' },
-);
-
-export const ReturnSchema = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    lines: Type.Array(ReturnLineSchema),
-    reason: Type.Union([Type.String(), Type.Null()], { description: 'The reason staff gave (staff only).' }),
-    refundAmount: MoneySchema,
-    refundId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
-      description: 'The refund it started (see the order’s `refunds`); null when it refunded nothing.',
-    }),
-    createdAt: Timestamp,
-  },
-  {
-    title: 'Return',
-    description: 'Units that came back; `refundAmount` is what the return refunded (0: nothing).',
-  },
-);
-export type Return = Static<typeof ReturnSchema>;
-
-const BuyerReturnSchema = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    lines: Type.Array(FulfillmentLineSchema),
-    refundAmount: MoneySchema,
-    createdAt: Timestamp,
-  },
-  { title: 'StorefrontReturn' },
-);
-
-export const ReturnBodySchema = Type.Object(
-  {
-    lines: Type.Array(
-      Type.Object(
-        {
-          variantId: Type.String({ format: 'uuid' }),
-          quantity: Type.Integer({ minimum: 1, maximum: 999 }),
-          restock: Type.Optional(
-            Type.Boolean({ description: 'Put the units back on hand (`inventory.updated`). Default true.' }),
-          ),
-        },
-        { title: 'NewReturnLine', additionalProperties: false },
-      ),
-      {
-        minItems: 1,
-        maxItems: 100,
-        description: 'The units that came back: at most what shipped minus what was returned already.',
-      },
-    ),
-    reason: Type.Optional(Type.String({ maxLength: 500, description: 'Why, for staff (blank is none).' })),
-    refundAmount: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: Number.MAX_SAFE_INTEGER,
-        description:
-          'Minor units to refund (0: none). Left out: the returned units’ share of what was paid for goods (docs/fulfillment.md#returns), at most what is left to refund.',
-      }),
-    ),
-    notifyCustomer: Type.Optional(
-      Type.Boolean({ description: 'Mail the buyer that the return was received. Default true.' }),
-    ),
-  },
-  { title: 'NewReturn', additionalProperties: false },
-);
-export type ReturnBody = Static<typeof ReturnBodySchema>;
-
-export const ReturnPreviewSchema = Type.Object(
-  {
-    refundAmount: MoneySchema,
-    share: MoneySchema,
-    refundable: MoneySchema,
-  },
-  {
-    title: 'ReturnPreview',
-    description:
-      '`refundAmount`: what the return would refund by default, the units’ `share` of what was paid for goods, at most `refundable`, the most that can still be refunded on the order.',
-  },
-);
-export type ReturnPreview = Static<typeof ReturnPreviewSchema>;
-
 /** Order lines have the shape of cart lines (copied at checkout). */
 export const OrderLineSchema = LineSchema;
 
@@ -203,7 +52,13 @@ const orderFields = {
   lines: Type.Array(OrderLineSchema),
   subtotal: MoneySchema,
   discount: MoneySchema,
-  discountCode: Type.Union([Type.String(), Type.Null()]),
+  discountCode: Type.Union([Type.String(), Type.Null()], {
+    description: 'The first discount code that applied (`promotions` lists every promotion).',
+  }),
+  promotions: Type.Array(AppliedPromotionSchema, {
+    description:
+      'The promotions the order applied, codes and automatic ones, with what each took off (goods and shipping).',
+  }),
   tax: MoneySchema,
   taxIncluded: Type.Boolean({
     description:
@@ -216,6 +71,20 @@ const orderFields = {
   shippingTax: MoneySchema,
   shipping: MoneySchema,
   total: MoneySchema,
+  giftCards: Type.Array(
+    Type.Object(
+      {
+        last4: Type.String({ description: 'The last 4 characters of the card’s code.' }),
+        amount: MoneySchema,
+      },
+      { title: 'OrderGiftCard' },
+    ),
+    {
+      description:
+        'The gift cards that pay the order, and how much each pays of `total`; `amountDue` is the rest, what the payment provider charges (0: the cards paid it all, and the order was paid at checkout).',
+    },
+  ),
+  amountDue: MoneySchema,
   refunded: MoneySchema,
   shippingAddress: Type.Union([AddressSchema, Type.Null()], {
     description: 'Where the parcel goes, as given at checkout (null when the checkout gave none).',
@@ -235,6 +104,13 @@ const orderFields = {
       'An unpaid order expires then and its stock is released: PAYMENT_HOLD after checkout until the buyer tries to pay at the provider, then ORDER_TTL after checkout.',
   }),
   paidAt: Type.Union([Timestamp, Type.Null()]),
+  source: Type.Union([Type.Literal('checkout'), Type.Literal('draft')], {
+    description:
+      'How the order was made: `checkout` (every order before draft orders), or `draft`: staff made it from a draft order (`draftOrderId`).',
+  }),
+  draftOrderId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'The draft order it was made from; null for a checkout’s.',
+  }),
   cancelledAt: Type.Union([Timestamp, Type.Null()], {
     description: 'When staff cancelled the order (status `cancelled`); null otherwise.',
   }),
@@ -286,6 +162,13 @@ export const CheckoutBodySchema = Type.Object(
       Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2; drives tax and shipping.' }),
     ),
     discountCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    giftCards: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+        maxItems: 5,
+        description:
+          "Gift card codes that pay the order, in this order, before the payment provider (replaces the cart's cards; `[]`: none). Each spends one of the client's guesses. A code no card has, or a card that cannot pay, is 409 `gift_card_invalid`; a card whose balance was spent meanwhile, 409 `gift_card_balance_too_low`.",
+      }),
+    ),
     shippingAddress: Type.Optional(AddressInputSchema),
     billingAddress: Type.Optional(AddressInputSchema),
     shippingMethodId: Type.Optional(
@@ -358,6 +241,10 @@ export const RefundSchema = Type.Object(
     lastError: Type.Union([Type.String(), Type.Null()], {
       description: "The provider's last answer when it refused or could not be reached.",
     }),
+    giftCards: Type.Boolean({
+      description:
+        'Paid back to the gift cards the order spent (settled at once, no provider); false: refunded through the payment provider.',
+    }),
     createdAt: Timestamp,
     settledAt: Type.Union([Timestamp, Type.Null()]),
   },
@@ -374,6 +261,12 @@ export const RefundBodySchema = Type.Object(
         description: 'Why, for staff: kept on the refund as `note` (blank is none); the buyer never sees it.',
       }),
     ),
+    giftCardsFirst: Type.Optional(
+      Type.Boolean({
+        description:
+          'An order gift cards paid part of: pay the refund back to its cards first, the provider the rest (default true); false: the provider first, the cards only what is over.',
+      }),
+    ),
   },
   { title: 'NewRefund', additionalProperties: false },
 );
@@ -381,9 +274,14 @@ export const RefundBodySchema = Type.Object(
 export const RefundStartedSchema = Type.Object(
   {
     refund: RefundSchema,
+    giftCardRefund: Type.Optional(RefundSchema),
     order: Type.Object({ id: Type.String(), number: Type.Integer(), status: OrderStatusSchema }),
   },
-  { title: 'RefundStarted' },
+  {
+    title: 'RefundStarted',
+    description:
+      '`refund`: the refund started (the provider’s part when there is one). `giftCardRefund`: beside a provider’s part, the part paid back to the order’s gift cards, settled already.',
+  },
 );
 export type RefundStarted = Static<typeof RefundStartedSchema>;
 
@@ -453,9 +351,12 @@ export const AdminOrderSchema = Type.Object(
           id: Type.String({ format: 'uuid' }),
           kind: Type.String({
             description:
-              '`order_confirmation`, `shipping_confirmation`, `order_cancelled`, `return_received`, `refund_notice`.',
+              '`order_confirmation`, `shipping_confirmation`, `order_cancelled`, `return_received`, `refund_notice`, `gift_card_codes` (the codes of the gift cards the order bought).',
           }),
-          subject: Type.String(),
+          subject: Type.String({
+            description:
+              'A sealed mail’s (`gift_card_codes`) reads `(sealed)`: what it says is not for staff to read.',
+          }),
           status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('failed')]),
           createdAt: Timestamp,
           sentAt: Type.Union([Timestamp, Type.Null()]),

@@ -8,13 +8,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import {
   countOrdersPlatformWide,
-  findBuyerOrder,
-  findOrder,
   orderCounts,
-  orderLines,
   ordersQuery,
   type OrderCountsRow,
-} from './orders.repository.ts';
+} from './order-lists.repository.ts';
+import { findBuyerOrder, findOrder, orderLines } from './orders.repository.ts';
 import { orderFulfillments, orderReturns } from './fulfillments.repository.ts';
 import type { AdminOrder, AdminOrdersQuery, StorefrontOrder } from './orders.schemas.ts';
 import type { OrderRow } from './orders.tables.ts';

@@ -16,7 +16,25 @@ export interface OrderShippingMethod {
   maxDeliveryDays: number | null;
 }
 
+/** A promotion an order applied: what it took off the goods and the shipping, in the order's currency. */
+/** A gift card an order pays with, and how much of the order it pays. */
+export interface OrderGiftCardRow {
+  id: string;
+  last4: string;
+  amount: number;
+}
+
+export interface OrderPromotionRow {
+  id: string;
+  name: string;
+  code: string | null;
+  amount: number;
+  /** Of `amount`, what it took off the shipping (absent on orders placed before it was kept). */
+  shipping?: number;
+}
+
 export type OrderStatus = 'pending' | 'paid' | 'expired' | 'cancelled';
+export type OrderSource = 'checkout' | 'draft';
 export type FulfillmentStatus = 'unfulfilled' | 'partial' | 'fulfilled';
 
 export interface OrderTable {
@@ -24,7 +42,12 @@ export interface OrderTable {
   id: string;
   number: number;
   status: OrderStatus;
-  cart_id: string;
+  /** The checkout's cart; null for an order made from a draft (decision `draft-orders`). */
+  cart_id: string | null;
+  /** Decision `draft-orders`: how the order was made; `checkout` for every order before drafts. */
+  source: ColumnType<OrderSource, OrderSource | undefined, never>;
+  /** The draft the order was made from (at most one order per draft); null for a checkout's. */
+  draft_order_id: ColumnType<string | null, string | null | undefined, never>;
   email: string;
   country: string | null;
   currency: string;
@@ -37,6 +60,10 @@ export interface OrderTable {
   total_amount: number;
   refunded_amount: Generated<number>;
   discount_code: string | null;
+  /** Decision `cart-promotions`: what the order applied (its uses are given back and counted from it). */
+  promotions: ColumnType<OrderPromotionRow[], string | undefined, string>;
+  /** Decision `gift-card-tender`: what the order holds or spent on each gift card; the payment is the rest. */
+  gift_cards: ColumnType<OrderGiftCardRow[], string | undefined, string>;
   /** Decision `checkout-with-shipping`: where the parcel goes and who pays (personal data, like the email); null when not given. */
   shipping_address: ColumnType<Address | null, string | null | undefined, string | null>;
   billing_address: ColumnType<Address | null, string | null | undefined, string | null>;
@@ -105,6 +132,8 @@ export interface OrderLineTable {
   tax_amount: ColumnType<number | null, number | null | undefined, number | null>;
   tax_rate_bps: ColumnType<number | null, number | null | undefined, number | null>;
   tax_class: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Decision `draft-orders`: a draft's custom line; its ids are the draft line's, and no stock moves for it. */
+  custom: ColumnType<boolean, boolean | undefined, never>;
 }
 export type OrderLineRow = Selectable<OrderLineTable>;
 
@@ -145,6 +174,8 @@ export interface RefundTable {
   next_check_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   attempts: Generated<number>;
   last_error: string | null;
+  /** Decision `gift-card-tender`: paid back to the order's gift cards (settled at once, no provider). */
+  gift_cards: ColumnType<boolean, boolean | undefined, never>;
 }
 export type RefundRow = Selectable<RefundTable>;
 

@@ -8,7 +8,7 @@ import { createTestStore, waitFor, type TestApp, type TestStore } from '../test/
 
 /** What a checkout answers. */
 export interface CheckoutBody {
-  order: { id: string; number: number; status: string; total: { amount: number } };
+  order: { id: string; number: number; status: string; total: { amount: number; currency: string } };
   payment: { provider: string; ref: string; status: string; clientSecret: string };
 }
 

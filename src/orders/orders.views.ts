@@ -3,7 +3,8 @@ import type { StockLine } from '../catalog/inventory/inventory.ts';
 import type { FulfillmentJson, OrderLineFields, ReturnJson } from './orders.repository.ts';
 import type { Money } from '../lib/money.ts';
 import { taxLinesView } from '../pricing/tax-arithmetic.ts';
-import type { Fulfillment, Order, Payment, Refund, Return, StorefrontOrder } from './orders.schemas.ts';
+import type { Order, Payment, Refund, StorefrontOrder } from './orders.schemas.ts';
+import type { Fulfillment, Return } from './shipments.schemas.ts';
 import type { FulfillmentRow, OrderRow, PaymentRow, RefundRow, ReturnRow } from './orders.tables.ts';
 
 /** Rows as the API shows them (the shapes are the schemas', Static<…>): snake_case never leaves orders/. */
@@ -38,16 +39,24 @@ export function orderView(order: OrderRow, lines: readonly OrderLineFields[]): O
               class: line.tax_class ?? 'standard',
             },
           }),
+      ...(line.custom ? { custom: true } : {}),
     })),
     subtotal: money(order.subtotal_amount, c),
     discount: money(order.discount_amount, c),
     discountCode: order.discount_code,
+    promotions: order.promotions.map((promotion) => ({
+      ...promotion,
+      amount: money(promotion.amount, c),
+      shipping: money(promotion.shipping ?? 0, c),
+    })),
     tax: money(order.tax_amount, c),
     taxIncluded: order.tax_included,
     taxLines: taxLinesView(order.tax_lines ?? [], c.trim()),
     shippingTax: money(order.shipping_tax_amount, c),
     shipping: money(order.shipping_amount, c),
     total: money(order.total_amount, c),
+    giftCards: order.gift_cards.map((card) => ({ last4: card.last4, amount: money(card.amount, c) })),
+    amountDue: money(order.total_amount - order.gift_cards.reduce((sum, card) => sum + card.amount, 0), c),
     refunded: money(order.refunded_amount, c),
     shippingAddress: order.shipping_address === null ? null : completeAddress(order.shipping_address),
     billingAddress: order.billing_address === null ? null : completeAddress(order.billing_address),
@@ -57,6 +66,8 @@ export function orderView(order: OrderRow, lines: readonly OrderLineFields[]): O
     createdAt: order.created_at.toISOString(),
     expiresAt: order.expires_at.toISOString(),
     paidAt: order.paid_at?.toISOString() ?? null,
+    source: order.source,
+    draftOrderId: order.draft_order_id,
     cancelledAt: order.cancelled_at?.toISOString() ?? null,
   };
 }
@@ -153,10 +164,11 @@ export const refundView = (row: RefundRow, currency: string): Refund => ({
   reason: row.reason,
   note: row.note,
   lastError: row.last_error,
+  giftCards: row.gift_cards,
   createdAt: row.created_at.toISOString(),
   settledAt: row.settled_at?.toISOString() ?? null,
 });
 
-/** Order lines as the catalog's inventory takes them. */
+/** Order lines as the catalog's inventory takes them: a draft's custom lines hold no stock (decision `draft-orders`). */
 export const stockLinesOf = (lines: readonly OrderLineFields[]): StockLine[] =>
-  lines.map((line) => ({ variantId: line.variant_id, quantity: line.quantity }));
+  lines.flatMap((line) => (line.custom ? [] : [{ variantId: line.variant_id, quantity: line.quantity }]));

@@ -17,7 +17,13 @@ import {
   type PendingOrdersOf,
 } from './orders.repository.ts';
 import type { CheckoutResult } from './orders.schemas.ts';
-import type { OrderLineRow, OrderRow, OrderShippingMethod, PaymentRow } from './orders.tables.ts';
+import type {
+  OrderGiftCardRow,
+  OrderLineRow,
+  OrderRow,
+  OrderShippingMethod,
+  PaymentRow,
+} from './orders.tables.ts';
 import { orderView } from './orders.views.ts';
 import { openClientSecret, sealClientSecret } from './payment-secrets.ts';
 import type { LineTax } from '../pricing/order-pricing.ts';
@@ -67,7 +73,19 @@ export async function checkoutOfKey(
   idempotencyKey: string,
 ): Promise<CheckoutResult | null> {
   const orderId = await findOrderIdByKey(deps.db, storeId, idempotencyKey);
-  const order = orderId ? await findOrder(deps.db, storeId, orderId) : undefined;
+  return orderId ? placedOrder(deps, storeId, orderId) : null;
+}
+
+/**
+ * An order as it stands now with its latest payment, as a checkout answers (the payment's client
+ * secret opened); null when there is no such order. A draft's pay link pays it (decision `draft-orders`).
+ */
+export async function placedOrder(
+  deps: Pick<OrdersDeps, 'db' | 'keyring'>,
+  storeId: string,
+  orderId: string,
+): Promise<CheckoutResult | null> {
+  const order = await findOrder(deps.db, storeId, orderId);
   if (!order) return null;
   const [lines, payment] = await Promise.all([
     orderLines(deps.db, order),
@@ -99,6 +117,18 @@ export async function holdPendingSlot(
   return pendingOrdersOf(tx.db, storeId, holder.clientKey);
 }
 
+/** The payment of an order its gift cards paid whole (decision `gift-card-tender`): no provider was asked. */
+export const GIFT_CARD_PAYMENT = 'gift_card';
+
+/** Decision `draft-orders`: the payment of a draft completed with money taken outside (bank transfer, cash). */
+export const MANUAL_PAYMENT = 'manual';
+
+/**
+ * The idempotent routes that make orders, whose stored answers hold the buyer's data (erasure
+ * forgets them): checkout, and a draft's invoice and completion (decision `draft-orders`).
+ */
+export const ORDER_MAKING_ROUTES = ['checkout', 'draft-order-invoice', 'draft-order-complete'] as const;
+
 /** A quoted line as the order keeps it. */
 export interface NewOrderLine {
   variantId: string;
@@ -108,6 +138,8 @@ export interface NewOrderLine {
   sku: string | null;
   quantity: number;
   unitPrice: number;
+  /** Decision `draft-orders`: a draft's custom line (no variant: no stock is held or sold for it). */
+  custom?: boolean | undefined;
 }
 
 /** An order's tax as charged: each line's discount share and tax (in the lines' order), and the breakdown. */
@@ -124,7 +156,10 @@ export interface OrderTax {
 export interface NewOrder {
   storeId: string;
   orderId: string;
-  cartId: string;
+  /** The checkout's cart; null for a draft's order. */
+  cartId: string | null;
+  /** Decision `draft-orders`: the draft it is made from, and how long its stock is held while unpaid. */
+  draft?: { id: string; expiresAt: Date } | undefined;
   currency: string;
   /** Decision `markets`: the market it was priced in. */
   marketId: string;
@@ -140,11 +175,21 @@ export interface NewOrder {
   /** How the order's tax was charged (decision `tax-arithmetic`), kept as it was: it never changes. */
   tax: OrderTax;
   discountCode: string | null;
+  /** Decision `cart-promotions`: what applied, with what each took off. */
+  promotions: readonly { id: string; name: string; code: string | null; amount: number }[];
   shippingAddress: Address | null;
   billingAddress: Address | null;
   shippingMethod: OrderShippingMethod | null;
   phone: string | null;
-  intent: { ref: string; clientSecret: string };
+  /** Decision `gift-card-tender`: what each gift card pays of the total, held on it in this transaction. */
+  giftCards: readonly OrderGiftCardRow[];
+  /**
+   * The provider's intent for the rest; null when the gift cards pay it all (the payment is then
+   * the cards', `gift_card`, succeeded, of 0).
+   */
+  intent: { ref: string; clientSecret: string } | null;
+  /** Decision `draft-orders`: paid outside (`manual`) rather than by gift cards when there is no intent. */
+  paidOutside?: typeof MANUAL_PAYMENT | undefined;
   now: Date;
 }
 
@@ -160,7 +205,9 @@ export async function writeOrder(
 ): Promise<CheckoutResult> {
   const { totals } = p;
   // The short hold until the buyer tries to pay (decision `short-hold-until-payment-tried`).
-  const expiresAt = new Date(p.now.getTime() + Math.min(tx.settings.paymentHoldMs, tx.settings.orderTtlMs));
+  const expiresAt =
+    p.draft?.expiresAt ??
+    new Date(p.now.getTime() + Math.min(tx.settings.paymentHoldMs, tx.settings.orderTtlMs));
   const lines: OrderLineRow[] = p.lines.map((line, position) => ({
     store_id: p.storeId,
     order_id: p.orderId,
@@ -177,15 +224,22 @@ export async function writeOrder(
     tax_amount: p.tax.lines[position]!.tax,
     tax_rate_bps: p.tax.lines[position]!.rateBps,
     tax_class: p.tax.lines[position]!.taxClass,
+    custom: line.custom === true,
   }));
-  const named = { store_id: p.storeId, provider: tx.provider.name, ref: p.intent.ref };
+  const byCards = p.giftCards.reduce((sum, card) => sum + card.amount, 0);
+  const paidBy = p.paidOutside ?? GIFT_CARD_PAYMENT;
+  const named = {
+    store_id: p.storeId,
+    provider: p.intent === null ? paidBy : tx.provider.name,
+    ref: p.intent?.ref ?? `${paidBy}:${p.orderId}`,
+  };
   const payment: PaymentRow = {
     ...named,
     id: randomUUID(),
     order_id: p.orderId,
-    client_secret: sealClientSecret(tx.keyring, named, p.intent.clientSecret),
-    status: 'pending',
-    amount: totals.total,
+    client_secret: sealClientSecret(tx.keyring, named, p.intent?.clientSecret ?? ''),
+    status: p.intent === null ? 'succeeded' : 'pending',
+    amount: totals.total - byCards,
     currency: p.currency,
     last_error: null,
     created_at: p.now,
@@ -198,10 +252,12 @@ export async function writeOrder(
       id: p.orderId,
       status: 'pending',
       cart_id: p.cartId,
+      ...(p.draft ? { source: 'draft' as const, draft_order_id: p.draft.id } : {}),
       email: p.holder.email,
       customer_id: p.customerId,
       signed_in: p.signedIn,
-      client_key: p.holder.clientKey,
+      // A draft's order is staff's, not a client's: it counts toward no client's pending orders.
+      client_key: p.draft ? null : p.holder.clientKey,
       country: p.country,
       currency: p.currency,
       market_id: p.marketId,
@@ -215,6 +271,8 @@ export async function writeOrder(
       tax_region: p.tax.region,
       tax_lines: JSON.stringify(p.tax.breakdown),
       discount_code: p.discountCode,
+      promotions: JSON.stringify(p.promotions),
+      gift_cards: JSON.stringify(p.giftCards),
       shipping_address: p.shippingAddress === null ? null : JSON.stringify(p.shippingAddress),
       billing_address: p.billingAddress === null ? null : JSON.stringify(p.billingAddress),
       shipping_method: p.shippingMethod === null ? null : JSON.stringify(p.shippingMethod),

@@ -1,8 +1,8 @@
 import type { EmittedData } from '../events/events.schemas.ts';
 import { countRevivedDiscountUse } from '../pricing/pricing.service.ts';
-import type { OrderPaidData, OrderRefundedData } from './orders.events.ts';
+import type { OrderPaidData } from './orders.events.ts';
 import type { Transaction } from 'kysely';
-import { sellReserved, takeStock } from '../catalog/inventory/inventory.ts';
+import { sellReservedLines, takeStock } from '../catalog/inventory/inventory.ts';
 import type { Database } from '../db/tables.ts';
 import { recordEvent } from '../events/events.ts';
 import { MAIL_LOOP } from '../mail/outbox.ts';
@@ -12,6 +12,7 @@ import {
   deleteProviderEventsBefore,
   lockPaymentAndOrder,
   movePayment,
+  paidByAnother,
   paymentOrderId,
   recordProviderEvent,
   succeedPaymentOnce,
@@ -21,12 +22,10 @@ import {
   orderConfirmationStatement,
   queueOrderConfirmation,
   queueOversoldNotice,
-  queueRefundNotice,
   queueRefundFailedNotice,
 } from './order-mail.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import {
-  addRefunded,
   lockOrderWithLines,
   markOrderPaid,
   markOversold,
@@ -34,11 +33,15 @@ import {
   type OrderLineFields,
 } from './orders.repository.ts';
 import { stockLinesOf } from './orders.views.ts';
+import { issueGiftCardsOf } from './gift-card-sales.ts';
+import { commit } from '../gift-cards/gift-cards.ledger.ts';
 import { transactionEndingWith } from '../db/last-statement.ts';
 import type { OrderRow } from './orders.tables.ts';
 import {
   AUTOMATIC_REFUND_REASON,
   CANCELLATION_REFUND_REASON,
+  countSettledRefund,
+  DUPLICATE_PAYMENT_REFUND_REASON,
   isUnattendedRefund,
   openFullRefund,
   sendRefund,
@@ -57,7 +60,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type ApplyResult = 'applied' | 'duplicate' | 'ignored';
 
-export type ProviderEventDeps = Pick<OrdersDeps, 'db' | 'clock' | 'provider' | 'log' | 'signals'>;
+export type ProviderEventDeps = Pick<OrdersDeps, 'db' | 'clock' | 'provider' | 'log' | 'signals' | 'keyring'>;
 
 type InTransaction = Omit<ProviderEventDeps, 'db'> & { db: Transaction<Database> };
 
@@ -82,8 +85,10 @@ function orderPaid(storeId: string, orderId: string) {
 }
 
 /**
- * What follows an order becoming paid (`paid`, its row marked paid, order.paid recorded): the
- * buyer's confirmation, and when stock was short the `oversold` flag and a notice (decision `catalog-owns-stock`). Without a
+ * What follows an order becoming paid (`paid`, its row marked paid, order.paid recorded): the gift
+ * cards it sold (`giftCards`: the variants that sell them, when the sale of its stock read them) and
+ * the mail of their codes (decision `gift-card-products`), the buyer's
+ * confirmation, and when stock was short the `oversold` flag and a notice (decision `catalog-owns-stock`). Without a
  * short line the confirmation is left to be the transaction's last statement (returned).
  */
 async function announcePaid(
@@ -92,7 +97,12 @@ async function announcePaid(
   paid: OrderRow,
   lines: readonly OrderLineFields[],
   oversold: Parameters<typeof queueOversoldNotice>[3],
+  giftCards?: ReadonlySet<string>,
 ): Promise<Confirm | null> {
+  await issueGiftCardsOf(tx, store.name, paid, lines, tx.clock.now(), giftCards);
+  // Decision `gift-card-tender`: what the order holds on the gift cards that pay it is spent now.
+  if (paid.gift_cards.length > 0)
+    await commit(tx.db, { storeId: store.id, orderId: paid.id, now: tx.clock.now() });
   if (oversold.length === 0) return { paid, lines };
   await markOversold(tx.db, paid);
   await queueOrderConfirmation(tx, store.name, paid, lines);
@@ -128,13 +138,24 @@ async function paymentSucceeded(
     orderPaid(storeId, payment.order_id),
   );
   if (pending) {
-    const oversold = await sellReserved(tx.db, storeId, stockLinesOf(pending.lines), now);
-    const confirm = await announcePaid(tx, store, pending.order, pending.lines, oversold);
+    const { oversold, giftCards } = await sellReservedLines(tx.db, storeId, stockLinesOf(pending.lines), now);
+    const confirm = await announcePaid(tx, store, pending.order, pending.lines, oversold, giftCards);
     if (oversold.length > 0)
       tx.log.warn({ orderId: pending.order.id, oversold }, 'order paid with short stock');
     return { result: 'applied', confirm };
   }
   const { order, lines } = await lockOrderWithLines(tx.db, storeId, payment.order_id);
+  // Paid already by another payment (decision `draft-orders`: staff marked the draft's order paid
+  // with money taken outside while the buyer paid the invoice too): this one is refunded in full,
+  // never counted twice.
+  if (order.paid_at !== null && (await paidByAnother(tx.db, payment))) {
+    const opened = await openFullRefund(tx, payment, order, DUPLICATE_PAYMENT_REFUND_REASON, now);
+    if (opened) {
+      tx.log.warn({ orderId: order.id }, 'a second payment for an order paid already: refunding it in full');
+      after.push(opened);
+    }
+    return { result: 'applied' };
+  }
   if (order.status === 'paid') return { result: 'applied' };
   if (order.status === 'cancelled') {
     // Paid before it was cancelled: this payment was counted then (the cancel chose its refund).
@@ -148,8 +169,10 @@ async function paymentSucceeded(
     return { result: 'applied' };
   }
 
-  // Expired: take the goods again if every line is still available, else refund everything.
-  if (await takeStock(tx.db, storeId, stockLinesOf(lines), now)) {
+  // Expired: take the goods again if every line is still available, else refund everything. An
+  // order gift cards paid part of is not revived: their holds went back to the cards when it
+  // expired (decision `gift-card-tender`).
+  if (order.gift_cards.length === 0 && (await takeStock(tx.db, storeId, stockLinesOf(lines), now))) {
     const paid = await markOrderPaid(tx.db, order, false, now);
     await countRevivedDiscountUse(tx, order, now);
     const event = orderPaid(storeId, paid.id);
@@ -174,6 +197,23 @@ async function paymentSucceeded(
     after.push(opened);
   }
   return { result: 'applied' };
+}
+
+/**
+ * An order paid as it is placed, in the transaction that wrote it: one its gift cards paid whole at
+ * checkout (decision `gift-card-tender`), or a draft completed with a payment taken outside
+ * (decision `draft-orders`). Paid as a payment's success makes an order paid (its
+ * reservation sold, the cards' holds spent, the cards it sells issued, order.paid recorded, the
+ * buyer's confirmation queued). Returns the paid order.
+ */
+export async function payPlacedOrder(tx: InTransaction, store: Store, orderId: string): Promise<OrderRow> {
+  const now = tx.clock.now();
+  const pending = await payPendingOrder(tx.db, store.id, orderId, now, orderPaid(store.id, orderId));
+  if (!pending) throw new Error(`The order ${orderId} was not pending when its gift cards paid it`);
+  const { oversold, giftCards } = await sellReservedLines(tx.db, store.id, stockLinesOf(pending.lines), now);
+  const confirm = await announcePaid(tx, store, pending.order, pending.lines, oversold, giftCards);
+  if (confirm) await queueOrderConfirmation(tx, store.name, confirm.paid, confirm.lines);
+  return pending.order;
 }
 
 /**
@@ -218,21 +258,9 @@ async function refundSettled(
     next_check_at: null,
     last_error: null,
   });
-  const order = await addRefunded(tx.db, locked.order, refund.amount, now);
-  const currency = order.currency.trim();
-  await recordEvent(tx.db, {
-    storeId,
-    type: 'order.refunded',
-    resource: `order:${order.id}`,
-    data: {
-      orderId: order.id,
-      number: order.number,
-      refundId: refund.id,
-      amount: { amount: refund.amount, currency },
-      refunded: { amount: order.refunded_amount, currency },
-    } satisfies EmittedData<typeof OrderRefundedData>,
-  });
-  await queueRefundNotice(tx, store.name, order, refund.amount);
+  // A duplicate payment's refund (decision `draft-orders`) gives back money the order never counted.
+  if (refund.reason === DUPLICATE_PAYMENT_REFUND_REASON) return 'applied';
+  await countSettledRefund(tx.db, store.name, locked.order, refund, now);
   return 'applied';
 }
 

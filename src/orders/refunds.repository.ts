@@ -52,6 +52,8 @@ export async function refundsHeld(db: Db, payment: Pick<PaymentRow, 'store_id' |
     .where('store_id', '=', payment.store_id)
     .where('payment_id', '=', payment.id)
     .where('status', 'in', ['pending', 'succeeded'])
+    // Refunds to gift cards do not draw on the provider's payment.
+    .where('gift_cards', '=', false)
     .executeTakeFirstOrThrow();
   return Number(row.sum);
 }
@@ -69,6 +71,7 @@ export async function hasLiveRefund(
     .where('payment_id', '=', payment.id)
     .where('reason', '=', reason)
     .where('status', 'in', ['pending', 'succeeded'])
+    .where('gift_cards', '=', false)
     .executeTakeFirst();
   return row !== undefined;
 }

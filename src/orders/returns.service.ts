@@ -13,11 +13,18 @@ import type { OrdersDeps } from './orders.deps.ts';
 import type { ReturnCreatedData } from './orders.events.ts';
 import { type OrderLineFields, findOrder, orderLines } from './orders.repository.ts';
 import { insertReturn, orderFulfillments, orderReturns } from './fulfillments.repository.ts';
-import type { Return, ReturnBody, ReturnPreview } from './orders.schemas.ts';
-import type { OrderRow, PaymentRow, ReturnLine } from './orders.tables.ts';
+import type { Return, ReturnBody, ReturnPreview } from './shipments.schemas.ts';
+import type { OrderRow, PaymentRow, RefundRow, ReturnLine } from './orders.tables.ts';
 import { returnView } from './orders.views.ts';
-import { refundsHeld } from './refunds.repository.ts';
-import { RETURN_REFUND_REASON, openRefund, sendRefund, type OpenedRefund } from './refunds.service.ts';
+import {
+  RETURN_REFUND_REASON,
+  openRefund,
+  refundableOf,
+  refundGiftCards,
+  sendRefund,
+  splitRefund,
+  type OpenedRefund,
+} from './refunds.service.ts';
 import { unitsPart } from '../pricing/tax-arithmetic.ts';
 
 /**
@@ -99,6 +106,8 @@ interface Plan {
   returnLines: ReturnLine[];
   share: number;
   refundable: number;
+  /** What of `refundable` went through the provider, and what the gift cards paid. */
+  parts: { provider: number; cards: number };
 }
 
 /** Checks a return against the order (read under the caller's locks) and values it. */
@@ -156,8 +165,9 @@ async function plan(trx: Tx, order: OrderRow, payment: PaymentRow | null, body: 
     );
   const returnLines = [...merged.values()];
   const share = returnShare(order, lines, returned, unitsByVariant(returnLines));
-  const refundable = payment?.status === 'succeeded' ? payment.amount - (await refundsHeld(trx, payment)) : 0;
-  return { order, lines, payment, returnLines, share, refundable };
+  // Decision `gift-card-tender`: what went to the provider, and what the gift cards paid.
+  const parts = await refundableOf(trx, payment, order);
+  return { order, lines, payment, returnLines, share, refundable: parts.provider + parts.cards, parts };
 }
 
 /** The order (404 if not this store's), its latest payment and the order locked in decision `one-lock-order`'s order. */
@@ -226,9 +236,23 @@ export async function createReturn(
       now,
     );
     let opened: OpenedRefund | null = null;
+    let toCards: RefundRow | null = null;
     if (amount > 0 && payment) {
-      const refund = await openRefund(trx, payment, amount, RETURN_REFUND_REASON, now, reason);
-      opened = { refund, payment, order };
+      // Back to the gift cards the order spent first, at once; the provider refunds the rest.
+      const split = splitRefund(amount, planned.parts);
+      if (split.cards > 0)
+        toCards = (
+          await refundGiftCards(trx, store?.name ?? 'The store', payment, order, {
+            amount: split.cards,
+            reason: RETURN_REFUND_REASON,
+            note: reason,
+            now,
+          })
+        ).refund;
+      if (split.provider > 0) {
+        const refund = await openRefund(trx, payment, split.provider, RETURN_REFUND_REASON, now, reason);
+        opened = { refund, payment, order };
+      }
     }
     const row = await insertReturn(trx, {
       store_id: storeId,
@@ -236,7 +260,7 @@ export async function createReturn(
       lines: JSON.stringify(planned.returnLines),
       reason,
       refund_amount: amount,
-      refund_id: opened?.refund.id ?? null,
+      refund_id: opened?.refund.id ?? toCards?.id ?? null,
       created_at: now,
     });
     const currency = order.currency.trim();

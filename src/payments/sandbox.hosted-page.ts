@@ -129,7 +129,8 @@ export function pageHeaders(returnUrl: ReturnUrl | null): Record<string, string>
   };
 }
 
-function layout(title: string, body: string): string {
+/** An HTML document in the hosted pages' style (its stylesheet and icon); the pay link's page uses it too. */
+export function hostedDocument(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -142,16 +143,23 @@ function layout(title: string, body: string): string {
 </head>
 <body>
 <main class="panel">
-<header class="masthead">
-<p class="badge">Test mode</p>
-<h1>Sandbox payment</h1>
-<p class="note">This page belongs to the sandbox payment provider. No real card is charged and no money moves.</p>
-</header>
 ${body}
 </main>
 </body>
 </html>
 `;
+}
+
+function layout(title: string, body: string): string {
+  return hostedDocument(
+    title,
+    `<header class="masthead">
+<p class="badge">Test mode</p>
+<h1>Sandbox payment</h1>
+<p class="note">This page belongs to the sandbox payment provider. No real card is charged and no money moves.</p>
+</header>
+${body}`,
+  );
 }
 
 export interface PaymentPage {

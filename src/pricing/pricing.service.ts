@@ -1,5 +1,4 @@
 import type { Transaction } from 'kysely';
-import { byCreated } from '../db/keyset.ts';
 import { storeSetting } from '../db/settings-cache.ts';
 import type { Database } from '../db/tables.ts';
 import { countryRules, isKnownCountry } from '@storefront/address';
@@ -12,36 +11,33 @@ import type { ListPage } from '../lib/cursors.ts';
 import { AppError, notFound, validationFailed } from '../lib/errors.ts';
 import type { ServiceDeps } from '../db/service-deps.ts';
 import { assertRatedClasses } from './tax-classes.service.ts';
+import { adjustOrderUses, discountInvalid } from '../promotions/offer.ts';
 import type { Discount, DiscountBody, TaxRate, TaxRateBody } from './pricing.schemas.ts';
-import type { DiscountKind, DiscountRow, ShippingTaxKind, TaxRateRow } from './pricing.tables.ts';
+import type { DiscountKind, ShippingTaxKind, TaxRateRow } from './pricing.tables.ts';
+import {
+  createDiscountCode,
+  deleteDiscountCode,
+  listDiscountCodes,
+  normalizeDiscountCode,
+  type DiscountCode,
+} from '../promotions/discount-codes.ts';
+import { deleteTaxRate, taxRates, upsertTaxRate } from './pricing.repository.ts';
 
 export type { DiscountKind };
-import {
-  adjustDiscountUse,
-  countDiscountUse,
-  deleteDiscount,
-  deleteTaxRate,
-  discountsQuery,
-  findDiscountByCode,
-  insertDiscount,
-  taxRates,
-  upsertTaxRate,
-} from './pricing.repository.ts';
+export { normalizeDiscountCode };
 
 /** Discount codes and tax rates by country and region: what checkout prices an order with. */
 
 type Deps = Pick<ServiceDeps, 'db' | 'clock'>;
 
-/** A discount code as checkout prices with it. */
-export type UsableDiscount = DiscountRow;
-
 /** What an order carries of its discount (the code it was bought with). */
 interface DiscountedOrder {
   store_id: string;
-  discount_code: string | null;
+  /** What it applied (decision `cart-promotions`). */
+  promotions: readonly { id: string }[];
 }
 
-export const discountView = (row: DiscountRow): Discount => ({
+export const discountView = (row: DiscountCode): Discount => ({
   id: row.id,
   code: row.code,
   kind: row.kind,
@@ -62,69 +58,31 @@ export const taxRateView = (row: TaxRateRow, shippingAmount: number): TaxRate =>
   updatedAt: row.updated_at.toISOString(),
 });
 
-export function normalizeDiscountCode(code: string): string {
-  return code.trim().toUpperCase();
-}
-
-export const discountInvalid = (code: string): AppError =>
-  new AppError(
-    'discount_invalid',
-    409,
-    `The discount code "${code}" is unknown, not active at this time, or used up.`,
-    { errors: [{ pointer: '/discountCode', detail: 'is not valid now' }] },
-  );
-
-function discountUsable(row: DiscountRow, now: Date): boolean {
-  if (row.starts_at && row.starts_at > now) return false;
-  if (row.ends_at && row.ends_at <= now) return false;
-  return row.usage_limit === null || row.used_count < row.usage_limit;
-}
-
-/** The discount a buyer's code names, if it can be used at `now`; 409 discount_invalid otherwise. */
-export async function usableDiscount(
-  deps: Pick<ServiceDeps, 'db'>,
-  storeId: string,
-  code: string,
-  now: Date,
-): Promise<DiscountRow> {
-  const discount = await findDiscountByCode(deps.db, storeId, normalizeDiscountCode(code));
-  if (!discount || !discountUsable(discount, now)) throw discountInvalid(code);
-  return discount;
-}
-
-/** Counts one use of the discount in the checkout's transaction; 409 when it was used up meanwhile. */
-export async function useDiscount(
-  deps: { db: Transaction<Database> },
-  storeId: string,
-  discount: Pick<DiscountRow, 'id'>,
-  code: string,
-  now: Date,
-): Promise<void> {
-  if (!(await countDiscountUse(deps.db, storeId, discount.id, now))) throw discountInvalid(code);
-}
+export { discountInvalid };
 
 /**
- * An unpaid order gives its discount's use back when it expires (decision `discount-use-given-back`: a use is reserved at checkout
- * like stock, so checkouts nobody pays cannot use a limited code up).
+ * An unpaid order gives its promotions' uses back when it expires or is cancelled (decision
+ * `discount-use-given-back`: a use is reserved at checkout like stock, so checkouts nobody pays
+ * cannot use a limited code up).
  */
 export async function giveBackDiscountUse(
   deps: { db: Transaction<Database> },
   order: DiscountedOrder,
   now: Date,
 ): Promise<void> {
-  if (order.discount_code) await adjustDiscountUse(deps.db, order.store_id, order.discount_code, -1, now);
+  await adjustOrderUses(deps.db, order.store_id, order.promotions, -1, now);
 }
 
 /**
- * A late payment revives an expired order (decision `order-states`): its discount's use counts again, past the limit if
- * need be, since the buyer has paid the discounted price.
+ * A late payment revives an expired order (decision `order-states`): its promotions' uses count
+ * again, past their limits if need be, since the buyer has paid the discounted price.
  */
 export async function countRevivedDiscountUse(
   deps: { db: Transaction<Database> },
   order: DiscountedOrder,
   now: Date,
 ): Promise<void> {
-  if (order.discount_code) await adjustDiscountUse(deps.db, order.store_id, order.discount_code, 1, now);
+  await adjustOrderUses(deps.db, order.store_id, order.promotions, 1, now);
 }
 
 /**
@@ -183,20 +141,20 @@ export async function createDiscount(deps: Deps, storeId: string, body: Discount
       { pointer: '/endsAt', detail: 'must be after startsAt' },
     ]);
   }
-  const now = deps.clock.now();
-  const code = normalizeDiscountCode(body.code);
-  const row = await insertDiscount(deps.db, {
-    store_id: storeId,
-    code,
+  const row = await createDiscountCode(deps, storeId, {
+    code: body.code,
     kind: body.kind,
     value: body.value,
-    starts_at: body.startsAt ?? null,
-    ends_at: body.endsAt ?? null,
-    usage_limit: body.usageLimit ?? null,
-    created_at: now,
-    updated_at: now,
+    startsAt: body.startsAt ?? null,
+    endsAt: body.endsAt ?? null,
+    usageLimit: body.usageLimit ?? null,
   });
-  if (!row) throw new AppError('discount_exists', 409, `The code ${code} exists already.`);
+  if (!row)
+    throw new AppError(
+      'discount_exists',
+      409,
+      `The code ${normalizeDiscountCode(body.code)} exists already.`,
+    );
   return discountView(row);
 }
 
@@ -205,13 +163,7 @@ export function listDiscounts(
   storeId: string,
   page: { limit?: number | undefined; cursor?: string | undefined },
 ): Promise<ListPage<Discount>> {
-  return byCreated(
-    deps.cursors,
-    `${storeId}:discounts`,
-    discountsQuery(deps.db, storeId),
-    page,
-    discountView,
-  );
+  return listDiscountCodes(deps, storeId, page, discountView);
 }
 
 export async function removeDiscount(
@@ -219,8 +171,9 @@ export async function removeDiscount(
   storeId: string,
   discountId: string,
 ): Promise<void> {
-  if (!(await deleteDiscount(deps.db, storeId, discountId)))
-    throw notFound('No discount with that id in this store.');
+  await deleteDiscountCode(deps, storeId, discountId, () =>
+    notFound('No discount with that id in this store.'),
+  );
 }
 
 /** A tax rate's key: an ISO 3166-1 country (`DE`) or an ISO 3166-2 region of one (`US-CA`). */

@@ -1,23 +1,8 @@
-import type { ColumnType, Generated, Selectable } from 'kysely';
-import type { CreatedAt, UpdatedAt, NullableTime } from '../db/tables.ts';
+import type { ColumnType, Selectable } from 'kysely';
+import type { CreatedAt, UpdatedAt } from '../db/tables.ts';
 
+/** A discount code's kind (discount codes are promotions: src/promotions/discount-codes.ts). */
 export type DiscountKind = 'percent' | 'fixed';
-
-export interface DiscountTable {
-  store_id: string;
-  id: Generated<string>;
-  code: string;
-  kind: DiscountKind;
-  /** percent: 1–100; fixed: minor units of the store currency. */
-  value: number;
-  starts_at: NullableTime;
-  ends_at: NullableTime;
-  usage_limit: number | null;
-  used_count: Generated<number>;
-  created_at: CreatedAt;
-  updated_at: UpdatedAt;
-}
-export type DiscountRow = Selectable<DiscountTable>;
 
 export interface TaxRateTable {
   store_id: string;
@@ -45,9 +30,8 @@ export interface TaxClassTable {
 }
 export type TaxClassRow = Selectable<TaxClassTable>;
 
-/** Table types of discount codes and per-country tax and flat shipping. */
+/** Table types of per-country tax and flat shipping. */
 export interface PricingTables {
-  discounts: DiscountTable;
   tax_rates: TaxRateTable;
   tax_classes: TaxClassTable;
 }

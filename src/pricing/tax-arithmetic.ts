@@ -15,6 +15,9 @@
  *
  * Nothing here reads a database or a clock: the callers say which rate applies to which line.
  */
+import { allocate } from '../lib/allocate.ts';
+
+export { allocate } from '../lib/allocate.ts';
 
 /** A line to tax: its amount (unit price × quantity, gross when prices include tax) and its rate. */
 export interface TaxableLine {
@@ -33,6 +36,11 @@ export interface TaxQuoteInput {
   lines: readonly TaxableLine[];
   /** The order-level discount, at most the lines' sum. */
   discount: number;
+  /**
+   * Each line's share of `discount`, when the promotions engine set them (decision
+   * `cart-promotions`): they add up to it, each within its line. Absent: shared out in proportion.
+   */
+  lineDiscounts?: readonly number[] | undefined;
   /** The shipping amount (gross when prices include tax). */
   shipping: number;
   shippingTax: ShippingTaxRule;
@@ -85,31 +93,6 @@ export interface TaxLine {
 /** A breakdown as the API shows it: its amounts in minor units of `currency`, which each entry names. */
 export const taxLinesView = (lines: readonly TaxLine[], currency: string) =>
   lines.map((line) => ({ ...line, currency }));
-
-/**
- * `total` shared out in proportion to `weights` (non-negative integers) by the largest-remainder
- * method: each gets ⌊total × weight / Σ⌋, and the units left over go one each to the largest
- * remainders, the earlier first on a tie. The shares add up to `total` exactly; with no weight at
- * all every share is 0 (and `total` must be 0).
- */
-export function allocate(total: number, weights: readonly number[]): number[] {
-  const sum = weights.reduce((acc, weight) => acc + BigInt(weight), 0n);
-  if (sum === 0n) {
-    if (total !== 0) throw new RangeError(`cannot share ${total} over nothing`);
-    return weights.map(() => 0);
-  }
-  const whole = BigInt(total);
-  const shares = weights.map((weight) => (whole * BigInt(weight)) / sum);
-  const remainders = weights.map((weight, index) => ({ index, rest: (whole * BigInt(weight)) % sum }));
-  let left = Number(whole - shares.reduce((acc, share) => acc + share, 0n));
-  remainders.sort((a, b) => (a.rest === b.rest ? a.index - b.index : a.rest > b.rest ? -1 : 1));
-  for (const { index } of remainders) {
-    if (left === 0) break;
-    shares[index]! += 1n;
-    left -= 1;
-  }
-  return shares.map(Number);
-}
 
 /** Tax on top of a net amount, rounded half up: `round(net × bps / 10000)`. */
 export function taxOnNet(net: number, rateBps: number): number {
@@ -176,10 +159,19 @@ export function quoteTax(input: TaxQuoteInput): TaxQuote {
   const subtotal = input.lines.reduce((sum, line) => sum + line.amount, 0);
   if (input.discount < 0 || input.discount > subtotal)
     throw new RangeError(`discount ${input.discount} is outside 0…${subtotal}`);
-  const shares = allocate(
-    input.discount,
-    input.lines.map((line) => line.amount),
-  );
+  const shares =
+    input.lineDiscounts ??
+    allocate(
+      input.discount,
+      input.lines.map((line) => line.amount),
+    );
+  if (
+    input.lineDiscounts !== undefined &&
+    (shares.length !== input.lines.length ||
+      shares.reduce((sum, share) => sum + share, 0) !== input.discount ||
+      shares.some((share, index) => share < 0 || share > input.lines[index]!.amount))
+  )
+    throw new RangeError('the lines’ discounts do not add up to the discount within their lines');
   const lines = input.lines.map((line, index) => {
     const discount = shares[index]!;
     return { ...line, discount, ...taxed(line.amount - discount, line.rateBps, input.pricesIncludeTax) };

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createTestStore, startTestApp, type TestApp, type TestStore } from '../test/harness.ts';
+import { ok } from '../test/answers.ts';
 
 let t: TestApp;
 before(async () => (t = await startTestApp()));
@@ -34,7 +35,7 @@ interface TaxLine {
 interface Cart {
   id: string;
   items: { variantId: string; quantity: number; tax: LineTax | null }[];
-  totals: { subtotal: Money; discount: Money; shipping: Money; tax: Money; total: Money };
+  totals: { subtotal: Money; discount: Money; shipping: Money; tax: Money; total: Money; amountDue: Money };
   taxLines: TaxLine[];
 }
 interface Order {
@@ -53,12 +54,6 @@ const BERLIN = {
   postalCode: '10117',
   country: 'DE',
 };
-
-async function ok<T>(response: Promise<{ statusCode: number; body: string }>, status = 200): Promise<T> {
-  const answer = await response;
-  assert.equal(answer.statusCode, status, answer.body);
-  return JSON.parse(answer.body) as T;
-}
 
 /**
  * A euro store taxing Germany at 19 %, books (`reduced`) at 7 %, shipping following the goods; a
@@ -151,6 +146,7 @@ describe('tax classes price the cart and the order', () => {
       shipping: eur(500),
       tax: eur(747),
       total: eur(6747),
+      amountDue: eur(6747),
       taxIncluded: false,
     });
     assert.equal(

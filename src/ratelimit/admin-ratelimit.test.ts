@@ -9,6 +9,7 @@ import {
   type TestApp,
   type TestStore,
 } from '../test/harness.ts';
+import { toWindowStart } from './ratelimit.test-support.ts';
 
 // Admin API budgets (issue 31): per client IP before authentication, per staff session after.
 // Each test uses addresses of its own, so counters shared through Redis by other test files never
@@ -41,6 +42,7 @@ function call(method: 'GET' | 'PUT', remoteAddress: string, token: string | null
 describe('Admin API rate limits', () => {
   test("a staff session's reads and writes have budgets of their own, with RateLimit headers", async () => {
     const ip = address();
+    toWindowStart(t);
     // A fresh session of its own, so the budgets start at zero whatever ran before.
     const session = (await openStaffSession(t.deps, store.store.id, store.ownerEmail)).token;
     for (let i = 1; i <= 5; i += 1) {
@@ -71,6 +73,7 @@ describe('Admin API rate limits', () => {
 
   test('one address has a budget for every Admin API request, before its token is looked up', async () => {
     const ip = address();
+    toWindowStart(t);
     for (let i = 0; i < IP_BUDGET; i += 1) {
       const answer = await call('GET', ip, 'st_not_a_real_token_000000000000000000000000');
       assert.equal(answer.statusCode, 401, answer.body);

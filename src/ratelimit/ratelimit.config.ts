@@ -9,6 +9,8 @@ export interface RateLimitConfig {
   readonly signIn: number;
   /** Customer sign-in and code checks per client IP, store and window (decision `customer-accounts`). */
   readonly customerSignIn: number;
+  /** Gift card code lookups per client IP, store and window (decision `gift-card-codes`). */
+  readonly giftCardGuesses: number;
   /** Sending-domain verify-now requests per store and window (each runs five DNS lookups). */
   readonly domainVerify: number;
   /** Admin API requests per client IP and window, signed in or not (before authentication). */

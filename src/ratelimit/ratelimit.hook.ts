@@ -198,3 +198,26 @@ export function storeActionRateLimit(
     );
   };
 }
+
+/**
+ * A budget for one action per client IP and store: at most `perWindow` uses per window (gift card
+ * code guesses, decision `gift-card-codes`). Over it, throws 429 `rate_limited` with Retry-After.
+ */
+export function clientActionRateLimit(
+  limiter: RateLimiter,
+  perWindow: number,
+  /** `name` names the counters; `what` is the action in the refusal's words ("gift card codes"). */
+  action: { name: string; what: string },
+) {
+  return async function limitClientAction(storeId: string, client: string): Promise<void> {
+    const decision = await limiter.hit({
+      keyId: action.name,
+      storeId: `${action.name}:${storeId}`,
+      tier: 'public-write',
+      keyLimit: Number.MAX_SAFE_INTEGER,
+      clientLimit: perWindow,
+      ip: client,
+    });
+    refuseOver(decision, (s) => `Too many ${action.what} from this address; retry in ${s} s.`);
+  };
+}

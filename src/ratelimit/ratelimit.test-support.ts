@@ -13,6 +13,7 @@ export const ROOMY: RateLimitConfig = {
   signIn: 1000,
   customerSignIn: 1000,
   domainVerify: 1000,
+  giftCardGuesses: 1000,
   adminIp: 3000,
   adminRead: 1200,
   adminWrite: 600,
@@ -28,7 +29,16 @@ export async function startRateLimitedApp(
   config: Partial<Config> = {},
 ): Promise<TestApp> {
   const t = await startTestApp({ db, config: { ...config, rateLimits: { ...ROOMY, ...rateLimits } } });
-  const windowMs = t.config.rateLimits.windowMs;
-  t.clock.advance(windowMs - (t.clock.now().getTime() % windowMs));
+  toWindowStart(t);
   return t;
+}
+
+/**
+ * Moves the app's clock to the start of the next rate-limit window. The budgets are fixed windows:
+ * requests that straddle two of them see the count start again midway, so a test that spends a
+ * budget does so from a window's start.
+ */
+export function toWindowStart(t: Pick<TestApp, 'clock' | 'config'>): void {
+  const { windowMs } = t.config.rateLimits;
+  t.clock.advance(windowMs - (t.clock.now().getTime() % windowMs));
 }

@@ -70,9 +70,24 @@ export async function seedDemo(deps: SeedDeps): Promise<DemoCredentials | null> 
     return { storeId: store.id, publishableKey: key.key, staffToken: session.token };
   } catch (error) {
     // The services commit one by one; remove the half-made store (every tenant row cascades) so
-    // the next start seeds it again instead of finding a store without its catalog.
-    await deleteStore(deps, store.id);
+    // the next start seeds it again instead of finding a store without its catalog. A busy
+    // database may pick the cascade as a deadlock's victim: it is tried again before giving up.
+    await removeHalfMadeStore(deps, store.id, error);
     throw error;
+  }
+}
+
+async function removeHalfMadeStore(deps: SeedDeps, storeId: string, cause: unknown): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await deleteStore(deps, storeId);
+    } catch (cleanup) {
+      if (attempt === 3)
+        throw new AggregateError([cause, cleanup], 'the demo seed failed and its half-made store stayed', {
+          cause: cleanup,
+        });
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
   }
 }
 

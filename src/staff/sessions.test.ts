@@ -14,6 +14,7 @@ import {
   type TestApp,
   type TestDb,
 } from '../test/harness.ts';
+import { toWindowStart } from '../ratelimit/ratelimit.test-support.ts';
 
 /** Counts the SQL statements an app runs (the same work shows as the same statements). */
 const counter = { count: 0 };
@@ -68,6 +69,7 @@ describe('session lifetime (decision `staff-sessions`)', () => {
 describe('sign-in limits and enumeration (decision `sign-in-answers-first`)', () => {
   test('at most RATE_LIMIT_SIGN_IN sign-in and verify requests per client IP and window', async () => {
     const shop = await createTestStore(t);
+    toWindowStart(t);
     const ip = client();
     const answers = [];
     for (let i = 0; i < 5; i++)

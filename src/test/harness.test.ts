@@ -44,7 +44,8 @@ describe('assertQuiet', () => {
       return false;
     });
     assert.ok(Date.now() - started >= 100, 'it watched for the whole time');
-    assert.ok(looks >= 3, `it looked more than once (${looks})`);
+    // A loaded machine may stall the timer for the whole window; it still looks at the start and at the end.
+    assert.ok(looks >= 2, `it looked more than once (${looks})`);
   });
 
   test('fails as soon as something happens, naming it', async () => {

@@ -4,12 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import { pino } from 'pino';
 import { recordEvent } from '../events/events.ts';
 import { createTestStore, startTestApp, waitFor, type TestApp } from '../test/harness.ts';
 import { backfillResourceKeys } from '../db/migrations/0012_event_resource_keys.ts';
-import { leaseMs, WebhookRelay } from './webhooks.relay.ts';
+import { FANOUT_GAP_MS, leaseMs, WebhookRelay } from './webhooks.relay.ts';
 import {
   claimDeliveries,
   fanOutEvents,
@@ -373,6 +374,43 @@ describe('webhook relay', () => {
         await second.stop();
       }
     } finally {
+      await hook.close();
+    }
+  });
+
+  test('while busy, commits are fanned out together: at most one fan-out per gap, every event delivered', async (context) => {
+    const shop = await createTestStore(t);
+    const hook = await startReceiver(() => ({ status: 204 }));
+    const relay = startRelay();
+    try {
+      await registerEndpoint(t, shop, hook.url);
+      // Each event its own commit (and, on PostgreSQL, its own notification), one every few milliseconds,
+      // as a busy store's sales are.
+      const total = 60;
+      const started = performance.now();
+      const commits: Promise<unknown>[] = [];
+      for (let n = 0; n < total; n++) {
+        commits.push(emit(t, shop.store.id, 'product.updated', { productId: `p${n}`, n }, `product:p${n}`));
+        await sleep(4);
+      }
+      await Promise.all(commits);
+      const burstMs = performance.now() - started;
+      const received = await hook.waitForRequests(total, undefined, 15_000);
+      assert.deepEqual(
+        received.map((request) => Number(request.body.data.n)).sort((a, b) => a - b),
+        Array.from({ length: total }, (_, n) => n),
+      );
+      // One fan-out when the relay starts, one per gap during the burst, one after it.
+      const bound = Math.ceil(burstMs / FANOUT_GAP_MS) + 3;
+      context.diagnostic(
+        `${total} commits in ${burstMs.toFixed(0)} ms: ${relay.relay.fanOuts} fan-outs (at most ${bound})`,
+      );
+      assert.ok(
+        relay.relay.fanOuts <= bound,
+        `${relay.relay.fanOuts} fan-outs for ${total} commits in ${burstMs.toFixed(0)} ms`,
+      );
+    } finally {
+      await relay.stop();
       await hook.close();
     }
   });

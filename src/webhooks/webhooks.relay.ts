@@ -32,6 +32,13 @@ import { WebhookSender, webhookHeaders, type SendResult } from './webhooks.sende
 export const POLL_MS = { notified: 2000, polling: 100 } as const;
 /** How often it scans for due deliveries without a reason to (new events, a wake-up, a due retry). */
 export const SCAN_MS = { notified: 2000, polling: 500 } as const;
+/**
+ * While busy, commits' notifications are taken together (decision `relay-coalescing`): a fan-out
+ * that found events is followed by the next one no sooner than this, so a store selling many times
+ * a second costs the relay at most this many fan-outs a second, each taking every event committed
+ * meanwhile, rather than one per commit. A quiet relay fans out at once.
+ */
+export const FANOUT_GAP_MS = 20;
 /** A claimed delivery belongs to its relay for the attempt's timeout plus this margin. */
 const LEASE_MARGIN_MS = 30_000;
 /**
@@ -47,7 +54,10 @@ export interface RelayDeps {
   clock: Clock;
   log: Log;
   webhooks: WebhookConfig;
-  /** The PostgreSQL URL to LISTEN on (another connection); null on the embedded PGlite. */
+  /**
+   * The PostgreSQL URL to LISTEN on (another connection); null to poll (the embedded PGlite, or
+   * behind a transaction pooler without DATABASE_DIRECT_URL).
+   */
   databaseUrl: string | null;
   /**
    * Told of every attempt's outcome (`retry`: failed, another attempt follows; `failed`: no
@@ -94,7 +104,9 @@ export function envelopeOf(delivery: Pick<ClaimedDelivery, 'event'>): string {
  *   - events committed: a notification (on PostgreSQL a dedicated connection LISTENs on
  *     `storefront_webhooks`, which a trigger on `events` signals at every commit that inserted
  *     events) makes it run one fan-out statement, which also claims the fresh deliveries it may send at once (fanOutAndClaim), so a
- *     quiet relay's whole cycle for a new event is that one statement;
+ *     quiet relay's whole cycle for a new event is that one statement; while busy, a fan-out that
+ *     found events is followed by the next no sooner than FANOUT_GAP_MS, which takes every event
+ *     committed meanwhile (decision `relay-coalescing`);
  *   - deliveries may be due that the fan-out did not claim (a backlog, rows waiting behind an older
  *     one of their resource, retries, replays, another relay's leftovers): it claims due
  *     deliveries fairly across stores (claimDeliveries), as many as it has free sending slots (at
@@ -118,6 +130,9 @@ export class WebhookRelay {
   #dueAt: number | null = null;
   #lastScan = 0;
   #lastFanOut = 0;
+  /** When the last fan-out that found events ran (performance.now(), not the clock: tests stop that). */
+  #lastBusyFanOut = -Infinity;
+  #fanOuts = 0;
   /** Events may wait for fan-out (a notification from a commit, a poll, a full batch). */
   #fanOutDue = true;
   /** Due deliveries may wait that only a claim would take. */
@@ -133,6 +148,11 @@ export class WebhookRelay {
   constructor(deps: RelayDeps) {
     this.#deps = deps;
     this.#failures = new OncePerIntervalByKey(FAILURE_LOG_INTERVAL_MS, () => deps.clock.now().getTime());
+  }
+
+  /** The fan-out statements this relay has run (each takes every event committed before it). */
+  get fanOuts(): number {
+    return this.#fanOuts;
   }
 
   /** The payload of this relay's notifications; `''` (a commit's) and others' wake it. */
@@ -205,9 +225,15 @@ export class WebhookRelay {
     timing: { pollMs: number; scanMs: number },
   ): Promise<number> {
     const { db, webhooks, clock } = this.#deps;
+    // Busy: the events of the commits that notified since the last fan-out wait for its gap to end.
+    let gapLeft = 0;
     while (this.#fanOutDue && !signal.aborted) {
+      gapLeft = this.#lastBusyFanOut + FANOUT_GAP_MS - performance.now();
+      if (gapLeft > 0) break;
       this.#fanOutDue = false;
       this.#lastFanOut = clock.now().getTime();
+      this.#fanOuts++;
+      const started = performance.now();
       const fanOut = await fanOutAndClaim(db, {
         now: clock.now(),
         leaseMs: leaseMs(this.#deps),
@@ -219,6 +245,7 @@ export class WebhookRelay {
       // of their resource in flight, a disabled endpoint's: claimDeliveries decides).
       if (fanOut.created > fanOut.claimed.length) this.#scanDue = true;
       if (fanOut.dispatched === FANOUT_BATCH) this.#fanOutDue = true;
+      else if (fanOut.dispatched > 0) this.#lastBusyFanOut = started;
     }
     const now = clock.now().getTime();
     const scan =
@@ -242,7 +269,8 @@ export class WebhookRelay {
         }
       }
     }
-    return this.#sleepFor(clock.now().getTime(), timing.pollMs);
+    const sleepMs = this.#sleepFor(clock.now().getTime(), timing.pollMs);
+    return this.#fanOutDue && gapLeft > 0 ? Math.min(sleepMs, Math.ceil(gapLeft)) : sleepMs;
   }
 
   /** Until the next retry or lease expiry (one that is already due waits for a free slot), at most pollMs. */

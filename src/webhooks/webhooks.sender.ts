@@ -149,6 +149,22 @@ async function readAnswer(body: AsyncIterable<unknown>, status: number, limit: n
  * connect time (https agent: public addresses, plus loopback when ALLOW_HTTP_WEBHOOKS is on; http
  * agent: loopback only).
  */
+/**
+ * Where a request of ours may not go, checked before any connection (scheme and literal
+ * addresses); names are checked at connect time by `guardedLookup`. Null when it may go.
+ */
+export function precheckUrl(url: URL, allowHttp: boolean): string | null {
+  if (url.protocol === 'http:' && !allowHttp)
+    return 'refused: plain http is not allowed (ALLOW_HTTP_WEBHOOKS is off)';
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `refused: ${url.protocol} is not https`;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (net.isIP(host) !== 0) {
+    const refusal = refusalFor(host, { allowLoopback: allowHttp, loopbackOnly: url.protocol === 'http:' });
+    if (refusal) return `refused to connect: ${refusal}`;
+  }
+  return null;
+}
+
 export class WebhookSender {
   readonly #timeoutMs: number;
   readonly #allowHttp: boolean;
@@ -181,22 +197,6 @@ export class WebhookSender {
     return this.#client;
   }
 
-  /** Where the request may not go, checked before any connection (scheme and literal addresses). */
-  #precheck(url: URL): string | null {
-    if (url.protocol === 'http:' && !this.#allowHttp)
-      return 'refused: plain http is not allowed (ALLOW_HTTP_WEBHOOKS is off)';
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') return `refused: ${url.protocol} is not https`;
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (net.isIP(host) !== 0) {
-      const refusal = refusalFor(host, {
-        allowLoopback: this.#allowHttp,
-        loopbackOnly: url.protocol === 'http:',
-      });
-      if (refusal) return `refused to connect: ${refusal}`;
-    }
-    return null;
-  }
-
   async send(
     input: WebhookRequest,
     stop: AbortSignal | undefined,
@@ -210,7 +210,7 @@ export class WebhookSender {
     } catch {
       return { ok: false, status: null, error: 'invalid URL', retryAfterMs: null, interrupted: false };
     }
-    const refusal = this.#precheck(url);
+    const refusal = precheckUrl(url, this.#allowHttp);
     if (refusal) return { ok: false, status: null, error: refusal, retryAfterMs: null, interrupted: false };
 
     // Loaded before the attempt's clock starts: loading undici is not the receiver's time.

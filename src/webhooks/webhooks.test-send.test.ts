@@ -86,7 +86,7 @@ function sendTest(
 async function deliveriesOf(app: TestApp, shop: TestStore, endpointId: string): Promise<Delivery[]> {
   const response = await app.app.inject({
     method: 'GET',
-    url: `${DELIVERIES}?endpointId=${endpointId}`,
+    url: `${DELIVERIES}?endpointId=${endpointId}&limit=100`,
     headers: as(shop.staffToken),
   });
   assert.equal(response.statusCode, 200, response.body);

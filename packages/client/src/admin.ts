@@ -1,4 +1,4 @@
-import { createTransport, paginate, type TransportOptions } from './core.ts';
+import { createTransport, paginate, randomUUID, type TransportOptions } from './core.ts';
 import { ADMIN_PREFIX, adminOperations } from './operations.ts';
 import type {
   AdminOperationId,
@@ -32,6 +32,11 @@ export interface AdminClientOptions extends TransportOptions {
 }
 
 type ListQuery<K extends ListOperationId> = Omit<QueryParams<K>, 'cursor'>;
+
+/** A write that places a draft order: its `Idempotency-Key` (default: a new one per call; pass your own to retry safely). */
+export interface PlaceDraftOptions extends CallOptions {
+  idempotencyKey?: string;
+}
 type ListInput<K extends ListOperationId> = Omit<RequestInput<K>, 'query'> & { query?: ListQuery<K> };
 
 export interface AdminClient {
@@ -118,6 +123,34 @@ export interface AdminClient {
       body: RequestBody<'adminPreviewReturn'>,
       options?: CallOptions,
     ): Promise<SuccessBody<'adminPreviewReturn'>>;
+  };
+  /**
+   * Draft orders (decision `draft-orders`): priced as checkout prices them; `invoice` mails a link to
+   * pay (stock held until `reserveUntil`), `complete` records a payment taken outside (role admin).
+   * A draft makes one order at most: placing it again answers with that order.
+   */
+  draftOrders: {
+    create(
+      body: RequestBody<'adminCreateDraftOrder'>,
+      options?: CallOptions,
+    ): Promise<SuccessBody<'adminCreateDraftOrder'>>;
+    list(
+      query?: QueryParams<'adminListDraftOrders'>,
+      options?: CallOptions,
+    ): Promise<SuccessBody<'adminListDraftOrders'>>;
+    listAll(
+      query?: ListQuery<'adminListDraftOrders'>,
+      options?: CallOptions,
+    ): AsyncGenerator<ListItem<'adminListDraftOrders'>>;
+    get(id: string, options?: CallOptions): Promise<SuccessBody<'adminGetDraftOrder'>>;
+    update(
+      id: string,
+      body: RequestBody<'adminUpdateDraftOrder'>,
+      options?: CallOptions,
+    ): Promise<SuccessBody<'adminUpdateDraftOrder'>>;
+    delete(id: string, options?: CallOptions): Promise<void>;
+    invoice(id: string, options?: PlaceDraftOptions): Promise<SuccessBody<'adminInvoiceDraftOrder'>>;
+    complete(id: string, options?: PlaceDraftOptions): Promise<SuccessBody<'adminCompleteDraftOrder'>>;
   };
   webhookEndpoints: {
     /** Registers an endpoint; the answer carries its signing `secret`, shown this once. */
@@ -248,6 +281,27 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
       cancel: (id, body, options) => call('adminCancelOrder', { ...options, path: { id }, body: body ?? {} }),
       createReturn: (id, body, options) => call('adminCreateReturn', { ...options, path: { id }, body }),
       previewReturn: (id, body, options) => call('adminPreviewReturn', { ...options, path: { id }, body }),
+    },
+    draftOrders: {
+      create: (body, options) => call('adminCreateDraftOrder', { ...options, body }),
+      list: (query, options) => call('adminListDraftOrders', { ...options, query }),
+      listAll: (query, options) => list('adminListDraftOrders', { ...options, query }),
+      get: (id, options) => call('adminGetDraftOrder', { ...options, path: { id } }),
+      update: (id, body, options) => call('adminUpdateDraftOrder', { ...options, path: { id }, body }),
+      delete: (id, options) => none(call('adminDeleteDraftOrder', { ...options, path: { id } })),
+      invoice: (id, { idempotencyKey = randomUUID(), ...options } = {}) =>
+        call('adminInvoiceDraftOrder', {
+          ...options,
+          path: { id },
+          header: { 'Idempotency-Key': idempotencyKey },
+        }),
+      complete: (id, { idempotencyKey = randomUUID(), ...options } = {}) =>
+        call('adminCompleteDraftOrder', {
+          ...options,
+          path: { id },
+          body: { payment: 'manual' },
+          header: { 'Idempotency-Key': idempotencyKey },
+        }),
     },
     webhookEndpoints: {
       create: (body, options) => call('adminCreateWebhookEndpoint', { ...options, body }),

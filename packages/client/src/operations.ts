@@ -31,6 +31,10 @@ export const storefrontOperations = {
   setCartShippingMethod: 'PUT /storefront/v1/carts/{id}/shipping-method',
   setCartDiscountCode: 'PUT /storefront/v1/carts/{id}/discount-code',
   removeCartDiscountCode: 'DELETE /storefront/v1/carts/{id}/discount-code',
+  addCartDiscountCode: 'POST /storefront/v1/carts/{id}/discount-codes/{code}',
+  removeCartDiscountCodeNamed: 'DELETE /storefront/v1/carts/{id}/discount-codes/{code}',
+  addCartGiftCard: 'POST /storefront/v1/carts/{id}/gift-cards',
+  removeCartGiftCard: 'DELETE /storefront/v1/carts/{id}/gift-cards/{last4}',
   createCheckout: 'POST /storefront/v1/checkout',
   getOrder: 'GET /storefront/v1/orders/{id}',
   customerRequestSignInCode: 'POST /storefront/v1/customers/sign-in',
@@ -78,6 +82,7 @@ export const adminOperations = {
   adminDeleteProduct: 'DELETE /products/{id}',
   adminUpdateProduct: 'PATCH /products/{id}',
   adminCreateVariant: 'POST /products/{id}/variants',
+  adminLookupVariants: 'GET /variants',
   adminDeleteVariant: 'DELETE /variants/{id}',
   adminUpdateVariant: 'PATCH /variants/{id}',
   adminListCollections: 'GET /collections',
@@ -150,6 +155,11 @@ export const adminOperations = {
   adminListTaxClasses: 'GET /tax-classes',
   adminCreateTaxClass: 'POST /tax-classes',
   adminDeleteTaxClass: 'DELETE /tax-classes/{code}',
+  adminListPromotions: 'GET /promotions',
+  adminCreatePromotion: 'POST /promotions',
+  adminGetPromotion: 'GET /promotions/{id}',
+  adminDeletePromotion: 'DELETE /promotions/{id}',
+  adminUpdatePromotion: 'PATCH /promotions/{id}',
   adminGetTaxService: 'GET /tax-service',
   adminPutTaxService: 'PUT /tax-service',
   adminDeleteTaxService: 'DELETE /tax-service',
@@ -179,6 +189,21 @@ export const adminOperations = {
   adminDeleteCustomerGroup: 'DELETE /customer-groups/{id}',
   adminUpdateCustomerGroup: 'PATCH /customer-groups/{id}',
   adminSetCustomerGroups: 'PUT /customers/{id}/groups',
+  adminListGiftCards: 'GET /gift-cards',
+  adminIssueGiftCard: 'POST /gift-cards',
+  adminGetGiftCard: 'GET /gift-cards/{id}',
+  adminUpdateGiftCard: 'PATCH /gift-cards/{id}',
+  adminListImports: 'GET /imports',
+  adminCreateImport: 'POST /imports',
+  adminGetImport: 'GET /imports/{id}',
+  adminExport: 'GET /exports',
+  adminListDraftOrders: 'GET /draft-orders',
+  adminCreateDraftOrder: 'POST /draft-orders',
+  adminGetDraftOrder: 'GET /draft-orders/{id}',
+  adminDeleteDraftOrder: 'DELETE /draft-orders/{id}',
+  adminUpdateDraftOrder: 'PATCH /draft-orders/{id}',
+  adminInvoiceDraftOrder: 'POST /draft-orders/{id}/invoice',
+  adminCompleteDraftOrder: 'POST /draft-orders/{id}/complete',
 } as const;
 
 /** The common prefix of the admin paths. */
@@ -202,7 +227,16 @@ export type WebhookOperationId =
   | 'onReturnCreated'
   | 'onCustomerCreated'
   | 'onCustomerUpdated'
-  | 'onCustomerDeleted';
+  | 'onCustomerDeleted'
+  | 'onPromotionCreated'
+  | 'onPromotionUpdated'
+  | 'onPromotionDeleted'
+  | 'onGiftCardIssued'
+  | 'onGiftCardUpdated'
+  | 'onImportCompleted'
+  | 'onDraftOrderCreated'
+  | 'onDraftOrderUpdated'
+  | 'onDraftOrderCompleted';
 
 /** Every operationId a client can call, in both tables and in the generated types. */
 export type OperationId = (keyof typeof storefrontOperations | keyof typeof adminOperations) &

@@ -416,13 +416,80 @@ export interface paths {
     };
     get?: never;
     /**
-     * Apply a discount code to the cart
-     * @description A code that cannot be used now is 409 `discount_invalid`, as at checkout. The cart’s totals then show its discount. With If-Match, 412 if the cart changed meanwhile.
+     * Set the cart’s one discount code
+     * @description Replaces the cart’s codes with this one (POST /carts/{id}/discount-codes/{code} adds one to them). A code that cannot be used now is 409 `discount_invalid`, as at checkout. The cart’s totals then show its discount. With If-Match, 412 if the cart changed meanwhile.
      */
     put: operations['setCartDiscountCode'];
     post?: never;
-    /** Remove the cart’s discount code */
+    /**
+     * Remove the cart’s discount codes
+     * @description Removes every code the cart holds.
+     */
     delete: operations['removeCartDiscountCode'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/storefront/v1/carts/{id}/discount-codes/{code}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a discount code to the cart
+     * @description A cart holds up to 5 codes; every automatic promotion it qualifies for applies without one, and the engine picks the best total the store’s combination rules allow (`promotions` says what applies). A code that cannot be used now is 409 `discount_invalid`; a sixth is 409 `too_many_discount_codes`; a code the cart holds already changes nothing. A code that can be used but takes nothing off stays on the cart with a `discount_not_applicable` notice saying why. With If-Match, 412 if the cart changed meanwhile.
+     */
+    post: operations['addCartDiscountCode'];
+    /**
+     * Remove one discount code from the cart
+     * @description A code the cart does not hold changes nothing.
+     */
+    delete: operations['removeCartDiscountCodeNamed'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/storefront/v1/carts/{id}/gift-cards': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pay part of the cart with a gift card
+     * @description Adds a gift card by its code (any case; spaces and dashes ignored). The cart keeps the card, never its code, and shows it in `giftCards` by its last 4 characters with what it pays; `totals.amountDue` is what is left for the payment provider. A code no card of the store has, or a card disabled, expired, empty or in another currency, is 409 `gift_card_invalid`; a sixth card is 409 `too_many_gift_cards`. Each call spends one of the client’s guesses (RATE_LIMIT_GIFT_CARD per window): past them, 429 `rate_limited`. With If-Match, 412 if the cart changed meanwhile.
+     */
+    post: operations['addCartGiftCard'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/storefront/v1/carts/{id}/gift-cards/{last4}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a gift card from the cart
+     * @description Removes the card whose code ends in `last4` (any case). A card the cart does not hold changes nothing.
+     */
+    delete: operations['removeCartGiftCard'];
     options?: never;
     head?: never;
     patch?: never;
@@ -864,6 +931,26 @@ export interface paths {
     put?: never;
     /** Add a variant to a product */
     post: operations['adminCreateVariant'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/variants': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Find variants by SKU or id
+     * @description The store's variants whose SKU (compared exactly) or id is one of those given (`?sku=A&sku=B&id=…`, at most 100 of each), with their products' titles, archived ones too; none given: none. For a form resolving pasted SKUs without reading the whole catalog.
+     */
+    get: operations['adminLookupVariants'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1568,7 +1655,7 @@ export interface paths {
     put?: never;
     /**
      * Refund part or all of a paid order
-     * @description At most the paid total minus refunds made or pending. 202: the refund settles when the provider confirms it (order.refunded, refund notice mail).
+     * @description At most the paid total minus refunds made or pending. 202: the refund settles when the provider confirms it (order.refunded, refund notice mail). A refund of a `manual` payment (a draft order paid outside) is settled at once without a provider: the money goes back outside.
      */
     post: operations['adminCreateRefund'];
     delete?: never;
@@ -1820,6 +1907,49 @@ export interface paths {
     options?: never;
     head?: never;
     patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/promotions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Promotions, oldest first, with their uses so far */
+    get: operations['adminListPromotions'];
+    put?: never;
+    /**
+     * Create a promotion
+     * @description A code promotion (`code`) or an automatic one (`automatic: true`). `percent` values are percentages (`12.5`), `amount` values minor units. A taken code is 409 `promotion_code_exists`, whatever its case.
+     */
+    post: operations['adminCreatePromotion'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/promotions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A promotion */
+    get: operations['adminGetPromotion'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a promotion
+     * @description Orders placed with it keep their figures and its code.
+     */
+    delete: operations['adminDeletePromotion'];
+    options?: never;
+    head?: never;
+    /** Change a promotion */
+    patch: operations['adminUpdatePromotion'];
     trace?: never;
   };
   '/admin/v1/tax-service': {
@@ -2140,6 +2270,195 @@ export interface paths {
      */
     put: operations['adminSetCustomerGroups'];
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/gift-cards': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Gift cards, newest first
+     * @description `last4` finds the cards whose code ends so (what a buyer reads from their card).
+     */
+    get: operations['adminListGiftCards'];
+    put?: never;
+    /**
+     * Issue a gift card
+     * @description A card of `initialAmount` (minor units) in `currency`, with a fresh code `XXXX-XXXX-XXXX-XXXX` (16 characters without look-alikes: no 0, O, 1 or I). The code is in this answer only: the service keeps its SHA-256 and last 4 characters. `customerId` must be a customer of the store (400 at `/customerId`), `expiresAt` in the future. Records `gift_card.issued`.
+     */
+    post: operations['adminIssueGiftCard'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/gift-cards/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A gift card with its balance history */
+    get: operations['adminGetGiftCard'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a gift card, or adjust its balance
+     * @description `note`, `expiresAt`, `customerId` (null: nobody’s) and `disabled` (a disabled card pays nothing). `adjustment` adds its `amount` (negative: takes it off) to the balance, kept in the ledger with its `reason`; the balance never goes below 0 (409 `gift_card_balance_too_low`). Records `gift_card.updated` naming what changed.
+     */
+    patch: operations['adminUpdateGiftCard'];
+    trace?: never;
+  };
+  '/admin/v1/imports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Imports, newest first */
+    get: operations['adminListImports'];
+    put?: never;
+    /**
+     * Import a CSV file
+     * @description A `multipart/form-data` body: `kind` (`products`, `customers` or `inventory`), `dryRun` (`true` to check only) and one file part, a CSV file in UTF-8 of at most IMPORT_MAX_MB. Answers 202 with the queued job at once; a worker checks every row, then (unless a dry run, or a row is bad: then nothing is written) writes them in batches. Follow it with `GET /admin/v1/imports/{id}`. Formats: docs/import-export.md. Records `import.completed` when it completes.
+     */
+    post: operations['adminCreateImport'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/imports/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An import: where it stands, its bad rows, what it did */
+    get: operations['adminGetImport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/exports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export products, orders or customers as CSV
+     * @description Streams a CSV file (UTF-8, a header row), an attachment `<kind>-<date>.csv`, read a page at a time so that a store of any size exports in bounded memory. `products`: Shopify’s product CSV (a row per variant, images by position; `Variant Label`, `Tax Class`, `Option1 Values`… and `Price / EUR` columns carry what Shopify’s columns do not), which a products import reads back to the same catalog. `orders`: one row per line, newest order first, with the order’s figures (amounts as decimals of its currency) on each. `customers`: Shopify’s customer CSV with each customer’s default address. See docs/import-export.md.
+     */
+    get: operations['adminExport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/draft-orders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Draft orders, newest first */
+    get: operations['adminListDraftOrders'];
+    put?: never;
+    /**
+     * Create a draft order
+     * @description Priced at once by checkout’s quote (the customer’s groups’ price lists, the market of the shipping address, tax, automatic promotions), with staff’s prices, custom items, custom shipping and discount. Records `draft_order.created`.
+     */
+    post: operations['adminCreateDraftOrder'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/draft-orders/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A draft order with its live totals
+     * @description An open draft is priced now. A draft that made its order (invoiced or completed) shows that order’s amounts: its lines, discounts, tax, shipping and totals as charged.
+     */
+    get: operations['adminGetDraftOrder'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete an open draft order
+     * @description A draft that made an order stays, as its record. Records `draft_order.updated` with status `deleted`.
+     */
+    delete: operations['adminDeleteDraftOrder'];
+    options?: never;
+    head?: never;
+    /** Change an open draft order */
+    patch: operations['adminUpdateDraftOrder'];
+    trace?: never;
+  };
+  '/admin/v1/draft-orders/{id}/invoice': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Invoice a draft order: a pending order holding stock, and a mail with the link to pay it
+     * @description Makes the draft a pending order (`source: "draft"`) that holds its stock until the draft’s `reserveUntil` (default 3 days after the invoice), creates its payment at the store’s provider, and mails the customer a link to pay it on the provider’s hosted page. The provider’s signed webhook makes it paid; at expiry its stock goes back. Idempotent by `Idempotency-Key`; invoicing an invoiced draft again answers with its order. Records `draft_order.updated` (`invoiced`).
+     */
+    post: operations['adminInvoiceDraftOrder'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/draft-orders/{id}/complete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Complete a draft order paid outside (bank transfer, cash): a paid order at once
+     * @description Makes the draft a paid order (`source: "draft"`) with a payment `{provider: "manual", status: "succeeded"}`: its stock sold, `order.created` and `order.paid` recorded and the confirmation mailed, as for any paid order. Completing an invoiced draft marks the pending order its invoice made paid the same way (its held stock sold, the provider’s intent cancelled); when that order expired or was cancelled it is 409 `draft_order_expired`. Idempotent by `Idempotency-Key`, and a draft makes one order at most: completing it again answers with that order. Records `draft_order.completed`.
+     */
+    post: operations['adminCompleteDraftOrder'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2622,6 +2941,186 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'promotion.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * promotion.created
+     * @description A promotion was created (also a discount code through `POST /discounts`). Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onPromotionCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'promotion.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * promotion.updated
+     * @description A promotion was changed. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onPromotionUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'promotion.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * promotion.deleted
+     * @description A promotion was deleted (also a discount code through `DELETE /discounts/{id}`). Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onPromotionDeleted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'gift_card.issued': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * gift_card.issued
+     * @description A gift card was issued, by staff or sold by an order (a gift card product); `balance` is its initial amount. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onGiftCardIssued'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'gift_card.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * gift_card.updated
+     * @description Staff changed a gift card, or its balance moved (a checkout held or released an amount, a refund paid back to it). Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onGiftCardUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'import.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * import.completed
+     * @description An import completed: a dry run checked every row (`errors` counts the bad ones), or a file was written (`created`, `updated`, `unchanged` count products, customers or variants). Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onImportCompleted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'draft_order.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * draft_order.created
+     * @description Staff created a draft order. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onDraftOrderCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'draft_order.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * draft_order.updated
+     * @description A draft order changed: edited, invoiced (a pending order holds its stock; `orderId`), or deleted. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onDraftOrderUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'draft_order.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * draft_order.completed
+     * @description A draft order was completed with a payment taken outside: `orderId` is the paid order it made. Delivered at least once: deduplicate on `id`. See docs/webhooks.md.
+     */
+    post: operations['onDraftOrderCompleted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -2780,7 +3279,10 @@ export interface components {
       lines: components['schemas']['Line'][];
       subtotal: components['schemas']['Money'];
       discount: components['schemas']['Money'];
+      /** @description The first discount code that applied (`promotions` lists every promotion). */
       discountCode: string | null;
+      /** @description The promotions the order applied, codes and automatic ones, with what each took off (goods and shipping). */
+      promotions: components['schemas']['AppliedPromotion'][];
       tax: components['schemas']['Money'];
       /** @description The amounts included their tax when the order was charged (`total = subtotal − discount + shipping`); false: tax was added on top. */
       taxIncluded: boolean;
@@ -2789,6 +3291,9 @@ export interface components {
       shippingTax: components['schemas']['Money'];
       shipping: components['schemas']['Money'];
       total: components['schemas']['Money'];
+      /** @description The gift cards that pay the order, and how much each pays of `total`; `amountDue` is the rest, what the payment provider charges (0: the cards paid it all, and the order was paid at checkout). */
+      giftCards: components['schemas']['OrderGiftCard'][];
+      amountDue: components['schemas']['Money'];
       refunded: components['schemas']['Money'];
       /** @description Where the parcel goes, as given at checkout (null when the checkout gave none). */
       shippingAddress: components['schemas']['Address'] | null;
@@ -2810,6 +3315,13 @@ export interface components {
        */
       expiresAt: string;
       paidAt: string | null;
+      /**
+       * @description How the order was made: `checkout` (every order before draft orders), or `draft`: staff made it from a draft order (`draftOrderId`).
+       * @enum {string}
+       */
+      source: 'checkout' | 'draft';
+      /** @description The draft order it was made from; null for a checkout’s. */
+      draftOrderId: string | null;
       /** @description When staff cancelled the order (status `cancelled`); null otherwise. */
       cancelledAt: string | null;
       /** @description The payment arrived when the stock of a line was short: the order is paid anyway (money is never kept without an order) and needs the merchant (restock or refund). */
@@ -2906,6 +3418,8 @@ export interface components {
       currency: string;
       /** @description The tax class of its variants (`standard`, `reduced`, …; default `standard`). */
       taxClass: string;
+      /** @description The product sells gift cards (decision `gift-card-products`): paying for a unit issues a card of its price; its variants are not shipped. */
+      giftCard: boolean;
       variants: components['schemas']['AdminVariant'][];
       /** Format: date-time */
       createdAt: string;
@@ -3527,6 +4041,23 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    /**
+     * AppliedPromotion
+     * @description A promotion applied, with what it took off the goods and the shipping together (`amount`; free shipping: the shipping it took off), and of that what it took off the shipping (`shipping`: a shop can say “Free shipping” apart from the discount).
+     */
+    AppliedPromotion: {
+      /**
+       * Format: uuid
+       * @description A UUID.
+       */
+      id: string;
+      /** @description Its name, as the merchant gave it: what the shopper is shown. */
+      name: string;
+      /** @description The code that applied it; null for an automatic promotion. */
+      code: string | null;
+      amount: components['schemas']['Money'];
+      shipping: components['schemas']['Money'];
+    };
     /** AppList */
     AppList: {
       items: components['schemas']['App'][];
@@ -3546,8 +4077,16 @@ export interface components {
       shippingAddress: components['schemas']['Address'] | null;
       /** @description The chosen shipping method and what it costs now: PUT /carts/{id}/shipping-method. */
       shippingMethod: components['schemas']['ShippingOption'] | null;
-      /** @description The discount code applied to the totals: PUT /carts/{id}/discount-code. */
+      /** @description The cart’s first discount code (`discountCodes` has them all): PUT /carts/{id}/discount-code sets one. */
       discountCode: string | null;
+      /** @description The codes the cart holds, in the order entered (at most 5): POST and DELETE /carts/{id}/discount-codes/{code}. A code that takes nothing off stays, with a notice saying why. */
+      discountCodes: string[];
+      /** @description What applies, codes and automatic deals: the best total the store’s combination rules allow. `totals.discount` is what they take off the goods; a free-shipping promotion makes `totals.shipping` 0. */
+      promotions: components['schemas']['AppliedPromotion'][];
+      /** @description How much more of the goods (before discounts) a free-shipping promotion of the store wants before it applies (“add $12 for free shipping”); null when none is that close to applying or shipping is free already. */
+      freeShippingRemaining: components['schemas']['Money'] | null;
+      /** @description The gift cards entered, in the order entered (at most 5): POST /carts/{id}/gift-cards, DELETE /carts/{id}/gift-cards/{last4}. Each pays `amount` of what is left after discounts, shipping and tax, up to its `balance`; gift-card lines are never paid with gift cards. */
+      giftCards: components['schemas']['CartGiftCard'][];
       totals: components['schemas']['CartTotals'];
       /** @description The store’s tax service did not answer: the tax shown is the built-in rates’ estimate, and checkout asks the service again. */
       taxEstimated: boolean;
@@ -3567,6 +4106,16 @@ export interface components {
       /** @description ISO 3166-1 alpha-2; null: none (the default market, until an address is given). */
       country: string | null;
     };
+    /**
+     * CartGiftCard
+     * @description `amount`: what the card pays of this cart now; `balance`: its balance now, before this cart.
+     */
+    CartGiftCard: {
+      /** @description The last 4 characters of its code (the code itself is never shown). */
+      last4: string;
+      amount: components['schemas']['Money'];
+      balance: components['schemas']['Money'];
+    };
     /** CartInput */
     CartInput: {
       /** @description Lines of the same variant are merged. */
@@ -3581,7 +4130,7 @@ export interface components {
     /** CartNotice */
     CartNotice: {
       /**
-       * @description `shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code can no longer be used. `shipping_unavailable`: no shipping method of the store reaches the address (checkout would refuse it). `market_changed`: this write moved the cart to another market (its address or country): every line is priced there now, in its currency.
+       * @description `shipping_method_cleared`: this write dropped a method that no longer fits the cart. `shipping_method_unavailable`: the chosen method no longer fits (choose another). `discount_code_invalid`: the code `discountCode` can no longer be used (`reason`: `unknown`, `not_started`, `ended`, `used_up`, `customer_limit`); checkout would refuse it. `gift_card_unusable`: the gift card `giftCard` (its last 4 characters) can no longer pay (`reason`: `disabled`, `expired`, `currency`, `empty`); it pays nothing and stays until removed. `discount_not_applicable`: the code `discountCode` stays on the cart but takes nothing off now (`reason`: `market`, `customer_group`, `first_order_only`, `no_matching_items`, `minimum_not_met`, `no_shipping`, `nothing_to_discount`, `not_considered`, `not_combinable`, `not_better`). `shipping_unavailable`: no shipping method of the store reaches the address (checkout would refuse it). `market_changed`: this write moved the cart to another market (its address or country): every line is priced there now, in its currency.
        * @enum {string}
        */
       code:
@@ -3589,12 +4138,20 @@ export interface components {
         | 'shipping_method_unavailable'
         | 'discount_code_invalid'
         | 'shipping_unavailable'
-        | 'market_changed';
+        | 'market_changed'
+        | 'discount_not_applicable'
+        | 'gift_card_unusable';
       detail: string;
+      /** @description The code the notice is about. */
+      discountCode?: string;
+      /** @description The last 4 characters of the gift card the notice is about. */
+      giftCard?: string;
+      /** @description Why the code or gift card does not apply (see `code`). */
+      reason?: string;
     };
     /**
      * CartTotals
-     * @description What checkout charges when nothing changes: the code’s discount, the tax of the address’s country, and the chosen method’s shipping (without a method: the country’s flat shipping, as a checkout without one is charged).
+     * @description What checkout charges when nothing changes (`amountDue`: what the payment provider is asked for, `total` less what the gift cards pay; 0: the cards pay it all, and the order is paid at checkout): the promotions’ discount, the tax of the address’s country, and the chosen method’s shipping (without a method: the country’s flat shipping, as a checkout without one is charged).
      */
     CartTotals: {
       subtotal: components['schemas']['Money'];
@@ -3602,6 +4159,7 @@ export interface components {
       shipping: components['schemas']['Money'];
       tax: components['schemas']['Money'];
       total: components['schemas']['Money'];
+      amountDue: components['schemas']['Money'];
       /** @description Prices include tax: `tax` is a part of the subtotal and shipping, and `total = subtotal − discount + shipping`. */
       taxIncluded: boolean;
     };
@@ -3617,6 +4175,8 @@ export interface components {
       /** @description ISO 3166-1 alpha-2; drives tax and shipping. */
       country?: string;
       discountCode?: string;
+      /** @description Gift card codes that pay the order, in this order, before the payment provider (replaces the cart's cards; `[]`: none). Each spends one of the client's guesses. A code no card has, or a card that cannot pay, is 409 `gift_card_invalid`; a card whose balance was spent meanwhile, 409 `gift_card_balance_too_low`. */
+      giftCards?: string[];
       shippingAddress?: components['schemas']['AddressInput'];
       billingAddress?: components['schemas']['AddressInput'];
       /**
@@ -3734,6 +4294,14 @@ export interface components {
       };
       /** @description How many matching products to answer, default 20. */
       limit?: number;
+    };
+    /** CompleteDraftOrderBody */
+    CompleteDraftOrderBody: {
+      /**
+       * @description The payment was taken outside (bank transfer, cash): the order is paid at once.
+       * @enum {string}
+       */
+      payment: 'manual';
     };
     /**
      * ContentUpdatedData
@@ -3948,13 +4516,37 @@ export interface components {
       addresses: components['schemas']['CustomerAddress'][];
       /** @description The customer groups they are in, by name. */
       groups: components['schemas']['CustomerExportGroup'][];
+      /** @description The gift cards that are theirs (never the codes, nor staff’s notes), oldest first. */
+      giftCards: components['schemas']['CustomerExportGiftCard'][];
       /** @description Newest first, as staff see them. */
       orders: components['schemas']['AdminOrder'][];
+      /** @description The draft orders staff made for them, oldest first (with staff’s notes: they may name them). */
+      draftOrders: components['schemas']['CustomerExportDraftOrder'][];
       /** @description The mail sent to them or about their orders that is still kept, oldest first. */
       mail: components['schemas']['CustomerExportMail'][];
       sessions: components['schemas']['CustomerExportSession'][];
       /** @description Earlier exports of this data. */
       privacyLog: components['schemas']['PrivacyLogEntry'][];
+    };
+    /** CustomerExportDraftOrder */
+    CustomerExportDraftOrder: {
+      id: string;
+      status: string;
+      email: string;
+      shippingAddress: components['schemas']['Address'] | null;
+      billingAddress: components['schemas']['Address'] | null;
+      note: string | null;
+      orderId: string | null;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    /** CustomerExportGiftCard */
+    CustomerExportGiftCard: {
+      id: string;
+      last4: string;
+      balance: components['schemas']['Money'];
+      /** Format: date-time */
+      createdAt: string;
     };
     /** CustomerExportGroup */
     CustomerExportGroup: {
@@ -3966,7 +4558,7 @@ export interface components {
       id: string;
       kind: string;
       to: string;
-      /** @description Null for a sign-in code (its subject is the code, sealed and erased once sent). */
+      /** @description Null for a sealed mail: a sign-in code (its subject is the code) or the codes of gift cards they bought; sealed, and erased once sent. */
       subject: string | null;
       status: string;
       /** Format: date-time */
@@ -4133,6 +4725,398 @@ export interface components {
        */
       status: 'pending' | 'verified' | 'failed';
     };
+    /** DraftOrder */
+    DraftOrder: {
+      /**
+       * Format: uuid
+       * @description A UUID.
+       */
+      id: string;
+      /**
+       * @description `open`: staff edit it; `invoiced`: a pending order holds its stock until it is paid through the mailed link or expires; `completed`: paid outside and made a paid order.
+       * @enum {string}
+       */
+      status: 'open' | 'invoiced' | 'completed';
+      /**
+       * Format: uuid
+       * @description A UUID.
+       */
+      customerId: string;
+      email: string;
+      /** @description ISO 4217 currency code. */
+      currency: string;
+      lines: components['schemas']['DraftOrderLine'][];
+      /** @description Catalog lines whose variant is no longer sold (deleted, or its product not active): left out of the totals; an invoice or completion refuses them. */
+      unavailable: components['schemas']['DraftOrderUnavailableLine'][];
+      shippingAddress: components['schemas']['Address'] | null;
+      billingAddress: components['schemas']['Address'] | null;
+      shippingMethodId: string | null;
+      customShipping: components['schemas']['DraftOrderCustomShipping'] | null;
+      /** @description What shipping is charged: the custom shipping (`id` null), the chosen method, else the destination’s automatic one; null when nothing ships or there is no destination yet. */
+      shipping: components['schemas']['DraftOrderShipping'] | null;
+      discount: components['schemas']['DraftOrderDiscount'] | null;
+      /** @description The automatic promotions that apply, as checkout applies them. */
+      promotions: components['schemas']['AppliedPromotion'][];
+      totals: components['schemas']['DraftOrderTotals'];
+      taxLines: components['schemas']['TaxLine'][];
+      note: string | null;
+      reserveUntil: string | null;
+      /** @description The order the draft made (invoiced or completed). */
+      orderId: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /**
+     * DraftOrderBody
+     * @description A customer (`customerId`) or an `email` (its customer is found or made as a guest, as checkout does), and at least one line: a catalog variant (at its price for the customer, or at `unitPrice`) or a custom item. `shippingMethodId` or `customShipping`, not both. Amounts are integers in minor units of the draft’s currency: the currency of the market of the shipping address’s country.
+     */
+    DraftOrderBody: {
+      /**
+       * Format: uuid
+       * @description A UUID.
+       */
+      customerId?: string;
+      email?: string;
+      lines: (
+        | components['schemas']['DraftOrderCatalogLineInput']
+        | components['schemas']['DraftOrderCustomLineInput']
+      )[];
+      shippingAddress?: components['schemas']['AddressInput'] | null;
+      billingAddress?: components['schemas']['AddressInput'] | null;
+      shippingMethodId?: string | null;
+      customShipping?: components['schemas']['DraftOrderCustomShippingInput'] | null;
+      discount?: components['schemas']['DraftOrderDiscountInput'] | null;
+      note?: string | null;
+      reserveUntil?: string | null;
+    };
+    /** DraftOrderCatalogLineInput */
+    DraftOrderCatalogLineInput: {
+      /**
+       * Format: uuid
+       * @description A UUID.
+       */
+      variantId: string;
+      quantity: number;
+      /** @description A price staff agreed (minor units of the draft’s currency), in place of the price the customer would be charged at checkout. */
+      unitPrice?: number;
+    };
+    /**
+     * DraftOrderCompletedData
+     * @description A draft order was completed with a payment taken outside: `orderId` is the paid order it made.
+     */
+    DraftOrderCompletedData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      draftOrderId: string;
+      /**
+       * @description The draft’s status after the change; `deleted` when staff deleted it.
+       * @enum {string}
+       */
+      status: 'open' | 'invoiced' | 'completed' | 'deleted';
+      /** @description The order the draft made (its invoice’s pending order, or its completion’s paid one); null while open. */
+      orderId: string | null;
+    } & {
+      [key: string]: unknown;
+    };
+    /** DraftOrderCompletedEvent */
+    DraftOrderCompletedEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'draft_order.completed';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['DraftOrderCompletedData'];
+    } & {
+      [key: string]: unknown;
+    };
+    /**
+     * DraftOrderCreatedData
+     * @description Staff created a draft order.
+     */
+    DraftOrderCreatedData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      draftOrderId: string;
+      /**
+       * @description The draft’s status after the change; `deleted` when staff deleted it.
+       * @enum {string}
+       */
+      status: 'open' | 'invoiced' | 'completed' | 'deleted';
+      /** @description The order the draft made (its invoice’s pending order, or its completion’s paid one); null while open. */
+      orderId: string | null;
+    } & {
+      [key: string]: unknown;
+    };
+    /** DraftOrderCreatedEvent */
+    DraftOrderCreatedEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'draft_order.created';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['DraftOrderCreatedData'];
+    } & {
+      [key: string]: unknown;
+    };
+    /** DraftOrderCustomLineInput */
+    DraftOrderCustomLineInput: {
+      title: string;
+      /** @description Minor units of the draft’s currency. */
+      unitPrice: number;
+      quantity: number;
+      /** @description A tax class of the store; default `standard`. */
+      taxClass?: string;
+      /** @description Default true. */
+      requiresShipping?: boolean;
+    };
+    /** DraftOrderCustomShipping */
+    DraftOrderCustomShipping: {
+      title: string;
+      amount: components['schemas']['Money'];
+    };
+    /** DraftOrderCustomShippingInput */
+    DraftOrderCustomShippingInput: {
+      title: string;
+      /** @description Minor units of the draft’s currency. */
+      amount: number;
+    };
+    /**
+     * DraftOrderDiscount
+     * @description Staff’s discount and what it takes off (after the promotions), shared over the lines like every discount.
+     */
+    DraftOrderDiscount: {
+      /** @enum {string} */
+      kind: 'percent' | 'amount';
+      value: number;
+      reason: string;
+      amount: components['schemas']['Money'];
+    };
+    /** DraftOrderDiscountInput */
+    DraftOrderDiscountInput: {
+      /** @enum {string} */
+      kind: 'percent' | 'amount';
+      /** @description `percent`: a percentage up to 100 with at most 2 decimals (`12.5`); `amount`: minor units. */
+      value: number;
+      /** @description Why (kept with the draft). */
+      reason: string;
+    };
+    /** DraftOrderLine */
+    DraftOrderLine: {
+      /**
+       * Format: uuid
+       * @description A UUID.
+       */
+      id: string;
+      /** @description Null for a custom line. */
+      variantId: string | null;
+      productId: string | null;
+      title: string;
+      variantLabel: string;
+      sku: string | null;
+      custom: boolean;
+      quantity: number;
+      unitPrice: components['schemas']['Money'];
+      /** @description Staff set the price (a custom line, or `unitPrice` on a catalog line). */
+      priceSet: boolean;
+      lineTotal: components['schemas']['Money'];
+      discount: components['schemas']['Money'];
+      tax: components['schemas']['LineTax'];
+      taxClass: string;
+      requiresShipping: boolean;
+    };
+    /**
+     * DraftOrderListItem
+     * @description A draft in a list (GET one for its live totals).
+     */
+    DraftOrderListItem: {
+      /**
+       * Format: uuid
+       * @description A UUID.
+       */
+      id: string;
+      /**
+       * @description `open`: staff edit it; `invoiced`: a pending order holds its stock until it is paid through the mailed link or expires; `completed`: paid outside and made a paid order.
+       * @enum {string}
+       */
+      status: 'open' | 'invoiced' | 'completed';
+      /**
+       * Format: uuid
+       * @description A UUID.
+       */
+      customerId: string;
+      email: string;
+      lineCount: number;
+      orderId: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** DraftOrderListItemList */
+    DraftOrderListItemList: {
+      items: components['schemas']['DraftOrderListItem'][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      nextCursor: string | null;
+    };
+    /**
+     * DraftOrderPatch
+     * @description The fields to change; `lines` are replaced whole; `null` clears an address, the shipping, the discount, the note or `reserveUntil`. Only an open draft changes.
+     */
+    DraftOrderPatch: {
+      /**
+       * Format: uuid
+       * @description A UUID.
+       */
+      customerId?: string;
+      email?: string;
+      lines?: (
+        | components['schemas']['DraftOrderCatalogLineInput']
+        | components['schemas']['DraftOrderCustomLineInput']
+      )[];
+      shippingAddress?: components['schemas']['AddressInput'] | null;
+      billingAddress?: components['schemas']['AddressInput'] | null;
+      shippingMethodId?: string | null;
+      customShipping?: components['schemas']['DraftOrderCustomShippingInput'] | null;
+      discount?: components['schemas']['DraftOrderDiscountInput'] | null;
+      note?: string | null;
+      reserveUntil?: string | null;
+    };
+    /**
+     * DraftOrderPlaced
+     * @description The draft and the order it made: pending with its stock held (invoice), or paid (completion).
+     */
+    DraftOrderPlaced: {
+      draftOrder: components['schemas']['DraftOrder'];
+      order: components['schemas']['DraftOrderPlacedOrder'];
+      payment: components['schemas']['DraftOrderPlacedPayment'];
+      /** @description The link mailed to the customer (an invoice); null for a completion. */
+      payUrl: string | null;
+    };
+    /** DraftOrderPlacedOrder */
+    DraftOrderPlacedOrder: {
+      /**
+       * Format: uuid
+       * @description A UUID.
+       */
+      id: string;
+      number: number;
+      status: string;
+      total: components['schemas']['Money'];
+      /** Format: date-time */
+      expiresAt: string;
+    };
+    /** DraftOrderPlacedPayment */
+    DraftOrderPlacedPayment: {
+      provider: string;
+      status: string;
+      amount: components['schemas']['Money'];
+    };
+    /** DraftOrderShipping */
+    DraftOrderShipping: {
+      id: string | null;
+      name: string;
+      amount: components['schemas']['Money'];
+    };
+    /**
+     * DraftOrderTotals
+     * @description Priced now by the quote checkout uses: what an invoice or a completion charges if nothing changes.
+     */
+    DraftOrderTotals: {
+      subtotal: components['schemas']['Money'];
+      discount: components['schemas']['Money'];
+      shipping: components['schemas']['Money'];
+      tax: components['schemas']['Money'];
+      total: components['schemas']['Money'];
+      taxIncluded: boolean;
+    };
+    /** DraftOrderUnavailableLine */
+    DraftOrderUnavailableLine: {
+      /**
+       * Format: uuid
+       * @description A UUID.
+       */
+      variantId: string;
+      quantity: number;
+    };
+    /**
+     * DraftOrderUpdatedData
+     * @description A draft order changed: edited, invoiced (a pending order holds its stock; `orderId`), or deleted.
+     */
+    DraftOrderUpdatedData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      draftOrderId: string;
+      /**
+       * @description The draft’s status after the change; `deleted` when staff deleted it.
+       * @enum {string}
+       */
+      status: 'open' | 'invoiced' | 'completed' | 'deleted';
+      /** @description The order the draft made (its invoice’s pending order, or its completion’s paid one); null while open. */
+      orderId: string | null;
+    } & {
+      [key: string]: unknown;
+    };
+    /** DraftOrderUpdatedEvent */
+    DraftOrderUpdatedEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'draft_order.updated';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['DraftOrderUpdatedData'];
+    } & {
+      [key: string]: unknown;
+    };
     /** FieldError */
     FieldError: {
       /** @description JSON Pointer to the offending value within the request part named by `in`. */
@@ -4293,10 +5277,363 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    /** GiftCard */
+    GiftCard: {
+      /** Format: uuid */
+      id: string;
+      /** @description The code’s last 4 characters: the code itself is never shown again. */
+      last4: string;
+      initialAmount: components['schemas']['Money'];
+      balance: components['schemas']['Money'];
+      /**
+       * @description `disabled` by staff, or `expired` (past `expiresAt`): neither pays.
+       * @enum {string}
+       */
+      status: 'active' | 'disabled' | 'expired';
+      disabled: boolean;
+      expiresAt: string | null;
+      note: string | null;
+      customerId: string | null;
+      /** @description The order that sold the card (a gift card product, decision `gift-card-products`); null when staff issued it. */
+      orderId: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** GiftCardCodeInput */
+    GiftCardCodeInput: {
+      /** @description The gift card’s code. */
+      code: string;
+    };
+    /** GiftCardDetail */
+    GiftCardDetail: {
+      /** Format: uuid */
+      id: string;
+      /** @description The code’s last 4 characters: the code itself is never shown again. */
+      last4: string;
+      initialAmount: components['schemas']['Money'];
+      balance: components['schemas']['Money'];
+      /**
+       * @description `disabled` by staff, or `expired` (past `expiresAt`): neither pays.
+       * @enum {string}
+       */
+      status: 'active' | 'disabled' | 'expired';
+      disabled: boolean;
+      expiresAt: string | null;
+      note: string | null;
+      customerId: string | null;
+      /** @description The order that sold the card (a gift card product, decision `gift-card-products`); null when staff issued it. */
+      orderId: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** @description The card's history, oldest first (its latest 200 entries). */
+      ledger: components['schemas']['GiftCardLedgerEntry'][];
+    };
+    /** GiftCardInput */
+    GiftCardInput: {
+      /** @description Minor units. */
+      initialAmount: number;
+      /** @description ISO 4217 currency code. */
+      currency: string;
+      /** @description In the future; null: never. */
+      expiresAt?: string | null;
+      note?: string | null;
+      /** @description A customer of the store the card belongs to. */
+      customerId?: string | null;
+    };
+    /**
+     * GiftCardIssuedData
+     * @description A gift card was issued, by staff or sold by an order (a gift card product); `balance` is its initial amount.
+     */
+    GiftCardIssuedData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      giftCardId: string;
+      /** @description The code’s last 4 characters. */
+      last4: string;
+      balance: components['schemas']['Money'];
+      /**
+       * Format: uuid
+       * @description The order that sold the card (decision `gift-card-products`); absent when staff issued it.
+       */
+      orderId?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    /** GiftCardIssuedEvent */
+    GiftCardIssuedEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'gift_card.issued';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['GiftCardIssuedData'];
+    } & {
+      [key: string]: unknown;
+    };
+    /** GiftCardLedgerEntry */
+    GiftCardLedgerEntry: {
+      /**
+       * @description `issue`: the card was made. `reserve`: a checkout holds an amount. `commit`: the order was paid, the hold is spent. `release`: a hold given back (the order expired or was cancelled). `refund`: a refund paid back to the card. `adjust`: staff changed the balance.
+       * @enum {string}
+       */
+      kind: 'issue' | 'reserve' | 'commit' | 'release' | 'refund' | 'adjust';
+      /** @description The entry’s effect on the balance, in minor units (signed). */
+      amount: number;
+      /** @description Its effect on what the order holds on the card (reserve +, commit and release −). */
+      held: number;
+      orderId: string | null;
+      /** @description An adjustment’s reason. */
+      reason: string | null;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    /** GiftCardList */
+    GiftCardList: {
+      items: components['schemas']['GiftCard'][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      nextCursor: string | null;
+    };
+    /** GiftCardPatch */
+    GiftCardPatch: {
+      expiresAt?: string | null;
+      note?: string | null;
+      customerId?: string | null;
+      /** @description A disabled card pays nothing until enabled again. */
+      disabled?: boolean;
+      /** @description A balance change, kept in the ledger with its reason. */
+      adjustment?: {
+        /** @description Added to the balance (negative: taken off; never below 0; not 0). */
+        amount: number;
+        reason: string;
+      };
+    };
+    /**
+     * GiftCardUpdatedData
+     * @description Staff changed a gift card, or its balance moved (a checkout held or released an amount, a refund paid back to it).
+     */
+    GiftCardUpdatedData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      giftCardId: string;
+      /** @description The code’s last 4 characters. */
+      last4: string;
+      balance: components['schemas']['Money'];
+      /** @description What changed. */
+      changed: ('balance' | 'expiresAt' | 'note' | 'customerId' | 'disabled')[];
+    } & {
+      [key: string]: unknown;
+    };
+    /** GiftCardUpdatedEvent */
+    GiftCardUpdatedEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'gift_card.updated';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['GiftCardUpdatedData'];
+    } & {
+      [key: string]: unknown;
+    };
     /** Health */
     Health: {
       /** @example ok */
       status: string;
+    };
+    /** Import */
+    Import: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * @description `products`: Shopify’s product CSV (docs/import-export.md), upserted by handle, variants by SKU. `customers`: Shopify’s customer CSV, upserted by email. `inventory`: on-hand counts by SKU.
+       * @enum {string}
+       */
+      kind: 'products' | 'customers' | 'inventory';
+      /** @description Checked only: nothing is written. */
+      dryRun: boolean;
+      /**
+       * @description `queued`, then `checking` (every row read and checked; nothing written), then `running` (written in batches) and `completed`. A dry run completes after checking. `failed`: a row is bad (nothing was written) or the file cannot be read (`failure`).
+       * @enum {string}
+       */
+      status: 'queued' | 'checking' | 'running' | 'completed' | 'failed';
+      fileName: string | null;
+      progress: components['schemas']['ImportProgress'];
+      /** @description Every bad row found (`errors` keeps the first 1000). */
+      errorCount: number;
+      /** @description Columns of the file this import does not read (Shopify’s Vendor, say): listed, never refused. */
+      ignoredColumns: string[];
+      summary: components['schemas']['ImportSummary'];
+      /** @description Why the file could not be read at all (not CSV, no header, a required column missing). */
+      failure: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      startedAt: string | null;
+      finishedAt: string | null;
+      /** @description The bad rows, by row: found by the check (then nothing was written), or, once running, what a row could not do (an image that could not be fetched: the product came in without it). */
+      errors: components['schemas']['ImportRowError'][];
+    };
+    /**
+     * ImportCompletedData
+     * @description An import completed: a dry run checked every row (`errors` counts the bad ones), or a file was written (`created`, `updated`, `unchanged` count products, customers or variants).
+     */
+    ImportCompletedData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      importId: string;
+      /** @enum {string} */
+      kind: 'products' | 'customers' | 'inventory';
+      dryRun: boolean;
+      /** @description The file’s data rows. */
+      rows: number;
+      /** @description Bad rows (a dry run), or rows that left something out. */
+      errors: number;
+      created?: number;
+      updated?: number;
+      unchanged?: number;
+    } & {
+      [key: string]: unknown;
+    };
+    /** ImportCompletedEvent */
+    ImportCompletedEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'import.completed';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['ImportCompletedData'];
+    } & {
+      [key: string]: unknown;
+    };
+    /** ImportListItem */
+    ImportListItem: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * @description `products`: Shopify’s product CSV (docs/import-export.md), upserted by handle, variants by SKU. `customers`: Shopify’s customer CSV, upserted by email. `inventory`: on-hand counts by SKU.
+       * @enum {string}
+       */
+      kind: 'products' | 'customers' | 'inventory';
+      /** @description Checked only: nothing is written. */
+      dryRun: boolean;
+      /**
+       * @description `queued`, then `checking` (every row read and checked; nothing written), then `running` (written in batches) and `completed`. A dry run completes after checking. `failed`: a row is bad (nothing was written) or the file cannot be read (`failure`).
+       * @enum {string}
+       */
+      status: 'queued' | 'checking' | 'running' | 'completed' | 'failed';
+      fileName: string | null;
+      progress: components['schemas']['ImportProgress'];
+      /** @description Every bad row found (`errors` keeps the first 1000). */
+      errorCount: number;
+      /** @description Columns of the file this import does not read (Shopify’s Vendor, say): listed, never refused. */
+      ignoredColumns: string[];
+      summary: components['schemas']['ImportSummary'];
+      /** @description Why the file could not be read at all (not CSV, no header, a required column missing). */
+      failure: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      startedAt: string | null;
+      finishedAt: string | null;
+    };
+    /** ImportListItemList */
+    ImportListItemList: {
+      items: components['schemas']['ImportListItem'][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      nextCursor: string | null;
+    };
+    /** ImportProgress */
+    ImportProgress: {
+      /** @description The file’s data rows, once checked; null before. */
+      rows: number | null;
+      /** @description Data rows written so far. */
+      done: number;
+    };
+    /** ImportRowError */
+    ImportRowError: {
+      /** @description The row as a spreadsheet numbers it: the header is row 1, the first data row 2. */
+      row: number;
+      /** @description The column’s name as the file’s header has it; null when the row as a whole is wrong. */
+      column: string | null;
+      /** @description What is wrong, for a person (never the cell’s value). */
+      detail: string;
+    };
+    /**
+     * ImportSummary
+     * @description Products, customers or variants, by what the import did to them.
+     */
+    ImportSummary: {
+      created: number;
+      updated: number;
+      /** @description Already as the file says: not written. */
+      unchanged: number;
+    };
+    /** ImportUpload */
+    ImportUpload: {
+      /**
+       * @description `products`: Shopify’s product CSV (docs/import-export.md), upserted by handle, variants by SKU. `customers`: Shopify’s customer CSV, upserted by email. `inventory`: on-hand counts by SKU.
+       * @enum {string}
+       */
+      kind: 'products' | 'customers' | 'inventory';
+      /**
+       * @description `true`: check every row and report, writing nothing.
+       * @enum {string}
+       */
+      dryRun?: 'true' | 'false';
+      /**
+       * Format: binary
+       * @description The CSV file (UTF-8), at most IMPORT_MAX_MB.
+       */
+      file: string;
     };
     /**
      * InventoryUpdatedData
@@ -4340,6 +5677,32 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    /** IssuedGiftCard */
+    IssuedGiftCard: {
+      /** Format: uuid */
+      id: string;
+      /** @description The code’s last 4 characters: the code itself is never shown again. */
+      last4: string;
+      initialAmount: components['schemas']['Money'];
+      balance: components['schemas']['Money'];
+      /**
+       * @description `disabled` by staff, or `expired` (past `expiresAt`): neither pays.
+       * @enum {string}
+       */
+      status: 'active' | 'disabled' | 'expired';
+      disabled: boolean;
+      expiresAt: string | null;
+      note: string | null;
+      customerId: string | null;
+      /** @description The order that sold the card (a gift card product, decision `gift-card-products`); null when staff issued it. */
+      orderId: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** @description The code, `XXXX-XXXX-XXXX-XXXX`: shown in this answer only, never again. */
+      code: string;
+    };
     /** Line */
     Line: {
       /** Format: uuid */
@@ -4355,6 +5718,8 @@ export interface components {
       discount?: components['schemas']['Money'];
       /** @description Its tax: a part of the line when prices include tax, else on top. Null where the destination is not known yet; absent on orders placed before it was kept. */
       tax?: components['schemas']['LineTax'] | null;
+      /** @description True on an order line that staff typed on a draft order (a custom item, not from the catalog): its `variantId` and `productId` are the draft line’s own id and no stock moves for it. Absent on every other line. */
+      custom?: boolean;
     };
     /** LineTax */
     LineTax: {
@@ -4600,7 +5965,24 @@ export interface components {
       images?: components['schemas']['ProductImageInput'][];
       /** @description The tax class of its variants (`standard`, `reduced`, …; default `standard`). */
       taxClass?: string;
+      /** @description The product sells gift cards (default false): paying for a unit issues a card of the unit’s price, mailed to the buyer. Its variants are never shipped: `requiresShipping` defaults to false on them and may not be true (400); making a product a gift card sets it false on its variants. */
+      giftCard?: boolean;
       variants: components['schemas']['NewVariant'][];
+    };
+    /** NewPromotion */
+    NewPromotion: {
+      /** @description Shown to buyers on the cart. */
+      name: string;
+      action: components['schemas']['PromotionAction'];
+      code?: string | null;
+      /** @description Applied without a code whenever it qualifies (then it has no code). */
+      automatic?: boolean;
+      conditions?: components['schemas']['PromotionConditions'];
+      combinesWith?: components['schemas']['PromotionCombinesWithInput'];
+      startsAt?: string | null;
+      endsAt?: string | null;
+      usageLimit?: number | null;
+      perCustomerLimit?: number | null;
     };
     /** NewRefund */
     NewRefund: {
@@ -4608,6 +5990,8 @@ export interface components {
       amount: number;
       /** @description Why, for staff: kept on the refund as `note` (blank is none); the buyer never sees it. */
       reason?: string;
+      /** @description An order gift cards paid part of: pay the refund back to its cards first, the provider the rest (default true); false: the provider first, the cards only what is over. */
+      giftCardsFirst?: boolean;
     };
     /** NewReturn */
     NewReturn: {
@@ -4699,7 +6083,7 @@ export interface components {
       compareAtAmount?: number | null;
       onHand: number;
       weightGrams?: number | null;
-      /** @description Whether the variant is shipped (default true); false for gift cards and downloads. */
+      /** @description Whether the variant is shipped (default true; false, and only false, on a gift card product); false for gift cards and downloads. */
       requiresShipping?: boolean;
       /** @description The image this variant shows: the media id of one of its product’s images; null: the product’s. */
       imageId?: string | null;
@@ -4731,6 +6115,15 @@ export interface components {
         | 'customer.created'
         | 'customer.updated'
         | 'customer.deleted'
+        | 'promotion.created'
+        | 'promotion.updated'
+        | 'promotion.deleted'
+        | 'gift_card.issued'
+        | 'gift_card.updated'
+        | 'import.completed'
+        | 'draft_order.created'
+        | 'draft_order.updated'
+        | 'draft_order.completed'
       )[];
       description?: string | null;
     };
@@ -4748,7 +6141,10 @@ export interface components {
       lines: components['schemas']['Line'][];
       subtotal: components['schemas']['Money'];
       discount: components['schemas']['Money'];
+      /** @description The first discount code that applied (`promotions` lists every promotion). */
       discountCode: string | null;
+      /** @description The promotions the order applied, codes and automatic ones, with what each took off (goods and shipping). */
+      promotions: components['schemas']['AppliedPromotion'][];
       tax: components['schemas']['Money'];
       /** @description The amounts included their tax when the order was charged (`total = subtotal − discount + shipping`); false: tax was added on top. */
       taxIncluded: boolean;
@@ -4757,6 +6153,9 @@ export interface components {
       shippingTax: components['schemas']['Money'];
       shipping: components['schemas']['Money'];
       total: components['schemas']['Money'];
+      /** @description The gift cards that pay the order, and how much each pays of `total`; `amountDue` is the rest, what the payment provider charges (0: the cards paid it all, and the order was paid at checkout). */
+      giftCards: components['schemas']['OrderGiftCard'][];
+      amountDue: components['schemas']['Money'];
       refunded: components['schemas']['Money'];
       /** @description Where the parcel goes, as given at checkout (null when the checkout gave none). */
       shippingAddress: components['schemas']['Address'] | null;
@@ -4778,6 +6177,13 @@ export interface components {
        */
       expiresAt: string;
       paidAt: string | null;
+      /**
+       * @description How the order was made: `checkout` (every order before draft orders), or `draft`: staff made it from a draft order (`draftOrderId`).
+       * @enum {string}
+       */
+      source: 'checkout' | 'draft';
+      /** @description The draft order it was made from; null for a checkout’s. */
+      draftOrderId: string | null;
       /** @description When staff cancelled the order (status `cancelled`); null otherwise. */
       cancelledAt: string | null;
     };
@@ -4881,12 +6287,19 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    /** OrderGiftCard */
+    OrderGiftCard: {
+      /** @description The last 4 characters of the card’s code. */
+      last4: string;
+      amount: components['schemas']['Money'];
+    };
     /** OrderMail */
     OrderMail: {
       /** Format: uuid */
       id: string;
-      /** @description `order_confirmation`, `shipping_confirmation`, `order_cancelled`, `return_received`, `refund_notice`. */
+      /** @description `order_confirmation`, `shipping_confirmation`, `order_cancelled`, `return_received`, `refund_notice`, `gift_card_codes` (the codes of the gift cards the order bought). */
       kind: string;
+      /** @description A sealed mail’s (`gift_card_codes`) reads `(sealed)`: what it says is not for staff to read. */
       subject: string;
       /** @enum {string} */
       status: 'pending' | 'sent' | 'failed';
@@ -5233,6 +6646,8 @@ export interface components {
       currency: string;
       /** @description During a sale: the lowest price of the 30 days before the sale began (minor units, in `currency`), from the price history; absent when not on sale or when no price from before the sale is known. Among a product’s variants on sale, the lowest. */
       priorPrice?: number;
+      /** @description The product sells gift cards: paying for a unit issues a card of its price and mails its code to the order’s email. Nothing of it is shipped. */
+      giftCard: boolean;
     };
     /** ProductCardList */
     ProductCardList: {
@@ -5262,6 +6677,8 @@ export interface components {
       images?: components['schemas']['ProductImageInput'][];
       /** @description The tax class of its variants (`standard`, `reduced`, …; default `standard`). */
       taxClass?: string;
+      /** @description The product sells gift cards (default false): paying for a unit issues a card of the unit’s price, mailed to the buyer. Its variants are never shipped: `requiresShipping` defaults to false on them and may not be true (400); making a product a gift card sets it false on its variants. */
+      giftCard?: boolean;
     };
     /**
      * ProductCreatedData
@@ -5356,6 +6773,8 @@ export interface components {
       currency: string;
       /** @description During a sale: the lowest price of the 30 days before the sale began (minor units, in `currency`), from the price history; absent when not on sale or when no price from before the sale is known. Among a product’s variants on sale, the lowest. */
       priorPrice?: number;
+      /** @description The product sells gift cards: paying for a unit issues a card of its price and mails its code to the order’s email. Nothing of it is shipped. */
+      giftCard: boolean;
       description: string;
       seo: components['schemas']['Seo'];
       /** @description Up to three options and their values, in order: `[{"name": "Size", "values": ["S", "M"]}]`. Each variant then gives a value of each in `options`. */
@@ -5467,6 +6886,245 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    /** Promotion */
+    Promotion: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /** @description Upper case; null for an automatic promotion. */
+      code: string | null;
+      automatic: boolean;
+      conditions: components['schemas']['PromotionConditions'];
+      action: components['schemas']['PromotionAction'];
+      combinesWith: components['schemas']['PromotionCombinesWith'];
+      startsAt: string | null;
+      endsAt: string | null;
+      usageLimit: number | null;
+      perCustomerLimit: number | null;
+      /** @description Uses so far: orders placed with it, less those expired or cancelled. */
+      usedCount: number;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** PromotionAction */
+    PromotionAction: {
+      /**
+       * @description `percent` or `amount` off the order or the matching items; `free_shipping`; `buy_x_get_y`: for every `buy.quantity` units bought, `get.quantity` more (the cheapest qualifying) at `get.percent` off.
+       * @enum {string}
+       */
+      kind: 'percent' | 'amount' | 'free_shipping' | 'buy_x_get_y';
+      /** @description `percent`: a percentage, 0.01 to 100 in steps of 0.01 (`12.5` is 12.5 %). `amount`: minor units of the store’s currency (an integer). Not for the other kinds. */
+      value?: number;
+      /**
+       * @description `percent` and `amount`: the whole order (default) or the lines the conditions match.
+       * @enum {string}
+       */
+      target?: 'order' | 'items';
+      buy?: components['schemas']['PromotionBuy'];
+      get?: components['schemas']['PromotionGet'];
+    };
+    /** PromotionBuy */
+    PromotionBuy: {
+      quantity: number;
+      /** @description Units of these products count (at most 200). */
+      productIds?: string[];
+      /** @description Units of products in these collections count (at most 200). */
+      collectionIds?: string[];
+    };
+    /**
+     * PromotionChanges
+     * @description The fields to change; `conditions`, `action` and `combinesWith` are replaced whole; `null` clears `code`, dates and limits.
+     */
+    PromotionChanges: {
+      /** @description Shown to buyers on the cart. */
+      name?: string;
+      action?: components['schemas']['PromotionAction'];
+      code?: string | null;
+      /** @description Applied without a code whenever it qualifies (then it has no code). */
+      automatic?: boolean;
+      conditions?: components['schemas']['PromotionConditions'];
+      combinesWith?: components['schemas']['PromotionCombinesWithInput'];
+      startsAt?: string | null;
+      endsAt?: string | null;
+      usageLimit?: number | null;
+      perCustomerLimit?: number | null;
+    };
+    /** PromotionCombinesWith */
+    PromotionCombinesWith: {
+      /** @description May apply together with order promotions (percent or amount off the order). */
+      order: boolean;
+      /** @description May apply together with item promotions (off matching items, buy X get Y). */
+      items: boolean;
+      /** @description May apply together with free shipping. */
+      shipping: boolean;
+    };
+    /**
+     * PromotionCombinesWithInput
+     * @description Which kinds of promotion it may apply together with (false when left out); both promotions of a pair must allow each other.
+     */
+    PromotionCombinesWithInput: {
+      order?: boolean;
+      items?: boolean;
+      shipping?: boolean;
+    };
+    /**
+     * PromotionConditions
+     * @description What must hold. Absent conditions (and empty lists) set none. Without `productIds` and `collectionIds` every line matches.
+     */
+    PromotionConditions: {
+      /** @description The matching lines’ amount before discounts must reach this, in minor units of the store’s currency. */
+      minSubtotal?: number;
+      /** @description The matching lines’ units must reach this. */
+      minQuantity?: number;
+      /** @description Lines of these products match (at most 200). */
+      productIds?: string[];
+      /** @description Lines of products in these collections match (at most 200). */
+      collectionIds?: string[];
+      /** @description Only for buyers in one of these customer groups (at most 200). */
+      customerGroupIds?: string[];
+      /** @description Only in these markets (at most 200). */
+      marketIds?: string[];
+      /** @description Only for a buyer’s first order. */
+      firstOrderOnly?: boolean;
+    };
+    /**
+     * PromotionCreatedData
+     * @description A promotion was created (also a discount code through `POST /discounts`).
+     */
+    PromotionCreatedData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      promotionId: string;
+      /** @description Its code; null for an automatic promotion. */
+      code: string | null;
+    } & {
+      [key: string]: unknown;
+    };
+    /** PromotionCreatedEvent */
+    PromotionCreatedEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'promotion.created';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['PromotionCreatedData'];
+    } & {
+      [key: string]: unknown;
+    };
+    /**
+     * PromotionDeletedData
+     * @description A promotion was deleted (also a discount code through `DELETE /discounts/{id}`).
+     */
+    PromotionDeletedData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      promotionId: string;
+      /** @description Its code; null for an automatic promotion. */
+      code: string | null;
+    } & {
+      [key: string]: unknown;
+    };
+    /** PromotionDeletedEvent */
+    PromotionDeletedEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'promotion.deleted';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['PromotionDeletedData'];
+    } & {
+      [key: string]: unknown;
+    };
+    /** PromotionGet */
+    PromotionGet: {
+      quantity: number;
+      /** @description Units of these products count (at most 200). */
+      productIds?: string[];
+      /** @description Units of products in these collections count (at most 200). */
+      collectionIds?: string[];
+      /** @description Off each unit got; 100 makes it free. A percentage, 0.01 to 100 in steps of 0.01 (`12.5` is 12.5 %), as Stripe's `percent_off` and Shopify's percentage. */
+      percent: number;
+    };
+    /** PromotionList */
+    PromotionList: {
+      items: components['schemas']['Promotion'][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      nextCursor: string | null;
+    };
+    /**
+     * PromotionUpdatedData
+     * @description A promotion was changed.
+     */
+    PromotionUpdatedData: {
+      /**
+       * Format: uuid
+       * @description The store the event belongs to.
+       */
+      storeId: string;
+      /** Format: uuid */
+      promotionId: string;
+      /** @description Its code; null for an automatic promotion. */
+      code: string | null;
+    } & {
+      [key: string]: unknown;
+    };
+    /** PromotionUpdatedEvent */
+    PromotionUpdatedEvent: {
+      /**
+       * Format: uuid
+       * @description The event id; the same on every attempt.
+       */
+      id: string;
+      /** @constant */
+      event: 'promotion.updated';
+      /**
+       * Format: date-time
+       * @description When the change committed.
+       */
+      createdAt: string;
+      /**
+       * @description Present only on a test send (from the console or POST /admin/v1/webhooks/endpoints/{id}/test): `data` is sample data of this event, about nothing in the store. Acknowledge it and change nothing.
+       * @constant
+       */
+      test?: true;
+      data: components['schemas']['PromotionUpdatedData'];
+    } & {
+      [key: string]: unknown;
+    };
     /** Refund */
     Refund: {
       /** Format: uuid */
@@ -5481,13 +7139,19 @@ export interface components {
       note: string | null;
       /** @description The provider's last answer when it refused or could not be reached. */
       lastError: string | null;
+      /** @description Paid back to the gift cards the order spent (settled at once, no provider); false: refunded through the payment provider. */
+      giftCards: boolean;
       /** Format: date-time */
       createdAt: string;
       settledAt: string | null;
     };
-    /** RefundStarted */
+    /**
+     * RefundStarted
+     * @description `refund`: the refund started (the provider’s part when there is one). `giftCardRefund`: beside a provider’s part, the part paid back to the order’s gift cards, settled already.
+     */
     RefundStarted: {
       refund: components['schemas']['Refund'];
+      giftCardRefund?: components['schemas']['Refund'];
       order: {
         id: string;
         number: number;
@@ -6385,7 +8049,7 @@ export interface components {
       countries: string[];
       /** @description ISO 4217: prices read with `?country=` one of `countries` are in it. */
       currency: string;
-      /** @description Prices in this market include tax (label them “incl. tax”). */
+      /** @description Prices in this market include tax: label them “incl. VAT”, “incl. GST” or “incl. tax”, as the country names its tax. */
       pricesIncludeTax: boolean;
       /** @description The store’s default market: its currency, every other country. */
       default: boolean;
@@ -6409,7 +8073,10 @@ export interface components {
       lines: components['schemas']['Line'][];
       subtotal: components['schemas']['Money'];
       discount: components['schemas']['Money'];
+      /** @description The first discount code that applied (`promotions` lists every promotion). */
       discountCode: string | null;
+      /** @description The promotions the order applied, codes and automatic ones, with what each took off (goods and shipping). */
+      promotions: components['schemas']['AppliedPromotion'][];
       tax: components['schemas']['Money'];
       /** @description The amounts included their tax when the order was charged (`total = subtotal − discount + shipping`); false: tax was added on top. */
       taxIncluded: boolean;
@@ -6418,6 +8085,9 @@ export interface components {
       shippingTax: components['schemas']['Money'];
       shipping: components['schemas']['Money'];
       total: components['schemas']['Money'];
+      /** @description The gift cards that pay the order, and how much each pays of `total`; `amountDue` is the rest, what the payment provider charges (0: the cards paid it all, and the order was paid at checkout). */
+      giftCards: components['schemas']['OrderGiftCard'][];
+      amountDue: components['schemas']['Money'];
       refunded: components['schemas']['Money'];
       /** @description Where the parcel goes, masked for the reason the email is: the first name and the initial of the last (`Ada L.`), the city, region, postal code and country in full; the street as its first character and `•••`, company and second line as `•••`, the phone as its last two digits (`•••67`). The checkout’s answer and the Admin API show it in full. */
       shippingAddress: components['schemas']['Address'] | null;
@@ -6439,6 +8109,13 @@ export interface components {
        */
       expiresAt: string;
       paidAt: string | null;
+      /**
+       * @description How the order was made: `checkout` (every order before draft orders), or `draft`: staff made it from a draft order (`draftOrderId`).
+       * @enum {string}
+       */
+      source: 'checkout' | 'draft';
+      /** @description The draft order it was made from; null for a checkout’s. */
+      draftOrderId: string | null;
       /** @description When staff cancelled the order (status `cancelled`); null otherwise. */
       cancelledAt: string | null;
       /** @description The parcels sent, oldest first, with their tracking (cancelled ones included, as such). */
@@ -6741,7 +8418,7 @@ export interface components {
       compareAtAmount?: number | null;
       onHand?: number;
       weightGrams?: number | null;
-      /** @description Whether the variant is shipped (default true); false for gift cards and downloads. */
+      /** @description Whether the variant is shipped (default true; false, and only false, on a gift card product); false for gift cards and downloads. */
       requiresShipping?: boolean;
       /** @description The image this variant shows: the media id of one of its product’s images; null: the product’s. */
       imageId?: string | null;
@@ -6751,6 +8428,21 @@ export interface components {
       prices?: components['schemas']['VariantPriceInput'][];
       /** @description `true` archives the variant: kept with its history, but not sold, not on the storefront, not searched, not in the card price, its combination free for another variant. `false` brings it back (409 option_in_use when its values are no longer the product’s, option_combination_taken when another variant took its combination). */
       archived?: boolean;
+    };
+    /** VariantLookup */
+    VariantLookup: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      productId: string;
+      productTitle: string;
+      label: string;
+      sku: string | null;
+      archived: boolean;
+    };
+    /** VariantLookupList */
+    VariantLookupList: {
+      items: components['schemas']['VariantLookup'][];
     };
     /** VariantPrice */
     VariantPrice: {
@@ -6844,6 +8536,15 @@ export interface components {
         | 'customer.created'
         | 'customer.updated'
         | 'customer.deleted'
+        | 'promotion.created'
+        | 'promotion.updated'
+        | 'promotion.deleted'
+        | 'gift_card.issued'
+        | 'gift_card.updated'
+        | 'import.completed'
+        | 'draft_order.created'
+        | 'draft_order.updated'
+        | 'draft_order.completed'
       )[];
       description?: string | null;
       enabled?: boolean;
@@ -6900,7 +8601,16 @@ export interface components {
         | 'return.created'
         | 'customer.created'
         | 'customer.updated'
-        | 'customer.deleted';
+        | 'customer.deleted'
+        | 'promotion.created'
+        | 'promotion.updated'
+        | 'promotion.deleted'
+        | 'gift_card.issued'
+        | 'gift_card.updated'
+        | 'import.completed'
+        | 'draft_order.created'
+        | 'draft_order.updated'
+        | 'draft_order.completed';
     };
     /** WebhookTestResult */
     WebhookTestResult: {
@@ -10177,6 +11887,626 @@ export interface operations {
       };
     };
   };
+  addCartDiscountCode: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The cart's ETag from a previous response. */
+        'If-Match'?: string;
+      };
+      path: {
+        /** @description A UUID. */
+        id: string;
+        /** @description The code, in any case. */
+        code: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the Cart */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `cart_completed`: The cart has been checked out and can no longer change.
+       *
+       *     `discount_invalid`: The discount code is unknown, expired or used up.
+       *
+       *     `too_many_discount_codes`: The cart holds the most discount codes it may (5); remove one first.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `precondition_failed`: If-Match does not match the current ETag; read again and retry. */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  removeCartDiscountCodeNamed: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The cart's ETag from a previous response. */
+        'If-Match'?: string;
+      };
+      path: {
+        /** @description A UUID. */
+        id: string;
+        /** @description The code, in any case. */
+        code: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the Cart */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `cart_completed`: The cart has been checked out and can no longer change. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `precondition_failed`: If-Match does not match the current ETag; read again and retry. */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  addCartGiftCard: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The cart's ETag from a previous response. */
+        'If-Match'?: string;
+      };
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GiftCardCodeInput'];
+      };
+    };
+    responses: {
+      /** @description OK: the Cart */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `cart_completed`: The cart has been checked out and can no longer change.
+       *
+       *     `gift_card_invalid`: No gift card of this store has that code, or the card is disabled, expired, empty or in another currency.
+       *
+       *     `too_many_gift_cards`: The cart or checkout names the most gift cards it may (5); remove one first.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `precondition_failed`: If-Match does not match the current ETag; read again and retry. */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  removeCartGiftCard: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The cart's ETag from a previous response. */
+        'If-Match'?: string;
+      };
+      path: {
+        /** @description A UUID. */
+        id: string;
+        /** @description The last 4 characters of its code. */
+        last4: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the Cart */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cart'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `cart_completed`: The cart has been checked out and can no longer change. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `precondition_failed`: If-Match does not match the current ETag; read again and retry. */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   createCheckout: {
     parameters: {
       query?: never;
@@ -10268,6 +12598,10 @@ export interface operations {
        *     `cart_empty`: The cart has no lines to check out.
        *
        *     `discount_invalid`: The discount code is unknown, expired or used up.
+       *
+       *     `gift_card_balance_too_low`: The gift card cannot pay that amount, or the change would take its balance below 0.
+       *
+       *     `gift_card_invalid`: No gift card of this store has that code, or the card is disabled, expired, empty or in another currency.
        *
        *     `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; retry after Retry-After.
        *
@@ -13960,6 +16294,83 @@ export interface operations {
       };
       /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
       415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminLookupVariants: {
+    parameters: {
+      query?: {
+        /** @description A SKU, compared exactly (repeat the parameter for more). */
+        sku?: string[];
+        /** @description A variant id (repeat the parameter for more). */
+        id?: string[];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of VariantLookup items and the cursor of the next page */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VariantLookupList'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -19262,7 +21673,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Accepted: the work continues in the background: the RefundStarted */
+      /** @description `refund`: the refund started (the provider’s part when there is one). `giftCardRefund`: beside a provider’s part, the part paid back to the order’s gift cards, settled already. */
       202: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -21054,6 +23465,507 @@ export interface operations {
       };
       /** @description `tax_class_in_use`: The tax class is in use (by products, variants, shipping methods or rates). */
       409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminListPromotions: {
+    parameters: {
+      query?: {
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
+        limit?: number;
+        /** @description Opaque cursor from a previous page. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of Promotion items and the cursor of the next page */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PromotionList'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminCreatePromotion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NewPromotion'];
+      };
+    };
+    responses: {
+      /** @description Created: the Promotion */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Promotion'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `promotion_code_exists`: Another promotion of this store has that code (whatever its case). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminGetPromotion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the Promotion */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Promotion'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminDeletePromotion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no body */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminUpdatePromotion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description The fields to change; `conditions`, `action` and `combinesWith` are replaced whole; `null` clears `code`, dates and limits. */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PromotionChanges'];
+      };
+    };
+    responses: {
+      /** @description OK: the Promotion */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Promotion'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `promotion_code_exists`: Another promotion of this store has that code (whatever its case). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -23966,6 +26878,1567 @@ export interface operations {
       };
     };
   };
+  adminListGiftCards: {
+    parameters: {
+      query?: {
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
+        limit?: number;
+        /** @description Opaque cursor from a previous page. */
+        cursor?: string;
+        /** @description Only the cards whose code ends so (any case). */
+        last4?: string;
+        /** @description Only the cards this order sold. */
+        orderId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of GiftCard items and the cursor of the next page */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GiftCardList'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminIssueGiftCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GiftCardInput'];
+      };
+    };
+    responses: {
+      /** @description Created: the IssuedGiftCard */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['IssuedGiftCard'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminGetGiftCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the GiftCardDetail */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GiftCardDetail'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminUpdateGiftCard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GiftCardPatch'];
+      };
+    };
+    responses: {
+      /** @description OK: the GiftCardDetail */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GiftCardDetail'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `gift_card_balance_too_low`: The gift card cannot pay that amount, or the change would take its balance below 0. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminListImports: {
+    parameters: {
+      query?: {
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
+        limit?: number;
+        /** @description Opaque cursor from a previous page. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of ImportListItem items and the cursor of the next page */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ImportListItemList'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminCreateImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': components['schemas']['ImportUpload'];
+      };
+    };
+    responses: {
+      /** @description Accepted: the work continues in the background: the Import */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Import'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `file_too_large`: The import file exceeds IMPORT_MAX_MB (64 MiB): split it into several files.
+       *
+       *     `payload_too_large`: The body exceeds 1 MiB.
+       */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminGetImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the Import */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Import'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminExport: {
+    parameters: {
+      query: {
+        kind: 'products' | 'orders' | 'customers';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CSV file. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminListDraftOrders: {
+    parameters: {
+      query?: {
+        /** @description Page size, default 20; values above 100 (up to 2^53 − 1) are clamped to 100. */
+        limit?: number;
+        /** @description Opaque cursor from a previous page. */
+        cursor?: string;
+        /** @description `open`: staff edit it; `invoiced`: a pending order holds its stock until it is paid through the mailed link or expires; `completed`: paid outside and made a paid order. */
+        status?: 'open' | 'invoiced' | 'completed';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of DraftOrderListItem items and the cursor of the next page */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DraftOrderListItemList'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminCreateDraftOrder: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A customer (`customerId`) or an `email` (its customer is found or made as a guest, as checkout does), and at least one line: a catalog variant (at its price for the customer, or at `unitPrice`) or a custom item. `shippingMethodId` or `customShipping`, not both. Amounts are integers in minor units of the draft’s currency: the currency of the market of the shipping address’s country. */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DraftOrderBody'];
+      };
+    };
+    responses: {
+      /** @description Created: the DraftOrder */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DraftOrder'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminGetDraftOrder: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: the DraftOrder */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DraftOrder'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After.
+       *
+       *     `tax_unavailable`: The store’s tax service did not answer with a valid tax; nothing was charged. Retry after Retry-After.
+       */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminDeleteDraftOrder: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no body */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `draft_order_not_open`: The draft order made its order already (invoiced or completed): it no longer changes, and a completed one is not invoiced. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminUpdateDraftOrder: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description The fields to change; `lines` are replaced whole; `null` clears an address, the shipping, the discount, the note or `reserveUntil`. Only an open draft changes. */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DraftOrderPatch'];
+      };
+    };
+    responses: {
+      /** @description OK: the DraftOrder */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DraftOrder'];
+        };
+      };
+      /** @description `validation_failed`: The request is malformed; `errors[]` points at each offending value. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ValidationProblem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `draft_order_not_open`: The draft order made its order already (invoiced or completed): it no longer changes, and a completed one is not invoiced. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminInvoiceDraftOrder: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description A UUID made once per checkout attempt and reused on every retry of it: a retry replays the first answer (Idempotent-Replayed: true) and never reserves stock twice. */
+        'Idempotency-Key': string;
+      };
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The draft and the order it made: pending with its stock held (invoice), or paid (completion). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DraftOrderPlaced'];
+        };
+      };
+      /**
+       * @description `idempotency_key_required`: The Idempotency-Key header (a UUID) is missing or not a UUID.
+       *
+       *     `validation_failed`: The request is malformed; `errors[]` points at each offending value.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `draft_order_changed`: The draft order changed while it was being placed; look at it and try again.
+       *
+       *     `draft_order_not_open`: The draft order made its order already (invoiced or completed): it no longer changes, and a completed one is not invoiced.
+       *
+       *     `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; retry after Retry-After.
+       *
+       *     `insufficient_stock`: Not enough sellable stock; `errors[]` names each short line.
+       *
+       *     `shipping_method_unavailable`: That shipping method is not one of the cart’s shipping options.
+       *
+       *     `shipping_unavailable`: The store does not ship to that address.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different body. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `provider_unavailable`: The payment provider did not answer; nothing was charged or kept. */
+      502: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After.
+       *
+       *     `tax_unavailable`: The store’s tax service did not answer with a valid tax; nothing was charged. Retry after Retry-After.
+       */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminCompleteDraftOrder: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description A UUID made once per checkout attempt and reused on every retry of it: a retry replays the first answer (Idempotent-Replayed: true) and never reserves stock twice. */
+        'Idempotency-Key': string;
+      };
+      path: {
+        /** @description A UUID. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CompleteDraftOrderBody'];
+      };
+    };
+    responses: {
+      /** @description The draft and the order it made: pending with its stock held (invoice), or paid (completion). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DraftOrderPlaced'];
+        };
+      };
+      /**
+       * @description `idempotency_key_required`: The Idempotency-Key header (a UUID) is missing or not a UUID.
+       *
+       *     `validation_failed`: The request is malformed; `errors[]` points at each offending value.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unauthorized`: No credential, or one that is unknown, revoked or expired. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: The credential is valid but may not do this (role, or origin not allowed). Needs the admin role or higher. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: No such resource in this store. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `draft_order_changed`: The draft order changed while it was being placed; look at it and try again.
+       *
+       *     `draft_order_expired`: The pending order the draft order’s invoice made expired or was cancelled: it can no longer be paid; make a new draft order.
+       *
+       *     `draft_order_not_open`: The draft order made its order already (invoiced or completed): it no longer changes, and a completed one is not invoiced.
+       *
+       *     `idempotency_in_progress`: A request with this Idempotency-Key is still being processed; retry after Retry-After.
+       *
+       *     `insufficient_stock`: Not enough sellable stock; `errors[]` names each short line.
+       *
+       *     `shipping_method_unavailable`: That shipping method is not one of the cart’s shipping options.
+       *
+       *     `shipping_unavailable`: The store does not ship to that address.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: The body exceeds 1 MiB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: Bodies are application/json only (uploads: multipart/form-data). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `idempotency_key_reused`: This Idempotency-Key was used with a different body. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: Too many requests; retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `internal_error`: An unexpected error; the request id identifies it in the logs. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /**
+       * @description `service_unavailable`: Shutting down, or the database is unavailable; retry after Retry-After.
+       *
+       *     `tax_unavailable`: The store’s tax service did not answer with a valid tax; nothing was charged. Retry after Retry-After.
+       */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getLiveness: {
     parameters: {
       query?: never;
@@ -25258,6 +29731,456 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['CustomerDeletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onPromotionCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PromotionCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onPromotionUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PromotionUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onPromotionDeleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PromotionDeletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onGiftCardIssued: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GiftCardIssuedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onGiftCardUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GiftCardUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onImportCompleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ImportCompletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onDraftOrderCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DraftOrderCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onDraftOrderUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DraftOrderUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx answer acknowledges the delivery; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (or no answer within 15 s) is retried with backoff. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onDraftOrderCompleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event type (same as `event`). */
+        'x-webhook-event': string;
+        /** @description Lowercase hex HMAC-SHA-256 of the exact raw body, keyed with the endpoint secret (including `whsec_`). Verify it in constant time before parsing. */
+        'x-webhook-signature': string;
+        /** @description During the 24 h after a secret rotation: the same HMAC keyed with the previous secret. */
+        'x-webhook-signature-previous'?: string;
+        /** @description Attempt number: 1, 2, … */
+        'x-webhook-attempt': string;
+        /** @description The event id (same as `id`): deduplicate on it. */
+        'x-webhook-id': string;
+        /** @description The delivery id (one per endpoint and event). */
+        'x-webhook-delivery': string;
+        /** @description Unix time (seconds) when this attempt was sent. */
+        'x-webhook-timestamp': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix time of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC>` per secret, space-separated. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DraftOrderCompletedEvent'];
       };
     };
     responses: {

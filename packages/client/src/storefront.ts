@@ -181,9 +181,29 @@ export interface StorefrontClient {
       methodId: string,
       options?: CallOptions & { ifMatch?: string },
     ): Promise<Cart>;
-    /** Applies a discount code to the cart's totals (409 discount_invalid when it cannot be used now). */
+    /** Sets the cart's one discount code (409 discount_invalid when it cannot be used now). */
     setDiscountCode(id: string, code: string, options?: CallOptions & { ifMatch?: string }): Promise<Cart>;
+    /** Removes every code the cart holds. */
     removeDiscountCode(id: string, options?: CallOptions & { ifMatch?: string }): Promise<Cart>;
+    /**
+     * Adds a code to the cart's codes (up to 5; 409 discount_invalid, 409 too_many_discount_codes).
+     * `promotions` then says what applies, and a notice why a code takes nothing off.
+     */
+    addDiscountCode(id: string, code: string, options?: CallOptions & { ifMatch?: string }): Promise<Cart>;
+    /** Removes one code from the cart's codes. */
+    removeOneDiscountCode(
+      id: string,
+      code: string,
+      options?: CallOptions & { ifMatch?: string },
+    ): Promise<Cart>;
+    /**
+     * Pays part of the cart with a gift card, by its code (409 gift_card_invalid, 409
+     * too_many_gift_cards, 429 rate_limited). `giftCards` then shows what it pays, and
+     * `totals.amountDue` what is left for the payment provider.
+     */
+    addGiftCard(id: string, code: string, options?: CallOptions & { ifMatch?: string }): Promise<Cart>;
+    /** Removes the gift card whose code ends in `last4`. */
+    removeGiftCard(id: string, last4: string, options?: CallOptions & { ifMatch?: string }): Promise<Cart>;
   };
   checkout: {
     /**
@@ -220,10 +240,6 @@ export interface StorefrontClient {
     ): Promise<SandboxConfirmation>;
   };
 }
-
-/** The If-Match header of a cart write, when the caller gave the cart's ETag. */
-const ifMatchHeader = (ifMatch: string | undefined) =>
-  ifMatch === undefined ? {} : { header: { 'If-Match': ifMatch } };
 
 /** The paths that carry a signed-in customer's token (the customer's own calls, and checkout). */
 const CUSTOMER_PATHS = /^\/storefront\/v1\/(customers\/|checkout$)/;
@@ -273,6 +289,17 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
     }
   };
   const call = <K extends StorefrontOperationId>(id: K, input?: RequestInput<K>) => transport.call(id, input);
+  /** A write to a cart: `ifMatch` becomes the `If-Match` header (412 when the cart changed meanwhile). */
+  const write = <K extends StorefrontOperationId>(
+    id: K,
+    input: { path: object; body?: unknown },
+    { ifMatch, ...options }: CallOptions & { ifMatch?: string } = {},
+  ) =>
+    call(id, {
+      ...options,
+      ...input,
+      ...(ifMatch === undefined ? {} : { header: { 'If-Match': ifMatch } }),
+    } as RequestInput<K>);
   /** A cacheable read: `ifNoneMatch` becomes the `If-None-Match` header (a 304 then resolves to NotModified). */
   const read = <K extends StorefrontOperationId>(
     id: K,
@@ -335,28 +362,21 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
     carts: {
       create: (body, options) => call('createCart', { ...options, body }),
       get: (id, options) => call('getCart', { ...options, path: { id } }),
-      replace: (id, body, { ifMatch, ...options } = {}) =>
-        call('replaceCart', { ...options, path: { id }, body, ...ifMatchHeader(ifMatch) }),
-      setShippingAddress: (id, address, { ifMatch, ...options } = {}) =>
-        call('setCartShippingAddress', {
-          ...options,
-          path: { id },
-          body: address,
-          ...ifMatchHeader(ifMatch),
-        }),
+      replace: (id, body, options) => write('replaceCart', { path: { id }, body }, options),
+      setShippingAddress: (id, address, options) =>
+        write('setCartShippingAddress', { path: { id }, body: address }, options),
       shippingOptions: async (id, options) =>
         (await call('listCartShippingOptions', { ...options, path: { id } })).items,
-      setShippingMethod: (id, methodId, { ifMatch, ...options } = {}) =>
-        call('setCartShippingMethod', {
-          ...options,
-          path: { id },
-          body: { id: methodId },
-          ...ifMatchHeader(ifMatch),
-        }),
-      setDiscountCode: (id, code, { ifMatch, ...options } = {}) =>
-        call('setCartDiscountCode', { ...options, path: { id }, body: { code }, ...ifMatchHeader(ifMatch) }),
-      removeDiscountCode: (id, { ifMatch, ...options } = {}) =>
-        call('removeCartDiscountCode', { ...options, path: { id }, ...ifMatchHeader(ifMatch) }),
+      setShippingMethod: (id, methodId, options) =>
+        write('setCartShippingMethod', { path: { id }, body: { id: methodId } }, options),
+      setDiscountCode: (id, code, options) =>
+        write('setCartDiscountCode', { path: { id }, body: { code } }, options),
+      removeDiscountCode: (id, options) => write('removeCartDiscountCode', { path: { id } }, options),
+      addDiscountCode: (id, code, options) => write('addCartDiscountCode', { path: { id, code } }, options),
+      removeOneDiscountCode: (id, code, options) =>
+        write('removeCartDiscountCodeNamed', { path: { id, code } }, options),
+      addGiftCard: (id, code, options) => write('addCartGiftCard', { path: { id }, body: { code } }, options),
+      removeGiftCard: (id, last4, options) => write('removeCartGiftCard', { path: { id, last4 } }, options),
     },
     checkout: {
       create: (body, { idempotencyKey = randomUUID(), retry, ...options } = {}) =>

@@ -295,6 +295,13 @@ export class Session {
     for (const [, name] of step.text.matchAll(/=@(\S+\.jpg)\b/g)) {
       fs.writeFileSync(path.join(this.workDir, name!), await jpeg());
     }
+    // A CSV file an import uploads (`-F file=@products_export.csv`): a small Shopify product file.
+    for (const [, name] of step.text.matchAll(/=@(\S+\.csv)\b/g)) {
+      fs.writeFileSync(
+        path.join(this.workDir, name!),
+        'Handle,Title,Variant Price\ndoc-tote,Doc tote,19.00\n',
+      );
+    }
     // The command as written; the answer's headers and body go to files, and curl prints the
     // method, the URL and the status it ended with.
     const script = [

@@ -69,6 +69,14 @@ const PLACEHOLDERS: Record<string, Record<string, Source>> = {
     '<customerId>': (s) => s.json('/customers/verify', 'customer.id'),
     '<groupId>': (s) => s.json('POST /admin/v1/customer-groups', 'id'),
   },
+  'docs/gift-cards.md': {
+    '<last4>': (s) => s.json('POST /admin/v1/gift-cards', 'last4'),
+    '<giftCardId>': (s) => s.json('POST /admin/v1/gift-cards', 'id'),
+    // The code of the card issued above, typed in lower case as a buyer may.
+    '"k7qm-2xhp-9tnv-c4rw"': (s) =>
+      JSON.stringify(String(s.json('POST /admin/v1/gift-cards', 'code')).toLowerCase()),
+    '<cartId>': (s) => s.given.cartId!,
+  },
   'docs/authentication.md': {
     '"code": "123456"': async (s) =>
       `"code": "${await mailedCode('owner@demo.storefront.test', s.given.mailsBefore!)}"`,
@@ -88,6 +96,10 @@ const PLACEHOLDERS: Record<string, Record<string, Source>> = {
     '<variantId>': (s) => s.given.variantId!,
     '<marketId>': (s) => s.json('POST /admin/v1/markets', 'id'),
     '<cartId>': (s) => s.json('POST /storefront/v1/carts', 'id'),
+  },
+  'docs/promotions.md': {
+    '<promotionId>': (s) => s.json('POST /admin/v1/promotions', 'id', 0),
+    '<cartId>': (s) => s.given.cartId!,
   },
   'docs/shipping.md': {
     '"3-…"': (s) => s.given.cartEtag!,
@@ -115,6 +127,10 @@ const GIVEN: Record<string, (shop: DemoShop) => Promise<Record<string, string>>>
     const unshipped = await shop.paidOrder(1);
     return { orderId: order.id, variantId: order.lines[0]!.variantId, unshippedOrderId: unshipped.id };
   },
+  // "A cart" to add codes to.
+  'docs/promotions.md': async (shop) => ({ cartId: (await shop.cart()).cart.id }),
+  // "A cart" a gift card pays part of.
+  'docs/gift-cards.md': async (shop) => ({ cartId: (await shop.cart()).cart.id }),
   // "A variant": the one of a cart's line.
   'docs/markets.md': async (shop) => ({ variantId: (await shop.cart()).cart.items[0]!.variantId }),
   // A cart with a line in it; its ETag is the one to send in If-Match.

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import * as client from '@storefront/client';
 import { bundleSize } from '../../../scripts/client-size.ts';
+import { adminOperations } from '../src/operations.ts';
 import { generateClientFiles } from '../../../scripts/client-types.ts';
 
 const PACKAGE = path.resolve(import.meta.dirname, '..');
@@ -62,8 +63,20 @@ describe('the built package', () => {
     const entry = JSON.stringify(path.join(DIST, 'index.js'));
     const everything = await bundleSize(`export * from ${entry};`);
     const storefront = await bundleSize(`export { createStorefrontClient, verifyWebhook } from ${entry};`);
-    assert.ok(everything.minified < 25_000, `everything: ${everything.minified} bytes minified`);
-    assert.ok(everything.gzipped < 8_000, `everything: ${everything.gzipped} bytes gzipped`);
+    // A shop's bundle has a fixed budget. Everything grows with the Admin API by design: the code
+    // within 20 kB minified and 6.5 kB gzipped, plus each admin operation's entry in the table (its
+    // id, method and path: about 45 bytes minified, 12 gzipped).
+    assert.ok(storefront.minified < 16_000, `a shop's bundle: ${storefront.minified} bytes minified`);
+    assert.ok(storefront.gzipped < 6_000, `a shop's bundle: ${storefront.gzipped} bytes gzipped`);
+    const admin = Object.keys(adminOperations).length;
+    assert.ok(
+      everything.minified < 20_000 + 50 * admin,
+      `everything: ${everything.minified} bytes minified for ${admin} admin operations`,
+    );
+    assert.ok(
+      everything.gzipped < 6_500 + 15 * admin,
+      `everything: ${everything.gzipped} bytes gzipped for ${admin} admin operations`,
+    );
     assert.ok(
       storefront.minified < everything.minified - 3000,
       'the admin operations are left out of a shop bundle',

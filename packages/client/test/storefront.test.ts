@@ -15,6 +15,7 @@ import {
   StorefrontNetworkError,
   type ProductCard,
 } from '@storefront/client';
+import { toWindowStart } from '../../../src/ratelimit/ratelimit.test-support.ts';
 import { testConfig } from '../../../src/test/harness.ts';
 import {
   createProduct,
@@ -199,6 +200,27 @@ describe('cart shipping (decision `cart-shipping-and-totals`)', () => {
   });
 });
 
+describe('gift cards on the cart (decision `gift-card-tender`)', () => {
+  test('addGiftCard pays part of the cart, amountDue is the rest; removeGiftCard takes it off; an unknown code is 409', async () => {
+    const { storefront, admin } = await openShop(live);
+    const product = await createProduct(admin, { priceAmount: 2000 });
+    const card = await admin.request('adminIssueGiftCard', { body: { initialAmount: 500, currency: 'USD' } });
+    const cart = await storefront.carts.create({
+      items: [{ variantId: product.variants[0]!.id, quantity: 1 }],
+    });
+    const paid = await storefront.carts.addGiftCard(cart.id, card.code);
+    assert.deepEqual(
+      [paid.giftCards.map((entry) => [entry.last4, entry.amount.amount]), paid.totals.amountDue.amount],
+      [[[card.last4, 500]], paid.totals.total.amount - 500],
+    );
+    const removed = await storefront.carts.removeGiftCard(cart.id, card.last4);
+    assert.deepEqual([removed.giftCards, removed.totals.amountDue.amount], [[], removed.totals.total.amount]);
+    const unknown = await rejection(storefront.carts.addGiftCard(cart.id, 'AAAA-BBBB-CCCC-DDDD'));
+    assert.ok(unknown instanceof StorefrontError);
+    assert.deepEqual([unknown.status, unknown.problem.title], [409, 'gift_card_invalid']);
+  });
+});
+
 describe('conditional reads', () => {
   test('with ifNoneMatch, a current ETag resolves to NotModified (a 304), a changed resource to its body', async () => {
     const { storefront, admin, shop } = await openShop(live);
@@ -332,6 +354,8 @@ describe('errors', () => {
         // third call near the end of the window got `Retry-After: 1`, waited, and succeeded.)
         retry: { maxRetryAfterMs: 500 },
       });
+      // The three calls fall in one window.
+      toWindowStart(limited.t);
       await client.store.get();
       await client.store.get();
       const error = await rejection(client.store.get());

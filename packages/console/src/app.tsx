@@ -38,6 +38,10 @@ const Pages = lazyScreen(pages, 'Pages');
 const PageEdit = lazyScreen(pages, 'PageEdit');
 const OrdersList = lazyScreen(orders, 'OrdersList');
 const OrderDetail = lazyScreen(orders, 'OrderDetail');
+const draftOrders = () => import('./screens/draft-orders/index.tsx');
+const DraftOrdersList = lazyScreen(draftOrders, 'DraftOrdersList');
+const NewDraftOrder = lazyScreen(draftOrders, 'NewDraftOrder');
+const DraftOrderPage = lazyScreen(draftOrders, 'DraftOrderPage');
 const CustomersList = lazyScreen(customers, 'CustomersList');
 const CustomerDetail = lazyScreen(customers, 'CustomerDetail');
 const PrivacyLog = lazyScreen(customers, 'PrivacyLog');
@@ -45,6 +49,15 @@ const Pricing = lazyScreen(() => import('./screens/pricing/index.tsx'), 'Pricing
 const TaxReport = lazyScreen(() => import('./screens/pricing/tax-report.tsx'), 'TaxReport');
 const Shipping = lazyScreen(() => import('./screens/shipping/index.tsx'), 'Shipping');
 const Markets = lazyScreen(() => import('./screens/markets/index.tsx'), 'Markets');
+const CustomerGroups = lazyScreen(() => import('./screens/customer-groups/index.tsx'), 'CustomerGroups');
+const PriceLists = lazyScreen(() => import('./screens/price-lists/index.tsx'), 'PriceLists');
+const Promotions = lazyScreen(() => import('./screens/promotions/index.tsx'), 'Promotions');
+const giftCards = () => import('./screens/gift-cards/index.tsx');
+const GiftCards = lazyScreen(giftCards, 'GiftCards');
+const GiftCardDetail = lazyScreen(giftCards, 'GiftCardDetail');
+const imports = () => import('./screens/imports/index.tsx');
+const Imports = lazyScreen(imports, 'Imports');
+const ImportDetail = lazyScreen(imports, 'ImportDetail');
 const Keys = lazyScreen(() => import('./screens/keys/index.tsx'), 'Keys');
 const Webhooks = lazyScreen(webhooks, 'Webhooks');
 const WebhookDetail = lazyScreen(webhooks, 'WebhookDetail');
@@ -57,7 +70,9 @@ const Apps = lazyScreen(themesApps, 'Apps');
 const NAV: { to: string; label: string; end?: boolean }[] = [
   { to: '/', label: 'Home', end: true },
   { to: '/orders', label: 'Orders' },
+  { to: '/draft-orders', label: 'Drafts' },
   { to: '/customers', label: 'Customers' },
+  { to: '/customer-groups', label: 'Customer groups' },
   { to: '/products', label: 'Products' },
   { to: '/collections', label: 'Collections' },
   { to: '/content/regions', label: 'Regions' },
@@ -67,6 +82,10 @@ const NAV: { to: string; label: string; end?: boolean }[] = [
   { to: '/tax-report', label: 'Tax report' },
   { to: '/shipping', label: 'Shipping' },
   { to: '/markets', label: 'Markets' },
+  { to: '/price-lists', label: 'Price lists' },
+  { to: '/promotions', label: 'Promotions' },
+  { to: '/gift-cards', label: 'Gift cards' },
+  { to: '/imports', label: 'Import' },
   { to: '/keys', label: 'Storefront keys' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/email', label: 'Email' },
@@ -164,13 +183,23 @@ export function App() {
           <Route path="/content/pages/:slug" element={<PageEdit />} />
           <Route path="/orders" element={<OrdersList />} />
           <Route path="/orders/:id" element={<OrderDetail />} />
+          <Route path="/draft-orders" element={<DraftOrdersList />} />
+          <Route path="/draft-orders/new" element={<NewDraftOrder />} />
+          <Route path="/draft-orders/:id" element={<DraftOrderPage />} />
           <Route path="/customers" element={<CustomersList />} />
           <Route path="/customers/privacy-log" element={<PrivacyLog />} />
           <Route path="/customers/:id" element={<CustomerDetail />} />
           <Route path="/pricing" element={<Pricing />} />
           <Route path="/tax-report" element={<TaxReport />} />
           <Route path="/shipping" element={<Shipping />} />
+          <Route path="/customer-groups" element={<CustomerGroups />} />
           <Route path="/markets" element={<Markets />} />
+          <Route path="/price-lists" element={<PriceLists />} />
+          <Route path="/promotions" element={<Promotions />} />
+          <Route path="/gift-cards" element={<GiftCards />} />
+          <Route path="/gift-cards/:id" element={<GiftCardDetail />} />
+          <Route path="/imports" element={<Imports />} />
+          <Route path="/imports/:id" element={<ImportDetail />} />
           <Route path="/keys" element={<Keys />} />
           <Route path="/webhooks" element={<Webhooks />} />
           <Route path="/webhooks/:id" element={<WebhookDetail />} />

@@ -99,11 +99,13 @@ describe('customers in the console', () => {
 
     const { context, page, problems } = await signedInPage(h, shop.shop);
 
-    // The list, newest first, from the navigation (between Orders and Products).
+    // The list, newest first, from the navigation (after Orders and its Drafts, before Products, with the groups).
     const nav = page.getByRole('navigation', { name: 'Console' });
-    assert.deepEqual((await nav.getByRole('link').allTextContents()).slice(1, 4), [
+    assert.deepEqual((await nav.getByRole('link').allTextContents()).slice(1, 6), [
       'Orders',
+      'Drafts',
       'Customers',
+      'Customer groups',
       'Products',
     ]);
     await nav.getByRole('link', { name: 'Customers' }).click();

@@ -104,6 +104,7 @@ describe('markets in the console', () => {
       'the focus is back on the button that opened the form',
     );
     let europeRow = table.getByRole('row', { name: /^Europe/ });
+    await europeRow.waitFor();
     assert.deepEqual((await europeRow.getByRole('cell').allTextContents()).slice(0, 5), [
       'Germany (DE), France (FR)',
       'EUR',

@@ -256,7 +256,7 @@ class CartStore {
   }
 
   /**
-   * One write of a sub-resource of the cart (its address, method or code) under `If-Match`. When
+   * One write of a sub-resource of the cart (its address, method, code or gift card) under `If-Match`. When
    * another tab changed the cart (412), nothing is written, the cart is read again, and
    * CartChangedError says so; a refusal of the write itself (400, 409) is the caller's to show.
    */
@@ -296,13 +296,32 @@ class CartStore {
     return this.#writeOne((id, options) => shopApi().carts.setShippingMethod(id, methodId, options));
   }
 
-  /** Applies a discount code to the totals (409 `discount_invalid` when it cannot be used), or removes it. */
-  setDiscountCode(code: string | null): Promise<Cart> {
-    return this.#writeOne((id, options) =>
-      code === null
-        ? shopApi().carts.removeDiscountCode(id, options)
-        : shopApi().carts.setDiscountCode(id, code, options),
-    );
+  /**
+   * Adds a discount code to the cart's codes (decision `cart-promotions`): 409 `discount_invalid`
+   * when it cannot be used now, 409 `too_many_discount_codes` past five. A code that takes nothing
+   * off now stays, with a notice saying why.
+   */
+  addDiscountCode(code: string): Promise<Cart> {
+    return this.#writeOne((id, options) => shopApi().carts.addDiscountCode(id, code, options));
+  }
+
+  /** Removes one of the cart's discount codes. */
+  removeDiscountCode(code: string): Promise<Cart> {
+    return this.#writeOne((id, options) => shopApi().carts.removeOneDiscountCode(id, code, options));
+  }
+
+  /**
+   * Adds a gift card by its code (decision `gift-card-tender`): 409 `gift_card_invalid` when no card
+   * has it or it cannot pay, 409 `too_many_gift_cards` past five, 429 `rate_limited` past the
+   * client's guesses. The cart shows the card by its last 4 characters, with what it pays.
+   */
+  addGiftCard(code: string): Promise<Cart> {
+    return this.#writeOne((id, options) => shopApi().carts.addGiftCard(id, code, options));
+  }
+
+  /** Removes the cart's gift card whose code ends in `last4`. */
+  removeGiftCard(last4: string): Promise<Cart> {
+    return this.#writeOne((id, options) => shopApi().carts.removeGiftCard(id, last4, options));
   }
 
   /** The shipping methods the cart can take to its address, cheapest first. */

@@ -23,13 +23,16 @@ export interface SavedCheckout {
   orderId: string;
   /** The lines the cart held when it was sent (the order's). */
   items?: Items;
-  /** Where and how the cart shipped, and its code, when it was sent (`choicesOf`). */
+  /** Where and how the cart shipped, and its codes, when it was sent (`choicesOf`). */
   choices?: string;
 }
 
-/** What the cart brings to its checkout besides its lines: address, method and code. */
-export function choicesOf(cart: Pick<Cart, 'shippingAddress' | 'shippingMethod' | 'discountCode'>): string {
-  return JSON.stringify([cart.shippingAddress, cart.shippingMethod?.id ?? null, cart.discountCode]);
+/** What the cart brings to its checkout besides its lines: address, method, codes and gift cards. */
+export function choicesOf(
+  cart: Pick<Cart, 'shippingAddress' | 'shippingMethod' | 'discountCodes' | 'giftCards'>,
+): string {
+  const cards = cart.giftCards.map((card) => card.last4);
+  return JSON.stringify([cart.shippingAddress, cart.shippingMethod?.id ?? null, cart.discountCodes, cards]);
 }
 
 export function savedCheckout(): SavedCheckout | null {

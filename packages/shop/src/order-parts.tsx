@@ -1,8 +1,11 @@
 /**
  * Parts of an order the checkout and the order page both show: its lines, its totals (the cart's
- * preview or the order's own) and until when an unpaid order holds its stock.
+ * preview or the order's own, with its promotions and gift cards) and until when an unpaid order holds its stock.
  */
-import type { Cart, Checkout } from '@storefront/client';
+import type { Cart, Checkout, Money as MoneyAmount } from '@storefront/client';
+import { DiscountLines, ShippingLine } from './cart-summary.tsx';
+import { payingCards } from './gift-cards.ts';
+import { partPromotions, type AppliedPromotion } from './promotions.ts';
 import { Money } from './ui.tsx';
 
 /** Amounts priced by the service: the cart's preview (`cart.totals`) or an order's own. */
@@ -42,80 +45,84 @@ function formatRate(bps: number): string {
   return `${(bps / 100).toLocaleString('en-US', { maximumFractionDigits: 2 })} %`;
 }
 
-/** The totals: the cart's preview (what the checkout will charge when nothing changes) or the order's. */
-export function Totals({
-  amounts,
-  discountCode,
-  tax,
-}: {
-  amounts: Amounts;
-  discountCode: string | null;
-  tax?: TaxDetail;
-}) {
-  return (
-    <TotalsList
-      taxDetail={tax}
-      currency={amounts.total.currency}
-      subtotal={amounts.subtotal.amount}
-      discount={amounts.discount.amount}
-      discountCode={discountCode}
-      shipping={amounts.shipping.amount}
-      tax={amounts.tax.amount}
-      total={amounts.total.amount}
-    />
-  );
+/** What the gift cards pay of the total (decision `shop-gift-cards`), and what is left for the provider. */
+export interface GiftCardPart {
+  cards: readonly { last4: string; amount: MoneyAmount }[];
+  amountDue: MoneyAmount;
+  /** What the rest is called: "Amount due" before payment, "Charged to your card" on an order paid. */
+  dueLabel?: string;
 }
 
-function TotalsList(props: {
-  taxDetail: TaxDetail | undefined;
-  currency: string;
-  subtotal: number;
-  discount: number;
-  discountCode: string | null;
-  shipping: number;
-  tax: number;
-  total: number;
+/**
+ * The totals: the cart's preview (what the checkout will charge when nothing changes) or the order's,
+ * with a line per promotion off the goods and shipping free when a promotion took it off; when gift
+ * cards pay part, a line per card and what is left to pay.
+ */
+export function Totals({
+  amounts,
+  promotions,
+  tax,
+  giftCards,
+}: {
+  amounts: Amounts;
+  promotions: readonly AppliedPromotion[];
+  tax?: TaxDetail;
+  giftCards?: GiftCardPart;
 }) {
-  const { currency } = props;
+  const currency = amounts.total.currency;
+  const parted = partPromotions(promotions, amounts.discount.amount);
   return (
     <dl class="totals">
       <div>
         <dt>Subtotal</dt>
         <dd>
-          <Money amount={props.subtotal} currency={currency} />
+          <Money amount={amounts.subtotal.amount} currency={currency} />
         </dd>
       </div>
-      {props.discount > 0 ? (
-        <div>
-          <dt>Discount{props.discountCode ? ` (${props.discountCode})` : ''}</dt>
-          <dd>
-            −<Money amount={props.discount} currency={currency} />
-          </dd>
-        </div>
-      ) : null}
-      <div>
-        <dt>Shipping</dt>
-        <dd>
-          <Money amount={props.shipping} currency={currency} />
-        </dd>
-      </div>
+      <DiscountLines promotions={parted.goods} discount={amounts.discount.amount} currency={currency} />
+      <ShippingLine amount={amounts.shipping.amount} currency={currency} promotions={parted.shipping} />
       <div>
         <dt>
-          {props.taxDetail?.included ? 'Tax included' : 'Tax'}
-          {props.taxDetail?.estimated ? ' (estimated)' : ''}
+          {tax?.included ? 'Tax included' : 'Tax'}
+          {tax?.estimated ? ' (estimated)' : ''}
         </dt>
         <dd>
-          <Money amount={props.tax} currency={currency} />
+          <Money amount={amounts.tax.amount} currency={currency} />
         </dd>
       </div>
-      {props.taxDetail ? <TaxLines detail={props.taxDetail} /> : null}
+      {tax ? <TaxLines detail={tax} /> : null}
       <div class="totals-total">
         <dt>Total</dt>
         <dd>
-          <Money amount={props.total} currency={currency} />
+          <Money amount={amounts.total.amount} currency={currency} />
         </dd>
       </div>
+      {giftCards ? <GiftCardLines part={giftCards} currency={currency} /> : null}
     </dl>
+  );
+}
+
+/** Rows of a `dl.totals`: "Gift card ending C4RW −$15.00" per card that pays, then "Amount due $25.00". */
+function GiftCardLines({ part, currency }: { part: GiftCardPart; currency: string }) {
+  const paying = payingCards(part.cards);
+  if (paying.length === 0) return null;
+  return (
+    <>
+      {paying.map((card) => (
+        <div key={card.last4} class="totals-gift-card">
+          <dt>Gift card ending {card.last4}</dt>
+          <dd>
+            −<Money amount={card.amount.amount} currency={currency} />
+          </dd>
+        </div>
+      ))}
+      <div class="totals-total totals-due">
+        <dt>{part.dueLabel ?? 'Amount due'}</dt>
+        <dd>
+          <Money amount={part.amountDue.amount} currency={currency} />
+        </dd>
+      </div>
+    </>
   );
 }
 

@@ -7,21 +7,25 @@ import { describeError } from './api.ts';
 import { useMarket } from './market.ts';
 import { CARD_SIZES, cardSrcSet, FIRST_ROW, GALLERY_SIZES, isMediaPath, mediaUrl } from './media.ts';
 import { focusIsWhereRouteChangeLeftIt, href, Link, useLocation } from './router.tsx';
+import { taxCountry, taxWords } from './tax-words.ts';
 
 export function Money({ amount, currency }: { amount: number; currency: string }) {
   return <>{formatMoney(amount, currency)}</>;
 }
 
 /**
- * "incl. tax" after a price when the shopper's market's prices include it (decision `markets`; on
- * the default market, the store setting of decision prices-include-tax). Short, and true for VAT,
- * GST and sales tax alike.
+ * "incl. VAT", "incl. GST" or "incl. tax" after a price when the shopper's market's prices include
+ * it (decision `markets`; on the default market, the store setting of decision prices-include-tax):
+ * the tax of the country chosen, else of the market's one country, else "incl. tax" (tax-words.ts).
  */
 export function InclTax() {
-  return useMarket().market?.pricesIncludeTax ? <span class="price-tax muted"> incl. tax</span> : null;
+  const { country, market } = useMarket();
+  return market?.pricesIncludeTax ? (
+    <span class="price-tax muted"> {taxWords(taxCountry(country, market))}</span>
+  ) : null;
 }
 
-/** A price, with the compare-at price struck through when it is higher, and "incl. tax" when it is. */
+/** A price, with the compare-at price struck through when it is higher, and "incl. VAT" (or GST, or tax) when it is. */
 export function Price({
   amount,
   compareAt,
@@ -45,6 +49,33 @@ export function Price({
         </s>
       ) : null}
       <InclTax />
+    </span>
+  );
+}
+
+/**
+ * During a sale, the lowest price of the 30 days before it began (the API's `priorPrice`, the EU's
+ * Omnibus rule), in words: "Lowest price in the last 30 days: $28.00". Nothing without a sale (the
+ * price shown is not reduced) or without a prior price.
+ */
+export function PriorPrice({
+  amount,
+  compareAt,
+  prior,
+  currency,
+  class: className,
+}: {
+  amount: number;
+  compareAt?: number | null;
+  prior?: number;
+  currency: string;
+  class: string;
+}) {
+  const reduced = compareAt !== undefined && compareAt !== null && compareAt > amount;
+  if (!reduced || prior === undefined) return null;
+  return (
+    <span class={`price-prior ${className}`}>
+      Lowest price in the last 30 days: {formatMoney(prior, currency)}
     </span>
   );
 }
@@ -204,6 +235,13 @@ export function ProductGrid({ products }: { products: readonly ProductCard[] }) 
                 currency={product.currency}
               />
             </span>
+            <PriorPrice
+              amount={product.priceAmount}
+              compareAt={product.compareAtAmount}
+              prior={product.priorPrice}
+              currency={product.currency}
+              class="product-card-prior"
+            />
           </Link>
         </li>
       ))}

@@ -341,3 +341,22 @@ export async function countProductsMatching(
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** The collections of some products (the catalog's memberships, read for collection conditions). */
+export async function collectionsOfProducts(
+  db: Kysely<Database>,
+  storeId: string,
+  productIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>();
+  if (productIds.length === 0) return found;
+  const rows = await db
+    .selectFrom('collection_products')
+    .select(['product_id', 'collection_id'])
+    .where('store_id', '=', storeId)
+    .where('product_id', 'in', productIds)
+    .execute();
+  for (const row of rows)
+    found.set(row.product_id, [...(found.get(row.product_id) ?? []), row.collection_id]);
+  return found;
+}

@@ -32,6 +32,7 @@ import {
   refreshSmartMembership,
   replaceMembers,
   updateCollectionRow,
+  collectionsOfProducts,
 } from './collections.repository.ts';
 import { toAdminProducts } from '../products/admin-products.ts';
 import { existingProductIds } from '../products/products.service.ts';
@@ -318,4 +319,13 @@ export async function previewRules(
     countProductsMatching(deps.db, storeId, input.rules),
   ]);
   return { items: await toAdminProducts(deps, storeId, rows), total };
+}
+
+/** The collections each of some products is in (the promotions' collection conditions ask it). */
+export function productCollections(
+  db: Kysely<Database>,
+  storeId: string,
+  productIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  return collectionsOfProducts(db, storeId, productIds);
 }

@@ -27,6 +27,7 @@ export function findSellableVariants(db: Kysely<Database>, storeId: string, vari
       'v.weight_grams as weightGrams',
       'v.requires_shipping as requiresShipping',
       sql<string>`coalesce(v.tax_class, p.tax_class, 'standard')`.as('taxClass'),
+      'p.gift_card as giftCard',
     ])
     .where('v.store_id', '=', storeId)
     .where('v.id', 'in', [...variantIds])
@@ -205,8 +206,11 @@ export function reserveIfAvailable(
     .executeTakeFirst();
 }
 
-/** The levels of a variant after a change, and before it. */
-export type StockShift = StockLevel & { old_on_hand: number; old_reserved: number };
+/**
+ * The levels of a variant after a change, and before it; and whether its product sells gift cards
+ * (decision `gift-card-products`: a sale reads it without a statement of its own).
+ */
+export type StockShift = StockLevel & { old_on_hand: number; old_reserved: number; gift_card: boolean };
 
 /**
  * Moves levels by their deltas (each stopping at zero), locking the row; the levels after and
@@ -232,7 +236,8 @@ async function shiftStock(
       SET ${sql.join(changes)}, updated_at = ${now}
       FROM old
       WHERE v.store_id = ${storeId} AND v.id = old.id
-      RETURNING v.product_id, v.on_hand, v.reserved, old.on_hand AS old_on_hand, old.reserved AS old_reserved`.execute(
+      RETURNING v.product_id, v.on_hand, v.reserved, old.on_hand AS old_on_hand, old.reserved AS old_reserved,
+        (SELECT p.gift_card FROM products p WHERE p.store_id = v.store_id AND p.id = v.product_id) AS gift_card`.execute(
     db,
   );
   return rows[0];

@@ -186,31 +186,51 @@ export async function reserveStock(
   return reserved;
 }
 
+/** What selling reserved lines did: the lines short of stock, and what sold gift cards. */
+export interface ReservedSale {
+  oversold: Shortfall[];
+  /** The variants sold whose product sells gift cards (decision `gift-card-products`). */
+  giftCards: Set<string>;
+}
+
 /**
  * Turns a reservation into a sale: `on_hand` and `reserved` both drop by the quantity (available
  * stays). It never fails (decision `catalog-owns-stock`): a confirmed payment must always make its order paid. Should a row
  * hold less than the quantity (stock changed by hand, a variant deleted), it stops at zero and the
- * line is returned as oversold, so the order can be flagged for the merchant.
+ * line is returned as oversold, so the order can be flagged for the merchant. Also says which
+ * variants sold gift cards, read by the same statements.
  */
-export async function sellReserved(
+export async function sellReservedLines(
   trx: Transaction<Database>,
   storeId: string,
   lines: readonly StockLine[],
   now: Date,
-): Promise<Shortfall[]> {
+): Promise<ReservedSale> {
   const oversold: Shortfall[] = [];
+  const giftCards = new Set<string>();
   for (const line of inLockOrder(lines)) {
     const row = await sellFromReserved(trx, storeId, line.variantId, line.quantity, now);
     if (!row) {
       oversold.push({ variantId: line.variantId, requested: line.quantity, available: 0 });
       continue;
     }
+    if (row.gift_card) giftCards.add(line.variantId);
     if (row.old_on_hand < line.quantity) {
       oversold.push({ variantId: line.variantId, requested: line.quantity, available: row.old_on_hand });
     }
     await recordIfChanged(trx, storeId, line.variantId, levelsBefore(row), row);
   }
-  return oversold;
+  return { oversold, giftCards };
+}
+
+/** {@link sellReservedLines}, its lines short of stock. */
+export async function sellReserved(
+  trx: Transaction<Database>,
+  storeId: string,
+  lines: readonly StockLine[],
+  now: Date,
+): Promise<Shortfall[]> {
+  return (await sellReservedLines(trx, storeId, lines, now)).oversold;
 }
 
 /** Gives a reservation back (an unpaid order expired): `reserved` drops, never below zero. */

@@ -31,6 +31,8 @@ export interface PricedVariant {
   requiresShipping: boolean;
   /** Decision `tax-classes`: its class, else its product's, else `standard`. */
   taxClass: string;
+  /** Decision `gift-card-products`: its product sells gift cards (issued when the order is paid). */
+  giftCard: boolean;
 }
 
 /**

@@ -8,16 +8,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestStore, startTestApp, type TestApp } from '../../test/harness.ts';
 import { activePriceListPrices } from './price-lists.ts';
+import { ok } from '../../test/answers.ts';
 
 let t: TestApp;
 before(async () => (t = await startTestApp()));
 after(() => t.close());
-
-async function ok<T>(response: Promise<{ statusCode: number; body: string }>, status = 200): Promise<T> {
-  const answer = await response;
-  assert.equal(answer.statusCode, status, answer.body);
-  return JSON.parse(answer.body) as T;
-}
 
 const HOUR = 3_600_000;
 

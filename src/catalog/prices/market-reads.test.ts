@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestStore, startTestApp, type TestApp, type TestStore } from '../../test/harness.ts';
+import { ok } from '../../test/answers.ts';
 
 let t: TestApp;
 before(async () => (t = await startTestApp()));
@@ -21,12 +22,6 @@ interface Card {
 }
 interface Detail extends Card {
   variants: { id: string; priceAmount: number; compareAtAmount: number | null }[];
-}
-
-async function ok<T>(response: Promise<{ statusCode: number; body: string }>, status = 200): Promise<T> {
-  const answer = await response;
-  assert.equal(answer.statusCode, status, answer.body);
-  return JSON.parse(answer.body) as T;
 }
 
 /**

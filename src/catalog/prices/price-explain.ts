@@ -1,9 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.ts';
 import { notFound } from '../../lib/errors.ts';
+import { formatMoney } from '../../lib/money.ts';
 import { activePriceListPrices } from './price-lists.ts';
 import type { PriceExplanation } from './price-explain.schemas.ts';
 import { marketOfRead, pricesOfVariants, variantPricesIn } from './prices.ts';
+
+/** A market's rounding rule in words. */
+const ROUNDING_WORDS: Record<string, string> = {
+  none: 'rounded half up to the minor unit',
+  to_99: 'rounded up to the next .99',
+  to_whole: 'rounded up to the next whole unit',
+};
 
 /**
  * "Why this price" (decision `price-function`): what a variant costs a buyer in a market, in a
@@ -52,12 +60,12 @@ export async function explainPrice(
       ? 'the variant’s price'
       : from === 'explicit'
         ? `its explicit ${market.currency} price`
-        : `its store price converted at ${market.exchangeRate} (${market.rounding})`;
+        : `its store price converted at ${market.exchangeRate}, ${ROUNDING_WORDS[market.rounding ?? 'none']}`;
   const reason =
     winner === null
       ? `No price list applies: the market’s price, ${marketWords}.`
       : winner.kind === 'sale'
-        ? `The sale “${winner.name}” is the lowest sale that applies and is below the regular price (${regularAmount}), which is shown as compare-at.`
+        ? `The sale “${winner.name}” is the lowest sale that applies and is below the regular price (${formatMoney(money(regularAmount))}), which is shown as compare-at.`
         : `The override “${winner.name}” is the newest override that applies${sale ? ' (no sale that applies is below it)' : ''}.`;
   return {
     variantId,

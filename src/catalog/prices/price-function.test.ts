@@ -8,15 +8,16 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import {
-  addressesOf,
   clientAddresses,
   createTestStore,
-  readMailDir,
   startTestApp,
   waitForMail,
   type TestApp,
   type TestStore,
 } from '../../test/harness.ts';
+import { ok } from '../../test/answers.ts';
+import { formatMoney } from '../../lib/money.ts';
+import { signInCustomer } from '../../test/customers.ts';
 
 let t: TestApp;
 before(async () => (t = await startTestApp({ workers: true })));
@@ -37,34 +38,12 @@ interface Detail extends Card {
   variants: { id: string; priceAmount: number; compareAtAmount: number | null }[];
 }
 
-async function ok<T>(response: Promise<{ statusCode: number; body: string }>, status = 200): Promise<T> {
-  const answer = await response;
-  assert.equal(answer.statusCode, status, answer.body);
-  return JSON.parse(answer.body) as T;
-}
-
 const client = clientAddresses();
 
+/** Signs a new member in; the token and the customer's id. */
 async function signIn(shop: TestStore): Promise<{ token: string; customerId: string }> {
-  const email = `member-${randomUUID().slice(0, 8)}@example.com`;
-  const ip = client();
-  const call = (url: string, payload: object) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/storefront/v1/customers/${url}`,
-      headers: { 'x-publishable-key': shop.publishableKey },
-      payload,
-      remoteAddress: ip,
-    });
-  const transport = t.config.emailTransport;
-  const before = transport.kind === 'file' ? await readMailDir(transport.dir) : [];
-  const count = before.filter((mail) => addressesOf(mail).includes(email)).length;
-  assert.equal((await call('sign-in', { email })).statusCode, 202);
-  const code = /\b(\d{6})\b/.exec((await waitForMail(t, email, count + 1)).text ?? '')![1]!;
-  const verified = await call('verify', { email, code });
-  assert.equal(verified.statusCode, 200, verified.body);
-  const body = verified.json<{ token: string; customer: { id: string } }>();
-  return { token: body.token, customerId: body.customer.id };
+  const session = await signInCustomer(t, shop, { ip: client() });
+  return { token: session.token, customerId: session.customer.id };
 }
 
 /**
@@ -119,9 +98,42 @@ async function store() {
     }),
     201,
   );
+  const zone = await ok<{ id: string }>(
+    admin.post('/shipping/zones', { name: 'Everywhere', areas: [{ country: '*' }] }),
+    201,
+  );
+  await ok(
+    admin.post(`/shipping/zones/${zone.id}/methods`, {
+      name: 'Standard',
+      kind: 'free_over',
+      amount: 500,
+      freeOverAmount: 3000,
+    }),
+    201,
+  );
   const member = await signIn(shop);
   await ok(admin.put(`/customers/${member.customerId}/groups`, { groupIds: [group.id] }));
   return { shop, shirt, mug, member, group };
+}
+
+const BOSTON = {
+  name: 'Ada Lovelace',
+  line1: '1 Main St',
+  city: 'Boston',
+  region: 'US-MA',
+  postalCode: '02110',
+  country: 'US',
+};
+const BERLIN = {
+  name: 'Ada Lovelace',
+  line1: 'Unter den Linden 1',
+  city: 'Berlin',
+  postalCode: '10117',
+  country: 'DE',
+};
+
+interface ShippingOptionAmount {
+  amount: Money;
 }
 
 /** Every path's price of the shirt's S and of the mug, as `who` sees them (with `country`). */
@@ -158,14 +170,26 @@ async function pricesOnEveryPath(
     ),
     201,
   );
-  const placed = await ok<{ order: { id: string; lines: { unitPrice: Money }[] } }>(
-    storefront.post(
-      '/checkout',
-      { cartId: cart.id, email: 'guest@example.com', ...(country ? { country } : {}) },
-      { ...headers, 'idempotency-key': randomUUID() },
-    ),
+  // Shipping options: free from 30.00 of goods (the store's), so a member's prices may miss it.
+  await ok(storefront.put(`/carts/${cart.id}/shipping-address`, country === 'DE' ? BERLIN : BOSTON, headers));
+  const options = (await get<{ items: ShippingOptionAmount[] }>(`/carts/${cart.id}/shipping-options`)).items;
+  const email = `buyer-${randomUUID().slice(0, 8)}@example.com`;
+  const placed = await ok<{
+    order: { id: string; lines: { unitPrice: Money }[] };
+    payment: { ref: string; clientSecret: string };
+  }>(
+    storefront.post('/checkout', { cartId: cart.id, email }, { ...headers, 'idempotency-key': randomUUID() }),
     201,
   );
+  // The order confirmation mail, sent once the payment is confirmed, shows the prices charged.
+  const confirmed = await t.app.inject({
+    method: 'POST',
+    url: `/sandbox/v1/payments/${placed.payment.ref}/confirm`,
+    payload: { clientSecret: placed.payment.clientSecret, paymentMethod: 'pm_card_visa' },
+  });
+  assert.equal(confirmed.statusCode, 200, confirmed.body);
+  const mail = (await waitForMail(t, email)).text ?? '';
+  const inMail = (money: Money) => (mail.includes(formatMoney(money)) ? money.amount : -1);
   return {
     shirt: [
       cards.Shirt,
@@ -175,6 +199,7 @@ async function pricesOnEveryPath(
       shirtDetail.variants[0]!.priceAmount,
       cart.items[0]!.unitPrice.amount,
       placed.order.lines[0]!.unitPrice.amount,
+      inMail(placed.order.lines[0]!.unitPrice),
     ],
     mug: [
       cards.Mug,
@@ -183,7 +208,9 @@ async function pricesOnEveryPath(
       mugByHandle.variants[0]!.priceAmount,
       cart.items[1]!.unitPrice.amount,
       placed.order.lines[1]!.unitPrice.amount,
+      inMail(placed.order.lines[1]!.unitPrice),
     ],
+    shipping: options.map((option) => option.amount.amount),
     order: searched.items.map((c) => c.title),
     facetMin: facets.price.min,
     shirtCompareAt: shirtDetail.variants[0]!.compareAtAmount,
@@ -198,30 +225,32 @@ describe('the price function', () => {
     const { shop, shirt, mug, member } = await store();
     const guest = await pricesOnEveryPath(shop, shirt, mug, null);
     const wholesale = await pricesOnEveryPath(shop, shirt, mug, member.token);
-    assert.deepEqual(guest.shirt, all(2400, 7));
-    assert.deepEqual(guest.mug, all(1000, 6));
+    assert.deepEqual(guest.shirt, all(2400, 8));
+    assert.deepEqual(guest.mug, all(1000, 7));
     assert.deepEqual([guest.order, guest.facetMin], [['Mug', 'Shirt'], 1000]);
-    assert.deepEqual(wholesale.shirt, all(1800, 7));
-    assert.deepEqual(wholesale.mug, all(700, 6));
+    // Free shipping from 30.00: the guest's 34.00 of goods reach it, the member's 25.00 do not.
+    assert.deepEqual([guest.shipping, wholesale.shipping], [[0], [500]]);
+    assert.deepEqual(wholesale.shirt, all(1800, 8));
+    assert.deepEqual(wholesale.mug, all(700, 7));
     // An override replaces the price: no compare-at.
     assert.deepEqual(
       [wholesale.order, wholesale.facetMin, wholesale.shirtCompareAt],
       [['Mug', 'Shirt'], 700, null],
     );
     // The member's answers never reached the guest through the cache.
-    assert.deepEqual((await pricesOnEveryPath(shop, shirt, mug, null)).shirt, all(2400, 7));
+    assert.deepEqual((await pricesOnEveryPath(shop, shirt, mug, null)).shirt, all(2400, 8));
   });
 
   test('a sale in a market shows the regular price as its compare-at, for members too', async () => {
     const { shop, shirt, mug, member } = await store();
     const guest = await pricesOnEveryPath(shop, shirt, mug, null, 'DE');
     // 10.00 USD at 0.92 is 9.20 EUR regularly; the sale makes it 8.00.
-    assert.deepEqual(guest.mug, all(800, 6));
+    assert.deepEqual(guest.mug, all(800, 7));
     assert.equal(guest.mugCompareAt, 920);
-    assert.deepEqual(guest.shirt, all(2208, 7));
+    assert.deepEqual(guest.shirt, all(2208, 8));
     // The Wholesale override is in USD only: in EUR the member pays what everyone pays.
     const wholesale = await pricesOnEveryPath(shop, shirt, mug, member.token, 'DE');
-    assert.deepEqual([wholesale.mug, wholesale.shirt], [all(800, 6), all(2208, 7)]);
+    assert.deepEqual([wholesale.mug, wholesale.shirt], [all(800, 7), all(2208, 8)]);
   });
 
   test('a member’s read is private; a guest’s stays in the shared cache', async () => {
@@ -239,6 +268,41 @@ describe('the price function', () => {
       storefront.get(`/products?sort=price_asc&limit=1&cursor=${encodeURIComponent(first.nextCursor)}`),
     );
     assert.deepEqual([first.items[0]!.title, next.items[0]!.title], ['Mug', 'Shirt']);
+  });
+
+  test('a guest’s read is kept until a list starts, then priced again: no cache serves it after', async () => {
+    const { shop, mug } = await store();
+    const storefront = t.storefront(shop);
+    const startsAt = new Date(Date.now() + 2500);
+    await ok(
+      t.admin(shop).post('/price-lists', {
+        name: 'Flash',
+        kind: 'sale',
+        startsAt: startsAt.toISOString(),
+        prices: [{ variantId: mug.variants[0]!.id, currency: 'USD', amount: 500 }],
+      }),
+      201,
+    );
+    const url = `/products/${mug.id}`;
+    const before = await storefront.get(url);
+    assert.equal((JSON.parse(before.body) as Card).priceAmount, 1000);
+    // Shared, but no cache may keep it past the list's start (about 2 s away).
+    const control = String(before.headers['cache-control']);
+    assert.match(control, /^public, max-age=[0-2]$/);
+    // The store's first read sets the cache's baseline; the next is kept, the one after served from it.
+    await t.app.readCache!.recheck();
+    assert.equal((await storefront.get(url)).body, before.body);
+    const hits = t.app.readCache!.stats().hits;
+    assert.equal((await storefront.get(url)).body, before.body);
+    assert.equal(t.app.readCache!.stats().hits, hits + 1, 'served from the read cache until then');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, startsAt.getTime() - Date.now()) + 50));
+    const after = await ok<Card>(storefront.get(url));
+    assert.deepEqual([after.priceAmount, after.compareAtAmount], [500, 1000]);
+    // With no later start or end, a guest's read is the catalog's as ever.
+    assert.equal(
+      (await storefront.get(url)).headers['cache-control'],
+      'public, max-age=30, stale-while-revalidate=300',
+    );
   });
 
   test('why this price: the explanation names the rule, and its price is the one every path shows', async () => {

@@ -13,6 +13,7 @@ import { currencyDigits } from '../../markets/currencies.ts';
 import { openStaffSession } from '../../staff/staff.service.ts';
 import { createTestStore, startTestApp, type TestApp, type TestStore } from '../../test/harness.ts';
 import { activePriceListPrices } from './price-lists.ts';
+import { ok } from '../../test/answers.ts';
 
 let t: TestApp;
 before(async () => (t = await startTestApp()));
@@ -30,12 +31,6 @@ interface PriceList {
   createdAt: string;
   updatedAt: string;
   prices?: { variantId: string; currency: string; amount: number }[];
-}
-
-async function ok<T>(response: Promise<{ statusCode: number; body: string }>, status = 200): Promise<T> {
-  const answer = await response;
-  assert.equal(answer.statusCode, status, answer.body);
-  return JSON.parse(answer.body) as T;
 }
 
 /** The answer's status, and its problem's pointers (each once). */

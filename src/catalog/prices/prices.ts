@@ -11,7 +11,8 @@ import {
 import { currencyDigits } from '../../markets/currencies.ts';
 import {
   allowLongStatements,
-  hasPriceLists,
+  analyzeMarketPrices,
+  priceListBoundaries,
   priorPriceRows,
   recordPriceHistory,
   refreshMarketCardRows,
@@ -53,13 +54,19 @@ export async function readPricing(
   groupIds: readonly string[] = [],
   at: Date = new Date(),
 ): Promise<ReadPricing | null> {
-  const lists = await storeSetting(deps.db, storeId, 'price-lists', () => hasPriceLists(deps.db, storeId));
-  if (market.pricing === null && !lists) return null;
+  const boundaries = await storeSetting(deps.db, storeId, 'price-lists', () =>
+    priceListBoundaries(deps.db, storeId),
+  );
+  if (market.pricing === null && boundaries === null) return null;
+  const next = boundaries?.find((boundary) => boundary > at.getTime());
   return {
     marketId: market.id,
     currency: market.currency,
     conversion: market.pricing,
-    lists: lists ? { groupIds: [...groupIds].sort(), at } : null,
+    lists:
+      boundaries === null
+        ? null
+        : { groupIds: [...groupIds].sort(), at, until: next === undefined ? null : new Date(next) },
   };
 }
 
@@ -102,6 +109,7 @@ export async function refreshMarketCards(
   await allowLongStatements(trx);
   await refreshMarketCardRows(trx, storeId, markets);
   await recordPriceHistory(trx, storeId, markets);
+  await analyzeMarketPrices(trx);
 }
 
 /** How the default market prices: the variants' own prices (converted by nothing). */

@@ -45,6 +45,7 @@ export async function toAdminProducts(
     priceAmount: row.price_amount,
     currency,
     taxClass: row.tax_class ?? STANDARD_TAX_CLASS,
+    giftCard: row.gift_card,
     variants: byProduct.get(row.id) ?? [],
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

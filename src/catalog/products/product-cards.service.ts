@@ -20,7 +20,10 @@ export type Page = { limit?: number | undefined; cursor?: string | undefined };
 
 /** A product as a card, in the store's currency (storefront lists, search, collections). */
 export function toCard(
-  row: Pick<ProductRow, 'id' | 'title' | 'handle' | 'image' | 'price_amount' | 'compare_at_amount'>,
+  row: Pick<
+    ProductRow,
+    'id' | 'title' | 'handle' | 'image' | 'price_amount' | 'compare_at_amount' | 'gift_card'
+  >,
   currency: string,
 ): ProductCard {
   return {
@@ -31,6 +34,7 @@ export function toCard(
     priceAmount: row.price_amount ?? 0,
     compareAtAmount: row.compare_at_amount,
     currency,
+    giftCard: row.gift_card,
   };
 }
 

@@ -8,6 +8,7 @@ import {
   MAX_VARIANTS,
   notAnImageOfTheProduct,
   optionsAndLabel,
+  SHIPPED_GIFT_CARD,
 } from '../variants/variant.validation.ts';
 
 /**
@@ -118,6 +119,8 @@ export function checkNewProduct(
   const skus: { sku: string; pointer: string }[] = [];
   input.variants.forEach((variant, i) => {
     checkVariant(variant, `/variants/${i}`, errors, storeCurrency);
+    if (input.giftCard && variant.requiresShipping === true)
+      errors.push({ pointer: `/variants/${i}/requiresShipping`, detail: SHIPPED_GIFT_CARD });
     const sku = variant.sku?.trim();
     if (sku) {
       if (skus.some((s) => s.sku === sku))

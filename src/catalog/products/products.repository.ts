@@ -149,6 +149,22 @@ export async function existingProductIds(
   return rows.map((row) => row.id);
 }
 
+/** The ids among `productIds` of the store's gift card products (decision `gift-card-products`). */
+export async function giftCardProductIds(
+  db: Kysely<Database>,
+  storeId: string,
+  productIds: readonly string[],
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('products')
+    .select('id')
+    .where('store_id', '=', storeId)
+    .where('id', 'in', [...productIds])
+    .where('gift_card', '=', true)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 export function insertProduct(
   db: Kysely<Database>,
   product: {
@@ -167,6 +183,8 @@ export function insertProduct(
     seoDescription: string | null;
     /** Null: `standard`. */
     taxClass: string | null;
+    /** Decision `gift-card-products`. */
+    giftCard: boolean;
     now: Date;
   },
 ): Promise<ProductRow> {
@@ -186,6 +204,7 @@ export function insertProduct(
       seo_title: product.seoTitle,
       seo_description: product.seoDescription,
       tax_class: product.taxClass,
+      gift_card: product.giftCard,
       created_at: product.now,
       updated_at: product.now,
     })
@@ -332,6 +351,7 @@ export type ActiveProduct = Pick<
   | 'image'
   | 'price_amount'
   | 'compare_at_amount'
+  | 'gift_card'
   | 'description'
   | 'seo_title'
   | 'seo_description'
@@ -390,4 +410,20 @@ export async function takeHandle(
     .values({ store_id: storeId, handle: previous, product_id: productId })
     .onConflict((oc) => oc.columns(['store_id', 'handle']).doUpdateSet({ product_id: productId }))
     .execute();
+}
+
+/** The products of these handles, by handle. */
+export async function productIdsByHandle(
+  db: Kysely<Database>,
+  storeId: string,
+  handles: readonly string[],
+): Promise<Map<string, string>> {
+  if (handles.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('products')
+    .select(['id', 'handle'])
+    .where('store_id', '=', storeId)
+    .where('handle', 'in', [...handles])
+    .execute();
+  return new Map(rows.map((row) => [row.handle, row.id]));
 }

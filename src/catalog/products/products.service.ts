@@ -38,6 +38,7 @@ import {
   insertBulkVariants,
   insertVariants,
   newVariant,
+  stopShipping,
 } from '../variants/product-variants.ts';
 import { isVisible, lockExistingProduct, noProduct, recordVisibilityChange } from './product-changes.ts';
 import { toAdminProducts } from './admin-products.ts';
@@ -49,9 +50,11 @@ import {
   deleteProductRow,
   existingProductIds as productIdsAmong,
   findProduct,
+  giftCardProductIds,
   insertBulkProducts,
   insertProduct,
   productsInOrder,
+  productIdsByHandle,
   productsQuery,
   takeHandle,
   updateProductRow,
@@ -132,15 +135,24 @@ export async function createProduct(
   deps: Pick<ServiceDeps, 'db' | 'clock'>,
   storeId: string,
   input: ProductInput,
-  attempt = 1,
 ): Promise<AdminProduct> {
+  return getProduct(deps, storeId, await insertNewProduct(deps, storeId, input));
+}
+
+/** `createProduct` without reading the product back: its id (an import's, which needs no more). */
+export async function insertNewProduct(
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
+  storeId: string,
+  input: ProductInput,
+  attempt = 1,
+): Promise<string> {
   const imageErrors: FieldError[] = [];
   const images = await checkImages(deps.db, storeId, input.images, imageErrors);
   const currency = await storeCurrency(deps, storeId);
   const { variants, skus, ...product } = checkNewProduct(input, images, imageErrors, currency);
   const now = deps.clock.now();
   try {
-    const id = await deps.db.transaction().execute(async (trx) => {
+    return await deps.db.transaction().execute(async (trx) => {
       await assertSkusFree(trx, storeId, skus);
       const row = await insertProduct(trx, {
         ...product,
@@ -148,6 +160,7 @@ export async function createProduct(
         status: input.status,
         handle: input.handle,
         taxClass: input.taxClass ?? null,
+        giftCard: input.giftCard ?? false,
         now,
       });
       if (input.handle !== undefined) await takeHandle(trx, storeId, row.id, row.handle, null);
@@ -156,7 +169,7 @@ export async function createProduct(
         const ids = await insertVariants(
           trx,
           { storeId, productId: row.id, now },
-          input.variants.map((variant, i) => newVariant(variant, variants[i]!)),
+          input.variants.map((variant, i) => newVariant(variant, variants[i]!, input.giftCard)),
         );
         for (const [i, variant] of input.variants.entries())
           if (variant.prices?.length) await setVariantPrices(trx, storeId, ids[i]!, pricesOf(variant.prices));
@@ -166,11 +179,11 @@ export async function createProduct(
       await recordVisibilityChange(trx, storeId, row.id, 'draft', input.status, false);
       return row.id;
     });
-    return await getProduct(deps, storeId, id);
   } catch (error) {
     if (isUniqueViolation(error, 'products_handle_idx')) {
       // Made from the title while another product of that title was being created: once more.
-      if (input.handle === undefined && attempt < 3) return createProduct(deps, storeId, input, attempt + 1);
+      if (input.handle === undefined && attempt < 3)
+        return insertNewProduct(deps, storeId, input, attempt + 1);
       throw handleTaken(input.handle ?? '');
     }
     if (isUniqueViolation(error)) throw skuTaken(skus[0]?.sku ?? '', skus[0]?.pointer ?? '/variants');
@@ -278,10 +291,17 @@ async function changeProduct(
       seo_description: seoDescription === undefined ? current.seo_description : seoDescription,
       options: options ?? current.options,
       tax_class: patch.taxClass ?? current.tax_class,
+      gift_card: patch.giftCard ?? current.gift_card,
     };
+    // Decision `gift-card-products`: a product that becomes a gift card ships none of its variants.
+    const now = deps.clock.now();
+    const unshipped =
+      next.gift_card && !current.gift_card && (await stopShipping(trx, storeId, productId, now));
     const changed =
       imagesChanged ||
       archived ||
+      unshipped ||
+      next.gift_card !== current.gift_card ||
       next.title !== current.title ||
       next.description !== current.description ||
       next.image !== current.image ||
@@ -295,7 +315,7 @@ async function changeProduct(
     await updateProductRow(trx, storeId, productId, {
       ...next,
       options: JSON.stringify(next.options),
-      updated_at: deps.clock.now(),
+      updated_at: now,
     });
     if (next.handle !== current.handle)
       await takeHandle(trx, storeId, productId, next.handle, current.handle);
@@ -331,6 +351,19 @@ export function existingProductIds(
   productIds: readonly string[],
 ): Promise<string[]> {
   return productIdsAmong(deps.db, storeId, productIds);
+}
+
+/**
+ * Which of `productIds` sell gift cards now (decision `gift-card-products`): what a paid order's
+ * lines issue. `deps.db` may be a transaction. A product deleted since sells nothing.
+ */
+export async function giftCardProducts(
+  deps: { db: Kysely<Database> },
+  storeId: string,
+  productIds: readonly string[],
+): Promise<Set<string>> {
+  if (productIds.length === 0) return new Set();
+  return new Set(await giftCardProductIds(deps.db, storeId, [...new Set(productIds)]));
 }
 
 /** How many products the store has, in any status. */
@@ -411,4 +444,28 @@ export async function importProducts(
       { history: false },
     );
   });
+}
+
+/** The store's products of these handles (any status), by handle: an import's lookup. */
+export function productIdsOfHandles(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  handles: readonly string[],
+): Promise<Map<string, string>> {
+  return productIdsByHandle(deps.db, storeId, handles);
+}
+
+/**
+ * The variants' use cases, for other parts (an import adds and changes variants as the Admin API
+ * does): the catalog's face for them is this file (decision `catalog-sub-parts`).
+ */
+export { addVariant, skusInUse, updateVariant, variantsOfSkus } from '../variants/variants.service.ts';
+
+/**
+ * Checks a new product as `createProduct` does, without the database: every field error, thrown as
+ * one 400 (an import's dry run). Its images are taken to be the store's media, as given.
+ */
+export function checkProductInput(input: ProductInput, currency: string): void {
+  const images = input.images?.map((image) => ({ mediaId: image.mediaId, alt: image.alt ?? null, url: '' }));
+  checkNewProduct(input, images, [], currency);
 }

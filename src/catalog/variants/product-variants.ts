@@ -8,7 +8,13 @@ import { refreshCardPrice } from '../products/product-changes.ts';
 import { combinationKey, fitsOptions, labelOf } from './options.ts';
 import type { VariantPrice } from '../prices/prices.ts';
 import { skuTaken } from './variant.validation.ts';
-import { findTakenSku, updateVariantRow, variantsOfProduct, type NewVariant } from './variants.repository.ts';
+import {
+  findTakenSku,
+  stopShippingProduct,
+  updateVariantRow,
+  variantsOfProduct,
+  type NewVariant,
+} from './variants.repository.ts';
 
 /**
  * A product's variants as its product sees them (products/ calls this face, never the variants'
@@ -23,10 +29,14 @@ export {
   type NewVariant,
 } from './variants.repository.ts';
 
-/** A variant input as inserted, with its options and label as `optionsAndLabel` made them. */
+/**
+ * A variant input as inserted, with its options and label as `optionsAndLabel` made them. A gift
+ * card product's variant is not shipped (decision `gift-card-products`; the caller refused `true`).
+ */
 export function newVariant(
   input: VariantInput,
   made: { options: Record<string, string>; label: string },
+  giftCard = false,
 ): NewVariant {
   return {
     sku: input.sku?.trim() || null,
@@ -36,7 +46,7 @@ export function newVariant(
     compareAtAmount: input.compareAtAmount ?? null,
     onHand: input.onHand,
     weightGrams: input.weightGrams ?? null,
-    requiresShipping: input.requiresShipping ?? true,
+    requiresShipping: giftCard ? false : (input.requiresShipping ?? true),
     imageId: input.imageId ?? null,
     taxClass: input.taxClass ?? null,
   };
@@ -63,6 +73,19 @@ export function toAdminVariant(row: VariantRow, prices: VariantPrice[] = []): Ad
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
+}
+
+/**
+ * A product became a gift card (decision `gift-card-products`): none of its variants is shipped any
+ * more. Returns whether any was.
+ */
+export function stopShipping(
+  trx: Transaction<Database>,
+  storeId: string,
+  productId: string,
+  now: Date,
+): Promise<boolean> {
+  return stopShippingProduct(trx, storeId, productId, now);
 }
 
 /** 409 `sku_unavailable` at the pointer of the first SKU another variant of the store uses. */

@@ -11,6 +11,9 @@ import { currencyDigits } from '../../markets/currencies.ts';
 
 export const MAX_VARIANTS = 100;
 
+/** Decision `gift-card-products`: a gift card product's variants are not shipped. */
+export const SHIPPED_GIFT_CARD = 'must be false on a gift card product: a gift card is not shipped';
+
 /**
  * A variant's label and SKU: not blank (a SKU may be null); its explicit prices (decision
  * `market-prices`): each in an ISO 4217 currency other than the store's, one per currency.

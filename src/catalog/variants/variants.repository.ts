@@ -209,10 +209,99 @@ export function updateVariantRow(
     .executeTakeFirstOrThrow();
 }
 
+/** Sets `requires_shipping` false on every variant of a product; whether any was true. */
+export async function stopShippingProduct(
+  db: Kysely<Database>,
+  storeId: string,
+  productId: string,
+  now: Date,
+): Promise<boolean> {
+  const rows = await db
+    .updateTable('variants')
+    .set({ requires_shipping: false, updated_at: now })
+    .where('store_id', '=', storeId)
+    .where('product_id', '=', productId)
+    .where('requires_shipping', '=', true)
+    .returning('id')
+    .execute();
+  return rows.length > 0;
+}
+
 export async function deleteVariantRow(
   db: Kysely<Database>,
   storeId: string,
   variantId: string,
 ): Promise<void> {
   await db.deleteFrom('variants').where('store_id', '=', storeId).where('id', '=', variantId).execute();
+}
+
+/** A variant found by `lookupVariantRows`, with its product's title. */
+export interface VariantLookupRow {
+  id: string;
+  product_id: string;
+  product_title: string;
+  label: string;
+  sku: string | null;
+  archived_at: Date | null;
+}
+
+/** The store's variants with one of `ids` or one of `skus` (SKUs compared exactly), by product and position. */
+export function lookupVariantRows(
+  db: Kysely<Database>,
+  storeId: string,
+  ids: readonly string[],
+  skus: readonly string[],
+): Promise<VariantLookupRow[]> {
+  return db
+    .selectFrom('variants as v')
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.store_id', '=', 'v.store_id').onRef('p.id', '=', 'v.product_id'),
+    )
+    .select(['v.id', 'v.product_id', 'p.title as product_title', 'v.label', 'v.sku', 'v.archived_at'])
+    .where('v.store_id', '=', storeId)
+    .where((eb) =>
+      eb.or([
+        ...(ids.length > 0 ? [eb('v.id', 'in', [...ids])] : []),
+        ...(skus.length > 0 ? [eb('v.sku', 'in', [...skus])] : []),
+      ]),
+    )
+    .orderBy('p.title')
+    .orderBy('v.product_id')
+    .orderBy('v.position')
+    .execute();
+}
+
+/** Which of these SKUs the store's variants use, with the handle of their product. */
+export async function takenSkus(
+  db: Kysely<Database>,
+  storeId: string,
+  skus: readonly string[],
+): Promise<Map<string, string>> {
+  if (skus.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('variants as v')
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.store_id', '=', 'v.store_id').onRef('p.id', '=', 'v.product_id'),
+    )
+    .select(['v.sku', 'p.handle'])
+    .where('v.store_id', '=', storeId)
+    .where('v.sku', 'in', [...skus])
+    .execute();
+  return new Map(rows.map((row) => [row.sku!, row.handle]));
+}
+
+/** The variants of these SKUs, by SKU. */
+export async function variantIdsBySku(
+  db: Kysely<Database>,
+  storeId: string,
+  skus: readonly string[],
+): Promise<Map<string, { id: string; onHand: number; reserved: number }>> {
+  if (skus.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('variants')
+    .select(['id', 'sku', 'on_hand', 'reserved'])
+    .where('store_id', '=', storeId)
+    .where('sku', 'in', [...skus])
+    .execute();
+  return new Map(rows.map((row) => [row.sku!, { id: row.id, onHand: row.on_hand, reserved: row.reserved }]));
 }

@@ -3,7 +3,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.ts';
 import type { ServiceDeps } from '../../db/service-deps.ts';
 import type { Database } from '../../db/tables.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../../lib/errors.ts';
-import type { AdminVariant, VariantInput, VariantPatch } from '../catalog.schemas.ts';
+import type { AdminVariant, VariantInput, VariantLookup, VariantPatch } from '../catalog.schemas.ts';
 import type { ProductOption, ProductStatus, VariantRow } from '../catalog.tables.ts';
 import { productChanged } from '../collections/smart-membership.ts';
 import { available, lockVariant, setOnHand } from '../inventory/inventory.ts';
@@ -23,6 +23,7 @@ import {
   MAX_VARIANTS,
   notAnImageOfTheProduct,
   optionsAndLabel,
+  SHIPPED_GIFT_CARD,
   skuTaken,
   unknownTaxClass,
 } from './variant.validation.ts';
@@ -30,14 +31,20 @@ import {
   deleteVariantRow,
   findVariant,
   insertVariant,
+  lookupVariantRows,
   updateVariantRow,
   variantCountAndLastPosition,
+  takenSkus,
+  variantIdsBySku,
   variantIdsOfProduct,
 } from './variants.repository.ts';
 
 /** The admin's use cases on one variant: add, change (archive, stock), delete. */
 
 const noVariant = () => notFound('No variant with that id in this store.');
+/** Decision `gift-card-products`: a gift card product's variants are not shipped. */
+const shippedGiftCard = (title: string) =>
+  validationFailed(title, [{ pointer: '/requiresShipping', detail: SHIPPED_GIFT_CARD }]);
 
 /** A variant's image is one of its product's (decision `media-uploads`): 400 at `/imageId` otherwise. */
 async function assertImageOfProduct(
@@ -79,6 +86,8 @@ export async function addVariant(
       const optionErrors: FieldError[] = [];
       const made = optionsAndLabel(product.options, input, '', optionErrors);
       if (optionErrors.length > 0) throw validationFailed('The variant is invalid.', optionErrors);
+      if (product.gift_card && input.requiresShipping === true)
+        throw shippedGiftCard('The variant is invalid.');
       if (input.imageId) await assertImageOfProduct(trx, storeId, productId, input.imageId);
       if (sku) await assertSkusFree(trx, storeId, [{ sku, pointer: '/sku' }]);
       const last = await variantCountAndLastPosition(trx, storeId, productId);
@@ -87,7 +96,12 @@ export async function addVariant(
       }
       const now = deps.clock.now();
       const position = last.lastPosition === null ? 0 : last.lastPosition + 1;
-      const row = await insertVariant(trx, { storeId, productId, now }, position, newVariant(input, made));
+      const row = await insertVariant(
+        trx,
+        { storeId, productId, now },
+        position,
+        newVariant(input, made, product.gift_card),
+      );
       if (input.prices?.length) await setVariantPrices(trx, storeId, row.id, pricesOf(input.prices));
       await refreshCardPrice(trx, storeId, productId);
       await productChanged(trx, storeId, productId);
@@ -119,6 +133,8 @@ export async function updateVariant(
       const product = await lockExistingProduct(trx, storeId, found.product_id);
       const current = await lockVariant(trx, storeId, variantId);
       if (!current) throw noVariant();
+      if (product.gift_card && patch.requiresShipping === true)
+        throw shippedGiftCard('The variant change is invalid.');
       if (sku) await assertSkusFree(trx, storeId, [{ sku, pointer: '/sku' }], variantId);
       if (patch.imageId) await assertImageOfProduct(trx, storeId, product.id, patch.imageId);
       // New option values: checked against the product's; the label follows them unless given.
@@ -247,4 +263,48 @@ export async function deleteVariant(
     await productChanged(trx, storeId, product.id);
     await recordVisibilityChange(trx, storeId, product.id, product.status, product.status, true);
   });
+}
+
+/**
+ * The store's variants named by SKU (compared exactly) or by id, with their products' titles: what
+ * a form resolving pasted SKUs (a price list's) or showing stored variant ids needs, without
+ * reading the catalog page by page. Neither given: none.
+ */
+export async function lookupVariants(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  query: { sku?: readonly string[] | undefined; id?: readonly string[] | undefined },
+): Promise<{ items: VariantLookup[] }> {
+  const ids = [...new Set((query.id ?? []).map((id) => id.toLowerCase()))];
+  const skus = [...new Set(query.sku ?? [])];
+  if (ids.length === 0 && skus.length === 0) return { items: [] };
+  const rows = await lookupVariantRows(deps.db, storeId, ids, skus);
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      productId: row.product_id,
+      productTitle: row.product_title,
+      label: row.label,
+      sku: row.sku,
+      archived: row.archived_at !== null,
+    })),
+  };
+}
+
+/** Which of these SKUs the store's variants use, with their product's handle: an import's check. */
+export function skusInUse(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  skus: readonly string[],
+): Promise<Map<string, string>> {
+  return takenSkus(deps.db, storeId, skus);
+}
+
+/** The store's variants of these SKUs with their on-hand count, by SKU: an inventory import's lookup. */
+export function variantsOfSkus(
+  deps: Pick<ServiceDeps, 'db'>,
+  storeId: string,
+  skus: readonly string[],
+): Promise<Map<string, { id: string; onHand: number; reserved: number }>> {
+  return variantIdsBySku(deps.db, storeId, skus);
 }

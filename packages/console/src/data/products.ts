@@ -12,11 +12,13 @@ import type { components, QueryParams, RequestBody } from '@storefront/client';
 import {
   keepPreviousData,
   useMutation,
+  useQueries,
   useQuery,
   useQueryClient,
   type QueryClient,
 } from '@tanstack/react-query';
 import { useAdmin } from '../session.tsx';
+import { isStatus } from '../ui/problems.ts';
 import { FORM_RECORD } from '../ui/queries.tsx';
 import { invalidate } from './cache.ts';
 import { catalogKeys } from './catalog.ts';
@@ -95,6 +97,34 @@ export function useProduct(id: string | undefined) {
     enabled: id !== undefined,
     staleTime: 0,
     ...FORM_RECORD,
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The titles of the products `ids` names (a promotion's products), each read by its id (sharing the
+ * product's cached copy; fresh for a minute): a map from id to title, null for a product that is
+ * gone, absent while it is being read. Something that is no product id is never asked for.
+ */
+export function useProductTitles(ids: readonly string[]): ReadonlyMap<string, string | null> {
+  const admin = useAdmin();
+  const wanted = [...new Set(ids)].filter((id) => UUID.test(id));
+  return useQueries({
+    queries: wanted.map((id) => ({
+      queryKey: productKeys.detail(id),
+      queryFn: () => admin.products.get(id),
+      staleTime: 60_000,
+      retry: (failures: number, error: Error) => !isStatus(error, 404) && failures < 2,
+    })),
+    combine: (results) => {
+      const titles = new Map<string, string | null>();
+      results.forEach((result, index) => {
+        if (result.data) titles.set(wanted[index]!, result.data.title);
+        else if (isStatus(result.error, 404)) titles.set(wanted[index]!, null);
+      });
+      return titles;
+    },
   });
 }
 

@@ -1,4 +1,7 @@
-/** Home: today's orders and revenue (the browser's day), and what needs the merchant's attention. */
+/**
+ * Home: today's orders and revenue (the browser's day; in each currency orders were paid in when
+ * other markets sold too), and what needs the merchant's attention.
+ */
 import type { SuccessBody } from '@storefront/client';
 import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
@@ -22,6 +25,31 @@ function Figure({ label, value, children }: { label: string; value: string; chil
       <p className="value">{value}</p>
       <p className="figure-note">{children}</p>
     </section>
+  );
+}
+
+/**
+ * Today's revenue in the other currencies orders were paid in (other markets'), as a sentence, or
+ * null when every paid order was in the store currency.
+ */
+function otherCurrencies(overview: Overview): string | null {
+  const others = overview.revenueByCurrency.filter(
+    (money) => money.currency !== overview.orders.revenue.currency,
+  );
+  if (others.length === 0) return null;
+  return `Also ${others.map((money) => formatMoney(money.amount, money.currency)).join(', ')} paid in ${others.map((money) => money.currency).join(', ')} (other markets).`;
+}
+
+function RevenueNote({ overview }: { overview: Overview }) {
+  const others = otherCurrencies(overview);
+  return (
+    <>
+      {others ? <span>{others} </span> : null}
+      <span className="muted">
+        Totals of the orders paid today, before refunds
+        {others ? `; the figure is in ${overview.orders.revenue.currency}` : ''}.
+      </span>
+    </>
   );
 }
 
@@ -148,7 +176,7 @@ export function Home() {
                 label="Revenue today"
                 value={formatMoney(data.orders.revenue.amount, data.orders.revenue.currency)}
               >
-                <span className="muted">Totals of the orders paid today, before refunds.</span>
+                <RevenueNote overview={data} />
               </Figure>
               <Figure label="Awaiting payment" value={String(data.orders.pending)}>
                 <Link to="/orders?status=pending">View pending orders</Link>

@@ -5,7 +5,16 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { errorMessage, fieldErrors, type FieldMessage, type FormProblem } from './problems.ts';
 
-export { CheckboxField, FieldShell, SelectField, TextAreaField, TextField } from './fields.tsx';
+export {
+  CheckboxField,
+  ChoiceList,
+  FieldShell,
+  PeriodFields,
+  RadioChoice,
+  SelectField,
+  TextAreaField,
+  TextField,
+} from './fields.tsx';
 export { ACTIONS, DataTable, Pager, useCursorPager, type Column, type CursorPager } from './table.tsx';
 
 export function PageHeader({
@@ -177,16 +186,19 @@ export function SubmitCancel({
   busy,
   onCancel,
   className = 'actions',
+  describedBy,
 }: {
   label: string;
   busyLabel: string;
   busy: boolean;
   onCancel: () => void;
   className?: string;
+  /** The id of what the submit button is described by (what it will save, in words). */
+  describedBy?: string;
 }) {
   return (
     <div className={className}>
-      <button type="submit" className="primary" disabled={busy}>
+      <button type="submit" className="primary" disabled={busy} aria-describedby={describedBy}>
         {busy ? busyLabel : label}
       </button>
       <button type="button" onClick={onCancel}>
@@ -221,12 +233,25 @@ export function CopyButton({ value, label = 'Copy' }: { value: string; label?: s
   );
 }
 
-/** A secret shown once (a key, a signing secret): selectable, copyable, with the warning. */
-export function SecretOnce({ label, value, onDone }: { label: string; value: string; onDone?: () => void }) {
+/**
+ * A secret shown once (a key, a signing secret, a gift card's code): selectable, copyable, with the
+ * warning (`warning` words it for another kind of secret).
+ */
+export function SecretOnce({
+  label,
+  value,
+  onDone,
+  warning = 'copy it now. It is shown only once; afterwards only its prefix is kept.',
+}: {
+  label: string;
+  value: string;
+  onDone?: () => void;
+  warning?: string;
+}) {
   return (
     <div className="banner warning secret-once" role="region" aria-label={label}>
       <p>
-        <strong>{label}</strong>: copy it now. It is shown only once; afterwards only its prefix is kept.
+        <strong>{label}</strong>: {warning}
       </p>
       <p className="secret">
         <code data-testid="secret-value">{value}</code> <CopyButton value={value} />

@@ -1,4 +1,8 @@
-/** Labelled form controls: a label, a hint and a problem tied to the control for screen readers. */
+/**
+ * Labelled form controls: a label, a hint and a problem tied to the control for screen readers; a
+ * list of checkboxes (`ChoiceList`), radio buttons (`RadioChoice`) and a period's start and end
+ * (`PeriodFields`).
+ */
 import {
   useId,
   type InputHTMLAttributes,
@@ -42,7 +46,7 @@ export function FieldShell({ label, hint, error, hideLabel, children }: FieldShe
   );
 }
 
-type InputProps = InputHTMLAttributes<HTMLInputElement> & {
+export type InputProps = InputHTMLAttributes<HTMLInputElement> & {
   label: string;
   hint?: ReactNode;
   error?: string | undefined;
@@ -124,5 +128,125 @@ export function SelectField({ label, hint, error, hideLabel, options, ...select 
         </select>
       )}
     </FieldShell>
+  );
+}
+
+/** Checkboxes for a list of choices, in a fieldset; none ticked is said by `noneMeans`. */
+export function ChoiceList({
+  legend,
+  noneMeans,
+  choices,
+  ticked,
+  empty,
+  className = 'choice-list',
+  onChange,
+}: {
+  legend: string;
+  noneMeans: string;
+  choices: readonly { id: string; label: string }[];
+  ticked: readonly string[];
+  empty: ReactNode;
+  className?: string;
+  onChange: (ids: string[]) => void;
+}) {
+  const hintId = useId();
+  return (
+    <fieldset className={className} aria-describedby={hintId}>
+      <legend>{legend}</legend>
+      <p className="hint" id={hintId}>
+        {noneMeans}
+      </p>
+      {choices.length === 0 ? <p className="muted">{empty}</p> : null}
+      {choices.map((choice) => (
+        <label className="checkbox" key={choice.id}>
+          <input
+            type="checkbox"
+            checked={ticked.includes(choice.id)}
+            onChange={(event) =>
+              onChange(
+                event.target.checked ? [...ticked, choice.id] : ticked.filter((id) => id !== choice.id),
+              )
+            }
+          />
+          <span>{choice.label}</span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** A period's optional start and end as `datetime-local` values, in the browser's time zone. */
+export function PeriodFields({
+  startsAt,
+  endsAt,
+  startError,
+  endError,
+  onChange,
+}: {
+  startsAt: string;
+  endsAt: string;
+  startError: string | undefined;
+  endError: string | undefined;
+  onChange: (changes: { startsAt?: string; endsAt?: string }) => void;
+}) {
+  return (
+    <div className="orders-form-grid">
+      <TextField
+        label="Starts (optional)"
+        type="datetime-local"
+        hint="In your time zone; empty: at once."
+        value={startsAt}
+        error={startError}
+        onChange={(event) => onChange({ startsAt: event.target.value })}
+      />
+      <TextField
+        label="Ends (optional)"
+        type="datetime-local"
+        hint="In your time zone, not included; empty: until you change it."
+        value={endsAt}
+        error={endError}
+        onChange={(event) => onChange({ endsAt: event.target.value })}
+      />
+    </div>
+  );
+}
+
+/** Radio buttons in a fieldset, each with its hint. */
+export function RadioChoice<T extends string>({
+  legend,
+  value,
+  choices,
+  onChange,
+}: {
+  legend: string;
+  value: T;
+  choices: readonly { value: T; label: string; hint?: ReactNode }[];
+  onChange: (value: T) => void;
+}) {
+  const id = useId();
+  return (
+    <fieldset className="radio-choice">
+      <legend>{legend}</legend>
+      {choices.map((choice) => (
+        <div key={choice.value} className="field">
+          <label className="checkbox">
+            <input
+              type="radio"
+              name={id}
+              value={choice.value}
+              checked={value === choice.value}
+              aria-describedby={choice.hint ? `${id}-${choice.value}` : undefined}
+              onChange={() => onChange(choice.value)}
+            />
+            <span>{choice.label}</span>
+          </label>
+          {choice.hint ? (
+            <p className="hint" id={`${id}-${choice.value}`}>
+              {choice.hint}
+            </p>
+          ) : null}
+        </div>
+      ))}
+    </fieldset>
   );
 }

@@ -2,11 +2,13 @@
  * Typing that settles: `useDebounced` (a value once it stops changing), and a list's search box
  * kept in the address (`?q=`, so back, forward and reload keep the search): `useUrlSearch` and the
  * form that shows it, `SearchForm`; a list's other filters and its order kept there too,
- * `useUrlFilter` (one of some values) and `useUrlParam` (any value, such as an id).
+ * `useUrlFilter` (one of some values) and `useUrlParam` (any value, such as an id); and a picker's
+ * search box inside a form, `PickerSearchField`.
  */
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { TextField } from './components.tsx';
+import type { InputProps } from './fields.tsx';
 
 /** `value`, once it has stopped changing for `ms`. */
 export function useDebounced<T>(value: T, ms = 300): T {
@@ -32,8 +34,12 @@ export function useUrlSearch(ms = 300): {
   const q = params.get('q') ?? '';
   const [text, setText] = useState(q);
   const settled = useDebounced(text.trim(), ms);
+  // The search this box last wrote to the address: the address catching up with it is no reason to
+  // change the box (the staff member may have typed on meanwhile).
+  const written = useRef(q);
 
-  const write = (value: string) =>
+  const write = (value: string) => {
+    written.current = value;
     setParams(
       (current) => {
         const next = new URLSearchParams(current);
@@ -43,9 +49,13 @@ export function useUrlSearch(ms = 300): {
       },
       { replace: true },
     );
+  };
 
-  // Back and forward change the URL's search: the box follows (unless it already says it).
+  // Back and forward change the URL's search: the box follows (unless it already says it). The
+  // box's own write arriving is not followed: it would undo what was typed after it.
   useEffect(() => {
+    if (q === written.current) return;
+    written.current = q;
     setText((current) => (current.trim() === q ? current : q));
   }, [q]);
 
@@ -128,4 +138,24 @@ export function useUrlFilter<T extends string>(
   const [raw, set] = useUrlParam(name);
   const value = (values as readonly string[]).includes(raw) ? (raw as T) : undefined;
   return [value, set];
+}
+
+/**
+ * A search box inside a form that picks something (a product, a customer): Enter searches, it never
+ * submits the form around it.
+ */
+export function PickerSearchField({
+  onText,
+  ...input
+}: Omit<InputProps, 'type' | 'onChange' | 'onKeyDown'> & { onText: (text: string) => void }) {
+  return (
+    <TextField
+      type="search"
+      {...input}
+      onChange={(event) => onText(event.target.value)}
+      onKeyDown={(event) => {
+        if (event.key === 'Enter') event.preventDefault();
+      }}
+    />
+  );
 }

@@ -1,7 +1,12 @@
-/** The cart: lines, quantities, remove; every change a full replace with If-Match (see cart.ts). */
+/**
+ * The cart: lines, quantities, remove (every change a full replace with If-Match, see cart.ts), and
+ * its summary: the subtotal, the promotions that apply and how far free shipping is.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { describeError } from '../api.ts';
 import { CartChangedError, cartStore, useCart } from '../cart.ts';
+import { CartSummary } from '../cart-summary.tsx';
+import { codeWords, isCodeNotice } from '../promotions.ts';
 import { Link } from '../router.tsx';
 import { Loading, Money, PageTitle } from '../ui.tsx';
 import { CheckoutPage } from './lazy.ts';
@@ -56,8 +61,10 @@ export function CartPage() {
       {/* What the last write changed on its own (another market's prices, a method cleared); the
           country selector announces its own. */}
       {cart.notices.map((notice) => (
-        <div key={notice.code} class="notice notice-info">
-          <p>{notice.detail}</p>
+        <div key={`${notice.code}-${notice.discountCode ?? ''}`} class="notice notice-info">
+          <p>
+            {isCodeNotice(notice) ? `Code ${notice.discountCode ?? ''}: ${codeWords(notice)}` : notice.detail}
+          </p>
         </div>
       ))}
       <ul class="cart-lines" aria-busy={busy}>
@@ -110,10 +117,10 @@ export function CartPage() {
           );
         })}
       </ul>
-      <p class="cart-subtotal">
-        Subtotal <Money amount={cart.subtotal.amount} currency={currency} />
-      </p>
-      <p class="muted">Taxes, shipping and discounts are worked out at checkout.</p>
+      <CartSummary
+        cart={cart}
+        note="Shipping and tax are worked out at checkout, where you can add a discount code."
+      />
       <p class="cart-actions">
         <Link to="/checkout" class="button-primary">
           Check out

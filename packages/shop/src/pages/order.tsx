@@ -13,6 +13,7 @@ import { cartStore, itemsOf, sameItems } from '../cart.ts';
 import { payOnHostedPage, saveCheckout, savedCheckout, sendCheckout } from '../checkout.ts';
 import { Link, useLocation } from '../router.tsx';
 import { day } from '../format.ts';
+import { useOnlyGiftCards } from '../gift-card-lines.ts';
 import { HeldUntil, SummaryLines, Totals } from '../order-parts.tsx';
 import { Loading, Notice, PageTitle } from '../ui.tsx';
 import { NotFound } from './not-found.tsx';
@@ -61,6 +62,8 @@ function useSettledOrder(id: string): { order: Order | null; error: unknown; mis
 export function OrderPage({ id }: { id: string }) {
   const { query } = useLocation();
   const { order, error, missing } = useSettledOrder(id);
+  // An order of gift cards only ships nothing: its codes come by email.
+  const giftCardsOnly = useOnlyGiftCards(order?.lines ?? null);
   const [payError, setPayError] = useState<string | null>(null);
   const returned = query.get('redirect_status');
   const saved = savedCheckout();
@@ -174,14 +177,25 @@ export function OrderPage({ id }: { id: string }) {
       {error && order.status === 'pending' ? (
         <p class="muted">The shop could not be reached just now; it keeps trying.</p>
       ) : null}
-      {order.status === 'paid' ? <Shipments order={order} /> : null}
+      {order.status === 'paid' && giftCardsOnly === false ? <Shipments order={order} /> : null}
+      {order.status === 'paid' && giftCardsOnly ? (
+        <section class="shipments" aria-labelledby="shipments-title">
+          <h2 id="shipments-title">Delivery</h2>
+          <p>Your gift card codes are emailed to {order.email}. Nothing is shipped.</p>
+        </section>
+      ) : null}
       {order.returns.length > 0 ? <Returns order={order} /> : null}
       <h2>Order #{order.number}</h2>
       <SummaryLines lines={order.lines} />
       <Totals
         amounts={order}
-        discountCode={order.discountCode}
+        promotions={order.promotions}
         tax={{ lines: order.taxLines, included: order.taxIncluded }}
+        giftCards={{
+          cards: order.giftCards,
+          amountDue: order.amountDue,
+          dueLabel: order.paidAt ? 'Amount charged' : 'Amount due',
+        }}
       />
       {order.shippingAddress || order.shippingMethod ? (
         <dl class="review-choices">

@@ -14,6 +14,7 @@ import {
   PageTitle,
   Paragraphs,
   Price,
+  PriorPrice,
   ProductImage,
   useMetaDescription,
 } from '../ui.tsx';
@@ -270,7 +271,19 @@ function ProductView({ product }: { product: Product }) {
             compareAt={variant.compareAtAmount}
             currency={product.currency}
           />
+          <PriorPrice
+            amount={variant.priceAmount}
+            compareAt={variant.compareAtAmount}
+            prior={variant.priorPrice}
+            currency={product.currency}
+            class="product-prior"
+          />
         </p>
+        {product.giftCard ? (
+          <p class="gift-card-note">
+            Gift card. Delivered by email — no shipping: its code is mailed to you once your order is paid.
+          </p>
+        ) : null}
         <form onSubmit={(event) => void add(event)} class="product-form">
           {product.options.length > 0 ? (
             <OptionPicker product={product} variant={variant} onChoose={choose} />

@@ -9,10 +9,10 @@ import { CSS } from '@dnd-kit/utilities';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useProducts } from '../../data/products.ts';
-import { StatusBadge, TextField } from '../../ui/components.tsx';
+import { StatusBadge } from '../../ui/components.tsx';
 import { fieldMessage, type FormProblem } from '../../ui/problems.ts';
 import { QueryView } from '../../ui/queries.tsx';
-import { useDebounced } from '../../ui/search.tsx';
+import { PickerSearchField, useDebounced } from '../../ui/search.tsx';
 import { DragHandle, MoveButtons, SortableList, useFocusAfterMove } from '../../ui/sortable.tsx';
 import { priceRange, Thumb, type AdminProduct } from '../catalog-parts.tsx';
 
@@ -160,17 +160,7 @@ function ProductPicker({
   return (
     <div className="picker">
       <h3>Add products</h3>
-      <TextField
-        label="Find products"
-        type="search"
-        value={text}
-        placeholder="Title or SKU"
-        onChange={(event) => setText(event.target.value)}
-        onKeyDown={(event) => {
-          // Enter searches; it must not submit the collection form.
-          if (event.key === 'Enter') event.preventDefault();
-        }}
-      />
+      <PickerSearchField label="Find products" value={text} placeholder="Title or SKU" onText={setText} />
       <QueryView query={results} loading="Searching…">
         {(data) =>
           data.items.length === 0 ? (

@@ -1,6 +1,6 @@
 /**
- * One customer: their profile, totals, saved addresses and newest orders (each linking to its
- * order's page), and for the store's owners and admins the privacy actions: "Export data" (the
+ * One customer: their profile, totals, groups (groups.tsx: the store's groups to tick), saved
+ * addresses and newest orders (each linking to its order's page), and for the store's owners and admins the privacy actions: "Export data" (the
  * JSON the customer is entitled to, downloaded as `customer-<id>.json`) and "Erase customer"
  * (erase.tsx).
  */
@@ -22,6 +22,7 @@ import { formatMoney } from '../../ui/money.ts';
 import { errorMessage, isStatus } from '../../ui/problems.ts';
 import { OrderRow } from '../../ui/order-badges.tsx';
 import { EraseSection } from './erase.tsx';
+import { CustomerGroupsPanel } from './groups.tsx';
 
 /** Saves the export as `customer-<id>.json` through the browser's download (nothing leaves the page). */
 function saveExport(data: CustomerExport, id: string): void {
@@ -252,6 +253,7 @@ export function CustomerDetail() {
         <div>
           <Profile customer={data} />
           <Totals customer={data} />
+          <CustomerGroupsPanel customer={data} />
           <Privacy customer={data} />
         </div>
       </div>

@@ -12,6 +12,7 @@ import { formatDateTime } from '../../ui/dates.ts';
 import { formatMoney } from '../../ui/money.ts';
 import { QueryView } from '../../ui/queries.tsx';
 import { SearchForm, useUrlFilter, useUrlSearch } from '../../ui/search.tsx';
+import { ExportCsvButton, ImportLink } from '../imports-parts.tsx';
 
 const ACCOUNT_FILTERS = ['accounts', 'guests'] as const;
 type AccountFilter = (typeof ACCOUNT_FILTERS)[number];
@@ -42,7 +43,15 @@ export function CustomersList() {
     <>
       <PageHeader
         title="Customers"
-        actions={admin ? <Link to="/customers/privacy-log">Privacy log</Link> : undefined}
+        actions={
+          admin ? (
+            <>
+              <Link to="/customers/privacy-log">Privacy log</Link>
+              <ImportLink kind="customers" />
+              <ExportCsvButton kind="customers" />
+            </>
+          ) : undefined
+        }
       />
       {notice ? <Notice tone="success">{notice}</Notice> : null}
       <SearchForm

@@ -5,59 +5,32 @@
  * countries join the default market). Staff may look; owners and admins change them.
  */
 import { countryName } from '@storefront/address';
-import { useState } from 'react';
 import { useDeleteMarket, useMarkets, type Market } from '../../data/markets.ts';
 import { useStoreSettings } from '../../data/settings.ts';
 import { useStaffSession } from '../../data/staff.ts';
-import {
-  ACTIONS,
-  ConfirmButton,
-  DataTable,
-  ErrorBanner,
-  Loading,
-  Notice,
-  PageHeader,
-} from '../../ui/components.tsx';
+import { ACTIONS, DataTable, Loading, PageHeader } from '../../ui/components.tsx';
+import { ListBanners, RowActions, useListEditor, type Editing } from '../../ui/list-editor.tsx';
 import { QueryView } from '../../ui/queries.tsx';
 import { rateText, ROUNDING_NAMES } from '../market-parts.ts';
 import { MarketForm } from './market-form.tsx';
 import '../orders.css';
 import './markets.css';
 
-/** The form open on the screen: a new market's, or a saved one's (by id). */
-type Editing = { id: null } | { id: string };
-
-/** After a form closes, the focus goes back to the button that opened it. */
-function focusLater(selector: string) {
-  requestAnimationFrame(() => document.querySelector<HTMLElement>(selector)?.focus());
-}
-
 export function Markets() {
   const session = useStaffSession();
   const settings = useStoreSettings();
   const markets = useMarkets();
-  const [editing, setEditing] = useState<Editing | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const editor = useListEditor('[data-add-market]');
+  const { editing } = editor;
   const remove = useDeleteMarket({
-    onDone: (market) => {
-      setNotice(`The market “${market.name}” was deleted.`);
-      // Its row and its Delete button are gone: the focus goes to the page's heading.
-      focusLater('#page-title');
-    },
+    onDone: (market) => editor.deleted(`The market “${market.name}” was deleted.`),
   });
   const readOnly = session.data?.staff.role === 'staff';
   const storeCurrency = settings.data?.currency;
 
   const open = (next: Editing) => {
-    setNotice(null);
     remove.reset();
-    setEditing(next);
-  };
-  const done = (message: string | null) => {
-    const opener = editing?.id ? `[data-edit="${editing.id}"]` : '[data-add-market]';
-    setEditing(null);
-    setNotice(message);
-    focusLater(opener);
+    editor.open(next);
   };
   const editedMarket = editing?.id ? markets.data?.items.find((market) => market.id === editing.id) : null;
 
@@ -79,13 +52,7 @@ export function Markets() {
           and rounded by the market’s rule.
         </p>
       </PageHeader>
-      {readOnly ? (
-        <Notice tone="warning">
-          <p>Only owners and admins can change markets. Your role is staff: you can look at them.</p>
-        </Notice>
-      ) : null}
-      {notice ? <Notice tone="success">{notice}</Notice> : null}
-      <ErrorBanner error={remove.error} />
+      <ListBanners readOnly={readOnly} things="markets" notice={editor.notice} error={remove.error} />
       {storeCurrency === undefined ? (
         <Loading />
       ) : (
@@ -99,7 +66,7 @@ export function Markets() {
                 busy={remove.isPending}
                 onEdit={(market) => open({ id: market.id })}
                 onDelete={(market) => {
-                  setNotice(null);
+                  editor.clearNotice();
                   remove.mutate(market);
                 }}
               />
@@ -110,7 +77,7 @@ export function Markets() {
               key={editing.id ?? 'new'}
               market={editedMarket ?? null}
               storeCurrency={storeCurrency}
-              onDone={done}
+              onDone={editor.done}
             />
           ) : null}
         </>
@@ -204,26 +171,26 @@ function MarketActions({
 }) {
   const countries = market.countries.map((code) => countryName(code)).join(', ');
   return (
-    <div className="actions">
-      <button type="button" data-edit={market.id} onClick={() => onEdit(market)}>
-        Edit<span className="visually-hidden"> the market {market.name}</span>
-      </button>
-      {market.default ? null : (
-        <ConfirmButton
-          title={`Delete the market “${market.name}”?`}
-          body={
-            <p>
-              Its countries ({countries}) join the default market: shoppers there see the store’s currency and
-              prices again. Prices set on variants in {market.currency} are kept.
-            </p>
-          }
-          confirmLabel="Delete market"
-          disabled={busy}
-          onConfirm={() => onDelete(market)}
-        >
-          Delete<span className="visually-hidden"> the market {market.name}</span>
-        </ConfirmButton>
-      )}
-    </div>
+    <RowActions
+      id={market.id}
+      named={`the market ${market.name}`}
+      busy={busy}
+      onEdit={() => onEdit(market)}
+      confirm={
+        market.default
+          ? null
+          : {
+              title: `Delete the market “${market.name}”?`,
+              body: (
+                <p>
+                  Its countries ({countries}) join the default market: shoppers there see the store’s currency
+                  and prices again. Prices set on variants in {market.currency} are kept.
+                </p>
+              ),
+              label: 'Delete market',
+            }
+      }
+      onDelete={() => onDelete(market)}
+    />
   );
 }

@@ -5,10 +5,11 @@
  * checks what it can before sending; the server's refusals are shown at their fields (a country
  * another market holds, 409 `market_conflict`, at the countries), the rest in the banner.
  */
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, type FormEvent } from 'react';
 import { useSaveMarket, type Market } from '../../data/markets.ts';
 import { CheckboxField, ProblemBanner, SubmitCancel, TextField } from '../../ui/components.tsx';
 import { fieldMessage, toFormProblem, unclaimed, type FormProblem } from '../../ui/problems.ts';
+import { useFormDraft, useFormFocus } from '../../ui/form-state.ts';
 import { CountryFields, CurrencyFields } from './market-fields.tsx';
 import { checkMarket, marketDraft, marketSave, NAME_MAX, type MarketDraft } from './draft.ts';
 
@@ -38,27 +39,11 @@ export function MarketForm({
   onDone: (notice: string | null) => void;
 }) {
   const titleId = useId();
-  const form = useRef<HTMLFormElement>(null);
-  const banner = useRef<HTMLDivElement>(null);
-  const [draft, setDraft] = useState<MarketDraft>(() => marketDraft(market));
-  const [problem, setProblem] = useState<FormProblem | null>(null);
+  const { draft, update, problem, setProblem } = useFormDraft<MarketDraft>(() => marketDraft(market));
+  const { form, banner } = useFormFocus(problem);
   const save = useSaveMarket((saved) =>
     onDone(market ? `The market “${saved.name}” was saved.` : `The market “${saved.name}” was created.`),
   );
-
-  useEffect(() => {
-    form.current?.querySelector<HTMLInputElement>('input')?.focus();
-  }, []);
-  // After the render that marks the fields: the first one in trouble, else the banner.
-  useEffect(() => {
-    if (problem)
-      (form.current?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? banner.current)?.focus();
-  }, [problem]);
-
-  const update = (changes: Partial<MarketDraft>) => {
-    setDraft((current) => ({ ...current, ...changes }));
-    setProblem(null);
-  };
 
   function submit(event: FormEvent) {
     event.preventDefault();

@@ -4,6 +4,7 @@
  * (`taxLines`, decision tax-arithmetic).
  */
 import type { AdminOrder } from '@storefront/client';
+import { Fragment } from 'react';
 import { Link } from 'react-router';
 import { formatMoney, formatPercent } from '../../ui/money.ts';
 
@@ -108,6 +109,18 @@ export function Lines({ order }: { order: AdminOrder }) {
         <dd>{money(order.shipping.amount)}</dd>
         <dt className="total">Total</dt>
         <dd className="total">{money(order.total.amount)}</dd>
+        {order.giftCards.map((card) => (
+          <Fragment key={card.last4}>
+            <dt>Gift card ending {card.last4}</dt>
+            <dd>−{money(card.amount.amount)}</dd>
+          </Fragment>
+        ))}
+        {order.giftCards.length > 0 ? (
+          <>
+            <dt>Charged by the provider</dt>
+            <dd>{money(order.amountDue.amount)}</dd>
+          </>
+        ) : null}
         {order.refunded.amount > 0 ? (
           <>
             <dt>Refunded</dt>

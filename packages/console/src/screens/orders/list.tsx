@@ -8,6 +8,7 @@ import { DataTable, Notice, PageHeader, Pager, SelectField, useCursorPager } fro
 import { OrderRow } from '../../ui/order-badges.tsx';
 import { QueryView } from '../../ui/queries.tsx';
 import { SearchForm, useUrlFilter, useUrlParam, useUrlSearch } from '../../ui/search.tsx';
+import { ExportCsvButton } from '../imports-parts.tsx';
 
 const STATUSES = ['pending', 'paid', 'expired', 'cancelled'] as const;
 type OrderStatus = (typeof STATUSES)[number];
@@ -51,7 +52,17 @@ export function OrdersList() {
 
   return (
     <>
-      <PageHeader title="Orders" />
+      <PageHeader
+        title="Orders"
+        actions={
+          <>
+            <ExportCsvButton kind="orders" />
+            <Link className="button primary" to="/draft-orders/new">
+              Create order
+            </Link>
+          </>
+        }
+      />
       {customerId ? (
         <Notice>
           <p>

@@ -11,13 +11,17 @@ import { toFormProblem, type FormProblem } from '../../ui/problems.ts';
 // ---- Refunds ----
 
 /**
- * What can still be refunded on an order: the captured payment minus refunds made or pending (the
- * server's rule, decision `refund-path`). Zero when no payment was captured.
+ * What can still be refunded on an order: the captured payment, and what gift cards paid of an
+ * order that was paid, minus refunds made or pending (the server's rule, decisions `refund-path`
+ * and `gift-card-tender`). Zero when nothing was captured.
  */
 export function refundableAmount(order: AdminOrder): number {
-  const captured = order.payments
-    .filter((payment) => payment.status === 'succeeded')
-    .reduce((sum, payment) => sum + payment.amount.amount, 0);
+  const byCards =
+    order.paidAt === null ? 0 : order.giftCards.reduce((sum, card) => sum + card.amount.amount, 0);
+  const captured =
+    order.payments
+      .filter((payment) => payment.status === 'succeeded')
+      .reduce((sum, payment) => sum + payment.amount.amount, 0) + byCards;
   if (captured === 0) return 0;
   const held = order.refunds
     .filter((refund) => refund.status === 'pending' || refund.status === 'succeeded')

@@ -31,6 +31,9 @@ export function Refunds({ order }: { order: AdminOrder }) {
               ) : null}
             </span>
             {refund.note ? <div>Reason: {refund.note}</div> : null}
+            {refund.giftCards ? (
+              <div className="muted">Paid back to the order&apos;s gift cards (settled at once).</div>
+            ) : null}
             {refund.reason === 'expired_out_of_stock' ? (
               <div className="muted">Automatic: paid after the order expired, and the stock was gone.</div>
             ) : null}
@@ -74,8 +77,19 @@ function RefundForm({
   // Done or refused, the order is read again (the form's `max` is then what is left).
   const refund = useRefundOrder(order.id, {
     onSuccess: (started) => {
+      const toCards = started.refund.giftCards ? started.refund : started.giftCardRefund;
+      const toProvider = started.refund.giftCards ? null : started.refund;
       setDone(
-        `Refund of ${formatMoney(started.refund.amount.amount, started.refund.amount.currency)} requested. It settles when the payment provider confirms it.`,
+        [
+          toCards
+            ? `${formatMoney(toCards.amount.amount, toCards.amount.currency)} went back to the gift cards.`
+            : '',
+          toProvider
+            ? `Refund of ${formatMoney(toProvider.amount.amount, toProvider.amount.currency)} requested. It settles when the payment provider confirms it.`
+            : '',
+        ]
+          .filter(Boolean)
+          .join(' '),
       );
       setAmount(null);
       setReason('');

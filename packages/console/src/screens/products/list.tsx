@@ -37,6 +37,7 @@ import {
   useArrivalNotice,
   type ProductStatus,
 } from '../catalog-parts.tsx';
+import { ExportCsvButton, ImportLink } from '../imports-parts.tsx';
 
 const PAGE_SIZE = 20;
 const STATUSES = STATUS_OPTIONS.map((option) => option.value);
@@ -94,9 +95,13 @@ export function ProductsList() {
       <PageHeader
         title="Products"
         actions={
-          <Link className="button primary" to="/products/new">
-            Add product
-          </Link>
+          <>
+            <ImportLink kind="products" />
+            <ExportCsvButton kind="products" />
+            <Link className="button primary" to="/products/new">
+              Add product
+            </Link>
+          </>
         }
       />
       {notice ? <Notice tone="success">{notice}</Notice> : null}

@@ -1,7 +1,8 @@
 /**
  * The product form's variants: its options (options.tsx) and either a list of variants
  * (variants.tsx) or the matrix of their combinations (variant-table.tsx), with their prices in the
- * markets' other currencies (currency-prices.tsx); what saving archives or deletes; the archived variants with Restore; and the dialog that confirms an edit of the options
+ * markets' other currencies (currency-prices.tsx) and "Why this price?" for the saved ones
+ * (why-price.tsx); what saving archives or deletes; the archived variants with Restore; and the dialog that confirms an edit of the options
  * that archives saved variants.
  */
 import { fieldMessage, type FormProblem } from '../../ui/problems.ts';
@@ -17,6 +18,7 @@ import type { At } from './panels.tsx';
 import type { PendingEdit, VariantEdits } from './variant-edits.ts';
 import { ArchivedVariants, VariantTable } from './variant-table.tsx';
 import { VariantFields } from './variants.tsx';
+import { WhyThisPrice } from './why-price.tsx';
 
 export function VariantsSection({
   draft,
@@ -82,6 +84,9 @@ export function VariantsSection({
                   at={at}
                   onChange={changePrice}
                 />
+                {variant.saved ? (
+                  <WhyThisPrice variants={[{ id: variant.saved.id, name: variantName(variant.saved) }]} />
+                ) : null}
               </VariantFields>
             ))}
           </>
@@ -94,6 +99,13 @@ export function VariantsSection({
           storeCurrency={currency}
           at={at}
           onChange={changePrice}
+        />
+      ) : null}
+      {matrix ? (
+        <WhyThisPrice
+          variants={draft.variants.flatMap((variant) =>
+            variant.saved ? [{ id: variant.saved.id, name: variantName(variant.saved) }] : [],
+          )}
         />
       ) : null}
       {draft.stranded.length > 0 ? (

@@ -3,9 +3,10 @@
  * problem (a banner listing what no field shows), the fields, then Save and Cancel. The first field
  * is focused when the form opens; on a new problem, its first invalid field, else the banner.
  */
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useId, type ReactNode } from 'react';
 import { ProblemBanner, SubmitCancel } from '../../ui/components.tsx';
 import { unclaimed, type FormProblem } from '../../ui/problems.ts';
+import { useFormFocus } from '../../ui/form-state.ts';
 
 export function FormPanel({
   title,
@@ -32,17 +33,7 @@ export function FormPanel({
   children: ReactNode;
 }) {
   const titleId = useId();
-  const form = useRef<HTMLFormElement>(null);
-  const banner = useRef<HTMLDivElement>(null);
-
-  useEffect(() => {
-    form.current?.querySelector<HTMLInputElement>('input')?.focus();
-  }, []);
-  // After the render that marks the fields.
-  useEffect(() => {
-    if (problem)
-      (form.current?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? banner.current)?.focus();
-  }, [problem]);
+  const { form, banner } = useFormFocus(problem);
 
   return (
     <section className="panel shipping-form" aria-labelledby={titleId}>

@@ -29,6 +29,15 @@ export const EVENT_TYPES = [
   'customer.created',
   'customer.updated',
   'customer.deleted',
+  'promotion.created',
+  'promotion.updated',
+  'promotion.deleted',
+  'gift_card.issued',
+  'gift_card.updated',
+  'import.completed',
+  'draft_order.created',
+  'draft_order.updated',
+  'draft_order.completed',
 ] as const satisfies readonly EventType[];
 // A new event type in the API fails the type check here until it is listed above.
 type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
@@ -53,6 +62,16 @@ export const EVENT_HELP: Record<EventType, string> = {
   'customer.created': 'a customer checked out for the first time or created an account (the id only)',
   'customer.updated': 'a customer changed their profile, addresses or consent (the id and what changed)',
   'customer.deleted': 'a customer was erased (the id only)',
+  'promotion.created': 'a promotion or discount code was created',
+  'promotion.updated': 'a promotion changed',
+  'promotion.deleted': 'a promotion or discount code was deleted',
+  'gift_card.issued':
+    'a gift card was issued by staff or sold by an order (its last 4 characters and balance, never the code)',
+  'gift_card.updated': 'a gift card changed or its balance moved',
+  'import.completed': 'a CSV import completed (its counts, never a row)',
+  'draft_order.created': 'staff created a draft order',
+  'draft_order.updated': 'a draft order changed, was invoiced or was deleted',
+  'draft_order.completed': 'a draft order was completed with a payment taken outside',
 };
 
 export function describeEvents(events: readonly string[]): string {

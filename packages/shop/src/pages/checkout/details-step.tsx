@@ -1,4 +1,7 @@
-/** Step 1: contact (email, phone) and the shipping address, a saved one or a new one. */
+/**
+ * Step 1: contact (email, phone) and the shipping address, a saved one or a new one; for a cart of
+ * gift cards only, the contact alone (their codes go to the email, nothing is shipped).
+ */
 import type { CustomerAddress } from '@storefront/client';
 import {
   AddressFields,
@@ -27,6 +30,7 @@ export function DetailsStep(props: {
   sending: boolean;
   signedIn: boolean;
   savedAddresses: readonly CustomerAddress[];
+  giftCardsOnly: boolean;
   onEmail: (value: string) => void;
   onPhone: (value: string) => void;
   onAddress: (next: AddressDraft) => void;
@@ -57,7 +61,9 @@ export function DetailsStep(props: {
           hint={
             signedIn
               ? 'You are signed in: the order is saved in your account.'
-              : 'For the order confirmation.'
+              : props.giftCardsOnly
+                ? 'For the order confirmation and your gift card codes.'
+                : 'For the order confirmation.'
           }
         />
         <TextField
@@ -68,36 +74,46 @@ export function DetailsStep(props: {
           value={props.phone}
           onInput={props.onPhone}
           problem={fields.phone}
-          hint="For the carrier, if they need to reach you."
+          hint={
+            props.giftCardsOnly
+              ? 'If the shop needs to reach you.'
+              : 'For the carrier, if they need to reach you.'
+          }
         />
       </fieldset>
-      <fieldset>
-        <legend>Shipping address</legend>
-        {saved.length > 0 ? (
-          <div class="field">
-            <label for="checkout-saved-address">Saved addresses</label>
-            <select
-              id="checkout-saved-address"
-              value={savedAddressMatching(saved, address)}
-              onChange={(event) => {
-                const chosen = saved.find((entry) => entry.id === event.currentTarget.value);
-                props.onPickAddress(chosen ? draftOf(chosen) : emptyAddress(address.country));
-              }}
-            >
-              {saved.map((entry) => (
-                <option key={entry.id} value={entry.id}>
-                  {addressSummary(entry)}
-                  {entry.isDefault ? ' (default)' : ''}
-                </option>
-              ))}
-              <option value="">A new address</option>
-            </select>
-          </div>
-        ) : null}
-        <AddressFields value={address} onChange={props.onAddress} problems={fields} idPrefix="ship" />
-      </fieldset>
+      {props.giftCardsOnly ? (
+        <p class="gift-card-note">
+          Gift cards are delivered by email — no shipping, so no address is needed.
+        </p>
+      ) : (
+        <fieldset>
+          <legend>Shipping address</legend>
+          {saved.length > 0 ? (
+            <div class="field">
+              <label for="checkout-saved-address">Saved addresses</label>
+              <select
+                id="checkout-saved-address"
+                value={savedAddressMatching(saved, address)}
+                onChange={(event) => {
+                  const chosen = saved.find((entry) => entry.id === event.currentTarget.value);
+                  props.onPickAddress(chosen ? draftOf(chosen) : emptyAddress(address.country));
+                }}
+              >
+                {saved.map((entry) => (
+                  <option key={entry.id} value={entry.id}>
+                    {addressSummary(entry)}
+                    {entry.isDefault ? ' (default)' : ''}
+                  </option>
+                ))}
+                <option value="">A new address</option>
+              </select>
+            </div>
+          ) : null}
+          <AddressFields value={address} onChange={props.onAddress} problems={fields} idPrefix="ship" />
+        </fieldset>
+      )}
       <button type="submit" class="button-primary" disabled={props.sending}>
-        {props.sending ? 'Saving…' : 'Continue to shipping'}
+        {props.sending ? 'Saving…' : props.giftCardsOnly ? 'Continue to review' : 'Continue to shipping'}
       </button>
     </form>
   );

@@ -7,9 +7,10 @@ import { useState } from 'preact/hooks';
 import { describeError } from '../../api.ts';
 import { cartStore, itemsOf } from '../../cart.ts';
 import { payOnHostedPage } from '../../checkout.ts';
+import { payWords } from '../../gift-cards.ts';
 import { HeldUntil, SummaryLines, Totals } from '../../order-parts.tsx';
 import { navigate } from '../../router.tsx';
-import { Money, Notice, PageTitle } from '../../ui.tsx';
+import { Notice, PageTitle } from '../../ui.tsx';
 
 export function OrderReview({ checkout }: { checkout: Checkout }) {
   const [leaving, setLeaving] = useState(false);
@@ -25,8 +26,9 @@ export function OrderReview({ checkout }: { checkout: Checkout }) {
       <SummaryLines lines={order.lines} />
       <Totals
         amounts={order}
-        discountCode={order.discountCode}
+        promotions={order.promotions}
         tax={{ lines: order.taxLines, included: order.taxIncluded }}
+        giftCards={{ cards: order.giftCards, amountDue: order.amountDue }}
       />
       {sandbox ? (
         <button
@@ -38,13 +40,7 @@ export function OrderReview({ checkout }: { checkout: Checkout }) {
             payOnHostedPage(checkout);
           }}
         >
-          {leaving ? (
-            'Opening the payment page…'
-          ) : (
-            <>
-              Pay <Money amount={order.total.amount} currency={order.total.currency} />
-            </>
-          )}
+          {leaving ? 'Opening the payment page…' : payWords(order.amountDue)}
         </button>
       ) : (
         <Notice tone="warning">

@@ -4,9 +4,10 @@
  * order's summary beside it.
  */
 import type { Checkout } from '@storefront/client';
+import { CartSummary } from '../../cart-summary.tsx';
 import { SummaryLines } from '../../order-parts.tsx';
 import { Link } from '../../router.tsx';
-import { Loading, Money, PageTitle } from '../../ui.tsx';
+import { Loading, PageTitle } from '../../ui.tsx';
 import { DetailsStep } from './details-step.tsx';
 import { FormProblemNotice } from './form-problem.tsx';
 import { ReviewStep } from './review-step.tsx';
@@ -19,21 +20,27 @@ const STEPS: { step: Step; label: string }[] = [
   { step: 'review', label: 'Review and pay' },
 ];
 
+/** A step's name: a cart of gift cards only asks for the contact alone (decision `shop-gift-cards`). */
+const labelOf = (entry: { step: Step; label: string }, giftCardsOnly: boolean) =>
+  giftCardsOnly && entry.step === 'details' ? 'Contact' : entry.label;
+
 /** Where the shopper is, with the steps behind them as buttons back. */
 function StepList({
   current,
   onGo,
   skipShipping,
+  giftCardsOnly,
 }: {
   current: Step;
   onGo: (step: Step) => void;
   skipShipping: boolean;
+  giftCardsOnly: boolean;
 }) {
   const at = STEPS.findIndex((entry) => entry.step === current);
   return (
     <ol class="checkout-steps" aria-label="Checkout steps">
       {STEPS.map((entry, index) => {
-        const label = `${index + 1}. ${entry.label}`;
+        const label = `${index + 1}. ${labelOf(entry, giftCardsOnly)}`;
         const skipped = entry.step === 'shipping' && skipShipping;
         return (
           <li
@@ -58,9 +65,13 @@ function StepList({
 export function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
   const flow = useCheckoutSteps(onDone);
   const { cart, state } = flow;
-  const { step, sending } = state;
+  const { step } = state;
+  const sending = state.sending || flow.giftCards.state.sending;
+  const giftCardsOnly = flow.giftCardsOnly === true;
 
-  if (flow.loading && !cart) return <Loading label="Loading your cart…" />;
+  // Until its products are read, whether the cart ships anything (and so the address form) is not known.
+  if ((flow.loading && !cart) || (cart && cart.items.length > 0 && flow.giftCardsOnly === null))
+    return <Loading label="Loading your cart…" />;
   if (!cart || cart.items.length === 0) {
     return (
       <section>
@@ -73,12 +84,19 @@ export function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
     );
   }
 
-  const currency = cart.subtotal.currency;
-  const title = STEPS.find((entry) => entry.step === step)!.label;
+  const title = labelOf(
+    STEPS.find((entry) => entry.step === step)!,
+    giftCardsOnly,
+  );
   return (
     <section class="checkout">
       <PageTitle title="Checkout">Checkout</PageTitle>
-      <StepList current={step} onGo={flow.go} skipShipping={flow.skipShipping} />
+      <StepList
+        current={step}
+        onGo={flow.go}
+        skipShipping={flow.skipShipping}
+        giftCardsOnly={giftCardsOnly}
+      />
       <div class="checkout-columns">
         <div class="checkout-form">
           <h2 id="checkout-step-title" tabIndex={-1}>
@@ -94,6 +112,7 @@ export function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
               sending={sending}
               signedIn={flow.signedIn}
               savedAddresses={flow.savedAddresses}
+              giftCardsOnly={giftCardsOnly}
               onEmail={flow.editEmail}
               onPhone={flow.editPhone}
               onAddress={flow.editAddress}
@@ -117,10 +136,17 @@ export function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
               phone={state.phone}
               discountCode={state.discountCode}
               discountProblem={state.fields.discountCode}
+              codeStatus={state.codeStatus}
+              giftCard={flow.giftCards.state}
+              giftCardsOnly={giftCardsOnly}
               sending={sending}
               onGo={flow.go}
               onDiscountCode={flow.editDiscountCode}
-              onApplyCode={flow.applyCode}
+              onAddCode={flow.addCode}
+              onRemoveCode={flow.removeCode}
+              onGiftCard={flow.giftCards.edit}
+              onAddGiftCard={flow.giftCards.add}
+              onRemoveGiftCard={flow.giftCards.remove}
               onPay={flow.pay}
             />
           ) : null}
@@ -129,12 +155,14 @@ export function Steps({ onDone }: { onDone: (checkout: Checkout) => void }) {
           <h2 id="summary-title">Your order</h2>
           <SummaryLines lines={cart.items} />
           {step === 'review' ? null : (
-            <>
-              <p class="summary-subtotal">
-                <span>Subtotal</span> <Money amount={cart.subtotal.amount} currency={currency} />
-              </p>
-              <p class="muted">Shipping and tax are worked out from your address.</p>
-            </>
+            <CartSummary
+              cart={cart}
+              note={
+                giftCardsOnly
+                  ? 'Gift cards are delivered by email: nothing is shipped.'
+                  : 'Shipping and tax are worked out from your address.'
+              }
+            />
           )}
         </aside>
       </div>

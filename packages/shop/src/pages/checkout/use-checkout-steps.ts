@@ -1,8 +1,10 @@
 /**
  * The one owner of the checkout steps' state: what the shopper typed (contact, address, discount
- * code), the shipping options offered and the method chosen, the step shown, and what was refused.
- * A reducer holds it; the steps get what they show and the callbacks below, and keep no copies.
- * Each step writes to the cart (its address, method and code, under If-Match).
+ * code), the shipping options offered and the method chosen, the step shown, and what was refused
+ * or done (a code added or removed, read out).
+ * A reducer holds it (the gift card field, its own hook); the steps get what they show and the
+ * callbacks below, and keep no copies. Each step writes to the cart (its address, method, codes and
+ * gift cards, under If-Match). A cart of gift cards only ships nothing: no address, no method.
  */
 import { isPhoneNumber } from '@storefront/address';
 import { StorefrontError, type Cart, type Checkout, type ShippingOption } from '@storefront/client';
@@ -32,9 +34,26 @@ import {
 import { defaultAddress, useCustomer, type CustomerState } from '../../customer.ts';
 import { focusSoon } from '../../focus.ts';
 import { EMAIL } from '../../format.ts';
+import { useOnlyGiftCards } from '../../gift-card-lines.ts';
+import { paidAtCheckout } from '../../gift-cards.ts';
+import { codeWords } from '../../promotions.ts';
+import { navigate } from '../../router.tsx';
 import { shortLines, type FormProblem } from './form-problem.tsx';
+import { useGiftCardField } from './use-gift-card-field.ts';
 
 export type Step = 'details' | 'shipping' | 'review';
+
+/** A discount code as the service takes it (decision `cart-promotions`). */
+const CODE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** What the code field says when a code is not added: not valid, or a sixth one; null for another error. */
+function codeRefusal(error: unknown): string | null {
+  if (error instanceof StorefrontError && (error.title === 'discount_invalid' || error.status === 400))
+    return 'This code is not valid.';
+  if (error instanceof StorefrontError && error.title === 'too_many_discount_codes')
+    return 'An order takes up to 5 codes. Remove one to add another.';
+  return null;
+}
 
 /** What is refused at a field: the address's fields, the contact's and the discount code. */
 export type FieldProblems = AddressProblems & { email?: string; phone?: string; discountCode?: string };
@@ -47,8 +66,10 @@ export interface CheckoutSteps {
   /** The options for the saved address; null until the address is saved. */
   options: ShippingOption[] | null;
   methodId: string | null;
-  /** The discount code field (the cart holds the code applied). */
+  /** The discount code field (the cart holds the codes added). */
   discountCode: string;
+  /** What the last code added or removed did, read out ("Code WELCOME applied."). */
+  codeStatus: string;
   sending: boolean;
   fields: FieldProblems;
   problem: FormProblem | null;
@@ -98,6 +119,7 @@ function firstState(cart: Cart | null, session: CustomerState): CheckoutSteps {
     options: null,
     methodId: cart?.shippingMethod?.id ?? null,
     discountCode: '',
+    codeStatus: '',
     sending: false,
     fields: {},
     problem: null,
@@ -114,6 +136,9 @@ export function useCheckoutSteps(onDone: (checkout: Checkout) => void) {
   const [state, dispatch] = useReducer(reducer, null, () => firstState(cart, session));
   const set = (patch: Partial<CheckoutSteps>) => dispatch({ type: 'set', patch });
   const { email, phone, address, methodId } = state;
+  const giftCards = useGiftCardField((error) => refused(error, cart?.items ?? []));
+  /** Every line sells gift cards (null until known): nothing to ship, so no address is asked. */
+  const giftCardsOnly = useOnlyGiftCards(cart?.items ?? null);
 
   function go(next: Step) {
     dispatch({ type: 'go', step: next });
@@ -143,8 +168,18 @@ export function useCheckoutSteps(onDone: (checkout: Checkout) => void) {
       return;
     }
     if (error instanceof StorefrontError && error.title === 'discount_invalid') {
-      set({ fields: { discountCode: error.detail } });
-      focusSoon('checkout-discount');
+      // Checkout refused a code the cart holds (it ended, or was used up meanwhile): the cart, read
+      // again, says which beside the code.
+      set({ problem: { message: 'One of your discount codes can no longer be used. Remove it to pay.' } });
+      return;
+    }
+    if (
+      error instanceof StorefrontError &&
+      (error.title === 'gift_card_invalid' || error.title === 'gift_card_balance_too_low')
+    ) {
+      // Checkout refused a card the cart holds (disabled, expired, or spent meanwhile): the cart,
+      // read again, says which beside the card.
+      set({ problem: { message: `${error.detail} Remove it to pay, or use another card.` } });
       return;
     }
     if (error instanceof StorefrontError && error.title === 'insufficient_stock') {
@@ -166,10 +201,17 @@ export function useCheckoutSteps(onDone: (checkout: Checkout) => void) {
     if (!EMAIL.test(email.trim())) found.email = 'Enter your email address, like name@example.com.';
     if (phone.trim() !== '' && !isPhoneNumber(phone.trim()))
       found.phone = 'Enter a phone number: digits, spaces and + ( ) . -';
-    Object.assign(found, draftProblems(address));
+    if (!giftCardsOnly) Object.assign(found, draftProblems(address));
     if (Object.keys(found).length > 0) {
       set({ fields: found });
       focusSoon(fieldId(Object.keys(found)[0]!));
+      return;
+    }
+    if (giftCardsOnly) {
+      // Nothing to ship: the contact is all checkout needs (the codes go to the email).
+      saveDetails({ email: email.trim(), phone: phone.trim(), address: savedDetails()?.address ?? null });
+      set({ fields: {}, problem: null, options: [] });
+      go('review');
       return;
     }
     const input = addressInput(address);
@@ -222,11 +264,41 @@ export function useCheckoutSteps(onDone: (checkout: Checkout) => void) {
     }
   }
 
-  async function applyCode(code: string | null) {
-    set({ sending: true, fields: {}, problem: null });
+  /** Adds the code typed (checked as the service checks it first: letters, digits, - and _). */
+  async function addCode() {
+    const code = state.discountCode.trim();
+    if (!code) return;
+    const codeProblem = (message: string) => {
+      set({ fields: { discountCode: message } });
+      focusSoon('checkout-discount');
+    };
+    if (!CODE.test(code)) return codeProblem('This code is not valid.');
+    set({ sending: true, fields: {}, problem: null, codeStatus: '' });
     try {
-      await cartStore.setDiscountCode(code);
-      set({ discountCode: '' });
+      const next = await cartStore.addDiscountCode(code);
+      // The service keeps codes upper case, as it tells them apart.
+      const held = code.toUpperCase();
+      const notice = next.notices.find((entry) => entry.discountCode === held);
+      set({
+        discountCode: '',
+        codeStatus: notice ? `Code ${held} added. ${codeWords(notice)}` : `Code ${held} applied.`,
+      });
+    } catch (error) {
+      const refusal = codeRefusal(error);
+      if (refusal) codeProblem(refusal);
+      else refused(error, cart!.items);
+    } finally {
+      set({ sending: false });
+    }
+  }
+
+  /** Removes one of the cart's codes; the focus goes back to the code field (its button is gone). */
+  async function removeCode(code: string) {
+    set({ sending: true, fields: {}, problem: null, codeStatus: '' });
+    try {
+      await cartStore.removeDiscountCode(code);
+      set({ codeStatus: `Code ${code} removed.` });
+      focusSoon('checkout-discount');
     } catch (error) {
       refused(error, cart!.items);
     } finally {
@@ -238,15 +310,22 @@ export function useCheckoutSteps(onDone: (checkout: Checkout) => void) {
     if (!cart) return;
     set({ sending: true, problem: null });
     const lines = cart.items;
-    const previewed = cart.totals.total.amount;
+    const previewed = [cart.totals.total.amount, cart.totals.amountDue.amount];
     try {
       // Signed in, the client sends the customer's token too: the order is theirs (decision `customer-accounts`).
       const body = { cartId: cart.id, email: email.trim(), ...(phone.trim() ? { phone: phone.trim() } : {}) };
       const answer = await placeOrder(body, itemsOf(cart), choicesOf(cart));
       cartStore.forget();
+      // The gift cards paid it all: the order is paid already, and its page confirms it.
+      if (paidAtCheckout(answer)) {
+        set({ sending: false });
+        navigate(`/orders/${answer.order.id}`);
+        return;
+      }
       // The service charged what the review showed: straight to the provider's page. When a price
       // or a rate changed meanwhile, the order's own review says what it costs now.
-      if (answer.order.total.amount === previewed && answer.payment.provider === 'sandbox')
+      const charged = [answer.order.total.amount, answer.order.amountDue.amount];
+      if (charged.join() === previewed.join() && answer.payment.provider === 'sandbox')
         payOnHostedPage(answer);
       else {
         set({ sending: false });
@@ -254,8 +333,8 @@ export function useCheckoutSteps(onDone: (checkout: Checkout) => void) {
       }
     } catch (error) {
       set({ sending: false });
-      if (isStatus(error, 409) && error instanceof StorefrontError && error.title !== 'discount_invalid') {
-        // The cart moved on (prices, stock, a method, checked out elsewhere): show what it holds now.
+      if (isStatus(error, 409)) {
+        // The cart moved on (prices, stock, a method, a code ended, checked out elsewhere): show what it holds now.
         await cartStore.load().catch(() => undefined);
       }
       if (error instanceof StorefrontError && error.title === 'shipping_method_unavailable')
@@ -270,7 +349,9 @@ export function useCheckoutSteps(onDone: (checkout: Checkout) => void) {
     loading,
     signedIn: session.customer !== null,
     savedAddresses: session.addresses ?? [],
-    skipShipping: state.options !== null && state.options.length === 0,
+    skipShipping: giftCardsOnly === true || (state.options !== null && state.options.length === 0),
+    giftCardsOnly,
+    giftCards,
     go,
     editEmail: (value: string) => dispatch({ type: 'email', email: value }),
     editPhone: (value: string) => dispatch({ type: 'phone', phone: value }),
@@ -281,7 +362,8 @@ export function useCheckoutSteps(onDone: (checkout: Checkout) => void) {
     editDiscountCode: (value: string) => set({ discountCode: value }),
     submitDetails,
     submitShipping,
-    applyCode,
+    addCode,
+    removeCode,
     pay,
   };
 }
