@@ -4,7 +4,7 @@ import { cartCompleted, completeCart, findCart, type CartRow } from '../carts/ca
 import { heldMethodAmount } from '../shipping/shipping.service.ts';
 import type { StockLine } from '../catalog/inventory/inventory.ts';
 import { readPricing, type ReadPricing } from '../catalog/inventory/sellable.ts';
-import { isDatabaseUnavailable, isUniqueViolation, reportIfOutage } from '../db/errors.ts';
+import { isDatabaseUnavailable, isOutcomeUnknown, isUniqueViolation, reportIfOutage } from '../db/errors.ts';
 import type { Database } from '../db/tables.ts';
 import { AppError, unauthorized } from '../lib/errors.ts';
 import type { GiftCardLookupDeps } from '../gift-cards/gift-cards.ledger.ts';
@@ -286,12 +286,7 @@ async function placeWithIntent(
     if (intent === null) deps.signals.wake(MAIL_LOOP);
     return result;
   } catch (error) {
-    if (intent)
-      await deps.provider.cancelIntent(intent.ref).catch((cancelError: unknown) => {
-        // While the database is away (the sandbox keeps its intents there), one throttled line.
-        if (!reportIfOutage(deps.log, cancelError, { ref: intent.ref }))
-          deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
-      });
+    if (intent) await cancelUnusedIntent(deps, intent, error);
     // Another attempt with this key won the race (its lease had been taken over): its order is the answer.
     if (isUniqueViolation(error) || (error instanceof AppError && error.title === 'cart_completed')) {
       const winner = await checkoutOfKey(deps, storeId, idempotencyKey);
@@ -299,6 +294,29 @@ async function placeWithIntent(
     }
     throw error;
   }
+}
+
+/**
+ * Step 5: the intent of an order whose transaction failed is cancelled, unless the failure leaves
+ * the outcome unknown (decision `intent-of-an-unknown-outcome`): a connection lost during the
+ * transaction or with its COMMIT may have come after the commit, and then the retry with the same
+ * key answers that order with this intent's client secret. An intent left so, of an order that did
+ * not commit, was never given out: nobody can confirm it.
+ */
+export async function cancelUnusedIntent(
+  deps: Pick<CheckoutDeps, 'provider' | 'log'>,
+  intent: Intent,
+  failure: unknown,
+): Promise<void> {
+  if (isOutcomeUnknown(failure)) {
+    deps.log.debug({ ref: intent.ref }, 'the order may have committed: its payment intent is kept');
+    return;
+  }
+  await deps.provider.cancelIntent(intent.ref).catch((error: unknown) => {
+    // While the database is away (the sandbox keeps its intents there), one throttled line.
+    if (!reportIfOutage(deps.log, error, { ref: intent.ref }))
+      deps.log.warn({ err: error, ref: intent.ref }, 'could not cancel an unused payment intent');
+  });
 }
 
 /**

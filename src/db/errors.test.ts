@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import {
   DatabaseDeadlineError,
   isDatabaseUnavailable,
+  isOutcomeUnknown,
   recentResourceFailure,
   reportIfOutage,
   RESOURCE_FAILURE_WINDOW_MS,
@@ -31,6 +32,18 @@ describe('database errors', () => {
     assert.equal(isDatabaseUnavailable(Object.assign(new Error('read'), { code: 'ECONNRESET' })), true);
     assert.equal(isDatabaseUnavailable(new Error('Connection terminated unexpectedly')), true);
     assert.equal(isDatabaseUnavailable(new Error('something else')), false);
+  });
+
+  test("a lost connection leaves a transaction's outcome unknown; an error the database raised does not", () => {
+    for (const code of ['08006', '08003', '57P01', '57P02'])
+      assert.equal(isOutcomeUnknown(sqlState(code)), true, code);
+    for (const code of ['53100', '57014', '3D000', '23505', '40001', '40P01', '42P01'])
+      assert.equal(isOutcomeUnknown(sqlState(code)), false, code);
+    assert.equal(isOutcomeUnknown(new Error('Connection terminated unexpectedly')), true);
+    assert.equal(isOutcomeUnknown(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })), true);
+    assert.equal(isOutcomeUnknown(new DatabaseDeadlineError(17_000)), true);
+    assert.equal(isOutcomeUnknown(new Error('a bug')), false);
+    assert.equal(isOutcomeUnknown(null), false);
   });
 
   test('a failure for lack of resources is remembered for readiness for a while; other outages are not', () => {

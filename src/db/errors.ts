@@ -84,6 +84,28 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return Array.isArray(errors) && errors.length > 0 && errors.every(isDatabaseUnavailable);
 }
 
+/** SQLSTATE classes of a connection lost under a statement: it may have run to its end, COMMIT included. */
+const LOST_CONNECTION_CLASSES = ['08', '57P'];
+
+/**
+ * Whether a failed transaction may have committed all the same (decision
+ * `intent-of-an-unknown-outcome`): the connection was lost, or the database stopped answering, while
+ * its statements or its COMMIT were on their way, so the answer, not the work, may be what was lost.
+ * An error the database raised for a statement (a constraint, a full disk, a cancelled statement)
+ * rolled the transaction back: its outcome is known.
+ */
+export function isOutcomeUnknown(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  if (error instanceof DatabaseDeadlineError) return true;
+  const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
+  if (typeof code === 'string') {
+    if (isSqlState(code)) return LOST_CONNECTION_CLASSES.some((prefix) => code.startsWith(prefix));
+    if (UNAVAILABLE_SOCKET_CODES.has(code)) return true;
+  }
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m))) return true;
+  return Array.isArray(errors) && errors.length > 0 && errors.every(isOutcomeUnknown);
+}
+
 /** What {@link reportIfOutage} logs with: any logger (pino, a request's, a feature's narrower one). */
 export interface OutageLog {
   warn(object: object, message: string): void;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { createIntent } from '../checkout/checkout.service.ts';
+import { cancelUnusedIntent, createIntent } from '../checkout/checkout.service.ts';
 import { refusalOf } from '../checkout/refusals.ts';
 import { reserveQuoted } from '../checkout/reservation.ts';
 import { customerOfOrder } from '../customers/customers.service.ts';
@@ -201,10 +201,7 @@ async function placePriced(deps: DraftOrdersDeps, p: Priced): Promise<DraftOrder
     deps.signals.wake(MAIL_LOOP);
     return answer;
   } catch (error) {
-    if (intent)
-      await deps.provider.cancelIntent(intent.ref).catch((cancelError: unknown) => {
-        deps.log.warn({ err: cancelError, ref: intent.ref }, 'could not cancel an unused payment intent');
-      });
+    if (intent) await cancelUnusedIntent(deps, intent, error);
     throw error;
   }
 }

@@ -6,7 +6,8 @@ import net from 'node:net';
  * keeps every connection open and accepts new ones but forwards nothing in either direction (what
  * a frozen server, a paused VM or a silent network looks like from the client: SIGSTOP of the
  * server's processes), until `resume()` delivers what it held; `restore()` lets connections through
- * again after a cut.
+ * again after a cut. `loseCommitAnswer(text)` drops the connection that sent `text` (a statement)
+ * when PostgreSQL answers its COMMIT, once: the transaction committed, its client never hears so.
  */
 export interface TcpProxy {
   readonly port: number;
@@ -16,8 +17,12 @@ export interface TcpProxy {
   restore(): void;
   stall(): void;
   resume(): void;
+  /** Resolves once the COMMIT answer of the transaction that sent `text` was dropped with its connection. */
+  loseCommitAnswer(text: string): Promise<void>;
   close(): Promise<void>;
 }
+
+const COMMIT_COMPLETE = Buffer.from([0x43, 0, 0, 0, 11, ...Buffer.from('COMMIT'), 0]);
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const open = new Set<net.Socket>();
@@ -25,8 +30,21 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const held = new Map<net.Socket, Buffer[]>();
   let cut = false;
   let stalled = false;
-  const forward = (from: net.Socket, to: net.Socket): void => {
+  /** The armed `loseCommitAnswer`: what its statement contains, and the connection that sent it. */
+  let losing: { text: string; upstream: net.Socket | null; lost: () => void } | null = null;
+  const forward = (from: net.Socket, to: net.Socket, direction: 'up' | 'down'): void => {
     from.on('data', (chunk: Buffer) => {
+      if (losing && direction === 'up' && losing.upstream === null && chunk.includes(losing.text))
+        losing.upstream = to;
+      // The CommandComplete message of a COMMIT: 'C', its length (4 + 7), "COMMIT\0".
+      if (losing && direction === 'down' && losing.upstream === from && chunk.includes(COMMIT_COMPLETE)) {
+        const { lost } = losing;
+        losing = null;
+        from.resetAndDestroy();
+        to.resetAndDestroy();
+        lost();
+        return;
+      }
       if (!stalled) {
         to.write(chunk);
         return;
@@ -53,8 +71,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
-    forward(client, upstream);
-    forward(upstream, client);
+    forward(client, upstream, 'up');
+    forward(upstream, client, 'down');
   });
   const cutAll = (): void => {
     cut = true;
@@ -79,6 +97,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       stalled = false;
       for (const [socket, chunks] of held) for (const chunk of chunks) socket.write(chunk);
       held.clear();
+    },
+    loseCommitAnswer(text) {
+      return new Promise((lost) => {
+        losing = { text, upstream: null, lost };
+      });
     },
     async close() {
       cutAll();
