@@ -11,6 +11,22 @@ export async function lockScope(trx: Transaction<Database>, kind: string, scope:
 }
 
 /**
+ * The shared side of `lockScope`: any number of transactions hold it at once, and each waits for a
+ * transaction holding `lockScope` of the same scope to end (and that one for them). A reader of
+ * what `lockScope` guards that must not miss its change (a write derived from it) takes this first;
+ * its next statement sees what the exclusive holder committed.
+ */
+export async function lockScopeShared(
+  trx: Transaction<Database>,
+  kind: string,
+  scope: string,
+): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock_shared(hashtextextended(${`storefront:${kind}:${scope}`}, 0))`.execute(
+    trx,
+  );
+}
+
+/**
  * `lockScope` for several scopes of one kind in one statement, always in the same order (by hash),
  * so two transactions locking overlapping sets never deadlock.
  */

@@ -411,5 +411,11 @@ export async function deleteMarket(deps: Deps, storeId: string, marketId: string
       409,
       'The default market cannot be deleted: it holds every country no other market names.',
     );
-  if (!(await deleteMarketRow(deps.db, storeId, marketId))) throw noMarket();
+  // Under the markets' lock: a product priced meanwhile has either seen the market, and its card
+  // rows go with it, or waits and does not see it.
+  const deleted = await deps.db.transaction().execute(async (trx) => {
+    await lockScope(trx, 'markets', storeId);
+    return deleteMarketRow(trx, storeId, marketId);
+  });
+  if (!deleted) throw noMarket();
 }

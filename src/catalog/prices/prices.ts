@@ -25,6 +25,7 @@ export type { Market } from '../../markets/markets.service.ts';
 export type { ReadPricing } from '../market-cards.repository.ts';
 import type { ReadPricing } from '../market-cards.repository.ts';
 import { storeSetting } from '../../db/settings-cache.ts';
+import { lockScopeShared } from '../../db/advisory-lock.ts';
 
 /**
  * The market a storefront read is priced in (decision `markets`): the one holding `country`, the
@@ -131,12 +132,16 @@ function defaultPricing(market: Market): MarketPricing {
  * in the price history (decision `prior-price`).
  */
 export async function refreshCardsInMarkets(
-  trx: Transaction<Database> | Kysely<Database>,
+  trx: Transaction<Database>,
   storeId: string,
   productIds: readonly string[],
   /** The bench seed's bulk import keeps no history (its products have never had another price). */
   { history = true }: { history?: boolean } = {},
 ): Promise<void> {
+  // A market created or repriced meanwhile holds its lock until it commits, having priced every
+  // product it could see: this transaction then reads it, and prices these products there itself
+  // (decision `market-cards`: every product has a card row in every market).
+  await lockScopeShared(trx, 'markets', storeId);
   const markets = await storeMarkets({ db: trx }, storeId);
   await refreshMarketCardRows(
     trx,
