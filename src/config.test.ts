@@ -122,6 +122,14 @@ describe('loadConfig', () => {
     });
     assert.equal(config.databaseReplicaUrl, 'postgresql://reader@standby:5433/x');
     assert.equal(config.replicaMaxLagMs, 300);
+    // Its pool: half the primary's by default (at least 2), or its own size.
+    assert.equal(none.databaseReplicaPoolSize, 5);
+    assert.equal(loadConfig({ DATABASE_POOL_SIZE: '3' }).databaseReplicaPoolSize, 2);
+    assert.equal(
+      loadConfig({ DATABASE_POOL_SIZE: '3', DATABASE_REPLICA_POOL_SIZE: '12' }).databaseReplicaPoolSize,
+      12,
+    );
+    assert.throws(() => loadConfig({ DATABASE_REPLICA_POOL_SIZE: '0' }), /DATABASE_REPLICA_POOL_SIZE/);
   });
 
   test('refuses a replica without DATABASE_URL (the embedded database has none), its password hidden', () => {

@@ -85,6 +85,8 @@ export interface Config {
   readonly databaseReplicaUrl: string | null;
   /** The replica is skipped while it lags more than this behind the primary (REPLICA_MAX_LAG). */
   readonly replicaMaxLagMs: number;
+  /** Connections to the replica per process (DATABASE_REPLICA_POOL_SIZE; default half the primary's, at least 2). */
+  readonly databaseReplicaPoolSize: number;
   readonly redisUrl: string | null;
   /** Create the demo store on an empty database (default: on for the embedded database outside production mode). */
   readonly seedDemo: boolean;
@@ -249,6 +251,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']);
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const pooler = read(env, 'DATABASE_POOLER') ?? 'none';
+  const databasePoolSize = integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000);
   if (pooler !== 'none' && pooler !== 'transaction') {
     throw new ConfigError('DATABASE_POOLER', 'none or transaction', pooler);
   }
@@ -270,7 +273,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     ),
     dataDir,
     databaseUrl,
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databasePoolSize,
     pgliteSharedBuffersMb: integer(env, 'PGLITE_SHARED_BUFFERS_MB', 16, 1, 1024),
     pgliteOptimizingCompiler: boolean(env, 'PGLITE_OPTIMIZING_COMPILER', false),
     databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', pooler === 'none'),
@@ -281,6 +284,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databaseReadinessTimeoutMs: boundedDuration(env, 'DATABASE_READINESS_TIMEOUT', '2s', 100, 60_000),
     databaseReplicaUrl: replicaUrl(env, databaseUrl),
     replicaMaxLagMs: boundedDuration(env, 'REPLICA_MAX_LAG', '2s', 50, 600_000),
+    databaseReplicaPoolSize: integer(
+      env,
+      'DATABASE_REPLICA_POOL_SIZE',
+      Math.max(2, Math.ceil(databasePoolSize / 2)),
+      1,
+      1000,
+    ),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     seedDemo: boolean(env, 'SEED_DEMO', databaseUrl === null && !production),
     logLevel: logLevel as Config['logLevel'],

@@ -133,7 +133,12 @@ async function serve(config: Readonly<Config>): Promise<void> {
     replica:
       config.databaseReplicaUrl === null
         ? null
-        : { url: config.databaseReplicaUrl, maxLagMs: config.replicaMaxLagMs, log },
+        : {
+            url: config.databaseReplicaUrl,
+            maxLagMs: config.replicaMaxLagMs,
+            poolSize: config.databaseReplicaPoolSize,
+            log,
+          },
   });
   const applied = await migrateAtStart(config, db);
   if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');

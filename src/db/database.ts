@@ -147,9 +147,10 @@ export interface OpenOptions {
   listen?: boolean;
   /**
    * PostgreSQL: a streaming replica for the catalog's reads (DATABASE_REPLICA_URL, decision
-   * `replica-reads`), used while it lags less than `maxLagMs`; `log` says when it goes out of use.
+   * `replica-reads`), used while it lags less than `maxLagMs`, with `poolSize` connections (default
+   * half the primary's, at least 2); `log` says when it goes out of use.
    */
-  replica?: { url: string; maxLagMs: number; log: Log } | null;
+  replica?: { url: string; maxLagMs: number; poolSize?: number; log: Log } | null;
   /**
    * PostgreSQL: `transaction` when the URL is a pooler that lends a server connection per
    * transaction (PgBouncer's transaction mode, decision `behind-pgbouncer`): a session setting or a

@@ -172,11 +172,11 @@ const REPLICA_CONNECT_TIMEOUT_MS = 1000;
 export function openReplica(
   primary: pg.Pool,
   makePool: (url: string, overrides: { max: number; listen: false; connectTimeoutMs: number }) => pg.Pool,
-  { url, maxLagMs, log }: { url: string; maxLagMs: number; log: Log },
+  { url, maxLagMs, poolSize, log }: { url: string; maxLagMs: number; poolSize?: number; log: Log },
   instrument: ((dialect: Dialect) => Dialect) | undefined,
 ): { kysely: Kysely<Database>; monitor: ReplicaMonitor; close(): Promise<void> } {
   const pool = makePool(url, {
-    max: Math.max(2, Math.ceil((primary.options.max ?? 10) / 2)),
+    max: poolSize ?? Math.max(2, Math.ceil((primary.options.max ?? 10) / 2)),
     listen: false,
     connectTimeoutMs: REPLICA_CONNECT_TIMEOUT_MS,
   });

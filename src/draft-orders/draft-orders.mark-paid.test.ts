@@ -99,7 +99,7 @@ async function providerPays(shop: TestStore, orderId: string) {
 const mailsOf = (shop: TestStore, kind: string) =>
   t.deps.db
     .selectFrom('mail_outbox')
-    .select('id')
+    .select(['id', 'text_body'])
     .where('store_id', '=', shop.store.id)
     .where('kind', '=', kind)
     .execute();
@@ -281,7 +281,11 @@ describe('refunds of an order paid by a manual payment', () => {
         ],
       ],
     );
-    assert.equal((await mailsOf(shop, 'refund_notice')).length, 1);
+    const notices = await mailsOf(shop, 'refund_notice');
+    assert.equal(notices.length, 1);
+    // The money goes back the way it came, not to a card statement.
+    assert.match(notices[0]!.text_body, /the store returns the money to you the same way/);
+    assert.doesNotMatch(notices[0]!.text_body, /statement/);
 
     await problem(t.admin(shop).post(url, { amount: 2001 }), 409, 'refund_too_large');
     const rest = await t.admin(shop).post(url, { amount: 2000 });

@@ -392,6 +392,17 @@ describe('refunds of orders gift cards paid (decision `gift-card-tender`)', () =
     );
     assert.equal(await balanceOf(shop, card), 1500);
     assert.deepEqual(await ledgerKinds(shop, card), ['issue', 'reserve', 'commit', 'refund']);
+    // The cards' refund mail says where that money went (the provider's, when it settles, says the
+    // statement).
+    const notices = await t.db.kysely
+      .selectFrom('mail_outbox')
+      .select('text_body')
+      .where('store_id', '=', shop.store.id)
+      .where('kind', '=', 'refund_notice')
+      .execute();
+    const cardsNotice = notices.find((notice) => notice.text_body.includes('has refunded $15.00'));
+    assert.match(cardsNotice?.text_body ?? '', /It is back on the balance of the gift card it was paid with/);
+    assert.doesNotMatch(cardsNotice?.text_body ?? '', /statement/);
     const order = await ok<{ refunded: Money; refunds: Refund[] }>(t.admin(shop).get(`/orders/${orderId}`));
     assert.ok(
       [1500, 2000].includes(order.refunded.amount),

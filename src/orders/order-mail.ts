@@ -214,12 +214,26 @@ function refundTaxLine(order: OrderRow, amount: number): string[] {
   return tax > 0 ? [`Of which tax: ${m(tax, order.currency)}.`] : [];
 }
 
-/** Store mail to the buyer when a refund has settled. */
+/**
+ * Where a refund's money went: back through the payment provider (to the card or account that
+ * paid), back outside the shop (a manual payment's: as the store and the buyer agreed), or back
+ * onto the gift cards that paid.
+ */
+export type RefundedTo = 'provider' | 'outside' | 'gift_cards';
+
+const REFUND_ARRIVAL: Record<RefundedTo, string> = {
+  provider: 'It can take a few days to appear on your statement.',
+  outside: `You paid this order outside the online checkout, so the store returns the money to you the same way.`,
+  gift_cards: 'It is back on the balance of the gift card it was paid with, ready to spend.',
+};
+
+/** Store mail to the buyer when a refund has settled, saying where the money went. */
 export async function queueRefundNotice(
   deps: { db: Kysely<Database> },
   storeName: string,
   order: OrderRow,
   amount: number,
+  to: RefundedTo,
 ): Promise<void> {
   const c = order.currency;
   await mailBuyer(deps, order, 'refund_notice', {
@@ -229,7 +243,7 @@ export async function queueRefundNotice(
       ...refundTaxLine(order, amount),
       `Refunded so far: ${m(order.refunded_amount, c)} of ${m(order.total_amount, c)}.`,
       '',
-      'It can take a few days to appear on your statement. Reply to this email if you have any questions.',
+      `${REFUND_ARRIVAL[to]} Reply to this email if you have any questions.`,
     ].join('\n'),
   });
 }

@@ -260,7 +260,7 @@ async function refundSettled(
   });
   // A duplicate payment's refund (decision `draft-orders`) gives back money the order never counted.
   if (refund.reason === DUPLICATE_PAYMENT_REFUND_REASON) return 'applied';
-  await countSettledRefund(tx.db, store.name, locked.order, refund, now);
+  await countSettledRefund(tx.db, store.name, locked.order, refund, now, 'provider');
   return 'applied';
 }
 

@@ -3,7 +3,7 @@ import type { Database } from '../db/tables.ts';
 import { backoffMs } from '../lib/backoff.ts';
 import { AppError, notFound } from '../lib/errors.ts';
 import { ProviderError, type RefundInput } from '../payments/provider.ts';
-import { queueRefundFailedNotice, queueRefundNotice } from './order-mail.ts';
+import { queueRefundFailedNotice, queueRefundNotice, type RefundedTo } from './order-mail.ts';
 import { recordEvent } from '../events/events.ts';
 import type { EmittedData } from '../events/events.schemas.ts';
 import { refundableToCards, refundToCards } from '../gift-cards/gift-cards.ledger.ts';
@@ -92,6 +92,7 @@ export async function countSettledRefund(
   order: Pick<OrderRow, 'store_id' | 'id'>,
   refund: Pick<RefundRow, 'id' | 'amount'>,
   now: Date,
+  to: RefundedTo,
 ): Promise<OrderRow> {
   const updated = await addRefunded(trx, order, refund.amount, now);
   const currency = updated.currency.trim();
@@ -107,7 +108,7 @@ export async function countSettledRefund(
       refunded: { amount: updated.refunded_amount, currency },
     } satisfies EmittedData<typeof OrderRefundedData>,
   });
-  await queueRefundNotice({ db: trx }, storeName, updated, refund.amount);
+  await queueRefundNotice({ db: trx }, storeName, updated, refund.amount, to);
   return updated;
 }
 
@@ -147,6 +148,7 @@ export async function openRefund(
       { store_id: payment.store_id, id: payment.order_id },
       refund,
       now,
+      'outside',
     );
   }
   return refund;
@@ -247,7 +249,7 @@ export async function refundGiftCards(
       refunded: { amount: updated.refunded_amount, currency },
     } satisfies EmittedData<typeof OrderRefundedData>,
   });
-  await queueRefundNotice({ db: trx }, storeName, updated, back);
+  await queueRefundNotice({ db: trx }, storeName, updated, back, 'gift_cards');
   return { refund: row, order: updated };
 }
 
