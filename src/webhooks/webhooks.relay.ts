@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Log } from '../lib/log.ts';
 import type { Database } from '../db/tables.ts';
-import { reportIfOutage } from '../db/errors.ts';
+import { isDatabaseUnavailable, reportIfOutage } from '../db/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { SecretUnreadableError, type Keyring } from '../lib/keyring.ts';
 import { OncePerIntervalByKey } from '../lib/once-per-interval.ts';
@@ -41,6 +41,12 @@ export const SCAN_MS = { notified: 2000, polling: 500 } as const;
 export const FANOUT_GAP_MS = 20;
 /** A claimed delivery belongs to its relay for the attempt's timeout plus this margin. */
 const LEASE_MARGIN_MS = 30_000;
+/**
+ * A batch of outcomes the database could not take (a dropped connection, a pooler restarting) is
+ * recorded again after these waits, well within the lease: the attempts are known, and giving up
+ * would send them again when their leases end (decision `relay-records-again`).
+ */
+export const RECORD_RETRY_MS = [250, 1000, 2500] as const;
 /**
  * A receiver that is down fails every attempt to it: each endpoint's failed attempts (and, apart,
  * its deliveries failed for good) are logged once per this interval, with the count of the others.
@@ -142,6 +148,8 @@ export class WebhookRelay {
     reject: (error: unknown) => void;
   })[] = [];
   #recording: Promise<void> | null = null;
+  /** The relay was told to stop: outcomes are not recorded again (their leases send them again). */
+  #stopping = false;
   readonly #signingKeys = new SigningKeyCache();
   readonly #failures: OncePerIntervalByKey;
 
@@ -210,6 +218,7 @@ export class WebhookRelay {
         }
       }
     } finally {
+      this.#stopping = true;
       await Promise.allSettled([...this.#inflight]);
       await this.#recording;
       await listener?.close();
@@ -313,7 +322,9 @@ export class WebhookRelay {
       // claim them itself in a moment (it does when half its slots are free).
       const busy = this.#inflight.size - batch.length > Math.floor(this.#deps.webhooks.concurrency / 2);
       try {
-        const outcomes = await recordOutcomes(this.#deps.db, batch, busy ? this.#notifyPayload : null);
+        const outcomes = await this.#recordAgainWhileAway(() =>
+          recordOutcomes(this.#deps.db, batch, busy ? this.#notifyPayload : null),
+        );
         for (const [i, item] of batch.entries()) {
           const outcome = outcomes[i]!;
           if (outcome.unblocked) this.#scanDue = true;
@@ -332,6 +343,23 @@ export class WebhookRelay {
       }
     }
     this.#recording = null;
+  }
+
+  /**
+   * `record()`, again after each of RECORD_RETRY_MS while the database is unavailable, unless the
+   * relay stops. Recording the same outcome twice changes nothing: its statement updates a delivery
+   * only while it is pending at that attempt.
+   */
+  async #recordAgainWhileAway<T>(record: () => Promise<T>): Promise<T> {
+    for (const waitMs of RECORD_RETRY_MS) {
+      try {
+        return await record();
+      } catch (error) {
+        if (!isDatabaseUnavailable(error) || this.#stopping) throw error;
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    }
+    return record();
   }
 
   /** A failed attempt's warning: per endpoint and kind, the first, then one per interval with a count. */
