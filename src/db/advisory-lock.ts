@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from './tables.ts';
 
 /**
@@ -16,11 +16,7 @@ export async function lockScope(trx: Transaction<Database>, kind: string, scope:
  * what `lockScope` guards that must not miss its change (a write derived from it) takes this first;
  * its next statement sees what the exclusive holder committed.
  */
-export async function lockScopeShared(
-  trx: Transaction<Database>,
-  kind: string,
-  scope: string,
-): Promise<void> {
+export async function lockScopeShared(trx: Kysely<Database>, kind: string, scope: string): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock_shared(hashtextextended(${`storefront:${kind}:${scope}`}, 0))`.execute(
     trx,
   );

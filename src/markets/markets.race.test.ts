@@ -79,3 +79,53 @@ test(
     );
   },
 );
+
+test(
+  'a variant repriced while a market is created: neither waits for the other in a circle (no deadlock)',
+  { skip: skipUnlessPostgres },
+  async () => {
+    const shop = await createTestStore(t, { currency: 'USD' });
+    const admin = t.admin(shop);
+    const created = await ok<{ id: string; variants: { id: string }[] }>(
+      admin.post('/products', {
+        title: 'Repriced lamp',
+        status: 'active',
+        variants: [{ label: 'One', priceAmount: 1000, onHand: 5 }],
+      }),
+      201,
+    );
+    // The market's creation is held once it holds the markets lock (at its market row's insert).
+    await sql`
+      CREATE TRIGGER storefront_test_hold_market BEFORE INSERT ON markets FOR EACH ROW
+      EXECUTE FUNCTION storefront_test_hold()`.execute(t.db.kysely);
+    try {
+      const market = ok<{ id: string }>(
+        admin.post('/markets', { name: 'Europe', countries: ['FR'], currency: 'EUR', exchangeRate: '0.5' }),
+        201,
+      );
+      await waitFor(
+        async () => {
+          const { rows } = await sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event = 'PgSleep'`.execute(t.db.kysely);
+          return rows[0]!.n > 0;
+        },
+        10_000,
+        'the market held inside its lock',
+      );
+      // The variant's change locks its product and variant rows, which the market's card rows and
+      // price history reference: it must wait for the market before it takes them.
+      const repriced = ok(admin.patch(`/variants/${created.variants[0]!.id}`, { priceAmount: 800 }));
+      const [{ id: marketId }] = await Promise.all([market, repriced]);
+      const cards = await t.db.kysely
+        .selectFrom('market_card_prices')
+        .select(['market_id', 'price_amount'])
+        .where('store_id', '=', shop.store.id)
+        .where('product_id', '=', created.id)
+        .execute();
+      assert.deepEqual(cards, [{ market_id: marketId, price_amount: 400 }]);
+    } finally {
+      await sql`DROP TRIGGER storefront_test_hold_market ON markets`.execute(t.db.kysely);
+    }
+  },
+);

@@ -7,6 +7,7 @@ import type { ProductCreatedData, ProductDeletedData, ProductUpdatedData } from 
 import type { ProductRow, ProductStatus } from '../catalog.tables.ts';
 import { lockProduct, refreshCardPrice as refreshCardPriceRow } from './products.repository.ts';
 import { refreshCardsInMarkets } from '../prices/prices.ts';
+import { lockScopeShared } from '../../db/advisory-lock.ts';
 
 /**
  * What every change to a product or to its variants goes through, in its transaction: the product
@@ -18,11 +19,19 @@ export const noProduct = () => notFound('No product with that id in this store.'
 
 export const isVisible = (status: ProductStatus): boolean => status === 'active';
 
+/**
+ * The product, locked for the change, after the store's markets lock (shared): a change that
+ * reprices the product in every market (refreshCardPrice) takes that lock, and a market's creation
+ * holds it while its card rows and price history reference the products and variants. Taken before
+ * any row of the catalog, it can never be waited for by a transaction that waits for those rows
+ * (decision `market-cards`).
+ */
 export async function lockExistingProduct(
   db: Kysely<Database>,
   storeId: string,
   productId: string,
 ): Promise<ProductRow> {
+  await lockScopeShared(db, 'markets', storeId);
   const row = await lockProduct(db, storeId, productId);
   if (!row) throw noProduct();
   return row;
