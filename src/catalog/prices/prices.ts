@@ -127,7 +127,18 @@ function defaultPricing(market: Market): MarketPricing {
 }
 
 /**
- * After a change of products' variants or prices: their card prices in every market of the store
+ * The store's markets lock, shared (decision `market-cards`): the first thing a transaction that
+ * writes products' card prices in the markets does, before it locks or writes any row of the
+ * catalog. A market's creation, change or deletion holds it exclusively, so either that market's
+ * transaction prices these products or this one sees that market.
+ */
+export function lockMarketsShared(trx: Kysely<Database>, storeId: string): Promise<void> {
+  return lockScopeShared(trx, 'markets', storeId);
+}
+
+/**
+ * After a change of products' variants or prices (the caller holding {@link lockMarketsShared}):
+ * their card prices in every market of the store
  * other than the default (decision `market-cards`), and the prices that moved in any market entered
  * in the price history (decision `prior-price`).
  */
@@ -138,10 +149,10 @@ export async function refreshCardsInMarkets(
   /** The bench seed's bulk import keeps no history (its products have never had another price). */
   { history = true }: { history?: boolean } = {},
 ): Promise<void> {
-  // A market created or repriced meanwhile holds its lock until it commits, having priced every
-  // product it could see: this transaction then reads it, and prices these products there itself
-  // (decision `market-cards`: every product has a card row in every market).
-  await lockScopeShared(trx, 'markets', storeId);
+  // The caller holds the store's markets lock, shared, taken before any row it locked
+  // (`lockMarketsShared`): a market created or repriced meanwhile priced every product it could
+  // see before it committed, and this read, after it, sees that market and prices these products
+  // there (decision `market-cards`: every product has a card row in every market).
   const markets = await storeMarkets({ db: trx }, storeId);
   await refreshMarketCardRows(
     trx,

@@ -6,8 +6,7 @@ import { notFound } from '../../lib/errors.ts';
 import type { ProductCreatedData, ProductDeletedData, ProductUpdatedData } from '../catalog.events.ts';
 import type { ProductRow, ProductStatus } from '../catalog.tables.ts';
 import { lockProduct, refreshCardPrice as refreshCardPriceRow } from './products.repository.ts';
-import { refreshCardsInMarkets } from '../prices/prices.ts';
-import { lockScopeShared } from '../../db/advisory-lock.ts';
+import { lockMarketsShared, refreshCardsInMarkets } from '../prices/prices.ts';
 
 /**
  * What every change to a product or to its variants goes through, in its transaction: the product
@@ -31,7 +30,7 @@ export async function lockExistingProduct(
   storeId: string,
   productId: string,
 ): Promise<ProductRow> {
-  await lockScopeShared(db, 'markets', storeId);
+  await lockMarketsShared(db, storeId);
   const row = await lockProduct(db, storeId, productId);
   if (!row) throw noProduct();
   return row;

@@ -10,7 +10,7 @@ import { validationFailed, type AppError, type FieldError } from '../../lib/erro
 import { uuidV7 } from '../../lib/uuid.ts';
 import { listTaxClasses, STANDARD_TAX_CLASS } from '../../pricing/tax-classes.service.ts';
 import { storeCurrency } from '../../stores/stores.service.ts';
-import { pricesOf, refreshCardsInMarkets, setVariantPrices } from '../prices/prices.ts';
+import { lockMarketsShared, pricesOf, refreshCardsInMarkets, setVariantPrices } from '../prices/prices.ts';
 
 /** The catalog's card prices in a market, recomputed (the composition hands it to markets: decision `market-cards`). */
 export { refreshMarketCards } from '../prices/prices.ts';
@@ -153,6 +153,8 @@ export async function insertNewProduct(
   const now = deps.clock.now();
   try {
     return await deps.db.transaction().execute(async (trx) => {
+      // First: the markets this product is priced in stay as they are until it commits.
+      await lockMarketsShared(trx, storeId);
       await assertSkusFree(trx, storeId, skus);
       const row = await insertProduct(trx, {
         ...product,
@@ -406,6 +408,7 @@ export async function importProducts(
     id: uuidV7(product.createdAt.getTime()),
   }));
   await deps.db.transaction().execute(async (trx) => {
+    await lockMarketsShared(trx, storeId);
     await insertBulkProducts(
       trx,
       rows.map(({ product, id }) => ({
