@@ -67,21 +67,35 @@ export class DatabaseDeadlineError extends Error {
 }
 
 /**
+ * Whether `error` says the connection failed (a client deadline, a socket error, a connection `pg`
+ * lost or could not make, each address of a host failing alike) or carries a SQLSTATE `counts`
+ * accepts: what the two questions below share.
+ */
+function isConnectionError(error: unknown, counts: (sqlState: string) => boolean): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  if (error instanceof DatabaseDeadlineError) return true;
+  const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
+  if (typeof code === 'string') {
+    if (isSqlState(code) && counts(code)) return true;
+    if (UNAVAILABLE_SOCKET_CODES.has(code)) return true;
+  }
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m))) return true;
+  // A connection attempt to every address of a host (IPv4 and IPv6) fails as an AggregateError.
+  return (
+    Array.isArray(errors) && errors.length > 0 && errors.every((each) => isConnectionError(each, counts))
+  );
+}
+
+/**
  * Whether an error means that the database could not be reached or dropped the connection (an
  * outage, a restart, a terminated backend), rather than that the statement was wrong: such a request
  * may be retried as it was once the database is back (503 with Retry-After, never a 500).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  if (error instanceof DatabaseDeadlineError) return true;
-  const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
-  if (typeof code === 'string') {
-    if (isSqlState(code) && UNAVAILABLE_CLASSES.some((prefix) => code.startsWith(prefix))) return true;
-    if (UNAVAILABLE_STATES.has(code) || UNAVAILABLE_SOCKET_CODES.has(code)) return true;
-  }
-  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m))) return true;
-  // A connection attempt to every address of a host (IPv4 and IPv6) fails as an AggregateError.
-  return Array.isArray(errors) && errors.length > 0 && errors.every(isDatabaseUnavailable);
+  return isConnectionError(
+    error,
+    (code) => UNAVAILABLE_CLASSES.some((prefix) => code.startsWith(prefix)) || UNAVAILABLE_STATES.has(code),
+  );
 }
 
 /** SQLSTATE classes of a connection lost under a statement: it may have run to its end, COMMIT included. */
@@ -95,15 +109,9 @@ const LOST_CONNECTION_CLASSES = ['08', '57P'];
  * rolled the transaction back: its outcome is known.
  */
 export function isOutcomeUnknown(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  if (error instanceof DatabaseDeadlineError) return true;
-  const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
-  if (typeof code === 'string') {
-    if (isSqlState(code)) return LOST_CONNECTION_CLASSES.some((prefix) => code.startsWith(prefix));
-    if (UNAVAILABLE_SOCKET_CODES.has(code)) return true;
-  }
-  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m))) return true;
-  return Array.isArray(errors) && errors.length > 0 && errors.every(isOutcomeUnknown);
+  return isConnectionError(error, (code) =>
+    LOST_CONNECTION_CLASSES.some((prefix) => code.startsWith(prefix)),
+  );
 }
 
 /** What {@link reportIfOutage} logs with: any logger (pino, a request's, a feature's narrower one). */
